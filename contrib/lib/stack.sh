@@ -1,0 +1,157 @@
+# Shared by contrib/dev and tests/stack: start and stop a local collabd stack
+# (PostgreSQL cluster, collabd master + workers, nginx) whose state lives in one
+# directory. Source it, then call stack_start DIR PORT or stack_stop DIR.
+
+PACKAGES="build-essential autoconf automake libtool pkg-config libfcgi-dev libjson-c-dev \
+libpq-dev libgit2-dev check libyaml-dev libssl-dev libcurl4-openssl-dev libcrypt-dev \
+postgresql postgresql-common nginx fcgiwrap git wrk python3-gitlab python3-requests curl"
+
+log() { printf '%s\n' "collabd: $*" >&2; }
+
+ensure_packages() {
+	local missing="" p
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		log "missing packages:$missing (run as root to install them)"; return 1
+	fi
+	log "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq </dev/null >/dev/null || return 1
+	apt-get install -y -qq --no-install-recommends $missing </dev/null >/dev/null || return 1
+}
+
+pg_bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+
+free_port() {
+	# a port nobody listens on, from the ephemeral-ish range
+	local p
+	for _ in $(seq 1 200); do
+		p=$(( 20000 + RANDOM % 30000 ))
+		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p"; return 0; fi
+	done
+	return 1
+}
+
+# as_pg CMD...: run a PostgreSQL server binary as the postgres user when we are root
+as_pg() {
+	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# stack_pg_start DIR: a private cluster in DIR/pg, reused when it exists.
+stack_pg_start() {
+	local dir=$1 bin; bin=$(pg_bindir)
+	[ -n "$bin" ] || { log "PostgreSQL server binaries not found"; return 1; }
+	mkdir -p "$dir/pg"
+	[ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pg"
+	if [ ! -f "$dir/pg/data/PG_VERSION" ]; then
+		as_pg "$bin/initdb" -D "$dir/pg/data" -U postgres -A trust -E UTF8 --no-locale >"$dir/pg/initdb.log" 2>&1 \
+			|| { cat "$dir/pg/initdb.log" >&2; return 1; }
+	fi
+	local port; port=$(cat "$dir/pg/port" 2>/dev/null || free_port)
+	echo "$port" > "$dir/pg/port"
+	mkdir -p "$dir/pg/run"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pg/run" "$dir/pg/port"
+	if ! as_pg "$bin/pg_ctl" -D "$dir/pg/data" status >/dev/null 2>&1; then
+		as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
+			-o "-p $port -k $dir/pg/run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null \
+			|| { tail -20 "$dir/pg/server.log" >&2; return 1; }
+	fi
+	local url="host=127.0.0.1 port=$port user=postgres dbname=collabd"
+	if ! psql "host=127.0.0.1 port=$port user=postgres dbname=postgres" -tAc "SELECT 1 FROM pg_database WHERE datname='collabd'" | grep -q 1; then
+		psql "host=127.0.0.1 port=$port user=postgres dbname=postgres" -qc "CREATE DATABASE collabd" >/dev/null || return 1
+	fi
+	echo "$url"
+}
+
+stack_pg_stop() {
+	local dir=$1 bin; bin=$(pg_bindir)
+	[ -f "$dir/pg/data/PG_VERSION" ] || return 0
+	as_pg "$bin/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# stack_nginx_conf DIR PORT SOCKETS...: a config serving /api/ and /oauth/ from collabd
+stack_nginx_conf() {
+	local dir=$1 port=$2; shift 2
+	local servers="" s
+	for s in "$@"; do servers="$servers        server unix:$s max_fails=0;
+"; done
+	mkdir -p "$dir/nginx/tmp"
+	cat > "$dir/nginx/nginx.conf" <<CONF
+worker_processes 2;
+pid $dir/nginx/nginx.pid;
+error_log $dir/nginx/error.log warn;
+daemon on;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $dir/nginx/tmp/body;
+    fastcgi_temp_path $dir/nginx/tmp/fastcgi;
+    proxy_temp_path $dir/nginx/tmp/proxy;
+    uwsgi_temp_path $dir/nginx/tmp/uwsgi;
+    scgi_temp_path $dir/nginx/tmp/scgi;
+    client_max_body_size 10m;
+    upstream collabd {
+$servers    }
+    server {
+        listen 127.0.0.1:$port;
+        location /api/ {
+            include $dir/nginx/fastcgi.conf;
+        }
+        location = /oauth/token {
+            include $dir/nginx/fastcgi.conf;
+        }
+        location / { return 404; }
+    }
+}
+CONF
+	cat > "$dir/nginx/fastcgi.conf" <<'CONF'
+fastcgi_pass collabd;
+fastcgi_next_upstream error timeout;
+fastcgi_param REQUEST_METHOD $request_method;
+fastcgi_param REQUEST_URI $request_uri;
+fastcgi_param QUERY_STRING $query_string;
+fastcgi_param CONTENT_TYPE $content_type;
+fastcgi_param CONTENT_LENGTH $content_length;
+fastcgi_param REMOTE_ADDR $remote_addr;
+fastcgi_param SERVER_NAME $server_name;
+fastcgi_param SERVER_PORT $server_port;
+fastcgi_param SERVER_PROTOCOL $server_protocol;
+fastcgi_param REQUEST_ID $request_id;
+CONF
+}
+
+stack_nginx_start() {
+	local dir=$1
+	nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -e "$dir/nginx/error.log" -t -q || return 1
+	nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -e "$dir/nginx/error.log"
+}
+
+stack_nginx_stop() {
+	local dir=$1
+	[ -f "$dir/nginx/nginx.pid" ] && nginx -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -e "$dir/nginx/error.log" -s quit 2>/dev/null
+	local i; for i in $(seq 1 50); do [ -f "$dir/nginx/nginx.pid" ] || break; sleep 0.1; done
+}
+
+# stack_collabd_conf DIR INSTANCE DBURL PORT: writes DIR/collabd-INSTANCE.conf
+stack_collabd_conf() {
+	local dir=$1 n=$2 url=$3 port=$4
+	mkdir -p "$dir/storage"
+	cat > "$dir/collabd-$n.conf" <<CONF
+listen = $dir/collabd-$n.sock
+socket_mode = 0666
+database_url = $url
+external_url = http://127.0.0.1:$port
+key_file = $dir/instance.key
+storage_path = $dir/storage
+ssh_host = 127.0.0.1
+log_level = ${COLLABD_LOG_LEVEL:-info}
+CONF
+}
+
+# wait_for_socket PATH: until the FastCGI socket exists
+wait_for_socket() {
+	local i; for i in $(seq 1 100); do [ -S "$1" ] && return 0; sleep 0.1; done
+	return 1
+}

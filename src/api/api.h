@@ -1,0 +1,59 @@
+/* Every handler of the route table, and the statement tables of the API modules. */
+#ifndef COLLABD_API_H
+#define COLLABD_API_H
+
+#include "db/db.h"
+#include "http/request.h"
+
+/* users.c */
+extern const db_stmt users_stmts[];
+int users_list(request *r);
+int users_show(request *r);
+int users_create(request *r);
+int users_update(request *r);
+int users_delete(request *r);
+int users_block(request *r);
+int users_unblock(request *r);
+int user_current(request *r);
+
+/* keys.c */
+extern const db_stmt keys_stmts[];
+int keys_list_mine(request *r);
+int keys_list_user(request *r);
+int keys_show_mine(request *r);
+int keys_create_mine(request *r);
+int keys_create_user(request *r);
+int keys_delete_mine(request *r);
+int keys_delete_user(request *r);
+
+/* tokens.c: impersonation tokens and the OAuth token endpoint */
+extern const db_stmt tokens_stmts[];
+int impersonation_tokens_list(request *r);
+int impersonation_tokens_show(request *r);
+int impersonation_tokens_create(request *r);
+int impersonation_tokens_revoke(request *r);
+int oauth_token(request *r);
+/* Shared by impersonation tokens and the command line's personal access tokens. */
+int tokens_create(request *r, const char *kind);
+
+/* broadcast_messages.c */
+extern const db_stmt broadcast_stmts[];
+int broadcast_messages_list(request *r);
+int broadcast_messages_show(request *r);
+int broadcast_messages_create(request *r);
+int broadcast_messages_update(request *r);
+int broadcast_messages_delete(request *r);
+
+/* events.c */
+extern const db_stmt events_stmts[];
+int events_list_mine(request *r);
+int events_list_user(request *r);
+
+/* version.c */
+int version_show(request *r);
+
+/* Shared by handlers: an integer path/body id, ERR_INVALID ("name is invalid") when it
+ * is not one. */
+int api_id(request *r, const char *name, const char **out);
+
+#endif

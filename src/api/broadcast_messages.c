@@ -1,0 +1,144 @@
+/* Broadcast messages (admin only). */
+#include <string.h>
+
+#include "api/api.h"
+#include "core/validate.h"
+#include "entity/broadcast_message.h"
+#include "http/pagination.h"
+
+const db_stmt broadcast_stmts[] = {
+	{"broadcast_list",
+	 "SELECT (SELECT count(*) FROM broadcast_messages), p.* FROM (SELECT 1) one"
+	 " LEFT JOIN LATERAL (SELECT " BROADCAST_COLS " FROM broadcast_messages b ORDER BY b.id"
+	 " LIMIT $1 OFFSET $2) p ON true"},
+	{"broadcast_show", "SELECT " BROADCAST_COLS " FROM broadcast_messages b WHERE b.id = $1"},
+	/* $1 message, $2 starts_at, $3 ends_at, $4 color, $5 font */
+	{"broadcast_insert",
+	 "INSERT INTO broadcast_messages AS b (message, starts_at, ends_at, color, font)"
+	 " SELECT $1, s, coalesce($3::timestamptz, s + interval '1 hour'),"
+	 " coalesce($4, '#E75E40'), coalesce($5, '#FFFFFF')"
+	 " FROM coalesce($2::timestamptz, now()) s"
+	 " WHERE coalesce($3::timestamptz, s + interval '1 hour') >= s RETURNING " BROADCAST_COLS},
+	/* $1 id, then as insert; NULL keeps the value; ends before starts: no row */
+	{"broadcast_update",
+	 "WITH cur AS (SELECT * FROM broadcast_messages WHERE id = $1 FOR UPDATE),"
+	 " u AS (UPDATE broadcast_messages AS b SET message = coalesce($2, cur.message),"
+	 " starts_at = coalesce($3::timestamptz, cur.starts_at),"
+	 " ends_at = coalesce($4::timestamptz, cur.ends_at), color = coalesce($5, cur.color),"
+	 " font = coalesce($6, cur.font), updated_at = now() FROM cur WHERE b.id = cur.id"
+	 " AND coalesce($4::timestamptz, cur.ends_at) >= coalesce($3::timestamptz, cur.starts_at)"
+	 " RETURNING " BROADCAST_COLS ")"
+	 "SELECT u.* FROM cur LEFT JOIN u ON true"},
+	{"broadcast_delete", "DELETE FROM broadcast_messages WHERE id = $1 RETURNING id"},
+	{NULL, NULL},
+};
+
+int broadcast_messages_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	int err;
+	PGresult *res = db_query(r, "broadcast_list", 2, v, &err);
+	if (!res)
+		return err;
+	json_object *a = json_object_new_array();
+	for (int i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, 1))
+			json_object_array_add(a, entity_broadcast_message(r, res, i, 1));
+	pagination_headers(r, &pg, db_int(res, 0, 0));
+	respond_json(r, 200, a);
+	return 0;
+}
+
+int broadcast_messages_show(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	const char *v[1] = {id};
+	int err;
+	PGresult *res = db_query(r, "broadcast_show", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Broadcast Message");
+	respond_json(r, 200, entity_broadcast_message(r, res, 0, 0));
+	return 0;
+}
+
+/* message, starts_at, ends_at, color, font: checked the same way for create and edit. */
+static int read_input(request *r, const char **v, bool create)
+{
+	int rc;
+	if (create && (rc = param_require(r, "message", &v[0])) < 0)
+		return rc;
+	if ((rc = param_datetime(r, "starts_at", &v[1])) < 0 ||
+	    (rc = param_datetime(r, "ends_at", &v[2])) < 0)
+		return rc;
+	param_text(r, "message", 65535, &v[0]);
+	if (v[0] && !*v[0])
+		fail_validation(r, "message", "can't be blank");
+	static const char *colors[] = {"color", "font"};
+	for (int i = 0; i < 2; i++) {
+		const char *c = param_str(r, colors[i]);
+		if (c && !valid_hex_color(c))
+			fail_validation(r, colors[i], "must be a valid color code");
+		v[3 + i] = c;
+	}
+	return r->validation ? ERR_VALIDATION : 0;
+}
+
+int broadcast_messages_create(request *r)
+{
+	const char *v[5] = {0};
+	int rc = read_input(r, v, true);
+	if (rc < 0)
+		return rc;
+	int err;
+	PGresult *res = db_query(r, "broadcast_insert", 5, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_validation(r, "ends_at", "must be after starts_at");
+	respond_json(r, 201, entity_broadcast_message(r, res, 0, 0));
+	return 0;
+}
+
+int broadcast_messages_update(request *r)
+{
+	const char *v[6] = {0};
+	int rc = api_id(r, "id", &v[0]);
+	if (rc < 0 || (rc = read_input(r, v + 1, false)) < 0)
+		return rc;
+	int err;
+	PGresult *res = db_query(r, "broadcast_update", 6, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Broadcast Message");
+	if (PQgetisnull(res, 0, 0))
+		return fail_validation(r, "ends_at", "must be after starts_at");
+	respond_json(r, 200, entity_broadcast_message(r, res, 0, 0));
+	return 0;
+}
+
+int broadcast_messages_delete(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	const char *v[1] = {id};
+	int err;
+	PGresult *res = db_query(r, "broadcast_delete", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Broadcast Message");
+	respond_empty(r, 204);
+	return 0;
+}

@@ -1,0 +1,154 @@
+/* SSH keys: the caller's own (/user/keys) and, for admins, anyone's (/users/:id/keys). */
+#include <string.h>
+
+#include "api/api.h"
+#include "auth/auth.h"
+#include "core/sshkey.h"
+#include "entity/key.h"
+#include "http/pagination.h"
+
+const db_stmt keys_stmts[] = {
+	/* $1 user id, $2 limit, $3 offset; first row carries the total, and the user's
+	 * existence (a row with NULL key columns when the user has no keys). */
+	{"keys_list",
+	 "SELECT (SELECT count(*) FROM keys WHERE user_id = $1), p.* FROM users u"
+	 " LEFT JOIN LATERAL (SELECT " KEY_COLS " FROM keys k WHERE k.user_id = u.id"
+	 " ORDER BY k.id LIMIT $2 OFFSET $3) p ON true WHERE u.id = $1 AND NOT u.ghost"},
+	{"keys_show", "SELECT " KEY_COLS " FROM keys k WHERE k.id = $1 AND k.user_id = $2"},
+	{"keys_insert",
+	 "INSERT INTO keys AS k (user_id, title, key, fingerprint)"
+	 " SELECT u.id, $2, $3, $4 FROM users u WHERE u.id = $1 AND NOT u.ghost"
+	 " RETURNING " KEY_COLS},
+	{"keys_delete", "DELETE FROM keys WHERE id = $1 AND user_id = $2 RETURNING id"},
+	{NULL, NULL},
+};
+
+static const char *caller_id(request *r)
+{
+	return arena_printf(r->a, "%lld", r->user->id);
+}
+
+static int list(request *r, const char *user_id)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	const char *v[3] = {user_id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	int err;
+	PGresult *res = db_query(r, "keys_list", 3, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	json_object *a = json_object_new_array();
+	for (int i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, 1))
+			json_object_array_add(a, entity_key(r, res, i, 1));
+	pagination_headers(r, &pg, db_int(res, 0, 0));
+	respond_json(r, 200, a);
+	return 0;
+}
+
+int keys_list_mine(request *r)
+{
+	return list(r, caller_id(r));
+}
+
+int keys_list_user(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	return rc < 0 ? rc : list(r, id);
+}
+
+int keys_show_mine(request *r)
+{
+	const char *key_id;
+	int rc = api_id(r, "key_id", &key_id);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {key_id, caller_id(r)};
+	int err;
+	PGresult *res = db_query(r, "keys_show", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Key");
+	respond_json(r, 200, entity_key(r, res, 0, 0));
+	return 0;
+}
+
+static int create(request *r, const char *user_id)
+{
+	const char *title, *text;
+	int rc;
+	if ((rc = param_require(r, "title", &title)) < 0 || (rc = param_require(r, "key", &text)) < 0)
+		return rc;
+	param_text(r, "title", 255, &title);
+	if (strlen(text) > 16384) {
+		fail_validation(r, "key", "is too long (maximum is 16384 characters)");
+	}
+	sshkey k;
+	if (!r->validation && sshkey_parse(r->a, text, &k) < 0) {
+		fail_validation(r, "key", "is invalid");
+		fail_validation(r, "fingerprint", "cannot be generated");
+	}
+	if (r->validation)
+		return ERR_VALIDATION;
+	const char *v[4] = {user_id, title, k.normalized, k.fingerprint};
+	int err;
+	PGresult *res = db_query(r, "keys_insert", 4, v, &err);
+	if (!res) {
+		if (err == ERR_CONFLICT) {
+			r->err_detail = NULL;
+			return fail_validation(r, "fingerprint", "has already been taken");
+		}
+		return err;
+	}
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	respond_json(r, 201, entity_key(r, res, 0, 0));
+	return 0;
+}
+
+int keys_create_mine(request *r)
+{
+	return create(r, caller_id(r));
+}
+
+int keys_create_user(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	return rc < 0 ? rc : create(r, id);
+}
+
+static int delete(request *r, const char *user_id)
+{
+	const char *key_id;
+	int rc = api_id(r, "key_id", &key_id);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {key_id, user_id};
+	int err;
+	PGresult *res = db_query(r, "keys_delete", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Key");
+	respond_empty(r, 204);
+	return 0;
+}
+
+int keys_delete_mine(request *r)
+{
+	return delete(r, caller_id(r));
+}
+
+int keys_delete_user(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	return rc < 0 ? rc : delete(r, id);
+}

@@ -1,0 +1,208 @@
+/* Impersonation tokens (admin only, GitLab 10.0) and POST /oauth/token. */
+#include <string.h>
+#include <stdio.h>
+
+#include "api/api.h"
+#include "auth/auth.h"
+#include "core/crypto.h"
+#include "entity/entity.h"
+#include "entity/token.h"
+#include "http/pagination.h"
+
+const db_stmt tokens_stmts[] = {
+	/* $1 user, $2 state (all, active, inactive), $3 limit, $4 offset */
+	{"imp_tokens_list",
+	 "WITH f AS (SELECT t.* FROM tokens t WHERE t.user_id = $1 AND t.kind = 'impersonation'"
+	 " AND ($2 = 'all' OR ($2 = 'active') = (NOT t.revoked AND (t.expires_at IS NULL OR"
+	 " t.expires_at > current_date))))"
+	 "SELECT (SELECT count(*) FROM f), p.* FROM users u LEFT JOIN LATERAL"
+	 " (SELECT " TOKEN_COLS " FROM f t ORDER BY t.id LIMIT $3 OFFSET $4) p ON true"
+	 " WHERE u.id = $1 AND NOT u.ghost"},
+	{"imp_tokens_show",
+	 "SELECT u.id, p.* FROM users u LEFT JOIN LATERAL (SELECT " TOKEN_COLS " FROM tokens t"
+	 " WHERE t.id = $2 AND t.user_id = u.id AND t.kind = 'impersonation') p ON true"
+	 " WHERE u.id = $1 AND NOT u.ghost"},
+	/* $1 user, $2 name, $3 digest, $4 scopes, $5 expires_at, $6 kind */
+	{"tokens_insert",
+	 "INSERT INTO tokens AS t (user_id, kind, name, digest, scopes, expires_at)"
+	 " SELECT u.id, $6, $2, $3, $4::text[], $5::date FROM users u"
+	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS},
+	{"imp_tokens_revoke",
+	 "WITH t AS (UPDATE tokens SET revoked = true WHERE id = $2 AND user_id = $1"
+	 " AND kind = 'impersonation' RETURNING id)"
+	 "SELECT u.id, (SELECT id FROM t) FROM users u WHERE u.id = $1 AND NOT u.ghost"},
+	{"oauth_user",
+	 "SELECT id, password_hash FROM users WHERE (lower(username) = lower($1) OR"
+	 " lower(email) = lower($1)) AND state = 'active' AND NOT ghost"},
+	/* $1 user, $2 digest, $3 refresh digest */
+	{"oauth_insert",
+	 "WITH s AS (UPDATE users SET last_sign_in_at = current_sign_in_at,"
+	 " current_sign_in_at = now() WHERE id = $1)"
+	 "INSERT INTO tokens (user_id, kind, name, digest, refresh_digest, scopes)"
+	 " VALUES ($1, 'oauth', 'oauth', $2, $3, '{api}') RETURNING extract(epoch FROM created_at)::bigint"},
+	{NULL, NULL},
+};
+
+static int user_param(request *r, const char **out)
+{
+	return api_id(r, "user_id", out);
+}
+
+int impersonation_tokens_list(request *r)
+{
+	const char *uid, *state = "all";
+	int rc = user_param(r, &uid);
+	if (rc < 0)
+		return rc;
+	static const char *const states[] = {"all", "active", "inactive", NULL};
+	if ((rc = param_oneof(r, "state", states, &state)) < 0)
+		return rc;
+	page_req pg;
+	if ((rc = pagination_parse(r, &pg)) < 0)
+		return rc;
+	const char *v[4] = {uid, state, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	int err;
+	PGresult *res = db_query(r, "imp_tokens_list", 4, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	json_object *a = json_object_new_array();
+	for (int i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, 1))
+			json_object_array_add(a, entity_token(r, res, i, 1, NULL));
+	pagination_headers(r, &pg, db_int(res, 0, 0));
+	respond_json(r, 200, a);
+	return 0;
+}
+
+int impersonation_tokens_show(request *r)
+{
+	const char *uid, *id;
+	int rc;
+	if ((rc = user_param(r, &uid)) < 0 || (rc = api_id(r, "impersonation_token_id", &id)) < 0)
+		return rc;
+	const char *v[2] = {uid, id};
+	int err;
+	PGresult *res = db_query(r, "imp_tokens_show", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	if (PQgetisnull(res, 0, 1))
+		return fail_not_found(r, "Impersonation Token");
+	respond_json(r, 200, entity_token(r, res, 0, 1, NULL));
+	return 0;
+}
+
+/* Creates a token of kind (impersonation, personal) for :user_id from name, scopes[]
+ * and expires_at; answers it with its secret, shown this once. */
+int tokens_create(request *r, const char *kind)
+{
+	const char *uid, *name, *expires = NULL;
+	int rc;
+	if ((rc = user_param(r, &uid)) < 0 || (rc = param_require(r, "name", &name)) < 0)
+		return rc;
+	if ((rc = param_date(r, "expires_at", &expires)) < 0)
+		return rc;
+	const char **scopes;
+	int n = param_array(r, "scopes", &scopes);
+	if (n == 0)
+		return fail_missing(r, "scopes");
+	buf s;
+	buf_init(&s, r->a, 32);
+	buf_putc(&s, '{');
+	for (int i = 0; i < n; i++) {
+		if (!scopes[i] || (strcmp(scopes[i], "api") != 0 && strcmp(scopes[i], "read_user") != 0))
+			return fail_not_valid_value(r, "scopes");
+		if (i)
+			buf_putc(&s, ',');
+		buf_puts(&s, scopes[i]);
+	}
+	buf_putc(&s, '}');
+	if (param_text(r, "name", 255, &name) < 0)
+		return ERR_VALIDATION;
+	char token[TOKEN_LEN + 1];
+	if (crypto_token(token) < 0)
+		return ERR_INTERNAL;
+	const char *v[6] = {uid, name, crypto_sha256_hex(r->a, token, strlen(token)), buf_cstr(&s),
+			    expires, kind};
+	int err;
+	PGresult *res = db_query(r, "tokens_insert", 6, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	respond_json(r, 201, entity_token(r, res, 0, 0, token));
+	return 0;
+}
+
+int impersonation_tokens_create(request *r)
+{
+	return tokens_create(r, "impersonation");
+}
+
+int impersonation_tokens_revoke(request *r)
+{
+	const char *uid, *id;
+	int rc;
+	if ((rc = user_param(r, &uid)) < 0 || (rc = api_id(r, "impersonation_token_id", &id)) < 0)
+		return rc;
+	const char *v[2] = {uid, id};
+	int err;
+	PGresult *res = db_query(r, "imp_tokens_revoke", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	if (PQgetisnull(res, 0, 1))
+		return fail_not_found(r, "Impersonation Token");
+	respond_empty(r, 204);
+	return 0;
+}
+
+/* OAuth 2 resource owner password grant (Doorkeeper's answers and error bodies). */
+int oauth_token(request *r)
+{
+	const char *grant = param_str(r, "grant_type");
+	if (!grant || !*grant)
+		return fail(r, ERR_OAUTH, "400 invalid_request");
+	if (strcmp(grant, "password") != 0)
+		return fail(r, ERR_OAUTH, "400 unsupported_grant_type");
+	const char *login = param_str(r, "username"), *password = param_str(r, "password");
+	if (!login || !password || !*login)
+		return fail(r, ERR_OAUTH, "400 invalid_request");
+	const char *v[1] = {login};
+	int err;
+	PGresult *res = db_query(r, "oauth_user", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 1)))
+		return fail(r, ERR_OAUTH, "401 invalid_grant");
+	char token[65], refresh[65];
+	unsigned char raw[32];
+	/* Doorkeeper tokens are 64 hex characters */
+	if (crypto_random(raw, 32) < 0)
+		return ERR_INTERNAL;
+	for (int i = 0; i < 32; i++)
+		snprintf(token + 2 * i, 3, "%02x", raw[i]);
+	if (crypto_random(raw, 32) < 0)
+		return ERR_INTERNAL;
+	for (int i = 0; i < 32; i++)
+		snprintf(refresh + 2 * i, 3, "%02x", raw[i]);
+	const char *iv[3] = {db_val(res, 0, 0), crypto_sha256_hex(r->a, token, 64),
+			     crypto_sha256_hex(r->a, refresh, 64)};
+	PGresult *ins = db_query(r, "oauth_insert", 3, iv, &err);
+	if (!ins)
+		return err;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "access_token", token);
+	json_put_str(o, "token_type", "bearer");
+	json_put_str(o, "refresh_token", refresh);
+	json_put_str(o, "scope", "api");
+	json_put_int(o, "created_at", db_int(ins, 0, 0));
+	respond_header(r, "Cache-Control", "no-store");
+	respond_header(r, "Pragma", "no-cache");
+	respond_json(r, 200, o);
+	return 0;
+}

@@ -1,0 +1,477 @@
+/* Users: GET/POST/PUT/DELETE /users, block/unblock, GET /user. */
+#include <string.h>
+
+#include "api/api.h"
+#include "auth/auth.h"
+#include "core/crypto.h"
+#include "core/validate.h"
+#include "entity/entity.h"
+#include "entity/user.h"
+#include "http/pagination.h"
+#include "http/router.h"
+
+#define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+
+const db_stmt users_stmts[] = {
+	/* $1 active, $2 blocked, $3 search, $4 username, $5 extern_uid, $6 provider,
+	 * $7 external, $8 created_before, $9 created_after, $10 limit, $11 offset,
+	 * $12 caller is admin (search matches email substrings only for admins) */
+	{"users_list",
+	 "WITH f AS (SELECT u.* FROM users u WHERE NOT u.ghost"
+	 " AND ($1::boolean IS NOT TRUE OR u.state = 'active')"
+	 " AND ($2::boolean IS NOT TRUE OR u.state = 'blocked')"
+	 " AND ($3::text IS NULL OR u.username ILIKE " LIKE("$3") " OR u.name ILIKE " LIKE("$3")
+	 " OR ($12::boolean AND u.email ILIKE " LIKE("$3") ") OR lower(u.email) = lower($3))"
+	 " AND ($4::text IS NULL OR lower(u.username) = lower($4))"
+	 " AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id"
+	 "      AND i.extern_uid = $5 AND i.provider = $6::text))"
+	 " AND ($7::boolean IS NOT TRUE OR u.external)"
+	 " AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"
+	 " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz))"
+	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " USER_COLS " FROM f u ORDER BY u.id DESC LIMIT $10 OFFSET $11) p ON true"},
+	/* The caller (by token: $1 digest, $2 oauth) and the user $3 in one round trip. */
+	{"users_show_auth",
+	 "SELECT c.*, p.* FROM (SELECT 1) one"
+	 " LEFT JOIN (SELECT " AUTH_SELECT " FROM " AUTH_FROM ") c ON true"
+	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM users u WHERE u.id = $3 AND NOT u.ghost) p"
+	 " ON true"},
+	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost"},
+	/* $1 username $2 email $3 name $4 password_hash $5 skype $6 linkedin $7 twitter
+	 * $8 website_url $9 organization $10 projects_limit $11 bio $12 location $13 admin
+	 * $14 can_create_group $15 confirmed $16 external */
+	{"users_insert",
+	 "INSERT INTO users (username, email, name, password_hash, skype, linkedin, twitter,"
+	 " website_url, organization, projects_limit, bio, location, is_admin, can_create_group,"
+	 " confirmed_at, external) VALUES ($1, $2, $3, $4, coalesce($5, ''), coalesce($6, ''),"
+	 " coalesce($7, ''), coalesce($8, ''), $9, coalesce($10::integer, 100000), $11, $12,"
+	 " coalesce($13::boolean, false), coalesce($14::boolean, true),"
+	 " CASE WHEN $15::boolean THEN now() END, coalesce($16::boolean, false)) RETURNING id"},
+	{"users_identity_upsert",
+	 "INSERT INTO identities (user_id, provider, extern_uid) VALUES ($1, $2, $3)"
+	 " ON CONFLICT (user_id, provider) DO UPDATE SET extern_uid = EXCLUDED.extern_uid"},
+	{"users_private_token_insert",
+	 "INSERT INTO tokens (user_id, kind, name, digest, sealed) VALUES ($1, 'private', "
+	 "'private_token', $2, $3)"},
+	{"users_private_token", "SELECT sealed FROM tokens WHERE user_id = $1 AND kind = 'private'"},
+	/* $1 id, then as users_insert without confirmed; NULL keeps the column */
+	{"users_update",
+	 "UPDATE users SET username = coalesce($2, username), email = coalesce($3, email),"
+	 " name = coalesce($4, name), password_hash = coalesce($5, password_hash),"
+	 " password_expires_at = CASE WHEN $5 IS NULL THEN password_expires_at ELSE now() END,"
+	 " skype = coalesce($6, skype), linkedin = coalesce($7, linkedin),"
+	 " twitter = coalesce($8, twitter), website_url = coalesce($9, website_url),"
+	 " organization = coalesce($10, organization),"
+	 " projects_limit = coalesce($11::integer, projects_limit), bio = coalesce($12, bio),"
+	 " location = coalesce($13, location), is_admin = coalesce($14::boolean, is_admin),"
+	 " can_create_group = coalesce($15::boolean, can_create_group),"
+	 " external = coalesce($16::boolean, external), updated_at = now()"
+	 " WHERE id = $1 AND NOT ghost RETURNING id"},
+	{"users_set_state",
+	 "WITH u AS (SELECT id, state FROM users WHERE id = $1 AND NOT ghost FOR UPDATE),"
+	 " c AS (UPDATE users SET state = $2, updated_at = now() FROM u"
+	 "       WHERE users.id = u.id AND u.state <> $2 RETURNING users.id)"
+	 "SELECT (SELECT count(*) FROM c) FROM u"},
+	/* Soft delete: the ghost user inherits the contributions. */
+	{"users_ghost_ensure",
+	 "INSERT INTO users (username, email, name, ghost, projects_limit, can_create_group)"
+	 " SELECT 'ghost' || CASE WHEN EXISTS (SELECT 1 FROM users WHERE lower(username) = 'ghost')"
+	 "   THEN (SELECT (max(id) + 1)::text FROM users) ELSE '' END,"
+	 "   'ghost' || (SELECT coalesce(max(id), 0) + 1 FROM users) || '@ghost.invalid',"
+	 "   'Ghost User', true, 0, false"
+	 " WHERE NOT EXISTS (SELECT 1 FROM users WHERE ghost) ON CONFLICT DO NOTHING"},
+	{"users_lock_target", "SELECT id FROM users WHERE id = $1 AND NOT ghost FOR UPDATE"},
+	{"users_move_contributions",
+	 "UPDATE events SET author_id = (SELECT id FROM users WHERE ghost ORDER BY id LIMIT 1)"
+	 " WHERE author_id = $1"},
+	{"users_delete_contributions", "DELETE FROM events WHERE author_id = $1"},
+	{"users_delete", "DELETE FROM users WHERE id = $1 AND NOT ghost"},
+	{NULL, NULL},
+};
+
+int api_id(request *r, const char *name, const char **out)
+{
+	long long id;
+	int rc = param_int(r, name, &id);
+	if (rc == 1)
+		return fail_missing(r, name);
+	if (rc < 0)
+		return rc;
+	if (id < 1)
+		return fail_invalid(r, name);
+	*out = param_str(r, name);
+	return 0;
+}
+
+static enum user_view view_for(request *r)
+{
+	return auth_is_admin(r) ? USER_VIEW_ADMIN : USER_VIEW_BASIC;
+}
+
+int users_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	bool active = false, blocked = false, external = false;
+	if ((rc = param_bool(r, "active", &active)) < 0 || (rc = param_bool(r, "blocked", &blocked)) < 0 ||
+	    (rc = param_bool(r, "external", &external)) < 0)
+		return rc;
+	const char *before = NULL, *after = NULL;
+	if ((rc = param_datetime(r, "created_before", &before)) < 0 ||
+	    (rc = param_datetime(r, "created_after", &after)) < 0)
+		return rc;
+	const char *extern_uid = param_str(r, "extern_uid"), *provider = param_str(r, "provider");
+	if (extern_uid && !provider)
+		return fail_missing(r, "provider");
+	if (provider && !extern_uid)
+		return fail_missing(r, "extern_uid");
+	/* Filters on identities and the external flag are for admins, as in GitLab. */
+	if ((external || extern_uid) && !auth_is_admin(r))
+		return ERR_FORBIDDEN;
+	const char *v[12] = {
+		active ? "true" : NULL,  blocked ? "true" : NULL, param_str(r, "search"),
+		param_str(r, "username"), extern_uid, provider, external ? "true" : NULL, before, after,
+		pagination_limit(r, &pg), pagination_offset(r, &pg),
+		auth_is_admin(r) ? "true" : "false",
+	};
+	int err;
+	PGresult *res = db_query(r, "users_list", 12, v, &err);
+	if (!res)
+		return err;
+	json_object *list = json_object_new_array();
+	for (int i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, 1))
+			json_object_array_add(list, entity_user(r, res, i, 1, view_for(r)));
+	pagination_headers(r, &pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
+	respond_json(r, 200, list);
+	return 0;
+}
+
+int users_show(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	int col, err;
+	if (!r->user && r->token_digest) {
+		/* authentication and the record in one statement */
+		const char *v[3];
+		auth_params(r, v);
+		v[2] = id;
+		res = db_query(r, "users_show_auth", 3, v, &err);
+		if (!res)
+			return err;
+		rc = auth_accept_row(r, r->route->flags, res, 0, 0);
+		if (rc < 0)
+			return rc;
+		col = AUTH_NCOLS;
+	} else {
+		const char *v[1] = {id};
+		res = db_query(r, "users_show", 1, v, &err);
+		if (!res)
+			return err;
+		col = 0;
+	}
+	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + UC_ID))
+		return fail_not_found(r, "User");
+	enum user_view view = auth_is_admin(r) ? USER_VIEW_ADMIN : USER_VIEW_SINGLE;
+	respond_json(r, 200, entity_user(r, res, 0, col, view));
+	return 0;
+}
+
+static int present_user(request *r, const char *id, int status)
+{
+	const char *v[1] = {id};
+	int err;
+	PGresult *res = db_query(r, "users_show", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	respond_json(r, status, entity_user(r, res, 0, 0, USER_VIEW_ADMIN));
+	return 0;
+}
+
+int user_current(request *r)
+{
+	caller *c = r->user;
+	json_object *o = entity_user(r, c->res, c->row, c->col,
+				     c->admin ? USER_VIEW_ADMIN : USER_VIEW_SELF);
+	if (c->admin) {
+		char id[24];
+		snprintf(id, sizeof(id), "%lld", c->id);
+		const char *v[1] = {id};
+		int err;
+		PGresult *res = db_query(r, "users_private_token", 1, v, &err);
+		if (!res) {
+			json_object_put(o);
+			return err;
+		}
+		const char *sealed = PQntuples(res) ? db_val(res, 0, 0) : NULL;
+		json_put_str(o, "private_token", sealed ? crypto_open(r->a, r->key, sealed) : NULL);
+	}
+	respond_json(r, 200, o);
+	return 0;
+}
+
+/* The writable attributes of a user, read and checked once for create and update. */
+struct user_input {
+	const char *username, *email, *name, *password_hash, *skype, *linkedin, *twitter,
+		*website_url, *organization, *projects_limit, *bio, *location, *admin,
+		*can_create_group, *external, *extern_uid, *provider;
+};
+
+static const char *bool_text(request *r, const char *name, int *rc)
+{
+	bool b;
+	int x = param_bool(r, name, &b);
+	if (x < 0) {
+		*rc = x;
+		return NULL;
+	}
+	return x == 0 ? (b ? "true" : "false") : NULL;
+}
+
+static int read_user_input(request *r, struct user_input *in, bool create)
+{
+	memset(in, 0, sizeof(*in));
+	int rc = 0;
+	if (create) {
+		const char *dummy;
+		if ((rc = param_require(r, "email", &dummy)) < 0 ||
+		    (rc = param_require(r, "username", &dummy)) < 0 ||
+		    (rc = param_require(r, "name", &dummy)) < 0)
+			return rc;
+	}
+	in->admin = bool_text(r, "admin", &rc);
+	if (rc < 0)
+		return rc;
+	in->can_create_group = bool_text(r, "can_create_group", &rc);
+	if (rc < 0)
+		return rc;
+	in->external = bool_text(r, "external", &rc);
+	if (rc < 0)
+		return rc;
+	long long limit;
+	int x = param_int(r, "projects_limit", &limit);
+	if (x < 0)
+		return x;
+	if (x == 0) {
+		if (limit < 0 || limit > 2147483647LL)
+			fail_validation(r, "projects_limit", "must be greater than or equal to 0");
+		in->projects_limit = param_str(r, "projects_limit");
+	}
+	int verr = 0;
+	static const char *texts[] = {"skype", "linkedin", "twitter", "website_url", "organization",
+				      "bio", "location", "extern_uid", "provider"};
+	const char **slots[] = {&in->skype, &in->linkedin, &in->twitter, &in->website_url,
+				&in->organization, &in->bio, &in->location, &in->extern_uid,
+				&in->provider};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
+		if (param_text(r, texts[i], 255, slots[i]) == ERR_VALIDATION)
+			verr = ERR_VALIDATION;
+	if (param_text(r, "name", 255, &in->name) == ERR_VALIDATION)
+		verr = ERR_VALIDATION;
+	else if (in->name && !*in->name)
+		verr = fail_validation(r, "name", "can't be blank");
+	in->username = param_str(r, "username");
+	if (in->username && !valid_namespace_path(in->username))
+		verr = fail_validation(r, "username",
+				       "can contain only letters, digits, '_', '-' and '.'. Cannot "
+				       "start with '-' or end in '.', '.git' or '.atom'.");
+	in->email = param_str(r, "email");
+	if (in->email && !valid_email(in->email))
+		verr = fail_validation(r, "email", "is invalid");
+	const char *password = param_str(r, "password");
+	bool reset = false;
+	if ((x = param_bool(r, "reset_password", &reset)) < 0)
+		return x;
+	if (create && !password && !reset)
+		return fail(r, ERR_INVALID,
+			    "password, reset_password are missing, at least one parameter must be "
+			    "provided");
+	if (password && !reset) {
+		size_t n = strlen(password);
+		if (n < 8)
+			verr = fail_validation(r, "password", "is too short (minimum is 8 characters)");
+		else if (n > 128)
+			verr = fail_validation(r, "password", "is too long (maximum is 128 characters)");
+		else if (!(in->password_hash = crypto_password_hash(r->a, password)))
+			return ERR_INTERNAL;
+	}
+	if ((in->extern_uid == NULL) != (in->provider == NULL))
+		return fail_missing(r, in->extern_uid ? "provider" : "extern_uid");
+	if (r->validation)
+		return ERR_VALIDATION;
+	return verr;
+}
+
+static int conflict_for(request *r, int err)
+{
+	if (err != ERR_CONFLICT)
+		return err;
+	if (strcmp(r->err_detail, "users_email_key") == 0)
+		return fail(r, ERR_CONFLICT, "Email has already been taken");
+	if (strcmp(r->err_detail, "users_username_key") == 0)
+		return fail(r, ERR_CONFLICT, "Username has already been taken");
+	if (strncmp(r->err_detail, "identities_", 11) == 0) {
+		r->err_detail = NULL;
+		return fail_validation(r, "extern_uid", "has already been taken");
+	}
+	return fail(r, ERR_CONFLICT, NULL);
+}
+
+static int save_identity(request *r, const char *id, const struct user_input *in)
+{
+	if (!in->extern_uid)
+		return 0;
+	const char *v[3] = {id, in->provider, in->extern_uid};
+	int err;
+	return db_query(r, "users_identity_upsert", 3, v, &err) ? 0 : conflict_for(r, err);
+}
+
+int users_create(request *r)
+{
+	struct user_input in;
+	int rc = read_user_input(r, &in, true);
+	if (rc < 0)
+		return rc;
+	bool skip = false;
+	if ((rc = param_bool(r, "skip_confirmation", &skip)) < 0)
+		return rc;
+	char token[TOKEN_LEN + 1];
+	if (crypto_token(token) < 0)
+		return ERR_INTERNAL;
+	const char *sealed = crypto_seal(r->a, r->key, token);
+	if (!sealed)
+		return ERR_INTERNAL;
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	const char *v[16] = {in.username, in.email, in.name, in.password_hash, in.skype, in.linkedin,
+			     in.twitter, in.website_url, in.organization, in.projects_limit, in.bio,
+			     in.location, in.admin, in.can_create_group, skip ? "true" : "false",
+			     in.external};
+	int err;
+	PGresult *res = db_query(r, "users_insert", 16, v, &err);
+	if (!res) {
+		rc = conflict_for(r, err);
+		goto fail;
+	}
+	const char *id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
+	if ((rc = save_identity(r, id, &in)) < 0)
+		goto fail;
+	const char *tv[3] = {id, crypto_sha256_hex(r->a, token, strlen(token)), sealed};
+	if (!db_query(r, "users_private_token_insert", 3, tv, &err)) {
+		rc = err;
+		goto fail;
+	}
+	if ((rc = db_commit(r)) < 0)
+		goto fail;
+	return present_user(r, id, 201);
+fail:
+	db_rollback(r);
+	return rc;
+}
+
+int users_update(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	struct user_input in;
+	if ((rc = read_user_input(r, &in, false)) < 0)
+		return rc;
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	const char *v[16] = {id, in.username, in.email, in.name, in.password_hash, in.skype,
+			     in.linkedin, in.twitter, in.website_url, in.organization,
+			     in.projects_limit, in.bio, in.location, in.admin, in.can_create_group,
+			     in.external};
+	int err;
+	PGresult *res = db_query(r, "users_update", 16, v, &err);
+	if (!res) {
+		rc = conflict_for(r, err);
+		goto fail;
+	}
+	if (PQntuples(res) == 0) {
+		rc = fail_not_found(r, "User");
+		goto fail;
+	}
+	if ((rc = save_identity(r, id, &in)) < 0)
+		goto fail;
+	if ((rc = db_commit(r)) < 0)
+		goto fail;
+	return present_user(r, id, 200);
+fail:
+	db_rollback(r);
+	return rc;
+}
+
+int users_delete(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	bool hard = false;
+	if ((rc = param_bool(r, "hard_delete", &hard)) < 0)
+		return rc;
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	const char *v[1] = {id};
+	int err = 0;
+	PGresult *res = db_query(r, "users_lock_target", 1, v, &err);
+	if (!res)
+		goto fail;
+	if (PQntuples(res) == 0) {
+		err = fail_not_found(r, "User");
+		goto fail;
+	}
+	if (hard) {
+		if (!db_query(r, "users_delete_contributions", 1, v, &err))
+			goto fail;
+	} else if (!db_query(r, "users_ghost_ensure", 0, NULL, &err) ||
+		   !db_query(r, "users_move_contributions", 1, v, &err)) {
+		goto fail;
+	}
+	if (!db_query(r, "users_delete", 1, v, &err) || (err = db_commit(r)) < 0)
+		goto fail;
+	respond_empty(r, 204);
+	return 0;
+fail:
+	db_rollback(r);
+	return err;
+}
+
+static int set_state(request *r, const char *state)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {id, state};
+	int err;
+	PGresult *res = db_query(r, "users_set_state", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	/* GitLab answers the state machine's result: true when the state changed. */
+	respond_json(r, 201, json_object_new_boolean(db_int(res, 0, 0) > 0));
+	return 0;
+}
+
+int users_block(request *r)
+{
+	return set_state(r, "blocked");
+}
+
+int users_unblock(request *r)
+{
+	return set_state(r, "active");
+}

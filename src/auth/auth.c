@@ -1,0 +1,138 @@
+#include "auth/auth.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/crypto.h"
+#include "http/router.h"
+
+const db_stmt auth_stmts[] = {
+	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM},
+	{"auth_sudo_user",
+	 "SELECT " USER_COLS " FROM users u WHERE NOT u.ghost AND "
+	 "(u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR lower(u.username) = lower($1))"},
+	{NULL, NULL},
+};
+
+void auth_read_credentials(request *r)
+{
+	const char *token = request_header(r, "HTTP_PRIVATE_TOKEN");
+	if (!token)
+		token = param_str(r, "private_token");
+	if (!token) {
+		const char *h = request_header(r, "HTTP_AUTHORIZATION");
+		if (h && strncasecmp(h, "Bearer ", 7) == 0) {
+			token = h + 7;
+			while (*token == ' ')
+				token++;
+			r->oauth = true;
+		} else if ((token = param_str(r, "access_token")) != NULL) {
+			r->oauth = true;
+		}
+	}
+	if (token && *token)
+		r->token_digest = crypto_sha256_hex(r->a, token, strlen(token));
+	r->sudo = request_header(r, "HTTP_SUDO");
+	if (!r->sudo)
+		r->sudo = param_str(r, "sudo");
+	if (r->sudo && !*r->sudo)
+		r->sudo = NULL;
+}
+
+void auth_params(request *r, const char **values)
+{
+	values[0] = r->token_digest;
+	values[1] = r->oauth ? "true" : "false";
+}
+
+/* scopes is a text[] literal such as {api,read_user}. */
+static bool has_scope(const char *scopes, const char *scope)
+{
+	size_t n = strlen(scope);
+	const char *p = scopes ? scopes : "";
+	while (*p) {
+		if (*p == '{' || *p == ',') {
+			p++;
+			continue;
+		}
+		const char *e = p;
+		while (*e && *e != ',' && *e != '}')
+			e++;
+		if ((size_t)(e - p) == n && strncmp(p, scope, n) == 0)
+			return true;
+		p = *e ? e + 1 : e;
+	}
+	return false;
+}
+
+static int apply_sudo(request *r)
+{
+	if (!r->user->admin)
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden - Must be admin to use sudo");
+	const char *v[1] = {r->sudo};
+	int err;
+	PGresult *res = db_query(r, "auth_sudo_user", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail(r, ERR_SUDO_NOT_FOUND, r->sudo);
+	caller *c = arena_alloc(r->a, sizeof(*c));
+	c->id = db_int(res, 0, UC_ID);
+	c->admin = db_bool(res, 0, UC_IS_ADMIN);
+	c->username = db_val(res, 0, UC_USERNAME);
+	c->scopes = r->user->scopes;
+	c->token_kind = r->user->token_kind;
+	c->res = res;
+	c->row = 0;
+	c->impersonated = true;
+	r->user = c;
+	return 0;
+}
+
+int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col)
+{
+	if (r->token_digest && (!res || PQntuples(res) <= row || PQgetisnull(res, row, col + UC_ID)))
+		return ERR_UNAUTHORIZED; /* a credential was sent and it is not valid */
+	if (r->token_digest) {
+		caller *c = arena_alloc(r->a, sizeof(*c));
+		c->id = db_int(res, row, col + UC_ID);
+		c->admin = db_bool(res, row, col + UC_IS_ADMIN);
+		c->username = db_val(res, row, col + UC_USERNAME);
+		c->token_kind = db_val(res, row, col + USER_NCOLS);
+		c->scopes = db_val(res, row, col + USER_NCOLS + 1);
+		c->res = res;
+		c->row = row;
+		c->col = col;
+		r->user = c;
+		if (!has_scope(c->scopes, "api")) {
+			bool read_only = (flags & ROUTE_READ_USER) && strcmp(r->method, "GET") == 0 &&
+					 has_scope(c->scopes, "read_user");
+			if (!read_only)
+				return ERR_SCOPE;
+		}
+		if (r->sudo) {
+			int rc = apply_sudo(r);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (!r->user && (flags & (ROUTE_AUTH | ROUTE_ADMIN)))
+		return ERR_UNAUTHORIZED;
+	if ((flags & ROUTE_ADMIN) && !r->user->admin)
+		return ERR_FORBIDDEN;
+	return 0;
+}
+
+int auth_authenticate(request *r, unsigned flags)
+{
+	if (!r->token_digest)
+		return auth_accept_row(r, flags, NULL, 0, 0);
+	const char *v[2];
+	auth_params(r, v);
+	int err;
+	PGresult *res = db_query(r, "auth_token", 2, v, &err);
+	if (!res)
+		return err;
+	return auth_accept_row(r, flags, res, 0, 0);
+}

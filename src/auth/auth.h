@@ -1,0 +1,38 @@
+/* Credentials: private, personal access, impersonation and OAuth tokens, and sudo. */
+#ifndef COLLABD_AUTH_H
+#define COLLABD_AUTH_H
+
+#include "db/db.h"
+#include "entity/user.h"
+#include "http/request.h"
+
+extern const db_stmt auth_stmts[];
+
+/* The columns and FROM clause that turn a token digest ($1) and a flag "sent as OAuth"
+ * ($2) into the caller's row: USER_COLS then kind and scopes. Statements that fetch a
+ * record together with the caller (one round trip) embed these. */
+#define AUTH_NCOLS (USER_NCOLS + 2)
+#define AUTH_SELECT USER_COLS ", t.kind, t.scopes::text"
+#define AUTH_FROM                                                                                \
+	"tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1 AND "                      \
+	"(t.kind = 'oauth') = $2::boolean AND NOT t.revoked AND "                                  \
+	"(t.expires_at IS NULL OR t.expires_at > current_date) AND u.state = 'active' AND NOT u.ghost"
+
+/* Reads the credential the request carries (header or parameter) into r->token_digest
+ * and r->oauth, and the sudo value into r->sudo. */
+void auth_read_credentials(request *r);
+/* Full authentication for a route with the given flags: looks the token up, checks
+ * scope, applies sudo, enforces ROUTE_AUTH and ROUTE_ADMIN. 0 or an ERR_ code. */
+int auth_authenticate(request *r, unsigned flags);
+/* Same checks for a caller row already fetched at column col of row (AUTH_SELECT
+ * columns; all NULL when the token matched nothing). */
+int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col);
+/* Parameters $1 and $2 for statements embedding AUTH_FROM. */
+void auth_params(request *r, const char **values);
+/* 1 when the caller may use sudo etc.: an admin. */
+static inline int auth_is_admin(const request *r)
+{
+	return r->user && r->user->admin;
+}
+
+#endif

@@ -1,0 +1,501 @@
+/* collabd: the command line (serve, migrate, keygen, user-create, token-create,
+ * private-token) and the master process that runs the workers. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcgiapp.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "core/crypto.h"
+#include "core/log.h"
+#include "db/db.h"
+#include "worker.h"
+
+#define MAX_WORKERS 256
+
+static const char *config_path(const char *opt)
+{
+	return opt ? opt : getenv("COLLABD_CONFIG");
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: collabd [-c CONFIG] COMMAND\n"
+		"  serve                         run the master and its workers\n"
+		"  migrate                       apply pending migrations from sql/\n"
+		"  keygen                        create the instance key file if missing\n"
+		"  user-create USERNAME EMAIL NAME [--password P] [--admin]\n"
+		"                                create a user; prints its private token\n"
+		"  token-create USERNAME [--name N] [--scopes api,read_user] [--expires YYYY-MM-DD]\n"
+		"                                create a personal access token; prints it\n"
+		"  private-token USERNAME        print the user's private token\n"
+		"CONFIG is a key = value file (or $COLLABD_CONFIG); COLLABD_<KEY> overrides.\n");
+	return 2;
+}
+
+/* ---- the master ---- */
+
+static volatile sig_atomic_t got_term, got_hup, got_chld;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGTERM || sig == SIGINT)
+		got_term = 1;
+	else if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGCHLD)
+		got_chld = 1;
+}
+
+struct worker_slot {
+	pid_t pid;
+	int generation;
+	time_t started;
+};
+
+static struct worker_slot slots[MAX_WORKERS];
+static int nslots;
+
+static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int generation)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGCHLD, SIG_DFL);
+		_exit(worker_run(cfg, fd, key));
+	}
+	if (pid < 0) {
+		log_error("fork: %s", strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (slots[i].pid == 0) {
+			slots[i] = (struct worker_slot){pid, generation, time(NULL)};
+			if (i >= nslots)
+				nslots = i + 1;
+			return pid;
+		}
+	return pid;
+}
+
+static int live_workers(void)
+{
+	int n = 0;
+	for (int i = 0; i < nslots; i++)
+		n += slots[i].pid != 0;
+	return n;
+}
+
+static int open_listener(const config *cfg, char **unix_path)
+{
+	const char *lp = getenv("LISTEN_PID"), *lf = getenv("LISTEN_FDS");
+	if (lp && lf && atoi(lp) == (int)getpid() && atoi(lf) >= 1)
+		return 3; /* systemd socket activation */
+	if (strcmp(cfg->listen, "stdin") == 0)
+		return 0;
+	bool is_unix = cfg->listen[0] == '/';
+	if (is_unix)
+		unlink(cfg->listen);
+	int fd = FCGX_OpenSocket(cfg->listen, cfg->backlog);
+	if (fd < 0) {
+		log_error("cannot listen on %s: %s", cfg->listen, strerror(errno));
+		return -1;
+	}
+	if (is_unix) {
+		chmod(cfg->listen, (mode_t)strtol(cfg->socket_mode, NULL, 8));
+		*unix_path = strdup(cfg->listen);
+	}
+	return fd;
+}
+
+static int load_key(const config *cfg, unsigned char key[32])
+{
+	if (crypto_key_load(cfg->key_file, key) < 0) {
+		log_error("cannot read the instance key %s (32 bytes, mode 0600); run `collabd keygen`",
+			  cfg->key_file);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_schema(const config *cfg)
+{
+	PGconn *c = PQconnectdb(cfg->database_url);
+	if (PQstatus(c) != CONNECTION_OK) {
+		log_error("database: %s", PQerrorMessage(c));
+		PQfinish(c);
+		return -1;
+	}
+	int rc = db_schema_check(c);
+	PQfinish(c);
+	if (rc != 0)
+		log_error("the database schema is behind this collabd; run `collabd migrate`");
+	return rc == 0 ? 0 : -1;
+}
+
+static int serve(const char *cfg_path)
+{
+	config cfg;
+	if (config_load(&cfg, cfg_path) < 0)
+		return 1;
+	enum log_level lvl;
+	if (log_level_parse(cfg.log_level, &lvl) == 0)
+		log_set_level(lvl);
+	unsigned char key[32];
+	if (load_key(&cfg, key) < 0 || check_schema(&cfg) < 0)
+		return 1;
+	char *unix_path = NULL;
+	int fd = open_listener(&cfg, &unix_path);
+	if (fd < 0)
+		return 1;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old);
+
+	int generation = 1;
+	int want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
+	for (int i = 0; i < want; i++)
+		spawn(&cfg, fd, key, generation);
+	log_info("serving on %s with %d workers", cfg.listen, want);
+
+	while (!got_term) {
+		sigsuspend(&old);
+		if (got_chld) {
+			got_chld = 0;
+			int status;
+			pid_t pid;
+			while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+				for (int i = 0; i < nslots; i++) {
+					if (slots[i].pid != pid)
+						continue;
+					bool current = slots[i].generation == generation;
+					bool early = time(NULL) - slots[i].started < 1;
+					slots[i].pid = 0;
+					if (current && !got_term) {
+						if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)
+							log_warn("worker %d died (status %d); respawning", (int)pid,
+								 status);
+						if (early)
+							sleep(1); /* do not spin on a worker that cannot start */
+						spawn(&cfg, fd, key, generation);
+					}
+				}
+			}
+		}
+		if (got_hup) {
+			got_hup = 0;
+			/* New workers with the new configuration start accepting before the old
+			 * ones are told to finish: the socket never goes unserved. */
+			config fresh;
+			if (config_load(&fresh, cfg_path) == 0) {
+				unsigned char fresh_key[32];
+				if (crypto_key_load(fresh.key_file, fresh_key) == 0) {
+					config_free(&cfg);
+					cfg = fresh;
+					memcpy(key, fresh_key, 32);
+				} else {
+					log_error("reload: cannot read the instance key; keeping the old one");
+					config_free(&fresh);
+				}
+			} else {
+				log_error("reload: configuration invalid; keeping the old one");
+			}
+			if (log_level_parse(cfg.log_level, &lvl) == 0)
+				log_set_level(lvl);
+			int old_gen = generation++;
+			want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
+			for (int i = 0; i < want; i++)
+				spawn(&cfg, fd, key, generation);
+			for (int i = 0; i < nslots; i++)
+				if (slots[i].pid && slots[i].generation == old_gen)
+					kill(slots[i].pid, SIGTERM);
+			log_info("reloaded: %d workers of generation %d", want, generation);
+		}
+	}
+
+	log_info("stopping: draining %d workers", live_workers());
+	for (int i = 0; i < nslots; i++)
+		if (slots[i].pid)
+			kill(slots[i].pid, SIGTERM);
+	time_t deadline = time(NULL) + 30;
+	while (live_workers() > 0) {
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+		if (pid > 0) {
+			for (int i = 0; i < nslots; i++)
+				if (slots[i].pid == pid)
+					slots[i].pid = 0;
+			continue;
+		}
+		if (time(NULL) > deadline) {
+			for (int i = 0; i < nslots; i++)
+				if (slots[i].pid)
+					kill(slots[i].pid, SIGKILL);
+		}
+		usleep(20000);
+	}
+	if (unix_path)
+		unlink(unix_path);
+	free(unix_path);
+	config_free(&cfg);
+	log_info("stopped");
+	return 0;
+}
+
+/* ---- admin tasks: they run the API's own handlers on a request without HTTP ---- */
+
+struct cli {
+	config cfg;
+	db d;
+	arena *a;
+	unsigned char key[32];
+	request r;
+};
+
+static int cli_open(struct cli *c, const char *cfg_path)
+{
+	if (config_load(&c->cfg, cfg_path) < 0)
+		return -1;
+	if (load_key(&c->cfg, c->key) < 0 || check_schema(&c->cfg) < 0)
+		return -1;
+	if (db_connect(&c->d, c->cfg.database_url) < 0)
+		return -1;
+	c->a = arena_new();
+	request_init(&c->r, c->a, &c->cfg);
+	c->r.db = &c->d;
+	c->r.key = c->key;
+	c->r.method = "POST";
+	c->r.path = "";
+	c->r.query = "";
+	return 0;
+}
+
+static void cli_close(struct cli *c)
+{
+	arena_destroy(c->a);
+	db_close(&c->d);
+	config_free(&c->cfg);
+}
+
+static int cli_fail(struct cli *c, int rc)
+{
+	respond_error(&c->r, rc);
+	fprintf(stderr, "collabd: %d %.*s\n", c->r.status, (int)c->r.body_len,
+		c->r.body ? c->r.body : "");
+	return 1;
+}
+
+static const char *cli_user_id(struct cli *c, const char *username)
+{
+	const char *v[1] = {username};
+	int err;
+	PGresult *res = db_query(&c->r, "auth_sudo_user", 1, v, &err);
+	if (!res || PQntuples(res) != 1)
+		return NULL;
+	return arena_strdup(c->a, PQgetvalue(res, 0, 0));
+}
+
+static int print_private_token(struct cli *c, const char *id)
+{
+	const char *v[1] = {id};
+	int err;
+	PGresult *res = db_query(&c->r, "users_private_token", 1, v, &err);
+	const char *sealed = res && PQntuples(res) ? db_val(res, 0, 0) : NULL;
+	const char *token = sealed ? crypto_open(c->a, c->key, sealed) : NULL;
+	if (!token) {
+		fprintf(stderr, "collabd: no private token for user %s\n", id);
+		return 1;
+	}
+	printf("%s\n", token);
+	return 0;
+}
+
+static int user_create(const char *cfg_path, int argc, char **argv)
+{
+	const char *password = NULL;
+	bool admin = false;
+	static const struct option opts[] = {
+		{"password", required_argument, NULL, 'p'},
+		{"admin", no_argument, NULL, 'a'},
+		{NULL, 0, NULL, 0},
+	};
+	int o;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "p:a", opts, NULL)) != -1) {
+		if (o == 'p')
+			password = optarg;
+		else if (o == 'a')
+			admin = true;
+		else
+			return usage();
+	}
+	if (argc - optind != 3)
+		return usage();
+	struct cli c;
+	if (cli_open(&c, cfg_path) < 0)
+		return 1;
+	request *r = &c.r;
+	param_add(r, "username", argv[optind], false, SRC_BODY, false);
+	param_add(r, "email", argv[optind + 1], false, SRC_BODY, false);
+	param_add(r, "name", argv[optind + 2], false, SRC_BODY, false);
+	if (password)
+		param_add(r, "password", password, false, SRC_BODY, false);
+	else
+		param_add(r, "reset_password", "true", false, SRC_BODY, false);
+	param_add(r, "admin", admin ? "true" : "false", false, SRC_BODY, false);
+	param_add(r, "skip_confirmation", "true", false, SRC_BODY, false);
+	int rc = users_create(r);
+	int status = 0;
+	if (rc < 0) {
+		status = cli_fail(&c, rc);
+	} else {
+		const char *id = cli_user_id(&c, argv[optind]);
+		status = id ? print_private_token(&c, id) : 1;
+	}
+	cli_close(&c);
+	return status;
+}
+
+static int token_create(const char *cfg_path, int argc, char **argv)
+{
+	const char *name = "cli", *scopes = "api", *expires = NULL;
+	static const struct option opts[] = {
+		{"name", required_argument, NULL, 'n'},
+		{"scopes", required_argument, NULL, 's'},
+		{"expires", required_argument, NULL, 'e'},
+		{NULL, 0, NULL, 0},
+	};
+	int o;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "n:s:e:", opts, NULL)) != -1) {
+		if (o == 'n')
+			name = optarg;
+		else if (o == 's')
+			scopes = optarg;
+		else if (o == 'e')
+			expires = optarg;
+		else
+			return usage();
+	}
+	if (argc - optind != 1)
+		return usage();
+	struct cli c;
+	if (cli_open(&c, cfg_path) < 0)
+		return 1;
+	request *r = &c.r;
+	const char *id = cli_user_id(&c, argv[optind]);
+	int status = 1;
+	if (!id) {
+		fprintf(stderr, "collabd: no user %s\n", argv[optind]);
+		goto out;
+	}
+	param_add(r, "user_id", id, false, SRC_PATH, true);
+	param_add(r, "name", name, false, SRC_BODY, false);
+	if (expires)
+		param_add(r, "expires_at", expires, false, SRC_BODY, false);
+	char *list = arena_strdup(c.a, scopes), *save = NULL;
+	for (char *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save))
+		param_add(r, "scopes", s, true, SRC_BODY, false);
+	int rc = tokens_create(r, "personal");
+	if (rc < 0) {
+		status = cli_fail(&c, rc);
+		goto out;
+	}
+	json_object *body = json_tokener_parse(r->body), *t = NULL;
+	if (body && json_object_object_get_ex(body, "token", &t)) {
+		printf("%s\n", json_object_get_string(t));
+		status = 0;
+	}
+	json_object_put(body);
+out:
+	cli_close(&c);
+	return status;
+}
+
+static int private_token(const char *cfg_path, int argc, char **argv)
+{
+	if (argc != 2)
+		return usage();
+	struct cli c;
+	if (cli_open(&c, cfg_path) < 0)
+		return 1;
+	const char *id = cli_user_id(&c, argv[1]);
+	int status = id ? print_private_token(&c, id) : 1;
+	if (!id)
+		fprintf(stderr, "collabd: no user %s\n", argv[1]);
+	cli_close(&c);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cfg_opt = NULL;
+	int i = 1;
+	if (i + 1 < argc && strcmp(argv[i], "-c") == 0) {
+		cfg_opt = argv[i + 1];
+		i += 2;
+	}
+	if (i >= argc)
+		return usage();
+	const char *cmd = argv[i];
+	const char *cfg_path = config_path(cfg_opt);
+	if (strcmp(cmd, "serve") == 0)
+		return serve(cfg_path);
+	if (strcmp(cmd, "migrate") == 0 || strcmp(cmd, "keygen") == 0) {
+		config cfg;
+		if (config_load(&cfg, cfg_path) < 0)
+			return 1;
+		int rc = 0;
+		if (strcmp(cmd, "migrate") == 0) {
+			rc = db_migrate(cfg.database_url) < 0;
+		} else if (access(cfg.key_file, F_OK) != 0) {
+			if (crypto_key_create(cfg.key_file) < 0) {
+				fprintf(stderr, "collabd: cannot create %s: %s\n", cfg.key_file,
+					strerror(errno));
+				rc = 1;
+			} else {
+				printf("created %s\n", cfg.key_file);
+			}
+		}
+		config_free(&cfg);
+		return rc;
+	}
+	if (strcmp(cmd, "user-create") == 0)
+		return user_create(cfg_path, argc - i, argv + i);
+	if (strcmp(cmd, "token-create") == 0)
+		return token_create(cfg_path, argc - i, argv + i);
+	if (strcmp(cmd, "private-token") == 0)
+		return private_token(cfg_path, argc - i, argv + i);
+	if (strcmp(cmd, "version") == 0) {
+		printf("collabd 10.0.0-collabd (%s)\n", GIT_REVISION);
+		return 0;
+	}
+	return usage();
+}

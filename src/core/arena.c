@@ -1,0 +1,134 @@
+#include "core/arena.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_BLOCK 16384
+
+struct block {
+	struct block *next;
+	size_t size;
+	size_t used;
+	_Alignas(16) unsigned char data[];
+};
+
+struct cleanup {
+	struct cleanup *next;
+	arena_cleanup_fn fn;
+	void *ptr;
+};
+
+struct arena {
+	struct block *head;
+	struct block *first;
+	struct cleanup *cleanups;
+};
+
+static struct block *block_new(size_t size)
+{
+	struct block *b = malloc(sizeof(*b) + size);
+	if (!b)
+		abort();
+	b->next = NULL;
+	b->size = size;
+	b->used = 0;
+	return b;
+}
+
+arena *arena_new(void)
+{
+	arena *a = calloc(1, sizeof(*a));
+	if (!a)
+		abort();
+	a->first = a->head = block_new(ARENA_BLOCK);
+	return a;
+}
+
+void arena_reset(arena *a)
+{
+	while (a->cleanups) {
+		struct cleanup *c = a->cleanups;
+		a->cleanups = c->next;
+		c->fn(c->ptr);
+	}
+	struct block *b = a->head;
+	while (b && b != a->first) {
+		struct block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->head = a->first;
+	a->first->next = NULL;
+	a->first->used = 0;
+}
+
+void arena_destroy(arena *a)
+{
+	if (!a)
+		return;
+	arena_reset(a);
+	free(a->first);
+	free(a);
+}
+
+void *arena_alloc(arena *a, size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	struct block *b = a->head;
+	if (b->size - b->used < size) {
+		/* New blocks go in front; the first block stays at the tail so that
+		 * reset can keep it. A big request gets a block of its own size. */
+		b = block_new(size > ARENA_BLOCK ? size : ARENA_BLOCK);
+		b->next = a->head;
+		a->head = b;
+	}
+	void *p = b->data + b->used;
+	b->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *arena_strdup(arena *a, const char *s)
+{
+	return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+char *arena_printf(arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void arena_defer(arena *a, arena_cleanup_fn fn, void *ptr)
+{
+	struct cleanup *c = arena_alloc(a, sizeof(*c));
+	c->fn = fn;
+	c->ptr = ptr;
+	c->next = a->cleanups;
+	a->cleanups = c;
+}
+
+size_t arena_capacity(const arena *a)
+{
+	size_t n = 0;
+	for (const struct block *b = a->head; b; b = b->next)
+		n += b->size;
+	return n;
+}

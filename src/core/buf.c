@@ -1,0 +1,79 @@
+#include "core/buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void buf_init(buf *b, arena *a, size_t cap)
+{
+	b->a = a;
+	b->cap = cap ? cap : 64;
+	b->data = arena_alloc(a, b->cap);
+	b->len = 0;
+}
+
+static void buf_reserve(buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap * 2;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *d = arena_alloc(b->a, cap);
+	memcpy(d, b->data, b->len);
+	b->data = d;
+	b->cap = cap;
+}
+
+void buf_append(buf *b, const char *s, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_puts(buf *b, const char *s)
+{
+	buf_append(b, s, strlen(s));
+}
+
+void buf_putc(buf *b, char c)
+{
+	buf_append(b, &c, 1);
+}
+
+void buf_printf(buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	buf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void buf_urlencode(buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned char c = *p;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_' || c == '.' || c == '~') {
+			buf_putc(b, (char)c);
+		} else {
+			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+			buf_append(b, e, 3);
+		}
+	}
+}
+
+const char *buf_cstr(buf *b)
+{
+	if (!b->data)
+		return "";
+	return b->data;
+}

@@ -1,0 +1,146 @@
+#include "core/config.h"
+
+#include <ctype.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum kind { STR, INT };
+
+struct key {
+	const char *name;
+	enum kind kind;
+	size_t offset;
+	const char *def;
+};
+
+#define S(f, d) {#f, STR, offsetof(config, f), d}
+#define I(f, d) {#f, INT, offsetof(config, f), d}
+static const struct key keys[] = {
+	S(listen, "127.0.0.1:9000"),
+	I(workers, "0"),
+	S(database_url, "dbname=collabd"),
+	S(external_url, "http://localhost:8080"),
+	S(key_file, "/etc/collabd/instance.key"),
+	S(storage_path, "/var/lib/collabd"),
+	S(ssh_host, "localhost"),
+	S(log_level, "info"),
+	I(max_body, "10485760"),
+	I(backlog, "1024"),
+	S(socket_mode, "0660"),
+};
+#undef S
+#undef I
+
+static int set(config *cfg, const struct key *k, const char *value)
+{
+	void *field = (char *)cfg + k->offset;
+	if (k->kind == STR) {
+		char **p = field;
+		free(*p);
+		*p = strdup(value);
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	long v = strtol(value, &end, 10);
+	if (errno || *end || end == value || v < 0 || v > 1000000000) {
+		fprintf(stderr, "collabd: config %s: not a number: %s\n", k->name, value);
+		return -1;
+	}
+	*(int *)field = (int)v;
+	return 0;
+}
+
+static const struct key *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int config_load(config *cfg, const char *path)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		set(cfg, &keys[i], keys[i].def);
+
+	if (path) {
+		FILE *f = fopen(path, "r");
+		if (!f) {
+			fprintf(stderr, "collabd: cannot open config %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		char line[4096];
+		int lineno = 0;
+		while (fgets(line, sizeof(line), f)) {
+			lineno++;
+			char *s = trim(line);
+			if (!*s || *s == '#')
+				continue;
+			char *eq = strchr(s, '=');
+			if (!eq) {
+				fprintf(stderr, "collabd: %s:%d: expected key = value\n", path, lineno);
+				fclose(f);
+				return -1;
+			}
+			*eq = '\0';
+			char *name = trim(s), *value = trim(eq + 1);
+			const struct key *k = find(name);
+			if (!k) {
+				fprintf(stderr, "collabd: %s:%d: unknown key %s\n", path, lineno, name);
+				fclose(f);
+				return -1;
+			}
+			if (set(cfg, k, value) < 0) {
+				fclose(f);
+				return -1;
+			}
+		}
+		fclose(f);
+	}
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char env[64] = "COLLABD_";
+		size_t n = strlen(env);
+		for (const char *p = keys[i].name; *p && n < sizeof(env) - 1; p++)
+			env[n++] = (char)toupper((unsigned char)*p);
+		env[n] = '\0';
+		const char *v = getenv(env);
+		if (v && set(cfg, &keys[i], v) < 0)
+			return -1;
+	}
+	if (cfg->workers == 0) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		cfg->workers = cores > 0 ? (int)cores * 2 : 2;
+	}
+	/* Link headers and web_url are built by appending a path. */
+	size_t n = strlen(cfg->external_url);
+	while (n > 0 && cfg->external_url[n - 1] == '/')
+		cfg->external_url[--n] = '\0';
+	return 0;
+}
+
+void config_free(config *cfg)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].kind == STR) {
+			char **p = (char **)((char *)cfg + keys[i].offset);
+			free(*p);
+			*p = NULL;
+		}
+}

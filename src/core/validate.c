@@ -1,0 +1,140 @@
+#include "core/validate.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+bool valid_namespace_path(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 255 || s[0] == '-' || s[n - 1] == '.')
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
+			return false;
+	return !ends_with(s, ".git") && !ends_with(s, ".atom");
+}
+
+bool valid_email(const char *s)
+{
+	size_t n = strlen(s);
+	const char *at = strchr(s, '@');
+	if (n > 255 || !at || at == s || !at[1] || strchr(at + 1, '@'))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (isspace((unsigned char)*p) || (unsigned char)*p < 0x20)
+			return false;
+	return true;
+}
+
+bool valid_hex_color(const char *s)
+{
+	size_t n = strlen(s);
+	if (s[0] != '#' || (n != 4 && n != 7))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static int digits(const char *s, int n)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+static bool date_prefix(const char *s)
+{
+	int y = digits(s, 4), m = digits(s + 5, 2), d = digits(s + 8, 2);
+	if (strlen(s) < 10 || s[4] != '-' || s[7] != '-' || y < 1 || m < 1 || m > 12 || d < 1)
+		return false;
+	static const int days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (d > days[m - 1])
+		return false;
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return !(m == 2 && d == 29 && !leap);
+}
+
+bool valid_date(const char *s)
+{
+	return strlen(s) == 10 && date_prefix(s);
+}
+
+bool valid_datetime(const char *s)
+{
+	if (!date_prefix(s))
+		return false;
+	const char *p = s + 10;
+	if (!*p)
+		return true;
+	if (*p != 'T' && *p != ' ')
+		return false;
+	p++;
+	int h = digits(p, 2), mi = digits(p + 3, 2);
+	if (h < 0 || h > 23 || p[2] != ':' || mi < 0 || mi > 59)
+		return false;
+	p += 5;
+	if (*p == ':') {
+		int sec = digits(p + 1, 2);
+		if (sec < 0 || sec > 60)
+			return false;
+		p += 3;
+		if (*p == '.') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return false;
+			while (isdigit((unsigned char)*p))
+				p++;
+		}
+	}
+	if (*p == 'Z' || *p == 'z')
+		return p[1] == '\0';
+	if (*p == '+' || *p == '-') {
+		int oh = digits(p + 1, 2);
+		if (oh < 0 || oh > 14)
+			return false;
+		p += 3;
+		if (*p == ':')
+			p++;
+		if (*p) {
+			int om = digits(p, 2);
+			if (om < 0 || om > 59 || p[2])
+				return false;
+		}
+		return true;
+	}
+	return *p == '\0';
+}
+
+bool valid_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned char c = *p;
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			return false;
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		int n = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
+		if (n < 0 || c == 0xC0 || c == 0xC1 || c > 0xF4)
+			return false;
+		for (int i = 1; i <= n; i++)
+			if ((p[i] & 0xC0) != 0x80)
+				return false;
+		p += n + 1;
+	}
+	return true;
+}

@@ -1,0 +1,238 @@
+#include "db/db.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+static const db_stmt tx_stmts[] = {
+	{"tx_begin", "BEGIN"},
+	{"tx_commit", "COMMIT"},
+	{"tx_rollback", "ROLLBACK"},
+	{NULL, NULL},
+};
+
+static int prepare_all(db *d)
+{
+	PGresult *res = PQexec(d->conn, "SET TIME ZONE 'UTC'");
+	bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	PQclear(res);
+	if (!ok)
+		return -1;
+	for (const db_stmt *s = tx_stmts; s->name; s++) {
+		res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
+		ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+		PQclear(res);
+		if (!ok)
+			return -1;
+	}
+	for (int m = 0; db_registry[m]; m++) {
+		for (const db_stmt *s = db_registry[m]; s->name; s++) {
+			res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
+			if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+				log_error("prepare %s: %s", s->name, PQresultErrorMessage(res));
+				PQclear(res);
+				return -1;
+			}
+			PQclear(res);
+		}
+	}
+	d->prepared = true;
+	return 0;
+}
+
+int db_connect(db *d, const char *conninfo)
+{
+	memset(d, 0, sizeof(*d));
+	d->conninfo = strdup(conninfo);
+	d->conn = PQconnectdb(conninfo);
+	if (PQstatus(d->conn) != CONNECTION_OK) {
+		log_error("database: %s", PQerrorMessage(d->conn));
+		return -1;
+	}
+	return prepare_all(d);
+}
+
+int db_ensure(db *d)
+{
+	if (d->conn && PQstatus(d->conn) == CONNECTION_OK && d->prepared)
+		return 0;
+	d->prepared = false;
+	if (d->conn)
+		PQfinish(d->conn);
+	d->conn = PQconnectdb(d->conninfo);
+	if (PQstatus(d->conn) != CONNECTION_OK)
+		return -1;
+	if (prepare_all(d) < 0) {
+		log_error("database: prepare failed after reconnect");
+		return -1;
+	}
+	log_info("database connection re-established");
+	return 0;
+}
+
+void db_close(db *d)
+{
+	if (d->conn)
+		PQfinish(d->conn);
+	free(d->conninfo);
+	memset(d, 0, sizeof(*d));
+}
+
+static void clear_result(void *res)
+{
+	PQclear(res);
+}
+
+PGresult *db_query(request *r, const char *stmt, int n, const char *const *values, int *err)
+{
+	db *d = r->db;
+	int e = ERR_INTERNAL;
+	if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
+		e = ERR_UNAVAILABLE;
+		goto fail;
+	}
+	PGresult *res = PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
+	if (!res) {
+		e = ERR_UNAVAILABLE;
+		goto fail;
+	}
+	arena_defer(r->a, clear_result, res);
+	ExecStatusType st = PQresultStatus(res);
+	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+		return res;
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	if (PQstatus(d->conn) != CONNECTION_OK) {
+		e = ERR_UNAVAILABLE;
+	} else if (state && strcmp(state, "23505") == 0) {
+		const char *c = PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME);
+		e = ERR_CONFLICT;
+		r->err_detail = arena_strdup(r->a, c ? c : "");
+	} else if (state && (strncmp(state, "22", 2) == 0 || strcmp(state, "23514") == 0)) {
+		/* data exceptions (bad timestamp, out of range): the input was bad */
+		e = ERR_INVALID;
+		r->err_detail = "a parameter has an invalid value";
+		log_info("statement %s: %s", stmt, PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
+	} else if (state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)) {
+		e = ERR_UNAVAILABLE;
+	} else if (state && (strncmp(state, "57P", 3) == 0 || strncmp(state, "08", 2) == 0)) {
+		e = ERR_UNAVAILABLE;
+	} else {
+		log_error("statement %s failed: %s", stmt, PQresultErrorMessage(res));
+	}
+fail:
+	if (e == ERR_UNAVAILABLE)
+		log_warn("statement %s: database unavailable", stmt);
+	if (err)
+		*err = e;
+	return NULL;
+}
+
+int db_begin(request *r)
+{
+	int err;
+	return db_query(r, "tx_begin", 0, NULL, &err) ? 0 : err;
+}
+
+int db_commit(request *r)
+{
+	int err;
+	return db_query(r, "tx_commit", 0, NULL, &err) ? 0 : err;
+}
+
+void db_rollback(request *r)
+{
+	if (r->db->conn && PQtransactionStatus(r->db->conn) != PQTRANS_IDLE)
+		(void)db_query(r, "tx_rollback", 0, NULL, NULL);
+}
+
+long long db_int(const PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? 0 : strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
+bool db_bool(const PGresult *res, int row, int col)
+{
+	return !PQgetisnull(res, row, col) && PQgetvalue(res, row, col)[0] == 't';
+}
+
+static bool exec_ok(PGconn *c, const char *sql)
+{
+	PGresult *res = PQexec(c, sql);
+	bool ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+	if (!ok)
+		fprintf(stderr, "collabd: %s", PQresultErrorMessage(res));
+	PQclear(res);
+	return ok;
+}
+
+static int applied(PGconn *c, const char *version)
+{
+	const char *v[1] = {version};
+	PGresult *res = PQexecParams(c, "SELECT 1 FROM schema_migrations WHERE version = $1", 1, NULL,
+				     v, NULL, NULL, 0);
+	int rc = PQresultStatus(res) != PGRES_TUPLES_OK ? -1 : PQntuples(res) > 0;
+	PQclear(res);
+	return rc;
+}
+
+int db_migrate(const char *conninfo)
+{
+	PGconn *c = PQconnectdb(conninfo);
+	if (PQstatus(c) != CONNECTION_OK) {
+		fprintf(stderr, "collabd: database: %s", PQerrorMessage(c));
+		PQfinish(c);
+		return -1;
+	}
+	int rc = 0;
+	/* One migrator at a time, across instances. */
+	if (!exec_ok(c, "SET client_min_messages = warning") ||
+	    !exec_ok(c, "SELECT pg_advisory_lock(7001)") ||
+	    !exec_ok(c, "CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, "
+			"applied_at timestamptz NOT NULL DEFAULT now())")) {
+		rc = -1;
+		goto out;
+	}
+	for (int i = 0; i < migrations_count; i++) {
+		const char *version = migrations[i].version;
+		int a = applied(c, version);
+		if (a < 0) {
+			rc = -1;
+			break;
+		}
+		if (a)
+			continue;
+		const char *v[1] = {version};
+		bool ok = exec_ok(c, "BEGIN") && exec_ok(c, migrations[i].sql);
+		if (ok) {
+			PGresult *res = PQexecParams(
+				c, "INSERT INTO schema_migrations (version) VALUES ($1)", 1, NULL, v, NULL,
+				NULL, 0);
+			ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+			PQclear(res);
+		}
+		ok = ok && exec_ok(c, "COMMIT");
+		if (!ok) {
+			exec_ok(c, "ROLLBACK");
+			fprintf(stderr, "collabd: migration %s failed\n", version);
+			rc = -1;
+			break;
+		}
+		printf("applied %s\n", version);
+	}
+out:
+	PQfinish(c);
+	return rc;
+}
+
+int db_schema_check(PGconn *c)
+{
+	for (int i = 0; i < migrations_count; i++) {
+		int a = applied(c, migrations[i].version);
+		if (a <= 0)
+			return a < 0 ? 1 : 1;
+	}
+	return 0;
+}

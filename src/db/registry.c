@@ -1,0 +1,8 @@
+/* Every module's statements; the worker prepares all of them at connect. */
+#include "api/api.h"
+#include "auth/auth.h"
+#include "db/db.h"
+
+const db_stmt *const db_registry[] = {
+	auth_stmts, users_stmts, keys_stmts, tokens_stmts, broadcast_stmts, events_stmts, NULL,
+};

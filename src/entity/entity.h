@@ -1,0 +1,19 @@
+/* Small helpers shared by the presenters. */
+#ifndef COLLABD_ENTITY_H
+#define COLLABD_ENTITY_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "http/request.h"
+
+/* Adds key: the string, or JSON null when s is NULL. */
+void json_put_str(json_object *o, const char *key, const char *s);
+void json_put_int(json_object *o, const char *key, long long v);
+void json_put_bool(json_object *o, const char *key, bool v);
+/* Adds key: integer parsed from s, or null when s is NULL. */
+void json_put_int_or_null(json_object *o, const char *key, const char *s);
+/* URL of an uploaded avatar, or NULL when there is none. */
+const char *entity_avatar_url(request *r, const char *kind, const char *id, const char *file);
+
+#endif

@@ -1,0 +1,14 @@
+#include "entity/key.h"
+
+#include "db/db.h"
+#include "entity/entity.h"
+
+json_object *entity_key(request *r, const PGresult *res, int row, int col)
+{
+	json_object *o = json_object_new_object();
+	json_put_int(o, "id", db_int(res, row, col));
+	json_put_str(o, "title", db_val(res, row, col + 1));
+	json_put_str(o, "key", db_val(res, row, col + 2));
+	json_put_str(o, "created_at", db_val(res, row, col + 3));
+	return o;
+}

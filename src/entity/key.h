@@ -1,0 +1,11 @@
+/* Presenter of an SSH key: id, title, key, created_at. */
+#ifndef COLLABD_ENTITY_KEY_H
+#define COLLABD_ENTITY_KEY_H
+
+#include "http/request.h"
+
+#define KEY_COLS "k.id, k.title, k.key, iso8601(k.created_at)"
+
+json_object *entity_key(request *r, const PGresult *res, int row, int col);
+
+#endif

@@ -1,0 +1,453 @@
+#include "http/request.h"
+
+#include "core/validate.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_PARAMS 512
+#define MAX_JSON_DEPTH 16
+
+void request_init(request *r, arena *a, const config *cfg)
+{
+	memset(r, 0, sizeof(*r));
+	r->a = a;
+	r->cfg = cfg;
+	r->status = 200;
+	buf_init(&r->headers, a, 512);
+}
+
+const char *request_header(request *r, const char *cgi_name)
+{
+	if (!r->header_fn)
+		return NULL;
+	return r->header_fn(r->header_ctx, cgi_name);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+char *url_decode(arena *a, const char *s, size_t n, bool plus)
+{
+	char *out = arena_alloc(a, n + 1), *o = out;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '%') {
+			if (i + 2 >= n)
+				return NULL;
+			int h = hexval(s[i + 1]), l = hexval(s[i + 2]);
+			if (h < 0 || l < 0)
+				return NULL;
+			c = (char)(h * 16 + l);
+			if (c == '\0')
+				return NULL;
+			i += 2;
+		} else if (c == '+' && plus) {
+			c = ' ';
+		}
+		*o++ = c;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int param_count(request *r)
+{
+	int n = 0;
+	for (param *p = r->params; p; p = p->next)
+		n++;
+	return n;
+}
+
+void param_add(request *r, const char *name, const char *value, bool array,
+	       enum param_source src, bool front)
+{
+	param *p = arena_alloc(r->a, sizeof(*p));
+	p->name = name;
+	p->value = value;
+	p->array = array;
+	p->source = src;
+	if (front) {
+		p->next = r->params;
+		r->params = p;
+		if (!r->params_tail)
+			r->params_tail = p;
+	} else {
+		if (r->params_tail)
+			r->params_tail->next = p;
+		else
+			r->params = p;
+		r->params_tail = p;
+	}
+}
+
+/* Splits "a=1&b[]=2" into parameters. */
+static int parse_urlencoded(request *r, const char *s, size_t n, enum param_source src)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t j = i;
+		while (j < n && s[j] != '&')
+			j++;
+		if (j > i) {
+			const char *eq = memchr(s + i, '=', j - i);
+			size_t klen = eq ? (size_t)(eq - (s + i)) : j - i;
+			char *name = url_decode(r->a, s + i, klen, true);
+			char *value = eq ? url_decode(r->a, eq + 1, (size_t)(s + j - eq - 1), true)
+					 : arena_strdup(r->a, "");
+			if (!name || !value)
+				return fail(r, ERR_BAD_REQUEST, "invalid percent-encoding");
+			if (!valid_text(name) || !valid_text(value))
+				return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
+			size_t nl = strlen(name);
+			bool array = nl > 2 && strcmp(name + nl - 2, "[]") == 0;
+			if (array)
+				name[nl - 2] = '\0';
+			if (*name) {
+				if (param_count(r) >= MAX_PARAMS)
+					return fail(r, ERR_BAD_REQUEST, "too many parameters");
+				param_add(r, name, value, array, src, false);
+			}
+		}
+		i = j + 1;
+	}
+	return 0;
+}
+
+static const char INVALID_TEXT[] = "";
+
+static const char *json_scalar(request *r, json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		return NULL;
+	case json_type_boolean:
+		return json_object_get_boolean(v) ? "true" : "false";
+	case json_type_string: {
+		const char *t = json_object_get_string(v);
+		size_t n = (size_t)json_object_get_string_len(v);
+		if (strlen(t) != n || !valid_text(t))
+			return INVALID_TEXT;
+		return arena_strndup(r->a, t, n);
+	}
+	default:
+		return arena_strdup(r->a, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	}
+}
+
+static int parse_json(request *r, const char *body, size_t n)
+{
+	json_tokener *tok = json_tokener_new_ex(MAX_JSON_DEPTH);
+	if (!tok)
+		return ERR_INTERNAL;
+	json_object *root = json_tokener_parse_ex(tok, body, (int)n);
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	size_t used = tok->char_offset;
+	json_tokener_free(tok);
+	if (!root || jerr != json_tokener_success) {
+		if (root)
+			json_object_put(root);
+		return fail(r, ERR_BAD_REQUEST, "malformed JSON body");
+	}
+	request_own(r, root);
+	for (; used < n; used++)
+		if (!isspace((unsigned char)body[used]))
+			return fail(r, ERR_BAD_REQUEST, "malformed JSON body");
+	if (!json_object_is_type(root, json_type_object))
+		return fail(r, ERR_BAD_REQUEST, "JSON body must be an object");
+	json_object_object_foreach(root, key, val)
+	{
+		if (param_count(r) >= MAX_PARAMS)
+			return fail(r, ERR_BAD_REQUEST, "too many parameters");
+		if (!valid_text(key))
+			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
+		if (json_object_is_type(val, json_type_array)) {
+			size_t len = json_object_array_length(val);
+			for (size_t i = 0; i < len; i++) {
+				const char *v = json_scalar(r, json_object_array_get_idx(val, i));
+				if (v == INVALID_TEXT)
+					return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
+				param_add(r, arena_strdup(r->a, key), v, true, SRC_BODY, false);
+			}
+		} else {
+			const char *v = json_scalar(r, val);
+			if (v == INVALID_TEXT)
+				return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
+			param_add(r, arena_strdup(r->a, key), v, false, SRC_BODY, false);
+		}
+	}
+	return 0;
+}
+
+static const char *find_ci(const char *hay, const char *end, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (const char *p = hay; p + n <= end; p++)
+		if (strncasecmp(p, needle, n) == 0)
+			return p;
+	return NULL;
+}
+
+/* Value of attribute attr="..." (or attr=token) in a header, in a. */
+static char *header_attr(arena *a, const char *h, const char *end, const char *attr)
+{
+	const char *p = h;
+	size_t al = strlen(attr);
+	while ((p = find_ci(p, end, attr)) != NULL) {
+		if ((p == h || p[-1] == ';' || p[-1] == ' ') && p + al < end && p[al] == '=') {
+			p += al + 1;
+			if (*p == '"') {
+				const char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
+				return q ? arena_strndup(a, p + 1, (size_t)(q - p - 1)) : NULL;
+			}
+			const char *q = p;
+			while (q < end && *q != ';' && *q != ' ' && *q != '\r')
+				q++;
+			return arena_strndup(a, p, (size_t)(q - p));
+		}
+		p += al;
+	}
+	return NULL;
+}
+
+static int parse_multipart(request *r, const char *ctype, const char *body, size_t n)
+{
+	char *boundary = header_attr(r->a, ctype, ctype + strlen(ctype), "boundary");
+	if (!boundary || !*boundary || strlen(boundary) > 200)
+		return fail(r, ERR_BAD_REQUEST, "multipart body without boundary");
+	char *delim = arena_printf(r->a, "--%s", boundary);
+	size_t dl = strlen(delim);
+	const char *end = body + n;
+	const char *p = NULL;
+	/* find the first delimiter */
+	for (const char *q = body; q + dl <= end; q++)
+		if (memcmp(q, delim, dl) == 0) {
+			p = q;
+			break;
+		}
+	if (!p)
+		return fail(r, ERR_BAD_REQUEST, "malformed multipart body");
+	for (;;) {
+		p += dl;
+		if (p + 2 <= end && p[0] == '-' && p[1] == '-')
+			return 0; /* closing delimiter */
+		if (p + 2 > end || p[0] != '\r' || p[1] != '\n')
+			return fail(r, ERR_BAD_REQUEST, "malformed multipart body");
+		p += 2;
+		const char *hend = NULL;
+		for (const char *q = p; q + 4 <= end; q++)
+			if (memcmp(q, "\r\n\r\n", 4) == 0) {
+				hend = q;
+				break;
+			}
+		if (!hend)
+			return fail(r, ERR_BAD_REQUEST, "malformed multipart body");
+		const char *disp = find_ci(p, hend, "content-disposition:");
+		char *name = disp ? header_attr(r->a, disp, hend, "name") : NULL;
+		char *filename = disp ? header_attr(r->a, disp, hend, "filename") : NULL;
+		const char *data = hend + 4, *next = NULL;
+		for (const char *q = data; q + dl + 2 <= end; q++)
+			if (q[0] == '\r' && q[1] == '\n' && memcmp(q + 2, delim, dl) == 0) {
+				next = q;
+				break;
+			}
+		if (!next || !name)
+			return fail(r, ERR_BAD_REQUEST, "malformed multipart body");
+		if (param_count(r) >= MAX_PARAMS)
+			return fail(r, ERR_BAD_REQUEST, "too many parameters");
+		size_t nl = strlen(name);
+		bool array = nl > 2 && strcmp(name + nl - 2, "[]") == 0;
+		if (array)
+			name[nl - 2] = '\0';
+		/* Files keep their bytes; the view carries text, so a file part is kept
+		 * under its name and its filename under name.filename. */
+		char *value = arena_strndup(r->a, data, (size_t)(next - data));
+		if (!filename && (strlen(value) != (size_t)(next - data) || !valid_text(value)))
+			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
+		if (!valid_text(name) || (filename && !valid_text(filename)))
+			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
+		param_add(r, name, value, array, SRC_BODY, false);
+		if (filename)
+			param_add(r, arena_printf(r->a, "%s.filename", name), filename, false, SRC_BODY,
+				  false);
+		p = next + 2;
+	}
+}
+
+int request_parse(request *r, const char *method, const char *uri, const char *content_type,
+		  const char *body, size_t body_len)
+{
+	r->head = strcmp(method, "HEAD") == 0;
+	r->method = r->head ? "GET" : arena_strdup(r->a, method);
+	const char *q = strchr(uri, '?');
+	r->path = q ? arena_strndup(r->a, uri, (size_t)(q - uri)) : arena_strdup(r->a, uri);
+	r->query = q ? arena_strdup(r->a, q + 1) : "";
+	int rc = parse_urlencoded(r, r->query, strlen(r->query), SRC_QUERY);
+	if (rc < 0)
+		return rc;
+	if (!body || body_len == 0)
+		return 0;
+	const char *ct = content_type ? content_type : "";
+	if (strncasecmp(ct, "application/json", 16) == 0)
+		return parse_json(r, body, body_len);
+	if (strncasecmp(ct, "multipart/form-data", 19) == 0)
+		return parse_multipart(r, ct, body, body_len);
+	if (strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0 || !*ct) {
+		if (memchr(body, '\0', body_len))
+			return fail(r, ERR_BAD_REQUEST, "invalid form body");
+		return parse_urlencoded(r, body, body_len, SRC_BODY);
+	}
+	return 0; /* other bodies (git packs, artifacts) are read by their handlers */
+}
+
+/* The last value wins, as in Rack; path captures, added in front, win over all. */
+param *param_find(request *r, const char *name)
+{
+	param *found = NULL;
+	for (param *p = r->params; p; p = p->next) {
+		if (!p->array && strcmp(p->name, name) == 0) {
+			if (p->source == SRC_PATH)
+				return p;
+			found = p;
+		}
+	}
+	return found;
+}
+
+const char *param_str(request *r, const char *name)
+{
+	param *p = param_find(r, name);
+	return p ? p->value : NULL;
+}
+
+int param_int(request *r, const char *name, long long *out)
+{
+	param *p = param_find(r, name);
+	if (!p || !p->value)
+		return 1;
+	const char *s = p->value;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || isspace((unsigned char)*s))
+		return fail_invalid(r, name);
+	*out = v;
+	return 0;
+}
+
+int param_bool(request *r, const char *name, bool *out)
+{
+	param *p = param_find(r, name);
+	if (!p || !p->value)
+		return 1;
+	static const char *yes[] = {"true", "1", "t", "yes", "y", "on"};
+	static const char *no[] = {"false", "0", "f", "no", "n", "off"};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
+		if (strcasecmp(p->value, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(p->value, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return fail_invalid(r, name);
+}
+
+int param_array(request *r, const char *name, const char ***out)
+{
+	int n = 0;
+	for (param *p = r->params; p; p = p->next)
+		if (p->array && strcmp(p->name, name) == 0)
+			n++;
+	const char **v = arena_alloc(r->a, sizeof(*v) * (size_t)(n + 1));
+	int i = 0;
+	for (param *p = r->params; p; p = p->next)
+		if (p->array && strcmp(p->name, name) == 0)
+			v[i++] = p->value;
+	*out = v;
+	return n;
+}
+
+int param_require(request *r, const char *name, const char **out)
+{
+	const char *v = param_str(r, name);
+	if (!v || !*v)
+		return fail_missing(r, name);
+	*out = v;
+	return 0;
+}
+
+static void json_release(void *obj)
+{
+	json_object_put(obj);
+}
+
+json_object *request_own(request *r, json_object *obj)
+{
+	if (obj)
+		arena_defer(r->a, json_release, obj);
+	return obj;
+}
+
+int param_text(request *r, const char *name, size_t max, const char **out)
+{
+	const char *v = param_str(r, name);
+	if (!v)
+		return 1;
+	size_t chars = 0;
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if ((*p & 0xC0) != 0x80)
+			chars++;
+	if (chars > max)
+		return fail_validation(
+			r, name, arena_printf(r->a, "is too long (maximum is %zu characters)", max));
+	*out = v;
+	return 0;
+}
+
+int param_datetime(request *r, const char *name, const char **out)
+{
+	const char *v = param_str(r, name);
+	if (!v)
+		return 1;
+	if (!valid_datetime(v))
+		return fail_invalid(r, name);
+	*out = v;
+	return 0;
+}
+
+int param_date(request *r, const char *name, const char **out)
+{
+	const char *v = param_str(r, name);
+	if (!v)
+		return 1;
+	if (!valid_date(v))
+		return fail_invalid(r, name);
+	*out = v;
+	return 0;
+}
+
+int param_oneof(request *r, const char *name, const char *const *allowed, const char **out)
+{
+	const char *v = param_str(r, name);
+	if (!v)
+		return 1;
+	for (int i = 0; allowed[i]; i++)
+		if (strcmp(v, allowed[i]) == 0) {
+			*out = allowed[i];
+			return 0;
+		}
+	return fail_not_valid_value(r, name);
+}

@@ -1,0 +1,129 @@
+/* One HTTP request as the worker sees it: what came in (method, path, parameter view,
+ * headers), who is asking (after authentication), and what goes out (status, headers,
+ * body). Everything lives in the request's arena. */
+#ifndef COLLABD_REQUEST_H
+#define COLLABD_REQUEST_H
+
+#include <json-c/json.h>
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/config.h"
+#include "http/errors.h"
+
+enum param_source { SRC_PATH, SRC_QUERY, SRC_BODY };
+
+typedef struct param {
+	const char *name;  /* without a trailing [] */
+	const char *value; /* NULL for a JSON null */
+	bool array;        /* sent as name[] or as a JSON array element */
+	enum param_source source;
+	struct param *next;
+} param;
+
+/* The authenticated caller, filled by auth_authenticate(). */
+typedef struct {
+	long long id;
+	bool admin;
+	const char *username;
+	const char *scopes;       /* PostgreSQL text[] literal, e.g. {api} */
+	const char *token_kind;   /* private, personal, impersonation, oauth */
+	PGresult *res;            /* the user row, columns as USER_COLS from col */
+	int row;
+	int col;
+	bool impersonated;        /* via sudo */
+} caller;
+
+struct route;
+struct db;
+
+typedef struct request {
+	arena *a;
+	const config *cfg;
+	struct db *db;
+	const unsigned char *key; /* instance key, 32 bytes */
+
+	/* what came in */
+	const char *method;   /* GET for HEAD requests too */
+	bool head;
+	const char *path;     /* raw path, percent-encoded as sent */
+	const char *query;    /* raw query string, may be "" */
+	param *params;        /* path captures first, then query, then body */
+	param *params_tail;
+	const char *(*header_fn)(void *ctx, const char *cgi_name);
+	void *header_ctx;
+	const struct route *route;
+	const char *request_id;
+
+	/* who asks */
+	caller *user;         /* NULL when anonymous */
+	const char *token_digest; /* hex SHA-256 of the credential, NULL when none sent */
+	bool oauth;           /* credential came as Bearer/access_token */
+	const char *sudo;     /* value of sudo param/header */
+
+	/* what goes out */
+	int status;
+	buf headers;
+	const char *body;
+	size_t body_len;
+	const char *err_detail;
+	json_object *validation; /* for ERR_VALIDATION */
+} request;
+
+/* Sets up r for a new request in arena a. */
+void request_init(request *r, arena *a, const config *cfg);
+/* Reads method, URI, content type and body into r. Returns 0 or an ERR_ code when the
+ * body cannot be parsed (malformed JSON, bad multipart). */
+int request_parse(request *r, const char *method, const char *uri, const char *content_type,
+		  const char *body, size_t body_len);
+/* Header by its CGI name (HTTP_PRIVATE_TOKEN); NULL when absent. */
+const char *request_header(request *r, const char *cgi_name);
+
+/* Parameter view. Getters return 0 when found (writing *out), 1 when absent, or a
+ * negative ERR_ code when the value is malformed (the request's detail says why). */
+param *param_find(request *r, const char *name);
+const char *param_str(request *r, const char *name);
+int param_int(request *r, const char *name, long long *out);
+int param_bool(request *r, const char *name, bool *out);
+/* Array values (name[]=1&name[]=2, or a JSON array); returns the count, in a. */
+int param_array(request *r, const char *name, const char ***out);
+/* ERR_MISSING naming the attribute, when it is absent or empty. */
+int param_require(request *r, const char *name, const char **out);
+/* Text of at most max characters: 0, 1 when absent, ERR_VALIDATION when too long. */
+int param_text(request *r, const char *name, size_t max, const char **out);
+/* ISO 8601 date-time / YYYY-MM-DD: 0, 1 when absent, ERR_INVALID when malformed. */
+int param_datetime(request *r, const char *name, const char **out);
+int param_date(request *r, const char *name, const char **out);
+/* One of the NULL-terminated allowed values: 0, 1 when absent, ERR_INVALID
+ * ("name does not have a valid value") otherwise. */
+int param_oneof(request *r, const char *name, const char *const *allowed, const char **out);
+/* Adds a parameter (used by the router for path captures and by the parsers). */
+void param_add(request *r, const char *name, const char *value, bool array,
+	       enum param_source src, bool front);
+
+/* Failure helpers: record the detail, return the code. */
+int fail(request *r, int code, const char *detail);
+int fail_missing(request *r, const char *attr);
+int fail_invalid(request *r, const char *attr);        /* "attr is invalid" */
+int fail_not_valid_value(request *r, const char *attr); /* "attr does not have a valid value" */
+int fail_not_found(request *r, const char *what);      /* "404 what Not Found" */
+/* Adds message to field of the validation object; returns ERR_VALIDATION. */
+int fail_validation(request *r, const char *field, const char *message);
+
+/* Responses. The body is serialised now; obj is released with the arena. */
+void respond_json(request *r, int status, json_object *obj);
+void respond_empty(request *r, int status);
+void respond_header(request *r, const char *name, const char *value);
+/* Status and body for an ERR_ code, from the error table. */
+void respond_error(request *r, int code);
+
+/* Decodes %XX and (when plus) '+' in s[0..n) into a new string in a; NULL when an
+ * escape is malformed or decodes to a NUL byte. */
+char *url_decode(arena *a, const char *s, size_t n, bool plus);
+/* Own a json_object for the life of the request. */
+json_object *request_own(request *r, json_object *obj);
+
+#endif

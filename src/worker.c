@@ -1,0 +1,190 @@
+#include "worker.h"
+
+#include <errno.h>
+#include <fcgiapp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "auth/auth.h"
+#include "core/log.h"
+#include "http/router.h"
+
+static volatile sig_atomic_t stopping;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+void worker_dispatch(request *r)
+{
+	int rc = 0;
+	const route *rt = router_match(routes, routes_count, r);
+	if (!rt) {
+		respond_error(r, ERR_NO_ROUTE);
+		return;
+	}
+	r->route = rt;
+	if (db_ensure(r->db) < 0) {
+		respond_error(r, ERR_UNAVAILABLE);
+		return;
+	}
+	if (!(rt->flags & ROUTE_NO_AUTH)) {
+		auth_read_credentials(r);
+		bool deferred = (rt->flags & ROUTE_SELF_AUTH) && r->token_digest && !r->sudo;
+		if (!deferred)
+			rc = auth_authenticate(r, rt->flags);
+	}
+	if (rc == 0)
+		rc = rt->handler(r);
+	if (rc < 0) {
+		db_rollback(r);
+		if (rc == ERR_INTERNAL)
+			log_error("%s %s failed", r->method, r->path);
+		respond_error(r, rc);
+	}
+}
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 201: return "Created";
+	case 202: return "Accepted";
+	case 204: return "No Content";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
+	case 412: return "Precondition Failed";
+	case 413: return "Payload Too Large";
+	case 422: return "Unprocessable Entity";
+	case 429: return "Too Many Requests";
+	case 503: return "Service Unavailable";
+	default: return "Internal Server Error";
+	}
+}
+
+static void write_response(FCGX_Request *fr, request *r)
+{
+	char head[256];
+	bool has_body = r->body && r->status != 204 && r->status != 304;
+	int n = snprintf(head, sizeof(head), "Status: %d %s\r\n", r->status, reason(r->status));
+	FCGX_PutStr(head, n, fr->out);
+	if (has_body) {
+		n = snprintf(head, sizeof(head),
+			     "Content-Type: application/json\r\nContent-Length: %zu\r\n", r->body_len);
+		FCGX_PutStr(head, n, fr->out);
+	}
+	if (r->request_id) {
+		n = snprintf(head, sizeof(head), "X-Request-Id: %s\r\n", r->request_id);
+		FCGX_PutStr(head, n, fr->out);
+	}
+	FCGX_PutStr(r->headers.data, (int)r->headers.len, fr->out);
+	FCGX_PutStr("\r\n", 2, fr->out);
+	if (has_body && !r->head)
+		FCGX_PutStr(r->body, (int)r->body_len, fr->out);
+}
+
+static const char *fcgi_header(void *ctx, const char *name)
+{
+	return FCGX_GetParam(name, ((FCGX_Request *)ctx)->envp);
+}
+
+static void handle(FCGX_Request *fr, request *r)
+{
+	const char *method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
+	const char *uri = FCGX_GetParam("REQUEST_URI", fr->envp);
+	const char *ctype = FCGX_GetParam("CONTENT_TYPE", fr->envp);
+	const char *clen = FCGX_GetParam("CONTENT_LENGTH", fr->envp);
+	r->header_fn = fcgi_header;
+	r->header_ctx = fr;
+	const char *rid = FCGX_GetParam("REQUEST_ID", fr->envp);
+	static unsigned long counter;
+	r->request_id = rid ? rid : arena_printf(r->a, "%d-%lu", (int)getpid(), ++counter);
+	log_set_request_id(r->request_id);
+	if (!method || !uri) {
+		respond_error(r, fail(r, ERR_BAD_REQUEST, "incomplete request"));
+		return;
+	}
+	long long len = clen && *clen ? strtoll(clen, NULL, 10) : 0;
+	if (len < 0 || len > r->cfg->max_body) {
+		respond_error(r, ERR_TOO_LARGE);
+		return;
+	}
+	char *body = NULL;
+	if (len > 0) {
+		body = arena_alloc(r->a, (size_t)len + 1);
+		int got = FCGX_GetStr(body, (int)len, fr->in);
+		if (got != len) {
+			respond_error(r, fail(r, ERR_BAD_REQUEST, "incomplete body"));
+			return;
+		}
+	}
+	int rc = request_parse(r, method, uri, ctype, body, (size_t)len);
+	if (rc < 0) {
+		respond_error(r, rc);
+		return;
+	}
+	worker_dispatch(r);
+}
+
+int worker_run(const config *cfg, int listen_fd, const unsigned char key[32])
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	/* Signals are taken only while waiting for a connection (ppoll), never in the
+	 * middle of a request: a stopping worker finishes what it has started. */
+	sigset_t block, wait_mask;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &wait_mask);
+	sigdelset(&wait_mask, SIGTERM);
+	sigdelset(&wait_mask, SIGINT);
+
+	db d;
+	if (db_connect(&d, cfg->database_url) < 0)
+		log_warn("worker starts without a database connection; requests get 503 until it is back");
+	FCGX_Init();
+	FCGX_Request fr;
+	FCGX_InitRequest(&fr, listen_fd, 0);
+	arena *a = arena_new();
+	while (!stopping) {
+		struct pollfd p = {.fd = listen_fd, .events = POLLIN};
+		int n = ppoll(&p, 1, NULL, &wait_mask);
+		if (stopping)
+			break;
+		if (n <= 0)
+			continue;
+		if (FCGX_Accept_r(&fr) < 0)
+			continue; /* another worker took it (EAGAIN) */
+		request r;
+		request_init(&r, a, cfg);
+		r.db = &d;
+		r.key = key;
+		handle(&fr, &r);
+		write_response(&fr, &r);
+		FCGX_Finish_r(&fr);
+		log_set_request_id(NULL);
+		arena_reset(a);
+	}
+	arena_destroy(a);
+	db_close(&d);
+	return 0;
+}
