@@ -1,0 +1,241 @@
+#include "client.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *api_url(void)
+{
+	const char *u = getenv("COLLABD_URL");
+	return u ? u : "http://127.0.0.1:8080";
+}
+
+const char *admin_token(void)
+{
+	const char *t = getenv("COLLABD_ADMIN_TOKEN");
+	return t ? t : "";
+}
+
+char *fmt(const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	char *s = NULL;
+	if (vasprintf(&s, f, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
+}
+
+char *enc(const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0);
+	char *out = strdup(e);
+	curl_free(e);
+	return out;
+}
+
+struct sink {
+	char *data;
+	size_t len;
+};
+
+static size_t collect(char *p, size_t size, size_t n, void *ud)
+{
+	struct sink *s = ud;
+	size_t add = size * n;
+	s->data = realloc(s->data, s->len + add + 1);
+	memcpy(s->data + s->len, p, add);
+	s->len += add;
+	s->data[s->len] = '\0';
+	return add;
+}
+
+resp *http_request(const char *method, const char *url, const char *const *headers,
+		   const char *body, size_t body_len, const char *content_type)
+{
+	CURL *c = curl_easy_init();
+	struct sink b = {calloc(1, 1), 0}, h = {calloc(1, 1), 0};
+	struct curl_slist *list = NULL;
+	for (int i = 0; headers && headers[i]; i++)
+		list = curl_slist_append(list, headers[i]);
+	char *ct = NULL;
+	if (content_type) {
+		ct = fmt("Content-Type: %s", content_type);
+		list = curl_slist_append(list, ct);
+	}
+	list = curl_slist_append(list, "Expect:");
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (strcmp(method, "HEAD") == 0)
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body_len);
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	CURLcode rc = curl_easy_perform(c);
+	resp *r = calloc(1, sizeof(*r));
+	if (rc != CURLE_OK) {
+		r->status = -1;
+		free(b.data);
+		r->body = strdup(curl_easy_strerror(rc));
+	} else {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+		r->body = b.data;
+		r->body_len = b.len;
+		r->json = b.len ? json_tokener_parse(b.data) : NULL;
+	}
+	r->headers = h.data;
+	curl_slist_free_all(list);
+	curl_easy_cleanup(c);
+	free(ct);
+	return r;
+}
+
+static resp *api_with(const char *method, const char *path, const char *token, const char *body,
+		      const char *ctype)
+{
+	char *url = fmt("%s/api/v4%s", api_url(), path);
+	char *auth = token ? fmt("PRIVATE-TOKEN: %s", token) : NULL;
+	const char *headers[] = {auth, NULL};
+	resp *r = http_request(method, url, headers, body, body ? strlen(body) : 0,
+			       body ? ctype : NULL);
+	free(url);
+	free(auth);
+	return r;
+}
+
+resp *api(const char *method, const char *path, const char *token, const char *form)
+{
+	return api_with(method, path, token, form, "application/x-www-form-urlencoded");
+}
+
+resp *api_json(const char *method, const char *path, const char *token, const char *json)
+{
+	return api_with(method, path, token, json, "application/json");
+}
+
+const char *resp_header(resp *r, const char *name)
+{
+	size_t n = strlen(name);
+	for (char *line = r->headers; line && *line;) {
+		char *end = strstr(line, "\r\n");
+		if (!end)
+			break;
+		if (strncasecmp(line, name, n) == 0 && line[n] == ':') {
+			char *v = line + n + 1;
+			while (*v == ' ')
+				v++;
+			free(r->content_type);
+			r->content_type = strndup(v, (size_t)(end - v));
+			return r->content_type;
+		}
+		line = end + 2;
+	}
+	return NULL;
+}
+
+json_object *jget(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+const char *jstr(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+	return v ? json_object_get_string(v) : NULL;
+}
+
+long long jint(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+	return v ? json_object_get_int64(v) : -1;
+}
+
+bool jbool(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+	return v && json_object_get_boolean(v);
+}
+
+bool jhas(json_object *o, const char *key)
+{
+	json_object *v;
+	return o && json_object_object_get_ex(o, key, &v);
+}
+
+bool jnull(json_object *o, const char *key)
+{
+	return jhas(o, key) && jget(o, key) == NULL;
+}
+
+void resp_free(resp *r)
+{
+	if (!r)
+		return;
+	free(r->body);
+	free(r->headers);
+	free(r->content_type);
+	json_object_put(r->json);
+	free(r);
+}
+
+char *unique(const char *prefix)
+{
+	static int counter;
+	static unsigned seed;
+	if (!seed)
+		seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+	return fmt("%s%d_%d_%u", prefix, ++counter, (int)getpid(), (unsigned)rand_r(&seed) % 100000);
+}
+
+static char *user_token(const char *prefix, long long *id, char **username, bool admin)
+{
+	char *name = unique(prefix);
+	char *form = fmt("username=%s&email=%s%%40example.com&name=%s&password=secret1234&"
+			 "skip_confirmation=true&admin=%s",
+			 name, name, name, admin ? "true" : "false");
+	resp *r = api("POST", "/users", admin_token(), form);
+	ck_assert_msg(r->status == 201, "make_user: %ld %s", r->status, r->body);
+	long long uid = jint(r->json, "id");
+	resp_free(r);
+	free(form);
+	char *path = fmt("/users/%lld/impersonation_tokens", uid);
+	r = api("POST", path, admin_token(), "name=test&scopes%5B%5D=api");
+	ck_assert_msg(r->status == 201, "make_user token: %ld %s", r->status, r->body);
+	char *token = strdup(jstr(r->json, "token"));
+	resp_free(r);
+	free(path);
+	if (id)
+		*id = uid;
+	if (username)
+		*username = name;
+	else
+		free(name);
+	return token;
+}
+
+char *make_user(const char *prefix, long long *id, char **username)
+{
+	return user_token(prefix, id, username, false);
+}
+
+char *make_admin(const char *prefix, long long *id)
+{
+	return user_token(prefix, id, NULL, true);
+}

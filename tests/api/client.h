@@ -1,0 +1,59 @@
+/* A small HTTP client for the API suites (libcurl + json-c), and fixtures that make
+ * users and tokens through the API itself. */
+#ifndef COLLABD_TEST_CLIENT_H
+#define COLLABD_TEST_CLIENT_H
+
+#include <check.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+
+typedef struct {
+	long status;
+	char *body;          /* raw body, NUL-terminated ("" when none) */
+	size_t body_len;
+	json_object *json;   /* parsed body, NULL when not JSON */
+	char *headers;       /* raw response headers */
+	char *content_type;
+} resp;
+
+/* Base URL of the stack (COLLABD_URL) and the admin's private token. */
+const char *api_url(void);
+const char *admin_token(void);
+
+/* METHOD /api/v4<path> with the token sent as PRIVATE-TOKEN (NULL: none) and an
+ * optional application/x-www-form-urlencoded body. path may carry a query string. */
+resp *api(const char *method, const char *path, const char *token, const char *form);
+/* Same with a JSON body. */
+resp *api_json(const char *method, const char *path, const char *token, const char *json);
+/* Full control: url is absolute; headers is a NULL-terminated list of "Name: value". */
+resp *http_request(const char *method, const char *url, const char *const *headers,
+		   const char *body, size_t body_len, const char *content_type);
+/* printf into a static-per-call buffer owned by the caller (free it). */
+char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+/* URL-encodes s (caller frees). */
+char *enc(const char *s);
+
+/* Value of a response header (case-insensitive name), in a buffer the resp owns. */
+const char *resp_header(resp *r, const char *name);
+/* Members of the JSON body. */
+const char *jstr(json_object *o, const char *key);
+long long jint(json_object *o, const char *key);
+bool jbool(json_object *o, const char *key);
+bool jnull(json_object *o, const char *key);
+bool jhas(json_object *o, const char *key);
+json_object *jget(json_object *o, const char *key);
+void resp_free(resp *r);
+
+/* A unique name with the given prefix (prefix + counter + pid + random). */
+char *unique(const char *prefix);
+/* Creates a user through POST /users (as admin) and an impersonation token with the
+ * api scope for it; returns the token (caller frees) and the id in *id. */
+char *make_user(const char *prefix, long long *id, char **username);
+/* Same, with admin rights. */
+char *make_admin(const char *prefix, long long *id);
+
+/* Asserts status and, when not NULL, the exact JSON of a string member. */
+#define ck_status(r, s) ck_assert_msg((r)->status == (s), "expected %d, got %ld: %s", (s), \
+				      (r)->status, (r)->body)
+
+#endif

@@ -1,0 +1,26 @@
+/* The API suites, run by tests/api/run against a live stack. */
+#include <curl/curl.h>
+#include <stdlib.h>
+
+#include "client.h"
+
+Suite *suite_conventions(void);
+Suite *suite_auth(void);
+Suite *suite_users(void);
+Suite *suite_keys(void);
+Suite *suite_broadcast(void);
+
+int main(void)
+{
+	curl_global_init(CURL_GLOBAL_ALL);
+	SRunner *sr = srunner_create(suite_conventions());
+	srunner_add_suite(sr, suite_auth());
+	srunner_add_suite(sr, suite_users());
+	srunner_add_suite(sr, suite_keys());
+	srunner_add_suite(sr, suite_broadcast());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	curl_global_cleanup();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
