@@ -14,9 +14,18 @@ static const db_stmt tx_stmts[] = {
 	{NULL, NULL},
 };
 
+/* A connection whose connect_timeout defaults to 5 s (the conninfo may override it),
+ * so that a database that does not answer gives 503s, not hung workers. */
+static PGconn *open_conn(const char *conninfo)
+{
+	const char *keys[] = {"connect_timeout", "dbname", NULL};
+	const char *values[] = {"5", conninfo, NULL};
+	return PQconnectdbParams(keys, values, 1);
+}
+
 static int prepare_all(db *d)
 {
-	PGresult *res = PQexec(d->conn, "SET TIME ZONE 'UTC'");
+	PGresult *res = PQexec(d->conn, "SET TIME ZONE 'UTC'; SET statement_timeout = '30s'");
 	bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	PQclear(res);
 	if (!ok)
@@ -47,7 +56,7 @@ int db_connect(db *d, const char *conninfo)
 {
 	memset(d, 0, sizeof(*d));
 	d->conninfo = strdup(conninfo);
-	d->conn = PQconnectdb(conninfo);
+	d->conn = open_conn(conninfo);
 	if (PQstatus(d->conn) != CONNECTION_OK) {
 		log_error("database: %s", PQerrorMessage(d->conn));
 		return -1;
@@ -62,7 +71,7 @@ int db_ensure(db *d)
 	d->prepared = false;
 	if (d->conn)
 		PQfinish(d->conn);
-	d->conn = PQconnectdb(d->conninfo);
+	d->conn = open_conn(d->conninfo);
 	if (PQstatus(d->conn) != CONNECTION_OK)
 		return -1;
 	if (prepare_all(d) < 0) {
@@ -144,7 +153,8 @@ int db_commit(request *r)
 
 void db_rollback(request *r)
 {
-	if (r->db->conn && PQtransactionStatus(r->db->conn) != PQTRANS_IDLE)
+	if (r->db->conn && PQstatus(r->db->conn) == CONNECTION_OK &&
+	    PQtransactionStatus(r->db->conn) != PQTRANS_IDLE)
 		(void)db_query(r, "tx_rollback", 0, NULL, NULL);
 }
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Process-model checks against the running test stack (sourced by tests/api/run, which
+# has set dir, bin, url, pids, COLLABD_URL, COLLABD_ADMIN_TOKEN):
+#  - a worker killed with SIGKILL is respawned and requests keep succeeding;
+#  - SIGHUP replaces the workers of an instance with no failed request under load;
+#  - a database restart gives 503s (never a hang or a 500) and then recovers by itself.
+# Prints "process: N passed, M failed" and returns non-zero on any failure.
+
+proc_pass=0 proc_fail=0
+check() { # NAME CONDITION...
+	local name=$1; shift
+	if "$@"; then proc_pass=$((proc_pass + 1)); echo "process: ok: $name"
+	else proc_fail=$((proc_fail + 1)); echo "process: FAILED: $name"; fi
+}
+
+get_user() { # prints the status of GET /user
+	curl -s -o /dev/null -m 10 -w '%{http_code}' -H "PRIVATE-TOKEN: $COLLABD_ADMIN_TOKEN" "$COLLABD_URL/api/v4/user"
+}
+
+# load LOG COUNT: COUNT sequential requests from 4 parallel clients, statuses to LOG
+load() {
+	local log=$1 count=$2 c
+	for c in 1 2 3 4; do
+		( for _ in $(seq 1 "$count"); do get_user; echo; done > "$log.$c" ) &
+	done
+}
+
+all_200() { cat "$1".* > "$1"; [ -s "$1" ] && ! grep -qv '^200$' "$1"; }
+
+# 1. respawn
+master=${pids[0]}
+worker=$(pgrep -P "$master" | head -n 1)
+kill -KILL "$worker"
+sleep 1.5
+check "killed worker is respawned" [ "$(pgrep -P "$master" | wc -l)" -ge 3 ]
+check "requests succeed after a worker died" [ "$(get_user)" = 200 ]
+
+# 2. SIGHUP under load: no failed request
+load "$dir/hup.log" 150
+sleep 0.3
+old=$(pgrep -P "$master" | sort | tr '\n' ' ')
+kill -HUP "$master"
+sleep 0.5
+kill -HUP "$master"
+wait_load() { local j; for j in $(jobs -p); do case " ${pids[*]} " in *" $j "*) ;; *) wait "$j";; esac; done; }
+wait_load
+new=$(pgrep -P "$master" | sort | tr '\n' ' ')
+check "SIGHUP replaced the workers" [ "$old" != "$new" ]
+check "no failed request across two reloads" all_200 "$dir/hup.log"
+echo "process: statuses under reload: $(sort "$dir/hup.log" | uniq -c | tr -s ' \n' ' ')"
+
+# 3. database restart: 503 while down, recovery without intervention
+pgbin=$(pg_bindir)
+as_pg "$pgbin/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null
+down=$(get_user)
+check "database down answers 503 (got $down)" [ "$down" = 503 ]
+as_pg "$pgbin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
+	-o "-p $(cat "$dir/pg/port") -k $dir/pg/run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null
+recovered=0
+for _ in $(seq 1 50); do
+	# every worker answers at most one 503 before reconnecting
+	[ "$(get_user)" = 200 ] && [ "$(get_user)" = 200 ] && [ "$(get_user)" = 200 ] && { recovered=1; break; }
+	sleep 0.2
+done
+check "recovers by itself after the database restarts" [ $recovered = 1 ]
+check "data written before the restart is still there" \
+	[ "$(curl -s -H "PRIVATE-TOKEN: $COLLABD_ADMIN_TOKEN" "$COLLABD_URL/api/v4/users?username=root" | grep -c '"username":"root"')" = 1 ]
+
+echo "process: $proc_pass passed, $proc_fail failed"
+[ $proc_fail = 0 ]
