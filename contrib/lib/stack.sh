@@ -102,6 +102,9 @@ $servers    }
         location = /oauth/token {
             include $dir/nginx/fastcgi.conf;
         }
+        location /uploads/ {
+            alias $dir/storage/uploads/;
+        }
         location / { return 404; }
     }
 }

@@ -1,9 +1,13 @@
 /* Users: GET/POST/PUT/DELETE /users, block/unblock, GET /user. */
+#include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/api.h"
 #include "auth/auth.h"
 #include "core/crypto.h"
+#include "core/files.h"
+#include "core/log.h"
 #include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/user.h"
@@ -54,6 +58,7 @@ const db_stmt users_stmts[] = {
 	 "INSERT INTO tokens (user_id, kind, name, digest, sealed) VALUES ($1, 'private', "
 	 "'private_token', $2, $3)"},
 	{"users_private_token", "SELECT sealed FROM tokens WHERE user_id = $1 AND kind = 'private'"},
+	{"users_set_avatar", "UPDATE users SET avatar = $2, updated_at = now() WHERE id = $1"},
 	/* $1 id, then as users_insert without confirmed; NULL keeps the column */
 	{"users_update",
 	 "UPDATE users SET username = coalesce($2, username), email = coalesce($3, email),"
@@ -223,7 +228,55 @@ struct user_input {
 	const char *username, *email, *name, *password_hash, *skype, *linkedin, *twitter,
 		*website_url, *organization, *projects_limit, *bio, *location, *admin,
 		*can_create_group, *external, *extern_uid, *provider;
+	const char *avatar, *avatar_name; /* uploaded file and its safe name */
+	size_t avatar_len;
 };
+
+#define AVATAR_MAX (200 * 1024)
+
+/* An avatar is an image of at most 200 KB, as in GitLab. */
+static void read_avatar(request *r, struct user_input *in)
+{
+	const char *data, *filename;
+	size_t len;
+	if (param_file(r, "avatar", &data, &len, &filename) != 0)
+		return;
+	char name[101];
+	const char *ext = strrchr(filename, '.');
+	static const char *const images[] = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tiff", ".ico"};
+	bool image = false;
+	for (size_t i = 0; ext && i < sizeof(images) / sizeof(*images); i++)
+		image = image || strcasecmp(ext, images[i]) == 0;
+	if (!image || files_safe_name(filename, name) < 0) {
+		fail_validation(r, "avatar",
+				"You are not allowed to upload this file type. Allowed types: png, "
+				"jpg, jpeg, gif, bmp, tiff, ico");
+		return;
+	}
+	if (len > AVATAR_MAX) {
+		fail_validation(r, "avatar", "is too big (should be at most 200 KB)");
+		return;
+	}
+	in->avatar = data;
+	in->avatar_len = len;
+	in->avatar_name = arena_strdup(r->a, name);
+}
+
+/* Writes the avatar under the storage path and records it, inside the transaction. */
+static int save_avatar(request *r, const char *id, const struct user_input *in)
+{
+	if (!in->avatar)
+		return 0;
+	const char *path = arena_printf(r->a, "%s/uploads/-/system/user/avatar/%s/%s",
+					r->cfg->storage_path, id, in->avatar_name);
+	if (files_write(path, in->avatar, in->avatar_len) < 0) {
+		log_error("cannot write avatar: %s", strerror(errno));
+		return ERR_INTERNAL;
+	}
+	const char *v[2] = {id, in->avatar_name};
+	int err;
+	return db_query(r, "users_set_avatar", 2, v, &err) ? 0 : err;
+}
 
 static const char *bool_text(request *r, const char *name, int *rc)
 {
@@ -303,6 +356,7 @@ static int read_user_input(request *r, struct user_input *in, bool create)
 		else if (!(in->password_hash = crypto_password_hash(r->a, password)))
 			return ERR_INTERNAL;
 	}
+	read_avatar(r, in);
 	if ((in->extern_uid == NULL) != (in->provider == NULL))
 		return fail_missing(r, in->extern_uid ? "provider" : "extern_uid");
 	if (r->validation)
@@ -362,7 +416,7 @@ int users_create(request *r)
 		goto fail;
 	}
 	const char *id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
-	if ((rc = save_identity(r, id, &in)) < 0)
+	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
 		goto fail;
 	const char *tv[3] = {id, crypto_sha256_hex(r->a, token, strlen(token)), sealed};
 	if (!db_query(r, "users_private_token_insert", 3, tv, &err)) {
@@ -402,7 +456,7 @@ int users_update(request *r)
 		rc = fail_not_found(r, "User");
 		goto fail;
 	}
-	if ((rc = save_identity(r, id, &in)) < 0)
+	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
 		goto fail;
 	if ((rc = db_commit(r)) < 0)
 		goto fail;

@@ -75,6 +75,7 @@ void param_add(request *r, const char *name, const char *value, bool array,
 	param *p = arena_alloc(r->a, sizeof(*p));
 	p->name = name;
 	p->value = value;
+	p->len = value ? strlen(value) : 0;
 	p->array = array;
 	p->source = src;
 	if (front) {
@@ -277,6 +278,7 @@ static int parse_multipart(request *r, const char *ctype, const char *body, size
 		if (!valid_text(name) || (filename && !valid_text(filename)))
 			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
 		param_add(r, name, value, array, SRC_BODY, false);
+		r->params_tail->len = (size_t)(next - data);
 		if (filename)
 			param_add(r, arena_printf(r->a, "%s.filename", name), filename, false, SRC_BODY,
 				  false);
@@ -450,4 +452,16 @@ int param_oneof(request *r, const char *name, const char *const *allowed, const 
 			return 0;
 		}
 	return fail_not_valid_value(r, name);
+}
+
+int param_file(request *r, const char *name, const char **data, size_t *len, const char **filename)
+{
+	param *p = param_find(r, name);
+	const char *fname = param_str(r, arena_printf(r->a, "%s.filename", name));
+	if (!p || !p->value || !fname)
+		return 1;
+	*data = p->value;
+	*len = p->len;
+	*filename = fname;
+	return 0;
 }

@@ -21,6 +21,7 @@ typedef struct param {
 	const char *value; /* NULL for a JSON null */
 	bool array;        /* sent as name[] or as a JSON array element */
 	enum param_source source;
+	size_t len;        /* bytes of value (a file part may hold NUL bytes) */
 	struct param *next;
 } param;
 
@@ -100,6 +101,8 @@ int param_date(request *r, const char *name, const char **out);
 /* One of the NULL-terminated allowed values: 0, 1 when absent, ERR_INVALID
  * ("name does not have a valid value") otherwise. */
 int param_oneof(request *r, const char *name, const char *const *allowed, const char **out);
+/* A file part of a multipart body: 0 with its bytes and file name, or 1 when absent. */
+int param_file(request *r, const char *name, const char **data, size_t *len, const char **filename);
 /* Adds a parameter (used by the router for path captures and by the parsers). */
 void param_add(request *r, const char *name, const char *value, bool array,
 	       enum param_source src, bool front);
