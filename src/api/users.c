@@ -207,16 +207,20 @@ int user_current(request *r)
 	json_object *o = entity_user(r, c->res, c->row, c->col,
 				     c->admin ? USER_VIEW_ADMIN : USER_VIEW_SELF);
 	if (c->admin) {
-		char id[24];
-		snprintf(id, sizeof(id), "%lld", c->id);
-		const char *v[1] = {id};
-		int err;
-		PGresult *res = db_query(r, "users_private_token", 1, v, &err);
-		if (!res) {
-			json_object_put(o);
-			return err;
+		/* The authentication row carries the sealed token; after sudo, fetch it. */
+		const char *sealed = NULL;
+		if (!c->impersonated) {
+			sealed = db_val(c->res, c->row, c->col + AUTH_COL_PRIVATE_TOKEN);
+		} else {
+			const char *v[1] = {arena_printf(r->a, "%lld", c->id)};
+			int err;
+			PGresult *res = db_query(r, "users_private_token", 1, v, &err);
+			if (!res) {
+				json_object_put(o);
+				return err;
+			}
+			sealed = PQntuples(res) ? db_val(res, 0, 0) : NULL;
 		}
-		const char *sealed = PQntuples(res) ? db_val(res, 0, 0) : NULL;
 		json_put_str(o, "private_token", sealed ? crypto_open(r->a, r->key, sealed) : NULL);
 	}
 	respond_json(r, 200, o);

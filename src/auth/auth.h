@@ -11,8 +11,12 @@ extern const db_stmt auth_stmts[];
 /* The columns and FROM clause that turn a token digest ($1) and a flag "sent as OAuth"
  * ($2) into the caller's row: USER_COLS then kind and scopes. Statements that fetch a
  * record together with the caller (one round trip) embed these. */
-#define AUTH_NCOLS (USER_NCOLS + 2)
-#define AUTH_SELECT USER_COLS ", t.kind, t.scopes::text"
+#define AUTH_NCOLS (USER_NCOLS + 3)
+#define AUTH_SELECT                                                                            \
+	USER_COLS ", t.kind, t.scopes::text, CASE WHEN u.is_admin THEN (SELECT p.sealed FROM "   \
+		  "tokens p WHERE p.user_id = u.id AND p.kind = 'private') END"
+/* Column (after USER_COLS) of the sealed private token, shown to admins by GET /user. */
+#define AUTH_COL_PRIVATE_TOKEN (USER_NCOLS + 2)
 #define AUTH_FROM                                                                                \
 	"tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1 AND "                      \
 	"(t.kind = 'oauth') = $2::boolean AND NOT t.revoked AND "                                  \
