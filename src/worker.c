@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auth/auth.h"
@@ -168,6 +169,11 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32])
 	while (!stopping) {
 		struct pollfd p = {.fd = listen_fd, .events = POLLIN};
 		int n = ppoll(&p, 1, NULL, &wait_mask);
+		/* With a connection ready, ppoll returns it and restores the mask before a
+		 * pending SIGTERM is delivered: look for one before accepting more work. */
+		struct timespec zero = {0, 0};
+		if (!stopping && n > 0 && sigtimedwait(&block, NULL, &zero) > 0)
+			stopping = 1;
 		if (stopping)
 			break;
 		if (n <= 0)
