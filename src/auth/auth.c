@@ -17,24 +17,26 @@ const db_stmt auth_stmts[] = {
 
 void auth_read_credentials(request *r)
 {
+	/* An empty value counts as absent, so that it does not hide the next source. */
 	const char *token = request_header(r, "HTTP_PRIVATE_TOKEN");
-	if (!token)
+	if (!token || !*token)
 		token = param_str(r, "private_token");
-	if (!token) {
+	if (!token || !*token) {
 		const char *h = request_header(r, "HTTP_AUTHORIZATION");
+		token = NULL;
 		if (h && strncasecmp(h, "Bearer ", 7) == 0) {
 			token = h + 7;
 			while (*token == ' ')
 				token++;
-			r->oauth = true;
-		} else if ((token = param_str(r, "access_token")) != NULL) {
-			r->oauth = true;
 		}
+		if (!token || !*token)
+			token = param_str(r, "access_token");
+		r->oauth = token && *token;
 	}
 	if (token && *token)
 		r->token_digest = crypto_sha256_hex(r->a, token, strlen(token));
 	r->sudo = request_header(r, "HTTP_SUDO");
-	if (!r->sudo)
+	if (!r->sudo || !*r->sudo)
 		r->sudo = param_str(r, "sudo");
 	if (r->sudo && !*r->sudo)
 		r->sudo = NULL;

@@ -56,8 +56,10 @@ static int digits(const char *s, int n)
 
 static bool date_prefix(const char *s)
 {
+	if (strlen(s) < 10 || s[4] != '-' || s[7] != '-')
+		return false;
 	int y = digits(s, 4), m = digits(s + 5, 2), d = digits(s + 8, 2);
-	if (strlen(s) < 10 || s[4] != '-' || s[7] != '-' || y < 1 || m < 1 || m > 12 || d < 1)
+	if (y < 1 || m < 1 || m > 12 || d < 1)
 		return false;
 	static const int days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	if (d > days[m - 1])
@@ -81,8 +83,12 @@ bool valid_datetime(const char *s)
 	if (*p != 'T' && *p != ' ')
 		return false;
 	p++;
-	int h = digits(p, 2), mi = digits(p + 3, 2);
-	if (h < 0 || h > 23 || p[2] != ':' || mi < 0 || mi > 59)
+	/* each field is read only once the one before it is known to be there */
+	int h = digits(p, 2);
+	if (h < 0 || h > 23 || p[2] != ':')
+		return false;
+	int mi = digits(p + 3, 2);
+	if (mi < 0 || mi > 59)
 		return false;
 	p += 5;
 	if (*p == ':') {
@@ -130,6 +136,11 @@ bool valid_text(const char *s)
 		}
 		int n = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
 		if (n < 0 || c == 0xC0 || c == 0xC1 || c > 0xF4)
+			return false;
+		/* overlong forms, UTF-16 surrogates and code points past U+10FFFF, which
+		 * PostgreSQL refuses as invalid UTF-8 */
+		if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0) ||
+		    (c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))
 			return false;
 		for (int i = 1; i <= n; i++)
 			if ((p[i] & 0xC0) != 0x80)

@@ -79,18 +79,18 @@ void pagination_headers(request *r, const page_req *p, long long total)
 	else
 		n[0] = '\0';
 	respond_header(r, "X-Next-Page", n);
-	if (p->page > 1 && p->page <= pages)
+	/* as Kaminari: no previous page for a page past the last one */
+	bool has_prev = p->page > 1 && p->page <= pages;
+	if (has_prev)
 		snprintf(n, sizeof(n), "%lld", p->page - 1);
-	else if (p->page > pages)
-		snprintf(n, sizeof(n), "%lld", pages);
 	else
 		n[0] = '\0';
 	respond_header(r, "X-Prev-Page", n);
 
 	buf link;
 	buf_init(&link, r->a, 512);
-	if (p->page > 1) {
-		link_url(r, &link, p, p->page - 1 <= pages ? p->page - 1 : pages);
+	if (has_prev) {
+		link_url(r, &link, p, p->page - 1);
 		buf_puts(&link, "; rel=\"prev\", ");
 	}
 	if (p->page < pages) {

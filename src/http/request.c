@@ -151,6 +151,7 @@ static int parse_json(request *r, const char *body, size_t n)
 	json_tokener *tok = json_tokener_new_ex(MAX_JSON_DEPTH);
 	if (!tok)
 		return ERR_INTERNAL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	json_object *root = json_tokener_parse_ex(tok, body, (int)n);
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
 	size_t used = tok->char_offset;

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "core/validate.h"
+
 /* Matches one pattern against the raw path; on success adds the captures. A segment
  * capture is decoded inside the segment, so %2F never splits it. */
 static bool match(const char *pattern, const char *path, request *r, bool add)
@@ -22,8 +24,9 @@ static bool match(const char *pattern, const char *path, request *r, bool add)
 			if (se == s)
 				return false;
 			if (add) {
+				/* a capture is text like any other parameter (it may reach SQL) */
 				char *value = url_decode(r->a, s, (size_t)(se - s), false);
-				if (!value)
+				if (!value || !valid_text(value))
 					return false;
 				param_add(r, arena_strndup(r->a, name, (size_t)(ne - name)), value, false,
 					  SRC_PATH, true);

@@ -1,19 +1,871 @@
-/* Unit suite: core. */
+/* Unit suite: core (arena, buf, config, crypto, sshkey, validate). */
 #include <check.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-START_TEST(test_core_placeholder)
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/sshkey.h"
+#include "core/validate.h"
+
+static arena *A;
+
+static void setup(void)
 {
-	ck_assert_int_eq(1, 1);
+	A = arena_new();
+}
+
+static void teardown(void)
+{
+	arena_destroy(A);
+	A = NULL;
+}
+
+/* ---- arena ---- */
+
+START_TEST(test_arena_alignment)
+{
+	static const size_t sizes[] = {1, 3, 7, 15, 16, 17, 33, 100, 1};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		unsigned char *p = arena_alloc(A, sizes[i]);
+		ck_assert_uint_eq((uintptr_t)p % 16, 0);
+		for (size_t j = 0; j < sizes[i]; j++)
+			ck_assert_uint_eq(p[j], 0);
+		memset(p, 0xAB, sizes[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_arena_zeroed_after_reuse)
+{
+	unsigned char *p = arena_alloc(A, 64);
+	memset(p, 0xFF, 64);
+	arena_reset(A);
+	unsigned char *q = arena_alloc(A, 64);
+	for (int i = 0; i < 64; i++)
+		ck_assert_uint_eq(q[i], 0);
+}
+END_TEST
+
+START_TEST(test_arena_big_allocation)
+{
+	size_t base = arena_capacity(A);
+	char *small = arena_strdup(A, "before");
+	size_t big = 5 * base + 3;
+	unsigned char *p = arena_alloc(A, big);
+	ck_assert_uint_eq((uintptr_t)p % 16, 0);
+	ck_assert_uint_ge(arena_capacity(A), base + big);
+	for (size_t i = 0; i < big; i++)
+		ck_assert_uint_eq(p[i], 0);
+	memset(p, 0x5A, big); /* the whole block is ours (ASan checks the bounds) */
+	char *after = arena_strdup(A, "after");
+	ck_assert_str_eq(small, "before");
+	ck_assert_str_eq(after, "after");
+	ck_assert_uint_eq(p[big - 1], 0x5A);
+}
+END_TEST
+
+START_TEST(test_arena_many_blocks)
+{
+	size_t base = arena_capacity(A);
+	char *ptrs[2000];
+	for (int i = 0; i < 2000; i++)
+		ptrs[i] = arena_printf(A, "string number %d", i);
+	ck_assert_uint_gt(arena_capacity(A), base);
+	for (int i = 0; i < 2000; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "string number %d", i);
+		ck_assert_str_eq(ptrs[i], want);
+	}
+}
+END_TEST
+
+static int order[8];
+static int norder;
+
+static void record(void *p)
+{
+	order[norder++] = *(int *)p;
+}
+
+START_TEST(test_arena_reset_runs_cleanups_newest_first)
+{
+	static int one = 1, two = 2, three = 3;
+	norder = 0;
+	arena_defer(A, record, &one);
+	arena_defer(A, record, &two);
+	arena_alloc(A, 3 * arena_capacity(A)); /* cleanups survive a new block */
+	arena_defer(A, record, &three);
+	ck_assert_int_eq(norder, 0);
+	arena_reset(A);
+	ck_assert_int_eq(norder, 3);
+	ck_assert_int_eq(order[0], 3);
+	ck_assert_int_eq(order[1], 2);
+	ck_assert_int_eq(order[2], 1);
+	/* they run once */
+	arena_reset(A);
+	ck_assert_int_eq(norder, 3);
+}
+END_TEST
+
+START_TEST(test_arena_destroy_runs_cleanups)
+{
+	static int seven = 7;
+	arena *a = arena_new();
+	norder = 0;
+	arena_defer(a, record, &seven);
+	arena_destroy(a);
+	ck_assert_int_eq(norder, 1);
+	ck_assert_int_eq(order[0], 7);
+	arena_destroy(NULL);
+}
+END_TEST
+
+START_TEST(test_arena_reset_keeps_one_block)
+{
+	size_t base = arena_capacity(A);
+	for (int i = 0; i < 100; i++)
+		arena_alloc(A, 1000);
+	arena_alloc(A, 10 * base);
+	ck_assert_uint_gt(arena_capacity(A), 10 * base);
+	arena_reset(A);
+	ck_assert_uint_eq(arena_capacity(A), base);
+	/* and the arena is usable again, up to the same block */
+	arena_alloc(A, base / 2);
+	ck_assert_uint_eq(arena_capacity(A), base);
+}
+END_TEST
+
+START_TEST(test_arena_strings)
+{
+	ck_assert_ptr_null(arena_strdup(A, NULL));
+	ck_assert_str_eq(arena_strdup(A, ""), "");
+	ck_assert_str_eq(arena_strndup(A, "abcdef", 3), "abc");
+	ck_assert_str_eq(arena_printf(A, "%s-%d-%03d", "x", 42, 7), "x-42-007");
+}
+END_TEST
+
+/* ---- buf ---- */
+
+START_TEST(test_buf_append_grows)
+{
+	buf b;
+	buf_init(&b, A, 4);
+	ck_assert_str_eq(buf_cstr(&b), "");
+	char want[1001];
+	for (int i = 0; i < 1000; i++) {
+		buf_putc(&b, (char)('a' + i % 26));
+		want[i] = (char)('a' + i % 26);
+	}
+	want[1000] = '\0';
+	ck_assert_uint_eq(b.len, 1000);
+	ck_assert_uint_gt(b.cap, b.len);
+	ck_assert_str_eq(buf_cstr(&b), want);
+	buf_append(&b, "xyz\0ignored", 3);
+	buf_puts(&b, "!");
+	ck_assert_uint_eq(b.len, 1004);
+	ck_assert_str_eq(buf_cstr(&b) + 1000, "xyz!");
+}
+END_TEST
+
+START_TEST(test_buf_printf_grows)
+{
+	buf b;
+	buf_init(&b, A, 0);
+	buf_puts(&b, "head:");
+	char big[3000];
+	memset(big, 'q', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	buf_printf(&b, "%s|%d", big, 12345);
+	ck_assert_uint_eq(b.len, 5 + 2999 + 6);
+	ck_assert_int_eq(strncmp(buf_cstr(&b), "head:qqq", 8), 0);
+	ck_assert_str_eq(buf_cstr(&b) + 5 + 2999, "|12345");
+	buf_printf(&b, "%s", "");
+	ck_assert_uint_eq(b.len, 5 + 2999 + 6);
+	ck_assert_uint_eq(strlen(buf_cstr(&b)), b.len);
+}
+END_TEST
+
+START_TEST(test_buf_urlencode)
+{
+	buf b;
+	buf_init(&b, A, 8);
+	buf_urlencode(&b, "a b&c=d/e?f#g+h%i~j._-K9\xc3\xa9[]");
+	ck_assert_str_eq(buf_cstr(&b),
+			 "a%20b%26c%3Dd%2Fe%3Ff%23g%2Bh%25i~j._-K9%C3%A9%5B%5D");
+	buf b2;
+	buf_init(&b2, A, 8);
+	buf_urlencode(&b2, "");
+	ck_assert_str_eq(buf_cstr(&b2), "");
+}
+END_TEST
+
+/* ---- config ---- */
+
+static const char *const config_keys[] = {
+	"LISTEN",  "WORKERS",  "DATABASE_URL", "EXTERNAL_URL", "KEY_FILE",    "STORAGE_PATH",
+	"SSH_HOST", "LOG_LEVEL", "MAX_BODY",    "BACKLOG",      "SOCKET_MODE",
+};
+
+static char config_path[64];
+
+static void config_setup(void)
+{
+	for (size_t i = 0; i < sizeof(config_keys) / sizeof(*config_keys); i++) {
+		char env[64];
+		snprintf(env, sizeof(env), "COLLABD_%s", config_keys[i]);
+		unsetenv(env);
+	}
+	config_path[0] = '\0';
+}
+
+static void config_teardown(void)
+{
+	if (config_path[0])
+		unlink(config_path);
+}
+
+/* Writes text to a new temporary file whose name is left in config_path. */
+static const char *config_file(const char *text)
+{
+	snprintf(config_path, sizeof(config_path), "/tmp/collabd-test-XXXXXX");
+	int fd = mkstemp(config_path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	return config_path;
+}
+
+START_TEST(test_config_defaults)
+{
+	config c;
+	ck_assert_int_eq(config_load(&c, NULL), 0);
+	ck_assert_str_eq(c.listen, "127.0.0.1:9000");
+	ck_assert_str_eq(c.external_url, "http://localhost:8080");
+	ck_assert_str_eq(c.database_url, "dbname=collabd");
+	ck_assert_int_eq(c.max_body, 10485760);
+	ck_assert_int_eq(c.backlog, 1024);
+	ck_assert_int_gt(c.workers, 0); /* 0 means 2 x cores */
+	config_free(&c);
+	ck_assert_ptr_null(c.listen);
+}
+END_TEST
+
+START_TEST(test_config_file)
+{
+	const char *path = config_file("# collabd\n"
+				       "\n"
+				       "   listen   =   /run/collabd.sock   \n"
+				       "workers=3\n"
+				       "\t# indented comment\n"
+				       "external_url = https://git.example.com:8443//\n"
+				       "database_url = host=/tmp dbname=x\n"
+				       "max_body = 1024\n");
+	config c;
+	ck_assert_int_eq(config_load(&c, path), 0);
+	ck_assert_str_eq(c.listen, "/run/collabd.sock");
+	ck_assert_int_eq(c.workers, 3);
+	ck_assert_str_eq(c.external_url, "https://git.example.com:8443");
+	ck_assert_str_eq(c.database_url, "host=/tmp dbname=x");
+	ck_assert_int_eq(c.max_body, 1024);
+	ck_assert_str_eq(c.ssh_host, "localhost"); /* untouched keys keep their default */
+	config_free(&c);
+}
+END_TEST
+
+START_TEST(test_config_unknown_key)
+{
+	config c;
+	ck_assert_int_eq(config_load(&c, config_file("listen = x\nlisten_on = y\n")), -1);
+	config_free(&c);
+}
+END_TEST
+
+START_TEST(test_config_line_without_equals)
+{
+	config c;
+	ck_assert_int_eq(config_load(&c, config_file("workers 4\n")), -1);
+	config_free(&c);
+}
+END_TEST
+
+START_TEST(test_config_missing_file)
+{
+	config c;
+	ck_assert_int_eq(config_load(&c, "/nonexistent/collabd.conf"), -1);
+	config_free(&c);
+}
+END_TEST
+
+START_TEST(test_config_bad_number)
+{
+	static const char *const bad[] = {
+		"workers = 4x\n", "workers = -1\n", "workers =\n", "max_body = 1e6\n",
+		"backlog = 99999999999999999999\n", "backlog = 2000000000\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		config c;
+		ck_assert_msg(config_load(&c, config_file(bad[i])) == -1, "accepted %s", bad[i]);
+		config_free(&c);
+		unlink(config_path);
+	}
+}
+END_TEST
+
+START_TEST(test_config_env_override)
+{
+	const char *path = config_file("workers = 3\nexternal_url = http://file\n");
+	setenv("COLLABD_WORKERS", "7", 1);
+	setenv("COLLABD_EXTERNAL_URL", "https://env.example/", 1);
+	setenv("COLLABD_SSH_HOST", "ssh.example", 1);
+	config c;
+	ck_assert_int_eq(config_load(&c, path), 0);
+	ck_assert_int_eq(c.workers, 7);
+	ck_assert_str_eq(c.external_url, "https://env.example");
+	ck_assert_str_eq(c.ssh_host, "ssh.example");
+	config_free(&c);
+}
+END_TEST
+
+START_TEST(test_config_env_bad_number)
+{
+	setenv("COLLABD_MAX_BODY", "lots", 1);
+	config c;
+	ck_assert_int_eq(config_load(&c, NULL), -1);
+	config_free(&c);
+}
+END_TEST
+
+/* ---- crypto ---- */
+
+START_TEST(test_crypto_token)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	char t1[TOKEN_LEN + 1], t2[TOKEN_LEN + 1];
+	ck_assert_int_eq(crypto_token(t1), 0);
+	ck_assert_int_eq(crypto_token(t2), 0);
+	ck_assert_uint_eq(strlen(t1), TOKEN_LEN);
+	ck_assert_uint_eq(strspn(t1, alphabet), TOKEN_LEN);
+	ck_assert_uint_eq(strspn(t2, alphabet), TOKEN_LEN);
+	ck_assert_str_ne(t1, t2); /* 120 random bits */
+	ck_assert_int_eq(TOKEN_LEN, 20);
+}
+END_TEST
+
+START_TEST(test_crypto_sha256_hex)
+{
+	ck_assert_str_eq(crypto_sha256_hex(A, "", 0),
+			 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	ck_assert_str_eq(crypto_sha256_hex(A, "abc", 3),
+			 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	ck_assert_str_eq(
+		crypto_sha256_hex(A, "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56),
+		"248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	/* only n bytes count */
+	ck_assert_str_eq(crypto_sha256_hex(A, "abcdef", 3),
+			 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	unsigned char md5[16];
+	crypto_md5("", 0, md5);
+	static const unsigned char empty_md5[16] = {0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00,
+						    0xb2, 0x04, 0xe9, 0x80, 0x09, 0x98,
+						    0xec, 0xf8, 0x42, 0x7e};
+	ck_assert_mem_eq(md5, empty_md5, 16);
+}
+END_TEST
+
+static const unsigned char KEY1[32] = "0123456789abcdef0123456789abcdef";
+static const unsigned char KEY2[32] = "0123456789abcdef0123456789abcdeF";
+
+START_TEST(test_crypto_seal_open)
+{
+	const char *plain = "glpat-secret runner token \xc3\xa9";
+	char *s1 = crypto_seal(A, KEY1, plain);
+	char *s2 = crypto_seal(A, KEY1, plain);
+	ck_assert_ptr_nonnull(s1);
+	ck_assert_uint_eq(strlen(s1), 2 * (12 + strlen(plain) + 16));
+	ck_assert_uint_eq(strspn(s1, "0123456789abcdef"), strlen(s1));
+	ck_assert_str_ne(s1, s2); /* fresh nonce each time */
+	ck_assert_str_eq(crypto_open(A, KEY1, s1), plain);
+	ck_assert_str_eq(crypto_open(A, KEY1, s2), plain);
+
+	char *e = crypto_seal(A, KEY1, "");
+	ck_assert_str_eq(crypto_open(A, KEY1, e), "");
+}
+END_TEST
+
+static char flip(char c)
+{
+	return c == '0' ? '1' : '0';
+}
+
+START_TEST(test_crypto_open_tampered)
+{
+	const char *plain = "a secret worth keeping";
+	char *s = crypto_seal(A, KEY1, plain);
+	size_t n = strlen(s);
+	/* one changed hex digit in the nonce, the ciphertext or the tag */
+	size_t positions[] = {0, 24, 24 + 2 * strlen(plain) - 1, n - 1};
+	for (size_t i = 0; i < sizeof(positions) / sizeof(*positions); i++) {
+		char *t = arena_strdup(A, s);
+		t[positions[i]] = flip(t[positions[i]]);
+		ck_assert_msg(crypto_open(A, KEY1, t) == NULL, "tamper at %zu accepted", positions[i]);
+	}
+	ck_assert_ptr_null(crypto_open(A, KEY2, s));
+	/* malformed text */
+	ck_assert_ptr_null(crypto_open(A, KEY1, ""));
+	ck_assert_ptr_null(crypto_open(A, KEY1, arena_strndup(A, s, n - 1)));
+	ck_assert_ptr_null(crypto_open(A, KEY1, arena_strndup(A, s, 2 * (12 + 16) - 2)));
+	char *upper = arena_strdup(A, s);
+	for (char *p = upper; *p; p++)
+		if (*p >= 'a' && *p <= 'f')
+			*p = (char)(*p - 'a' + 'A');
+	if (strcmp(upper, s) != 0)
+		ck_assert_ptr_null(crypto_open(A, KEY1, upper));
+	char *junk = arena_strdup(A, s);
+	junk[30] = 'g';
+	ck_assert_ptr_null(crypto_open(A, KEY1, junk));
+}
+END_TEST
+
+START_TEST(test_crypto_key_file)
+{
+	char dir[] = "/tmp/collabd-key-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *path = arena_printf(A, "%s/instance.key", dir);
+	unsigned char key[32];
+	ck_assert_int_eq(crypto_key_load(path, key), -1);
+	ck_assert_int_eq(crypto_key_create(path), 0);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(st.st_size, 32);
+	ck_assert_int_eq(crypto_key_create(path), -1); /* never overwrites */
+	ck_assert_int_eq(crypto_key_load(path, key), 0);
+	char *sealed = crypto_seal(A, key, "x");
+	ck_assert_str_eq(crypto_open(A, key, sealed), "x");
+	ck_assert_int_eq(chmod(path, 0640), 0);
+	ck_assert_int_eq(crypto_key_load(path, key), -1); /* readable by others: refused */
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_crypto_password)
+{
+	char *h1 = crypto_password_hash(A, "correct horse");
+	char *h2 = crypto_password_hash(A, "correct horse");
+	ck_assert_ptr_nonnull(h1);
+	ck_assert_int_eq(strncmp(h1, "$y$", 3), 0);
+	ck_assert_str_ne(h1, h2); /* salted */
+	ck_assert_int_eq(crypto_password_check("correct horse", h1), 1);
+	ck_assert_int_eq(crypto_password_check("correct horse", h2), 1);
+	ck_assert_int_eq(crypto_password_check("correct horsE", h1), 0);
+	ck_assert_int_eq(crypto_password_check("", h1), 0);
+	ck_assert_int_eq(crypto_password_check("correct horse", NULL), 0);
+	ck_assert_int_eq(crypto_password_check("correct horse", ""), 0);
+	ck_assert_int_eq(crypto_password_check("correct horse", "*"), 0);
+	ck_assert_int_eq(crypto_password_check("correct horse", "!locked"), 0);
+	/* a truncated hash does not verify */
+	ck_assert_int_eq(crypto_password_check("correct horse", arena_strndup(A, h1, strlen(h1) - 1)),
+			 0);
+}
+END_TEST
+
+START_TEST(test_crypto_base64_vectors)
+{
+	static const struct {
+		const char *plain, *padded, *bare;
+	} v[] = {
+		{"", "", ""},
+		{"f", "Zg==", "Zg"},
+		{"fo", "Zm8=", "Zm8"},
+		{"foo", "Zm9v", "Zm9v"},
+		{"foob", "Zm9vYg==", "Zm9vYg"},
+		{"fooba", "Zm9vYmE=", "Zm9vYmE"},
+		{"foobar", "Zm9vYmFy", "Zm9vYmFy"}, /* RFC 4648 */
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
+		size_t n = strlen(v[i].plain);
+		ck_assert_str_eq(crypto_base64_encode(A, (const unsigned char *)v[i].plain, n, 1),
+				 v[i].padded);
+		ck_assert_str_eq(crypto_base64_encode(A, (const unsigned char *)v[i].plain, n, 0),
+				 v[i].bare);
+		if (n == 0)
+			continue;
+		unsigned char *out;
+		size_t len;
+		ck_assert_int_eq(crypto_base64_decode(A, v[i].padded, &out, &len), 0);
+		ck_assert_uint_eq(len, n);
+		ck_assert_mem_eq(out, v[i].plain, n);
+	}
+}
+END_TEST
+
+START_TEST(test_crypto_base64_binary_roundtrip)
+{
+	unsigned char all[256];
+	for (int i = 0; i < 256; i++)
+		all[i] = (unsigned char)i;
+	for (size_t n = 250; n <= 256; n++) {
+		char *e = crypto_base64_encode(A, all, n, 1);
+		ck_assert_uint_eq(strlen(e), (n + 2) / 3 * 4);
+		unsigned char *out;
+		size_t len;
+		ck_assert_int_eq(crypto_base64_decode(A, e, &out, &len), 0);
+		ck_assert_uint_eq(len, n);
+		ck_assert_mem_eq(out, all, n);
+	}
+}
+END_TEST
+
+START_TEST(test_crypto_base64_malformed)
+{
+	static const char *const bad[] = {
+		"",         "Zg",       "Zg=",      "Zm9vY",    "Zg=a",     "Z===",     "====",
+		"Zm9v!A==", "Zg==Zg==", "Zm9 v",    "Zm9v\n",   "Zm-_",     "Zm9vYg=\n", "=Zm9",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		unsigned char *out = NULL;
+		size_t len = 0;
+		ck_assert_msg(crypto_base64_decode(A, bad[i], &out, &len) == -1, "accepted \"%s\"",
+			      bad[i]);
+	}
+}
+END_TEST
+
+/* ---- sshkey ---- */
+
+/* Generated with ssh-keygen; fingerprints from `ssh-keygen -l -E md5 -f`. */
+#define ED25519_B64 "AAAAC3NzaC1lZDI1NTE5AAAAIHTNfbfrK8uS0/vY+R4JQ/iDi9lvwHwBTQk+pdrXTSw7"
+#define ED25519_MD5 "28:38:97:e8:6d:61:07:12:71:5e:be:62:88:68:7a:c0"
+#define RSA_B64                                                                                  \
+	"AAAAB3NzaC1yc2EAAAADAQABAAABAQC1VSWVYwDfNwUoqwTofUJCTRYX31CwGoIDqAZ17svSB4CMJNtK2MgS87Ym" \
+	"wsAIimqmAVeazaHbe81MYKX8blU0ZJKCn+lBsIB9pdE+lP0AxH31L/WQf5UGXoeVr6MKvCubf1BVSF3ZNVUv8VET" \
+	"DLckbyVc9ktqnjzz+ufIrwQRbvEABh7oA7rveFO00AHoadlYBDj1xI00OhpHEDm4FimT7T8w94Q0R240b4PybCca" \
+	"Qa1AEHxYj/Q8LU7Clr6U6cTEX5WVQ5pMCM6+rK6k6TEW4tQY5JECvocf1KbhCRFWH6lpt9P44CsC+LnCiZra0ztn" \
+	"GYBX8vRXymm+TRAQrm1n"
+#define RSA_MD5 "d5:89:e0:b1:70:18:2e:b1:24:cb:7d:b5:73:87:18:e7"
+#define ECDSA256_B64                                                                             \
+	"AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBO/aIcH3TJvVG4+Wlv4Qr9a5Gp/GeEd1ySPB" \
+	"/sza+u+YEua4xJQNarsGPaVE7eXNyZmwRJ1nGHxJ52raPWK9ca8="
+#define ECDSA256_MD5 "c8:e2:66:1c:25:12:f4:ca:f3:6d:e7:3f:b2:f8:29:27"
+#define ECDSA384_B64                                                                             \
+	"AAAAE2VjZHNhLXNoYTItbmlzdHAzODQAAAAIbmlzdHAzODQAAABhBHigmVp2wyz7XpICiFDBrtgdl0zsC42ozK38" \
+	"CeYMAtQ2z/CiGHauwGCZlf/nzwN00iifygV86oGieSEmBjyVOxhAKOX0zVZYiLoUFl4XDwWxw/h88EEoG7S5bmgU" \
+	"bpa8aw=="
+#define ECDSA384_MD5 "39:4e:f4:ad:73:a6:be:ca:c7:e7:94:fe:27:cb:2b:e4"
+
+START_TEST(test_sshkey_valid)
+{
+	static const struct {
+		const char *text, *type, *fingerprint, *normalized;
+		int bits;
+	} v[] = {
+		{"ssh-ed25519 " ED25519_B64 " ed@example.com", "ssh-ed25519", ED25519_MD5,
+		 "ssh-ed25519 " ED25519_B64 " ed@example.com", 256},
+		{"ssh-rsa " RSA_B64 " rsa@example.com", "ssh-rsa", RSA_MD5,
+		 "ssh-rsa " RSA_B64 " rsa@example.com", 2048},
+		{"ecdsa-sha2-nistp256 " ECDSA256_B64 " ec@example.com", "ecdsa-sha2-nistp256",
+		 ECDSA256_MD5, "ecdsa-sha2-nistp256 " ECDSA256_B64 " ec@example.com", 256},
+		{"ecdsa-sha2-nistp384 " ECDSA384_B64, "ecdsa-sha2-nistp384", ECDSA384_MD5,
+		 "ecdsa-sha2-nistp384 " ECDSA384_B64, 384},
+		/* surrounding and repeated blanks are normalised; the comment keeps its spaces */
+		{"  ssh-ed25519\t " ED25519_B64 "   my laptop key  \n", "ssh-ed25519", ED25519_MD5,
+		 "ssh-ed25519 " ED25519_B64 " my laptop key", 256},
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
+		sshkey k;
+		ck_assert_msg(sshkey_parse(A, v[i].text, &k) == 0, "rejected key %zu", i);
+		ck_assert_str_eq(k.type, v[i].type);
+		ck_assert_str_eq(k.fingerprint, v[i].fingerprint);
+		ck_assert_str_eq(k.normalized, v[i].normalized);
+		ck_assert_int_eq(k.bits, v[i].bits);
+	}
+}
+END_TEST
+
+START_TEST(test_sshkey_line_breaks_stripped)
+{
+	/* a key pasted from a terminal that wrapped it */
+	const char *text = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC1VSWVYwDfNwUoqwTofUJCTRYX31CwGoIDqAZ"
+			   "17svSB4CMJNtK2MgS87Ym\r\n"
+			   "wsAIimqmAVeazaHbe81MYKX8blU0ZJKCn+lBsIB9pdE+lP0AxH31L/WQf5UGXoeVr6MKvCubf1"
+			   "BVSF3ZNVUv8VET\n"
+			   "DLckbyVc9ktqnjzz+ufIrwQRbvEABh7oA7rveFO00AHoadlYBDj1xI00OhpHEDm4FimT7T8w94"
+			   "Q0R240b4PybCca\n"
+			   "Qa1AEHxYj/Q8LU7Clr6U6cTEX5WVQ5pMCM6+rK6k6TEW4tQY5JECvocf1KbhCRFWH6lpt9P44C"
+			   "sC+LnCiZra0ztn\n"
+			   "GYBX8vRXymm+TRAQrm1n rsa@exam\nple.com\n";
+	sshkey k;
+	ck_assert_int_eq(sshkey_parse(A, text, &k), 0);
+	ck_assert_str_eq(k.fingerprint, RSA_MD5);
+	ck_assert_str_eq(k.normalized, "ssh-rsa " RSA_B64 " rsa@example.com");
+}
+END_TEST
+
+/* The blob of b64 re-encoded after keeping only its first keep bytes. */
+static const char *truncated(const char *b64, size_t drop)
+{
+	unsigned char *blob;
+	size_t n;
+	ck_assert_int_eq(crypto_base64_decode(A, b64, &blob, &n), 0);
+	ck_assert_uint_gt(n, drop);
+	return crypto_base64_encode(A, blob, n - drop, 1);
+}
+
+/* A blob from length-prefixed parts. */
+static const char *blob(const unsigned char *const *parts, const uint32_t *lens, int n)
+{
+	unsigned char b[1024];
+	size_t len = 0;
+	for (int i = 0; i < n; i++) {
+		b[len++] = (unsigned char)(lens[i] >> 24);
+		b[len++] = (unsigned char)(lens[i] >> 16);
+		b[len++] = (unsigned char)(lens[i] >> 8);
+		b[len++] = (unsigned char)lens[i];
+		memcpy(b + len, parts[i], lens[i]);
+		len += lens[i];
+	}
+	return crypto_base64_encode(A, b, len, 1);
+}
+
+START_TEST(test_sshkey_invalid)
+{
+	const char *bad[] = {
+		"",
+		"ssh-ed25519",
+		"ssh-ed25519 ",
+		ED25519_B64,
+		"ssh-ed25519 " ED25519_B64 "!",                    /* malformed base64 */
+		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHTNfbfrK8uS", /* truncated base64 text */
+		"ssh-rsa " ED25519_B64,                           /* prefix does not match blob */
+		"ecdsa-sha2-nistp384 " ECDSA256_B64,              /* wrong curve */
+		"ssh-ed25519 " RSA_B64,
+		"ssh-foo " ED25519_B64,                           /* unknown type */
+		"SSH-ED25519 " ED25519_B64,
+		arena_printf(A, "ssh-ed25519 %s", truncated(ED25519_B64, 1)),
+		arena_printf(A, "ssh-rsa %s", truncated(RSA_B64, 1)),
+		arena_printf(A, "ssh-rsa %s", truncated(RSA_B64, 257)), /* modulus gone */
+		arena_printf(A, "ecdsa-sha2-nistp256 %s", truncated(ECDSA256_B64, 1)),
+		"ssh-ed25519 " ED25519_B64 "AAAA", /* trailing bytes after the key */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		sshkey k;
+		ck_assert_msg(sshkey_parse(A, bad[i], &k) == -1, "accepted key %zu: %s", i, bad[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_sshkey_rsa_bits)
+{
+	static const unsigned char type[] = "ssh-rsa", e[] = {1, 0, 1};
+	unsigned char m768[97], m512[65], zero[4] = {0};
+	m768[0] = 0; /* mpint sign byte */
+	memset(m768 + 1, 0xFF, 96);
+	m512[0] = 0;
+	memset(m512 + 1, 0xFF, 64);
+	const unsigned char *parts[] = {type, e, m768};
+	uint32_t lens[] = {7, 3, sizeof(m768)};
+	sshkey k;
+	ck_assert_int_eq(sshkey_parse(A, arena_printf(A, "ssh-rsa %s", blob(parts, lens, 3)), &k), 0);
+	ck_assert_int_eq(k.bits, 768);
+	m768[1] = 0x01; /* top byte 00000001: 761 bits */
+	ck_assert_int_eq(sshkey_parse(A, arena_printf(A, "ssh-rsa %s", blob(parts, lens, 3)), &k),
+			 -1);
+	parts[2] = m512;
+	lens[2] = sizeof(m512);
+	ck_assert_int_eq(sshkey_parse(A, arena_printf(A, "ssh-rsa %s", blob(parts, lens, 3)), &k),
+			 -1);
+	parts[2] = zero;
+	lens[2] = sizeof(zero);
+	ck_assert_int_eq(sshkey_parse(A, arena_printf(A, "ssh-rsa %s", blob(parts, lens, 3)), &k),
+			 -1);
+}
+END_TEST
+
+/* ---- validate ---- */
+
+/* The validators see exact-size heap copies, so that a read past the end shows up
+ * under AddressSanitizer. */
+typedef bool (*validator)(const char *);
+
+static bool check_copy(validator fn, const char *s)
+{
+	char *c = strdup(s);
+	bool ok = fn(c);
+	free(c);
+	return ok;
+}
+
+static void expect_all(validator fn, const char *const *values, size_t n, bool want)
+{
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(check_copy(fn, values[i]) == want, "%s: \"%s\"",
+			      want ? "rejected" : "accepted", values[i]);
+}
+
+#define EXPECT(fn, want, ...)                                                                    \
+	do {                                                                                     \
+		const char *const v_[] = {__VA_ARGS__};                                          \
+		expect_all(fn, v_, sizeof(v_) / sizeof(*v_), want);                              \
+	} while (0)
+
+START_TEST(test_valid_namespace_path)
+{
+	char long_ok[256], long_bad[257];
+	memset(long_ok, 'a', 255);
+	long_ok[255] = '\0';
+	memset(long_bad, 'a', 256);
+	long_bad[256] = '\0';
+	EXPECT(valid_namespace_path, true, "john", "john.doe", "john_doe-2", "_x", "a", "A1",
+	       "a.b.c", "x-", long_ok);
+	EXPECT(valid_namespace_path, false, "", "-john", "john.", ".", "john.git", "john.atom",
+	       "jo hn", "jo/hn", "j\xc3\xb6hn", "a@b", "a+b", long_bad);
+}
+END_TEST
+
+START_TEST(test_valid_email)
+{
+	char long_bad[300];
+	memset(long_bad, 'a', 299);
+	long_bad[299] = '\0';
+	long_bad[10] = '@';
+	EXPECT(valid_email, true, "a@b", "john.doe+tag@example.com", "x@localhost");
+	EXPECT(valid_email, false, "", "@b", "a@", "a@b@c", "a b@c", "a\t@b", "ab", "a@b\n",
+	       long_bad);
+}
+END_TEST
+
+START_TEST(test_valid_hex_color)
+{
+	EXPECT(valid_hex_color, true, "#fff", "#A1b2C3", "#000000", "#FFF");
+	EXPECT(valid_hex_color, false, "", "#", "fff", "ffffff", "#ff", "#ffff", "#12345",
+	       "#1234567", "#ggg", "#12345g", " #fff");
+}
+END_TEST
+
+START_TEST(test_valid_datetime)
+{
+	EXPECT(valid_datetime, true, "2017-09-05", "2017-09-05T10:12:35Z",
+	       "2017-09-05T10:12:35.123Z", "2017-09-05T10:12:35.1z", "2017-09-05 10:12",
+	       "2017-09-05T10:12", "2017-09-05T10:12:35", "2017-09-05T10:12:35+02:00",
+	       "2017-09-05T10:12:35-0530", "2017-09-05T10:12:35+05", "2017-09-05T00:00:00.000000Z",
+	       "2016-02-29T23:59:59Z", "2000-02-29", "2017-12-31T23:59:60Z", "2017-01-31",
+	       "2017-04-30T12:00Z");
+	EXPECT(valid_datetime, false, "", "2017", "2017-09", "2017-09-0", "2017-9-5", "17-09-05",
+	       "2017/09/05", "2017-02-30", "2017-02-29", "1900-02-29", "2017-04-31", "2017-06-31",
+	       "2017-13-01", "2017-00-10", "2017-01-00", "2017-01-32", "0000-01-01",
+	       "2017-09-05T", "2017-09-05 ", "2017-09-05T1", "2017-09-05T10", "2017-09-05T10:",
+	       "2017-09-05T10:1", "2017-09-05T24:00:00Z", "2017-09-05T10:60Z",
+	       "2017-09-05T10:12:61Z", "2017-09-05T10:12:3", "2017-09-05T10:12:35.",
+	       "2017-09-05T10:12:35.Z", "2017-09-05T10:12:35ZZ", "2017-09-05T10:12:35Zx",
+	       "2017-09-05X10:12", "2017-09-05T10-12", "2017-09-05T10:12:35+15:00",
+	       "2017-09-05T10:12:35+02:60", "2017-09-05T10:12:35+02:0", "2017-09-05T10:12:35+",
+	       "2017-09-05T10:12:35+1", "2017-09-05T10:12:35 UTC", "2017-09-05T10:12:35+02:00x",
+	       "2017-09-05x");
+}
+END_TEST
+
+START_TEST(test_valid_date)
+{
+	EXPECT(valid_date, true, "2017-09-05", "2016-02-29", "2000-02-29", "2017-12-31");
+	EXPECT(valid_date, false, "", "2017", "2017-02-30", "2017-02-29", "2100-02-29",
+	       "2017-09-05T10:12:35Z", "2017-09-05 ", "2017-9-05", "2017-09-5", "2017-09-05x",
+	       "2017-11-31", "abcd-ef-gh");
+}
+END_TEST
+
+START_TEST(test_valid_text)
+{
+	EXPECT(valid_text, true, "", "plain", "tab\tnl\ncr\r", "caf\xc3\xa9", "\xe2\x82\xac",
+	       "\xf0\x9f\x98\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xf4\x8f\xbf\xbf",
+	       "\xc2\x80", "\xe0\xa0\x80", "\xf0\x90\x80\x80");
+	EXPECT(valid_text, false, "\x01", "a\x1b[0m", "\x1f", "\xc3", "\xc3\x28", "\xc0\xaf",
+	       "\xc1\xbf", "\x80", "\xbf", "\xfe", "\xff", "\xf5\x80\x80\x80", "\xe2\x82",
+	       "\xe2\x28\xa1", "\xf0\x9f\x98", "x\xf0\x9f\x98",
+	       "\xe0\x80\xaf",          /* overlong 3-byte */
+	       "\xe0\x9f\xbf",          /* overlong 3-byte */
+	       "\xf0\x80\x80\xaf",      /* overlong 4-byte */
+	       "\xf0\x8f\xbf\xbf",      /* overlong 4-byte */
+	       "\xed\xa0\x80",          /* UTF-16 surrogate */
+	       "\xed\xbf\xbf",          /* UTF-16 surrogate */
+	       "\xf4\x90\x80\x80");     /* past U+10FFFF */
 }
 END_TEST
 
 int main(void)
 {
 	Suite *s = suite_create("core");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_core_placeholder);
+
+	TCase *tc = tcase_create("arena");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_arena_alignment);
+	tcase_add_test(tc, test_arena_zeroed_after_reuse);
+	tcase_add_test(tc, test_arena_big_allocation);
+	tcase_add_test(tc, test_arena_many_blocks);
+	tcase_add_test(tc, test_arena_reset_runs_cleanups_newest_first);
+	tcase_add_test(tc, test_arena_destroy_runs_cleanups);
+	tcase_add_test(tc, test_arena_reset_keeps_one_block);
+	tcase_add_test(tc, test_arena_strings);
 	suite_add_tcase(s, tc);
+
+	tc = tcase_create("buf");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_buf_append_grows);
+	tcase_add_test(tc, test_buf_printf_grows);
+	tcase_add_test(tc, test_buf_urlencode);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("config");
+	tcase_add_checked_fixture(tc, config_setup, config_teardown);
+	tcase_add_test(tc, test_config_defaults);
+	tcase_add_test(tc, test_config_file);
+	tcase_add_test(tc, test_config_unknown_key);
+	tcase_add_test(tc, test_config_line_without_equals);
+	tcase_add_test(tc, test_config_missing_file);
+	tcase_add_test(tc, test_config_bad_number);
+	tcase_add_test(tc, test_config_env_override);
+	tcase_add_test(tc, test_config_env_bad_number);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("crypto");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30); /* yescrypt is slow on purpose */
+	tcase_add_test(tc, test_crypto_token);
+	tcase_add_test(tc, test_crypto_sha256_hex);
+	tcase_add_test(tc, test_crypto_seal_open);
+	tcase_add_test(tc, test_crypto_open_tampered);
+	tcase_add_test(tc, test_crypto_key_file);
+	tcase_add_test(tc, test_crypto_password);
+	tcase_add_test(tc, test_crypto_base64_vectors);
+	tcase_add_test(tc, test_crypto_base64_binary_roundtrip);
+	tcase_add_test(tc, test_crypto_base64_malformed);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("sshkey");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_sshkey_valid);
+	tcase_add_test(tc, test_sshkey_line_breaks_stripped);
+	tcase_add_test(tc, test_sshkey_invalid);
+	tcase_add_test(tc, test_sshkey_rsa_bits);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("validate");
+	tcase_add_test(tc, test_valid_namespace_path);
+	tcase_add_test(tc, test_valid_email);
+	tcase_add_test(tc, test_valid_hex_color);
+	tcase_add_test(tc, test_valid_datetime);
+	tcase_add_test(tc, test_valid_date);
+	tcase_add_test(tc, test_valid_text);
+	suite_add_tcase(s, tc);
+
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
