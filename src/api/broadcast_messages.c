@@ -85,7 +85,7 @@ static int read_input(request *r, const char **v, bool create)
 	static const char *colors[] = {"color", "font"};
 	for (int i = 0; i < 2; i++) {
 		const char *c = param_str(r, colors[i]);
-		if (c && !valid_hex_color(c))
+		if (c && *c && !valid_hex_color(c)) /* GitLab: allow_blank */
 			fail_validation(r, colors[i], "must be a valid color code");
 		v[3 + i] = c;
 	}

@@ -161,17 +161,18 @@ int impersonation_tokens_revoke(request *r)
 	return 0;
 }
 
-/* OAuth 2 resource owner password grant (Doorkeeper's answers and error bodies). */
+/* OAuth 2 resource owner password grant (Doorkeeper's answers and error bodies). The
+ * Doorkeeper 4.2 of GitLab 10.x answers every token error with 401, not RFC 6749's 400. */
 int oauth_token(request *r)
 {
 	const char *grant = param_str(r, "grant_type");
 	if (!grant || !*grant)
-		return fail(r, ERR_OAUTH, "400 invalid_request");
+		return fail(r, ERR_OAUTH, "401 invalid_request");
 	if (strcmp(grant, "password") != 0)
-		return fail(r, ERR_OAUTH, "400 unsupported_grant_type");
+		return fail(r, ERR_OAUTH, "401 unsupported_grant_type");
 	const char *login = param_str(r, "username"), *password = param_str(r, "password");
 	if (!login || !password || !*login)
-		return fail(r, ERR_OAUTH, "400 invalid_request");
+		return fail(r, ERR_OAUTH, "401 invalid_request");
 	const char *v[1] = {login};
 	int err;
 	PGresult *res = db_query(r, "oauth_user", 1, v, &err);

@@ -21,7 +21,7 @@ const db_stmt users_stmts[] = {
 	 * $7 external, $8 created_before, $9 created_after, $10 limit, $11 offset,
 	 * $12 caller is admin (search matches email substrings only for admins) */
 	{"users_list",
-	 "WITH f AS (SELECT u.* FROM users u WHERE NOT u.ghost"
+	 "WITH f AS NOT MATERIALIZED (SELECT u.id FROM users u WHERE NOT u.ghost"
 	 " AND ($1::boolean IS NOT TRUE OR u.state = 'active')"
 	 " AND ($2::boolean IS NOT TRUE OR u.state = 'blocked')"
 	 " AND ($3::text IS NULL OR u.username ILIKE " LIKE("$3") " OR u.name ILIKE " LIKE("$3")
@@ -32,8 +32,10 @@ const db_stmt users_stmts[] = {
 	 " AND ($7::boolean IS NOT TRUE OR u.external)"
 	 " AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"
 	 " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz))"
+	 /* the page's ids come from the primary key; full columns only for those rows */
 	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " USER_COLS " FROM f u ORDER BY u.id DESC LIMIT $10 OFFSET $11) p ON true"},
+	 " (SELECT " USER_COLS " FROM (SELECT id FROM f ORDER BY id DESC LIMIT $10 OFFSET $11) pg"
+	 " JOIN users u ON u.id = pg.id ORDER BY u.id DESC) p ON true"},
 	/* The caller (by token: $1 digest, $2 oauth) and the user $3 in one round trip. */
 	{"users_show_auth",
 	 "SELECT c.*, p.* FROM (SELECT 1) one"
