@@ -3,6 +3,7 @@
 #define COLLABD_API_H
 
 #include "db/db.h"
+#include "http/pagination.h"
 #include "http/request.h"
 
 /* users.c */
@@ -51,6 +52,12 @@ int events_list_user(request *r);
 
 /* version.c */
 int version_show(request *r);
+
+/* A presenter of one record whose columns start at col. */
+typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);
+/* Answers a page of a list statement: column 0 of every row is the total, the record
+ * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
+void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
 
 /* Shared by handlers: an integer path/body id, ERR_INVALID ("name is invalid") when it
  * is not one. */

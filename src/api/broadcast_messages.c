@@ -44,12 +44,7 @@ int broadcast_messages_list(request *r)
 	PGresult *res = db_query(r, "broadcast_list", 2, v, &err);
 	if (!res)
 		return err;
-	json_object *a = json_object_new_array();
-	for (int i = 0; i < PQntuples(res); i++)
-		if (!PQgetisnull(res, i, 1))
-			json_object_array_add(a, entity_broadcast_message(r, res, i, 1));
-	pagination_headers(r, &pg, db_int(res, 0, 0));
-	respond_json(r, 200, a);
+	api_respond_page(r, &pg, res, entity_broadcast_message);
 	return 0;
 }
 

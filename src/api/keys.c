@@ -41,12 +41,7 @@ static int list(request *r, const char *user_id)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
-	json_object *a = json_object_new_array();
-	for (int i = 0; i < PQntuples(res); i++)
-		if (!PQgetisnull(res, i, 1))
-			json_object_array_add(a, entity_key(r, res, i, 1));
-	pagination_headers(r, &pg, db_int(res, 0, 0));
-	respond_json(r, 200, a);
+	api_respond_page(r, &pg, res, entity_key);
 	return 0;
 }
 

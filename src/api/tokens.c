@@ -43,6 +43,11 @@ const db_stmt tokens_stmts[] = {
 	{NULL, NULL},
 };
 
+static json_object *present_token(request *r, const PGresult *res, int row, int col)
+{
+	return entity_token(r, res, row, col, NULL);
+}
+
 static int user_param(request *r, const char **out)
 {
 	return api_id(r, "user_id", out);
@@ -67,12 +72,7 @@ int impersonation_tokens_list(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
-	json_object *a = json_object_new_array();
-	for (int i = 0; i < PQntuples(res); i++)
-		if (!PQgetisnull(res, i, 1))
-			json_object_array_add(a, entity_token(r, res, i, 1, NULL));
-	pagination_headers(r, &pg, db_int(res, 0, 0));
-	respond_json(r, 200, a);
+	api_respond_page(r, &pg, res, present_token);
 	return 0;
 }
 

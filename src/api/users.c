@@ -110,9 +110,24 @@ int api_id(request *r, const char *name, const char **out)
 	return 0;
 }
 
-static enum user_view view_for(request *r)
+void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present)
 {
-	return auth_is_admin(r) ? USER_VIEW_ADMIN : USER_VIEW_BASIC;
+	json_object *list = json_object_new_array();
+	for (int i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, 1))
+			json_object_array_add(list, present(r, res, i, 1));
+	pagination_headers(r, pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
+	respond_json(r, 200, list);
+}
+
+static json_object *present_basic(request *r, const PGresult *res, int row, int col)
+{
+	return entity_user(r, res, row, col, USER_VIEW_BASIC);
+}
+
+static json_object *present_admin(request *r, const PGresult *res, int row, int col)
+{
+	return entity_user(r, res, row, col, USER_VIEW_ADMIN);
 }
 
 int users_list(request *r)
@@ -147,12 +162,7 @@ int users_list(request *r)
 	PGresult *res = db_query(r, "users_list", 12, v, &err);
 	if (!res)
 		return err;
-	json_object *list = json_object_new_array();
-	for (int i = 0; i < PQntuples(res); i++)
-		if (!PQgetisnull(res, i, 1))
-			json_object_array_add(list, entity_user(r, res, i, 1, view_for(r)));
-	pagination_headers(r, &pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
-	respond_json(r, 200, list);
+	api_respond_page(r, &pg, res, auth_is_admin(r) ? present_admin : present_basic);
 	return 0;
 }
 
