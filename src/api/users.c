@@ -104,9 +104,7 @@ int api_id(request *r, const char *name, const char **out)
 		return fail_missing(r, name);
 	if (rc < 0)
 		return rc;
-	if (id < 1)
-		return fail_invalid(r, name);
-	*out = param_str(r, name);
+	*out = param_str(r, name); /* 0 and negative ids are integers too: not found */
 	return 0;
 }
 

@@ -239,3 +239,69 @@ char *make_admin(const char *prefix, long long *id)
 {
 	return user_token(prefix, id, NULL, true);
 }
+
+/* ---- helpers of the auth, conventions and broadcast suites ---- */
+
+resp *api_h(const char *method, const char *path, const char *const *headers, const char *body,
+	    const char *content_type)
+{
+	char *url = fmt("%s/api/v4%s", api_url(), path);
+	resp *r = http_request(method, url, headers, body, body ? strlen(body) : 0,
+			       body ? content_type : NULL);
+	free(url);
+	return r;
+}
+
+/* Runs a collabd command line and returns its first output line (caller frees). */
+static char *cli_line(const char *args)
+{
+	const char *bin = getenv("COLLABD_BIN");
+	ck_assert_msg(bin && getenv("COLLABD_CONFIG"),
+		      "COLLABD_BIN and COLLABD_CONFIG must be set");
+	char *cmd = fmt("'%s' %s", bin, args);
+	FILE *f = popen(cmd, "r");
+	ck_assert_msg(f != NULL, "popen %s", cmd);
+	char line[512] = "";
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	int rc = pclose(f);
+	ck_assert_msg(rc == 0 && line[0], "%s: exit %d, output \"%s\"", cmd, rc, line);
+	line[strcspn(line, "\r\n")] = '\0';
+	free(cmd);
+	return strdup(line);
+}
+
+char *cli_personal_token(const char *username, const char *scopes, const char *expires)
+{
+	char *args = expires ? fmt("token-create '%s' --scopes '%s' --expires '%s'", username,
+				   scopes, expires)
+			     : fmt("token-create '%s' --scopes '%s'", username, scopes);
+	char *t = cli_line(args);
+	free(args);
+	return t;
+}
+
+char *cli_private_token(const char *username)
+{
+	char *args = fmt("private-token '%s'", username);
+	char *t = cli_line(args);
+	free(args);
+	return t;
+}
+
+char *oauth_password_token(const char *login, const char *password)
+{
+	char *l = enc(login), *p = enc(password);
+	char *body = fmt("grant_type=password&username=%s&password=%s", l, p);
+	char *url = fmt("%s/oauth/token", api_url());
+	resp *r = http_request("POST", url, NULL, body, strlen(body),
+			       "application/x-www-form-urlencoded");
+	const char *t = r->status == 200 ? jstr(r->json, "access_token") : NULL;
+	char *token = t ? strdup(t) : NULL;
+	resp_free(r);
+	free(url);
+	free(body);
+	free(l);
+	free(p);
+	return token;
+}

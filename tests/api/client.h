@@ -56,4 +56,35 @@ char *make_admin(const char *prefix, long long *id);
 #define ck_status(r, s) ck_assert_msg((r)->status == (s), "expected %d, got %ld: %s", (s), \
 				      (r)->status, (r)->body)
 
+/* ---- helpers of the auth, conventions and broadcast suites ---- */
+
+/* METHOD /api/v4<path> with extra headers (NULL-terminated "Name: value" list, may be
+ * NULL) and an optional body of the given content type. */
+resp *api_h(const char *method, const char *path, const char *const *headers, const char *body,
+	    const char *content_type);
+/* `$COLLABD_BIN token-create USERNAME --scopes SCOPES [--expires DATE]`: the personal
+ * access token it prints (caller frees); asserts that the command succeeds. */
+char *cli_personal_token(const char *username, const char *scopes, const char *expires);
+/* `$COLLABD_BIN private-token USERNAME`: the user's private token (caller frees). */
+char *cli_private_token(const char *username);
+/* POST /oauth/token with the password grant: the access token (caller frees), or NULL
+ * when the grant is refused. */
+char *oauth_password_token(const char *login, const char *password);
+/* Asserts that the JSON string member key of r's body is exactly want. */
+#define ck_jstr(r, key, want)                                                                  \
+	do {                                                                                   \
+		const char *v_ = jstr((r)->json, (key));                                       \
+		ck_assert_msg(v_ && strcmp(v_, (want)) == 0, "%s: expected \"%s\", got %s in %s", \
+			      (key), (want), v_ ? v_ : "(none)", (r)->body);                   \
+	} while (0)
+/* Asserts that header name of r is exactly want (NULL: absent). */
+#define ck_header(r, name, want)                                                               \
+	do {                                                                                   \
+		const char *h_ = resp_header((r), (name));                                     \
+		const char *w_ = (want);                                                       \
+		ck_assert_msg(w_ ? h_ && strcmp(h_, w_) == 0 : !h_,                            \
+			      "header %s: expected %s, got %s", (name), w_ ? w_ : "(absent)",  \
+			      h_ ? h_ : "(absent)");                                           \
+	} while (0)
+
 #endif
