@@ -99,6 +99,7 @@ const db_stmt users_stmts[] = {
 int api_id(request *r, const char *name, const char **out)
 {
 	long long id;
+	*out = NULL;
 	int rc = param_int(r, name, &id);
 	if (rc == 1)
 		return fail_missing(r, name);
