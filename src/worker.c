@@ -2,26 +2,18 @@
 
 #include <errno.h>
 #include <fcgiapp.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <time.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "auth/auth.h"
 #include "core/log.h"
 #include "http/router.h"
-
-static volatile sig_atomic_t stopping;
-
-static void on_term(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
 
 void worker_dispatch(request *r)
 {
@@ -139,25 +131,52 @@ static void handle(FCGX_Request *fr, request *r)
 	worker_dispatch(r);
 }
 
+/* Waits for a connection or a stop signal. Each worker has its own epoll set holding
+ * the shared listening socket with EPOLLEXCLUSIVE (a connection wakes one worker, not
+ * all of them) and a signalfd for SIGTERM/SIGINT, which stay blocked otherwise: a
+ * stopping worker finishes the request it has and takes no other. Returns 1 when a
+ * connection may be accepted, 0 when the worker must stop. */
+static int wait_for_work(int ep, int sfd)
+{
+	for (;;) {
+		struct epoll_event ev[2];
+		int n = epoll_wait(ep, ev, 2, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_error("epoll_wait: %s", strerror(errno));
+			return 0;
+		}
+		bool ready = false;
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.fd == sfd)
+				return 0;
+			ready = true;
+		}
+		if (ready)
+			return 1;
+	}
+}
+
 int worker_run(const config *cfg, int listen_fd, const unsigned char key[32])
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	/* Signals are taken only while waiting for a connection (ppoll), never in the
-	 * middle of a request: a stopping worker finishes what it has started. */
-	sigset_t block, wait_mask;
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigprocmask(SIG_BLOCK, &block, &wait_mask);
-	sigdelset(&wait_mask, SIGTERM);
-	sigdelset(&wait_mask, SIGINT);
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event lev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = listen_fd};
+	struct epoll_event sev = {.events = EPOLLIN, .data.fd = sfd};
+	if (sfd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &lev) < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &sev) < 0) {
+		log_error("worker setup: %s", strerror(errno));
+		return 1;
+	}
 
 	db d;
 	if (db_connect(&d, cfg->database_url) < 0)
@@ -166,18 +185,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32])
 	FCGX_Request fr;
 	FCGX_InitRequest(&fr, listen_fd, 0);
 	arena *a = arena_new();
-	while (!stopping) {
-		struct pollfd p = {.fd = listen_fd, .events = POLLIN};
-		int n = ppoll(&p, 1, NULL, &wait_mask);
-		/* With a connection ready, ppoll returns it and restores the mask before a
-		 * pending SIGTERM is delivered: look for one before accepting more work. */
-		struct timespec zero = {0, 0};
-		if (!stopping && n > 0 && sigtimedwait(&block, NULL, &zero) > 0)
-			stopping = 1;
-		if (stopping)
-			break;
-		if (n <= 0)
-			continue;
+	while (wait_for_work(ep, sfd)) {
 		if (FCGX_Accept_r(&fr) < 0)
 			continue; /* another worker took it (EAGAIN) */
 		request r;
@@ -192,5 +200,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32])
 	}
 	arena_destroy(a);
 	db_close(&d);
+	close(ep);
+	close(sfd);
 	return 0;
 }
