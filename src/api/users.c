@@ -32,10 +32,20 @@ const db_stmt users_stmts[] = {
 	 " AND ($7::boolean IS NOT TRUE OR u.external)"
 	 " AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"
 	 " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz))"
-	 /* the page's ids come from the primary key; full columns only for those rows */
+	 /* The page's ids come from the primary key; full columns only for those rows,
+	  * fetched one by one (LATERAL ... OFFSET 0), which stays the plan for any LIMIT:
+	  * statements run with generic plans (db.c). */
 	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " USER_COLS " FROM (SELECT id FROM f ORDER BY id DESC LIMIT $10 OFFSET $11) pg"
-	 " JOIN users u ON u.id = pg.id ORDER BY u.id DESC) p ON true"},
+	 " CROSS JOIN LATERAL (SELECT * FROM users WHERE id = pg.id OFFSET 0) u"
+	 " ORDER BY u.id DESC) p ON true"},
+	/* No filter: the page from the index of live users, the total from the counter. */
+	{"users_list_all",
+	 "SELECT (SELECT value FROM counters WHERE name = 'users'), p.* FROM (SELECT 1) one"
+	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM (SELECT id FROM users WHERE NOT ghost"
+	 " ORDER BY id DESC LIMIT $1 OFFSET $2) pg"
+	 " CROSS JOIN LATERAL (SELECT * FROM users WHERE id = pg.id OFFSET 0) u"
+	 " ORDER BY u.id DESC) p ON true"},
 	/* The caller (by token: $1 digest, $2 oauth) and the user $3 in one round trip. */
 	{"users_show_auth",
 	 "SELECT c.*, p.* FROM (SELECT 1) one"
@@ -157,8 +167,12 @@ int users_list(request *r)
 		pagination_limit(r, &pg), pagination_offset(r, &pg),
 		auth_is_admin(r) ? "true" : "false",
 	};
+	bool filtered = false;
+	for (int i = 0; i < 9; i++)
+		filtered = filtered || v[i];
 	int err;
-	PGresult *res = db_query(r, "users_list", 12, v, &err);
+	PGresult *res = filtered ? db_query(r, "users_list", 12, v, &err)
+				 : db_query(r, "users_list_all", 2, v + 9, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, auth_is_admin(r) ? present_admin : present_basic);
