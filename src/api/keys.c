@@ -19,7 +19,11 @@ const db_stmt keys_stmts[] = {
 	 "INSERT INTO keys AS k (user_id, title, key, fingerprint)"
 	 " SELECT u.id, $2, $3, $4 FROM users u WHERE u.id = $1 AND NOT u.ghost"
 	 " RETURNING " KEY_COLS},
-	{"keys_delete", "DELETE FROM keys WHERE id = $1 AND user_id = $2 RETURNING id"},
+	/* $1 key id, $2 user id: no row when the user does not exist, NULL when the key
+	 * is not the user's (as GitLab: 404 User before 404 Key) */
+	{"keys_delete",
+	 "WITH d AS (DELETE FROM keys WHERE id = $1 AND user_id = $2 RETURNING id)"
+	 " SELECT (SELECT id FROM d) FROM users u WHERE u.id = $2 AND NOT u.ghost"},
 	{NULL, NULL},
 };
 
@@ -131,6 +135,8 @@ static int delete(request *r, const char *user_id)
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	if (PQgetisnull(res, 0, 0))
 		return fail_not_found(r, "Key");
 	respond_empty(r, 204);
 	return 0;

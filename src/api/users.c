@@ -53,13 +53,14 @@ const db_stmt users_stmts[] = {
 	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM users u WHERE u.id = $3 AND NOT u.ghost) p"
 	 " ON true"},
 	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost"},
-	/* $1 username $2 email $3 name $4 password_hash $5 skype $6 linkedin $7 twitter
+	/* Emails are stored in lower case, as Devise does (case_insensitive_keys).
+	 * $1 username $2 email $3 name $4 password_hash $5 skype $6 linkedin $7 twitter
 	 * $8 website_url $9 organization $10 projects_limit $11 bio $12 location $13 admin
 	 * $14 can_create_group $15 confirmed $16 external */
 	{"users_insert",
 	 "INSERT INTO users (username, email, name, password_hash, skype, linkedin, twitter,"
 	 " website_url, organization, projects_limit, bio, location, is_admin, can_create_group,"
-	 " confirmed_at, external) VALUES ($1, $2, $3, $4, coalesce($5, ''), coalesce($6, ''),"
+	 " confirmed_at, external) VALUES ($1, lower($2), $3, $4, coalesce($5, ''), coalesce($6, ''),"
 	 " coalesce($7, ''), coalesce($8, ''), $9, coalesce($10::integer, 100000), $11, $12,"
 	 " coalesce($13::boolean, false), coalesce($14::boolean, true),"
 	 " CASE WHEN $15::boolean THEN now() END, coalesce($16::boolean, false)) RETURNING id"},
@@ -73,7 +74,7 @@ const db_stmt users_stmts[] = {
 	{"users_set_avatar", "UPDATE users SET avatar = $2, updated_at = now() WHERE id = $1"},
 	/* $1 id, then as users_insert without confirmed; NULL keeps the column */
 	{"users_update",
-	 "UPDATE users SET username = coalesce($2, username), email = coalesce($3, email),"
+	 "UPDATE users SET username = coalesce($2, username), email = coalesce(lower($3), email),"
 	 " name = coalesce($4, name), password_hash = coalesce($5, password_hash),"
 	 " password_expires_at = CASE WHEN $5 IS NULL THEN password_expires_at ELSE now() END,"
 	 " skype = coalesce($6, skype), linkedin = coalesce($7, linkedin),"

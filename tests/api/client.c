@@ -305,3 +305,78 @@ char *oauth_password_token(const char *login, const char *password)
 	free(p);
 	return token;
 }
+
+/* ---- helpers of the users and keys suites ---- */
+
+void ck_code_at(const char *file, int line, resp *r, long status)
+{
+	ck_assert_msg(r->status == status, "%s:%d: expected %ld, got %ld: %s", file, line, status,
+		      r->status, r->body);
+}
+
+void ck_body_at(const char *file, int line, resp *r, long status, const char *json)
+{
+	json_object *want = json_tokener_parse(json);
+	ck_assert_msg(want != NULL, "%s:%d: bad expected JSON %s", file, line, json);
+	ck_assert_msg(r->status == status && r->json && json_object_equal(r->json, want),
+		      "%s:%d: expected %ld %s, got %ld %s", file, line, status, json, r->status,
+		      r->body);
+	json_object_put(want);
+}
+
+void ck_fields_at(const char *file, int line, json_object *o, const char *const *names)
+{
+	ck_assert_msg(o && json_object_is_type(o, json_type_object), "%s:%d: not an object: %s",
+		      file, line, o ? json_object_to_json_string(o) : "(null)");
+	size_t n = 0;
+	for (; names[n]; n++)
+		ck_assert_msg(jhas(o, names[n]), "%s:%d: member %s missing in %s", file, line,
+			      names[n], json_object_to_json_string(o));
+	json_object_object_foreach(o, key, val)
+	{
+		(void)val;
+		bool listed = false;
+		for (size_t i = 0; i < n && !listed; i++)
+			listed = strcmp(names[i], key) == 0;
+		ck_assert_msg(listed, "%s:%d: unexpected member %s in %s", file, line, key,
+			      json_object_to_json_string(o));
+	}
+}
+
+static char *page_link(const char *path, const char *query, long long page, long long per_page,
+		       const char *rel)
+{
+	return fmt("<%s/api/v4%s?%s%spage=%lld&per_page=%lld>; rel=\"%s\"", api_url(), path,
+		   query, *query ? "&" : "", page, per_page, rel);
+}
+
+static void ck_header_at(const char *file, int line, resp *r, const char *name, char *want)
+{
+	const char *h = resp_header(r, name);
+	ck_assert_msg(h && strcmp(h, want) == 0, "%s:%d: header %s: expected \"%s\", got %s%s%s",
+		      file, line, name, want, h ? "\"" : "", h ? h : "(absent)", h ? "\"" : "");
+	free(want);
+}
+
+void ck_pages_at(const char *file, int line, resp *r, const char *path, const char *query,
+		 long long total, long long per_page, long long page)
+{
+	long long pages = total ? (total + per_page - 1) / per_page : 1;
+	bool prev = page > 1 && page <= pages;
+	ck_header_at(file, line, r, "X-Total", fmt("%lld", total));
+	ck_header_at(file, line, r, "X-Total-Pages", fmt("%lld", pages));
+	ck_header_at(file, line, r, "X-Per-Page", fmt("%lld", per_page));
+	ck_header_at(file, line, r, "X-Page", fmt("%lld", page));
+	ck_header_at(file, line, r, "X-Next-Page", page < pages ? fmt("%lld", page + 1) : strdup(""));
+	ck_header_at(file, line, r, "X-Prev-Page", prev ? fmt("%lld", page - 1) : strdup(""));
+	char *p = prev ? page_link(path, query, page - 1, per_page, "prev") : strdup("");
+	char *n = page < pages ? page_link(path, query, page + 1, per_page, "next") : strdup("");
+	char *f = page_link(path, query, 1, per_page, "first");
+	char *l = page_link(path, query, pages, per_page, "last");
+	ck_header_at(file, line, r, "Link",
+		     fmt("%s%s%s%s%s, %s", p, *p ? ", " : "", n, *n ? ", " : "", f, l));
+	free(p);
+	free(n);
+	free(f);
+	free(l);
+}

@@ -87,4 +87,25 @@ char *oauth_password_token(const char *login, const char *password);
 			      h_ ? h_ : "(absent)");                                           \
 	} while (0)
 
+/* ---- helpers of the users and keys suites ---- */
+
+/* Asserts r's status and that its body is the JSON value json (member order aside). */
+#define ck_body(r, status, json) ck_body_at(__FILE__, __LINE__, (r), (status), (json))
+/* Asserts that o is an object whose members are exactly names (NULL-terminated). */
+#define ck_fields(o, names) ck_fields_at(__FILE__, __LINE__, (o), (names))
+/* Asserts every pagination header of a list response of GET /api/v4<path>?<query>:
+ * X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page, and Link with
+ * prev, next, first, last in that order. query is the request's query without page and
+ * per_page, in request order ("" or "a=1&b=2"). */
+#define ck_pages(r, path, query, total, per_page, page)                                      \
+	ck_pages_at(__FILE__, __LINE__, (r), (path), (query), (total), (per_page), (page))
+/* ck_status for an expression with side effects (evaluated once). */
+#define ck_code(r, status) ck_code_at(__FILE__, __LINE__, (r), (status))
+/* The same, naming the caller's file and line in the failure message. */
+void ck_code_at(const char *file, int line, resp *r, long status);
+void ck_body_at(const char *file, int line, resp *r, long status, const char *json);
+void ck_fields_at(const char *file, int line, json_object *o, const char *const *names);
+void ck_pages_at(const char *file, int line, resp *r, const char *path, const char *query,
+		 long long total, long long per_page, long long page);
+
 #endif
