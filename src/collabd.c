@@ -155,12 +155,13 @@ static int serve(const char *cfg_path)
 	if (log_level_parse(cfg.log_level, &lvl) == 0)
 		log_set_level(lvl);
 	unsigned char key[32];
-	if (load_key(&cfg, key) < 0 || check_schema(&cfg) < 0)
-		return 1;
 	char *unix_path = NULL;
-	int fd = open_listener(&cfg, &unix_path);
-	if (fd < 0)
+	int fd = -1;
+	if (load_key(&cfg, key) < 0 || check_schema(&cfg) < 0 ||
+	    (fd = open_listener(&cfg, &unix_path)) < 0) {
+		config_free(&cfg);
 		return 1;
+	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 
 	struct sigaction sa;
@@ -281,12 +282,15 @@ struct cli {
 
 static int cli_open(struct cli *c, const char *cfg_path)
 {
+	memset(c, 0, sizeof(*c));
 	if (config_load(&c->cfg, cfg_path) < 0)
 		return -1;
-	if (load_key(&c->cfg, c->key) < 0 || check_schema(&c->cfg) < 0)
+	if (load_key(&c->cfg, c->key) < 0 || check_schema(&c->cfg) < 0 ||
+	    db_connect(&c->d, c->cfg.database_url) < 0) {
+		db_close(&c->d);
+		config_free(&c->cfg);
 		return -1;
-	if (db_connect(&c->d, c->cfg.database_url) < 0)
-		return -1;
+	}
 	c->a = arena_new();
 	request_init(&c->r, c->a, &c->cfg);
 	c->r.db = &c->d;
