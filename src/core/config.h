@@ -1,0 +1,25 @@
+/* Configuration: a `key = value` file (comments with #), every key overridable by
+ * an environment variable COLLABD_<KEY> (upper case). */
+#ifndef COLLABD_CONFIG_H
+#define COLLABD_CONFIG_H
+
+typedef struct {
+	char *listen;        /* unix socket path, host:port, or "stdin" (fd 0) */
+	int workers;         /* 0: 2 x cores */
+	char *database_url;  /* libpq conninfo */
+	char *external_url;  /* scheme://host[:port] used in web_url, Link headers */
+	char *key_file;      /* instance key (AES-256-GCM), created by `collabd keygen` */
+	char *storage_path;  /* repositories and uploads */
+	char *ssh_host;
+	char *log_level;
+	int max_body;        /* bytes accepted in a request body */
+	int backlog;
+	char *socket_mode;   /* octal permissions of a unix socket we create */
+} config;
+
+/* Loads defaults, then path (may be NULL), then the environment. 0 or -1 with a
+ * message on stderr. Strings are malloc'd and owned by cfg until config_free(). */
+int config_load(config *cfg, const char *path);
+void config_free(config *cfg);
+
+#endif
