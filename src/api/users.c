@@ -16,36 +16,42 @@
 
 #define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 
+/* The page's ids come from the primary key; the view's columns are computed only for
+ * those rows, fetched one by one (LATERAL ... OFFSET 0), which stays the plan for any
+ * LIMIT: statements run with generic plans (db.c). */
+#define USERS_PAGE(ids, cols)                                                                 \
+	" LEFT JOIN LATERAL (SELECT " cols " FROM (" ids ") pg CROSS JOIN LATERAL"              \
+	" (SELECT * FROM users WHERE id = pg.id OFFSET 0) u ORDER BY u.id DESC) p ON true"
+
+#define USERS_LIST(cols)                                                                      \
+	"WITH f AS NOT MATERIALIZED (SELECT u.id FROM users u WHERE NOT u.ghost"                 \
+	" AND ($1::boolean IS NOT TRUE OR u.state = 'active')"                                   \
+	" AND ($2::boolean IS NOT TRUE OR u.state = 'blocked')"                                  \
+	" AND ($3::text IS NULL OR u.username ILIKE " LIKE("$3") " OR u.name ILIKE " LIKE("$3")  \
+	" OR ($12::boolean AND u.email ILIKE " LIKE("$3") ") OR lower(u.email) = lower($3))"    \
+	" AND ($4::text IS NULL OR lower(u.username) = lower($4))"                               \
+	" AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id"    \
+	"      AND i.extern_uid = $5 AND i.provider = $6::text))"                                \
+	" AND ($7::boolean IS NOT TRUE OR u.external)"                                           \
+	" AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"                       \
+	" AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz))"                      \
+	"SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one"                               \
+	USERS_PAGE("SELECT id FROM f ORDER BY id DESC LIMIT $10 OFFSET $11", cols)
+
+/* No filter: the page from the index of live users, the total from the counter. */
+#define USERS_LIST_ALL(cols)                                                                  \
+	"SELECT (SELECT value FROM counters WHERE name = 'users'), p.* FROM (SELECT 1) one"      \
+	USERS_PAGE("SELECT id FROM users WHERE NOT ghost ORDER BY id DESC LIMIT $1 OFFSET $2", cols)
+
 const db_stmt users_stmts[] = {
 	/* $1 active, $2 blocked, $3 search, $4 username, $5 extern_uid, $6 provider,
 	 * $7 external, $8 created_before, $9 created_after, $10 limit, $11 offset,
 	 * $12 caller is admin (search matches email substrings only for admins) */
-	{"users_list",
-	 "WITH f AS NOT MATERIALIZED (SELECT u.id FROM users u WHERE NOT u.ghost"
-	 " AND ($1::boolean IS NOT TRUE OR u.state = 'active')"
-	 " AND ($2::boolean IS NOT TRUE OR u.state = 'blocked')"
-	 " AND ($3::text IS NULL OR u.username ILIKE " LIKE("$3") " OR u.name ILIKE " LIKE("$3")
-	 " OR ($12::boolean AND u.email ILIKE " LIKE("$3") ") OR lower(u.email) = lower($3))"
-	 " AND ($4::text IS NULL OR lower(u.username) = lower($4))"
-	 " AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id"
-	 "      AND i.extern_uid = $5 AND i.provider = $6::text))"
-	 " AND ($7::boolean IS NOT TRUE OR u.external)"
-	 " AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"
-	 " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz))"
-	 /* The page's ids come from the primary key; full columns only for those rows,
-	  * fetched one by one (LATERAL ... OFFSET 0), which stays the plan for any LIMIT:
-	  * statements run with generic plans (db.c). */
-	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " USER_COLS " FROM (SELECT id FROM f ORDER BY id DESC LIMIT $10 OFFSET $11) pg"
-	 " CROSS JOIN LATERAL (SELECT * FROM users WHERE id = pg.id OFFSET 0) u"
-	 " ORDER BY u.id DESC) p ON true"},
-	/* No filter: the page from the index of live users, the total from the counter. */
-	{"users_list_all",
-	 "SELECT (SELECT value FROM counters WHERE name = 'users'), p.* FROM (SELECT 1) one"
-	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM (SELECT id FROM users WHERE NOT ghost"
-	 " ORDER BY id DESC LIMIT $1 OFFSET $2) pg"
-	 " CROSS JOIN LATERAL (SELECT * FROM users WHERE id = pg.id OFFSET 0) u"
-	 " ORDER BY u.id DESC) p ON true"},
+	{"users_list", USERS_LIST(USER_COLS)},
+	{"users_list_basic", USERS_LIST(USER_BASIC_COLS)},
+	/* No filter: $1 limit, $2 offset */
+	{"users_list_all", USERS_LIST_ALL(USER_COLS)},
+	{"users_list_all_basic", USERS_LIST_ALL(USER_BASIC_COLS)},
 	/* The caller (by token: $1 digest, $2 oauth) and the user $3 in one round trip. */
 	{"users_show_auth",
 	 "SELECT c.*, p.* FROM (SELECT 1) one"
@@ -172,8 +178,10 @@ int users_list(request *r)
 	for (int i = 0; i < 9; i++)
 		filtered = filtered || v[i];
 	int err;
-	PGresult *res = filtered ? db_query(r, "users_list", 12, v, &err)
-				 : db_query(r, "users_list_all", 2, v + 9, &err);
+	bool admin = auth_is_admin(r);
+	PGresult *res = filtered ? db_query(r, admin ? "users_list" : "users_list_basic", 12, v, &err)
+				 : db_query(r, admin ? "users_list_all" : "users_list_all_basic", 2,
+					    v + 9, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, auth_is_admin(r) ? present_admin : present_basic);

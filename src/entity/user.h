@@ -16,6 +16,8 @@
 	"i.extern_uid) ORDER BY i.id)::text FROM identities i WHERE i.user_id = u.id), "          \
 	"u.can_create_group, u.projects_limit > 0, u.external"
 #define USER_NCOLS 26
+/* The leading columns of USER_COLS that the basic view reads. */
+#define USER_BASIC_COLS "u.id, u.username, u.name, u.state, u.avatar"
 
 enum user_col {
 	UC_ID, UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR, UC_CREATED_AT, UC_EMAIL, UC_IS_ADMIN,
