@@ -26,10 +26,11 @@ ensure_packages() {
 pg_bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
 free_port() {
-	# a port nobody listens on, from the ephemeral-ish range
+	# a port nobody listens on, below the kernel's ephemeral range (32768-60999) so that
+	# no client connection holds it either
 	local p
 	for _ in $(seq 1 200); do
-		p=$(( 20000 + RANDOM % 30000 ))
+		p=$(( 10000 + RANDOM % 22000 ))
 		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p"; return 0; fi
 	done
 	return 1
@@ -51,13 +52,19 @@ stack_pg_start() {
 			|| { cat "$dir/pg/initdb.log" >&2; return 1; }
 	fi
 	local port; port=$(cat "$dir/pg/port" 2>/dev/null || free_port)
-	echo "$port" > "$dir/pg/port"
-	mkdir -p "$dir/pg/run"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pg/run" "$dir/pg/port"
+	mkdir -p "$dir/pg/run"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pg/run"
 	if ! as_pg "$bin/pg_ctl" -D "$dir/pg/data" status >/dev/null 2>&1; then
-		as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
-			-o "-p $port -k $dir/pg/run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null \
-			|| { tail -20 "$dir/pg/server.log" >&2; return 1; }
+		local try
+		for try in 1 2 3; do
+			if as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
+				-o "-p $port -k $dir/pg/run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null; then
+				break
+			fi
+			[ $try = 3 ] && { tail -20 "$dir/pg/server.log" >&2; return 1; }
+			port=$(free_port)   # the port was taken meanwhile: another one
+		done
 	fi
+	echo "$port" > "$dir/pg/port"
 	local url="host=127.0.0.1 port=$port user=postgres dbname=collabd"
 	if ! psql "host=127.0.0.1 port=$port user=postgres dbname=postgres" -tAc "SELECT 1 FROM pg_database WHERE datname='collabd'" | grep -q 1; then
 		psql "host=127.0.0.1 port=$port user=postgres dbname=postgres" -qc "CREATE DATABASE collabd" >/dev/null || return 1

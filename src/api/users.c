@@ -11,6 +11,7 @@
 #include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/user.h"
+#include "git/repo.h"
 #include "http/pagination.h"
 #include "http/router.h"
 
@@ -90,7 +91,22 @@ const db_stmt users_stmts[] = {
 	 " location = coalesce($13, location), is_admin = coalesce($14::boolean, is_admin),"
 	 " can_create_group = coalesce($15::boolean, can_create_group),"
 	 " external = coalesce($16::boolean, external), updated_at = now()"
-	 " WHERE id = $1 AND NOT ghost RETURNING id"},
+	 " FROM (SELECT username AS old_username FROM users WHERE id = $1 FOR UPDATE) o"
+	 " WHERE id = $1 AND NOT ghost RETURNING id, o.old_username, username, name"},
+	/* The user's own namespace: created with the user, renamed with it. */
+	{"users_namespace_insert",
+	 "INSERT INTO namespaces (id, kind, name, path, owner_id, full_path, full_name,"
+	 " visibility, traversal_ids) SELECT n, 'user', u.username, u.username, u.id, u.username,"
+	 " u.name, 20, ARRAY[n] FROM users u, nextval('namespaces_id_seq') n WHERE u.id = $1"},
+	{"users_namespace_update",
+	 "UPDATE namespaces SET name = $2, path = $2, full_path = $2, full_name = $3,"
+	 " updated_at = now() WHERE owner_id = $1 AND kind = 'user'"},
+	/* Personal projects go with their user; their repositories are removed later. */
+	{"users_delete_projects",
+	 "WITH ns AS (SELECT id, full_path FROM namespaces WHERE owner_id = $1 AND kind = 'user'),"
+	 " p AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM ns) RETURNING id)"
+	 "INSERT INTO background_jobs (kind, payload) SELECT 'remove_path',"
+	 " jsonb_build_object('path', ns.full_path) FROM ns"},
 	{"users_set_state",
 	 "WITH u AS (SELECT id, state FROM users WHERE id = $1 AND NOT ghost FOR UPDATE),"
 	 " c AS (UPDATE users SET state = $2, updated_at = now() FROM u"
@@ -408,7 +424,8 @@ static int conflict_for(request *r, int err)
 		return err;
 	if (strcmp(r->err_detail, "users_email_key") == 0)
 		return fail(r, ERR_CONFLICT, "Email has already been taken");
-	if (strcmp(r->err_detail, "users_username_key") == 0)
+	if (strcmp(r->err_detail, "users_username_key") == 0 ||
+	    strcmp(r->err_detail, "namespaces_full_path_key") == 0)
 		return fail(r, ERR_CONFLICT, "Username has already been taken");
 	if (strncmp(r->err_detail, "identities_", 11) == 0) {
 		r->err_detail = NULL;
@@ -494,10 +511,30 @@ int users_update(request *r)
 		rc = fail_not_found(r, "User");
 		goto fail;
 	}
+	const char *old_name = arena_strdup(r->a, PQgetvalue(res, 0, 1));
+	const char *new_name = arena_strdup(r->a, PQgetvalue(res, 0, 2));
+	const char *nv[3] = {id, new_name, PQgetvalue(res, 0, 3)};
+	if (!db_query(r, "users_namespace_update", 3, nv, &err)) {
+		rc = conflict_for(r, err);
+		goto fail;
+	}
 	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
 		goto fail;
-	if ((rc = db_commit(r)) < 0)
+	/* A new username moves the user's repositories with their namespace; moved back
+	 * if the transaction does not commit. */
+	bool moved = false;
+	if (strcmp(old_name, new_name) != 0) {
+		if (repo_move_namespace(r, old_name, new_name) < 0) {
+			rc = ERR_INTERNAL;
+			goto fail;
+		}
+		moved = true;
+	}
+	if ((rc = db_commit(r)) < 0) {
+		if (moved)
+			repo_move_namespace(r, new_name, old_name);
 		goto fail;
+	}
 	return present_user(r, id, 200);
 fail:
 	db_rollback(r);
@@ -524,6 +561,8 @@ int users_delete(request *r)
 		err = fail_not_found(r, "User");
 		goto fail;
 	}
+	if (!db_query(r, "users_delete_projects", 1, v, &err))
+		goto fail;
 	if (hard) {
 		if (!db_query(r, "users_delete_contributions", 1, v, &err))
 			goto fail;

@@ -82,6 +82,7 @@ static int apply_sudo(request *r)
 	caller *c = arena_alloc(r->a, sizeof(*c));
 	c->id = db_int(res, 0, UC_ID);
 	c->admin = db_bool(res, 0, UC_IS_ADMIN);
+	c->external = db_bool(res, 0, UC_EXTERNAL);
 	c->username = db_val(res, 0, UC_USERNAME);
 	c->scopes = r->user->scopes;
 	c->token_kind = r->user->token_kind;
@@ -100,6 +101,7 @@ int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col)
 		caller *c = arena_alloc(r->a, sizeof(*c));
 		c->id = db_int(res, row, col + UC_ID);
 		c->admin = db_bool(res, row, col + UC_IS_ADMIN);
+		c->external = db_bool(res, row, col + UC_EXTERNAL);
 		c->username = db_val(res, row, col + UC_USERNAME);
 		c->token_kind = db_val(res, row, col + USER_NCOLS);
 		c->scopes = db_val(res, row, col + USER_NCOLS + 1);

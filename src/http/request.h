@@ -29,6 +29,7 @@ typedef struct param {
 typedef struct {
 	long long id;
 	bool admin;
+	bool external;
 	const char *username;
 	const char *scopes;       /* PostgreSQL text[] literal, e.g. {api} */
 	const char *token_kind;   /* private, personal, impersonation, oauth */

@@ -1,0 +1,115 @@
+/* The access model: visibility of projects and groups, membership levels, and the
+ * abilities every handler asks about. Written once here; used by every handler.
+ *
+ * Levels: 10 guest, 20 reporter, 30 developer, 40 master, 50 owner (groups). A group
+ * member's level applies to the group's projects and to its subgroups and their
+ * projects; a project shared with a group gives that group's members
+ * min(group_access, their level); the highest level wins; admins see and do everything.
+ * Visibility: private (members only), internal (any signed-in user but external ones),
+ * public (anyone, also without a token).
+ *
+ * In SQL the caller is the one-row relation `me` (id NULL when anonymous), built by
+ * SQL_ME from the statement's parameters $1 (user id), $2 (admin), $3 (external) —
+ * access_me_params() fills them — so that access checks and the record come back in one
+ * statement. The macros below take the SQL alias of a projects row (P) or of a
+ * namespaces row (G) and are pasted into statements at compile time. */
+#ifndef COLLABD_ACCESS_H
+#define COLLABD_ACCESS_H
+
+#include <stdbool.h>
+
+#include "http/request.h"
+
+enum access_level {
+	ACCESS_NONE = 0,
+	ACCESS_GUEST = 10,
+	ACCESS_REPORTER = 20,
+	ACCESS_DEVELOPER = 30,
+	ACCESS_MASTER = 40,
+	ACCESS_OWNER = 50,
+};
+
+enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
+
+#define SQL_ME                                                                                  \
+	"me AS (SELECT $1::bigint AS id, coalesce($2::boolean, false) AS admin,"                 \
+	" coalesce($3::boolean, false) AS external)"
+
+/* The caller's own membership level on project P (0 when none). */
+#define SQL_PROJECT_MEMBER_LEVEL(P)                                                             \
+	"coalesce((SELECT m.access_level FROM members m WHERE m.source_type = 'Project'"         \
+	" AND m.source_id = " P ".id AND m.user_id = me.id AND m.requested_at IS NULL), 0)"
+
+/* The caller's level through the groups above project P (0 when none). */
+#define SQL_PROJECT_GROUP_LEVEL(P)                                                              \
+	"coalesce((SELECT max(m.access_level) FROM namespaces an JOIN members m"                 \
+	" ON m.source_type = 'Namespace' AND m.source_id = ANY (an.traversal_ids)"              \
+	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
+	" WHERE an.id = " P ".namespace_id AND an.kind = 'group'), 0)"
+
+/* The caller's level through groups P is shared with (0 when none). */
+#define SQL_PROJECT_SHARED_LEVEL(P)                                                             \
+	"coalesce((SELECT max(least(l.group_access, m.access_level)) FROM project_group_links l" \
+	" JOIN namespaces lg ON lg.id = l.group_id JOIN members m ON m.source_type = 'Namespace'" \
+	" AND m.source_id = ANY (lg.traversal_ids) AND m.user_id = me.id"                        \
+	" AND m.requested_at IS NULL WHERE l.project_id = " P ".id), 0)"
+
+/* The caller's highest level on project P (0 when none; admins are not raised). */
+#define SQL_PROJECT_ACCESS(P)                                                                   \
+	"greatest(" SQL_PROJECT_MEMBER_LEVEL(P) ", " SQL_PROJECT_GROUP_LEVEL(P) ", "              \
+	SQL_PROJECT_SHARED_LEVEL(P) ")"
+
+/* Project P may be seen by the caller. */
+#define SQL_PROJECT_VISIBLE(P)                                                                  \
+	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"   \
+	" AND NOT me.external) OR " SQL_PROJECT_ACCESS(P) " >= 10)))"
+
+/* The caller's level on group G through it and its ancestors (0 when none). */
+#define SQL_GROUP_ACCESS(G)                                                                     \
+	"coalesce((SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Namespace'"  \
+	" AND m.source_id = ANY (" G ".traversal_ids) AND m.user_id = me.id"                     \
+	" AND m.requested_at IS NULL), 0)"
+
+/* Group G may be seen by the caller: public, internal to signed-in users, or a member
+ * of it, of an ancestor or of a subgroup. */
+#define SQL_GROUP_VISIBLE(G)                                                                    \
+	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND ((" G ".visibility = 10"   \
+	" AND NOT me.external) OR " SQL_GROUP_ACCESS(G) " >= 10 OR EXISTS (SELECT 1"             \
+	" FROM namespaces d JOIN members m ON m.source_type = 'Namespace' AND m.source_id = d.id" \
+	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
+	" WHERE d.traversal_ids @> ARRAY[" G ".id]))))"
+
+/* The abilities, decided from what a statement returned about the caller. */
+typedef struct {
+	bool visible;      /* SQL_PROJECT_VISIBLE */
+	int member_level;  /* SQL_PROJECT_MEMBER_LEVEL */
+	int group_level;   /* SQL_PROJECT_GROUP_LEVEL */
+	int level;         /* SQL_PROJECT_ACCESS */
+	bool ns_owner;     /* the project is in the caller's own namespace */
+	bool admin;
+	bool archived;
+} project_access;
+
+typedef struct {
+	bool visible; /* SQL_GROUP_VISIBLE */
+	int level;    /* SQL_GROUP_ACCESS */
+	bool admin;
+} group_access;
+
+bool can_read_project(const project_access *a);
+bool can_update_project(const project_access *a);          /* master and up */
+bool can_admin_project(const project_access *a);           /* owner: delete, transfer, archive */
+bool can_admin_project_members(const project_access *a);   /* master and up */
+bool can_read_group(const group_access *a);
+bool can_admin_group(const group_access *a);               /* owner and up */
+
+/* $1..$3 of SQL_ME for the request's caller (NULLs when anonymous). */
+void access_me_params(request *r, const char **v);
+/* Level names and values: "40" -> 40; 0 when s is not a valid level (owner only when
+ * allow_owner). */
+int access_level_parse(const char *s, bool allow_owner);
+/* "private"/"internal"/"public" <-> 0/10/20; -1 when not one of them. */
+int visibility_parse(const char *s);
+const char *visibility_name(int v);
+
+#endif

@@ -1,0 +1,114 @@
+#include "git/repo.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <git2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+static int git_ready;
+
+static void git_init_once(void)
+{
+	if (!git_ready) {
+		git_libgit2_init();
+		git_ready = 1;
+	}
+}
+
+const char *repo_path(request *r, const char *ns_full_path, const char *path)
+{
+	return arena_printf(r->a, "%s/%s/%s.git", r->cfg->storage_path, ns_full_path, path);
+}
+
+static int mkdirs_for(const char *file)
+{
+	char dir[4096];
+	if (snprintf(dir, sizeof(dir), "%s", file) >= (int)sizeof(dir))
+		return -1;
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+int repo_create(request *r, const char *ns_full_path, const char *path)
+{
+	git_init_once();
+	const char *dir = repo_path(r, ns_full_path, path);
+	if (mkdirs_for(dir) < 0) {
+		log_error("repository directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	git_repository *repo = NULL;
+	git_repository_init_options opts;
+	git_repository_init_options_init(&opts, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
+	opts.initial_head = "master";
+	if (git_repository_init_ext(&repo, dir, &opts) < 0) {
+		const git_error *e = git_error_last();
+		log_error("git init %s: %s", dir, e ? e->message : "unknown error");
+		return -1;
+	}
+	git_repository_free(repo);
+	return 0;
+}
+
+static int move_dir(const char *from, const char *to)
+{
+	struct stat st;
+	if (stat(from, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (stat(to, &st) == 0) {
+		log_error("cannot move %s: %s exists", from, to);
+		return -1;
+	}
+	if (mkdirs_for(to) < 0 || rename(from, to) < 0) {
+		log_error("cannot move %s to %s: %s", from, to, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int repo_move(request *r, const char *from_ns, const char *from_path, const char *to_ns,
+	      const char *to_path)
+{
+	int rc = move_dir(repo_path(r, from_ns, from_path), repo_path(r, to_ns, to_path));
+	if (rc == 0)
+		rc = move_dir(arena_printf(r->a, "%s/%s/%s.wiki.git", r->cfg->storage_path, from_ns,
+					   from_path),
+			      arena_printf(r->a, "%s/%s/%s.wiki.git", r->cfg->storage_path, to_ns,
+					   to_path));
+	return rc;
+}
+
+int repo_move_namespace(request *r, const char *from_ns, const char *to_ns)
+{
+	return move_dir(arena_printf(r->a, "%s/%s", r->cfg->storage_path, from_ns),
+			arena_printf(r->a, "%s/%s", r->cfg->storage_path, to_ns));
+}
+
+static int unlink_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int repo_remove_dir(const char *abs_path)
+{
+	struct stat st;
+	if (lstat(abs_path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	return nftw(abs_path, unlink_cb, 16, FTW_DEPTH | FTW_PHYS);
+}

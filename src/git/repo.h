@@ -1,0 +1,23 @@
+/* Bare git repositories on disk, at <storage_path>/<namespace full path>/<project path>.git
+ * (wikis beside them as <project path>.wiki.git). Paths given here are relative to the
+ * storage path and come from the database, never from a request directly. */
+#ifndef COLLABD_REPO_H
+#define COLLABD_REPO_H
+
+#include "http/request.h"
+
+/* Absolute path of the repository of project `path` in namespace `ns_full_path`, in a. */
+const char *repo_path(request *r, const char *ns_full_path, const char *path);
+/* Creates an empty bare repository (HEAD -> refs/heads/master) with libgit2. 0 or -1;
+ * an existing repository is left as it is (0). */
+int repo_create(request *r, const char *ns_full_path, const char *path);
+/* Moves a repository to a new namespace path and/or name; a missing source is not an
+ * error (0). -1 when the target exists or the rename fails. */
+int repo_move(request *r, const char *from_ns, const char *from_path, const char *to_ns,
+	      const char *to_path);
+/* Moves a whole namespace directory (user rename, group rename or transfer). */
+int repo_move_namespace(request *r, const char *from_ns, const char *to_ns);
+/* Removes a repository directory tree (background work); missing is success. */
+int repo_remove_dir(const char *abs_path);
+
+#endif
