@@ -50,6 +50,27 @@ extern const db_stmt events_stmts[];
 int events_list_mine(request *r);
 int events_list_user(request *r);
 
+/* events.c: events are written in the same transaction as the action that causes
+ * them. action is the filter value (created, joined, left, ...), action_name what the
+ * API shows; project_id and the target columns may be NULL. */
+int events_record(request *r, const char *project_id, const char *author_id, const char *action,
+		  const char *action_name, const char *target_type, const char *target_id,
+		  const char *target_iid, const char *target_title);
+int events_list_project(request *r);
+
+/* projects.c (4.1 and the project operations of GitLab 10.0) */
+extern const db_stmt projects_stmts[];
+
+/* groups.c (4.2), namespaces */
+extern const db_stmt groups_stmts[];
+
+/* members.c: project and group members; access_requests.c (4.11) */
+extern const db_stmt members_stmts[];
+extern const db_stmt access_requests_stmts[];
+
+/* notification_settings.c (4.13) */
+extern const db_stmt notification_settings_stmts[];
+
 /* version.c */
 int version_show(request *r);
 

@@ -27,8 +27,21 @@ const db_stmt events_stmts[] = {
 			 " ORDER BY CASE WHEN $6::boolean THEN e.created_at END ASC,"
 			 " CASE WHEN $6::boolean THEN e.id END ASC,"
 			 " e.created_at DESC, e.id DESC LIMIT $7 OFFSET $8) p ON true"},
+	{"events_insert",
+	 "INSERT INTO events (project_id, author_id, action, action_name, target_type, target_id,"
+	 " target_iid, target_title) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"},
 	{NULL, NULL},
 };
+
+int events_record(request *r, const char *project_id, const char *author_id, const char *action,
+		  const char *action_name, const char *target_type, const char *target_id,
+		  const char *target_iid, const char *target_title)
+{
+	const char *v[8] = {project_id, author_id, action, action_name, target_type, target_id,
+			    target_iid, target_title};
+	int err;
+	return db_query(r, "events_insert", 8, v, &err) ? 0 : err;
+}
 
 static const char *const actions[] = {"created", "updated", "closed", "reopened", "pushed",
 				      "commented", "merged", "joined", "left", "destroyed",

@@ -9,6 +9,12 @@
 #define RU ROUTE_READ_USER
 
 const route routes[] = {
+	/* 4.1 Projects and the project operations of GitLab 10.0 (projects.c) */
+
+	/* 4.2 Groups (groups.c), namespaces */
+
+	/* Project and group members (members.c) */
+
 	/* 4.3 Users and SSH keys */
 	{"GET", V4 "/users", users_list, AUTH | RU},
 	{"GET", V4 "/users/:id", users_show, AUTH | RU | ROUTE_SELF_AUTH},
@@ -39,6 +45,10 @@ const route routes[] = {
 	{"POST", V4 "/broadcast_messages", broadcast_messages_create, ADMIN},
 	{"PUT", V4 "/broadcast_messages/:id", broadcast_messages_update, ADMIN},
 	{"DELETE", V4 "/broadcast_messages/:id", broadcast_messages_delete, ADMIN},
+
+	/* 4.11 Access requests (access_requests.c) */
+
+	/* 4.13 Notification settings (notification_settings.c) */
 
 	/* 4.14 Activity events */
 	{"GET", V4 "/events", events_list_mine, AUTH},

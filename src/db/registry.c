@@ -4,5 +4,7 @@
 #include "db/db.h"
 
 const db_stmt *const db_registry[] = {
-	auth_stmts, users_stmts, keys_stmts, tokens_stmts, broadcast_stmts, events_stmts, NULL,
+	auth_stmts,     users_stmts,   keys_stmts,    tokens_stmts,
+	broadcast_stmts, events_stmts, projects_stmts, groups_stmts,
+	members_stmts, access_requests_stmts, notification_settings_stmts, NULL,
 };
