@@ -9,6 +9,13 @@ Suite *suite_auth(void);
 Suite *suite_users(void);
 Suite *suite_keys(void);
 Suite *suite_broadcast(void);
+Suite *suite_projects(void);
+Suite *suite_groups(void);
+Suite *suite_members(void);
+Suite *suite_access_requests(void);
+Suite *suite_notifications(void);
+Suite *suite_events(void);
+Suite *suite_access_matrix(void);
 
 int main(void)
 {
@@ -18,6 +25,13 @@ int main(void)
 	srunner_add_suite(sr, suite_users());
 	srunner_add_suite(sr, suite_keys());
 	srunner_add_suite(sr, suite_broadcast());
+	srunner_add_suite(sr, suite_projects());
+	srunner_add_suite(sr, suite_groups());
+	srunner_add_suite(sr, suite_members());
+	srunner_add_suite(sr, suite_access_requests());
+	srunner_add_suite(sr, suite_notifications());
+	srunner_add_suite(sr, suite_events());
+	srunner_add_suite(sr, suite_access_matrix());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

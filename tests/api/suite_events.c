@@ -1,0 +1,23 @@
+/* API suite: events. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+
+START_TEST(test_events_unknown_route_shape)
+{
+	resp *r = api("GET", "/no_such_route_events", admin_token(), NULL);
+	ck_status(r, 404);
+	resp_free(r);
+}
+END_TEST
+
+Suite *suite_events(void)
+{
+	Suite *s = suite_create("events");
+	TCase *tc = tcase_create("events");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_events_unknown_route_shape);
+	suite_add_tcase(s, tc);
+	return s;
+}
