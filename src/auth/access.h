@@ -70,14 +70,19 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 	" AND m.source_id = ANY (" G ".traversal_ids) AND m.user_id = me.id"                     \
 	" AND m.requested_at IS NULL), 0)"
 
-/* Group G may be seen by the caller: public, internal to signed-in users, or a member
- * of it, of an ancestor or of a subgroup. */
+/* Group G may be seen by the caller: public, internal to signed-in users, a member of
+ * it, of an ancestor or of a subgroup, or a member of a project inside it (as GitLab 10's
+ * GroupPolicy). */
 #define SQL_GROUP_VISIBLE(G)                                                                    \
 	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND ((" G ".visibility = 10"   \
 	" AND NOT me.external) OR " SQL_GROUP_ACCESS(G) " >= 10 OR EXISTS (SELECT 1"             \
 	" FROM namespaces d JOIN members m ON m.source_type = 'Namespace' AND m.source_id = d.id" \
 	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
-	" WHERE d.traversal_ids @> ARRAY[" G ".id]))))"
+	" WHERE d.traversal_ids @> ARRAY[" G ".id]) OR EXISTS (SELECT 1 FROM members m"          \
+	" JOIN projects gp ON gp.id = m.source_id AND NOT gp.pending_delete"                     \
+	" JOIN namespaces gn ON gn.id = gp.namespace_id WHERE m.source_type = 'Project'"         \
+	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
+	" AND gn.traversal_ids @> ARRAY[" G ".id]))))"
 
 /* The abilities, decided from what a statement returned about the caller. */
 typedef struct {
