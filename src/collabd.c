@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "background.h"
 #include "core/crypto.h"
 #include "core/log.h"
 #include "db/db.h"
@@ -58,16 +59,20 @@ static void on_signal(int sig)
 		got_chld = 1;
 }
 
+/* The children: the workers, and the background process that runs queued jobs
+ * (background.c), one per generation, respawned and replaced like a worker. */
 struct worker_slot {
 	pid_t pid;
 	int generation;
 	time_t started;
+	bool background;
 };
 
 static struct worker_slot slots[MAX_WORKERS];
 static int nslots;
 
-static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int generation)
+static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int generation,
+		   bool background)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -75,6 +80,10 @@ static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int gene
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGCHLD, SIG_DFL);
+		if (background) {
+			close(fd);
+			_exit(background_run(cfg, key));
+		}
 		_exit(worker_run(cfg, fd, key));
 	}
 	if (pid < 0) {
@@ -83,7 +92,7 @@ static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int gene
 	}
 	for (int i = 0; i < MAX_WORKERS; i++)
 		if (slots[i].pid == 0) {
-			slots[i] = (struct worker_slot){pid, generation, time(NULL)};
+			slots[i] = (struct worker_slot){pid, generation, time(NULL), background};
 			if (i >= nslots)
 				nslots = i + 1;
 			return pid;
@@ -183,7 +192,8 @@ static int serve(const char *cfg_path)
 	int generation = 1;
 	int want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
 	for (int i = 0; i < want; i++)
-		spawn(&cfg, fd, key, generation);
+		spawn(&cfg, fd, key, generation, false);
+	spawn(&cfg, fd, key, generation, true);
 	log_info("serving on %s with %d workers", cfg.listen, want);
 
 	while (!got_term) {
@@ -198,14 +208,16 @@ static int serve(const char *cfg_path)
 						continue;
 					bool current = slots[i].generation == generation;
 					bool early = time(NULL) - slots[i].started < 1;
+					bool background = slots[i].background;
 					slots[i].pid = 0;
 					if (current && !got_term) {
 						if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)
-							log_warn("worker %d died (status %d); respawning", (int)pid,
-								 status);
+							log_warn("%s %d died (status %d); respawning",
+								 background ? "background process" : "worker",
+								 (int)pid, status);
 						if (early)
 							sleep(1); /* do not spin on a worker that cannot start */
-						spawn(&cfg, fd, key, generation);
+						spawn(&cfg, fd, key, generation, background);
 					}
 				}
 			}
@@ -233,7 +245,8 @@ static int serve(const char *cfg_path)
 			int old_gen = generation++;
 			want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
 			for (int i = 0; i < want; i++)
-				spawn(&cfg, fd, key, generation);
+				spawn(&cfg, fd, key, generation, false);
+			spawn(&cfg, fd, key, generation, true);
 			for (int i = 0; i < nslots; i++)
 				if (slots[i].pid && slots[i].generation == old_gen)
 					kill(slots[i].pid, SIGTERM);

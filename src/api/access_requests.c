@@ -1,6 +1,141 @@
-/* Access requests (4.11) for groups and projects. */
+/* Access requests (4.11) for projects and groups, written once for both scopes: a members
+ * row with requested_at set, which approval turns into a membership. */
+#include <string.h>
+
 #include "api/api.h"
+#include "entity/member.h"
+#include "http/pagination.h"
 
 const db_stmt access_requests_stmts[] = {
+	/* $1 source type, $2 source id, $3 limit, $4 offset; oldest request first */
+	{"access_requests_list",
+	 "WITH f AS NOT MATERIALIZED (SELECT m.id FROM members m WHERE m.source_type = $1"
+	 " AND m.source_id = $2 AND m.requested_at IS NOT NULL)"
+	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " MEMBER_COLS " FROM f JOIN members m ON m.id = f.id JOIN users u"
+	 " ON u.id = m.user_id ORDER BY m.id LIMIT $3 OFFSET $4) p ON true"},
+	/* $3 the requester; a second request violates members_source_user_key */
+	{"access_requests_insert",
+	 "WITH m AS (INSERT INTO members (source_type, source_id, user_id, access_level,"
+	 " requested_at) VALUES ($1, $2, $3, 30, now()) RETURNING *)"
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id"},
+	/* $3 the requester, $4 the access level it gets */
+	{"access_requests_approve",
+	 "WITH m AS (UPDATE members SET requested_at = NULL, access_level = $4, updated_at = now()"
+	 " WHERE source_type = $1 AND source_id = $2 AND user_id = $3 AND requested_at IS NOT NULL"
+	 " RETURNING *)"
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id"},
+	/* $3 the requester, $4 whether the caller may deny it: whether the request exists
+	 * and whether it was removed */
+	{"access_requests_delete",
+	 "WITH q AS (SELECT id FROM members WHERE source_type = $1 AND source_id = $2"
+	 " AND user_id = $3 AND requested_at IS NOT NULL),"
+	 " d AS (DELETE FROM members WHERE id IN (SELECT id FROM q) AND $4::boolean RETURNING id)"
+	 "SELECT (SELECT count(*) FROM q), (SELECT count(*) FROM d)"},
 	{NULL, NULL},
 };
+
+static const char *caller_id(request *r)
+{
+	return arena_printf(r->a, "%lld", r->user->id);
+}
+
+int access_requests_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	member_source s;
+	if ((rc = member_source_find(r, &s)) < 0)
+		return rc;
+	if (!member_source_can_admin(&s))
+		return ERR_FORBIDDEN;
+	const char *v[4] = {s.source_type, s.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	int err;
+	PGresult *res = db_query(r, "access_requests_list", 4, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &pg, res, entity_access_request);
+	return 0;
+}
+
+int access_requests_create(request *r)
+{
+	member_source s;
+	int rc = member_source_find(r, &s);
+	if (rc < 0)
+		return rc;
+	bool external = r->user->external;
+	bool allowed = s.project ? can_request_project_access(&s.pa, s.visibility, external,
+							      s.request_access_enabled)
+				 : can_request_group_access(&s.ga, s.visibility, external,
+							    s.request_access_enabled);
+	if (!allowed)
+		return ERR_FORBIDDEN;
+	const char *v[3] = {s.source_type, s.id, caller_id(r)};
+	int err;
+	PGresult *res = db_query(r, "access_requests_insert", 3, v, &err);
+	if (!res) {
+		if (err != ERR_CONFLICT)
+			return err;
+		r->err_detail = NULL;
+		return fail_validation(r, "user_id", "already exists in source");
+	}
+	respond_json(r, 201, entity_access_request(r, res, 0, 0));
+	return 0;
+}
+
+int access_requests_approve(request *r)
+{
+	const char *user_id;
+	long long n;
+	int rc = member_user_id(r, &user_id);
+	if (rc < 0 || (rc = param_int(r, "access_level", &n)) < 0)
+		return rc;
+	member_source s;
+	if ((rc = member_source_find(r, &s)) < 0)
+		return rc;
+	if (!member_source_can_admin(&s))
+		return ERR_FORBIDDEN;
+	const char *level = "30";
+	if ((rc = member_access_level(r, &s, &level)) < 0)
+		return rc;
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	const char *v[4] = {s.source_type, s.id, user_id, level};
+	int err;
+	PGresult *res = db_query(r, "access_requests_approve", 4, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Access Request");
+	if ((rc = member_source_event(r, &s, user_id, true)) < 0 || (rc = db_commit(r)) < 0)
+		return rc;
+	respond_json(r, 200, entity_access_request_approved(r, res, 0, 0));
+	return 0;
+}
+
+int access_requests_deny(request *r)
+{
+	const char *user_id;
+	int rc = member_user_id(r, &user_id);
+	if (rc < 0)
+		return rc;
+	member_source s;
+	if ((rc = member_source_find(r, &s)) < 0)
+		return rc;
+	/* the requester may withdraw their own request */
+	bool allowed = member_source_can_admin(&s) || strcmp(caller_id(r), user_id) == 0;
+	const char *v[4] = {s.source_type, s.id, user_id, allowed ? "true" : "false"};
+	int err;
+	PGresult *res = db_query(r, "access_requests_delete", 4, v, &err);
+	if (!res)
+		return err;
+	if (db_int(res, 0, 0) == 0)
+		return fail_not_found(r, "Access Request");
+	if (!allowed)
+		return ERR_FORBIDDEN;
+	respond_empty(r, 204);
+	return 0;
+}

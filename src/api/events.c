@@ -1,32 +1,53 @@
-/* Activity events: GET /events (the caller's) and GET /users/:id/events. */
+/* Activity events (4.14): GET /events (the caller's own), GET /users/:id/events and
+ * GET /projects/:id/events, and events_record(), which the other modules call to write
+ * an event in the transaction of the action that causes it.
+ *
+ * As GitLab 10's EventsFinder, an event of a project is shown only to callers who can
+ * read the project, and the events of a project being deleted are gone; an event
+ * without a project is shown with its author. Newest first (created_at, then id), or
+ * oldest first with sort=asc. */
 #include <string.h>
 
 #include "api/api.h"
-#include "auth/auth.h"
+#include "auth/access.h"
 #include "entity/event.h"
 #include "http/pagination.h"
 
-/* Events of projects are shown only to callers who can read the project; until
- * projects exist, only events without a project, and all events to admins. */
-#define EVENTS_FILTERED                                                                     \
-	"WITH a AS (SELECT u.id FROM users u WHERE NOT u.ghost AND"                         \
-	"  (u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR"                \
-	"   lower(u.username) = lower($1))),"                                               \
-	" f AS (SELECT e.* FROM events e, a WHERE e.author_id = a.id"                        \
-	"  AND ($2::text IS NULL OR e.action = $2) AND ($3::text IS NULL OR e.target_type = $3)" \
-	"  AND ($4::date IS NULL OR e.created_at < $4::date)"                               \
-	"  AND ($5::date IS NULL OR e.created_at >= $5::date + 1)"                          \
-	"  AND (e.project_id IS NULL OR $9::boolean))"
+/* $5 action, $6 target type, $7 before, $8 after (dates, UTC days: before is exclusive
+ * of its day, after of its own day too, as GitLab: created_at > after.end_of_day). */
+#define EVENTS_FILTERS                                                                          \
+	" AND ($5::text IS NULL OR e.action = $5) AND ($6::text IS NULL OR e.target_type = $6)"   \
+	" AND ($7::date IS NULL OR e.created_at < ($7::date)::timestamp AT TIME ZONE 'UTC')"     \
+	" AND ($8::date IS NULL OR e.created_at >= ($8::date + 1)::timestamp AT TIME ZONE 'UTC')"
+
+/* The page of the filtered events f with their authors: $9 ascending, $10 limit,
+ * $11 offset. */
+#define EVENTS_PAGE                                                                             \
+	" LEFT JOIN LATERAL (SELECT " EVENT_COLS " FROM f e JOIN users u ON u.id = e.author_id"  \
+	" ORDER BY CASE WHEN $9::boolean THEN e.created_at END ASC,"                              \
+	" CASE WHEN $9::boolean THEN e.id END ASC, e.created_at DESC, e.id DESC"                   \
+	" LIMIT $10 OFFSET $11) pg ON true"
 
 const db_stmt events_stmts[] = {
-	/* $1 user id or username, $2 action, $3 target type, $4 before, $5 after, $6 asc,
-	 * $7 limit, $8 offset, $9 caller is admin */
+	/* $1..$3 the caller (SQL_ME), $4 the author's id or username, then as above. The
+	 * visibility of each project the author has events in is decided once (pv). */
 	{"events_by_author",
-	 EVENTS_FILTERED "SELECT (SELECT count(*) FROM f), p.* FROM a LEFT JOIN LATERAL"
-			 " (SELECT " EVENT_COLS " FROM f e JOIN users u ON u.id = e.author_id"
-			 " ORDER BY CASE WHEN $6::boolean THEN e.created_at END ASC,"
-			 " CASE WHEN $6::boolean THEN e.id END ASC,"
-			 " e.created_at DESC, e.id DESC LIMIT $7 OFFSET $8) p ON true"},
+	 "WITH " SQL_ME ", a AS (SELECT u.id FROM users u WHERE NOT u.ghost"
+	 "  AND (u.id = (CASE WHEN $4::text ~ '^[0-9]{1,18}$' THEN $4::bigint END)"
+	 "  OR lower(u.username) = (CASE WHEN $4 !~ '^[0-9]+$' THEN lower($4) END))),"
+	 " pv AS (SELECT p.id FROM me, projects p WHERE p.id IN (SELECT e.project_id FROM events e, a"
+	 "  WHERE e.author_id = a.id) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p") "),"
+	 " f AS (SELECT e.* FROM events e, a WHERE e.author_id = a.id"
+	 "  AND (e.project_id IS NULL OR e.project_id IN (SELECT id FROM pv))" EVENTS_FILTERS ")"
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM a" EVENTS_PAGE},
+	/* $1..$3 the caller, $4 the project's id or full path, then as above; no row when
+	 * the caller cannot see the project. */
+	{"events_by_project",
+	 "WITH " SQL_ME ", src AS (" SQL_PROJECT_BY_REF("p.id, " SQL_PROJECT_VISIBLE("p") " AS visible",
+						       "$4") "),"
+	 " f AS (SELECT e.* FROM events e, src WHERE src.visible AND e.project_id = src.id"
+	 EVENTS_FILTERS ")"
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM src" EVENTS_PAGE " WHERE src.visible"},
 	{"events_insert",
 	 "INSERT INTO events (project_id, author_id, action, action_name, target_type, target_id,"
 	 " target_iid, target_title) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"},
@@ -43,6 +64,8 @@ int events_record(request *r, const char *project_id, const char *author_id, con
 	return db_query(r, "events_insert", 8, v, &err) ? 0 : err;
 }
 
+/* The filter values of GitLab 10 (Event.actions, Event.target_types), and the class
+ * names the target types are stored as. */
 static const char *const actions[] = {"created", "updated", "closed", "reopened", "pushed",
 				      "commented", "merged", "joined", "left", "destroyed",
 				      "expired", NULL};
@@ -51,7 +74,9 @@ static const char *const target_types[] = {"issue", "milestone", "merge_request"
 static const char *const target_names[] = {"Issue", "Milestone", "MergeRequest", "Note",
 					   "Project", "Snippet", "User", NULL};
 
-static int list(request *r, const char *who)
+/* Lists the events of stmt for who (a user or a project reference); not_found names
+ * what a missing row means. */
+static int list(request *r, const char *stmt, const char *who, const char *not_found)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -68,26 +93,37 @@ static int list(request *r, const char *who)
 		for (int i = 0; target_types[i]; i++)
 			if (target == target_types[i])
 				target = target_names[i];
-	const char *v[9] = {who, action, target, before, after,
-			    strcmp(sort, "asc") == 0 ? "true" : "false", pagination_limit(r, &pg),
-			    pagination_offset(r, &pg), auth_is_admin(r) ? "true" : "false"};
+	const char *v[11];
+	access_me_params(r, v);
+	v[3] = who ? who : "";
+	v[4] = action;
+	v[5] = target;
+	v[6] = before;
+	v[7] = after;
+	v[8] = strcmp(sort, "asc") == 0 ? "true" : "false";
+	v[9] = pagination_limit(r, &pg);
+	v[10] = pagination_offset(r, &pg);
 	int err;
-	PGresult *res = db_query(r, "events_by_author", 9, v, &err);
+	PGresult *res = db_query(r, stmt, 11, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
+		return fail_not_found(r, not_found);
 	api_respond_page(r, &pg, res, entity_event);
 	return 0;
 }
 
 int events_list_mine(request *r)
 {
-	return list(r, arena_printf(r->a, "%lld", r->user->id));
+	return list(r, "events_by_author", arena_printf(r->a, "%lld", r->user->id), "User");
 }
 
 int events_list_user(request *r)
 {
-	const char *id = param_str(r, "id");
-	return list(r, id ? id : "");
+	return list(r, "events_by_author", param_str(r, "id"), "User");
+}
+
+int events_list_project(request *r)
+{
+	return list(r, "events_by_project", param_str(r, "id"), "Project");
 }

@@ -1,6 +1,708 @@
-/* Groups (4.2) and namespaces. */
+/* Groups (4.2): the list, details, create, update, delete, a group's projects and the
+ * transfer of a project into a group. Namespaces are in namespaces.c.
+ *
+ * A group is a namespaces row of kind 'group'; nested groups keep traversal_ids (root
+ * down to self), full_path and full_name, recomputed for the whole subtree on a rename.
+ * Its repositories live under <storage>/<full_path>/, moved on a rename. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
 #include "api/api.h"
+#include "auth/access.h"
+#include "background.h"
+#include "core/validate.h"
+#include "entity/entity.h"
+#include "entity/group.h"
+#include "entity/project.h"
+#include "entity/user.h"
+#include "git/repo.h"
+
+#define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+
+/* A group by id ($4) or full path ($5; the other one NULL), with the caller's access and
+ * what a change of visibility is checked against: the parent's visibility, the highest
+ * of its subgroups and the highest of its projects. */
+#define GROUP_FIND(lock)                                                                      \
+	"WITH " SQL_ME " SELECT " GROUP_COLS ", " SQL_GROUP_ACCESS_COLS("g") ","                \
+	" (SELECT pg.visibility FROM namespaces pg WHERE pg.id = g.parent_id),"                 \
+	" (SELECT max(c.visibility) FROM namespaces c WHERE c.parent_id = g.id),"               \
+	" (SELECT max(p.visibility) FROM projects p WHERE p.namespace_id = g.id"               \
+	"  AND NOT p.pending_delete)"                                                          \
+	" FROM me, namespaces g WHERE g.kind = 'group'"                                          \
+	" AND (g.id = $4::bigint OR lower(g.full_path) = lower($5::text))" lock
+
+enum {
+	GF_ACCESS = GROUP_NCOLS,
+	GF_PARENT_VIS = GROUP_NCOLS + GROUP_ACCESS_NCOLS,
+	GF_CHILD_VIS,
+	GF_PROJECT_VIS,
+};
+
+/* The page of the groups of from (a FROM list that yields namespaces g) for which cond
+ * holds, by the sort key (from the whitelist below): $4 search, $5 ids to skip, $6 limit,
+ * $7 offset, $8 statistics. */
+#define GROUPS_LIST(from, cond, key, dir)                                                     \
+	"WITH " SQL_ME ", mygroups AS (" SQL_MY_GROUPS "),"                                    \
+	" f AS NOT MATERIALIZED (SELECT g.id, " key " AS k FROM me, " from                      \
+	" WHERE g.kind = 'group' AND " cond                                                    \
+	" AND ($4::text IS NULL OR g.name ILIKE " LIKE("$4") " OR g.path ILIKE " LIKE("$4") ")" \
+	" AND ($5::bigint[] IS NULL OR g.id <> ALL ($5::bigint[])))"                           \
+	"SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "   \
+	GROUP_COLS ", " GROUP_STATISTICS_COL("$8::boolean")                                     \
+	" FROM (SELECT id, k FROM f ORDER BY k " dir ", id " dir " LIMIT $6 OFFSET $7) pg"     \
+	" CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = pg.id OFFSET 0) g"           \
+	" ORDER BY pg.k " dir ", pg.id " dir ") p ON true"
+
+/* The groups whose ids the query ids yields, fetched one by one. */
+#define GROUPS_BY_ID(ids)                                                                     \
+	"(" ids ") gi CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = gi.id OFFSET 0) g"
+
+/* The groups of GET /groups, as GitLab 10's GroupsFinder: every one for admins, those
+ * the caller may see (all_available, and for anonymous callers), those they own
+ * (owned=true), or those they belong to. */
+#define GROUPS_LIST_OF(name, from, cond)                                                      \
+	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC")},   \
+	{"groups_list_" name "_name_desc", GROUPS_LIST(from, cond, "lower(g.name)", "DESC")}, \
+	{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC")},   \
+	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC")}
+
+/* Removes the groups that the query ids lists (one row, bigint[] a), their subgroups and
+ * every project in them, and queues the removal of their directories. Members,
+ * notification settings and project links go with the rows (triggers, cascades); the
+ * DELETEs run whether or not the rest reads them. The background processes are woken at
+ * commit. */
+#define GROUPS_DESTROY(ids)                                                                   \
+	"WITH ids AS (" ids "),"                                                               \
+	" root AS (SELECT n.id, n.full_path FROM namespaces n, ids WHERE n.id = ANY (ids.a)"    \
+	"  AND n.kind = 'group'),"                                                             \
+	" tree AS (SELECT n.id FROM namespaces n, ids WHERE n.traversal_ids && ids.a"           \
+	"  AND n.kind = 'group' FOR UPDATE OF n),"                                            \
+	" dp AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM tree) RETURNING id),"\
+	" dn AS (DELETE FROM namespaces WHERE id IN (SELECT id FROM tree) RETURNING id),"      \
+	" j AS (INSERT INTO background_jobs (kind, payload) SELECT 'remove_path',"              \
+	"  jsonb_build_object('path', root.full_path) FROM root RETURNING id)"                 \
+	"SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j"
+
+/* How many projects of each kind GroupDetail shows (GitLab's later limit; 10.0 showed
+ * them all). */
+#define GROUP_DETAIL_PROJECTS "100"
 
 const db_stmt groups_stmts[] = {
+	{"groups_find", GROUP_FIND("")},
+	{"groups_find_lock", GROUP_FIND(" FOR UPDATE OF g")},
+	GROUPS_LIST_OF("all", "namespaces g", "true"),
+	GROUPS_LIST_OF("visible",
+		       "namespaces g LEFT JOIN (SELECT DISTINCT id FROM mygroups) mg ON mg.id = g.id",
+		       SQL_GROUP_LISTED("g", "mg")),
+	GROUPS_LIST_OF("member", GROUPS_BY_ID("SELECT DISTINCT id FROM mygroups"), "true"),
+	GROUPS_LIST_OF("owned",
+		       GROUPS_BY_ID("SELECT m.source_id AS id FROM me JOIN members m"
+				    " ON m.user_id = me.id AND m.source_type = 'Namespace'"
+				    " AND m.access_level = 50 AND m.requested_at IS NULL"),
+		       "true"),
+	/* GroupDetail: the projects of group $4 (k 0) and those shared with it (k 1) that the
+	 * caller may see, by id. */
+	{"groups_detail_projects",
+	 "WITH " SQL_ME " SELECT x.k, " PROJECT_COLS " FROM ((SELECT 0 AS k, p.id FROM me, projects p"
+	 " WHERE p.namespace_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
+	 " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ") UNION ALL (SELECT 1, p.id"
+	 " FROM me, project_group_links l JOIN projects p ON p.id = l.project_id"
+	 " WHERE l.group_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
+	 " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ")) x JOIN projects p ON p.id = x.id"
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id"},
+	/* $1 name $2 path $3 description $4 visibility $5 lfs_enabled
+	 * $6 request_access_enabled $7 parent (locked by the caller) */
+	{"groups_insert",
+	 "WITH par AS (SELECT id, traversal_ids, full_path, full_name FROM namespaces"
+	 " WHERE id = $7::bigint AND kind = 'group'),"
+	 " nid AS (SELECT nextval('namespaces_id_seq') AS id)"
+	 "INSERT INTO namespaces (id, kind, name, path, parent_id, traversal_ids, full_path,"
+	 " full_name, description, visibility, lfs_enabled, request_access_enabled)"
+	 " SELECT nid.id, 'group', $1, $2, par.id, coalesce(par.traversal_ids, '{}') || nid.id,"
+	 " coalesce(par.full_path || '/', '') || $2, coalesce(par.full_name || ' / ', '') || $1,"
+	 " coalesce($3, ''), $4::smallint, coalesce($5::boolean, true),"
+	 " coalesce($6::boolean, false) FROM nid LEFT JOIN par ON true"
+	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id"},
+	{"groups_owner_insert",
+	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
+	 " VALUES ('Namespace', $1, $2, 50, $2)"},
+	/* $1 id, then the attributes; NULL keeps one */
+	{"groups_update",
+	 "UPDATE namespaces SET name = coalesce($2, name), path = coalesce($3, path),"
+	 " description = coalesce($4, description), visibility = coalesce($5::smallint, visibility),"
+	 " lfs_enabled = coalesce($6::boolean, lfs_enabled),"
+	 " request_access_enabled = coalesce($7::boolean, request_access_enabled),"
+	 " updated_at = now() WHERE id = $1 AND kind = 'group'"},
+	/* After a rename of group $1: full paths and names of it and its subgroups. */
+	{"groups_rebuild_paths",
+	 "WITH g AS (SELECT n.full_path AS old_fp, n.full_name AS old_fn,"
+	 " coalesce(pn.full_path || '/', '') || n.path AS new_fp,"
+	 " coalesce(pn.full_name || ' / ', '') || n.name AS new_fn"
+	 " FROM namespaces n LEFT JOIN namespaces pn ON pn.id = n.parent_id WHERE n.id = $1)"
+	 "UPDATE namespaces d SET full_path = g.new_fp || substr(d.full_path, length(g.old_fp) + 1),"
+	 " full_name = g.new_fn || substr(d.full_name, length(g.old_fn) + 1), updated_at = now()"
+	 " FROM g WHERE d.traversal_ids @> ARRAY[$1::bigint]"
+	 " AND (g.old_fp <> g.new_fp OR g.old_fn <> g.new_fn)"},
+	{"groups_destroy", GROUPS_DESTROY("SELECT ARRAY[$1::bigint] AS a")},
+	/* Hard deletion of user $1: the groups they own alone go with them (GitLab's
+	 * solo_owned_groups: no other direct owner). */
+	{"groups_destroy_solely_owned",
+	 GROUPS_DESTROY("SELECT coalesce(array_agg(m.source_id), '{}') AS a FROM members m"
+			" WHERE m.source_type = 'Namespace' AND m.user_id = $1"
+			" AND m.access_level = 50 AND m.requested_at IS NULL AND NOT EXISTS"
+			" (SELECT 1 FROM members o WHERE o.source_type = 'Namespace'"
+			" AND o.source_id = m.source_id AND o.access_level = 50"
+			" AND o.requested_at IS NULL AND o.user_id <> $1)")},
+	/* The project to transfer, by id ($1) or namespace path ($2) and path ($3). */
+	{"groups_transfer_find",
+	 "SELECT p.id, p.path, p.name, n.full_path, p.namespace_id FROM projects p"
+	 " JOIN namespaces n ON n.id = p.namespace_id WHERE NOT p.pending_delete"
+	 " AND (p.id = $1::bigint OR (lower(n.full_path) = lower($2::text)"
+	 " AND lower(p.path) = lower($3::text))) FOR UPDATE OF p"},
+	/* A project moved into group $2 keeps its visibility up to the group's. */
+	{"groups_transfer",
+	 "UPDATE projects p SET namespace_id = g.id, visibility = least(p.visibility, g.visibility),"
+	 " updated_at = now() FROM namespaces g WHERE p.id = $1 AND g.id = $2"},
 	{NULL, NULL},
 };
+
+/* ---- finding a group ---- */
+
+/* One group as the caller sees it, from GROUP_FIND. */
+typedef struct {
+	PGresult *res;
+	const char *id;
+	const char *full_path;
+	int visibility;
+	int parent_vis;  /* -1: a root group */
+	int child_vis;   /* -1: no subgroups */
+	int project_vis; /* -1: no projects */
+	bool root;
+	group_access access;
+} group_ref;
+
+/* Splits ref (the :id value: digits for an id, else a full path) into the two
+ * parameters of GROUP_FIND. */
+static void ref_params(const char *ref, const char **id, const char **path)
+{
+	size_t n = strlen(ref);
+	bool digits = n > 0 && n <= 18 && strspn(ref, "0123456789") == n;
+	*id = digits ? ref : NULL;
+	*path = digits ? NULL : ref;
+}
+
+/* Finds group ref (locked for the transaction when lock): 0, or ERR_NOT_FOUND ("Group")
+ * when it does not exist or the caller may not see it. */
+static int group_find(request *r, const char *ref, bool lock, group_ref *out)
+{
+	const char *v[5];
+	access_me_params(r, v);
+	ref_params(ref, &v[3], &v[4]);
+	int err;
+	PGresult *res = db_query(r, lock ? "groups_find_lock" : "groups_find", 5, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Group");
+	memset(out, 0, sizeof(*out));
+	out->res = res;
+	group_access_read(&out->access, res, 0, GF_ACCESS);
+	if (!can_read_group(&out->access))
+		return fail_not_found(r, "Group");
+	out->id = PQgetvalue(res, 0, GC_ID);
+	out->full_path = PQgetvalue(res, 0, GC_FULL_PATH);
+	out->visibility = (int)db_int(res, 0, GC_VISIBILITY);
+	out->root = PQgetisnull(res, 0, GC_PARENT_ID);
+	out->parent_vis = db_val(res, 0, GF_PARENT_VIS) ? (int)db_int(res, 0, GF_PARENT_VIS) : -1;
+	out->child_vis = db_val(res, 0, GF_CHILD_VIS) ? (int)db_int(res, 0, GF_CHILD_VIS) : -1;
+	out->project_vis = db_val(res, 0, GF_PROJECT_VIS) ? (int)db_int(res, 0, GF_PROJECT_VIS) : -1;
+	return 0;
+}
+
+/* The group of the route's :id that the caller administers (owners and admins),
+ * locked: 0, ERR_NOT_FOUND or ERR_FORBIDDEN. */
+static int group_find_admin(request *r, group_ref *out)
+{
+	int rc = group_find(r, param_str(r, "id"), true, out);
+	if (rc < 0)
+		return rc;
+	return can_admin_group(&out->access) ? 0 : ERR_FORBIDDEN;
+}
+
+/* ---- presenting ---- */
+
+/* Adds GroupDetail's projects and shared_projects (GitLab's Entities::Project) of group
+ * id to o. */
+static int group_detail_projects(request *r, const char *id, json_object *o)
+{
+	const char *v[4];
+	access_me_params(r, v);
+	v[3] = id;
+	int err;
+	PGresult *res = db_query(r, "groups_detail_projects", 4, v, &err);
+	if (!res)
+		return err;
+	json_object *lists[2] = {json_object_new_array(), json_object_new_array()};
+	for (int i = 0; i < PQntuples(res); i++)
+		json_object_array_add(lists[db_int(res, i, 0) ? 1 : 0],
+				      entity_project(r, res, i, 1, PROJECT_VIEW_FULL));
+	json_object_object_add(o, "projects", lists[0]);
+	json_object_object_add(o, "shared_projects", lists[1]);
+	return 0;
+}
+
+/* GroupDetail: the group with its projects and the projects shared with it that the
+ * caller may see. */
+static int present_detail(request *r, const char *ref, int status)
+{
+	group_ref g;
+	int rc = group_find(r, ref, false, &g);
+	if (rc < 0)
+		return rc;
+	json_object *o = entity_group(r, g.res, 0, 0, -1);
+	request_own(r, o);
+	if ((rc = group_detail_projects(r, g.id, o)) < 0)
+		return rc;
+	respond_json(r, status, json_object_get(o));
+	return 0;
+}
+
+static json_object *present_list_row(request *r, const PGresult *res, int row, int col)
+{
+	return entity_group(r, res, row, col, col + GROUP_NCOLS);
+}
+
+/* ---- GET /groups ---- */
+
+/* skip_groups[] as a bigint[] literal; NULL when absent, ERR_INVALID when a value is not
+ * an integer. */
+static int skip_groups_param(request *r, const char **out)
+{
+	const char **vals;
+	int n = param_array(r, "skip_groups", &vals);
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	buf b;
+	buf_init(&b, r->a, 64);
+	buf_putc(&b, '{');
+	for (int i = 0; i < n; i++) {
+		const char *s = vals[i] ? vals[i] : "";
+		size_t len = strlen(s);
+		size_t start = s[0] == '-' ? 1 : 0;
+		size_t digits = strspn(s + start, "0123456789");
+		if (len == start || len - start > 18 || digits != len - start)
+			return fail_invalid(r, "skip_groups");
+		buf_printf(&b, "%s%s", i ? "," : "", s);
+	}
+	buf_putc(&b, '}');
+	*out = buf_cstr(&b);
+	return 0;
+}
+
+int groups_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	bool all_available = false, owned = false, statistics = false;
+	if ((rc = param_bool(r, "all_available", &all_available)) < 0 ||
+	    (rc = param_bool(r, "owned", &owned)) < 0 ||
+	    (rc = param_bool(r, "statistics", &statistics)) < 0)
+		return rc;
+	static const char *const orders[] = {"name", "path", NULL};
+	static const char *const sorts[] = {"asc", "desc", NULL};
+	const char *order = "name", *sort = "asc", *skip;
+	if ((rc = param_oneof(r, "order_by", orders, &order)) < 0 ||
+	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 || (rc = skip_groups_param(r, &skip)) < 0)
+		return rc;
+	const char *search = param_str(r, "search");
+	if (search && !*search)
+		search = NULL;
+	/* GitLab 10's GroupsFinder: owned first; admins see every group; anonymous callers
+	 * and all_available see what they may see; otherwise the caller's own groups. */
+	bool admin = r->user && r->user->admin;
+	const char *which = owned ? "owned" : admin ? "all"
+				      : (!r->user || all_available) ? "visible" : "member";
+	const char *v[8];
+	access_me_params(r, v);
+	v[3] = search;
+	v[4] = skip;
+	v[5] = pagination_limit(r, &pg);
+	v[6] = pagination_offset(r, &pg);
+	v[7] = statistics && admin ? "true" : "false";
+	const char *stmt = arena_printf(r->a, "groups_list_%s_%s_%s", which, order, sort);
+	int err;
+	PGresult *res = db_query(r, stmt, 8, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &pg, res, present_list_row);
+	return 0;
+}
+
+/* ---- GET /groups/:id ---- */
+
+int groups_show(request *r)
+{
+	return present_detail(r, param_str(r, "id"), 200);
+}
+
+/* ---- GET /groups/:id/projects ---- */
+
+/* GitLab 10.0's GroupProjectsFinder: the group's own projects and those shared with it
+ * (not its subgroups'), with the filters, sorts and views of GET /projects. */
+int groups_projects(request *r)
+{
+	group_ref g;
+	int rc = group_find(r, param_str(r, "id"), false, &g);
+	if (rc < 0)
+		return rc;
+	return projects_list_scoped(r, NULL, g.id);
+}
+
+/* ---- POST /groups, PUT /groups/:id ---- */
+
+/* The writable attributes; NULL when not sent. */
+typedef struct {
+	const char *name, *path, *description, *visibility, *lfs_enabled, *request_access_enabled;
+	int vis; /* -1 when not sent */
+} group_input;
+
+static const char *bool_text(request *r, const char *name, int *rc)
+{
+	bool b;
+	int x = param_bool(r, name, &b);
+	if (x < 0)
+		*rc = x;
+	return x == 0 ? (b ? "true" : "false") : NULL;
+}
+
+/* GitLab 10's namespace name: letters, digits, '_', '.', dashes and spaces (UTF-8
+ * letters are taken as letters). */
+static bool valid_group_name(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (!(*p >= 0x80 || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z') || *p == '_' || *p == '.' || *p == '-' || *p == ' '))
+			return false;
+	return true;
+}
+
+/* Paths of the web application that a top-level group may not take (GitLab 10's
+ * TOP_LEVEL_ROUTES). */
+static bool reserved_top_level(const char *path)
+{
+	static const char *const names[] = {
+		"-", ".well-known", "abuse_reports", "admin", "api",
+		"apple-touch-icon-precomposed.png", "apple-touch-icon.png", "assets", "autocomplete",
+		"ci", "dashboard", "deploy.html", "explore", "favicon.ico", "files", "groups",
+		"health_check", "help", "import", "invites", "jwt", "koding", "notification_settings",
+		"oauth", "profile", "projects", "public", "robots.txt", "s", "search",
+		"sent_notifications", "slash-command-logo.png", "snippets", "unicorn_test",
+		"unsubscribes", "uploads", "users", NULL,
+	};
+	for (int i = 0; names[i]; i++)
+		if (strcasecmp(path, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Reads the attributes. Malformed values (not a boolean, an unknown visibility) fail at
+ * once, as Grape does; model validations are recorded in r->validation for the caller
+ * to return after its permission checks. */
+static int read_group_input(request *r, group_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->vis = -1;
+	int rc = 0;
+	in->lfs_enabled = bool_text(r, "lfs_enabled", &rc);
+	if (rc < 0)
+		return rc;
+	in->request_access_enabled = bool_text(r, "request_access_enabled", &rc);
+	if (rc < 0)
+		return rc;
+	static const char *const visibilities[] = {"private", "internal", "public", NULL};
+	if ((rc = param_oneof(r, "visibility", visibilities, &in->visibility)) < 0)
+		return rc;
+	if (in->visibility) {
+		in->vis = visibility_parse(in->visibility);
+		in->visibility = arena_printf(r->a, "%d", in->vis);
+	}
+	if (param_text(r, "name", 255, &in->name) == 0) {
+		if (!*in->name)
+			fail_validation(r, "name", "can't be blank");
+		else if (!valid_group_name(in->name))
+			fail_validation(r, "name",
+					"can contain only letters, digits, '_', '.', dash and space.");
+	}
+	in->path = param_str(r, "path");
+	if (in->path && !*in->path)
+		fail_validation(r, "path", "can't be blank");
+	else if (in->path && !valid_namespace_path(in->path))
+		fail_validation(r, "path",
+				"can contain only letters, digits, '_', '-' and '.'. Cannot start with "
+				"'-' or end in '.', '.git' or '.atom'.");
+	param_text(r, "description", 255, &in->description);
+	return 0;
+}
+
+/* Visibility checks of GitLab 10's Group model: not above the parent's, not below a
+ * subgroup's or a project's. */
+static void check_visibility(request *r, int vis, int parent_vis, int child_vis, int project_vis)
+{
+	if (parent_vis >= 0 && vis > parent_vis)
+		fail_validation(r, "visibility_level",
+				arena_printf(r->a,
+					     "%s is not allowed since the parent group has a %s "
+					     "visibility.",
+					     visibility_name(vis), visibility_name(parent_vis)));
+	if (project_vis > vis)
+		fail_validation(r, "visibility_level",
+				arena_printf(r->a,
+					     "%s is not allowed since this group contains projects "
+					     "with higher visibility.",
+					     visibility_name(vis)));
+	if (child_vis > vis)
+		fail_validation(r, "visibility_level",
+				arena_printf(r->a,
+					     "%s is not allowed since there are sub-groups with higher "
+					     "visibility.",
+					     visibility_name(vis)));
+}
+
+/* A unique violation of a namespaces index: the attribute that is taken. */
+static int taken(request *r, int err)
+{
+	if (err != ERR_CONFLICT)
+		return err;
+	const char *c = r->err_detail ? r->err_detail : "";
+	r->err_detail = NULL;
+	if (strcmp(c, "namespaces_group_name_key") == 0)
+		return fail_validation(r, "name", "has already been taken");
+	if (strcmp(c, "namespaces_full_path_key") == 0)
+		return fail_validation(r, "path", "has already been taken");
+	return fail(r, ERR_CONFLICT, NULL);
+}
+
+/* The caller may create top-level groups: admins, and users whose can_create_group is
+ * set. */
+static bool can_create_group(request *r)
+{
+	caller *c = r->user;
+	return c->admin || db_bool(c->res, c->row, c->col + UC_CAN_CREATE_GROUP);
+}
+
+int groups_create(request *r)
+{
+	const char *name, *path;
+	int rc;
+	if ((rc = param_require(r, "name", &name)) < 0 || (rc = param_require(r, "path", &path)) < 0)
+		return rc;
+	long long parent_id;
+	int has_parent = param_int(r, "parent_id", &parent_id);
+	if (has_parent < 0)
+		return has_parent;
+	group_input in;
+	if ((rc = read_group_input(r, &in)) < 0)
+		return rc;
+	if (has_parent == 1 && !can_create_group(r))
+		return ERR_FORBIDDEN;
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	group_ref parent = {.parent_vis = -1};
+	const char *parent_ref = has_parent == 0 ? param_str(r, "parent_id") : NULL;
+	if (parent_ref) {
+		/* a subgroup: the parent's owners (and admins) create it */
+		if ((rc = group_find(r, parent_ref, true, &parent)) < 0)
+			goto fail;
+		if (!can_admin_group(&parent.access)) {
+			rc = ERR_FORBIDDEN;
+			goto fail;
+		}
+	}
+	int vis = in.vis >= 0 ? in.vis : VIS_PRIVATE;
+	check_visibility(r, vis, parent_ref ? parent.visibility : -1, -1, -1);
+	if (!parent_ref && !r->validation && reserved_top_level(path))
+		fail_validation(r, "path", arena_printf(r->a, "%s is a reserved name", path));
+	if (r->validation) {
+		rc = ERR_VALIDATION;
+		goto fail;
+	}
+	const char *v[7] = {name, path, in.description, arena_printf(r->a, "%d", vis),
+			    in.lfs_enabled, in.request_access_enabled, parent_ref ? parent.id : NULL};
+	int err;
+	PGresult *res = db_query(r, "groups_insert", 7, v, &err);
+	if (!res) {
+		rc = taken(r, err);
+		goto fail;
+	}
+	if (PQntuples(res) == 0) {
+		rc = fail_not_found(r, "Group");
+		goto fail;
+	}
+	const char *id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
+	const char *mv[2] = {id, arena_printf(r->a, "%lld", r->user->id)};
+	if (!db_query(r, "groups_owner_insert", 2, mv, &err)) {
+		rc = err;
+		goto fail;
+	}
+	if ((rc = db_commit(r)) < 0)
+		goto fail;
+	return present_detail(r, id, 201);
+fail:
+	db_rollback(r);
+	return rc;
+}
+
+int groups_update(request *r)
+{
+	group_input in;
+	int rc = read_group_input(r, &in);
+	if (rc < 0)
+		return rc;
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	group_ref g;
+	if ((rc = group_find_admin(r, &g)) < 0)
+		goto fail;
+	if (in.vis >= 0)
+		check_visibility(r, in.vis, g.parent_vis, g.child_vis, g.project_vis);
+	if (in.path && g.root && !r->validation && reserved_top_level(in.path))
+		fail_validation(r, "path", arena_printf(r->a, "%s is a reserved name", in.path));
+	if (r->validation) {
+		rc = ERR_VALIDATION;
+		goto fail;
+	}
+	const char *old_path = arena_strdup(r->a, g.full_path);
+	const char *id = arena_strdup(r->a, g.id);
+	const char *v[7] = {id, in.name, in.path, in.description, in.visibility, in.lfs_enabled,
+			    in.request_access_enabled};
+	int err;
+	if (!db_query(r, "groups_update", 7, v, &err)) {
+		rc = taken(r, err);
+		goto fail;
+	}
+	if ((in.name || in.path) && !db_query(r, "groups_rebuild_paths", 1, v, &err)) {
+		rc = taken(r, err);
+		goto fail;
+	}
+	/* A new path moves the group's directory with every repository below it; moved
+	 * back when the transaction does not commit. */
+	group_ref now;
+	if ((rc = group_find(r, id, false, &now)) < 0)
+		goto fail;
+	bool moved = false;
+	if (strcmp(old_path, now.full_path) != 0) {
+		if (repo_move_namespace(r, old_path, now.full_path) < 0) {
+			rc = ERR_INTERNAL;
+			goto fail;
+		}
+		moved = true;
+	}
+	const char *new_path = arena_strdup(r->a, now.full_path);
+	if ((rc = db_commit(r)) < 0) {
+		if (moved)
+			repo_move_namespace(r, new_path, old_path);
+		goto fail;
+	}
+	return present_detail(r, id, 200);
+fail:
+	db_rollback(r);
+	return rc;
+}
+
+/* ---- DELETE /groups/:id ---- */
+
+/* GitLab 10.0 removes the group in the request (Groups::DestroyService#execute) and
+ * answers 204; the directories go in the background. */
+int groups_delete(request *r)
+{
+	int rc = db_begin(r);
+	if (rc < 0)
+		return rc;
+	group_ref g;
+	if ((rc = group_find_admin(r, &g)) < 0)
+		goto fail;
+	const char *v[1] = {g.id};
+	int err;
+	if (!db_query(r, "groups_destroy", 1, v, &err)) {
+		rc = err;
+		goto fail;
+	}
+	if ((rc = db_commit(r)) < 0)
+		goto fail;
+	respond_empty(r, 204);
+	return 0;
+fail:
+	db_rollback(r);
+	return rc;
+}
+
+int groups_delete_solely_owned(request *r, const char *user_id)
+{
+	const char *v[1] = {user_id};
+	int err;
+	return db_query(r, "groups_destroy_solely_owned", 1, v, &err) ? 0 : err;
+}
+
+/* ---- POST /groups/:id/projects/:project_id ---- */
+
+int groups_transfer_project(request *r)
+{
+	int rc = db_begin(r);
+	if (rc < 0)
+		return rc;
+	group_ref g;
+	if ((rc = group_find(r, param_str(r, "id"), true, &g)) < 0)
+		goto fail;
+	/* the project by id, or by namespace/path */
+	const char *ref = param_str(r, "project_id");
+	const char *v[3] = {NULL, NULL, NULL};
+	const char *slash = strrchr(ref, '/');
+	ref_params(ref, &v[0], &v[1]);
+	if (v[1]) {
+		v[1] = slash ? arena_strndup(r->a, ref, (size_t)(slash - ref)) : NULL;
+		v[2] = slash ? slash + 1 : NULL;
+	}
+	int err;
+	PGresult *res = db_query(r, "groups_transfer_find", 3, v, &err);
+	if (!res) {
+		rc = err;
+		goto fail;
+	}
+	if (PQntuples(res) == 0) {
+		rc = fail_not_found(r, "Project");
+		goto fail;
+	}
+	const char *project_id = PQgetvalue(res, 0, 0), *path = PQgetvalue(res, 0, 1);
+	const char *old_ns = PQgetvalue(res, 0, 3);
+	if (strcmp(PQgetvalue(res, 0, 4), g.id) == 0) {
+		rc = fail_validation(r, "new_namespace", "Transfer failed, please contact an admin.");
+		goto fail;
+	}
+	const char *tv[2] = {project_id, g.id};
+	if (!db_query(r, "groups_transfer", 2, tv, &err)) {
+		if (err == ERR_CONFLICT) {
+			r->err_detail = NULL;
+			err = fail_validation(r, "new_namespace",
+					      "Project with same name or path in target namespace "
+					      "already exists");
+		}
+		rc = err;
+		goto fail;
+	}
+	if (repo_move(r, old_ns, path, g.full_path, path) < 0) {
+		rc = ERR_INTERNAL;
+		goto fail;
+	}
+	if ((rc = db_commit(r)) < 0) {
+		repo_move(r, g.full_path, path, old_ns, path);
+		goto fail;
+	}
+	return present_detail(r, g.id, 201);
+fail:
+	db_rollback(r);
+	return rc;
+}

@@ -1,6 +1,373 @@
-/* Project and group members, written once for both scopes. */
+/* Project and group members (GitLab 10.0's /projects/:id/members and /groups/:id/members),
+ * written once for both scopes, and the lookup of the project or group that members.c and
+ * access_requests.c share. A membership is a members row without requested_at. */
+#include <string.h>
+#include <time.h>
+
 #include "api/api.h"
+#include "entity/member.h"
+#include "http/pagination.h"
+#include "http/router.h"
+
+/* A substring pattern of p, its pattern characters taken literally. */
+#define LIKE(p)                                                                                 \
+	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+
+/* :id is an id when it is all digits (as GitLab's find_project/find_group), else a full
+ * path; $4 holds it. Both branches are index probes: the primary key, or the lower-cased
+ * full path of the namespace and the project's path inside it. */
+#define ID_DIGITS "'^[0-9]{1,18}$'"
+
+/* The caller as `me` ($1..$3), then the source's id, visibility, request_access_enabled,
+ * personal namespace owner, and its access columns from column SOURCE_ACCESS_COL. */
+#define SOURCE_ACCESS_COL 4
 
 const db_stmt members_stmts[] = {
+	{"members_find_project",
+	 "WITH " SQL_ME ", t AS ("
+	 " SELECT id FROM projects WHERE id = CASE WHEN $4::text ~ " ID_DIGITS " THEN $4::bigint END"
+	 " AND NOT pending_delete"
+	 " UNION ALL SELECT p.id FROM namespaces n JOIN projects p ON p.namespace_id = n.id"
+	 " AND lower(p.path) = lower(substring($4 from '[^/]*$')) AND NOT p.pending_delete"
+	 " WHERE $4 !~ " ID_DIGITS " AND lower(n.full_path) = lower(substring($4 from '^(.*)/[^/]*$')))"
+	 " SELECT p.id, p.visibility, p.request_access_enabled,"
+	 " CASE WHEN n.kind = 'user' THEN n.owner_id END, " SQL_PROJECT_ACCESS_COLS("p")
+	 " FROM me, t JOIN projects p ON p.id = t.id JOIN namespaces n ON n.id = p.namespace_id"},
+	{"members_find_group",
+	 "WITH " SQL_ME ", t AS ("
+	 " SELECT id FROM namespaces WHERE id = CASE WHEN $4::text ~ " ID_DIGITS " THEN $4::bigint END"
+	 " AND kind = 'group'"
+	 " UNION ALL SELECT id FROM namespaces WHERE $4 !~ " ID_DIGITS
+	 " AND lower(full_path) = lower($4) AND kind = 'group')"
+	 " SELECT g.id, g.visibility, g.request_access_enabled, NULL::bigint, "
+	 SQL_GROUP_ACCESS_COLS("g") " FROM me, t JOIN namespaces g ON g.id = t.id"},
+	/* $1 source type, $2 source id, $3 query (name or username contains it, or the email
+	 * is it), $4 limit, $5 offset; in the order members joined. */
+	{"members_list",
+	 "WITH f AS NOT MATERIALIZED (SELECT m.id FROM members m JOIN users u ON u.id = m.user_id"
+	 " WHERE m.source_type = $1 AND m.source_id = $2 AND m.requested_at IS NULL"
+	 " AND ($3::text IS NULL OR u.username ILIKE " LIKE("$3") " OR u.name ILIKE " LIKE("$3")
+	 " OR lower(u.email) = lower($3)))"
+	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " MEMBER_COLS " FROM f JOIN members m ON m.id = f.id JOIN users u"
+	 " ON u.id = m.user_id ORDER BY m.id LIMIT $4 OFFSET $5) p ON true"},
+	/* $1 source type, $2 source id, $3 user id */
+	{"members_show",
+	 "SELECT " MEMBER_COLS " FROM members m JOIN users u ON u.id = m.user_id"
+	 " WHERE m.source_type = $1 AND m.source_id = $2 AND m.user_id = $3"
+	 " AND m.requested_at IS NULL"},
+	/* $4 access level, $5 expires_at, $6 created by. A pending access request of the
+	 * user becomes the membership (as GitLab's add_user). Column 0 says whether the
+	 * user exists; no member columns when the user is a member already. */
+	{"members_insert",
+	 "WITH nu AS (SELECT id FROM users WHERE id = $3 AND NOT ghost),"
+	 " ins AS (INSERT INTO members AS m (source_type, source_id, user_id, access_level,"
+	 " expires_at, created_by) SELECT $1, $2, nu.id, $4, $5::date, $6 FROM nu"
+	 " ON CONFLICT ON CONSTRAINT members_source_user_key DO UPDATE SET requested_at = NULL,"
+	 " access_level = EXCLUDED.access_level, expires_at = EXCLUDED.expires_at,"
+	 " created_by = coalesce(m.created_by, EXCLUDED.created_by), updated_at = now()"
+	 " WHERE m.requested_at IS NOT NULL RETURNING m.*)"
+	 "SELECT (SELECT count(*) FROM nu), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " MEMBER_COLS " FROM ins m JOIN users u ON u.id = m.user_id) p ON true"},
+	/* The member or access request of user $3, locked together with the source's owners
+	 * (all in id order: concurrent removals cannot leave a group without an owner, nor
+	 * deadlock): its id, whether it is a pending request, whether it is the last owner. */
+	{"members_target",
+	 "WITH l AS (SELECT m.id, m.user_id, m.access_level, m.requested_at FROM members m"
+	 " WHERE m.source_type = $1 AND m.source_id = $2"
+	 " AND (m.user_id = $3 OR (m.access_level = 50 AND m.requested_at IS NULL))"
+	 " ORDER BY m.id FOR UPDATE)"
+	 "SELECT t.id, t.requested_at IS NOT NULL, t.access_level = 50 AND t.requested_at IS NULL"
+	 " AND (SELECT count(*) FROM l WHERE l.access_level = 50 AND l.requested_at IS NULL) = 1"
+	 " FROM l t WHERE t.user_id = $3"},
+	/* $1 member id, $2 access level, $3 expires_at, $4 expires_at given */
+	{"members_update",
+	 "WITH m AS (UPDATE members SET access_level = $2, expires_at = CASE WHEN $4::boolean"
+	 " THEN $3::date ELSE expires_at END, updated_at = now() WHERE id = $1 RETURNING *)"
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id"},
+	{"members_delete", "DELETE FROM members WHERE id = $1"},
 	{NULL, NULL},
 };
+
+/* ---- the source: shared with access_requests.c ---- */
+
+int member_source_find(request *r, member_source *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->project = strncmp(r->route->pattern, "/api/v4/projects/", 17) == 0;
+	out->source_type = out->project ? "Project" : "Namespace";
+	const char *what = out->project ? "Project" : "Group";
+	const char *id = param_str(r, "id");
+	if (!id || !*id)
+		return fail_not_found(r, what);
+	const char *v[4];
+	access_me_params(r, v);
+	v[3] = id;
+	int err;
+	PGresult *res = db_query(r, out->project ? "members_find_project" : "members_find_group", 4,
+				 v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, what);
+	out->id = db_val(res, 0, 0);
+	out->visibility = (int)db_int(res, 0, 1);
+	out->request_access_enabled = db_bool(res, 0, 2);
+	out->ns_owner_id = db_val(res, 0, 3);
+	bool visible;
+	if (out->project) {
+		project_access_read(&out->pa, res, 0, SOURCE_ACCESS_COL);
+		visible = can_read_project(&out->pa);
+	} else {
+		group_access_read(&out->ga, res, 0, SOURCE_ACCESS_COL);
+		visible = can_read_group(&out->ga);
+	}
+	return visible ? 0 : fail_not_found(r, what);
+}
+
+bool member_source_can_admin(const member_source *s)
+{
+	return s->project ? can_admin_project_members(&s->pa) : can_admin_group(&s->ga);
+}
+
+int member_source_event(request *r, const member_source *s, const char *user_id, bool joined)
+{
+	if (!s->project || (s->ns_owner_id && strcmp(s->ns_owner_id, user_id) == 0))
+		return 0;
+	const char *action = joined ? "joined" : "left";
+	return events_record(r, s->id, user_id, action, action, NULL, NULL, NULL, NULL);
+}
+
+int member_user_id(request *r, const char **out)
+{
+	long long id;
+	int rc = param_int(r, "user_id", &id);
+	if (rc == 1)
+		return fail_missing(r, "user_id");
+	if (rc < 0)
+		return rc;
+	*out = arena_printf(r->a, "%lld", id);
+	return 0;
+}
+
+int member_access_level(request *r, const member_source *s, const char **out)
+{
+	long long level;
+	int rc = param_int(r, "access_level", &level);
+	if (rc != 0)
+		return rc;
+	*out = param_str(r, "access_level");
+	if (access_level_parse(*out, !s->project) == 0)
+		return fail_validation(r, "access_level", "is not included in the list");
+	return 0;
+}
+
+/* ---- members ---- */
+
+static const char *caller_id(request *r)
+{
+	return arena_printf(r->a, "%lld", r->user->id);
+}
+
+static bool is_caller(request *r, const char *user_id)
+{
+	return strcmp(caller_id(r), user_id) == 0;
+}
+
+/* The membership attributes of POST and PUT, checked after the source and the caller's
+ * right to change it (as GitLab validates the member record): access_level (required)
+ * and expires_at, a date that is not in the past, or empty to clear it (PUT). */
+static int read_member_input(request *r, const member_source *s, const char **level,
+			     const char **expires_at, bool *expires_given)
+{
+	int rc = member_access_level(r, s, level);
+	if (rc == 1)
+		return fail_missing(r, "access_level");
+	if (rc == ERR_INVALID)
+		return rc;
+	*expires_at = NULL;
+	*expires_given = false;
+	const char *e = param_str(r, "expires_at");
+	if (e && *e) {
+		char today[11];
+		time_t now = time(NULL);
+		struct tm tm;
+		strftime(today, sizeof(today), "%Y-%m-%d", gmtime_r(&now, &tm));
+		if (strcmp(e, today) < 0)
+			fail_validation(r, "expires_at", "cannot be a date in the past");
+		*expires_at = e;
+	}
+	*expires_given = e != NULL;
+	return r->validation ? ERR_VALIDATION : 0;
+}
+
+/* The types GitLab's parameter declarations check before anything else: user_id and
+ * access_level integers, expires_at a date. */
+static int check_types(request *r, const char **user_id)
+{
+	long long n;
+	int rc = member_user_id(r, user_id);
+	if (rc < 0)
+		return rc;
+	if ((rc = param_int(r, "access_level", &n)) == 1)
+		return fail_missing(r, "access_level");
+	if (rc < 0)
+		return rc;
+	const char *e = param_str(r, "expires_at"), *date;
+	if (e && *e && (rc = param_date(r, "expires_at", &date)) < 0)
+		return rc;
+	return 0;
+}
+
+int members_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	member_source s;
+	if ((rc = member_source_find(r, &s)) < 0)
+		return rc;
+	const char *query = param_str(r, "query");
+	const char *v[5] = {s.source_type, s.id, query && *query ? query : NULL,
+			    pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	int err;
+	PGresult *res = db_query(r, "members_list", 5, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &pg, res, entity_member);
+	return 0;
+}
+
+int members_show(request *r)
+{
+	const char *user_id;
+	int rc = member_user_id(r, &user_id);
+	if (rc < 0)
+		return rc;
+	member_source s;
+	if ((rc = member_source_find(r, &s)) < 0)
+		return rc;
+	const char *v[3] = {s.source_type, s.id, user_id};
+	int err;
+	PGresult *res = db_query(r, "members_show", 3, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Member");
+	respond_json(r, 200, entity_member(r, res, 0, 0));
+	return 0;
+}
+
+int members_add(request *r)
+{
+	const char *user_id, *level, *expires_at;
+	int rc = check_types(r, &user_id);
+	if (rc < 0)
+		return rc;
+	member_source s;
+	if ((rc = member_source_find(r, &s)) < 0)
+		return rc;
+	if (!member_source_can_admin(&s))
+		return ERR_FORBIDDEN;
+	bool expires_given;
+	if ((rc = read_member_input(r, &s, &level, &expires_at, &expires_given)) < 0)
+		return rc;
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	const char *v[6] = {s.source_type, s.id, user_id, level, expires_at, caller_id(r)};
+	int err;
+	PGresult *res = db_query(r, "members_insert", 6, v, &err);
+	if (!res)
+		return err == ERR_CONFLICT ? fail(r, ERR_CONFLICT, "Member already exists") : err;
+	if (db_int(res, 0, 0) == 0)
+		return fail_not_found(r, "User");
+	if (PQgetisnull(res, 0, 1))
+		return fail(r, ERR_CONFLICT, "Member already exists");
+	if ((rc = member_source_event(r, &s, user_id, true)) < 0 || (rc = db_commit(r)) < 0)
+		return rc;
+	respond_json(r, 201, entity_member(r, res, 0, 1));
+	return 0;
+}
+
+/* The member of :user_id, locked for the change: its id and whether it is the last owner
+ * of a group. ERR_NOT_FOUND when the user is no member (a pending request is none). */
+static int lock_member(request *r, const member_source *s, const char *user_id,
+		       const char **member_id, bool *last_owner)
+{
+	const char *v[3] = {s->source_type, s->id, user_id};
+	int err;
+	PGresult *res = db_query(r, "members_target", 3, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0 || db_bool(res, 0, 1))
+		return fail_not_found(r, "Member");
+	*member_id = db_val(res, 0, 0);
+	*last_owner = !s->project && db_bool(res, 0, 2);
+	return 0;
+}
+
+static bool target_is_ns_owner(const member_source *s, const char *user_id)
+{
+	return s->project && s->ns_owner_id && strcmp(s->ns_owner_id, user_id) == 0;
+}
+
+int members_update(request *r)
+{
+	const char *user_id, *member_id, *level, *expires_at;
+	int rc = check_types(r, &user_id);
+	if (rc < 0)
+		return rc;
+	member_source s;
+	if ((rc = member_source_find(r, &s)) < 0)
+		return rc;
+	if (!member_source_can_admin(&s))
+		return ERR_FORBIDDEN;
+	bool last_owner, expires_given;
+	if ((rc = db_begin(r)) < 0 || (rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
+		return rc;
+	bool allowed = s.project ? can_update_project_member(&s.pa, target_is_ns_owner(&s, user_id))
+				 : can_update_group_member(&s.ga, last_owner);
+	if (!allowed)
+		return ERR_FORBIDDEN;
+	if ((rc = read_member_input(r, &s, &level, &expires_at, &expires_given)) < 0)
+		return rc;
+	const char *v[4] = {member_id, level, expires_at, expires_given ? "true" : "false"};
+	int err;
+	PGresult *res = db_query(r, "members_update", 4, v, &err);
+	if (!res)
+		return err;
+	if ((rc = db_commit(r)) < 0)
+		return rc;
+	respond_json(r, 200, entity_member(r, res, 0, 0));
+	return 0;
+}
+
+int members_remove(request *r)
+{
+	const char *user_id;
+	int rc = member_user_id(r, &user_id);
+	if (rc < 0)
+		return rc;
+	member_source s;
+	if ((rc = member_source_find(r, &s)) < 0)
+		return rc;
+	const char *member_id;
+	bool last_owner;
+	if ((rc = db_begin(r)) < 0 || (rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
+		return rc;
+	bool self = is_caller(r, user_id);
+	bool allowed = s.project ? can_destroy_project_member(&s.pa, target_is_ns_owner(&s, user_id),
+							      self)
+				 : can_destroy_group_member(&s.ga, last_owner, self);
+	if (!allowed)
+		return ERR_FORBIDDEN;
+	const char *v[1] = {member_id};
+	int err;
+	if (!db_query(r, "members_delete", 1, v, &err))
+		return err;
+	if ((rc = member_source_event(r, &s, user_id, false)) < 0 || (rc = db_commit(r)) < 0)
+		return rc;
+	respond_empty(r, 204);
+	return 0;
+}

@@ -1,6 +1,1203 @@
-/* Projects (4.1) and the project operations of GitLab 10.0. */
+/* Projects (4.1) and the project operations of GitLab 10.0: the lists (all visible
+ * projects, a user's), one project by id or URL-encoded full path, create (for oneself
+ * or, as an admin, for a user), edit, delete, fork, star and unstar, archive and
+ * unarchive.
+ *
+ * Every project has a bare repository at <storage>/<namespace full path>/<path>.git
+ * (git/repo.h), created with the project, moved by a rename, and moved aside by a
+ * deletion to <path>+<id>+deleted.git, which the background process removes together
+ * with the rows (background.c, job delete_project). Until then the project is
+ * pending_delete: no statement here or elsewhere finds it. */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
 #include "api/api.h"
+#include "auth/access.h"
+#include "auth/auth.h"
+#include "background.h"
+#include "core/crypto.h"
+#include "core/log.h"
+#include "core/validate.h"
+#include "entity/entity.h"
+#include "entity/project.h"
+#include "git/repo.h"
+#include "http/pagination.h"
+#include "http/router.h"
+
+#define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+
+/* ---- lists ---- */
+
+/* The filters of a list, on projects p and me: $4 archived (NULL: any), $5 visibility,
+ * $6 search (name, path, description, namespace name), $7 owned (owned_ns), $9 starred
+ * (ignored without a caller, as GitLab), $10 with_issues_enabled,
+ * $11 with_merge_requests_enabled, $12 a user (id or username: their namespace's
+ * projects), $13 a group (its own projects and those shared with it). Namespaces are
+ * read only by the filters that need them. */
+#define PL_FILTER                                                                             \
+	" NOT p.pending_delete AND " SQL_PROJECT_LISTED("p")                                     \
+	" AND ($4::boolean IS NULL OR p.archived = $4::boolean)"                               \
+	" AND ($5::smallint IS NULL OR p.visibility = $5::smallint)"                           \
+	" AND ($6::text IS NULL OR p.name ILIKE " LIKE("$6") " OR p.path ILIKE " LIKE("$6")     \
+	"  OR p.description ILIKE " LIKE("$6") " OR p.namespace_id IN (SELECT sn.id"            \
+	"  FROM namespaces sn WHERE sn.name ILIKE " LIKE("$6") "))"                             \
+	" AND ($7::boolean IS NOT TRUE OR p.namespace_id IN (SELECT id FROM owned_ns))"         \
+	" AND ($9::boolean IS NOT TRUE OR me.id IS NULL OR p.id IN (SELECT s.project_id"        \
+	"  FROM me sm JOIN users_star_projects s ON s.user_id = sm.id))"                       \
+	" AND ($10::boolean IS NOT TRUE OR p.issues_enabled)"                                   \
+	" AND ($11::boolean IS NOT TRUE OR p.merge_requests_enabled)"                           \
+	" AND ($12::text IS NULL OR p.namespace_id IN (SELECT id FROM owner_ns))"               \
+	" AND ($13::bigint IS NULL OR p.namespace_id = $13::bigint OR p.id IN"                  \
+	"  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))"
+
+/* The sort keys ($14 order_by from the whitelist, $15 ascending): one text and one
+ * time key, the other NULL, then the id. */
+#define PL_KEYS                                                                               \
+	"p.id, CASE $14::text WHEN 'name' THEN p.name WHEN 'path' THEN p.path END AS kt,"        \
+	" CASE $14::text WHEN 'created_at' THEN p.created_at WHEN 'updated_at' THEN p.updated_at" \
+	" WHEN 'last_activity_at' THEN p.last_activity_at END AS kts"
+#define PL_ORDER(T)                                                                           \
+	" ORDER BY CASE WHEN $15::boolean THEN " T ".kt END ASC,"                              \
+	" CASE WHEN NOT $15::boolean THEN " T ".kt END DESC,"                                  \
+	" CASE WHEN $15::boolean THEN " T ".kts END ASC,"                                      \
+	" CASE WHEN NOT $15::boolean THEN " T ".kts END DESC,"                                 \
+	" CASE WHEN $15::boolean THEN " T ".id END ASC, " T ".id DESC"
+
+/* A page of projects: column 0 the total, 1 whether the user $12 exists (true without
+ * one), the record from 2. One pass over the candidates gives the page and the total
+ * (counted again only for a page past the end). With membership ($8) the candidates
+ * come from the caller's memberships and personal namespace, for a user or a group from
+ * their namespace (and the group's links), with starred ($9) from the caller's stars,
+ * each fetched by key, not from every project; so do the page's rows ($16 limit,
+ * $17 offset). The branches exclude each other by their parameters alone. */
+#define PROJECTS_LIST(cols)                                                                   \
+	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
+	" owned_ns AS (SELECT n.id FROM me JOIN namespaces n ON n.owner_id = me.id"             \
+	"  AND n.kind = 'user' UNION SELECT m.source_id FROM me JOIN members m"                 \
+	"  ON m.user_id = me.id AND m.source_type = 'Namespace' AND m.access_level = 50"        \
+	"  AND m.requested_at IS NULL),"                                                       \
+	" owner_ns AS (SELECT un.id FROM users uu JOIN namespaces un ON un.owner_id = uu.id"    \
+	"  AND un.kind = 'user' WHERE $12::text ~ '^[0-9]+$' AND NOT uu.ghost"                 \
+	"  AND uu.id = (CASE WHEN $12::text ~ '^[0-9]{1,18}$' THEN $12::bigint END)"           \
+	"  UNION ALL SELECT un.id FROM users uu JOIN namespaces un ON un.owner_id = uu.id"      \
+	"  AND un.kind = 'user' WHERE $12::text !~ '^[0-9]+$' AND NOT uu.ghost"               \
+	"  AND lower(uu.username) = lower($12::text)),"                                        \
+	" f AS NOT MATERIALIZED (SELECT " PL_KEYS " FROM projects p CROSS JOIN me"              \
+	"  WHERE $8::boolean IS NOT TRUE AND $12::text IS NULL AND $13::bigint IS NULL"        \
+	"  AND ($9::boolean IS NOT TRUE OR $1::bigint IS NULL) AND" PL_FILTER                  \
+	"  UNION ALL SELECT " PL_KEYS " FROM (SELECT id FROM mine UNION SELECT up.id FROM me"   \
+	"  JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"     \
+	"  ON up.namespace_id = un.id AND NOT up.pending_delete) x CROSS JOIN LATERAL"          \
+	"  (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                   \
+	"  WHERE $8::boolean AND" PL_FILTER                                                      \
+	"  UNION ALL SELECT " PL_KEYS " FROM (SELECT sp.id FROM projects sp"                    \
+	"  WHERE sp.namespace_id IN (SELECT id FROM owner_ns) AND NOT sp.pending_delete"        \
+	"  UNION SELECT sp.id FROM projects sp WHERE sp.namespace_id = $13::bigint"             \
+	"  AND NOT sp.pending_delete UNION SELECT sl.project_id FROM project_group_links sl"     \
+	"  WHERE sl.group_id = $13::bigint) x CROSS JOIN LATERAL"                               \
+	"  (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                   \
+	"  WHERE $8::boolean IS NOT TRUE AND ($12::text IS NOT NULL OR $13::bigint IS NOT NULL)" \
+	"  AND" PL_FILTER                                                                        \
+	"  UNION ALL SELECT " PL_KEYS " FROM users_star_projects x CROSS JOIN LATERAL"          \
+	"  (SELECT * FROM projects WHERE id = x.project_id OFFSET 0) p CROSS JOIN me"           \
+	"  WHERE x.user_id = $1::bigint AND $8::boolean IS NOT TRUE AND $12::text IS NULL"      \
+	"  AND $13::bigint IS NULL AND $9::boolean AND $1::bigint IS NOT NULL AND" PL_FILTER "),"\
+	" pg AS (SELECT id, kt, kts, count(*) OVER () AS total FROM f" PL_ORDER("f")            \
+	"  LIMIT $16 OFFSET $17)"                                                              \
+	"SELECT coalesce((SELECT total FROM pg LIMIT 1), (SELECT count(*) FROM f)),"            \
+	" ($12::text IS NULL OR EXISTS (SELECT 1 FROM owner_ns)), pr.* FROM (SELECT 1) one"     \
+	" LEFT JOIN LATERAL (SELECT " cols " FROM pg"                                           \
+	" CROSS JOIN LATERAL (SELECT * FROM projects WHERE id = pg.id OFFSET 0) p"             \
+	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me" PL_ORDER("pg") ") pr ON true"
+#define PL_RECORD 2
+
+/* ---- one project ---- */
+
+/* The project that the :id parameter REF names (an id, or a full path matched without
+ * regard to case), joined as projects p and namespaces n, with me. */
+#define PROJECT_FROM(REF)                                                                     \
+	" FROM (" SQL_PROJECT_BY_REF("p.id", REF) ") t JOIN projects p ON p.id = t.id"           \
+	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"
+
+/* The record, the caller's permissions and access (SQL_PROJECT_ACCESS_COLS). */
+#define PROJECT_SHOW_COLS                                                                     \
+	PROJECT_COLS ", " PROJECT_PERMISSION_COLS ", " SQL_PROJECT_ACCESS_COLS("p")
+#define PS_ACCESS (PROJECT_NCOLS + PROJECT_PERMISSION_NCOLS)
+
+/* What the writes need of the project they change, then SQL_PROJECT_ACCESS_COLS. */
+#define PROJECT_FIND(lock)                                                                    \
+	"WITH " SQL_ME " SELECT p.id, n.full_path, p.path, p.name, p.namespace_id, n.kind,"    \
+	" n.visibility, p.visibility, p.forked_from_id, p.default_branch, p.description,"       \
+	" p.shared_runners_enabled, " SQL_PROJECT_ACCESS_COLS("p") PROJECT_FROM("$4") lock
+enum {
+	PF_ID, PF_NS_FULL_PATH, PF_PATH, PF_NAME, PF_NAMESPACE_ID, PF_NS_KIND, PF_NS_VISIBILITY,
+	PF_VISIBILITY, PF_FORKED_FROM_ID, PF_DEFAULT_BRANCH, PF_DESCRIPTION,
+	PF_SHARED_RUNNERS_ENABLED, PF_ACCESS,
+};
+
+/* The namespace a project is created or forked into, as the user $1..$3: their own
+ * ($4 NULL), or $4 an id, a full path, a path or a name (in that preference); whether
+ * they may create projects there (admins anywhere, owners in their own namespace,
+ * masters of a group or of an ancestor of it), their projects limit and how many
+ * personal projects they have. The user's row is locked: concurrent creations see each
+ * other's count. */
+#define PROJECT_TARGET_NS                                                                     \
+	"WITH " SQL_ME " SELECT n.id, n.kind, n.full_path, n.visibility, n.owner_id,"          \
+	" (me.admin OR n.owner_id = me.id OR (n.kind = 'group' AND " SQL_GROUP_ACCESS("n")       \
+	" >= 40)), u.projects_limit, (SELECT count(*) FROM namespaces un JOIN projects up"      \
+	" ON up.namespace_id = un.id WHERE un.owner_id = me.id AND un.kind = 'user'"           \
+	" AND NOT up.pending_delete) FROM me JOIN users u ON u.id = me.id CROSS JOIN LATERAL"   \
+	" (SELECT * FROM namespaces n WHERE $4::text IS NULL AND n.owner_id = me.id"            \
+	"  AND n.kind = 'user'"                                                                \
+	"  UNION ALL SELECT * FROM namespaces n"                                                \
+	"  WHERE n.id = (CASE WHEN $4::text ~ '^[0-9]{1,18}$' THEN $4::bigint END)"             \
+	"  UNION ALL (SELECT * FROM namespaces n WHERE $4::text !~ '^[0-9]{1,18}$'"             \
+	"  AND (lower(n.full_path) = lower($4) OR lower(n.path) = lower($4)"                   \
+	"  OR lower(n.name) = lower($4)) ORDER BY lower(n.full_path) = lower($4) DESC,"        \
+	"  lower(n.path) = lower($4) DESC, n.id LIMIT 1)) n FOR UPDATE OF u"
+enum { TN_ID, TN_KIND, TN_FULL_PATH, TN_VISIBILITY, TN_OWNER_ID, TN_ALLOWED, TN_LIMIT, TN_COUNT };
+
+/* The flags a project takes, in the order of the insert and update statements. */
+static const char *const flag_names[] = {
+	"issues_enabled", "merge_requests_enabled", "jobs_enabled", "wiki_enabled",
+	"snippets_enabled", "container_registry_enabled", "shared_runners_enabled", "lfs_enabled",
+	"request_access_enabled", "public_jobs", "resolve_outdated_diff_discussions",
+	"only_allow_merge_if_pipeline_succeeds", "only_allow_merge_if_all_discussions_are_resolved",
+	"printing_merge_request_link_enabled",
+};
+#define NFLAGS (sizeof(flag_names) / sizeof(*flag_names))
+enum { FLAG_SHARED_RUNNERS = 6, FLAG_PUBLIC_JOBS = 9 };
+
+#define FLAG_SET(i, col) " " col " = coalesce($" #i "::boolean, " col "),"
 
 const db_stmt projects_stmts[] = {
+	/* $1..$3 me, then as PL_FILTER, PL_KEYS and PROJECTS_LIST */
+	{"projects_list", PROJECTS_LIST(PROJECT_COLS ", " PROJECT_PERMISSION_COLS)},
+	{"projects_list_simple", PROJECTS_LIST(PROJECT_BASIC_COLS)},
+	/* $1..$3 me, $4 id or full path */
+	{"projects_show", "WITH " SQL_ME " SELECT " PROJECT_SHOW_COLS PROJECT_FROM("$4")},
+	/* The caller by token ($1 digest, $2 oauth) and project $3 in one round trip: the
+	 * AUTH_SELECT columns (NULL when the token matches nothing), then as projects_show. */
+	{"projects_show_auth",
+	 "WITH c AS (SELECT " AUTH_SELECT " FROM " AUTH_FROM "),"
+	 " me AS (SELECT c.id, coalesce(c.is_admin, false) AS admin,"
+	 " coalesce(c.external, false) AS external FROM (SELECT 1) one LEFT JOIN c ON true)"
+	 " SELECT c.*, pr.* FROM (SELECT 1) one LEFT JOIN c ON true LEFT JOIN LATERAL"
+	 " (SELECT " PROJECT_SHOW_COLS PROJECT_FROM("$3") ") pr ON true"},
+	{"projects_find", PROJECT_FIND("")},
+	{"projects_find_lock", PROJECT_FIND(" FOR UPDATE OF p")},
+	{"projects_target_ns", PROJECT_TARGET_NS},
+	/* Which of name $2 and path $3 another project ($4, NULL on create) of namespace $1
+	 * has; a subgroup's path counts as a project path (they share the URL space). */
+	{"projects_taken",
+	 "SELECT EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND NOT pending_delete"
+	 " AND lower(name) = lower($2) AND id IS DISTINCT FROM $4::bigint),"
+	 " EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND NOT pending_delete"
+	 " AND lower(path) = lower($3) AND id IS DISTINCT FROM $4::bigint) OR EXISTS (SELECT 1"
+	 " FROM namespaces ns JOIN namespaces sub ON sub.parent_id = ns.id WHERE ns.id = $1"
+	 " AND lower(sub.path) = lower($3))"},
+	/* $1 namespace $2 name $3 path $4 description $5 visibility $6 default_branch
+	 * $7 creator $8 forked from, $9..$22 the flags (flag_names), $23 tag_list (a JSON
+	 * array), $24 runners token digest, $25 sealed, $26 ci_config_path,
+	 * $27 import_status */
+	{"projects_insert",
+	 "INSERT INTO projects (namespace_id, name, path, description, visibility, default_branch,"
+	 " creator_id, forked_from_id, issues_enabled, merge_requests_enabled, jobs_enabled,"
+	 " wiki_enabled, snippets_enabled, container_registry_enabled, shared_runners_enabled,"
+	 " lfs_enabled, request_access_enabled, public_jobs, resolve_outdated_diff_discussions,"
+	 " only_allow_merge_if_pipeline_succeeds,"
+	 " only_allow_merge_if_all_discussions_are_resolved, printing_merge_request_link_enabled,"
+	 " tag_list, runners_token_digest, runners_token_sealed, ci_config_path, import_status)"
+	 " VALUES ($1, $2, $3, $4, coalesce($5::smallint, 0), $6, $7, $8,"
+	 " coalesce($9::boolean, true), coalesce($10::boolean, true), coalesce($11::boolean, true),"
+	 " coalesce($12::boolean, true), coalesce($13::boolean, true),"
+	 " coalesce($14::boolean, true), coalesce($15::boolean, true),"
+	 " coalesce($16::boolean, true), coalesce($17::boolean, false),"
+	 " coalesce($18::boolean, true), coalesce($19::boolean, false),"
+	 " coalesce($20::boolean, false), coalesce($21::boolean, false),"
+	 " coalesce($22::boolean, true),"
+	 " coalesce(ARRAY(SELECT jsonb_array_elements_text($23::jsonb)), '{}'), $24, $25, $26,"
+	 " coalesce($27, 'none')) RETURNING id"},
+	/* The owner of a personal project is its master (GitLab 10: the creator; here the
+	 * namespace's owner, which is the creator but when an admin creates it). */
+	{"projects_member_insert",
+	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
+	 " VALUES ('Project', $1, $2, 40, $3) ON CONFLICT DO NOTHING"},
+	/* $1 id, $2 name $3 path $4 description $5 visibility $6 default_branch, $7..$20 the
+	 * flags, $21 tag_list, $22 ci_config_path; NULL keeps a value */
+	{"projects_update",
+	 "UPDATE projects SET name = coalesce($2, name), path = coalesce($3, path),"
+	 " description = coalesce($4, description),"
+	 " visibility = coalesce($5::smallint, visibility),"
+	 " default_branch = coalesce($6, default_branch),"
+	 FLAG_SET(7, "issues_enabled") FLAG_SET(8, "merge_requests_enabled")
+	 FLAG_SET(9, "jobs_enabled") FLAG_SET(10, "wiki_enabled") FLAG_SET(11, "snippets_enabled")
+	 FLAG_SET(12, "container_registry_enabled") FLAG_SET(13, "shared_runners_enabled")
+	 FLAG_SET(14, "lfs_enabled") FLAG_SET(15, "request_access_enabled")
+	 FLAG_SET(16, "public_jobs") FLAG_SET(17, "resolve_outdated_diff_discussions")
+	 FLAG_SET(18, "only_allow_merge_if_pipeline_succeeds")
+	 FLAG_SET(19, "only_allow_merge_if_all_discussions_are_resolved")
+	 FLAG_SET(20, "printing_merge_request_link_enabled")
+	 " tag_list = CASE WHEN $21::jsonb IS NULL THEN tag_list"
+	 " ELSE ARRAY(SELECT jsonb_array_elements_text($21::jsonb)) END,"
+	 " ci_config_path = coalesce($22, ci_config_path), updated_at = now()"
+	 " WHERE id = $1 AND NOT pending_delete"},
+	/* Marks project $1 deleted; its fork source counts one fork less. */
+	{"projects_mark_deleted",
+	 "WITH d AS (UPDATE projects SET pending_delete = true, updated_at = now()"
+	 " WHERE id = $1 AND NOT pending_delete RETURNING id, forked_from_id),"
+	 " fc AS (UPDATE projects SET forks_count = greatest(forks_count - 1, 0)"
+	 " WHERE id = (SELECT forked_from_id FROM d))"
+	 " SELECT id FROM d"},
+	{"projects_forks_inc",
+	 "UPDATE projects SET forks_count = forks_count + 1 WHERE id = $1"},
+	/* $1 user, $2 project: a row when the star was added (removed) */
+	{"projects_star",
+	 "WITH s AS (INSERT INTO users_star_projects (user_id, project_id) VALUES ($1, $2)"
+	 " ON CONFLICT DO NOTHING RETURNING project_id)"
+	 " UPDATE projects SET star_count = star_count + 1 WHERE id IN (SELECT project_id FROM s)"
+	 " RETURNING id"},
+	{"projects_unstar",
+	 "WITH s AS (DELETE FROM users_star_projects WHERE user_id = $1 AND project_id = $2"
+	 " RETURNING project_id)"
+	 " UPDATE projects SET star_count = greatest(star_count - 1, 0)"
+	 " WHERE id IN (SELECT project_id FROM s) RETURNING id"},
+	{"projects_set_archived",
+	 "UPDATE projects SET archived = $2, updated_at = now() WHERE id = $1"},
+	/* POST /projects/user/:user_id: the user as SQL_ME's $1..$3 */
+	{"projects_user",
+	 "SELECT id, is_admin, external FROM users WHERE id = $1 AND NOT ghost"},
 	{NULL, NULL},
 };
+
+/* ---- the lists ---- */
+
+static const char *const order_bys[] = {"id", "name", "path", "created_at", "updated_at",
+					"last_activity_at", NULL};
+static const char *const sorts[] = {"asc", "desc", NULL};
+static const char *const visibilities[] = {"private", "internal", "public", NULL};
+
+/* A boolean parameter as SQL text ("true"/"false"), NULL when absent; *rc gets a
+ * negative code when the value is not a boolean. */
+static const char *bool_param(request *r, const char *name, int *rc)
+{
+	bool b;
+	int x = param_bool(r, name, &b);
+	if (x < 0)
+		*rc = x;
+	return x == 0 ? (b ? "true" : "false") : NULL;
+}
+
+int projects_list_scoped(request *r, const char *user, const char *group_id)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	const char *order = "created_at", *sort = "desc", *vis = NULL;
+	if ((rc = param_oneof(r, "order_by", order_bys, &order)) < 0 ||
+	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 ||
+	    (rc = param_oneof(r, "visibility", visibilities, &vis)) < 0)
+		return rc;
+	rc = 0;
+	const char *archived = bool_param(r, "archived", &rc);
+	const char *owned = bool_param(r, "owned", &rc);
+	const char *membership = bool_param(r, "membership", &rc);
+	const char *starred = bool_param(r, "starred", &rc);
+	const char *issues = bool_param(r, "with_issues_enabled", &rc);
+	const char *mrs = bool_param(r, "with_merge_requests_enabled", &rc);
+	const char *simple = bool_param(r, "simple", &rc);
+	const char *stats = bool_param(r, "statistics", &rc);
+	if (rc < 0)
+		return rc;
+	const char *v[17];
+	access_me_params(r, v);
+	v[3] = archived;
+	v[4] = vis ? arena_printf(r->a, "%d", visibility_parse(vis)) : NULL;
+	v[5] = param_str(r, "search");
+	v[6] = owned;
+	v[7] = membership;
+	v[8] = starred;
+	v[9] = issues;
+	v[10] = mrs;
+	v[11] = user;
+	v[12] = group_id;
+	v[13] = order;
+	v[14] = strcmp(sort, "asc") == 0 ? "true" : "false";
+	v[15] = pagination_limit(r, &pg);
+	v[16] = pagination_offset(r, &pg);
+	/* Without a caller or with simple=true, BasicProjectDetails; else ProjectWithAccess
+	 * (no runners token in lists). */
+	bool basic = !r->user || (simple && strcmp(simple, "true") == 0);
+	int err;
+	PGresult *res = db_query(r, basic ? "projects_list_simple" : "projects_list", 17, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0 || !db_bool(res, 0, 1))
+		return fail_not_found(r, "User");
+	unsigned flags = PROJECT_VIEW_BASIC;
+	if (!basic)
+		flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
+			(stats && strcmp(stats, "true") == 0 ? PROJECT_STATISTICS : 0);
+	json_object *list = json_object_new_array();
+	for (int i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, PL_RECORD))
+			json_object_array_add(list, entity_project(r, res, i, PL_RECORD, flags));
+	pagination_headers(r, &pg, db_int(res, 0, 0));
+	respond_json(r, 200, list);
+	return 0;
+}
+
+int projects_list(request *r)
+{
+	return projects_list_scoped(r, NULL, NULL);
+}
+
+int projects_list_user(request *r)
+{
+	const char *user = param_str(r, "user_id");
+	return projects_list_scoped(r, user ? user : "", NULL);
+}
+
+/* ---- one project ---- */
+
+int projects_show(request *r)
+{
+	const char *id = param_str(r, "id");
+	bool stats = false;
+	int rc = param_bool(r, "statistics", &stats);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	int col, err;
+	if (!r->user && r->token_digest) {
+		/* authentication, access and the record in one statement */
+		const char *v[3];
+		auth_params(r, v);
+		v[2] = id;
+		res = db_query(r, "projects_show_auth", 3, v, &err);
+		if (!res)
+			return err;
+		if ((rc = auth_accept_row(r, r->route->flags, res, 0, 0)) < 0)
+			return rc;
+		col = AUTH_NCOLS;
+	} else {
+		const char *v[4];
+		access_me_params(r, v);
+		v[3] = id;
+		res = db_query(r, "projects_show", 4, v, &err);
+		if (!res)
+			return err;
+		col = 0;
+	}
+	project_access pa;
+	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID))
+		return fail_not_found(r, "Project");
+	project_access_read(&pa, res, 0, col + PS_ACCESS);
+	if (!can_read_project(&pa))
+		return fail_not_found(r, "Project");
+	unsigned flags = PROJECT_VIEW_BASIC;
+	if (r->user)
+		flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
+			(can_update_project(&pa) ? PROJECT_CAN_ADMIN : 0) |
+			(stats ? PROJECT_STATISTICS : 0);
+	respond_json(r, 200, entity_project(r, res, 0, col, flags));
+	return 0;
+}
+
+/* Answers with project id as Entities::Project after the write that changed it; with
+ * the runners token and import error for those who may administer it when admin_view
+ * (GitLab's user_can_admin_project, passed by create, edit and fork). */
+static int present(request *r, const char *id, int status, bool admin_view)
+{
+	const char *v[4];
+	access_me_params(r, v);
+	v[3] = id;
+	int err;
+	PGresult *res = db_query(r, "projects_show", 4, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Project");
+	project_access pa;
+	project_access_read(&pa, res, 0, PS_ACCESS);
+	unsigned flags =
+		PROJECT_VIEW_FULL | (admin_view && can_update_project(&pa) ? PROJECT_CAN_ADMIN : 0);
+	respond_json(r, status, entity_project(r, res, 0, 0, flags));
+	return 0;
+}
+
+struct project_ref {
+	const char *id, *ns_full_path, *path, *name, *namespace_id, *ns_kind, *forked_from_id,
+		*default_branch, *description;
+	int ns_visibility, visibility;
+	bool shared_runners_enabled;
+	project_access pa;
+};
+
+/* The project of the :id parameter for a write (locked when lock): 0, or ERR_NOT_FOUND
+ * when it does not exist or the caller cannot see it. */
+static int project_find(request *r, bool lock, struct project_ref *out)
+{
+	const char *v[4];
+	access_me_params(r, v);
+	v[3] = param_str(r, "id");
+	int err;
+	PGresult *res = db_query(r, lock ? "projects_find_lock" : "projects_find", 4, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Project");
+	project_access_read(&out->pa, res, 0, PF_ACCESS);
+	if (!can_read_project(&out->pa))
+		return fail_not_found(r, "Project");
+#define S(c) (PQgetisnull(res, 0, (c)) ? NULL : arena_strdup(r->a, PQgetvalue(res, 0, (c))))
+	out->id = S(PF_ID);
+	out->ns_full_path = S(PF_NS_FULL_PATH);
+	out->path = S(PF_PATH);
+	out->name = S(PF_NAME);
+	out->namespace_id = S(PF_NAMESPACE_ID);
+	out->ns_kind = S(PF_NS_KIND);
+	out->forked_from_id = S(PF_FORKED_FROM_ID);
+	out->default_branch = S(PF_DEFAULT_BRANCH);
+	out->description = S(PF_DESCRIPTION);
+#undef S
+	out->ns_visibility = (int)db_int(res, 0, PF_NS_VISIBILITY);
+	out->visibility = (int)db_int(res, 0, PF_VISIBILITY);
+	out->shared_runners_enabled = db_bool(res, 0, PF_SHARED_RUNNERS_ENABLED);
+	return 0;
+}
+
+/* ---- input ---- */
+
+/* GitLab 10's project_name_regex: letters, digits, emojis (any non-ASCII character
+ * here), '_', '.', '-' and spaces, starting with a letter, digit, emoji or '_'. */
+static bool valid_project_name(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (!(isalnum(*p) || *p == '_' || *p >= 0x80))
+		return false;
+	for (; *p; p++)
+		if (!(isalnum(*p) || *p >= 0x80 || strchr("_.- ", *p)))
+			return false;
+	return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* GitLab 10's project_path_format_regex: letters, digits, '_', '-', '.', not starting
+ * with '-', not ending in '.git' or '.atom'. */
+static bool valid_project_path(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (!*p || *p == '-')
+		return false;
+	for (; *p; p++)
+		if (!(isalnum(*p) || *p == '_' || *p == '-' || *p == '.'))
+			return false;
+	return !ends_with(s, ".git") && !ends_with(s, ".atom");
+}
+
+/* The paths GitLab 10 keeps for its own routes below a project (PROJECT_WILDCARD_ROUTES). */
+static bool reserved_project_path(const char *s)
+{
+	static const char *const reserved[] = {
+		"badges", "blame", "blob", "builds", "commits", "create", "create_dir", "edit",
+		"files", "find_file", "new", "preview", "raw", "refs", "tree", "update", "wikis",
+	};
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(*reserved); i++)
+		if (strcasecmp(s, reserved[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Rails' String#parameterize, as GitLab 10 derives a path from a name: runs of other
+ * characters than letters, digits, '_' and '-' become one '-', none at either end,
+ * lower case. */
+static char *parameterize(request *r, const char *name)
+{
+	char *out = arena_alloc(r->a, strlen(name) + 1);
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (isalnum(*p) || *p == '_')
+			out[n++] = (char)tolower(*p);
+		else if (n > 0 && out[n - 1] != '-')
+			out[n++] = '-';
+	}
+	while (n > 0 && out[n - 1] == '-')
+		n--;
+	out[n] = '\0';
+	return out;
+}
+
+/* The attributes a create or an edit takes, read and checked before anything is
+ * written. Strings are NULL when absent. */
+struct project_input {
+	const char *name, *path, *description, *visibility, *default_branch, *ci_config_path;
+	const char *flags[NFLAGS]; /* "true"/"false"/NULL, in flag_names order */
+	const char *tag_list;      /* a JSON array, or NULL */
+	int vis;                   /* -1 when absent */
+	bool any;                  /* at least one attribute was given */
+};
+
+/* tag_list as an array (tag_list[]=a&tag_list[]=b, a JSON array) or a comma-separated
+ * string: the tags trimmed, without empty ones and repeats, as a JSON array text. */
+static const char *read_tag_list(request *r)
+{
+	const char **values;
+	int n = param_array(r, "tag_list", &values);
+	const char *single = param_str(r, "tag_list");
+	if (n == 0 && !single)
+		return NULL;
+	json_object *list = json_object_new_array();
+	for (int i = 0; i <= n; i++) {
+		const char *s = i < n ? values[i] : single;
+		if (!s)
+			continue;
+		char *copy = arena_strdup(r->a, s), *save = NULL;
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			while (*t == ' ' || *t == '\t')
+				t++;
+			size_t len = strlen(t);
+			while (len > 0 && (t[len - 1] == ' ' || t[len - 1] == '\t'))
+				t[--len] = '\0';
+			bool seen = len == 0;
+			for (size_t j = 0; !seen && j < json_object_array_length(list); j++) {
+				json_object *tag = json_object_array_get_idx(list, j);
+				seen = strcasecmp(json_object_get_string(tag), t) == 0;
+			}
+			if (!seen)
+				json_object_array_add(list, json_object_new_string(t));
+		}
+	}
+	const char *text =
+		arena_strdup(r->a, json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN));
+	json_object_put(list);
+	return text;
+}
+
+static int read_input(request *r, struct project_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->vis = -1;
+	int rc = 0;
+	for (size_t i = 0; i < NFLAGS; i++) {
+		in->flags[i] = bool_param(r, flag_names[i], &rc);
+		if (rc < 0)
+			return rc;
+		in->any = in->any || in->flags[i];
+	}
+	/* public_builds is the older name of public_jobs */
+	if (!in->flags[FLAG_PUBLIC_JOBS]) {
+		in->flags[FLAG_PUBLIC_JOBS] = bool_param(r, "public_builds", &rc);
+		if (rc < 0)
+			return rc;
+		in->any = in->any || in->flags[FLAG_PUBLIC_JOBS];
+	}
+	const char *vis = NULL;
+	if ((rc = param_oneof(r, "visibility", visibilities, &vis)) < 0)
+		return rc;
+	if (vis) {
+		in->vis = visibility_parse(vis);
+		in->visibility = arena_printf(r->a, "%d", in->vis);
+	}
+	in->name = param_str(r, "name");
+	in->path = param_str(r, "path");
+	in->description = param_str(r, "description");
+	in->default_branch = param_str(r, "default_branch");
+	in->ci_config_path = param_str(r, "ci_config_path");
+	in->tag_list = read_tag_list(r);
+	in->any = in->any || vis || in->name || in->path || in->description || in->default_branch ||
+		  in->ci_config_path || in->tag_list;
+	if (in->name && !*in->name)
+		in->name = NULL;
+	if (in->path && !*in->path)
+		in->path = NULL;
+	return 0;
+}
+
+/* Checks the shape of name and path: ERR_VALIDATION with the messages (added to those
+ * already recorded), or 0. */
+static int check_name_path(request *r, const char *name, const char *path)
+{
+	if (name) {
+		if (param_text(r, "name", 255, &name) != ERR_VALIDATION && !valid_project_name(name))
+			fail_validation(r, "name",
+					"can contain only letters, digits, emojis, '_', '.', dash, "
+					"space. It must start with letter, digit, emoji or '_'.");
+	}
+	if (path) {
+		size_t chars = strlen(path);
+		if (!*path)
+			fail_validation(r, "path", "can't be blank");
+		else if (chars > 255)
+			fail_validation(r, "path", "is too long (maximum is 255 characters)");
+		else if (!valid_project_path(path))
+			fail_validation(r, "path",
+					"can contain only letters, digits, '_', '-' and '.'. Cannot "
+					"start with '-', end in '.git' or end in '.atom'");
+		else if (reserved_project_path(path))
+			fail_validation(r, "path",
+					arena_printf(r->a, "%s is a reserved name", path));
+	}
+	return r->validation ? ERR_VALIDATION : 0;
+}
+
+/* ---- writes ---- */
+
+/* 409 with the validation messages as the body's message (GitLab's conflict! with a
+ * model's errors, as a fork answers them). */
+static int conflict_with_validation(request *r)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "message", json_object_get(r->validation));
+	respond_json(r, 409, o);
+	return 0;
+}
+
+/* The visibility of a project in namespace kind/visibility may not be above a group's. */
+static void check_group_visibility(request *r, const char *kind, int ns_vis, int vis)
+{
+	if (strcmp(kind, "group") == 0 && vis > ns_vis)
+		fail_validation(r, "visibility_level",
+				arena_printf(r->a, "%s is not allowed in a %s group.",
+					     visibility_name(vis), visibility_name(ns_vis)));
+}
+
+/* name and path already used in namespace ns (by another project than self). */
+static int check_taken(request *r, const char *ns, const char *name, const char *path,
+		       const char *self)
+{
+	const char *v[4] = {ns, name, path, self};
+	int err;
+	PGresult *res = db_query(r, "projects_taken", 4, v, &err);
+	if (!res)
+		return err;
+	if (name && db_bool(res, 0, 0))
+		fail_validation(r, "name", "has already been taken");
+	if (path && db_bool(res, 0, 1))
+		fail_validation(r, "path", "has already been taken");
+	return 0;
+}
+
+/* A unique violation of the insert or update: which attribute was taken. */
+static int taken_for(request *r, int err)
+{
+	if (err != ERR_CONFLICT)
+		return err;
+	const char *c = r->err_detail ? r->err_detail : "";
+	r->err_detail = NULL;
+	if (strcmp(c, "projects_path_key") == 0)
+		return fail_validation(r, "path", "has already been taken");
+	if (strcmp(c, "projects_name_key") == 0)
+		return fail_validation(r, "name", "has already been taken");
+	return ERR_INTERNAL;
+}
+
+/* A directory left where a new repository goes (a namespace whose removal is still
+ * queued, an interrupted request) is removed first, so that a new project never starts
+ * with someone else's repository. The caller's insert or update holds the unique path
+ * by then, and a deleted project's repository was moved aside: no live project owns
+ * that directory. */
+static int clear_repository_path(request *r, const char *ns, const char *path)
+{
+	const char *dirs[] = {repo_path(r, ns, path),
+			      arena_printf(r->a, "%s/%s/%s.wiki.git", r->cfg->storage_path, ns, path)};
+	for (size_t i = 0; i < 2; i++) {
+		struct stat st;
+		if (stat(dirs[i], &st) < 0)
+			continue;
+		log_warn("removing a stale repository at %s", dirs[i]);
+		if (repo_remove_dir(dirs[i]) < 0) {
+			log_error("cannot remove %s: %s", dirs[i], strerror(errno));
+			return ERR_INTERNAL;
+		}
+	}
+	return 0;
+}
+
+struct target_ns {
+	const char *id, *kind, *full_path, *owner_id;
+	int visibility;
+	bool allowed;
+	long long limit, count;
+};
+
+/* The namespace ref (NULL: the user's own) that user_v ($1..$3) creates a project in:
+ * 0 with *found, or a database error. */
+static int target_namespace(request *r, const char *const *user_v, const char *ref,
+			    struct target_ns *out, bool *found)
+{
+	const char *v[4] = {user_v[0], user_v[1], user_v[2], ref};
+	int err;
+	PGresult *res = db_query(r, "projects_target_ns", 4, v, &err);
+	if (!res)
+		return err;
+	*found = PQntuples(res) > 0;
+	if (!*found)
+		return 0;
+	out->id = arena_strdup(r->a, PQgetvalue(res, 0, TN_ID));
+	out->kind = arena_strdup(r->a, PQgetvalue(res, 0, TN_KIND));
+	out->full_path = arena_strdup(r->a, PQgetvalue(res, 0, TN_FULL_PATH));
+	const char *owner = db_val(res, 0, TN_OWNER_ID);
+	out->owner_id = owner ? arena_strdup(r->a, owner) : NULL;
+	out->visibility = (int)db_int(res, 0, TN_VISIBILITY);
+	out->allowed = db_bool(res, 0, TN_ALLOWED);
+	out->limit = db_int(res, 0, TN_LIMIT);
+	out->count = db_int(res, 0, TN_COUNT);
+	return 0;
+}
+
+/* GitLab 10's check_limit: personal projects count against the creator's limit. */
+static const char *limit_message(request *r, const struct target_ns *ns)
+{
+	if (strcmp(ns->kind, "user") != 0 || ns->count < ns->limit)
+		return NULL;
+	if (ns->limit == 0)
+		return "Personal project creation is not allowed. Please contact your "
+		       "administrator with questions";
+	return arena_printf(r->a,
+			    "Your project limit is %lld projects! Please contact your "
+			    "administrator to increase it",
+			    ns->limit);
+}
+
+/* The rows of a new project in namespace ns, in the caller's transaction: the project,
+ * the namespace owner's membership of a personal project, the 'created' event and the
+ * repository (a fork's copied from its source). *id gets the new id. */
+struct new_project {
+	const char *name, *path, *description, *visibility, *default_branch, *creator,
+		*forked_from, *ci_config_path, *tag_list, *import_status;
+	const char *const *flags;
+	const char *fork_ns, *fork_path; /* the source repository of a fork */
+};
+
+static int insert_project(request *r, const struct target_ns *ns, const struct new_project *np,
+			  const char **id, bool *repo_made)
+{
+	char token[TOKEN_LEN + 1];
+	if (crypto_token(token) < 0)
+		return ERR_INTERNAL;
+	const char *sealed = crypto_seal(r->a, r->key, token);
+	if (!sealed)
+		return ERR_INTERNAL;
+	const char *v[27] = {ns->id, np->name, np->path, np->description, np->visibility,
+			     np->default_branch, np->creator, np->forked_from};
+	for (size_t i = 0; i < NFLAGS; i++)
+		v[8 + i] = np->flags ? np->flags[i] : NULL;
+	v[22] = np->tag_list;
+	v[23] = crypto_sha256_hex(r->a, token, strlen(token));
+	v[24] = sealed;
+	v[25] = np->ci_config_path;
+	v[26] = np->import_status;
+	int err;
+	PGresult *res = db_query(r, "projects_insert", 27, v, &err);
+	if (!res)
+		return taken_for(r, err);
+	*id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
+	if (ns->owner_id) {
+		const char *mv[3] = {*id, ns->owner_id, np->creator};
+		if (!db_query(r, "projects_member_insert", 3, mv, &err))
+			return err;
+	}
+	int rc = events_record(r, *id, np->creator, "created", "created", NULL, NULL, NULL, NULL);
+	if (rc < 0)
+		return rc;
+	if ((rc = clear_repository_path(r, ns->full_path, np->path)) < 0)
+		return rc;
+	if (np->fork_ns ? repo_fork(r, np->fork_ns, np->fork_path, ns->full_path, np->path) < 0
+			: repo_create(r, ns->full_path, np->path) < 0) {
+		repo_remove_dir(repo_path(r, ns->full_path, np->path));
+		return ERR_INTERNAL;
+	}
+	*repo_made = true;
+	if (np->default_branch && !np->fork_ns) {
+		rc = repo_set_head(r, ns->full_path, np->path, np->default_branch, false, NULL);
+		if (rc < 0)
+			return ERR_INTERNAL;
+		if (rc == 1)
+			return fail_validation(r, "default_branch", "is invalid");
+	}
+	return 0;
+}
+
+/* POST /projects and POST /projects/user/:user_id: a project created as user_v
+ * ($1..$3 of SQL_ME). limit_status: how a reached projects limit is answered (403 for
+ * the caller's own creation, 400 as a validation error for an admin's). */
+static int create_as(request *r, const char *const *user_v, bool own)
+{
+	struct project_input in;
+	int rc = read_input(r, &in);
+	if (rc < 0)
+		return rc;
+	if (!in.name && !in.path)
+		return fail(r, ERR_INVALID,
+			    "name, path are missing, at least one parameter must be provided");
+	long long nsid;
+	if ((rc = param_int(r, "namespace_id", &nsid)) < 0)
+		return rc;
+	const char *ns_ref = rc == 0 ? param_str(r, "namespace_id") : NULL;
+	/* GitLab 10's set_project_name_from_path */
+	const char *name = in.name ? in.name : in.path;
+	const char *path = in.path ? in.path : parameterize(r, in.name);
+	if ((rc = check_name_path(r, name, path)) < 0)
+		return rc;
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	struct target_ns ns = {0};
+	bool found, repo_made = false;
+	const char *id = NULL;
+	if ((rc = target_namespace(r, user_v, ns_ref, &ns, &found)) < 0)
+		goto fail;
+	if (!found || !ns.allowed) {
+		rc = fail_validation(r, "namespace", "is not valid");
+		goto fail;
+	}
+	const char *limit = limit_message(r, &ns);
+	if (limit && own) {
+		/* GitLab 10 answers error!(errors[:limit_reached], 403) */
+		db_rollback(r);
+		json_object *o = json_object_new_object(), *list = json_object_new_array();
+		json_object_array_add(list, json_object_new_string(limit));
+		json_object_object_add(o, "error", list);
+		respond_json(r, 403, o);
+		return 0;
+	}
+	if (limit)
+		fail_validation(r, "limit_reached", limit);
+	if (in.vis >= 0)
+		check_group_visibility(r, ns.kind, ns.visibility, in.vis);
+	if ((rc = check_taken(r, ns.id, name, path, NULL)) < 0)
+		goto fail;
+	if (r->validation) {
+		rc = ERR_VALIDATION;
+		goto fail;
+	}
+	struct new_project np = {
+		.name = name, .path = path, .description = in.description,
+		.visibility = in.visibility, .default_branch = in.default_branch,
+		.creator = user_v[0], .ci_config_path = in.ci_config_path, .tag_list = in.tag_list,
+		.flags = in.flags,
+	};
+	if ((rc = insert_project(r, &ns, &np, &id, &repo_made)) < 0 || (rc = db_commit(r)) < 0)
+		goto fail;
+	return present(r, id, 201, true);
+fail:
+	db_rollback(r);
+	if (repo_made)
+		repo_remove_dir(repo_path(r, ns.full_path, path));
+	return rc;
+}
+
+int projects_create(request *r)
+{
+	const char *v[3];
+	access_me_params(r, v);
+	return create_as(r, v, true);
+}
+
+int projects_create_for_user(request *r)
+{
+	const char *uid;
+	int rc = api_id(r, "user_id", &uid);
+	if (rc < 0)
+		return rc;
+	const char *name;
+	if ((rc = param_require(r, "name", &name)) < 0)
+		return rc;
+	const char *v[1] = {uid};
+	int err;
+	PGresult *res = db_query(r, "projects_user", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	/* the project is created as that user, as GitLab's CreateService.new(user, ...) */
+	const char *uv[3] = {arena_strdup(r->a, PQgetvalue(res, 0, 0)),
+			     db_bool(res, 0, 1) ? "true" : "false",
+			     db_bool(res, 0, 2) ? "true" : "false"};
+	return create_as(r, uv, false);
+}
+
+/* The edit's attributes in the order GitLab 10 names them when none is given. */
+#define PROJECT_EDIT_ATTRIBUTES                                                               \
+	"jobs_enabled, resolve_outdated_diff_discussions, ci_config_path, "                      \
+	"container_registry_enabled, default_branch, description, issues_enabled, lfs_enabled, " \
+	"merge_requests_enabled, name, only_allow_merge_if_all_discussions_are_resolved, "       \
+	"only_allow_merge_if_pipeline_succeeds, path, printing_merge_request_link_enabled, "     \
+	"public_builds, request_access_enabled, shared_runners_enabled, snippets_enabled, "      \
+	"tag_list, visibility, wiki_enabled"
+
+int projects_update(request *r)
+{
+	struct project_input in;
+	int rc = read_input(r, &in);
+	if (rc < 0)
+		return rc;
+	if (!in.any)
+		return fail(r, ERR_INVALID, PROJECT_EDIT_ATTRIBUTES
+			    " are missing, at least one parameter must be provided");
+	if ((rc = db_begin(r)) < 0)
+		return rc;
+	struct project_ref p;
+	bool moved = false, head_set = false;
+	const char *new_path = NULL, *old_head = NULL;
+	if ((rc = project_find(r, true, &p)) < 0)
+		goto fail;
+	/* masters edit; a new name or visibility is the owner's (rename_project,
+	 * change_visibility_level) */
+	if (!can_update_project(&p.pa) ||
+	    ((in.name || in.vis >= 0) && !can_admin_project(&p.pa))) {
+		rc = ERR_FORBIDDEN;
+		goto fail;
+	}
+	/* read_input takes an empty name or path for none: here it is a blank one */
+	const char *blank[] = {"name", "path"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *given = param_str(r, blank[i]);
+		if (given && !*given)
+			fail_validation(r, blank[i], "can't be blank");
+	}
+	check_name_path(r, in.name, in.path); /* the messages are answered below */
+	if (in.vis >= 0)
+		check_group_visibility(r, p.ns_kind, p.ns_visibility, in.vis);
+	if ((in.name || in.path) &&
+	    (rc = check_taken(r, p.namespace_id, in.name, in.path, p.id)) < 0)
+		goto fail;
+	if (r->validation) {
+		rc = ERR_VALIDATION;
+		goto fail;
+	}
+	const char *v[22] = {p.id, in.name, in.path, in.description, in.visibility,
+			     in.default_branch};
+	for (size_t i = 0; i < NFLAGS; i++)
+		v[6 + i] = in.flags[i];
+	v[20] = in.tag_list;
+	v[21] = in.ci_config_path;
+	int err;
+	if (!db_query(r, "projects_update", 22, v, &err)) {
+		rc = taken_for(r, err);
+		goto fail;
+	}
+	/* a new path moves the repository (and wiki); moved back if the transaction does
+	 * not commit */
+	if (in.path && strcmp(in.path, p.path) != 0) {
+		new_path = in.path;
+		if ((rc = clear_repository_path(r, p.ns_full_path, new_path)) < 0)
+			goto fail;
+		if (repo_move(r, p.ns_full_path, p.path, p.ns_full_path, new_path) < 0) {
+			rc = ERR_INTERNAL;
+			goto fail;
+		}
+		moved = true;
+	}
+	/* the default branch must exist (GitLab's change_head); HEAD is put back if the
+	 * transaction does not commit */
+	if (in.default_branch) {
+		int hr = repo_set_head(r, p.ns_full_path, new_path ? new_path : p.path,
+				       in.default_branch, true, &old_head);
+		if (hr != 0) {
+			rc = hr < 0 ? ERR_INTERNAL
+				    : fail_validation(r, "base",
+						      arena_printf(r->a,
+								   "Could not change HEAD: branch "
+								   "'%s' does not exist",
+								   in.default_branch));
+			goto fail;
+		}
+		head_set = true;
+	}
+	if ((rc = db_commit(r)) < 0)
+		goto fail;
+	return present(r, p.id, 200, true);
+fail:
+	db_rollback(r);
+	if (head_set && old_head)
+		repo_set_head(r, p.ns_full_path, new_path ? new_path : p.path, old_head, false, NULL);
+	if (moved)
+		repo_move(r, p.ns_full_path, new_path, p.ns_full_path, p.path);
+	return rc;
+}
+
+int projects_delete(request *r)
+{
+	int rc = db_begin(r);
+	if (rc < 0)
+		return rc;
+	struct project_ref p;
+	bool moved = false;
+	const char *aside = NULL;
+	if ((rc = project_find(r, true, &p)) < 0)
+		goto fail;
+	if (!can_admin_project(&p.pa)) {
+		rc = ERR_FORBIDDEN;
+		goto fail;
+	}
+	const char *v[1] = {p.id};
+	int err;
+	if (!db_query(r, "projects_mark_deleted", 1, v, &err)) {
+		rc = err;
+		goto fail;
+	}
+	/* the repository leaves its path at once (a new project may take it); the
+	 * background process removes it with the rows */
+	aside = arena_printf(r->a, "%s+%s+deleted", p.path, p.id);
+	json_object *payload = json_object_new_object();
+	json_object_object_add(payload, "project_id",
+			       json_object_new_int64(strtoll(p.id, NULL, 10)));
+	json_object_object_add(payload, "path",
+			       json_object_new_string(arena_printf(r->a, "%s/%s", p.ns_full_path,
+								   aside)));
+	rc = background_enqueue(r, "delete_project", json_object_to_json_string(payload));
+	json_object_put(payload);
+	if (rc < 0)
+		goto fail;
+	if (repo_move(r, p.ns_full_path, p.path, p.ns_full_path, aside) < 0) {
+		rc = ERR_INTERNAL;
+		goto fail;
+	}
+	moved = true;
+	if ((rc = db_commit(r)) < 0)
+		goto fail;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "message", "202 Accepted");
+	respond_json(r, 202, o);
+	return 0;
+fail:
+	db_rollback(r);
+	if (moved)
+		repo_move(r, p.ns_full_path, aside, p.ns_full_path, p.path);
+	return rc;
+}
+
+int projects_fork(request *r)
+{
+	const char *ns_ref = param_str(r, "namespace");
+	if (ns_ref && !*ns_ref)
+		ns_ref = NULL;
+	int rc = db_begin(r);
+	if (rc < 0)
+		return rc;
+	struct project_ref src;
+	struct target_ns ns = {0};
+	bool found, repo_made = false;
+	const char *id = NULL;
+	if ((rc = project_find(r, false, &src)) < 0)
+		goto fail;
+	/* fork_project: the code must be readable (reporters and up of a private project) */
+	if (!src.pa.admin && src.visibility == VIS_PRIVATE && src.pa.level < ACCESS_REPORTER &&
+	    !src.pa.ns_owner) {
+		rc = ERR_FORBIDDEN;
+		goto fail;
+	}
+	const char *uv[3];
+	access_me_params(r, uv);
+	if ((rc = target_namespace(r, uv, ns_ref, &ns, &found)) < 0)
+		goto fail;
+	if (!found || !ns.allowed) {
+		rc = fail_not_found(r, "Target Namespace");
+		goto fail;
+	}
+	const char *limit = limit_message(r, &ns);
+	if (limit)
+		fail_validation(r, "limit_reached", limit);
+	if ((rc = check_taken(r, ns.id, src.name, src.path, NULL)) < 0)
+		goto fail;
+	if (r->validation) {
+		db_rollback(r);
+		return conflict_with_validation(r);
+	}
+	/* the fork keeps the source's visibility, up to the target group's */
+	int vis = src.visibility;
+	if (strcmp(ns.kind, "group") == 0 && ns.visibility < vis)
+		vis = ns.visibility;
+	const char *flags[NFLAGS] = {NULL};
+	flags[FLAG_SHARED_RUNNERS] = src.shared_runners_enabled ? "true" : "false";
+	struct new_project np = {
+		.name = src.name, .path = src.path, .description = src.description,
+		.visibility = arena_printf(r->a, "%d", vis), .default_branch = src.default_branch,
+		.creator = uv[0], .forked_from = src.id, .flags = flags,
+		.import_status = "finished", .fork_ns = src.ns_full_path, .fork_path = src.path,
+	};
+	const char *fv[1] = {src.id};
+	int err;
+	if ((rc = insert_project(r, &ns, &np, &id, &repo_made)) < 0) {
+		if (rc == ERR_VALIDATION) {
+			db_rollback(r);
+			return conflict_with_validation(r);
+		}
+		goto fail;
+	}
+	if (!db_query(r, "projects_forks_inc", 1, fv, &err)) {
+		rc = err;
+		goto fail;
+	}
+	if ((rc = db_commit(r)) < 0)
+		goto fail;
+	return present(r, id, 201, true);
+fail:
+	db_rollback(r);
+	if (repo_made)
+		repo_remove_dir(repo_path(r, ns.full_path, src.path));
+	return rc;
+}
+
+/* POST star/unstar: the project as Entities::Project, or 304 when nothing changed. */
+static int set_star(request *r, bool star)
+{
+	struct project_ref p;
+	int rc = project_find(r, false, &p);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {arena_printf(r->a, "%lld", r->user->id), p.id};
+	int err;
+	PGresult *res = db_query(r, star ? "projects_star" : "projects_unstar", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return ERR_NOT_MODIFIED;
+	return present(r, p.id, 201, false);
+}
+
+int projects_star(request *r)
+{
+	return set_star(r, true);
+}
+
+int projects_unstar(request *r)
+{
+	return set_star(r, false);
+}
+
+/* POST archive/unarchive (owners and admins; idempotent): 201 with the project. */
+static int set_archived(request *r, bool archived)
+{
+	struct project_ref p;
+	int rc = project_find(r, false, &p);
+	if (rc < 0)
+		return rc;
+	if (!can_admin_project(&p.pa))
+		return ERR_FORBIDDEN;
+	const char *v[2] = {p.id, archived ? "true" : "false"};
+	int err;
+	if (!db_query(r, "projects_set_archived", 2, v, &err))
+		return err;
+	return present(r, p.id, 201, false);
+}
+
+int projects_archive(request *r)
+{
+	return set_archived(r, true);
+}
+
+int projects_unarchive(request *r)
+{
+	return set_archived(r, false);
+}

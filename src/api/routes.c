@@ -10,10 +10,41 @@
 
 const route routes[] = {
 	/* 4.1 Projects and the project operations of GitLab 10.0 (projects.c) */
+	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC},
+	{"GET", V4 "/users/:user_id/projects", projects_list_user, ROUTE_PUBLIC},
+	{"GET", V4 "/projects/:id", projects_show, ROUTE_PUBLIC | ROUTE_SELF_AUTH},
+	{"POST", V4 "/projects", projects_create, AUTH},
+	{"POST", V4 "/projects/user/:user_id", projects_create_for_user, ADMIN},
+	{"PUT", V4 "/projects/:id", projects_update, AUTH},
+	{"DELETE", V4 "/projects/:id", projects_delete, AUTH},
+	{"POST", V4 "/projects/:id/fork", projects_fork, AUTH},
+	{"POST", V4 "/projects/:id/star", projects_star, AUTH},
+	{"POST", V4 "/projects/:id/unstar", projects_unstar, AUTH},
+	{"POST", V4 "/projects/:id/archive", projects_archive, AUTH},
+	{"POST", V4 "/projects/:id/unarchive", projects_unarchive, AUTH},
 
-	/* 4.2 Groups (groups.c), namespaces */
+	/* 4.2 Groups (groups.c), namespaces (namespaces.c) */
+	{"GET", V4 "/groups", groups_list, ROUTE_PUBLIC},
+	{"GET", V4 "/groups/:id/projects", groups_projects, ROUTE_PUBLIC},
+	{"GET", V4 "/groups/:id", groups_show, ROUTE_PUBLIC},
+	{"POST", V4 "/groups", groups_create, AUTH},
+	{"POST", V4 "/groups/:id/projects/:project_id", groups_transfer_project, ADMIN},
+	{"PUT", V4 "/groups/:id", groups_update, AUTH},
+	{"DELETE", V4 "/groups/:id", groups_delete, AUTH},
+	{"GET", V4 "/namespaces", namespaces_list, AUTH},
+	{"GET", V4 "/namespaces/:id", namespaces_show, AUTH},
 
 	/* Project and group members (members.c) */
+	{"GET", V4 "/projects/:id/members", members_list, AUTH},
+	{"GET", V4 "/projects/:id/members/:user_id", members_show, AUTH},
+	{"POST", V4 "/projects/:id/members", members_add, AUTH},
+	{"PUT", V4 "/projects/:id/members/:user_id", members_update, AUTH},
+	{"DELETE", V4 "/projects/:id/members/:user_id", members_remove, AUTH},
+	{"GET", V4 "/groups/:id/members", members_list, AUTH},
+	{"GET", V4 "/groups/:id/members/:user_id", members_show, AUTH},
+	{"POST", V4 "/groups/:id/members", members_add, AUTH},
+	{"PUT", V4 "/groups/:id/members/:user_id", members_update, AUTH},
+	{"DELETE", V4 "/groups/:id/members/:user_id", members_remove, AUTH},
 
 	/* 4.3 Users and SSH keys */
 	{"GET", V4 "/users", users_list, AUTH | RU},
@@ -47,11 +78,27 @@ const route routes[] = {
 	{"DELETE", V4 "/broadcast_messages/:id", broadcast_messages_delete, ADMIN},
 
 	/* 4.11 Access requests (access_requests.c) */
+	{"GET", V4 "/groups/:id/access_requests", access_requests_list, AUTH},
+	{"GET", V4 "/projects/:id/access_requests", access_requests_list, AUTH},
+	{"POST", V4 "/groups/:id/access_requests", access_requests_create, AUTH},
+	{"POST", V4 "/projects/:id/access_requests", access_requests_create, AUTH},
+	{"PUT", V4 "/groups/:id/access_requests/:user_id/approve", access_requests_approve, AUTH},
+	{"PUT", V4 "/projects/:id/access_requests/:user_id/approve", access_requests_approve, AUTH},
+	{"DELETE", V4 "/groups/:id/access_requests/:user_id", access_requests_deny, AUTH},
+	{"DELETE", V4 "/projects/:id/access_requests/:user_id", access_requests_deny, AUTH},
 
 	/* 4.13 Notification settings (notification_settings.c) */
+	{"GET", V4 "/notification_settings", notification_settings_global_show, AUTH},
+	{"PUT", V4 "/notification_settings", notification_settings_global_update, AUTH},
+	{"GET", V4 "/groups/:id/notification_settings", notification_settings_group_show, AUTH},
+	{"PUT", V4 "/groups/:id/notification_settings", notification_settings_group_update, AUTH},
+	{"GET", V4 "/projects/:id/notification_settings", notification_settings_project_show, AUTH},
+	{"PUT", V4 "/projects/:id/notification_settings", notification_settings_project_update,
+	 AUTH},
 
-	/* 4.14 Activity events */
+	/* 4.14 Activity events (events.c; GET /users/:id/events is with the users) */
 	{"GET", V4 "/events", events_list_mine, AUTH},
+	{"GET", V4 "/projects/:id/events", events_list_project, ROUTE_PUBLIC},
 
 	/* Version and OAuth */
 	{"GET", V4 "/version", version_show, AUTH},

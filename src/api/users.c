@@ -471,6 +471,11 @@ int users_create(request *r)
 		goto fail;
 	}
 	const char *id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
+	const char *nv[1] = {id};
+	if (!db_query(r, "users_namespace_insert", 1, nv, &err)) {
+		rc = conflict_for(r, err);
+		goto fail;
+	}
 	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
 		goto fail;
 	const char *tv[3] = {id, crypto_sha256_hex(r->a, token, strlen(token)), sealed};
@@ -564,7 +569,9 @@ int users_delete(request *r)
 	if (!db_query(r, "users_delete_projects", 1, v, &err))
 		goto fail;
 	if (hard) {
-		if (!db_query(r, "users_delete_contributions", 1, v, &err))
+		/* as GitLab's DeleteUserService: the groups they own alone go too */
+		if ((err = groups_delete_solely_owned(r, id)) < 0 ||
+		    !db_query(r, "users_delete_contributions", 1, v, &err))
 			goto fail;
 	} else if (!db_query(r, "users_ghost_ensure", 0, NULL, &err) ||
 		   !db_query(r, "users_move_contributions", 1, v, &err)) {

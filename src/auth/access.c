@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
+
 bool can_read_project(const project_access *a)
 {
 	return a->admin || a->visible;
@@ -73,4 +75,62 @@ int visibility_parse(const char *s)
 const char *visibility_name(int v)
 {
 	return v == VIS_PUBLIC ? "public" : v == VIS_INTERNAL ? "internal" : "private";
+}
+
+void project_access_read(project_access *out, const PGresult *res, int row, int col)
+{
+	out->visible = db_bool(res, row, col);
+	out->member_level = (int)db_int(res, row, col + 1);
+	out->group_level = (int)db_int(res, row, col + 2);
+	out->level = (int)db_int(res, row, col + 3);
+	out->ns_owner = db_bool(res, row, col + 4);
+	out->admin = db_bool(res, row, col + 5);
+	out->archived = db_bool(res, row, col + 6);
+}
+
+void group_access_read(group_access *out, const PGresult *res, int row, int col)
+{
+	out->visible = db_bool(res, row, col);
+	out->level = (int)db_int(res, row, col + 1);
+	out->admin = db_bool(res, row, col + 2);
+}
+
+bool can_update_project_member(const project_access *a, bool target_is_ns_owner)
+{
+	return !target_is_ns_owner && can_admin_project_members(a);
+}
+
+bool can_destroy_project_member(const project_access *a, bool target_is_ns_owner,
+				bool target_is_self)
+{
+	return !target_is_ns_owner && (target_is_self || can_admin_project_members(a));
+}
+
+bool can_update_group_member(const group_access *a, bool target_is_last_owner)
+{
+	return !target_is_last_owner && can_admin_group(a);
+}
+
+bool can_destroy_group_member(const group_access *a, bool target_is_last_owner,
+			      bool target_is_self)
+{
+	return !target_is_last_owner && (target_is_self || can_admin_group(a));
+}
+
+static bool open_to(int visibility, bool external)
+{
+	return visibility == VIS_PUBLIC || (visibility == VIS_INTERNAL && !external);
+}
+
+bool can_request_project_access(const project_access *a, int visibility, bool external,
+				bool enabled)
+{
+	return enabled && open_to(visibility, external) && !a->admin && !a->ns_owner &&
+	       a->level < ACCESS_GUEST;
+}
+
+bool can_request_group_access(const group_access *a, int visibility, bool external,
+			      bool enabled)
+{
+	return enabled && open_to(visibility, external) && a->level < ACCESS_GUEST;
 }

@@ -64,25 +64,74 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"   \
 	" AND NOT me.external) OR " SQL_PROJECT_ACCESS(P) " >= 10)))"
 
+/* The set form of the membership in SQL_PROJECT_ACCESS, for lists: the ids of the
+ * projects the caller is a member of, directly, through a group or an ancestor of it, or
+ * through a group (or an ancestor of it) the project is shared with. Driven from the
+ * caller's rows in members, so its cost follows the caller's memberships, not the number
+ * of projects. Name it in the WITH list: `mine AS (SQL_MY_PROJECTS)`. */
+#define SQL_MY_PROJECTS                                                                         \
+	"SELECT m.source_id AS id FROM me JOIN members m ON m.user_id = me.id"                   \
+	" WHERE m.source_type = 'Project' AND m.requested_at IS NULL"                             \
+	" UNION SELECT mp.id FROM me JOIN members m ON m.user_id = me.id"                         \
+	" AND m.source_type = 'Namespace' AND m.requested_at IS NULL JOIN namespaces md"          \
+	" ON md.traversal_ids @> ARRAY[m.source_id] JOIN projects mp ON mp.namespace_id = md.id" \
+	" AND NOT mp.pending_delete"                                                              \
+	" UNION SELECT l.project_id FROM me JOIN members m ON m.user_id = me.id"                  \
+	" AND m.source_type = 'Namespace' AND m.requested_at IS NULL JOIN namespaces ml"          \
+	" ON ml.traversal_ids @> ARRAY[m.source_id] JOIN project_group_links l ON l.group_id = ml.id"
+
+/* SQL_PROJECT_VISIBLE for the projects row P of a list, with `mine` in the WITH list. */
+#define SQL_PROJECT_LISTED(P)                                                                   \
+	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"   \
+	" AND NOT me.external) OR " P ".id IN (SELECT id FROM mine))))"
+
 /* The caller's level on group G through it and its ancestors (0 when none). */
 #define SQL_GROUP_ACCESS(G)                                                                     \
 	"coalesce((SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Namespace'"  \
 	" AND m.source_id = ANY (" G ".traversal_ids) AND m.user_id = me.id"                     \
 	" AND m.requested_at IS NULL), 0)"
 
-/* Group G may be seen by the caller: public, internal to signed-in users, a member of
- * it, of an ancestor or of a subgroup, or a member of a project inside it (as GitLab 10's
- * GroupPolicy). */
-#define SQL_GROUP_VISIBLE(G)                                                                    \
-	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND ((" G ".visibility = 10"   \
-	" AND NOT me.external) OR " SQL_GROUP_ACCESS(G) " >= 10 OR EXISTS (SELECT 1"             \
+/* The caller belongs to group G: a member of it, of an ancestor or of a subgroup, or a
+ * member of a project inside it (false when anonymous). GET /groups lists these groups
+ * by default (GitLab 10's GroupsFinder with all_available=false). */
+#define SQL_GROUP_MEMBER(G)                                                                     \
+	"(me.id IS NOT NULL AND (" SQL_GROUP_ACCESS(G) " >= 10 OR EXISTS (SELECT 1"              \
 	" FROM namespaces d JOIN members m ON m.source_type = 'Namespace' AND m.source_id = d.id" \
 	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
 	" WHERE d.traversal_ids @> ARRAY[" G ".id]) OR EXISTS (SELECT 1 FROM members m"          \
 	" JOIN projects gp ON gp.id = m.source_id AND NOT gp.pending_delete"                     \
 	" JOIN namespaces gn ON gn.id = gp.namespace_id WHERE m.source_type = 'Project'"         \
 	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
-	" AND gn.traversal_ids @> ARRAY[" G ".id]))))"
+	" AND gn.traversal_ids @> ARRAY[" G ".id])))"
+
+/* The ids of the groups the caller belongs to (SQL_GROUP_MEMBER) as a set found from
+ * their memberships, for lists: the groups at and above their group and project
+ * memberships, and the groups below their group memberships. Name it in the WITH list:
+ * `mygroups AS (SQL_MY_GROUPS)`. */
+#define SQL_MY_GROUPS                                                                           \
+	"SELECT unnest(a.traversal_ids) AS id FROM me JOIN members m ON m.user_id = me.id"      \
+	" AND m.source_type = 'Namespace' AND m.requested_at IS NULL JOIN namespaces a"          \
+	" ON a.id = m.source_id"                                                                  \
+	" UNION SELECT unnest(a.traversal_ids) FROM me JOIN members m ON m.user_id = me.id"     \
+	" AND m.source_type = 'Project' AND m.requested_at IS NULL JOIN projects ap"             \
+	" ON ap.id = m.source_id AND NOT ap.pending_delete JOIN namespaces a"                    \
+	" ON a.id = ap.namespace_id AND a.kind = 'group'"                                         \
+	" UNION SELECT d.id FROM me JOIN members m ON m.user_id = me.id"                         \
+	" AND m.source_type = 'Namespace' AND m.requested_at IS NULL JOIN namespaces d"          \
+	" ON d.traversal_ids @> ARRAY[m.source_id]"
+
+/* Group G may be seen by the caller: public, internal to signed-in users, or one they
+ * belong to (SQL_GROUP_MEMBER), as GitLab 10's GroupPolicy. */
+#define SQL_GROUP_VISIBLE(G)                                                                    \
+	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND " G ".visibility = 10"      \
+	" AND NOT me.external) OR " SQL_GROUP_MEMBER(G) ")"
+
+/* SQL_GROUP_VISIBLE for the namespaces row G of a list, with `mygroups` in the WITH list
+ * and its row MG left-joined to G: `LEFT JOIN (SELECT DISTINCT id FROM mygroups) MG ON
+ * MG.id = G.id` (one hashed set for the list instead of subqueries per row). */
+#define SQL_GROUP_LISTED(G, MG)                                                                 \
+	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND " G ".visibility = 10"      \
+	" AND NOT me.external) OR " MG ".id IS NOT NULL)"
 
 /* The abilities, decided from what a statement returned about the caller. */
 typedef struct {
@@ -116,5 +165,39 @@ int access_level_parse(const char *s, bool allow_owner);
 /* "private"/"internal"/"public" <-> 0/10/20; -1 when not one of them. */
 int visibility_parse(const char *s);
 const char *visibility_name(int v);
+
+/* The columns that fill a project_access for the projects row P (the statement has the
+ * `me` CTE), read back by project_access_read() from the column they start at. */
+#define SQL_PROJECT_ACCESS_COLS(P)                                                              \
+	SQL_PROJECT_VISIBLE(P) ", " SQL_PROJECT_MEMBER_LEVEL(P) ", " SQL_PROJECT_GROUP_LEVEL(P)  \
+	", " SQL_PROJECT_ACCESS(P) ", EXISTS (SELECT 1 FROM namespaces own"                      \
+	" WHERE own.id = " P ".namespace_id AND own.kind = 'user' AND own.owner_id = me.id),"    \
+	" me.admin, " P ".archived"
+#define PROJECT_ACCESS_NCOLS 7
+/* The same for a group_access and the namespaces row G. */
+#define SQL_GROUP_ACCESS_COLS(G) SQL_GROUP_VISIBLE(G) ", " SQL_GROUP_ACCESS(G) ", me.admin"
+#define GROUP_ACCESS_NCOLS 3
+
+void project_access_read(project_access *out, const PGresult *res, int row, int col);
+void group_access_read(group_access *out, const PGresult *res, int row, int col);
+
+/* Membership changes, as GitLab 10's ProjectMemberPolicy and GroupMemberPolicy: those who
+ * administer members may update and remove them, anyone may leave; but the owner of a
+ * personal project's namespace and the last owner of a group can be neither changed nor
+ * removed, not even by an admin. */
+bool can_update_project_member(const project_access *a, bool target_is_ns_owner);
+bool can_destroy_project_member(const project_access *a, bool target_is_ns_owner,
+				bool target_is_self);
+bool can_update_group_member(const group_access *a, bool target_is_last_owner);
+bool can_destroy_group_member(const group_access *a, bool target_is_last_owner,
+			      bool target_is_self);
+/* Requesting access (visibility and request_access_enabled of the project or group, the
+ * caller's external flag): a project that is public, or internal to a non-external
+ * caller, whose owner, members, group members and admins may not ask; a group that is
+ * public or internal to a non-external caller, when not a member of it or above. */
+bool can_request_project_access(const project_access *a, int visibility, bool external,
+				bool enabled);
+bool can_request_group_access(const group_access *a, int visibility, bool external,
+			      bool enabled);
 
 #endif

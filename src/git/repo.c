@@ -112,3 +112,96 @@ int repo_remove_dir(const char *abs_path)
 		return errno == ENOENT ? 0 : -1;
 	return nftw(abs_path, unlink_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+static void log_git_error(const char *what, const char *dir)
+{
+	const git_error *e = git_error_last();
+	log_error("%s %s: %s", what, dir, e ? e->message : "unknown error");
+}
+
+int repo_fork(request *r, const char *from_ns, const char *from_path, const char *to_ns,
+	      const char *to_path)
+{
+	if (repo_create(r, to_ns, to_path) < 0)
+		return -1;
+	const char *src = repo_path(r, from_ns, from_path), *dst = repo_path(r, to_ns, to_path);
+	git_repository *repo = NULL, *source = NULL;
+	git_remote *remote = NULL;
+	git_reference *head = NULL;
+	int rc = -1;
+	if (git_repository_open_bare(&repo, dst) < 0) {
+		log_git_error("open", dst);
+		goto cleanup;
+	}
+	if (git_repository_open_bare(&source, src) < 0) {
+		rc = 0; /* no source repository: the fork starts empty */
+		goto cleanup;
+	}
+	char *refspecs[] = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
+	git_strarray specs = {refspecs, 2};
+	git_fetch_options opts;
+	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (git_remote_create_anonymous(&remote, repo, src) < 0 ||
+	    git_remote_fetch(remote, &specs, &opts, NULL) < 0) {
+		log_git_error("fetch into", dst);
+		goto cleanup;
+	}
+	/* the fork's HEAD names the source's default branch */
+	if (git_reference_lookup(&head, source, "HEAD") == 0 &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
+	    git_repository_set_head(repo, git_reference_symbolic_target(head)) < 0) {
+		log_git_error("set HEAD of", dst);
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	git_reference_free(head);
+	git_remote_free(remote);
+	git_repository_free(source);
+	git_repository_free(repo);
+	return rc;
+}
+
+int repo_set_head(request *r, const char *ns, const char *path, const char *branch,
+		  bool must_exist, const char **previous)
+{
+	git_init_once();
+	const char *dir = repo_path(r, ns, path);
+	const char *ref = arena_printf(r->a, "refs/heads/%s", branch);
+	git_repository *repo = NULL;
+	git_reference *found = NULL, *head = NULL;
+	int rc = -1;
+	int valid = 0;
+	if (previous)
+		*previous = NULL;
+	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid) {
+		rc = 1;
+		goto cleanup;
+	}
+	if (git_repository_open_bare(&repo, dir) < 0) {
+		log_git_error("open", dir);
+		goto cleanup;
+	}
+	int e = must_exist ? git_reference_lookup(&found, repo, ref) : 0;
+	if (e == GIT_ENOTFOUND) {
+		rc = 1;
+		goto cleanup;
+	}
+	if (previous && git_reference_lookup(&head, repo, "HEAD") == 0 &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+		const char *target = git_reference_symbolic_target(head);
+		if (strncmp(target, "refs/heads/", 11) == 0)
+			*previous = arena_strdup(r->a, target + 11);
+	}
+	if (e < 0 || git_repository_set_head(repo, ref) < 0) {
+		log_git_error("set HEAD of", dir);
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	git_reference_free(head);
+	git_reference_free(found);
+	git_repository_free(repo);
+	return rc;
+}

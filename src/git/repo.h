@@ -4,6 +4,8 @@
 #ifndef COLLABD_REPO_H
 #define COLLABD_REPO_H
 
+#include <stdbool.h>
+
 #include "http/request.h"
 
 /* Absolute path of the repository of project `path` in namespace `ns_full_path`, in a. */
@@ -17,6 +19,16 @@ int repo_move(request *r, const char *from_ns, const char *from_path, const char
 	      const char *to_path);
 /* Moves a whole namespace directory (user rename, group rename or transfer). */
 int repo_move_namespace(request *r, const char *from_ns, const char *to_ns);
+/* Creates the repository of a fork: a new bare repository with every branch and tag of
+ * the source and the source's HEAD (empty when the source has no repository). 0 or -1;
+ * the caller removes the target on failure. */
+int repo_fork(request *r, const char *from_ns, const char *from_path, const char *to_ns,
+	      const char *to_path);
+/* Points HEAD at refs/heads/<branch>: 0, 1 when there is no such branch (and it must
+ * exist) or the name is not a valid branch name, -1 on error. *previous (when not NULL)
+ * gets the branch HEAD named before, in r's arena, or NULL. */
+int repo_set_head(request *r, const char *ns, const char *path, const char *branch,
+		  bool must_exist, const char **previous);
 /* Removes a repository directory tree (background work); missing is success. */
 int repo_remove_dir(const char *abs_path);
 

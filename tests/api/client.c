@@ -380,3 +380,182 @@ void ck_pages_at(const char *file, int line, resp *r, const char *path, const ch
 	free(f);
 	free(l);
 }
+
+/* ---- helpers of the notifications and events suites ---- */
+
+char *sql_value(const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	char *sql = NULL;
+	if (vasprintf(&sql, f, ap) < 0)
+		abort();
+	va_end(ap);
+	const char *url = getenv("COLLABD_DATABASE_URL");
+	ck_assert_msg(url != NULL, "COLLABD_DATABASE_URL must be set");
+	char path[] = "/tmp/collabd-sql.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_msg(fd >= 0, "mkstemp");
+	FILE *w = fdopen(fd, "w");
+	fputs(sql, w);
+	fclose(w);
+	char *cmd = fmt("psql '%s' -XAtq -v ON_ERROR_STOP=1 -f '%s' 2>&1", url, path);
+	FILE *p = popen(cmd, "r");
+	ck_assert_msg(p != NULL, "popen %s", cmd);
+	struct sink out = {calloc(1, 1), 0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
+		collect(chunk, 1, n, &out);
+	int rc = pclose(p);
+	unlink(path);
+	ck_assert_msg(rc == 0, "psql failed on %s: %s", sql, out.data);
+	out.data[strcspn(out.data, "\n")] = '\0';
+	free(cmd);
+	free(sql);
+	return out.data;
+}
+
+long long sql_int(const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	char *sql = NULL;
+	if (vasprintf(&sql, f, ap) < 0)
+		abort();
+	va_end(ap);
+	char *v = sql_value("%s", sql);
+	char *end;
+	long long n = strtoll(v, &end, 10);
+	ck_assert_msg(*v && !*end, "not an integer: \"%s\" from %s", v, sql);
+	free(v);
+	free(sql);
+	return n;
+}
+
+long long fixture_group(int visibility, char **full_path)
+{
+	char *path = unique("grp");
+	long long id = sql_int("INSERT INTO namespaces (kind, name, path, full_path, full_name,"
+			       " visibility) VALUES ('group', '%s', '%s', '%s', '%s', %d) RETURNING id",
+			       path, path, path, path, visibility);
+	free(sql_value("UPDATE namespaces SET traversal_ids = ARRAY[id] WHERE id = %lld", id));
+	if (full_path)
+		*full_path = path;
+	else
+		free(path);
+	return id;
+}
+
+void fixture_member(const char *source_type, long long source_id, long long user_id, int level)
+{
+	free(sql_value("INSERT INTO members (source_type, source_id, user_id, access_level)"
+		       " VALUES ('%s', %lld, %lld, %d)",
+		       source_type, source_id, user_id, level));
+}
+
+void sql_member(const char *source_type, long long source_id, long long user_id, int level)
+{
+	fixture_member(source_type, source_id, user_id, level);
+}
+
+static const char *visibility_text(int visibility)
+{
+	return visibility >= 20 ? "public" : visibility >= 10 ? "internal" : "private";
+}
+
+/* POST form to path as the admin; the new record's id, and the string member key of it
+ * in *out when out is not NULL (caller frees). */
+static long long admin_create(const char *path, char *form, const char *key, char **out)
+{
+	resp *r = api("POST", path, admin_token(), form);
+	ck_assert_msg(r->status == 201, "POST %s %s: %ld %s", path, form, r->status, r->body);
+	long long id = jint(r->json, "id");
+	if (out)
+		*out = strdup(jstr(r->json, key));
+	resp_free(r);
+	free(form);
+	return id;
+}
+
+long long fixture_group_project(long long group_id, int visibility, char **full_path)
+{
+	char *path = unique("gproj");
+	long long id = admin_create("/projects",
+				    fmt("name=%s&namespace_id=%lld&visibility=%s", path, group_id,
+					visibility_text(visibility)),
+				    "path_with_namespace", full_path);
+	free(path);
+	return id;
+}
+
+long long fixture_subgroup(long long parent_id, int visibility, char **full_path)
+{
+	char *path = unique("sub");
+	long long id = admin_create("/groups",
+				    fmt("name=%s&path=%s&parent_id=%lld&visibility=%s", path, path,
+					parent_id, visibility_text(visibility)),
+				    "full_path", full_path);
+	free(path);
+	return id;
+}
+
+void fixture_source(fx_source *out, int scope, int visibility)
+{
+	memset(out, 0, sizeof(*out));
+	out->project = scope == 0;
+	out->owner_token = make_user("mown", &out->owner, &out->owner_name);
+	const char *v = visibility_text(visibility);
+	out->id = out->project ? api_project(out->owner_token, v, &out->path)
+			       : api_group(out->owner_token, v, &out->path);
+}
+
+void fixture_source_free(fx_source *s)
+{
+	free(s->path);
+	free(s->owner_name);
+	free(s->owner_token);
+	memset(s, 0, sizeof(*s));
+}
+
+char *source_path(const fx_source *s, const char *suffix)
+{
+	return fmt("%s/%lld%s", s->project ? "/projects" : "/groups", s->id, suffix);
+}
+
+/* ---- fixtures through the API (notifications and events suites) ---- */
+
+long long api_project(const char *token, const char *visibility, char **full_path)
+{
+	char *name = unique("proj");
+	char *form = fmt("name=%s&visibility=%s", name, visibility);
+	resp *r = api("POST", "/projects", token, form);
+	ck_assert_msg(r->status == 201, "api_project: %ld %s", r->status, r->body);
+	long long id = jint(r->json, "id");
+	if (full_path)
+		*full_path = strdup(jstr(r->json, "path_with_namespace"));
+	resp_free(r);
+	free(form);
+	free(name);
+	return id;
+}
+
+long long api_group(const char *token, const char *visibility, char **full_path)
+{
+	char *path = unique("grp");
+	char *form = fmt("name=%s&path=%s&visibility=%s", path, path, visibility);
+	resp *r = api("POST", "/groups", token, form);
+	ck_assert_msg(r->status == 201, "api_group: %ld %s", r->status, r->body);
+	long long id = jint(r->json, "id");
+	if (full_path)
+		*full_path = strdup(jstr(r->json, "full_path"));
+	resp_free(r);
+	free(form);
+	free(path);
+	return id;
+}
+
+long long fixture_project(const char *token, const char *visibility, char **full_path)
+{
+	return api_project(token, visibility, full_path);
+}

@@ -108,4 +108,46 @@ void ck_fields_at(const char *file, int line, json_object *o, const char *const 
 void ck_pages_at(const char *file, int line, resp *r, const char *path, const char *query,
 		 long long total, long long per_page, long long page);
 
+/* ---- helpers of the notifications and events suites ---- */
+
+/* Runs SQL (printf format) on the stack's database (COLLABD_DATABASE_URL) with psql, for
+ * fixtures the API cannot make; the first column of the first row it prints (caller
+ * frees; "" when none). Asserts that psql succeeds. */
+char *sql_value(const char *f, ...) __attribute__((format(printf, 1, 2)));
+/* The same, as an integer (asserts that it is one). */
+long long sql_int(const char *f, ...) __attribute__((format(printf, 1, 2)));
+
+/* A project (POST /projects) made by the token's user, with visibility private,
+ * internal or public; its id, and its full path in *full_path (caller frees) unless
+ * NULL. api_group: the same for a top-level group (POST /groups). fixture_project is
+ * api_project. */
+long long api_project(const char *token, const char *visibility, char **full_path);
+long long api_group(const char *token, const char *visibility, char **full_path);
+long long fixture_project(const char *token, const char *visibility, char **full_path);
+
+/* Fixtures in SQL (visibility 0 private, 10 internal, 20 public): a top-level group, a
+ * membership ('Project' or 'Namespace'; sql_member is the same), a project in a group,
+ * and a subgroup; full_path (caller frees) may be NULL. */
+long long fixture_group(int visibility, char **full_path);
+void fixture_member(const char *source_type, long long source_id, long long user_id, int level);
+void sql_member(const char *source_type, long long source_id, long long user_id, int level);
+long long fixture_group_project(long long group_id, int visibility, char **full_path);
+long long fixture_subgroup(long long parent_id, int visibility, char **full_path);
+
+/* A project (scope 0) or a group (scope 1) made through the API by a new user, its
+ * owner, for the suites that test both scopes alike. */
+typedef struct {
+	bool project;
+	long long id;
+	char *path;        /* full path */
+	long long owner;
+	char *owner_name;
+	char *owner_token;
+} fx_source;
+void fixture_source(fx_source *out, int scope, int visibility);
+/* Frees the strings of s (not s itself). */
+void fixture_source_free(fx_source *s);
+/* "/projects/<id><suffix>" or "/groups/<id><suffix>" (caller frees). */
+char *source_path(const fx_source *s, const char *suffix);
+
 #endif

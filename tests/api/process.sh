@@ -29,11 +29,17 @@ all_200() { cat "$1".* > "$1"; [ -s "$1" ] && ! grep -qv '^200$' "$1"; }
 
 # 1. respawn
 master=${pids[0]}
-worker=$(pgrep -P "$master" | head -n 1)
+# the workers are the master's children named collabd (the background process is collabd-bg)
+worker=$(pgrep -x -P "$master" collabd | head -n 1)
 kill -KILL "$worker"
 sleep 1.5
-check "killed worker is respawned" [ "$(pgrep -P "$master" | wc -l)" -ge 3 ]
+check "killed worker is respawned" [ "$(pgrep -x -P "$master" collabd | wc -l)" -ge 3 ]
 check "requests succeed after a worker died" [ "$(get_user)" = 200 ]
+bg=$(pgrep -x -P "$master" collabd-bg)
+kill -KILL "$bg"
+sleep 1.5
+bg_new=$(pgrep -x -P "$master" collabd-bg)
+check "killed background process is respawned" [ -n "$bg_new" -a "$bg_new" != "$bg" ]
 
 # 2. SIGHUP under load: no failed request
 load "$dir/hup.log" 150
@@ -48,7 +54,8 @@ sleep 1
 old_alive=0
 for p in $old; do kill -0 "$p" 2>/dev/null && old_alive=$((old_alive + 1)); done
 check "SIGHUP replaced the workers (old ones still running: $old_alive)" [ $old_alive = 0 ]
-check "the instance runs its configured workers after reload" [ "$(pgrep -P "$master" | wc -l)" = 3 ]
+check "the instance runs its configured workers after reload" [ "$(pgrep -x -P "$master" collabd | wc -l)" = 3 ]
+check "the instance runs one background process after reload" [ "$(pgrep -x -P "$master" collabd-bg | wc -l)" = 1 ]
 check "no failed request across two reloads" all_200 "$dir/hup.log"
 echo "process: statuses under reload: $(sort "$dir/hup.log" | uniq -c | tr -s ' \n' ' ')"
 

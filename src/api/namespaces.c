@@ -1,0 +1,86 @@
+/* Namespaces: GET /namespaces and GET /namespaces/:id (GitLab 10.0). A namespace is a
+ * user's own (kind 'user') or a group. */
+#include <string.h>
+
+#include "api/api.h"
+#include "auth/access.h"
+#include "entity/group.h"
+
+#define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+
+/* members_count_with_descendants is for those who administer the group. */
+#define NS_COLS NAMESPACE_COLS("(me.admin OR " SQL_GROUP_ACCESS("n") " >= 50)")
+
+/* A page of the namespaces of from (a FROM list that yields namespaces n), by id; $4 search,
+ * $5 limit, $6 offset. */
+#define NAMESPACES_LIST(from)                                                                 \
+	"WITH " SQL_ME ", f AS NOT MATERIALIZED (SELECT n.id FROM " from                        \
+	" WHERE $4::text IS NULL OR n.name ILIKE " LIKE("$4") " OR n.path ILIKE " LIKE("$4") ")" \
+	"SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "   \
+	NS_COLS " FROM (SELECT id FROM f ORDER BY id LIMIT $5 OFFSET $6) pg"                    \
+	" CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = pg.id OFFSET 0) n CROSS JOIN me" \
+	" ORDER BY n.id) x ON true"
+
+const db_stmt namespaces_stmts[] = {
+	/* admins: every namespace */
+	{"namespaces_list_all", NAMESPACES_LIST("namespaces n")},
+	/* GitLab 10's User#namespaces: the caller's own and the groups they are a member of */
+	{"namespaces_list_mine",
+	 NAMESPACES_LIST("(SELECT o.id FROM me JOIN namespaces o ON o.owner_id = me.id"
+			 " AND o.kind = 'user' UNION ALL SELECT m.source_id FROM me JOIN members m"
+			 " ON m.user_id = me.id AND m.source_type = 'Namespace'"
+			 " AND m.requested_at IS NULL) mine CROSS JOIN LATERAL (SELECT * FROM"
+			 " namespaces WHERE id = mine.id OFFSET 0) n")},
+	/* One namespace by id ($4) or full path ($5), and whether the caller may see it: their
+	 * own, a group they may see, or any for admins. */
+	{"namespaces_show",
+	 "WITH " SQL_ME " SELECT " NS_COLS ", me.admin OR n.owner_id = me.id OR (n.kind = 'group'"
+	 " AND " SQL_GROUP_VISIBLE("n") ") FROM me, namespaces n"
+	 " WHERE n.id = $4::bigint OR lower(n.full_path) = lower($5::text)"},
+	{NULL, NULL},
+};
+
+static json_object *present(request *r, const PGresult *res, int row, int col)
+{
+	return entity_namespace(r, res, row, col);
+}
+
+int namespaces_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	const char *search = param_str(r, "search");
+	const char *v[6];
+	access_me_params(r, v);
+	v[3] = search && *search ? search : NULL;
+	v[4] = pagination_limit(r, &pg);
+	v[5] = pagination_offset(r, &pg);
+	int err;
+	PGresult *res = db_query(r, r->user->admin ? "namespaces_list_all" : "namespaces_list_mine",
+				 6, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &pg, res, present);
+	return 0;
+}
+
+int namespaces_show(request *r)
+{
+	const char *ref = param_str(r, "id");
+	size_t n = strlen(ref);
+	bool digits = n > 0 && n <= 18 && strspn(ref, "0123456789") == n;
+	const char *v[5];
+	access_me_params(r, v);
+	v[3] = digits ? ref : NULL;
+	v[4] = digits ? NULL : ref;
+	int err;
+	PGresult *res = db_query(r, "namespaces_show", 5, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0 || !db_bool(res, 0, NAMESPACE_NCOLS))
+		return fail_not_found(r, "Namespace");
+	respond_json(r, 200, entity_namespace(r, res, 0, 0));
+	return 0;
+}

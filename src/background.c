@@ -1,0 +1,258 @@
+/* The background process and its jobs. */
+#include "background.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "git/repo.h"
+
+const db_stmt background_stmts[] = {
+	{"background_listen", "LISTEN " BACKGROUND_CHANNEL},
+	/* $1 kind, $2 payload (a JSON object) */
+	{"background_enqueue",
+	 "WITH j AS (INSERT INTO background_jobs (kind, payload) VALUES ($1, $2::jsonb)"
+	 " RETURNING id) SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j"},
+	/* The oldest due job that no other process holds. */
+	{"background_claim",
+	 "SELECT id, kind, payload::text, attempts FROM background_jobs WHERE run_at <= now()"
+	 " ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED"},
+	{"background_done", "DELETE FROM background_jobs WHERE id = $1"},
+	/* A failed job waits 5 s, 10 s, 20 s, ... at most an hour before its next try. */
+	{"background_failed",
+	 "UPDATE background_jobs SET attempts = attempts + 1, last_error = left($2, 1000),"
+	 " run_at = now() + least(interval '1 hour',"
+	 " interval '5 seconds' * power(2, least(attempts, 20)))"
+	 " WHERE id = $1"},
+	/* The rows of a project that DELETE /projects/:id marked; what refers to it goes
+	 * with it (cascades and the members/notification settings trigger). */
+	{"background_delete_project", "DELETE FROM projects WHERE id = $1 AND pending_delete"},
+	{NULL, NULL},
+};
+
+int background_enqueue(request *r, const char *kind, const char *payload)
+{
+	const char *v[2] = {kind, payload};
+	int err;
+	return db_query(r, "background_enqueue", 2, v, &err) ? 0 : err;
+}
+
+/* A path under the storage path as the API queued it: relative, without empty, "." or
+ * ".." components. */
+static bool safe_relative(const char *p)
+{
+	if (!p || !*p || *p == '/')
+		return false;
+	for (const char *s = p; *s;) {
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)s[i] < 0x20)
+				return false;
+		s += n;
+		if (*s == '/')
+			s++;
+	}
+	return true;
+}
+
+static const char *payload_str(json_object *payload, const char *key)
+{
+	json_object *v = NULL;
+	if (!json_object_object_get_ex(payload, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int remove_under_storage(request *r, const char *rel, const char **why)
+{
+	if (!safe_relative(rel)) {
+		*why = "the payload has no safe relative path";
+		return -1;
+	}
+	const char *abs = arena_printf(r->a, "%s/%s", r->cfg->storage_path, rel);
+	if (repo_remove_dir(abs) < 0) {
+		*why = arena_printf(r->a, "cannot remove %s: %s", rel, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* remove_path {"path": "<relative path>"}: a directory tree under the storage path
+ * (the namespace of a removed user or group, with every repository in it). */
+static int job_remove_path(request *r, json_object *payload, const char **why)
+{
+	return remove_under_storage(r, payload_str(payload, "path"), why);
+}
+
+/* delete_project {"project_id": N, "path": "<ns>/<path>+N+deleted"}: the rows of a project
+ * that DELETE /projects/:id marked pending_delete, and its repository and wiki, which
+ * that request moved aside to path.git and path.wiki.git. */
+static int job_delete_project(request *r, json_object *payload, const char **why)
+{
+	json_object *id = NULL;
+	if (!json_object_object_get_ex(payload, "project_id", &id) ||
+	    !json_object_is_type(id, json_type_int)) {
+		*why = "the payload has no project_id";
+		return -1;
+	}
+	const char *v[1] = {arena_printf(r->a, "%lld", (long long)json_object_get_int64(id))};
+	int err;
+	if (!db_query(r, "background_delete_project", 1, v, &err)) {
+		*why = "cannot delete the project's rows";
+		return -1;
+	}
+	const char *path = payload_str(payload, "path");
+	if (!path)
+		return 0;
+	if (remove_under_storage(r, arena_printf(r->a, "%s.git", path), why) < 0)
+		return -1;
+	return remove_under_storage(r, arena_printf(r->a, "%s.wiki.git", path), why);
+}
+
+static const struct {
+	const char *kind;
+	int (*run)(request *r, json_object *payload, const char **why);
+} jobs[] = {
+	{"remove_path", job_remove_path},
+	{"delete_project", job_delete_project},
+};
+
+int background_run_one(request *r)
+{
+	if (db_begin(r) < 0)
+		return -1;
+	int err;
+	PGresult *res = db_query(r, "background_claim", 0, NULL, &err);
+	if (!res) {
+		db_rollback(r);
+		return -1;
+	}
+	if (PQntuples(res) == 0) {
+		db_rollback(r);
+		return 0;
+	}
+	const char *id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
+	const char *kind = arena_strdup(r->a, PQgetvalue(res, 0, 1));
+	const char *why = NULL;
+	json_object *payload = json_tokener_parse(PQgetvalue(res, 0, 2));
+	int rc = -1;
+	if (!payload || !json_object_is_type(payload, json_type_object)) {
+		why = "the payload is not a JSON object";
+	} else {
+		why = "unknown job kind";
+		for (size_t i = 0; i < sizeof(jobs) / sizeof(*jobs); i++)
+			if (strcmp(kind, jobs[i].kind) == 0) {
+				why = NULL;
+				rc = jobs[i].run(r, payload, &why);
+				break;
+			}
+	}
+	json_object_put(payload);
+	const char *v[2] = {id, NULL};
+	if (rc == 0 && db_query(r, "background_done", 1, v, &err) && db_commit(r) == 0) {
+		log_info("background job %s (%s) done", id, kind);
+		return 1;
+	}
+	db_rollback(r);
+	v[1] = why ? why : "the transaction failed";
+	log_warn("background job %s (%s) failed: %s", id, kind, v[1]);
+	return db_query(r, "background_failed", 2, v, &err) ? 1 : -1;
+}
+
+/* Reads what arrived on the connection and drops the notifications (they only wake
+ * us): true when there was one. */
+static bool take_notifications(PGconn *conn)
+{
+	if (!conn || PQstatus(conn) != CONNECTION_OK)
+		return false;
+	PQconsumeInput(conn);
+	bool any = false;
+	PGnotify *n;
+	while ((n = PQnotifies(conn))) {
+		PQfreemem(n);
+		any = true;
+	}
+	return any;
+}
+
+static bool stop_requested(int sfd)
+{
+	struct pollfd p = {.fd = sfd, .events = POLLIN};
+	return poll(&p, 1, 0) > 0;
+}
+
+int background_run(const config *cfg, const unsigned char key[32])
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	prctl(PR_SET_NAME, BACKGROUND_PROCESS_NAME);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
+	if (sfd < 0) {
+		log_error("background setup: %s", strerror(errno));
+		return 1;
+	}
+	db d;
+	if (db_connect(&d, cfg->database_url) < 0)
+		log_warn("background process starts without a database connection; retrying");
+	arena *a = arena_new();
+	int listening = 0; /* the backend that LISTENs for us (0: none) */
+	while (!stop_requested(sfd)) {
+		/* 1. (re)connect and listen on this connection */
+		if (db_ensure(&d) == 0 && listening != PQbackendPID(d.conn)) {
+			request r;
+			request_init(&r, a, cfg);
+			r.db = &d;
+			int err;
+			if (db_query(&r, "background_listen", 0, NULL, &err))
+				listening = PQbackendPID(d.conn);
+			arena_reset(a);
+		}
+		/* 2. every due job, one transaction each (what was notified so far included) */
+		take_notifications(d.conn);
+		for (;;) {
+			request r;
+			request_init(&r, a, cfg);
+			r.db = &d;
+			r.key = key;
+			r.method = "POST";
+			r.path = "";
+			r.query = "";
+			int rc = background_run_one(&r);
+			arena_reset(a);
+			if (rc != 1 || stop_requested(sfd))
+				break;
+		}
+		/* 3. a job queued meanwhile: at once; else wait for a notification, a stop or
+		 * the next poll */
+		if (take_notifications(d.conn))
+			continue;
+		struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = -1, .events = POLLIN}};
+		if (d.conn && PQstatus(d.conn) == CONNECTION_OK)
+			p[1].fd = PQsocket(d.conn);
+		if (poll(p, 2, 1000) < 0 && errno != EINTR) {
+			log_error("background poll: %s", strerror(errno));
+			break;
+		}
+		if (p[0].revents & POLLIN)
+			break;
+	}
+	arena_destroy(a);
+	db_close(&d);
+	close(sfd);
+	return 0;
+}

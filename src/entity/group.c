@@ -1,0 +1,49 @@
+#include "entity/group.h"
+
+#include "auth/access.h"
+#include "db/db.h"
+#include "entity/entity.h"
+
+json_object *entity_group(request *r, const PGresult *res, int row, int col, int stats_col)
+{
+	json_object *o = json_object_new_object();
+#define V(c) db_val(res, row, col + (c))
+	json_put_int(o, "id", db_int(res, row, col + GC_ID));
+	json_put_str(o, "name", V(GC_NAME));
+	json_put_str(o, "path", V(GC_PATH));
+	json_put_str(o, "description", V(GC_DESCRIPTION));
+	json_put_str(o, "visibility", visibility_name((int)db_int(res, row, col + GC_VISIBILITY)));
+	json_put_bool(o, "lfs_enabled", db_bool(res, row, col + GC_LFS_ENABLED));
+	json_put_str(o, "avatar_url", entity_avatar_url(r, "group", V(GC_ID), V(GC_AVATAR)));
+	json_put_str(o, "web_url",
+		     arena_printf(r->a, "%s/groups/%s", r->cfg->external_url, V(GC_FULL_PATH)));
+	json_put_bool(o, "request_access_enabled",
+		      db_bool(res, row, col + GC_REQUEST_ACCESS_ENABLED));
+	json_put_str(o, "full_name", V(GC_FULL_NAME));
+	json_put_str(o, "full_path", V(GC_FULL_PATH));
+	json_put_int_or_null(o, "parent_id", V(GC_PARENT_ID));
+#undef V
+	const char *stats = stats_col >= 0 ? db_val(res, row, stats_col) : NULL;
+	if (stats) {
+		json_object *s = json_tokener_parse(stats);
+		if (s)
+			json_object_object_add(o, "statistics", s);
+	}
+	return o;
+}
+
+json_object *entity_namespace(request *r, const PGresult *res, int row, int col)
+{
+	(void)r;
+	json_object *o = json_object_new_object();
+	json_put_int(o, "id", db_int(res, row, col));
+	json_put_str(o, "name", db_val(res, row, col + 1));
+	json_put_str(o, "path", db_val(res, row, col + 2));
+	json_put_str(o, "kind", db_val(res, row, col + 3));
+	json_put_str(o, "full_path", db_val(res, row, col + 4));
+	json_put_int_or_null(o, "parent_id", db_val(res, row, col + 5));
+	const char *members = db_val(res, row, col + 6);
+	if (members)
+		json_put_int_or_null(o, "members_count_with_descendants", members);
+	return o;
+}

@@ -1,0 +1,47 @@
+#include "entity/member.h"
+
+#include "db/db.h"
+#include "entity/entity.h"
+
+enum {
+	MC_ACCESS_LEVEL = 5, /* after USER_BASIC_COLS */
+	MC_EXPIRES_AT,
+	MC_CREATED_AT,
+	MC_REQUESTED_AT,
+};
+
+json_object *entity_member(request *r, const PGresult *res, int row, int col)
+{
+	json_object *o = entity_user(r, res, row, col, USER_VIEW_BASIC);
+	json_put_int(o, "access_level", db_int(res, row, col + MC_ACCESS_LEVEL));
+	json_put_str(o, "expires_at", db_val(res, row, col + MC_EXPIRES_AT));
+	return o;
+}
+
+/* The requester part both access request shapes share. */
+static json_object *requester(const PGresult *res, int row, int col)
+{
+	json_object *o = json_object_new_object();
+	json_put_int(o, "id", db_int(res, row, col + UC_ID));
+	json_put_str(o, "username", db_val(res, row, col + UC_USERNAME));
+	json_put_str(o, "name", db_val(res, row, col + UC_NAME));
+	json_put_str(o, "state", db_val(res, row, col + UC_STATE));
+	json_put_str(o, "created_at", db_val(res, row, col + MC_CREATED_AT));
+	return o;
+}
+
+json_object *entity_access_request(request *r, const PGresult *res, int row, int col)
+{
+	(void)r;
+	json_object *o = requester(res, row, col);
+	json_put_str(o, "requested_at", db_val(res, row, col + MC_REQUESTED_AT));
+	return o;
+}
+
+json_object *entity_access_request_approved(request *r, const PGresult *res, int row, int col)
+{
+	(void)r;
+	json_object *o = requester(res, row, col);
+	json_put_int(o, "access_level", db_int(res, row, col + MC_ACCESS_LEVEL));
+	return o;
+}
