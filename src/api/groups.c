@@ -72,7 +72,7 @@ enum {
  * notification settings and project links go with the rows (triggers, cascades); the
  * DELETEs run whether or not the rest reads them. The background processes are woken at
  * commit. */
-#define GROUPS_DESTROY(ids)                                                                   \
+#define GROUPS_DESTROY(ids, path)                                                             \
 	"WITH ids AS (" ids "),"                                                               \
 	" root AS (SELECT n.id, n.full_path FROM namespaces n, ids WHERE n.id = ANY (ids.a)"    \
 	"  AND n.kind = 'group'),"                                                             \
@@ -81,7 +81,7 @@ enum {
 	" dp AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM tree) RETURNING id),"\
 	" dn AS (DELETE FROM namespaces WHERE id IN (SELECT id FROM tree) RETURNING id),"      \
 	" j AS (INSERT INTO background_jobs (kind, payload) SELECT 'remove_path',"              \
-	"  jsonb_build_object('path', root.full_path) FROM root RETURNING id)"                 \
+	"  jsonb_build_object('path', " path ") FROM root RETURNING id)"                        \
 	"SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j"
 
 /* How many projects of each kind GroupDetail shows (GitLab's later limit; 10.0 showed
@@ -144,7 +144,8 @@ const db_stmt groups_stmts[] = {
 	 " full_name = g.new_fn || substr(d.full_name, length(g.old_fn) + 1), updated_at = now()"
 	 " FROM g WHERE d.traversal_ids @> ARRAY[$1::bigint]"
 	 " AND (g.old_fp <> g.new_fp OR g.old_fn <> g.new_fn)"},
-	{"groups_destroy", GROUPS_DESTROY("SELECT ARRAY[$1::bigint] AS a")},
+	/* $2: where the group's directory was set aside (repo_set_aside) */
+	{"groups_destroy", GROUPS_DESTROY("SELECT ARRAY[$1::bigint] AS a", "$2::text")},
 	/* Hard deletion of user $1: the groups they own alone go with them (GitLab's
 	 * solo_owned_groups: no other direct owner). */
 	{"groups_destroy_solely_owned",
@@ -153,7 +154,8 @@ const db_stmt groups_stmts[] = {
 			" AND m.access_level = 50 AND m.requested_at IS NULL AND NOT EXISTS"
 			" (SELECT 1 FROM members o WHERE o.source_type = 'Namespace'"
 			" AND o.source_id = m.source_id AND o.access_level = 50"
-			" AND o.requested_at IS NULL AND o.user_id <> $1)")},
+			" AND o.requested_at IS NULL AND o.user_id <> $1)",
+			"root.full_path")},
 	/* The project to transfer, by id ($1) or namespace path ($2) and path ($3). */
 	{"groups_transfer_find",
 	 "SELECT p.id, p.path, p.name, n.full_path, p.namespace_id FROM projects p"
@@ -619,15 +621,22 @@ fail:
  * answers 204; the directories go in the background. */
 int groups_delete(request *r)
 {
+	const char *aside = NULL;
 	int rc = db_begin(r);
 	if (rc < 0)
 		return rc;
 	group_ref g;
 	if ((rc = group_find_admin(r, &g)) < 0)
 		goto fail;
-	const char *v[1] = {g.id};
+	/* The directory moves aside now, so that a group created with the same path
+	 * before the background removal runs keeps its repositories. */
+	if (repo_set_aside(r, g.full_path, g.id, &aside) < 0) {
+		rc = ERR_INTERNAL;
+		goto fail;
+	}
+	const char *v[2] = {g.id, aside};
 	int err;
-	if (!db_query(r, "groups_destroy", 1, v, &err)) {
+	if (!db_query(r, "groups_destroy", 2, v, &err)) {
 		rc = err;
 		goto fail;
 	}
@@ -636,6 +645,8 @@ int groups_delete(request *r)
 	respond_empty(r, 204);
 	return 0;
 fail:
+	if (aside && strcmp(aside, g.full_path) != 0)
+		repo_move_namespace(r, aside, g.full_path);
 	db_rollback(r);
 	return rc;
 }

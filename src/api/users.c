@@ -106,7 +106,7 @@ const db_stmt users_stmts[] = {
 	 "WITH ns AS (SELECT id, full_path FROM namespaces WHERE owner_id = $1 AND kind = 'user'),"
 	 " p AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM ns) RETURNING id)"
 	 "INSERT INTO background_jobs (kind, payload) SELECT 'remove_path',"
-	 " jsonb_build_object('path', ns.full_path) FROM ns"},
+	 " jsonb_build_object('path', coalesce($2, ns.full_path)) FROM ns"},
 	{"users_set_state",
 	 "WITH u AS (SELECT id, state FROM users WHERE id = $1 AND NOT ghost FOR UPDATE),"
 	 " c AS (UPDATE users SET state = $2, updated_at = now() FROM u"
@@ -120,7 +120,7 @@ const db_stmt users_stmts[] = {
 	 "   'ghost' || (SELECT coalesce(max(id), 0) + 1 FROM users) || '@ghost.invalid',"
 	 "   'Ghost User', true, 0, false"
 	 " WHERE NOT EXISTS (SELECT 1 FROM users WHERE ghost) ON CONFLICT DO NOTHING"},
-	{"users_lock_target", "SELECT id FROM users WHERE id = $1 AND NOT ghost FOR UPDATE"},
+	{"users_lock_target", "SELECT id, username FROM users WHERE id = $1 AND NOT ghost FOR UPDATE"},
 	{"users_move_contributions",
 	 "UPDATE events SET author_id = (SELECT id FROM users WHERE ghost ORDER BY id LIMIT 1)"
 	 " WHERE author_id = $1"},
@@ -553,6 +553,7 @@ int users_delete(request *r)
 	if (rc < 0)
 		return rc;
 	bool hard = false;
+	const char *aside = NULL, *username = NULL;
 	if ((rc = param_bool(r, "hard_delete", &hard)) < 0)
 		return rc;
 	if ((rc = db_begin(r)) < 0)
@@ -566,7 +567,15 @@ int users_delete(request *r)
 		err = fail_not_found(r, "User");
 		goto fail;
 	}
-	if (!db_query(r, "users_delete_projects", 1, v, &err))
+	/* The user's directory moves aside now (its path is free at once for a new user of
+	 * that name); the background process removes it. */
+	username = arena_strdup(r->a, PQgetvalue(res, 0, 1));
+	if (repo_set_aside(r, username, arena_printf(r->a, "u%s", id), &aside) < 0) {
+		err = ERR_INTERNAL;
+		goto fail;
+	}
+	const char *dv[2] = {id, aside};
+	if (!db_query(r, "users_delete_projects", 2, dv, &err))
 		goto fail;
 	if (hard) {
 		/* as GitLab's DeleteUserService: the groups they own alone go too */
@@ -582,6 +591,8 @@ int users_delete(request *r)
 	respond_empty(r, 204);
 	return 0;
 fail:
+	if (aside && strcmp(aside, username) != 0)
+		repo_move_namespace(r, aside, username);
 	db_rollback(r);
 	return err;
 }

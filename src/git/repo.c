@@ -91,6 +91,20 @@ int repo_move(request *r, const char *from_ns, const char *from_path, const char
 	return rc;
 }
 
+int repo_set_aside(request *r, const char *rel, const char *tag, const char **aside)
+{
+	const char *from = arena_printf(r->a, "%s/%s", r->cfg->storage_path, rel);
+	struct stat st;
+	*aside = rel;
+	if (stat(from, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	const char *to_rel = arena_printf(r->a, "%s+%s+deleted", rel, tag);
+	if (move_dir(from, arena_printf(r->a, "%s/%s", r->cfg->storage_path, to_rel)) < 0)
+		return -1;
+	*aside = to_rel;
+	return 0;
+}
+
 int repo_move_namespace(request *r, const char *from_ns, const char *to_ns)
 {
 	return move_dir(arena_printf(r->a, "%s/%s", r->cfg->storage_path, from_ns),

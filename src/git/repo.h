@@ -29,6 +29,10 @@ int repo_fork(request *r, const char *from_ns, const char *from_path, const char
  * gets the branch HEAD named before, in r's arena, or NULL. */
 int repo_set_head(request *r, const char *ns, const char *path, const char *branch,
 		  bool must_exist, const char **previous);
+/* Renames the namespace directory <storage>/<rel> to <rel>+<tag>+deleted, freeing its path
+ * at once for the background removal to delete later; *aside is the new relative path (rel
+ * itself when there is no directory). 0 or -1. */
+int repo_set_aside(request *r, const char *rel, const char *tag, const char **aside);
 /* Removes a repository directory tree (background work); missing is success. */
 int repo_remove_dir(const char *abs_path);
 
