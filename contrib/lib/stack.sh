@@ -79,12 +79,15 @@ stack_pg_stop() {
 }
 
 # stack_nginx_conf DIR PORT SOCKETS...: a config serving /api/ and /oauth/ from collabd
+# (an upstream over every socket). Further http-level configuration may be put in
+# DIR/nginx/conf.d/*.conf; DIR/nginx/fastcgi_params.conf holds the FastCGI parameters
+# without the upstream (fastcgi.conf is the upstream and those parameters).
 stack_nginx_conf() {
 	local dir=$1 port=$2; shift 2
 	local servers="" s
 	for s in "$@"; do servers="$servers        server unix:$s max_fails=0;
 "; done
-	mkdir -p "$dir/nginx/tmp"
+	mkdir -p "$dir/nginx/tmp" "$dir/nginx/conf.d"
 	cat > "$dir/nginx/nginx.conf" <<CONF
 worker_processes 2;
 pid $dir/nginx/nginx.pid;
@@ -114,11 +117,15 @@ $servers    }
         }
         location / { return 404; }
     }
+    include $dir/nginx/conf.d/*.conf;
 }
 CONF
-	cat > "$dir/nginx/fastcgi.conf" <<'CONF'
+	cat > "$dir/nginx/fastcgi.conf" <<CONF
 fastcgi_pass collabd;
 fastcgi_next_upstream error timeout;
+include $dir/nginx/fastcgi_params.conf;
+CONF
+	cat > "$dir/nginx/fastcgi_params.conf" <<'CONF'
 fastcgi_param REQUEST_METHOD $request_method;
 fastcgi_param REQUEST_URI $request_uri;
 fastcgi_param QUERY_STRING $query_string;

@@ -117,10 +117,12 @@
 /* ---- one project ---- */
 
 /* The project that the :id parameter REF names (an id, or a full path matched without
- * regard to case), joined as projects p and namespaces n, with me. */
+ * regard to case), joined as projects p and namespaces n, with me. pending_delete is
+ * tested on p as well: when FOR UPDATE OF p waited for a deletion, PostgreSQL rechecks
+ * the locked row's new version against the join, not t's. */
 #define PROJECT_FROM(REF)                                                                     \
 	" FROM (" SQL_PROJECT_BY_REF("p.id", REF) ") t JOIN projects p ON p.id = t.id"           \
-	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"
+	" AND NOT p.pending_delete JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"
 
 /* The record, the caller's permissions and access (SQL_PROJECT_ACCESS_COLS). */
 #define PROJECT_SHOW_COLS                                                                     \
@@ -143,7 +145,8 @@ enum {
  * they may create projects there (admins anywhere, owners in their own namespace,
  * masters of a group or of an ancestor of it), their projects limit and how many
  * personal projects they have. The user's row is locked: concurrent creations see each
- * other's count. */
+ * other's count (FOR NO KEY UPDATE: rows that refer to the user, as a membership
+ * another request adds meanwhile, need not wait). */
 #define PROJECT_TARGET_NS                                                                     \
 	"WITH " SQL_ME " SELECT n.id, n.kind, n.full_path, n.visibility, n.owner_id,"          \
 	" (me.admin OR n.owner_id = me.id OR (n.kind = 'group' AND " SQL_GROUP_ACCESS("n")       \
@@ -157,7 +160,7 @@ enum {
 	"  UNION ALL (SELECT * FROM namespaces n WHERE $4::text !~ '^[0-9]{1,18}$'"             \
 	"  AND (lower(n.full_path) = lower($4) OR lower(n.path) = lower($4)"                   \
 	"  OR lower(n.name) = lower($4)) ORDER BY lower(n.full_path) = lower($4) DESC,"        \
-	"  lower(n.path) = lower($4) DESC, n.id LIMIT 1)) n FOR UPDATE OF u"
+	"  lower(n.path) = lower($4) DESC, n.id LIMIT 1)) n FOR NO KEY UPDATE OF u"
 enum { TN_ID, TN_KIND, TN_FULL_PATH, TN_VISIBILITY, TN_OWNER_ID, TN_ALLOWED, TN_LIMIT, TN_COUNT };
 
 /* The flags a project takes, in the order of the insert and update statements. */
@@ -190,6 +193,10 @@ const db_stmt projects_stmts[] = {
 	{"projects_find", PROJECT_FIND("")},
 	{"projects_find_lock", PROJECT_FIND(" FOR UPDATE OF p")},
 	{"projects_target_ns", PROJECT_TARGET_NS},
+	/* Creations (and forks) into namespace $1 take turns from here to their commit: the
+	 * check of taken names and paths that follows sees the projects of those before, and
+	 * names every attribute taken, from whichever instance they came. */
+	{"projects_lock_namespace", "SELECT 1 FROM namespaces WHERE id = $1 FOR NO KEY UPDATE"},
 	/* Which of name $2 and path $3 another project ($4, NULL on create) of namespace $1
 	 * has; a subgroup's path counts as a project path (they share the URL space). */
 	{"projects_taken",
@@ -671,6 +678,15 @@ static void check_group_visibility(request *r, const char *kind, int ns_vis, int
 					     visibility_name(vis), visibility_name(ns_vis)));
 }
 
+/* Waits for the creations into namespace ns that other transactions have under way
+ * (projects_lock_namespace). */
+static int lock_namespace(request *r, const char *ns)
+{
+	const char *v[1] = {ns};
+	int err;
+	return db_query(r, "projects_lock_namespace", 1, v, &err) ? 0 : err;
+}
+
 /* name and path already used in namespace ns (by another project than self). */
 static int check_taken(request *r, const char *ns, const char *name, const char *path,
 		       const char *self)
@@ -874,7 +890,8 @@ static int create_as(request *r, const char *const *user_v, bool own)
 		fail_validation(r, "limit_reached", limit);
 	if (in.vis >= 0)
 		check_group_visibility(r, ns.kind, ns.visibility, in.vis);
-	if ((rc = check_taken(r, ns.id, name, path, NULL)) < 0)
+	if ((rc = lock_namespace(r, ns.id)) < 0 ||
+	    (rc = check_taken(r, ns.id, name, path, NULL)) < 0)
 		goto fail;
 	if (r->validation) {
 		rc = ERR_VALIDATION;
@@ -1042,8 +1059,13 @@ int projects_delete(request *r)
 	}
 	const char *v[1] = {p.id};
 	int err;
-	if (!db_query(r, "projects_mark_deleted", 1, v, &err)) {
+	PGresult *res = db_query(r, "projects_mark_deleted", 1, v, &err);
+	if (!res) {
 		rc = err;
+		goto fail;
+	}
+	if (PQntuples(res) == 0) { /* another deletion came first */
+		rc = fail_not_found(r, "Project");
 		goto fail;
 	}
 	/* the repository leaves its path at once (a new project may take it); the
@@ -1108,7 +1130,8 @@ int projects_fork(request *r)
 	const char *limit = limit_message(r, &ns);
 	if (limit)
 		fail_validation(r, "limit_reached", limit);
-	if ((rc = check_taken(r, ns.id, src.name, src.path, NULL)) < 0)
+	if ((rc = lock_namespace(r, ns.id)) < 0 ||
+	    (rc = check_taken(r, ns.id, src.name, src.path, NULL)) < 0)
 		goto fail;
 	if (r->validation) {
 		db_rollback(r);

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Process-model checks against the running test stack (sourced by tests/api/run, which
-# has set dir, bin, url, pids, COLLABD_URL, COLLABD_ADMIN_TOKEN):
+# has set dir, bin, url, pids, COLLABD_URL, COLLABD_ADMIN_TOKEN, COLLABD_INSTANCE_URLS
+# and defined start_instance):
 #  - a worker killed with SIGKILL is respawned and requests keep succeeding;
 #  - SIGHUP replaces the workers of an instance with no failed request under load;
+#  - one instance stopped (SIGTERM) and started again under load: nginx passes the
+#    requests to the other one, no GET fails (run's start_instance restarts it);
 #  - a database restart gives 503s (never a hang or a 500) and then recovers by itself.
 # Prints "process: N passed, M failed" and returns non-zero on any failure.
 
@@ -59,7 +62,57 @@ check "the instance runs one background process after reload" [ "$(pgrep -x -P "
 check "no failed request across two reloads" all_200 "$dir/hup.log"
 echo "process: statuses under reload: $(sort "$dir/hup.log" | uniq -c | tr -s ' \n' ' ')"
 
-# 3. database restart: 503 while down, recovery without intervention
+# 3. restart of instance 2 under load: no failed request through the upstream over both
+# (fastcgi_next_upstream error timeout), instance 2's own port fails while it is down
+inst_urls=($COLLABD_INSTANCE_URLS)
+url_status() { # URL: the status of GET URL/api/v4/user
+	curl -s -o /dev/null -m 10 -w '%{http_code}' -H "PRIVATE-TOKEN: $COLLABD_ADMIN_TOKEN" "$1/api/v4/user"
+}
+# load_until LOG STOP: 4 clients, each until the file STOP exists (at most 3000 requests
+# or 90 s each); a client that saw STOP ends its log with "end"
+load_until() {
+	local log=$1 stop=$2 c
+	for c in 1 2 3 4; do
+		( end=$((SECONDS + 90))
+		  for _ in $(seq 1 3000); do
+			[ -e "$stop" ] && { echo end; break; }
+			[ $SECONDS -ge $end ] && break
+			get_user; echo
+		  done > "$log.$c" ) &
+	done
+}
+# every client ran until told to stop, and every request it made answered 200
+all_200_until_stop() {
+	cat "$1".* > "$1"
+	[ "$(grep -c '^end$' "$1")" = 4 ] && [ "$(grep -vc '^end$' "$1")" -gt 0 ] &&
+		! grep -v '^end$' "$1" | grep -qv '^200$'
+}
+rm -f "$dir/restart.stop"
+load_until "$dir/restart.log" "$dir/restart.stop"
+sleep 0.5
+old_master=${pids[1]}
+kill -TERM "$old_master"
+for _ in $(seq 1 400); do kill -0 "$old_master" 2>/dev/null || break; sleep 0.1; done
+wait "$old_master"
+stop_status=$?
+check "instance 2 stops on SIGTERM under load (exit status $stop_status)" [ $stop_status = 0 ]
+down2=$(url_status "${inst_urls[1]}") up1=$(url_status "${inst_urls[0]}")
+check "instance 2's own port fails while it is down ($down2), instance 1's answers ($up1)" \
+	[ "$down2" = 502 -a "$up1" = 200 ]
+sleep 0.5 # requests keep coming while only instance 1 runs
+start_instance 2
+back=0
+for _ in $(seq 1 50); do [ "$(url_status "${inst_urls[1]}")" = 200 ] && { back=1; break; }; sleep 0.2; done
+check "instance 2 answers again after its restart" [ $back = 1 ]
+check "the restarted instance runs its workers and background process" \
+	[ "$(pgrep -x -P "${pids[1]}" collabd | wc -l)" = 3 -a "$(pgrep -x -P "${pids[1]}" collabd-bg | wc -l)" = 1 ]
+sleep 0.5 # and while both run again
+touch "$dir/restart.stop"
+wait_load
+check "no failed request while an instance stopped and started again" all_200_until_stop "$dir/restart.log"
+echo "process: statuses across the restart: $(grep -v '^end$' "$dir/restart.log" | sort | uniq -c | tr -s ' \n' ' ')"
+
+# 4. database restart: 503 while down, recovery without intervention
 pgbin=$(pg_bindir)
 as_pg "$pgbin/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null
 down=$(get_user)

@@ -16,6 +16,7 @@ Suite *suite_access_requests(void);
 Suite *suite_notifications(void);
 Suite *suite_events(void);
 Suite *suite_access_matrix(void);
+Suite *suite_instances(void);
 
 int main(void)
 {
@@ -32,6 +33,7 @@ int main(void)
 	srunner_add_suite(sr, suite_notifications());
 	srunner_add_suite(sr, suite_events());
 	srunner_add_suite(sr, suite_access_matrix());
+	srunner_add_suite(sr, suite_instances());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
