@@ -4,6 +4,7 @@
 
 #include "auth/access.h"
 #include "db/db.h"
+#include "entity/project.h"
 #include "http/pagination.h"
 #include "http/request.h"
 
@@ -78,6 +79,13 @@ int projects_unarchive(request *r);
  * Not Found when there is none) or to the projects of group_id (an id: its own projects
  * and those shared with it) when not NULL. */
 int projects_list_scoped(request *r, const char *user, const char *group_id);
+/* What the project records of rows [0, n) of res (PROJECT_COLS at col; a row without a
+ * project has NULL there) leave out, fetched in at most two statements for the projects
+ * that have it: x[i] gets row i's fork source and shared_with_groups (caller NULL);
+ * shared_level[i], when shared_level is not NULL, the level those links give r's
+ * caller. */
+int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
+		    int *shared_level);
 
 /* groups.c (4.2) */
 extern const db_stmt groups_stmts[];

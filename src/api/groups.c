@@ -15,7 +15,6 @@
 #include "entity/entity.h"
 #include "entity/group.h"
 #include "entity/project.h"
-#include "entity/user.h"
 #include "git/repo.h"
 
 #define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
@@ -245,10 +244,14 @@ static int group_detail_projects(request *r, const char *id, json_object *o)
 	PGresult *res = db_query(r, "groups_detail_projects", 4, v, &err);
 	if (!res)
 		return err;
+	project_extra *x = arena_alloc(r->a, (size_t)PQntuples(res) * sizeof(*x));
+	int rc = projects_extras(r, res, PQntuples(res), 1, x, NULL);
+	if (rc < 0)
+		return rc;
 	json_object *lists[2] = {json_object_new_array(), json_object_new_array()};
 	for (int i = 0; i < PQntuples(res); i++)
 		json_object_array_add(lists[db_int(res, i, 0) ? 1 : 0],
-				      entity_project(r, res, i, 1, PROJECT_VIEW_FULL));
+				      entity_project(r, res, i, 1, PROJECT_VIEW_FULL, &x[i]));
 	json_object_object_add(o, "projects", lists[0]);
 	json_object_object_add(o, "shared_projects", lists[1]);
 	return 0;
@@ -492,8 +495,7 @@ static int taken(request *r, int err)
  * set. */
 static bool can_create_group(request *r)
 {
-	caller *c = r->user;
-	return c->admin || db_bool(c->res, c->row, c->col + UC_CAN_CREATE_GROUP);
+	return r->user->admin || r->user->can_create_group;
 }
 
 int groups_create(request *r)

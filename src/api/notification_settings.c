@@ -10,7 +10,6 @@
 #include "auth/access.h"
 #include "core/validate.h"
 #include "entity/notification_setting.h"
-#include "entity/user.h"
 
 /* Every statement answers one row per source found: 0 the source's id, 1 whether the
  * caller may see it, 2 the level, then the 12 events, then the notification email
@@ -143,7 +142,7 @@ static int settings_show(request *r, const ns_scope *sc)
  * user's emails. */
 static int check_notification_email(request *r, const char *email)
 {
-	const char *own = db_val(r->user->res, r->user->row, r->user->col + UC_EMAIL);
+	const char *own = r->user->email;
 	if (!*email)
 		fail_validation(r, "notification_email", "can't be blank");
 	if (!valid_email(email))

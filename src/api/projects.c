@@ -32,26 +32,35 @@
 /* ---- lists ---- */
 
 /* The filters of a list, on projects p and me: $4 archived (NULL: any), $5 visibility,
- * $6 search (name, path, description, namespace name), $7 owned (owned_ns), $9 starred
- * (ignored without a caller, as GitLab), $10 with_issues_enabled,
- * $11 with_merge_requests_enabled, $12 a user (id or username: their namespace's
- * projects), $13 a group (its own projects and those shared with it). Namespaces are
- * read only by the filters that need them. */
-#define PL_FILTER                                                                             \
+ * $10 with_issues_enabled, $11 with_merge_requests_enabled; and those that need a
+ * subquery: $6 search (name, path, description, namespace name), $7 owned (owned_ns),
+ * $9 starred (ignored without a caller, as GitLab), $12 a user (id or username: their
+ * namespace's projects), $13 a group (its own projects and those shared with it).
+ * Namespaces are read only by the filters that need them. */
+#define PL_FILTER_PLAIN                                                                       \
 	" NOT p.pending_delete AND " SQL_PROJECT_LISTED("p")                                     \
 	" AND ($4::boolean IS NULL OR p.archived = $4::boolean)"                               \
 	" AND ($5::smallint IS NULL OR p.visibility = $5::smallint)"                           \
+	" AND ($10::boolean IS NOT TRUE OR p.issues_enabled)"                                   \
+	" AND ($11::boolean IS NOT TRUE OR p.merge_requests_enabled)"
+#define PL_FILTER                                                                             \
+	PL_FILTER_PLAIN                                                                        \
 	" AND ($6::text IS NULL OR p.name ILIKE " LIKE("$6") " OR p.path ILIKE " LIKE("$6")     \
 	"  OR p.description ILIKE " LIKE("$6") " OR p.namespace_id IN (SELECT sn.id"            \
 	"  FROM namespaces sn WHERE sn.name ILIKE " LIKE("$6") "))"                             \
 	" AND ($7::boolean IS NOT TRUE OR p.namespace_id IN (SELECT id FROM owned_ns))"         \
 	" AND ($9::boolean IS NOT TRUE OR me.id IS NULL OR p.id IN (SELECT s.project_id"        \
 	"  FROM me sm JOIN users_star_projects s ON s.user_id = sm.id))"                       \
-	" AND ($10::boolean IS NOT TRUE OR p.issues_enabled)"                                   \
-	" AND ($11::boolean IS NOT TRUE OR p.merge_requests_enabled)"                           \
 	" AND ($12::text IS NULL OR p.namespace_id IN (SELECT id FROM owner_ns))"               \
 	" AND ($13::bigint IS NULL OR p.namespace_id = $13::bigint OR p.id IN"                  \
 	"  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))"
+/* PL_FILTER for the lists without the filters that need a subquery (the most asked
+ * for: a statement pays for the start-up of every subquery of its plan at each
+ * execution, used or not). */
+#define PL_FILTER_LEAN                                                                        \
+	PL_FILTER_PLAIN " AND $6::text IS NULL AND $7::boolean IS NOT TRUE"                     \
+	" AND ($9::boolean IS NOT TRUE OR me.id IS NULL) AND $12::text IS NULL"                  \
+	" AND $13::bigint IS NULL"
 
 /* The sort keys ($14 order_by from the whitelist, $15 ascending): one text and one
  * time key, the other NULL, then the id. */
@@ -66,14 +75,45 @@
 	" CASE WHEN NOT $15::boolean THEN " T ".kts END DESC,"                                 \
 	" CASE WHEN $15::boolean THEN " T ".id END ASC, " T ".id DESC"
 
-/* A page of projects: column 0 the total, 1 whether the user $12 exists (true without
- * one), the record from 2. One pass over the candidates gives the page and the total
- * (counted again only for a page past the end). With membership ($8) the candidates
- * come from the caller's memberships and personal namespace, for a user or a group from
- * their namespace (and the group's links), with starred ($9) from the caller's stars,
- * each fetched by key, not from every project; so do the page's rows ($16 limit,
- * $17 offset). The branches exclude each other by their parameters alone. */
-#define PROJECTS_LIST(cols)                                                                   \
+/* The candidates of a page, one statement each: a statement pays at every execution
+ * for the start-up of all of its plan, whichever branch its parameters select, so each
+ * kind of list has its own (projects_list_scoped() picks it; the guards on the
+ * parameters stay, for whoever calls one with the parameters of another). All the
+ * projects the caller may see; with membership ($8) the caller's memberships and
+ * personal namespace; for a user or a group ($12, $13) their namespace (and the group's
+ * links); with starred ($9) the caller's stars: each fetched by key, not from every
+ * project. */
+#define PL_ALL(filter)                                                                        \
+	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me"                                       \
+	" WHERE $8::boolean IS NOT TRUE AND $12::text IS NULL AND $13::bigint IS NULL"          \
+	" AND ($9::boolean IS NOT TRUE OR $1::bigint IS NULL) AND" filter
+#define PL_MEMBERSHIP(filter)                                                                 \
+	"SELECT " PL_KEYS " FROM (SELECT id FROM mine UNION SELECT up.id FROM me"                \
+	" JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"      \
+	" ON up.namespace_id = un.id AND NOT up.pending_delete) x CROSS JOIN LATERAL"           \
+	" (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                    \
+	" WHERE $8::boolean AND" filter
+#define PL_SCOPED                                                                             \
+	"SELECT " PL_KEYS " FROM (SELECT sp.id FROM projects sp"                                 \
+	" WHERE sp.namespace_id IN (SELECT id FROM owner_ns) AND NOT sp.pending_delete"         \
+	" UNION SELECT sp.id FROM projects sp WHERE sp.namespace_id = $13::bigint"              \
+	" AND NOT sp.pending_delete UNION SELECT sl.project_id FROM project_group_links sl"     \
+	" WHERE sl.group_id = $13::bigint) x CROSS JOIN LATERAL"                                \
+	" (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                    \
+	" WHERE $8::boolean IS NOT TRUE AND ($12::text IS NOT NULL OR $13::bigint IS NOT NULL)" \
+	" AND" PL_FILTER
+#define PL_STARRED                                                                            \
+	"SELECT " PL_KEYS " FROM users_star_projects x CROSS JOIN LATERAL"                       \
+	" (SELECT * FROM projects WHERE id = x.project_id OFFSET 0) p CROSS JOIN me"            \
+	" WHERE x.user_id = $1::bigint AND $8::boolean IS NOT TRUE AND $12::text IS NULL"       \
+	" AND $13::bigint IS NULL AND $9::boolean AND $1::bigint IS NOT NULL AND" PL_FILTER
+
+/* A page of projects: column 0 the total (NULL for a page past the end: the handler
+ * asks for the first row then, rather than every statement holding a second plan of the
+ * candidates to count them), 1 whether the user $12 exists (true without one), the
+ * record from 2. One pass over the candidates gives the page and the total; the page's
+ * rows ($16 limit, $17 offset) are fetched by key. */
+#define PROJECTS_LIST(candidates, cols)                                                       \
 	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
 	" owned_ns AS (SELECT n.id FROM me JOIN namespaces n ON n.owner_id = me.id"             \
 	"  AND n.kind = 'user' UNION SELECT m.source_id FROM me JOIN members m"                 \
@@ -85,33 +125,19 @@
 	"  UNION ALL SELECT un.id FROM users uu JOIN namespaces un ON un.owner_id = uu.id"      \
 	"  AND un.kind = 'user' WHERE $12::text !~ '^[0-9]+$' AND NOT uu.ghost"               \
 	"  AND lower(uu.username) = lower($12::text)),"                                        \
-	" f AS NOT MATERIALIZED (SELECT " PL_KEYS " FROM projects p CROSS JOIN me"              \
-	"  WHERE $8::boolean IS NOT TRUE AND $12::text IS NULL AND $13::bigint IS NULL"        \
-	"  AND ($9::boolean IS NOT TRUE OR $1::bigint IS NULL) AND" PL_FILTER                  \
-	"  UNION ALL SELECT " PL_KEYS " FROM (SELECT id FROM mine UNION SELECT up.id FROM me"   \
-	"  JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"     \
-	"  ON up.namespace_id = un.id AND NOT up.pending_delete) x CROSS JOIN LATERAL"          \
-	"  (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                   \
-	"  WHERE $8::boolean AND" PL_FILTER                                                      \
-	"  UNION ALL SELECT " PL_KEYS " FROM (SELECT sp.id FROM projects sp"                    \
-	"  WHERE sp.namespace_id IN (SELECT id FROM owner_ns) AND NOT sp.pending_delete"        \
-	"  UNION SELECT sp.id FROM projects sp WHERE sp.namespace_id = $13::bigint"             \
-	"  AND NOT sp.pending_delete UNION SELECT sl.project_id FROM project_group_links sl"     \
-	"  WHERE sl.group_id = $13::bigint) x CROSS JOIN LATERAL"                               \
-	"  (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                   \
-	"  WHERE $8::boolean IS NOT TRUE AND ($12::text IS NOT NULL OR $13::bigint IS NOT NULL)" \
-	"  AND" PL_FILTER                                                                        \
-	"  UNION ALL SELECT " PL_KEYS " FROM users_star_projects x CROSS JOIN LATERAL"          \
-	"  (SELECT * FROM projects WHERE id = x.project_id OFFSET 0) p CROSS JOIN me"           \
-	"  WHERE x.user_id = $1::bigint AND $8::boolean IS NOT TRUE AND $12::text IS NULL"      \
-	"  AND $13::bigint IS NULL AND $9::boolean AND $1::bigint IS NOT NULL AND" PL_FILTER "),"\
+	" f AS NOT MATERIALIZED (" candidates "),"                                             \
 	" pg AS (SELECT id, kt, kts, count(*) OVER () AS total FROM f" PL_ORDER("f")            \
 	"  LIMIT $16 OFFSET $17)"                                                              \
-	"SELECT coalesce((SELECT total FROM pg LIMIT 1), (SELECT count(*) FROM f)),"            \
+	"SELECT (SELECT total FROM pg LIMIT 1),"                                                \
 	" ($12::text IS NULL OR EXISTS (SELECT 1 FROM owner_ns)), pr.* FROM (SELECT 1) one"     \
 	" LEFT JOIN LATERAL (SELECT " cols " FROM pg"                                           \
 	" CROSS JOIN LATERAL (SELECT * FROM projects WHERE id = pg.id OFFSET 0) p"             \
 	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me" PL_ORDER("pg") ") pr ON true"
+/* The two views of each kind of list. */
+#define PROJECTS_LISTS(name, candidates)                                                      \
+	{"projects_list_" name, PROJECTS_LIST(candidates, PROJECT_COLS ", "                     \
+					      PROJECT_CALLER_COLS("me.id"))},                    \
+	{"projects_list_" name "_simple", PROJECTS_LIST(candidates, PROJECT_BASIC_COLS)}
 #define PL_RECORD 2
 
 /* ---- one project ---- */
@@ -124,10 +150,26 @@
 	" FROM (" SQL_PROJECT_BY_REF("p.id", REF) ") t JOIN projects p ON p.id = t.id"           \
 	" AND NOT p.pending_delete JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"
 
-/* The record, the caller's permissions and access (SQL_PROJECT_ACCESS_COLS). */
-#define PROJECT_SHOW_COLS                                                                     \
-	PROJECT_COLS ", " PROJECT_PERMISSION_COLS ", " SQL_PROJECT_ACCESS_COLS("p")
-#define PS_ACCESS (PROJECT_NCOLS + PROJECT_PERMISSION_NCOLS)
+/* GET /projects/:id: the record and the caller's standing (PROJECT_CALLER_COLS, the
+ * caller's id being ME), the project found by id (REF a bigint) or by full path (REF
+ * anything else: matched without regard to case; digits only are an id, never a path).
+ * Which of the two, the handler knows (project_ref_is_id()): one index lookup each, no
+ * union of both. The abilities are decided in C (project_access_decide()). */
+#define PROJECT_SHOW(ME, WHERE) "SELECT " PROJECT_COLS ", " PROJECT_CALLER_COLS(ME) WHERE
+#define PROJECT_BY_ID(REF)                                                                    \
+	" FROM projects p JOIN namespaces n ON n.id = p.namespace_id"                            \
+	" WHERE p.id = " REF "::bigint AND NOT p.pending_delete"
+#define PROJECT_BY_PATH(REF)                                                                  \
+	" FROM namespaces n JOIN projects p ON p.namespace_id = n.id AND NOT p.pending_delete"   \
+	" WHERE " REF " !~ '^[0-9]+$'"                                                         \
+	" AND lower(n.full_path) = lower(substring(" REF " from '^(.*)/[^/]*$'))"                \
+	" AND lower(p.path) = lower(substring(" REF " from '/([^/]*)$'))"
+/* The caller by token ($1 digest, $2 oauth) and the project in one round trip: the
+ * AUTH_LEAN columns, then PROJECT_SHOW's (NULL when there is no such project); no row
+ * when the token matches nothing. */
+#define PROJECT_SHOW_AUTH(WHERE)                                                              \
+	"SELECT c.*, pr.* FROM (SELECT " AUTH_LEAN " FROM " AUTH_FROM ") c LEFT JOIN LATERAL ("  \
+	PROJECT_SHOW("c.id", WHERE) ") pr ON true"
 
 /* What the writes need of the project they change, then SQL_PROJECT_ACCESS_COLS. */
 #define PROJECT_FIND(lock)                                                                    \
@@ -177,19 +219,28 @@ enum { FLAG_SHARED_RUNNERS = 6, FLAG_PUBLIC_JOBS = 9 };
 #define FLAG_SET(i, col) " " col " = coalesce($" #i "::boolean, " col "),"
 
 const db_stmt projects_stmts[] = {
-	/* $1..$3 me, then as PL_FILTER, PL_KEYS and PROJECTS_LIST */
-	{"projects_list", PROJECTS_LIST(PROJECT_COLS ", " PROJECT_PERMISSION_COLS)},
-	{"projects_list_simple", PROJECTS_LIST(PROJECT_BASIC_COLS)},
-	/* $1..$3 me, $4 id or full path */
-	{"projects_show", "WITH " SQL_ME " SELECT " PROJECT_SHOW_COLS PROJECT_FROM("$4")},
-	/* The caller by token ($1 digest, $2 oauth) and project $3 in one round trip: the
-	 * AUTH_SELECT columns (NULL when the token matches nothing), then as projects_show. */
-	{"projects_show_auth",
-	 "WITH c AS (SELECT " AUTH_SELECT " FROM " AUTH_FROM "),"
-	 " me AS (SELECT c.id, coalesce(c.is_admin, false) AS admin,"
-	 " coalesce(c.external, false) AS external FROM (SELECT 1) one LEFT JOIN c ON true)"
-	 " SELECT c.*, pr.* FROM (SELECT 1) one LEFT JOIN c ON true LEFT JOIN LATERAL"
-	 " (SELECT " PROJECT_SHOW_COLS PROJECT_FROM("$3") ") pr ON true"},
+	/* $1..$3 me, then as PL_FILTER, PL_KEYS and PROJECTS_LIST; the candidates of
+	 * PL_ALL, PL_MEMBERSHIP (each also without the filters that need a subquery),
+	 * PL_SCOPED or PL_STARRED */
+	PROJECTS_LISTS("all", PL_ALL(PL_FILTER)),
+	PROJECTS_LISTS("all_lean", PL_ALL(PL_FILTER_LEAN)),
+	PROJECTS_LISTS("membership", PL_MEMBERSHIP(PL_FILTER)),
+	PROJECTS_LISTS("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN)),
+	PROJECTS_LISTS("scoped", PL_SCOPED),
+	PROJECTS_LISTS("starred", PL_STARRED),
+	/* $1 the caller's id (NULL when anonymous), $2 the project's id or full path */
+	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2"))},
+	{"projects_show_path", PROJECT_SHOW("$1::bigint", PROJECT_BY_PATH("$2"))},
+	/* $1 token digest, $2 oauth, $3 the project's id or full path */
+	{"projects_show_auth", PROJECT_SHOW_AUTH(PROJECT_BY_ID("$3"))},
+	{"projects_show_auth_path", PROJECT_SHOW_AUTH(PROJECT_BY_PATH("$3"))},
+	/* What PROJECT_COLS leaves out, for the projects that have it: the fork sources $1
+	 * (a bigint[]), in the simple view; the group links of projects $1 (with the
+	 * caller's level, $2, in each group). */
+	{"projects_fork_sources",
+	 "SELECT " PROJECT_BASIC_COLS " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
+	 " WHERE p.id = ANY ($1::bigint[]) AND NOT p.pending_delete"},
+	{"projects_links", PROJECT_LINKS_SELECT},
 	{"projects_find", PROJECT_FIND("")},
 	{"projects_find_lock", PROJECT_FIND(" FOR UPDATE OF p")},
 	{"projects_target_ns", PROJECT_TARGET_NS},
@@ -339,21 +390,60 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	/* Without a caller or with simple=true, BasicProjectDetails; else ProjectWithAccess
 	 * (no runners token in lists). */
 	bool basic = !r->user || (simple && strcmp(simple, "true") == 0);
+	/* the statement of this kind of list (PROJECTS_LISTS), lean without the filters
+	 * that need a subquery */
+	bool starring = starred && strcmp(starred, "true") == 0 && r->user;
+	const char *kind = membership && strcmp(membership, "true") == 0 ? "membership"
+			   : user || group_id					? "scoped"
+			   : starring						? "starred"
+										: "all";
+	bool lean = (strcmp(kind, "all") == 0 || strcmp(kind, "membership") == 0) && !v[5] &&
+		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
+	const char *stmt = arena_printf(r->a, "projects_list_%s%s%s", kind, lean ? "_lean" : "",
+					basic ? "_simple" : "");
 	int err;
-	PGresult *res = db_query(r, basic ? "projects_list_simple" : "projects_list", 17, v, &err);
+	PGresult *res = db_query(r, stmt, 17, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0 || !db_bool(res, 0, 1))
 		return fail_not_found(r, "User");
+	const char *total = db_val(res, 0, 0);
+	if (!total && pg.offset > 0) {
+		/* a page past the end: its first row counts them all */
+		const char *fv[17];
+		memcpy(fv, v, sizeof(fv));
+		fv[15] = "1";
+		fv[16] = "0";
+		PGresult *first = db_query(r, stmt, 17, fv, &err);
+		if (!first)
+			return err;
+		total = PQntuples(first) ? db_val(first, 0, 0) : NULL;
+	}
 	unsigned flags = PROJECT_VIEW_BASIC;
 	if (!basic)
 		flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
 			(stats && strcmp(stats, "true") == 0 ? PROJECT_STATISTICS : 0);
+	int n = PQntuples(res);
+	project_extra *x = NULL;
+	project_caller *callers = NULL;
+	if (!basic) {
+		x = arena_alloc(r->a, (size_t)n * sizeof(*x));
+		callers = arena_alloc(r->a, (size_t)n * sizeof(*callers));
+		if ((rc = projects_extras(r, res, n, PL_RECORD, x, NULL)) < 0)
+			return rc;
+	}
 	json_object *list = json_object_new_array();
-	for (int i = 0; i < PQntuples(res); i++)
-		if (!PQgetisnull(res, i, PL_RECORD))
-			json_object_array_add(list, entity_project(r, res, i, PL_RECORD, flags));
-	pagination_headers(r, &pg, db_int(res, 0, 0));
+	for (int i = 0; i < n; i++) {
+		if (PQgetisnull(res, i, PL_RECORD))
+			continue;
+		if (!basic) {
+			project_caller_read(&callers[i], r, res, i, PL_RECORD);
+			x[i].caller = &callers[i];
+		}
+		json_object_array_add(list, entity_project(r, res, i, PL_RECORD, flags,
+							   basic ? NULL : &x[i]));
+	}
+	pagination_headers(r, &pg, total ? strtoll(total, NULL, 10) : 0);
 	respond_json(r, 200, list);
 	return 0;
 }
@@ -371,9 +461,136 @@ int projects_list_user(request *r)
 
 /* ---- one project ---- */
 
+/* Comma-separated ids as a bigint[] literal being built. */
+static void id_list_add(request *r, const char **list, const char *id)
+{
+	*list = *list ? arena_printf(r->a, "%s,%s", *list, id) : id;
+}
+
+/* Column c of the project of row i of res, NULL when it is NULL or there is no project. */
+static const char *project_val(const PGresult *res, int i, int col, int c)
+{
+	return PQgetisnull(res, i, col + PC_ID) ? NULL : db_val(res, i, col + c);
+}
+
+/* x[i].forked_from for the rows whose project is a fork, from the sources' simple views
+ * (ids: the sources' ids as a list). */
+static int add_fork_sources(request *r, const PGresult *res, int n, int col, project_extra *x,
+			    const char *ids)
+{
+	const char *v[1] = {arena_printf(r->a, "{%s}", ids)};
+	int err;
+	PGresult *src = db_query(r, "projects_fork_sources", 1, v, &err);
+	if (!src)
+		return err;
+	for (int i = 0; i < n; i++) {
+		const char *from = project_val(res, i, col, PC_FORKED_FROM_ID);
+		for (int j = 0; from && j < PQntuples(src); j++) {
+			if (strcmp(PQgetvalue(src, j, PC_ID), from) != 0)
+				continue;
+			json_object *o = entity_project(r, src, j, 0, PROJECT_VIEW_BASIC, NULL);
+			x[i].forked_from = request_own(r, o);
+		}
+	}
+	return 0;
+}
+
+/* x[i].shared_with_groups and shared_level[i] for the rows whose project is shared
+ * (ids: those projects' ids as a list). */
+static int add_links(request *r, const PGresult *res, int n, int col, project_extra *x,
+		     int *shared_level, const char *ids)
+{
+	const char *v[2] = {arena_printf(r->a, "{%s}", ids),
+			    r->user ? arena_printf(r->a, "%lld", r->user->id) : NULL};
+	int err;
+	PGresult *links = db_query(r, "projects_links", 2, v, &err);
+	if (!links)
+		return err;
+	for (int i = 0; i < n; i++) {
+		const char *id = project_val(res, i, col, PC_ID);
+		for (int j = 0; id && j < PQntuples(links); j++) {
+			if (strcmp(PQgetvalue(links, j, PLK_PROJECT_ID), id) != 0)
+				continue;
+			if (!x[i].shared_with_groups)
+				x[i].shared_with_groups = request_own(r, json_object_new_array());
+			json_object_array_add(x[i].shared_with_groups,
+					      entity_project_group_link(links, j));
+			int level = access_shared_level((int)db_int(links, j, PLK_GROUP_ACCESS),
+							(int)db_int(links, j, PLK_CALLER_LEVEL));
+			if (shared_level && level > shared_level[i])
+				shared_level[i] = level;
+		}
+	}
+	return 0;
+}
+
+int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
+		    int *shared_level)
+{
+	const char *forks = NULL, *shared = NULL;
+	for (int i = 0; i < n; i++) {
+		memset(&x[i], 0, sizeof(x[i]));
+		if (shared_level)
+			shared_level[i] = 0;
+		const char *id = project_val(res, i, col, PC_ID);
+		const char *from = project_val(res, i, col, PC_FORKED_FROM_ID);
+		if (from)
+			id_list_add(r, &forks, from);
+		if (id && db_bool(res, i, col + PC_SHARED))
+			id_list_add(r, &shared, id);
+	}
+	int rc = 0;
+	if (forks)
+		rc = add_fork_sources(r, res, n, col, x, forks);
+	if (rc == 0 && shared)
+		rc = add_links(r, res, n, col, x, shared_level, shared);
+	return rc;
+}
+
+/* The :id of a project route names it by id when it is digits (at most 18: more are no
+ * id and no path, found nowhere), else by full path. */
+static bool project_ref_is_id(const char *ref)
+{
+	size_t n = ref ? strspn(ref, "0123456789") : 0;
+	return n > 0 && n <= 18 && ref[n] == '\0';
+}
+
+/* A project's record at col of row 0 of res (PROJECT_COLS and PROJECT_CALLER_COLS, or
+ * no project there), with what comes apart from it and the caller's abilities on it. */
+struct project_shown {
+	project_access pa;
+	project_caller caller;
+	project_extra x;
+};
+
+/* Completes out for the record of res at col: 0, or ERR_NOT_FOUND when there is no
+ * project there. */
+static int project_shown_load(request *r, const PGresult *res, int col, struct project_shown *out)
+{
+	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID))
+		return fail_not_found(r, "Project");
+	project_caller_read(&out->caller, r, res, 0, col);
+	int shared_level = 0, rc = projects_extras(r, res, 1, col, &out->x, &shared_level);
+	if (rc < 0)
+		return rc;
+	out->caller.levels.shared_level = shared_level;
+	out->x.caller = &out->caller;
+	project_access_decide(&out->pa, r->user, (int)db_int(res, 0, col + PC_VISIBILITY),
+			      db_bool(res, 0, col + PC_ARCHIVED), &out->caller.levels);
+	return 0;
+}
+
+/* Runs projects_show (by_id) or projects_show_path for project ref as r's caller. */
+static PGresult *project_show_query(request *r, const char *ref, int *err)
+{
+	const char *v[2] = {r->user ? arena_printf(r->a, "%lld", r->user->id) : NULL, ref};
+	return db_query(r, project_ref_is_id(ref) ? "projects_show" : "projects_show_path", 2, v,
+			err);
+}
+
 int projects_show(request *r)
 {
-	const char *id = param_str(r, "id");
+	const char *ref = param_str(r, "id");
 	bool stats = false;
 	int rc = param_bool(r, "statistics", &stats);
 	if (rc < 0)
@@ -381,37 +598,40 @@ int projects_show(request *r)
 	PGresult *res;
 	int col, err;
 	if (!r->user && r->token_digest) {
-		/* authentication, access and the record in one statement */
+		/* authentication, the caller's standing and the record in one statement */
 		const char *v[3];
 		auth_params(r, v);
-		v[2] = id;
-		res = db_query(r, "projects_show_auth", 3, v, &err);
+		v[2] = ref;
+		res = db_query(r, project_ref_is_id(ref) ? "projects_show_auth"
+							 : "projects_show_auth_path",
+			       3, v, &err);
 		if (!res)
 			return err;
-		if ((rc = auth_accept_row(r, r->route->flags, res, 0, 0)) < 0)
+		if ((rc = auth_accept_lean(r, r->route->flags, res, 0, 0)) < 0)
 			return rc;
-		col = AUTH_NCOLS;
+		col = AUTH_LEAN_NCOLS;
 	} else {
-		const char *v[4];
-		access_me_params(r, v);
-		v[3] = id;
-		res = db_query(r, "projects_show", 4, v, &err);
-		if (!res)
+		if (!(res = project_show_query(r, ref, &err)))
 			return err;
 		col = 0;
 	}
-	project_access pa;
-	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID))
+	struct project_shown p;
+	if (!r->user) {
+		/* anonymous: public projects in the simple view, nothing more to fetch */
+		if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID) ||
+		    db_int(res, 0, col + PC_VISIBILITY) != VIS_PUBLIC)
+			return fail_not_found(r, "Project");
+		respond_json(r, 200, entity_project(r, res, 0, col, PROJECT_VIEW_BASIC, NULL));
+		return 0;
+	}
+	if ((rc = project_shown_load(r, res, col, &p)) < 0)
+		return rc;
+	if (!can_read_project(&p.pa))
 		return fail_not_found(r, "Project");
-	project_access_read(&pa, res, 0, col + PS_ACCESS);
-	if (!can_read_project(&pa))
-		return fail_not_found(r, "Project");
-	unsigned flags = PROJECT_VIEW_BASIC;
-	if (r->user)
-		flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
-			(can_update_project(&pa) ? PROJECT_CAN_ADMIN : 0) |
-			(stats ? PROJECT_STATISTICS : 0);
-	respond_json(r, 200, entity_project(r, res, 0, col, flags));
+	unsigned flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
+			 (can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0) |
+			 (stats ? PROJECT_STATISTICS : 0);
+	respond_json(r, 200, entity_project(r, res, 0, col, flags, &p.x));
 	return 0;
 }
 
@@ -420,20 +640,17 @@ int projects_show(request *r)
  * (GitLab's user_can_admin_project, passed by create, edit and fork). */
 static int present(request *r, const char *id, int status, bool admin_view)
 {
-	const char *v[4];
-	access_me_params(r, v);
-	v[3] = id;
 	int err;
-	PGresult *res = db_query(r, "projects_show", 4, v, &err);
+	PGresult *res = project_show_query(r, id, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Project");
-	project_access pa;
-	project_access_read(&pa, res, 0, PS_ACCESS);
+	struct project_shown p;
+	int rc = project_shown_load(r, res, 0, &p);
+	if (rc < 0)
+		return rc;
 	unsigned flags =
-		PROJECT_VIEW_FULL | (admin_view && can_update_project(&pa) ? PROJECT_CAN_ADMIN : 0);
-	respond_json(r, status, entity_project(r, res, 0, 0, flags));
+		PROJECT_VIEW_FULL | (admin_view && can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0);
+	respond_json(r, status, entity_project(r, res, 0, 0, flags, &p.x));
 	return 0;
 }
 

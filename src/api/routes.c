@@ -52,7 +52,7 @@ const route routes[] = {
 	{"POST", V4 "/users", users_create, ADMIN},
 	{"PUT", V4 "/users/:id", users_update, ADMIN},
 	{"DELETE", V4 "/users/:id", users_delete, ADMIN},
-	{"GET", V4 "/user", user_current, AUTH | RU},
+	{"GET", V4 "/user", user_current, AUTH | RU | ROUTE_CALLER_RECORD},
 	{"GET", V4 "/user/keys", keys_list_mine, AUTH | RU},
 	{"GET", V4 "/users/:id/keys", keys_list_user, ADMIN | RU},
 	{"GET", V4 "/user/keys/:key_id", keys_show_mine, AUTH | RU},

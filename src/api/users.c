@@ -56,7 +56,7 @@ const db_stmt users_stmts[] = {
 	/* The caller (by token: $1 digest, $2 oauth) and the user $3 in one round trip. */
 	{"users_show_auth",
 	 "SELECT c.*, p.* FROM (SELECT 1) one"
-	 " LEFT JOIN (SELECT " AUTH_SELECT " FROM " AUTH_FROM ") c ON true"
+	 " LEFT JOIN (SELECT " AUTH_LEAN " FROM " AUTH_FROM ") c ON true"
 	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM users u WHERE u.id = $3 AND NOT u.ghost) p"
 	 " ON true"},
 	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost"},
@@ -220,10 +220,10 @@ int users_show(request *r)
 		res = db_query(r, "users_show_auth", 3, v, &err);
 		if (!res)
 			return err;
-		rc = auth_accept_row(r, r->route->flags, res, 0, 0);
+		rc = auth_accept_lean(r, r->route->flags, res, 0, 0);
 		if (rc < 0)
 			return rc;
-		col = AUTH_NCOLS;
+		col = AUTH_LEAN_NCOLS;
 	} else {
 		const char *v[1] = {id};
 		res = db_query(r, "users_show", 1, v, &err);

@@ -5,6 +5,30 @@
 
 #include "db/db.h"
 
+static int max_level(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+void project_access_decide(project_access *out, const caller *c, int visibility, bool archived,
+			   const project_levels *l)
+{
+	out->member_level = l->member_level;
+	out->group_level = l->group_level;
+	out->level = max_level(l->member_level, max_level(l->group_level, l->shared_level));
+	out->ns_owner = c && l->ns_owner;
+	out->admin = c && c->admin;
+	out->archived = archived;
+	out->visible = out->admin || visibility == VIS_PUBLIC ||
+		       (c && ((visibility == VIS_INTERNAL && !c->external) ||
+			      out->level >= ACCESS_GUEST));
+}
+
+int access_shared_level(int link_access, int level)
+{
+	return link_access < level ? link_access : level;
+}
+
 bool can_read_project(const project_access *a)
 {
 	return a->admin || a->visible;

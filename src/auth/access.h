@@ -150,6 +150,24 @@ typedef struct {
 	bool admin;
 } group_access;
 
+/* The caller's levels on a project as a statement found them (raw, each once), from
+ * which project_access_decide() derives a project_access in C: the rule of
+ * SQL_PROJECT_ACCESS_COLS, for statements that would pay at every execution for the
+ * expressions and subqueries of the macros. */
+typedef struct {
+	int member_level; /* SQL_PROJECT_MEMBER_LEVEL */
+	int group_level;  /* SQL_PROJECT_GROUP_LEVEL */
+	int shared_level; /* SQL_PROJECT_SHARED_LEVEL */
+	bool ns_owner;    /* the project is in the caller's own namespace */
+} project_levels;
+
+/* The abilities of caller c (NULL when anonymous) on a project of that visibility. */
+void project_access_decide(project_access *out, const caller *c, int visibility, bool archived,
+			   const project_levels *l);
+/* The level a project shared with a group at link_access gives a caller whose level in
+ * that group (or one above it) is level (SQL_PROJECT_SHARED_LEVEL for one link). */
+int access_shared_level(int link_access, int level);
+
 bool can_read_project(const project_access *a);
 bool can_update_project(const project_access *a);          /* master and up */
 bool can_admin_project(const project_access *a);           /* owner: delete, transfer, archive */

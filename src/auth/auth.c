@@ -9,6 +9,7 @@
 
 const db_stmt auth_stmts[] = {
 	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM},
+	{"auth_token_lean", "SELECT " AUTH_LEAN " FROM " AUTH_FROM},
 	{"auth_sudo_user",
 	 "SELECT " USER_COLS " FROM users u WHERE NOT u.ghost AND "
 	 "(u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR lower(u.username) = lower($1))"},
@@ -84,6 +85,8 @@ static int apply_sudo(request *r)
 	c->admin = db_bool(res, 0, UC_IS_ADMIN);
 	c->external = db_bool(res, 0, UC_EXTERNAL);
 	c->username = db_val(res, 0, UC_USERNAME);
+	c->email = db_val(res, 0, UC_EMAIL);
+	c->can_create_group = db_bool(res, 0, UC_CAN_CREATE_GROUP);
 	c->scopes = r->user->scopes;
 	c->token_kind = r->user->token_kind;
 	c->res = res;
@@ -93,22 +96,12 @@ static int apply_sudo(request *r)
 	return 0;
 }
 
-int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col)
+/* The checks once r->user is c (NULL: no credential was sent): scope, sudo, the route's
+ * flags. */
+static int accept_caller(request *r, unsigned flags, caller *c)
 {
-	if (r->token_digest && (!res || PQntuples(res) <= row || PQgetisnull(res, row, col + UC_ID)))
-		return ERR_UNAUTHORIZED; /* a credential was sent and it is not valid */
-	if (r->token_digest) {
-		caller *c = arena_alloc(r->a, sizeof(*c));
-		c->id = db_int(res, row, col + UC_ID);
-		c->admin = db_bool(res, row, col + UC_IS_ADMIN);
-		c->external = db_bool(res, row, col + UC_EXTERNAL);
-		c->username = db_val(res, row, col + UC_USERNAME);
-		c->token_kind = db_val(res, row, col + USER_NCOLS);
-		c->scopes = db_val(res, row, col + USER_NCOLS + 1);
-		c->res = res;
-		c->row = row;
-		c->col = col;
-		r->user = c;
+	r->user = c;
+	if (c) {
 		if (!has_scope(c->scopes, "api")) {
 			bool read_only = (flags & ROUTE_READ_USER) && strcmp(r->method, "GET") == 0 &&
 					 has_scope(c->scopes, "read_user");
@@ -128,15 +121,61 @@ int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col)
 	return 0;
 }
 
+/* A credential was sent and it matched nothing: no row, or NULLs at col. */
+static bool no_caller(const PGresult *res, int row, int col)
+{
+	return !res || PQntuples(res) <= row || PQgetisnull(res, row, col);
+}
+
+int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col)
+{
+	if (!r->token_digest)
+		return accept_caller(r, flags, NULL);
+	if (no_caller(res, row, col + UC_ID))
+		return ERR_UNAUTHORIZED;
+	caller *c = arena_alloc(r->a, sizeof(*c));
+	c->id = db_int(res, row, col + UC_ID);
+	c->admin = db_bool(res, row, col + UC_IS_ADMIN);
+	c->external = db_bool(res, row, col + UC_EXTERNAL);
+	c->username = db_val(res, row, col + UC_USERNAME);
+	c->email = db_val(res, row, col + UC_EMAIL);
+	c->can_create_group = db_bool(res, row, col + UC_CAN_CREATE_GROUP);
+	c->token_kind = db_val(res, row, col + USER_NCOLS);
+	c->scopes = db_val(res, row, col + USER_NCOLS + 1);
+	c->res = res;
+	c->row = row;
+	c->col = col;
+	return accept_caller(r, flags, c);
+}
+
+int auth_accept_lean(request *r, unsigned flags, PGresult *res, int row, int col)
+{
+	if (!r->token_digest)
+		return accept_caller(r, flags, NULL);
+	if (no_caller(res, row, col + AL_ID))
+		return ERR_UNAUTHORIZED;
+	caller *c = arena_alloc(r->a, sizeof(*c));
+	c->id = db_int(res, row, col + AL_ID);
+	c->admin = db_bool(res, row, col + AL_IS_ADMIN);
+	c->external = db_bool(res, row, col + AL_EXTERNAL);
+	c->username = db_val(res, row, col + AL_USERNAME);
+	c->email = db_val(res, row, col + AL_EMAIL);
+	c->can_create_group = db_bool(res, row, col + AL_CAN_CREATE_GROUP);
+	c->token_kind = db_val(res, row, col + AL_KIND);
+	c->scopes = db_val(res, row, col + AL_SCOPES);
+	return accept_caller(r, flags, c);
+}
+
 int auth_authenticate(request *r, unsigned flags)
 {
 	if (!r->token_digest)
-		return auth_accept_row(r, flags, NULL, 0, 0);
+		return accept_caller(r, flags, NULL);
+	bool record = flags & ROUTE_CALLER_RECORD;
 	const char *v[2];
 	auth_params(r, v);
 	int err;
-	PGresult *res = db_query(r, "auth_token", 2, v, &err);
+	PGresult *res = db_query(r, record ? "auth_token" : "auth_token_lean", 2, v, &err);
 	if (!res)
 		return err;
-	return auth_accept_row(r, flags, res, 0, 0);
+	return record ? auth_accept_row(r, flags, res, 0, 0) : auth_accept_lean(r, flags, res, 0, 0);
 }

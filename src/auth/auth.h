@@ -10,13 +10,24 @@ extern const db_stmt auth_stmts[];
 
 /* The columns and FROM clause that turn a token digest ($1) and a flag "sent as OAuth"
  * ($2) into the caller's row: USER_COLS then kind and scopes. Statements that fetch a
- * record together with the caller (one round trip) embed these. */
+ * record together with the caller (one round trip) embed these; AUTH_SELECT is for the
+ * routes that present the caller's own record (ROUTE_CALLER_RECORD), AUTH_LEAN for all
+ * the others. */
 #define AUTH_NCOLS (USER_NCOLS + 3)
 #define AUTH_SELECT                                                                            \
 	USER_COLS ", t.kind, t.scopes::text, CASE WHEN u.is_admin THEN (SELECT p.sealed FROM "   \
 		  "tokens p WHERE p.user_id = u.id AND p.kind = 'private') END"
 /* Column (after USER_COLS) of the sealed private token, shown to admins by GET /user. */
 #define AUTH_COL_PRIVATE_TOKEN (USER_NCOLS + 2)
+/* What the dispatcher and the handlers need of the caller, and no more: every column
+ * of AUTH_SELECT costs at each execution of every statement that embeds it. */
+#define AUTH_LEAN                                                                              \
+	"u.id, u.username, u.is_admin, u.external, u.email, u.can_create_group, t.kind,"        \
+	" t.scopes::text"
+enum auth_lean_col {
+	AL_ID, AL_USERNAME, AL_IS_ADMIN, AL_EXTERNAL, AL_EMAIL, AL_CAN_CREATE_GROUP, AL_KIND,
+	AL_SCOPES, AUTH_LEAN_NCOLS
+};
 #define AUTH_FROM                                                                                \
 	"tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1 AND "                      \
 	"(t.kind = 'oauth') = $2::boolean AND NOT t.revoked AND "                                  \
@@ -25,12 +36,15 @@ extern const db_stmt auth_stmts[];
 /* Reads the credential the request carries (header or parameter) into r->token_digest
  * and r->oauth, and the sudo value into r->sudo. */
 void auth_read_credentials(request *r);
-/* Full authentication for a route with the given flags: looks the token up, checks
- * scope, applies sudo, enforces ROUTE_AUTH and ROUTE_ADMIN. 0 or an ERR_ code. */
+/* Full authentication for a route with the given flags: looks the token up (all of the
+ * caller's record with ROUTE_CALLER_RECORD, AUTH_LEAN otherwise), checks scope, applies
+ * sudo, enforces ROUTE_AUTH and ROUTE_ADMIN. 0 or an ERR_ code. */
 int auth_authenticate(request *r, unsigned flags);
 /* Same checks for a caller row already fetched at column col of row (AUTH_SELECT
- * columns; all NULL when the token matched nothing). */
+ * columns; all NULL, or no row, when the token matched nothing). */
 int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col);
+/* The same for AUTH_LEAN columns; r->user->res stays NULL. */
+int auth_accept_lean(request *r, unsigned flags, PGresult *res, int row, int col);
 /* Parameters $1 and $2 for statements embedding AUTH_FROM. */
 void auth_params(request *r, const char **values);
 /* 1 when the caller may use sudo etc.: an admin. */

@@ -173,6 +173,72 @@ bool db_bool(const PGresult *res, int row, int col)
 	return !PQgetisnull(res, row, col) && PQgetvalue(res, row, col)[0] == 't';
 }
 
+int db_text_array(arena *a, const char *s, const char ***out)
+{
+	*out = NULL;
+	size_t len = s ? strlen(s) : 0;
+	if (len < 2 || s[0] != '{' || s[len - 1] != '}')
+		return -1;
+	/* at most one element per comma, and one more */
+	size_t max = 1;
+	for (const char *p = s; *p; p++)
+		max += *p == ',';
+	const char **v = arena_alloc(a, max * sizeof(*v));
+	char *dst = arena_alloc(a, len); /* the unquoted elements, each ended by NUL */
+	int n = 0;
+	const char *p = s + 1;
+	while (*p != '}') {
+		char *e = dst;
+		bool quoted = *p == '"';
+		if (quoted) {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && p[1])
+					p++;
+				*dst++ = *p;
+			}
+			if (*p++ != '"')
+				return -1;
+		} else {
+			while (*p && *p != ',' && *p != '}')
+				*dst++ = *p++;
+		}
+		*dst++ = '\0';
+		if (quoted || strcmp(e, "NULL") != 0)
+			v[n++] = e;
+		if (*p == ',')
+			p++;
+		else if (*p != '}')
+			return -1;
+	}
+	*out = v;
+	return n;
+}
+
+int db_int_array(arena *a, const char *s, long long **out)
+{
+	*out = NULL;
+	if (!s || *s != '{')
+		return -1;
+	size_t max = 1;
+	for (const char *p = s; *p; p++)
+		max += *p == ',';
+	long long *v = arena_alloc(a, max * sizeof(*v));
+	int n = 0;
+	for (const char *p = s; *p;) {
+		if (*p == '-' || (*p >= '0' && *p <= '9')) {
+			char *end;
+			v[n++] = strtoll(p, &end, 10);
+			p = end;
+		} else if (*p == '{' || *p == '}' || *p == ',') {
+			p++;
+		} else {
+			return -1;
+		}
+	}
+	*out = v;
+	return n;
+}
+
 static bool exec_ok(PGconn *c, const char *sql)
 {
 	PGresult *res = PQexec(c, sql);

@@ -1,5 +1,8 @@
 #include "entity/project.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "auth/access.h"
 #include "core/crypto.h"
 #include "db/db.h"
@@ -20,62 +23,98 @@ const char *project_web_url(request *r, const char *ns, const char *path)
 	return arena_printf(r->a, "%s/%s/%s", r->cfg->external_url, ns, path);
 }
 
-/* A JSON text of the statement, or fallback (a new empty array) when it does not parse. */
-static json_object *parse_json(const char *text, bool array)
+/* A JSON text of the statement, or NULL when it does not parse. */
+static json_object *parse_json(const char *text)
 {
-	json_object *o = text ? json_tokener_parse(text) : NULL;
-	if (!o && array)
-		o = json_object_new_array();
-	return o;
+	return text ? json_tokener_parse(text) : NULL;
 }
 
-static json_object *get(json_object *o, const char *key)
+static int compare_tags(const void *a, const void *b)
 {
-	json_object *v = NULL;
-	json_object_object_get_ex(o, key, &v);
-	return v;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The simple view (BasicProjectDetails) of the fork source, from the JSON object that
- * PROJECT_FORKED_FROM_COL made: the same fields in the same order as entity_project. */
-static json_object *forked_from(request *r, const char *text)
+/* The tags of the text[] literal as a JSON array, sorted (byte order, as the database's
+ * C collation; one order whatever the database's locale). */
+static json_object *tag_list(request *r, const char *literal)
 {
-	json_object *src = parse_json(text, false);
-	if (!src)
-		return NULL;
-	const char *ns = json_object_get_string(get(src, "namespace_full_path"));
-	const char *path = json_object_get_string(get(src, "path"));
+	const char **tags;
+	int n = db_text_array(r->a, literal, &tags);
+	json_object *list = json_object_new_array();
+	if (n > 1)
+		qsort(tags, (size_t)n, sizeof(*tags), compare_tags);
+	for (int i = 0; i < n; i++)
+		json_object_array_add(list, json_object_new_string(tags[i]));
+	return list;
+}
+
+/* NotificationSetting.levels: the level GitLab keeps as an integer; the default
+ * setting is 'global'. */
+static int notification_level(const char *name)
+{
+	static const char *const levels[] = {"disabled", "participating", "watch", "global",
+					     "mention", "custom"};
+	for (size_t i = 0; i < sizeof(levels) / sizeof(*levels); i++)
+		if (strcmp(name, levels[i]) == 0)
+			return (int)i;
+	return 3;
+}
+
+void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col)
+{
+	memset(out, 0, sizeof(*out));
+	out->project_notification = out->group_notification = 3;
+	long long me = r->user ? r->user->id : 0;
+	const char *owner = db_val(res, row, col + PC_NS_OWNER_ID);
+	bool personal = strcmp(db_val(res, row, col + PC_NS_KIND), "user") == 0;
+	out->levels.ns_owner = me && personal && owner && strtoll(owner, NULL, 10) == me;
+	out->levels.member_level = (int)db_int(res, row, col + PC_MEMBER_LEVEL);
+	/* {{group id, level}, ...}: the highest level, and the one of the project's group */
+	long long *g;
+	int n = db_int_array(r->a, db_val(res, row, col + PC_GROUP_LEVELS), &g);
+	long long ns_id = db_int(res, row, col + PC_NS_ID);
+	for (int i = 0; i + 1 < n; i += 2) {
+		int level = (int)g[i + 1];
+		if (level > out->levels.group_level)
+			out->levels.group_level = level;
+		if (g[i] == ns_id)
+			out->own_group_level = level;
+	}
+	const char **settings;
+	n = db_text_array(r->a, db_val(res, row, col + PC_NOTIFICATION_LEVELS), &settings);
+	for (int i = 0; i < n; i++) {
+		const char *level = strchr(settings[i], ':');
+		if (!level)
+			continue;
+		if (strncmp(settings[i], "Project:", 8) == 0)
+			out->project_notification = notification_level(level + 1);
+		else
+			out->group_notification = notification_level(level + 1);
+	}
+}
+
+json_object *entity_project_group_link(const PGresult *res, int row)
+{
 	json_object *o = json_object_new_object();
-	static const char *const head[] = {"id", "description", "default_branch", "tag_list"};
-	for (size_t i = 0; i < sizeof(head) / sizeof(*head); i++)
-		json_object_object_add(o, head[i], json_object_get(get(src, head[i])));
-	json_put_str(o, "ssh_url_to_repo", project_ssh_url(r, ns, path));
-	json_put_str(o, "http_url_to_repo", project_http_url(r, ns, path));
-	json_put_str(o, "web_url", project_web_url(r, ns, path));
-	json_object_object_add(o, "name", json_object_get(get(src, "name")));
-	json_object_object_add(o, "name_with_namespace",
-			       json_object_get(get(src, "name_with_namespace")));
-	json_put_str(o, "path", path);
-	json_put_str(o, "path_with_namespace", arena_printf(r->a, "%s/%s", ns, path));
-	static const char *const tail[] = {"star_count", "forks_count", "created_at",
-					   "last_activity_at"};
-	for (size_t i = 0; i < sizeof(tail) / sizeof(*tail); i++)
-		json_object_object_add(o, tail[i], json_object_get(get(src, tail[i])));
-	json_object_put(src);
+	json_put_int(o, "group_id", db_int(res, row, PLK_GROUP_ID));
+	json_put_str(o, "group_name", db_val(res, row, PLK_GROUP_NAME));
+	json_put_int(o, "group_access_level", db_int(res, row, PLK_GROUP_ACCESS));
 	return o;
 }
 
-static json_object *access_of(const PGresult *res, int row, int level_col, int notif_col)
+/* The permissions' project_access or group_access: the caller's own membership. */
+static json_object *access_of(int level, int notification)
 {
-	if (PQgetisnull(res, row, level_col))
+	if (!level)
 		return NULL;
 	json_object *o = json_object_new_object();
-	json_put_int(o, "access_level", db_int(res, row, level_col));
-	json_put_int(o, "notification_level", db_int(res, row, notif_col));
+	json_put_int(o, "access_level", level);
+	json_put_int(o, "notification_level", notification);
 	return o;
 }
 
-json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags)
+json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
+			    const project_extra *x)
 {
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
@@ -88,7 +127,7 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 	json_put_str(o, "description", V(PC_DESCRIPTION));
 	json_put_str(o, "default_branch", V(PC_DEFAULT_BRANCH));
 	if (!(flags & PROJECT_VIEW_FULL)) {
-		json_object_object_add(o, "tag_list", parse_json(V(PC_TAG_LIST), true));
+		json_object_object_add(o, "tag_list", tag_list(r, V(PC_TAG_LIST)));
 		json_put_str(o, "ssh_url_to_repo", project_ssh_url(r, ns, path));
 		json_put_str(o, "http_url_to_repo", project_http_url(r, ns, path));
 		json_put_str(o, "web_url", project_web_url(r, ns, path));
@@ -107,9 +146,9 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 	json_put_str(o, "ssh_url_to_repo", project_ssh_url(r, ns, path));
 	json_put_str(o, "http_url_to_repo", project_http_url(r, ns, path));
 	json_put_str(o, "web_url", project_web_url(r, ns, path));
-	json_object_object_add(o, "tag_list", parse_json(V(PC_TAG_LIST), true));
+	json_object_object_add(o, "tag_list", tag_list(r, V(PC_TAG_LIST)));
 	if (V(PC_OWNER))
-		json_object_object_add(o, "owner", parse_json(V(PC_OWNER), false));
+		json_object_object_add(o, "owner", parse_json(V(PC_OWNER)));
 	json_put_str(o, "name", V(PC_NAME));
 	json_put_str(o, "name_with_namespace", name_with_ns);
 	json_put_str(o, "path", path);
@@ -133,19 +172,18 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 	json_put_str(nsobj, "kind", V(PC_NS_KIND));
 	json_put_str(nsobj, "full_path", ns);
 	json_object_object_add(o, "namespace", nsobj);
-	if (V(PC_FORKED_FROM))
-		json_object_object_add(o, "forked_from_project", forked_from(r, V(PC_FORKED_FROM)));
+	if (x && x->forked_from)
+		json_object_object_add(o, "forked_from_project", json_object_get(x->forked_from));
 	json_put_str(o, "import_status", V(PC_IMPORT_STATUS));
 	if (flags & PROJECT_CAN_ADMIN)
 		json_put_str(o, "import_error", V(PC_IMPORT_ERROR));
-	if (flags & PROJECT_PERMISSIONS) {
+	if ((flags & PROJECT_PERMISSIONS) && x && x->caller) {
+		const project_caller *c = x->caller;
 		json_object *perm = json_object_new_object();
 		json_object_object_add(perm, "project_access",
-				       access_of(res, row, col + PC_PROJECT_ACCESS,
-						 col + PC_PROJECT_NOTIFICATION));
+				       access_of(c->levels.member_level, c->project_notification));
 		json_object_object_add(perm, "group_access",
-				       access_of(res, row, col + PC_GROUP_ACCESS,
-						 col + PC_GROUP_NOTIFICATION));
+				       access_of(c->own_group_level, c->group_notification));
 		json_object_object_add(o, "permissions", perm);
 	}
 	json_put_bool(o, "archived", B(PC_ARCHIVED));
@@ -160,7 +198,9 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 	}
 	json_put_bool(o, "public_jobs", B(PC_PUBLIC_JOBS));
 	json_put_str(o, "ci_config_path", V(PC_CI_CONFIG_PATH));
-	json_object_object_add(o, "shared_with_groups", parse_json(V(PC_SHARED_WITH_GROUPS), true));
+	json_object *shared = x ? x->shared_with_groups : NULL;
+	json_object_object_add(o, "shared_with_groups",
+			       shared ? json_object_get(shared) : json_object_new_array());
 	json_put_bool(o, "only_allow_merge_if_pipeline_succeeds",
 		      B(PC_ONLY_ALLOW_MERGE_IF_PIPELINE_SUCCEEDS));
 	json_put_bool(o, "only_allow_merge_if_all_discussions_are_resolved",

@@ -31,9 +31,12 @@ typedef struct {
 	bool admin;
 	bool external;
 	const char *username;
+	const char *email;
+	bool can_create_group;
 	const char *scopes;       /* PostgreSQL text[] literal, e.g. {api} */
 	const char *token_kind;   /* private, personal, impersonation, oauth */
-	PGresult *res;            /* the user row, columns as USER_COLS from col */
+	PGresult *res;            /* the user row, columns as USER_COLS from col: only on
+				   * ROUTE_CALLER_RECORD routes and after sudo, else NULL */
 	int row;
 	int col;
 	bool impersonated;        /* via sudo */

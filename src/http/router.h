@@ -15,6 +15,8 @@ enum route_flag {
 	ROUTE_READ_USER = 1 << 2, /* also allowed to tokens with only the read_user scope */
 	ROUTE_NO_AUTH = 1 << 3,   /* credentials are not looked at (OAuth token endpoint) */
 	ROUTE_SELF_AUTH = 1 << 4, /* handler authenticates inside its own statement */
+	ROUTE_CALLER_RECORD = 1 << 5, /* the handler presents the caller's own record
+				       * (r->user->res): authentication fetches all of it */
 };
 
 typedef struct route {

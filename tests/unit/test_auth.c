@@ -1,4 +1,5 @@
-/* Unit suite: auth (credentials, and the checks on a caller row; no database). */
+/* Unit suite: auth (credentials, the checks on a caller row, the access decisions made
+ * in C; no database). */
 #include <check.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 /* Check's deprecated fail() macro would hide the request module's fail(). */
 #undef fail
 
+#include "auth/access.h"
 #include "auth/auth.h"
 #include "core/crypto.h"
 #include "http/router.h"
@@ -421,6 +423,127 @@ START_TEST(test_sudo_needs_admin)
 }
 END_TEST
 
+/* ---- the lean caller row (AUTH_LEAN) ---- */
+
+/* A result with lead extra columns, then the AUTH_LEAN columns of caller c (all NULL
+ * when c is NULL, as when a token matches nothing). */
+static PGresult *lean_result(int lead, const char *const *c)
+{
+	PGresult *res = PQmakeEmptyPGresult(NULL, PGRES_TUPLES_OK);
+	ck_assert_ptr_nonnull(res);
+	arena_defer(A, clear_result, res);
+	int ncols = lead + AUTH_LEAN_NCOLS;
+	PGresAttDesc *attrs = arena_alloc(A, sizeof(*attrs) * (size_t)ncols);
+	for (int i = 0; i < ncols; i++) {
+		attrs[i].name = arena_printf(A, "c%d", i);
+		attrs[i].typid = 25;
+		attrs[i].typlen = -1;
+		attrs[i].atttypmod = -1;
+	}
+	ck_assert_int_eq(PQsetResultAttrs(res, ncols, attrs), 1);
+	ck_assert_int_eq(PQsetvalue(res, 0, 0, NULL, -1), 1);
+	for (int i = 0; c && i < AUTH_LEAN_NCOLS; i++) {
+		if (!c[i])
+			continue;
+		int len = (int)strlen(c[i]);
+		ck_assert_int_eq(PQsetvalue(res, 0, lead + i, (char *)c[i], len), 1);
+	}
+	return res;
+}
+
+START_TEST(test_lean_caller)
+{
+	const char *c[AUTH_LEAN_NCOLS] = {
+		[AL_ID] = "42", [AL_USERNAME] = "john", [AL_IS_ADMIN] = "f", [AL_EXTERNAL] = "t",
+		[AL_EMAIL] = "john@example.com", [AL_CAN_CREATE_GROUP] = "t",
+		[AL_KIND] = "personal", [AL_SCOPES] = "{api}",
+	};
+	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
+	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(2, c), 0, 2), 0);
+	ck_assert_int_eq(R.user->id, 42);
+	ck_assert_str_eq(R.user->username, "john");
+	ck_assert(!R.user->admin);
+	ck_assert(R.user->external);
+	ck_assert_str_eq(R.user->email, "john@example.com");
+	ck_assert(R.user->can_create_group);
+	ck_assert_str_eq(R.user->token_kind, "personal");
+	ck_assert_ptr_null(R.user->res); /* no record of the caller to present */
+	/* the same checks as for the full row */
+	c[AL_SCOPES] = "{read_user}";
+	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
+	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(0, c), 0, 0), ERR_SCOPE);
+	c[AL_SCOPES] = "{api}";
+	credentials("POST", "/api/v4/users", "HTTP_PRIVATE_TOKEN", "abc", NULL);
+	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_ADMIN, lean_result(0, c), 0, 0), ERR_FORBIDDEN);
+	/* no match: NULL columns, or no row at all */
+	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
+	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(1, NULL), 0, 1),
+			 ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, caller_result(0, NULL, 0), 0, 0),
+			 ERR_UNAUTHORIZED);
+	ck_assert_ptr_null(R.user);
+	/* no credential: anonymous */
+	credentials("GET", "/api/v4/projects/1", NULL);
+	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, NULL, 0, 0), 0);
+	ck_assert_ptr_null(R.user);
+	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
+}
+END_TEST
+
+/* ---- project_access_decide: SQL_PROJECT_ACCESS_COLS in C ---- */
+
+static project_access decide(const caller *c, int visibility, int member, int group, int shared,
+			     bool ns_owner)
+{
+	project_levels l = {.member_level = member, .group_level = group, .shared_level = shared,
+			    .ns_owner = ns_owner};
+	project_access pa;
+	memset(&pa, 0xff, sizeof(pa)); /* every field must be set */
+	project_access_decide(&pa, c, visibility, false, &l);
+	return pa;
+}
+
+START_TEST(test_project_access_decide)
+{
+	caller user = {.id = 7}, external = {.id = 8, .external = true};
+	caller admin = {.id = 1, .admin = true};
+	/* anonymous: public only; levels and ownership do not count without a caller */
+	ck_assert(decide(NULL, VIS_PUBLIC, 0, 0, 0, false).visible);
+	ck_assert(!decide(NULL, VIS_INTERNAL, 0, 0, 0, false).visible);
+	ck_assert(!decide(NULL, VIS_PRIVATE, 40, 0, 0, true).visible);
+	ck_assert(!decide(NULL, VIS_PRIVATE, 40, 0, 0, true).ns_owner);
+	/* internal: every signed-in caller but external ones, who need a level */
+	ck_assert(decide(&user, VIS_INTERNAL, 0, 0, 0, false).visible);
+	ck_assert(!decide(&external, VIS_INTERNAL, 0, 0, 0, false).visible);
+	ck_assert(decide(&external, VIS_INTERNAL, 0, 10, 0, false).visible);
+	/* private: guests and up, through the project, its groups or a group it is shared with */
+	ck_assert(!decide(&user, VIS_PRIVATE, 0, 0, 0, false).visible);
+	ck_assert(decide(&user, VIS_PRIVATE, 10, 0, 0, false).visible);
+	ck_assert(decide(&user, VIS_PRIVATE, 0, 20, 0, false).visible);
+	ck_assert(decide(&user, VIS_PRIVATE, 0, 0, 10, false).visible);
+	ck_assert(decide(&admin, VIS_PRIVATE, 0, 0, 0, false).visible);
+	ck_assert(decide(&admin, VIS_PRIVATE, 0, 0, 0, false).admin);
+	/* the highest level wins; member and group levels are kept for the abilities */
+	project_access pa = decide(&user, VIS_PRIVATE, 20, 30, 40, false);
+	ck_assert_int_eq(pa.level, 40);
+	ck_assert_int_eq(pa.member_level, 20);
+	ck_assert_int_eq(pa.group_level, 30);
+	ck_assert(can_update_project(&pa));
+	ck_assert(!can_admin_project(&pa));
+	pa = decide(&user, VIS_PRIVATE, 0, 50, 0, false);
+	ck_assert(can_admin_project(&pa));
+	/* the owner of the project's namespace administers it */
+	pa = decide(&user, VIS_PUBLIC, 0, 0, 0, true);
+	ck_assert(pa.ns_owner);
+	ck_assert(can_admin_project(&pa));
+	ck_assert(!pa.archived);
+	/* a link gives the lower of its access and the caller's level in the group */
+	ck_assert_int_eq(access_shared_level(30, 50), 30);
+	ck_assert_int_eq(access_shared_level(40, 10), 10);
+	ck_assert_int_eq(access_shared_level(20, 0), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("auth");
@@ -449,6 +572,11 @@ int main(void)
 	tcase_add_test(tc, test_admin_routes);
 	tcase_add_test(tc, test_scopes);
 	tcase_add_test(tc, test_sudo_needs_admin);
+	tcase_add_test(tc, test_lean_caller);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("access");
+	tcase_add_test(tc, test_project_access_decide);
 	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);

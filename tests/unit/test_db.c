@@ -1,0 +1,90 @@
+/* Unit suite: db (what it reads from PostgreSQL's text output; no database). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#undef fail
+
+#include "db/db.h"
+
+static arena *A;
+
+static void setup(void)
+{
+	A = arena_new();
+}
+
+static void teardown(void)
+{
+	arena_destroy(A);
+	A = NULL;
+}
+
+START_TEST(test_text_array)
+{
+	const char **v;
+	ck_assert_int_eq(db_text_array(A, "{}", &v), 0);
+	ck_assert_int_eq(db_text_array(A, "{a}", &v), 1);
+	ck_assert_str_eq(v[0], "a");
+	ck_assert_int_eq(db_text_array(A, "{beta,Alpha,zeta}", &v), 3);
+	ck_assert_str_eq(v[0], "beta");
+	ck_assert_str_eq(v[1], "Alpha");
+	ck_assert_str_eq(v[2], "zeta");
+	/* quoted: spaces, commas, braces, quotes and backslashes, the empty string, "NULL" */
+	const char *quoted = "{\"a b\",\"c,d\",\"{x}\",\"q\\\"r\",\"s\\\\t\",\"\",\"NULL\"}";
+	ck_assert_int_eq(db_text_array(A, quoted, &v), 7);
+	ck_assert_str_eq(v[0], "a b");
+	ck_assert_str_eq(v[1], "c,d");
+	ck_assert_str_eq(v[2], "{x}");
+	ck_assert_str_eq(v[3], "q\"r");
+	ck_assert_str_eq(v[4], "s\\t");
+	ck_assert_str_eq(v[5], "");
+	ck_assert_str_eq(v[6], "NULL");
+	/* an unquoted NULL is SQL NULL: left out */
+	ck_assert_int_eq(db_text_array(A, "{a,NULL,b}", &v), 2);
+	ck_assert_str_eq(v[1], "b");
+	ck_assert_int_eq(db_text_array(A, "{\xc3\xa9t\xc3\xa9,Project:watch}", &v), 2);
+	ck_assert_str_eq(v[0], "\xc3\xa9t\xc3\xa9");
+	ck_assert_str_eq(v[1], "Project:watch");
+	/* not an array literal */
+	ck_assert_int_eq(db_text_array(A, NULL, &v), -1);
+	ck_assert_int_eq(db_text_array(A, "", &v), -1);
+	ck_assert_int_eq(db_text_array(A, "{a", &v), -1);
+	ck_assert_int_eq(db_text_array(A, "{\"a}", &v), -1);
+	ck_assert_int_eq(db_text_array(A, "{\"a\"b}", &v), -1);
+}
+END_TEST
+
+START_TEST(test_int_array)
+{
+	long long *v;
+	ck_assert_int_eq(db_int_array(A, "{}", &v), 0);
+	ck_assert_int_eq(db_int_array(A, "{7}", &v), 1);
+	ck_assert_int_eq(v[0], 7);
+	ck_assert_int_eq(db_int_array(A, "{{3,30},{12,-40}}", &v), 4);
+	ck_assert_int_eq(v[0], 3);
+	ck_assert_int_eq(v[1], 30);
+	ck_assert_int_eq(v[2], 12);
+	ck_assert_int_eq(v[3], -40);
+	ck_assert_int_eq(db_int_array(A, "{9223372036854775807}", &v), 1);
+	ck_assert(v[0] == 9223372036854775807LL);
+	ck_assert_int_eq(db_int_array(A, NULL, &v), -1);
+	ck_assert_int_eq(db_int_array(A, "{a}", &v), -1);
+	ck_assert_int_eq(db_int_array(A, "7", &v), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("db");
+	TCase *tc = tcase_create("array literals");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_text_array);
+	tcase_add_test(tc, test_int_array);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
