@@ -70,6 +70,14 @@ struct worker_slot {
 
 static struct worker_slot slots[MAX_WORKERS];
 static int nslots;
+/* The response cache the workers of the current generation share (http/cache.h). */
+static cache *response_cache;
+
+static void cache_renew(const config *cfg)
+{
+	cache_free(response_cache); /* the master's mapping; older workers keep theirs */
+	response_cache = cfg->cache_size_mb > 0 ? cache_new((size_t)cfg->cache_size_mb << 20) : NULL;
+}
 
 static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int generation,
 		   bool background)
@@ -84,7 +92,7 @@ static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int gene
 			close(fd);
 			_exit(background_run(cfg, key));
 		}
-		_exit(worker_run(cfg, fd, key));
+		_exit(worker_run(cfg, fd, key, response_cache));
 	}
 	if (pid < 0) {
 		log_error("fork: %s", strerror(errno));
@@ -190,6 +198,7 @@ static int serve(const char *cfg_path)
 	sigprocmask(SIG_BLOCK, &block, &old);
 
 	int generation = 1;
+	cache_renew(&cfg);
 	int want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
 	for (int i = 0; i < want; i++)
 		spawn(&cfg, fd, key, generation, false);
@@ -243,6 +252,7 @@ static int serve(const char *cfg_path)
 			if (log_level_parse(cfg.log_level, &lvl) == 0)
 				log_set_level(lvl);
 			int old_gen = generation++;
+			cache_renew(&cfg); /* what it holds was made with the old configuration */
 			want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
 			for (int i = 0; i < want; i++)
 				spawn(&cfg, fd, key, generation, false);

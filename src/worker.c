@@ -13,6 +13,7 @@
 
 #include "auth/auth.h"
 #include "core/log.h"
+#include "http/cache.h"
 #include "http/router.h"
 
 void worker_dispatch(request *r)
@@ -28,14 +29,18 @@ void worker_dispatch(request *r)
 		respond_error(r, ERR_UNAVAILABLE);
 		return;
 	}
-	if (!(rt->flags & ROUTE_NO_AUTH)) {
+	if (!(rt->flags & ROUTE_NO_AUTH))
 		auth_read_credentials(r);
+	if (r->cache && (rt->flags & ROUTE_CACHE) && cache_serve(r))
+		return;
+	if (!(rt->flags & ROUTE_NO_AUTH)) {
 		bool deferred = (rt->flags & ROUTE_SELF_AUTH) && r->token_digest && !r->sudo;
 		if (!deferred)
 			rc = auth_authenticate(r, rt->flags);
 	}
 	if (rc == 0)
 		rc = rt->handler(r);
+	cache_finish(r, rc);
 	if (rc < 0) {
 		db_rollback(r);
 		if (rc == ERR_INTERNAL)
@@ -158,7 +163,7 @@ static int wait_for_work(int ep, int sfd)
 	}
 }
 
-int worker_run(const config *cfg, int listen_fd, const unsigned char key[32])
+int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	signal(SIGHUP, SIG_IGN);
@@ -192,6 +197,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32])
 		request_init(&r, a, cfg);
 		r.db = &d;
 		r.key = key;
+		r.cache = rc;
 		handle(&fr, &r);
 		write_response(&fr, &r);
 		FCGX_Finish_r(&fr);

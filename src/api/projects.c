@@ -24,6 +24,7 @@
 #include "entity/entity.h"
 #include "entity/project.h"
 #include "git/repo.h"
+#include "http/cache.h"
 #include "http/pagination.h"
 #include "http/router.h"
 
@@ -351,6 +352,11 @@ static const char *bool_param(request *r, const char *name, int *rc)
 
 int projects_list_scoped(request *r, const char *user, const char *group_id)
 {
+	/* any project (and its links, stars, fork source), namespace or user (owners, the
+	 * user named) may enter or change a page; the caller's memberships are theirs */
+	cache_depend(r, CACHE_KEY_PROJECTS);
+	cache_depend(r, CACHE_KEY_NAMESPACES);
+	cache_depend(r, CACHE_KEY_USERS);
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0)
@@ -588,6 +594,19 @@ static PGresult *project_show_query(request *r, const char *ref, int *err)
 			err);
 }
 
+/* The keys of the response cache a project's record depends on, beyond the caller: the
+ * project (its row, links and members), the namespaces (its own, its groups', the
+ * shared groups' names), the owner of a personal project, the fork source. */
+static void project_depend(request *r, const PGresult *res, int col)
+{
+	cache_depend(r, CACHE_KEY_PROJECT(db_int(res, 0, col + PC_ID)));
+	cache_depend(r, CACHE_KEY_NAMESPACES);
+	if (db_val(res, 0, col + PC_NS_OWNER_ID))
+		cache_depend(r, CACHE_KEY_USER(db_int(res, 0, col + PC_NS_OWNER_ID)));
+	if (db_val(res, 0, col + PC_FORKED_FROM_ID))
+		cache_depend(r, CACHE_KEY_PROJECT(db_int(res, 0, col + PC_FORKED_FROM_ID)));
+}
+
 int projects_show(request *r)
 {
 	const char *ref = param_str(r, "id");
@@ -621,6 +640,7 @@ int projects_show(request *r)
 		if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID) ||
 		    db_int(res, 0, col + PC_VISIBILITY) != VIS_PUBLIC)
 			return fail_not_found(r, "Project");
+		project_depend(r, res, col);
 		respond_json(r, 200, entity_project(r, res, 0, col, PROJECT_VIEW_BASIC, NULL));
 		return 0;
 	}
@@ -631,6 +651,7 @@ int projects_show(request *r)
 	unsigned flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
 			 (can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0) |
 			 (stats ? PROJECT_STATISTICS : 0);
+	project_depend(r, res, col);
 	respond_json(r, 200, entity_project(r, res, 0, col, flags, &p.x));
 	return 0;
 }

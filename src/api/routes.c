@@ -10,9 +10,9 @@
 
 const route routes[] = {
 	/* 4.1 Projects and the project operations of GitLab 10.0 (projects.c) */
-	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC},
-	{"GET", V4 "/users/:user_id/projects", projects_list_user, ROUTE_PUBLIC},
-	{"GET", V4 "/projects/:id", projects_show, ROUTE_PUBLIC | ROUTE_SELF_AUTH},
+	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC | ROUTE_CACHE},
+	{"GET", V4 "/users/:user_id/projects", projects_list_user, ROUTE_PUBLIC | ROUTE_CACHE},
+	{"GET", V4 "/projects/:id", projects_show, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE},
 	{"POST", V4 "/projects", projects_create, AUTH},
 	{"POST", V4 "/projects/user/:user_id", projects_create_for_user, ADMIN},
 	{"PUT", V4 "/projects/:id", projects_update, AUTH},
@@ -47,12 +47,12 @@ const route routes[] = {
 	{"DELETE", V4 "/groups/:id/members/:user_id", members_remove, AUTH},
 
 	/* 4.3 Users and SSH keys */
-	{"GET", V4 "/users", users_list, AUTH | RU},
-	{"GET", V4 "/users/:id", users_show, AUTH | RU | ROUTE_SELF_AUTH},
+	{"GET", V4 "/users", users_list, AUTH | RU | ROUTE_CACHE},
+	{"GET", V4 "/users/:id", users_show, AUTH | RU | ROUTE_SELF_AUTH | ROUTE_CACHE},
 	{"POST", V4 "/users", users_create, ADMIN},
 	{"PUT", V4 "/users/:id", users_update, ADMIN},
 	{"DELETE", V4 "/users/:id", users_delete, ADMIN},
-	{"GET", V4 "/user", user_current, AUTH | RU | ROUTE_CALLER_RECORD},
+	{"GET", V4 "/user", user_current, AUTH | RU | ROUTE_CALLER_RECORD | ROUTE_CACHE},
 	{"GET", V4 "/user/keys", keys_list_mine, AUTH | RU},
 	{"GET", V4 "/users/:id/keys", keys_list_user, ADMIN | RU},
 	{"GET", V4 "/user/keys/:key_id", keys_show_mine, AUTH | RU},

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "core/crypto.h"
+#include "http/cache.h"
 #include "http/router.h"
 
 const db_stmt auth_stmts[] = {
@@ -93,6 +94,9 @@ static int apply_sudo(request *r)
 	c->row = 0;
 	c->impersonated = true;
 	r->user = c;
+	/* which user the name names changes with any user's rename */
+	cache_depend(r, CACHE_KEY_USERS);
+	cache_depend(r, CACHE_KEY_USER(c->id));
 	return 0;
 }
 
@@ -102,6 +106,7 @@ static int accept_caller(request *r, unsigned flags, caller *c)
 {
 	r->user = c;
 	if (c) {
+		cache_depend(r, CACHE_KEY_USER(c->id));
 		if (!has_scope(c->scopes, "api")) {
 			bool read_only = (flags & ROUTE_READ_USER) && strcmp(r->method, "GET") == 0 &&
 					 has_scope(c->scopes, "read_user");

@@ -31,6 +31,7 @@ static const struct key keys[] = {
 	I(max_body, "10485760"),
 	I(backlog, "1024"),
 	S(socket_mode, "0660"),
+	I(cache_size_mb, "64"),
 };
 #undef S
 #undef I

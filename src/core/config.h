@@ -15,6 +15,7 @@ typedef struct {
 	int max_body;        /* bytes accepted in a request body */
 	int backlog;
 	char *socket_mode;   /* octal permissions of a unix socket we create */
+	int cache_size_mb;   /* response cache of each worker (http/cache.h); 0: none */
 } config;
 
 /* Loads defaults, then path (may be NULL), then the environment. 0 or -1 with a

@@ -11,6 +11,7 @@ static const db_stmt tx_stmts[] = {
 	{"tx_begin", "BEGIN"},
 	{"tx_commit", "COMMIT"},
 	{"tx_rollback", "ROLLBACK"},
+	{"tx_begin_snapshot", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"},
 	{NULL, NULL},
 };
 
@@ -148,6 +149,12 @@ int db_begin(request *r)
 {
 	int err;
 	return db_query(r, "tx_begin", 0, NULL, &err) ? 0 : err;
+}
+
+int db_begin_snapshot(request *r)
+{
+	int err;
+	return db_query(r, "tx_begin_snapshot", 0, NULL, &err) ? 0 : err;
 }
 
 int db_commit(request *r)

@@ -36,6 +36,8 @@ PGresult *db_query(request *r, const char *stmt, int n, const char *const *value
 /* Transaction control through prepared BEGIN/COMMIT/ROLLBACK. 0 or an ERR_ code. */
 int db_begin(request *r);
 int db_commit(request *r);
+/* A read-only transaction whose statements all see one snapshot (REPEATABLE READ). */
+int db_begin_snapshot(request *r);
 void db_rollback(request *r);
 
 /* Accessors on a row: NULL for SQL NULL. */

@@ -76,6 +76,13 @@ typedef struct request {
 	size_t body_len;
 	const char *err_detail;
 	json_object *validation; /* for ERR_VALIDATION */
+
+	/* the response cache (http/cache.h): the worker's, NULL when off */
+	struct cache *cache;
+	const char *cache_key;   /* set while a ROUTE_CACHE request runs in its snapshot */
+	long long cache_deps[16];
+	int cache_ndeps;
+	bool cache_none;         /* depends on something no key names: not stored */
 } request;
 
 /* Sets up r for a new request in arena a. */

@@ -17,6 +17,8 @@ enum route_flag {
 	ROUTE_SELF_AUTH = 1 << 4, /* handler authenticates inside its own statement */
 	ROUTE_CALLER_RECORD = 1 << 5, /* the handler presents the caller's own record
 				       * (r->user->res): authentication fetches all of it */
+	ROUTE_CACHE = 1 << 6,     /* 200s kept in the response cache (http/cache.h): the
+				   * handler names what they depend on */
 };
 
 typedef struct route {

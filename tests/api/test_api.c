@@ -17,6 +17,7 @@ Suite *suite_notifications(void);
 Suite *suite_events(void);
 Suite *suite_access_matrix(void);
 Suite *suite_instances(void);
+Suite *suite_cache(void);
 
 int main(void)
 {
@@ -34,6 +35,7 @@ int main(void)
 	srunner_add_suite(sr, suite_events());
 	srunner_add_suite(sr, suite_access_matrix());
 	srunner_add_suite(sr, suite_instances());
+	srunner_add_suite(sr, suite_cache());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

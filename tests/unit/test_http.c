@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Check's deprecated fail() macro would hide the request module's fail(). */
 #undef fail
 
+#include "http/cache.h"
 #include "http/pagination.h"
 #include "http/request.h"
 #include "http/router.h"
@@ -990,6 +993,132 @@ START_TEST(test_respond_json_and_empty)
 }
 END_TEST
 
+
+/* ---- the response cache's store (http/cache.c) ---- */
+
+static cache_entry E;
+
+static bool put_get(cache *c, const char *key, const char *body, time_t expires)
+{
+	long long deps[2] = {0, 17};
+	cache_put(c, key, expires, deps, 2, 5, 200, "X-Total: 1\r\n", 12, body, strlen(body));
+	return cache_get(c, key, 100, A, &E);
+}
+
+START_TEST(test_cache_store_get_replace_remove)
+{
+	cache *c = cache_new(1 << 20);
+	ck_assert(!cache_get(c, "k1", 100, A, &E));
+	ck_assert(put_get(c, "k1", "{\"a\":1}", 1000));
+	ck_assert_str_eq(E.key, "k1");
+	ck_assert_str_eq(E.body, "{\"a\":1}");
+	ck_assert_uint_eq(E.body_len, 7);
+	ck_assert_str_eq(E.headers, "X-Total: 1\r\n");
+	ck_assert_uint_eq(E.headers_len, 12);
+	ck_assert_int_eq(E.ndeps, 2);
+	ck_assert_int_eq(E.deps[1], 17);
+	ck_assert_int_eq(E.sum, 5);
+	ck_assert_int_eq(E.status, 200);
+	ck_assert(put_get(c, "k1", "[]", 1000));
+	ck_assert_str_eq(E.body, "[]");
+	ck_assert_uint_eq(cache_count(c), 1);
+	ck_assert(put_get(c, "k2", "[2]", 1000));
+	ck_assert_uint_eq(cache_count(c), 2);
+	cache_remove(c, "k1");
+	ck_assert(!cache_get(c, "k1", 100, A, &E));
+	ck_assert(cache_get(c, "k2", 100, A, &E));
+	ck_assert_str_eq(E.body, "[2]");
+	ck_assert_uint_eq(cache_count(c), 1);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_cache_expiry)
+{
+	cache *c = cache_new(1 << 20);
+	ck_assert(put_get(c, "k", "1", 1000));
+	ck_assert(cache_get(c, "k", 999, A, &E));
+	ck_assert(!cache_get(c, "k", 1000, A, &E));
+	ck_assert(!cache_get(c, "k", 999, A, &E)); /* dropped */
+	ck_assert_uint_eq(cache_count(c), 0);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_cache_ring_overwrites_the_oldest)
+{
+	char body[1000];
+	memset(body, 'x', sizeof(body) - 1);
+	body[sizeof(body) - 1] = '\0';
+	cache *c = cache_new(65536); /* room for about 40 such entries */
+	char key[32];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		body[0] = (char)('a' + i % 26);
+		ck_assert(put_get(c, key, body, 1000));
+		ck_assert_int_eq(E.body[0], 'a' + i % 26);
+		ck_assert_uint_le(cache_count(c), 65536 / 1000);
+	}
+	ck_assert(!cache_get(c, "k0", 100, A, &E));
+	ck_assert(!cache_get(c, "k4900", 100, A, &E));
+	for (int i = 4990; i < 5000; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		ck_assert(cache_get(c, key, 100, A, &E));
+		ck_assert_int_eq(E.body[0], 'a' + i % 26);
+		ck_assert_uint_eq(E.body_len, sizeof(body) - 1);
+	}
+	ck_assert_uint_gt(cache_count(c), 30);
+	/* an entry bigger than a quarter of the store is not kept */
+	char *big = malloc(20000);
+	memset(big, 'y', 19999);
+	big[19999] = '\0';
+	ck_assert(!put_get(c, "big", big, 1000));
+	free(big);
+	cache_free(c);
+}
+END_TEST
+
+START_TEST(test_cache_many_keys)
+{
+	cache *c = cache_new(64 << 20);
+	char key[32];
+	for (int i = 0; i < 20000; i++) {
+		snprintf(key, sizeof(key), "key-%d", i);
+		ck_assert(put_get(c, key, key, 1000));
+	}
+	size_t n = cache_count(c);
+	ck_assert_uint_gt(n, 19000); /* 4-way buckets: a few collide out */
+	for (int i = 0; i < 20000; i++) {
+		snprintf(key, sizeof(key), "key-%d", i);
+		if (cache_get(c, key, 100, A, &E)) {
+			ck_assert_str_eq(E.key, key);
+			ck_assert_str_eq(E.body, key);
+		}
+	}
+	cache_free(c);
+}
+END_TEST
+
+/* Workers share the store: what one process stores, another finds. */
+START_TEST(test_cache_shared_between_processes)
+{
+	cache *c = cache_new(1 << 20);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		long long deps[1] = {0};
+		cache_put(c, "from-child", 1000, deps, 1, 9, 200, "", 0, "{}", 2);
+		_exit(0);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(cache_get(c, "from-child", 100, A, &E));
+	ck_assert_int_eq(E.sum, 9);
+	ck_assert_str_eq(E.body, "{}");
+	cache_free(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("http");
@@ -1060,6 +1189,15 @@ int main(void)
 	tcase_add_test(tc, test_respond_validation);
 	tcase_add_test(tc, test_fail_helpers);
 	tcase_add_test(tc, test_respond_json_and_empty);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cache");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_cache_store_get_replace_remove);
+	tcase_add_test(tc, test_cache_expiry);
+	tcase_add_test(tc, test_cache_ring_overwrites_the_oldest);
+	tcase_add_test(tc, test_cache_many_keys);
+	tcase_add_test(tc, test_cache_shared_between_processes);
 	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);

@@ -1,0 +1,363 @@
+#include "http/cache.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/crypto.h"
+#include "core/log.h"
+
+const db_stmt cache_stmts[] = {
+	/* $1 the keys (a bigint[]): the sum of their versions (a key never bumped is 0) */
+	{"cache_versions",
+	 "SELECT coalesce(sum(v), 0)::text FROM cache_epochs WHERE k = ANY ($1::bigint[])"},
+	{NULL, NULL},
+};
+
+/* The store: one shared mapping per instance (created by the master, inherited by the
+ * workers it forks), under one process-shared robust mutex. Entries are records written
+ * one after the other into a ring of data (the oldest overwritten first); an index of
+ * buckets of WAYS slots maps a key's hash to the position of its record. A position is
+ * a count of bytes ever written: the record at pos is still there until head passes
+ * pos + data_size, and it holds its own key, which is checked. */
+#define WAYS 4
+
+struct slot {
+	uint64_t hash; /* 0: empty */
+	uint64_t pos;
+};
+
+struct record {
+	uint32_t size; /* of the whole record, aligned */
+	int32_t status;
+	uint64_t pos;
+	char key[65];
+	int32_t ndeps;
+	int64_t expires;
+	long long sum;
+	long long deps[CACHE_MAX_DEPS];
+	uint64_t headers_len;
+	uint64_t body_len;
+	/* headers, then body, each followed by a NUL byte */
+};
+
+struct cache {
+	pthread_mutex_t lock;
+	size_t map_size;
+	size_t nbuckets; /* a power of two */
+	size_t data_size;
+	uint64_t head;   /* bytes ever written */
+	struct slot *slots;
+	char *data;
+};
+
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
+cache *cache_new(size_t max_bytes)
+{
+	if (max_bytes < 65536)
+		max_bytes = 65536;
+	size_t nbuckets = 1;
+	while (nbuckets * WAYS * 1024 < max_bytes)
+		nbuckets *= 2;
+	size_t index = ALIGN8(sizeof(cache)) + nbuckets * WAYS * sizeof(struct slot);
+	size_t map_size = index + max_bytes;
+	void *m = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		log_error("response cache: mmap of %zu bytes: %s", map_size, strerror(errno));
+		return NULL;
+	}
+	cache *c = m;
+	pthread_mutexattr_t at;
+	pthread_mutexattr_init(&at);
+	pthread_mutexattr_setpshared(&at, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&c->lock, &at);
+	pthread_mutexattr_destroy(&at);
+	c->map_size = map_size;
+	c->nbuckets = nbuckets;
+	c->slots = (struct slot *)((char *)m + ALIGN8(sizeof(cache)));
+	c->data = (char *)m + index;
+	c->data_size = max_bytes;
+	return c;
+}
+
+void cache_free(cache *c)
+{
+	if (c)
+		munmap(c, c->map_size);
+}
+
+/* Takes the lock; a worker that died holding it may have left anything half written:
+ * everything is dropped then. */
+static void lock(cache *c)
+{
+	if (pthread_mutex_lock(&c->lock) == EOWNERDEAD) {
+		memset(c->slots, 0, c->nbuckets * WAYS * sizeof(struct slot));
+		pthread_mutex_consistent(&c->lock);
+	}
+}
+
+static void unlock(cache *c)
+{
+	pthread_mutex_unlock(&c->lock);
+}
+
+static uint64_t hash_of(const char *key)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+static struct slot *bucket_of(cache *c, uint64_t h)
+{
+	return &c->slots[(h & (c->nbuckets - 1)) * WAYS];
+}
+
+/* The record slot s points to, when it is still in the ring; NULL when overwritten. */
+static struct record *record_at(cache *c, const struct slot *s)
+{
+	/* the bytes at a record's place are written again once head passes pos + data_size */
+	if (!s->hash || c->head > s->pos + c->data_size)
+		return NULL;
+	struct record *rec = (struct record *)(c->data + s->pos % c->data_size);
+	return rec->pos == s->pos ? rec : NULL;
+}
+
+/* The slot holding key (hash h), NULL when none. */
+static struct slot *find(cache *c, const char *key, uint64_t h)
+{
+	struct slot *b = bucket_of(c, h);
+	for (int i = 0; i < WAYS; i++) {
+		if (b[i].hash != h)
+			continue;
+		struct record *rec = record_at(c, &b[i]);
+		if (!rec) {
+			b[i].hash = 0;
+			continue;
+		}
+		if (strcmp(rec->key, key) == 0)
+			return &b[i];
+	}
+	return NULL;
+}
+
+bool cache_get(cache *c, const char *key, time_t now, arena *a, cache_entry *out)
+{
+	uint64_t h = hash_of(key);
+	lock(c);
+	struct slot *s = find(c, key, h);
+	struct record *rec = s ? record_at(c, s) : NULL;
+	if (rec && rec->expires <= now) {
+		s->hash = 0;
+		rec = NULL;
+	}
+	if (rec) {
+		memset(out, 0, sizeof(*out));
+		memcpy(out->key, rec->key, sizeof(out->key));
+		out->expires = (time_t)rec->expires;
+		out->ndeps = rec->ndeps;
+		memcpy(out->deps, rec->deps, sizeof(out->deps));
+		out->sum = rec->sum;
+		out->status = rec->status;
+		const char *p = (const char *)(rec + 1);
+		out->headers_len = rec->headers_len;
+		out->headers = arena_strndup(a, p, rec->headers_len);
+		out->body_len = rec->body_len;
+		out->body = arena_alloc(a, rec->body_len + 1);
+		memcpy(out->body, p + rec->headers_len + 1, rec->body_len);
+	}
+	unlock(c);
+	return rec != NULL;
+}
+
+void cache_remove(cache *c, const char *key)
+{
+	lock(c);
+	struct slot *s = find(c, key, hash_of(key));
+	if (s)
+		s->hash = 0;
+	unlock(c);
+}
+
+void cache_put(cache *c, const char *key, time_t expires, const long long *deps, int ndeps,
+	       long long sum, int status, const char *headers, size_t headers_len,
+	       const char *body, size_t body_len)
+{
+	size_t size = ALIGN8(sizeof(struct record) + headers_len + body_len + 2);
+	if (size > c->data_size / 4 || ndeps > CACHE_MAX_DEPS || ndeps < 0 ||
+	    strlen(key) >= sizeof(((struct record *)0)->key))
+		return;
+	uint64_t h = hash_of(key);
+	lock(c);
+	struct slot *s = find(c, key, h);
+	if (!s) {
+		/* an empty way, or the one whose record is the oldest */
+		struct slot *b = bucket_of(c, h);
+		s = &b[0];
+		for (int i = 0; i < WAYS; i++) {
+			if (!record_at(c, &b[i])) {
+				s = &b[i];
+				break;
+			}
+			if (b[i].pos < s->pos)
+				s = &b[i];
+		}
+	}
+	size_t off = c->head % c->data_size;
+	if (off + size > c->data_size)
+		c->head += c->data_size - off; /* records do not wrap: on from the start */
+	struct record *rec = (struct record *)(c->data + c->head % c->data_size);
+	memset(rec, 0, sizeof(*rec));
+	rec->size = (uint32_t)size;
+	rec->status = status;
+	rec->pos = c->head;
+	strcpy(rec->key, key);
+	rec->ndeps = ndeps;
+	rec->expires = (int64_t)expires;
+	rec->sum = sum;
+	memcpy(rec->deps, deps, sizeof(*deps) * (size_t)ndeps);
+	rec->headers_len = headers_len;
+	rec->body_len = body_len;
+	char *p = (char *)(rec + 1);
+	memcpy(p, headers, headers_len);
+	p[headers_len] = '\0';
+	memcpy(p + headers_len + 1, body, body_len);
+	p[headers_len + 1 + body_len] = '\0';
+	s->hash = h;
+	s->pos = c->head;
+	c->head += size;
+	unlock(c);
+}
+
+size_t cache_count(cache *c)
+{
+	lock(c);
+	size_t n = 0;
+	for (size_t i = 0; i < c->nbuckets * WAYS; i++)
+		n += c->slots[i].hash && record_at(c, &c->slots[i]);
+	unlock(c);
+	return n;
+}
+
+void cache_depend(request *r, long long key)
+{
+	if (!r->cache_key)
+		return;
+	for (int i = 0; i < r->cache_ndeps; i++)
+		if (r->cache_deps[i] == key)
+			return;
+	if (r->cache_ndeps == CACHE_MAX_DEPS) {
+		r->cache_none = true;
+		return;
+	}
+	r->cache_deps[r->cache_ndeps++] = key;
+}
+
+void cache_depend_none(request *r)
+{
+	r->cache_none = true;
+}
+
+/* What determines the response of a GET: the path and query as sent, the credential
+ * (its digest, and whether it came as an OAuth token) and sudo. A digest, so that a
+ * token sent in the query is not kept. */
+static const char *key_of(request *r)
+{
+	buf b;
+	buf_init(&b, r->a, 256);
+	buf_puts(&b, r->path);
+	buf_putc(&b, '?');
+	buf_puts(&b, r->query ? r->query : "");
+	buf_putc(&b, '\n');
+	buf_puts(&b, r->token_digest ? r->token_digest : "-");
+	buf_putc(&b, r->oauth ? 'o' : 'p');
+	buf_putc(&b, '\n');
+	buf_puts(&b, r->sudo ? r->sudo : "");
+	return crypto_sha256_hex(r->a, b.data, b.len);
+}
+
+static const char *deps_literal(request *r, const long long *deps, int n)
+{
+	buf b;
+	buf_init(&b, r->a, 128);
+	buf_putc(&b, '{');
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, i ? ",%lld" : "%lld", deps[i]);
+	buf_putc(&b, '}');
+	return buf_cstr(&b);
+}
+
+/* The sum of the versions of deps now (in the snapshot, if one is open); -1 on failure. */
+static long long versions(request *r, const long long *deps, int n)
+{
+	const char *v[1] = {deps_literal(r, deps, n)};
+	PGresult *res = db_query(r, "cache_versions", 1, v, NULL);
+	if (!res || PQntuples(res) != 1)
+		return -1;
+	return db_int(res, 0, 0);
+}
+
+bool cache_serve(request *r)
+{
+	for (const param *p = r->params; p; p = p->next)
+		if (p->source == SRC_BODY)
+			return false; /* a GET with a body: not worth a key of its own */
+	const char *key = key_of(r);
+	time_t now = time(NULL);
+	cache_entry e;
+	if (cache_get(r->cache, key, now, r->a, &e)) {
+		long long sum = versions(r, e.deps, e.ndeps);
+		if (sum >= 0 && sum == e.sum) {
+			r->status = e.status;
+			buf_append(&r->headers, e.headers, e.headers_len);
+			respond_header(r, "X-Collabd-Cache", "hit");
+			r->body = e.body;
+			r->body_len = e.body_len;
+			return true;
+		}
+		cache_remove(r->cache, key);
+	}
+	if (db_begin_snapshot(r) < 0)
+		return false; /* runs uncached; the handler meets the same database */
+	r->cache_key = key;
+	cache_depend(r, CACHE_KEY_ALL);
+	return false;
+}
+
+/* An entry is kept at most this long whatever its keys say (a bound on what a change
+ * made with the triggers disabled can leave behind). */
+#define CACHE_MAX_AGE 3600
+
+/* The end of the UTC day (a token's expiry is a date: one valid now stays valid until
+ * then), or CACHE_MAX_AGE from now if sooner. */
+static time_t expiry(time_t now)
+{
+	time_t midnight = now - now % 86400 + 86400;
+	return midnight < now + CACHE_MAX_AGE ? midnight : now + CACHE_MAX_AGE;
+}
+
+void cache_finish(request *r, int rc)
+{
+	if (!r->cache_key)
+		return;
+	const char *key = r->cache_key;
+	r->cache_key = NULL;
+	if (rc < 0)
+		return; /* the dispatcher rolls back */
+	bool store = r->status == 200 && !r->cache_none && r->body;
+	long long sum = store ? versions(r, r->cache_deps, r->cache_ndeps) : -1;
+	if (db_commit(r) < 0 || sum < 0)
+		return;
+	size_t hlen = r->headers.len;
+	cache_put(r->cache, key, expiry(time(NULL)), r->cache_deps, r->cache_ndeps, sum, r->status,
+		  r->headers.data ? r->headers.data : "", hlen, r->body, r->body_len);
+	respond_header(r, "X-Collabd-Cache", "miss");
+}

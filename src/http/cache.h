@@ -1,0 +1,78 @@
+/* The response cache: each worker keeps, in memory, the 200 responses of the GET routes
+ * flagged ROUTE_CACHE, under a digest of what determines them (the path and query, the
+ * credential, sudo), with the epoch keys they depend on (sql/0007_cache.sql). A cached
+ * response is served only after one statement finds the sum of its keys' versions
+ * unchanged; the triggers of the migration bump the versions in the transaction that
+ * changes the rows, so a response is never older than the reader's snapshot, whichever
+ * instance wrote. On a miss, the handler runs inside one read-only REPEATABLE READ
+ * transaction that also reads the versions, so the response and the versions it is
+ * stored with are of one snapshot.
+ *
+ * A handler of a ROUTE_CACHE route names every key its response depends on with
+ * cache_depend(): authentication names the caller (and, with sudo, every user); key 0
+ * is always named. Anything it cannot name makes it call cache_depend_none(). */
+#ifndef COLLABD_CACHE_H
+#define COLLABD_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "db/db.h"
+#include "http/request.h"
+
+/* The keys: id * 16 + kind (sql/0007_cache.sql). */
+#define CACHE_KEY_ALL 0LL
+#define CACHE_KEY_USERS 16LL      /* every user row and identity */
+#define CACHE_KEY_PROJECTS 32LL   /* every project row, group link and star */
+#define CACHE_KEY_NAMESPACES 48LL /* every namespace (groups and personal ones) */
+#define CACHE_KEY_USER(id) ((long long)(id) * 16 + 1)    /* user, tokens, memberships,
+							   * notification settings, stars */
+#define CACHE_KEY_PROJECT(id) ((long long)(id) * 16 + 2) /* project, its links, members */
+#define CACHE_MAX_DEPS 16
+
+/* A stored response, as cache_get() copies it out. */
+typedef struct {
+	char key[65]; /* hex SHA-256 of what determines the response */
+	time_t expires;
+	long long deps[CACHE_MAX_DEPS];
+	int ndeps;
+	long long sum; /* of the deps' versions when stored */
+	int status;
+	char *headers; /* as r->headers: "Name: value\r\n"... */
+	size_t headers_len;
+	char *body;
+	size_t body_len;
+} cache_entry;
+
+/* The store, shared by the workers of an instance: the master makes it before it forks
+ * them (and a new one for the workers of a reload). At most max_bytes of responses; the
+ * oldest written go first. NULL when the memory cannot be had. */
+typedef struct cache cache;
+cache *cache_new(size_t max_bytes);
+void cache_free(cache *c);
+/* Copies the entry under key, unexpired at now (an expired one is dropped), into out
+ * (its headers and body in arena a); false when there is none. */
+bool cache_get(cache *c, const char *key, time_t now, arena *a, cache_entry *out);
+void cache_remove(cache *c, const char *key);
+/* Stores a copy of the response under key, replacing any entry there. */
+void cache_put(cache *c, const char *key, time_t expires, const long long *deps, int ndeps,
+	       long long sum, int status, const char *headers, size_t headers_len,
+	       const char *body, size_t body_len);
+/* The entries there (for tests). */
+size_t cache_count(cache *c);
+
+/* The request's response depends on key / on something no key names (not stored). */
+void cache_depend(request *r, long long key);
+void cache_depend_none(request *r);
+
+/* The dispatcher's side, for a ROUTE_CACHE route once the credentials are read:
+ * cache_serve() answers from the cache (true) or starts the snapshot the handler runs
+ * in (false); cache_finish() after the handler (rc its return) stores a 200 with the
+ * versions read in that snapshot and ends it. */
+bool cache_serve(request *r);
+void cache_finish(request *r, int rc);
+
+extern const db_stmt cache_stmts[];
+
+#endif

@@ -1,0 +1,291 @@
+/* API suite: the response cache (src/http/cache.h) of GET /projects/:id, GET /projects,
+ * GET /users/:user_id/projects, GET /users, GET /users/:id and GET /user.
+ *
+ * Every worker of both instances keeps its own cache; requests go through the
+ * round-robin upstream, so a series of READS requests meets several workers of both
+ * instances. A warm-up series must be served from a cache at least once (X-Collabd-Cache:
+ * hit; there are fewer workers than requests); after each write, made through either
+ * instance, every request of the next series must show the write: a worker that served
+ * what it kept from before would fail it. The writes cover what each response depends
+ * on: the project, its group, the caller's memberships, notification settings, stars,
+ * the owner's name, the caller's state and token, the users and the projects of lists.
+ * Each answer also belongs to one credential only: another caller's request or an
+ * anonymous one never gets it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+
+#define READS 16 /* > 2 instances x 3 workers */
+
+static char *strs[256];
+static resp *resps[1024];
+static size_t nstrs, nresps;
+
+static char *S(char *s)
+{
+	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
+	return strs[nstrs++] = s;
+}
+
+static resp *R(resp *r)
+{
+	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
+	return resps[nresps++] = r;
+}
+
+static void release(void)
+{
+	while (nstrs)
+		free(strs[--nstrs]);
+	while (nresps)
+		resp_free(resps[--nresps]);
+}
+
+static bool is_hit(resp *r)
+{
+	const char *h = resp_header(r, "X-Collabd-Cache");
+	return h && strcmp(h, "hit") == 0;
+}
+
+/* READS GETs of path as token: each answers status with a body that holds want (when
+ * not NULL) and not unwanted (when not NULL). The number served from a cache. */
+static int reads(const char *path, const char *token, long status, const char *want,
+		 const char *unwanted)
+{
+	int hits = 0;
+	for (int i = 0; i < READS; i++) {
+		resp *r = R(api("GET", path, token, NULL));
+		ck_assert_msg(r->status == status, "GET %s, read %d: expected %ld, got %ld: %s", path,
+			      i, status, r->status, r->body);
+		if (want)
+			ck_assert_msg(strstr(r->body, want), "GET %s, read %d: no %s in %s", path, i,
+				      want, r->body);
+		if (unwanted)
+			ck_assert_msg(!strstr(r->body, unwanted), "GET %s, read %d: %s in %s", path, i,
+				      unwanted, r->body);
+		hits += is_hit(r);
+	}
+	return hits;
+}
+
+/* The warm-up: as reads(), and at least one of them from a cache. */
+static void warm(const char *path, const char *token, long status, const char *want)
+{
+	int hits = reads(path, token, status, want, NULL);
+	ck_assert_msg(hits > 0, "GET %s: no response of %d from a cache", path, READS);
+}
+
+static long long create(const char *path, const char *token, const char *form)
+{
+	resp *r = R(api("POST", path, token, form));
+	ck_assert_msg(r->status == 201, "POST %s: %ld %s", path, r->status, r->body);
+	return jint(r->json, "id");
+}
+
+static void put(const char *path, const char *token, const char *form)
+{
+	resp *r = R(api("PUT", path, token, form));
+	ck_assert_msg(r->status == 200, "PUT %s: %ld %s", path, r->status, r->body);
+}
+
+static long long group(const char *prefix, const char *visibility)
+{
+	char *name = S(unique(prefix));
+	return create("/groups", admin_token(),
+		      S(fmt("name=%s&path=%s&visibility=%s", name, name, visibility)));
+}
+
+START_TEST(test_cache_one_caller_per_answer)
+{
+	long long uid, oid;
+	char *user = S(make_user("cache-own", &uid, NULL));
+	char *other = S(make_user("cache-other", &oid, NULL));
+	char *name = S(unique("cached"));
+	long long pid = create("/projects", user, S(fmt("name=%s&visibility=private", name)));
+	const char *path = S(fmt("/projects/%lld", pid));
+	warm(path, user, 200, S(fmt("\"name\":\"%s\"", name)));
+	/* another caller, no caller, the same token in the query: never the owner's answer */
+	ck_assert_int_eq(reads(path, other, 404, "404 Project Not Found", NULL), 0);
+	ck_assert_int_eq(reads(path, NULL, 404, "404 Project Not Found", NULL), 0);
+	resp *r = R(api("GET", S(fmt("%s?private_token=%s", path, other)), NULL, NULL));
+	ck_status(r, 404);
+	r = R(api("GET", S(fmt("%s?private_token=%s", path, user)), NULL, NULL));
+	ck_status(r, 200);
+	/* a query string is part of the key: statistics are shown when asked for */
+	warm(S(fmt("%s?statistics=true", path)), user, 200, "\"statistics\":{");
+	reads(path, user, 200, NULL, "\"statistics\"");
+	/* an error is never kept: the project made public is there for anyone at once */
+	put(path, user, "visibility=public");
+	reads(path, NULL, 200, S(fmt("\"name\":\"%s\"", name)), NULL);
+	reads(path, other, 200, "\"visibility\":\"public\"", NULL);
+	/* GET /user and GET /users/:id are the caller's own */
+	warm("/user", user, 200, S(fmt("\"id\":%lld", uid)));
+	reads("/user", other, 200, S(fmt("\"id\":%lld", oid)), NULL);
+	warm(S(fmt("/users/%lld", oid)), user, 200, S(fmt("\"id\":%lld", oid)));
+	/* HEAD is answered from the same entries, without a body */
+	r = R(api("HEAD", path, user, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(r->body, "");
+}
+END_TEST
+
+START_TEST(test_cache_project_writes)
+{
+	long long uid, sid;
+	char *user = S(make_user("cache-dev", &uid, NULL));
+	char *starrer = S(make_user("cache-star", &sid, NULL));
+	long long gid = group("cache-g", "internal");
+	create(S(fmt("/groups/%lld/members", gid)), admin_token(),
+	       S(fmt("user_id=%lld&access_level=30", uid)));
+	char *name = S(unique("proj"));
+	long long pid = create("/projects", admin_token(),
+			       S(fmt("name=%s&namespace_id=%lld&visibility=internal", name, gid)));
+	const char *path = S(fmt("/projects/%lld", pid));
+	warm(path, user, 200, S(fmt("\"name\":\"%s\"", name)));
+
+	/* the project's own row */
+	char *renamed = S(unique("renamed"));
+	put(path, admin_token(), S(fmt("name=%s&description=after", renamed)));
+	reads(path, user, 200, S(fmt("\"name\":\"%s\"", renamed)), "\"description\":null");
+	/* its group (another table: the namespaces) */
+	char *gpath = S(unique("moved-g"));
+	put(S(fmt("/groups/%lld", gid)), admin_token(), S(fmt("path=%s", gpath)));
+	reads(path, user, 200, S(fmt("\"path_with_namespace\":\"%s/", gpath)), NULL);
+	/* the caller's notification setting of the group, in the permissions */
+	reads(path, user, 200, "\"group_access\":{\"access_level\":30,\"notification_level\":3}",
+	      NULL);
+	put(S(fmt("/groups/%lld/notification_settings", gid)), user, "level=watch");
+	reads(path, user, 200, "\"group_access\":{\"access_level\":30,\"notification_level\":2}",
+	      NULL);
+	/* the caller's membership level */
+	put(S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), "access_level=40");
+	reads(path, user, 200, "\"group_access\":{\"access_level\":40", NULL);
+	/* another user's star */
+	reads(path, user, 200, "\"star_count\":0", NULL);
+	create(S(fmt("%s/star", path)), starrer, NULL);
+	reads(path, user, 200, "\"star_count\":1", NULL);
+	/* the group membership gone: the internal project stays visible, without permissions */
+	resp *r = R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), NULL));
+	ck_status(r, 204);
+	reads(path, user, 200, "\"permissions\":{\"project_access\":null,\"group_access\":null}", NULL);
+	/* private now: not found for the former member */
+	put(path, admin_token(), "visibility=private");
+	reads(path, user, 404, "404 Project Not Found", NULL);
+	/* the project deleted: not found for its owner group's admin either */
+	warm(path, admin_token(), 200, NULL);
+	r = R(api("DELETE", path, admin_token(), NULL));
+	ck_status(r, 202);
+	reads(path, admin_token(), 404, "404 Project Not Found", NULL);
+}
+END_TEST
+
+START_TEST(test_cache_caller_writes)
+{
+	long long uid;
+	char *username;
+	char *user = S(make_user("cache-me", &uid, &username));
+	S(username);
+	char *name = S(unique("mine"));
+	long long pid = create("/projects", user, S(fmt("name=%s", name)));
+	const char *path = S(fmt("/projects/%lld", pid));
+	const char *me = S(fmt("/users/%lld", uid));
+	warm(path, user, 200, "\"owner\":{");
+	warm("/user", user, 200, S(fmt("\"username\":\"%s\"", username)));
+	warm(me, user, 200, S(fmt("\"username\":\"%s\"", username)));
+
+	/* the owner's name, in their personal project and their own record */
+	char *renamed = S(unique("Renamed"));
+	put(me, admin_token(), S(fmt("name=%s", renamed)));
+	reads(path, user, 200, S(fmt("\"owner\":{\"id\":%lld,\"name\":\"%s\"", uid, renamed)), NULL);
+	reads("/user", user, 200, S(fmt("\"name\":\"%s\"", renamed)), NULL);
+	reads(me, user, 200, S(fmt("\"name\":\"%s\"", renamed)), NULL);
+	/* blocked: every cached answer of theirs stops at once, and comes back */
+	create(S(fmt("/users/%lld/block", uid)), admin_token(), NULL);
+	reads(path, user, 401, "401 Unauthorized", NULL);
+	reads("/user", user, 401, "401 Unauthorized", NULL);
+	reads(me, user, 401, "401 Unauthorized", NULL);
+	create(S(fmt("/users/%lld/unblock", uid)), admin_token(), NULL);
+	warm(path, user, 200, NULL);
+	/* a revoked token stops at once */
+	resp *r = R(api("POST", S(fmt("/users/%lld/impersonation_tokens", uid)), admin_token(),
+			"name=second&scopes[]=api"));
+	ck_status(r, 201);
+	const char *second = S(strdup(jstr(r->json, "token")));
+	long long tid = jint(r->json, "id");
+	warm(path, second, 200, NULL);
+	warm("/user", second, 200, NULL);
+	r = R(api("DELETE", S(fmt("/users/%lld/impersonation_tokens/%lld", uid, tid)), admin_token(),
+		  NULL));
+	ck_status(r, 204);
+	reads(path, second, 401, "401 Unauthorized", NULL);
+	reads("/user", second, 401, "401 Unauthorized", NULL);
+	reads(path, user, 200, NULL, NULL);
+}
+END_TEST
+
+/* X-Total of GET path as token. */
+static long long total(const char *path, const char *token)
+{
+	resp *r = R(api("GET", path, token, NULL));
+	ck_status(r, 200);
+	const char *t = resp_header(r, "X-Total");
+	ck_assert_ptr_nonnull(t);
+	return atoll(t);
+}
+
+START_TEST(test_cache_lists)
+{
+	/* users: a new one counts at once */
+	warm("/users?per_page=1", admin_token(), 200, NULL);
+	long long before = total("/users?per_page=1", admin_token());
+	long long uid;
+	char *user = S(make_user("cache-list", &uid, NULL));
+	for (int i = 0; i < READS; i++)
+		ck_assert_int_eq(total("/users?per_page=1", admin_token()), before + 1);
+
+	/* membership: a project created in a group of theirs, by someone else, is in at once */
+	long long gid = group("cache-lg", "private");
+	create(S(fmt("/groups/%lld/members", gid)), admin_token(),
+	       S(fmt("user_id=%lld&access_level=20", uid)));
+	const char *mine = "/projects?membership=true&per_page=5";
+	warm(mine, user, 200, NULL);
+	long long n = total(mine, user);
+	char *name = S(unique("listed"));
+	long long pid = create("/projects", admin_token(),
+			       S(fmt("name=%s&namespace_id=%lld", name, gid)));
+	for (int i = 0; i < READS; i++)
+		ck_assert_int_eq(total(mine, user), n + 1);
+	reads(mine, user, 200, S(fmt("\"name\":\"%s\"", name)), NULL);
+	/* renamed: the page shows the new name */
+	char *renamed = S(unique("relisted"));
+	put(S(fmt("/projects/%lld", pid)), admin_token(), S(fmt("name=%s", renamed)));
+	reads(mine, user, 200, S(fmt("\"name\":\"%s\"", renamed)), S(fmt("\"name\":\"%s\"", name)));
+	/* their membership gone: out of the list */
+	resp *r = R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), NULL));
+	ck_status(r, 204);
+	for (int i = 0; i < READS; i++)
+		ck_assert_int_eq(total(mine, user), n);
+	/* a user's projects */
+	const char *theirs = S(fmt("/users/%lld/projects", uid));
+	warm(theirs, user, 200, "[]");
+	char *own = S(unique("own"));
+	create("/projects", user, S(fmt("name=%s", own)));
+	reads(theirs, user, 200, S(fmt("\"name\":\"%s\"", own)), NULL);
+}
+END_TEST
+
+Suite *suite_cache(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *tc = tcase_create("cache");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, NULL, release);
+	tcase_add_test(tc, test_cache_one_caller_per_answer);
+	tcase_add_test(tc, test_cache_project_writes);
+	tcase_add_test(tc, test_cache_caller_writes);
+	tcase_add_test(tc, test_cache_lists);
+	suite_add_tcase(s, tc);
+	return s;
+}
