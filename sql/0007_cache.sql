@@ -12,8 +12,8 @@
 --
 -- The bumps run at commit (deferred constraint triggers), one transaction at a time
 -- (an advisory lock taken last, after every lock of the transaction's own work): no
--- deadlock between writers that bump the same keys in different orders.
--- `SET collabd.cache_bump = off` skips them (bulk loads, which then bump key 0).
+-- deadlock between writers that bump the same keys in different orders. A bulk load may
+-- disable the triggers (ALTER TABLE ... DISABLE TRIGGER cache_bump) and bump key 0 after.
 CREATE TABLE cache_epochs (
 	k bigint PRIMARY KEY,
 	v bigint NOT NULL
@@ -21,9 +21,6 @@ CREATE TABLE cache_epochs (
 
 CREATE FUNCTION cache_bump(keys bigint[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-	IF current_setting('collabd.cache_bump', true) = 'off' THEN
-		RETURN;
-	END IF;
 	PERFORM pg_advisory_xact_lock(4242424242);
 	INSERT INTO cache_epochs AS e (k, v)
 	SELECT DISTINCT x, 1 FROM unnest(keys) x WHERE x IS NOT NULL ORDER BY 1

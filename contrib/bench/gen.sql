@@ -63,9 +63,6 @@
 \endif
 
 SET synchronous_commit = off;
--- No bump of the response cache's epochs per row (sql/0007_cache.sql): one bump of
--- key 0 (everything) once the data is in.
-SET collabd.cache_bump = off;
 -- rnd(key, salt): a number in [0, 1) that depends only on seed, key and salt (the seed
 -- written into the function: IMMUTABLE, so PostgreSQL inlines it).
 SELECT format($f$CREATE FUNCTION pg_temp.rnd(k bigint, salt bigint) RETURNS float8
@@ -81,6 +78,11 @@ LANGUAGE sql IMMUTABLE AS
 $$ SELECT words[1 + floor(pg_temp.rnd(k, salt) * cardinality(words))::int] $$;
 
 BEGIN;
+
+-- No bump of the response cache's epochs per row (sql/0007_cache.sql): one bump of
+-- key 0 (everything) once the data is in.
+SELECT format('ALTER TABLE %I DISABLE TRIGGER cache_bump', tgrelid::regclass)
+	FROM pg_trigger WHERE tgname = 'cache_bump' \gexec
 
 CREATE TEMP TABLE w (firsts text[], lasts text[], nouns text[], adjs text[]);
 INSERT INTO w VALUES (
@@ -284,9 +286,11 @@ CREATE TEMP TABLE bpairs AS
 				AND pm.source_id = p.id AND pm.user_id = t.user_id AND pm.requested_at IS NULL)) x
 	) y WHERE k <= 10;
 
-COMMIT;
-RESET collabd.cache_bump;
+SELECT format('ALTER TABLE %I ENABLE TRIGGER cache_bump', tgrelid::regclass)
+	FROM pg_trigger WHERE tgname = 'cache_bump' \gexec
 SELECT cache_bump(ARRAY[0::bigint]);
+
+COMMIT;
 
 \pset format unaligned
 \pset tuples_only on

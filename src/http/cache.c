@@ -26,6 +26,10 @@ const db_stmt cache_stmts[] = {
  * a count of bytes ever written: the record at pos is still there until head passes
  * pos + data_size, and it holds its own key, which is checked. */
 #define WAYS 4
+/* The doorkeeper: the hashes of keys missed once, direct-mapped. A response is stored
+ * at its key's second miss: one asked for once (a random page, another user's record)
+ * costs nothing more than without a cache. */
+#define SEEN 65536
 
 struct slot {
 	uint64_t hash; /* 0: empty */
@@ -52,6 +56,7 @@ struct cache {
 	size_t nbuckets; /* a power of two */
 	size_t data_size;
 	uint64_t head;   /* bytes ever written */
+	uint64_t seen[SEEN];
 	struct slot *slots;
 	char *data;
 };
@@ -176,6 +181,16 @@ bool cache_get(cache *c, const char *key, time_t now, arena *a, cache_entry *out
 	}
 	unlock(c);
 	return rec != NULL;
+}
+
+bool cache_admit(cache *c, const char *key)
+{
+	uint64_t h = hash_of(key);
+	uint64_t *s = &c->seen[h % SEEN];
+	if (__atomic_load_n(s, __ATOMIC_RELAXED) == h)
+		return true;
+	__atomic_store_n(s, h, __ATOMIC_RELAXED);
+	return false;
 }
 
 void cache_remove(cache *c, const char *key)
@@ -324,6 +339,8 @@ bool cache_serve(request *r)
 			return true;
 		}
 		cache_remove(r->cache, key);
+	} else if (!cache_admit(r->cache, key)) {
+		return false; /* the first time: not kept */
 	}
 	if (db_begin_snapshot(r) < 0)
 		return false; /* runs uncached; the handler meets the same database */

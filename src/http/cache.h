@@ -4,7 +4,8 @@
  * response is served only after one statement finds the sum of its keys' versions
  * unchanged; the triggers of the migration bump the versions in the transaction that
  * changes the rows, so a response is never older than the reader's snapshot, whichever
- * instance wrote. On a miss, the handler runs inside one read-only REPEATABLE READ
+ * instance wrote. A response is kept from the second time its key is missed (one asked
+ * for once costs what it costs without a cache); then the handler runs inside one read-only REPEATABLE READ
  * transaction that also reads the versions, so the response and the versions it is
  * stored with are of one snapshot.
  *
@@ -55,6 +56,9 @@ void cache_free(cache *c);
  * (its headers and body in arena a); false when there is none. */
 bool cache_get(cache *c, const char *key, time_t now, arena *a, cache_entry *out);
 void cache_remove(cache *c, const char *key);
+/* Whether a response for key is worth keeping: false the first time key is asked for
+ * (and remembered), true from the second (a few keys may push each other out). */
+bool cache_admit(cache *c, const char *key);
 /* Stores a copy of the response under key, replacing any entry there. */
 void cache_put(cache *c, const char *key, time_t expires, const long long *deps, int ndeps,
 	       long long sum, int status, const char *headers, size_t headers_len,

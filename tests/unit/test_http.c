@@ -1099,6 +1099,18 @@ START_TEST(test_cache_many_keys)
 }
 END_TEST
 
+START_TEST(test_cache_admits_at_the_second_miss)
+{
+	cache *c = cache_new(1 << 20);
+	ck_assert(!cache_admit(c, "a"));
+	ck_assert(cache_admit(c, "a"));
+	ck_assert(cache_admit(c, "a"));
+	ck_assert(!cache_admit(c, "b"));
+	ck_assert(cache_admit(c, "b"));
+	cache_free(c);
+}
+END_TEST
+
 /* Workers share the store: what one process stores, another finds. */
 START_TEST(test_cache_shared_between_processes)
 {
@@ -1198,6 +1210,7 @@ int main(void)
 	tcase_add_test(tc, test_cache_ring_overwrites_the_oldest);
 	tcase_add_test(tc, test_cache_many_keys);
 	tcase_add_test(tc, test_cache_shared_between_processes);
+	tcase_add_test(tc, test_cache_admits_at_the_second_miss);
 	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);
