@@ -8,7 +8,8 @@
  * instance, every request of the next series must show the write: a worker that served
  * what it kept from before would fail it. The writes cover what each response depends
  * on: the project, its group, the caller's memberships, notification settings, stars,
- * the owner's name, the caller's state and token, the users and the projects of lists.
+ * the owner's name, the caller's state and token, the users and the projects of lists,
+ * and rows written in SQL by hand (a group link).
  * Each answer also belongs to one credential only: another caller's request or an
  * anonymous one never gets it. */
 #include <stdio.h>
@@ -225,6 +226,33 @@ START_TEST(test_cache_caller_writes)
 }
 END_TEST
 
+/* A write made in SQL, not through the API (the triggers bump the versions wherever the
+ * rows change): a project shared with a group by hand, then the group renamed and the
+ * link removed by hand. The caller's level through the link shows in nothing but the
+ * link itself, so the answer is checked for the link. */
+START_TEST(test_cache_sql_writes)
+{
+	long long uid;
+	char *user = S(make_user("cache-sql", &uid, NULL));
+	long long gid = group("cache-sg", "private");
+	long long hid = group("cache-sh", "private");
+	char *name = S(unique("shared"));
+	long long pid = create("/projects", admin_token(),
+			       S(fmt("name=%s&namespace_id=%lld&visibility=private", name, gid)));
+	create(S(fmt("/projects/%lld/members", pid)), admin_token(),
+	       S(fmt("user_id=%lld&access_level=20", uid)));
+	const char *path = S(fmt("/projects/%lld", pid));
+	warm(path, user, 200, "\"shared_with_groups\":[]");
+	free(sql_value("INSERT INTO project_group_links (project_id, group_id, group_access)"
+		       " VALUES (%lld, %lld, 40)", pid, hid));
+	reads(path, user, 200, S(fmt("\"shared_with_groups\":[{\"group_id\":%lld,", hid)), NULL);
+	free(sql_value("UPDATE namespaces SET name = 'renamed-by-hand' WHERE id = %lld", hid));
+	reads(path, user, 200, "\"group_name\":\"renamed-by-hand\"", NULL);
+	free(sql_value("DELETE FROM project_group_links WHERE project_id = %lld", pid));
+	reads(path, user, 200, "\"shared_with_groups\":[]", NULL);
+}
+END_TEST
+
 /* X-Total of GET path as token. */
 static long long total(const char *path, const char *token)
 {
@@ -286,6 +314,7 @@ Suite *suite_cache(void)
 	tcase_add_test(tc, test_cache_project_writes);
 	tcase_add_test(tc, test_cache_caller_writes);
 	tcase_add_test(tc, test_cache_lists);
+	tcase_add_test(tc, test_cache_sql_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,11 +13,12 @@
  *  - the same SSH key added by two users at once: one 201;
  *  - stars and unstars of one project: star_count equals the stars the responses
  *    report and the stars that exist afterwards;
+ *  - forks of one project by 16 users at once: 16 projects, forks_count 16;
  *  - deletions (each project deleted twice, from both instances): one 202 per project,
  *    and the background processes of both instances run each queued job exactly once
  *    (the "background job N (kind) done" lines of collabd-1.log and collabd-2.log).
- * Per-project iid counters are not covered: collabd has none yet (issues and merge
- * requests come later).
+ * The per-project counters collabd keeps are star_count and forks_count; iid counters
+ * come with issues and merge requests, which collabd does not serve yet.
  *
  * The threads never assert (Check's assertions belong to the test's own thread): they
  * keep every response, and the test checks them once they have all finished. */
@@ -771,6 +772,60 @@ START_TEST(test_concurrent_stars)
 }
 END_TEST
 
+/* ---- forks: the fork counter of one project ---- */
+
+struct forks {
+	char *token[NTHREADS]; /* one user per thread */
+	const char *path;      /* POST /projects/:id/fork */
+};
+
+static void forks_body(th *t)
+{
+	struct forks *c = t->ctx;
+	treq(t, "POST", c->path, c->token[t->n], NULL);
+}
+
+/* Every thread's user forks one project at once, half through each instance: 16 forks,
+ * each its own project, and forks_count 16 on both instances. */
+START_TEST(test_concurrent_forks)
+{
+	load_instances();
+	char *owner_token = S(make_user("ifo", NULL, NULL));
+	long long pid = api_project(owner_token, "public", NULL);
+	struct forks c;
+	long long uid[NTHREADS], ids[NTHREADS];
+	users(NTHREADS, "ifu", c.token, uid);
+	c.path = S(fmt("/projects/%lld/fork", pid));
+
+	th ts[NTHREADS];
+	run_threads(ts, forks_body, &c);
+
+	for (int n = 0; n < NTHREADS; n++) {
+		resp *r = got(ts, n, 0);
+		ck_assert_msg(r->status == 201, "thread %d: %ld %s", n, r->status, r->body);
+		ids[n] = jint(r->json, "id");
+		ck_assert_int_ne(ids[n], pid);
+		json_object *from = jget(r->json, "forked_from_project");
+		ck_assert_msg(from && jint(from, "id") == pid, "thread %d: %s", n, r->body);
+		ck_assert_int_eq(jint(jget(r->json, "namespace"), "id"),
+				 sql_int("SELECT id FROM namespaces WHERE owner_id = %lld AND kind = 'user'",
+					 uid[n]));
+		for (int m = 0; m < n; m++)
+			ck_assert_msg(ids[m] != ids[n], "threads %d and %d got project %lld", m, n,
+				      ids[n]);
+	}
+	for (int i = 0; i < 2; i++) {
+		resp *r = on(i, "GET", S(fmt("/projects/%lld", pid)), owner_token, NULL);
+		ck_code(r, 200);
+		ck_assert_msg(jint(r->json, "forks_count") == NTHREADS,
+			      "forks_count %lld on instance %d after %d forks",
+			      jint(r->json, "forks_count"), i + 1, NTHREADS);
+	}
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE forked_from_id = %lld", pid),
+			 NTHREADS);
+}
+END_TEST
+
 /* ---- 5. deletions and their background jobs ---- */
 
 #define DPROJECTS 30 /* project p is deleted by threads 2m and 2m + 1, m = p % 8 */
@@ -919,6 +974,7 @@ Suite *suite_instances(void)
 	tcase_add_test(tc, test_concurrent_member_adds);
 	tcase_add_test(tc, test_concurrent_same_key);
 	tcase_add_test(tc, test_concurrent_stars);
+	tcase_add_test(tc, test_concurrent_forks);
 	tcase_add_test(tc, test_background_work_once);
 	suite_add_tcase(s, tc);
 	return s;
