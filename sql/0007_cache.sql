@@ -8,7 +8,9 @@
 -- and the new version together, from whichever instance it reads.
 --
 -- Keys are id * 16 + kind: kind 0 the global keys (0 everything, 16 every user, 32
--- every project, 48 every namespace), 1 one user (id), 2 one project (id).
+-- every project, 48 every namespace), 1 one user (id), 2 one project (id), 3 one
+-- namespace (id; a group's rename rewrites the paths of every namespace below it, so
+-- each of those is bumped too).
 --
 -- The bumps run at commit (deferred constraint triggers), one transaction at a time
 -- (an advisory lock taken last, after every lock of the transaction's own work): no
@@ -54,7 +56,7 @@ BEGIN
 	WHEN 'project_group_links' THEN
 		PERFORM cache_bump(ARRAY[r.project_id * 16 + 2, 32]);
 	WHEN 'namespaces' THEN
-		PERFORM cache_bump(ARRAY[48::bigint]);
+		PERFORM cache_bump(ARRAY[r.id * 16 + 3, 48]);
 	END CASE;
 	RETURN NULL;
 END $$;

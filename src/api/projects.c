@@ -595,16 +595,21 @@ static PGresult *project_show_query(request *r, const char *ref, int *err)
 }
 
 /* The keys of the response cache a project's record depends on, beyond the caller: the
- * project (its row, links and members), the namespaces (its own, its groups', the
- * shared groups' names), the owner of a personal project, the fork source. */
+ * project (its row, links and members), its namespace (whose row holds the full path and
+ * name, rewritten when a group above is renamed), the owner of a personal project; for a
+ * fork, the source, and for a shared project, the groups' names: then any namespace. */
 static void project_depend(request *r, const PGresult *res, int col)
 {
 	cache_depend(r, CACHE_KEY_PROJECT(db_int(res, 0, col + PC_ID)));
-	cache_depend(r, CACHE_KEY_NAMESPACES);
+	cache_depend(r, CACHE_KEY_NAMESPACE(db_int(res, 0, col + PC_NS_ID)));
 	if (db_val(res, 0, col + PC_NS_OWNER_ID))
 		cache_depend(r, CACHE_KEY_USER(db_int(res, 0, col + PC_NS_OWNER_ID)));
-	if (db_val(res, 0, col + PC_FORKED_FROM_ID))
+	if (db_val(res, 0, col + PC_FORKED_FROM_ID)) {
 		cache_depend(r, CACHE_KEY_PROJECT(db_int(res, 0, col + PC_FORKED_FROM_ID)));
+		cache_depend(r, CACHE_KEY_NAMESPACES);
+	}
+	if (db_bool(res, 0, col + PC_SHARED))
+		cache_depend(r, CACHE_KEY_NAMESPACES);
 }
 
 int projects_show(request *r)

@@ -154,6 +154,20 @@ START_TEST(test_cache_project_writes)
 	char *gpath = S(unique("moved-g"));
 	put(S(fmt("/groups/%lld", gid)), admin_token(), S(fmt("path=%s", gpath)));
 	reads(path, user, 200, S(fmt("\"path_with_namespace\":\"%s/", gpath)), NULL);
+	/* a project in a subgroup: the parent renamed rewrites the subgroup's full path */
+	char *subname = S(unique("cache-sub"));
+	long long sgid = create("/groups", admin_token(),
+				S(fmt("name=%s&path=%s&visibility=internal&parent_id=%lld", subname,
+				      subname, gid)));
+	char *inner = S(unique("inner"));
+	long long ipid = create("/projects", admin_token(),
+				S(fmt("name=%s&namespace_id=%lld&visibility=internal", inner, sgid)));
+	const char *ipath = S(fmt("/projects/%lld", ipid));
+	warm(ipath, user, 200, S(fmt("\"path_with_namespace\":\"%s/%s/", gpath, subname)));
+	char *gpath2 = S(unique("moved-again"));
+	put(S(fmt("/groups/%lld", gid)), admin_token(), S(fmt("path=%s", gpath2)));
+	reads(ipath, user, 200, S(fmt("\"path_with_namespace\":\"%s/%s/", gpath2, subname)), NULL);
+	reads(path, user, 200, S(fmt("\"path_with_namespace\":\"%s/", gpath2)), NULL);
 	/* the caller's notification setting of the group, in the permissions */
 	reads(path, user, 200, "\"group_access\":{\"access_level\":30,\"notification_level\":3}",
 	      NULL);
