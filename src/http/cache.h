@@ -31,7 +31,6 @@
 							   * notification settings, stars */
 #define CACHE_KEY_PROJECT(id) ((long long)(id) * 16 + 2) /* project, its links, members */
 #define CACHE_KEY_NAMESPACE(id) ((long long)(id) * 16 + 3) /* one namespace row */
-#define CACHE_MAX_DEPS 16
 
 /* A stored response, as cache_get() copies it out. */
 typedef struct {

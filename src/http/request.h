@@ -45,6 +45,9 @@ typedef struct {
 struct route;
 struct db;
 
+/* The most keys a cached response may depend on (http/cache.h). */
+#define CACHE_MAX_DEPS 16
+
 typedef struct request {
 	arena *a;
 	const config *cfg;
@@ -80,7 +83,7 @@ typedef struct request {
 	/* the response cache (http/cache.h): the worker's, NULL when off */
 	struct cache *cache;
 	const char *cache_key;   /* set while a ROUTE_CACHE request runs in its snapshot */
-	long long cache_deps[16];
+	long long cache_deps[CACHE_MAX_DEPS];
 	int cache_ndeps;
 	bool cache_none;         /* depends on something no key names: not stored */
 } request;
