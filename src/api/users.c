@@ -274,7 +274,7 @@ int user_current(request *r)
 			}
 			sealed = PQntuples(res) ? db_val(res, 0, 0) : NULL;
 		}
-		json_put_str(o, "private_token", sealed ? crypto_open(r->a, r->key, sealed) : NULL);
+		json_put_str(o, "private_token", sealed ? cache_open_secret(r, sealed) : NULL);
 	}
 	respond_json(r, 200, o);
 	return 0;

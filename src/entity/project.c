@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "auth/access.h"
-#include "core/crypto.h"
 #include "db/db.h"
 #include "entity/entity.h"
+#include "http/cache.h"
 
 const char *project_ssh_url(request *r, const char *ns, const char *path)
 {
@@ -194,7 +194,7 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 	json_put_int(o, "star_count", I(PC_STAR_COUNT));
 	if (flags & PROJECT_CAN_ADMIN) {
 		const char *sealed = V(PC_RUNNERS_TOKEN);
-		json_put_str(o, "runners_token", sealed ? crypto_open(r->a, r->key, sealed) : NULL);
+		json_put_str(o, "runners_token", sealed ? cache_open_secret(r, sealed) : NULL);
 	}
 	json_put_bool(o, "public_jobs", B(PC_PUBLIC_JOBS));
 	json_put_str(o, "ci_config_path", V(PC_CI_CONFIG_PATH));

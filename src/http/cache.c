@@ -47,7 +47,8 @@ struct record {
 	long long deps[CACHE_MAX_DEPS];
 	uint64_t headers_len;
 	uint64_t body_len;
-	/* headers, then body, each followed by a NUL byte */
+	int32_t nsealed;
+	/* headers, body, then the nsealed sealed secrets, each followed by a NUL byte */
 };
 
 struct cache {
@@ -175,9 +176,17 @@ bool cache_get(cache *c, const char *key, time_t now, arena *a, cache_entry *out
 		const char *p = (const char *)(rec + 1);
 		out->headers_len = rec->headers_len;
 		out->headers = arena_strndup(a, p, rec->headers_len);
+		p += rec->headers_len + 1;
 		out->body_len = rec->body_len;
-		out->body = arena_alloc(a, rec->body_len + 1);
-		memcpy(out->body, p + rec->headers_len + 1, rec->body_len);
+		char *body = arena_alloc(a, rec->body_len + 1);
+		memcpy(body, p, rec->body_len);
+		out->body = body;
+		p += rec->body_len + 1;
+		out->nsealed = rec->nsealed;
+		for (int i = 0; i < rec->nsealed; i++) {
+			out->sealed[i] = arena_strdup(a, p);
+			p += strlen(p) + 1;
+		}
 	}
 	unlock(c);
 	return rec != NULL;
@@ -202,17 +211,19 @@ void cache_remove(cache *c, const char *key)
 	unlock(c);
 }
 
-void cache_put(cache *c, const char *key, time_t expires, const long long *deps, int ndeps,
-	       long long sum, int status, const char *headers, size_t headers_len,
-	       const char *body, size_t body_len)
+void cache_put(cache *c, const cache_entry *e)
 {
-	size_t size = ALIGN8(sizeof(struct record) + headers_len + body_len + 2);
-	if (size > c->data_size / 4 || ndeps > CACHE_MAX_DEPS || ndeps < 0 ||
-	    strlen(key) >= sizeof(((struct record *)0)->key))
+	size_t sealed_len = 0;
+	for (int i = 0; i < e->nsealed; i++)
+		sealed_len += strlen(e->sealed[i]) + 1;
+	size_t size = ALIGN8(sizeof(struct record) + e->headers_len + e->body_len + 2 + sealed_len);
+	if (size > c->data_size / 4 || e->ndeps > CACHE_MAX_DEPS || e->ndeps < 0 ||
+	    e->nsealed > CACHE_MAX_SECRETS || e->nsealed < 0 ||
+	    strlen(e->key) >= sizeof(((struct record *)0)->key))
 		return;
-	uint64_t h = hash_of(key);
+	uint64_t h = hash_of(e->key);
 	lock(c);
-	struct slot *s = find(c, key, h);
+	struct slot *s = find(c, e->key, h);
 	if (!s) {
 		/* an empty way, or the one whose record is the oldest */
 		struct slot *b = bucket_of(c, h);
@@ -232,20 +243,28 @@ void cache_put(cache *c, const char *key, time_t expires, const long long *deps,
 	struct record *rec = (struct record *)(c->data + c->head % c->data_size);
 	memset(rec, 0, sizeof(*rec));
 	rec->size = (uint32_t)size;
-	rec->status = status;
+	rec->status = e->status;
 	rec->pos = c->head;
-	strcpy(rec->key, key);
-	rec->ndeps = ndeps;
-	rec->expires = (int64_t)expires;
-	rec->sum = sum;
-	memcpy(rec->deps, deps, sizeof(*deps) * (size_t)ndeps);
-	rec->headers_len = headers_len;
-	rec->body_len = body_len;
+	strcpy(rec->key, e->key);
+	rec->ndeps = e->ndeps;
+	rec->expires = (int64_t)e->expires;
+	rec->sum = e->sum;
+	memcpy(rec->deps, e->deps, sizeof(*e->deps) * (size_t)e->ndeps);
+	rec->headers_len = e->headers_len;
+	rec->body_len = e->body_len;
+	rec->nsealed = e->nsealed;
 	char *p = (char *)(rec + 1);
-	memcpy(p, headers, headers_len);
-	p[headers_len] = '\0';
-	memcpy(p + headers_len + 1, body, body_len);
-	p[headers_len + 1 + body_len] = '\0';
+	memcpy(p, e->headers, e->headers_len);
+	p[e->headers_len] = '\0';
+	p += e->headers_len + 1;
+	memcpy(p, e->body, e->body_len);
+	p[e->body_len] = '\0';
+	p += e->body_len + 1;
+	for (int i = 0; i < e->nsealed; i++) {
+		size_t n = strlen(e->sealed[i]) + 1;
+		memcpy(p, e->sealed[i], n);
+		p += n;
+	}
 	s->hash = h;
 	s->pos = c->head;
 	c->head += size;
@@ -279,6 +298,73 @@ void cache_depend(request *r, long long key)
 void cache_depend_none(request *r)
 {
 	r->cache_none = true;
+}
+
+const char *cache_open_secret(request *r, const char *sealed)
+{
+	const char *plain = crypto_open(r->a, r->key, sealed);
+	if (plain && r->cache_key) {
+		if (r->cache_nsecrets == CACHE_MAX_SECRETS) {
+			r->cache_none = true;
+		} else {
+			r->cache_plain[r->cache_nsecrets] = plain;
+			r->cache_sealed[r->cache_nsecrets++] = sealed;
+		}
+	}
+	return plain;
+}
+
+#define SECRET_MARK '\x01'
+
+char *cache_mask_secrets(arena *a, const char *body, size_t body_len, const char *const *plain,
+			 int n, size_t *len)
+{
+	for (int i = 0; i < n; i++)
+		if (strlen(plain[i]) < 8)
+			return NULL;
+	buf b;
+	buf_init(&b, a, body_len + 16);
+	for (size_t at = 0; at < body_len;) {
+		int hit = -1;
+		for (int i = 0; i < n && hit < 0; i++) {
+			size_t m = strlen(plain[i]);
+			if (at + m <= body_len && memcmp(body + at, plain[i], m) == 0)
+				hit = i;
+		}
+		if (hit < 0) {
+			buf_putc(&b, body[at++]);
+			continue;
+		}
+		buf_putc(&b, SECRET_MARK);
+		buf_putc(&b, (char)('0' + hit));
+		buf_putc(&b, SECRET_MARK);
+		at += strlen(plain[hit]);
+	}
+	*len = b.len;
+	return (char *)buf_cstr(&b);
+}
+
+/* e's body with its secrets opened, in r's arena; NULL when one does not open. */
+static const char *unmask_secrets(request *r, const cache_entry *e, size_t *len)
+{
+	buf b;
+	buf_init(&b, r->a, e->body_len + 64);
+	for (size_t at = 0; at < e->body_len; at++) {
+		if (e->body[at] != SECRET_MARK) {
+			buf_putc(&b, e->body[at]);
+			continue;
+		}
+		int i = at + 2 < e->body_len ? e->body[at + 1] - '0' : -1;
+		if (i < 0 || i >= e->nsealed || e->body[at + 2] != SECRET_MARK)
+			return NULL;
+		const char *plain = crypto_open(r->a, r->key, e->sealed[i]);
+		if (!plain)
+			return NULL;
+		buf_puts(&b, plain);
+		at += 2;
+	}
+	*len = b.len;
+	return buf_cstr(&b);
 }
 
 /* What determines the response of a GET: the path and query as sent, the credential
@@ -330,12 +416,14 @@ bool cache_serve(request *r)
 	cache_entry e;
 	if (cache_get(r->cache, key, now, r->a, &e)) {
 		long long sum = versions(r, e.deps, e.ndeps);
-		if (sum >= 0 && sum == e.sum) {
+		size_t len = e.body_len;
+		const char *body = e.nsealed ? unmask_secrets(r, &e, &len) : e.body;
+		if (sum >= 0 && sum == e.sum && body) {
 			r->status = e.status;
 			buf_append(&r->headers, e.headers, e.headers_len);
 			respond_header(r, "X-Collabd-Cache", "hit");
-			r->body = e.body;
-			r->body_len = e.body_len;
+			r->body = body;
+			r->body_len = len;
 			return true;
 		}
 		cache_remove(r->cache, key);
@@ -373,8 +461,20 @@ void cache_finish(request *r, int rc)
 	long long sum = store ? versions(r, r->cache_deps, r->cache_ndeps) : -1;
 	if (db_commit(r) < 0 || sum < 0)
 		return;
-	size_t hlen = r->headers.len;
-	cache_put(r->cache, key, expiry(time(NULL)), r->cache_deps, r->cache_ndeps, sum, r->status,
-		  r->headers.data ? r->headers.data : "", hlen, r->body, r->body_len);
+	cache_entry e = {.expires = expiry(time(NULL)), .ndeps = r->cache_ndeps, .sum = sum,
+			 .status = r->status, .headers = r->headers.data ? r->headers.data : "",
+			 .headers_len = r->headers.len, .body = r->body, .body_len = r->body_len,
+			 .nsealed = r->cache_nsecrets};
+	snprintf(e.key, sizeof(e.key), "%s", key);
+	memcpy(e.deps, r->cache_deps, sizeof(e.deps));
+	memcpy(e.sealed, r->cache_sealed, sizeof(e.sealed));
+	if (e.nsealed) {
+		/* kept sealed, as in the database */
+		e.body = cache_mask_secrets(r->a, r->body, r->body_len, r->cache_plain, e.nsealed,
+					    &e.body_len);
+		if (!e.body)
+			return;
+	}
+	cache_put(r->cache, &e);
 	respond_header(r, "X-Collabd-Cache", "miss");
 }

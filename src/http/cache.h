@@ -32,7 +32,9 @@
 #define CACHE_KEY_PROJECT(id) ((long long)(id) * 16 + 2) /* project, its links, members */
 #define CACHE_KEY_NAMESPACE(id) ((long long)(id) * 16 + 3) /* one namespace row */
 
-/* A stored response, as cache_get() copies it out. */
+/* A stored response, as cache_put() takes it and cache_get() copies it out. Secrets
+ * (a private or runners token) are kept sealed, as in the database: the body holds
+ * "\x01" N "\x01" where the secret sealed[N] opens (JSON has no raw control bytes). */
 typedef struct {
 	char key[65]; /* hex SHA-256 of what determines the response */
 	time_t expires;
@@ -40,10 +42,12 @@ typedef struct {
 	int ndeps;
 	long long sum; /* of the deps' versions when stored */
 	int status;
-	char *headers; /* as r->headers: "Name: value\r\n"... */
+	const char *headers; /* as r->headers: "Name: value\r\n"... */
 	size_t headers_len;
-	char *body;
+	const char *body;
 	size_t body_len;
+	const char *sealed[CACHE_MAX_SECRETS];
+	int nsealed;
 } cache_entry;
 
 /* The store, shared by the workers of an instance: the master makes it before it forks
@@ -59,16 +63,21 @@ void cache_remove(cache *c, const char *key);
 /* Whether a response for key is worth keeping: false the first time key is asked for
  * (and remembered), true from the second (a few keys may push each other out). */
 bool cache_admit(cache *c, const char *key);
-/* Stores a copy of the response under key, replacing any entry there. */
-void cache_put(cache *c, const char *key, time_t expires, const long long *deps, int ndeps,
-	       long long sum, int status, const char *headers, size_t headers_len,
-	       const char *body, size_t body_len);
+/* Stores a copy of e under e->key, replacing any entry there. */
+void cache_put(cache *c, const cache_entry *e);
+/* body with every occurrence of plain[i] replaced by "\x01" i "\x01" (in a), its length
+ * in *len; NULL when a secret is too short to be told from the rest (under 8 bytes). */
+char *cache_mask_secrets(arena *a, const char *body, size_t body_len, const char *const *plain,
+			 int n, size_t *len);
 /* The entries there (for tests). */
 size_t cache_count(cache *c);
 
 /* The request's response depends on key / on something no key names (not stored). */
 void cache_depend(request *r, long long key);
 void cache_depend_none(request *r);
+/* Opens the sealed secret (crypto_open with the instance key) for the response being
+ * built; a cached copy of the response keeps it sealed. NULL when it does not open. */
+const char *cache_open_secret(request *r, const char *sealed);
 
 /* The dispatcher's side, for a ROUTE_CACHE route once the credentials are read:
  * cache_serve() answers from the cache (true) or starts the snapshot the handler runs

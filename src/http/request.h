@@ -45,8 +45,9 @@ typedef struct {
 struct route;
 struct db;
 
-/* The most keys a cached response may depend on (http/cache.h). */
+/* The most keys a cached response may depend on, and secrets it may show (http/cache.h). */
 #define CACHE_MAX_DEPS 16
+#define CACHE_MAX_SECRETS 4
 
 typedef struct request {
 	arena *a;
@@ -86,6 +87,9 @@ typedef struct request {
 	long long cache_deps[CACHE_MAX_DEPS];
 	int cache_ndeps;
 	bool cache_none;         /* depends on something no key names: not stored */
+	const char *cache_plain[CACHE_MAX_SECRETS];  /* secrets shown, opened ... */
+	const char *cache_sealed[CACHE_MAX_SECRETS]; /* ... from these */
+	int cache_nsecrets;
 } request;
 
 /* Sets up r for a new request in arena a. */

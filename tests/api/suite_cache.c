@@ -125,6 +125,15 @@ START_TEST(test_cache_one_caller_per_answer)
 	warm("/user", user, 200, S(fmt("\"id\":%lld", uid)));
 	reads("/user", other, 200, S(fmt("\"id\":%lld", oid)), NULL);
 	warm(S(fmt("/users/%lld", oid)), user, 200, S(fmt("\"id\":%lld", oid)));
+	/* secrets (kept sealed in the cache) come back whole: the owner's runners token, the
+	 * admin's private token */
+	r = R(api("GET", path, user, NULL));
+	ck_status(r, 200);
+	const char *runners = jstr(r->json, "runners_token");
+	ck_assert_ptr_nonnull(runners);
+	ck_assert_uint_ge(strlen(runners), 8);
+	warm(path, user, 200, S(fmt("\"runners_token\":\"%s\"", runners)));
+	warm("/user", admin_token(), 200, S(fmt("\"private_token\":\"%s\"", admin_token())));
 	/* HEAD is answered from the same entries, without a body */
 	r = R(api("HEAD", path, user, NULL));
 	ck_status(r, 200);

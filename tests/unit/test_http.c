@@ -1000,8 +1000,11 @@ static cache_entry E;
 
 static bool put_get(cache *c, const char *key, const char *body, time_t expires)
 {
-	long long deps[2] = {0, 17};
-	cache_put(c, key, expires, deps, 2, 5, 200, "X-Total: 1\r\n", 12, body, strlen(body));
+	cache_entry e = {.expires = expires, .deps = {0, 17}, .ndeps = 2, .sum = 5, .status = 200,
+			 .headers = "X-Total: 1\r\n", .headers_len = 12, .body = body,
+			 .body_len = strlen(body)};
+	snprintf(e.key, sizeof(e.key), "%s", key);
+	cache_put(c, &e);
 	return cache_get(c, key, 100, A, &E);
 }
 
@@ -1099,6 +1102,36 @@ START_TEST(test_cache_many_keys)
 }
 END_TEST
 
+/* Secrets are kept sealed: the body stored has marks where they were, the sealed texts
+ * come back with it. */
+START_TEST(test_cache_secrets_kept_sealed)
+{
+	const char *plain[2] = {"s3cr3t-t0ken-aaaa", "another-secret-bb"};
+	const char *body = "{\"a\":\"s3cr3t-t0ken-aaaa\",\"b\":\"another-secret-bb\",\"c\":\"s3cr3t-t0ken-aaaa\"}";
+	size_t len = 0;
+	char *masked = cache_mask_secrets(A, body, strlen(body), plain, 2, &len);
+	ck_assert_ptr_nonnull(masked);
+	ck_assert_str_eq(masked, "{\"a\":\"\x01" "0\x01\",\"b\":\"\x01" "1\x01\",\"c\":\"\x01" "0\x01\"}");
+	ck_assert_uint_eq(len, strlen(masked));
+	/* too short to be told apart from the rest of a body */
+	const char *short_one[1] = {"abc"};
+	ck_assert_ptr_null(cache_mask_secrets(A, body, strlen(body), short_one, 1, &len));
+
+	cache *c = cache_new(1 << 20);
+	cache_entry e = {.key = "k", .expires = 1000, .ndeps = 1, .status = 200, .headers = "",
+			 .body = masked, .body_len = strlen(masked),
+			 .sealed = {"sealed-zero", "sealed-one"}, .nsealed = 2};
+	cache_put(c, &e);
+	ck_assert(cache_get(c, "k", 100, A, &E));
+	ck_assert_int_eq(E.nsealed, 2);
+	ck_assert_str_eq(E.sealed[0], "sealed-zero");
+	ck_assert_str_eq(E.sealed[1], "sealed-one");
+	ck_assert_str_eq(E.body, masked);
+	ck_assert_ptr_null(strstr(E.body, "s3cr3t"));
+	cache_free(c);
+}
+END_TEST
+
 START_TEST(test_cache_admits_at_the_second_miss)
 {
 	cache *c = cache_new(1 << 20);
@@ -1118,8 +1151,9 @@ START_TEST(test_cache_shared_between_processes)
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		long long deps[1] = {0};
-		cache_put(c, "from-child", 1000, deps, 1, 9, 200, "", 0, "{}", 2);
+		cache_entry e = {.key = "from-child", .expires = 1000, .ndeps = 1, .sum = 9,
+				 .status = 200, .headers = "", .body = "{}", .body_len = 2};
+		cache_put(c, &e);
 		_exit(0);
 	}
 	int status;
@@ -1211,6 +1245,7 @@ int main(void)
 	tcase_add_test(tc, test_cache_many_keys);
 	tcase_add_test(tc, test_cache_shared_between_processes);
 	tcase_add_test(tc, test_cache_admits_at_the_second_miss);
+	tcase_add_test(tc, test_cache_secrets_kept_sealed);
 	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);
