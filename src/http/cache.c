@@ -417,8 +417,10 @@ bool cache_serve(request *r)
 	if (cache_get(r->cache, key, now, r->a, &e)) {
 		long long sum = versions(r, e.deps, e.ndeps);
 		size_t len = e.body_len;
-		const char *body = e.nsealed ? unmask_secrets(r, &e, &len) : e.body;
-		if (sum >= 0 && sum == e.sum && body) {
+		const char *body = NULL;
+		if (sum >= 0 && sum == e.sum) /* secrets opened only for an answer still true */
+			body = e.nsealed ? unmask_secrets(r, &e, &len) : e.body;
+		if (body) {
 			r->status = e.status;
 			buf_append(&r->headers, e.headers, e.headers_len);
 			respond_header(r, "X-Collabd-Cache", "hit");
