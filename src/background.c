@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -32,6 +33,10 @@ const db_stmt background_stmts[] = {
 	/* The rows of a project that DELETE /projects/:id marked; what refers to it goes
 	 * with it (cascades and the members/notification settings trigger). */
 	{"background_delete_project", "DELETE FROM projects WHERE id = $1 AND pending_delete"},
+	/* Memberships past their expires_at date (GitLab 10's RemoveExpiredMembersWorker);
+	 * access already ends on that date (SQL_MEMBER_ACTIVE). */
+	{"background_remove_expired_members",
+	 "DELETE FROM members WHERE expires_at <= current_date AND requested_at IS NULL"},
 	{NULL, NULL},
 };
 
@@ -86,30 +91,57 @@ static int remove_under_storage(request *r, const char *rel, const char **why)
 	return 0;
 }
 
-/* remove_path {"path": "<relative path>"}: a directory tree under the storage path
- * (the namespace of a removed user or group, with every repository in it). */
+/* remove_path {"path": "<relative path>"}: a directory tree under the storage path (the
+ * namespace directory of a user or group removed before storage by project id). */
 static int job_remove_path(request *r, json_object *payload, const char **why)
 {
 	return remove_under_storage(r, payload_str(payload, "path"), why);
 }
 
-/* delete_project {"project_id": N, "path": "<ns>/<path>+N+deleted"}: the rows of a project
- * that DELETE /projects/:id marked pending_delete, and its repository and wiki, which
- * that request moved aside to path.git and path.wiki.git. */
-static int job_delete_project(request *r, json_object *payload, const char **why)
+/* The payload's project_id in decimal, or NULL. */
+static const char *payload_project_id(request *r, json_object *payload, const char **why)
 {
 	json_object *id = NULL;
 	if (!json_object_object_get_ex(payload, "project_id", &id) ||
-	    !json_object_is_type(id, json_type_int)) {
+	    !json_object_is_type(id, json_type_int) || json_object_get_int64(id) <= 0) {
 		*why = "the payload has no project_id";
+		return NULL;
+	}
+	return arena_printf(r->a, "%lld", (long long)json_object_get_int64(id));
+}
+
+/* remove_repository {"project_id": N}: the repository and wiki of a project whose rows
+ * are gone (its group or user was removed). */
+static int job_remove_repository(request *r, json_object *payload, const char **why)
+{
+	const char *id = payload_project_id(r, payload, why);
+	if (!id)
+		return -1;
+	if (repo_remove(r, id) < 0) {
+		*why = arena_printf(r->a, "cannot remove the repository of project %s: %s", id,
+				    strerror(errno));
 		return -1;
 	}
-	const char *v[1] = {arena_printf(r->a, "%lld", (long long)json_object_get_int64(id))};
+	return 0;
+}
+
+/* delete_project {"project_id": N}: the rows of a project that DELETE /projects/:id
+ * marked pending_delete, and its repository and wiki. A job queued before storage by
+ * project id also names "path" ("<ns>/<path>+N+deleted"), where that request moved them
+ * aside. */
+static int job_delete_project(request *r, json_object *payload, const char **why)
+{
+	const char *id = payload_project_id(r, payload, why);
+	if (!id)
+		return -1;
+	const char *v[1] = {id};
 	int err;
 	if (!db_query(r, "background_delete_project", 1, v, &err)) {
 		*why = "cannot delete the project's rows";
 		return -1;
 	}
+	if (job_remove_repository(r, payload, why) < 0)
+		return -1;
 	const char *path = payload_str(payload, "path");
 	if (!path)
 		return 0;
@@ -123,6 +155,7 @@ static const struct {
 	int (*run)(request *r, json_object *payload, const char **why);
 } jobs[] = {
 	{"remove_path", job_remove_path},
+	{"remove_repository", job_remove_repository},
 	{"delete_project", job_delete_project},
 };
 
@@ -211,6 +244,7 @@ int background_run(const config *cfg, const unsigned char key[32])
 		log_warn("background process starts without a database connection; retrying");
 	arena *a = arena_new();
 	int listening = 0; /* the backend that LISTENs for us (0: none) */
+	time_t swept = 0;  /* when expired memberships were last removed */
 	while (!stop_requested(sfd)) {
 		/* 1. (re)connect and listen on this connection */
 		if (db_ensure(&d) == 0 && listening != PQbackendPID(d.conn)) {
@@ -222,7 +256,17 @@ int background_run(const config *cfg, const unsigned char key[32])
 				listening = PQbackendPID(d.conn);
 			arena_reset(a);
 		}
-		/* 2. every due job, one transaction each (what was notified so far included) */
+		/* 2. expired memberships, every 10 s (access ends on the date already) */
+		if (d.conn && PQstatus(d.conn) == CONNECTION_OK && time(NULL) - swept >= 10) {
+			request r;
+			request_init(&r, a, cfg);
+			r.db = &d;
+			int err;
+			if (db_query(&r, "background_remove_expired_members", 0, NULL, &err))
+				swept = time(NULL);
+			arena_reset(a);
+		}
+		/* 3. every due job, one transaction each (what was notified so far included) */
 		take_notifications(d.conn);
 		for (;;) {
 			request r;
@@ -237,7 +281,7 @@ int background_run(const config *cfg, const unsigned char key[32])
 			if (rc != 1 || stop_requested(sfd))
 				break;
 		}
-		/* 3. a job queued meanwhile: at once; else wait for a notification, a stop or
+		/* 4. a job queued meanwhile: at once; else wait for a notification, a stop or
 		 * the next poll */
 		if (take_notifications(d.conn))
 			continue;

@@ -20,6 +20,7 @@
 #include "core/crypto.h"
 #include "core/log.h"
 #include "db/db.h"
+#include "git/repo.h"
 #include "worker.h"
 
 #define MAX_WORKERS 256
@@ -161,6 +162,27 @@ static int check_schema(const config *cfg)
 	if (rc != 0)
 		log_error("the database schema is behind this collabd; run `collabd migrate`");
 	return rc == 0 ? 0 : -1;
+}
+
+/* After the schema: repositories of the layout before storage by project id move to
+ * their place by id (repo_migrate_legacy). */
+static int migrate_storage(const config *cfg)
+{
+	db d;
+	if (db_connect(&d, cfg->database_url) < 0)
+		return -1;
+	arena *a = arena_new();
+	request r;
+	request_init(&r, a, cfg);
+	r.db = &d;
+	int moved = repo_migrate_legacy(&r);
+	if (moved > 0)
+		log_info("moved %d repositories to storage by project id", moved);
+	else if (moved < 0)
+		log_error("moving repositories to storage by project id failed");
+	arena_destroy(a);
+	db_close(&d);
+	return moved < 0 ? -1 : 0;
 }
 
 static int serve(const char *cfg_path)
@@ -501,7 +523,7 @@ int main(int argc, char **argv)
 			return 1;
 		int rc = 0;
 		if (strcmp(cmd, "migrate") == 0) {
-			rc = db_migrate(cfg.database_url) < 0;
+			rc = db_migrate(cfg.database_url) < 0 || migrate_storage(&cfg) < 0;
 		} else if (access(cfg.key_file, F_OK) != 0) {
 			if (crypto_key_create(cfg.key_file) < 0) {
 				fprintf(stderr, "collabd: cannot create %s: %s\n", cfg.key_file,

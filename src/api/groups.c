@@ -3,7 +3,8 @@
  *
  * A group is a namespaces row of kind 'group'; nested groups keep traversal_ids (root
  * down to self), full_path and full_name, recomputed for the whole subtree on a rename.
- * Its repositories live under <storage>/<full_path>/, moved on a rename. */
+ * Its projects' repositories are stored by project id (git/repo.h): a rename or a
+ * transfer moves nothing on disk. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -15,7 +16,6 @@
 #include "entity/entity.h"
 #include "entity/group.h"
 #include "entity/project.h"
-#include "git/repo.h"
 
 #define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 
@@ -67,20 +67,18 @@ enum {
 	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC")}
 
 /* Removes the groups that the query ids lists (one row, bigint[] a), their subgroups and
- * every project in them, and queues the removal of their directories. Members,
+ * every project in them, and queues the removal of their repositories. Members,
  * notification settings and project links go with the rows (triggers, cascades); the
  * DELETEs run whether or not the rest reads them. The background processes are woken at
  * commit. */
-#define GROUPS_DESTROY(ids, path)                                                             \
+#define GROUPS_DESTROY(ids)                                                                   \
 	"WITH ids AS (" ids "),"                                                               \
-	" root AS (SELECT n.id, n.full_path FROM namespaces n, ids WHERE n.id = ANY (ids.a)"    \
-	"  AND n.kind = 'group'),"                                                             \
 	" tree AS (SELECT n.id FROM namespaces n, ids WHERE n.traversal_ids && ids.a"           \
 	"  AND n.kind = 'group' FOR UPDATE OF n),"                                            \
 	" dp AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM tree) RETURNING id),"\
 	" dn AS (DELETE FROM namespaces WHERE id IN (SELECT id FROM tree) RETURNING id),"      \
-	" j AS (INSERT INTO background_jobs (kind, payload) SELECT 'remove_path',"              \
-	"  jsonb_build_object('path', " path ") FROM root RETURNING id)"                        \
+	" j AS (INSERT INTO background_jobs (kind, payload) SELECT 'remove_repository',"        \
+	"  jsonb_build_object('project_id', dp.id) FROM dp RETURNING id)"                       \
 	"SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j"
 
 /* How many projects of each kind GroupDetail shows (GitLab's later limit; 10.0 showed
@@ -98,7 +96,7 @@ const db_stmt groups_stmts[] = {
 	GROUPS_LIST_OF("owned",
 		       GROUPS_BY_ID("SELECT m.source_id AS id FROM me JOIN members m"
 				    " ON m.user_id = me.id AND m.source_type = 'Namespace'"
-				    " AND m.access_level = 50 AND m.requested_at IS NULL"),
+				    " AND m.access_level = 50 AND " SQL_MEMBER_ACTIVE("m")),
 		       "true"),
 	/* GroupDetail: the projects of group $4 (k 0) and those shared with it (k 1) that the
 	 * caller may see, by id. */
@@ -143,8 +141,7 @@ const db_stmt groups_stmts[] = {
 	 " full_name = g.new_fn || substr(d.full_name, length(g.old_fn) + 1), updated_at = now()"
 	 " FROM g WHERE d.traversal_ids @> ARRAY[$1::bigint]"
 	 " AND (g.old_fp <> g.new_fp OR g.old_fn <> g.new_fn)"},
-	/* $2: where the group's directory was set aside (repo_set_aside) */
-	{"groups_destroy", GROUPS_DESTROY("SELECT ARRAY[$1::bigint] AS a", "$2::text")},
+	{"groups_destroy", GROUPS_DESTROY("SELECT ARRAY[$1::bigint] AS a")},
 	/* Hard deletion of user $1: the groups they own alone go with them (GitLab's
 	 * solo_owned_groups: no other direct owner). */
 	{"groups_destroy_solely_owned",
@@ -153,8 +150,7 @@ const db_stmt groups_stmts[] = {
 			" AND m.access_level = 50 AND m.requested_at IS NULL AND NOT EXISTS"
 			" (SELECT 1 FROM members o WHERE o.source_type = 'Namespace'"
 			" AND o.source_id = m.source_id AND o.access_level = 50"
-			" AND o.requested_at IS NULL AND o.user_id <> $1)",
-			"root.full_path")},
+			" AND o.requested_at IS NULL AND o.user_id <> $1)")},
 	/* The project to transfer, by id ($1) or namespace path ($2) and path ($3). */
 	{"groups_transfer_find",
 	 "SELECT p.id, p.path, p.name, n.full_path, p.namespace_id FROM projects p"
@@ -287,8 +283,8 @@ static int skip_groups_param(request *r, const char **out)
 	const char **vals;
 	int n = param_array(r, "skip_groups", &vals);
 	*out = NULL;
-	if (n == 0)
-		return 0;
+	if (n <= 0)
+		return n;
 	buf b;
 	buf_init(&b, r->a, 64);
 	buf_putc(&b, '{');
@@ -393,25 +389,6 @@ static bool valid_group_name(const char *s)
 		      (*p >= 'A' && *p <= 'Z') || *p == '_' || *p == '.' || *p == '-' || *p == ' '))
 			return false;
 	return true;
-}
-
-/* Paths of the web application that a top-level group may not take (GitLab 10's
- * TOP_LEVEL_ROUTES). */
-static bool reserved_top_level(const char *path)
-{
-	static const char *const names[] = {
-		"-", ".well-known", "abuse_reports", "admin", "api",
-		"apple-touch-icon-precomposed.png", "apple-touch-icon.png", "assets", "autocomplete",
-		"ci", "dashboard", "deploy.html", "explore", "favicon.ico", "files", "groups",
-		"health_check", "help", "import", "invites", "jwt", "koding", "notification_settings",
-		"oauth", "profile", "projects", "public", "robots.txt", "s", "search",
-		"sent_notifications", "slash-command-logo.png", "snippets", "unicorn_test",
-		"unsubscribes", "uploads", "users", NULL,
-	};
-	for (int i = 0; names[i]; i++)
-		if (strcasecmp(path, names[i]) == 0)
-			return true;
-	return false;
 }
 
 /* Reads the attributes. Malformed values (not a boolean, an unknown visibility) fail at
@@ -528,7 +505,7 @@ int groups_create(request *r)
 	}
 	int vis = in.vis >= 0 ? in.vis : VIS_PRIVATE;
 	check_visibility(r, vis, parent_ref ? parent.visibility : -1, -1, -1);
-	if (!parent_ref && !r->validation && reserved_top_level(path))
+	if (!r->validation && (parent_ref ? path_reserved_subgroup(path) : path_reserved_top_level(path)))
 		fail_validation(r, "path", arena_printf(r->a, "%s is a reserved name", path));
 	if (r->validation) {
 		rc = ERR_VALIDATION;
@@ -573,13 +550,13 @@ int groups_update(request *r)
 		goto fail;
 	if (in.vis >= 0)
 		check_visibility(r, in.vis, g.parent_vis, g.child_vis, g.project_vis);
-	if (in.path && g.root && !r->validation && reserved_top_level(in.path))
+	if (in.path && !r->validation &&
+	    (g.root ? path_reserved_top_level(in.path) : path_reserved_subgroup(in.path)))
 		fail_validation(r, "path", arena_printf(r->a, "%s is a reserved name", in.path));
 	if (r->validation) {
 		rc = ERR_VALIDATION;
 		goto fail;
 	}
-	const char *old_path = arena_strdup(r->a, g.full_path);
 	const char *id = arena_strdup(r->a, g.id);
 	const char *v[7] = {id, in.name, in.path, in.description, in.visibility, in.lfs_enabled,
 			    in.request_access_enabled};
@@ -592,25 +569,9 @@ int groups_update(request *r)
 		rc = taken(r, err);
 		goto fail;
 	}
-	/* A new path moves the group's directory with every repository below it; moved
-	 * back when the transaction does not commit. */
-	group_ref now;
-	if ((rc = group_find(r, id, false, &now)) < 0)
+	/* repositories are stored by project id: a new path moves nothing on disk */
+	if ((rc = db_commit(r)) < 0)
 		goto fail;
-	bool moved = false;
-	if (strcmp(old_path, now.full_path) != 0) {
-		if (repo_move_namespace(r, old_path, now.full_path) < 0) {
-			rc = ERR_INTERNAL;
-			goto fail;
-		}
-		moved = true;
-	}
-	const char *new_path = arena_strdup(r->a, now.full_path);
-	if ((rc = db_commit(r)) < 0) {
-		if (moved)
-			repo_move_namespace(r, new_path, old_path);
-		goto fail;
-	}
 	return present_detail(r, id, 200);
 fail:
 	db_rollback(r);
@@ -623,22 +584,15 @@ fail:
  * answers 204; the directories go in the background. */
 int groups_delete(request *r)
 {
-	const char *aside = NULL;
 	int rc = db_begin(r);
 	if (rc < 0)
 		return rc;
 	group_ref g;
 	if ((rc = group_find_admin(r, &g)) < 0)
 		goto fail;
-	/* The directory moves aside now, so that a group created with the same path
-	 * before the background removal runs keeps its repositories. */
-	if (repo_set_aside(r, g.full_path, g.id, &aside) < 0) {
-		rc = ERR_INTERNAL;
-		goto fail;
-	}
-	const char *v[2] = {g.id, aside};
+	const char *v[1] = {g.id};
 	int err;
-	if (!db_query(r, "groups_destroy", 2, v, &err)) {
+	if (!db_query(r, "groups_destroy", 1, v, &err)) {
 		rc = err;
 		goto fail;
 	}
@@ -647,8 +601,6 @@ int groups_delete(request *r)
 	respond_empty(r, 204);
 	return 0;
 fail:
-	if (aside && strcmp(aside, g.full_path) != 0)
-		repo_move_namespace(r, aside, g.full_path);
 	db_rollback(r);
 	return rc;
 }
@@ -689,8 +641,7 @@ int groups_transfer_project(request *r)
 		rc = fail_not_found(r, "Project");
 		goto fail;
 	}
-	const char *project_id = PQgetvalue(res, 0, 0), *path = PQgetvalue(res, 0, 1);
-	const char *old_ns = PQgetvalue(res, 0, 3);
+	const char *project_id = PQgetvalue(res, 0, 0);
 	if (strcmp(PQgetvalue(res, 0, 4), g.id) == 0) {
 		rc = fail_validation(r, "new_namespace", "Transfer failed, please contact an admin.");
 		goto fail;
@@ -706,14 +657,8 @@ int groups_transfer_project(request *r)
 		rc = err;
 		goto fail;
 	}
-	if (repo_move(r, old_ns, path, g.full_path, path) < 0) {
-		rc = ERR_INTERNAL;
+	if ((rc = db_commit(r)) < 0)
 		goto fail;
-	}
-	if ((rc = db_commit(r)) < 0) {
-		repo_move(r, g.full_path, path, old_ns, path);
-		goto fail;
-	}
 	return present_detail(r, g.id, 201);
 fail:
 	db_rollback(r);

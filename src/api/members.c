@@ -45,7 +45,7 @@ const db_stmt members_stmts[] = {
 	 * is it), $4 limit, $5 offset; in the order members joined. */
 	{"members_list",
 	 "WITH f AS NOT MATERIALIZED (SELECT m.id FROM members m JOIN users u ON u.id = m.user_id"
-	 " WHERE m.source_type = $1 AND m.source_id = $2 AND m.requested_at IS NULL"
+	 " WHERE m.source_type = $1 AND m.source_id = $2 AND " SQL_MEMBER_ACTIVE("m")
 	 " AND ($3::text IS NULL OR u.username ILIKE " LIKE("$3") " OR u.name ILIKE " LIKE("$3")
 	 " OR lower(u.email) = lower($3)))"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
@@ -55,7 +55,7 @@ const db_stmt members_stmts[] = {
 	{"members_show",
 	 "SELECT " MEMBER_COLS " FROM members m JOIN users u ON u.id = m.user_id"
 	 " WHERE m.source_type = $1 AND m.source_id = $2 AND m.user_id = $3"
-	 " AND m.requested_at IS NULL"},
+	 " AND " SQL_MEMBER_ACTIVE("m")},
 	/* $4 access level, $5 expires_at, $6 created by. A pending access request of the
 	 * user becomes the membership (as GitLab's add_user). Column 0 says whether the
 	 * user exists; no member columns when the user is a member already. */

@@ -29,7 +29,7 @@ const db_stmt namespaces_stmts[] = {
 	 NAMESPACES_LIST("(SELECT o.id FROM me JOIN namespaces o ON o.owner_id = me.id"
 			 " AND o.kind = 'user' UNION ALL SELECT m.source_id FROM me JOIN members m"
 			 " ON m.user_id = me.id AND m.source_type = 'Namespace'"
-			 " AND m.requested_at IS NULL) mine CROSS JOIN LATERAL (SELECT * FROM"
+			 " AND " SQL_MEMBER_ACTIVE("m") ") mine CROSS JOIN LATERAL (SELECT * FROM"
 			 " namespaces WHERE id = mine.id OFFSET 0) n")},
 	/* One namespace by id ($4) or full path ($5), and whether the caller may see it: their
 	 * own, a group they may see, or any for admins. */

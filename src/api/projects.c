@@ -10,6 +10,7 @@
  * pending_delete: no statement here or elsewhere finds it. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -119,7 +120,7 @@
 	" owned_ns AS (SELECT n.id FROM me JOIN namespaces n ON n.owner_id = me.id"             \
 	"  AND n.kind = 'user' UNION SELECT m.source_id FROM me JOIN members m"                 \
 	"  ON m.user_id = me.id AND m.source_type = 'Namespace' AND m.access_level = 50"        \
-	"  AND m.requested_at IS NULL),"                                                       \
+	"  AND " SQL_MEMBER_ACTIVE("m") "),"                                                       \
 	" owner_ns AS (SELECT un.id FROM users uu JOIN namespaces un ON un.owner_id = uu.id"    \
 	"  AND un.kind = 'user' WHERE $12::text ~ '^[0-9]+$' AND NOT uu.ghost"                 \
 	"  AND uu.id = (CASE WHEN $12::text ~ '^[0-9]{1,18}$' THEN $12::bigint END)"           \
@@ -235,12 +236,13 @@ const db_stmt projects_stmts[] = {
 	/* $1 token digest, $2 oauth, $3 the project's id or full path */
 	{"projects_show_auth", PROJECT_SHOW_AUTH(PROJECT_BY_ID("$3"))},
 	{"projects_show_auth_path", PROJECT_SHOW_AUTH(PROJECT_BY_PATH("$3"))},
-	/* What PROJECT_COLS leaves out, for the projects that have it: the fork sources $1
-	 * (a bigint[]), in the simple view; the group links of projects $1 (with the
-	 * caller's level, $2, in each group). */
+	/* What PROJECT_COLS leaves out, for the projects that have it: the fork sources $4
+	 * (a bigint[]) that the caller ($1..$3) may see, in the simple view; the group links
+	 * of projects $1 (with the caller's level, $2, in each group). */
 	{"projects_fork_sources",
-	 "SELECT " PROJECT_BASIC_COLS " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
-	 " WHERE p.id = ANY ($1::bigint[]) AND NOT p.pending_delete"},
+	 "WITH " SQL_ME " SELECT " PROJECT_BASIC_COLS " FROM me, projects p"
+	 " JOIN namespaces n ON n.id = p.namespace_id"
+	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")},
 	{"projects_links", PROJECT_LINKS_SELECT},
 	{"projects_find", PROJECT_FIND("")},
 	{"projects_find_lock", PROJECT_FIND(" FOR UPDATE OF p")},
@@ -250,14 +252,19 @@ const db_stmt projects_stmts[] = {
 	 * names every attribute taken, from whichever instance they came. */
 	{"projects_lock_namespace", "SELECT 1 FROM namespaces WHERE id = $1 FOR NO KEY UPDATE"},
 	/* Which of name $2 and path $3 another project ($4, NULL on create) of namespace $1
-	 * has; a subgroup's path counts as a project path (they share the URL space). */
+	 * has; a subgroup's path counts as a project path (they share the URL space). The
+	 * third: another project is $3's wiki (X.wiki when $3 is X) or has the path whose
+	 * wiki $3 would be (X when $3 is X.wiki): GitLab 10's check_wiki_path_conflict. */
 	{"projects_taken",
 	 "SELECT EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND NOT pending_delete"
 	 " AND lower(name) = lower($2) AND id IS DISTINCT FROM $4::bigint),"
 	 " EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND NOT pending_delete"
 	 " AND lower(path) = lower($3) AND id IS DISTINCT FROM $4::bigint) OR EXISTS (SELECT 1"
 	 " FROM namespaces ns JOIN namespaces sub ON sub.parent_id = ns.id WHERE ns.id = $1"
-	 " AND lower(sub.path) = lower($3))"},
+	 " AND lower(sub.path) = lower($3)),"
+	 " EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND NOT pending_delete"
+	 " AND id IS DISTINCT FROM $4::bigint AND lower(path) = lower(CASE WHEN lower($3)"
+	 " LIKE '%.wiki' THEN left($3, -5) ELSE $3 || '.wiki' END))"},
 	/* $1 namespace $2 name $3 path $4 description $5 visibility $6 default_branch
 	 * $7 creator $8 forked from, $9..$22 the flags (flag_names), $23 tag_list (a JSON
 	 * array), $24 runners token digest, $25 sealed, $26 ci_config_path,
@@ -480,13 +487,15 @@ static const char *project_val(const PGresult *res, int i, int col, int c)
 }
 
 /* x[i].forked_from for the rows whose project is a fork, from the sources' simple views
- * (ids: the sources' ids as a list). */
+ * (ids: the sources' ids as a list); none for a source the caller may not see. */
 static int add_fork_sources(request *r, const PGresult *res, int n, int col, project_extra *x,
 			    const char *ids)
 {
-	const char *v[1] = {arena_printf(r->a, "{%s}", ids)};
+	const char *v[4];
+	access_me_params(r, v);
+	v[3] = arena_printf(r->a, "{%s}", ids);
 	int err;
-	PGresult *src = db_query(r, "projects_fork_sources", 1, v, &err);
+	PGresult *src = db_query(r, "projects_fork_sources", 4, v, &err);
 	if (!src)
 		return err;
 	for (int i = 0; i < n; i++) {
@@ -736,38 +745,6 @@ static bool valid_project_name(const char *s)
 	return true;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* GitLab 10's project_path_format_regex: letters, digits, '_', '-', '.', not starting
- * with '-', not ending in '.git' or '.atom'. */
-static bool valid_project_path(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	if (!*p || *p == '-')
-		return false;
-	for (; *p; p++)
-		if (!(isalnum(*p) || *p == '_' || *p == '-' || *p == '.'))
-			return false;
-	return !ends_with(s, ".git") && !ends_with(s, ".atom");
-}
-
-/* The paths GitLab 10 keeps for its own routes below a project (PROJECT_WILDCARD_ROUTES). */
-static bool reserved_project_path(const char *s)
-{
-	static const char *const reserved[] = {
-		"badges", "blame", "blob", "builds", "commits", "create", "create_dir", "edit",
-		"files", "find_file", "new", "preview", "raw", "refs", "tree", "update", "wikis",
-	};
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(*reserved); i++)
-		if (strcasecmp(s, reserved[i]) == 0)
-			return true;
-	return false;
-}
-
 /* Rails' String#parameterize, as GitLab 10 derives a path from a name: runs of other
  * characters than letters, digits, '_' and '-' become one '-', none at either end,
  * lower case. */
@@ -797,16 +774,55 @@ struct project_input {
 	bool any;                  /* at least one attribute was given */
 };
 
+/* The most tags a project keeps, and the longest tag (GitLab 10's tags.name is a
+ * varchar(255)): bounds no client meets, so that the work on tag_list stays small. */
+#define TAGS_MAX 1000
+#define TAG_LEN_MAX 255
+
+/* A set of strings compared without regard to ASCII case, open addressing in r's arena:
+ * linear work for the tag list's duplicate check. */
+struct tag_set {
+	const char **slot;
+	size_t cap;
+};
+
+static uint64_t tag_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 1099511628211ULL;
+	return h;
+}
+
+/* Adds s: true when it was not there yet. The set holds at most cap / 2 strings. */
+static bool tag_set_add(struct tag_set *set, const char *s)
+{
+	size_t i = (size_t)tag_hash(s) & (set->cap - 1);
+	for (; set->slot[i]; i = (i + 1) & (set->cap - 1))
+		if (strcasecmp(set->slot[i], s) == 0)
+			return false;
+	set->slot[i] = s;
+	return true;
+}
+
 /* tag_list as an array (tag_list[]=a&tag_list[]=b, a JSON array) or a comma-separated
- * string: the tags trimmed, without empty ones and repeats, as a JSON array text. */
-static const char *read_tag_list(request *r)
+ * string: the tags trimmed, without empty ones and repeats, as a JSON array text in *out
+ * (NULL when absent). 0, or ERR_INVALID past TAGS_MAX tags or TAG_LEN_MAX characters. */
+static int read_tag_list(request *r, const char **out)
 {
 	const char **values;
 	int n = param_array(r, "tag_list", &values);
 	const char *single = param_str(r, "tag_list");
+	*out = NULL;
+	if (n < 0)
+		return n;
 	if (n == 0 && !single)
-		return NULL;
-	json_object *list = json_object_new_array();
+		return 0;
+	struct tag_set set = {.cap = 2 * 1024};
+	set.slot = arena_alloc(r->a, set.cap * sizeof(*set.slot));
+	memset(set.slot, 0, set.cap * sizeof(*set.slot));
+	json_object *list = request_own(r, json_object_new_array());
+	int count = 0;
 	for (int i = 0; i <= n; i++) {
 		const char *s = i < n ? values[i] : single;
 		if (!s)
@@ -818,19 +834,22 @@ static const char *read_tag_list(request *r)
 			size_t len = strlen(t);
 			while (len > 0 && (t[len - 1] == ' ' || t[len - 1] == '\t'))
 				t[--len] = '\0';
-			bool seen = len == 0;
-			for (size_t j = 0; !seen && j < json_object_array_length(list); j++) {
-				json_object *tag = json_object_array_get_idx(list, j);
-				seen = strcasecmp(json_object_get_string(tag), t) == 0;
-			}
-			if (!seen)
-				json_object_array_add(list, json_object_new_string(t));
+			if (len == 0)
+				continue;
+			if (utf8_chars(t) > TAG_LEN_MAX)
+				return fail(r, ERR_INVALID,
+					    "tag_list has a tag that is too long (at most "
+					    "255 characters)");
+			if (!tag_set_add(&set, t))
+				continue;
+			if (++count > TAGS_MAX)
+				return fail(r, ERR_INVALID,
+					    "tag_list has too many tags (at most 1000)");
+			json_object_array_add(list, json_object_new_string(t));
 		}
 	}
-	const char *text =
-		arena_strdup(r->a, json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN));
-	json_object_put(list);
-	return text;
+	*out = arena_strdup(r->a, json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN));
+	return 0;
 }
 
 static int read_input(request *r, struct project_input *in)
@@ -863,7 +882,8 @@ static int read_input(request *r, struct project_input *in)
 	in->description = param_str(r, "description");
 	in->default_branch = param_str(r, "default_branch");
 	in->ci_config_path = param_str(r, "ci_config_path");
-	in->tag_list = read_tag_list(r);
+	if ((rc = read_tag_list(r, &in->tag_list)) < 0)
+		return rc;
 	in->any = in->any || vis || in->name || in->path || in->description || in->default_branch ||
 		  in->ci_config_path || in->tag_list;
 	if (in->name && !*in->name)
@@ -893,7 +913,7 @@ static int check_name_path(request *r, const char *name, const char *path)
 			fail_validation(r, "path",
 					"can contain only letters, digits, '_', '-' and '.'. Cannot "
 					"start with '-', end in '.git' or end in '.atom'");
-		else if (reserved_project_path(path))
+		else if (path_reserved_project(path))
 			fail_validation(r, "path",
 					arena_printf(r->a, "%s is a reserved name", path));
 	}
@@ -939,7 +959,10 @@ static int check_taken(request *r, const char *ns, const char *name, const char 
 	PGresult *res = db_query(r, "projects_taken", 4, v, &err);
 	if (!res)
 		return err;
-	if (name && db_bool(res, 0, 0))
+	bool name_taken = name && db_bool(res, 0, 0);
+	if (path && db_bool(res, 0, 2) && !name_taken)
+		name_taken = true; /* GitLab names the name for a wiki path conflict */
+	if (name_taken)
 		fail_validation(r, "name", "has already been taken");
 	if (path && db_bool(res, 0, 1))
 		fail_validation(r, "path", "has already been taken");
@@ -958,28 +981,6 @@ static int taken_for(request *r, int err)
 	if (strcmp(c, "projects_name_key") == 0)
 		return fail_validation(r, "name", "has already been taken");
 	return ERR_INTERNAL;
-}
-
-/* A directory left where a new repository goes (a namespace whose removal is still
- * queued, an interrupted request) is removed first, so that a new project never starts
- * with someone else's repository. The caller's insert or update holds the unique path
- * by then, and a deleted project's repository was moved aside: no live project owns
- * that directory. */
-static int clear_repository_path(request *r, const char *ns, const char *path)
-{
-	const char *dirs[] = {repo_path(r, ns, path),
-			      arena_printf(r->a, "%s/%s/%s.wiki.git", r->cfg->storage_path, ns, path)};
-	for (size_t i = 0; i < 2; i++) {
-		struct stat st;
-		if (stat(dirs[i], &st) < 0)
-			continue;
-		log_warn("removing a stale repository at %s", dirs[i]);
-		if (repo_remove_dir(dirs[i]) < 0) {
-			log_error("cannot remove %s: %s", dirs[i], strerror(errno));
-			return ERR_INTERNAL;
-		}
-	}
-	return 0;
 }
 
 struct target_ns {
@@ -1035,7 +1036,6 @@ struct new_project {
 	const char *name, *path, *description, *visibility, *default_branch, *creator,
 		*forked_from, *ci_config_path, *tag_list, *import_status;
 	const char *const *flags;
-	const char *fork_ns, *fork_path; /* the source repository of a fork */
 };
 
 static int insert_project(request *r, const struct target_ns *ns, const struct new_project *np,
@@ -1069,16 +1069,12 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 	int rc = events_record(r, *id, np->creator, "created", "created", NULL, NULL, NULL, NULL);
 	if (rc < 0)
 		return rc;
-	if ((rc = clear_repository_path(r, ns->full_path, np->path)) < 0)
-		return rc;
-	if (np->fork_ns ? repo_fork(r, np->fork_ns, np->fork_path, ns->full_path, np->path) < 0
-			: repo_create(r, ns->full_path, np->path) < 0) {
-		repo_remove_dir(repo_path(r, ns->full_path, np->path));
-		return ERR_INTERNAL;
-	}
+	/* the repository's path comes from the new id: nothing else can be there */
 	*repo_made = true;
-	if (np->default_branch && !np->fork_ns) {
-		rc = repo_set_head(r, ns->full_path, np->path, np->default_branch, false, NULL);
+	if (np->forked_from ? repo_fork(r, np->forked_from, *id) < 0 : repo_create(r, *id) < 0)
+		return ERR_INTERNAL;
+	if (np->default_branch && !np->forked_from) {
+		rc = repo_set_head(r, *id, np->default_branch, false, NULL);
 		if (rc < 0)
 			return ERR_INTERNAL;
 		if (rc == 1)
@@ -1152,7 +1148,7 @@ static int create_as(request *r, const char *const *user_v, bool own)
 fail:
 	db_rollback(r);
 	if (repo_made)
-		repo_remove_dir(repo_path(r, ns.full_path, path));
+		repo_remove(r, id);
 	return rc;
 }
 
@@ -1207,8 +1203,8 @@ int projects_update(request *r)
 	if ((rc = db_begin(r)) < 0)
 		return rc;
 	struct project_ref p;
-	bool moved = false, head_set = false;
-	const char *new_path = NULL, *old_head = NULL;
+	bool head_set = false;
+	const char *old_head = NULL;
 	if ((rc = project_find(r, true, &p)) < 0)
 		goto fail;
 	/* masters edit; a new name or visibility is the owner's (rename_project,
@@ -1246,23 +1242,10 @@ int projects_update(request *r)
 		rc = taken_for(r, err);
 		goto fail;
 	}
-	/* a new path moves the repository (and wiki); moved back if the transaction does
-	 * not commit */
-	if (in.path && strcmp(in.path, p.path) != 0) {
-		new_path = in.path;
-		if ((rc = clear_repository_path(r, p.ns_full_path, new_path)) < 0)
-			goto fail;
-		if (repo_move(r, p.ns_full_path, p.path, p.ns_full_path, new_path) < 0) {
-			rc = ERR_INTERNAL;
-			goto fail;
-		}
-		moved = true;
-	}
 	/* the default branch must exist (GitLab's change_head); HEAD is put back if the
 	 * transaction does not commit */
 	if (in.default_branch) {
-		int hr = repo_set_head(r, p.ns_full_path, new_path ? new_path : p.path,
-				       in.default_branch, true, &old_head);
+		int hr = repo_set_head(r, p.id, in.default_branch, true, &old_head);
 		if (hr != 0) {
 			rc = hr < 0 ? ERR_INTERNAL
 				    : fail_validation(r, "base",
@@ -1280,9 +1263,7 @@ int projects_update(request *r)
 fail:
 	db_rollback(r);
 	if (head_set && old_head)
-		repo_set_head(r, p.ns_full_path, new_path ? new_path : p.path, old_head, false, NULL);
-	if (moved)
-		repo_move(r, p.ns_full_path, new_path, p.ns_full_path, p.path);
+		repo_set_head(r, p.id, old_head, false, NULL);
 	return rc;
 }
 
@@ -1292,8 +1273,6 @@ int projects_delete(request *r)
 	if (rc < 0)
 		return rc;
 	struct project_ref p;
-	bool moved = false;
-	const char *aside = NULL;
 	if ((rc = project_find(r, true, &p)) < 0)
 		goto fail;
 	if (!can_admin_project(&p.pa)) {
@@ -1311,24 +1290,11 @@ int projects_delete(request *r)
 		rc = fail_not_found(r, "Project");
 		goto fail;
 	}
-	/* the repository leaves its path at once (a new project may take it); the
-	 * background process removes it with the rows */
-	aside = arena_printf(r->a, "%s+%s+deleted", p.path, p.id);
-	json_object *payload = json_object_new_object();
-	json_object_object_add(payload, "project_id",
-			       json_object_new_int64(strtoll(p.id, NULL, 10)));
-	json_object_object_add(payload, "path",
-			       json_object_new_string(arena_printf(r->a, "%s/%s", p.ns_full_path,
-								   aside)));
-	rc = background_enqueue(r, "delete_project", json_object_to_json_string(payload));
-	json_object_put(payload);
-	if (rc < 0)
+	/* the background process removes the rows and the repository (stored by id: a new
+	 * project of that path has a repository of its own at once) */
+	if ((rc = background_enqueue(r, "delete_project",
+				     arena_printf(r->a, "{\"project_id\": %s}", p.id))) < 0)
 		goto fail;
-	if (repo_move(r, p.ns_full_path, p.path, p.ns_full_path, aside) < 0) {
-		rc = ERR_INTERNAL;
-		goto fail;
-	}
-	moved = true;
 	if ((rc = db_commit(r)) < 0)
 		goto fail;
 	json_object *o = json_object_new_object();
@@ -1337,8 +1303,6 @@ int projects_delete(request *r)
 	return 0;
 fail:
 	db_rollback(r);
-	if (moved)
-		repo_move(r, p.ns_full_path, aside, p.ns_full_path, p.path);
 	return rc;
 }
 
@@ -1390,7 +1354,7 @@ int projects_fork(request *r)
 		.name = src.name, .path = src.path, .description = src.description,
 		.visibility = arena_printf(r->a, "%d", vis), .default_branch = src.default_branch,
 		.creator = uv[0], .forked_from = src.id, .flags = flags,
-		.import_status = "finished", .fork_ns = src.ns_full_path, .fork_path = src.path,
+		.import_status = "finished",
 	};
 	const char *fv[1] = {src.id};
 	int err;
@@ -1411,7 +1375,7 @@ int projects_fork(request *r)
 fail:
 	db_rollback(r);
 	if (repo_made)
-		repo_remove_dir(repo_path(r, ns.full_path, src.path));
+		repo_remove(r, id);
 	return rc;
 }
 

@@ -107,18 +107,30 @@ int tokens_create(request *r, const char *kind)
 		return rc;
 	const char **scopes;
 	int n = param_array(r, "scopes", &scopes);
+	if (n < 0)
+		return n;
 	if (n == 0)
 		return fail_missing(r, "scopes");
+	/* each scope once, in the order first given */
+	static const char *const known[] = {"api", "read_user"};
+	int order[2], kinds = 0;
+	bool seen[2] = {false, false};
+	for (int i = 0; i < n; i++) {
+		int k = !scopes[i] ? -1
+		      : strcmp(scopes[i], known[0]) == 0 ? 0
+		      : strcmp(scopes[i], known[1]) == 0 ? 1 : -1;
+		if (k < 0)
+			return fail_not_valid_value(r, "scopes");
+		if (!seen[k]) {
+			seen[k] = true;
+			order[kinds++] = k;
+		}
+	}
 	buf s;
 	buf_init(&s, r->a, 32);
 	buf_putc(&s, '{');
-	for (int i = 0; i < n; i++) {
-		if (!scopes[i] || (strcmp(scopes[i], "api") != 0 && strcmp(scopes[i], "read_user") != 0))
-			return fail_not_valid_value(r, "scopes");
-		if (i)
-			buf_putc(&s, ',');
-		buf_puts(&s, scopes[i]);
-	}
+	for (int i = 0; i < kinds; i++)
+		buf_printf(&s, "%s%s", i ? "," : "", known[order[i]]);
 	buf_putc(&s, '}');
 	if (param_text(r, "name", 255, &name) < 0)
 		return ERR_VALIDATION;

@@ -12,7 +12,6 @@
 #include "entity/entity.h"
 #include "http/cache.h"
 #include "entity/user.h"
-#include "git/repo.h"
 #include "http/pagination.h"
 #include "http/router.h"
 
@@ -104,10 +103,10 @@ const db_stmt users_stmts[] = {
 	 " updated_at = now() WHERE owner_id = $1 AND kind = 'user'"},
 	/* Personal projects go with their user; their repositories are removed later. */
 	{"users_delete_projects",
-	 "WITH ns AS (SELECT id, full_path FROM namespaces WHERE owner_id = $1 AND kind = 'user'),"
-	 " p AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM ns) RETURNING id)"
-	 "INSERT INTO background_jobs (kind, payload) SELECT 'remove_path',"
-	 " jsonb_build_object('path', coalesce($2, ns.full_path)) FROM ns"},
+	 "WITH p AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM namespaces"
+	 " WHERE owner_id = $1 AND kind = 'user') RETURNING id)"
+	 "INSERT INTO background_jobs (kind, payload) SELECT 'remove_repository',"
+	 " jsonb_build_object('project_id', p.id) FROM p"},
 	{"users_set_state",
 	 "WITH u AS (SELECT id, state FROM users WHERE id = $1 AND NOT ghost FOR UPDATE),"
 	 " c AS (UPDATE users SET state = $2, updated_at = now() FROM u"
@@ -393,6 +392,9 @@ static int read_user_input(request *r, struct user_input *in, bool create)
 		verr = fail_validation(r, "username",
 				       "can contain only letters, digits, '_', '-' and '.'. Cannot "
 				       "start with '-' or end in '.', '.git' or '.atom'.");
+	else if (in->username && path_reserved_top_level(in->username))
+		verr = fail_validation(r, "username",
+				       arena_printf(r->a, "%s is a reserved name", in->username));
 	in->email = param_str(r, "email");
 	if (in->email && !valid_email(in->email))
 		verr = fail_validation(r, "email", "is invalid");
@@ -519,7 +521,6 @@ int users_update(request *r)
 		rc = fail_not_found(r, "User");
 		goto fail;
 	}
-	const char *old_name = arena_strdup(r->a, PQgetvalue(res, 0, 1));
 	const char *new_name = arena_strdup(r->a, PQgetvalue(res, 0, 2));
 	const char *nv[3] = {id, new_name, PQgetvalue(res, 0, 3)};
 	if (!db_query(r, "users_namespace_update", 3, nv, &err)) {
@@ -528,21 +529,9 @@ int users_update(request *r)
 	}
 	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
 		goto fail;
-	/* A new username moves the user's repositories with their namespace; moved back
-	 * if the transaction does not commit. */
-	bool moved = false;
-	if (strcmp(old_name, new_name) != 0) {
-		if (repo_move_namespace(r, old_name, new_name) < 0) {
-			rc = ERR_INTERNAL;
-			goto fail;
-		}
-		moved = true;
-	}
-	if ((rc = db_commit(r)) < 0) {
-		if (moved)
-			repo_move_namespace(r, new_name, old_name);
+	/* repositories are stored by project id: a new username moves nothing on disk */
+	if ((rc = db_commit(r)) < 0)
 		goto fail;
-	}
 	return present_user(r, id, 200);
 fail:
 	db_rollback(r);
@@ -556,7 +545,6 @@ int users_delete(request *r)
 	if (rc < 0)
 		return rc;
 	bool hard = false;
-	const char *aside = NULL, *username = NULL;
 	if ((rc = param_bool(r, "hard_delete", &hard)) < 0)
 		return rc;
 	if ((rc = db_begin(r)) < 0)
@@ -570,15 +558,7 @@ int users_delete(request *r)
 		err = fail_not_found(r, "User");
 		goto fail;
 	}
-	/* The user's directory moves aside now (its path is free at once for a new user of
-	 * that name); the background process removes it. */
-	username = arena_strdup(r->a, PQgetvalue(res, 0, 1));
-	if (repo_set_aside(r, username, arena_printf(r->a, "u%s", id), &aside) < 0) {
-		err = ERR_INTERNAL;
-		goto fail;
-	}
-	const char *dv[2] = {id, aside};
-	if (!db_query(r, "users_delete_projects", 2, dv, &err))
+	if (!db_query(r, "users_delete_projects", 1, v, &err))
 		goto fail;
 	if (hard) {
 		/* as GitLab's DeleteUserService: the groups they own alone go too */
@@ -594,8 +574,6 @@ int users_delete(request *r)
 	respond_empty(r, 204);
 	return 0;
 fail:
-	if (aside && strcmp(aside, username) != 0)
-		repo_move_namespace(r, aside, username);
 	db_rollback(r);
 	return err;
 }

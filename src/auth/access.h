@@ -35,16 +35,23 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 	"me AS (SELECT $1::bigint AS id, coalesce($2::boolean, false) AS admin,"                 \
 	" coalesce($3::boolean, false) AS external)"
 
+/* Membership row M counts: a member, not a pending access request, and not expired
+ * (GitLab 10 removes members on their expires_at date; the background process removes
+ * the rows, and access ends at once). */
+#define SQL_MEMBER_ACTIVE(M)                                                                    \
+	"(" M ".requested_at IS NULL AND (" M ".expires_at IS NULL"                              \
+	" OR " M ".expires_at > current_date))"
+
 /* The caller's own membership level on project P (0 when none). */
 #define SQL_PROJECT_MEMBER_LEVEL(P)                                                             \
 	"coalesce((SELECT m.access_level FROM members m WHERE m.source_type = 'Project'"         \
-	" AND m.source_id = " P ".id AND m.user_id = me.id AND m.requested_at IS NULL), 0)"
+	" AND m.source_id = " P ".id AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m") "), 0)"
 
 /* The caller's level through the groups above project P (0 when none). */
 #define SQL_PROJECT_GROUP_LEVEL(P)                                                              \
 	"coalesce((SELECT max(m.access_level) FROM namespaces an JOIN members m"                 \
 	" ON m.source_type = 'Namespace' AND m.source_id = ANY (an.traversal_ids)"              \
-	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
+	" AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m")                                       \
 	" WHERE an.id = " P ".namespace_id AND an.kind = 'group'), 0)"
 
 /* The caller's level through groups P is shared with (0 when none). */
@@ -52,7 +59,7 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 	"coalesce((SELECT max(least(l.group_access, m.access_level)) FROM project_group_links l" \
 	" JOIN namespaces lg ON lg.id = l.group_id JOIN members m ON m.source_type = 'Namespace'" \
 	" AND m.source_id = ANY (lg.traversal_ids) AND m.user_id = me.id"                        \
-	" AND m.requested_at IS NULL WHERE l.project_id = " P ".id), 0)"
+	" AND " SQL_MEMBER_ACTIVE("m") " WHERE l.project_id = " P ".id), 0)"
 
 /* The caller's highest level on project P (0 when none; admins are not raised). */
 #define SQL_PROJECT_ACCESS(P)                                                                   \
@@ -71,13 +78,13 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
  * of projects. Name it in the WITH list: `mine AS (SQL_MY_PROJECTS)`. */
 #define SQL_MY_PROJECTS                                                                         \
 	"SELECT m.source_id AS id FROM me JOIN members m ON m.user_id = me.id"                   \
-	" WHERE m.source_type = 'Project' AND m.requested_at IS NULL"                             \
+	" WHERE m.source_type = 'Project' AND " SQL_MEMBER_ACTIVE("m")                             \
 	" UNION SELECT mp.id FROM me JOIN members m ON m.user_id = me.id"                         \
-	" AND m.source_type = 'Namespace' AND m.requested_at IS NULL JOIN namespaces md"          \
+	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE("m") " JOIN namespaces md"          \
 	" ON md.traversal_ids @> ARRAY[m.source_id] JOIN projects mp ON mp.namespace_id = md.id" \
 	" AND NOT mp.pending_delete"                                                              \
 	" UNION SELECT l.project_id FROM me JOIN members m ON m.user_id = me.id"                  \
-	" AND m.source_type = 'Namespace' AND m.requested_at IS NULL JOIN namespaces ml"          \
+	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE("m") " JOIN namespaces ml"          \
 	" ON ml.traversal_ids @> ARRAY[m.source_id] JOIN project_group_links l ON l.group_id = ml.id"
 
 /* SQL_PROJECT_VISIBLE for the projects row P of a list, with `mine` in the WITH list. */
@@ -89,7 +96,7 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 #define SQL_GROUP_ACCESS(G)                                                                     \
 	"coalesce((SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Namespace'"  \
 	" AND m.source_id = ANY (" G ".traversal_ids) AND m.user_id = me.id"                     \
-	" AND m.requested_at IS NULL), 0)"
+	" AND " SQL_MEMBER_ACTIVE("m") "), 0)"
 
 /* The caller belongs to group G: a member of it, of an ancestor or of a subgroup, or a
  * member of a project inside it (false when anonymous). GET /groups lists these groups
@@ -97,11 +104,11 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 #define SQL_GROUP_MEMBER(G)                                                                     \
 	"(me.id IS NOT NULL AND (" SQL_GROUP_ACCESS(G) " >= 10 OR EXISTS (SELECT 1"              \
 	" FROM namespaces d JOIN members m ON m.source_type = 'Namespace' AND m.source_id = d.id" \
-	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
+	" AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m")                                       \
 	" WHERE d.traversal_ids @> ARRAY[" G ".id]) OR EXISTS (SELECT 1 FROM members m"          \
 	" JOIN projects gp ON gp.id = m.source_id AND NOT gp.pending_delete"                     \
 	" JOIN namespaces gn ON gn.id = gp.namespace_id WHERE m.source_type = 'Project'"         \
-	" AND m.user_id = me.id AND m.requested_at IS NULL"                                       \
+	" AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m")                                       \
 	" AND gn.traversal_ids @> ARRAY[" G ".id])))"
 
 /* The ids of the groups the caller belongs to (SQL_GROUP_MEMBER) as a set found from
@@ -110,14 +117,14 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
  * `mygroups AS (SQL_MY_GROUPS)`. */
 #define SQL_MY_GROUPS                                                                           \
 	"SELECT unnest(a.traversal_ids) AS id FROM me JOIN members m ON m.user_id = me.id"      \
-	" AND m.source_type = 'Namespace' AND m.requested_at IS NULL JOIN namespaces a"          \
+	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE("m") " JOIN namespaces a"          \
 	" ON a.id = m.source_id"                                                                  \
 	" UNION SELECT unnest(a.traversal_ids) FROM me JOIN members m ON m.user_id = me.id"     \
-	" AND m.source_type = 'Project' AND m.requested_at IS NULL JOIN projects ap"             \
+	" AND m.source_type = 'Project' AND " SQL_MEMBER_ACTIVE("m") " JOIN projects ap"             \
 	" ON ap.id = m.source_id AND NOT ap.pending_delete JOIN namespaces a"                    \
 	" ON a.id = ap.namespace_id AND a.kind = 'group'"                                         \
 	" UNION SELECT d.id FROM me JOIN members m ON m.user_id = me.id"                         \
-	" AND m.source_type = 'Namespace' AND m.requested_at IS NULL JOIN namespaces d"          \
+	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE("m") " JOIN namespaces d"          \
 	" ON d.traversal_ids @> ARRAY[m.source_id]"
 
 /* Group G may be seen by the caller: public, internal to signed-in users, or one they

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -18,6 +19,72 @@ bool valid_namespace_path(const char *s)
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
 			return false;
 	return !ends_with(s, ".git") && !ends_with(s, ".atom");
+}
+
+bool valid_project_path(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 255 || s[0] == '-' || strspn(s, ".") == n)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
+			return false;
+	return !ends_with(s, ".git") && !ends_with(s, ".atom");
+}
+
+static const char *const top_level_routes[] = {
+	"-", ".well-known", "404.html", "422.html", "500.html", "502.html", "503.html",
+	"_internal", "abuse_reports", "admin", "all", "api", "apple-touch-icon-precomposed.png",
+	"apple-touch-icon.png", "assets", "autocomplete", "ci", "dashboard", "deploy.html",
+	"explore", "favicon.ico", "files", "groups", "header_logo_dark.png",
+	"header_logo_light.png", "health_check", "help", "hooks", "import", "invites", "issues",
+	"jwt", "koding", "member", "merge_requests", "new", "notes", "notification_settings",
+	"oauth", "profile", "projects", "public", "repository", "robots.txt", "s", "search",
+	"sent_notifications", "services", "slash-command-logo.png", "snippets", "system", "teams",
+	"u", "unicorn_test", "unsubscribes", "uploads", "users", NULL,
+};
+
+static const char *const project_wildcard_routes[] = {
+	"-", "badges", "blame", "blob", "builds", "commits", "create", "create_dir", "edit",
+	"files", "find_file", "new", "preview", "raw", "refs", "tree", "update", "wikis", NULL,
+};
+
+static const char *const group_routes[] = {
+	"activity", "analytics", "audit_events", "avatar", "edit", "group_members", "hooks",
+	"issues", "labels", "ldap", "ldap_group_links", "merge_requests", "milestones",
+	"notification_setting", "pipeline_quota", "projects", "subgroups", NULL,
+};
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (strcasecmp(*list, s) == 0)
+			return true;
+	return false;
+}
+
+bool path_reserved_top_level(const char *s)
+{
+	return in_list(top_level_routes, s);
+}
+
+bool path_reserved_subgroup(const char *s)
+{
+	return in_list(project_wildcard_routes, s) || in_list(group_routes, s);
+}
+
+bool path_reserved_project(const char *s)
+{
+	return in_list(project_wildcard_routes, s);
+}
+
+size_t utf8_chars(const char *s)
+{
+	size_t chars = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p & 0xC0) != 0x80)
+			chars++;
+	return chars;
 }
 
 bool valid_email(const char *s)

@@ -3,10 +3,22 @@
 #define COLLABD_VALIDATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* A user or group path: letters, digits, '_', '-', '.'; not starting with '-', not
  * ending in '.', '.git' or '.atom'; 1..255 characters. */
 bool valid_namespace_path(const char *s);
+/* A project path (GitLab 10's PROJECT_REGEX_STR): letters, digits, '_', '-', '.'; not
+ * starting with '-', not only dots, not ending in '.git' or '.atom'; 1..255 characters. */
+bool valid_project_path(const char *s);
+/* GitLab 10's reserved paths (lib/gitlab/path_regex.rb), compared without regard to case:
+ * what a user or a top-level group may not be called (TOP_LEVEL_ROUTES, and the
+ * locations of collabd's own nginx), what a subgroup may not be called (the project
+ * wildcard routes and the group routes), and what a project may not be called (the
+ * project wildcard routes). */
+bool path_reserved_top_level(const char *s);
+bool path_reserved_subgroup(const char *s);
+bool path_reserved_project(const char *s);
 /* something@something, no whitespace, at most 255 characters. */
 bool valid_email(const char *s);
 /* #RGB or #RRGGBB. */
@@ -16,6 +28,8 @@ bool valid_hex_color(const char *s);
 bool valid_datetime(const char *s);
 /* YYYY-MM-DD with real calendar values. */
 bool valid_date(const char *s);
+/* The number of characters (code points) of UTF-8 text s. */
+size_t utf8_chars(const char *s);
 /* Valid UTF-8 without NUL or other C0 controls but tab, CR and LF. */
 bool valid_text(const char *s);
 

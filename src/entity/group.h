@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "auth/access.h"
 #include "http/request.h"
 
 /* The columns of a group, from namespaces g, in this order. */
@@ -41,7 +42,7 @@ json_object *entity_group(request *r, const PGresult *res, int row, int col, int
 	"n.id, n.name, n.path, n.kind, n.full_path, n.parent_id, CASE WHEN n.kind = 'group'"   \
 	" AND " admin " THEN (SELECT count(DISTINCT m.user_id) FROM namespaces d"               \
 	" CROSS JOIN LATERAL (SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace'" \
-	" AND m.source_id = d.id AND m.requested_at IS NULL OFFSET 0) m"                        \
+	" AND m.source_id = d.id AND " SQL_MEMBER_ACTIVE("m") " OFFSET 0) m"                        \
 	" WHERE d.traversal_ids @> ARRAY[n.id]) END"
 #define NAMESPACE_NCOLS 7
 

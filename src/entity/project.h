@@ -52,10 +52,10 @@
  * back; the groups the project is shared with come apart (projects_extras()). */
 #define PROJECT_CALLER_COLS(ME)                                                                \
 	"(SELECT m.access_level FROM members m WHERE m.source_type = 'Project'"                  \
-	" AND m.source_id = p.id AND m.user_id = " ME " AND m.requested_at IS NULL),"           \
+	" AND m.source_id = p.id AND m.user_id = " ME " AND " SQL_MEMBER_ACTIVE("m") "),"           \
 	" CASE WHEN n.kind = 'group' THEN ARRAY(SELECT ARRAY[m.source_id, m.access_level]"      \
 	" FROM members m WHERE m.user_id = " ME " AND m.source_type = 'Namespace'"              \
-	" AND m.source_id = ANY (n.traversal_ids) AND m.requested_at IS NULL)::text END,"        \
+	" AND m.source_id = ANY (n.traversal_ids) AND " SQL_MEMBER_ACTIVE("m") ")::text END,"        \
 	" ARRAY[(SELECT 'Project:' || s.level FROM notification_settings s"                     \
 	" WHERE s.user_id = " ME " AND s.source_type = 'Project' AND s.source_id = p.id),"      \
 	" (SELECT 'Namespace:' || s.level FROM notification_settings s"                         \
@@ -88,7 +88,7 @@ enum project_col {
 	"SELECT l.project_id, l.group_id, lg.name, l.group_access, coalesce((SELECT"             \
 	" max(m.access_level) FROM members m WHERE m.user_id = $2::bigint"                      \
 	" AND m.source_type = 'Namespace' AND m.source_id = ANY (lg.traversal_ids)"             \
-	" AND m.requested_at IS NULL), 0) FROM project_group_links l JOIN namespaces lg"        \
+	" AND " SQL_MEMBER_ACTIVE("m") "), 0) FROM project_group_links l JOIN namespaces lg"        \
 	" ON lg.id = l.group_id WHERE l.project_id = ANY ($1::bigint[])"                         \
 	" ORDER BY l.project_id, l.id"
 enum { PLK_PROJECT_ID, PLK_GROUP_ID, PLK_GROUP_NAME, PLK_GROUP_ACCESS, PLK_CALLER_LEVEL };

@@ -8,7 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/crypto.h"
 #include "core/log.h"
+
+const db_stmt repo_stmts[] = {
+	/* Every project with the path its repository had before storage by id. */
+	{"repo_legacy_list",
+	 "SELECT p.id, n.full_path || '/' || p.path FROM projects p"
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id"},
+	{NULL, NULL},
+};
 
 static int git_ready;
 
@@ -20,9 +29,21 @@ static void git_init_once(void)
 	}
 }
 
-const char *repo_path(request *r, const char *ns_full_path, const char *path)
+const char *repo_relative(request *r, const char *project_id)
 {
-	return arena_printf(r->a, "%s/%s/%s.git", r->cfg->storage_path, ns_full_path, path);
+	const char *h = crypto_sha256_hex(r->a, project_id, strlen(project_id));
+	return arena_printf(r->a, "repositories/@hashed/%.2s/%.2s/%s", h, h + 2, h);
+}
+
+const char *repo_path(request *r, const char *project_id)
+{
+	return arena_printf(r->a, "%s/%s.git", r->cfg->storage_path, repo_relative(r, project_id));
+}
+
+const char *repo_wiki_path(request *r, const char *project_id)
+{
+	return arena_printf(r->a, "%s/%s.wiki.git", r->cfg->storage_path,
+			    repo_relative(r, project_id));
 }
 
 static int mkdirs_for(const char *file)
@@ -41,10 +62,16 @@ static int mkdirs_for(const char *file)
 	return 0;
 }
 
-int repo_create(request *r, const char *ns_full_path, const char *path)
+static void log_git_error(const char *what, const char *dir)
+{
+	const git_error *e = git_error_last();
+	log_error("%s %s: %s", what, dir, e ? e->message : "unknown error");
+}
+
+int repo_create(request *r, const char *project_id)
 {
 	git_init_once();
-	const char *dir = repo_path(r, ns_full_path, path);
+	const char *dir = repo_path(r, project_id);
 	if (mkdirs_for(dir) < 0) {
 		log_error("repository directory %s: %s", dir, strerror(errno));
 		return -1;
@@ -55,60 +82,11 @@ int repo_create(request *r, const char *ns_full_path, const char *path)
 	opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
 	opts.initial_head = "master";
 	if (git_repository_init_ext(&repo, dir, &opts) < 0) {
-		const git_error *e = git_error_last();
-		log_error("git init %s: %s", dir, e ? e->message : "unknown error");
+		log_git_error("git init", dir);
 		return -1;
 	}
 	git_repository_free(repo);
 	return 0;
-}
-
-static int move_dir(const char *from, const char *to)
-{
-	struct stat st;
-	if (stat(from, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (stat(to, &st) == 0) {
-		log_error("cannot move %s: %s exists", from, to);
-		return -1;
-	}
-	if (mkdirs_for(to) < 0 || rename(from, to) < 0) {
-		log_error("cannot move %s to %s: %s", from, to, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int repo_move(request *r, const char *from_ns, const char *from_path, const char *to_ns,
-	      const char *to_path)
-{
-	int rc = move_dir(repo_path(r, from_ns, from_path), repo_path(r, to_ns, to_path));
-	if (rc == 0)
-		rc = move_dir(arena_printf(r->a, "%s/%s/%s.wiki.git", r->cfg->storage_path, from_ns,
-					   from_path),
-			      arena_printf(r->a, "%s/%s/%s.wiki.git", r->cfg->storage_path, to_ns,
-					   to_path));
-	return rc;
-}
-
-int repo_set_aside(request *r, const char *rel, const char *tag, const char **aside)
-{
-	const char *from = arena_printf(r->a, "%s/%s", r->cfg->storage_path, rel);
-	struct stat st;
-	*aside = rel;
-	if (stat(from, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	const char *to_rel = arena_printf(r->a, "%s+%s+deleted", rel, tag);
-	if (move_dir(from, arena_printf(r->a, "%s/%s", r->cfg->storage_path, to_rel)) < 0)
-		return -1;
-	*aside = to_rel;
-	return 0;
-}
-
-int repo_move_namespace(request *r, const char *from_ns, const char *to_ns)
-{
-	return move_dir(arena_printf(r->a, "%s/%s", r->cfg->storage_path, from_ns),
-			arena_printf(r->a, "%s/%s", r->cfg->storage_path, to_ns));
 }
 
 static int unlink_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -127,18 +105,19 @@ int repo_remove_dir(const char *abs_path)
 	return nftw(abs_path, unlink_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void log_git_error(const char *what, const char *dir)
+int repo_remove(request *r, const char *project_id)
 {
-	const git_error *e = git_error_last();
-	log_error("%s %s: %s", what, dir, e ? e->message : "unknown error");
+	int rc = repo_remove_dir(repo_path(r, project_id));
+	if (repo_remove_dir(repo_wiki_path(r, project_id)) < 0)
+		rc = -1;
+	return rc;
 }
 
-int repo_fork(request *r, const char *from_ns, const char *from_path, const char *to_ns,
-	      const char *to_path)
+int repo_fork(request *r, const char *from_id, const char *to_id)
 {
-	if (repo_create(r, to_ns, to_path) < 0)
+	if (repo_create(r, to_id) < 0)
 		return -1;
-	const char *src = repo_path(r, from_ns, from_path), *dst = repo_path(r, to_ns, to_path);
+	const char *src = repo_path(r, from_id), *dst = repo_path(r, to_id);
 	git_repository *repo = NULL, *source = NULL;
 	git_remote *remote = NULL;
 	git_reference *head = NULL;
@@ -177,11 +156,11 @@ cleanup:
 	return rc;
 }
 
-int repo_set_head(request *r, const char *ns, const char *path, const char *branch,
-		  bool must_exist, const char **previous)
+int repo_set_head(request *r, const char *project_id, const char *branch, bool must_exist,
+		  const char **previous)
 {
 	git_init_once();
-	const char *dir = repo_path(r, ns, path);
+	const char *dir = repo_path(r, project_id);
 	const char *ref = arena_printf(r->a, "refs/heads/%s", branch);
 	git_repository *repo = NULL;
 	git_reference *found = NULL, *head = NULL;
@@ -218,4 +197,36 @@ cleanup:
 	git_reference_free(found);
 	git_repository_free(repo);
 	return rc;
+}
+
+/* Moves from to to when from exists and to does not: 1 moved, 0 nothing to do, -1. */
+static int move_legacy(const char *from, const char *to)
+{
+	struct stat st;
+	if (lstat(from, &st) < 0 || !S_ISDIR(st.st_mode) || lstat(to, &st) == 0)
+		return 0;
+	if (mkdirs_for(to) < 0 || rename(from, to) < 0) {
+		log_error("cannot move %s to %s: %s", from, to, strerror(errno));
+		return -1;
+	}
+	return 1;
+}
+
+int repo_migrate_legacy(request *r)
+{
+	int err;
+	PGresult *res = db_query(r, "repo_legacy_list", 0, NULL, &err);
+	if (!res)
+		return -1;
+	int moved = 0;
+	for (int i = 0; i < PQntuples(res); i++) {
+		const char *id = PQgetvalue(res, i, 0), *old = PQgetvalue(res, i, 1);
+		const char *from = arena_printf(r->a, "%s/%s", r->cfg->storage_path, old);
+		int a = move_legacy(arena_printf(r->a, "%s.git", from), repo_path(r, id));
+		int b = move_legacy(arena_printf(r->a, "%s.wiki.git", from), repo_wiki_path(r, id));
+		if (a < 0 || b < 0)
+			return -1;
+		moved += a + b;
+	}
+	return moved;
 }

@@ -1,39 +1,43 @@
-/* Bare git repositories on disk, at <storage_path>/<namespace full path>/<project path>.git
- * (wikis beside them as <project path>.wiki.git). Paths given here are relative to the
- * storage path and come from the database, never from a request directly. */
+/* Bare git repositories on disk, stored by project id as GitLab's hashed storage:
+ * <storage_path>/repositories/@hashed/<h[0,2)>/<h[2,4)>/<h>.git with h the hex SHA-256
+ * of the decimal project id, the wiki beside it as <h>.wiki.git. A path never comes
+ * from a name a user chose: renames and transfers move nothing on disk, a deleted
+ * project's path is never taken again (ids are not reused), and its length is fixed. */
 #ifndef COLLABD_REPO_H
 #define COLLABD_REPO_H
 
 #include <stdbool.h>
 
+#include "db/db.h"
 #include "http/request.h"
 
-/* Absolute path of the repository of project `path` in namespace `ns_full_path`, in a. */
-const char *repo_path(request *r, const char *ns_full_path, const char *path);
+extern const db_stmt repo_stmts[];
+
+/* The repository's path relative to the storage path ("repositories/@hashed/ab/cd/<h>"
+ * without ".git"), in r's arena. */
+const char *repo_relative(request *r, const char *project_id);
+/* Absolute path of project_id's repository (<...>.git) and wiki (<...>.wiki.git). */
+const char *repo_path(request *r, const char *project_id);
+const char *repo_wiki_path(request *r, const char *project_id);
 /* Creates an empty bare repository (HEAD -> refs/heads/master) with libgit2. 0 or -1;
  * an existing repository is left as it is (0). */
-int repo_create(request *r, const char *ns_full_path, const char *path);
-/* Moves a repository to a new namespace path and/or name; a missing source is not an
- * error (0). -1 when the target exists or the rename fails. */
-int repo_move(request *r, const char *from_ns, const char *from_path, const char *to_ns,
-	      const char *to_path);
-/* Moves a whole namespace directory (user rename, group rename or transfer). */
-int repo_move_namespace(request *r, const char *from_ns, const char *to_ns);
+int repo_create(request *r, const char *project_id);
 /* Creates the repository of a fork: a new bare repository with every branch and tag of
  * the source and the source's HEAD (empty when the source has no repository). 0 or -1;
- * the caller removes the target on failure. */
-int repo_fork(request *r, const char *from_ns, const char *from_path, const char *to_ns,
-	      const char *to_path);
+ * the caller removes the target (repo_remove) on failure. */
+int repo_fork(request *r, const char *from_id, const char *to_id);
 /* Points HEAD at refs/heads/<branch>: 0, 1 when there is no such branch (and it must
  * exist) or the name is not a valid branch name, -1 on error. *previous (when not NULL)
  * gets the branch HEAD named before, in r's arena, or NULL. */
-int repo_set_head(request *r, const char *ns, const char *path, const char *branch,
-		  bool must_exist, const char **previous);
-/* Renames the namespace directory <storage>/<rel> to <rel>+<tag>+deleted, freeing its path
- * at once for the background removal to delete later; *aside is the new relative path (rel
- * itself when there is no directory). 0 or -1. */
-int repo_set_aside(request *r, const char *rel, const char *tag, const char **aside);
-/* Removes a repository directory tree (background work); missing is success. */
+int repo_set_head(request *r, const char *project_id, const char *branch, bool must_exist,
+		  const char **previous);
+/* Removes the repository and the wiki of project_id; missing ones are success. 0 or -1. */
+int repo_remove(request *r, const char *project_id);
+/* Removes a directory tree (background work); missing is success. */
 int repo_remove_dir(const char *abs_path);
+/* Moves the repositories of the layout before storage by id
+ * (<storage>/<namespace full path>/<path>.git and .wiki.git) to their place by id; run
+ * by `collabd migrate`, again safe. The number moved, or -1. */
+int repo_migrate_legacy(request *r);
 
 #endif

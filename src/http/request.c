@@ -371,9 +371,14 @@ int param_bool(request *r, const char *name, bool *out)
 int param_array(request *r, const char *name, const char ***out)
 {
 	int n = 0;
+	*out = NULL;
 	for (param *p = r->params; p; p = p->next)
 		if (p->array && strcmp(p->name, name) == 0)
 			n++;
+	if (n > PARAM_ARRAY_MAX)
+		return fail(r, ERR_INVALID,
+			    arena_printf(r->a, "%s has too many values (at most %d)", name,
+					 PARAM_ARRAY_MAX));
 	const char **v = arena_alloc(r->a, sizeof(*v) * (size_t)(n + 1));
 	int i = 0;
 	for (param *p = r->params; p; p = p->next)
@@ -409,11 +414,7 @@ int param_text(request *r, const char *name, size_t max, const char **out)
 	const char *v = param_str(r, name);
 	if (!v)
 		return 1;
-	size_t chars = 0;
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
-		if ((*p & 0xC0) != 0x80)
-			chars++;
-	if (chars > max)
+	if (utf8_chars(v) > max)
 		return fail_validation(
 			r, name, arena_printf(r->a, "is too long (maximum is %zu characters)", max));
 	*out = v;

@@ -107,7 +107,10 @@ param *param_find(request *r, const char *name);
 const char *param_str(request *r, const char *name);
 int param_int(request *r, const char *name, long long *out);
 int param_bool(request *r, const char *name, bool *out);
-/* Array values (name[]=1&name[]=2, or a JSON array); returns the count, in a. */
+/* Array values (name[]=1&name[]=2, or a JSON array): their count, the values in a; or
+ * ERR_INVALID ("name has too many values") beyond PARAM_ARRAY_MAX of them, so that no
+ * handler's work on a list grows past a bound a client never meets. */
+#define PARAM_ARRAY_MAX 1000
 int param_array(request *r, const char *name, const char ***out);
 /* ERR_MISSING naming the attribute, when it is absent or empty. */
 int param_require(request *r, const char *name, const char **out);

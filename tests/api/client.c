@@ -559,3 +559,38 @@ long long fixture_project(const char *token, const char *visibility, char **full
 {
 	return api_project(token, visibility, full_path);
 }
+
+char *repo_dir_of(long long project_id)
+{
+	const char *d = getenv("COLLABD_DIR");
+	ck_assert_msg(d != NULL, "COLLABD_DIR must be set");
+	char *h = sql_value("SELECT encode(sha256('%lld'::bytea), 'hex')", project_id);
+	ck_assert_msg(strlen(h) == 64, "sha256: %s", h);
+	char *dir = fmt("%s/storage/repositories/@hashed/%.2s/%.2s/%s.git", d, h, h + 2, h);
+	free(h);
+	return dir;
+}
+
+char *repo_dir_at(const char *full_path)
+{
+	long long id = sql_int("SELECT coalesce((SELECT p.id FROM projects p JOIN namespaces n"
+			       " ON n.id = p.namespace_id WHERE n.full_path || '/' || p.path = '%s'"
+			       " AND NOT p.pending_delete), 0)",
+			       full_path);
+	ck_assert_msg(id > 0, "no project at %s", full_path);
+	return repo_dir_of(id);
+}
+
+long long repo_count(void)
+{
+	const char *d = getenv("COLLABD_DIR");
+	ck_assert_msg(d != NULL, "COLLABD_DIR must be set");
+	char *cmd = fmt("find '%s/storage' -name '*.git' -prune -type d 2>/dev/null | wc -l", d);
+	FILE *p = popen(cmd, "r");
+	ck_assert_msg(p != NULL, "popen %s", cmd);
+	long long n = -1;
+	ck_assert(fscanf(p, "%lld", &n) == 1);
+	pclose(p);
+	free(cmd);
+	return n;
+}

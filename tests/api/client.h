@@ -134,6 +134,14 @@ void sql_member(const char *source_type, long long source_id, long long user_id,
 long long fixture_group_project(long long group_id, int visibility, char **full_path);
 long long fixture_subgroup(long long parent_id, int visibility, char **full_path);
 
+/* Repositories are stored by project id: the absolute path of project_id's repository
+ * (<storage>/repositories/@hashed/ab/cd/<sha256 of the id>.git), of the live project at
+ * full path ns/path (asserts that there is one), and the number of repositories (and
+ * wikis) under the storage path. Callers free the paths. */
+char *repo_dir_of(long long project_id);
+char *repo_dir_at(const char *full_path);
+long long repo_count(void);
+
 /* A project (scope 0) or a group (scope 1) made through the API by a new user, its
  * owner, for the suites that test both scopes alike. */
 typedef struct {

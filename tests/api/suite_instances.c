@@ -260,25 +260,6 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* The names in directory dir (without . and ..), at most max; -1 when it does not
- * exist. */
-static int dir_entries(const char *dir, char **names, int max)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-			if (n < max)
-				names[n] = S(strdup(e->d_name));
-			n++;
-		}
-	closedir(d);
-	return n;
-}
-
 static const char *storage(void)
 {
 	const char *d = getenv("COLLABD_DIR");
@@ -424,19 +405,13 @@ START_TEST(test_concurrent_project_creates)
 		ck_assert_int_eq(jint(r->json, "id"), ids[i]);
 	}
 
-	/* one repository on disk per project, and nothing else in the group's directory */
+	/* one repository on disk per project, stored by its id; none by the group's path */
 	const char *dir = S(fmt("%s/%s", storage(), gpath));
-	char *names[CREATED + 8];
-	int n = dir_entries(dir, names, CREATED + 8);
-	ck_assert_msg(n == made, "%s holds %d entries, %d projects were created", dir, n, made);
+	ck_assert_msg(!exists(dir), "%s exists", dir);
 	for (int i = 0; i < made; i++) {
-		const char *git = S(fmt("%s.git", paths[i]));
-		int seen = 0;
-		for (int k = 0; k < n; k++)
-			seen += strcmp(names[k], git) == 0;
-		ck_assert_msg(seen == 1, "repository %s.git is in %s %d times", paths[i], dir, seen);
-		ck_assert_msg(exists(S(fmt("%s/%s.git/HEAD", dir, paths[i]))),
-			      "%s/%s.git is no repository", dir, paths[i]);
+		const char *repo = S(repo_dir_of(ids[i]));
+		ck_assert_msg(exists(S(fmt("%s/HEAD", repo))), "%s (project %s) is no repository",
+			      repo, paths[i]);
 	}
 }
 END_TEST
@@ -888,16 +863,16 @@ START_TEST(test_background_work_once)
 	char *gpath;
 	long long gid = api_group(admin_token(), "private", &gpath);
 	S(gpath);
-	const char *store = storage(), *dir = S(fmt("%s/%s", store, gpath));
 	struct deletes c;
 	long long ids[DPROJECTS];
+	const char *repos[DPROJECTS];
 	for (int p = 0; p < DPROJECTS; p++) {
 		char *full;
 		ids[p] = fixture_group_project(gid, 0, &full);
 		S(full);
 		c.path[p] = S(fmt("/projects/%lld", ids[p]));
-		ck_assert_msg(exists(S(fmt("%s/%s.git", store, full))), "no repository for %s",
-			      full);
+		repos[p] = S(repo_dir_of(ids[p]));
+		ck_assert_msg(exists(repos[p]), "no repository for %s", full);
 	}
 	long long before = last_job_id();
 
@@ -925,7 +900,7 @@ START_TEST(test_background_work_once)
 		      last - before, DPROJECTS);
 
 	/* wait (30 s at most) until both background processes have done all of it: no job
-	 * left, the rows gone, the group's directory empty, every job logged */
+	 * left, the rows gone, the repositories removed, every job logged */
 	static int done[DPROJECTS], failed[DPROJECTS];
 	int by[2];
 	long long jobs = -1, rows = -1;
@@ -933,7 +908,9 @@ START_TEST(test_background_work_once)
 	for (int tries = 0; tries < 150; tries++) {
 		jobs = sql_int("SELECT count(*) FROM background_jobs WHERE id > %lld", before);
 		rows = sql_int("SELECT count(*) FROM projects WHERE namespace_id = %lld", gid);
-		entries = dir_entries(dir, NULL, 0);
+		entries = 0;
+		for (int p = 0; p < DPROJECTS; p++)
+			entries += exists(repos[p]);
 		job_lines(before + 1, last, done, failed, by);
 		logged = 0;
 		for (int i = 0; i < DPROJECTS; i++)
@@ -944,7 +921,7 @@ START_TEST(test_background_work_once)
 	}
 	ck_assert_msg(jobs == 0, "%lld jobs still queued after 30 s", jobs);
 	ck_assert_msg(rows == 0, "%lld deleted projects still have rows after 30 s", rows);
-	ck_assert_msg(entries <= 0, "%s still holds %d entries (repositories) after 30 s", dir,
+	ck_assert_msg(entries <= 0, "%d repositories of deleted projects remain after 30 s",
 		      entries);
 	/* each job done exactly once, by one instance or the other, and none failed */
 	for (int i = 0; i < DPROJECTS; i++) {

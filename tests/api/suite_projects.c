@@ -183,10 +183,10 @@ static const char *storage(void)
 	return S(fmt("%s/storage", d));
 }
 
-/* The repository of full path ns/path on disk. */
+/* The repository of the live project at full path ns/path, on disk by its id. */
 static char *repo_dir(const char *full_path)
 {
-	return S(fmt("%s/%s.git", storage(), full_path));
+	return S(repo_dir_at(full_path));
 }
 
 static bool exists(const char *path)
@@ -423,6 +423,7 @@ START_TEST(test_projects_create_errors)
 	struct user u = new_user("prj_ce");
 	struct user other = new_user("prj_ce_o");
 	char *path = S(unique("dup-"));
+	long long repos = repo_count();
 	create_id(u.token, S(fmt("name=%s&path=%s", path, path)));
 
 	ck_unauthorized(R(api("POST", "/projects", NULL, S(fmt("path=%sx", path)))));
@@ -475,7 +476,7 @@ START_TEST(test_projects_create_errors)
 				 " creator_id = %lld",
 				 u.id),
 			 0);
-	ck_assert(!exists(repo_dir(S(fmt("%s/%s-n", u.name, path)))));
+	ck_assert(repo_count() <= repos + 2); /* the two made above; deletions only lower it */
 }
 END_TEST
 
@@ -593,7 +594,7 @@ START_TEST(test_projects_create_for_user)
 	ck_body(R(api("POST", S(fmt("/projects/user/%lld", u.id)), admin_token(),
 		      S(fmt("name=%s-b&default_branch=bad..name", name)))),
 		400, "{\"message\":{\"default_branch\":[\"is invalid\"]}}");
-	ck_assert(!exists(repo_dir(S(fmt("%s/%s-b", u.name, name)))));
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE path = '%s-b'", name), 0);
 	ck_body(R(api("POST", "/projects/user/abc", admin_token(), "name=x")), 400,
 		"{\"error\":\"user_id is invalid\"}");
 	ck_body(R(api("POST", S(fmt("/projects/user/%lld", u.id)), admin_token(),
@@ -942,8 +943,8 @@ START_TEST(test_projects_update)
 	struct user u = new_user("prj_up");
 	char *path = S(unique("upd-"));
 	long long id = create_id(u.token, S(fmt("path=%s&tag_list=old", path)));
-	char *old_dir = repo_dir(S(fmt("%s/%s", u.name, path)));
-	ck_assert(exists(old_dir));
+	char *dir = S(repo_dir_of(id));
+	ck_assert(exists(dir));
 	char *new_path = S(unique("renamed-"));
 	resp *r = R(api("PUT", S(fmt("/projects/%lld", id)), u.token,
 			S(fmt("name=%s+New&path=%s&description=changed&visibility=internal"
@@ -966,9 +967,10 @@ START_TEST(test_projects_update)
 	ck_assert_str_eq(json_object_to_json_string_ext(jget(r->json, "tag_list"),
 							JSON_C_TO_STRING_PLAIN),
 			 "[\"a\",\"b\"]");
-	/* the repository moved with the path */
-	ck_assert(!exists(old_dir));
-	ck_assert(exists(S(fmt("%s/HEAD", repo_dir(S(fmt("%s/%s", u.name, new_path)))))));
+	/* the repository is stored by id: the new path moved nothing */
+	ck_assert(exists(S(fmt("%s/HEAD", dir))));
+	ck_assert_str_eq(repo_dir(S(fmt("%s/%s", u.name, new_path))), dir);
+	ck_assert(!exists(S(fmt("%s/%s", storage(), u.name))));
 	ck_status(get(S(fmt("/projects/%s", S(enc(S(fmt("%s/%s", u.name, new_path)))))), u.token),
 		  200);
 	ck_project_not_found(get(S(fmt("/projects/%s", S(enc(S(fmt("%s/%s", u.name, path)))))),
@@ -1111,19 +1113,20 @@ START_TEST(test_projects_delete)
 	ck_project_not_found(R(api("DELETE", p, u.token, NULL)));
 	ck_project_not_found(R(api("POST", S(fmt("%s/star", p)), u.token, NULL)));
 	ck_ids(get(S(fmt("/projects?search=%s", path)), admin_token()), "");
-	ck_assert(!exists(dir));
 	long long again = create_id(u.token, S(fmt("path=%s", path)));
 	ck_assert(again != id);
-	ck_assert(exists(S(fmt("%s/HEAD", dir))));
+	char *again_dir = S(repo_dir_of(again));
+	ck_assert(strcmp(again_dir, dir) != 0);
+	ck_assert(exists(S(fmt("%s/HEAD", again_dir))));
 	/* the background process removes the rows and the old repository */
 	ck_assert_int_eq(wait_count(S(fmt("SELECT count(*) FROM projects WHERE id = %lld", id))), 0);
-	ck_assert(wait_gone(S(fmt("%s/%s+%lld+deleted.git", storage(), full, id))));
+	ck_assert(wait_gone(dir));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM members WHERE source_type = 'Project'"
 				 " AND source_id = %lld",
 				 id),
 			 0);
 	/* the new project keeps its repository */
-	ck_assert(exists(S(fmt("%s/HEAD", dir))));
+	ck_assert(exists(S(fmt("%s/HEAD", again_dir))));
 	ck_status(show(again, u.token), 200);
 }
 END_TEST
@@ -1165,25 +1168,61 @@ START_TEST(test_background_jobs)
 }
 END_TEST
 
-START_TEST(test_projects_stale_repository)
+START_TEST(test_projects_wiki_path)
 {
-	/* a directory nobody owns where a new repository goes does not leak into it */
+	/* X and X.wiki in one namespace: refused both ways (GitLab 10's
+	 * check_wiki_path_conflict), and neither project's repository is touched */
+	struct user u = new_user("prj_wiki");
+	char *x = S(unique("wk-"));
+	long long wiki = create_id(u.token, S(fmt("path=%s.wiki", x)));
+	char *wdir = S(repo_dir_of(wiki));
+	git_commit(wdir, "master");
+	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s", x)))), 400,
+		"{\"message\":{\"name\":[\"has already been taken\"]}}");
+	long long plain = create_id(u.token, S(fmt("path=%s-z", x)));
+	ck_body(R(api("PUT", S(fmt("/projects/%lld", plain)), u.token, S(fmt("path=%s", x)))), 400,
+		"{\"message\":{\"name\":[\"has already been taken\"]}}");
+	long long y = create_id(u.token, S(fmt("path=%s-y", x)));
+	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s-y.wiki", x)))), 400,
+		"{\"message\":{\"name\":[\"has already been taken\"]}}");
+	ck_body(R(api("PUT", S(fmt("/projects/%lld", plain)), u.token,
+		      S(fmt("path=%s-Y.WIKI", x)))),
+		400, "{\"message\":{\"name\":[\"has already been taken\"]}}");
+	/* another namespace may have both */
+	struct user o = new_user("prj_wiki_o");
+	create_id(o.token, S(fmt("path=%s", x)));
+	/* deleting and renaming the other projects leaves X.wiki's repository alone */
+	ck_status(R(api("PUT", S(fmt("/projects/%lld", y)), u.token, S(fmt("path=%s-q", x)))), 200);
+	ck_status(R(api("DELETE", S(fmt("/projects/%lld", y)), u.token, NULL)), 202);
+	ck_assert(wait_gone(S(repo_dir_of(y))));
+	ck_assert_str_eq(git_out(wdir, "symbolic-ref HEAD"), "refs/heads/master");
+	ck_assert(strlen(git_out(wdir, "rev-parse refs/heads/master")) == 40);
+}
+END_TEST
+
+START_TEST(test_projects_storage_by_id)
+{
+	/* a directory at the path a repository had before storage by id is nobody's: a new
+	 * project of that path neither removes it nor starts with it */
 	struct user u = new_user("prj_stale");
 	char *path = S(unique("stale-"));
-	char *dir = repo_dir(S(fmt("%s/%s", u.name, path)));
-	ck_assert(system(S(fmt("mkdir -p %s/refs && echo old > %s/MARKER", dir, dir))) == 0);
-	create_id(u.token, S(fmt("path=%s", path)));
-	ck_assert(!exists(S(fmt("%s/MARKER", dir))));
-	ck_assert(exists(S(fmt("%s/HEAD", dir))));
-	/* the same for a rename's target */
-	char *target = S(unique("stale-t-"));
-	char *tdir = repo_dir(S(fmt("%s/%s", u.name, target)));
-	ck_assert(system(S(fmt("mkdir -p %s && echo old > %s/MARKER", tdir, tdir))) == 0);
-	long long id = create_id(u.token, S(fmt("path=%s-2", path)));
-	ck_status(R(api("PUT", S(fmt("/projects/%lld", id)), u.token, S(fmt("path=%s", target)))),
-		  200);
-	ck_assert(!exists(S(fmt("%s/MARKER", tdir))));
-	ck_assert(exists(S(fmt("%s/HEAD", tdir))));
+	char *legacy = S(fmt("%s/%s/%s.git", storage(), u.name, path));
+	ck_assert(system(S(fmt("mkdir -p %s/refs && echo old > %s/MARKER", legacy, legacy))) == 0);
+	long long id = create_id(u.token, S(fmt("path=%s", path)));
+	ck_assert(exists(S(fmt("%s/MARKER", legacy))));
+	char *dir = S(repo_dir_of(id));
+	ck_assert(exists(S(fmt("%s/HEAD", dir))) && !exists(S(fmt("%s/MARKER", dir))));
+	/* the longest path a project may have is served and deleted */
+	char longest[256];
+	memset(longest, 'l', 255);
+	longest[255] = '\0';
+	memcpy(longest, path, strlen(path));
+	long long big = create_id(u.token, S(fmt("path=%s", longest)));
+	ck_status(show(big, u.token), 200);
+	ck_assert(exists(S(fmt("%s/HEAD", S(repo_dir_of(big))))));
+	ck_status(R(api("DELETE", S(fmt("/projects/%lld", big)), u.token, NULL)), 202);
+	ck_assert(wait_gone(S(repo_dir_of(big))));
+	ck_assert(system(S(fmt("rm -rf %s/%s", storage(), u.name))) == 0);
 }
 END_TEST
 
@@ -1365,7 +1404,8 @@ Suite *suite_projects(void)
 	tcase_add_test(tc, test_projects_default_branch);
 	tcase_add_test(tc, test_projects_delete);
 	tcase_add_test(tc, test_background_jobs);
-	tcase_add_test(tc, test_projects_stale_repository);
+	tcase_add_test(tc, test_projects_wiki_path);
+	tcase_add_test(tc, test_projects_storage_by_id);
 	tcase_add_test(tc, test_projects_fork);
 	tcase_add_test(tc, test_projects_star);
 	tcase_add_test(tc, test_projects_archive);
