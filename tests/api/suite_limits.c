@@ -301,6 +301,41 @@ START_TEST(test_fork_of_private_source)
 }
 END_TEST
 
+/* ---- repositories stored by project id ---- */
+
+START_TEST(test_migrate_legacy_repositories)
+{
+	/* a repository where it was before storage by id (<storage>/<namespace>/<path>.git,
+	 * the wiki beside it) is moved to its place by id by `collabd migrate` */
+	long long uid;
+	char *uname;
+	char *token = S(make_user("mig", &uid, &uname));
+	S(uname);
+	char *path = S(unique("mig"));
+	resp *r = R(api("POST", "/projects", token, S(fmt("path=%s", path))));
+	ck_status(r, 201);
+	long long id = jint(r->json, "id");
+	char *dir = S(repo_dir_of(id));
+	const char *store = S(fmt("%s/storage", getenv("COLLABD_DIR")));
+	char *legacy = S(fmt("%s/%s/%s", store, uname, path));
+	ck_assert(system(S(fmt("mkdir -p %s/%s && mv %s %s.git && cp -r %s.git %s.wiki.git"
+			       " && echo legacy > %s.git/MARKER",
+			       store, uname, dir, legacy, legacy, legacy, legacy))) == 0);
+	ck_assert(access(dir, F_OK) != 0);
+	const char *bin = getenv("COLLABD_BIN");
+	ck_assert(bin != NULL);
+	ck_assert(system(S(fmt("'%s' migrate >/dev/null 2>&1", bin))) == 0);
+	ck_assert(access(S(fmt("%s/MARKER", dir)), F_OK) == 0);
+	ck_assert(access(S(fmt("%s/HEAD", S(fmt("%.*s.wiki.git", (int)strlen(dir) - 4, dir)))),
+			 F_OK) == 0);
+	ck_assert(access(S(fmt("%s.git", legacy)), F_OK) != 0);
+	/* again: nothing to move, nothing lost */
+	ck_assert(system(S(fmt("'%s' migrate >/dev/null 2>&1", bin))) == 0);
+	ck_assert(access(S(fmt("%s/MARKER", dir)), F_OK) == 0);
+	ck_assert(system(S(fmt("git --git-dir='%s' symbolic-ref HEAD >/dev/null", dir))) == 0);
+}
+END_TEST
+
 Suite *suite_limits(void)
 {
 	Suite *s = suite_create("limits");
@@ -313,6 +348,7 @@ Suite *suite_limits(void)
 	tcase_add_test(tc, test_tag_list_bounds);
 	tcase_add_test(tc, test_expired_membership);
 	tcase_add_test(tc, test_fork_of_private_source);
+	tcase_add_test(tc, test_migrate_legacy_repositories);
 	suite_add_tcase(s, tc);
 	return s;
 }
