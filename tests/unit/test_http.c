@@ -282,6 +282,38 @@ START_TEST(test_parse_json_invalid_text)
 }
 END_TEST
 
+/* What json-c accepts and JSON does not: non-finite numbers and lone surrogates. */
+START_TEST(test_parse_json_strict)
+{
+	static const char *const bad[] = {
+		"{\"a\":NaN}",            "{\"a\":nan}",
+		"{\"a\":Infinity}",       "{\"a\":-Infinity}",
+		"{\"a\":[1,NaN]}",        "{\"a\":{\"b\":Infinity}}",
+		"{\"a\":1e400}",          "{\"a\":\"\\ud800\"}",
+		"{\"a\":\"\\uDBFF\"}",    "{\"a\":\"\\udc00\"}",
+		"{\"a\":\"x\\ud800y\"}",  "{\"a\":\"\\ud800\\u0041\"}",
+		"{\"a\":\"\\ud800\\ud800\"}", "{\"a\":\"\\ud83d\\ude00\\ude00\"}",
+		"{\"\\ud800\":1}",        "{\"a\":[\"\\udfff\"]}",
+		"{\"a\":\"\\ud800\\\\udc00\"}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		request_init(&R, A, &cfg);
+		ck_assert_msg(parse("POST", "/x", JSON, bad[i]) == ERR_BAD_REQUEST, "accepted %s",
+			      bad[i]);
+		ck_assert_str_eq(R.err_detail, "malformed JSON body");
+	}
+	/* a surrogate pair, escaped backslashes before a "u", big finite numbers */
+	request_init(&R, A, &cfg);
+	ck_assert_int_eq(parse("POST", "/x", JSON,
+			       "{\"a\":\"\\ud83d\\ude00\",\"b\":\"\\\\ud800\",\"c\":1e300,"
+			       "\"d\":\"\\\"\\ud800\\udc00\\\\\"}"),
+			 0);
+	ck_assert_str_eq(param_str(&R, "a"), "\xf0\x9f\x98\x80");
+	ck_assert_str_eq(param_str(&R, "b"), "\\ud800");
+	ck_assert_str_eq(param_str(&R, "d"), "\"\xf0\x90\x80\x80\\");
+}
+END_TEST
+
 #define MP "multipart/form-data; boundary=XyZzy"
 
 START_TEST(test_parse_multipart)
@@ -1183,6 +1215,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_json_depth_limit);
 	tcase_add_test(tc, test_parse_json_malformed);
 	tcase_add_test(tc, test_parse_json_invalid_text);
+	tcase_add_test(tc, test_parse_json_strict);
 	tcase_add_test(tc, test_parse_multipart);
 	tcase_add_test(tc, test_parse_multipart_quoted_boundary);
 	tcase_add_test(tc, test_parse_multipart_malformed);
