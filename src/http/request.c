@@ -362,6 +362,8 @@ int request_parse(request *r, const char *method, const char *uri, const char *c
 	const char *q = strchr(uri, '?');
 	r->path = q ? arena_strndup(r->a, uri, (size_t)(q - uri)) : arena_strdup(r->a, uri);
 	r->query = q ? arena_strdup(r->a, q + 1) : "";
+	if (strlen(uri) > REQUEST_URI_MAX)
+		return ERR_URI_TOO_LONG;
 	int rc = parse_urlencoded(r, r->query, strlen(r->query), SRC_QUERY);
 	if (rc < 0)
 		return rc;

@@ -282,6 +282,23 @@ START_TEST(test_parse_json_invalid_text)
 }
 END_TEST
 
+/* A URI longer than the shipped nginx lets through is 414, whatever nginx allowed. */
+START_TEST(test_parse_uri_too_long)
+{
+	char uri[REQUEST_URI_MAX + 2];
+	size_t prefix = strlen("/api/v4/projects?search=");
+	memcpy(uri, "/api/v4/projects?search=", prefix);
+	memset(uri + prefix, 'a', REQUEST_URI_MAX - prefix);
+	uri[REQUEST_URI_MAX] = '\0';
+	ck_assert_int_eq(parse("GET", uri, NULL, NULL), 0);
+	ck_assert_uint_eq(strlen(param_str(&R, "search")), REQUEST_URI_MAX - prefix);
+	request_init(&R, A, &cfg);
+	uri[REQUEST_URI_MAX] = 'a';
+	uri[REQUEST_URI_MAX + 1] = '\0';
+	ck_assert_int_eq(parse("GET", uri, NULL, NULL), ERR_URI_TOO_LONG);
+}
+END_TEST
+
 /* What json-c accepts and JSON does not: non-finite numbers and lone surrogates. */
 START_TEST(test_parse_json_strict)
 {
@@ -930,6 +947,7 @@ START_TEST(test_respond_error_table)
 		 "{\"message\":\"Email has already been taken\"}"},
 		{ERR_CONFLICT, NULL, 409, "{\"message\":\"409 Conflict\"}"},
 		{ERR_TOO_LARGE, NULL, 413, "{\"message\":\"413 Request Entity Too Large\"}"},
+		{ERR_URI_TOO_LONG, NULL, 414, "{\"message\":\"414 Request-URI Too Large\"}"},
 		{ERR_UNAVAILABLE, NULL, 503, "{\"message\":\"503 Service Unavailable\"}"},
 		{ERR_INTERNAL, "ERROR: relation \"users\" does not exist", 500,
 		 "{\"message\":\"500 Internal Server Error\"}"},
@@ -1216,6 +1234,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_json_malformed);
 	tcase_add_test(tc, test_parse_json_invalid_text);
 	tcase_add_test(tc, test_parse_json_strict);
+	tcase_add_test(tc, test_parse_uri_too_long);
 	tcase_add_test(tc, test_parse_multipart);
 	tcase_add_test(tc, test_parse_multipart_quoted_boundary);
 	tcase_add_test(tc, test_parse_multipart_malformed);
