@@ -113,7 +113,7 @@ http {
 $servers    }
     server {
         listen 127.0.0.1:$port;
-        error_page 414 @collabd_414;
+        error_page 414 /_internal/414;
         location /api/ {
             include $dir/nginx/fastcgi.conf;
         }
@@ -135,7 +135,8 @@ $servers    }
             default_type application/octet-stream;
             add_header X-Content-Type-Options nosniff always;
         }
-        location @collabd_414 {
+        location = /_internal/414 {
+            internal;
             types { }
             default_type application/json;
             return 414 '{"message":"414 Request-URI Too Large"}';
