@@ -65,6 +65,7 @@ static const char *reason(int status)
 	case 409: return "Conflict";
 	case 412: return "Precondition Failed";
 	case 413: return "Payload Too Large";
+	case 414: return "URI Too Long";
 	case 422: return "Unprocessable Entity";
 	case 429: return "Too Many Requests";
 	case 503: return "Service Unavailable";

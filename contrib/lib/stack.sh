@@ -102,18 +102,44 @@ http {
     uwsgi_temp_path $dir/nginx/tmp/uwsgi;
     scgi_temp_path $dir/nginx/tmp/scgi;
     client_max_body_size 10m;
+    # As nginx/collabd.conf and collabd-fastcgi.conf: a request line of at most 8k (414
+    # beyond), and room for the Link header such a query produces. At http level, so
+    # that the servers of conf.d have it too.
+    large_client_header_buffers 4 8k;
+    fastcgi_buffer_size 128k;
+    fastcgi_buffers 16 16k;
+    fastcgi_busy_buffers_size 128k;
     upstream collabd {
 $servers    }
     server {
         listen 127.0.0.1:$port;
+        error_page 414 /_internal/414;
         location /api/ {
             include $dir/nginx/fastcgi.conf;
         }
         location = /oauth/token {
             include $dir/nginx/fastcgi.conf;
         }
+        # Uploads as nginx/collabd.conf sends them: images by extension, anything else
+        # as a download, never sniffed.
         location /uploads/ {
             alias $dir/storage/uploads/;
+            types {
+                image/png png;
+                image/jpeg jpg jpeg;
+                image/gif gif;
+                image/bmp bmp;
+                image/tiff tif tiff;
+                image/x-icon ico;
+            }
+            default_type application/octet-stream;
+            add_header X-Content-Type-Options nosniff always;
+        }
+        location = /_internal/414 {
+            internal;
+            types { }
+            default_type application/json;
+            return 414 '{"message":"414 Request-URI Too Large"}';
         }
         location / { return 404; }
     }

@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "api/api.h"
 #include "auth/auth.h"
+#include "background.h"
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/log.h"
@@ -78,7 +80,11 @@ const db_stmt users_stmts[] = {
 	 "INSERT INTO tokens (user_id, kind, name, digest, sealed) VALUES ($1, 'private', "
 	 "'private_token', $2, $3)"},
 	{"users_private_token", "SELECT sealed FROM tokens WHERE user_id = $1 AND kind = 'private'"},
-	{"users_set_avatar", "UPDATE users SET avatar = $2, updated_at = now() WHERE id = $1"},
+	/* the new file name, and the one it replaces */
+	{"users_set_avatar",
+	 "UPDATE users u SET avatar = $2, updated_at = now()"
+	 " FROM (SELECT id, avatar FROM users WHERE id = $1 FOR UPDATE) o WHERE u.id = o.id"
+	 " RETURNING o.avatar"},
 	/* $1 id, then as users_insert without confirmed; NULL keeps the column */
 	{"users_update",
 	 "UPDATE users SET username = coalesce($2, username), email = coalesce(lower($3), email),"
@@ -284,26 +290,31 @@ struct user_input {
 	const char *username, *email, *name, *password_hash, *skype, *linkedin, *twitter,
 		*website_url, *organization, *projects_limit, *bio, *location, *admin,
 		*can_create_group, *external, *extern_uid, *provider;
-	const char *avatar, *avatar_name; /* uploaded file and its safe name */
+	const char *avatar, *avatar_type; /* uploaded file and the image type of its bytes */
 	size_t avatar_len;
+	const char *avatar_path; /* the file written, removed if the transaction fails */
 };
 
 #define AVATAR_MAX (200 * 1024)
+/* A user's avatars, under the storage path; avatar_url is external_url/ this /name. */
+#define AVATAR_DIR "uploads/-/system/user/avatar/%s"
 
-/* An avatar is an image of at most 200 KB, as in GitLab. */
+/* An avatar is an image of at most 200 KB, as in GitLab: a file name with an image
+ * extension, and bytes that are an image of one of those types whatever the name says
+ * (a name is no type: nginx would send a.html.png cut to 100 characters as HTML). */
 static void read_avatar(request *r, struct user_input *in)
 {
 	const char *data, *filename;
 	size_t len;
 	if (param_file(r, "avatar", &data, &len, &filename) != 0)
 		return;
-	char name[101];
 	const char *ext = strrchr(filename, '.');
 	static const char *const images[] = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tiff", ".ico"};
 	bool image = false;
 	for (size_t i = 0; ext && i < sizeof(images) / sizeof(*images); i++)
 		image = image || strcasecmp(ext, images[i]) == 0;
-	if (!image || files_safe_name(filename, name) < 0) {
+	const char *type = files_image_type(data, len);
+	if (!image || !type) {
 		fail_validation(r, "avatar",
 				"You are not allowed to upload this file type. Allowed types: png, "
 				"jpg, jpeg, gif, bmp, tiff, ico");
@@ -315,23 +326,54 @@ static void read_avatar(request *r, struct user_input *in)
 	}
 	in->avatar = data;
 	in->avatar_len = len;
-	in->avatar_name = arena_strdup(r->a, name);
+	in->avatar_type = type;
 }
 
-/* Writes the avatar under the storage path and records it, inside the transaction. */
-static int save_avatar(request *r, const char *id, const struct user_input *in)
+/* Queues the removal of path (relative to the storage path) for when r's transaction
+ * commits. 0 or an ERR_ code. */
+static int remove_at_commit(request *r, const char *path)
+{
+	json_object *payload = json_object_new_object();
+	json_object_object_add(payload, "path", json_object_new_string(path));
+	int rc = background_enqueue(r, "remove_path", json_object_to_json_string(payload));
+	json_object_put(payload);
+	return rc;
+}
+
+/* Writes the avatar under a new random name with the extension of its type, records
+ * it, and queues the removal of the file it replaces, inside the transaction. The
+ * file's path goes to in->avatar_path, for the caller to remove if the transaction
+ * does not commit. */
+static int save_avatar(request *r, const char *id, struct user_input *in)
 {
 	if (!in->avatar)
 		return 0;
-	const char *path = arena_printf(r->a, "%s/uploads/-/system/user/avatar/%s/%s",
-					r->cfg->storage_path, id, in->avatar_name);
+	char token[TOKEN_LEN + 1];
+	if (crypto_token(token) < 0)
+		return ERR_INTERNAL;
+	const char *dir = arena_printf(r->a, AVATAR_DIR, id);
+	const char *name = arena_printf(r->a, "%s.%s", token, in->avatar_type);
+	const char *path = arena_printf(r->a, "%s/%s/%s", r->cfg->storage_path, dir, name);
 	if (files_write(path, in->avatar, in->avatar_len) < 0) {
 		log_error("cannot write avatar: %s", strerror(errno));
 		return ERR_INTERNAL;
 	}
-	const char *v[2] = {id, in->avatar_name};
+	in->avatar_path = path;
+	const char *v[2] = {id, name};
 	int err;
-	return db_query(r, "users_set_avatar", 2, v, &err) ? 0 : err;
+	PGresult *res = db_query(r, "users_set_avatar", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0 || PQgetisnull(res, 0, 0))
+		return 0;
+	return remove_at_commit(r, arena_printf(r->a, "%s/%s", dir, PQgetvalue(res, 0, 0)));
+}
+
+/* Removes the avatar written by a request whose transaction did not commit. */
+static void discard_avatar(const struct user_input *in)
+{
+	if (in->avatar_path && unlink(in->avatar_path) < 0 && errno != ENOENT)
+		log_warn("cannot remove avatar %s: %s", in->avatar_path, strerror(errno));
 }
 
 static const char *bool_text(request *r, const char *name, int *rc)
@@ -493,6 +535,7 @@ int users_create(request *r)
 	return present_user(r, id, 201);
 fail:
 	db_rollback(r);
+	discard_avatar(&in);
 	return rc;
 }
 
@@ -535,6 +578,7 @@ int users_update(request *r)
 	return present_user(r, id, 200);
 fail:
 	db_rollback(r);
+	discard_avatar(&in);
 	return rc;
 }
 
@@ -569,7 +613,10 @@ int users_delete(request *r)
 		   !db_query(r, "users_move_contributions", 1, v, &err)) {
 		goto fail;
 	}
-	if (!db_query(r, "users_delete", 1, v, &err) || (err = db_commit(r)) < 0)
+	/* the avatars go with the user, once this commits */
+	if (!db_query(r, "users_delete", 1, v, &err) ||
+	    (err = remove_at_commit(r, arena_printf(r->a, AVATAR_DIR, id))) < 0 ||
+	    (err = db_commit(r)) < 0)
 		goto fail;
 	respond_empty(r, 204);
 	return 0;

@@ -70,10 +70,16 @@ static bool has_scope(const char *scopes, const char *scope)
 	return false;
 }
 
+/* As GitLab 10.0's sudo! (lib/api/helpers.rb): an admin, and only with the private
+ * token; not with an OAuth, personal access or impersonation token. The messages are
+ * its forbidden!(reason), "403 Forbidden" and " - reason" joined by a space. */
 static int apply_sudo(request *r)
 {
 	if (!r->user->admin)
-		return fail(r, ERR_FORBIDDEN, "403 Forbidden - Must be admin to use sudo");
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden  - Must be admin to use sudo");
+	if (!r->user->token_kind || strcmp(r->user->token_kind, "private") != 0)
+		return fail(r, ERR_FORBIDDEN,
+			    "403 Forbidden  - Private token must be specified in order to use sudo");
 	const char *v[1] = {r->sudo};
 	int err;
 	PGresult *res = db_query(r, "auth_sudo_user", 1, v, &err);

@@ -54,6 +54,28 @@ int files_write(const char *path, const void *data, size_t n)
 	return 0;
 }
 
+const char *files_image_type(const void *data, size_t n)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *ext;
+	} types[] = {
+		{"\x89PNG\r\n\x1a\n", 8, "png"},
+		{"\xff\xd8\xff", 3, "jpg"},
+		{"GIF87a", 6, "gif"},
+		{"GIF89a", 6, "gif"},
+		{"BM", 2, "bmp"},
+		{"II*\0", 4, "tiff"},
+		{"MM\0*", 4, "tiff"},
+		{"\0\0\1\0", 4, "ico"},
+	};
+	for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
+		if (n >= types[i].len && memcmp(data, types[i].magic, types[i].len) == 0)
+			return types[i].ext;
+	return NULL;
+}
+
 int files_safe_name(const char *name, char *out)
 {
 	const char *base = strrchr(name, '/');

@@ -20,6 +20,7 @@ enum {
 	ERR_INTERNAL = -14,      /* 500, logged with the request id, nothing internal shown */
 	ERR_OAUTH = -15,         /* OAuth error body {"error":detail,...} with status in detail */
 	ERR_NOT_MODIFIED = -16,  /* 304, no body */
+	ERR_URI_TOO_LONG = -17,  /* 414 {"message":"414 Request-URI Too Large"} */
 };
 
 #endif

@@ -4,6 +4,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -146,6 +148,69 @@ static const char *json_scalar(request *r, json_object *v)
 	}
 }
 
+/* 1 when the JSON text (already parsed by json-c) has a \u escape of a lone UTF-16
+ * surrogate: a high one not followed by a \u escape of a low one, or a low one alone.
+ * json-c turns those into U+FFFD instead of failing. Escapes occur only inside strings,
+ * and a backslash always starts one there, so a scan from escape to escape suffices. */
+static bool json_lone_surrogate(const char *s, size_t n)
+{
+	bool in_string = false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"') {
+			in_string = !in_string;
+			continue;
+		}
+		if (!in_string || s[i] != '\\')
+			continue;
+		if (i + 1 >= n || s[i + 1] != 'u') {
+			i++; /* a one-character escape: \" \\ \/ \b \f \n \r \t */
+			continue;
+		}
+		unsigned u;
+		if (i + 6 > n || sscanf(s + i + 2, "%4x", &u) != 1)
+			return true; /* json-c accepted it: cannot happen */
+		i += 5;
+		if (u >= 0xDC00 && u <= 0xDFFF)
+			return true;
+		if (u < 0xD800 || u > 0xDBFF)
+			continue;
+		unsigned low;
+		if (i + 7 > n || s[i + 1] != '\\' || s[i + 2] != 'u' ||
+		    sscanf(s + i + 3, "%4x", &low) != 1 || low < 0xDC00 || low > 0xDFFF)
+			return true;
+		i += 6;
+	}
+	return false;
+}
+
+/* 1 when o holds a number that is not finite: json-c reads the literals NaN, Infinity
+ * and -Infinity even in strict mode, and 1e400 as infinity. JSON has no such values. */
+static bool json_non_finite(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return !isfinite(json_object_get_double(o));
+	case json_type_array: {
+		size_t len = json_object_array_length(o);
+		for (size_t i = 0; i < len; i++)
+			if (json_non_finite(json_object_array_get_idx(o, i)))
+				return true;
+		return false;
+	}
+	case json_type_object: {
+		json_object_object_foreach(o, key, val)
+		{
+			(void)key;
+			if (json_non_finite(val))
+				return true;
+		}
+		return false;
+	}
+	default:
+		return false;
+	}
+}
+
 static int parse_json(request *r, const char *body, size_t n)
 {
 	json_tokener *tok = json_tokener_new_ex(MAX_JSON_DEPTH);
@@ -165,6 +230,8 @@ static int parse_json(request *r, const char *body, size_t n)
 	for (; used < n; used++)
 		if (!isspace((unsigned char)body[used]))
 			return fail(r, ERR_BAD_REQUEST, "malformed JSON body");
+	if (json_non_finite(root) || json_lone_surrogate(body, n))
+		return fail(r, ERR_BAD_REQUEST, "malformed JSON body");
 	if (!json_object_is_type(root, json_type_object))
 		return fail(r, ERR_BAD_REQUEST, "JSON body must be an object");
 	json_object_object_foreach(root, key, val)
@@ -295,6 +362,8 @@ int request_parse(request *r, const char *method, const char *uri, const char *c
 	const char *q = strchr(uri, '?');
 	r->path = q ? arena_strndup(r->a, uri, (size_t)(q - uri)) : arena_strdup(r->a, uri);
 	r->query = q ? arena_strdup(r->a, q + 1) : "";
+	if (strlen(uri) > REQUEST_URI_MAX)
+		return ERR_URI_TOO_LONG;
 	int rc = parse_urlencoded(r, r->query, strlen(r->query), SRC_QUERY);
 	if (rc < 0)
 		return rc;

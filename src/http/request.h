@@ -94,8 +94,15 @@ typedef struct request {
 
 /* Sets up r for a new request in arena a. */
 void request_init(request *r, arena *a, const config *cfg);
+/* The longest request URI (path and query) accepted: what fits in the request line of
+ * the shipped nginx (large_client_header_buffers 4 8k, nginx/collabd.conf), whose
+ * fastcgi_buffer_size holds the Link header of any such URI (every query parameter,
+ * at most three times longer once encoded, in each of four URLs). Longer: 414. */
+#define REQUEST_URI_MAX 8192
+
 /* Reads method, URI, content type and body into r. Returns 0 or an ERR_ code when the
- * body cannot be parsed (malformed JSON, bad multipart). */
+ * URI is too long (ERR_URI_TOO_LONG) or the body cannot be parsed (malformed JSON, bad
+ * multipart). */
 int request_parse(request *r, const char *method, const char *uri, const char *content_type,
 		  const char *body, size_t body_len);
 /* Header by its CGI name (HTTP_PRIVATE_TOKEN); NULL when absent. */

@@ -133,6 +133,9 @@ void respond_error(request *r, int code)
 	case ERR_TOO_LARGE:
 		respond_json(r, 413, message("message", "413 Request Entity Too Large"));
 		break;
+	case ERR_URI_TOO_LONG:
+		respond_json(r, 414, message("message", "414 Request-URI Too Large"));
+		break;
 	case ERR_UNAVAILABLE:
 		respond_json(r, 503, message("message", "503 Service Unavailable"));
 		respond_header(r, "Retry-After", "1");

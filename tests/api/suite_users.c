@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 
@@ -1108,6 +1109,33 @@ static void ck_avatar_file(long long id, const char *name, const unsigned char *
 	ck_assert_msg(got == n && memcmp(buf, data, n) == 0, "avatar %s: other bytes", path);
 }
 
+/* The file name of user id's avatar_url in o: a generated name (TOKEN_LEN characters
+ * of [A-Za-z0-9_-]) with extension ext, under the user's avatar directory. */
+static const char *ck_avatar_name(json_object *o, long long id, const char *ext)
+{
+	const char *url = jstr(o, "avatar_url");
+	char *prefix = S(fmt("%s/uploads/-/system/user/avatar/%lld/", api_url(), id));
+	ck_assert_msg(url && strncmp(url, prefix, strlen(prefix)) == 0, "avatar_url %s",
+		      url ? url : "(none)");
+	const char *name = url + strlen(prefix);
+	size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
+	ck_assert_msg(n == 20 && name[n] == '.' && strcmp(name + n + 1, ext) == 0,
+		      "avatar name %s", name);
+	return name;
+}
+
+/* Whether the stored file is gone, once the background process had time to remove it. */
+static void ck_avatar_gone(long long id, const char *name)
+{
+	const char *dir = getenv("COLLABD_DIR");
+	if (!dir)
+		return;
+	char *path = S(fmt("%s/storage/uploads/-/system/user/avatar/%lld/%s", dir, id, name));
+	for (int i = 0; i < 100 && access(path, F_OK) == 0; i++)
+		usleep(100 * 1000);
+	ck_assert_msg(access(path, F_OK) != 0, "avatar %s still stored", path);
+}
+
 START_TEST(test_users_avatar)
 {
 	/* bytes of a PNG header: NULs and CR LF inside */
@@ -1121,25 +1149,27 @@ START_TEST(test_users_avatar)
 			    "me.png", png, sizeof(png));
 	ck_status(r, 201);
 	long long id = jint(r->json, "id");
-	ck_str_member(r->json, "avatar_url",
-		      S(fmt("%s/uploads/-/system/user/avatar/%lld/me.png", api_url(), id)));
-	ck_avatar_file(id, "me.png", png, sizeof(png));
+	const char *first = S(strdup(ck_avatar_name(r->json, id, "png")));
+	char *url = S(strdup(jstr(r->json, "avatar_url")));
+	ck_avatar_file(id, first, png, sizeof(png));
 	/* everyone sees it, in every view */
 	char *token = S(make_user("usr_av_v", NULL, NULL));
 	r = get_user(id, token);
-	ck_str_member(r->json, "avatar_url",
-		      S(fmt("%s/uploads/-/system/user/avatar/%lld/me.png", api_url(), id)));
+	ck_str_member(r->json, "avatar_url", url);
 	r = R(api("GET", S(fmt("/users?username=%s", name)), token, NULL));
-	ck_str_member(json_object_array_get_idx(r->json, 0), "avatar_url",
-		      S(fmt("%s/uploads/-/system/user/avatar/%lld/me.png", api_url(), id)));
-	/* a new one through PUT, with other fields; a path in the file name is dropped */
+	ck_str_member(json_object_array_get_idx(r->json, 0), "avatar_url", url);
+	/* a new one through PUT, with other fields; the name the client gave is not used
+	 * (a path in it least of all), the type comes from the bytes; the file it replaces
+	 * goes */
 	r = multipart("PUT", S(fmt("/users/%lld", id)), "bio=With avatar", "../../../etc/x y.JPG",
 		      png, sizeof(png));
 	ck_status(r, 200);
-	ck_str_member(r->json, "avatar_url",
-		      S(fmt("%s/uploads/-/system/user/avatar/%lld/x_y.JPG", api_url(), id)));
+	const char *second = S(strdup(ck_avatar_name(r->json, id, "png")));
+	url = S(strdup(jstr(r->json, "avatar_url")));
+	ck_assert_str_ne(first, second);
 	ck_str_member(r->json, "bio", "With avatar");
-	ck_avatar_file(id, "x_y.JPG", png, sizeof(png));
+	ck_avatar_file(id, second, png, sizeof(png));
+	ck_avatar_gone(id, first);
 	/* not an image, or too big: refused, and nothing changes */
 	r = multipart("PUT", S(fmt("/users/%lld", id)), "bio=Changed", "run.exe", png, sizeof(png));
 	ck_body(r, 400,
@@ -1147,6 +1177,7 @@ START_TEST(test_users_avatar)
 		"types: png, jpg, jpeg, gif, bmp, tiff, ico\"]}}");
 	size_t big = 200 * 1024 + 1;
 	unsigned char *huge = (unsigned char *)S(calloc(1, big));
+	memcpy(huge, png, sizeof(png));
 	r = multipart("PUT", S(fmt("/users/%lld", id)), "bio=Changed", "big.png", huge, big);
 	ck_body(r, 400, "{\"message\":{\"avatar\":[\"is too big (should be at most 200 KB)\"]}}");
 	char *other = S(unique("usr_av2"));
@@ -1158,8 +1189,8 @@ START_TEST(test_users_avatar)
 	ck_assert_int_eq(count_username(other), 0);
 	r = get_user(id, admin_token());
 	ck_str_member(r->json, "bio", "With avatar");
-	ck_str_member(r->json, "avatar_url",
-		      S(fmt("%s/uploads/-/system/user/avatar/%lld/x_y.JPG", api_url(), id)));
+	ck_str_member(r->json, "avatar_url", url);
+	ck_avatar_file(id, second, png, sizeof(png));
 }
 END_TEST
 

@@ -19,6 +19,7 @@ Suite *suite_access_matrix(void);
 Suite *suite_instances(void);
 Suite *suite_cache(void);
 Suite *suite_limits(void);
+Suite *suite_hostile(void);
 
 int main(void)
 {
@@ -38,6 +39,7 @@ int main(void)
 	srunner_add_suite(sr, suite_instances());
 	srunner_add_suite(sr, suite_cache());
 	srunner_add_suite(sr, suite_limits());
+	srunner_add_suite(sr, suite_hostile());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

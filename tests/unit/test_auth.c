@@ -412,10 +412,10 @@ START_TEST(test_sudo_needs_admin)
 	credentials("GET", "/api/v4/user?sudo=root", "HTTP_PRIVATE_TOKEN", "abc", NULL);
 	ck_assert_int_eq(auth_accept_row(&R, ROUTE_AUTH, caller_result(0, &USER_API, 1), 0, 0),
 			 ERR_FORBIDDEN);
-	ck_assert_str_eq(R.err_detail, "403 Forbidden - Must be admin to use sudo");
+	ck_assert_str_eq(R.err_detail, "403 Forbidden  - Must be admin to use sudo");
 	respond_error(&R, ERR_FORBIDDEN);
 	ck_assert_int_eq(R.status, 403);
-	ck_assert_str_eq(R.body, "{\"message\":\"403 Forbidden - Must be admin to use sudo\"}");
+	ck_assert_str_eq(R.body, "{\"message\":\"403 Forbidden  - Must be admin to use sudo\"}");
 	/* a token without the api scope is refused for its scope first */
 	credentials("GET", "/api/v4/user", "HTTP_PRIVATE_TOKEN", "abc", "HTTP_SUDO", "root", NULL);
 	ck_assert_int_eq(auth_accept_row(&R, ROUTE_AUTH, caller_result(0, &USER_READ, 1), 0, 0),
@@ -487,6 +487,36 @@ START_TEST(test_lean_caller)
 	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, NULL, 0, 0), 0);
 	ck_assert_ptr_null(R.user);
 	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
+}
+END_TEST
+
+/* As GitLab 10.0: an admin may sudo with the private token only; refused before any
+ * lookup of the sudo user, so no database is needed. */
+START_TEST(test_sudo_needs_private_token)
+{
+	static const char *const kinds[] = {"personal", "impersonation", "oauth"};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+		struct caller_row admin = ADMIN_API;
+		admin.kind = kinds[i];
+		credentials("GET", "/api/v4/user?sudo=john", "HTTP_PRIVATE_TOKEN", "abc", NULL);
+		ck_assert_msg(auth_accept_row(&R, ROUTE_AUTH, caller_result(0, &admin, 1), 0, 0) ==
+				      ERR_FORBIDDEN,
+			      "%s token may sudo", kinds[i]);
+		ck_assert_str_eq(R.err_detail,
+				 "403 Forbidden  - Private token must be specified in order to use sudo");
+		ck_assert_int_eq(R.user->id, 1); /* still the admin, not the sudo user */
+	}
+	const char *c[AUTH_LEAN_NCOLS] = {
+		[AL_ID] = "1", [AL_USERNAME] = "root", [AL_IS_ADMIN] = "t", [AL_EXTERNAL] = "f",
+		[AL_EMAIL] = "root@example.com", [AL_CAN_CREATE_GROUP] = "t",
+		[AL_KIND] = "impersonation", [AL_SCOPES] = "{api}",
+	};
+	credentials("GET", "/api/v4/projects/1", "HTTP_SUDO", "john", "HTTP_PRIVATE_TOKEN", "abc",
+		    NULL);
+	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(0, c), 0, 0), ERR_FORBIDDEN);
+	respond_error(&R, ERR_FORBIDDEN);
+	ck_assert_str_eq(R.body, "{\"message\":\"403 Forbidden  - Private token must be specified "
+				 "in order to use sudo\"}");
 }
 END_TEST
 
@@ -572,6 +602,7 @@ int main(void)
 	tcase_add_test(tc, test_admin_routes);
 	tcase_add_test(tc, test_scopes);
 	tcase_add_test(tc, test_sudo_needs_admin);
+	tcase_add_test(tc, test_sudo_needs_private_token);
 	tcase_add_test(tc, test_lean_caller);
 	suite_add_tcase(s, tc);
 

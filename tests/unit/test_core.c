@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/crypto.h"
+#include "core/files.h"
 #include "core/sshkey.h"
 #include "core/validate.h"
 
@@ -800,6 +801,39 @@ START_TEST(test_valid_text)
 }
 END_TEST
 
+/* ---- files ---- */
+
+START_TEST(test_files_image_type)
+{
+	static const struct {
+		const char *data;
+		size_t len;
+		const char *want;
+	} t[] = {
+		{"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16, "png"},
+		{"\xff\xd8\xff\xe0\0\x10JFIF", 10, "jpg"},
+		{"GIF89a\1\0\1\0", 10, "gif"},
+		{"GIF87a", 6, "gif"},
+		{"BM\x36\0\0\0", 6, "bmp"},
+		{"II*\0\x08\0\0\0", 8, "tiff"},
+		{"MM\0*\0\0\0\x08", 8, "tiff"},
+		{"\0\0\1\0\1\0\x10\x10", 8, "ico"},
+		{"<html><script>alert(1)</script></html>", 38, NULL},
+		{"<svg xmlns=\"http://www.w3.org/2000/svg\"/>", 41, NULL},
+		{"\x89PNG\r\n\x1a", 7, NULL}, /* cut short */
+		{"GIF88a", 6, NULL},
+		{"\0\0\2\0", 4, NULL}, /* a cursor, not an icon */
+		{"", 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
+		const char *got = files_image_type(t[i].data, t[i].len);
+		ck_assert_msg(t[i].want ? got && strcmp(got, t[i].want) == 0 : !got,
+			      "case %zu: expected %s, got %s", i, t[i].want ? t[i].want : "NULL",
+			      got ? got : "NULL");
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -847,6 +881,10 @@ int main(void)
 	tcase_add_test(tc, test_crypto_base64_vectors);
 	tcase_add_test(tc, test_crypto_base64_binary_roundtrip);
 	tcase_add_test(tc, test_crypto_base64_malformed);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("files");
+	tcase_add_test(tc, test_files_image_type);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("sshkey");

@@ -282,6 +282,55 @@ START_TEST(test_parse_json_invalid_text)
 }
 END_TEST
 
+/* A URI longer than the shipped nginx lets through is 414, whatever nginx allowed. */
+START_TEST(test_parse_uri_too_long)
+{
+	char uri[REQUEST_URI_MAX + 2];
+	size_t prefix = strlen("/api/v4/projects?search=");
+	memcpy(uri, "/api/v4/projects?search=", prefix);
+	memset(uri + prefix, 'a', REQUEST_URI_MAX - prefix);
+	uri[REQUEST_URI_MAX] = '\0';
+	ck_assert_int_eq(parse("GET", uri, NULL, NULL), 0);
+	ck_assert_uint_eq(strlen(param_str(&R, "search")), REQUEST_URI_MAX - prefix);
+	request_init(&R, A, &cfg);
+	uri[REQUEST_URI_MAX] = 'a';
+	uri[REQUEST_URI_MAX + 1] = '\0';
+	ck_assert_int_eq(parse("GET", uri, NULL, NULL), ERR_URI_TOO_LONG);
+}
+END_TEST
+
+/* What json-c accepts and JSON does not: non-finite numbers and lone surrogates. */
+START_TEST(test_parse_json_strict)
+{
+	static const char *const bad[] = {
+		"{\"a\":NaN}",            "{\"a\":nan}",
+		"{\"a\":Infinity}",       "{\"a\":-Infinity}",
+		"{\"a\":[1,NaN]}",        "{\"a\":{\"b\":Infinity}}",
+		"{\"a\":1e400}",          "{\"a\":\"\\ud800\"}",
+		"{\"a\":\"\\uDBFF\"}",    "{\"a\":\"\\udc00\"}",
+		"{\"a\":\"x\\ud800y\"}",  "{\"a\":\"\\ud800\\u0041\"}",
+		"{\"a\":\"\\ud800\\ud800\"}", "{\"a\":\"\\ud83d\\ude00\\ude00\"}",
+		"{\"\\ud800\":1}",        "{\"a\":[\"\\udfff\"]}",
+		"{\"a\":\"\\ud800\\\\udc00\"}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		request_init(&R, A, &cfg);
+		ck_assert_msg(parse("POST", "/x", JSON, bad[i]) == ERR_BAD_REQUEST, "accepted %s",
+			      bad[i]);
+		ck_assert_str_eq(R.err_detail, "malformed JSON body");
+	}
+	/* a surrogate pair, escaped backslashes before a "u", big finite numbers */
+	request_init(&R, A, &cfg);
+	ck_assert_int_eq(parse("POST", "/x", JSON,
+			       "{\"a\":\"\\ud83d\\ude00\",\"b\":\"\\\\ud800\",\"c\":1e300,"
+			       "\"d\":\"\\\"\\ud800\\udc00\\\\\"}"),
+			 0);
+	ck_assert_str_eq(param_str(&R, "a"), "\xf0\x9f\x98\x80");
+	ck_assert_str_eq(param_str(&R, "b"), "\\ud800");
+	ck_assert_str_eq(param_str(&R, "d"), "\"\xf0\x90\x80\x80\\");
+}
+END_TEST
+
 #define MP "multipart/form-data; boundary=XyZzy"
 
 START_TEST(test_parse_multipart)
@@ -898,6 +947,7 @@ START_TEST(test_respond_error_table)
 		 "{\"message\":\"Email has already been taken\"}"},
 		{ERR_CONFLICT, NULL, 409, "{\"message\":\"409 Conflict\"}"},
 		{ERR_TOO_LARGE, NULL, 413, "{\"message\":\"413 Request Entity Too Large\"}"},
+		{ERR_URI_TOO_LONG, NULL, 414, "{\"message\":\"414 Request-URI Too Large\"}"},
 		{ERR_UNAVAILABLE, NULL, 503, "{\"message\":\"503 Service Unavailable\"}"},
 		{ERR_INTERNAL, "ERROR: relation \"users\" does not exist", 500,
 		 "{\"message\":\"500 Internal Server Error\"}"},
@@ -1183,6 +1233,8 @@ int main(void)
 	tcase_add_test(tc, test_parse_json_depth_limit);
 	tcase_add_test(tc, test_parse_json_malformed);
 	tcase_add_test(tc, test_parse_json_invalid_text);
+	tcase_add_test(tc, test_parse_json_strict);
+	tcase_add_test(tc, test_parse_uri_too_long);
 	tcase_add_test(tc, test_parse_multipart);
 	tcase_add_test(tc, test_parse_multipart_quoted_boundary);
 	tcase_add_test(tc, test_parse_multipart_malformed);
