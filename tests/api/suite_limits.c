@@ -303,6 +303,63 @@ END_TEST
 
 /* ---- repositories stored by project id ---- */
 
+/* A path of 255 characters starting with prefix's unique name (caller frees). */
+static char *longest(const char *prefix)
+{
+	char *u = unique(prefix);
+	char *s = malloc(256);
+	memset(s, 'l', 255);
+	s[255] = '\0';
+	memcpy(s, u, strlen(u));
+	free(u);
+	return s;
+}
+
+START_TEST(test_longest_names)
+{
+	/* every length the API accepts can be served and deleted: a group and a user of
+	 * 255 characters, with a project of 255 characters in each */
+	char *gpath = S(longest("lg"));
+	resp *r = R(api("POST", "/groups", admin_token(), S(fmt("name=long&path=%s", gpath))));
+	ck_status(r, 201);
+	long long g = jint(r->json, "id");
+	char *ppath = S(longest("lp"));
+	r = R(api("POST", "/projects", admin_token(),
+		  S(fmt("name=long&path=%s&namespace_id=%lld", ppath, g))));
+	ck_status(r, 201);
+	long long gp = jint(r->json, "id");
+	ck_status(R(api("GET", S(fmt("/projects/%s", S(enc(S(fmt("%s/%s", gpath, ppath)))))),
+			admin_token(), NULL)),
+		  200);
+	ck_status(R(api("DELETE", S(fmt("/groups/%lld", g)), admin_token(), NULL)), 204);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld", gp), 0);
+
+	char *uname = S(longest("lu"));
+	r = R(api("POST", "/users", admin_token(),
+		  S(fmt("username=%s&email=%s@example.com&name=long&password=secret123"
+			"&skip_confirmation=true",
+			uname, S(unique("lu"))))));
+	ck_status(r, 201);
+	long long uid = jint(r->json, "id");
+	r = R(api("POST", S(fmt("/projects/user/%lld", uid)), admin_token(),
+		  S(fmt("name=long&path=%s", ppath))));
+	ck_status(r, 201);
+	long long up = jint(r->json, "id");
+	ck_assert(access(S(fmt("%s/HEAD", S(repo_dir_of(up)))), F_OK) == 0);
+	ck_status(R(api("DELETE", S(fmt("/users/%lld?hard_delete=true", uid)), admin_token(), NULL)),
+		  204);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld", up), 0);
+	const char *ud = S(repo_dir_of(up)), *gd = S(repo_dir_of(gp));
+	bool gone = false;
+	for (int i = 0; i < 150 && !gone; i++) {
+		gone = access(ud, F_OK) != 0 && access(gd, F_OK) != 0;
+		if (!gone)
+			usleep(200 * 1000);
+	}
+	ck_assert_msg(gone, "the repositories of removed long-named projects stay");
+}
+END_TEST
+
 START_TEST(test_migrate_legacy_repositories)
 {
 	/* a repository where it was before storage by id (<storage>/<namespace>/<path>.git,
@@ -348,6 +405,7 @@ Suite *suite_limits(void)
 	tcase_add_test(tc, test_tag_list_bounds);
 	tcase_add_test(tc, test_expired_membership);
 	tcase_add_test(tc, test_fork_of_private_source);
+	tcase_add_test(tc, test_longest_names);
 	tcase_add_test(tc, test_migrate_legacy_repositories);
 	suite_add_tcase(s, tc);
 	return s;
