@@ -9,11 +9,9 @@
  * with the rows (background.c, job delete_project). Until then the project is
  * pending_delete: no statement here or elsewhere finds it. */
 #include <ctype.h>
-#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "api/api.h"
 #include "auth/access.h"

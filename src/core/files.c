@@ -75,20 +75,3 @@ const char *files_image_type(const void *data, size_t n)
 			return types[i].ext;
 	return NULL;
 }
-
-int files_safe_name(const char *name, char *out)
-{
-	const char *base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	size_t n = 0;
-	for (const char *p = base; *p && n < 100; p++) {
-		char c = *p;
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			  c == '.' || c == '_' || c == '-';
-		if (n == 0 && c == '.')
-			continue;
-		out[n++] = ok ? c : '_';
-	}
-	out[n] = '\0';
-	return n ? 0 : -1;
-}

@@ -7,9 +7,6 @@
 /* Creates the directories of path (like mkdir -p, mode 0755) and writes data to it
  * through a temporary file and rename(2). 0 or -1 (errno set). */
 int files_write(const char *path, const void *data, size_t n);
-/* A file name safe to use in a path and a URL: [A-Za-z0-9._-], no leading dot, at most
- * 100 characters; writes it to out (size >= 101). 0, or -1 when nothing is left. */
-int files_safe_name(const char *name, char *out);
 /* The image type of data from its first bytes, as a file extension: "png", "jpg",
  * "gif", "bmp", "tiff" or "ico"; NULL for anything else. */
 const char *files_image_type(const void *data, size_t n);
