@@ -234,14 +234,18 @@ static int parse_json(request *r, const char *body, size_t n)
 		return fail(r, ERR_BAD_REQUEST, "malformed JSON body");
 	if (!json_object_is_type(root, json_type_object))
 		return fail(r, ERR_BAD_REQUEST, "JSON body must be an object");
+	int count = param_count(r); /* the query's; each member of the body adds one */
 	json_object_object_foreach(root, key, val)
 	{
-		if (param_count(r) >= MAX_PARAMS)
+		if (count++ >= MAX_PARAMS)
 			return fail(r, ERR_BAD_REQUEST, "too many parameters");
 		if (!valid_text(key))
 			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
 		if (json_object_is_type(val, json_type_array)) {
+			/* one value past the bound is enough for param_array to refuse them */
 			size_t len = json_object_array_length(val);
+			if (len > PARAM_ARRAY_MAX + 1)
+				len = PARAM_ARRAY_MAX + 1;
 			for (size_t i = 0; i < len; i++) {
 				const char *v = json_scalar(r, json_object_array_get_idx(val, i));
 				if (v == INVALID_TEXT)
