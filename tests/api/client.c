@@ -594,3 +594,13 @@ long long repo_count(void)
 	free(cmd);
 	return n;
 }
+
+bool wait_gone(const char *path)
+{
+	for (int i = 0; i < 300; i++) {
+		if (access(path, F_OK) != 0)
+			return true;
+		usleep(100 * 1000);
+	}
+	return false;
+}

@@ -141,6 +141,9 @@ long long fixture_subgroup(long long parent_id, int visibility, char **full_path
 char *repo_dir_of(long long project_id);
 char *repo_dir_at(const char *full_path);
 long long repo_count(void);
+/* Waits (at most 30 s) until path is gone, as the background process removes the
+ * repositories of removed projects: true when it is. */
+bool wait_gone(const char *path);
 
 /* A project (scope 0) or a group (scope 1) made through the API by a new user, its
  * owner, for the suites that test both scopes alike. */

@@ -144,18 +144,6 @@ static char *storage(const char *rel)
 	return S(fmt("%s/storage/%s", dir, rel));
 }
 
-/* Waits (at most 30 s) until path is gone: the background process removes the
- * repositories of removed projects. */
-static bool wait_gone(const char *path)
-{
-	for (int i = 0; i < 300; i++) {
-		if (!exists(path))
-			return true;
-		usleep(100 * 1000);
-	}
-	return false;
-}
-
 static void mkdirs(const char *path)
 {
 	free(sql_value("SELECT 1")); /* the database is up: storage exists */

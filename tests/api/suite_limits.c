@@ -350,13 +350,8 @@ START_TEST(test_longest_names)
 		  204);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld", up), 0);
 	const char *ud = S(repo_dir_of(up)), *gd = S(repo_dir_of(gp));
-	bool gone = false;
-	for (int i = 0; i < 150 && !gone; i++) {
-		gone = access(ud, F_OK) != 0 && access(gd, F_OK) != 0;
-		if (!gone)
-			usleep(200 * 1000);
-	}
-	ck_assert_msg(gone, "the repositories of removed long-named projects stay");
+	ck_assert_msg(wait_gone(ud) && wait_gone(gd),
+		      "the repositories of removed long-named projects stay");
 }
 END_TEST
 

@@ -195,18 +195,6 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* Waits (at most 30 s) until cond holds for path; the background process removes
- * deleted projects' repositories within a second or so. */
-static bool wait_gone(const char *path)
-{
-	for (int i = 0; i < 300; i++) {
-		if (!exists(path))
-			return true;
-		usleep(100 * 1000);
-	}
-	return false;
-}
-
 static long long wait_count(const char *sql)
 {
 	long long n = -1;
