@@ -2,6 +2,7 @@
 #include "background.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "modules.h"
 #include "git/repo.h"
 
 const db_stmt background_stmts[] = {
@@ -40,11 +42,11 @@ const db_stmt background_stmts[] = {
 	{NULL, NULL},
 };
 
-int background_enqueue(request *r, const char *kind, const char *payload)
+int background_enqueue(ctx *c, const char *kind, const char *payload)
 {
 	const char *v[2] = {kind, payload};
 	int err;
-	return db_query(r, "background_enqueue", 2, v, &err) ? 0 : err;
+	return db_query(c, "background_enqueue", 2, v, &err) ? 0 : err;
 }
 
 /* A path under the storage path as the API queued it: relative, without empty, "." or
@@ -77,15 +79,15 @@ static const char *payload_str(json_object *payload, const char *key)
 	return json_object_get_string(v);
 }
 
-static int remove_under_storage(request *r, const char *rel, const char **why)
+static int remove_under_storage(ctx *c, const char *rel, const char **why)
 {
 	if (!safe_relative(rel)) {
 		*why = "the payload has no safe relative path";
 		return -1;
 	}
-	const char *abs = arena_printf(r->a, "%s/%s", r->cfg->storage_path, rel);
+	const char *abs = arena_printf(c->a, "%s/%s", c->cfg->storage_path, rel);
 	if (repo_remove_dir(abs) < 0) {
-		*why = arena_printf(r->a, "cannot remove %s: %s", rel, strerror(errno));
+		*why = arena_printf(c->a, "cannot remove %s: %s", rel, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -93,13 +95,13 @@ static int remove_under_storage(request *r, const char *rel, const char **why)
 
 /* remove_path {"path": "<relative path>"}: a directory tree under the storage path (the
  * namespace directory of a user or group removed before storage by project id). */
-static int job_remove_path(request *r, json_object *payload, const char **why)
+static int job_remove_path(ctx *c, json_object *payload, const char **why)
 {
-	return remove_under_storage(r, payload_str(payload, "path"), why);
+	return remove_under_storage(c, payload_str(payload, "path"), why);
 }
 
 /* The payload's project_id in decimal, or NULL. */
-static const char *payload_project_id(request *r, json_object *payload, const char **why)
+static const char *payload_project_id(ctx *c, json_object *payload, const char **why)
 {
 	json_object *id = NULL;
 	if (!json_object_object_get_ex(payload, "project_id", &id) ||
@@ -107,18 +109,18 @@ static const char *payload_project_id(request *r, json_object *payload, const ch
 		*why = "the payload has no project_id";
 		return NULL;
 	}
-	return arena_printf(r->a, "%lld", (long long)json_object_get_int64(id));
+	return arena_printf(c->a, "%lld", (long long)json_object_get_int64(id));
 }
 
 /* remove_repository {"project_id": N}: the repository and wiki of a project whose rows
  * are gone (its group or user was removed). */
-static int job_remove_repository(request *r, json_object *payload, const char **why)
+static int job_remove_repository(ctx *c, json_object *payload, const char **why)
 {
-	const char *id = payload_project_id(r, payload, why);
+	const char *id = payload_project_id(c, payload, why);
 	if (!id)
 		return -1;
-	if (repo_remove(r, id) < 0) {
-		*why = arena_printf(r->a, "cannot remove the repository of project %s: %s", id,
+	if (repo_remove(c, id) < 0) {
+		*why = arena_printf(c->a, "cannot remove the repository of project %s: %s", id,
 				    strerror(errno));
 		return -1;
 	}
@@ -129,52 +131,52 @@ static int job_remove_repository(request *r, json_object *payload, const char **
  * marked pending_delete, and its repository and wiki. A job queued before storage by
  * project id also names "path" ("<ns>/<path>+N+deleted"), where that request moved them
  * aside. */
-static int job_delete_project(request *r, json_object *payload, const char **why)
+static int job_delete_project(ctx *c, json_object *payload, const char **why)
 {
-	const char *id = payload_project_id(r, payload, why);
+	const char *id = payload_project_id(c, payload, why);
 	if (!id)
 		return -1;
 	const char *v[1] = {id};
 	int err;
-	if (!db_query(r, "background_delete_project", 1, v, &err)) {
+	if (!db_query(c, "background_delete_project", 1, v, &err)) {
 		*why = "cannot delete the project's rows";
 		return -1;
 	}
-	if (job_remove_repository(r, payload, why) < 0)
+	if (job_remove_repository(c, payload, why) < 0)
 		return -1;
 	const char *path = payload_str(payload, "path");
 	if (!path)
 		return 0;
-	if (remove_under_storage(r, arena_printf(r->a, "%s.git", path), why) < 0)
+	if (remove_under_storage(c, arena_printf(c->a, "%s.git", path), why) < 0)
 		return -1;
-	return remove_under_storage(r, arena_printf(r->a, "%s.wiki.git", path), why);
+	return remove_under_storage(c, arena_printf(c->a, "%s.wiki.git", path), why);
 }
 
 static const struct {
 	const char *kind;
-	int (*run)(request *r, json_object *payload, const char **why);
+	int (*run)(ctx *c, json_object *payload, const char **why);
 } jobs[] = {
 	{"remove_path", job_remove_path},
 	{"remove_repository", job_remove_repository},
 	{"delete_project", job_delete_project},
 };
 
-int background_run_one(request *r)
+int background_run_one(ctx *c)
 {
-	if (db_begin(r) < 0)
+	if (db_begin(c) < 0)
 		return -1;
 	int err;
-	PGresult *res = db_query(r, "background_claim", 0, NULL, &err);
+	PGresult *res = db_query(c, "background_claim", 0, NULL, &err);
 	if (!res) {
-		db_rollback(r);
+		db_rollback(c);
 		return -1;
 	}
 	if (PQntuples(res) == 0) {
-		db_rollback(r);
+		db_rollback(c);
 		return 0;
 	}
-	const char *id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
-	const char *kind = arena_strdup(r->a, PQgetvalue(res, 0, 1));
+	const char *id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
+	const char *kind = arena_strdup(c->a, PQgetvalue(res, 0, 1));
 	const char *why = NULL;
 	json_object *payload = json_tokener_parse(PQgetvalue(res, 0, 2));
 	int rc = -1;
@@ -185,20 +187,20 @@ int background_run_one(request *r)
 		for (size_t i = 0; i < sizeof(jobs) / sizeof(*jobs); i++)
 			if (strcmp(kind, jobs[i].kind) == 0) {
 				why = NULL;
-				rc = jobs[i].run(r, payload, &why);
+				rc = jobs[i].run(c, payload, &why);
 				break;
 			}
 	}
 	json_object_put(payload);
 	const char *v[2] = {id, NULL};
-	if (rc == 0 && db_query(r, "background_done", 1, v, &err) && db_commit(r) == 0) {
+	if (rc == 0 && db_query(c, "background_done", 1, v, &err) && db_commit(c) == 0) {
 		log_info("background job %s (%s) done", id, kind);
 		return 1;
 	}
-	db_rollback(r);
+	db_rollback(c);
 	v[1] = why ? why : "the transaction failed";
 	log_warn("background job %s (%s) failed: %s", id, kind, v[1]);
-	return db_query(r, "background_failed", 2, v, &err) ? 1 : -1;
+	return db_query(c, "background_failed", 2, v, &err) ? 1 : -1;
 }
 
 /* Reads what arrived on the connection and drops the notifications (they only wake
@@ -240,7 +242,7 @@ int background_run(const config *cfg, const unsigned char key[32])
 		return 1;
 	}
 	db d;
-	if (db_connect(&d, cfg->database_url) < 0)
+	if (db_connect(&d, cfg->database_url, statements) < 0)
 		log_warn("background process starts without a database connection; retrying");
 	arena *a = arena_new();
 	int listening = 0; /* the backend that LISTENs for us (0: none) */
@@ -248,35 +250,28 @@ int background_run(const config *cfg, const unsigned char key[32])
 	while (!stop_requested(sfd)) {
 		/* 1. (re)connect and listen on this connection */
 		if (db_ensure(&d) == 0 && listening != PQbackendPID(d.conn)) {
-			request r;
-			request_init(&r, a, cfg);
-			r.db = &d;
+			ctx c;
+			ctx_init(&c, a, cfg, &d, key);
 			int err;
-			if (db_query(&r, "background_listen", 0, NULL, &err))
+			if (db_query(&c, "background_listen", 0, NULL, &err))
 				listening = PQbackendPID(d.conn);
 			arena_reset(a);
 		}
 		/* 2. expired memberships, every 10 s (access ends on the date already) */
 		if (d.conn && PQstatus(d.conn) == CONNECTION_OK && time(NULL) - swept >= 10) {
-			request r;
-			request_init(&r, a, cfg);
-			r.db = &d;
+			ctx c;
+			ctx_init(&c, a, cfg, &d, key);
 			int err;
-			if (db_query(&r, "background_remove_expired_members", 0, NULL, &err))
+			if (db_query(&c, "background_remove_expired_members", 0, NULL, &err))
 				swept = time(NULL);
 			arena_reset(a);
 		}
 		/* 3. every due job, one transaction each (what was notified so far included) */
 		take_notifications(d.conn);
 		for (;;) {
-			request r;
-			request_init(&r, a, cfg);
-			r.db = &d;
-			r.key = key;
-			r.method = "POST";
-			r.path = "";
-			r.query = "";
-			int rc = background_run_one(&r);
+			ctx c;
+			ctx_init(&c, a, cfg, &d, key);
+			int rc = background_run_one(&c);
 			arena_reset(a);
 			if (rc != 1 || stop_requested(sfd))
 				break;

@@ -8,7 +8,7 @@
 
 #include "core/config.h"
 #include "db/db.h"
-#include "http/request.h"
+#include "core/ctx.h"
 
 /* The process name the background process gives itself (ps, pgrep -x). */
 #define BACKGROUND_PROCESS_NAME "collabd-bg"
@@ -20,12 +20,12 @@ extern const db_stmt background_stmts[];
 
 /* Queues a job of kind with the JSON object payload (text) in r's transaction, and
  * notifies the background processes at commit. 0 or an ERR_ code. */
-int background_enqueue(request *r, const char *kind, const char *payload);
+int background_enqueue(ctx *c, const char *kind, const char *payload);
 
 /* Claims one due job and runs it in its own transaction; a job that fails is put back
  * with attempts, last_error and a later run_at. Returns 1 when a job ran (or failed),
  * 0 when none was due, -1 when the database cannot be used. */
-int background_run_one(request *r);
+int background_run_one(ctx *c);
 
 /* The background process's loop: its own connection, every due job, then waits for a
  * notification or one second; returns the exit status when SIGTERM asks it to stop. */

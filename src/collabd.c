@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "git/repo.h"
+#include "modules.h"
 #include "worker.h"
 
 #define MAX_WORKERS 256
@@ -169,13 +170,12 @@ static int check_schema(const config *cfg)
 static int migrate_storage(const config *cfg)
 {
 	db d;
-	if (db_connect(&d, cfg->database_url) < 0)
+	if (db_connect(&d, cfg->database_url, statements) < 0)
 		return -1;
 	arena *a = arena_new();
-	request r;
-	request_init(&r, a, cfg);
-	r.db = &d;
-	int moved = repo_migrate_legacy(&r);
+	ctx c;
+	ctx_init(&c, a, cfg, &d, NULL);
+	int moved = repo_migrate_legacy(&c);
 	if (moved > 0)
 		log_info("moved %d repositories to storage by project id", moved);
 	else if (moved < 0)
@@ -331,15 +331,14 @@ static int cli_open(struct cli *c, const char *cfg_path)
 	if (config_load(&c->cfg, cfg_path) < 0)
 		return -1;
 	if (load_key(&c->cfg, c->key) < 0 || check_schema(&c->cfg) < 0 ||
-	    db_connect(&c->d, c->cfg.database_url) < 0) {
+	    db_connect(&c->d, c->cfg.database_url, statements) < 0) {
 		db_close(&c->d);
 		config_free(&c->cfg);
 		return -1;
 	}
 	c->a = arena_new();
 	request_init(&c->r, c->a, &c->cfg);
-	c->r.db = &c->d;
-	c->r.key = c->key;
+	ctx_init(&c->r.ctx, c->a, &c->cfg, &c->d, c->key);
 	c->r.method = "POST";
 	c->r.path = "";
 	c->r.query = "";
@@ -365,7 +364,7 @@ static const char *cli_user_id(struct cli *c, const char *username)
 {
 	const char *v[1] = {username};
 	int err;
-	PGresult *res = db_query(&c->r, "auth_sudo_user", 1, v, &err);
+	PGresult *res = db_query(&c->r.ctx, "auth_sudo_user", 1, v, &err);
 	if (!res || PQntuples(res) != 1)
 		return NULL;
 	return arena_strdup(c->a, PQgetvalue(res, 0, 0));
@@ -375,7 +374,7 @@ static int print_private_token(struct cli *c, const char *id)
 {
 	const char *v[1] = {id};
 	int err;
-	PGresult *res = db_query(&c->r, "users_private_token", 1, v, &err);
+	PGresult *res = db_query(&c->r.ctx, "users_private_token", 1, v, &err);
 	const char *sealed = res && PQntuples(res) ? db_val(res, 0, 0) : NULL;
 	const char *token = sealed ? crypto_open(c->a, c->key, sealed) : NULL;
 	if (!token) {
@@ -420,7 +419,7 @@ static int user_create(const char *cfg_path, int argc, char **argv)
 		param_add(r, "reset_password", "true", false, SRC_BODY, false);
 	param_add(r, "admin", admin ? "true" : "false", false, SRC_BODY, false);
 	param_add(r, "skip_confirmation", "true", false, SRC_BODY, false);
-	int rc = users_create(r);
+	int rc = worker_transaction(r, users_create);
 	int status = 0;
 	if (rc < 0) {
 		status = cli_fail(&c, rc);

@@ -12,20 +12,78 @@
 #include <unistd.h>
 
 #include "auth/auth.h"
+#include "auth/scope.h"
 #include "core/log.h"
 #include "http/cache.h"
 #include "http/router.h"
+#include "modules.h"
 
-void worker_dispatch(request *r)
+/* The project or group of a scoped route, found and visible (locked in a writing
+ * route's transaction). */
+static int resolve_scope(request *r, unsigned flags)
+{
+	bool lock = flags & ROUTE_TX;
+	if (flags & ROUTE_PROJECT) {
+		r->project = arena_alloc(r->ctx.a, sizeof(*r->project));
+		return scope_project(&r->ctx, param_str(r, "id"), lock, r->project);
+	}
+	if (flags & ROUTE_GROUP) {
+		r->group = arena_alloc(r->ctx.a, sizeof(*r->group));
+		return scope_group(&r->ctx, param_str(r, "id"), lock, r->group);
+	}
+	return 0;
+}
+
+/* The scope, then the handler. */
+static int scoped(request *r)
+{
+	int rc = resolve_scope(r, r->route->flags);
+	return rc < 0 ? rc : r->route->handler(r);
+}
+
+int worker_transaction(request *r, handler_fn fn)
+{
+	ctx *c = &r->ctx;
+	int rc = db_begin(c);
+	if (rc < 0)
+		return rc;
+	rc = fn(r);
+	/* an answer of 400 and up (a 409 or 403 with a body of its own) changes nothing */
+	if (rc < 0 || r->status >= 400) {
+		db_rollback(c);
+		return rc;
+	}
+	int err = db_commit(c);
+	if (err < 0) {
+		r->headers.len = 0; /* what the handler meant to answer did not happen */
+		return err;
+	}
+	return rc;
+}
+
+/* The parameter checks, then the scope and the handler, in their transaction when the
+ * route has one. */
+static int run_handler(request *r, const route *rt)
+{
+	if (rt->check) {
+		int rc = rt->check(r);
+		if (rc < 0)
+			return rc;
+		r->validation = NULL;
+	}
+	return rt->flags & ROUTE_TX ? worker_transaction(r, scoped) : scoped(r);
+}
+
+void worker_dispatch_tables(request *r, const route *const *tables)
 {
 	int rc = 0;
-	const route *rt = router_match(routes, routes_count, r);
+	const route *rt = router_match(tables, r);
 	if (!rt) {
 		respond_error(r, ERR_NO_ROUTE);
 		return;
 	}
 	r->route = rt;
-	if (db_ensure(r->db) < 0) {
+	if (db_ensure(r->ctx.db) < 0) {
 		respond_error(r, ERR_UNAVAILABLE);
 		return;
 	}
@@ -39,14 +97,26 @@ void worker_dispatch(request *r)
 			rc = auth_authenticate(r, rt->flags);
 	}
 	if (rc == 0)
-		rc = rt->handler(r);
+		rc = run_handler(r, rt);
+	if (r->cache_key && rc < 0)
+		db_rollback(&r->ctx); /* the snapshot the cached route ran in */
 	cache_finish(r, rc);
+	if (db_in_transaction(&r->ctx)) {
+		log_error("%s %s left a transaction open: rolled back", r->method, rt->pattern);
+		db_rollback(&r->ctx);
+		rc = ERR_INTERNAL;
+		r->headers.len = 0;
+	}
 	if (rc < 0) {
-		db_rollback(r);
 		if (rc == ERR_INTERNAL)
 			log_error("%s %s failed", r->method, r->path);
 		respond_error(r, rc);
 	}
+}
+
+void worker_dispatch(request *r)
+{
+	worker_dispatch_tables(r, route_tables);
 }
 
 static const char *reason(int status)
@@ -94,9 +164,9 @@ static void write_response(FCGX_Request *fr, request *r)
 		FCGX_PutStr(r->body, (int)r->body_len, fr->out);
 }
 
-static const char *fcgi_header(void *ctx, const char *name)
+static const char *fcgi_header(void *hctx, const char *name)
 {
-	return FCGX_GetParam(name, ((FCGX_Request *)ctx)->envp);
+	return FCGX_GetParam(name, ((FCGX_Request *)hctx)->envp);
 }
 
 static void handle(FCGX_Request *fr, request *r)
@@ -109,20 +179,20 @@ static void handle(FCGX_Request *fr, request *r)
 	r->header_ctx = fr;
 	const char *rid = FCGX_GetParam("REQUEST_ID", fr->envp);
 	static unsigned long counter;
-	r->request_id = rid ? rid : arena_printf(r->a, "%d-%lu", (int)getpid(), ++counter);
+	r->request_id = rid ? rid : arena_printf(r->ctx.a, "%d-%lu", (int)getpid(), ++counter);
 	log_set_request_id(r->request_id);
 	if (!method || !uri) {
 		respond_error(r, fail(r, ERR_BAD_REQUEST, "incomplete request"));
 		return;
 	}
 	long long len = clen && *clen ? strtoll(clen, NULL, 10) : 0;
-	if (len < 0 || len > r->cfg->max_body) {
+	if (len < 0 || len > r->ctx.cfg->max_body) {
 		respond_error(r, ERR_TOO_LARGE);
 		return;
 	}
 	char *body = NULL;
 	if (len > 0) {
-		body = arena_alloc(r->a, (size_t)len + 1);
+		body = arena_alloc(r->ctx.a, (size_t)len + 1);
 		int got = FCGX_GetStr(body, (int)len, fr->in);
 		if (got != len) {
 			respond_error(r, fail(r, ERR_BAD_REQUEST, "incomplete body"));
@@ -185,7 +255,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 	}
 
 	db d;
-	if (db_connect(&d, cfg->database_url) < 0)
+	if (db_connect(&d, cfg->database_url, statements) < 0)
 		log_warn("worker starts without a database connection; requests get 503 until it is back");
 	FCGX_Init();
 	FCGX_Request fr;
@@ -196,8 +266,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 			continue; /* another worker took it (EAGAIN) */
 		request r;
 		request_init(&r, a, cfg);
-		r.db = &d;
-		r.key = key;
+		ctx_init(&r.ctx, a, cfg, &d, key);
 		r.cache = rc;
 		handle(&fr, &r);
 		write_response(&fr, &r);

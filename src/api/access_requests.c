@@ -37,36 +37,33 @@ const db_stmt access_requests_stmts[] = {
 
 static const char *caller_id(request *r)
 {
-	return arena_printf(r->a, "%lld", r->user->id);
+	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
 }
 
-int access_requests_list(request *r)
+static int access_requests_list(request *r)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0)
 		return rc;
 	member_source s;
-	if ((rc = member_source_find(r, &s)) < 0)
-		return rc;
+	member_source_of(r, &s);
 	if (!member_source_can_admin(&s))
 		return ERR_FORBIDDEN;
 	const char *v[4] = {s.source_type, s.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = db_query(r, "access_requests_list", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "access_requests_list", 4, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_access_request);
 	return 0;
 }
 
-int access_requests_create(request *r)
+static int access_requests_create(request *r)
 {
 	member_source s;
-	int rc = member_source_find(r, &s);
-	if (rc < 0)
-		return rc;
-	bool external = r->user->external;
+	member_source_of(r, &s);
+	bool external = r->ctx.user->external;
 	bool allowed = s.project ? can_request_project_access(&s.pa, s.visibility, external,
 							      s.request_access_enabled)
 				 : can_request_group_access(&s.ga, s.visibility, external,
@@ -75,18 +72,28 @@ int access_requests_create(request *r)
 		return ERR_FORBIDDEN;
 	const char *v[3] = {s.source_type, s.id, caller_id(r)};
 	int err;
-	PGresult *res = db_query(r, "access_requests_insert", 3, v, &err);
+	PGresult *res = db_query(&r->ctx, "access_requests_insert", 3, v, &err);
 	if (!res) {
 		if (err != ERR_CONFLICT)
 			return err;
-		r->err_detail = NULL;
+		r->ctx.err_detail = NULL;
 		return fail_validation(r, "user_id", "already exists in source");
 	}
 	respond_json(r, 201, entity_access_request(r, res, 0, 0));
 	return 0;
 }
 
-int access_requests_approve(request *r)
+static int access_requests_check_approve(request *r)
+{
+	const char *user_id;
+	long long n;
+	int rc = member_user_id(r, &user_id);
+	if (rc < 0 || (rc = param_int(r, "access_level", &n)) < 0)
+		return rc;
+	return 0;
+}
+
+static int access_requests_approve(request *r)
 {
 	const char *user_id;
 	long long n;
@@ -94,42 +101,38 @@ int access_requests_approve(request *r)
 	if (rc < 0 || (rc = param_int(r, "access_level", &n)) < 0)
 		return rc;
 	member_source s;
-	if ((rc = member_source_find(r, &s)) < 0)
-		return rc;
+	member_source_of(r, &s);
 	if (!member_source_can_admin(&s))
 		return ERR_FORBIDDEN;
 	const char *level = "30";
 	if ((rc = member_access_level(r, &s, &level)) < 0)
 		return rc;
-	if ((rc = db_begin(r)) < 0)
-		return rc;
 	const char *v[4] = {s.source_type, s.id, user_id, level};
 	int err;
-	PGresult *res = db_query(r, "access_requests_approve", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "access_requests_approve", 4, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Access Request");
-	if ((rc = member_source_event(r, &s, user_id, true)) < 0 || (rc = db_commit(r)) < 0)
+	if ((rc = member_source_event(r, &s, user_id, true)) < 0)
 		return rc;
 	respond_json(r, 200, entity_access_request_approved(r, res, 0, 0));
 	return 0;
 }
 
-int access_requests_deny(request *r)
+static int access_requests_deny(request *r)
 {
 	const char *user_id;
 	int rc = member_user_id(r, &user_id);
 	if (rc < 0)
 		return rc;
 	member_source s;
-	if ((rc = member_source_find(r, &s)) < 0)
-		return rc;
+	member_source_of(r, &s);
 	/* the requester may withdraw their own request */
 	bool allowed = member_source_can_admin(&s) || strcmp(caller_id(r), user_id) == 0;
 	const char *v[4] = {s.source_type, s.id, user_id, allowed ? "true" : "false"};
 	int err;
-	PGresult *res = db_query(r, "access_requests_delete", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "access_requests_delete", 4, v, &err);
 	if (!res)
 		return err;
 	if (db_int(res, 0, 0) == 0)
@@ -139,3 +142,16 @@ int access_requests_deny(request *r)
 	respond_empty(r, 204);
 	return 0;
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route access_requests_routes[] = {
+	{"GET", V4 "/groups/:id/access_requests", access_requests_list, AUTH | GR, NULL},
+	{"GET", V4 "/projects/:id/access_requests", access_requests_list, AUTH | PR, NULL},
+	{"POST", V4 "/groups/:id/access_requests", access_requests_create, AUTH | GW, NULL},
+	{"POST", V4 "/projects/:id/access_requests", access_requests_create, AUTH | PW, NULL},
+	{"PUT", V4 "/groups/:id/access_requests/:user_id/approve", access_requests_approve, AUTH | GW, access_requests_check_approve},
+	{"PUT", V4 "/projects/:id/access_requests/:user_id/approve", access_requests_approve, AUTH | PW, access_requests_check_approve},
+	{"DELETE", V4 "/groups/:id/access_requests/:user_id", access_requests_deny, AUTH | GW, members_check_user},
+	{"DELETE", V4 "/projects/:id/access_requests/:user_id", access_requests_deny, AUTH | PW, members_check_user},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -6,7 +6,7 @@
 #include "entity/broadcast_message.h"
 #include "http/pagination.h"
 
-const db_stmt broadcast_stmts[] = {
+const db_stmt broadcast_messages_stmts[] = {
 	{"broadcast_list",
 	 "SELECT (SELECT count(*) FROM broadcast_messages), p.* FROM (SELECT 1) one"
 	 " LEFT JOIN LATERAL (SELECT " BROADCAST_COLS " FROM broadcast_messages b ORDER BY b.id"
@@ -33,7 +33,7 @@ const db_stmt broadcast_stmts[] = {
 	{NULL, NULL},
 };
 
-int broadcast_messages_list(request *r)
+static int broadcast_messages_list(request *r)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -41,14 +41,14 @@ int broadcast_messages_list(request *r)
 		return rc;
 	const char *v[2] = {pagination_limit(r, &pg), pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = db_query(r, "broadcast_list", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "broadcast_list", 2, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_broadcast_message);
 	return 0;
 }
 
-int broadcast_messages_show(request *r)
+static int broadcast_messages_show(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
@@ -56,7 +56,7 @@ int broadcast_messages_show(request *r)
 		return rc;
 	const char *v[1] = {id};
 	int err;
-	PGresult *res = db_query(r, "broadcast_show", 1, v, &err);
+	PGresult *res = db_query(&r->ctx, "broadcast_show", 1, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -87,14 +87,14 @@ static int read_input(request *r, const char **v, bool create)
 	return r->validation ? ERR_VALIDATION : 0;
 }
 
-int broadcast_messages_create(request *r)
+static int broadcast_messages_create(request *r)
 {
 	const char *v[5] = {0};
 	int rc = read_input(r, v, true);
 	if (rc < 0)
 		return rc;
 	int err;
-	PGresult *res = db_query(r, "broadcast_insert", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "broadcast_insert", 5, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -103,14 +103,14 @@ int broadcast_messages_create(request *r)
 	return 0;
 }
 
-int broadcast_messages_update(request *r)
+static int broadcast_messages_update(request *r)
 {
 	const char *v[6] = {0};
 	int rc = api_id(r, "id", &v[0]);
 	if (rc < 0 || (rc = read_input(r, v + 1, false)) < 0)
 		return rc;
 	int err;
-	PGresult *res = db_query(r, "broadcast_update", 6, v, &err);
+	PGresult *res = db_query(&r->ctx, "broadcast_update", 6, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -121,7 +121,7 @@ int broadcast_messages_update(request *r)
 	return 0;
 }
 
-int broadcast_messages_delete(request *r)
+static int broadcast_messages_delete(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
@@ -129,7 +129,7 @@ int broadcast_messages_delete(request *r)
 		return rc;
 	const char *v[1] = {id};
 	int err;
-	PGresult *res = db_query(r, "broadcast_delete", 1, v, &err);
+	PGresult *res = db_query(&r->ctx, "broadcast_delete", 1, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -137,3 +137,13 @@ int broadcast_messages_delete(request *r)
 	respond_empty(r, 204);
 	return 0;
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route broadcast_messages_routes[] = {
+	{"GET", V4 "/broadcast_messages", broadcast_messages_list, ADMIN, NULL},
+	{"GET", V4 "/broadcast_messages/:id", broadcast_messages_show, ADMIN, NULL},
+	{"POST", V4 "/broadcast_messages", broadcast_messages_create, ADMIN, NULL},
+	{"PUT", V4 "/broadcast_messages/:id", broadcast_messages_update, ADMIN, NULL},
+	{"DELETE", V4 "/broadcast_messages/:id", broadcast_messages_delete, ADMIN, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -40,14 +40,11 @@ const db_stmt events_stmts[] = {
 	 " f AS (SELECT e.* FROM events e, a WHERE e.author_id = a.id"
 	 "  AND (e.project_id IS NULL OR e.project_id IN (SELECT id FROM pv))" EVENTS_FILTERS ")"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM a" EVENTS_PAGE},
-	/* $1..$3 the caller, $4 the project's id or full path, then as above; no row when
-	 * the caller cannot see the project. */
+	/* $1..$3 the caller, $4 the project (the route's scope), then as above. */
 	{"events_by_project",
-	 "WITH " SQL_ME ", src AS (" SQL_PROJECT_BY_REF("p.id, " SQL_PROJECT_VISIBLE("p") " AS visible",
-						       "$4") "),"
-	 " f AS (SELECT e.* FROM events e, src WHERE src.visible AND e.project_id = src.id"
+	 "WITH " SQL_ME ", f AS (SELECT e.* FROM events e WHERE e.project_id = $4::bigint"
 	 EVENTS_FILTERS ")"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM src" EVENTS_PAGE " WHERE src.visible"},
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one" EVENTS_PAGE},
 	{"events_insert",
 	 "INSERT INTO events (project_id, author_id, action, action_name, target_type, target_id,"
 	 " target_iid, target_title) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"},
@@ -61,7 +58,7 @@ int events_record(request *r, const char *project_id, const char *author_id, con
 	const char *v[8] = {project_id, author_id, action, action_name, target_type, target_id,
 			    target_iid, target_title};
 	int err;
-	return db_query(r, "events_insert", 8, v, &err) ? 0 : err;
+	return db_query(&r->ctx, "events_insert", 8, v, &err) ? 0 : err;
 }
 
 /* The filter values of GitLab 10 (Event.actions, Event.target_types), and the class
@@ -74,27 +71,49 @@ static const char *const target_types[] = {"issue", "milestone", "merge_request"
 static const char *const target_names[] = {"Issue", "Milestone", "MergeRequest", "Note",
 					   "Project", "Snippet", "User", NULL};
 
-/* Lists the events of stmt for who (a user or a project reference); not_found names
- * what a missing row means. */
+struct filters {
+	page_req pg;
+	const char *action, *target, *before, *after, *sort;
+};
+
+/* The page and the filters, as GitLab's parameter declarations check them. */
+static int read_filters(request *r, struct filters *f)
+{
+	static const char *const sorts[] = {"asc", "desc", NULL};
+	*f = (struct filters){.sort = "desc"};
+	int rc = pagination_parse(r, &f->pg);
+	if (rc < 0 || (rc = param_oneof(r, "action", actions, &f->action)) < 0 ||
+	    (rc = param_oneof(r, "target_type", target_types, &f->target)) < 0 ||
+	    (rc = param_date(r, "before", &f->before)) < 0 ||
+	    (rc = param_date(r, "after", &f->after)) < 0 ||
+	    (rc = param_oneof(r, "sort", sorts, &f->sort)) < 0)
+		return rc;
+	return 0;
+}
+
+static int events_check(request *r)
+{
+	struct filters f;
+	return read_filters(r, &f);
+}
+
+/* Lists the events of stmt for who (a user reference, or the id of the route's
+ * project); not_found names what a missing row means. */
 static int list(request *r, const char *stmt, const char *who, const char *not_found)
 {
-	page_req pg;
-	int rc = pagination_parse(r, &pg);
+	struct filters f;
+	int rc = read_filters(r, &f);
 	if (rc < 0)
 		return rc;
-	const char *action = NULL, *target = NULL, *before = NULL, *after = NULL, *sort = "desc";
-	static const char *const sorts[] = {"asc", "desc", NULL};
-	if ((rc = param_oneof(r, "action", actions, &action)) < 0 ||
-	    (rc = param_oneof(r, "target_type", target_types, &target)) < 0 ||
-	    (rc = param_date(r, "before", &before)) < 0 || (rc = param_date(r, "after", &after)) < 0 ||
-	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0)
-		return rc;
+	page_req pg = f.pg;
+	const char *action = f.action, *target = f.target, *before = f.before, *after = f.after,
+		   *sort = f.sort;
 	if (target)
 		for (int i = 0; target_types[i]; i++)
 			if (target == target_types[i])
 				target = target_names[i];
 	const char *v[11];
-	access_me_params(r, v);
+	access_me_params(&r->ctx, v);
 	v[3] = who ? who : "";
 	v[4] = action;
 	v[5] = target;
@@ -104,7 +123,7 @@ static int list(request *r, const char *stmt, const char *who, const char *not_f
 	v[9] = pagination_limit(r, &pg);
 	v[10] = pagination_offset(r, &pg);
 	int err;
-	PGresult *res = db_query(r, stmt, 11, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, 11, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -113,17 +132,25 @@ static int list(request *r, const char *stmt, const char *who, const char *not_f
 	return 0;
 }
 
-int events_list_mine(request *r)
+static int events_list_mine(request *r)
 {
-	return list(r, "events_by_author", arena_printf(r->a, "%lld", r->user->id), "User");
+	return list(r, "events_by_author", arena_printf(r->ctx.a, "%lld", r->ctx.user->id), "User");
 }
 
-int events_list_user(request *r)
+static int events_list_user(request *r)
 {
 	return list(r, "events_by_author", param_str(r, "id"), "User");
 }
 
-int events_list_project(request *r)
+static int events_list_project(request *r)
 {
-	return list(r, "events_by_project", param_str(r, "id"), "Project");
+	return list(r, "events_by_project", r->project->id, "Project");
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route events_routes[] = {
+	{"GET", V4 "/users/:id/events", events_list_user, AUTH | RU, NULL},
+	{"GET", V4 "/events", events_list_mine, AUTH, NULL},
+	{"GET", V4 "/projects/:id/events", events_list_project, ROUTE_PUBLIC | PR, events_check},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -19,25 +19,6 @@
 
 #define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 
-/* A group by id ($4) or full path ($5; the other one NULL), with the caller's access and
- * what a change of visibility is checked against: the parent's visibility, the highest
- * of its subgroups and the highest of its projects. */
-#define GROUP_FIND(lock)                                                                      \
-	"WITH " SQL_ME " SELECT " GROUP_COLS ", " SQL_GROUP_ACCESS_COLS("g") ","                \
-	" (SELECT pg.visibility FROM namespaces pg WHERE pg.id = g.parent_id),"                 \
-	" (SELECT max(c.visibility) FROM namespaces c WHERE c.parent_id = g.id),"               \
-	" (SELECT max(p.visibility) FROM projects p WHERE p.namespace_id = g.id"               \
-	"  AND NOT p.pending_delete)"                                                          \
-	" FROM me, namespaces g WHERE g.kind = 'group'"                                          \
-	" AND (g.id = $4::bigint OR lower(g.full_path) = lower($5::text))" lock
-
-enum {
-	GF_ACCESS = GROUP_NCOLS,
-	GF_PARENT_VIS = GROUP_NCOLS + GROUP_ACCESS_NCOLS,
-	GF_CHILD_VIS,
-	GF_PROJECT_VIS,
-};
-
 /* The page of the groups of from (a FROM list that yields namespaces g) for which cond
  * holds, by the sort key (from the whitelist below): $4 search, $5 ids to skip, $6 limit,
  * $7 offset, $8 statistics. */
@@ -86,8 +67,6 @@ enum {
 #define GROUP_DETAIL_PROJECTS "100"
 
 const db_stmt groups_stmts[] = {
-	{"groups_find", GROUP_FIND("")},
-	{"groups_find_lock", GROUP_FIND(" FOR UPDATE OF g")},
 	GROUPS_LIST_OF("all", "namespaces g", "true"),
 	GROUPS_LIST_OF("visible",
 		       "namespaces g LEFT JOIN (SELECT DISTINCT id FROM mygroups) mg ON mg.id = g.id",
@@ -152,80 +131,12 @@ const db_stmt groups_stmts[] = {
 			" AND o.source_id = m.source_id AND o.access_level = 50"
 			" AND o.requested_at IS NULL AND o.user_id <> $1)")},
 	/* The project to transfer, by id ($1) or namespace path ($2) and path ($3). */
-	{"groups_transfer_find",
-	 "SELECT p.id, p.path, p.name, n.full_path, p.namespace_id FROM projects p"
-	 " JOIN namespaces n ON n.id = p.namespace_id WHERE NOT p.pending_delete"
-	 " AND (p.id = $1::bigint OR (lower(n.full_path) = lower($2::text)"
-	 " AND lower(p.path) = lower($3::text))) FOR UPDATE OF p"},
 	/* A project moved into group $2 keeps its visibility up to the group's. */
 	{"groups_transfer",
 	 "UPDATE projects p SET namespace_id = g.id, visibility = least(p.visibility, g.visibility),"
 	 " updated_at = now() FROM namespaces g WHERE p.id = $1 AND g.id = $2"},
 	{NULL, NULL},
 };
-
-/* ---- finding a group ---- */
-
-/* One group as the caller sees it, from GROUP_FIND. */
-typedef struct {
-	PGresult *res;
-	const char *id;
-	const char *full_path;
-	int visibility;
-	int parent_vis;  /* -1: a root group */
-	int child_vis;   /* -1: no subgroups */
-	int project_vis; /* -1: no projects */
-	bool root;
-	group_access access;
-} group_ref;
-
-/* Splits ref (the :id value: digits for an id, else a full path) into the two
- * parameters of GROUP_FIND. */
-static void ref_params(const char *ref, const char **id, const char **path)
-{
-	size_t n = strlen(ref);
-	bool digits = n > 0 && n <= 18 && strspn(ref, "0123456789") == n;
-	*id = digits ? ref : NULL;
-	*path = digits ? NULL : ref;
-}
-
-/* Finds group ref (locked for the transaction when lock): 0, or ERR_NOT_FOUND ("Group")
- * when it does not exist or the caller may not see it. */
-static int group_find(request *r, const char *ref, bool lock, group_ref *out)
-{
-	const char *v[5];
-	access_me_params(r, v);
-	ref_params(ref, &v[3], &v[4]);
-	int err;
-	PGresult *res = db_query(r, lock ? "groups_find_lock" : "groups_find", 5, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Group");
-	memset(out, 0, sizeof(*out));
-	out->res = res;
-	group_access_read(&out->access, res, 0, GF_ACCESS);
-	if (!can_read_group(&out->access))
-		return fail_not_found(r, "Group");
-	out->id = PQgetvalue(res, 0, GC_ID);
-	out->full_path = PQgetvalue(res, 0, GC_FULL_PATH);
-	out->visibility = (int)db_int(res, 0, GC_VISIBILITY);
-	out->root = PQgetisnull(res, 0, GC_PARENT_ID);
-	out->parent_vis = db_val(res, 0, GF_PARENT_VIS) ? (int)db_int(res, 0, GF_PARENT_VIS) : -1;
-	out->child_vis = db_val(res, 0, GF_CHILD_VIS) ? (int)db_int(res, 0, GF_CHILD_VIS) : -1;
-	out->project_vis = db_val(res, 0, GF_PROJECT_VIS) ? (int)db_int(res, 0, GF_PROJECT_VIS) : -1;
-	return 0;
-}
-
-/* The group of the route's :id that the caller administers (owners and admins),
- * locked: 0, ERR_NOT_FOUND or ERR_FORBIDDEN. */
-static int group_find_admin(request *r, group_ref *out)
-{
-	int rc = group_find(r, param_str(r, "id"), true, out);
-	if (rc < 0)
-		return rc;
-	return can_admin_group(&out->access) ? 0 : ERR_FORBIDDEN;
-}
 
 /* ---- presenting ---- */
 
@@ -234,13 +145,13 @@ static int group_find_admin(request *r, group_ref *out)
 static int group_detail_projects(request *r, const char *id, json_object *o)
 {
 	const char *v[4];
-	access_me_params(r, v);
+	access_me_params(&r->ctx, v);
 	v[3] = id;
 	int err;
-	PGresult *res = db_query(r, "groups_detail_projects", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "groups_detail_projects", 4, v, &err);
 	if (!res)
 		return err;
-	project_extra *x = arena_alloc(r->a, (size_t)PQntuples(res) * sizeof(*x));
+	project_extra *x = arena_alloc(r->ctx.a, (size_t)PQntuples(res) * sizeof(*x));
 	int rc = projects_extras(r, res, PQntuples(res), 1, x, NULL);
 	if (rc < 0)
 		return rc;
@@ -255,18 +166,23 @@ static int group_detail_projects(request *r, const char *id, json_object *o)
 
 /* GroupDetail: the group with its projects and the projects shared with it that the
  * caller may see. */
-static int present_detail(request *r, const char *ref, int status)
+static int present_group(request *r, const group_scope *g, int status)
 {
-	group_ref g;
-	int rc = group_find(r, ref, false, &g);
-	if (rc < 0)
-		return rc;
-	json_object *o = entity_group(r, g.res, 0, 0, -1);
+	json_object *o = entity_group(r, g->res, 0, 0, -1);
 	request_own(r, o);
-	if ((rc = group_detail_projects(r, g.id, o)) < 0)
+	int rc = group_detail_projects(r, g->id, o);
+	if (rc < 0)
 		return rc;
 	respond_json(r, status, json_object_get(o));
 	return 0;
+}
+
+/* The same for group id after the write that changed it. */
+static int present_detail(request *r, const char *id, int status)
+{
+	group_scope g;
+	int rc = scope_group(&r->ctx, id, false, &g);
+	return rc < 0 ? rc : present_group(r, &g, status);
 }
 
 static json_object *present_list_row(request *r, const PGresult *res, int row, int col)
@@ -286,7 +202,7 @@ static int skip_groups_param(request *r, const char **out)
 	if (n <= 0)
 		return n;
 	buf b;
-	buf_init(&b, r->a, 64);
+	buf_init(&b, r->ctx.a, 64);
 	buf_putc(&b, '{');
 	for (int i = 0; i < n; i++) {
 		const char *s = vals[i] ? vals[i] : "";
@@ -302,7 +218,7 @@ static int skip_groups_param(request *r, const char **out)
 	return 0;
 }
 
-int groups_list(request *r)
+static int groups_list(request *r)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -324,19 +240,19 @@ int groups_list(request *r)
 		search = NULL;
 	/* GitLab 10's GroupsFinder: owned first; admins see every group; anonymous callers
 	 * and all_available see what they may see; otherwise the caller's own groups. */
-	bool admin = r->user && r->user->admin;
+	bool admin = r->ctx.user && r->ctx.user->admin;
 	const char *which = owned ? "owned" : admin ? "all"
-				      : (!r->user || all_available) ? "visible" : "member";
+				      : (!r->ctx.user || all_available) ? "visible" : "member";
 	const char *v[8];
-	access_me_params(r, v);
+	access_me_params(&r->ctx, v);
 	v[3] = search;
 	v[4] = skip;
 	v[5] = pagination_limit(r, &pg);
 	v[6] = pagination_offset(r, &pg);
 	v[7] = statistics && admin ? "true" : "false";
-	const char *stmt = arena_printf(r->a, "groups_list_%s_%s_%s", which, order, sort);
+	const char *stmt = arena_printf(r->ctx.a, "groups_list_%s_%s_%s", which, order, sort);
 	int err;
-	PGresult *res = db_query(r, stmt, 8, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, 8, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, present_list_row);
@@ -345,22 +261,18 @@ int groups_list(request *r)
 
 /* ---- GET /groups/:id ---- */
 
-int groups_show(request *r)
+static int groups_show(request *r)
 {
-	return present_detail(r, param_str(r, "id"), 200);
+	return present_group(r, r->group, 200);
 }
 
 /* ---- GET /groups/:id/projects ---- */
 
 /* GitLab 10.0's GroupProjectsFinder: the group's own projects and those shared with it
  * (not its subgroups'), with the filters, sorts and views of GET /projects. */
-int groups_projects(request *r)
+static int groups_projects(request *r)
 {
-	group_ref g;
-	int rc = group_find(r, param_str(r, "id"), false, &g);
-	if (rc < 0)
-		return rc;
-	return projects_list_scoped(r, NULL, g.id);
+	return projects_list_scoped(r, NULL, r->group->id);
 }
 
 /* ---- POST /groups, PUT /groups/:id ---- */
@@ -410,7 +322,7 @@ static int read_group_input(request *r, group_input *in)
 		return rc;
 	if (in->visibility) {
 		in->vis = visibility_parse(in->visibility);
-		in->visibility = arena_printf(r->a, "%d", in->vis);
+		in->visibility = arena_printf(r->ctx.a, "%d", in->vis);
 	}
 	if (param_text(r, "name", 255, &in->name) == 0) {
 		if (!*in->name)
@@ -436,19 +348,19 @@ static void check_visibility(request *r, int vis, int parent_vis, int child_vis,
 {
 	if (parent_vis >= 0 && vis > parent_vis)
 		fail_validation(r, "visibility_level",
-				arena_printf(r->a,
+				arena_printf(r->ctx.a,
 					     "%s is not allowed since the parent group has a %s "
 					     "visibility.",
 					     visibility_name(vis), visibility_name(parent_vis)));
 	if (project_vis > vis)
 		fail_validation(r, "visibility_level",
-				arena_printf(r->a,
+				arena_printf(r->ctx.a,
 					     "%s is not allowed since this group contains projects "
 					     "with higher visibility.",
 					     visibility_name(vis)));
 	if (child_vis > vis)
 		fail_validation(r, "visibility_level",
-				arena_printf(r->a,
+				arena_printf(r->ctx.a,
 					     "%s is not allowed since there are sub-groups with higher "
 					     "visibility.",
 					     visibility_name(vis)));
@@ -459,8 +371,8 @@ static int taken(request *r, int err)
 {
 	if (err != ERR_CONFLICT)
 		return err;
-	const char *c = r->err_detail ? r->err_detail : "";
-	r->err_detail = NULL;
+	const char *c = r->ctx.err_detail ? r->ctx.err_detail : "";
+	r->ctx.err_detail = NULL;
 	if (strcmp(c, "namespaces_group_name_key") == 0)
 		return fail_validation(r, "name", "has already been taken");
 	if (strcmp(c, "namespaces_full_path_key") == 0)
@@ -472,10 +384,10 @@ static int taken(request *r, int err)
  * set. */
 static bool can_create_group(request *r)
 {
-	return r->user->admin || r->user->can_create_group;
+	return r->ctx.user->admin || r->ctx.user->can_create_group;
 }
 
-int groups_create(request *r)
+static int groups_create(request *r)
 {
 	const char *name, *path;
 	int rc;
@@ -490,177 +402,127 @@ int groups_create(request *r)
 		return rc;
 	if (has_parent == 1 && !can_create_group(r))
 		return ERR_FORBIDDEN;
-	if ((rc = db_begin(r)) < 0)
-		return rc;
-	group_ref parent = {.parent_vis = -1};
+	group_scope parent = {.parent_vis = -1};
 	const char *parent_ref = has_parent == 0 ? param_str(r, "parent_id") : NULL;
 	if (parent_ref) {
 		/* a subgroup: the parent's owners (and admins) create it */
-		if ((rc = group_find(r, parent_ref, true, &parent)) < 0)
-			goto fail;
-		if (!can_admin_group(&parent.access)) {
-			rc = ERR_FORBIDDEN;
-			goto fail;
-		}
+		if ((rc = scope_group(&r->ctx, parent_ref, true, &parent)) < 0)
+			return rc;
+		if (!can_admin_group(&parent.ga))
+			return ERR_FORBIDDEN;
 	}
 	int vis = in.vis >= 0 ? in.vis : VIS_PRIVATE;
 	check_visibility(r, vis, parent_ref ? parent.visibility : -1, -1, -1);
 	if (!r->validation && (parent_ref ? path_reserved_subgroup(path) : path_reserved_top_level(path)))
-		fail_validation(r, "path", arena_printf(r->a, "%s is a reserved name", path));
-	if (r->validation) {
-		rc = ERR_VALIDATION;
-		goto fail;
-	}
-	const char *v[7] = {name, path, in.description, arena_printf(r->a, "%d", vis),
+		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", path));
+	if (r->validation)
+		return ERR_VALIDATION;
+	const char *v[7] = {name, path, in.description, arena_printf(r->ctx.a, "%d", vis),
 			    in.lfs_enabled, in.request_access_enabled, parent_ref ? parent.id : NULL};
 	int err;
-	PGresult *res = db_query(r, "groups_insert", 7, v, &err);
-	if (!res) {
-		rc = taken(r, err);
-		goto fail;
-	}
-	if (PQntuples(res) == 0) {
-		rc = fail_not_found(r, "Group");
-		goto fail;
-	}
-	const char *id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
-	const char *mv[2] = {id, arena_printf(r->a, "%lld", r->user->id)};
-	if (!db_query(r, "groups_owner_insert", 2, mv, &err)) {
-		rc = err;
-		goto fail;
-	}
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
+	PGresult *res = db_query(&r->ctx, "groups_insert", 7, v, &err);
+	if (!res)
+		return taken(r, err);
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Group");
+	const char *id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
+	const char *mv[2] = {id, arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	if (!db_query(&r->ctx, "groups_owner_insert", 2, mv, &err))
+		return err;
 	return present_detail(r, id, 201);
-fail:
-	db_rollback(r);
-	return rc;
 }
 
-int groups_update(request *r)
+static int groups_check_update(request *r)
+{
+	group_input in;
+	return read_group_input(r, &in);
+}
+
+static int groups_update(request *r)
 {
 	group_input in;
 	int rc = read_group_input(r, &in);
 	if (rc < 0)
 		return rc;
-	if ((rc = db_begin(r)) < 0)
-		return rc;
-	group_ref g;
-	if ((rc = group_find_admin(r, &g)) < 0)
-		goto fail;
+	const group_scope *g = r->group;
+	if (!can_admin_group(&g->ga))
+		return ERR_FORBIDDEN;
 	if (in.vis >= 0)
-		check_visibility(r, in.vis, g.parent_vis, g.child_vis, g.project_vis);
+		check_visibility(r, in.vis, g->parent_vis, g->child_vis, g->project_vis);
 	if (in.path && !r->validation &&
-	    (g.root ? path_reserved_top_level(in.path) : path_reserved_subgroup(in.path)))
-		fail_validation(r, "path", arena_printf(r->a, "%s is a reserved name", in.path));
-	if (r->validation) {
-		rc = ERR_VALIDATION;
-		goto fail;
-	}
-	const char *id = arena_strdup(r->a, g.id);
-	const char *v[7] = {id, in.name, in.path, in.description, in.visibility, in.lfs_enabled,
+	    (g->root ? path_reserved_top_level(in.path) : path_reserved_subgroup(in.path)))
+		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", in.path));
+	if (r->validation)
+		return ERR_VALIDATION;
+	const char *v[7] = {g->id, in.name, in.path, in.description, in.visibility, in.lfs_enabled,
 			    in.request_access_enabled};
 	int err;
-	if (!db_query(r, "groups_update", 7, v, &err)) {
-		rc = taken(r, err);
-		goto fail;
-	}
-	if ((in.name || in.path) && !db_query(r, "groups_rebuild_paths", 1, v, &err)) {
-		rc = taken(r, err);
-		goto fail;
-	}
+	if (!db_query(&r->ctx, "groups_update", 7, v, &err))
+		return taken(r, err);
+	if ((in.name || in.path) && !db_query(&r->ctx, "groups_rebuild_paths", 1, v, &err))
+		return taken(r, err);
 	/* repositories are stored by project id: a new path moves nothing on disk */
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
-	return present_detail(r, id, 200);
-fail:
-	db_rollback(r);
-	return rc;
+	return present_detail(r, g->id, 200);
 }
 
 /* ---- DELETE /groups/:id ---- */
 
 /* GitLab 10.0 removes the group in the request (Groups::DestroyService#execute) and
  * answers 204; the directories go in the background. */
-int groups_delete(request *r)
+static int groups_delete(request *r)
 {
-	int rc = db_begin(r);
-	if (rc < 0)
-		return rc;
-	group_ref g;
-	if ((rc = group_find_admin(r, &g)) < 0)
-		goto fail;
-	const char *v[1] = {g.id};
+	const group_scope *g = r->group;
+	if (!can_admin_group(&g->ga))
+		return ERR_FORBIDDEN;
+	const char *v[1] = {g->id};
 	int err;
-	if (!db_query(r, "groups_destroy", 1, v, &err)) {
-		rc = err;
-		goto fail;
-	}
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
+	if (!db_query(&r->ctx, "groups_destroy", 1, v, &err))
+		return err;
 	respond_empty(r, 204);
 	return 0;
-fail:
-	db_rollback(r);
-	return rc;
 }
 
 int groups_delete_solely_owned(request *r, const char *user_id)
 {
 	const char *v[1] = {user_id};
 	int err;
-	return db_query(r, "groups_destroy_solely_owned", 1, v, &err) ? 0 : err;
+	return db_query(&r->ctx, "groups_destroy_solely_owned", 1, v, &err) ? 0 : err;
 }
 
 /* ---- POST /groups/:id/projects/:project_id ---- */
 
-int groups_transfer_project(request *r)
+static int groups_transfer_project(request *r)
 {
-	int rc = db_begin(r);
+	const group_scope *g = r->group;
+	/* the project by id, or by namespace/path (an admin's route: every project shows) */
+	project_scope p;
+	int rc = scope_project(&r->ctx, param_str(r, "project_id"), true, &p);
 	if (rc < 0)
 		return rc;
-	group_ref g;
-	if ((rc = group_find(r, param_str(r, "id"), true, &g)) < 0)
-		goto fail;
-	/* the project by id, or by namespace/path */
-	const char *ref = param_str(r, "project_id");
-	const char *v[3] = {NULL, NULL, NULL};
-	const char *slash = strrchr(ref, '/');
-	ref_params(ref, &v[0], &v[1]);
-	if (v[1]) {
-		v[1] = slash ? arena_strndup(r->a, ref, (size_t)(slash - ref)) : NULL;
-		v[2] = slash ? slash + 1 : NULL;
-	}
+	if (strcmp(p.namespace_id, g->id) == 0)
+		return fail_validation(r, "new_namespace", "Transfer failed, please contact an admin.");
+	const char *tv[2] = {p.id, g->id};
 	int err;
-	PGresult *res = db_query(r, "groups_transfer_find", 3, v, &err);
-	if (!res) {
-		rc = err;
-		goto fail;
-	}
-	if (PQntuples(res) == 0) {
-		rc = fail_not_found(r, "Project");
-		goto fail;
-	}
-	const char *project_id = PQgetvalue(res, 0, 0);
-	if (strcmp(PQgetvalue(res, 0, 4), g.id) == 0) {
-		rc = fail_validation(r, "new_namespace", "Transfer failed, please contact an admin.");
-		goto fail;
-	}
-	const char *tv[2] = {project_id, g.id};
-	if (!db_query(r, "groups_transfer", 2, tv, &err)) {
+	if (!db_query(&r->ctx, "groups_transfer", 2, tv, &err)) {
 		if (err == ERR_CONFLICT) {
-			r->err_detail = NULL;
+			r->ctx.err_detail = NULL;
 			err = fail_validation(r, "new_namespace",
 					      "Project with same name or path in target namespace "
 					      "already exists");
 		}
-		rc = err;
-		goto fail;
+		return err;
 	}
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
-	return present_detail(r, g.id, 201);
-fail:
-	db_rollback(r);
-	return rc;
+	return present_detail(r, g->id, 201);
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route groups_routes[] = {
+	{"GET", V4 "/groups", groups_list, ROUTE_PUBLIC, NULL},
+	{"GET", V4 "/groups/:id/projects", groups_projects, ROUTE_PUBLIC | GR, NULL},
+	{"GET", V4 "/groups/:id", groups_show, ROUTE_PUBLIC | GR, NULL},
+	{"POST", V4 "/groups", groups_create, AUTH | TX, NULL},
+	{"POST", V4 "/groups/:id/projects/:project_id", groups_transfer_project, ADMIN | GW, NULL},
+	{"PUT", V4 "/groups/:id", groups_update, AUTH | GW, groups_check_update},
+	{"DELETE", V4 "/groups/:id", groups_delete, AUTH | GW, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

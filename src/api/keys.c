@@ -29,7 +29,7 @@ const db_stmt keys_stmts[] = {
 
 static const char *caller_id(request *r)
 {
-	return arena_printf(r->a, "%lld", r->user->id);
+	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
 }
 
 static int list(request *r, const char *user_id)
@@ -40,7 +40,7 @@ static int list(request *r, const char *user_id)
 		return rc;
 	const char *v[3] = {user_id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = db_query(r, "keys_list", 3, v, &err);
+	PGresult *res = db_query(&r->ctx, "keys_list", 3, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -49,19 +49,19 @@ static int list(request *r, const char *user_id)
 	return 0;
 }
 
-int keys_list_mine(request *r)
+static int keys_list_mine(request *r)
 {
 	return list(r, caller_id(r));
 }
 
-int keys_list_user(request *r)
+static int keys_list_user(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
 	return rc < 0 ? rc : list(r, id);
 }
 
-int keys_show_mine(request *r)
+static int keys_show_mine(request *r)
 {
 	const char *key_id;
 	int rc = api_id(r, "key_id", &key_id);
@@ -69,7 +69,7 @@ int keys_show_mine(request *r)
 		return rc;
 	const char *v[2] = {key_id, caller_id(r)};
 	int err;
-	PGresult *res = db_query(r, "keys_show", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "keys_show", 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -89,7 +89,7 @@ static int create(request *r, const char *user_id)
 		fail_validation(r, "key", "is too long (maximum is 16384 characters)");
 	}
 	sshkey k;
-	if (!r->validation && sshkey_parse(r->a, text, &k) < 0) {
+	if (!r->validation && sshkey_parse(r->ctx.a, text, &k) < 0) {
 		fail_validation(r, "key", "is invalid");
 		fail_validation(r, "fingerprint", "cannot be generated");
 	}
@@ -97,10 +97,10 @@ static int create(request *r, const char *user_id)
 		return ERR_VALIDATION;
 	const char *v[4] = {user_id, title, k.normalized, k.fingerprint};
 	int err;
-	PGresult *res = db_query(r, "keys_insert", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "keys_insert", 4, v, &err);
 	if (!res) {
 		if (err == ERR_CONFLICT) {
-			r->err_detail = NULL;
+			r->ctx.err_detail = NULL;
 			return fail_validation(r, "fingerprint", "has already been taken");
 		}
 		return err;
@@ -111,12 +111,12 @@ static int create(request *r, const char *user_id)
 	return 0;
 }
 
-int keys_create_mine(request *r)
+static int keys_create_mine(request *r)
 {
 	return create(r, caller_id(r));
 }
 
-int keys_create_user(request *r)
+static int keys_create_user(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
@@ -131,7 +131,7 @@ static int delete(request *r, const char *user_id)
 		return rc;
 	const char *v[2] = {key_id, user_id};
 	int err;
-	PGresult *res = db_query(r, "keys_delete", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "keys_delete", 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -142,14 +142,26 @@ static int delete(request *r, const char *user_id)
 	return 0;
 }
 
-int keys_delete_mine(request *r)
+static int keys_delete_mine(request *r)
 {
 	return delete(r, caller_id(r));
 }
 
-int keys_delete_user(request *r)
+static int keys_delete_user(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
 	return rc < 0 ? rc : delete(r, id);
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route keys_routes[] = {
+	{"GET", V4 "/user/keys", keys_list_mine, AUTH | RU, NULL},
+	{"GET", V4 "/users/:id/keys", keys_list_user, ADMIN | RU, NULL},
+	{"GET", V4 "/user/keys/:key_id", keys_show_mine, AUTH | RU, NULL},
+	{"POST", V4 "/user/keys", keys_create_mine, AUTH, NULL},
+	{"POST", V4 "/users/:id/keys", keys_create_user, ADMIN, NULL},
+	{"DELETE", V4 "/user/keys/:key_id", keys_delete_mine, AUTH, NULL},
+	{"DELETE", V4 "/users/:id/keys/:key_id", keys_delete_user, ADMIN, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -13,34 +13,7 @@
 #define LIKE(p)                                                                                 \
 	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 
-/* :id is an id when it is all digits (as GitLab's find_project/find_group), else a full
- * path; $4 holds it. Both branches are index probes: the primary key, or the lower-cased
- * full path of the namespace and the project's path inside it. */
-#define ID_DIGITS "'^[0-9]{1,18}$'"
-
-/* The caller as `me` ($1..$3), then the source's id, visibility, request_access_enabled,
- * personal namespace owner, and its access columns from column SOURCE_ACCESS_COL. */
-#define SOURCE_ACCESS_COL 4
-
 const db_stmt members_stmts[] = {
-	{"members_find_project",
-	 "WITH " SQL_ME ", t AS ("
-	 " SELECT id FROM projects WHERE id = CASE WHEN $4::text ~ " ID_DIGITS " THEN $4::bigint END"
-	 " AND NOT pending_delete"
-	 " UNION ALL SELECT p.id FROM namespaces n JOIN projects p ON p.namespace_id = n.id"
-	 " AND lower(p.path) = lower(substring($4 from '[^/]*$')) AND NOT p.pending_delete"
-	 " WHERE $4 !~ " ID_DIGITS " AND lower(n.full_path) = lower(substring($4 from '^(.*)/[^/]*$')))"
-	 " SELECT p.id, p.visibility, p.request_access_enabled,"
-	 " CASE WHEN n.kind = 'user' THEN n.owner_id END, " SQL_PROJECT_ACCESS_COLS("p")
-	 " FROM me, t JOIN projects p ON p.id = t.id JOIN namespaces n ON n.id = p.namespace_id"},
-	{"members_find_group",
-	 "WITH " SQL_ME ", t AS ("
-	 " SELECT id FROM namespaces WHERE id = CASE WHEN $4::text ~ " ID_DIGITS " THEN $4::bigint END"
-	 " AND kind = 'group'"
-	 " UNION ALL SELECT id FROM namespaces WHERE $4 !~ " ID_DIGITS
-	 " AND lower(full_path) = lower($4) AND kind = 'group')"
-	 " SELECT g.id, g.visibility, g.request_access_enabled, NULL::bigint, "
-	 SQL_GROUP_ACCESS_COLS("g") " FROM me, t JOIN namespaces g ON g.id = t.id"},
 	/* $1 source type, $2 source id, $3 query (name or username contains it, or the email
 	 * is it), $4 limit, $5 offset; in the order members joined. */
 	{"members_list",
@@ -91,38 +64,26 @@ const db_stmt members_stmts[] = {
 
 /* ---- the source: shared with access_requests.c ---- */
 
-int member_source_find(request *r, member_source *out)
+void member_source_of(request *r, member_source *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->project = strncmp(r->route->pattern, "/api/v4/projects/", 17) == 0;
-	out->source_type = out->project ? "Project" : "Namespace";
-	const char *what = out->project ? "Project" : "Group";
-	const char *id = param_str(r, "id");
-	if (!id || !*id)
-		return fail_not_found(r, what);
-	const char *v[4];
-	access_me_params(r, v);
-	v[3] = id;
-	int err;
-	PGresult *res = db_query(r, out->project ? "members_find_project" : "members_find_group", 4,
-				 v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, what);
-	out->id = db_val(res, 0, 0);
-	out->visibility = (int)db_int(res, 0, 1);
-	out->request_access_enabled = db_bool(res, 0, 2);
-	out->ns_owner_id = db_val(res, 0, 3);
-	bool visible;
+	out->project = r->project != NULL;
 	if (out->project) {
-		project_access_read(&out->pa, res, 0, SOURCE_ACCESS_COL);
-		visible = can_read_project(&out->pa);
+		const project_scope *p = r->project;
+		out->source_type = "Project";
+		out->id = p->id;
+		out->ns_owner_id = p->ns_owner_id;
+		out->visibility = p->visibility;
+		out->request_access_enabled = p->request_access_enabled;
+		out->pa = p->pa;
 	} else {
-		group_access_read(&out->ga, res, 0, SOURCE_ACCESS_COL);
-		visible = can_read_group(&out->ga);
+		const group_scope *g = r->group;
+		out->source_type = "Namespace";
+		out->id = g->id;
+		out->visibility = g->visibility;
+		out->request_access_enabled = g->request_access_enabled;
+		out->ga = g->ga;
 	}
-	return visible ? 0 : fail_not_found(r, what);
 }
 
 bool member_source_can_admin(const member_source *s)
@@ -146,7 +107,7 @@ int member_user_id(request *r, const char **out)
 		return fail_missing(r, "user_id");
 	if (rc < 0)
 		return rc;
-	*out = arena_printf(r->a, "%lld", id);
+	*out = arena_printf(r->ctx.a, "%lld", id);
 	return 0;
 }
 
@@ -166,7 +127,7 @@ int member_access_level(request *r, const member_source *s, const char **out)
 
 static const char *caller_id(request *r)
 {
-	return arena_printf(r->a, "%lld", r->user->id);
+	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
 }
 
 static bool is_caller(request *r, const char *user_id)
@@ -219,38 +180,42 @@ static int check_types(request *r, const char **user_id)
 	return 0;
 }
 
-int members_list(request *r)
+static int members_list(request *r)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0)
 		return rc;
 	member_source s;
-	if ((rc = member_source_find(r, &s)) < 0)
-		return rc;
+	member_source_of(r, &s);
 	const char *query = param_str(r, "query");
 	const char *v[5] = {s.source_type, s.id, query && *query ? query : NULL,
 			    pagination_limit(r, &pg), pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = db_query(r, "members_list", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "members_list", 5, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_member);
 	return 0;
 }
 
-int members_show(request *r)
+int members_check_user(request *r)
+{
+	const char *user_id;
+	return member_user_id(r, &user_id);
+}
+
+static int members_show(request *r)
 {
 	const char *user_id;
 	int rc = member_user_id(r, &user_id);
 	if (rc < 0)
 		return rc;
 	member_source s;
-	if ((rc = member_source_find(r, &s)) < 0)
-		return rc;
+	member_source_of(r, &s);
 	const char *v[3] = {s.source_type, s.id, user_id};
 	int err;
-	PGresult *res = db_query(r, "members_show", 3, v, &err);
+	PGresult *res = db_query(&r->ctx, "members_show", 3, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -259,32 +224,35 @@ int members_show(request *r)
 	return 0;
 }
 
-int members_add(request *r)
+static int members_check(request *r)
+{
+	const char *user_id;
+	return check_types(r, &user_id);
+}
+
+static int members_add(request *r)
 {
 	const char *user_id, *level, *expires_at;
 	int rc = check_types(r, &user_id);
 	if (rc < 0)
 		return rc;
 	member_source s;
-	if ((rc = member_source_find(r, &s)) < 0)
-		return rc;
+	member_source_of(r, &s);
 	if (!member_source_can_admin(&s))
 		return ERR_FORBIDDEN;
 	bool expires_given;
 	if ((rc = read_member_input(r, &s, &level, &expires_at, &expires_given)) < 0)
 		return rc;
-	if ((rc = db_begin(r)) < 0)
-		return rc;
 	const char *v[6] = {s.source_type, s.id, user_id, level, expires_at, caller_id(r)};
 	int err;
-	PGresult *res = db_query(r, "members_insert", 6, v, &err);
+	PGresult *res = db_query(&r->ctx, "members_insert", 6, v, &err);
 	if (!res)
 		return err == ERR_CONFLICT ? fail(r, ERR_CONFLICT, "Member already exists") : err;
 	if (db_int(res, 0, 0) == 0)
 		return fail_not_found(r, "User");
 	if (PQgetisnull(res, 0, 1))
 		return fail(r, ERR_CONFLICT, "Member already exists");
-	if ((rc = member_source_event(r, &s, user_id, true)) < 0 || (rc = db_commit(r)) < 0)
+	if ((rc = member_source_event(r, &s, user_id, true)) < 0)
 		return rc;
 	respond_json(r, 201, entity_member(r, res, 0, 1));
 	return 0;
@@ -297,7 +265,7 @@ static int lock_member(request *r, const member_source *s, const char *user_id,
 {
 	const char *v[3] = {s->source_type, s->id, user_id};
 	int err;
-	PGresult *res = db_query(r, "members_target", 3, v, &err);
+	PGresult *res = db_query(&r->ctx, "members_target", 3, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0 || db_bool(res, 0, 1))
@@ -312,19 +280,18 @@ static bool target_is_ns_owner(const member_source *s, const char *user_id)
 	return s->project && s->ns_owner_id && strcmp(s->ns_owner_id, user_id) == 0;
 }
 
-int members_update(request *r)
+static int members_update(request *r)
 {
 	const char *user_id, *member_id, *level, *expires_at;
 	int rc = check_types(r, &user_id);
 	if (rc < 0)
 		return rc;
 	member_source s;
-	if ((rc = member_source_find(r, &s)) < 0)
-		return rc;
+	member_source_of(r, &s);
 	if (!member_source_can_admin(&s))
 		return ERR_FORBIDDEN;
 	bool last_owner, expires_given;
-	if ((rc = db_begin(r)) < 0 || (rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
+	if ((rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
 		return rc;
 	bool allowed = s.project ? can_update_project_member(&s.pa, target_is_ns_owner(&s, user_id))
 				 : can_update_group_member(&s.ga, last_owner);
@@ -334,27 +301,24 @@ int members_update(request *r)
 		return rc;
 	const char *v[4] = {member_id, level, expires_at, expires_given ? "true" : "false"};
 	int err;
-	PGresult *res = db_query(r, "members_update", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "members_update", 4, v, &err);
 	if (!res)
 		return err;
-	if ((rc = db_commit(r)) < 0)
-		return rc;
 	respond_json(r, 200, entity_member(r, res, 0, 0));
 	return 0;
 }
 
-int members_remove(request *r)
+static int members_remove(request *r)
 {
 	const char *user_id;
 	int rc = member_user_id(r, &user_id);
 	if (rc < 0)
 		return rc;
 	member_source s;
-	if ((rc = member_source_find(r, &s)) < 0)
-		return rc;
+	member_source_of(r, &s);
 	const char *member_id;
 	bool last_owner;
-	if ((rc = db_begin(r)) < 0 || (rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
+	if ((rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
 		return rc;
 	bool self = is_caller(r, user_id);
 	bool allowed = s.project ? can_destroy_project_member(&s.pa, target_is_ns_owner(&s, user_id),
@@ -364,10 +328,25 @@ int members_remove(request *r)
 		return ERR_FORBIDDEN;
 	const char *v[1] = {member_id};
 	int err;
-	if (!db_query(r, "members_delete", 1, v, &err))
+	if (!db_query(&r->ctx, "members_delete", 1, v, &err))
 		return err;
-	if ((rc = member_source_event(r, &s, user_id, false)) < 0 || (rc = db_commit(r)) < 0)
+	if ((rc = member_source_event(r, &s, user_id, false)) < 0)
 		return rc;
 	respond_empty(r, 204);
 	return 0;
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route members_routes[] = {
+	{"GET", V4 "/projects/:id/members", members_list, AUTH | PR, NULL},
+	{"GET", V4 "/projects/:id/members/:user_id", members_show, AUTH | PR, members_check_user},
+	{"POST", V4 "/projects/:id/members", members_add, AUTH | PW, members_check},
+	{"PUT", V4 "/projects/:id/members/:user_id", members_update, AUTH | PW, members_check},
+	{"DELETE", V4 "/projects/:id/members/:user_id", members_remove, AUTH | PW, members_check_user},
+	{"GET", V4 "/groups/:id/members", members_list, AUTH | GR, NULL},
+	{"GET", V4 "/groups/:id/members/:user_id", members_show, AUTH | GR, members_check_user},
+	{"POST", V4 "/groups/:id/members", members_add, AUTH | GW, members_check},
+	{"PUT", V4 "/groups/:id/members/:user_id", members_update, AUTH | GW, members_check},
+	{"DELETE", V4 "/groups/:id/members/:user_id", members_remove, AUTH | GW, members_check_user},
+	{NULL, NULL, NULL, 0, NULL},
+};

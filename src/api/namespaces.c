@@ -45,7 +45,7 @@ static json_object *present(request *r, const PGresult *res, int row, int col)
 	return entity_namespace(r, res, row, col);
 }
 
-int namespaces_list(request *r)
+static int namespaces_list(request *r)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -53,12 +53,12 @@ int namespaces_list(request *r)
 		return rc;
 	const char *search = param_str(r, "search");
 	const char *v[6];
-	access_me_params(r, v);
+	access_me_params(&r->ctx, v);
 	v[3] = search && *search ? search : NULL;
 	v[4] = pagination_limit(r, &pg);
 	v[5] = pagination_offset(r, &pg);
 	int err;
-	PGresult *res = db_query(r, r->user->admin ? "namespaces_list_all" : "namespaces_list_mine",
+	PGresult *res = db_query(&r->ctx, r->ctx.user->admin ? "namespaces_list_all" : "namespaces_list_mine",
 				 6, v, &err);
 	if (!res)
 		return err;
@@ -66,17 +66,17 @@ int namespaces_list(request *r)
 	return 0;
 }
 
-int namespaces_show(request *r)
+static int namespaces_show(request *r)
 {
 	const char *ref = param_str(r, "id");
 	size_t n = strlen(ref);
 	bool digits = n > 0 && n <= 18 && strspn(ref, "0123456789") == n;
 	const char *v[5];
-	access_me_params(r, v);
+	access_me_params(&r->ctx, v);
 	v[3] = digits ? ref : NULL;
 	v[4] = digits ? NULL : ref;
 	int err;
-	PGresult *res = db_query(r, "namespaces_show", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "namespaces_show", 5, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0 || !db_bool(res, 0, NAMESPACE_NCOLS))
@@ -84,3 +84,10 @@ int namespaces_show(request *r)
 	respond_json(r, 200, entity_namespace(r, res, 0, 0));
 	return 0;
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route namespaces_routes[] = {
+	{"GET", V4 "/namespaces", namespaces_list, AUTH, NULL},
+	{"GET", V4 "/namespaces/:id", namespaces_show, AUTH, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -16,17 +16,11 @@
  * (global setting only). No row: no such source. */
 #define NS_COL_LEVEL 2
 
-/* The group or project that $4 names, and whether the caller may see it. */
-#define PROJECT_SOURCE                                                                          \
-	"src AS (" SQL_PROJECT_BY_REF("p.id, " SQL_PROJECT_VISIBLE("p") " AS visible", "$4") ")"
-#define GROUP_SOURCE                                                                            \
-	"src AS (" SQL_GROUP_BY_REF("g.id, " SQL_GROUP_VISIBLE("g") " AS visible", "$4") ")"
-
-/* $1..$3 the caller (SQL_ME), $4 the source */
-#define SOURCE_SHOW(SOURCE, TYPE)                                                               \
-	"WITH " SQL_ME ", " SOURCE " SELECT src.id, src.visible, coalesce(s.level, 'global'), "    \
-	NOTIFICATION_EVENT_COLS("s.") ", NULL::text FROM src LEFT JOIN notification_settings s"    \
-	" ON s.user_id = $1 AND s.source_type = '" TYPE "' AND s.source_id = src.id"
+/* $1 the caller, $2 the group or project (the route's scope: found and visible) */
+#define SOURCE_SHOW(TYPE)                                                                       \
+	"SELECT $2::bigint, true, coalesce(s.level, 'global'), " NOTIFICATION_EVENT_COLS("s.")    \
+	", NULL::text FROM (SELECT 1) one LEFT JOIN notification_settings s"                      \
+	" ON s.user_id = $1 AND s.source_type = '" TYPE "' AND s.source_id = $2"
 
 /* The upsert of a setting: level L (NULL keeps it) and the events given in J, a JSON
  * object of booleans. A new row takes the events only with the custom level (GitLab
@@ -53,13 +47,10 @@
 	" level = coalesce(" L "::text, ns.level), " NS_EACH_EVENT(NS_EVENT_SET, L, J) ","         \
 	" updated_at = now() RETURNING ns.level, " NOTIFICATION_EVENT_COLS("ns.") ")"
 
-/* $1..$3 the caller, $4 the source, $5 level, $6 events; nothing is written unless the
- * caller may see the source. */
-#define SOURCE_UPDATE(SOURCE, TYPE)                                                             \
-	"WITH " SQL_ME ", " SOURCE ", "                                                            \
-	NS_UPSERT(TYPE, "global", "(SELECT me.id AS uid, src.id AS sid FROM me, src"               \
-		  " WHERE src.visible)", "$5", "$6")                                                 \
-	" SELECT src.id, src.visible, ins.*, NULL::text FROM src LEFT JOIN ins ON true"
+/* $1 the caller, $2 the source, $3 level, $4 events */
+#define SOURCE_UPDATE(TYPE)                                                                     \
+	"WITH " NS_UPSERT(TYPE, "global", "(SELECT $1::bigint AS uid, $2::bigint AS sid)", "$3",   \
+			  "$4") " SELECT $2::bigint, true, ins.*, NULL::text FROM ins"
 
 /* The notification email shown: the stored one while it is still one of the user's
  * emails (only the primary one in collabd), else the primary email, as GitLab resets it
@@ -69,10 +60,10 @@
 	" THEN " U ".notification_email ELSE " U ".email END"
 
 const db_stmt notification_settings_stmts[] = {
-	{"ns_project_show", SOURCE_SHOW(PROJECT_SOURCE, "Project")},
-	{"ns_project_update", SOURCE_UPDATE(PROJECT_SOURCE, "Project")},
-	{"ns_group_show", SOURCE_SHOW(GROUP_SOURCE, "Namespace")},
-	{"ns_group_update", SOURCE_UPDATE(GROUP_SOURCE, "Namespace")},
+	{"ns_project_show", SOURCE_SHOW("Project")},
+	{"ns_project_update", SOURCE_UPDATE("Project")},
+	{"ns_group_show", SOURCE_SHOW("Namespace")},
+	{"ns_group_update", SOURCE_UPDATE("Namespace")},
 	/* $1 the user */
 	{"ns_global_show",
 	 "SELECT 0, true, coalesce(s.level, 'participating'), " NOTIFICATION_EVENT_COLS("s.") ", "
@@ -94,36 +85,31 @@ const db_stmt notification_settings_stmts[] = {
 typedef struct {
 	const char *show;      /* statement names */
 	const char *update;
-	const char *not_found; /* "404 <what> Not Found" */
 	bool global;
 } ns_scope;
 
-static const ns_scope scope_global = {"ns_global_show", "ns_global_update", NULL, true};
-static const ns_scope scope_group = {"ns_group_show", "ns_group_update", "Group", false};
-static const ns_scope scope_project = {"ns_project_show", "ns_project_update", "Project", false};
+static const ns_scope ns_global = {"ns_global_show", "ns_global_update", true};
+static const ns_scope ns_group = {"ns_group_show", "ns_group_update", false};
+static const ns_scope ns_project = {"ns_project_show", "ns_project_update", false};
 
 static const char *const levels[] = {"disabled", "participating", "watch", "global",
 				     "mention", "custom", NULL};
 
-/* The leading parameters of sc's statements: the user, or the caller and the source. */
+/* The leading parameters of sc's statements: the user, and the route's group or
+ * project. */
 static int source_params(request *r, const ns_scope *sc, const char **v)
 {
-	if (sc->global) {
-		v[0] = arena_printf(r->a, "%lld", r->user->id);
+	v[0] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+	if (sc->global)
 		return 1;
-	}
-	access_me_params(r, v);
-	const char *id = param_str(r, "id");
-	v[3] = id ? id : "";
-	return 4;
+	v[1] = r->project ? r->project->id : r->group->id;
+	return 2;
 }
 
-/* Answers the setting of the first row of res, or 404 when the caller cannot see the
- * source. */
 static int respond_setting(request *r, const ns_scope *sc, const PGresult *res)
 {
-	if (PQntuples(res) == 0 || !db_bool(res, 0, 1))
-		return fail_not_found(r, sc->not_found);
+	if (PQntuples(res) == 0)
+		return ERR_INTERNAL;
 	respond_json(r, 200, entity_notification_setting(res, 0, NS_COL_LEVEL, sc->global));
 	return 0;
 }
@@ -132,7 +118,7 @@ static int settings_show(request *r, const ns_scope *sc)
 {
 	const char *v[4];
 	int n = source_params(r, sc, v), err;
-	PGresult *res = db_query(r, sc->show, n, v, &err);
+	PGresult *res = db_query(&r->ctx, sc->show, n, v, &err);
 	if (!res)
 		return err;
 	return respond_setting(r, sc, res);
@@ -142,7 +128,7 @@ static int settings_show(request *r, const ns_scope *sc)
  * user's emails. */
 static int check_notification_email(request *r, const char *email)
 {
-	const char *own = r->user->email;
+	const char *own = r->ctx.user->email;
 	if (!*email)
 		fail_validation(r, "notification_email", "can't be blank");
 	if (!valid_email(email))
@@ -152,22 +138,36 @@ static int check_notification_email(request *r, const char *email)
 	return r->validation ? ERR_VALIDATION : 0;
 }
 
-static int settings_update(request *r, const ns_scope *sc)
+/* The input of an update, as GitLab checks it before it looks at the source: the
+ * booleans' types first, then the level; events gets the booleans given. */
+static int settings_input(request *r, json_object *events, const char **level)
 {
-	const char *v[6];
-	int n = source_params(r, sc, v), rc;
-	/* as GitLab: the booleans' types first, then the level, then the email */
-	json_object *events = request_own(r, json_object_new_object());
+	int rc;
 	for (int i = 0; i < NOTIFICATION_EVENT_COUNT; i++) {
 		bool on = false;
 		if ((rc = param_bool(r, notification_events[i], &on)) < 0)
 			return rc;
-		if (rc == 0)
+		if (rc == 0 && events)
 			json_object_object_add(events, notification_events[i],
 					       json_object_new_boolean(on));
 	}
-	const char *level = NULL;
-	if ((rc = param_oneof(r, "level", levels, &level)) < 0)
+	*level = NULL;
+	return (rc = param_oneof(r, "level", levels, level)) < 0 ? rc : 0;
+}
+
+static int notification_settings_check(request *r)
+{
+	const char *level;
+	return settings_input(r, NULL, &level);
+}
+
+static int settings_update(request *r, const ns_scope *sc)
+{
+	const char *v[4];
+	int n = source_params(r, sc, v), rc;
+	json_object *events = request_own(r, json_object_new_object());
+	const char *level;
+	if ((rc = settings_input(r, events, &level)) < 0)
 		return rc;
 	const char *email = sc->global ? param_str(r, "notification_email") : NULL;
 	if (email && (rc = check_notification_email(r, email)) < 0)
@@ -177,7 +177,7 @@ static int settings_update(request *r, const ns_scope *sc)
 	v[n++] = level;
 	v[n++] = json_object_to_json_string_ext(events, JSON_C_TO_STRING_PLAIN);
 	int err;
-	PGresult *res = db_query(r, sc->update, n, v, &err);
+	PGresult *res = db_query(&r->ctx, sc->update, n, v, &err);
 	if (!res)
 		return err;
 	if (sc->global && PQntuples(res) == 0) /* the email changed meanwhile */
@@ -185,32 +185,43 @@ static int settings_update(request *r, const ns_scope *sc)
 	return respond_setting(r, sc, res);
 }
 
-int notification_settings_global_show(request *r)
+static int notification_settings_global_show(request *r)
 {
-	return settings_show(r, &scope_global);
+	return settings_show(r, &ns_global);
 }
 
-int notification_settings_global_update(request *r)
+static int notification_settings_global_update(request *r)
 {
-	return settings_update(r, &scope_global);
+	return settings_update(r, &ns_global);
 }
 
-int notification_settings_group_show(request *r)
+static int notification_settings_group_show(request *r)
 {
-	return settings_show(r, &scope_group);
+	return settings_show(r, &ns_group);
 }
 
-int notification_settings_group_update(request *r)
+static int notification_settings_group_update(request *r)
 {
-	return settings_update(r, &scope_group);
+	return settings_update(r, &ns_group);
 }
 
-int notification_settings_project_show(request *r)
+static int notification_settings_project_show(request *r)
 {
-	return settings_show(r, &scope_project);
+	return settings_show(r, &ns_project);
 }
 
-int notification_settings_project_update(request *r)
+static int notification_settings_project_update(request *r)
 {
-	return settings_update(r, &scope_project);
+	return settings_update(r, &ns_project);
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route notification_settings_routes[] = {
+	{"GET", V4 "/notification_settings", notification_settings_global_show, AUTH, NULL},
+	{"PUT", V4 "/notification_settings", notification_settings_global_update, AUTH, NULL},
+	{"GET", V4 "/groups/:id/notification_settings", notification_settings_group_show, AUTH | GR, NULL},
+	{"PUT", V4 "/groups/:id/notification_settings", notification_settings_group_update, AUTH | GR, notification_settings_check},
+	{"GET", V4 "/projects/:id/notification_settings", notification_settings_project_show, AUTH | PR, NULL},
+	{"PUT", V4 "/projects/:id/notification_settings", notification_settings_project_update, AUTH | PR, notification_settings_check},
+	{NULL, NULL, NULL, 0, NULL},
+};

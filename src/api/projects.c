@@ -142,18 +142,10 @@
 
 /* ---- one project ---- */
 
-/* The project that the :id parameter REF names (an id, or a full path matched without
- * regard to case), joined as projects p and namespaces n, with me. pending_delete is
- * tested on p as well: when FOR UPDATE OF p waited for a deletion, PostgreSQL rechecks
- * the locked row's new version against the join, not t's. */
-#define PROJECT_FROM(REF)                                                                     \
-	" FROM (" SQL_PROJECT_BY_REF("p.id", REF) ") t JOIN projects p ON p.id = t.id"           \
-	" AND NOT p.pending_delete JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"
-
 /* GET /projects/:id: the record and the caller's standing (PROJECT_CALLER_COLS, the
  * caller's id being ME), the project found by id (REF a bigint) or by full path (REF
  * anything else: matched without regard to case; digits only are an id, never a path).
- * Which of the two, the handler knows (project_ref_is_id()): one index lookup each, no
+ * Which of the two, the handler knows (scope_ref_is_id()): one index lookup each, no
  * union of both. The abilities are decided in C (project_access_decide()). */
 #define PROJECT_SHOW(ME, WHERE) "SELECT " PROJECT_COLS ", " PROJECT_CALLER_COLS(ME) WHERE
 #define PROJECT_BY_ID(REF)                                                                    \
@@ -170,17 +162,6 @@
 #define PROJECT_SHOW_AUTH(WHERE)                                                              \
 	"SELECT c.*, pr.* FROM (SELECT " AUTH_LEAN " FROM " AUTH_FROM ") c LEFT JOIN LATERAL ("  \
 	PROJECT_SHOW("c.id", WHERE) ") pr ON true"
-
-/* What the writes need of the project they change, then SQL_PROJECT_ACCESS_COLS. */
-#define PROJECT_FIND(lock)                                                                    \
-	"WITH " SQL_ME " SELECT p.id, n.full_path, p.path, p.name, p.namespace_id, n.kind,"    \
-	" n.visibility, p.visibility, p.forked_from_id, p.default_branch, p.description,"       \
-	" p.shared_runners_enabled, " SQL_PROJECT_ACCESS_COLS("p") PROJECT_FROM("$4") lock
-enum {
-	PF_ID, PF_NS_FULL_PATH, PF_PATH, PF_NAME, PF_NAMESPACE_ID, PF_NS_KIND, PF_NS_VISIBILITY,
-	PF_VISIBILITY, PF_FORKED_FROM_ID, PF_DEFAULT_BRANCH, PF_DESCRIPTION,
-	PF_SHARED_RUNNERS_ENABLED, PF_ACCESS,
-};
 
 /* The namespace a project is created or forked into, as the user $1..$3: their own
  * ($4 NULL), or $4 an id, a full path, a path or a name (in that preference); whether
@@ -242,8 +223,6 @@ const db_stmt projects_stmts[] = {
 	 " JOIN namespaces n ON n.id = p.namespace_id"
 	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")},
 	{"projects_links", PROJECT_LINKS_SELECT},
-	{"projects_find", PROJECT_FIND("")},
-	{"projects_find_lock", PROJECT_FIND(" FOR UPDATE OF p")},
 	{"projects_target_ns", PROJECT_TARGET_NS},
 	/* Creations (and forks) into namespace $1 take turns from here to their commit: the
 	 * check of taken names and paths that follows sees the projects of those before, and
@@ -383,9 +362,9 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	if (rc < 0)
 		return rc;
 	const char *v[17];
-	access_me_params(r, v);
+	access_me_params(&r->ctx, v);
 	v[3] = archived;
-	v[4] = vis ? arena_printf(r->a, "%d", visibility_parse(vis)) : NULL;
+	v[4] = vis ? arena_printf(r->ctx.a, "%d", visibility_parse(vis)) : NULL;
 	v[5] = param_str(r, "search");
 	v[6] = owned;
 	v[7] = membership;
@@ -400,20 +379,20 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	v[16] = pagination_offset(r, &pg);
 	/* Without a caller or with simple=true, BasicProjectDetails; else ProjectWithAccess
 	 * (no runners token in lists). */
-	bool basic = !r->user || (simple && strcmp(simple, "true") == 0);
+	bool basic = !r->ctx.user || (simple && strcmp(simple, "true") == 0);
 	/* the statement of this kind of list (PROJECTS_LISTS), lean without the filters
 	 * that need a subquery */
-	bool starring = starred && strcmp(starred, "true") == 0 && r->user;
+	bool starring = starred && strcmp(starred, "true") == 0 && r->ctx.user;
 	const char *kind = membership && strcmp(membership, "true") == 0 ? "membership"
 			   : user || group_id					? "scoped"
 			   : starring						? "starred"
 										: "all";
 	bool lean = (strcmp(kind, "all") == 0 || strcmp(kind, "membership") == 0) && !v[5] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
-	const char *stmt = arena_printf(r->a, "projects_list_%s%s%s", kind, lean ? "_lean" : "",
+	const char *stmt = arena_printf(r->ctx.a, "projects_list_%s%s%s", kind, lean ? "_lean" : "",
 					basic ? "_simple" : "");
 	int err;
-	PGresult *res = db_query(r, stmt, 17, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, 17, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0 || !db_bool(res, 0, 1))
@@ -425,7 +404,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		memcpy(fv, v, sizeof(fv));
 		fv[15] = "1";
 		fv[16] = "0";
-		PGresult *first = db_query(r, stmt, 17, fv, &err);
+		PGresult *first = db_query(&r->ctx, stmt, 17, fv, &err);
 		if (!first)
 			return err;
 		total = PQntuples(first) ? db_val(first, 0, 0) : NULL;
@@ -438,8 +417,8 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	project_extra *x = NULL;
 	project_caller *callers = NULL;
 	if (!basic) {
-		x = arena_alloc(r->a, (size_t)n * sizeof(*x));
-		callers = arena_alloc(r->a, (size_t)n * sizeof(*callers));
+		x = arena_alloc(r->ctx.a, (size_t)n * sizeof(*x));
+		callers = arena_alloc(r->ctx.a, (size_t)n * sizeof(*callers));
 		if ((rc = projects_extras(r, res, n, PL_RECORD, x, NULL)) < 0)
 			return rc;
 	}
@@ -459,12 +438,12 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	return 0;
 }
 
-int projects_list(request *r)
+static int projects_list(request *r)
 {
 	return projects_list_scoped(r, NULL, NULL);
 }
 
-int projects_list_user(request *r)
+static int projects_list_user(request *r)
 {
 	const char *user = param_str(r, "user_id");
 	return projects_list_scoped(r, user ? user : "", NULL);
@@ -475,7 +454,7 @@ int projects_list_user(request *r)
 /* Comma-separated ids as a bigint[] literal being built. */
 static void id_list_add(request *r, const char **list, const char *id)
 {
-	*list = *list ? arena_printf(r->a, "%s,%s", *list, id) : id;
+	*list = *list ? arena_printf(r->ctx.a, "%s,%s", *list, id) : id;
 }
 
 /* Column c of the project of row i of res, NULL when it is NULL or there is no project. */
@@ -490,10 +469,10 @@ static int add_fork_sources(request *r, const PGresult *res, int n, int col, pro
 			    const char *ids)
 {
 	const char *v[4];
-	access_me_params(r, v);
-	v[3] = arena_printf(r->a, "{%s}", ids);
+	access_me_params(&r->ctx, v);
+	v[3] = arena_printf(r->ctx.a, "{%s}", ids);
 	int err;
-	PGresult *src = db_query(r, "projects_fork_sources", 4, v, &err);
+	PGresult *src = db_query(&r->ctx, "projects_fork_sources", 4, v, &err);
 	if (!src)
 		return err;
 	for (int i = 0; i < n; i++) {
@@ -513,10 +492,10 @@ static int add_fork_sources(request *r, const PGresult *res, int n, int col, pro
 static int add_links(request *r, const PGresult *res, int n, int col, project_extra *x,
 		     int *shared_level, const char *ids)
 {
-	const char *v[2] = {arena_printf(r->a, "{%s}", ids),
-			    r->user ? arena_printf(r->a, "%lld", r->user->id) : NULL};
+	const char *v[2] = {arena_printf(r->ctx.a, "{%s}", ids),
+			    r->ctx.user ? arena_printf(r->ctx.a, "%lld", r->ctx.user->id) : NULL};
 	int err;
-	PGresult *links = db_query(r, "projects_links", 2, v, &err);
+	PGresult *links = db_query(&r->ctx, "projects_links", 2, v, &err);
 	if (!links)
 		return err;
 	for (int i = 0; i < n; i++) {
@@ -562,12 +541,6 @@ int projects_extras(request *r, const PGresult *res, int n, int col, project_ext
 
 /* The :id of a project route names it by id when it is digits (at most 18: more are no
  * id and no path, found nowhere), else by full path. */
-static bool project_ref_is_id(const char *ref)
-{
-	size_t n = ref ? strspn(ref, "0123456789") : 0;
-	return n > 0 && n <= 18 && ref[n] == '\0';
-}
-
 /* A project's record at col of row 0 of res (PROJECT_COLS and PROJECT_CALLER_COLS, or
  * no project there), with what comes apart from it and the caller's abilities on it. */
 struct project_shown {
@@ -588,7 +561,7 @@ static int project_shown_load(request *r, const PGresult *res, int col, struct p
 		return rc;
 	out->caller.levels.shared_level = shared_level;
 	out->x.caller = &out->caller;
-	project_access_decide(&out->pa, r->user, (int)db_int(res, 0, col + PC_VISIBILITY),
+	project_access_decide(&out->pa, r->ctx.user, (int)db_int(res, 0, col + PC_VISIBILITY),
 			      db_bool(res, 0, col + PC_ARCHIVED), &out->caller.levels);
 	return 0;
 }
@@ -596,8 +569,8 @@ static int project_shown_load(request *r, const PGresult *res, int col, struct p
 /* Runs projects_show (by_id) or projects_show_path for project ref as r's caller. */
 static PGresult *project_show_query(request *r, const char *ref, int *err)
 {
-	const char *v[2] = {r->user ? arena_printf(r->a, "%lld", r->user->id) : NULL, ref};
-	return db_query(r, project_ref_is_id(ref) ? "projects_show" : "projects_show_path", 2, v,
+	const char *v[2] = {r->ctx.user ? arena_printf(r->ctx.a, "%lld", r->ctx.user->id) : NULL, ref};
+	return db_query(&r->ctx, scope_ref_is_id(ref) ? "projects_show" : "projects_show_path", 2, v,
 			err);
 }
 
@@ -619,7 +592,7 @@ static void project_depend(request *r, const PGresult *res, int col)
 		cache_depend(r, CACHE_KEY_NAMESPACES);
 }
 
-int projects_show(request *r)
+static int projects_show(request *r)
 {
 	const char *ref = param_str(r, "id");
 	bool stats = false;
@@ -628,12 +601,12 @@ int projects_show(request *r)
 		return rc;
 	PGresult *res;
 	int col, err;
-	if (!r->user && r->token_digest) {
+	if (!r->ctx.user && r->token_digest) {
 		/* authentication, the caller's standing and the record in one statement */
 		const char *v[3];
 		auth_params(r, v);
 		v[2] = ref;
-		res = db_query(r, project_ref_is_id(ref) ? "projects_show_auth"
+		res = db_query(&r->ctx, scope_ref_is_id(ref) ? "projects_show_auth"
 							 : "projects_show_auth_path",
 			       3, v, &err);
 		if (!res)
@@ -647,7 +620,7 @@ int projects_show(request *r)
 		col = 0;
 	}
 	struct project_shown p;
-	if (!r->user) {
+	if (!r->ctx.user) {
 		/* anonymous: public projects in the simple view, nothing more to fetch */
 		if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID) ||
 		    db_int(res, 0, col + PC_VISIBILITY) != VIS_PUBLIC)
@@ -687,47 +660,6 @@ static int present(request *r, const char *id, int status, bool admin_view)
 	return 0;
 }
 
-struct project_ref {
-	const char *id, *ns_full_path, *path, *name, *namespace_id, *ns_kind, *forked_from_id,
-		*default_branch, *description;
-	int ns_visibility, visibility;
-	bool shared_runners_enabled;
-	project_access pa;
-};
-
-/* The project of the :id parameter for a write (locked when lock): 0, or ERR_NOT_FOUND
- * when it does not exist or the caller cannot see it. */
-static int project_find(request *r, bool lock, struct project_ref *out)
-{
-	const char *v[4];
-	access_me_params(r, v);
-	v[3] = param_str(r, "id");
-	int err;
-	PGresult *res = db_query(r, lock ? "projects_find_lock" : "projects_find", 4, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Project");
-	project_access_read(&out->pa, res, 0, PF_ACCESS);
-	if (!can_read_project(&out->pa))
-		return fail_not_found(r, "Project");
-#define S(c) (PQgetisnull(res, 0, (c)) ? NULL : arena_strdup(r->a, PQgetvalue(res, 0, (c))))
-	out->id = S(PF_ID);
-	out->ns_full_path = S(PF_NS_FULL_PATH);
-	out->path = S(PF_PATH);
-	out->name = S(PF_NAME);
-	out->namespace_id = S(PF_NAMESPACE_ID);
-	out->ns_kind = S(PF_NS_KIND);
-	out->forked_from_id = S(PF_FORKED_FROM_ID);
-	out->default_branch = S(PF_DEFAULT_BRANCH);
-	out->description = S(PF_DESCRIPTION);
-#undef S
-	out->ns_visibility = (int)db_int(res, 0, PF_NS_VISIBILITY);
-	out->visibility = (int)db_int(res, 0, PF_VISIBILITY);
-	out->shared_runners_enabled = db_bool(res, 0, PF_SHARED_RUNNERS_ENABLED);
-	return 0;
-}
-
 /* ---- input ---- */
 
 /* GitLab 10's project_name_regex: letters, digits, emojis (any non-ASCII character
@@ -748,7 +680,7 @@ static bool valid_project_name(const char *s)
  * lower case. */
 static char *parameterize(request *r, const char *name)
 {
-	char *out = arena_alloc(r->a, strlen(name) + 1);
+	char *out = arena_alloc(r->ctx.a, strlen(name) + 1);
 	size_t n = 0;
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
 		if (isalnum(*p) || *p == '_')
@@ -817,7 +749,7 @@ static int read_tag_list(request *r, const char **out)
 	if (n == 0 && !single)
 		return 0;
 	struct tag_set set = {.cap = 2 * 1024};
-	set.slot = arena_alloc(r->a, set.cap * sizeof(*set.slot));
+	set.slot = arena_alloc(r->ctx.a, set.cap * sizeof(*set.slot));
 	memset(set.slot, 0, set.cap * sizeof(*set.slot));
 	json_object *list = request_own(r, json_object_new_array());
 	int count = 0;
@@ -825,7 +757,7 @@ static int read_tag_list(request *r, const char **out)
 		const char *s = i < n ? values[i] : single;
 		if (!s)
 			continue;
-		char *copy = arena_strdup(r->a, s), *save = NULL;
+		char *copy = arena_strdup(r->ctx.a, s), *save = NULL;
 		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 			while (*t == ' ' || *t == '\t')
 				t++;
@@ -846,7 +778,7 @@ static int read_tag_list(request *r, const char **out)
 			json_object_array_add(list, json_object_new_string(t));
 		}
 	}
-	*out = arena_strdup(r->a, json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN));
+	*out = arena_strdup(r->ctx.a, json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN));
 	return 0;
 }
 
@@ -873,7 +805,7 @@ static int read_input(request *r, struct project_input *in)
 		return rc;
 	if (vis) {
 		in->vis = visibility_parse(vis);
-		in->visibility = arena_printf(r->a, "%d", in->vis);
+		in->visibility = arena_printf(r->ctx.a, "%d", in->vis);
 	}
 	in->name = param_str(r, "name");
 	in->path = param_str(r, "path");
@@ -913,7 +845,7 @@ static int check_name_path(request *r, const char *name, const char *path)
 					"start with '-', end in '.git' or end in '.atom'");
 		else if (path_reserved_project(path))
 			fail_validation(r, "path",
-					arena_printf(r->a, "%s is a reserved name", path));
+					arena_printf(r->ctx.a, "%s is a reserved name", path));
 	}
 	return r->validation ? ERR_VALIDATION : 0;
 }
@@ -935,7 +867,7 @@ static void check_group_visibility(request *r, const char *kind, int ns_vis, int
 {
 	if (strcmp(kind, "group") == 0 && vis > ns_vis)
 		fail_validation(r, "visibility_level",
-				arena_printf(r->a, "%s is not allowed in a %s group.",
+				arena_printf(r->ctx.a, "%s is not allowed in a %s group.",
 					     visibility_name(vis), visibility_name(ns_vis)));
 }
 
@@ -945,7 +877,7 @@ static int lock_namespace(request *r, const char *ns)
 {
 	const char *v[1] = {ns};
 	int err;
-	return db_query(r, "projects_lock_namespace", 1, v, &err) ? 0 : err;
+	return db_query(&r->ctx, "projects_lock_namespace", 1, v, &err) ? 0 : err;
 }
 
 /* name and path already used in namespace ns (by another project than self). */
@@ -954,7 +886,7 @@ static int check_taken(request *r, const char *ns, const char *name, const char 
 {
 	const char *v[4] = {ns, name, path, self};
 	int err;
-	PGresult *res = db_query(r, "projects_taken", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "projects_taken", 4, v, &err);
 	if (!res)
 		return err;
 	bool name_taken = name && db_bool(res, 0, 0);
@@ -972,8 +904,8 @@ static int taken_for(request *r, int err)
 {
 	if (err != ERR_CONFLICT)
 		return err;
-	const char *c = r->err_detail ? r->err_detail : "";
-	r->err_detail = NULL;
+	const char *c = r->ctx.err_detail ? r->ctx.err_detail : "";
+	r->ctx.err_detail = NULL;
 	if (strcmp(c, "projects_path_key") == 0)
 		return fail_validation(r, "path", "has already been taken");
 	if (strcmp(c, "projects_name_key") == 0)
@@ -995,17 +927,17 @@ static int target_namespace(request *r, const char *const *user_v, const char *r
 {
 	const char *v[4] = {user_v[0], user_v[1], user_v[2], ref};
 	int err;
-	PGresult *res = db_query(r, "projects_target_ns", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "projects_target_ns", 4, v, &err);
 	if (!res)
 		return err;
 	*found = PQntuples(res) > 0;
 	if (!*found)
 		return 0;
-	out->id = arena_strdup(r->a, PQgetvalue(res, 0, TN_ID));
-	out->kind = arena_strdup(r->a, PQgetvalue(res, 0, TN_KIND));
-	out->full_path = arena_strdup(r->a, PQgetvalue(res, 0, TN_FULL_PATH));
+	out->id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, TN_ID));
+	out->kind = arena_strdup(r->ctx.a, PQgetvalue(res, 0, TN_KIND));
+	out->full_path = arena_strdup(r->ctx.a, PQgetvalue(res, 0, TN_FULL_PATH));
 	const char *owner = db_val(res, 0, TN_OWNER_ID);
-	out->owner_id = owner ? arena_strdup(r->a, owner) : NULL;
+	out->owner_id = owner ? arena_strdup(r->ctx.a, owner) : NULL;
 	out->visibility = (int)db_int(res, 0, TN_VISIBILITY);
 	out->allowed = db_bool(res, 0, TN_ALLOWED);
 	out->limit = db_int(res, 0, TN_LIMIT);
@@ -1021,7 +953,7 @@ static const char *limit_message(request *r, const struct target_ns *ns)
 	if (ns->limit == 0)
 		return "Personal project creation is not allowed. Please contact your "
 		       "administrator with questions";
-	return arena_printf(r->a,
+	return arena_printf(r->ctx.a,
 			    "Your project limit is %lld projects! Please contact your "
 			    "administrator to increase it",
 			    ns->limit);
@@ -1037,12 +969,12 @@ struct new_project {
 };
 
 static int insert_project(request *r, const struct target_ns *ns, const struct new_project *np,
-			  const char **id, bool *repo_made)
+			  const char **id)
 {
 	char token[TOKEN_LEN + 1];
 	if (crypto_token(token) < 0)
 		return ERR_INTERNAL;
-	const char *sealed = crypto_seal(r->a, r->key, token);
+	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
 	if (!sealed)
 		return ERR_INTERNAL;
 	const char *v[27] = {ns->id, np->name, np->path, np->description, np->visibility,
@@ -1050,29 +982,29 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 	for (size_t i = 0; i < NFLAGS; i++)
 		v[8 + i] = np->flags ? np->flags[i] : NULL;
 	v[22] = np->tag_list;
-	v[23] = crypto_sha256_hex(r->a, token, strlen(token));
+	v[23] = crypto_sha256_hex(r->ctx.a, token, strlen(token));
 	v[24] = sealed;
 	v[25] = np->ci_config_path;
 	v[26] = np->import_status;
 	int err;
-	PGresult *res = db_query(r, "projects_insert", 27, v, &err);
+	PGresult *res = db_query(&r->ctx, "projects_insert", 27, v, &err);
 	if (!res)
 		return taken_for(r, err);
-	*id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
+	*id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
 	if (ns->owner_id) {
 		const char *mv[3] = {*id, ns->owner_id, np->creator};
-		if (!db_query(r, "projects_member_insert", 3, mv, &err))
+		if (!db_query(&r->ctx, "projects_member_insert", 3, mv, &err))
 			return err;
 	}
 	int rc = events_record(r, *id, np->creator, "created", "created", NULL, NULL, NULL, NULL);
 	if (rc < 0)
 		return rc;
-	/* the repository's path comes from the new id: nothing else can be there */
-	*repo_made = true;
-	if (np->forked_from ? repo_fork(r, np->forked_from, *id) < 0 : repo_create(r, *id) < 0)
+	/* the repository's path comes from the new id: nothing else can be there; a
+	 * rollback removes it */
+	if (np->forked_from ? repo_fork(&r->ctx, np->forked_from, *id) < 0 : repo_create(&r->ctx, *id) < 0)
 		return ERR_INTERNAL;
 	if (np->default_branch && !np->forked_from) {
-		rc = repo_set_head(r, *id, np->default_branch, false, NULL);
+		rc = repo_set_head(&r->ctx, *id, np->default_branch, false);
 		if (rc < 0)
 			return ERR_INTERNAL;
 		if (rc == 1)
@@ -1102,21 +1034,16 @@ static int create_as(request *r, const char *const *user_v, bool own)
 	const char *path = in.path ? in.path : parameterize(r, in.name);
 	if ((rc = check_name_path(r, name, path)) < 0)
 		return rc;
-	if ((rc = db_begin(r)) < 0)
-		return rc;
 	struct target_ns ns = {0};
-	bool found, repo_made = false;
+	bool found;
 	const char *id = NULL;
 	if ((rc = target_namespace(r, user_v, ns_ref, &ns, &found)) < 0)
-		goto fail;
-	if (!found || !ns.allowed) {
-		rc = fail_validation(r, "namespace", "is not valid");
-		goto fail;
-	}
+		return rc;
+	if (!found || !ns.allowed)
+		return fail_validation(r, "namespace", "is not valid");
 	const char *limit = limit_message(r, &ns);
 	if (limit && own) {
 		/* GitLab 10 answers error!(errors[:limit_reached], 403) */
-		db_rollback(r);
 		json_object *o = json_object_new_object(), *list = json_object_new_array();
 		json_object_array_add(list, json_object_new_string(limit));
 		json_object_object_add(o, "error", list);
@@ -1129,35 +1056,28 @@ static int create_as(request *r, const char *const *user_v, bool own)
 		check_group_visibility(r, ns.kind, ns.visibility, in.vis);
 	if ((rc = lock_namespace(r, ns.id)) < 0 ||
 	    (rc = check_taken(r, ns.id, name, path, NULL)) < 0)
-		goto fail;
-	if (r->validation) {
-		rc = ERR_VALIDATION;
-		goto fail;
-	}
+		return rc;
+	if (r->validation)
+		return ERR_VALIDATION;
 	struct new_project np = {
 		.name = name, .path = path, .description = in.description,
 		.visibility = in.visibility, .default_branch = in.default_branch,
 		.creator = user_v[0], .ci_config_path = in.ci_config_path, .tag_list = in.tag_list,
 		.flags = in.flags,
 	};
-	if ((rc = insert_project(r, &ns, &np, &id, &repo_made)) < 0 || (rc = db_commit(r)) < 0)
-		goto fail;
+	if ((rc = insert_project(r, &ns, &np, &id)) < 0)
+		return rc;
 	return present(r, id, 201, true);
-fail:
-	db_rollback(r);
-	if (repo_made)
-		repo_remove(r, id);
-	return rc;
 }
 
-int projects_create(request *r)
+static int projects_create(request *r)
 {
 	const char *v[3];
-	access_me_params(r, v);
+	access_me_params(&r->ctx, v);
 	return create_as(r, v, true);
 }
 
-int projects_create_for_user(request *r)
+static int projects_create_for_user(request *r)
 {
 	const char *uid;
 	int rc = api_id(r, "user_id", &uid);
@@ -1168,13 +1088,13 @@ int projects_create_for_user(request *r)
 		return rc;
 	const char *v[1] = {uid};
 	int err;
-	PGresult *res = db_query(r, "projects_user", 1, v, &err);
+	PGresult *res = db_query(&r->ctx, "projects_user", 1, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
 	/* the project is created as that user, as GitLab's CreateService.new(user, ...) */
-	const char *uv[3] = {arena_strdup(r->a, PQgetvalue(res, 0, 0)),
+	const char *uv[3] = {arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0)),
 			     db_bool(res, 0, 1) ? "true" : "false",
 			     db_bool(res, 0, 2) ? "true" : "false"};
 	return create_as(r, uv, false);
@@ -1189,29 +1109,36 @@ int projects_create_for_user(request *r)
 	"public_builds, request_access_enabled, shared_runners_enabled, snippets_enabled, "      \
 	"tag_list, visibility, wiki_enabled"
 
-int projects_update(request *r)
+/* The edit's parameters, as GitLab's declarations check them before the project is
+ * looked up. */
+static int read_edit(request *r, struct project_input *in)
 {
-	struct project_input in;
-	int rc = read_input(r, &in);
+	int rc = read_input(r, in);
 	if (rc < 0)
 		return rc;
-	if (!in.any)
+	if (!in->any)
 		return fail(r, ERR_INVALID, PROJECT_EDIT_ATTRIBUTES
 			    " are missing, at least one parameter must be provided");
-	if ((rc = db_begin(r)) < 0)
+	return 0;
+}
+
+static int projects_check_update(request *r)
+{
+	struct project_input in;
+	return read_edit(r, &in);
+}
+
+static int projects_update(request *r)
+{
+	struct project_input in;
+	int rc = read_edit(r, &in);
+	if (rc < 0)
 		return rc;
-	struct project_ref p;
-	bool head_set = false;
-	const char *old_head = NULL;
-	if ((rc = project_find(r, true, &p)) < 0)
-		goto fail;
+	const project_scope *p = r->project;
 	/* masters edit; a new name or visibility is the owner's (rename_project,
 	 * change_visibility_level) */
-	if (!can_update_project(&p.pa) ||
-	    ((in.name || in.vis >= 0) && !can_admin_project(&p.pa))) {
-		rc = ERR_FORBIDDEN;
-		goto fail;
-	}
+	if (!can_update_project(&p->pa) || ((in.name || in.vis >= 0) && !can_admin_project(&p->pa)))
+		return ERR_FORBIDDEN;
 	/* read_input takes an empty name or path for none: here it is a blank one */
 	const char *blank[] = {"name", "path"};
 	for (size_t i = 0; i < 2; i++) {
@@ -1221,185 +1148,129 @@ int projects_update(request *r)
 	}
 	check_name_path(r, in.name, in.path); /* the messages are answered below */
 	if (in.vis >= 0)
-		check_group_visibility(r, p.ns_kind, p.ns_visibility, in.vis);
+		check_group_visibility(r, p->ns_kind, p->ns_visibility, in.vis);
 	if ((in.name || in.path) &&
-	    (rc = check_taken(r, p.namespace_id, in.name, in.path, p.id)) < 0)
-		goto fail;
-	if (r->validation) {
-		rc = ERR_VALIDATION;
-		goto fail;
-	}
-	const char *v[22] = {p.id, in.name, in.path, in.description, in.visibility,
+	    (rc = check_taken(r, p->namespace_id, in.name, in.path, p->id)) < 0)
+		return rc;
+	if (r->validation)
+		return ERR_VALIDATION;
+	const char *v[22] = {p->id, in.name, in.path, in.description, in.visibility,
 			     in.default_branch};
 	for (size_t i = 0; i < NFLAGS; i++)
 		v[6 + i] = in.flags[i];
 	v[20] = in.tag_list;
 	v[21] = in.ci_config_path;
 	int err;
-	if (!db_query(r, "projects_update", 22, v, &err)) {
-		rc = taken_for(r, err);
-		goto fail;
-	}
+	if (!db_query(&r->ctx, "projects_update", 22, v, &err))
+		return taken_for(r, err);
 	/* the default branch must exist (GitLab's change_head); HEAD is put back if the
 	 * transaction does not commit */
 	if (in.default_branch) {
-		int hr = repo_set_head(r, p.id, in.default_branch, true, &old_head);
-		if (hr != 0) {
-			rc = hr < 0 ? ERR_INTERNAL
-				    : fail_validation(r, "base",
-						      arena_printf(r->a,
-								   "Could not change HEAD: branch "
-								   "'%s' does not exist",
-								   in.default_branch));
-			goto fail;
-		}
-		head_set = true;
+		int hr = repo_set_head(&r->ctx, p->id, in.default_branch, true);
+		if (hr < 0)
+			return ERR_INTERNAL;
+		if (hr > 0)
+			return fail_validation(r, "base",
+					       arena_printf(r->ctx.a,
+							    "Could not change HEAD: branch '%s' does not exist",
+							    in.default_branch));
 	}
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
-	return present(r, p.id, 200, true);
-fail:
-	db_rollback(r);
-	if (head_set && old_head)
-		repo_set_head(r, p.id, old_head, false, NULL);
-	return rc;
+	return present(r, p->id, 200, true);
 }
 
-int projects_delete(request *r)
+static int projects_delete(request *r)
 {
-	int rc = db_begin(r);
-	if (rc < 0)
-		return rc;
-	struct project_ref p;
-	if ((rc = project_find(r, true, &p)) < 0)
-		goto fail;
-	if (!can_admin_project(&p.pa)) {
-		rc = ERR_FORBIDDEN;
-		goto fail;
-	}
-	const char *v[1] = {p.id};
+	const project_scope *p = r->project;
+	if (!can_admin_project(&p->pa))
+		return ERR_FORBIDDEN;
+	const char *v[1] = {p->id};
 	int err;
-	PGresult *res = db_query(r, "projects_mark_deleted", 1, v, &err);
-	if (!res) {
-		rc = err;
-		goto fail;
-	}
-	if (PQntuples(res) == 0) { /* another deletion came first */
-		rc = fail_not_found(r, "Project");
-		goto fail;
-	}
+	PGresult *res = db_query(&r->ctx, "projects_mark_deleted", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0) /* another deletion came first */
+		return fail_not_found(r, "Project");
 	/* the background process removes the rows and the repository (stored by id: a new
 	 * project of that path has a repository of its own at once) */
-	if ((rc = background_enqueue(r, "delete_project",
-				     arena_printf(r->a, "{\"project_id\": %s}", p.id))) < 0)
-		goto fail;
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
+	int rc = background_enqueue(&r->ctx, "delete_project",
+				    arena_printf(r->ctx.a, "{\"project_id\": %s}", p->id));
+	if (rc < 0)
+		return rc;
 	json_object *o = json_object_new_object();
 	json_put_str(o, "message", "202 Accepted");
 	respond_json(r, 202, o);
 	return 0;
-fail:
-	db_rollback(r);
-	return rc;
 }
 
-int projects_fork(request *r)
+static int projects_fork(request *r)
 {
 	const char *ns_ref = param_str(r, "namespace");
 	if (ns_ref && !*ns_ref)
 		ns_ref = NULL;
-	int rc = db_begin(r);
+	const project_scope *src = r->project;
+	struct target_ns ns = {0};
+	bool found;
+	const char *id = NULL;
+	/* fork_project: the code must be readable (reporters and up of a private project) */
+	if (!src->pa.admin && src->visibility == VIS_PRIVATE && src->pa.level < ACCESS_REPORTER &&
+	    !src->pa.ns_owner)
+		return ERR_FORBIDDEN;
+	const char *uv[3];
+	access_me_params(&r->ctx, uv);
+	int rc = target_namespace(r, uv, ns_ref, &ns, &found);
 	if (rc < 0)
 		return rc;
-	struct project_ref src;
-	struct target_ns ns = {0};
-	bool found, repo_made = false;
-	const char *id = NULL;
-	if ((rc = project_find(r, false, &src)) < 0)
-		goto fail;
-	/* fork_project: the code must be readable (reporters and up of a private project) */
-	if (!src.pa.admin && src.visibility == VIS_PRIVATE && src.pa.level < ACCESS_REPORTER &&
-	    !src.pa.ns_owner) {
-		rc = ERR_FORBIDDEN;
-		goto fail;
-	}
-	const char *uv[3];
-	access_me_params(r, uv);
-	if ((rc = target_namespace(r, uv, ns_ref, &ns, &found)) < 0)
-		goto fail;
-	if (!found || !ns.allowed) {
-		rc = fail_not_found(r, "Target Namespace");
-		goto fail;
-	}
+	if (!found || !ns.allowed)
+		return fail_not_found(r, "Target Namespace");
 	const char *limit = limit_message(r, &ns);
 	if (limit)
 		fail_validation(r, "limit_reached", limit);
 	if ((rc = lock_namespace(r, ns.id)) < 0 ||
-	    (rc = check_taken(r, ns.id, src.name, src.path, NULL)) < 0)
-		goto fail;
-	if (r->validation) {
-		db_rollback(r);
+	    (rc = check_taken(r, ns.id, src->name, src->path, NULL)) < 0)
+		return rc;
+	if (r->validation)
 		return conflict_with_validation(r);
-	}
 	/* the fork keeps the source's visibility, up to the target group's */
-	int vis = src.visibility;
+	int vis = src->visibility;
 	if (strcmp(ns.kind, "group") == 0 && ns.visibility < vis)
 		vis = ns.visibility;
 	const char *flags[NFLAGS] = {NULL};
-	flags[FLAG_SHARED_RUNNERS] = src.shared_runners_enabled ? "true" : "false";
+	flags[FLAG_SHARED_RUNNERS] = src->shared_runners_enabled ? "true" : "false";
 	struct new_project np = {
-		.name = src.name, .path = src.path, .description = src.description,
-		.visibility = arena_printf(r->a, "%d", vis), .default_branch = src.default_branch,
-		.creator = uv[0], .forked_from = src.id, .flags = flags,
+		.name = src->name, .path = src->path, .description = src->description,
+		.visibility = arena_printf(r->ctx.a, "%d", vis), .default_branch = src->default_branch,
+		.creator = uv[0], .forked_from = src->id, .flags = flags,
 		.import_status = "finished",
 	};
-	const char *fv[1] = {src.id};
+	const char *fv[1] = {src->id};
 	int err;
-	if ((rc = insert_project(r, &ns, &np, &id, &repo_made)) < 0) {
-		if (rc == ERR_VALIDATION) {
-			db_rollback(r);
-			return conflict_with_validation(r);
-		}
-		goto fail;
-	}
-	if (!db_query(r, "projects_forks_inc", 1, fv, &err)) {
-		rc = err;
-		goto fail;
-	}
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
+	if ((rc = insert_project(r, &ns, &np, &id)) < 0)
+		return rc == ERR_VALIDATION ? conflict_with_validation(r) : rc;
+	if (!db_query(&r->ctx, "projects_forks_inc", 1, fv, &err))
+		return err;
 	return present(r, id, 201, true);
-fail:
-	db_rollback(r);
-	if (repo_made)
-		repo_remove(r, id);
-	return rc;
 }
 
 /* POST star/unstar: the project as Entities::Project, or 304 when nothing changed. */
 static int set_star(request *r, bool star)
 {
-	struct project_ref p;
-	int rc = project_find(r, false, &p);
-	if (rc < 0)
-		return rc;
-	const char *v[2] = {arena_printf(r->a, "%lld", r->user->id), p.id};
+	const project_scope *p = r->project;
+	const char *v[2] = {arena_printf(r->ctx.a, "%lld", r->ctx.user->id), p->id};
 	int err;
-	PGresult *res = db_query(r, star ? "projects_star" : "projects_unstar", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, star ? "projects_star" : "projects_unstar", 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
 		return ERR_NOT_MODIFIED;
-	return present(r, p.id, 201, false);
+	return present(r, p->id, 201, false);
 }
 
-int projects_star(request *r)
+static int projects_star(request *r)
 {
 	return set_star(r, true);
 }
 
-int projects_unstar(request *r)
+static int projects_unstar(request *r)
 {
 	return set_star(r, false);
 }
@@ -1407,25 +1278,39 @@ int projects_unstar(request *r)
 /* POST archive/unarchive (owners and admins; idempotent): 201 with the project. */
 static int set_archived(request *r, bool archived)
 {
-	struct project_ref p;
-	int rc = project_find(r, false, &p);
-	if (rc < 0)
-		return rc;
-	if (!can_admin_project(&p.pa))
+	const project_scope *p = r->project;
+	if (!can_admin_project(&p->pa))
 		return ERR_FORBIDDEN;
-	const char *v[2] = {p.id, archived ? "true" : "false"};
+	const char *v[2] = {p->id, archived ? "true" : "false"};
 	int err;
-	if (!db_query(r, "projects_set_archived", 2, v, &err))
+	if (!db_query(&r->ctx, "projects_set_archived", 2, v, &err))
 		return err;
-	return present(r, p.id, 201, false);
+	return present(r, p->id, 201, false);
 }
 
-int projects_archive(request *r)
+static int projects_archive(request *r)
 {
 	return set_archived(r, true);
 }
 
-int projects_unarchive(request *r)
+static int projects_unarchive(request *r)
 {
 	return set_archived(r, false);
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route projects_routes[] = {
+	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC | ROUTE_CACHE, NULL},
+	{"GET", V4 "/users/:user_id/projects", projects_list_user, ROUTE_PUBLIC | ROUTE_CACHE, NULL},
+	{"GET", V4 "/projects/:id", projects_show, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
+	{"POST", V4 "/projects", projects_create, AUTH | TX, NULL},
+	{"POST", V4 "/projects/user/:user_id", projects_create_for_user, ADMIN | TX, NULL},
+	{"PUT", V4 "/projects/:id", projects_update, AUTH | PW, projects_check_update},
+	{"DELETE", V4 "/projects/:id", projects_delete, AUTH | PW, NULL},
+	{"POST", V4 "/projects/:id/fork", projects_fork, AUTH | PW, NULL},
+	{"POST", V4 "/projects/:id/star", projects_star, AUTH | PW, NULL},
+	{"POST", V4 "/projects/:id/unstar", projects_unstar, AUTH | PW, NULL},
+	{"POST", V4 "/projects/:id/archive", projects_archive, AUTH | PW, NULL},
+	{"POST", V4 "/projects/:id/unarchive", projects_unarchive, AUTH | PW, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -53,7 +53,7 @@ static int user_param(request *r, const char **out)
 	return api_id(r, "user_id", out);
 }
 
-int impersonation_tokens_list(request *r)
+static int impersonation_tokens_list(request *r)
 {
 	const char *uid, *state = "all";
 	int rc = user_param(r, &uid);
@@ -67,7 +67,7 @@ int impersonation_tokens_list(request *r)
 		return rc;
 	const char *v[4] = {uid, state, pagination_limit(r, &pg), pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = db_query(r, "imp_tokens_list", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "imp_tokens_list", 4, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -76,7 +76,7 @@ int impersonation_tokens_list(request *r)
 	return 0;
 }
 
-int impersonation_tokens_show(request *r)
+static int impersonation_tokens_show(request *r)
 {
 	const char *uid, *id;
 	int rc;
@@ -84,7 +84,7 @@ int impersonation_tokens_show(request *r)
 		return rc;
 	const char *v[2] = {uid, id};
 	int err;
-	PGresult *res = db_query(r, "imp_tokens_show", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "imp_tokens_show", 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -127,7 +127,7 @@ int tokens_create(request *r, const char *kind)
 		}
 	}
 	buf s;
-	buf_init(&s, r->a, 32);
+	buf_init(&s, r->ctx.a, 32);
 	buf_putc(&s, '{');
 	for (int i = 0; i < kinds; i++)
 		buf_printf(&s, "%s%s", i ? "," : "", known[order[i]]);
@@ -137,10 +137,10 @@ int tokens_create(request *r, const char *kind)
 	char token[TOKEN_LEN + 1];
 	if (crypto_token(token) < 0)
 		return ERR_INTERNAL;
-	const char *v[6] = {uid, name, crypto_sha256_hex(r->a, token, strlen(token)), buf_cstr(&s),
+	const char *v[6] = {uid, name, crypto_sha256_hex(r->ctx.a, token, strlen(token)), buf_cstr(&s),
 			    expires, kind};
 	int err;
-	PGresult *res = db_query(r, "tokens_insert", 6, v, &err);
+	PGresult *res = db_query(&r->ctx, "tokens_insert", 6, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -149,12 +149,12 @@ int tokens_create(request *r, const char *kind)
 	return 0;
 }
 
-int impersonation_tokens_create(request *r)
+static int impersonation_tokens_create(request *r)
 {
 	return tokens_create(r, "impersonation");
 }
 
-int impersonation_tokens_revoke(request *r)
+static int impersonation_tokens_revoke(request *r)
 {
 	const char *uid, *id;
 	int rc;
@@ -162,7 +162,7 @@ int impersonation_tokens_revoke(request *r)
 		return rc;
 	const char *v[2] = {uid, id};
 	int err;
-	PGresult *res = db_query(r, "imp_tokens_revoke", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "imp_tokens_revoke", 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -175,7 +175,7 @@ int impersonation_tokens_revoke(request *r)
 
 /* OAuth 2 resource owner password grant (Doorkeeper's answers and error bodies). The
  * Doorkeeper 4.2 of GitLab 10.x answers every token error with 401, not RFC 6749's 400. */
-int oauth_token(request *r)
+static int oauth_token(request *r)
 {
 	const char *grant = param_str(r, "grant_type");
 	if (!grant || !*grant)
@@ -187,7 +187,7 @@ int oauth_token(request *r)
 		return fail(r, ERR_OAUTH, "401 invalid_request");
 	const char *v[1] = {login};
 	int err;
-	PGresult *res = db_query(r, "oauth_user", 1, v, &err);
+	PGresult *res = db_query(&r->ctx, "oauth_user", 1, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 1)))
@@ -203,9 +203,9 @@ int oauth_token(request *r)
 		return ERR_INTERNAL;
 	for (int i = 0; i < 32; i++)
 		snprintf(refresh + 2 * i, 3, "%02x", raw[i]);
-	const char *iv[3] = {db_val(res, 0, 0), crypto_sha256_hex(r->a, token, 64),
-			     crypto_sha256_hex(r->a, refresh, 64)};
-	PGresult *ins = db_query(r, "oauth_insert", 3, iv, &err);
+	const char *iv[3] = {db_val(res, 0, 0), crypto_sha256_hex(r->ctx.a, token, 64),
+			     crypto_sha256_hex(r->ctx.a, refresh, 64)};
+	PGresult *ins = db_query(&r->ctx, "oauth_insert", 3, iv, &err);
 	if (!ins)
 		return err;
 	json_object *o = json_object_new_object();
@@ -219,3 +219,13 @@ int oauth_token(request *r)
 	respond_json(r, 200, o);
 	return 0;
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route tokens_routes[] = {
+	{"GET", V4 "/users/:user_id/impersonation_tokens", impersonation_tokens_list, ADMIN, NULL},
+	{"POST", V4 "/users/:user_id/impersonation_tokens", impersonation_tokens_create, ADMIN, NULL},
+	{"GET", V4 "/users/:user_id/impersonation_tokens/:impersonation_token_id", impersonation_tokens_show, ADMIN, NULL},
+	{"DELETE", V4 "/users/:user_id/impersonation_tokens/:impersonation_token_id", impersonation_tokens_revoke, ADMIN, NULL},
+	{"POST", "/oauth/token", oauth_token, ROUTE_NO_AUTH, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

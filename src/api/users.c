@@ -135,29 +135,6 @@ const db_stmt users_stmts[] = {
 	{NULL, NULL},
 };
 
-int api_id(request *r, const char *name, const char **out)
-{
-	long long id;
-	*out = NULL;
-	int rc = param_int(r, name, &id);
-	if (rc == 1)
-		return fail_missing(r, name);
-	if (rc < 0)
-		return rc;
-	*out = param_str(r, name); /* 0 and negative ids are integers too: not found */
-	return 0;
-}
-
-void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present)
-{
-	json_object *list = json_object_new_array();
-	for (int i = 0; i < PQntuples(res); i++)
-		if (!PQgetisnull(res, i, 1))
-			json_object_array_add(list, present(r, res, i, 1));
-	pagination_headers(r, pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
-	respond_json(r, 200, list);
-}
-
 static json_object *present_basic(request *r, const PGresult *res, int row, int col)
 {
 	return entity_user(r, res, row, col, USER_VIEW_BASIC);
@@ -168,7 +145,7 @@ static json_object *present_admin(request *r, const PGresult *res, int row, int 
 	return entity_user(r, res, row, col, USER_VIEW_ADMIN);
 }
 
-int users_list(request *r)
+static int users_list(request *r)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -202,8 +179,8 @@ int users_list(request *r)
 		filtered = filtered || v[i];
 	int err;
 	bool admin = auth_is_admin(r);
-	PGresult *res = filtered ? db_query(r, admin ? "users_list" : "users_list_basic", 12, v, &err)
-				 : db_query(r, admin ? "users_list_all" : "users_list_all_basic", 2,
+	PGresult *res = filtered ? db_query(&r->ctx, admin ? "users_list" : "users_list_basic", 12, v, &err)
+				 : db_query(&r->ctx, admin ? "users_list_all" : "users_list_all_basic", 2,
 					    v + 9, &err);
 	if (!res)
 		return err;
@@ -211,7 +188,7 @@ int users_list(request *r)
 	return 0;
 }
 
-int users_show(request *r)
+static int users_show(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
@@ -219,12 +196,12 @@ int users_show(request *r)
 		return rc;
 	PGresult *res;
 	int col, err;
-	if (!r->user && r->token_digest) {
+	if (!r->ctx.user && r->token_digest) {
 		/* authentication and the record in one statement */
 		const char *v[3];
 		auth_params(r, v);
 		v[2] = id;
-		res = db_query(r, "users_show_auth", 3, v, &err);
+		res = db_query(&r->ctx, "users_show_auth", 3, v, &err);
 		if (!res)
 			return err;
 		rc = auth_accept_lean(r, r->route->flags, res, 0, 0);
@@ -233,7 +210,7 @@ int users_show(request *r)
 		col = AUTH_LEAN_NCOLS;
 	} else {
 		const char *v[1] = {id};
-		res = db_query(r, "users_show", 1, v, &err);
+		res = db_query(&r->ctx, "users_show", 1, v, &err);
 		if (!res)
 			return err;
 		col = 0;
@@ -250,7 +227,7 @@ static int present_user(request *r, const char *id, int status)
 {
 	const char *v[1] = {id};
 	int err;
-	PGresult *res = db_query(r, "users_show", 1, v, &err);
+	PGresult *res = db_query(&r->ctx, "users_show", 1, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -259,9 +236,9 @@ static int present_user(request *r, const char *id, int status)
 	return 0;
 }
 
-int user_current(request *r)
+static int user_current(request *r)
 {
-	caller *c = r->user;
+	caller *c = r->ctx.user;
 	json_object *o = entity_user(r, c->res, c->row, c->col,
 				     c->admin ? USER_VIEW_ADMIN : USER_VIEW_SELF);
 	if (c->admin) {
@@ -270,9 +247,9 @@ int user_current(request *r)
 		if (!c->impersonated) {
 			sealed = db_val(c->res, c->row, c->col + AUTH_COL_PRIVATE_TOKEN);
 		} else {
-			const char *v[1] = {arena_printf(r->a, "%lld", c->id)};
+			const char *v[1] = {arena_printf(r->ctx.a, "%lld", c->id)};
 			int err;
-			PGresult *res = db_query(r, "users_private_token", 1, v, &err);
+			PGresult *res = db_query(&r->ctx, "users_private_token", 1, v, &err);
 			if (!res) {
 				json_object_put(o);
 				return err;
@@ -292,7 +269,6 @@ struct user_input {
 		*can_create_group, *external, *extern_uid, *provider;
 	const char *avatar, *avatar_type; /* uploaded file and the image type of its bytes */
 	size_t avatar_len;
-	const char *avatar_path; /* the file written, removed if the transaction fails */
 };
 
 #define AVATAR_MAX (200 * 1024)
@@ -335,15 +311,20 @@ static int remove_at_commit(request *r, const char *path)
 {
 	json_object *payload = json_object_new_object();
 	json_object_object_add(payload, "path", json_object_new_string(path));
-	int rc = background_enqueue(r, "remove_path", json_object_to_json_string(payload));
+	int rc = background_enqueue(&r->ctx, "remove_path", json_object_to_json_string(payload));
 	json_object_put(payload);
 	return rc;
 }
 
+static void discard_file(void *path)
+{
+	if (unlink(path) < 0 && errno != ENOENT)
+		log_warn("cannot remove avatar %s: %s", (const char *)path, strerror(errno));
+}
+
 /* Writes the avatar under a new random name with the extension of its type, records
- * it, and queues the removal of the file it replaces, inside the transaction. The
- * file's path goes to in->avatar_path, for the caller to remove if the transaction
- * does not commit. */
+ * it, and queues the removal of the file it replaces, inside the transaction; the file
+ * is removed if the transaction rolls back. */
 static int save_avatar(request *r, const char *id, struct user_input *in)
 {
 	if (!in->avatar)
@@ -351,29 +332,22 @@ static int save_avatar(request *r, const char *id, struct user_input *in)
 	char token[TOKEN_LEN + 1];
 	if (crypto_token(token) < 0)
 		return ERR_INTERNAL;
-	const char *dir = arena_printf(r->a, AVATAR_DIR, id);
-	const char *name = arena_printf(r->a, "%s.%s", token, in->avatar_type);
-	const char *path = arena_printf(r->a, "%s/%s/%s", r->cfg->storage_path, dir, name);
+	const char *dir = arena_printf(r->ctx.a, AVATAR_DIR, id);
+	const char *name = arena_printf(r->ctx.a, "%s.%s", token, in->avatar_type);
+	const char *path = arena_printf(r->ctx.a, "%s/%s/%s", r->ctx.cfg->storage_path, dir, name);
 	if (files_write(path, in->avatar, in->avatar_len) < 0) {
 		log_error("cannot write avatar: %s", strerror(errno));
 		return ERR_INTERNAL;
 	}
-	in->avatar_path = path;
+	db_on_rollback(&r->ctx, discard_file, (void *)path);
 	const char *v[2] = {id, name};
 	int err;
-	PGresult *res = db_query(r, "users_set_avatar", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "users_set_avatar", 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0 || PQgetisnull(res, 0, 0))
 		return 0;
-	return remove_at_commit(r, arena_printf(r->a, "%s/%s", dir, PQgetvalue(res, 0, 0)));
-}
-
-/* Removes the avatar written by a request whose transaction did not commit. */
-static void discard_avatar(const struct user_input *in)
-{
-	if (in->avatar_path && unlink(in->avatar_path) < 0 && errno != ENOENT)
-		log_warn("cannot remove avatar %s: %s", in->avatar_path, strerror(errno));
+	return remove_at_commit(r, arena_printf(r->ctx.a, "%s/%s", dir, PQgetvalue(res, 0, 0)));
 }
 
 static const char *bool_text(request *r, const char *name, int *rc)
@@ -436,7 +410,7 @@ static int read_user_input(request *r, struct user_input *in, bool create)
 				       "start with '-' or end in '.', '.git' or '.atom'.");
 	else if (in->username && path_reserved_top_level(in->username))
 		verr = fail_validation(r, "username",
-				       arena_printf(r->a, "%s is a reserved name", in->username));
+				       arena_printf(r->ctx.a, "%s is a reserved name", in->username));
 	in->email = param_str(r, "email");
 	if (in->email && !valid_email(in->email))
 		verr = fail_validation(r, "email", "is invalid");
@@ -454,7 +428,7 @@ static int read_user_input(request *r, struct user_input *in, bool create)
 			verr = fail_validation(r, "password", "is too short (minimum is 8 characters)");
 		else if (n > 128)
 			verr = fail_validation(r, "password", "is too long (maximum is 128 characters)");
-		else if (!(in->password_hash = crypto_password_hash(r->a, password)))
+		else if (!(in->password_hash = crypto_password_hash(r->ctx.a, password)))
 			return ERR_INTERNAL;
 	}
 	read_avatar(r, in);
@@ -469,13 +443,13 @@ static int conflict_for(request *r, int err)
 {
 	if (err != ERR_CONFLICT)
 		return err;
-	if (strcmp(r->err_detail, "users_email_key") == 0)
+	if (strcmp(r->ctx.err_detail, "users_email_key") == 0)
 		return fail(r, ERR_CONFLICT, "Email has already been taken");
-	if (strcmp(r->err_detail, "users_username_key") == 0 ||
-	    strcmp(r->err_detail, "namespaces_full_path_key") == 0)
+	if (strcmp(r->ctx.err_detail, "users_username_key") == 0 ||
+	    strcmp(r->ctx.err_detail, "namespaces_full_path_key") == 0)
 		return fail(r, ERR_CONFLICT, "Username has already been taken");
-	if (strncmp(r->err_detail, "identities_", 11) == 0) {
-		r->err_detail = NULL;
+	if (strncmp(r->ctx.err_detail, "identities_", 11) == 0) {
+		r->ctx.err_detail = NULL;
 		return fail_validation(r, "extern_uid", "has already been taken");
 	}
 	return fail(r, ERR_CONFLICT, NULL);
@@ -487,7 +461,7 @@ static int save_identity(request *r, const char *id, const struct user_input *in
 		return 0;
 	const char *v[3] = {id, in->provider, in->extern_uid};
 	int err;
-	return db_query(r, "users_identity_upsert", 3, v, &err) ? 0 : conflict_for(r, err);
+	return db_query(&r->ctx, "users_identity_upsert", 3, v, &err) ? 0 : conflict_for(r, err);
 }
 
 int users_create(request *r)
@@ -502,44 +476,30 @@ int users_create(request *r)
 	char token[TOKEN_LEN + 1];
 	if (crypto_token(token) < 0)
 		return ERR_INTERNAL;
-	const char *sealed = crypto_seal(r->a, r->key, token);
+	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
 	if (!sealed)
 		return ERR_INTERNAL;
-	if ((rc = db_begin(r)) < 0)
-		return rc;
 	const char *v[16] = {in.username, in.email, in.name, in.password_hash, in.skype, in.linkedin,
 			     in.twitter, in.website_url, in.organization, in.projects_limit, in.bio,
 			     in.location, in.admin, in.can_create_group, skip ? "true" : "false",
 			     in.external};
 	int err;
-	PGresult *res = db_query(r, "users_insert", 16, v, &err);
-	if (!res) {
-		rc = conflict_for(r, err);
-		goto fail;
-	}
-	const char *id = arena_strdup(r->a, PQgetvalue(res, 0, 0));
+	PGresult *res = db_query(&r->ctx, "users_insert", 16, v, &err);
+	if (!res)
+		return conflict_for(r, err);
+	const char *id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
 	const char *nv[1] = {id};
-	if (!db_query(r, "users_namespace_insert", 1, nv, &err)) {
-		rc = conflict_for(r, err);
-		goto fail;
-	}
+	if (!db_query(&r->ctx, "users_namespace_insert", 1, nv, &err))
+		return conflict_for(r, err);
 	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
-		goto fail;
-	const char *tv[3] = {id, crypto_sha256_hex(r->a, token, strlen(token)), sealed};
-	if (!db_query(r, "users_private_token_insert", 3, tv, &err)) {
-		rc = err;
-		goto fail;
-	}
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
+		return rc;
+	const char *tv[3] = {id, crypto_sha256_hex(r->ctx.a, token, strlen(token)), sealed};
+	if (!db_query(&r->ctx, "users_private_token_insert", 3, tv, &err))
+		return err;
 	return present_user(r, id, 201);
-fail:
-	db_rollback(r);
-	discard_avatar(&in);
-	return rc;
 }
 
-int users_update(request *r)
+static int users_update(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
@@ -548,41 +508,27 @@ int users_update(request *r)
 	struct user_input in;
 	if ((rc = read_user_input(r, &in, false)) < 0)
 		return rc;
-	if ((rc = db_begin(r)) < 0)
-		return rc;
 	const char *v[16] = {id, in.username, in.email, in.name, in.password_hash, in.skype,
 			     in.linkedin, in.twitter, in.website_url, in.organization,
 			     in.projects_limit, in.bio, in.location, in.admin, in.can_create_group,
 			     in.external};
 	int err;
-	PGresult *res = db_query(r, "users_update", 16, v, &err);
-	if (!res) {
-		rc = conflict_for(r, err);
-		goto fail;
-	}
-	if (PQntuples(res) == 0) {
-		rc = fail_not_found(r, "User");
-		goto fail;
-	}
-	const char *new_name = arena_strdup(r->a, PQgetvalue(res, 0, 2));
+	PGresult *res = db_query(&r->ctx, "users_update", 16, v, &err);
+	if (!res)
+		return conflict_for(r, err);
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	const char *new_name = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 2));
 	const char *nv[3] = {id, new_name, PQgetvalue(res, 0, 3)};
-	if (!db_query(r, "users_namespace_update", 3, nv, &err)) {
-		rc = conflict_for(r, err);
-		goto fail;
-	}
+	if (!db_query(&r->ctx, "users_namespace_update", 3, nv, &err))
+		return conflict_for(r, err);
 	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
-		goto fail;
+		return rc;
 	/* repositories are stored by project id: a new username moves nothing on disk */
-	if ((rc = db_commit(r)) < 0)
-		goto fail;
 	return present_user(r, id, 200);
-fail:
-	db_rollback(r);
-	discard_avatar(&in);
-	return rc;
 }
 
-int users_delete(request *r)
+static int users_delete(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
@@ -591,38 +537,30 @@ int users_delete(request *r)
 	bool hard = false;
 	if ((rc = param_bool(r, "hard_delete", &hard)) < 0)
 		return rc;
-	if ((rc = db_begin(r)) < 0)
-		return rc;
 	const char *v[1] = {id};
 	int err = 0;
-	PGresult *res = db_query(r, "users_lock_target", 1, v, &err);
+	PGresult *res = db_query(&r->ctx, "users_lock_target", 1, v, &err);
 	if (!res)
-		goto fail;
-	if (PQntuples(res) == 0) {
-		err = fail_not_found(r, "User");
-		goto fail;
-	}
-	if (!db_query(r, "users_delete_projects", 1, v, &err))
-		goto fail;
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "User");
+	if (!db_query(&r->ctx, "users_delete_projects", 1, v, &err))
+		return err;
 	if (hard) {
 		/* as GitLab's DeleteUserService: the groups they own alone go too */
 		if ((err = groups_delete_solely_owned(r, id)) < 0 ||
-		    !db_query(r, "users_delete_contributions", 1, v, &err))
-			goto fail;
-	} else if (!db_query(r, "users_ghost_ensure", 0, NULL, &err) ||
-		   !db_query(r, "users_move_contributions", 1, v, &err)) {
-		goto fail;
+		    !db_query(&r->ctx, "users_delete_contributions", 1, v, &err))
+			return err;
+	} else if (!db_query(&r->ctx, "users_ghost_ensure", 0, NULL, &err) ||
+		   !db_query(&r->ctx, "users_move_contributions", 1, v, &err)) {
+		return err;
 	}
 	/* the avatars go with the user, once this commits */
-	if (!db_query(r, "users_delete", 1, v, &err) ||
-	    (err = remove_at_commit(r, arena_printf(r->a, AVATAR_DIR, id))) < 0 ||
-	    (err = db_commit(r)) < 0)
-		goto fail;
+	if (!db_query(&r->ctx, "users_delete", 1, v, &err) ||
+	    (err = remove_at_commit(r, arena_printf(r->ctx.a, AVATAR_DIR, id))) < 0)
+		return err;
 	respond_empty(r, 204);
 	return 0;
-fail:
-	db_rollback(r);
-	return err;
 }
 
 static int set_state(request *r, const char *state)
@@ -633,7 +571,7 @@ static int set_state(request *r, const char *state)
 		return rc;
 	const char *v[2] = {id, state};
 	int err;
-	PGresult *res = db_query(r, "users_set_state", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "users_set_state", 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -643,12 +581,25 @@ static int set_state(request *r, const char *state)
 	return 0;
 }
 
-int users_block(request *r)
+static int users_block(request *r)
 {
 	return set_state(r, "blocked");
 }
 
-int users_unblock(request *r)
+static int users_unblock(request *r)
 {
 	return set_state(r, "active");
 }
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route users_routes[] = {
+	{"GET", V4 "/users", users_list, AUTH | RU | ROUTE_CACHE, NULL},
+	{"GET", V4 "/users/:id", users_show, AUTH | RU | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
+	{"POST", V4 "/users", users_create, ADMIN | TX, NULL},
+	{"PUT", V4 "/users/:id", users_update, ADMIN | TX, NULL},
+	{"DELETE", V4 "/users/:id", users_delete, ADMIN | TX, NULL},
+	{"GET", V4 "/user", user_current, AUTH | RU | ROUTE_CALLER_RECORD | ROUTE_CACHE, NULL},
+	{"POST", V4 "/users/:id/block", users_block, ADMIN, NULL},
+	{"POST", V4 "/users/:id/unblock", users_unblock, ADMIN, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

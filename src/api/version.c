@@ -3,7 +3,7 @@
 #include "api/api.h"
 #include "entity/entity.h"
 
-int version_show(request *r)
+static int version_show(request *r)
 {
 	json_object *o = json_object_new_object();
 	json_put_str(o, "version", "10.0.0-collabd");
@@ -11,3 +11,13 @@ int version_show(request *r)
 	respond_json(r, 200, o);
 	return 0;
 }
+
+const db_stmt version_stmts[] = {
+	{NULL, NULL},
+};
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route version_routes[] = {
+	{"GET", V4 "/version", version_show, AUTH, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -59,15 +59,15 @@ bool can_admin_group(const group_access *a)
 	return a->admin || a->level >= ACCESS_OWNER;
 }
 
-void access_me_params(request *r, const char **v)
+void access_me_params(ctx *c, const char **v)
 {
-	if (!r->user) {
+	if (!c->user) {
 		v[0] = v[1] = v[2] = NULL;
 		return;
 	}
-	v[0] = arena_printf(r->a, "%lld", r->user->id);
-	v[1] = r->user->admin ? "true" : "false";
-	v[2] = r->user->external ? "true" : "false";
+	v[0] = arena_printf(c->a, "%lld", c->user->id);
+	v[1] = c->user->admin ? "true" : "false";
+	v[2] = c->user->external ? "true" : "false";
 }
 
 int access_level_parse(const char *s, bool allow_owner)

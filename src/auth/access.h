@@ -16,9 +16,10 @@
 #ifndef COLLABD_ACCESS_H
 #define COLLABD_ACCESS_H
 
+#include <libpq-fe.h>
 #include <stdbool.h>
 
-#include "http/request.h"
+#include "core/ctx.h"
 
 enum access_level {
 	ACCESS_NONE = 0,
@@ -182,8 +183,8 @@ bool can_admin_project_members(const project_access *a);   /* master and up */
 bool can_read_group(const group_access *a);
 bool can_admin_group(const group_access *a);               /* owner and up */
 
-/* $1..$3 of SQL_ME for the request's caller (NULLs when anonymous). */
-void access_me_params(request *r, const char **v);
+/* $1..$3 of SQL_ME for c's caller (NULLs when anonymous). */
+void access_me_params(ctx *c, const char **v);
 /* Level names and values: "40" -> 40; 0 when s is not a valid level (owner only when
  * allow_owner). */
 int access_level_parse(const char *s, bool allow_owner);

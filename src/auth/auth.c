@@ -36,7 +36,7 @@ void auth_read_credentials(request *r)
 		r->oauth = token && *token;
 	}
 	if (token && *token)
-		r->token_digest = crypto_sha256_hex(r->a, token, strlen(token));
+		r->token_digest = crypto_sha256_hex(r->ctx.a, token, strlen(token));
 	r->sudo = request_header(r, "HTTP_SUDO");
 	if (!r->sudo || !*r->sudo)
 		r->sudo = param_str(r, "sudo");
@@ -75,42 +75,42 @@ static bool has_scope(const char *scopes, const char *scope)
  * its forbidden!(reason), "403 Forbidden" and " - reason" joined by a space. */
 static int apply_sudo(request *r)
 {
-	if (!r->user->admin)
+	if (!r->ctx.user->admin)
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden  - Must be admin to use sudo");
-	if (!r->user->token_kind || strcmp(r->user->token_kind, "private") != 0)
+	if (!r->ctx.user->token_kind || strcmp(r->ctx.user->token_kind, "private") != 0)
 		return fail(r, ERR_FORBIDDEN,
 			    "403 Forbidden  - Private token must be specified in order to use sudo");
 	const char *v[1] = {r->sudo};
 	int err;
-	PGresult *res = db_query(r, "auth_sudo_user", 1, v, &err);
+	PGresult *res = db_query(&r->ctx, "auth_sudo_user", 1, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail(r, ERR_SUDO_NOT_FOUND, r->sudo);
-	caller *c = arena_alloc(r->a, sizeof(*c));
+	caller *c = arena_alloc(r->ctx.a, sizeof(*c));
 	c->id = db_int(res, 0, UC_ID);
 	c->admin = db_bool(res, 0, UC_IS_ADMIN);
 	c->external = db_bool(res, 0, UC_EXTERNAL);
 	c->username = db_val(res, 0, UC_USERNAME);
 	c->email = db_val(res, 0, UC_EMAIL);
 	c->can_create_group = db_bool(res, 0, UC_CAN_CREATE_GROUP);
-	c->scopes = r->user->scopes;
-	c->token_kind = r->user->token_kind;
+	c->scopes = r->ctx.user->scopes;
+	c->token_kind = r->ctx.user->token_kind;
 	c->res = res;
 	c->row = 0;
 	c->impersonated = true;
-	r->user = c;
+	r->ctx.user = c;
 	/* which user the name names changes with any user's rename */
 	cache_depend(r, CACHE_KEY_USERS);
 	cache_depend(r, CACHE_KEY_USER(c->id));
 	return 0;
 }
 
-/* The checks once r->user is c (NULL: no credential was sent): scope, sudo, the route's
+/* The checks once r->ctx.user is c (NULL: no credential was sent): scope, sudo, the route's
  * flags. */
 static int accept_caller(request *r, unsigned flags, caller *c)
 {
-	r->user = c;
+	r->ctx.user = c;
 	if (c) {
 		cache_depend(r, CACHE_KEY_USER(c->id));
 		if (!has_scope(c->scopes, "api")) {
@@ -125,9 +125,9 @@ static int accept_caller(request *r, unsigned flags, caller *c)
 				return rc;
 		}
 	}
-	if (!r->user && (flags & (ROUTE_AUTH | ROUTE_ADMIN)))
+	if (!r->ctx.user && (flags & (ROUTE_AUTH | ROUTE_ADMIN)))
 		return ERR_UNAUTHORIZED;
-	if ((flags & ROUTE_ADMIN) && !r->user->admin)
+	if ((flags & ROUTE_ADMIN) && !r->ctx.user->admin)
 		return ERR_FORBIDDEN;
 	return 0;
 }
@@ -144,7 +144,7 @@ int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col)
 		return accept_caller(r, flags, NULL);
 	if (no_caller(res, row, col + UC_ID))
 		return ERR_UNAUTHORIZED;
-	caller *c = arena_alloc(r->a, sizeof(*c));
+	caller *c = arena_alloc(r->ctx.a, sizeof(*c));
 	c->id = db_int(res, row, col + UC_ID);
 	c->admin = db_bool(res, row, col + UC_IS_ADMIN);
 	c->external = db_bool(res, row, col + UC_EXTERNAL);
@@ -165,7 +165,7 @@ int auth_accept_lean(request *r, unsigned flags, PGresult *res, int row, int col
 		return accept_caller(r, flags, NULL);
 	if (no_caller(res, row, col + AL_ID))
 		return ERR_UNAUTHORIZED;
-	caller *c = arena_alloc(r->a, sizeof(*c));
+	caller *c = arena_alloc(r->ctx.a, sizeof(*c));
 	c->id = db_int(res, row, col + AL_ID);
 	c->admin = db_bool(res, row, col + AL_IS_ADMIN);
 	c->external = db_bool(res, row, col + AL_EXTERNAL);
@@ -185,7 +185,7 @@ int auth_authenticate(request *r, unsigned flags)
 	const char *v[2];
 	auth_params(r, v);
 	int err;
-	PGresult *res = db_query(r, record ? "auth_token" : "auth_token_lean", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, record ? "auth_token" : "auth_token_lean", 2, v, &err);
 	if (!res)
 		return err;
 	return record ? auth_accept_row(r, flags, res, 0, 0) : auth_accept_lean(r, flags, res, 0, 0);

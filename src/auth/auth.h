@@ -43,14 +43,14 @@ int auth_authenticate(request *r, unsigned flags);
 /* Same checks for a caller row already fetched at column col of row (AUTH_SELECT
  * columns; all NULL, or no row, when the token matched nothing). */
 int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col);
-/* The same for AUTH_LEAN columns; r->user->res stays NULL. */
+/* The same for AUTH_LEAN columns; r->ctx.user->res stays NULL. */
 int auth_accept_lean(request *r, unsigned flags, PGresult *res, int row, int col);
 /* Parameters $1 and $2 for statements embedding AUTH_FROM. */
 void auth_params(request *r, const char **values);
 /* 1 when the caller may use sudo etc.: an admin. */
 static inline int auth_is_admin(const request *r)
 {
-	return r->user && r->user->admin;
+	return r->ctx.user && r->ctx.user->admin;
 }
 
 #endif

@@ -43,8 +43,8 @@ static int prepare_all(db *d)
 		if (!ok)
 			return -1;
 	}
-	for (int m = 0; db_registry[m]; m++) {
-		for (const db_stmt *s = db_registry[m]; s->name; s++) {
+	for (int m = 0; d->registry[m]; m++) {
+		for (const db_stmt *s = d->registry[m]; s->name; s++) {
 			res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
 			if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 				log_error("prepare %s: %s", s->name, PQresultErrorMessage(res));
@@ -58,9 +58,10 @@ static int prepare_all(db *d)
 	return 0;
 }
 
-int db_connect(db *d, const char *conninfo)
+int db_connect(db *d, const char *conninfo, const db_stmt *const *registry)
 {
 	memset(d, 0, sizeof(*d));
+	d->registry = registry;
 	d->conninfo = strdup(conninfo);
 	d->conn = open_conn(conninfo);
 	if (PQstatus(d->conn) != CONNECTION_OK) {
@@ -101,9 +102,9 @@ static void clear_result(void *res)
 	PQclear(res);
 }
 
-PGresult *db_query(request *r, const char *stmt, int n, const char *const *values, int *err)
+PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, int *err)
 {
-	db *d = r->db;
+	db *d = c->db;
 	int e = ERR_INTERNAL;
 	if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
 		e = ERR_UNAVAILABLE;
@@ -114,7 +115,7 @@ PGresult *db_query(request *r, const char *stmt, int n, const char *const *value
 		e = ERR_UNAVAILABLE;
 		goto fail;
 	}
-	arena_defer(r->a, clear_result, res);
+	arena_defer(c->a, clear_result, res);
 	ExecStatusType st = PQresultStatus(res);
 	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
 		return res;
@@ -122,13 +123,13 @@ PGresult *db_query(request *r, const char *stmt, int n, const char *const *value
 	if (PQstatus(d->conn) != CONNECTION_OK) {
 		e = ERR_UNAVAILABLE;
 	} else if (state && strcmp(state, "23505") == 0) {
-		const char *c = PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME);
+		const char *cn = PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME);
 		e = ERR_CONFLICT;
-		r->err_detail = arena_strdup(r->a, c ? c : "");
+		c->err_detail = arena_strdup(c->a, cn ? cn : "");
 	} else if (state && (strncmp(state, "22", 2) == 0 || strcmp(state, "23514") == 0)) {
 		/* data exceptions (bad timestamp, out of range): the input was bad */
 		e = ERR_INVALID;
-		r->err_detail = "a parameter has an invalid value";
+		c->err_detail = "a parameter has an invalid value";
 		log_info("statement %s: %s", stmt, PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
 	} else if (state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)) {
 		e = ERR_UNAVAILABLE;
@@ -145,29 +146,77 @@ fail:
 	return NULL;
 }
 
-int db_begin(request *r)
+int db_begin(ctx *c)
 {
 	int err;
-	return db_query(r, "tx_begin", 0, NULL, &err) ? 0 : err;
+	c->hooks = NULL;
+	return db_query(c, "tx_begin", 0, NULL, &err) ? 0 : err;
 }
 
-int db_begin_snapshot(request *r)
+int db_begin_snapshot(ctx *c)
 {
 	int err;
-	return db_query(r, "tx_begin_snapshot", 0, NULL, &err) ? 0 : err;
+	c->hooks = NULL;
+	return db_query(c, "tx_begin_snapshot", 0, NULL, &err) ? 0 : err;
 }
 
-int db_commit(request *r)
+/* Runs the hooks of the ending transaction that are for its outcome, newest first. */
+static void run_hooks(ctx *c, bool committed)
+{
+	tx_hook *h = c->hooks;
+	c->hooks = NULL;
+	for (; h; h = h->next)
+		if (h->on_commit == committed)
+			h->fn(h->arg);
+	c->hooks = NULL; /* what the hooks did is not part of any transaction */
+}
+
+int db_commit(ctx *c)
 {
 	int err;
-	return db_query(r, "tx_commit", 0, NULL, &err) ? 0 : err;
+	PGresult *res = db_query(c, "tx_commit", 0, NULL, &err);
+	if (!res) {
+		db_rollback(c);
+		return err;
+	}
+	/* COMMIT of a failed transaction answers ROLLBACK, not an error */
+	if (strcmp(PQcmdStatus(res), "COMMIT") != 0) {
+		run_hooks(c, false);
+		return ERR_INTERNAL;
+	}
+	run_hooks(c, true);
+	return 0;
 }
 
-void db_rollback(request *r)
+void db_rollback(ctx *c)
 {
-	if (r->db->conn && PQstatus(r->db->conn) == CONNECTION_OK &&
-	    PQtransactionStatus(r->db->conn) != PQTRANS_IDLE)
-		(void)db_query(r, "tx_rollback", 0, NULL, NULL);
+	if (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
+	    PQtransactionStatus(c->db->conn) != PQTRANS_IDLE)
+		(void)db_query(c, "tx_rollback", 0, NULL, NULL);
+	run_hooks(c, false);
+}
+
+bool db_in_transaction(ctx *c)
+{
+	return c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
+	       PQtransactionStatus(c->db->conn) != PQTRANS_IDLE;
+}
+
+static void add_hook(ctx *c, void (*fn)(void *), void *arg, bool on_commit)
+{
+	tx_hook *h = arena_alloc(c->a, sizeof(*h));
+	*h = (tx_hook){.fn = fn, .arg = arg, .on_commit = on_commit, .next = c->hooks};
+	c->hooks = h;
+}
+
+void db_on_rollback(ctx *c, void (*fn)(void *arg), void *arg)
+{
+	add_hook(c, fn, arg, false);
+}
+
+void db_on_commit(ctx *c, void (*fn)(void *arg), void *arg)
+{
+	add_hook(c, fn, arg, true);
 }
 
 long long db_int(const PGresult *res, int row, int col)

@@ -6,39 +6,48 @@
 #include <libpq-fe.h>
 #include <stdbool.h>
 
-#include "http/request.h"
+#include "core/ctx.h"
 
 typedef struct {
 	const char *name;
 	const char *sql;
 } db_stmt;
 
-/* A module's statements, ended by {NULL, NULL}; listed in db/registry.c. */
-extern const db_stmt *const db_registry[];
-
 typedef struct db {
 	PGconn *conn;
 	char *conninfo;
+	const db_stmt *const *registry; /* statement tables, each ended by {NULL, NULL}; the
+					  * list ended by NULL */
 	bool prepared;
 } db;
 
-/* Connects and prepares every statement of the registry. 0, or -1 (logged). */
-int db_connect(db *d, const char *conninfo);
+/* Connects and prepares every statement of registry (kept: a reconnection prepares
+ * them again). 0, or -1 (logged). */
+int db_connect(db *d, const char *conninfo, const db_stmt *const *registry);
 /* Re-establishes a broken connection; 0 when the connection is usable. */
 int db_ensure(db *d);
 void db_close(db *d);
 
-/* Runs a prepared statement. The result belongs to r's arena. On failure returns
+/* Runs a prepared statement. The result belongs to c's arena. On failure returns
  * NULL and sets *err (when err is not NULL) to ERR_UNAVAILABLE (connection lost),
- * ERR_CONFLICT (unique violation; r->err_detail is the constraint name) or
+ * ERR_CONFLICT (unique violation; c->err_detail is the constraint name) or
  * ERR_INTERNAL. */
-PGresult *db_query(request *r, const char *stmt, int n, const char *const *values, int *err);
-/* Transaction control through prepared BEGIN/COMMIT/ROLLBACK. 0 or an ERR_ code. */
-int db_begin(request *r);
-int db_commit(request *r);
+PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, int *err);
+/* Transaction control through prepared BEGIN/COMMIT/ROLLBACK. 0 or an ERR_ code.
+ * db_commit() runs the transaction's commit hooks once it committed, and its rollback
+ * hooks (newest first) when the commit fails; db_rollback() runs the rollback hooks. */
+int db_begin(ctx *c);
+int db_commit(ctx *c);
 /* A read-only transaction whose statements all see one snapshot (REPEATABLE READ). */
-int db_begin_snapshot(request *r);
-void db_rollback(request *r);
+int db_begin_snapshot(ctx *c);
+void db_rollback(ctx *c);
+/* Whether a transaction is open (or failed and not yet rolled back) on c's connection. */
+bool db_in_transaction(ctx *c);
+/* Work outside the database tied to the open transaction: fn(arg) runs when it rolls
+ * back (undo: a repository created, a ref moved) or when it commits (a file removed
+ * that the rows no longer name). arg lives in c's arena. */
+void db_on_rollback(ctx *c, void (*fn)(void *arg), void *arg);
+void db_on_commit(ctx *c, void (*fn)(void *arg), void *arg);
 
 /* Accessors on a row: NULL for SQL NULL. */
 static inline const char *db_val(const PGresult *res, int row, int col)

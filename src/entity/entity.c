@@ -26,6 +26,6 @@ const char *entity_avatar_url(request *r, const char *kind, const char *id, cons
 {
 	if (!file)
 		return NULL;
-	return arena_printf(r->a, "%s/uploads/-/system/%s/avatar/%s/%s", r->cfg->external_url, kind,
+	return arena_printf(r->ctx.a, "%s/uploads/-/system/%s/avatar/%s/%s", r->ctx.cfg->external_url, kind,
 			    id, file);
 }

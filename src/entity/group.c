@@ -16,7 +16,7 @@ json_object *entity_group(request *r, const PGresult *res, int row, int col, int
 	json_put_bool(o, "lfs_enabled", db_bool(res, row, col + GC_LFS_ENABLED));
 	json_put_str(o, "avatar_url", entity_avatar_url(r, "group", V(GC_ID), V(GC_AVATAR)));
 	json_put_str(o, "web_url",
-		     arena_printf(r->a, "%s/groups/%s", r->cfg->external_url, V(GC_FULL_PATH)));
+		     arena_printf(r->ctx.a, "%s/groups/%s", r->ctx.cfg->external_url, V(GC_FULL_PATH)));
 	json_put_bool(o, "request_access_enabled",
 		      db_bool(res, row, col + GC_REQUEST_ACCESS_ENABLED));
 	json_put_str(o, "full_name", V(GC_FULL_NAME));

@@ -10,17 +10,17 @@
 
 const char *project_ssh_url(request *r, const char *ns, const char *path)
 {
-	return arena_printf(r->a, "git@%s:%s/%s.git", r->cfg->ssh_host, ns, path);
+	return arena_printf(r->ctx.a, "git@%s:%s/%s.git", r->ctx.cfg->ssh_host, ns, path);
 }
 
 const char *project_http_url(request *r, const char *ns, const char *path)
 {
-	return arena_printf(r->a, "%s/%s/%s.git", r->cfg->external_url, ns, path);
+	return arena_printf(r->ctx.a, "%s/%s/%s.git", r->ctx.cfg->external_url, ns, path);
 }
 
 const char *project_web_url(request *r, const char *ns, const char *path)
 {
-	return arena_printf(r->a, "%s/%s/%s", r->cfg->external_url, ns, path);
+	return arena_printf(r->ctx.a, "%s/%s/%s", r->ctx.cfg->external_url, ns, path);
 }
 
 /* A JSON text of the statement, or NULL when it does not parse. */
@@ -39,7 +39,7 @@ static int compare_tags(const void *a, const void *b)
 static json_object *tag_list(request *r, const char *literal)
 {
 	const char **tags;
-	int n = db_text_array(r->a, literal, &tags);
+	int n = db_text_array(r->ctx.a, literal, &tags);
 	json_object *list = json_object_new_array();
 	if (n > 1)
 		qsort(tags, (size_t)n, sizeof(*tags), compare_tags);
@@ -64,14 +64,14 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 {
 	memset(out, 0, sizeof(*out));
 	out->project_notification = out->group_notification = 3;
-	long long me = r->user ? r->user->id : 0;
+	long long me = r->ctx.user ? r->ctx.user->id : 0;
 	const char *owner = db_val(res, row, col + PC_NS_OWNER_ID);
 	bool personal = strcmp(db_val(res, row, col + PC_NS_KIND), "user") == 0;
 	out->levels.ns_owner = me && personal && owner && strtoll(owner, NULL, 10) == me;
 	out->levels.member_level = (int)db_int(res, row, col + PC_MEMBER_LEVEL);
 	/* {{group id, level}, ...}: the highest level, and the one of the project's group */
 	long long *g;
-	int n = db_int_array(r->a, db_val(res, row, col + PC_GROUP_LEVELS), &g);
+	int n = db_int_array(r->ctx.a, db_val(res, row, col + PC_GROUP_LEVELS), &g);
 	long long ns_id = db_int(res, row, col + PC_NS_ID);
 	for (int i = 0; i + 1 < n; i += 2) {
 		int level = (int)g[i + 1];
@@ -81,7 +81,7 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 			out->own_group_level = level;
 	}
 	const char **settings;
-	n = db_text_array(r->a, db_val(res, row, col + PC_NOTIFICATION_LEVELS), &settings);
+	n = db_text_array(r->ctx.a, db_val(res, row, col + PC_NOTIFICATION_LEVELS), &settings);
 	for (int i = 0; i < n; i++) {
 		const char *level = strchr(settings[i], ':');
 		if (!level)
@@ -121,8 +121,8 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 #define B(c) db_bool(res, row, col + (c))
 	json_object *o = json_object_new_object();
 	const char *ns = V(PC_NS_FULL_PATH), *path = V(PC_PATH);
-	const char *full_path = arena_printf(r->a, "%s/%s", ns, path);
-	const char *name_with_ns = arena_printf(r->a, "%s / %s", V(PC_NS_FULL_NAME), V(PC_NAME));
+	const char *full_path = arena_printf(r->ctx.a, "%s/%s", ns, path);
+	const char *name_with_ns = arena_printf(r->ctx.a, "%s / %s", V(PC_NS_FULL_NAME), V(PC_NAME));
 	json_put_int(o, "id", I(PC_ID));
 	json_put_str(o, "description", V(PC_DESCRIPTION));
 	json_put_str(o, "default_branch", V(PC_DEFAULT_BRANCH));
@@ -218,18 +218,18 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 	}
 	/* Links to the features the project has on (GitLab 10: issues_available? and
 	 * mrs_available?) and to the rest. */
-	const char *api = arena_printf(r->a, "%s/api/v4/projects/%s", r->cfg->external_url,
+	const char *api = arena_printf(r->ctx.a, "%s/api/v4/projects/%s", r->ctx.cfg->external_url,
 				       V(PC_ID));
 	json_object *links = json_object_new_object();
 	json_put_str(links, "self", api);
 	if (issues)
-		json_put_str(links, "issues", arena_printf(r->a, "%s/issues", api));
+		json_put_str(links, "issues", arena_printf(r->ctx.a, "%s/issues", api));
 	if (mrs)
-		json_put_str(links, "merge_requests", arena_printf(r->a, "%s/merge_requests", api));
-	json_put_str(links, "repo_branches", arena_printf(r->a, "%s/repository/branches", api));
-	json_put_str(links, "labels", arena_printf(r->a, "%s/labels", api));
-	json_put_str(links, "events", arena_printf(r->a, "%s/events", api));
-	json_put_str(links, "members", arena_printf(r->a, "%s/members", api));
+		json_put_str(links, "merge_requests", arena_printf(r->ctx.a, "%s/merge_requests", api));
+	json_put_str(links, "repo_branches", arena_printf(r->ctx.a, "%s/repository/branches", api));
+	json_put_str(links, "labels", arena_printf(r->ctx.a, "%s/labels", api));
+	json_put_str(links, "events", arena_printf(r->ctx.a, "%s/events", api));
+	json_put_str(links, "members", arena_printf(r->ctx.a, "%s/members", api));
 	json_object_object_add(o, "_links", links);
 #undef V
 #undef I

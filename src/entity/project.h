@@ -119,7 +119,7 @@ enum project_view {
 
 /* The project whose columns start at column col of row, in the view that flags (enum
  * project_view) give, with x's parts (x may be NULL for the simple view). The runners
- * token is opened with r->key. */
+ * token is opened with r->ctx.key. */
 json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
 			    const project_extra *x);
 /* One of shared_with_groups: the link of row (PROJECT_LINKS_SELECT columns). */

@@ -12,7 +12,7 @@ json_object *entity_user(request *r, const PGresult *res, int row, int col, enum
 	json_put_str(o, "username", V(UC_USERNAME));
 	json_put_str(o, "state", V(UC_STATE));
 	json_put_str(o, "avatar_url", entity_avatar_url(r, "user", V(UC_ID), V(UC_AVATAR)));
-	json_put_str(o, "web_url", arena_printf(r->a, "%s/%s", r->cfg->external_url, V(UC_USERNAME)));
+	json_put_str(o, "web_url", arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->external_url, V(UC_USERNAME)));
 	if (view == USER_VIEW_BASIC)
 		return o;
 	json_put_str(o, "created_at", V(UC_CREATED_AT));

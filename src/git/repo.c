@@ -29,21 +29,21 @@ static void git_init_once(void)
 	}
 }
 
-const char *repo_relative(request *r, const char *project_id)
+const char *repo_relative(ctx *c, const char *project_id)
 {
-	const char *h = crypto_sha256_hex(r->a, project_id, strlen(project_id));
-	return arena_printf(r->a, "repositories/@hashed/%.2s/%.2s/%s", h, h + 2, h);
+	const char *h = crypto_sha256_hex(c->a, project_id, strlen(project_id));
+	return arena_printf(c->a, "repositories/@hashed/%.2s/%.2s/%s", h, h + 2, h);
 }
 
-const char *repo_path(request *r, const char *project_id)
+const char *repo_path(ctx *c, const char *project_id)
 {
-	return arena_printf(r->a, "%s/%s.git", r->cfg->storage_path, repo_relative(r, project_id));
+	return arena_printf(c->a, "%s/%s.git", c->cfg->storage_path, repo_relative(c, project_id));
 }
 
-const char *repo_wiki_path(request *r, const char *project_id)
+const char *repo_wiki_path(ctx *c, const char *project_id)
 {
-	return arena_printf(r->a, "%s/%s.wiki.git", r->cfg->storage_path,
-			    repo_relative(r, project_id));
+	return arena_printf(c->a, "%s/%s.wiki.git", c->cfg->storage_path,
+			    repo_relative(c, project_id));
 }
 
 static int mkdirs_for(const char *file)
@@ -68,10 +68,36 @@ static void log_git_error(const char *what, const char *dir)
 	log_error("%s %s: %s", what, dir, e ? e->message : "unknown error");
 }
 
-int repo_create(request *r, const char *project_id)
+/* What a rollback undoes: a repository made, or HEAD moved, in the open transaction. */
+struct undo {
+	ctx *c;
+	const char *project_id;
+	const char *head; /* the branch HEAD named before; NULL: remove the repository */
+};
+
+static void undo(void *arg)
+{
+	struct undo *u = arg;
+	if (u->head)
+		(void)repo_set_head(u->c, u->project_id, u->head, false);
+	else
+		(void)repo_remove(u->c, u->project_id);
+}
+
+static void on_rollback(ctx *c, const char *project_id, const char *head)
+{
+	struct undo *u = arena_alloc(c->a, sizeof(*u));
+	*u = (struct undo){c, arena_strdup(c->a, project_id), head};
+	db_on_rollback(c, undo, u);
+}
+
+int repo_create(ctx *c, const char *project_id)
 {
 	git_init_once();
-	const char *dir = repo_path(r, project_id);
+	const char *dir = repo_path(c, project_id);
+	struct stat st;
+	if (lstat(dir, &st) < 0)
+		on_rollback(c, project_id, NULL); /* a new one: removed by a rollback */
 	if (mkdirs_for(dir) < 0) {
 		log_error("repository directory %s: %s", dir, strerror(errno));
 		return -1;
@@ -105,19 +131,19 @@ int repo_remove_dir(const char *abs_path)
 	return nftw(abs_path, unlink_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-int repo_remove(request *r, const char *project_id)
+int repo_remove(ctx *c, const char *project_id)
 {
-	int rc = repo_remove_dir(repo_path(r, project_id));
-	if (repo_remove_dir(repo_wiki_path(r, project_id)) < 0)
+	int rc = repo_remove_dir(repo_path(c, project_id));
+	if (repo_remove_dir(repo_wiki_path(c, project_id)) < 0)
 		rc = -1;
 	return rc;
 }
 
-int repo_fork(request *r, const char *from_id, const char *to_id)
+int repo_fork(ctx *c, const char *from_id, const char *to_id)
 {
-	if (repo_create(r, to_id) < 0)
+	if (repo_create(c, to_id) < 0)
 		return -1;
-	const char *src = repo_path(r, from_id), *dst = repo_path(r, to_id);
+	const char *src = repo_path(c, from_id), *dst = repo_path(c, to_id);
 	git_repository *repo = NULL, *source = NULL;
 	git_remote *remote = NULL;
 	git_reference *head = NULL;
@@ -156,12 +182,12 @@ cleanup:
 	return rc;
 }
 
-int repo_set_head(request *r, const char *project_id, const char *branch, bool must_exist,
-		  const char **previous)
+int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_exist)
 {
+	const char *prev = NULL, **previous = &prev;
 	git_init_once();
-	const char *dir = repo_path(r, project_id);
-	const char *ref = arena_printf(r->a, "refs/heads/%s", branch);
+	const char *dir = repo_path(c, project_id);
+	const char *ref = arena_printf(c->a, "refs/heads/%s", branch);
 	git_repository *repo = NULL;
 	git_reference *found = NULL, *head = NULL;
 	int rc = -1;
@@ -185,12 +211,14 @@ int repo_set_head(request *r, const char *project_id, const char *branch, bool m
 	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
 		const char *target = git_reference_symbolic_target(head);
 		if (strncmp(target, "refs/heads/", 11) == 0)
-			*previous = arena_strdup(r->a, target + 11);
+			*previous = arena_strdup(c->a, target + 11);
 	}
 	if (e < 0 || git_repository_set_head(repo, ref) < 0) {
 		log_git_error("set HEAD of", dir);
 		goto cleanup;
 	}
+	if (prev && strcmp(prev, branch) != 0)
+		on_rollback(c, project_id, prev);
 	rc = 0;
 cleanup:
 	git_reference_free(head);
@@ -212,18 +240,18 @@ static int move_legacy(const char *from, const char *to)
 	return 1;
 }
 
-int repo_migrate_legacy(request *r)
+int repo_migrate_legacy(ctx *c)
 {
 	int err;
-	PGresult *res = db_query(r, "repo_legacy_list", 0, NULL, &err);
+	PGresult *res = db_query(c, "repo_legacy_list", 0, NULL, &err);
 	if (!res)
 		return -1;
 	int moved = 0;
 	for (int i = 0; i < PQntuples(res); i++) {
 		const char *id = PQgetvalue(res, i, 0), *old = PQgetvalue(res, i, 1);
-		const char *from = arena_printf(r->a, "%s/%s", r->cfg->storage_path, old);
-		int a = move_legacy(arena_printf(r->a, "%s.git", from), repo_path(r, id));
-		int b = move_legacy(arena_printf(r->a, "%s.wiki.git", from), repo_wiki_path(r, id));
+		const char *from = arena_printf(c->a, "%s/%s", c->cfg->storage_path, old);
+		int a = move_legacy(arena_printf(c->a, "%s.git", from), repo_path(c, id));
+		int b = move_legacy(arena_printf(c->a, "%s.wiki.git", from), repo_wiki_path(c, id));
 		if (a < 0 || b < 0)
 			return -1;
 		moved += a + b;

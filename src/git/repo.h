@@ -9,35 +9,35 @@
 #include <stdbool.h>
 
 #include "db/db.h"
-#include "http/request.h"
+#include "core/ctx.h"
 
 extern const db_stmt repo_stmts[];
 
 /* The repository's path relative to the storage path ("repositories/@hashed/ab/cd/<h>"
- * without ".git"), in r's arena. */
-const char *repo_relative(request *r, const char *project_id);
+ * without ".git"), in c's arena. */
+const char *repo_relative(ctx *c, const char *project_id);
 /* Absolute path of project_id's repository (<...>.git) and wiki (<...>.wiki.git). */
-const char *repo_path(request *r, const char *project_id);
-const char *repo_wiki_path(request *r, const char *project_id);
+const char *repo_path(ctx *c, const char *project_id);
+const char *repo_wiki_path(ctx *c, const char *project_id);
 /* Creates an empty bare repository (HEAD -> refs/heads/master) with libgit2. 0 or -1;
- * an existing repository is left as it is (0). */
-int repo_create(request *r, const char *project_id);
+ * an existing repository is left as it is (0). A new one is removed when the open
+ * transaction rolls back (db_on_rollback). */
+int repo_create(ctx *c, const char *project_id);
 /* Creates the repository of a fork: a new bare repository with every branch and tag of
  * the source and the source's HEAD (empty when the source has no repository). 0 or -1;
- * the caller removes the target (repo_remove) on failure. */
-int repo_fork(request *r, const char *from_id, const char *to_id);
+ * removed when the open transaction rolls back, as repo_create's. */
+int repo_fork(ctx *c, const char *from_id, const char *to_id);
 /* Points HEAD at refs/heads/<branch>: 0, 1 when there is no such branch (and it must
- * exist) or the name is not a valid branch name, -1 on error. *previous (when not NULL)
- * gets the branch HEAD named before, in r's arena, or NULL. */
-int repo_set_head(request *r, const char *project_id, const char *branch, bool must_exist,
-		  const char **previous);
+ * exist) or the name is not a valid branch name, -1 on error. When the open transaction
+ * rolls back, HEAD names the branch it named before again. */
+int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_exist);
 /* Removes the repository and the wiki of project_id; missing ones are success. 0 or -1. */
-int repo_remove(request *r, const char *project_id);
+int repo_remove(ctx *c, const char *project_id);
 /* Removes a directory tree (background work); missing is success. */
 int repo_remove_dir(const char *abs_path);
 /* Moves the repositories of the layout before storage by id
  * (<storage>/<namespace full path>/<path>.git and .wiki.git) to their place by id; run
  * by `collabd migrate`, again safe. The number moved, or -1. */
-int repo_migrate_legacy(request *r);
+int repo_migrate_legacy(ctx *c);
 
 #endif

@@ -302,7 +302,7 @@ void cache_depend_none(request *r)
 
 const char *cache_open_secret(request *r, const char *sealed)
 {
-	const char *plain = crypto_open(r->a, r->key, sealed);
+	const char *plain = crypto_open(r->ctx.a, r->ctx.key, sealed);
 	if (plain && r->cache_key) {
 		if (r->cache_nsecrets == CACHE_MAX_SECRETS) {
 			r->cache_none = true;
@@ -348,7 +348,7 @@ char *cache_mask_secrets(arena *a, const char *body, size_t body_len, const char
 static const char *unmask_secrets(request *r, const cache_entry *e, size_t *len)
 {
 	buf b;
-	buf_init(&b, r->a, e->body_len + 64);
+	buf_init(&b, r->ctx.a, e->body_len + 64);
 	for (size_t at = 0; at < e->body_len; at++) {
 		if (e->body[at] != SECRET_MARK) {
 			buf_putc(&b, e->body[at]);
@@ -357,7 +357,7 @@ static const char *unmask_secrets(request *r, const cache_entry *e, size_t *len)
 		int i = at + 2 < e->body_len ? e->body[at + 1] - '0' : -1;
 		if (i < 0 || i >= e->nsealed || e->body[at + 2] != SECRET_MARK)
 			return NULL;
-		const char *plain = crypto_open(r->a, r->key, e->sealed[i]);
+		const char *plain = crypto_open(r->ctx.a, r->ctx.key, e->sealed[i]);
 		if (!plain)
 			return NULL;
 		buf_puts(&b, plain);
@@ -373,7 +373,7 @@ static const char *unmask_secrets(request *r, const cache_entry *e, size_t *len)
 static const char *key_of(request *r)
 {
 	buf b;
-	buf_init(&b, r->a, 256);
+	buf_init(&b, r->ctx.a, 256);
 	buf_puts(&b, r->path);
 	buf_putc(&b, '?');
 	buf_puts(&b, r->query ? r->query : "");
@@ -382,13 +382,13 @@ static const char *key_of(request *r)
 	buf_putc(&b, r->oauth ? 'o' : 'p');
 	buf_putc(&b, '\n');
 	buf_puts(&b, r->sudo ? r->sudo : "");
-	return crypto_sha256_hex(r->a, b.data, b.len);
+	return crypto_sha256_hex(r->ctx.a, b.data, b.len);
 }
 
 static const char *deps_literal(request *r, const long long *deps, int n)
 {
 	buf b;
-	buf_init(&b, r->a, 128);
+	buf_init(&b, r->ctx.a, 128);
 	buf_putc(&b, '{');
 	for (int i = 0; i < n; i++)
 		buf_printf(&b, i ? ",%lld" : "%lld", deps[i]);
@@ -400,7 +400,7 @@ static const char *deps_literal(request *r, const long long *deps, int n)
 static long long versions(request *r, const long long *deps, int n)
 {
 	const char *v[1] = {deps_literal(r, deps, n)};
-	PGresult *res = db_query(r, "cache_versions", 1, v, NULL);
+	PGresult *res = db_query(&r->ctx, "cache_versions", 1, v, NULL);
 	if (!res || PQntuples(res) != 1)
 		return -1;
 	return db_int(res, 0, 0);
@@ -414,7 +414,7 @@ bool cache_serve(request *r)
 	const char *key = key_of(r);
 	time_t now = time(NULL);
 	cache_entry e;
-	if (cache_get(r->cache, key, now, r->a, &e)) {
+	if (cache_get(r->cache, key, now, r->ctx.a, &e)) {
 		long long sum = versions(r, e.deps, e.ndeps);
 		size_t len = e.body_len;
 		const char *body = NULL;
@@ -432,7 +432,7 @@ bool cache_serve(request *r)
 	} else if (!cache_admit(r->cache, key)) {
 		return false; /* the first time: not kept */
 	}
-	if (db_begin_snapshot(r) < 0)
+	if (db_begin_snapshot(&r->ctx) < 0)
 		return false; /* runs uncached; the handler meets the same database */
 	r->cache_key = key;
 	cache_depend(r, CACHE_KEY_ALL);
@@ -461,7 +461,7 @@ void cache_finish(request *r, int rc)
 		return; /* the dispatcher rolls back */
 	bool store = r->status == 200 && !r->cache_none && r->body;
 	long long sum = store ? versions(r, r->cache_deps, r->cache_ndeps) : -1;
-	if (db_commit(r) < 0 || sum < 0)
+	if (db_commit(&r->ctx) < 0 || sum < 0)
 		return;
 	cache_entry e = {.expires = expiry(time(NULL)), .ndeps = r->cache_ndeps, .sum = sum,
 			 .status = r->status, .headers = r->headers.data ? r->headers.data : "",
@@ -472,7 +472,7 @@ void cache_finish(request *r, int rc)
 	memcpy(e.sealed, r->cache_sealed, sizeof(e.sealed));
 	if (e.nsealed) {
 		/* kept sealed, as in the database */
-		e.body = cache_mask_secrets(r->a, r->body, r->body_len, r->cache_plain, e.nsealed,
+		e.body = cache_mask_secrets(r->ctx.a, r->body, r->body_len, r->cache_plain, e.nsealed,
 					    &e.body_len);
 		if (!e.body)
 			return;

@@ -28,19 +28,19 @@ int pagination_parse(request *r, page_req *out)
 
 const char *pagination_limit(request *r, const page_req *p)
 {
-	return arena_printf(r->a, "%lld", p->per_page);
+	return arena_printf(r->ctx.a, "%lld", p->per_page);
 }
 
 const char *pagination_offset(request *r, const page_req *p)
 {
-	return arena_printf(r->a, "%lld", p->offset);
+	return arena_printf(r->ctx.a, "%lld", p->offset);
 }
 
 /* <external_url><path>?<every query parameter, page and per_page set> */
 static void link_url(request *r, buf *b, const page_req *p, long long page)
 {
 	buf_puts(b, "<");
-	buf_puts(b, r->cfg->external_url);
+	buf_puts(b, r->ctx.cfg->external_url);
 	buf_puts(b, r->path);
 	buf_putc(b, '?');
 	bool first = true;
@@ -88,7 +88,7 @@ void pagination_headers(request *r, const page_req *p, long long total)
 	respond_header(r, "X-Prev-Page", n);
 
 	buf link;
-	buf_init(&link, r->a, 512);
+	buf_init(&link, r->ctx.a, 512);
 	if (has_prev) {
 		link_url(r, &link, p, p->page - 1);
 		buf_puts(&link, "; rel=\"prev\", ");

@@ -16,8 +16,8 @@
 void request_init(request *r, arena *a, const config *cfg)
 {
 	memset(r, 0, sizeof(*r));
-	r->a = a;
-	r->cfg = cfg;
+	r->ctx.a = a;
+	r->ctx.cfg = cfg;
 	r->status = 200;
 	buf_init(&r->headers, a, 512);
 }
@@ -74,7 +74,7 @@ static int param_count(request *r)
 void param_add(request *r, const char *name, const char *value, bool array,
 	       enum param_source src, bool front)
 {
-	param *p = arena_alloc(r->a, sizeof(*p));
+	param *p = arena_alloc(r->ctx.a, sizeof(*p));
 	p->name = name;
 	p->value = value;
 	p->len = value ? strlen(value) : 0;
@@ -105,9 +105,9 @@ static int parse_urlencoded(request *r, const char *s, size_t n, enum param_sour
 		if (j > i) {
 			const char *eq = memchr(s + i, '=', j - i);
 			size_t klen = eq ? (size_t)(eq - (s + i)) : j - i;
-			char *name = url_decode(r->a, s + i, klen, true);
-			char *value = eq ? url_decode(r->a, eq + 1, (size_t)(s + j - eq - 1), true)
-					 : arena_strdup(r->a, "");
+			char *name = url_decode(r->ctx.a, s + i, klen, true);
+			char *value = eq ? url_decode(r->ctx.a, eq + 1, (size_t)(s + j - eq - 1), true)
+					 : arena_strdup(r->ctx.a, "");
 			if (!name || !value)
 				return fail(r, ERR_BAD_REQUEST, "invalid percent-encoding");
 			if (!valid_text(name) || !valid_text(value))
@@ -141,10 +141,10 @@ static const char *json_scalar(request *r, json_object *v)
 		size_t n = (size_t)json_object_get_string_len(v);
 		if (strlen(t) != n || !valid_text(t))
 			return INVALID_TEXT;
-		return arena_strndup(r->a, t, n);
+		return arena_strndup(r->ctx.a, t, n);
 	}
 	default:
-		return arena_strdup(r->a, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		return arena_strdup(r->ctx.a, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 	}
 }
 
@@ -250,13 +250,13 @@ static int parse_json(request *r, const char *body, size_t n)
 				const char *v = json_scalar(r, json_object_array_get_idx(val, i));
 				if (v == INVALID_TEXT)
 					return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
-				param_add(r, arena_strdup(r->a, key), v, true, SRC_BODY, false);
+				param_add(r, arena_strdup(r->ctx.a, key), v, true, SRC_BODY, false);
 			}
 		} else {
 			const char *v = json_scalar(r, val);
 			if (v == INVALID_TEXT)
 				return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
-			param_add(r, arena_strdup(r->a, key), v, false, SRC_BODY, false);
+			param_add(r, arena_strdup(r->ctx.a, key), v, false, SRC_BODY, false);
 		}
 	}
 	return 0;
@@ -295,10 +295,10 @@ static char *header_attr(arena *a, const char *h, const char *end, const char *a
 
 static int parse_multipart(request *r, const char *ctype, const char *body, size_t n)
 {
-	char *boundary = header_attr(r->a, ctype, ctype + strlen(ctype), "boundary");
+	char *boundary = header_attr(r->ctx.a, ctype, ctype + strlen(ctype), "boundary");
 	if (!boundary || !*boundary || strlen(boundary) > 200)
 		return fail(r, ERR_BAD_REQUEST, "multipart body without boundary");
-	char *delim = arena_printf(r->a, "--%s", boundary);
+	char *delim = arena_printf(r->ctx.a, "--%s", boundary);
 	size_t dl = strlen(delim);
 	const char *end = body + n;
 	const char *p = NULL;
@@ -326,8 +326,8 @@ static int parse_multipart(request *r, const char *ctype, const char *body, size
 		if (!hend)
 			return fail(r, ERR_BAD_REQUEST, "malformed multipart body");
 		const char *disp = find_ci(p, hend, "content-disposition:");
-		char *name = disp ? header_attr(r->a, disp, hend, "name") : NULL;
-		char *filename = disp ? header_attr(r->a, disp, hend, "filename") : NULL;
+		char *name = disp ? header_attr(r->ctx.a, disp, hend, "name") : NULL;
+		char *filename = disp ? header_attr(r->ctx.a, disp, hend, "filename") : NULL;
 		const char *data = hend + 4, *next = NULL;
 		for (const char *q = data; q + dl + 2 <= end; q++)
 			if (q[0] == '\r' && q[1] == '\n' && memcmp(q + 2, delim, dl) == 0) {
@@ -344,7 +344,7 @@ static int parse_multipart(request *r, const char *ctype, const char *body, size
 			name[nl - 2] = '\0';
 		/* Files keep their bytes; the view carries text, so a file part is kept
 		 * under its name and its filename under name.filename. */
-		char *value = arena_strndup(r->a, data, (size_t)(next - data));
+		char *value = arena_strndup(r->ctx.a, data, (size_t)(next - data));
 		if (!filename && (strlen(value) != (size_t)(next - data) || !valid_text(value)))
 			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
 		if (!valid_text(name) || (filename && !valid_text(filename)))
@@ -352,7 +352,7 @@ static int parse_multipart(request *r, const char *ctype, const char *body, size
 		param_add(r, name, value, array, SRC_BODY, false);
 		r->params_tail->len = (size_t)(next - data);
 		if (filename)
-			param_add(r, arena_printf(r->a, "%s.filename", name), filename, false, SRC_BODY,
+			param_add(r, arena_printf(r->ctx.a, "%s.filename", name), filename, false, SRC_BODY,
 				  false);
 		p = next + 2;
 	}
@@ -362,10 +362,10 @@ int request_parse(request *r, const char *method, const char *uri, const char *c
 		  const char *body, size_t body_len)
 {
 	r->head = strcmp(method, "HEAD") == 0;
-	r->method = r->head ? "GET" : arena_strdup(r->a, method);
+	r->method = r->head ? "GET" : arena_strdup(r->ctx.a, method);
 	const char *q = strchr(uri, '?');
-	r->path = q ? arena_strndup(r->a, uri, (size_t)(q - uri)) : arena_strdup(r->a, uri);
-	r->query = q ? arena_strdup(r->a, q + 1) : "";
+	r->path = q ? arena_strndup(r->ctx.a, uri, (size_t)(q - uri)) : arena_strdup(r->ctx.a, uri);
+	r->query = q ? arena_strdup(r->ctx.a, q + 1) : "";
 	if (strlen(uri) > REQUEST_URI_MAX)
 		return ERR_URI_TOO_LONG;
 	int rc = parse_urlencoded(r, r->query, strlen(r->query), SRC_QUERY);
@@ -450,9 +450,9 @@ int param_array(request *r, const char *name, const char ***out)
 			n++;
 	if (n > PARAM_ARRAY_MAX)
 		return fail(r, ERR_INVALID,
-			    arena_printf(r->a, "%s has too many values (at most %d)", name,
+			    arena_printf(r->ctx.a, "%s has too many values (at most %d)", name,
 					 PARAM_ARRAY_MAX));
-	const char **v = arena_alloc(r->a, sizeof(*v) * (size_t)(n + 1));
+	const char **v = arena_alloc(r->ctx.a, sizeof(*v) * (size_t)(n + 1));
 	int i = 0;
 	for (param *p = r->params; p; p = p->next)
 		if (p->array && strcmp(p->name, name) == 0)
@@ -478,7 +478,7 @@ static void json_release(void *obj)
 json_object *request_own(request *r, json_object *obj)
 {
 	if (obj)
-		arena_defer(r->a, json_release, obj);
+		arena_defer(r->ctx.a, json_release, obj);
 	return obj;
 }
 
@@ -489,7 +489,7 @@ int param_text(request *r, const char *name, size_t max, const char **out)
 		return 1;
 	if (utf8_chars(v) > max)
 		return fail_validation(
-			r, name, arena_printf(r->a, "is too long (maximum is %zu characters)", max));
+			r, name, arena_printf(r->ctx.a, "is too long (maximum is %zu characters)", max));
 	*out = v;
 	return 0;
 }
@@ -532,7 +532,7 @@ int param_oneof(request *r, const char *name, const char *const *allowed, const 
 int param_file(request *r, const char *name, const char **data, size_t *len, const char **filename)
 {
 	param *p = param_find(r, name);
-	const char *fname = param_str(r, arena_printf(r->a, "%s.filename", name));
+	const char *fname = param_str(r, arena_printf(r->ctx.a, "%s.filename", name));
 	if (!p || !p->value || !fname)
 		return 1;
 	*data = p->value;

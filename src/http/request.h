@@ -12,7 +12,8 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/config.h"
-#include "http/errors.h"
+#include "core/ctx.h"
+#include "core/errors.h"
 
 enum param_source { SRC_PATH, SRC_QUERY, SRC_BODY };
 
@@ -25,35 +26,16 @@ typedef struct param {
 	struct param *next;
 } param;
 
-/* The authenticated caller, filled by auth_authenticate(). */
-typedef struct {
-	long long id;
-	bool admin;
-	bool external;
-	const char *username;
-	const char *email;
-	bool can_create_group;
-	const char *scopes;       /* PostgreSQL text[] literal, e.g. {api} */
-	const char *token_kind;   /* private, personal, impersonation, oauth */
-	PGresult *res;            /* the user row, columns as USER_COLS from col: only on
-				   * ROUTE_CALLER_RECORD routes and after sudo, else NULL */
-	int row;
-	int col;
-	bool impersonated;        /* via sudo */
-} caller;
-
 struct route;
-struct db;
+struct project_scope;
+struct group_scope;
 
 /* The most keys a cached response may depend on, and secrets it may show (http/cache.h). */
 #define CACHE_MAX_DEPS 16
 #define CACHE_MAX_SECRETS 4
 
 typedef struct request {
-	arena *a;
-	const config *cfg;
-	struct db *db;
-	const unsigned char *key; /* instance key, 32 bytes */
+	ctx ctx;              /* arena, database, configuration, key, caller (core/ctx.h) */
 
 	/* what came in */
 	const char *method;   /* GET for HEAD requests too */
@@ -62,13 +44,14 @@ typedef struct request {
 	const char *query;    /* raw query string, may be "" */
 	param *params;        /* path captures first, then query, then body */
 	param *params_tail;
-	const char *(*header_fn)(void *ctx, const char *cgi_name);
+	const char *(*header_fn)(void *hctx, const char *cgi_name);
 	void *header_ctx;
 	const struct route *route;
 	const char *request_id;
+	struct project_scope *project; /* ROUTE_PROJECT: the project of :id (auth/scope.h) */
+	struct group_scope *group;     /* ROUTE_GROUP: the group of :id */
 
-	/* who asks */
-	caller *user;         /* NULL when anonymous */
+	/* who asks (the caller is ctx.user) */
 	const char *token_digest; /* hex SHA-256 of the credential, NULL when none sent */
 	bool oauth;           /* credential came as Bearer/access_token */
 	const char *sudo;     /* value of sudo param/header */
@@ -78,7 +61,6 @@ typedef struct request {
 	buf headers;
 	const char *body;
 	size_t body_len;
-	const char *err_detail;
 	json_object *validation; /* for ERR_VALIDATION */
 
 	/* the response cache (http/cache.h): the worker's, NULL when off */

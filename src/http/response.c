@@ -6,7 +6,7 @@
 
 int fail(request *r, int code, const char *detail)
 {
-	r->err_detail = detail;
+	r->ctx.err_detail = detail;
 	return code;
 }
 
@@ -17,12 +17,12 @@ int fail_missing(request *r, const char *attr)
 
 int fail_invalid(request *r, const char *attr)
 {
-	return fail(r, ERR_INVALID, arena_printf(r->a, "%s is invalid", attr));
+	return fail(r, ERR_INVALID, arena_printf(r->ctx.a, "%s is invalid", attr));
 }
 
 int fail_not_valid_value(request *r, const char *attr)
 {
-	return fail(r, ERR_INVALID, arena_printf(r->a, "%s does not have a valid value", attr));
+	return fail(r, ERR_INVALID, arena_printf(r->ctx.a, "%s does not have a valid value", attr));
 }
 
 int fail_not_found(request *r, const char *what)
@@ -75,11 +75,11 @@ static json_object *message(const char *key, const char *text)
 
 void respond_error(request *r, int code)
 {
-	const char *d = r->err_detail ? r->err_detail : "";
+	const char *d = r->ctx.err_detail ? r->ctx.err_detail : "";
 	switch (code) {
 	case ERR_MISSING:
 		respond_json(r, 400,
-			     message("message", arena_printf(r->a, "400 (Bad request) \"%s\" not given", d)));
+			     message("message", arena_printf(r->ctx.a, "400 (Bad request) \"%s\" not given", d)));
 		break;
 	case ERR_INVALID:
 		respond_json(r, 400, message("error", d));
@@ -93,7 +93,7 @@ void respond_error(request *r, int code)
 		break;
 	}
 	case ERR_BAD_REQUEST:
-		respond_json(r, 400, message("message", arena_printf(r->a, "400 (Bad request) %s", d)));
+		respond_json(r, 400, message("message", arena_printf(r->ctx.a, "400 (Bad request) %s", d)));
 		break;
 	case ERR_UNAUTHORIZED:
 		respond_json(r, 401, message("message", "401 Unauthorized"));
@@ -116,7 +116,7 @@ void respond_error(request *r, int code)
 	}
 	case ERR_NOT_FOUND:
 		respond_json(r, 404,
-			     message("message", *d ? arena_printf(r->a, "404 %s Not Found", d)
+			     message("message", *d ? arena_printf(r->ctx.a, "404 %s Not Found", d)
 						   : "404 Not Found"));
 		break;
 	case ERR_NO_ROUTE:
@@ -125,7 +125,7 @@ void respond_error(request *r, int code)
 	case ERR_SUDO_NOT_FOUND:
 		respond_json(r, 404,
 			     message("message",
-				     arena_printf(r->a, "404 Not Found: No user id or username for: %s", d)));
+				     arena_printf(r->ctx.a, "404 Not Found: No user id or username for: %s", d)));
 		break;
 	case ERR_CONFLICT:
 		respond_json(r, 409, message("message", *d ? d : "409 Conflict"));

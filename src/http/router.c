@@ -25,10 +25,10 @@ static bool match(const char *pattern, const char *path, request *r, bool add)
 				return false;
 			if (add) {
 				/* a capture is text like any other parameter (it may reach SQL) */
-				char *value = url_decode(r->a, s, (size_t)(se - s), false);
+				char *value = url_decode(r->ctx.a, s, (size_t)(se - s), false);
 				if (!value || !valid_text(value))
 					return false;
-				param_add(r, arena_strndup(r->a, name, (size_t)(ne - name)), value, false,
+				param_add(r, arena_strndup(r->ctx.a, name, (size_t)(ne - name)), value, false,
 					  SRC_PATH, true);
 			}
 			p = ne;
@@ -44,16 +44,17 @@ static bool match(const char *pattern, const char *path, request *r, bool add)
 	return *s == '\0' || (s[0] == '/' && s[1] == '\0');
 }
 
-const route *router_match(const route *table, size_t n, request *r)
+const route *router_match(const route *const *tables, request *r)
 {
-	for (size_t i = 0; i < n; i++) {
-		const route *rt = &table[i];
-		if (strcmp(rt->method, r->method) != 0)
-			continue;
-		if (match(rt->pattern, r->path, r, false)) {
-			if (!match(rt->pattern, r->path, r, true))
-				return NULL;
-			return rt;
+	for (size_t t = 0; tables[t]; t++) {
+		for (const route *rt = tables[t]; rt->method; rt++) {
+			if (strcmp(rt->method, r->method) != 0)
+				continue;
+			if (match(rt->pattern, r->path, r, false)) {
+				if (!match(rt->pattern, r->path, r, true))
+					return NULL;
+				return rt;
+			}
 		}
 	}
 	return NULL;

@@ -1,4 +1,5 @@
-/* The route table's shape and the matcher. The table itself is src/api/routes.c. */
+/* The shape of a route and the matcher. Each API module has its table of routes
+ * (src/api/<name>.c, <name>_routes); modules.h lists them. */
 #ifndef COLLABD_ROUTER_H
 #define COLLABD_ROUTER_H
 
@@ -9,16 +10,22 @@
 typedef int (*handler_fn)(request *r);
 
 enum route_flag {
-	ROUTE_PUBLIC = 0,         /* credentials optional: r->user may be NULL */
+	ROUTE_PUBLIC = 0,         /* credentials optional: r->ctx.user may be NULL */
 	ROUTE_AUTH = 1 << 0,      /* 401 without valid credentials */
 	ROUTE_ADMIN = 1 << 1,     /* 403 unless the caller is an admin (implies AUTH) */
 	ROUTE_READ_USER = 1 << 2, /* also allowed to tokens with only the read_user scope */
 	ROUTE_NO_AUTH = 1 << 3,   /* credentials are not looked at (OAuth token endpoint) */
 	ROUTE_SELF_AUTH = 1 << 4, /* handler authenticates inside its own statement */
 	ROUTE_CALLER_RECORD = 1 << 5, /* the handler presents the caller's own record
-				       * (r->user->res): authentication fetches all of it */
+				       * (r->ctx.user->res): authentication fetches all of it */
 	ROUTE_CACHE = 1 << 6,     /* 200s kept in the response cache (http/cache.h): the
 				   * handler names what they depend on */
+	ROUTE_PROJECT = 1 << 7,   /* :id is a project the caller can see, found before the
+				   * handler (r->project; 404 Project Not Found), auth/scope.h */
+	ROUTE_GROUP = 1 << 8,     /* the same for a group (r->group; 404 Group Not Found) */
+	ROUTE_TX = 1 << 9,        /* the handler runs in a transaction that the dispatcher
+				   * begins, commits when the handler succeeds and rolls back
+				   * when it fails; the scope is locked (FOR UPDATE) in it */
 };
 
 typedef struct route {
@@ -26,13 +33,17 @@ typedef struct route {
 	const char *pattern; /* /api/v4/users/:id ; a final *name takes the rest */
 	handler_fn handler;
 	unsigned flags;
+	/* The parameter checks GitLab's declarations make before an endpoint looks anything
+	 * up (required and typed parameters): run before the scope, so that bad input is a
+	 * 400 before any 404; NULL when none. Validation messages it leaves are dropped. */
+	handler_fn check;
 } route;
 
-extern const route routes[];
-extern const size_t routes_count;
+/* Finds the route for r->method and r->path in tables (each ended by a route whose
+ * method is NULL; the list ended by NULL), the first that matches, and adds its
+ * captures, decoded, to the parameter view. NULL when nothing matches (or a capture is
+ * badly encoded). */
+const route *router_match(const route *const *tables, request *r);
 
-/* Finds the route for r->method and r->path and adds its captures, decoded, to the
- * parameter view. NULL when nothing matches (or a capture is badly encoded). */
-const route *router_match(const route *table, size_t n, request *r);
 
 #endif

@@ -24,9 +24,9 @@ struct header {
 };
 static struct header headers[8];
 
-static const char *header_fn(void *ctx, const char *cgi_name)
+static const char *header_fn(void *hctx, const char *cgi_name)
 {
-	for (const struct header *h = ctx; h->name; h++)
+	for (const struct header *h = hctx; h->name; h++)
 		if (strcmp(h->name, cgi_name) == 0)
 			return h->value;
 	return NULL;
@@ -225,14 +225,14 @@ START_TEST(test_anonymous)
 {
 	credentials("GET", "/api/v4/projects", NULL);
 	ck_assert_int_eq(auth_authenticate(&R, ROUTE_PUBLIC), 0);
-	ck_assert_ptr_null(R.user);
+	ck_assert_ptr_null(R.ctx.user);
 	ck_assert_int_eq(auth_authenticate(&R, ROUTE_READ_USER), 0);
 	ck_assert_int_eq(auth_authenticate(&R, ROUTE_AUTH), ERR_UNAUTHORIZED);
 	ck_assert_int_eq(auth_authenticate(&R, ROUTE_ADMIN), ERR_UNAUTHORIZED);
 	ck_assert_int_eq(auth_authenticate(&R, ROUTE_AUTH | ROUTE_ADMIN), ERR_UNAUTHORIZED);
 	ck_assert_int_eq(auth_accept_row(&R, ROUTE_PUBLIC, NULL, 0, 0), 0);
 	ck_assert_int_eq(auth_accept_row(&R, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
-	ck_assert_ptr_null(R.user);
+	ck_assert_ptr_null(R.ctx.user);
 }
 END_TEST
 
@@ -242,7 +242,7 @@ START_TEST(test_anonymous_sudo_is_unauthorized)
 	credentials("GET", "/api/v4/user?sudo=root", NULL);
 	ck_assert_int_eq(auth_authenticate(&R, ROUTE_AUTH), ERR_UNAUTHORIZED);
 	ck_assert_int_eq(auth_authenticate(&R, ROUTE_PUBLIC), 0);
-	ck_assert_ptr_null(R.user);
+	ck_assert_ptr_null(R.ctx.user);
 }
 END_TEST
 
@@ -326,23 +326,23 @@ START_TEST(test_token_without_row_is_unauthorized)
 			 ERR_UNAUTHORIZED);
 	ck_assert_int_eq(auth_accept_row(&R, ROUTE_PUBLIC, caller_result(0, &USER_API, 1), 1, 0),
 			 ERR_UNAUTHORIZED); /* row past the end */
-	ck_assert_ptr_null(R.user);
+	ck_assert_ptr_null(R.ctx.user);
 }
 END_TEST
 
 START_TEST(test_token_caller)
 {
 	ck_assert_int_eq(accept_caller("GET", "/api/v4/user", ROUTE_AUTH, &USER_API), 0);
-	ck_assert_ptr_nonnull(R.user);
-	ck_assert_int_eq(R.user->id, 42);
-	ck_assert_str_eq(R.user->username, "john");
-	ck_assert(!R.user->admin);
-	ck_assert_str_eq(R.user->token_kind, "personal");
-	ck_assert_str_eq(R.user->scopes, "{api}");
-	ck_assert(!R.user->impersonated);
+	ck_assert_ptr_nonnull(R.ctx.user);
+	ck_assert_int_eq(R.ctx.user->id, 42);
+	ck_assert_str_eq(R.ctx.user->username, "john");
+	ck_assert(!R.ctx.user->admin);
+	ck_assert_str_eq(R.ctx.user->token_kind, "personal");
+	ck_assert_str_eq(R.ctx.user->scopes, "{api}");
+	ck_assert(!R.ctx.user->impersonated);
 	ck_assert_int_eq(auth_is_admin(&R), 0);
 	ck_assert_int_eq(accept_caller("GET", "/api/v4/projects", ROUTE_PUBLIC, &USER_API), 0);
-	ck_assert_int_eq(R.user->id, 42);
+	ck_assert_int_eq(R.ctx.user->id, 42);
 }
 END_TEST
 
@@ -353,10 +353,10 @@ START_TEST(test_token_caller_at_column)
 	credentials("GET", "/api/v4/users/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
 	PGresult *res = caller_result(3, rows, 2);
 	ck_assert_int_eq(auth_accept_row(&R, ROUTE_ADMIN, res, 1, 3), 0);
-	ck_assert_int_eq(R.user->id, 1);
-	ck_assert_str_eq(R.user->username, "root");
-	ck_assert_int_eq(R.user->row, 1);
-	ck_assert_int_eq(R.user->col, 3);
+	ck_assert_int_eq(R.ctx.user->id, 1);
+	ck_assert_str_eq(R.ctx.user->username, "root");
+	ck_assert_int_eq(R.ctx.user->row, 1);
+	ck_assert_int_eq(R.ctx.user->col, 3);
 	ck_assert_int_eq(auth_is_admin(&R), 1);
 }
 END_TEST
@@ -367,7 +367,7 @@ START_TEST(test_admin_routes)
 	ck_assert_int_eq(accept_caller("POST", "/api/v4/users", ROUTE_AUTH | ROUTE_ADMIN, &USER_API),
 			 ERR_FORBIDDEN);
 	ck_assert_int_eq(accept_caller("POST", "/api/v4/users", ROUTE_ADMIN, &ADMIN_API), 0);
-	ck_assert(R.user->admin);
+	ck_assert(R.ctx.user->admin);
 }
 END_TEST
 
@@ -376,7 +376,7 @@ START_TEST(test_scopes)
 	/* read_user tokens: only GET on routes that allow them */
 	const unsigned read_user = ROUTE_AUTH | ROUTE_READ_USER;
 	ck_assert_int_eq(accept_caller("GET", "/api/v4/user", read_user, &USER_READ), 0);
-	ck_assert_int_eq(R.user->id, 43);
+	ck_assert_int_eq(R.ctx.user->id, 43);
 	ck_assert_int_eq(accept_caller("HEAD", "/api/v4/user", read_user, &USER_READ), 0);
 	ck_assert_int_eq(accept_caller("POST", "/api/v4/user/keys", read_user, &USER_READ), ERR_SCOPE);
 	ck_assert_int_eq(accept_caller("GET", "/api/v4/projects", ROUTE_AUTH, &USER_READ), ERR_SCOPE);
@@ -412,7 +412,7 @@ START_TEST(test_sudo_needs_admin)
 	credentials("GET", "/api/v4/user?sudo=root", "HTTP_PRIVATE_TOKEN", "abc", NULL);
 	ck_assert_int_eq(auth_accept_row(&R, ROUTE_AUTH, caller_result(0, &USER_API, 1), 0, 0),
 			 ERR_FORBIDDEN);
-	ck_assert_str_eq(R.err_detail, "403 Forbidden  - Must be admin to use sudo");
+	ck_assert_str_eq(R.ctx.err_detail, "403 Forbidden  - Must be admin to use sudo");
 	respond_error(&R, ERR_FORBIDDEN);
 	ck_assert_int_eq(R.status, 403);
 	ck_assert_str_eq(R.body, "{\"message\":\"403 Forbidden  - Must be admin to use sudo\"}");
@@ -460,14 +460,14 @@ START_TEST(test_lean_caller)
 	};
 	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
 	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(2, c), 0, 2), 0);
-	ck_assert_int_eq(R.user->id, 42);
-	ck_assert_str_eq(R.user->username, "john");
-	ck_assert(!R.user->admin);
-	ck_assert(R.user->external);
-	ck_assert_str_eq(R.user->email, "john@example.com");
-	ck_assert(R.user->can_create_group);
-	ck_assert_str_eq(R.user->token_kind, "personal");
-	ck_assert_ptr_null(R.user->res); /* no record of the caller to present */
+	ck_assert_int_eq(R.ctx.user->id, 42);
+	ck_assert_str_eq(R.ctx.user->username, "john");
+	ck_assert(!R.ctx.user->admin);
+	ck_assert(R.ctx.user->external);
+	ck_assert_str_eq(R.ctx.user->email, "john@example.com");
+	ck_assert(R.ctx.user->can_create_group);
+	ck_assert_str_eq(R.ctx.user->token_kind, "personal");
+	ck_assert_ptr_null(R.ctx.user->res); /* no record of the caller to present */
 	/* the same checks as for the full row */
 	c[AL_SCOPES] = "{read_user}";
 	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
@@ -481,11 +481,11 @@ START_TEST(test_lean_caller)
 			 ERR_UNAUTHORIZED);
 	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, caller_result(0, NULL, 0), 0, 0),
 			 ERR_UNAUTHORIZED);
-	ck_assert_ptr_null(R.user);
+	ck_assert_ptr_null(R.ctx.user);
 	/* no credential: anonymous */
 	credentials("GET", "/api/v4/projects/1", NULL);
 	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, NULL, 0, 0), 0);
-	ck_assert_ptr_null(R.user);
+	ck_assert_ptr_null(R.ctx.user);
 	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
 }
 END_TEST
@@ -502,9 +502,9 @@ START_TEST(test_sudo_needs_private_token)
 		ck_assert_msg(auth_accept_row(&R, ROUTE_AUTH, caller_result(0, &admin, 1), 0, 0) ==
 				      ERR_FORBIDDEN,
 			      "%s token may sudo", kinds[i]);
-		ck_assert_str_eq(R.err_detail,
+		ck_assert_str_eq(R.ctx.err_detail,
 				 "403 Forbidden  - Private token must be specified in order to use sudo");
-		ck_assert_int_eq(R.user->id, 1); /* still the admin, not the sudo user */
+		ck_assert_int_eq(R.ctx.user->id, 1); /* still the admin, not the sudo user */
 	}
 	const char *c[AUTH_LEAN_NCOLS] = {
 		[AL_ID] = "1", [AL_USERNAME] = "root", [AL_IS_ADMIN] = "t", [AL_EXTERNAL] = "f",

@@ -128,7 +128,7 @@ END_TEST
 START_TEST(test_parse_form_body_with_nul)
 {
 	ck_assert_int_eq(request_parse(&R, "POST", "/x", FORM, "a=1\0b=2", 7), ERR_BAD_REQUEST);
-	ck_assert_str_eq(R.err_detail, "invalid form body");
+	ck_assert_str_eq(R.ctx.err_detail, "invalid form body");
 }
 END_TEST
 
@@ -234,7 +234,7 @@ START_TEST(test_parse_json_depth_limit)
 	ck_assert_int_eq(param_array(&R, "a", &(const char **){NULL}), 1);
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse("POST", "/x", JSON, nested(20)), ERR_BAD_REQUEST);
-	ck_assert_str_eq(R.err_detail, "malformed JSON body");
+	ck_assert_str_eq(R.ctx.err_detail, "malformed JSON body");
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse("POST", "/x", JSON, nested(5000)), ERR_BAD_REQUEST);
 }
@@ -250,15 +250,15 @@ START_TEST(test_parse_json_malformed)
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("POST", "/x", JSON, bad[i]) == ERR_BAD_REQUEST, "accepted %s",
 			      bad[i]);
-		ck_assert_str_eq(R.err_detail, "malformed JSON body");
+		ck_assert_str_eq(R.ctx.err_detail, "malformed JSON body");
 	}
 	static const char *const not_object[] = {"[1,2]", "\"str\"", "5 ", "true\n", "[]"};
 	for (size_t i = 0; i < sizeof(not_object) / sizeof(*not_object); i++) {
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("POST", "/x", JSON, not_object[i]) == ERR_BAD_REQUEST,
 			      "accepted %s", not_object[i]);
-		ck_assert_msg(strcmp(R.err_detail, "JSON body must be an object") == 0, "%s: %s",
-			      not_object[i], R.err_detail);
+		ck_assert_msg(strcmp(R.ctx.err_detail, "JSON body must be an object") == 0, "%s: %s",
+			      not_object[i], R.ctx.err_detail);
 	}
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse("POST", "/x", JSON, "null"), ERR_BAD_REQUEST);
@@ -277,7 +277,7 @@ START_TEST(test_parse_json_invalid_text)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("POST", "/x", JSON, bad[i]) == ERR_BAD_REQUEST, "accepted %zu", i);
-		ck_assert_str_eq(R.err_detail, "parameters must be valid UTF-8 text");
+		ck_assert_str_eq(R.ctx.err_detail, "parameters must be valid UTF-8 text");
 	}
 }
 END_TEST
@@ -317,7 +317,7 @@ START_TEST(test_parse_json_strict)
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("POST", "/x", JSON, bad[i]) == ERR_BAD_REQUEST, "accepted %s",
 			      bad[i]);
-		ck_assert_str_eq(R.err_detail, "malformed JSON body");
+		ck_assert_str_eq(R.ctx.err_detail, "malformed JSON body");
 	}
 	/* a surrogate pair, escaped backslashes before a "u", big finite numbers */
 	request_init(&R, A, &cfg);
@@ -406,7 +406,7 @@ START_TEST(test_parse_multipart_malformed)
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("POST", "/x", bad[i].ctype, bad[i].body) == ERR_BAD_REQUEST,
 			      "accepted multipart %zu", i);
-		ck_assert_str_eq(R.err_detail, bad[i].detail);
+		ck_assert_str_eq(R.ctx.err_detail, bad[i].detail);
 	}
 }
 END_TEST
@@ -419,11 +419,11 @@ START_TEST(test_parse_invalid_percent_encoding)
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("GET", bad[i], NULL, NULL) == ERR_BAD_REQUEST, "accepted %s",
 			      bad[i]);
-		ck_assert_str_eq(R.err_detail, "invalid percent-encoding");
+		ck_assert_str_eq(R.ctx.err_detail, "invalid percent-encoding");
 	}
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse("POST", "/x", FORM, "a=%G0"), ERR_BAD_REQUEST);
-	ck_assert_str_eq(R.err_detail, "invalid percent-encoding");
+	ck_assert_str_eq(R.ctx.err_detail, "invalid percent-encoding");
 }
 END_TEST
 
@@ -435,11 +435,11 @@ START_TEST(test_parse_invalid_utf8)
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("GET", bad[i], NULL, NULL) == ERR_BAD_REQUEST, "accepted %s",
 			      bad[i]);
-		ck_assert_str_eq(R.err_detail, "parameters must be valid UTF-8 text");
+		ck_assert_str_eq(R.ctx.err_detail, "parameters must be valid UTF-8 text");
 	}
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse("POST", "/x", FORM, "a=\xff"), ERR_BAD_REQUEST);
-	ck_assert_str_eq(R.err_detail, "parameters must be valid UTF-8 text");
+	ck_assert_str_eq(R.ctx.err_detail, "parameters must be valid UTF-8 text");
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse("GET", "/x?a=%09tab%0Aline%C3%A9", NULL, NULL), 0);
 	ck_assert_str_eq(param_str(&R, "a"), "\ttab\nline\xc3\xa9");
@@ -458,7 +458,7 @@ START_TEST(test_parse_too_many_params)
 	request_init(&R, A, &cfg);
 	buf_puts(&q, "one=more");
 	ck_assert_int_eq(parse("GET", buf_cstr(&q), NULL, NULL), ERR_BAD_REQUEST);
-	ck_assert_str_eq(R.err_detail, "too many parameters");
+	ck_assert_str_eq(R.ctx.err_detail, "too many parameters");
 }
 END_TEST
 
@@ -513,9 +513,9 @@ START_TEST(test_param_int)
 	ck_assert_int_eq(v, 77);
 	static const char *const bad[] = {"c", "d", "e", "f", "g", "h"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		R.err_detail = NULL;
+		R.ctx.err_detail = NULL;
 		ck_assert_msg(param_int(&R, bad[i], &v) == ERR_INVALID, "accepted %s", bad[i]);
-		ck_assert_str_eq(R.err_detail, arena_printf(A, "%s is invalid", bad[i]));
+		ck_assert_str_eq(R.ctx.err_detail, arena_printf(A, "%s is invalid", bad[i]));
 	}
 	ck_assert_int_eq(v, 77);
 }
@@ -539,9 +539,9 @@ START_TEST(test_param_bool)
 	}
 	ck_assert_int_eq(param_bool(&R, "missing", &b), 1);
 	ck_assert_int_eq(param_bool(&R, "bad", &b), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "bad is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "bad is invalid");
 	ck_assert_int_eq(param_bool(&R, "empty", &b), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "empty is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "empty is invalid");
 }
 END_TEST
 
@@ -552,9 +552,9 @@ START_TEST(test_param_require)
 	ck_assert_int_eq(param_require(&R, "title", &v), 0);
 	ck_assert_str_eq(v, "Bug");
 	ck_assert_int_eq(param_require(&R, "description", &v), ERR_MISSING);
-	ck_assert_str_eq(R.err_detail, "description");
+	ck_assert_str_eq(R.ctx.err_detail, "description");
 	ck_assert_int_eq(param_require(&R, "empty", &v), ERR_MISSING);
-	ck_assert_str_eq(R.err_detail, "empty");
+	ck_assert_str_eq(R.ctx.err_detail, "empty");
 	respond_error(&R, ERR_MISSING);
 	ck_assert_int_eq(R.status, 400);
 	ck_assert_str_eq(R.body, "{\"message\":\"400 (Bad request) \\\"empty\\\" not given\"}");
@@ -593,14 +593,14 @@ START_TEST(test_param_datetime_and_date)
 	ck_assert_str_eq(v, "2017-09-05T10:12:35.123Z");
 	ck_assert_int_eq(param_datetime(&R, "missing", &v), 1);
 	ck_assert_int_eq(param_datetime(&R, "bad", &v), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "bad is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "bad is invalid");
 	ck_assert_int_eq(param_date(&R, "day", &v), 0);
 	ck_assert_str_eq(v, "2016-02-29");
 	ck_assert_int_eq(param_date(&R, "missing", &v), 1);
 	ck_assert_int_eq(param_date(&R, "badday", &v), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "badday is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "badday is invalid");
 	ck_assert_int_eq(param_date(&R, "dayt", &v), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "dayt is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "dayt is invalid");
 }
 END_TEST
 
@@ -613,7 +613,7 @@ START_TEST(test_param_oneof)
 	ck_assert_ptr_eq(v, sorts[1]); /* the table's own string */
 	ck_assert_int_eq(param_oneof(&R, "missing", sorts, &v), 1);
 	ck_assert_int_eq(param_oneof(&R, "order", sorts, &v), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "order does not have a valid value");
+	ck_assert_str_eq(R.ctx.err_detail, "order does not have a valid value");
 	ck_assert_int_eq(param_oneof(&R, "empty", sorts, &v), ERR_INVALID);
 	respond_error(&R, ERR_INVALID);
 	ck_assert_int_eq(R.status, 400);
@@ -631,20 +631,21 @@ static int h_file(request *r) { return 0; }
 static int h_self(request *r) { return 0; }
 
 static const route table[] = {
-	{"GET", "/api/v4/users", h_list, ROUTE_PUBLIC},
-	{"POST", "/api/v4/users", h_create, ROUTE_ADMIN},
-	{"GET", "/api/v4/users/:id", h_show, ROUTE_PUBLIC},
-	{"GET", "/api/v4/users/:id/keys", h_keys, ROUTE_PUBLIC},
-	{"GET", "/api/v4/user", h_self, ROUTE_AUTH},
-	{"GET", "/api/v4/projects/:id/repository/files/*file_path", h_file, ROUTE_PUBLIC},
+	{"GET", "/api/v4/users", h_list, ROUTE_PUBLIC, NULL},
+	{"POST", "/api/v4/users", h_create, ROUTE_ADMIN, NULL},
+	{"GET", "/api/v4/users/:id", h_show, ROUTE_PUBLIC, NULL},
+	{"GET", "/api/v4/users/:id/keys", h_keys, ROUTE_PUBLIC, NULL},
+	{"GET", "/api/v4/user", h_self, ROUTE_AUTH, NULL},
+	{"GET", "/api/v4/projects/:id/repository/files/*file_path", h_file, ROUTE_PUBLIC, NULL},
+	{NULL, NULL, NULL, 0, NULL},
 };
-#define NROUTES (sizeof(table) / sizeof(*table))
+static const route *const tables[] = {table, NULL};
 
 static const route *route_for(const char *method, const char *uri)
 {
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse(method, uri, NULL, NULL), 0);
-	return router_match(table, NROUTES, &R);
+	return router_match(tables, &R);
 }
 
 START_TEST(test_router_literal_and_capture)
@@ -795,13 +796,13 @@ START_TEST(test_pagination_invalid)
 {
 	page_req p;
 	ck_assert_int_eq(paginate("/x?page=abc", &p), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "page is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "page is invalid");
 	ck_assert_int_eq(paginate("/x?page=", &p), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "page is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "page is invalid");
 	ck_assert_int_eq(paginate("/x?per_page=ten", &p), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "per_page is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "per_page is invalid");
 	ck_assert_int_eq(paginate("/x?page=2000000000", &p), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "page is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "page is invalid");
 	ck_assert_int_eq(paginate("/x?page=99999999999999999999", &p), ERR_INVALID);
 }
 END_TEST
@@ -966,7 +967,7 @@ START_TEST(test_respond_error_table)
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
 		request_init(&R, A, &cfg);
-		R.err_detail = t[i].detail;
+		R.ctx.err_detail = t[i].detail;
 		respond_error(&R, t[i].code);
 		ck_assert_msg(R.status == t[i].status, "code %d: status %d", t[i].code, R.status);
 		ck_assert_ptr_nonnull(R.body);
@@ -1015,15 +1016,15 @@ END_TEST
 START_TEST(test_fail_helpers)
 {
 	ck_assert_int_eq(fail_invalid(&R, "id"), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "id is invalid");
+	ck_assert_str_eq(R.ctx.err_detail, "id is invalid");
 	ck_assert_int_eq(fail_not_valid_value(&R, "visibility"), ERR_INVALID);
-	ck_assert_str_eq(R.err_detail, "visibility does not have a valid value");
+	ck_assert_str_eq(R.ctx.err_detail, "visibility does not have a valid value");
 	ck_assert_int_eq(fail_missing(&R, "name"), ERR_MISSING);
-	ck_assert_str_eq(R.err_detail, "name");
+	ck_assert_str_eq(R.ctx.err_detail, "name");
 	ck_assert_int_eq(fail_not_found(&R, "User"), ERR_NOT_FOUND);
-	ck_assert_str_eq(R.err_detail, "User");
+	ck_assert_str_eq(R.ctx.err_detail, "User");
 	ck_assert_int_eq(fail(&R, ERR_CONFLICT, "x"), ERR_CONFLICT);
-	ck_assert_str_eq(R.err_detail, "x");
+	ck_assert_str_eq(R.ctx.err_detail, "x");
 }
 END_TEST
 

@@ -1,5 +1,6 @@
-/* The expected failures of a request, and the one table that maps them to a status
- * and a body (http/errors.c). Handlers return 0 or one of these. */
+/* The expected failures: handlers, database access, repository operations and access
+ * decisions return 0 or one of these. The one table that maps them to an HTTP status
+ * and body is http/response.c's; the command line, the hooks and the shell print them. */
 #ifndef COLLABD_ERRORS_H
 #define COLLABD_ERRORS_H
 

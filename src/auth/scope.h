@@ -1,0 +1,60 @@
+/* The scope of a route: the project or group that its :id names, found with the
+ * caller's access to it in one statement. The rules live here and nowhere else: :id is
+ * an id when it is all digits (at most 18 of them), otherwise a full path
+ * ("group/subgroup/project" for a project), matched without regard to case; a project
+ * being deleted is not found; and what the caller may not see is not found either (404,
+ * never 403). The dispatcher resolves the scope of the routes flagged ROUTE_PROJECT or
+ * ROUTE_GROUP before their handler runs (r->project, r->group); the git hooks and the
+ * SSH shell ask the same functions. */
+#ifndef COLLABD_SCOPE_H
+#define COLLABD_SCOPE_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+
+#include "auth/access.h"
+#include "core/ctx.h"
+#include "db/db.h"
+
+extern const db_stmt scope_stmts[];
+
+typedef struct project_scope {
+	const char *id;
+	const char *namespace_id;
+	const char *ns_full_path;
+	const char *ns_kind;       /* "user" or "group" */
+	const char *ns_owner_id;   /* a personal project's namespace owner, else NULL */
+	const char *path;
+	const char *name;
+	const char *forked_from_id;
+	const char *default_branch;
+	const char *description;
+	int visibility;
+	int ns_visibility;
+	bool request_access_enabled;
+	bool shared_runners_enabled;
+	project_access pa;         /* the caller's abilities */
+} project_scope;
+
+typedef struct group_scope {
+	PGresult *res;  /* row 0 starts with GROUP_COLS (entity/group.h) */
+	const char *id;
+	const char *full_path;
+	int visibility;
+	bool request_access_enabled;
+	bool root;
+	int parent_vis;  /* -1: a root group */
+	int child_vis;   /* -1: no subgroups */
+	int project_vis; /* -1: no projects */
+	group_access ga; /* the caller's abilities */
+} group_scope;
+
+/* Whether ref is an id (all digits, at most 18) rather than a full path. */
+bool scope_ref_is_id(const char *ref);
+/* The project (group) that ref names, as c's caller sees it, locked FOR UPDATE for the
+ * open transaction when lock: 0, or ERR_NOT_FOUND (c->err_detail "Project"/"Group")
+ * when there is none or the caller may not see it, or the database's ERR_ code. */
+int scope_project(ctx *c, const char *ref, bool lock, project_scope *out);
+int scope_group(ctx *c, const char *ref, bool lock, group_scope *out);
+
+#endif

@@ -1,0 +1,27 @@
+/* The statement and route tables of every module (modules.h). */
+#include "modules.h"
+
+#include "auth/auth.h"
+#include "auth/scope.h"
+#include "background.h"
+#include "git/repo.h"
+#include "http/cache.h"
+
+#define MODULE(name) extern const db_stmt name##_stmts[]; extern const route name##_routes[];
+#include "src/api/modules.def"
+#undef MODULE
+
+const db_stmt *const statements[] = {
+	auth_stmts, scope_stmts, background_stmts, cache_stmts, repo_stmts,
+#define MODULE(name) name##_stmts,
+#include "src/api/modules.def"
+#undef MODULE
+	NULL,
+};
+
+const route *const route_tables[] = {
+#define MODULE(name) name##_routes,
+#include "src/api/modules.def"
+#undef MODULE
+	NULL,
+};
