@@ -16,30 +16,30 @@
 #include "git/repo.h"
 
 const db_stmt background_stmts[] = {
-	{"background_listen", "LISTEN " BACKGROUND_CHANNEL},
+	{"background_listen", "LISTEN " BACKGROUND_CHANNEL, 0, 0},
 	/* $1 kind, $2 payload (a JSON object) */
 	{"background_enqueue",
 	 "WITH j AS (INSERT INTO background_jobs (kind, payload) VALUES ($1, $2::jsonb)"
-	 " RETURNING id) SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j"},
+	 " RETURNING id) SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j", 2, 1},
 	/* The oldest due job that no other process holds. */
 	{"background_claim",
 	 "SELECT id, kind, payload::text, attempts FROM background_jobs WHERE run_at <= now()"
-	 " ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED"},
-	{"background_done", "DELETE FROM background_jobs WHERE id = $1"},
+	 " ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED", 0, 4},
+	{"background_done", "DELETE FROM background_jobs WHERE id = $1", 1, 0},
 	/* A failed job waits 5 s, 10 s, 20 s, ... at most an hour before its next try. */
 	{"background_failed",
 	 "UPDATE background_jobs SET attempts = attempts + 1, last_error = left($2, 1000),"
 	 " run_at = now() + least(interval '1 hour',"
 	 " interval '5 seconds' * power(2, least(attempts, 20)))"
-	 " WHERE id = $1"},
+	 " WHERE id = $1", 2, 0},
 	/* The rows of a project that DELETE /projects/:id marked; what refers to it goes
 	 * with it (cascades and the members/notification settings trigger). */
-	{"background_delete_project", "DELETE FROM projects WHERE id = $1 AND pending_delete"},
+	{"background_delete_project", "DELETE FROM projects WHERE id = $1 AND pending_delete", 1, 0},
 	/* Memberships past their expires_at date (GitLab 10's RemoveExpiredMembersWorker);
 	 * access already ends on that date (SQL_MEMBER_ACTIVE). */
 	{"background_remove_expired_members",
-	 "DELETE FROM members WHERE expires_at <= current_date AND requested_at IS NULL"},
-	{NULL, NULL},
+	 "DELETE FROM members WHERE expires_at <= current_date AND requested_at IS NULL", 0, 0},
+	{NULL, NULL, 0, 0},
 };
 
 int background_enqueue(ctx *c, const char *kind, const char *payload)

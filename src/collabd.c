@@ -43,6 +43,8 @@ static int usage(void)
 		"  token-create USERNAME [--name N] [--scopes api,read_user] [--expires YYYY-MM-DD]\n"
 		"                                create a personal access token; prints it\n"
 		"  private-token USERNAME        print the user's private token\n"
+		"  statements [--all]            print the statements whose shape (parameters,\n"
+		"                                columns) differs from their table's; 1 if any\n"
 		"CONFIG is a key = value file (or $COLLABD_CONFIG); COLLABD_<KEY> overrides.\n");
 	return 2;
 }
@@ -165,6 +167,19 @@ static int check_schema(const config *cfg)
 	return rc == 0 ? 0 : -1;
 }
 
+/* Every statement prepares with the shape its table declares (db_connect checks it): a
+ * mismatch stops the start, with the statements named in the log. */
+static int check_statements(const config *cfg)
+{
+	db d;
+	int rc = db_connect(&d, cfg->database_url, statements);
+	db_close(&d);
+	if (rc < 0)
+		log_error("the statements do not prepare as declared: see above, or run "
+			  "`collabd statements`");
+	return rc;
+}
+
 /* After the schema: repositories of the layout before storage by project id move to
  * their place by id (repo_migrate_legacy). */
 static int migrate_storage(const config *cfg)
@@ -196,7 +211,7 @@ static int serve(const char *cfg_path)
 	unsigned char key[32];
 	char *unix_path = NULL;
 	int fd = -1;
-	if (load_key(&cfg, key) < 0 || check_schema(&cfg) < 0 ||
+	if (load_key(&cfg, key) < 0 || check_schema(&cfg) < 0 || check_statements(&cfg) < 0 ||
 	    (fd = open_listener(&cfg, &unix_path)) < 0) {
 		config_free(&cfg);
 		return 1;
@@ -502,6 +517,25 @@ static int private_token(const char *cfg_path, int argc, char **argv)
 	return status;
 }
 
+/* The shapes of the statements as PostgreSQL finds them (db_describe). */
+static int statements_command(const char *cfg_path, int argc, char **argv)
+{
+	bool all = argc == 2 && strcmp(argv[1], "--all") == 0;
+	if (argc > 2 || (argc == 2 && !all))
+		return usage();
+	config cfg;
+	if (config_load(&cfg, cfg_path) < 0)
+		return 1;
+	db d;
+	(void)db_connect(&d, cfg.database_url, statements); /* a mismatch is what we print */
+	int differ = db_describe(&d, all, stdout);
+	if (differ < 0)
+		fprintf(stderr, "collabd: no database connection\n");
+	db_close(&d);
+	config_free(&cfg);
+	return differ != 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cfg_opt = NULL;
@@ -516,6 +550,8 @@ int main(int argc, char **argv)
 	const char *cfg_path = config_path(cfg_opt);
 	if (strcmp(cmd, "serve") == 0)
 		return serve(cfg_path);
+	if (strcmp(cmd, "statements") == 0)
+		return statements_command(cfg_path, argc - i, argv + i);
 	if (strcmp(cmd, "migrate") == 0 || strcmp(cmd, "keygen") == 0) {
 		config cfg;
 		if (config_load(&cfg, cfg_path) < 0)

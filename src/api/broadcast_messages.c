@@ -10,15 +10,15 @@ const db_stmt broadcast_messages_stmts[] = {
 	{"broadcast_list",
 	 "SELECT (SELECT count(*) FROM broadcast_messages), p.* FROM (SELECT 1) one"
 	 " LEFT JOIN LATERAL (SELECT " BROADCAST_COLS " FROM broadcast_messages b ORDER BY b.id"
-	 " LIMIT $1 OFFSET $2) p ON true"},
-	{"broadcast_show", "SELECT " BROADCAST_COLS " FROM broadcast_messages b WHERE b.id = $1"},
+	 " LIMIT $1 OFFSET $2) p ON true", 2, 8},
+	{"broadcast_show", "SELECT " BROADCAST_COLS " FROM broadcast_messages b WHERE b.id = $1", 1, 7},
 	/* $1 message, $2 starts_at, $3 ends_at, $4 color, $5 font */
 	{"broadcast_insert",
 	 "INSERT INTO broadcast_messages AS b (message, starts_at, ends_at, color, font)"
 	 " SELECT $1, s, coalesce($3::timestamptz, s + interval '1 hour'),"
 	 " coalesce($4, '#E75E40'), coalesce($5, '#FFFFFF')"
 	 " FROM coalesce($2::timestamptz, now()) s"
-	 " WHERE coalesce($3::timestamptz, s + interval '1 hour') >= s RETURNING " BROADCAST_COLS},
+	 " WHERE coalesce($3::timestamptz, s + interval '1 hour') >= s RETURNING " BROADCAST_COLS, 5, 7},
 	/* $1 id, then as insert; NULL keeps the value; ends before starts: no row */
 	{"broadcast_update",
 	 "WITH cur AS (SELECT * FROM broadcast_messages WHERE id = $1 FOR UPDATE),"
@@ -28,9 +28,9 @@ const db_stmt broadcast_messages_stmts[] = {
 	 " font = coalesce($6, cur.font), updated_at = now() FROM cur WHERE b.id = cur.id"
 	 " AND coalesce($4::timestamptz, cur.ends_at) >= coalesce($3::timestamptz, cur.starts_at)"
 	 " RETURNING " BROADCAST_COLS ")"
-	 "SELECT u.* FROM cur LEFT JOIN u ON true"},
-	{"broadcast_delete", "DELETE FROM broadcast_messages WHERE id = $1 RETURNING id"},
-	{NULL, NULL},
+	 "SELECT u.* FROM cur LEFT JOIN u ON true", 6, 7},
+	{"broadcast_delete", "DELETE FROM broadcast_messages WHERE id = $1 RETURNING id", 1, 1},
+	{NULL, NULL, 0, 0},
 };
 
 static int broadcast_messages_list(request *r)

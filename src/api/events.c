@@ -39,16 +39,16 @@ const db_stmt events_stmts[] = {
 	 "  WHERE e.author_id = a.id) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p") "),"
 	 " f AS (SELECT e.* FROM events e, a WHERE e.author_id = a.id"
 	 "  AND (e.project_id IS NULL OR e.project_id IN (SELECT id FROM pv))" EVENTS_FILTERS ")"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM a" EVENTS_PAGE},
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM a" EVENTS_PAGE, 11, 16},
 	/* $1..$3 the caller, $4 the project (the route's scope), then as above. */
 	{"events_by_project",
 	 "WITH " SQL_ME ", f AS (SELECT e.* FROM events e WHERE e.project_id = $4::bigint"
 	 EVENTS_FILTERS ")"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one" EVENTS_PAGE},
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one" EVENTS_PAGE, 11, 16},
 	{"events_insert",
 	 "INSERT INTO events (project_id, author_id, action, action_name, target_type, target_id,"
-	 " target_iid, target_title) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"},
-	{NULL, NULL},
+	 " target_iid, target_title) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8, 0},
+	{NULL, NULL, 0, 0},
 };
 
 int events_record(request *r, const char *project_id, const char *author_id, const char *action,

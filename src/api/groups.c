@@ -41,11 +41,13 @@
 /* The groups of GET /groups, as GitLab 10's GroupsFinder: every one for admins, those
  * the caller may see (all_available, and for anonymous callers), those they own
  * (owned=true), or those they belong to. */
+/* The lists' columns: the total, the group, its statistics. */
+#define GL_NCOLS (1 + GROUP_NCOLS + 1)
 #define GROUPS_LIST_OF(name, from, cond)                                                      \
-	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC")},   \
-	{"groups_list_" name "_name_desc", GROUPS_LIST(from, cond, "lower(g.name)", "DESC")}, \
-	{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC")},   \
-	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC")}
+	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"), 8, GL_NCOLS},   \
+	{"groups_list_" name "_name_desc", GROUPS_LIST(from, cond, "lower(g.name)", "DESC"), 8, GL_NCOLS}, \
+	{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC"), 8, GL_NCOLS},   \
+	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC"), 8, GL_NCOLS}
 
 /* Removes the groups that the query ids lists (one row, bigint[] a), their subgroups and
  * every project in them, and queues the removal of their repositories. Members,
@@ -86,7 +88,7 @@ const db_stmt groups_stmts[] = {
 	 " FROM me, project_group_links l JOIN projects p ON p.id = l.project_id"
 	 " WHERE l.group_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
 	 " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ")) x JOIN projects p ON p.id = x.id"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id"},
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id", 4, 49},
 	/* $1 name $2 path $3 description $4 visibility $5 lfs_enabled
 	 * $6 request_access_enabled $7 parent (locked by the caller) */
 	{"groups_insert",
@@ -99,17 +101,17 @@ const db_stmt groups_stmts[] = {
 	 " coalesce(par.full_path || '/', '') || $2, coalesce(par.full_name || ' / ', '') || $1,"
 	 " coalesce($3, ''), $4::smallint, coalesce($5::boolean, true),"
 	 " coalesce($6::boolean, false) FROM nid LEFT JOIN par ON true"
-	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id"},
+	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id", 7, 1},
 	{"groups_owner_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
-	 " VALUES ('Namespace', $1, $2, 50, $2)"},
+	 " VALUES ('Namespace', $1, $2, 50, $2)", 2, 0},
 	/* $1 id, then the attributes; NULL keeps one */
 	{"groups_update",
 	 "UPDATE namespaces SET name = coalesce($2, name), path = coalesce($3, path),"
 	 " description = coalesce($4, description), visibility = coalesce($5::smallint, visibility),"
 	 " lfs_enabled = coalesce($6::boolean, lfs_enabled),"
 	 " request_access_enabled = coalesce($7::boolean, request_access_enabled),"
-	 " updated_at = now() WHERE id = $1 AND kind = 'group'"},
+	 " updated_at = now() WHERE id = $1 AND kind = 'group'", 7, 0},
 	/* After a rename of group $1: full paths and names of it and its subgroups. */
 	{"groups_rebuild_paths",
 	 "WITH g AS (SELECT n.full_path AS old_fp, n.full_name AS old_fn,"
@@ -119,8 +121,8 @@ const db_stmt groups_stmts[] = {
 	 "UPDATE namespaces d SET full_path = g.new_fp || substr(d.full_path, length(g.old_fp) + 1),"
 	 " full_name = g.new_fn || substr(d.full_name, length(g.old_fn) + 1), updated_at = now()"
 	 " FROM g WHERE d.traversal_ids @> ARRAY[$1::bigint]"
-	 " AND (g.old_fp <> g.new_fp OR g.old_fn <> g.new_fn)"},
-	{"groups_destroy", GROUPS_DESTROY("SELECT ARRAY[$1::bigint] AS a")},
+	 " AND (g.old_fp <> g.new_fp OR g.old_fn <> g.new_fn)", 1, 0},
+	{"groups_destroy", GROUPS_DESTROY("SELECT ARRAY[$1::bigint] AS a"), 1, 1},
 	/* Hard deletion of user $1: the groups they own alone go with them (GitLab's
 	 * solo_owned_groups: no other direct owner). */
 	{"groups_destroy_solely_owned",
@@ -129,13 +131,13 @@ const db_stmt groups_stmts[] = {
 			" AND m.access_level = 50 AND m.requested_at IS NULL AND NOT EXISTS"
 			" (SELECT 1 FROM members o WHERE o.source_type = 'Namespace'"
 			" AND o.source_id = m.source_id AND o.access_level = 50"
-			" AND o.requested_at IS NULL AND o.user_id <> $1)")},
+			" AND o.requested_at IS NULL AND o.user_id <> $1)"), 1, 1},
 	/* The project to transfer, by id ($1) or namespace path ($2) and path ($3). */
 	/* A project moved into group $2 keeps its visibility up to the group's. */
 	{"groups_transfer",
 	 "UPDATE projects p SET namespace_id = g.id, visibility = least(p.visibility, g.visibility),"
-	 " updated_at = now() FROM namespaces g WHERE p.id = $1 AND g.id = $2"},
-	{NULL, NULL},
+	 " updated_at = now() FROM namespaces g WHERE p.id = $1 AND g.id = $2", 2, 0},
+	{NULL, NULL, 0, 0},
 };
 
 /* ---- presenting ---- */
@@ -218,6 +220,19 @@ static int skip_groups_param(request *r, const char **out)
 	return 0;
 }
 
+/* The statement of each kind of list (GROUPS_LIST_OF), by order (name, path) and sort
+ * (asc, desc). */
+enum list_kind { GL_ALL, GL_VISIBLE, GL_MEMBER, GL_OWNED };
+#define LIST_NAMES(name)                                                                        \
+	{{"groups_list_" name "_name_asc", "groups_list_" name "_name_desc"},                    \
+	 {"groups_list_" name "_path_asc", "groups_list_" name "_path_desc"}}
+static const char *const list_stmts[][2][2] = {
+	[GL_ALL] = LIST_NAMES("all"),
+	[GL_VISIBLE] = LIST_NAMES("visible"),
+	[GL_MEMBER] = LIST_NAMES("member"),
+	[GL_OWNED] = LIST_NAMES("owned"),
+};
+
 static int groups_list(request *r)
 {
 	page_req pg;
@@ -241,8 +256,8 @@ static int groups_list(request *r)
 	/* GitLab 10's GroupsFinder: owned first; admins see every group; anonymous callers
 	 * and all_available see what they may see; otherwise the caller's own groups. */
 	bool admin = r->ctx.user && r->ctx.user->admin;
-	const char *which = owned ? "owned" : admin ? "all"
-				      : (!r->ctx.user || all_available) ? "visible" : "member";
+	enum list_kind which = owned ? GL_OWNED : admin ? GL_ALL
+					 : (!r->ctx.user || all_available) ? GL_VISIBLE : GL_MEMBER;
 	const char *v[8];
 	access_me_params(&r->ctx, v);
 	v[3] = search;
@@ -250,7 +265,7 @@ static int groups_list(request *r)
 	v[5] = pagination_limit(r, &pg);
 	v[6] = pagination_offset(r, &pg);
 	v[7] = statistics && admin ? "true" : "false";
-	const char *stmt = arena_printf(r->ctx.a, "groups_list_%s_%s_%s", which, order, sort);
+	const char *stmt = list_stmts[which][strcmp(order, "path") == 0][strcmp(sort, "desc") == 0];
 	int err;
 	PGresult *res = db_query(&r->ctx, stmt, 8, v, &err);
 	if (!res)

@@ -13,18 +13,18 @@ const db_stmt keys_stmts[] = {
 	{"keys_list",
 	 "SELECT (SELECT count(*) FROM keys WHERE user_id = $1), p.* FROM users u"
 	 " LEFT JOIN LATERAL (SELECT " KEY_COLS " FROM keys k WHERE k.user_id = u.id"
-	 " ORDER BY k.id LIMIT $2 OFFSET $3) p ON true WHERE u.id = $1 AND NOT u.ghost"},
-	{"keys_show", "SELECT " KEY_COLS " FROM keys k WHERE k.id = $1 AND k.user_id = $2"},
+	 " ORDER BY k.id LIMIT $2 OFFSET $3) p ON true WHERE u.id = $1 AND NOT u.ghost", 3, 5},
+	{"keys_show", "SELECT " KEY_COLS " FROM keys k WHERE k.id = $1 AND k.user_id = $2", 2, 4},
 	{"keys_insert",
 	 "INSERT INTO keys AS k (user_id, title, key, fingerprint)"
 	 " SELECT u.id, $2, $3, $4 FROM users u WHERE u.id = $1 AND NOT u.ghost"
-	 " RETURNING " KEY_COLS},
+	 " RETURNING " KEY_COLS, 4, 4},
 	/* $1 key id, $2 user id: no row when the user does not exist, NULL when the key
 	 * is not the user's (as GitLab: 404 User before 404 Key) */
 	{"keys_delete",
 	 "WITH d AS (DELETE FROM keys WHERE id = $1 AND user_id = $2 RETURNING id)"
-	 " SELECT (SELECT id FROM d) FROM users u WHERE u.id = $2 AND NOT u.ghost"},
-	{NULL, NULL},
+	 " SELECT (SELECT id FROM d) FROM users u WHERE u.id = $2 AND NOT u.ghost", 2, 1},
+	{NULL, NULL, 0, 0},
 };
 
 static const char *caller_id(request *r)

@@ -23,12 +23,12 @@ const db_stmt members_stmts[] = {
 	 " OR lower(u.email) = lower($3)))"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " MEMBER_COLS " FROM f JOIN members m ON m.id = f.id JOIN users u"
-	 " ON u.id = m.user_id ORDER BY m.id LIMIT $4 OFFSET $5) p ON true"},
+	 " ON u.id = m.user_id ORDER BY m.id LIMIT $4 OFFSET $5) p ON true", 5, 10},
 	/* $1 source type, $2 source id, $3 user id */
 	{"members_show",
 	 "SELECT " MEMBER_COLS " FROM members m JOIN users u ON u.id = m.user_id"
 	 " WHERE m.source_type = $1 AND m.source_id = $2 AND m.user_id = $3"
-	 " AND " SQL_MEMBER_ACTIVE("m")},
+	 " AND " SQL_MEMBER_ACTIVE("m"), 3, 9},
 	/* $4 access level, $5 expires_at, $6 created by. A pending access request of the
 	 * user becomes the membership (as GitLab's add_user). Column 0 says whether the
 	 * user exists; no member columns when the user is a member already. */
@@ -41,7 +41,7 @@ const db_stmt members_stmts[] = {
 	 " created_by = coalesce(m.created_by, EXCLUDED.created_by), updated_at = now()"
 	 " WHERE m.requested_at IS NOT NULL RETURNING m.*)"
 	 "SELECT (SELECT count(*) FROM nu), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " MEMBER_COLS " FROM ins m JOIN users u ON u.id = m.user_id) p ON true"},
+	 " (SELECT " MEMBER_COLS " FROM ins m JOIN users u ON u.id = m.user_id) p ON true", 6, 10},
 	/* The member or access request of user $3, locked together with the source's owners
 	 * (all in id order: concurrent removals cannot leave a group without an owner, nor
 	 * deadlock): its id, whether it is a pending request, whether it is the last owner. */
@@ -52,14 +52,14 @@ const db_stmt members_stmts[] = {
 	 " ORDER BY m.id FOR UPDATE)"
 	 "SELECT t.id, t.requested_at IS NOT NULL, t.access_level = 50 AND t.requested_at IS NULL"
 	 " AND (SELECT count(*) FROM l WHERE l.access_level = 50 AND l.requested_at IS NULL) = 1"
-	 " FROM l t WHERE t.user_id = $3"},
+	 " FROM l t WHERE t.user_id = $3", 3, 3},
 	/* $1 member id, $2 access level, $3 expires_at, $4 expires_at given */
 	{"members_update",
 	 "WITH m AS (UPDATE members SET access_level = $2, expires_at = CASE WHEN $4::boolean"
 	 " THEN $3::date ELSE expires_at END, updated_at = now() WHERE id = $1 RETURNING *)"
-	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id"},
-	{"members_delete", "DELETE FROM members WHERE id = $1"},
-	{NULL, NULL},
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 4, 9},
+	{"members_delete", "DELETE FROM members WHERE id = $1", 1, 0},
+	{NULL, NULL, 0, 0},
 };
 
 /* ---- the source: shared with access_requests.c ---- */

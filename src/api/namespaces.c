@@ -23,21 +23,21 @@
 
 const db_stmt namespaces_stmts[] = {
 	/* admins: every namespace */
-	{"namespaces_list_all", NAMESPACES_LIST("namespaces n")},
+	{"namespaces_list_all", NAMESPACES_LIST("namespaces n"), 6, 8},
 	/* GitLab 10's User#namespaces: the caller's own and the groups they are a member of */
 	{"namespaces_list_mine",
 	 NAMESPACES_LIST("(SELECT o.id FROM me JOIN namespaces o ON o.owner_id = me.id"
 			 " AND o.kind = 'user' UNION ALL SELECT m.source_id FROM me JOIN members m"
 			 " ON m.user_id = me.id AND m.source_type = 'Namespace'"
 			 " AND " SQL_MEMBER_ACTIVE("m") ") mine CROSS JOIN LATERAL (SELECT * FROM"
-			 " namespaces WHERE id = mine.id OFFSET 0) n")},
+			 " namespaces WHERE id = mine.id OFFSET 0) n"), 6, 8},
 	/* One namespace by id ($4) or full path ($5), and whether the caller may see it: their
 	 * own, a group they may see, or any for admins. */
 	{"namespaces_show",
 	 "WITH " SQL_ME " SELECT " NS_COLS ", me.admin OR n.owner_id = me.id OR (n.kind = 'group'"
 	 " AND " SQL_GROUP_VISIBLE("n") ") FROM me, namespaces n"
-	 " WHERE n.id = $4::bigint OR lower(n.full_path) = lower($5::text)"},
-	{NULL, NULL},
+	 " WHERE n.id = $4::bigint OR lower(n.full_path) = lower($5::text)", 5, 8},
+	{NULL, NULL, 0, 0},
 };
 
 static json_object *present(request *r, const PGresult *res, int row, int col)

@@ -60,15 +60,15 @@
 	" THEN " U ".notification_email ELSE " U ".email END"
 
 const db_stmt notification_settings_stmts[] = {
-	{"ns_project_show", SOURCE_SHOW("Project")},
-	{"ns_project_update", SOURCE_UPDATE("Project")},
-	{"ns_group_show", SOURCE_SHOW("Namespace")},
-	{"ns_group_update", SOURCE_UPDATE("Namespace")},
+	{"ns_project_show", SOURCE_SHOW("Project"), 2, 16},
+	{"ns_project_update", SOURCE_UPDATE("Project"), 4, 16},
+	{"ns_group_show", SOURCE_SHOW("Namespace"), 2, 16},
+	{"ns_group_update", SOURCE_UPDATE("Namespace"), 4, 16},
 	/* $1 the user */
 	{"ns_global_show",
 	 "SELECT 0, true, coalesce(s.level, 'participating'), " NOTIFICATION_EVENT_COLS("s.") ", "
 	 NOTIFICATION_EMAIL("u") " FROM users u LEFT JOIN notification_settings s"
-	 " ON s.user_id = u.id AND s.source_type = 'Global' AND s.source_id = 0 WHERE u.id = $1"},
+	 " ON s.user_id = u.id AND s.source_type = 'Global' AND s.source_id = 0 WHERE u.id = $1", 1, 16},
 	/* $1 the user, $2 notification email (NULL keeps it; nothing is written unless it
 	 * is the user's), $3 level, $4 events */
 	{"ns_global_update",
@@ -78,8 +78,8 @@ const db_stmt notification_settings_stmts[] = {
 	 "  WHERE users.id = u.id AND $2 IS NOT NULL), "
 	 NS_UPSERT("Global", "participating", "(SELECT u.id AS uid, 0 AS sid FROM u)", "$3", "$4")
 	 " SELECT 0, true, ins.*, CASE WHEN $2 IS NOT NULL THEN u.email ELSE "
-	 NOTIFICATION_EMAIL("u") " END FROM u, ins"},
-	{NULL, NULL},
+	 NOTIFICATION_EMAIL("u") " END FROM u, ins", 4, 16},
+	{NULL, NULL, 0, 0},
 };
 
 typedef struct {

@@ -136,8 +136,10 @@
 /* The two views of each kind of list. */
 #define PROJECTS_LISTS(name, candidates)                                                      \
 	{"projects_list_" name, PROJECTS_LIST(candidates, PROJECT_COLS ", "                     \
-					      PROJECT_CALLER_COLS("me.id"))},                    \
-	{"projects_list_" name "_simple", PROJECTS_LIST(candidates, PROJECT_BASIC_COLS)}
+					      PROJECT_CALLER_COLS("me.id")), 17,                 \
+	 PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS},                                  \
+	{"projects_list_" name "_simple", PROJECTS_LIST(candidates, PROJECT_BASIC_COLS), 17,    \
+	 PL_RECORD + PROJECT_BASIC_NCOLS}
 #define PL_RECORD 2
 
 /* ---- one project ---- */
@@ -148,6 +150,7 @@
  * Which of the two, the handler knows (scope_ref_is_id()): one index lookup each, no
  * union of both. The abilities are decided in C (project_access_decide()). */
 #define PROJECT_SHOW(ME, WHERE) "SELECT " PROJECT_COLS ", " PROJECT_CALLER_COLS(ME) WHERE
+#define PS_SHOW_NCOLS (PROJECT_NCOLS + PROJECT_CALLER_NCOLS)
 #define PROJECT_BY_ID(REF)                                                                    \
 	" FROM projects p JOIN namespaces n ON n.id = p.namespace_id"                            \
 	" WHERE p.id = " REF "::bigint AND NOT p.pending_delete"
@@ -210,24 +213,24 @@ const db_stmt projects_stmts[] = {
 	PROJECTS_LISTS("scoped", PL_SCOPED),
 	PROJECTS_LISTS("starred", PL_STARRED),
 	/* $1 the caller's id (NULL when anonymous), $2 the project's id or full path */
-	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2"))},
-	{"projects_show_path", PROJECT_SHOW("$1::bigint", PROJECT_BY_PATH("$2"))},
+	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2")), 2, PS_SHOW_NCOLS},
+	{"projects_show_path", PROJECT_SHOW("$1::bigint", PROJECT_BY_PATH("$2")), 2, PS_SHOW_NCOLS},
 	/* $1 token digest, $2 oauth, $3 the project's id or full path */
-	{"projects_show_auth", PROJECT_SHOW_AUTH(PROJECT_BY_ID("$3"))},
-	{"projects_show_auth_path", PROJECT_SHOW_AUTH(PROJECT_BY_PATH("$3"))},
+	{"projects_show_auth", PROJECT_SHOW_AUTH(PROJECT_BY_ID("$3")), 3, AUTH_LEAN_NCOLS + PS_SHOW_NCOLS},
+	{"projects_show_auth_path", PROJECT_SHOW_AUTH(PROJECT_BY_PATH("$3")), 3, AUTH_LEAN_NCOLS + PS_SHOW_NCOLS},
 	/* What PROJECT_COLS leaves out, for the projects that have it: the fork sources $4
 	 * (a bigint[]) that the caller ($1..$3) may see, in the simple view; the group links
 	 * of projects $1 (with the caller's level, $2, in each group). */
 	{"projects_fork_sources",
 	 "WITH " SQL_ME " SELECT " PROJECT_BASIC_COLS " FROM me, projects p"
 	 " JOIN namespaces n ON n.id = p.namespace_id"
-	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")},
-	{"projects_links", PROJECT_LINKS_SELECT},
-	{"projects_target_ns", PROJECT_TARGET_NS},
+	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p"), 4, 12},
+	{"projects_links", PROJECT_LINKS_SELECT, 2, PLK_NCOLS},
+	{"projects_target_ns", PROJECT_TARGET_NS, 4, 8},
 	/* Creations (and forks) into namespace $1 take turns from here to their commit: the
 	 * check of taken names and paths that follows sees the projects of those before, and
 	 * names every attribute taken, from whichever instance they came. */
-	{"projects_lock_namespace", "SELECT 1 FROM namespaces WHERE id = $1 FOR NO KEY UPDATE"},
+	{"projects_lock_namespace", "SELECT 1 FROM namespaces WHERE id = $1 FOR NO KEY UPDATE", 1, 1},
 	/* Which of name $2 and path $3 another project ($4, NULL on create) of namespace $1
 	 * has; a subgroup's path counts as a project path (they share the URL space). The
 	 * third: another project is $3's wiki (X.wiki when $3 is X) or has the path whose
@@ -241,7 +244,7 @@ const db_stmt projects_stmts[] = {
 	 " AND lower(sub.path) = lower($3)),"
 	 " EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND NOT pending_delete"
 	 " AND id IS DISTINCT FROM $4::bigint AND lower(path) = lower(CASE WHEN lower($3)"
-	 " LIKE '%.wiki' THEN left($3, -5) ELSE $3 || '.wiki' END))"},
+	 " LIKE '%.wiki' THEN left($3, -5) ELSE $3 || '.wiki' END))", 4, 3},
 	/* $1 namespace $2 name $3 path $4 description $5 visibility $6 default_branch
 	 * $7 creator $8 forked from, $9..$22 the flags (flag_names), $23 tag_list (a JSON
 	 * array), $24 runners token digest, $25 sealed, $26 ci_config_path,
@@ -263,12 +266,12 @@ const db_stmt projects_stmts[] = {
 	 " coalesce($20::boolean, false), coalesce($21::boolean, false),"
 	 " coalesce($22::boolean, true),"
 	 " coalesce(ARRAY(SELECT jsonb_array_elements_text($23::jsonb)), '{}'), $24, $25, $26,"
-	 " coalesce($27, 'none')) RETURNING id"},
+	 " coalesce($27, 'none')) RETURNING id", 27, 1},
 	/* The owner of a personal project is its master (GitLab 10: the creator; here the
 	 * namespace's owner, which is the creator but when an admin creates it). */
 	{"projects_member_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
-	 " VALUES ('Project', $1, $2, 40, $3) ON CONFLICT DO NOTHING"},
+	 " VALUES ('Project', $1, $2, 40, $3) ON CONFLICT DO NOTHING", 3, 0},
 	/* $1 id, $2 name $3 path $4 description $5 visibility $6 default_branch, $7..$20 the
 	 * flags, $21 tag_list, $22 ci_config_path; NULL keeps a value */
 	{"projects_update",
@@ -287,33 +290,33 @@ const db_stmt projects_stmts[] = {
 	 " tag_list = CASE WHEN $21::jsonb IS NULL THEN tag_list"
 	 " ELSE ARRAY(SELECT jsonb_array_elements_text($21::jsonb)) END,"
 	 " ci_config_path = coalesce($22, ci_config_path), updated_at = now()"
-	 " WHERE id = $1 AND NOT pending_delete"},
+	 " WHERE id = $1 AND NOT pending_delete", 22, 0},
 	/* Marks project $1 deleted; its fork source counts one fork less. */
 	{"projects_mark_deleted",
 	 "WITH d AS (UPDATE projects SET pending_delete = true, updated_at = now()"
 	 " WHERE id = $1 AND NOT pending_delete RETURNING id, forked_from_id),"
 	 " fc AS (UPDATE projects SET forks_count = greatest(forks_count - 1, 0)"
 	 " WHERE id = (SELECT forked_from_id FROM d))"
-	 " SELECT id FROM d"},
+	 " SELECT id FROM d", 1, 1},
 	{"projects_forks_inc",
-	 "UPDATE projects SET forks_count = forks_count + 1 WHERE id = $1"},
+	 "UPDATE projects SET forks_count = forks_count + 1 WHERE id = $1", 1, 0},
 	/* $1 user, $2 project: a row when the star was added (removed) */
 	{"projects_star",
 	 "WITH s AS (INSERT INTO users_star_projects (user_id, project_id) VALUES ($1, $2)"
 	 " ON CONFLICT DO NOTHING RETURNING project_id)"
 	 " UPDATE projects SET star_count = star_count + 1 WHERE id IN (SELECT project_id FROM s)"
-	 " RETURNING id"},
+	 " RETURNING id", 2, 1},
 	{"projects_unstar",
 	 "WITH s AS (DELETE FROM users_star_projects WHERE user_id = $1 AND project_id = $2"
 	 " RETURNING project_id)"
 	 " UPDATE projects SET star_count = greatest(star_count - 1, 0)"
-	 " WHERE id IN (SELECT project_id FROM s) RETURNING id"},
+	 " WHERE id IN (SELECT project_id FROM s) RETURNING id", 2, 1},
 	{"projects_set_archived",
-	 "UPDATE projects SET archived = $2, updated_at = now() WHERE id = $1"},
+	 "UPDATE projects SET archived = $2, updated_at = now() WHERE id = $1", 2, 0},
 	/* POST /projects/user/:user_id: the user as SQL_ME's $1..$3 */
 	{"projects_user",
-	 "SELECT id, is_admin, external FROM users WHERE id = $1 AND NOT ghost"},
-	{NULL, NULL},
+	 "SELECT id, is_admin, external FROM users WHERE id = $1 AND NOT ghost", 1, 3},
+	{NULL, NULL, 0, 0},
 };
 
 /* ---- the lists ---- */
@@ -333,6 +336,20 @@ static const char *bool_param(request *r, const char *name, int *rc)
 		*rc = x;
 	return x == 0 ? (b ? "true" : "false") : NULL;
 }
+
+/* The statement of each kind of list (PROJECTS_LISTS), lean or not, full or simple. */
+enum list_kind { LIST_ALL, LIST_MEMBERSHIP, LIST_SCOPED, LIST_STARRED };
+static const char *const list_stmts[][2][2] = {
+	[LIST_ALL] = {{"projects_list_all", "projects_list_all_simple"},
+		      {"projects_list_all_lean", "projects_list_all_lean_simple"}},
+	[LIST_MEMBERSHIP] = {{"projects_list_membership", "projects_list_membership_simple"},
+			     {"projects_list_membership_lean",
+			      "projects_list_membership_lean_simple"}},
+	[LIST_SCOPED] = {{"projects_list_scoped", "projects_list_scoped_simple"},
+			 {"projects_list_scoped", "projects_list_scoped_simple"}},
+	[LIST_STARRED] = {{"projects_list_starred", "projects_list_starred_simple"},
+			  {"projects_list_starred", "projects_list_starred_simple"}},
+};
 
 int projects_list_scoped(request *r, const char *user, const char *group_id)
 {
@@ -383,14 +400,13 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	/* the statement of this kind of list (PROJECTS_LISTS), lean without the filters
 	 * that need a subquery */
 	bool starring = starred && strcmp(starred, "true") == 0 && r->ctx.user;
-	const char *kind = membership && strcmp(membership, "true") == 0 ? "membership"
-			   : user || group_id					? "scoped"
-			   : starring						? "starred"
-										: "all";
-	bool lean = (strcmp(kind, "all") == 0 || strcmp(kind, "membership") == 0) && !v[5] &&
+	enum list_kind kind = membership && strcmp(membership, "true") == 0 ? LIST_MEMBERSHIP
+			      : user || group_id				  ? LIST_SCOPED
+			      : starring					  ? LIST_STARRED
+										  : LIST_ALL;
+	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[5] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
-	const char *stmt = arena_printf(r->ctx.a, "projects_list_%s%s%s", kind, lean ? "_lean" : "",
-					basic ? "_simple" : "");
+	const char *stmt = list_stmts[kind][lean][basic];
 	int err;
 	PGresult *res = db_query(&r->ctx, stmt, 17, v, &err);
 	if (!res)

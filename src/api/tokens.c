@@ -17,30 +17,30 @@ const db_stmt tokens_stmts[] = {
 	 " t.expires_at > current_date))))"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM users u LEFT JOIN LATERAL"
 	 " (SELECT " TOKEN_COLS " FROM f t ORDER BY t.id LIMIT $3 OFFSET $4) p ON true"
-	 " WHERE u.id = $1 AND NOT u.ghost"},
+	 " WHERE u.id = $1 AND NOT u.ghost", 4, 10},
 	{"imp_tokens_show",
 	 "SELECT u.id, p.* FROM users u LEFT JOIN LATERAL (SELECT " TOKEN_COLS " FROM tokens t"
 	 " WHERE t.id = $2 AND t.user_id = u.id AND t.kind = 'impersonation') p ON true"
-	 " WHERE u.id = $1 AND NOT u.ghost"},
+	 " WHERE u.id = $1 AND NOT u.ghost", 2, 10},
 	/* $1 user, $2 name, $3 digest, $4 scopes, $5 expires_at, $6 kind */
 	{"tokens_insert",
 	 "INSERT INTO tokens AS t (user_id, kind, name, digest, scopes, expires_at)"
 	 " SELECT u.id, $6, $2, $3, $4::text[], $5::date FROM users u"
-	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS},
+	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS, 6, 9},
 	{"imp_tokens_revoke",
 	 "WITH t AS (UPDATE tokens SET revoked = true WHERE id = $2 AND user_id = $1"
 	 " AND kind = 'impersonation' RETURNING id)"
-	 "SELECT u.id, (SELECT id FROM t) FROM users u WHERE u.id = $1 AND NOT u.ghost"},
+	 "SELECT u.id, (SELECT id FROM t) FROM users u WHERE u.id = $1 AND NOT u.ghost", 2, 2},
 	{"oauth_user",
 	 "SELECT id, password_hash FROM users WHERE (lower(username) = lower($1) OR"
-	 " lower(email) = lower($1)) AND state = 'active' AND NOT ghost"},
+	 " lower(email) = lower($1)) AND state = 'active' AND NOT ghost", 1, 2},
 	/* $1 user, $2 digest, $3 refresh digest */
 	{"oauth_insert",
 	 "WITH s AS (UPDATE users SET last_sign_in_at = current_sign_in_at,"
 	 " current_sign_in_at = now() WHERE id = $1)"
 	 "INSERT INTO tokens (user_id, kind, name, digest, refresh_digest, scopes)"
-	 " VALUES ($1, 'oauth', 'oauth', $2, $3, '{api}') RETURNING extract(epoch FROM created_at)::bigint"},
-	{NULL, NULL},
+	 " VALUES ($1, 'oauth', 'oauth', $2, $3, '{api}') RETURNING extract(epoch FROM created_at)::bigint", 3, 1},
+	{NULL, NULL, 0, 0},
 };
 
 static json_object *present_token(request *r, const PGresult *res, int row, int col)

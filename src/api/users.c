@@ -50,18 +50,18 @@ const db_stmt users_stmts[] = {
 	/* $1 active, $2 blocked, $3 search, $4 username, $5 extern_uid, $6 provider,
 	 * $7 external, $8 created_before, $9 created_after, $10 limit, $11 offset,
 	 * $12 caller is admin (search matches email substrings only for admins) */
-	{"users_list", USERS_LIST(USER_COLS)},
-	{"users_list_basic", USERS_LIST(USER_BASIC_COLS)},
+	{"users_list", USERS_LIST(USER_COLS), 12, 1 + USER_NCOLS},
+	{"users_list_basic", USERS_LIST(USER_BASIC_COLS), 12, 6},
 	/* No filter: $1 limit, $2 offset */
-	{"users_list_all", USERS_LIST_ALL(USER_COLS)},
-	{"users_list_all_basic", USERS_LIST_ALL(USER_BASIC_COLS)},
+	{"users_list_all", USERS_LIST_ALL(USER_COLS), 2, 1 + USER_NCOLS},
+	{"users_list_all_basic", USERS_LIST_ALL(USER_BASIC_COLS), 2, 6},
 	/* The caller (by token: $1 digest, $2 oauth) and the user $3 in one round trip. */
 	{"users_show_auth",
 	 "SELECT c.*, p.* FROM (SELECT 1) one"
 	 " LEFT JOIN (SELECT " AUTH_LEAN " FROM " AUTH_FROM ") c ON true"
 	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM users u WHERE u.id = $3 AND NOT u.ghost) p"
-	 " ON true"},
-	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost"},
+	 " ON true", 3, 34},
+	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost", 1, USER_NCOLS},
 	/* Emails are stored in lower case, as Devise does (case_insensitive_keys).
 	 * $1 username $2 email $3 name $4 password_hash $5 skype $6 linkedin $7 twitter
 	 * $8 website_url $9 organization $10 projects_limit $11 bio $12 location $13 admin
@@ -72,19 +72,19 @@ const db_stmt users_stmts[] = {
 	 " confirmed_at, external) VALUES ($1, lower($2), $3, $4, coalesce($5, ''), coalesce($6, ''),"
 	 " coalesce($7, ''), coalesce($8, ''), $9, coalesce($10::integer, 100000), $11, $12,"
 	 " coalesce($13::boolean, false), coalesce($14::boolean, true),"
-	 " CASE WHEN $15::boolean THEN now() END, coalesce($16::boolean, false)) RETURNING id"},
+	 " CASE WHEN $15::boolean THEN now() END, coalesce($16::boolean, false)) RETURNING id", 16, 1},
 	{"users_identity_upsert",
 	 "INSERT INTO identities (user_id, provider, extern_uid) VALUES ($1, $2, $3)"
-	 " ON CONFLICT (user_id, provider) DO UPDATE SET extern_uid = EXCLUDED.extern_uid"},
+	 " ON CONFLICT (user_id, provider) DO UPDATE SET extern_uid = EXCLUDED.extern_uid", 3, 0},
 	{"users_private_token_insert",
 	 "INSERT INTO tokens (user_id, kind, name, digest, sealed) VALUES ($1, 'private', "
-	 "'private_token', $2, $3)"},
-	{"users_private_token", "SELECT sealed FROM tokens WHERE user_id = $1 AND kind = 'private'"},
+	 "'private_token', $2, $3)", 3, 0},
+	{"users_private_token", "SELECT sealed FROM tokens WHERE user_id = $1 AND kind = 'private'", 1, 1},
 	/* the new file name, and the one it replaces */
 	{"users_set_avatar",
 	 "UPDATE users u SET avatar = $2, updated_at = now()"
 	 " FROM (SELECT id, avatar FROM users WHERE id = $1 FOR UPDATE) o WHERE u.id = o.id"
-	 " RETURNING o.avatar"},
+	 " RETURNING o.avatar", 2, 1},
 	/* $1 id, then as users_insert without confirmed; NULL keeps the column */
 	{"users_update",
 	 "UPDATE users SET username = coalesce($2, username), email = coalesce(lower($3), email),"
@@ -98,26 +98,26 @@ const db_stmt users_stmts[] = {
 	 " can_create_group = coalesce($15::boolean, can_create_group),"
 	 " external = coalesce($16::boolean, external), updated_at = now()"
 	 " FROM (SELECT username AS old_username FROM users WHERE id = $1 FOR UPDATE) o"
-	 " WHERE id = $1 AND NOT ghost RETURNING id, o.old_username, username, name"},
+	 " WHERE id = $1 AND NOT ghost RETURNING id, o.old_username, username, name", 16, 4},
 	/* The user's own namespace: created with the user, renamed with it. */
 	{"users_namespace_insert",
 	 "INSERT INTO namespaces (id, kind, name, path, owner_id, full_path, full_name,"
 	 " visibility, traversal_ids) SELECT n, 'user', u.username, u.username, u.id, u.username,"
-	 " u.name, 20, ARRAY[n] FROM users u, nextval('namespaces_id_seq') n WHERE u.id = $1"},
+	 " u.name, 20, ARRAY[n] FROM users u, nextval('namespaces_id_seq') n WHERE u.id = $1", 1, 0},
 	{"users_namespace_update",
 	 "UPDATE namespaces SET name = $2, path = $2, full_path = $2, full_name = $3,"
-	 " updated_at = now() WHERE owner_id = $1 AND kind = 'user'"},
+	 " updated_at = now() WHERE owner_id = $1 AND kind = 'user'", 3, 0},
 	/* Personal projects go with their user; their repositories are removed later. */
 	{"users_delete_projects",
 	 "WITH p AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM namespaces"
 	 " WHERE owner_id = $1 AND kind = 'user') RETURNING id)"
 	 "INSERT INTO background_jobs (kind, payload) SELECT 'remove_repository',"
-	 " jsonb_build_object('project_id', p.id) FROM p"},
+	 " jsonb_build_object('project_id', p.id) FROM p", 1, 0},
 	{"users_set_state",
 	 "WITH u AS (SELECT id, state FROM users WHERE id = $1 AND NOT ghost FOR UPDATE),"
 	 " c AS (UPDATE users SET state = $2, updated_at = now() FROM u"
 	 "       WHERE users.id = u.id AND u.state <> $2 RETURNING users.id)"
-	 "SELECT (SELECT count(*) FROM c) FROM u"},
+	 "SELECT (SELECT count(*) FROM c) FROM u", 2, 1},
 	/* Soft delete: the ghost user inherits the contributions. */
 	{"users_ghost_ensure",
 	 "INSERT INTO users (username, email, name, ghost, projects_limit, can_create_group)"
@@ -125,14 +125,14 @@ const db_stmt users_stmts[] = {
 	 "   THEN (SELECT (max(id) + 1)::text FROM users) ELSE '' END,"
 	 "   'ghost' || (SELECT coalesce(max(id), 0) + 1 FROM users) || '@ghost.invalid',"
 	 "   'Ghost User', true, 0, false"
-	 " WHERE NOT EXISTS (SELECT 1 FROM users WHERE ghost) ON CONFLICT DO NOTHING"},
-	{"users_lock_target", "SELECT id, username FROM users WHERE id = $1 AND NOT ghost FOR UPDATE"},
+	 " WHERE NOT EXISTS (SELECT 1 FROM users WHERE ghost) ON CONFLICT DO NOTHING", 0, 0},
+	{"users_lock_target", "SELECT id, username FROM users WHERE id = $1 AND NOT ghost FOR UPDATE", 1, 2},
 	{"users_move_contributions",
 	 "UPDATE events SET author_id = (SELECT id FROM users WHERE ghost ORDER BY id LIMIT 1)"
-	 " WHERE author_id = $1"},
-	{"users_delete_contributions", "DELETE FROM events WHERE author_id = $1"},
-	{"users_delete", "DELETE FROM users WHERE id = $1 AND NOT ghost"},
-	{NULL, NULL},
+	 " WHERE author_id = $1", 1, 0},
+	{"users_delete_contributions", "DELETE FROM events WHERE author_id = $1", 1, 0},
+	{"users_delete", "DELETE FROM users WHERE id = $1 AND NOT ghost", 1, 0},
+	{NULL, NULL, 0, 0},
 };
 
 static json_object *present_basic(request *r, const PGresult *res, int row, int col)

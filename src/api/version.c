@@ -13,7 +13,7 @@ static int version_show(request *r)
 }
 
 const db_stmt version_stmts[] = {
-	{NULL, NULL},
+	{NULL, NULL, 0, 0},
 };
 
 /* The module's routes (http/router.h), in the order they are matched. */

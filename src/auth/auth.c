@@ -9,12 +9,12 @@
 #include "http/router.h"
 
 const db_stmt auth_stmts[] = {
-	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM},
-	{"auth_token_lean", "SELECT " AUTH_LEAN " FROM " AUTH_FROM},
+	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM, 2, AUTH_NCOLS},
+	{"auth_token_lean", "SELECT " AUTH_LEAN " FROM " AUTH_FROM, 2, AUTH_LEAN_NCOLS},
 	{"auth_sudo_user",
 	 "SELECT " USER_COLS " FROM users u WHERE NOT u.ghost AND "
-	 "(u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR lower(u.username) = lower($1))"},
-	{NULL, NULL},
+	 "(u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR lower(u.username) = lower($1))", 1, USER_NCOLS},
+	{NULL, NULL, 0, 0},
 };
 
 void auth_read_credentials(request *r)

@@ -22,6 +22,7 @@ enum {
 	PS_ID, PS_NAMESPACE_ID, PS_NS_FULL_PATH, PS_NS_KIND, PS_NS_OWNER_ID, PS_PATH, PS_NAME,
 	PS_FORKED_FROM_ID, PS_DEFAULT_BRANCH, PS_DESCRIPTION, PS_VISIBILITY, PS_NS_VISIBILITY,
 	PS_REQUEST_ACCESS_ENABLED, PS_SHARED_RUNNERS_ENABLED, PS_ACCESS,
+	PS_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };
 
 /* A group by id ($4) or full path ($5), with the caller's access and what a change of
@@ -40,14 +41,15 @@ enum {
 	GS_PARENT_VIS = GROUP_NCOLS + GROUP_ACCESS_NCOLS,
 	GS_CHILD_VIS,
 	GS_PROJECT_VIS,
+	GS_NCOLS,
 };
 
 const db_stmt scope_stmts[] = {
-	{"scope_project", PROJECT_SCOPE("")},
-	{"scope_project_lock", PROJECT_SCOPE(" FOR UPDATE OF p")},
-	{"scope_group", GROUP_SCOPE("")},
-	{"scope_group_lock", GROUP_SCOPE(" FOR UPDATE OF g")},
-	{NULL, NULL},
+	{"scope_project", PROJECT_SCOPE(""), 6, PS_NCOLS},
+	{"scope_project_lock", PROJECT_SCOPE(" FOR UPDATE OF p"), 6, PS_NCOLS},
+	{"scope_group", GROUP_SCOPE(""), 5, GS_NCOLS},
+	{"scope_group_lock", GROUP_SCOPE(" FOR UPDATE OF g"), 5, GS_NCOLS},
+	{NULL, NULL, 0, 0},
 };
 
 bool scope_ref_is_id(const char *ref)

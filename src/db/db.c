@@ -8,12 +8,47 @@
 #include "core/log.h"
 
 static const db_stmt tx_stmts[] = {
-	{"tx_begin", "BEGIN"},
-	{"tx_commit", "COMMIT"},
-	{"tx_rollback", "ROLLBACK"},
-	{"tx_begin_snapshot", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"},
-	{NULL, NULL},
+	{"tx_begin", "BEGIN", 0, 0},
+	{"tx_commit", "COMMIT", 0, 0},
+	{"tx_rollback", "ROLLBACK", 0, 0},
+	{"tx_begin_snapshot", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", 0, 0},
+	{NULL, NULL, 0, 0},
 };
+
+/* The shape PostgreSQL finds for prepared statement s: 0 with *np and *nc, or -1. */
+static int shape(PGconn *conn, const db_stmt *s, int *np, int *nc)
+{
+	PGresult *res = PQdescribePrepared(conn, s->name);
+	int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -1;
+	*np = PQnparams(res);
+	*nc = PQnfields(res);
+	PQclear(res);
+	return rc;
+}
+
+/* Prepares s and checks its shape: 0, or -1 (logged). */
+static int prepare_one(PGconn *conn, const db_stmt *s)
+{
+	PGresult *res = PQprepare(conn, s->name, s->sql, 0, NULL);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		log_error("prepare %s: %s", s->name, PQresultErrorMessage(res));
+		PQclear(res);
+		return -1;
+	}
+	PQclear(res);
+	int np, nc;
+	if (shape(conn, s, &np, &nc) < 0) {
+		log_error("describe %s: %s", s->name, PQerrorMessage(conn));
+		return -1;
+	}
+	if (np != s->nparams || nc != s->ncols) {
+		log_error("statement %s takes %d parameters and answers %d columns; its table "
+			  "declares %d and %d",
+			  s->name, np, nc, s->nparams, s->ncols);
+		return -1;
+	}
+	return 0;
+}
 
 /* A connection whose connect_timeout defaults to 5 s (the conninfo may override it),
  * so that a database that does not answer gives 503s, not hung workers. */
@@ -36,26 +71,41 @@ static int prepare_all(db *d)
 	PQclear(res);
 	if (!ok)
 		return -1;
-	for (const db_stmt *s = tx_stmts; s->name; s++) {
-		res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
-		ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-		PQclear(res);
-		if (!ok)
-			return -1;
-	}
-	for (int m = 0; d->registry[m]; m++) {
-		for (const db_stmt *s = d->registry[m]; s->name; s++) {
-			res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
-			if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-				log_error("prepare %s: %s", s->name, PQresultErrorMessage(res));
-				PQclear(res);
-				return -1;
-			}
-			PQclear(res);
-		}
-	}
+	int failed = 0;
+	for (const db_stmt *s = tx_stmts; s->name; s++)
+		failed += prepare_one(d->conn, s) < 0;
+	for (int m = 0; d->registry[m]; m++)
+		for (const db_stmt *s = d->registry[m]; s->name; s++)
+			failed += prepare_one(d->conn, s) < 0;
+	if (failed)
+		return -1;
 	d->prepared = true;
 	return 0;
+}
+
+int db_describe(db *d, bool all, FILE *out)
+{
+	if (!d->conn || PQstatus(d->conn) != CONNECTION_OK)
+		return -1;
+	int differ = 0;
+	for (int m = 0; d->registry[m]; m++) {
+		for (const db_stmt *s = d->registry[m]; s->name; s++) {
+			int np = -1, nc = -1;
+			if (shape(d->conn, s, &np, &nc) < 0) { /* not prepared yet */
+				PGresult *res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
+				bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+				PQclear(res);
+				if (!ok || shape(d->conn, s, &np, &nc) < 0)
+					np = nc = -1;
+			}
+			bool same = np == s->nparams && nc == s->ncols;
+			differ += !same;
+			if (all || !same)
+				fprintf(out, "%s %d %d (declared %d %d)\n", s->name, np, nc, s->nparams,
+					s->ncols);
+		}
+	}
+	return differ;
 }
 
 int db_connect(db *d, const char *conninfo, const db_stmt *const *registry)

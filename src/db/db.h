@@ -5,12 +5,21 @@
 
 #include <libpq-fe.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "core/ctx.h"
 
+/* A statement and its shape: the parameters it takes ($1..$nparams) and the columns it
+ * answers (0 for a command without RETURNING). Each connection compares the shape with
+ * what PostgreSQL finds when it prepares the statement (PQdescribePrepared): a mismatch
+ * fails at start-up, not as wrong JSON on one combination of flags. A statement whose
+ * columns are read through an enum declares that enum's count, so that a column added
+ * to one and not the other is caught. `collabd statements` prints the shapes found. */
 typedef struct {
 	const char *name;
 	const char *sql;
+	int nparams;
+	int ncols;
 } db_stmt;
 
 typedef struct db {
@@ -22,10 +31,14 @@ typedef struct db {
 } db;
 
 /* Connects and prepares every statement of registry (kept: a reconnection prepares
- * them again). 0, or -1 (logged). */
+ * them again), checking each one's shape. 0, or -1 (logged). */
 int db_connect(db *d, const char *conninfo, const db_stmt *const *registry);
 /* Re-establishes a broken connection; 0 when the connection is usable. */
 int db_ensure(db *d);
+/* Prints every statement of d's registry whose shape differs from what PostgreSQL
+ * finds (all of them when all), as "name params columns (declared params columns)";
+ * the number that differ, or -1 when d is not connected. */
+int db_describe(db *d, bool all, FILE *out);
 void db_close(db *d);
 
 /* Runs a prepared statement. The result belongs to c's arena. On failure returns

@@ -28,6 +28,7 @@ enum group_col {
 	GC_ID, GC_NAME, GC_PATH, GC_DESCRIPTION, GC_VISIBILITY, GC_LFS_ENABLED, GC_AVATAR,
 	GC_REQUEST_ACCESS_ENABLED, GC_FULL_NAME, GC_FULL_PATH, GC_PARENT_ID,
 };
+_Static_assert(GC_PARENT_ID + 1 == GROUP_NCOLS, "GROUP_COLS and enum group_col");
 
 /* The group whose GROUP_COLS start at column col of row: id, name, path, description,
  * visibility, lfs_enabled, avatar_url, web_url, request_access_enabled, full_name,

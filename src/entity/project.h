@@ -79,6 +79,11 @@ enum project_col {
 	/* PROJECT_CALLER_COLS */
 	PC_MEMBER_LEVEL = PROJECT_NCOLS, PC_GROUP_LEVELS, PC_NOTIFICATION_LEVELS,
 };
+/* The column lists and the enum agree (statements declare their counts from these). */
+_Static_assert(PC_LAST_ACTIVITY_AT + 1 == PROJECT_BASIC_NCOLS, "PROJECT_BASIC_COLS");
+_Static_assert(PC_NS_OWNER_ID + 1 == PROJECT_NCOLS, "PROJECT_COLS and enum project_col");
+_Static_assert(PC_NOTIFICATION_LEVELS + 1 == PROJECT_NCOLS + PROJECT_CALLER_NCOLS,
+	       "PROJECT_CALLER_COLS and enum project_col");
 
 /* The group links of projects, for projects_extras(): $1 the projects' ids (a bigint[]),
  * $2 the caller's id; per link, in the order of the projects then of the links, the
@@ -91,7 +96,9 @@ enum project_col {
 	" AND " SQL_MEMBER_ACTIVE("m") "), 0) FROM project_group_links l JOIN namespaces lg"        \
 	" ON lg.id = l.group_id WHERE l.project_id = ANY ($1::bigint[])"                         \
 	" ORDER BY l.project_id, l.id"
-enum { PLK_PROJECT_ID, PLK_GROUP_ID, PLK_GROUP_NAME, PLK_GROUP_ACCESS, PLK_CALLER_LEVEL };
+enum {
+	PLK_PROJECT_ID, PLK_GROUP_ID, PLK_GROUP_NAME, PLK_GROUP_ACCESS, PLK_CALLER_LEVEL, PLK_NCOLS
+};
 
 /* The caller's standing on a project, from PROJECT_CALLER_COLS. */
 typedef struct {

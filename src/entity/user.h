@@ -26,6 +26,7 @@ enum user_col {
 	UC_PROJECTS_LIMIT, UC_CURRENT_SIGN_IN_AT, UC_IDENTITIES, UC_CAN_CREATE_GROUP,
 	UC_CAN_CREATE_PROJECT, UC_EXTERNAL,
 };
+_Static_assert(UC_EXTERNAL + 1 == USER_NCOLS, "USER_COLS and enum user_col");
 
 enum user_view {
 	USER_VIEW_BASIC,  /* id, name, username, state, avatar_url, web_url */

@@ -15,8 +15,8 @@ const db_stmt repo_stmts[] = {
 	/* Every project with the path its repository had before storage by id. */
 	{"repo_legacy_list",
 	 "SELECT p.id, n.full_path || '/' || p.path FROM projects p"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id"},
-	{NULL, NULL},
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id", 0, 2},
+	{NULL, NULL, 0, 0},
 };
 
 static int git_ready;

@@ -15,8 +15,8 @@
 const db_stmt cache_stmts[] = {
 	/* $1 the keys (a bigint[]): the sum of their versions (a key never bumped is 0) */
 	{"cache_versions",
-	 "SELECT coalesce(sum(v), 0)::text FROM cache_epochs WHERE k = ANY ($1::bigint[])"},
-	{NULL, NULL},
+	 "SELECT coalesce(sum(v), 0)::text FROM cache_epochs WHERE k = ANY ($1::bigint[])", 1, 1},
+	{NULL, NULL, 0, 0},
 };
 
 /* The store: one shared mapping per instance (created by the master, inherited by the

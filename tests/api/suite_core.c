@@ -1,0 +1,351 @@
+/* The core below the handlers, against the stack's database: scope resolution, the
+ * dispatcher's transactions (the guard against one left open, undo on rollback, hooks
+ * on commit) and the statement shapes checked when a connection prepares them. The
+ * code runs in this process, linked with libcollabd, on the configuration of the
+ * stack's first instance (COLLABD_CONFIG): its database and its storage path. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client.h"
+
+#undef fail
+
+#include "auth/scope.h"
+#include "db/db.h"
+#include "git/repo.h"
+#include "modules.h"
+#include "worker.h"
+
+static config cfg;
+static db D;
+static arena *A;
+
+static void setup(void)
+{
+	ck_assert_int_eq(config_load(&cfg, getenv("COLLABD_CONFIG")), 0);
+	ck_assert_int_eq(db_connect(&D, cfg.database_url, statements), 0);
+	A = arena_new();
+}
+
+static void teardown(void)
+{
+	arena_destroy(A);
+	db_close(&D);
+	config_free(&cfg);
+}
+
+/* A context for user id (0: anonymous), an admin when admin. */
+static ctx as(long long id, bool admin)
+{
+	ctx c;
+	ctx_init(&c, A, &cfg, &D, NULL);
+	if (id) {
+		caller *u = arena_alloc(A, sizeof(*u));
+		memset(u, 0, sizeof(*u));
+		u->id = id;
+		u->admin = admin;
+		c.user = u;
+	}
+	return c;
+}
+
+/* m (malloc'd by the client's helpers) kept in the arena until the test's end. */
+static char *keep(char *m)
+{
+	char *s = arena_strdup(A, m);
+	free(m);
+	return s;
+}
+
+static char *upper(const char *s)
+{
+	char *u = arena_strdup(A, s);
+	for (char *p = u; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+	return u;
+}
+
+/* ---- scope resolution ---- */
+
+START_TEST(test_scope_project)
+{
+	long long owner_id, other_id;
+	char *owner = keep(make_user("scope", &owner_id, NULL));
+	(void)keep(make_user("scope", &other_id, NULL));
+	char *path;
+	long long id = api_project(owner, "private", &path);
+	path = keep(path);
+	char *id_text = keep(fmt("%lld", id)), *shouting = upper(path);
+	project_scope p;
+
+	ctx c = as(owner_id, false);
+	ck_assert_int_eq(scope_project(&c, id_text, false, &p), 0);
+	ck_assert_str_eq(p.id, id_text);
+	ck_assert(p.pa.ns_owner);
+	ck_assert_str_eq(p.ns_kind, "user");
+	ck_assert_str_eq(p.ns_owner_id, keep(fmt("%lld", owner_id)));
+	/* a full path, matched without regard to case; the same project */
+	ck_assert_int_eq(scope_project(&c, shouting, false, &p), 0);
+	ck_assert_str_eq(p.id, id_text);
+	/* what is no reference: 19 digits, no slash, an empty last segment, nothing */
+	const char *none[] = {"1234567890123456789", "nopath", keep(fmt("%s/", path)), "", NULL};
+	for (int i = 0; i < 5; i++) {
+		c = as(owner_id, false);
+		ck_assert_int_eq(scope_project(&c, none[i], false, &p), ERR_NOT_FOUND);
+		ck_assert_str_eq(c.err_detail, "Project");
+	}
+	/* invisible is not found, for the anonymous and for another user alike */
+	c = as(0, false);
+	ck_assert_int_eq(scope_project(&c, id_text, false, &p), ERR_NOT_FOUND);
+	ck_assert_str_eq(c.err_detail, "Project");
+	c = as(other_id, false);
+	ck_assert_int_eq(scope_project(&c, path, false, &p), ERR_NOT_FOUND);
+	/* admins see it */
+	c = as(other_id, true);
+	ck_assert_int_eq(scope_project(&c, path, false, &p), 0);
+	ck_assert(p.pa.admin);
+	/* a project being deleted is gone */
+	(void)keep(sql_value("UPDATE projects SET pending_delete = true WHERE id = %lld", id));
+	c = as(owner_id, false);
+	ck_assert_int_eq(scope_project(&c, id_text, false, &p), ERR_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(test_scope_group)
+{
+	long long owner_id;
+	char *owner = keep(make_user("scope", &owner_id, NULL));
+	char *path;
+	long long id = api_group(owner, "private", &path);
+	path = keep(path);
+	char *shouting = upper(path);
+	group_scope g;
+	ctx c = as(owner_id, false);
+	ck_assert_int_eq(scope_group(&c, keep(fmt("%lld", id)), false, &g), 0);
+	ck_assert_int_eq(g.ga.level, 50);
+	ck_assert(g.root);
+	ck_assert_int_eq(scope_group(&c, shouting, false, &g), 0);
+	ck_assert_str_eq(g.id, keep(fmt("%lld", id)));
+	c = as(0, false);
+	ck_assert_int_eq(scope_group(&c, path, false, &g), ERR_NOT_FOUND);
+	ck_assert_str_eq(c.err_detail, "Group");
+	/* a user's namespace is no group */
+	c = as(owner_id, false);
+	char *username = keep(sql_value("SELECT username FROM users WHERE id = %lld", owner_id));
+	ck_assert_int_eq(scope_group(&c, username, false, &g), ERR_NOT_FOUND);
+}
+END_TEST
+
+/* ---- the dispatcher ---- */
+
+static int undone, committed;
+
+static void count_undo(void *arg)
+{
+	(void)arg;
+	undone++;
+}
+
+static void count_commit(void *arg)
+{
+	(void)arg;
+	committed++;
+}
+
+/* a handler that forgets a transaction it opened */
+static int h_leak(request *r)
+{
+	(void)db_begin(&r->ctx);
+	respond_empty(r, 204);
+	return 0;
+}
+
+static int h_fail(request *r)
+{
+	db_on_rollback(&r->ctx, count_undo, NULL);
+	db_on_commit(&r->ctx, count_commit, NULL);
+	(void)db_query(&r->ctx, "background_enqueue", 2,
+		       (const char *const[]){"core_test", "{}"}, NULL);
+	return fail_invalid(r, "x");
+}
+
+/* a 409 answered by the handler itself: nothing it wrote stays */
+static int h_conflict(request *r)
+{
+	db_on_rollback(&r->ctx, count_undo, NULL);
+	(void)db_query(&r->ctx, "background_enqueue", 2,
+		       (const char *const[]){"core_test", "{}"}, NULL);
+	respond_json(r, 409, json_object_new_object());
+	return 0;
+}
+
+static int h_ok(request *r)
+{
+	db_on_rollback(&r->ctx, count_undo, NULL);
+	db_on_commit(&r->ctx, count_commit, NULL);
+	respond_empty(r, 204);
+	return 0;
+}
+
+/* a repository made, then a failure: the rollback removes it */
+static int h_repo(request *r)
+{
+	if (repo_create(&r->ctx, param_str(r, "id")) < 0)
+		return ERR_INTERNAL;
+	return param_str(r, "keep") ? 0 : fail_invalid(r, "x");
+}
+
+static int h_scope(request *r)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_string(r->project->id));
+	respond_json(r, 200, o);
+	return 0;
+}
+
+static const route table[] = {
+	{"POST", "/leak", h_leak, ROUTE_NO_AUTH, NULL},
+	{"POST", "/fail", h_fail, ROUTE_NO_AUTH | ROUTE_TX, NULL},
+	{"POST", "/conflict", h_conflict, ROUTE_NO_AUTH | ROUTE_TX, NULL},
+	{"POST", "/ok", h_ok, ROUTE_NO_AUTH | ROUTE_TX, NULL},
+	{"POST", "/repo/:id", h_repo, ROUTE_NO_AUTH | ROUTE_TX, NULL},
+	{"POST", "/repo/:id/:keep", h_repo, ROUTE_NO_AUTH | ROUTE_TX, NULL},
+	{"GET", "/scope/:id", h_scope, ROUTE_NO_AUTH | ROUTE_PROJECT, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
+static const route *const tables[] = {table, NULL};
+
+static request R;
+
+static int serve(const char *method, const char *path)
+{
+	request_init(&R, A, &cfg);
+	ctx_init(&R.ctx, A, &cfg, &D, NULL);
+	ck_assert_int_eq(request_parse(&R, method, path, NULL, NULL, 0), 0);
+	worker_dispatch_tables(&R, tables);
+	ck_assert_msg(!db_in_transaction(&R.ctx), "%s %s left a transaction open", method, path);
+	return R.status;
+}
+
+static long long test_jobs(void)
+{
+	return sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'core_test'");
+}
+
+START_TEST(test_transaction_guard)
+{
+	/* the leak is answered 500 and rolled back: the next request starts clean */
+	ck_assert_int_eq(serve("POST", "/leak"), 500);
+	ck_assert_int_eq(PQtransactionStatus(D.conn), PQTRANS_IDLE);
+	ck_assert_int_eq(serve("POST", "/ok"), 204);
+}
+END_TEST
+
+START_TEST(test_transaction_outcomes)
+{
+	long long jobs = test_jobs();
+	undone = committed = 0;
+	ck_assert_int_eq(serve("POST", "/fail"), 400);
+	ck_assert_int_eq(undone, 1);
+	ck_assert_int_eq(committed, 0);
+	ck_assert_int_eq(test_jobs(), jobs);
+	undone = 0;
+	ck_assert_int_eq(serve("POST", "/conflict"), 409);
+	ck_assert_int_eq(undone, 1);
+	ck_assert_int_eq(test_jobs(), jobs);
+	undone = 0;
+	ck_assert_int_eq(serve("POST", "/ok"), 204);
+	ck_assert_int_eq(undone, 0);
+	ck_assert_int_eq(committed, 1);
+}
+END_TEST
+
+START_TEST(test_undo_repository)
+{
+	/* ids far above any project's */
+	long long id = 9000000000000LL + (long long)getpid();
+	ctx c = as(0, false);
+	const char *dir = repo_path(&c, keep(fmt("%lld", id)));
+	struct stat st;
+	ck_assert_int_eq(serve("POST", keep(fmt("/repo/%lld", id))), 400);
+	ck_assert_msg(stat(dir, &st) < 0, "%s stayed after the rollback", dir);
+	ck_assert_int_eq(serve("POST", keep(fmt("/repo/%lld/keep", id))), 200);
+	ck_assert_msg(stat(dir, &st) == 0, "%s is gone after the commit", dir);
+	ck_assert_int_eq(repo_remove(&c, keep(fmt("%lld", id))), 0);
+}
+END_TEST
+
+START_TEST(test_dispatcher_scope)
+{
+	long long owner_id;
+	char *owner = keep(make_user("scope", &owner_id, NULL));
+	char *pub_path, *priv_path;
+	long long pub = api_project(owner, "public", &pub_path);
+	long long priv = api_project(owner, "private", &priv_path);
+	pub_path = keep(pub_path);
+	priv_path = keep(priv_path);
+	ck_assert_int_eq(serve("GET", keep(fmt("/scope/%lld", pub))), 200);
+	ck_assert_str_eq(R.body, keep(fmt("{\"id\":\"%lld\"}", pub)));
+	ck_assert_int_eq(serve("GET", keep(fmt("/scope/%s", keep(enc(pub_path))))), 200);
+	/* anonymous: the private project is not found, as one that does not exist */
+	ck_assert_int_eq(serve("GET", keep(fmt("/scope/%lld", priv))), 404);
+	ck_assert_str_eq(R.body, "{\"message\":\"404 Project Not Found\"}");
+	ck_assert_int_eq(serve("GET", "/scope/999999999999"), 404);
+	ck_assert_str_eq(R.body, "{\"message\":\"404 Project Not Found\"}");
+}
+END_TEST
+
+/* ---- statement shapes ---- */
+
+static const db_stmt wrong_params[] = {
+	{"core_shape_params", "SELECT $1::int, $2::int", 1, 2},
+	{NULL, NULL, 0, 0},
+};
+static const db_stmt wrong_cols[] = {
+	{"core_shape_cols", "SELECT $1::int, 2", 1, 1},
+	{NULL, NULL, 0, 0},
+};
+static const db_stmt right[] = {
+	{"core_shape_right", "SELECT $1::int, 2", 1, 2},
+	{"core_shape_command", "DELETE FROM background_jobs WHERE id = $1", 1, 0},
+	{NULL, NULL, 0, 0},
+};
+
+static int connect_with(const db_stmt *t)
+{
+	const db_stmt *const registry[] = {t, NULL};
+	db d;
+	int rc = db_connect(&d, cfg.database_url, registry);
+	db_close(&d);
+	return rc;
+}
+
+START_TEST(test_statement_shapes)
+{
+	ck_assert_int_eq(connect_with(right), 0);
+	ck_assert_int_eq(connect_with(wrong_params), -1);
+	ck_assert_int_eq(connect_with(wrong_cols), -1);
+	/* and every statement of the program prepares with the shape it declares */
+	ck_assert_int_eq(db_describe(&D, false, stderr), 0);
+}
+END_TEST
+
+Suite *suite_core(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_scope_project);
+	tcase_add_test(tc, test_scope_group);
+	tcase_add_test(tc, test_transaction_guard);
+	tcase_add_test(tc, test_transaction_outcomes);
+	tcase_add_test(tc, test_undo_repository);
+	tcase_add_test(tc, test_dispatcher_scope);
+	tcase_add_test(tc, test_statement_shapes);
+	suite_add_tcase(s, tc);
+	return s;
+}
