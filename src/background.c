@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "core/log.h"
 #include "modules.h"
 #include "git/repo.h"
@@ -21,10 +22,12 @@ const db_stmt background_stmts[] = {
 	{"background_enqueue",
 	 "WITH j AS (INSERT INTO background_jobs (kind, payload) VALUES ($1, $2::jsonb)"
 	 " RETURNING id) SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j", 2, 1},
-	/* The oldest due job that no other process holds. */
+	/* The oldest due job of the kinds $1 (text[]) that no other process holds: jobs of a
+	 * kind this collabd does not run (a newer one's, or the push jobs that CI turns
+	 * into pipelines) wait for one that does. */
 	{"background_claim",
 	 "SELECT id, kind, payload::text, attempts FROM background_jobs WHERE run_at <= now()"
-	 " ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED", 0, 4},
+	 " AND kind = ANY ($1::text[]) ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED", 1, 4},
 	{"background_done", "DELETE FROM background_jobs WHERE id = $1", 1, 0},
 	/* A failed job waits 5 s, 10 s, 20 s, ... at most an hour before its next try. */
 	{"background_failed",
@@ -161,12 +164,28 @@ static const struct {
 	{"delete_project", job_delete_project},
 };
 
+/* The kinds of jobs above, as a text[] literal. */
+static const char *job_kinds(ctx *c)
+{
+	buf b;
+	buf_init(&b, c->a, 128);
+	buf_putc(&b, '{');
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(*jobs); i++) {
+		if (i)
+			buf_putc(&b, ',');
+		buf_puts(&b, jobs[i].kind);
+	}
+	buf_putc(&b, '}');
+	return buf_cstr(&b);
+}
+
 int background_run_one(ctx *c)
 {
 	if (db_begin(c) < 0)
 		return -1;
 	int err;
-	PGresult *res = db_query(c, "background_claim", 0, NULL, &err);
+	const char *kinds[1] = {job_kinds(c)};
+	PGresult *res = db_query(c, "background_claim", 1, kinds, &err);
 	if (!res) {
 		db_rollback(c);
 		return -1;

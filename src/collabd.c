@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcgiapp.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,6 +22,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "git/repo.h"
+#include "git/hooks.h"
 #include "modules.h"
 #include "worker.h"
 
@@ -43,6 +45,7 @@ static int usage(void)
 		"  token-create USERNAME [--name N] [--scopes api,read_user] [--expires YYYY-MM-DD]\n"
 		"                                create a personal access token; prints it\n"
 		"  private-token USERNAME        print the user's private token\n"
+		"  hook pre-receive|post-receive  the git hooks (run by git, see git/hooks.h)\n"
 		"  statements [--all]            print the statements whose shape (parameters,\n"
 		"                                columns) differs from their table's; 1 if any\n"
 		"CONFIG is a key = value file (or $COLLABD_CONFIG); COLLABD_<KEY> overrides.\n");
@@ -180,6 +183,24 @@ static int check_statements(const config *cfg)
 	return rc;
 }
 
+/* The git hooks under <storage>/hooks, running this binary with this configuration
+ * (absolute paths: git runs them inside the repository). */
+static int install_hooks(const config *cfg, const char *cfg_path)
+{
+	char exe[PATH_MAX], conf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0) {
+		log_error("readlink /proc/self/exe: %s", strerror(errno));
+		return -1;
+	}
+	exe[n] = '\0';
+	if (cfg_path && !realpath(cfg_path, conf)) {
+		log_error("%s: %s", cfg_path, strerror(errno));
+		return -1;
+	}
+	return hooks_install(cfg, exe, cfg_path ? conf : NULL);
+}
+
 /* After the schema: repositories of the layout before storage by project id move to
  * their place by id (repo_migrate_legacy). */
 static int migrate_storage(const config *cfg)
@@ -212,7 +233,7 @@ static int serve(const char *cfg_path)
 	char *unix_path = NULL;
 	int fd = -1;
 	if (load_key(&cfg, key) < 0 || check_schema(&cfg) < 0 || check_statements(&cfg) < 0 ||
-	    (fd = open_listener(&cfg, &unix_path)) < 0) {
+	    install_hooks(&cfg, cfg_path) < 0 || (fd = open_listener(&cfg, &unix_path)) < 0) {
 		config_free(&cfg);
 		return 1;
 	}
@@ -517,6 +538,35 @@ static int private_token(const char *cfg_path, int argc, char **argv)
 	return status;
 }
 
+/* A git hook (git/hooks.h): the caller and the project from GL_ID and GL_PROJECT, the
+ * ref updates from standard input. A refused push exits 1 with the reason on stderr. */
+static int hook_command(const char *cfg_path, int argc, char **argv)
+{
+	bool pre = argc == 2 && strcmp(argv[1], "pre-receive") == 0;
+	if (argc != 2 || (!pre && strcmp(argv[1], "post-receive") != 0))
+		return usage();
+	config cfg;
+	if (config_load(&cfg, cfg_path) < 0)
+		return 1;
+	db d;
+	int rc = -1;
+	if (db_connect(&d, cfg.database_url, statements) == 0) {
+		arena *a = arena_new();
+		ctx c;
+		ctx_init(&c, a, &cfg, &d, NULL);
+		const char *gl_id = getenv("GL_ID"), *project = getenv("GL_PROJECT");
+		rc = pre ? hook_pre_receive(&c, gl_id, project, stdin, stderr)
+			 : hook_post_receive(&c, gl_id, project, stdin);
+		arena_destroy(a);
+	}
+	if (rc < 0)
+		fprintf(stderr, "GitLab: collabd could not %s this push; see its log.\n",
+			pre ? "check" : "record");
+	db_close(&d);
+	config_free(&cfg);
+	return rc == 0 ? 0 : 1;
+}
+
 /* The shapes of the statements as PostgreSQL finds them (db_describe). */
 static int statements_command(const char *cfg_path, int argc, char **argv)
 {
@@ -552,6 +602,8 @@ int main(int argc, char **argv)
 		return serve(cfg_path);
 	if (strcmp(cmd, "statements") == 0)
 		return statements_command(cfg_path, argc - i, argv + i);
+	if (strcmp(cmd, "hook") == 0)
+		return hook_command(cfg_path, argc - i, argv + i);
 	if (strcmp(cmd, "migrate") == 0 || strcmp(cmd, "keygen") == 0) {
 		config cfg;
 		if (config_load(&cfg, cfg_path) < 0)

@@ -4,6 +4,7 @@
 #include "auth/auth.h"
 #include "auth/scope.h"
 #include "background.h"
+#include "git/hooks.h"
 #include "git/repo.h"
 #include "http/cache.h"
 
@@ -12,7 +13,7 @@
 #undef MODULE
 
 const db_stmt *const statements[] = {
-	auth_stmts, scope_stmts, background_stmts, cache_stmts, repo_stmts,
+	auth_stmts, scope_stmts, background_stmts, cache_stmts, repo_stmts, hooks_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

@@ -114,15 +114,76 @@ $servers    }
     server {
         listen 127.0.0.1:$port;
         error_page 414 /_internal/414;
-        location /api/ {
+        # ^~: no regex location (git's below) takes an API path such as
+        # /api/v4/projects/1/repository/files/x%2Finfo%2Frefs
+        location ^~ /api/ {
             include $dir/nginx/fastcgi.conf;
+        }
+        # Git smart HTTP as nginx/collabd.conf serves it: collabd answers the access
+        # question (and where the repository is), git-http-backend under fcgiwrap
+        # (DIR/fcgiwrap.sock, stack_fcgiwrap_start) does the rest; the hooks are those
+        # collabd serve writes under the storage path.
+        location ~ "^/(?<collabd_git_path>.+?)(?<collabd_git_op>/info/refs|/git-upload-pack|/git-receive-pack)\$" {
+            auth_request /_internal/git-auth;
+            auth_request_set \$collabd_git_user \$upstream_http_x_collabd_user;
+            auth_request_set \$collabd_git_repo \$upstream_http_x_collabd_repo;
+            auth_request_set \$collabd_git_project \$upstream_http_x_collabd_project;
+            auth_request_set \$collabd_git_status \$upstream_http_x_collabd_status;
+            error_page 403 = @collabd_git_403;
+            client_max_body_size 512m;
+            fastcgi_pass unix:$dir/fcgiwrap.sock;
+            fastcgi_request_buffering off;
+            fastcgi_buffering off;
+            fastcgi_read_timeout 600s;
+            fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;
+            fastcgi_param GIT_PROJECT_ROOT $dir/storage/repositories;
+            fastcgi_param GIT_HTTP_EXPORT_ALL "";
+            fastcgi_param PATH_INFO \$collabd_git_repo\$collabd_git_op;
+            fastcgi_param REMOTE_USER \$collabd_git_user;
+            fastcgi_param GL_ID \$collabd_git_user;
+            fastcgi_param GL_PROJECT \$collabd_git_project;
+            fastcgi_param GIT_CONFIG_COUNT 1;
+            fastcgi_param GIT_CONFIG_KEY_0 core.hooksPath;
+            fastcgi_param GIT_CONFIG_VALUE_0 $dir/storage/hooks;
+            fastcgi_param REQUEST_METHOD \$request_method;
+            fastcgi_param QUERY_STRING \$query_string;
+            fastcgi_param CONTENT_TYPE \$content_type;
+            fastcgi_param CONTENT_LENGTH \$content_length;
+            fastcgi_param SERVER_PROTOCOL \$server_protocol;
+            fastcgi_param GATEWAY_INTERFACE CGI/1.1;
+            fastcgi_param REMOTE_ADDR \$remote_addr;
+            fastcgi_param HTTP_PROXY "";
+        }
+        location = /_internal/git-auth {
+            internal;
+            fastcgi_pass collabd;
+            fastcgi_pass_request_body off;
+            fastcgi_param REQUEST_METHOD GET;
+            fastcgi_param REQUEST_URI /_internal/git-auth;
+            fastcgi_param QUERY_STRING "";
+            fastcgi_param CONTENT_TYPE "";
+            fastcgi_param CONTENT_LENGTH "";
+            fastcgi_param REQUEST_ID \$request_id;
+            fastcgi_param REMOTE_ADDR \$remote_addr;
+            fastcgi_param COLLABD_GIT_AUTH 1;
+            fastcgi_param COLLABD_GIT_METHOD \$request_method;
+            fastcgi_param COLLABD_GIT_URI \$request_uri;
+            fastcgi_param HTTP_PROXY "";
+        }
+        location @collabd_git_403 {
+            types { }
+            default_type text/plain;
+            if (\$collabd_git_status = 404) {
+                return 404 "The project you were looking for could not be found.";
+            }
+            return 403 "You are not allowed to do this with this project.";
         }
         location = /oauth/token {
             include $dir/nginx/fastcgi.conf;
         }
         # Uploads as nginx/collabd.conf sends them: images by extension, anything else
         # as a download, never sniffed.
-        location /uploads/ {
+        location ^~ /uploads/ {
             alias $dir/storage/uploads/;
             types {
                 image/png png;
@@ -163,6 +224,24 @@ fastcgi_param SERVER_PORT $server_port;
 fastcgi_param SERVER_PROTOCOL $server_protocol;
 fastcgi_param REQUEST_ID $request_id;
 CONF
+}
+
+# stack_fcgiwrap_start DIR: fcgiwrap on DIR/fcgiwrap.sock for the git location, in the
+# background; its pid in DIR/fcgiwrap.pid (stack_fcgiwrap_stop).
+stack_fcgiwrap_start() {
+	local dir=$1
+	rm -f "$dir/fcgiwrap.sock"
+	# in a subshell: not a job of the caller, whose bare `wait` must not wait for it
+	( /usr/sbin/fcgiwrap -c 4 -s "unix:$dir/fcgiwrap.sock" </dev/null >>"$dir/fcgiwrap.log" 2>&1 &
+	  echo $! > "$dir/fcgiwrap.pid" )
+	# nginx's workers (another user) connect to it
+	wait_for_socket "$dir/fcgiwrap.sock" && chmod 666 "$dir/fcgiwrap.sock"
+}
+
+stack_fcgiwrap_stop() {
+	local dir=$1
+	[ -f "$dir/fcgiwrap.pid" ] && kill -TERM "$(cat "$dir/fcgiwrap.pid")" 2>/dev/null
+	rm -f "$dir/fcgiwrap.pid"
 }
 
 stack_nginx_start() {

@@ -1,0 +1,183 @@
+/* Git smart HTTP: the access question nginx asks before it hands a git request to
+ * git-http-backend (auth_request to /_internal/git-auth, nginx/collabd.conf). collabd
+ * finds the project with the caller's access (auth/scope.c, as every API route) and
+ * answers where its repository is, so that the path on disk never comes from the URL:
+ *   200 + X-Collabd-Repo: /@hashed/ab/cd/<h>.git (under <storage>/repositories),
+ *         X-Collabd-User: user-<id> (empty when anonymous), X-Collabd-Project: <id>
+ *   401 + WWW-Authenticate: Basic        no credentials (or bad ones) and not allowed
+ *   403                                  visible, but not allowed (pull or push)
+ *   403 + X-Collabd-Status: 404          not found, or not visible to the caller (nginx
+ *                                        answers 404: auth_request passes on only 401
+ *                                        and 403)
+ * Credentials: HTTP Basic with a username and the password, or a personal access,
+ * impersonation or private token (the username is not checked against a token, as
+ * GitLab 10), or "oauth2" and an OAuth token. Pull: anyone who may see a public or
+ * internal project, reporters and up of a private one; push: developers and up, not on
+ * an archived project. Protected branches are the pre-receive hook's (git/hooks.c). */
+#include <string.h>
+#include <strings.h>
+
+#include "api/api.h"
+#include "core/crypto.h"
+#include "git/repo.h"
+
+/* The token's user (no OAuth token unless oauth): id, admin, external. Blocked users,
+ * revoked and expired tokens, and tokens without the api scope find nothing. */
+#define GIT_TOKEN_USER                                                                          \
+	"SELECT u.id, u.is_admin, u.external FROM tokens t JOIN users u ON u.id = t.user_id"     \
+	" WHERE t.digest = $1 AND (t.kind = 'oauth') = $2::boolean AND NOT t.revoked"             \
+	" AND (t.expires_at IS NULL OR t.expires_at > current_date) AND 'api' = ANY (t.scopes)"   \
+	" AND u.state = 'active' AND NOT u.ghost"
+
+const db_stmt git_http_stmts[] = {
+	{"git_token_user", GIT_TOKEN_USER, 2, 3},
+	/* $1 username or email: id, admin, external, password hash */
+	{"git_password_user",
+	 "SELECT id, is_admin, external, password_hash FROM users WHERE (lower(username) = lower($1)"
+	 " OR lower(email) = lower($1)) AND state = 'active' AND NOT ghost", 1, 4},
+	{NULL, NULL, 0, 0},
+};
+
+/* The caller of the Basic credentials in header h: 0 with *out (NULL when none were
+ * sent), ERR_UNAUTHORIZED when they do not match. */
+static int basic_caller(request *r, const char *h, caller **out)
+{
+	*out = NULL;
+	if (!h || !*h)
+		return 0;
+	if (strncasecmp(h, "Basic ", 6) != 0)
+		return ERR_UNAUTHORIZED;
+	unsigned char *raw;
+	size_t n;
+	const char *b64 = h + 6;
+	while (*b64 == ' ')
+		b64++;
+	if (crypto_base64_decode(r->ctx.a, b64, &raw, &n) < 0 || memchr(raw, '\0', n))
+		return ERR_UNAUTHORIZED;
+	char *login = arena_strndup(r->ctx.a, (const char *)raw, n);
+	char *password = strchr(login, ':');
+	if (!password)
+		return ERR_UNAUTHORIZED;
+	*password++ = '\0';
+	if (!*login || !*password)
+		return ERR_UNAUTHORIZED;
+	int err;
+	PGresult *res = NULL;
+	bool oauth = strcmp(login, "oauth2") == 0;
+	if (!oauth) {
+		const char *v[1] = {login};
+		if (!(res = db_query(&r->ctx, "git_password_user", 1, v, &err)))
+			return err;
+		if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 3)))
+			res = NULL;
+	}
+	if (!res) {
+		const char *v[2] = {crypto_sha256_hex(r->ctx.a, password, strlen(password)),
+				    oauth ? "true" : "false"};
+		if (!(res = db_query(&r->ctx, "git_token_user", 2, v, &err)))
+			return err;
+		if (PQntuples(res) != 1)
+			return ERR_UNAUTHORIZED;
+	}
+	caller *c = arena_alloc(r->ctx.a, sizeof(*c));
+	memset(c, 0, sizeof(*c));
+	c->id = db_int(res, 0, 0);
+	c->admin = db_bool(res, 0, 1);
+	c->external = db_bool(res, 0, 2);
+	*out = c;
+	return 0;
+}
+
+static int unauthorized(request *r)
+{
+	respond_header(r, "WWW-Authenticate", "Basic realm=\"collabd\"");
+	return ERR_UNAUTHORIZED;
+}
+
+static int not_found(request *r)
+{
+	respond_header(r, "X-Collabd-Status", "404");
+	return fail(r, ERR_FORBIDDEN, "404 Project Not Found");
+}
+
+/* Splits the git request's URI (/<full path>[.git]/<operation>?<query>) into the
+ * project's full path (decoded) and whether it pushes; false when it is no smart HTTP
+ * request of a project. */
+static bool parse_git_uri(request *r, const char *method, const char *uri, const char **full,
+			  bool *push)
+{
+	static const char *const ops[] = {"/info/refs", "/git-upload-pack", "/git-receive-pack"};
+	const char *q = strchr(uri, '?');
+	size_t len = q ? (size_t)(q - uri) : strlen(uri);
+	int op = -1;
+	for (int i = 0; i < 3 && op < 0; i++) {
+		size_t n = strlen(ops[i]);
+		if (len > n && strncmp(uri + len - n, ops[i], n) == 0) {
+			op = i;
+			len -= n;
+		}
+	}
+	if (op < 0 || uri[0] != '/')
+		return false;
+	if (len > 5 && strncmp(uri + len - 4, ".git", 4) == 0)
+		len -= 4;
+	char *path = url_decode(r->ctx.a, uri + 1, len - 1, false);
+	if (!path || !*path)
+		return false;
+	*full = path;
+	if (op == 0) {
+		const char *service = q ? strstr(q, "service=") : NULL;
+		*push = service && strncmp(service + 8, "git-receive-pack", 16) == 0;
+	} else {
+		*push = op == 2;
+	}
+	(void)method;
+	return true;
+}
+
+static int git_auth(request *r)
+{
+	/* only through nginx's internal location: no client can set this parameter */
+	const char *method = request_header(r, "COLLABD_GIT_METHOD");
+	const char *uri = request_header(r, "COLLABD_GIT_URI");
+	if (!request_header(r, "COLLABD_GIT_AUTH") || !method || !uri)
+		return ERR_NO_ROUTE;
+	const char *full;
+	bool push;
+	if (!parse_git_uri(r, method, uri, &full, &push))
+		return not_found(r);
+	caller *c;
+	int rc = basic_caller(r, request_header(r, "HTTP_AUTHORIZATION"), &c);
+	if (rc == ERR_UNAUTHORIZED)
+		return unauthorized(r);
+	if (rc < 0)
+		return rc;
+	r->ctx.user = c;
+	project_scope p;
+	rc = scope_project(&r->ctx, full, false, &p);
+	if (rc == ERR_NOT_FOUND)
+		return c ? not_found(r) : unauthorized(r);
+	if (rc < 0)
+		return rc;
+	const project_access *a = &p.pa;
+	bool member = a->admin || a->ns_owner;
+	bool allowed = push ? c && !a->archived && (member || a->level >= ACCESS_DEVELOPER)
+			    : p.visibility != VIS_PRIVATE || member || a->level >= ACCESS_REPORTER;
+	if (!allowed)
+		return c ? fail(r, ERR_FORBIDDEN,
+				push ? "You are not allowed to push code to this project."
+				     : "You are not allowed to download code from this project.")
+			 : unauthorized(r);
+	respond_header(r, "X-Collabd-Repo",
+		       arena_printf(r->ctx.a, "%s.git",
+				    repo_relative(&r->ctx, p.id) + strlen("repositories")));
+	respond_header(r, "X-Collabd-User", c ? arena_printf(r->ctx.a, "user-%lld", c->id) : "");
+	respond_header(r, "X-Collabd-Project", p.id);
+	respond_empty(r, 200);
+	return 0;
+}
+
+const route git_http_routes[] = {
+	{"GET", "/_internal/git-auth", git_auth, ROUTE_NO_AUTH, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

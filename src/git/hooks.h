@@ -1,0 +1,29 @@
+/* The server-side git hooks of every repository: `collabd hook pre-receive` and
+ * `collabd hook post-receive`, which the hook scripts that `collabd serve` writes under
+ * <storage>/hooks run (git finds them through core.hooksPath, which nginx's git
+ * location passes to git-http-backend). The push's caller and project come from the
+ * environment that collabd's answer to the access question set (GL_ID=user-<id>,
+ * GL_PROJECT=<id>); the ref updates from standard input, one "old new ref" per line. */
+#ifndef COLLABD_HOOKS_H
+#define COLLABD_HOOKS_H
+
+#include <stdio.h>
+
+#include "core/ctx.h"
+#include "db/db.h"
+
+extern const db_stmt hooks_stmts[];
+
+/* Protected branches: only those the protection allows push to them, nobody deletes
+ * one or pushes to it what is not a fast-forward. 0 when every update may go, 1 when
+ * one may not (the reason written to err, which git shows the client), -1 on error. */
+int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in, FILE *err);
+/* After the refs moved, in one transaction: the project's default branch set by its
+ * first push (and HEAD), last_activity_at, a push event per ref (pushed to, pushed new,
+ * deleted, with push_data), and a `push` background job per ref for CI. 0 or -1. */
+int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in);
+/* Writes the hook scripts (pre-receive, post-receive) under <storage>/hooks, running
+ * the collabd binary exe with configuration cfg_path (NULL: the default). 0 or -1. */
+int hooks_install(const config *cfg, const char *exe, const char *cfg_path);
+
+#endif

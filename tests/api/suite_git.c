@@ -1,0 +1,365 @@
+/* Git over HTTP through nginx: the access question collabd answers (401 asks for
+ * credentials, 404 for what the caller may not see, 403 for what they may see but not
+ * do), stock git cloning and pushing through git-http-backend, protected branches
+ * enforced by the pre-receive hook, and what the post-receive hook records (the default
+ * branch of a first push, push events, the push job). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+
+#include <curl/curl.h>
+
+static char *work; /* a scratch directory for clones, also git's HOME */
+
+/* Strings of the client's helpers, freed at the test's end. */
+static char *kept[256];
+static int nkept;
+
+static char *T(char *s)
+{
+	ck_assert_int_lt(nkept, 256);
+	kept[nkept++] = s;
+	return s;
+}
+
+static void setup(void)
+{
+	char tmpl[] = "/tmp/collabd-git.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	work = strdup(tmpl);
+	/* git's HOME: who commits, and the default branch of new repositories */
+	char *path = fmt("%s/.gitconfig", work);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[user]\n\tname = Tester\n\temail = tester@example.com\n"
+	      "[init]\n\tdefaultBranch = master\n[advice]\n\tdetachedHead = false\n", f);
+	fclose(f);
+	free(path);
+}
+
+static void teardown(void)
+{
+	while (nkept > 0)
+		free(kept[--nkept]);
+	char *cmd = fmt("rm -rf '%s'", work);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(work);
+}
+
+/* Runs a shell command in the scratch directory with git's prompts off; its exit status,
+ * its output (stdout and stderr) in *out when not NULL (caller frees). */
+static int sh(char **out, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static int sh(char **out, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	char *cmd = NULL;
+	if (vasprintf(&cmd, f, ap) < 0)
+		abort();
+	va_end(ap);
+	char *full = fmt("cd '%s' && export HOME='%s' GIT_TERMINAL_PROMPT=0 GIT_ASKPASS=/bin/false "
+			 "&& git %s 2>&1",
+			 work, work, cmd);
+	FILE *p = popen(full, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t n;
+	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 1024)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	int st = pclose(p);
+	free(cmd);
+	free(full);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* http://[user:token@]host:port/<path>.git */
+static char *git_url(const char *token, const char *path)
+{
+	const char *base = api_url(); /* http://127.0.0.1:PORT */
+	if (!token)
+		return fmt("%s/%s.git", base, path);
+	return fmt("http://u:%s@%s/%s.git", token, base + strlen("http://"), path);
+}
+
+/* GET <path>.git/info/refs?service=... with Basic credentials for token (NULL: none). */
+static resp *info_refs(const char *token, const char *path, const char *service)
+{
+	char *url = fmt("%s/%s.git/info/refs?service=%s", api_url(), path, service);
+	char *auth = NULL;
+	const char *headers[2] = {NULL, NULL};
+	if (token) {
+		char *pair = fmt("u:%s", token);
+		size_t n = strlen(pair);
+		static const char b64[] =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		char *enc64 = calloc(1, (n + 2) / 3 * 4 + 1);
+		size_t o = 0;
+		for (size_t i = 0; i < n; i += 3) {
+			unsigned v = (unsigned char)pair[i] << 16;
+			if (i + 1 < n)
+				v |= (unsigned char)pair[i + 1] << 8;
+			if (i + 2 < n)
+				v |= (unsigned char)pair[i + 2];
+			enc64[o++] = b64[(v >> 18) & 63];
+			enc64[o++] = b64[(v >> 12) & 63];
+			enc64[o++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+			enc64[o++] = i + 2 < n ? b64[v & 63] : '=';
+		}
+		auth = fmt("Authorization: Basic %s", enc64);
+		headers[0] = auth;
+		free(enc64);
+		free(pair);
+	}
+	resp *r = http_request("GET", url, headers, NULL, 0, NULL);
+	free(url);
+	free(auth);
+	return r;
+}
+
+static void add_member(long long project, long long user, int level)
+{
+	resp *r = api("POST", T(fmt("/projects/%lld/members", project)), admin_token(),
+		      T(fmt("user_id=%lld&access_level=%d", user, level)));
+	ck_status(r, 201);
+	resp_free(r);
+}
+
+START_TEST(test_access_question)
+{
+	long long owner_id, guest_id, reporter_id, stranger_id;
+	char *owner = make_user("git", &owner_id, NULL);
+	char *guest = make_user("git", &guest_id, NULL);
+	char *reporter = make_user("git", &reporter_id, NULL);
+	char *stranger = make_user("git", &stranger_id, NULL);
+	char *priv, *pub;
+	long long priv_id = api_project(owner, "private", &priv);
+	api_project(owner, "public", &pub);
+	add_member(priv_id, guest_id, 10);
+	add_member(priv_id, reporter_id, 20);
+
+	/* public: anyone pulls; pushing asks for credentials */
+	resp *r = info_refs(NULL, pub, "git-upload-pack");
+	ck_status(r, 200);
+	ck_assert_ptr_nonnull(strstr(r->body, "# service=git-upload-pack"));
+	resp_free(r);
+	r = info_refs(NULL, pub, "git-receive-pack");
+	ck_status(r, 401);
+	ck_assert_ptr_nonnull(resp_header(r, "WWW-Authenticate"));
+	resp_free(r);
+	/* private: no credentials, 401 (git prompts); bad ones too */
+	r = info_refs(NULL, priv, "git-upload-pack");
+	ck_status(r, 401);
+	ck_assert_ptr_nonnull(strstr(resp_header(r, "WWW-Authenticate"), "Basic"));
+	resp_free(r);
+	r = info_refs("not-a-token", priv, "git-upload-pack");
+	ck_status(r, 401);
+	resp_free(r);
+	/* signed in, cannot see it: 404, as a project that does not exist */
+	r = info_refs(stranger, priv, "git-upload-pack");
+	ck_status(r, 404);
+	resp_free(r);
+	r = info_refs(stranger, "nobody/nothing", "git-upload-pack");
+	ck_status(r, 404);
+	resp_free(r);
+	/* a guest sees the private project but may not read its code: 403 */
+	r = info_refs(guest, priv, "git-upload-pack");
+	ck_status(r, 403);
+	resp_free(r);
+	/* a reporter pulls, does not push */
+	r = info_refs(reporter, priv, "git-upload-pack");
+	ck_status(r, 200);
+	resp_free(r);
+	r = info_refs(reporter, priv, "git-receive-pack");
+	ck_status(r, 403);
+	resp_free(r);
+	/* the owner pushes; the path is matched without regard to case, with or without .git */
+	char *upper = strdup(priv);
+	for (char *p = upper; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+	r = info_refs(owner, upper, "git-receive-pack");
+	ck_status(r, 200);
+	ck_assert_ptr_nonnull(strstr(r->body, "# service=git-receive-pack"));
+	resp_free(r);
+	/* a blocked user is nobody */
+	resp *b = api("POST", T(fmt("/users/%lld/block", reporter_id)), admin_token(), NULL);
+	ck_status(b, 201);
+	resp_free(b);
+	r = info_refs(reporter, priv, "git-upload-pack");
+	ck_status(r, 401);
+	resp_free(r);
+	/* the internal route is not reachable from outside */
+	r = http_request("GET", T(fmt("%s/_internal/git-auth", api_url())), NULL, NULL, 0, NULL);
+	ck_status(r, 404);
+	resp_free(r);
+	free(upper);
+	free(owner);
+	free(guest);
+	free(reporter);
+	free(stranger);
+	free(priv);
+	free(pub);
+}
+END_TEST
+
+START_TEST(test_clone_push_and_record)
+{
+	long long owner_id, dev_id, reporter_id;
+	char *owner = make_user("git", &owner_id, NULL);
+	char *dev = make_user("git", &dev_id, NULL);
+	char *reporter = make_user("git", &reporter_id, NULL);
+	char *path;
+	long long id = api_project(owner, "private", &path);
+	add_member(id, dev_id, 30);
+	add_member(id, reporter_id, 20);
+	char *out;
+
+	/* an empty repository clones */
+	ck_assert_int_eq(sh(&out, "clone -q '%s' a", T(git_url(dev, path))), 0);
+	free(out);
+	/* the developer's first push names the default branch and is recorded */
+	ck_assert_int_eq(sh(&out, "-C a commit -q --allow-empty -m 'First commit' && "
+				  "git -C a commit -q --allow-empty -m 'Second commit' && "
+				  "git -C a push -q origin master"),
+			 0);
+	free(out);
+	resp *r = api("GET", T(fmt("/projects/%lld", id)), owner, NULL);
+	ck_status(r, 200);
+	ck_assert_str_eq(jstr(r->json, "default_branch"), "master");
+	resp_free(r);
+	r = api("GET", T(fmt("/projects/%lld/events", id)), owner, NULL);
+	ck_status(r, 200);
+	json_object *e = json_object_array_get_idx(r->json, 0);
+	ck_assert_str_eq(jstr(e, "action_name"), "pushed new");
+	json_object *pd = jget(e, "push_data");
+	ck_assert_int_eq(jint(pd, "commit_count"), 2);
+	ck_assert_str_eq(jstr(pd, "action"), "created");
+	ck_assert_str_eq(jstr(pd, "ref_type"), "branch");
+	ck_assert_str_eq(jstr(pd, "ref"), "master");
+	ck_assert_str_eq(jstr(pd, "commit_title"), "Second commit");
+	ck_assert(jnull(pd, "commit_from"));
+	ck_assert_int_eq(jint(e, "author_id"), dev_id);
+	resp_free(r);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
+				 " AND payload->>'project_id' = '%lld'"
+				 " AND payload->>'ref' = 'refs/heads/master'", id),
+			 1);
+	/* a second push: pushed to, one commit, from the old head */
+	ck_assert_int_eq(sh(&out, "-C a commit -q --allow-empty -m 'Third' && git -C a push -q"), 0);
+	free(out);
+	r = api("GET", T(fmt("/projects/%lld/events", id)), owner, NULL);
+	e = json_object_array_get_idx(r->json, 0);
+	ck_assert_str_eq(jstr(e, "action_name"), "pushed to");
+	ck_assert_int_eq(jint(jget(e, "push_data"), "commit_count"), 1);
+	ck_assert(!jnull(jget(e, "push_data"), "commit_from"));
+	resp_free(r);
+	/* a reporter clones what was pushed, and cannot push */
+	ck_assert_int_eq(sh(&out, "clone -q '%s' b", T(git_url(reporter, path))), 0);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C b log --format=%%s -1"), 0);
+	ck_assert_str_eq(out, "Third\n");
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C b commit -q --allow-empty -m no && git -C b push -q"), 0);
+	free(out);
+	/* anonymous clone of a private project fails */
+	ck_assert_int_ne(sh(&out, "clone -q '%s' c", T(git_url(NULL, path))), 0);
+	free(out);
+	free(owner);
+	free(dev);
+	free(reporter);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_protected_branch)
+{
+	long long owner_id, dev_id, master_id;
+	char *owner = make_user("git", &owner_id, NULL);
+	char *dev = make_user("git", &dev_id, NULL);
+	char *master = make_user("git", &master_id, NULL);
+	char *path;
+	long long id = api_project(owner, "private", &path);
+	add_member(id, dev_id, 30);
+	add_member(id, master_id, 40);
+	char *out;
+	ck_assert_int_eq(sh(&out, "clone -q '%s' m && git -C m commit -q --allow-empty -m one && "
+				  "git -C m push -q origin master && "
+				  "git -C m push -q origin master:feature",
+			    T(git_url(master, path))),
+			 0);
+	free(out);
+	free(sql_value("INSERT INTO protected_branches (project_id, name) VALUES (%lld, 'master')",
+		       id));
+	/* a developer may not push to it; to another branch they may */
+	ck_assert_int_eq(sh(&out, "clone -q '%s' d && git -C d commit -q --allow-empty -m two",
+			    T(git_url(dev, path))),
+			 0);
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C d push origin master"), 0);
+	ck_assert_msg(strstr(out, "not allowed to push code to protected branches"), "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C d push -q origin master:feature"), 0);
+	free(out);
+	/* a master pushes to it, but never forces it nor deletes it */
+	ck_assert_int_eq(sh(&out, "-C m commit -q --allow-empty -m three && git -C m push -q"), 0);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C m reset -q --hard HEAD~1 && "
+				  "git -C m commit -q --allow-empty -m rewritten"),
+			 0);
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C m push -f origin master"), 0);
+	ck_assert_msg(strstr(out, "not allowed to force push"), "%s", out);
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C m push origin :master"), 0);
+	ck_assert_msg(strstr(out, "not allowed to delete protected branches"), "%s", out);
+	free(out);
+	/* the branch is where the last allowed push left it */
+	ck_assert_int_eq(sh(&out, "ls-remote '%s' refs/heads/master", T(git_url(owner, path))), 0);
+	char *head = NULL;
+	ck_assert_int_eq(sh(&head, "-C m rev-parse origin/master"), 0);
+	ck_assert_int_eq(strncmp(out, head, 40), 0);
+	free(head);
+	free(out);
+	/* a wildcard protects what it matches: a developer may not force feature-x either */
+	free(sql_value("INSERT INTO protected_branches (project_id, name, push_access_level)"
+		       " VALUES (%lld, 'feat*', 30)", id));
+	ck_assert_int_eq(sh(&out, "-C d commit -q --allow-empty -m four && "
+				  "git -C d push -q origin HEAD:feature"),
+			 0);
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C d push -f origin HEAD~2:feature"), 0);
+	ck_assert_msg(strstr(out, "not allowed to force push"), "%s", out);
+	free(out);
+	free(owner);
+	free(dev);
+	free(master);
+	free(path);
+}
+END_TEST
+
+Suite *suite_git(void)
+{
+	Suite *s = suite_create("git");
+	TCase *tc = tcase_create("http");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_access_question);
+	tcase_add_test(tc, test_clone_push_and_record);
+	tcase_add_test(tc, test_protected_branch);
+	suite_add_tcase(s, tc);
+	return s;
+}
