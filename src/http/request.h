@@ -46,7 +46,7 @@ struct route;
 struct db;
 
 /* The most keys a cached response may depend on, and secrets it may show (http/cache.h). */
-#define CACHE_MAX_DEPS 16
+#define CACHE_MAX_DEPS 512
 #define CACHE_MAX_SECRETS 4
 
 typedef struct request {
