@@ -29,7 +29,7 @@
 -- (nothing runs after it but the commit), holding none that another bumping transaction
 -- may be waiting for but keys, which are always taken in ascending order: no cycle of
 -- waits, no deadlock. A bulk load may disable the triggers (ALTER TABLE ... DISABLE
--- TRIGGER cache_bump, and cache_bump_commit) and bump key 0 after.
+-- TRIGGER cache_bump, and cache_bump_commit) and bump key 0 after: cache_bump('{0}').
 
 DROP TRIGGER cache_bump ON users;
 DROP TRIGGER cache_bump ON identities;
@@ -41,7 +41,14 @@ DROP TRIGGER cache_bump ON projects;
 DROP TRIGGER cache_bump ON project_group_links;
 DROP TRIGGER cache_bump ON namespaces;
 DROP FUNCTION cache_bump_row();
-DROP FUNCTION cache_bump(bigint[]);
+
+-- Bumps keys, distinct, in ascending order (no lock beyond the keys' rows): what the
+-- commit of a writing transaction does, and what a bulk load calls with key 0 after.
+CREATE OR REPLACE FUNCTION cache_bump(keys bigint[]) RETURNS void LANGUAGE sql AS $$
+	INSERT INTO cache_epochs AS e (k, v)
+	SELECT DISTINCT x, 1 FROM unnest(keys) x WHERE x IS NOT NULL ORDER BY 1
+	ON CONFLICT (k) DO UPDATE SET v = e.v + 1
+$$;
 
 -- Stripe of set n for the row whose id is id.
 CREATE FUNCTION cache_stripe(n integer, id bigint) RETURNS bigint
@@ -73,9 +80,7 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	PERFORM set_config('collabd.cache_keys', '', true);
-	INSERT INTO cache_epochs AS e (k, v)
-	SELECT DISTINCT x::bigint, 1 FROM unnest(string_to_array(ks, ',')) x ORDER BY 1
-	ON CONFLICT (k) DO UPDATE SET v = e.v + 1;
+	PERFORM cache_bump(string_to_array(ks, ',')::bigint[]);
 	RETURN NULL;
 END $$;
 
