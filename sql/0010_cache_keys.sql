@@ -59,15 +59,21 @@ CREATE FUNCTION cache_stripe(n integer, id bigint) RETURNS bigint
 CREATE FUNCTION cache_differs(a jsonb, b jsonb, shown text[]) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT (a - shown) IS DISTINCT FROM (b - shown) $$;
 
--- Adds keys (NULLs skipped) to the transaction's keys to bump at commit.
+-- Adds keys (NULLs and those already there skipped) to the transaction's keys to bump
+-- at commit, kept as ",k1,k2,...,": a statement that changes many rows of one project or
+-- user (a cascade, a removal) keeps one copy of each key.
 CREATE FUNCTION cache_collect(VARIADIC keys bigint[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-	have text := coalesce(current_setting('collabd.cache_keys', true), '');
-	add text := array_to_string(keys, ',');
+	have text := coalesce(nullif(current_setting('collabd.cache_keys', true), ''), ',');
+	was text := have;
+	k bigint;
 BEGIN
-	IF add <> '' THEN
-		PERFORM set_config('collabd.cache_keys',
-				   CASE WHEN have = '' THEN add ELSE have || ',' || add END, true);
+	FOREACH k IN ARRAY keys LOOP
+		CONTINUE WHEN k IS NULL OR strpos(have, ',' || k || ',') > 0;
+		have := have || k || ',';
+	END LOOP;
+	IF have <> was THEN
+		PERFORM set_config('collabd.cache_keys', have, true);
 	END IF;
 END $$;
 
@@ -80,7 +86,7 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	PERFORM set_config('collabd.cache_keys', '', true);
-	PERFORM cache_bump(string_to_array(ks, ',')::bigint[]);
+	PERFORM cache_bump(string_to_array(trim(BOTH ',' FROM ks), ',')::bigint[]);
 	RETURN NULL;
 END $$;
 

@@ -407,8 +407,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
 	const char *stmt = arena_printf(r->a, "projects_list_%s%s%s", kind, lean ? "_lean" : "",
 					basic ? "_simple" : "");
-	entity_project_list_depend(r, order, v[5] != NULL, owned && strcmp(owned, "true") == 0,
-				   user != NULL);
+	entity_project_list_depend(r, order, v[5] != NULL, user != NULL);
 	int err;
 	PGresult *res = db_query(r, stmt, 17, v, &err);
 	if (!res)

@@ -249,16 +249,16 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 	return o;
 }
 
-void entity_project_list_depend(request *r, const char *order_by, bool search, bool owned,
-				bool by_user)
+void entity_project_list_depend(request *r, const char *order_by, bool search, bool by_user)
 {
 	cache_depend(r, CACHE_SET_PROJECTS);
 	if (search || strcmp(order_by, "name") == 0 || strcmp(order_by, "path") == 0)
 		cache_depend(r, CACHE_SET_PROJECT_TEXT);
 	if (strcmp(order_by, "updated_at") == 0 || strcmp(order_by, "last_activity_at") == 0)
 		cache_depend(r, CACHE_SET_PROJECT_TIMES);
-	if (search || owned || by_user)
-		cache_depend(r, CACHE_SET_NAMESPACES);
+	/* which private projects the caller sees through groups follows the groups' places
+	 * (traversal_ids); search reads the namespaces' names, owned=true their owners */
+	cache_depend(r, CACHE_SET_NAMESPACES);
 	if (by_user)
 		cache_depend(r, CACHE_SET_USERS);
 }

@@ -129,10 +129,9 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
  * on the group's key (its name). */
 json_object *entity_project_group_link(request *r, const PGresult *res, int row);
 /* What a list of projects depends on beyond its rows' records (response cache): which
- * projects it holds, and their order by order_by ("id", "created_at", "name", ...); the
- * namespaces when it reads them (search, owned), the users when it names one (by_user). */
-void entity_project_list_depend(request *r, const char *order_by, bool search, bool owned,
-				bool by_user);
+ * projects it holds and through which groups, their order by order_by ("id",
+ * "created_at", "name", ...), what search reads, the users when it names one (by_user). */
+void entity_project_list_depend(request *r, const char *order_by, bool search, bool by_user);
 /* Reads the PROJECT_CALLER_COLS that follow the PROJECT_COLS at col of row, for r's
  * caller (whose id the statement was given). */
 void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col);
