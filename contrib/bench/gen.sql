@@ -79,7 +79,7 @@ $$ SELECT words[1 + floor(pg_temp.rnd(k, salt) * cardinality(words))::int] $$;
 
 BEGIN;
 
--- No bump of the response cache's epochs per row (sql/0007_cache.sql): one bump of
+-- No bump of the response cache's keys per row (sql/0010_cache_keys.sql): one bump of
 -- key 0 (everything) once the data is in.
 SELECT format('ALTER TABLE %I DISABLE TRIGGER %I', tgrelid::regclass, tgname)
 	FROM pg_trigger WHERE tgname IN ('cache_bump', 'cache_bump_commit') \gexec
