@@ -327,6 +327,31 @@ START_TEST(test_cache_lists)
 }
 END_TEST
 
+/* A private project comes into a caller's list through a group of theirs when its own
+ * group moves below that one: no row of the project, of the caller or of the list changes,
+ * the group's place does (its namespace row, written in SQL as a transfer would). */
+START_TEST(test_cache_list_follows_groups)
+{
+	long long uid;
+	char *user = S(make_user("cache-tr", &uid, NULL));
+	long long gid = group("cache-tg", "private");
+	long long hid = group("cache-th", "private");
+	create(S(fmt("/groups/%lld/members", gid)), admin_token(),
+	       S(fmt("user_id=%lld&access_level=20", uid)));
+	char *name = S(unique("moved-in"));
+	create("/projects", admin_token(),
+	       S(fmt("name=%s&namespace_id=%lld&visibility=private", name, hid)));
+	const char *mine = "/projects?membership=true";
+	const char *want = S(fmt("\"name\":\"%s\"", name));
+	warm(mine, user, 200, NULL);
+	reads(mine, user, 200, NULL, want);
+	free(sql_value("UPDATE namespaces h SET parent_id = g.id, traversal_ids = ARRAY[g.id, h.id],"
+		       " full_path = g.full_path || '/' || h.path, full_name = g.full_name || ' / '"
+		       " || h.name FROM namespaces g WHERE g.id = %lld AND h.id = %lld", gid, hid));
+	reads(mine, user, 200, want, NULL);
+}
+END_TEST
+
 /* The keys a write collects for the commit to bump (sql/0010_cache_keys.sql): the write
  * run in a transaction that is rolled back, with the setting the triggers fill read
  * before. */
@@ -500,6 +525,7 @@ Suite *suite_cache(void)
 	tcase_add_test(tc, test_cache_caller_writes);
 	tcase_add_test(tc, test_cache_lists);
 	tcase_add_test(tc, test_cache_sql_writes);
+	tcase_add_test(tc, test_cache_list_follows_groups);
 	tcase_add_test(tc, test_cache_counters_bump_rows);
 	tcase_add_test(tc, test_cache_verify_catches_stale);
 	tcase_add_test(tc, test_cache_verify_passes);
