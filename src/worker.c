@@ -100,7 +100,7 @@ void worker_dispatch_tables(request *r, const route *const *tables)
 		rc = run_handler(r, rt);
 	if (r->cache_key && rc < 0)
 		db_rollback(&r->ctx); /* the snapshot the cached route ran in */
-	cache_finish(r, rc);
+	rc = cache_finish(r, rc);
 	if (db_in_transaction(&r->ctx)) {
 		log_error("%s %s left a transaction open: rolled back", r->method, rt->pattern);
 		db_rollback(&r->ctx);

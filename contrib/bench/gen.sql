@@ -79,10 +79,10 @@ $$ SELECT words[1 + floor(pg_temp.rnd(k, salt) * cardinality(words))::int] $$;
 
 BEGIN;
 
--- No bump of the response cache's epochs per row (sql/0007_cache.sql): one bump of
+-- No bump of the response cache's keys per row (sql/0010_cache_keys.sql): one bump of
 -- key 0 (everything) once the data is in.
-SELECT format('ALTER TABLE %I DISABLE TRIGGER cache_bump', tgrelid::regclass)
-	FROM pg_trigger WHERE tgname = 'cache_bump' \gexec
+SELECT format('ALTER TABLE %I DISABLE TRIGGER %I', tgrelid::regclass, tgname)
+	FROM pg_trigger WHERE tgname IN ('cache_bump', 'cache_bump_commit') \gexec
 
 CREATE TEMP TABLE w (firsts text[], lasts text[], nouns text[], adjs text[]);
 INSERT INTO w VALUES (
@@ -286,8 +286,8 @@ CREATE TEMP TABLE bpairs AS
 				AND pm.source_id = p.id AND pm.user_id = t.user_id AND pm.requested_at IS NULL)) x
 	) y WHERE k <= 10;
 
-SELECT format('ALTER TABLE %I ENABLE TRIGGER cache_bump', tgrelid::regclass)
-	FROM pg_trigger WHERE tgname = 'cache_bump' \gexec
+SELECT format('ALTER TABLE %I ENABLE TRIGGER %I', tgrelid::regclass, tgname)
+	FROM pg_trigger WHERE tgname IN ('cache_bump', 'cache_bump_commit') \gexec
 SELECT cache_bump(ARRAY[0::bigint]);
 
 COMMIT;

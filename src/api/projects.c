@@ -224,7 +224,7 @@ const db_stmt projects_stmts[] = {
 	{"projects_fork_sources",
 	 "WITH " SQL_ME " SELECT " PROJECT_BASIC_COLS " FROM me, projects p"
 	 " JOIN namespaces n ON n.id = p.namespace_id"
-	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p"), 4, 12},
+	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p"), 4, PROJECT_BASIC_NCOLS},
 	{"projects_links", PROJECT_LINKS_SELECT, 2, PLK_NCOLS},
 	{"projects_target_ns", PROJECT_TARGET_NS, 4, 8},
 	/* Creations (and forks) into namespace $1 take turns from here to their commit: the
@@ -353,11 +353,6 @@ static const char *const list_stmts[][2][2] = {
 
 int projects_list_scoped(request *r, const char *user, const char *group_id)
 {
-	/* any project (and its links, stars, fork source), namespace or user (owners, the
-	 * user named) may enter or change a page; the caller's memberships are theirs */
-	cache_depend(r, CACHE_KEY_PROJECTS);
-	cache_depend(r, CACHE_KEY_NAMESPACES);
-	cache_depend(r, CACHE_KEY_USERS);
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0)
@@ -407,6 +402,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[5] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
 	const char *stmt = list_stmts[kind][lean][basic];
+	entity_project_list_depend(r, order, v[5] != NULL, user != NULL);
 	int err;
 	PGresult *res = db_query(&r->ctx, stmt, 17, v, &err);
 	if (!res)
@@ -522,7 +518,7 @@ static int add_links(request *r, const PGresult *res, int n, int col, project_ex
 			if (!x[i].shared_with_groups)
 				x[i].shared_with_groups = request_own(r, json_object_new_array());
 			json_object_array_add(x[i].shared_with_groups,
-					      entity_project_group_link(links, j));
+					      entity_project_group_link(r, links, j));
 			int level = access_shared_level((int)db_int(links, j, PLK_GROUP_ACCESS),
 							(int)db_int(links, j, PLK_CALLER_LEVEL));
 			if (shared_level && level > shared_level[i])
@@ -590,24 +586,6 @@ static PGresult *project_show_query(request *r, const char *ref, int *err)
 			err);
 }
 
-/* The keys of the response cache a project's record depends on, beyond the caller: the
- * project (its row, links and members), its namespace (whose row holds the full path and
- * name, rewritten when a group above is renamed), the owner of a personal project; for a
- * fork, the source, and for a shared project, the groups' names: then any namespace. */
-static void project_depend(request *r, const PGresult *res, int col)
-{
-	cache_depend(r, CACHE_KEY_PROJECT(db_int(res, 0, col + PC_ID)));
-	cache_depend(r, CACHE_KEY_NAMESPACE(db_int(res, 0, col + PC_NS_ID)));
-	if (db_val(res, 0, col + PC_NS_OWNER_ID))
-		cache_depend(r, CACHE_KEY_USER(db_int(res, 0, col + PC_NS_OWNER_ID)));
-	if (db_val(res, 0, col + PC_FORKED_FROM_ID)) {
-		cache_depend(r, CACHE_KEY_PROJECT(db_int(res, 0, col + PC_FORKED_FROM_ID)));
-		cache_depend(r, CACHE_KEY_NAMESPACES);
-	}
-	if (db_bool(res, 0, col + PC_SHARED))
-		cache_depend(r, CACHE_KEY_NAMESPACES);
-}
-
 static int projects_show(request *r)
 {
 	const char *ref = param_str(r, "id");
@@ -641,7 +619,6 @@ static int projects_show(request *r)
 		if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID) ||
 		    db_int(res, 0, col + PC_VISIBILITY) != VIS_PUBLIC)
 			return fail_not_found(r, "Project");
-		project_depend(r, res, col);
 		respond_json(r, 200, entity_project(r, res, 0, col, PROJECT_VIEW_BASIC, NULL));
 		return 0;
 	}
@@ -652,7 +629,6 @@ static int projects_show(request *r)
 	unsigned flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
 			 (can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0) |
 			 (stats ? PROJECT_STATISTICS : 0);
-	project_depend(r, res, col);
 	respond_json(r, 200, entity_project(r, res, 0, col, flags, &p.x));
 	return 0;
 }

@@ -173,7 +173,7 @@ static int users_list(request *r)
 		pagination_limit(r, &pg), pagination_offset(r, &pg),
 		auth_is_admin(r) ? "true" : "false",
 	};
-	cache_depend(r, CACHE_KEY_USERS);
+	entity_user_list_depend(r);
 	bool filtered = false;
 	for (int i = 0; i < 9; i++)
 		filtered = filtered || v[i];
@@ -217,7 +217,6 @@ static int users_show(request *r)
 	}
 	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + UC_ID))
 		return fail_not_found(r, "User");
-	cache_depend(r, CACHE_KEY_USER(db_int(res, 0, col + UC_ID)));
 	enum user_view view = auth_is_admin(r) ? USER_VIEW_ADMIN : USER_VIEW_SINGLE;
 	respond_json(r, 200, entity_user(r, res, 0, col, view));
 	return 0;

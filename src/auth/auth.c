@@ -101,7 +101,7 @@ static int apply_sudo(request *r)
 	c->impersonated = true;
 	r->ctx.user = c;
 	/* which user the name names changes with any user's rename */
-	cache_depend(r, CACHE_KEY_USERS);
+	cache_depend(r, CACHE_SET_USERS);
 	cache_depend(r, CACHE_KEY_USER(c->id));
 	return 0;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum kind { STR, INT };
+enum kind { STR, INT, BOOL };
 
 struct key {
 	const char *name;
@@ -19,6 +19,7 @@ struct key {
 
 #define S(f, d) {#f, STR, offsetof(config, f), d}
 #define I(f, d) {#f, INT, offsetof(config, f), d}
+#define B(f, d) {#f, BOOL, offsetof(config, f), d}
 static const struct key keys[] = {
 	S(listen, "127.0.0.1:9000"),
 	I(workers, "0"),
@@ -32,9 +33,11 @@ static const struct key keys[] = {
 	I(backlog, "1024"),
 	S(socket_mode, "0660"),
 	I(cache_size_mb, "64"),
+	B(cache_verify, "false"),
 };
 #undef S
 #undef I
+#undef B
 
 static int set(config *cfg, const struct key *k, const char *value)
 {
@@ -43,6 +46,18 @@ static int set(config *cfg, const struct key *k, const char *value)
 		char **p = field;
 		free(*p);
 		*p = strdup(value);
+		return 0;
+	}
+	if (k->kind == BOOL) {
+		bool *b = field;
+		if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) {
+			*b = true;
+		} else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) {
+			*b = false;
+		} else {
+			fprintf(stderr, "collabd: config %s: not true or false: %s\n", k->name, value);
+			return -1;
+		}
 		return 0;
 	}
 	char *end;

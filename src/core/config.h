@@ -3,6 +3,8 @@
 #ifndef COLLABD_CONFIG_H
 #define COLLABD_CONFIG_H
 
+#include <stdbool.h>
+
 typedef struct {
 	char *listen;        /* unix socket path, host:port, or "stdin" (fd 0) */
 	int workers;         /* 0: 2 x cores */
@@ -16,6 +18,7 @@ typedef struct {
 	int backlog;
 	char *socket_mode;   /* octal permissions of a unix socket we create */
 	int cache_size_mb;   /* response cache of each worker (http/cache.h); 0: none */
+	bool cache_verify;   /* every cache hit runs the handler too and must match (tests) */
 } config;
 
 /* Loads defaults, then path (may be NULL), then the environment. 0 or -1 with a

@@ -3,9 +3,11 @@
 #include "db/db.h"
 #include "entity/entity.h"
 #include "entity/user.h"
+#include "http/cache.h"
 
 json_object *entity_event(request *r, const PGresult *res, int row, int col)
 {
+	cache_depend_none(r); /* events have no key in the response cache */
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "title", NULL);
 	json_put_int_or_null(o, "project_id", db_val(res, row, col + 1));

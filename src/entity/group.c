@@ -3,9 +3,11 @@
 #include "auth/access.h"
 #include "db/db.h"
 #include "entity/entity.h"
+#include "http/cache.h"
 
 json_object *entity_group(request *r, const PGresult *res, int row, int col, int stats_col)
 {
+	cache_depend(r, CACHE_KEY_NAMESPACE(db_int(res, row, col + GC_ID)));
 	json_object *o = json_object_new_object();
 #define V(c) db_val(res, row, col + (c))
 	json_put_int(o, "id", db_int(res, row, col + GC_ID));
@@ -25,6 +27,7 @@ json_object *entity_group(request *r, const PGresult *res, int row, int col, int
 #undef V
 	const char *stats = stats_col >= 0 ? db_val(res, row, stats_col) : NULL;
 	if (stats) {
+		cache_depend_none(r); /* sums over the group's projects: no key of one row */
 		json_object *s = json_tokener_parse(stats);
 		if (s)
 			json_object_object_add(o, "statistics", s);
@@ -34,7 +37,7 @@ json_object *entity_group(request *r, const PGresult *res, int row, int col, int
 
 json_object *entity_namespace(request *r, const PGresult *res, int row, int col)
 {
-	(void)r;
+	cache_depend(r, CACHE_KEY_NAMESPACE(db_int(res, row, col)));
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col));
 	json_put_str(o, "name", db_val(res, row, col + 1));
@@ -43,6 +46,8 @@ json_object *entity_namespace(request *r, const PGresult *res, int row, int col)
 	json_put_str(o, "full_path", db_val(res, row, col + 4));
 	json_put_int_or_null(o, "parent_id", db_val(res, row, col + 5));
 	const char *members = db_val(res, row, col + 6);
+	if (members)
+		cache_depend_none(r); /* counts the members of groups below: no key of one row */
 	if (members)
 		json_put_int_or_null(o, "members_count_with_descendants", members);
 	return o;

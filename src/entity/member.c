@@ -2,6 +2,7 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
+#include "http/cache.h"
 
 enum {
 	MC_ACCESS_LEVEL = 5, /* after USER_BASIC_COLS */
@@ -18,9 +19,11 @@ json_object *entity_member(request *r, const PGresult *res, int row, int col)
 	return o;
 }
 
-/* The requester part both access request shapes share. */
-static json_object *requester(const PGresult *res, int row, int col)
+/* The requester part both access request shapes share (a membership row: the user's
+ * key, as for a member). */
+static json_object *requester(request *r, const PGresult *res, int row, int col)
 {
+	cache_depend(r, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col + UC_ID));
 	json_put_str(o, "username", db_val(res, row, col + UC_USERNAME));
@@ -32,16 +35,14 @@ static json_object *requester(const PGresult *res, int row, int col)
 
 json_object *entity_access_request(request *r, const PGresult *res, int row, int col)
 {
-	(void)r;
-	json_object *o = requester(res, row, col);
+	json_object *o = requester(r, res, row, col);
 	json_put_str(o, "requested_at", db_val(res, row, col + MC_REQUESTED_AT));
 	return o;
 }
 
 json_object *entity_access_request_approved(request *r, const PGresult *res, int row, int col)
 {
-	(void)r;
-	json_object *o = requester(res, row, col);
+	json_object *o = requester(r, res, row, col);
 	json_put_int(o, "access_level", db_int(res, row, col + MC_ACCESS_LEVEL));
 	return o;
 }

@@ -93,8 +93,9 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 	}
 }
 
-json_object *entity_project_group_link(const PGresult *res, int row)
+json_object *entity_project_group_link(request *r, const PGresult *res, int row)
 {
+	cache_depend(r, CACHE_KEY_NAMESPACE(db_int(res, row, PLK_GROUP_ID)));
 	json_object *o = json_object_new_object();
 	json_put_int(o, "group_id", db_int(res, row, PLK_GROUP_ID));
 	json_put_str(o, "group_name", db_val(res, row, PLK_GROUP_NAME));
@@ -119,6 +120,8 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
 #define B(c) db_bool(res, row, col + (c))
+	cache_depend(r, CACHE_KEY_PROJECT(I(PC_ID)));
+	cache_depend(r, CACHE_KEY_NAMESPACE(I(PC_NS_ID)));
 	json_object *o = json_object_new_object();
 	const char *ns = V(PC_NS_FULL_PATH), *path = V(PC_PATH);
 	const char *full_path = arena_printf(r->ctx.a, "%s/%s", ns, path);
@@ -140,6 +143,15 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 		json_put_str(o, "created_at", V(PC_CREATED_AT));
 		json_put_str(o, "last_activity_at", V(PC_LAST_ACTIVITY_AT));
 		return o;
+	}
+	if (V(PC_NS_OWNER_ID))
+		cache_depend(r, CACHE_KEY_USER(I(PC_NS_OWNER_ID)));
+	if (V(PC_FORKED_FROM_ID)) {
+		/* the source, shown or not: whether the caller may see it is the source's (its
+		 * row; its namespace's place among the groups, which any namespace may change) */
+		cache_depend(r, CACHE_KEY_PROJECT(I(PC_FORKED_FROM_ID)));
+		if (!x || !x->forked_from)
+			cache_depend(r, CACHE_SET_NAMESPACES);
 	}
 	bool issues = B(PC_ISSUES_ENABLED), mrs = B(PC_MERGE_REQUESTS_ENABLED);
 	json_put_str(o, "visibility", visibility_name((int)I(PC_VISIBILITY)));
@@ -235,4 +247,18 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 #undef I
 #undef B
 	return o;
+}
+
+void entity_project_list_depend(request *r, const char *order_by, bool search, bool by_user)
+{
+	cache_depend(r, CACHE_SET_PROJECTS);
+	if (search || strcmp(order_by, "name") == 0 || strcmp(order_by, "path") == 0)
+		cache_depend(r, CACHE_SET_PROJECT_TEXT);
+	if (strcmp(order_by, "updated_at") == 0 || strcmp(order_by, "last_activity_at") == 0)
+		cache_depend(r, CACHE_SET_PROJECT_TIMES);
+	/* which private projects the caller sees through groups follows the groups' places
+	 * (traversal_ids); search reads the namespaces' names, owned=true their owners */
+	cache_depend(r, CACHE_SET_NAMESPACES);
+	if (by_user)
+		cache_depend(r, CACHE_SET_USERS);
 }

@@ -12,12 +12,13 @@
 
 /* The columns the simple view reads, from projects p and its namespaces n, in this
  * order. The URLs are built from the namespace's full path and the project's path; the
- * tags come as the text[] literal and are sorted by the presenter. */
+ * tags come as the text[] literal and are sorted by the presenter; the namespace's id
+ * names what the record depends on in the response cache. */
 #define PROJECT_BASIC_COLS                                                                     \
 	"p.id, p.description, p.default_branch, p.name, p.path, n.full_path, n.full_name,"       \
 	" p.tag_list::text, p.star_count, p.forks_count, iso8601(p.created_at),"                 \
-	" iso8601(p.last_activity_at)"
-#define PROJECT_BASIC_NCOLS 12
+	" iso8601(p.last_activity_at), n.id"
+#define PROJECT_BASIC_NCOLS 13
 
 /* Every column of the full record: the basic ones, then the rest. A statement pays for
  * each column, join and subquery at every execution (the executor's start-up of its
@@ -32,7 +33,7 @@
 	" iso8601(ou.created_at))::text FROM users ou WHERE ou.id = n.owner_id) END,"           \
 	" p.issues_enabled, p.merge_requests_enabled, p.jobs_enabled, p.wiki_enabled,"          \
 	" p.snippets_enabled, p.resolve_outdated_diff_discussions, p.container_registry_enabled,"\
-	" p.creator_id, n.id, n.name, n.path, n.kind, p.forked_from_id,"                        \
+	" p.creator_id, n.name, n.path, n.kind, p.forked_from_id,"                        \
 	" p.import_status, p.import_error, p.avatar, p.open_issues_count, p.runners_token_sealed,"\
 	" p.public_jobs, p.ci_config_path,"                                                     \
 	" EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = p.id),"              \
@@ -65,11 +66,11 @@
 enum project_col {
 	PC_ID, PC_DESCRIPTION, PC_DEFAULT_BRANCH, PC_NAME, PC_PATH, PC_NS_FULL_PATH,
 	PC_NS_FULL_NAME, PC_TAG_LIST, PC_STAR_COUNT, PC_FORKS_COUNT, PC_CREATED_AT,
-	PC_LAST_ACTIVITY_AT,
+	PC_LAST_ACTIVITY_AT, PC_NS_ID,
 	/* full record */
 	PC_VISIBILITY, PC_ARCHIVED, PC_OWNER, PC_ISSUES_ENABLED, PC_MERGE_REQUESTS_ENABLED,
 	PC_JOBS_ENABLED, PC_WIKI_ENABLED, PC_SNIPPETS_ENABLED, PC_RESOLVE_OUTDATED,
-	PC_CONTAINER_REGISTRY_ENABLED, PC_CREATOR_ID, PC_NS_ID, PC_NS_NAME, PC_NS_PATH,
+	PC_CONTAINER_REGISTRY_ENABLED, PC_CREATOR_ID, PC_NS_NAME, PC_NS_PATH,
 	PC_NS_KIND, PC_FORKED_FROM_ID, PC_IMPORT_STATUS, PC_IMPORT_ERROR, PC_AVATAR,
 	PC_OPEN_ISSUES_COUNT, PC_RUNNERS_TOKEN, PC_PUBLIC_JOBS, PC_CI_CONFIG_PATH, PC_SHARED,
 	PC_ONLY_ALLOW_MERGE_IF_PIPELINE_SUCCEEDS, PC_REQUEST_ACCESS_ENABLED,
@@ -80,7 +81,7 @@ enum project_col {
 	PC_MEMBER_LEVEL = PROJECT_NCOLS, PC_GROUP_LEVELS, PC_NOTIFICATION_LEVELS,
 };
 /* The column lists and the enum agree (statements declare their counts from these). */
-_Static_assert(PC_LAST_ACTIVITY_AT + 1 == PROJECT_BASIC_NCOLS, "PROJECT_BASIC_COLS");
+_Static_assert(PC_NS_ID + 1 == PROJECT_BASIC_NCOLS, "PROJECT_BASIC_COLS");
 _Static_assert(PC_NS_OWNER_ID + 1 == PROJECT_NCOLS, "PROJECT_COLS and enum project_col");
 _Static_assert(PC_NOTIFICATION_LEVELS + 1 == PROJECT_NCOLS + PROJECT_CALLER_NCOLS,
 	       "PROJECT_CALLER_COLS and enum project_col");
@@ -126,11 +127,18 @@ enum project_view {
 
 /* The project whose columns start at column col of row, in the view that flags (enum
  * project_view) give, with x's parts (x may be NULL for the simple view). The runners
- * token is opened with r->ctx.key. */
+ * token is opened with r->ctx.key. The record depends (response cache) on the project's key
+ * and its namespace's; the full view also on the owner of a personal project and the fork
+ * source (its simple view, when shown, declares its own). */
 json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
 			    const project_extra *x);
-/* One of shared_with_groups: the link of row (PROJECT_LINKS_SELECT columns). */
-json_object *entity_project_group_link(const PGresult *res, int row);
+/* One of shared_with_groups: the link of row (PROJECT_LINKS_SELECT columns); it depends
+ * on the group's key (its name). */
+json_object *entity_project_group_link(request *r, const PGresult *res, int row);
+/* What a list of projects depends on beyond its rows' records (response cache): which
+ * projects it holds and through which groups, their order by order_by ("id",
+ * "created_at", "name", ...), what search reads, the users when it names one (by_user). */
+void entity_project_list_depend(request *r, const char *order_by, bool search, bool by_user);
 /* Reads the PROJECT_CALLER_COLS that follow the PROJECT_COLS at col of row, for r's
  * caller (whose id the statement was given). */
 void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col);

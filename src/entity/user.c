@@ -2,9 +2,11 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
+#include "http/cache.h"
 
 json_object *entity_user(request *r, const PGresult *res, int row, int col, enum user_view view)
 {
+	cache_depend(r, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
 	json_object *o = json_object_new_object();
 #define V(c) db_val(res, row, col + (c))
 	json_put_int(o, "id", db_int(res, row, col + UC_ID));
@@ -44,4 +46,9 @@ json_object *entity_user(request *r, const PGresult *res, int row, int col, enum
 		json_put_bool(o, "is_admin", db_bool(res, row, col + UC_IS_ADMIN));
 #undef V
 	return o;
+}
+
+void entity_user_list_depend(request *r)
+{
+	cache_depend(r, CACHE_SET_USERS);
 }

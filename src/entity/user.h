@@ -35,7 +35,10 @@ enum user_view {
 	USER_VIEW_ADMIN,  /* self view + is_admin, for admins */
 };
 
-/* The user whose USER_COLS start at column col of row in res. */
+/* The user whose USER_COLS start at column col of row in res; it depends on the user's
+ * key (response cache). */
 json_object *entity_user(request *r, const PGresult *res, int row, int col, enum user_view view);
+/* What a list of users depends on beyond its rows' records: which users it holds. */
+void entity_user_list_depend(request *r);
 
 #endif

@@ -11,11 +11,16 @@
 #include "core/buf.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "http/router.h"
 
 const db_stmt cache_stmts[] = {
-	/* $1 the keys (a bigint[]): the sum of their versions (a key never bumped is 0) */
+	/* $1 the keys of rows (a bigint[]), $2 the sets (their numbers, a bigint[]): the sum
+	 * of their versions, a set's being the sum of its 64 stripes, keys -(n * 64 + 64) to
+	 * -(n * 64 + 1) (sql/0010_cache_keys.sql); a key never bumped is 0 */
 	{"cache_versions",
-	 "SELECT coalesce(sum(v), 0)::text FROM cache_epochs WHERE k = ANY ($1::bigint[])", 1, 1},
+	 "SELECT ((SELECT coalesce(sum(v), 0) FROM cache_epochs WHERE k = ANY ($1::bigint[]))"
+	 " + (SELECT coalesce(sum(e.v), 0) FROM unnest($2::bigint[]) s (n) JOIN cache_epochs e"
+	 " ON e.k BETWEEN -(s.n * 64 + 64) AND -(s.n * 64 + 1)))::text", 2, 1},
 	{NULL, NULL, 0, 0},
 };
 
@@ -44,11 +49,11 @@ struct record {
 	int32_t ndeps;
 	int64_t expires;
 	long long sum;
-	long long deps[CACHE_MAX_DEPS];
 	uint64_t headers_len;
 	uint64_t body_len;
 	int32_t nsealed;
-	/* headers, body, then the nsealed sealed secrets, each followed by a NUL byte */
+	/* the ndeps deps, then headers, body, then the nsealed sealed secrets, each
+	 * followed by a NUL byte */
 };
 
 struct cache {
@@ -170,10 +175,11 @@ bool cache_get(cache *c, const char *key, time_t now, arena *a, cache_entry *out
 		memcpy(out->key, rec->key, sizeof(out->key));
 		out->expires = (time_t)rec->expires;
 		out->ndeps = rec->ndeps;
-		memcpy(out->deps, rec->deps, sizeof(out->deps));
+		const long long *deps = (const long long *)(rec + 1);
+		memcpy(out->deps, deps, sizeof(*deps) * (size_t)rec->ndeps);
 		out->sum = rec->sum;
 		out->status = rec->status;
-		const char *p = (const char *)(rec + 1);
+		const char *p = (const char *)(deps + rec->ndeps);
 		out->headers_len = rec->headers_len;
 		out->headers = arena_strndup(a, p, rec->headers_len);
 		p += rec->headers_len + 1;
@@ -216,9 +222,11 @@ void cache_put(cache *c, const cache_entry *e)
 	size_t sealed_len = 0;
 	for (int i = 0; i < e->nsealed; i++)
 		sealed_len += strlen(e->sealed[i]) + 1;
-	size_t size = ALIGN8(sizeof(struct record) + e->headers_len + e->body_len + 2 + sealed_len);
-	if (size > c->data_size / 4 || e->ndeps > CACHE_MAX_DEPS || e->ndeps < 0 ||
-	    e->nsealed > CACHE_MAX_SECRETS || e->nsealed < 0 ||
+	if (e->ndeps > CACHE_MAX_DEPS || e->ndeps < 0)
+		return;
+	size_t size = ALIGN8(sizeof(struct record) + sizeof(*e->deps) * (size_t)e->ndeps +
+			     e->headers_len + e->body_len + 2 + sealed_len);
+	if (size > c->data_size / 4 || e->nsealed > CACHE_MAX_SECRETS || e->nsealed < 0 ||
 	    strlen(e->key) >= sizeof(((struct record *)0)->key))
 		return;
 	uint64_t h = hash_of(e->key);
@@ -249,11 +257,12 @@ void cache_put(cache *c, const cache_entry *e)
 	rec->ndeps = e->ndeps;
 	rec->expires = (int64_t)e->expires;
 	rec->sum = e->sum;
-	memcpy(rec->deps, e->deps, sizeof(*e->deps) * (size_t)e->ndeps);
+	long long *deps = (long long *)(rec + 1);
+	memcpy(deps, e->deps, sizeof(*e->deps) * (size_t)e->ndeps);
 	rec->headers_len = e->headers_len;
 	rec->body_len = e->body_len;
 	rec->nsealed = e->nsealed;
-	char *p = (char *)(rec + 1);
+	char *p = (char *)(deps + e->ndeps);
 	memcpy(p, e->headers, e->headers_len);
 	p[e->headers_len] = '\0';
 	p += e->headers_len + 1;
@@ -281,16 +290,39 @@ size_t cache_count(cache *c)
 	return n;
 }
 
+static int compare_keys(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* r's deps sorted, each once. */
+static void deps_compact(request *r)
+{
+	if (r->cache_ndeps < 2)
+		return;
+	qsort(r->cache_deps, (size_t)r->cache_ndeps, sizeof(*r->cache_deps), compare_keys);
+	int n = 1;
+	for (int i = 1; i < r->cache_ndeps; i++)
+		if (r->cache_deps[i] != r->cache_deps[n - 1])
+			r->cache_deps[n++] = r->cache_deps[i];
+	r->cache_ndeps = n;
+}
+
+/* Appended as they come (a page of rows names the same namespace or owner again and
+ * again: the neighbour is skipped at once, the rest when the array fills or at the end). */
 void cache_depend(request *r, long long key)
 {
 	if (!r->cache_key)
 		return;
-	for (int i = 0; i < r->cache_ndeps; i++)
-		if (r->cache_deps[i] == key)
-			return;
-	if (r->cache_ndeps == CACHE_MAX_DEPS) {
-		r->cache_none = true;
+	if (r->cache_ndeps && r->cache_deps[r->cache_ndeps - 1] == key)
 		return;
+	if (r->cache_ndeps == CACHE_MAX_DEPS) {
+		deps_compact(r);
+		if (r->cache_ndeps == CACHE_MAX_DEPS) {
+			r->cache_none = true;
+			return;
+		}
 	}
 	r->cache_deps[r->cache_ndeps++] = key;
 }
@@ -385,29 +417,50 @@ static const char *key_of(request *r)
 	return crypto_sha256_hex(r->ctx.a, b.data, b.len);
 }
 
-static const char *deps_literal(request *r, const long long *deps, int n)
-{
-	buf b;
-	buf_init(&b, r->ctx.a, 128);
-	buf_putc(&b, '{');
-	for (int i = 0; i < n; i++)
-		buf_printf(&b, i ? ",%lld" : "%lld", deps[i]);
-	buf_putc(&b, '}');
-	return buf_cstr(&b);
-}
-
-/* The sum of the versions of deps now (in the snapshot, if one is open); -1 on failure. */
+/* The sum of the versions of deps now (in the snapshot, if one is open); -1 on failure.
+ * The keys of rows go as one array, the sets (negative) as their numbers in another. */
 static long long versions(request *r, const long long *deps, int n)
 {
-	const char *v[1] = {deps_literal(r, deps, n)};
-	PGresult *res = db_query(&r->ctx, "cache_versions", 1, v, NULL);
+	buf keys, sets;
+	buf_init(&keys, r->ctx.a, 16 + (size_t)n * 8);
+	buf_init(&sets, r->ctx.a, 32);
+	buf_putc(&keys, '{');
+	buf_putc(&sets, '{');
+	for (int i = 0; i < n; i++) {
+		buf *b = deps[i] < 0 ? &sets : &keys;
+		if (b->len > 1)
+			buf_putc(b, ',');
+		buf_printf(b, "%lld", deps[i] < 0 ? -deps[i] : deps[i]);
+	}
+	buf_putc(&keys, '}');
+	buf_putc(&sets, '}');
+	const char *v[2] = {buf_cstr(&keys), buf_cstr(&sets)};
+	PGresult *res = db_query(&r->ctx, "cache_versions", 2, v, NULL);
 	if (!res || PQntuples(res) != 1)
 		return -1;
 	return db_int(res, 0, 0);
 }
 
+/* The hit being verified (cache_verify): the request and the answer the cache had for
+ * it, secrets opened. A worker serves one request at a time. */
+static struct {
+	const request *r;
+	cache_entry e;
+} verifying;
+
+/* Opens the snapshot a miss (or a verified hit) runs in, under key. */
+static bool run_in_snapshot(request *r, const char *key, bool begun)
+{
+	if (!begun && db_begin_snapshot(&r->ctx) < 0)
+		return false; /* runs uncached; the handler meets the same database */
+	r->cache_key = key;
+	cache_depend(r, CACHE_KEY_ALL);
+	return false;
+}
+
 bool cache_serve(request *r)
 {
+	verifying.r = NULL;
 	for (const param *p = r->params; p; p = p->next)
 		if (p->source == SRC_BODY)
 			return false; /* a GET with a body: not worth a key of its own */
@@ -415,11 +468,23 @@ bool cache_serve(request *r)
 	time_t now = time(NULL);
 	cache_entry e;
 	if (cache_get(r->cache, key, now, r->ctx.a, &e)) {
+		/* verifying, the versions are read in the snapshot the handler then runs in:
+		 * an entry found current there must be what the handler answers there */
+		bool verify = r->ctx.cfg->cache_verify;
+		if (verify && db_begin_snapshot(&r->ctx) < 0)
+			return false;
 		long long sum = versions(r, e.deps, e.ndeps);
 		size_t len = e.body_len;
 		const char *body = NULL;
 		if (sum >= 0 && sum == e.sum) /* secrets opened only for an answer still true */
 			body = e.nsealed ? unmask_secrets(r, &e, &len) : e.body;
+		if (body && verify) {
+			verifying.r = r;
+			verifying.e = e;
+			verifying.e.body = body;
+			verifying.e.body_len = len;
+			return run_in_snapshot(r, key, true);
+		}
 		if (body) {
 			r->status = e.status;
 			buf_append(&r->headers, e.headers, e.headers_len);
@@ -429,14 +494,47 @@ bool cache_serve(request *r)
 			return true;
 		}
 		cache_remove(r->cache, key);
+		if (verify)
+			return run_in_snapshot(r, key, true);
 	} else if (!cache_admit(r->cache, key)) {
 		return false; /* the first time: not kept */
 	}
-	if (db_begin_snapshot(&r->ctx) < 0)
-		return false; /* runs uncached; the handler meets the same database */
-	r->cache_key = key;
-	cache_depend(r, CACHE_KEY_ALL);
-	return false;
+	return run_in_snapshot(r, key, false);
+}
+
+/* After the handler of a hit being verified: the answer it made (rc its return) must be
+ * the one the cache had. */
+static int verify_finish(request *r, const char *key, int rc)
+{
+	const cache_entry *e = &verifying.e;
+	verifying.r = NULL;
+	const char *what = rc < 0			  ? "the handler failed"
+			   : r->status != e->status	  ? "the status"
+			   : r->headers.len != e->headers_len ||
+				     (e->headers_len &&
+				      memcmp(r->headers.data, e->headers, e->headers_len) != 0)
+				   ? "the headers"
+			   : !r->body || r->body_len != e->body_len ||
+				     memcmp(r->body, e->body, e->body_len) != 0
+				   ? "the body"
+				   : NULL;
+	if (!what) {
+		if (db_commit(&r->ctx) < 0)
+			return rc;
+		respond_header(r, "X-Collabd-Cache", "hit");
+		return rc;
+	}
+	log_error("response cache verification failed: %s %s (route %s %s), key %s with %d "
+		  "dependencies: %s differs from the cached response (status %d, %zu bytes; now "
+		  "%d, %zu bytes)",
+		  r->method, r->path, r->route ? r->route->method : "-",
+		  r->route ? r->route->pattern : "-", key, e->ndeps, what, e->status, e->body_len,
+		  rc < 0 ? rc : r->status, r->body ? r->body_len : 0);
+	cache_remove(r->cache, key);
+	db_rollback(&r->ctx);
+	r->headers.len = 0;
+	respond_error(r, ERR_INTERNAL);
+	return ERR_INTERNAL;
 }
 
 /* An entry is kept at most this long whatever its keys say (a bound on what a change
@@ -451,32 +549,37 @@ static time_t expiry(time_t now)
 	return midnight < now + CACHE_MAX_AGE ? midnight : now + CACHE_MAX_AGE;
 }
 
-void cache_finish(request *r, int rc)
+int cache_finish(request *r, int rc)
 {
 	if (!r->cache_key)
-		return;
+		return rc;
 	const char *key = r->cache_key;
 	r->cache_key = NULL;
+	if (verifying.r == r)
+		return verify_finish(r, key, rc);
 	if (rc < 0)
-		return; /* the dispatcher rolls back */
+		return rc; /* the dispatcher rolls back */
 	bool store = r->status == 200 && !r->cache_none && r->body;
+	if (store)
+		deps_compact(r);
 	long long sum = store ? versions(r, r->cache_deps, r->cache_ndeps) : -1;
 	if (db_commit(&r->ctx) < 0 || sum < 0)
-		return;
+		return rc;
 	cache_entry e = {.expires = expiry(time(NULL)), .ndeps = r->cache_ndeps, .sum = sum,
 			 .status = r->status, .headers = r->headers.data ? r->headers.data : "",
 			 .headers_len = r->headers.len, .body = r->body, .body_len = r->body_len,
 			 .nsealed = r->cache_nsecrets};
 	snprintf(e.key, sizeof(e.key), "%s", key);
-	memcpy(e.deps, r->cache_deps, sizeof(e.deps));
+	memcpy(e.deps, r->cache_deps, sizeof(*e.deps) * (size_t)r->cache_ndeps);
 	memcpy(e.sealed, r->cache_sealed, sizeof(e.sealed));
 	if (e.nsealed) {
 		/* kept sealed, as in the database */
 		e.body = cache_mask_secrets(r->ctx.a, r->body, r->body_len, r->cache_plain, e.nsealed,
 					    &e.body_len);
 		if (!e.body)
-			return;
+			return rc;
 	}
 	cache_put(r->cache, &e);
 	respond_header(r, "X-Collabd-Cache", "miss");
+	return rc;
 }

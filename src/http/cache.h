@@ -1,17 +1,23 @@
 /* The response cache: each worker keeps, in memory, the 200 responses of the GET routes
  * flagged ROUTE_CACHE, under a digest of what determines them (the path and query, the
- * credential, sudo), with the epoch keys they depend on (sql/0007_cache.sql). A cached
+ * credential, sudo), with the keys they depend on (sql/0010_cache_keys.sql). A cached
  * response is served only after one statement finds the sum of its keys' versions
- * unchanged; the triggers of the migration bump the versions in the transaction that
+ * unchanged; the triggers of the migrations bump the versions in the transaction that
  * changes the rows, so a response is never older than the reader's snapshot, whichever
  * instance wrote. A response is kept from the second time its key is missed (one asked
  * for once costs what it costs without a cache); then the handler runs inside one read-only REPEATABLE READ
  * transaction that also reads the versions, so the response and the versions it is
  * stored with are of one snapshot.
  *
- * A handler of a ROUTE_CACHE route names every key its response depends on with
- * cache_depend(): authentication names the caller (and, with sudo, every user); key 0
- * is always named. Anything it cannot name makes it call cache_depend_none(). */
+ * The presenters that read the rows declare the keys (src/entity/: a user record its
+ * user, a project record its project, namespace, owner and fork source), and a list
+ * the sets that decide which rows it holds and in what order; authentication names the
+ * caller (and, with sudo, the set of users); key 0 is always named. A handler names no
+ * key, except cache_depend_none() for something no key covers.
+ *
+ * With cache_verify (configuration), every hit also runs the handler in a snapshot, as a
+ * miss does, and compares: a difference is logged as an error naming the route and the
+ * key, and answered 500. */
 #ifndef COLLABD_CACHE_H
 #define COLLABD_CACHE_H
 
@@ -22,15 +28,22 @@
 #include "db/db.h"
 #include "http/request.h"
 
-/* The keys: id * 16 + kind (sql/0007_cache.sql). */
+/* The keys of rows: id * 16 + kind (sql/0010_cache_keys.sql). */
 #define CACHE_KEY_ALL 0LL
-#define CACHE_KEY_USERS 16LL      /* every user row and identity */
-#define CACHE_KEY_PROJECTS 32LL   /* every project row, group link and star */
-#define CACHE_KEY_NAMESPACES 48LL /* every namespace (groups and personal ones) */
-#define CACHE_KEY_USER(id) ((long long)(id) * 16 + 1)    /* user, tokens, memberships,
-							   * notification settings, stars */
-#define CACHE_KEY_PROJECT(id) ((long long)(id) * 16 + 2) /* project, its links, members */
+#define CACHE_KEY_USER(id) ((long long)(id) * 16 + 1)    /* user, identities, tokens,
+							   * memberships, notification
+							   * settings, stars */
+#define CACHE_KEY_PROJECT(id) ((long long)(id) * 16 + 2) /* project, its links, members,
+							   * stars */
 #define CACHE_KEY_NAMESPACE(id) ((long long)(id) * 16 + 3) /* one namespace row */
+/* The sets a list's rows and order come from (negative: each is summed over its stripes
+ * in the database). Bumped when a row enters or leaves, or changes a column that lists
+ * filter or sort on; not by what is only shown (stars, activity: the rows' keys). */
+#define CACHE_SET_USERS (-1LL)         /* users and identities */
+#define CACHE_SET_PROJECTS (-2LL)      /* projects (and group links): who sees which */
+#define CACHE_SET_NAMESPACES (-3LL)    /* namespaces: names, owners, paths */
+#define CACHE_SET_PROJECT_TEXT (-4LL)  /* projects' name, path, description */
+#define CACHE_SET_PROJECT_TIMES (-5LL) /* projects' updated_at, last_activity_at */
 
 /* A stored response, as cache_put() takes it and cache_get() copies it out. Secrets
  * (a private or runners token) are kept sealed, as in the database: the body holds
@@ -72,7 +85,8 @@ char *cache_mask_secrets(arena *a, const char *body, size_t body_len, const char
 /* The entries there (for tests). */
 size_t cache_count(cache *c);
 
-/* The request's response depends on key / on something no key names (not stored). */
+/* The request's response depends on key (a CACHE_KEY_ or CACHE_SET_) / on something no
+ * key names (not stored). Called by the presenters; cheap when nothing is cached. */
 void cache_depend(request *r, long long key);
 void cache_depend_none(request *r);
 /* Opens the sealed secret (crypto_open with the instance key) for the response being
@@ -82,9 +96,12 @@ const char *cache_open_secret(request *r, const char *sealed);
 /* The dispatcher's side, for a ROUTE_CACHE route once the credentials are read:
  * cache_serve() answers from the cache (true) or starts the snapshot the handler runs
  * in (false); cache_finish() after the handler (rc its return) stores a 200 with the
- * versions read in that snapshot and ends it. */
+ * versions read in that snapshot and ends it. Verifying a hit (cache_verify),
+ * cache_finish() compares instead; on a difference it answers 500 itself and returns
+ * ERR_INTERNAL (when the handler failed, rc < 0, only a dispatcher that takes its return
+ * as the handler's turns that into the 500); otherwise rc. */
 bool cache_serve(request *r);
-void cache_finish(request *r, int rc);
+int cache_finish(request *r, int rc);
 
 extern const db_stmt cache_stmts[];
 

@@ -31,7 +31,7 @@ struct project_scope;
 struct group_scope;
 
 /* The most keys a cached response may depend on, and secrets it may show (http/cache.h). */
-#define CACHE_MAX_DEPS 16
+#define CACHE_MAX_DEPS 512
 #define CACHE_MAX_SECRETS 4
 
 typedef struct request {

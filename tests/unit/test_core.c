@@ -211,7 +211,7 @@ END_TEST
 
 static const char *const config_keys[] = {
 	"LISTEN",  "WORKERS",  "DATABASE_URL", "EXTERNAL_URL", "KEY_FILE",    "STORAGE_PATH",
-	"SSH_HOST", "LOG_LEVEL", "MAX_BODY",    "BACKLOG",      "SOCKET_MODE",
+	"SSH_HOST", "LOG_LEVEL", "MAX_BODY",    "BACKLOG",      "SOCKET_MODE", "CACHE_VERIFY",
 };
 
 static char config_path[64];
@@ -316,6 +316,25 @@ START_TEST(test_config_bad_number)
 		config_free(&c);
 		unlink(config_path);
 	}
+}
+END_TEST
+
+START_TEST(test_config_bool)
+{
+	config c;
+	ck_assert_int_eq(config_load(&c, NULL), 0);
+	ck_assert(!c.cache_verify);
+	config_free(&c);
+	ck_assert_int_eq(config_load(&c, config_file("cache_verify = true\n")), 0);
+	ck_assert(c.cache_verify);
+	config_free(&c);
+	unlink(config_path);
+	ck_assert_int_eq(config_load(&c, config_file("cache_verify = 0\n")), 0);
+	ck_assert(!c.cache_verify);
+	config_free(&c);
+	unlink(config_path);
+	ck_assert_int_eq(config_load(&c, config_file("cache_verify = yes please\n")), -1);
+	config_free(&c);
 }
 END_TEST
 
@@ -865,6 +884,7 @@ int main(void)
 	tcase_add_test(tc, test_config_line_without_equals);
 	tcase_add_test(tc, test_config_missing_file);
 	tcase_add_test(tc, test_config_bad_number);
+	tcase_add_test(tc, test_config_bool);
 	tcase_add_test(tc, test_config_env_override);
 	tcase_add_test(tc, test_config_env_bad_number);
 	suite_add_tcase(s, tc);
