@@ -127,6 +127,15 @@ static int branches_list(request *r)
 		rc = ERR_INTERNAL;
 		goto cleanup;
 	}
+	/* search (GitLab 10.6): the names that contain it, case aside */
+	const char *search = param_str(r, "search");
+	if (search) {
+		int kept = 0;
+		for (int i = 0; i < n; i++)
+			if (strcasestr(names[i], search))
+				names[kept++] = names[i];
+		n = kept;
+	}
 	bool has_head = refs_head(&r->ctx, repo, &head_name, &head) == 0;
 	long long from = pg.offset < n ? pg.offset : n;
 	int count = (int)(n - from < pg.per_page ? n - from : pg.per_page), got = 0;

@@ -208,6 +208,18 @@ START_TEST(test_branches_pages)
 	r = R(api("GET", P(&w, "/repository/branches?page=9"), NULL, NULL));
 	ck_status(r, 200);
 	ck_names(r, "");
+	/* search: the names that contain it, case aside; with pages */
+	r = R(api("GET", P(&w, "/repository/branches?search=ERGE"), NULL, NULL));
+	ck_status(r, 200);
+	ck_names(r, "merged1,merged2");
+	r = R(api("GET", P(&w, "/repository/branches?search=r&per_page=2&page=2"), NULL, NULL));
+	ck_names(r, "merged1,merged2");
+	ck_pages(r, P(&w, "/repository/branches"), "search=r", 4, 2, 2);
+	r = R(api("GET", P(&w, "/repository/branches?search=%2Fsl"), NULL, NULL));
+	ck_names(r, "topic/slash");
+	r = R(api("GET", P(&w, "/repository/branches?search=nothing"), NULL, NULL));
+	ck_names(r, "");
+	ck_header(r, "X-Total", "0");
 	r = R(api("GET", P(&w, "/repository/branches?page=x"), NULL, NULL));
 	ck_status(r, 400);
 	/* an empty repository has no branches */
