@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "modules.h"
+#include "git/refs.h"
 #include "git/repo.h"
 
 const db_stmt background_stmts[] = {
@@ -155,6 +156,14 @@ static int job_delete_project(ctx *c, json_object *payload, const char **why)
 	return remove_under_storage(c, arena_printf(c->a, "%s.wiki.git", path), why);
 }
 
+/* delete_merged_branches {"project_id": N}: DELETE /projects/:id/repository/merged_branches
+ * (git/refs.c). */
+static int job_delete_merged_branches(ctx *c, json_object *payload, const char **why)
+{
+	const char *id = payload_project_id(c, payload, why);
+	return id ? refs_delete_merged(c, id, why) : -1;
+}
+
 static const struct {
 	const char *kind;
 	int (*run)(ctx *c, json_object *payload, const char **why);
@@ -162,6 +171,7 @@ static const struct {
 	{"remove_path", job_remove_path},
 	{"remove_repository", job_remove_repository},
 	{"delete_project", job_delete_project},
+	{"delete_merged_branches", job_delete_merged_branches},
 };
 
 /* The kinds of jobs above, as a text[] literal. */

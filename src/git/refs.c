@@ -1,0 +1,496 @@
+#include "git/refs.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/log.h"
+#include "db/db.h"
+#include "git/repo.h"
+
+static void git_init_once(void)
+{
+	static int ready;
+	if (!ready) {
+		git_libgit2_init();
+		ready = 1;
+	}
+}
+
+static void log_git(const char *what, const char *name)
+{
+	const git_error *e = git_error_last();
+	log_error("%s %s: %s", what, name, e ? e->message : "unknown error");
+}
+
+int refs_open(ctx *c, const char *project_id, git_repository **out)
+{
+	git_init_once();
+	*out = NULL;
+	const char *dir = repo_path(c, project_id);
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		return 0; /* never created: no refs */
+	if (git_repository_open_bare(out, dir) < 0) {
+		log_git("open", dir);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static bool valid_ref(const char *prefix, const char *name)
+{
+	if (!name || !*name || strncmp(name, "refs/heads/", 11) == 0 ||
+	    strncmp(name, "refs/remotes/", 13) == 0)
+		return false;
+	char full[1024];
+	if (snprintf(full, sizeof(full), "%s%s", prefix, name) >= (int)sizeof(full))
+		return false;
+	int valid = 0;
+	return git_reference_name_is_valid(&valid, full) == 0 && valid;
+}
+
+bool refs_valid_branch_name(const char *name)
+{
+	git_init_once();
+	return valid_ref("refs/heads/", name);
+}
+
+bool refs_valid_tag_name(const char *name)
+{
+	git_init_once();
+	return valid_ref("refs/tags/", name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of the refs under prefix ("refs/heads/", "refs/tags/"), sorted. */
+static int ref_names(ctx *c, git_repository *repo, const char *prefix, const char ***out)
+{
+	*out = NULL;
+	if (!repo)
+		return 0;
+	git_reference_iterator *it = NULL;
+	const char *glob = arena_printf(c->a, "%s*", prefix);
+	if (git_reference_iterator_glob_new(&it, repo, glob) < 0) {
+		log_git("list", glob);
+		return -1;
+	}
+	size_t n = 0, cap = 16, plen = strlen(prefix);
+	const char **names = arena_alloc(c->a, cap * sizeof(*names));
+	const char *name;
+	int e;
+	while ((e = git_reference_next_name(&name, it)) == 0) {
+		if (n == cap) {
+			const char **bigger = arena_alloc(c->a, 2 * cap * sizeof(*names));
+			memcpy(bigger, names, n * sizeof(*names));
+			names = bigger;
+			cap *= 2;
+		}
+		names[n++] = arena_strdup(c->a, name + plen);
+	}
+	git_reference_iterator_free(it);
+	if (e != GIT_ITEROVER) {
+		log_git("list", glob);
+		return -1;
+	}
+	qsort(names, n, sizeof(*names), by_name);
+	*out = names;
+	return (int)n;
+}
+
+int refs_branch_names(ctx *c, git_repository *repo, const char ***out)
+{
+	return ref_names(c, repo, "refs/heads/", out);
+}
+
+int refs_tag_names(ctx *c, git_repository *repo, const char ***out)
+{
+	return ref_names(c, repo, "refs/tags/", out);
+}
+
+/* The commit a ref names (peeled): 0, GIT_ENOTFOUND, or -1. */
+static int lookup_commit(git_repository *repo, const char *full, git_commit **out)
+{
+	*out = NULL;
+	if (!repo)
+		return GIT_ENOTFOUND;
+	git_reference *ref = NULL;
+	int e = git_reference_lookup(&ref, repo, full);
+	if (e == GIT_ENOTFOUND || e == GIT_EINVALIDSPEC)
+		return GIT_ENOTFOUND;
+	if (e < 0)
+		return -1;
+	git_object *obj = NULL;
+	e = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
+	git_reference_free(ref);
+	if (e < 0)
+		return GIT_ENOTFOUND; /* a ref to something that is no commit */
+	*out = (git_commit *)obj;
+	return 0;
+}
+
+int refs_branch_commit(git_repository *repo, const char *name, git_commit **out)
+{
+	char full[1024];
+	if (snprintf(full, sizeof(full), "refs/heads/%s", name) >= (int)sizeof(full))
+		return GIT_ENOTFOUND;
+	return lookup_commit(repo, full, out);
+}
+
+int refs_tag_lookup(ctx *c, git_repository *repo, const char *name, git_commit **commit,
+		    const char **message)
+{
+	*commit = NULL;
+	*message = NULL;
+	if (!repo)
+		return GIT_ENOTFOUND;
+	const char *full = arena_printf(c->a, "refs/tags/%s", name);
+	git_reference *ref = NULL;
+	int e = git_reference_lookup(&ref, repo, full);
+	if (e == GIT_ENOTFOUND || e == GIT_EINVALIDSPEC)
+		return GIT_ENOTFOUND;
+	if (e < 0)
+		return -1;
+	git_tag *tag = NULL;
+	const git_oid *target = git_reference_target(ref);
+	if (target && git_tag_lookup(&tag, repo, target) == 0) {
+		const char *m = git_tag_message(tag);
+		size_t n = m ? strlen(m) : 0;
+		if (n && m[n - 1] == '\n') /* chomp, as GitLab */
+			n--;
+		if (n && m[n - 1] == '\r')
+			n--;
+		*message = arena_strndup(c->a, m ? m : "", n);
+		git_tag_free(tag);
+	}
+	git_object *obj = NULL;
+	if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) == 0)
+		*commit = (git_commit *)obj;
+	git_reference_free(ref);
+	return 0;
+}
+
+int refs_resolve_commit(git_repository *repo, const char *ref, git_commit **out)
+{
+	*out = NULL;
+	if (!repo || !ref || !*ref)
+		return GIT_ENOTFOUND;
+	git_object *obj = NULL, *peeled = NULL;
+	if (git_revparse_single(&obj, repo, ref) < 0)
+		return GIT_ENOTFOUND; /* unknown, ambiguous or malformed: the caller's input */
+	int e = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (e < 0)
+		return GIT_ENOTFOUND;
+	*out = (git_commit *)peeled;
+	return 0;
+}
+
+int refs_head(ctx *c, git_repository *repo, const char **name, git_oid *oid)
+{
+	*name = NULL;
+	if (!repo)
+		return GIT_ENOTFOUND;
+	git_reference *head = NULL;
+	if (git_reference_lookup(&head, repo, "HEAD") < 0)
+		return GIT_ENOTFOUND;
+	int rc = GIT_ENOTFOUND;
+	if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+		const char *t = git_reference_symbolic_target(head);
+		if (strncmp(t, "refs/heads/", 11) == 0) {
+			*name = arena_strdup(c->a, t + 11);
+			git_commit *commit = NULL;
+			if (lookup_commit(repo, t, &commit) == 0) {
+				git_oid_cpy(oid, git_commit_id(commit));
+				git_commit_free(commit);
+				rc = 0;
+			}
+		}
+	}
+	git_reference_free(head);
+	return rc;
+}
+
+bool refs_merged(git_repository *repo, const git_oid *branch, const git_oid *head)
+{
+	return !git_oid_equal(branch, head) && git_graph_descendant_of(repo, head, branch) == 1;
+}
+
+/* ---- writes, and their undo ---- */
+
+/* What a rollback undoes: ref set to oid (created: remove it while it names oid) or
+ * removed (deleted: create it again at oid when absent). */
+struct ref_undo {
+	const char *repo_dir;
+	const char *ref;
+	git_oid oid;
+	bool created;
+};
+
+static void ref_undo(void *arg)
+{
+	struct ref_undo *u = arg;
+	git_repository *repo = NULL;
+	git_reference *ref = NULL;
+	if (git_repository_open_bare(&repo, u->repo_dir) < 0) {
+		log_git("undo: open", u->repo_dir);
+		return;
+	}
+	if (u->created) {
+		if (git_reference_lookup(&ref, repo, u->ref) == 0 && git_reference_target(ref) &&
+		    git_oid_equal(git_reference_target(ref), &u->oid) && git_reference_delete(ref) < 0)
+			log_git("undo: delete", u->ref);
+	} else {
+		int e = git_reference_create(&ref, repo, u->ref, &u->oid, 0, "collabd: rollback");
+		if (e < 0 && e != GIT_EEXISTS) /* another writer took the name since: theirs */
+			log_git("undo: create", u->ref);
+	}
+	git_reference_free(ref);
+	git_repository_free(repo);
+}
+
+static void on_rollback(ctx *c, git_repository *repo, const char *ref, const git_oid *oid,
+			bool created)
+{
+	if (!db_in_transaction(c))
+		return;
+	struct ref_undo *u = arena_alloc(c->a, sizeof(*u));
+	*u = (struct ref_undo){arena_strdup(c->a, git_repository_path(repo)), arena_strdup(c->a, ref),
+			       *oid, created};
+	db_on_rollback(c, ref_undo, u);
+}
+
+/* The result of a failed ref creation: GIT_EEXISTS when the ref is there or another writer
+ * holds its lock, GIT_EINVALIDSPEC when it collides with a ref path (a/b beside a), -1
+ * for anything else (logged). */
+static int create_failed(int e, const char *ref)
+{
+	if (e == GIT_EEXISTS || e == GIT_ELOCKED)
+		return GIT_EEXISTS;
+	if (e == GIT_EDIRECTORY || e == GIT_EINVALIDSPEC ||
+	    (git_error_last() && git_error_last()->klass == GIT_ERROR_REFERENCE))
+		return GIT_EINVALIDSPEC;
+	log_git("create", ref);
+	return -1;
+}
+
+/* Whether full would collide with an existing ref on disk: one named by a leading part of
+ * its path (refs/heads/a for refs/heads/a/b) or one below it (refs/heads/a/b for
+ * refs/heads/a). */
+static bool path_taken(ctx *c, git_repository *repo, const char *full)
+{
+	char *p = arena_strdup(c->a, full);
+	for (char *slash = strchr(p + 5, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		git_reference *ref = NULL;
+		int e = git_reference_lookup(&ref, repo, p);
+		git_reference_free(ref);
+		*slash = '/';
+		if (e == 0)
+			return true;
+	}
+	git_reference_iterator *it = NULL;
+	const char *name;
+	bool below = false;
+	if (git_reference_iterator_glob_new(&it, repo, arena_printf(c->a, "%s/*", full)) == 0) {
+		below = git_reference_next_name(&name, it) == 0;
+		git_reference_iterator_free(it);
+	}
+	return below;
+}
+
+int refs_branch_create(ctx *c, git_repository *repo, const char *name, const git_oid *target)
+{
+	const char *full = arena_printf(c->a, "refs/heads/%s", name);
+	git_reference *ref = NULL;
+	if (path_taken(c, repo, full))
+		return GIT_EINVALIDSPEC;
+	int e = git_reference_create(&ref, repo, full, target, 0, "collabd: branch created");
+	if (e < 0)
+		return create_failed(e, full);
+	git_reference_free(ref);
+	on_rollback(c, repo, full, target, true);
+	return 0;
+}
+
+/* Deletes full while it names expected (any target when expected is NULL), remembering
+ * what it named for a rollback. */
+static int delete_ref(ctx *c, git_repository *repo, const char *full, const git_oid *expected)
+{
+	git_reference *ref = NULL;
+	int e = git_reference_lookup(&ref, repo, full);
+	if (e == GIT_ENOTFOUND || e == GIT_EINVALIDSPEC)
+		return GIT_ENOTFOUND;
+	if (e < 0) {
+		log_git("lookup", full);
+		return -1;
+	}
+	int rc = -1;
+	const git_oid *now = git_reference_target(ref);
+	if (!now || (expected && !git_oid_equal(now, expected))) {
+		rc = GIT_EMODIFIED;
+		goto cleanup;
+	}
+	git_oid old;
+	git_oid_cpy(&old, now);
+	/* libgit2 deletes only while the ref still names what was read (its lock and the
+	 * old value): a concurrent change makes this fail */
+	e = git_reference_delete(ref);
+	if (e == GIT_EMODIFIED || e == GIT_ELOCKED || e == GIT_ENOTFOUND) {
+		rc = e == GIT_ENOTFOUND ? GIT_ENOTFOUND : GIT_EMODIFIED;
+		goto cleanup;
+	}
+	if (e < 0) {
+		log_git("delete", full);
+		goto cleanup;
+	}
+	on_rollback(c, repo, full, &old, false);
+	rc = 0;
+cleanup:
+	git_reference_free(ref);
+	return rc;
+}
+
+int refs_branch_delete(ctx *c, git_repository *repo, const char *name, const git_oid *expected)
+{
+	return delete_ref(c, repo, arena_printf(c->a, "refs/heads/%s", name), expected);
+}
+
+int refs_tag_create(ctx *c, git_repository *repo, const char *name, const git_commit *target,
+		    const char *message, const char *tagger_name, const char *tagger_email)
+{
+	const char *full = arena_printf(c->a, "refs/tags/%s", name);
+	git_oid oid;
+	int e;
+	if (path_taken(c, repo, full))
+		return GIT_EINVALIDSPEC;
+	if (message) {
+		git_signature *sig = NULL;
+		if (git_signature_now(&sig, tagger_name, tagger_email) < 0 &&
+		    git_signature_now(&sig, "collabd", "collabd@localhost") < 0) {
+			log_git("signature of", tagger_email);
+			return -1;
+		}
+		e = git_tag_create(&oid, repo, name, (const git_object *)target, sig, message, 0);
+		git_signature_free(sig);
+	} else {
+		e = git_tag_create_lightweight(&oid, repo, name, (const git_object *)target, 0);
+	}
+	if (e < 0)
+		return create_failed(e, full);
+	on_rollback(c, repo, full, &oid, true);
+	return 0;
+}
+
+int refs_tag_delete(ctx *c, git_repository *repo, const char *name)
+{
+	return delete_ref(c, repo, arena_printf(c->a, "refs/tags/%s", name), NULL);
+}
+
+bool refs_can_read(const ctx *c, const project_scope *p)
+{
+	const project_access *a = &p->pa;
+	if (a->admin || a->level >= ACCESS_REPORTER || p->visibility == VIS_PUBLIC)
+		return true;
+	return p->visibility == VIS_INTERNAL && c->user && !c->user->external;
+}
+
+bool refs_can_push(const project_scope *p)
+{
+	return !p->pa.archived && refs_level(p) >= ACCESS_DEVELOPER;
+}
+
+int refs_level(const project_scope *p)
+{
+	int level = p->pa.level;
+	if ((p->pa.admin || p->pa.ns_owner) && level < ACCESS_MASTER)
+		level = ACCESS_MASTER;
+	return level;
+}
+
+const char *refs_text_array(ctx *c, const char *const *names, int n)
+{
+	size_t len = 3;
+	for (int i = 0; i < n; i++)
+		len += 2 * strlen(names[i]) + 3;
+	char *s = arena_alloc(c->a, len), *p = s;
+	*p++ = '{';
+	for (int i = 0; i < n; i++) {
+		if (i)
+			*p++ = ',';
+		*p++ = '"';
+		for (const char *q = names[i]; *q; q++) {
+			if (*q == '"' || *q == '\\')
+				*p++ = '\\';
+			*p++ = *q;
+		}
+		*p++ = '"';
+	}
+	*p++ = '}';
+	*p = '\0';
+	return s;
+}
+
+int refs_delete_merged(ctx *c, const char *project_id, const char **why)
+{
+	git_repository *repo = NULL;
+	if (refs_open(c, project_id, &repo) < 0) {
+		*why = "cannot open the repository";
+		return -1;
+	}
+	int rc = -1;
+	const char **names, *head_name;
+	git_oid head;
+	int n = refs_branch_names(c, repo, &names);
+	if (n < 0) {
+		*why = "cannot list the branches";
+		goto cleanup;
+	}
+	if (n == 0 || refs_head(c, repo, &head_name, &head) != 0) {
+		rc = 0; /* no default branch: nothing is merged into it */
+		goto cleanup;
+	}
+	/* the merged branches, the commit each was found at */
+	const char **merged = arena_alloc(c->a, (size_t)n * sizeof(*merged));
+	git_oid *at = arena_alloc(c->a, (size_t)n * sizeof(*at));
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		git_commit *commit = NULL;
+		if (strcmp(names[i], head_name) == 0 || refs_branch_commit(repo, names[i], &commit) != 0)
+			continue;
+		if (refs_merged(repo, git_commit_id(commit), &head)) {
+			merged[m] = names[i];
+			git_oid_cpy(&at[m++], git_commit_id(commit));
+		}
+		git_commit_free(commit);
+	}
+	if (m == 0) {
+		rc = 0;
+		goto cleanup;
+	}
+	const char *v[2] = {project_id, refs_text_array(c, merged, m)};
+	int err;
+	PGresult *res = db_query(c, "branches_flags", 2, v, &err);
+	if (!res || PQntuples(res) != m) {
+		*why = "cannot read the protected branches";
+		goto cleanup;
+	}
+	for (int i = 0; i < m; i++) {
+		if (db_bool(res, i, 0))
+			continue; /* protected */
+		int e = refs_branch_delete(c, repo, merged[i], &at[i]);
+		if (e < 0 && e != GIT_ENOTFOUND && e != GIT_EMODIFIED) {
+			*why = arena_printf(c->a, "cannot delete branch %s", merged[i]);
+			goto cleanup;
+		}
+	}
+	rc = 0;
+cleanup:
+	git_repository_free(repo);
+	return rc;
+}

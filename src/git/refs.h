@@ -1,0 +1,79 @@
+/* Branches and tags of a project's repository (libgit2): listing, lookup, and writes
+ * that are compare-and-swap — a ref is created only when absent and deleted only while
+ * it still names the commit the caller saw, so two writers at once give one change and
+ * one clear failure, never a lost commit. A write made inside the open transaction is
+ * undone when it rolls back (db_on_rollback). Strings and arrays returned live in c's
+ * arena; git objects returned belong to the caller (git_commit_free). */
+#ifndef COLLABD_REFS_H
+#define COLLABD_REFS_H
+
+#include <git2.h>
+#include <stdbool.h>
+
+#include "auth/scope.h"
+#include "core/ctx.h"
+
+/* Opens project_id's repository into *out: 0, or -1 (logged) on error. A project
+ * without a repository on disk (never created) opens as NULL with 0: no refs. */
+int refs_open(ctx *c, const char *project_id, git_repository **out);
+
+/* Whether name is a valid branch / tag name (GitLab's GitRefValidator: refs/heads/<name>
+ * is a valid ref name and name does not start with refs/heads/ or refs/remotes/). */
+bool refs_valid_branch_name(const char *name);
+bool refs_valid_tag_name(const char *name);
+
+/* The names of every branch (tag) of repo, sorted by byte order: their number (0 when
+ * repo is NULL), or -1. */
+int refs_branch_names(ctx *c, git_repository *repo, const char ***out);
+int refs_tag_names(ctx *c, git_repository *repo, const char ***out);
+
+/* The commit the branch names: 0, GIT_ENOTFOUND, or -1. */
+int refs_branch_commit(git_repository *repo, const char *name, git_commit **out);
+/* The tag: the commit it points to (peeled) and, for an annotated tag, its message
+ * without the final newline (NULL for a lightweight tag). 0, GIT_ENOTFOUND, or -1. */
+int refs_tag_lookup(ctx *c, git_repository *repo, const char *name, git_commit **commit,
+		    const char **message);
+/* The commit that ref (a branch, a tag, a sha or any rev-parse expression) names: 0,
+ * GIT_ENOTFOUND (none, or not a commit), or -1. */
+int refs_resolve_commit(git_repository *repo, const char *ref, git_commit **out);
+
+/* The default branch: the branch HEAD names and whether it exists, with its commit id in
+ * *oid. 0, or GIT_ENOTFOUND when HEAD names no existing branch. */
+int refs_head(ctx *c, git_repository *repo, const char **name, git_oid *oid);
+/* GitLab's merged_to_root_ref?: the branch's commit differs from the default branch's
+ * and is one of its ancestors. */
+bool refs_merged(git_repository *repo, const git_oid *branch, const git_oid *head);
+
+/* Creates branch name at target: 0, GIT_EEXISTS when it exists (or another writer holds
+ * it), or -1. */
+int refs_branch_create(ctx *c, git_repository *repo, const char *name, const git_oid *target);
+/* Deletes branch name while it names expected: 0, GIT_ENOTFOUND, GIT_EMODIFIED (moved
+ * meanwhile, or another writer holds it), or -1. */
+int refs_branch_delete(ctx *c, git_repository *repo, const char *name, const git_oid *expected);
+/* Creates tag name on target, annotated with message by tagger when message is not
+ * NULL, else lightweight: 0, GIT_EEXISTS, or -1. */
+int refs_tag_create(ctx *c, git_repository *repo, const char *name, const git_commit *target,
+		    const char *message, const char *tagger_name, const char *tagger_email);
+/* Deletes tag name: 0, GIT_ENOTFOUND, GIT_EMODIFIED, or -1. */
+int refs_tag_delete(ctx *c, git_repository *repo, const char *name);
+
+/* The job of DELETE /projects/:id/repository/merged_branches (background process):
+ * deletes the branches merged into the default branch, except the default branch and the
+ * protected ones (statement branches_flags of src/api/branches.c), each while it still
+ * names the commit that was found merged. 0 or -1 (*why says what failed). */
+int refs_delete_merged(ctx *c, const char *project_id, const char **why);
+
+/* Who may do what to the refs of project p, as GitLab 10's download_code and push_code:
+ * reading needs reporter and up on a private project (anyone who sees a public or internal
+ * one, but not an external user on an internal one without reporter); pushing needs
+ * developer and up on a project that is not archived. refs_level is the caller's level
+ * for the protected-branch rule (branch_push_level): admins and the owner of a personal
+ * namespace count as masters. */
+bool refs_can_read(const ctx *c, const project_scope *p);
+bool refs_can_push(const project_scope *p);
+int refs_level(const project_scope *p);
+
+/* A PostgreSQL text[] literal of names[0..n), in c's arena. */
+const char *refs_text_array(ctx *c, const char *const *names, int n);
+
+#endif
