@@ -16,6 +16,7 @@ Suite *suite_access_requests(void);
 Suite *suite_notifications(void);
 Suite *suite_events(void);
 Suite *suite_access_matrix(void);
+Suite *suite_authorizations(void);
 Suite *suite_instances(void);
 Suite *suite_cache(void);
 Suite *suite_limits(void);
@@ -36,6 +37,7 @@ int main(void)
 	srunner_add_suite(sr, suite_notifications());
 	srunner_add_suite(sr, suite_events());
 	srunner_add_suite(sr, suite_access_matrix());
+	srunner_add_suite(sr, suite_authorizations());
 	srunner_add_suite(sr, suite_instances());
 	srunner_add_suite(sr, suite_cache());
 	srunner_add_suite(sr, suite_limits());
