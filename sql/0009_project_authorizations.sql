@@ -19,29 +19,38 @@
 -- the users of the memberships changed, the projects created, deleted, moved to another
 -- namespace or whose links changed, the groups moved (their traversal_ids). The marks
 -- are transaction-local settings (set_config(..., true)), gone with the transaction or
--- the savepoint that made them. At commit a deferred constraint trigger (one per changed
--- row; the first does the work, the others find nothing marked) recomputes the rows of
--- every marked user and of every marked project (a moved group: of every project below
--- it or shared with a group below it, found then) from the data as it is then, and
--- writes the difference: rows deleted, inserted or their level updated.
+-- the savepoint that made them. The first mark of a transaction also inserts its row in
+-- project_authorizations_pending, whose deferred constraint trigger fires once, at
+-- commit: it recomputes the rows of every marked user and of every marked project (for a
+-- moved group: of every project below it or shared with a group below it, found then)
+-- from the data as it is then, and writes the difference (rows deleted, inserted or
+-- their level updated). Deferred events on members, projects... themselves would stop a
+-- bulk load in one transaction from re-enabling their triggers (contrib/bench/gen.sql).
 --
--- Concurrency: that recomputation runs under the advisory lock 4242424242, the lock
--- that the response cache's bumps (0007_cache.sql) take at commit too, held until the
--- commit is done. So the recomputations of concurrent transactions run one at a time,
+-- Concurrency: that recomputation runs under the advisory lock 4242424242, held until
+-- the commit is done; the response cache's bumps take the same lock at commit
+-- (0007_cache.sql). So the recomputations of concurrent transactions run one at a time,
 -- each one from a snapshot taken after the lock is granted, which holds every change
 -- committed before it: when two transactions add memberships of the same user through
 -- different groups (or one removes one while the other adds another), the second to
 -- commit computes that user's rows from both changes, not from its own start. What each
 -- recomputes is found under the lock as well (the projects below a moved group), so a
--- membership committed meanwhile in a group above is seen. No deadlock: the lock is the
--- last one a transaction takes (its own row locks are taken before, in its statements),
--- there is one such lock (the cache's, not a second one taken in another order), and
--- under it a transaction writes only project_authorizations, whose rows nobody writes
--- without it (no foreign keys either: a key check would wait on the users or projects
--- row locks of a transaction that waits for this lock). Statements that read the table
--- inside the transaction that changed the data would see the rows as they were before
--- (every handler reads them after its commit). Write transactions must be READ
--- COMMITTED (the recomputation needs the fresh snapshot; the flush refuses otherwise).
+-- membership of a group above committed meanwhile is seen. tests/api/suite_authorizations.c
+-- runs such pairs on two connections, in both commit orders.
+-- No deadlock: the lock is taken at commit, after every lock of the transaction's own
+-- statements; under it a transaction writes only project_authorizations (and the cache's
+-- epochs), whose rows nobody writes without it, and reads without locking; no foreign
+-- keys (a key check would wait on the users or projects row lock of a transaction that
+-- may be waiting for this lock). Should the cache's bumps take other locks at commit
+-- instead (per key), they must all be taken by every transaction on the same side of
+-- this lock: the pending row is inserted at the end of the first statement that marks,
+-- so its event fires after a commit event that the cache queues at the first changed
+-- row (and, for the same row, a trigger named cache_* before project_authorizations_*):
+-- this lock last, nothing after it but the commit.
+-- Statements that read the table inside the transaction that changed the data see the
+-- rows as they were before (every handler reads them after its commit). Write
+-- transactions must be READ COMMITTED (the recomputation needs the fresh snapshot; the
+-- flush refuses otherwise).
 CREATE TABLE project_authorizations (
 	user_id bigint NOT NULL,
 	project_id bigint NOT NULL,
@@ -96,6 +105,14 @@ $$;
 INSERT INTO project_authorizations
 	SELECT * FROM project_authorizations_of(ARRAY(SELECT DISTINCT user_id FROM members), '{}');
 
+-- One row per transaction that marked something, inserted with its first mark: the
+-- deferred trigger on it recomputes at commit (the pending event is on this table, not on
+-- the changed ones, which a bulk load may still ALTER before its commit). The row goes
+-- before the commit: no other transaction ever sees one.
+CREATE TABLE project_authorizations_pending (
+	xid xid8 NOT NULL DEFAULT pg_current_xact_id()
+);
+
 -- Marks ids (users, projects or groups: kind) for the recomputation at commit.
 CREATE FUNCTION project_authorizations_mark(kind text, ids bigint[]) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -104,6 +121,10 @@ BEGIN
 		PERFORM set_config('collabd.pa_' || kind,
 			(coalesce(nullif(current_setting('collabd.pa_' || kind, true), ''), '{}')::bigint[]
 			 || ids)::text, true);
+		IF current_setting('collabd.pa_queued', true) IS DISTINCT FROM 'y' THEN
+			INSERT INTO project_authorizations_pending DEFAULT VALUES;
+			PERFORM set_config('collabd.pa_queued', 'y', true);
+		END IF;
 	END IF;
 END $$;
 
@@ -218,6 +239,8 @@ DECLARE
 	ps bigint[] := nullif(current_setting('collabd.pa_projects', true), '')::bigint[];
 	gs bigint[] := nullif(current_setting('collabd.pa_groups', true), '')::bigint[];
 BEGIN
+	DELETE FROM project_authorizations_pending WHERE xid = pg_current_xact_id();
+	PERFORM set_config('collabd.pa_queued', '', true);
 	IF us IS NULL AND ps IS NULL AND gs IS NULL THEN
 		RETURN NULL;
 	END IF;
@@ -252,27 +275,6 @@ BEGIN
 	RETURN NULL;
 END $$;
 
-CREATE CONSTRAINT TRIGGER project_authorizations_flush AFTER INSERT OR DELETE ON members
-	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-	EXECUTE FUNCTION project_authorizations_flush();
-CREATE CONSTRAINT TRIGGER project_authorizations_flush_upd AFTER UPDATE ON members
-	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-	WHEN ((OLD.source_type, OLD.source_id, OLD.user_id, OLD.access_level,
-		OLD.requested_at IS NULL, OLD.expires_at) IS DISTINCT FROM (NEW.source_type,
-		NEW.source_id, NEW.user_id, NEW.access_level, NEW.requested_at IS NULL,
-		NEW.expires_at))
-	EXECUTE FUNCTION project_authorizations_flush();
-CREATE CONSTRAINT TRIGGER project_authorizations_flush AFTER INSERT OR UPDATE OR DELETE
-	ON project_group_links DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-	EXECUTE FUNCTION project_authorizations_flush();
-CREATE CONSTRAINT TRIGGER project_authorizations_flush AFTER INSERT OR DELETE ON projects
-	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-	EXECUTE FUNCTION project_authorizations_flush();
-CREATE CONSTRAINT TRIGGER project_authorizations_flush_upd AFTER UPDATE ON projects
-	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-	WHEN (OLD.namespace_id <> NEW.namespace_id)
-	EXECUTE FUNCTION project_authorizations_flush();
-CREATE CONSTRAINT TRIGGER project_authorizations_flush_upd AFTER UPDATE ON namespaces
-	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-	WHEN ((OLD.traversal_ids, OLD.kind) IS DISTINCT FROM (NEW.traversal_ids, NEW.kind))
+CREATE CONSTRAINT TRIGGER project_authorizations_flush AFTER INSERT
+	ON project_authorizations_pending DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
 	EXECUTE FUNCTION project_authorizations_flush();
