@@ -154,7 +154,7 @@ typedef struct {
 typedef struct {
 	int member_level; /* SQL_PROJECT_MEMBER_LEVEL */
 	int group_level;  /* SQL_PROJECT_GROUP_LEVEL */
-	int shared_level; /* SQL_PROJECT_SHARED_LEVEL */
+	int shared_level; /* through the groups it is shared with (access_shared_level) */
 	bool ns_owner;    /* the project is in the caller's own namespace */
 } project_levels;
 
@@ -162,7 +162,8 @@ typedef struct {
 void project_access_decide(project_access *out, const caller *c, int visibility, bool archived,
 			   const project_levels *l);
 /* The level a project shared with a group at link_access gives a caller whose level in
- * that group (or one above it) is level (SQL_PROJECT_SHARED_LEVEL for one link). */
+ * that group (or one above it) is level: least of the two, as project_authorizations
+ * holds it (sql/0009). */
 int access_shared_level(int link_access, int level);
 
 bool can_read_project(const project_access *a);
