@@ -68,37 +68,37 @@ SELECT c.user_id, c.project_id, max(c.access_level)::smallint, c.expires_at FROM
 	SELECT m.user_id, p.id AS project_id, m.access_level,
 		coalesce(m.expires_at, 'infinity') AS expires_at
 	FROM members m JOIN projects p ON p.id = m.source_id
-	WHERE m.user_id = ANY (us) AND m.source_type = 'Project' AND m.requested_at IS NULL
+	WHERE m.user_id IN (SELECT unnest(us)) AND m.source_type = 'Project' AND m.requested_at IS NULL
 	UNION ALL
 	SELECT m.user_id, p.id, m.access_level, coalesce(m.expires_at, 'infinity')
 	FROM members m JOIN namespaces d ON d.traversal_ids @> ARRAY[m.source_id]
 		AND d.kind = 'group'
 	JOIN projects p ON p.namespace_id = d.id
-	WHERE m.user_id = ANY (us) AND m.source_type = 'Namespace' AND m.requested_at IS NULL
+	WHERE m.user_id IN (SELECT unnest(us)) AND m.source_type = 'Namespace' AND m.requested_at IS NULL
 	UNION ALL
 	SELECT m.user_id, l.project_id, least(l.group_access, m.access_level),
 		coalesce(m.expires_at, 'infinity')
 	FROM members m JOIN namespaces d ON d.traversal_ids @> ARRAY[m.source_id]
 	JOIN project_group_links l ON l.group_id = d.id
-	WHERE m.user_id = ANY (us) AND m.source_type = 'Namespace' AND m.requested_at IS NULL
+	WHERE m.user_id IN (SELECT unnest(us)) AND m.source_type = 'Namespace' AND m.requested_at IS NULL
 	UNION ALL
 	SELECT m.user_id, p.id, m.access_level, coalesce(m.expires_at, 'infinity')
 	FROM projects p JOIN members m ON m.source_type = 'Project' AND m.source_id = p.id
 		AND m.requested_at IS NULL
-	WHERE p.id = ANY (ps)
+	WHERE p.id IN (SELECT unnest(ps))
 	UNION ALL
 	SELECT m.user_id, p.id, m.access_level, coalesce(m.expires_at, 'infinity')
 	FROM projects p JOIN namespaces n ON n.id = p.namespace_id AND n.kind = 'group'
 	JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY (n.traversal_ids)
 		AND m.requested_at IS NULL
-	WHERE p.id = ANY (ps)
+	WHERE p.id IN (SELECT unnest(ps))
 	UNION ALL
 	SELECT m.user_id, l.project_id, least(l.group_access, m.access_level),
 		coalesce(m.expires_at, 'infinity')
 	FROM project_group_links l JOIN namespaces lg ON lg.id = l.group_id
 	JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY (lg.traversal_ids)
 		AND m.requested_at IS NULL
-	WHERE l.project_id = ANY (ps)
+	WHERE l.project_id IN (SELECT unnest(ps))
 ) c GROUP BY c.user_id, c.project_id, c.expires_at
 $$;
 
@@ -262,10 +262,12 @@ BEGIN
 		JOIN project_group_links l ON l.group_id = d.id WHERE d.traversal_ids && gs) t
 		WHERE x IS NOT NULL ORDER BY 1);
 	WITH want AS MATERIALIZED (SELECT * FROM project_authorizations_of(us, ps)),
-	gone AS (DELETE FROM project_authorizations a
-		WHERE (a.user_id = ANY (us) OR a.project_id = ANY (ps)) AND NOT EXISTS (SELECT 1
-			FROM want w WHERE w.user_id = a.user_id AND w.project_id = a.project_id
-			AND w.expires_at = a.expires_at))
+	gone_u AS (DELETE FROM project_authorizations a WHERE a.user_id IN (SELECT unnest(us))
+		AND NOT EXISTS (SELECT 1 FROM want w WHERE w.user_id = a.user_id
+			AND w.project_id = a.project_id AND w.expires_at = a.expires_at)),
+	gone_p AS (DELETE FROM project_authorizations a WHERE a.project_id IN (SELECT unnest(ps))
+		AND NOT EXISTS (SELECT 1 FROM want w WHERE w.user_id = a.user_id
+			AND w.project_id = a.project_id AND w.expires_at = a.expires_at))
 	INSERT INTO project_authorizations AS a (user_id, project_id, access_level, expires_at)
 	SELECT w.user_id, w.project_id, w.access_level, w.expires_at FROM want w
 	ORDER BY w.user_id, w.project_id, w.expires_at
