@@ -55,38 +55,28 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 	" AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m")                                       \
 	" WHERE an.id = " P ".namespace_id AND an.kind = 'group'), 0)"
 
-/* The caller's level through groups P is shared with (0 when none). */
-#define SQL_PROJECT_SHARED_LEVEL(P)                                                             \
-	"coalesce((SELECT max(least(l.group_access, m.access_level)) FROM project_group_links l" \
-	" JOIN namespaces lg ON lg.id = l.group_id JOIN members m ON m.source_type = 'Namespace'" \
-	" AND m.source_id = ANY (lg.traversal_ids) AND m.user_id = me.id"                        \
-	" AND " SQL_MEMBER_ACTIVE("m") " WHERE l.project_id = " P ".id), 0)"
-
-/* The caller's highest level on project P (0 when none; admins are not raised). */
+/* The caller's highest level on project P (0 when none; admins are not raised): the
+ * highest of their unexpired rows of project_authorizations (sql/0009), which hold the
+ * levels their memberships give, directly, through the groups above P and through the
+ * groups P is shared with. */
 #define SQL_PROJECT_ACCESS(P)                                                                   \
-	"greatest(" SQL_PROJECT_MEMBER_LEVEL(P) ", " SQL_PROJECT_GROUP_LEVEL(P) ", "              \
-	SQL_PROJECT_SHARED_LEVEL(P) ")"
+	"coalesce((SELECT max(pa.access_level) FROM project_authorizations pa"                   \
+	" WHERE pa.user_id = me.id AND pa.project_id = " P ".id"                                 \
+	" AND pa.expires_at > current_date), 0)"
 
 /* Project P may be seen by the caller. */
 #define SQL_PROJECT_VISIBLE(P)                                                                  \
 	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"   \
 	" AND NOT me.external) OR " SQL_PROJECT_ACCESS(P) " >= 10)))"
 
-/* The set form of the membership in SQL_PROJECT_ACCESS, for lists: the ids of the
- * projects the caller is a member of, directly, through a group or an ancestor of it, or
- * through a group (or an ancestor of it) the project is shared with. Driven from the
- * caller's rows in members, so its cost follows the caller's memberships, not the number
- * of projects. Name it in the WITH list: `mine AS (SQL_MY_PROJECTS)`. */
+/* The set form of SQL_PROJECT_ACCESS, for lists: the ids of the projects the caller is a
+ * member of, directly, through a group or an ancestor of it, or through a group (or an
+ * ancestor of it) the project is shared with (a project may come more than once), as
+ * their unexpired rows of project_authorizations: its cost follows the caller's rows, not
+ * the number of projects. Name it in the WITH list: `mine AS (SQL_MY_PROJECTS)`. */
 #define SQL_MY_PROJECTS                                                                         \
-	"SELECT m.source_id AS id FROM me JOIN members m ON m.user_id = me.id"                   \
-	" WHERE m.source_type = 'Project' AND " SQL_MEMBER_ACTIVE("m")                             \
-	" UNION SELECT mp.id FROM me JOIN members m ON m.user_id = me.id"                         \
-	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE("m") " JOIN namespaces md"          \
-	" ON md.traversal_ids @> ARRAY[m.source_id] JOIN projects mp ON mp.namespace_id = md.id" \
-	" AND NOT mp.pending_delete"                                                              \
-	" UNION SELECT l.project_id FROM me JOIN members m ON m.user_id = me.id"                  \
-	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE("m") " JOIN namespaces ml"          \
-	" ON ml.traversal_ids @> ARRAY[m.source_id] JOIN project_group_links l ON l.group_id = ml.id"
+	"SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"                      \
+	" ON pa.user_id = me.id WHERE pa.expires_at > current_date"
 
 /* SQL_PROJECT_VISIBLE for the projects row P of a list, with `mine` in the WITH list. */
 #define SQL_PROJECT_LISTED(P)                                                                   \
@@ -165,7 +155,7 @@ typedef struct {
 typedef struct {
 	int member_level; /* SQL_PROJECT_MEMBER_LEVEL */
 	int group_level;  /* SQL_PROJECT_GROUP_LEVEL */
-	int shared_level; /* SQL_PROJECT_SHARED_LEVEL */
+	int shared_level; /* through the groups it is shared with (access_shared_level) */
 	bool ns_owner;    /* the project is in the caller's own namespace */
 } project_levels;
 
@@ -173,7 +163,8 @@ typedef struct {
 void project_access_decide(project_access *out, const caller *c, int visibility, bool archived,
 			   const project_levels *l);
 /* The level a project shared with a group at link_access gives a caller whose level in
- * that group (or one above it) is level (SQL_PROJECT_SHARED_LEVEL for one link). */
+ * that group (or one above it) is level: least of the two, as project_authorizations
+ * holds it (sql/0009). */
 int access_shared_level(int link_access, int level);
 
 bool can_read_project(const project_access *a);
