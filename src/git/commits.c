@@ -230,7 +230,7 @@ json_object *gitc_commit_json(ctx *c, git_repository *repo, git_commit *commit, 
 		message = "";
 	const git_signature *a = git_commit_author(commit), *m = git_commit_committer(commit);
 	put_str(o, "id", id);
-	put_str(o, "short_id", arena_strndup(c->a, id, 8));
+	put_str(o, "short_id", arena_strndup(c->a, id, 11)); /* GitLab 10: id[0..10] */
 	put_str(o, "title", commit_title(c, message));
 	put_str(o, "created_at", time_text(c, &m->when));
 	json_object *parents = json_object_new_array();
@@ -407,10 +407,10 @@ static json_object *diff_entries(ctx *c, git_diff *diff)
 		put_str(o, "new_path", d->new_file.path);
 		put_str(o, "a_mode", mode_text(c, d->old_file.mode));
 		put_str(o, "b_mode", mode_text(c, d->new_file.mode));
+		put_str(o, "diff", text);
 		put_bool(o, "new_file", d->status == GIT_DELTA_ADDED);
 		put_bool(o, "renamed_file", d->status == GIT_DELTA_RENAMED);
 		put_bool(o, "deleted_file", d->status == GIT_DELTA_DELETED);
-		put_str(o, "diff", text);
 		json_object_array_add(list, o);
 	}
 	return list;
@@ -781,7 +781,8 @@ static int user_error(const char **msg, const char *text)
 	return GITC_EUSER;
 }
 
-static int apply_action(ctx *c, git_repository *repo, git_index *index, const gitc_action *a, const char **msg)
+static int apply_action(ctx *c, git_repository *repo, git_index *index, const gitc_action *a,
+			const char **msg)
 {
 	if (!gitc_valid_path(a->file_path))
 		return user_error(msg, strstr(a->file_path ? a->file_path : "", "..")

@@ -110,7 +110,8 @@ START_TEST(test_commits_create_show)
 	ck_assert_int_eq(jint(jget(r->json, "stats"), "total"), 2);
 	const char *id = jstr(r->json, "id");
 	ck_assert_int_eq(strlen(id), 40);
-	ck_assert(strncmp(jstr(r->json, "short_id"), id, 8) == 0);
+	ck_assert(strlen(jstr(r->json, "short_id")) == 11);
+	ck_assert(strncmp(jstr(r->json, "short_id"), id, 11) == 0);
 	ck_assert_msg(strlen(jstr(r->json, "created_at")) == 29, "%s", jstr(r->json, "created_at"));
 	/* by hash, short hash and branch */
 	const char *refs[] = {id, S(strndup(id, 8)), "master"};
