@@ -151,7 +151,8 @@ static void write_response(FCGX_Request *fr, request *r)
 	FCGX_PutStr(head, n, fr->out);
 	if (has_body) {
 		n = snprintf(head, sizeof(head),
-			     "Content-Type: application/json\r\nContent-Length: %zu\r\n", r->body_len);
+			     "Content-Type: %s\r\nContent-Length: %zu\r\n",
+			     r->content_type ? r->content_type : "application/json", r->body_len);
 		FCGX_PutStr(head, n, fr->out);
 	}
 	if (r->request_id) {

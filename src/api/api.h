@@ -58,6 +58,26 @@ int projects_extras(request *r, const PGresult *res, int n, int col, project_ext
  * subgroups and projects, inside the caller's transaction (hard deletion of a user). */
 int groups_delete_solely_owned(request *r, const char *user_id);
 
+/* commits.c: what the repository content modules (commits.c, files.c) share. Reading
+ * code: reporter and up on a private project, anyone who sees a public or internal one
+ * (content_read: 0 or ERR_FORBIDDEN). Writing: developer and up (content_can_push),
+ * and on a protected branch the level branch_push_level() names (*out false: GitLab's
+ * 400 "You are not allowed to push into this branch"). content_write makes the commit of
+ * req (the committer is the caller): 0 with *out, 1 when it answered GitLab's 400, or
+ * an ERR_ code. */
+struct git_repository;
+struct git_commit;
+struct gitc_commit_req;
+bool content_can_read(request *r);
+int content_read(request *r);
+int content_can_push(request *r);
+int content_may_push_branch(request *r, const char *branch, bool *out);
+int content_repo(request *r, struct git_repository **out);
+int content_committer(request *r, const char **name, const char **email);
+void content_error(request *r, int status, const char *message);
+int content_write(request *r, struct git_repository *repo, struct gitc_commit_req *req,
+		  struct git_commit **out);
+
 /* members.c: project and group members; access_requests.c (4.11). Each handler serves
  * both /projects/:id/... and /groups/:id/...: the route's scope (r->project or
  * r->group) is the source. */

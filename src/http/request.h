@@ -61,6 +61,7 @@ typedef struct request {
 	buf headers;
 	const char *body;
 	size_t body_len;
+	const char *content_type; /* of a body that is not JSON (raw file bytes); NULL: JSON */
 	json_object *validation; /* for ERR_VALIDATION */
 
 	/* the response cache (http/cache.h): the worker's, NULL when off */

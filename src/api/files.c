@@ -1,0 +1,345 @@
+/* Repository files, trees, blobs, comparisons and contributors (GitLab 10's
+ * lib/api/files.rb and repositories.rb, without archives). The file path of
+ * /repository/files/:file_path is one URL-encoded segment ("dir%2Ffile.txt"). */
+#include <string.h>
+
+#include "api/api.h"
+#include "entity/entity.h"
+#include "git/commits.h"
+
+const db_stmt files_stmts[] = {
+	{NULL, NULL, 0, 0},
+};
+
+static const char *hex(request *r, const git_oid *oid)
+{
+	char *s = arena_alloc(r->ctx.a, GIT_OID_HEXSZ + 1);
+	git_oid_tostr(s, GIT_OID_HEXSZ + 1, oid);
+	return s;
+}
+
+/* The commit that ref names (404 Commit Not Found). */
+static int commit_of(request *r, git_repository *repo, const char *ref, git_commit **out)
+{
+	int rc = gitc_commit_of(&r->ctx, repo, ref, out);
+	if (rc == GITC_ENOTFOUND)
+		return fail_not_found(r, "Commit");
+	return rc < 0 ? ERR_INTERNAL : 0;
+}
+
+/* Raw bytes of a blob: text/plain unless they hold a NUL byte. */
+static void respond_raw(request *r, const void *data, size_t len)
+{
+	r->status = 200;
+	r->body = len ? data : "";
+	r->body_len = len;
+	size_t probe = len < 8000 ? len : 8000;
+	r->content_type = memchr(data, '\0', probe) ? "application/octet-stream"
+						   : "text/plain; charset=utf-8";
+}
+
+/* ---- files ---- */
+
+static int files_check_show(request *r)
+{
+	const char *s;
+	return param_require(r, "ref", &s);
+}
+
+/* The blob of :file_path at ?ref, with the commit. */
+static int file_at(request *r, git_repository **repo, git_commit **commit, git_blob **blob)
+{
+	int rc = files_check_show(r);
+	if (rc < 0 || (rc = content_read(r)) < 0 || (rc = content_repo(r, repo)) < 0 ||
+	    (rc = commit_of(r, *repo, param_str(r, "ref"), commit)) < 0)
+		return rc;
+	rc = gitc_blob_at(&r->ctx, *repo, *commit, param_str(r, "file_path"), blob);
+	if (rc == GITC_ENOTFOUND)
+		return fail_not_found(r, "File");
+	return rc < 0 ? ERR_INTERNAL : 0;
+}
+
+static int files_show(request *r)
+{
+	git_repository *repo;
+	git_commit *commit;
+	git_blob *blob;
+	int rc = file_at(r, &repo, &commit, &blob);
+	if (rc < 0)
+		return rc;
+	const char *path = param_str(r, "file_path");
+	git_oid last;
+	const char *last_id = NULL;
+	if (gitc_last_commit_for_path(&r->ctx, repo, commit, path, &last) == 0)
+		last_id = hex(r, &last);
+	size_t size = (size_t)git_blob_rawsize(blob);
+	const char *slash = strrchr(path, '/');
+	json_object *o = json_object_new_object();
+	json_put_str(o, "file_name", slash ? slash + 1 : path);
+	json_put_str(o, "file_path", path);
+	json_put_int(o, "size", (long long)size);
+	json_put_str(o, "encoding", "base64");
+	json_put_str(o, "content", gitc_base64(&r->ctx, git_blob_rawcontent(blob), size));
+	json_put_str(o, "ref", param_str(r, "ref"));
+	json_put_str(o, "blob_id", hex(r, git_blob_id(blob)));
+	json_put_str(o, "commit_id", hex(r, git_commit_id(commit)));
+	json_put_str(o, "last_commit_id", last_id);
+	respond_json(r, 200, o);
+	return 0;
+}
+
+static int files_raw(request *r)
+{
+	git_repository *repo;
+	git_commit *commit;
+	git_blob *blob;
+	int rc = file_at(r, &repo, &commit, &blob);
+	if (rc < 0)
+		return rc;
+	respond_raw(r, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	return 0;
+}
+
+/* The parameters of a file write: branch, commit_message, and content unless deleting. */
+static int files_check_write_kind(request *r, bool content)
+{
+	static const char *const encodings[] = {"text", "base64", NULL};
+	const char *s;
+	int rc;
+	if ((rc = param_require(r, "branch", &s)) < 0)
+		return rc;
+	if (content && !param_str(r, "content"))
+		return fail_missing(r, "content");
+	if ((rc = param_require(r, "commit_message", &s)) < 0)
+		return rc;
+	if ((rc = param_oneof(r, "encoding", encodings, &s)) < 0)
+		return rc;
+	return 0;
+}
+
+static int files_check_write(request *r)
+{
+	return files_check_write_kind(r, true);
+}
+
+static int files_check_delete(request *r)
+{
+	return files_check_write_kind(r, false);
+}
+
+static int file_write(request *r, gitc_action_kind kind)
+{
+	int rc = files_check_write_kind(r, kind != GITC_DELETE);
+	if (rc < 0 || (rc = content_can_push(r)) < 0)
+		return rc;
+	gitc_action a = {.kind = kind, .file_path = param_str(r, "file_path")};
+	if (kind != GITC_DELETE) {
+		param *p = param_find(r, "content");
+		a.content = p->value ? p->value : "";
+		a.content_len = p->value ? p->len : 0;
+		const char *enc = param_str(r, "encoding");
+		if (enc && strcmp(enc, "base64") == 0 &&
+		    !(a.content = gitc_unbase64(&r->ctx, a.content, &a.content_len)))
+			return fail_invalid(r, "content");
+	}
+	gitc_commit_req req = {
+		.branch = param_str(r, "branch"),
+		.start_branch = param_str(r, "start_branch"),
+		.message = param_str(r, "commit_message"),
+		.author_name = param_str(r, "author_name"),
+		.author_email = param_str(r, "author_email"),
+		.actions = &a,
+		.nactions = 1,
+		.last_commit_id = kind == GITC_UPDATE ? param_str(r, "last_commit_id") : NULL,
+	};
+	if (req.start_branch && !*req.start_branch)
+		req.start_branch = NULL;
+	git_repository *repo;
+	git_commit *made;
+	if ((rc = content_repo(r, &repo)) < 0)
+		return rc;
+	if ((rc = content_write(r, repo, &req, &made)) != 0)
+		return rc < 0 ? rc : 0;
+	if (kind == GITC_DELETE) {
+		respond_empty(r, 204);
+		return 0;
+	}
+	json_object *o = json_object_new_object();
+	json_put_str(o, "file_path", a.file_path);
+	json_put_str(o, "branch", req.branch);
+	respond_json(r, kind == GITC_CREATE ? 201 : 200, o);
+	return 0;
+}
+
+static int files_create(request *r)
+{
+	return file_write(r, GITC_CREATE);
+}
+
+static int files_update(request *r)
+{
+	return file_write(r, GITC_UPDATE);
+}
+
+static int files_delete(request *r)
+{
+	return file_write(r, GITC_DELETE);
+}
+
+/* ---- tree, blobs ---- */
+
+/* A page of the elements of list (owned: given to the response). */
+static void respond_slice(request *r, const page_req *pg, json_object *list)
+{
+	long long total = (long long)json_object_array_length(list);
+	json_object *page = json_object_new_array();
+	for (long long i = pg->offset; i < total && i < pg->offset + pg->per_page; i++)
+		json_object_array_add(page, json_object_get(json_object_array_get_idx(list, (size_t)i)));
+	json_object_put(list);
+	pagination_headers(r, pg, total);
+	respond_json(r, 200, page);
+}
+
+static int tree_check(request *r)
+{
+	page_req pg;
+	bool b;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = param_bool(r, "recursive", &b)) < 0)
+		return rc;
+	return 0;
+}
+
+static int repository_tree(request *r)
+{
+	page_req pg;
+	bool recursive = false;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = param_bool(r, "recursive", &recursive)) < 0 ||
+	    (rc = content_read(r)) < 0)
+		return rc;
+	git_repository *repo;
+	git_commit *commit;
+	const char *ref = param_str(r, "ref");
+	if ((rc = content_repo(r, &repo)) < 0)
+		return rc;
+	rc = gitc_commit_of(&r->ctx, repo, ref && *ref ? ref : NULL, &commit);
+	if (rc == GITC_ENOTFOUND)
+		return fail_not_found(r, "Tree");
+	if (rc < 0)
+		return ERR_INTERNAL;
+	json_object *list = NULL;
+	rc = gitc_tree_json(&r->ctx, repo, commit, param_str(r, "path"), recursive, &list);
+	if (rc < 0)
+		return ERR_INTERNAL;
+	respond_slice(r, &pg, rc == GITC_ENOTFOUND ? json_object_new_array() : list);
+	return 0;
+}
+
+static int blob_of(request *r, git_repository **repo, git_blob **blob)
+{
+	int rc = content_read(r);
+	if (rc < 0 || (rc = content_repo(r, repo)) < 0)
+		return rc;
+	rc = gitc_blob_by_id(&r->ctx, *repo, param_str(r, "sha"), blob);
+	if (rc == GITC_ENOTFOUND)
+		return fail_not_found(r, "Blob");
+	return rc < 0 ? ERR_INTERNAL : 0;
+}
+
+static int blobs_show(request *r)
+{
+	git_repository *repo;
+	git_blob *blob;
+	int rc = blob_of(r, &repo, &blob);
+	if (rc < 0)
+		return rc;
+	size_t size = (size_t)git_blob_rawsize(blob);
+	json_object *o = json_object_new_object();
+	json_put_int(o, "size", (long long)size);
+	json_put_str(o, "encoding", "base64");
+	json_put_str(o, "content", gitc_base64(&r->ctx, git_blob_rawcontent(blob), size));
+	json_put_str(o, "sha", hex(r, git_blob_id(blob)));
+	respond_json(r, 200, o);
+	return 0;
+}
+
+static int blobs_raw(request *r)
+{
+	git_repository *repo;
+	git_blob *blob;
+	int rc = blob_of(r, &repo, &blob);
+	if (rc < 0)
+		return rc;
+	respond_raw(r, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	return 0;
+}
+
+/* ---- compare, contributors ---- */
+
+static int compare_check(request *r)
+{
+	const char *s;
+	bool b;
+	int rc;
+	if ((rc = param_require(r, "from", &s)) < 0 || (rc = param_require(r, "to", &s)) < 0 ||
+	    (rc = param_bool(r, "straight", &b)) < 0)
+		return rc;
+	return 0;
+}
+
+static int repository_compare(request *r)
+{
+	bool straight = false;
+	int rc = compare_check(r);
+	if (rc < 0 || (rc = param_bool(r, "straight", &straight)) < 0 ||
+	    (rc = content_read(r)) < 0)
+		return rc;
+	git_repository *repo;
+	if ((rc = content_repo(r, &repo)) < 0)
+		return rc;
+	json_object *o;
+	if (gitc_compare_json(&r->ctx, repo, param_str(r, "from"), param_str(r, "to"), straight,
+			      &o) < 0) {
+		json_object_put(o);
+		return ERR_INTERNAL;
+	}
+	respond_json(r, 200, o);
+	return 0;
+}
+
+static int repository_contributors(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = content_read(r)) < 0)
+		return rc;
+	git_repository *repo;
+	if ((rc = content_repo(r, &repo)) < 0)
+		return rc;
+	json_object *list;
+	if (gitc_contributors_json(&r->ctx, repo, &list) < 0) {
+		json_object_put(list);
+		return ERR_INTERNAL;
+	}
+	respond_slice(r, &pg, list);
+	return 0;
+}
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route files_routes[] = {
+	{"GET", V4 "/projects/:id/repository/files/:file_path/raw", files_raw, PR, files_check_show},
+	{"GET", V4 "/projects/:id/repository/files/:file_path", files_show, PR, files_check_show},
+	{"POST", V4 "/projects/:id/repository/files/:file_path", files_create, AUTH | PR,
+	 files_check_write},
+	{"PUT", V4 "/projects/:id/repository/files/:file_path", files_update, AUTH | PR,
+	 files_check_write},
+	{"DELETE", V4 "/projects/:id/repository/files/:file_path", files_delete, AUTH | PR,
+	 files_check_delete},
+	{"GET", V4 "/projects/:id/repository/tree", repository_tree, PR, tree_check},
+	{"GET", V4 "/projects/:id/repository/blobs/:sha/raw", blobs_raw, PR, NULL},
+	{"GET", V4 "/projects/:id/repository/blobs/:sha", blobs_show, PR, NULL},
+	{"GET", V4 "/projects/:id/repository/compare", repository_compare, PR, compare_check},
+	{"GET", V4 "/projects/:id/repository/contributors", repository_contributors, PR, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,1065 @@
+#include "git/commits.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log.h"
+#include "git/repo.h"
+
+/* ---- objects owned by the arena ---- */
+
+#define OWNER(type)                                                                             \
+	static void free_##type(void *p)                                                        \
+	{                                                                                       \
+		git_##type##_free(p);                                                           \
+	}                                                                                       \
+	static git_##type *own_##type(ctx *c, git_##type *o)                                    \
+	{                                                                                       \
+		if (o)                                                                          \
+			arena_defer(c->a, free_##type, o);                                      \
+		return o;                                                                       \
+	}
+OWNER(repository)
+OWNER(commit)
+OWNER(tree)
+OWNER(blob)
+OWNER(diff)
+OWNER(index)
+OWNER(revwalk)
+OWNER(reference)
+OWNER(object)
+OWNER(signature)
+OWNER(tree_entry)
+
+static void log_git(const char *what)
+{
+	const git_error *e = git_error_last();
+	log_error("%s: %s", what, e ? e->message : "unknown error");
+}
+
+static int git_ready;
+
+int gitc_open(ctx *c, const char *project_id, git_repository **out)
+{
+	if (!git_ready) {
+		git_libgit2_init();
+		git_ready = 1;
+	}
+	git_repository *repo = NULL;
+	int rc = git_repository_open_bare(&repo, repo_path(c, project_id));
+	if (rc == GIT_ENOTFOUND)
+		return GITC_ENOTFOUND;
+	if (rc < 0) {
+		log_git("open repository");
+		return -1;
+	}
+	*out = own_repository(c, repo);
+	return 0;
+}
+
+static bool all_hex(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 4 || n > GIT_OID_HEXSZ)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789abcdefABCDEF", s[i]))
+			return false;
+	return true;
+}
+
+static int peel_commit(ctx *c, git_object *obj, git_commit **out)
+{
+	git_object *peeled = NULL;
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0)
+		return GITC_ENOTFOUND;
+	*out = own_commit(c, (git_commit *)peeled);
+	return 0;
+}
+
+int gitc_commit_of(ctx *c, git_repository *repo, const char *ref, git_commit **out)
+{
+	git_reference *r = NULL;
+	if (!ref || !*ref) {
+		if (git_repository_head(&r, repo) < 0)
+			return GITC_ENOTFOUND;
+	} else {
+		const char *names[2] = {arena_printf(c->a, "refs/heads/%s", ref),
+					arena_printf(c->a, "refs/tags/%s", ref)};
+		for (int i = 0; i < 2 && !r; i++)
+			if (git_reference_is_valid_name(names[i]) &&
+			    git_reference_lookup(&r, repo, names[i]) < 0)
+				r = NULL;
+	}
+	if (r) {
+		own_reference(c, r);
+		git_object *obj = NULL;
+		if (git_reference_peel(&obj, r, GIT_OBJECT_COMMIT) < 0)
+			return GITC_ENOTFOUND;
+		*out = own_commit(c, (git_commit *)obj);
+		return 0;
+	}
+	if (!all_hex(ref))
+		return GITC_ENOTFOUND;
+	git_oid oid;
+	git_object *obj = NULL;
+	if (git_oid_fromstrn(&oid, ref, strlen(ref)) < 0 ||
+	    git_object_lookup_prefix(&obj, repo, &oid, strlen(ref), GIT_OBJECT_ANY) < 0)
+		return GITC_ENOTFOUND;
+	own_object(c, obj);
+	return peel_commit(c, obj, out);
+}
+
+bool gitc_branch_exists(git_repository *repo, const char *branch, git_oid *out)
+{
+	char name[1024];
+	if (snprintf(name, sizeof(name), "refs/heads/%s", branch) >= (int)sizeof(name) ||
+	    !git_reference_is_valid_name(name))
+		return false;
+	git_oid oid;
+	if (git_reference_name_to_id(&oid, repo, name) < 0)
+		return false;
+	if (out)
+		*out = oid;
+	return true;
+}
+
+bool gitc_is_empty(git_repository *repo)
+{
+	git_branch_iterator *it = NULL;
+	if (git_branch_iterator_new(&it, repo, GIT_BRANCH_LOCAL) < 0)
+		return true;
+	git_reference *ref = NULL;
+	git_branch_t type;
+	bool empty = git_branch_next(&ref, &type, it) != 0;
+	git_reference_free(ref);
+	git_branch_iterator_free(it);
+	return empty;
+}
+
+/* ---- the commit record ---- */
+
+static const char *oid_hex(ctx *c, const git_oid *oid)
+{
+	char *s = arena_alloc(c->a, GIT_OID_HEXSZ + 1);
+	git_oid_tostr(s, GIT_OID_HEXSZ + 1, oid);
+	return s;
+}
+
+/* 2012-09-20T09:06:12.000+03:00: the time in the signature's own offset, as GitLab. */
+static const char *time_text(ctx *c, const git_time *t)
+{
+	time_t local = (time_t)(t->time + (git_time_t)t->offset * 60);
+	struct tm tm;
+	gmtime_r(&local, &tm);
+	char buf[64];
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	int off = t->offset < 0 ? -t->offset : t->offset;
+	return arena_printf(c->a, "%s.000%c%02d:%02d", buf, t->offset < 0 ? '-' : '+', off / 60,
+			    off % 60);
+}
+
+/* Characters (UTF-8 code points) in s[0, n). */
+static size_t utf8_len(const char *s, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			k++;
+	return k;
+}
+
+/* Byte offset of the chars-th character of s. */
+static size_t utf8_offset(const char *s, size_t chars)
+{
+	size_t i = 0, k = 0;
+	while (s[i]) {
+		if (((unsigned char)s[i] & 0xC0) != 0x80) {
+			if (k == chars)
+				return i;
+			k++;
+		}
+		i++;
+	}
+	return i;
+}
+
+/* Commit#title of GitLab 10: the first line, or under 100 characters its first 80
+ * characters cut at a space with an ellipsis (Rails' truncate(81, separator: ' ')). */
+static const char *commit_title(ctx *c, const char *message)
+{
+	size_t n = strcspn(message, "\n");
+	const char *full = arena_strndup(c->a, message, n);
+	if (utf8_len(full, n) < 100)
+		return full;
+	size_t cut = utf8_offset(full, 80);
+	char *head = arena_strndup(c->a, full, cut);
+	if (full[cut] != ' ') {
+		char *sp = strrchr(head, ' ');
+		if (sp)
+			*sp = '\0';
+	}
+	return arena_printf(c->a, "%s\xE2\x80\xA6", head);
+}
+
+static void put_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+}
+
+static void put_int(json_object *o, const char *k, long long v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void put_bool(json_object *o, const char *k, bool v)
+{
+	json_object_object_add(o, k, json_object_new_boolean(v));
+}
+
+static int commit_diff(ctx *c, git_repository *repo, git_commit *commit, git_diff **out);
+
+json_object *gitc_commit_json(ctx *c, git_repository *repo, git_commit *commit, bool detail)
+{
+	json_object *o = json_object_new_object();
+	const char *id = oid_hex(c, git_commit_id(commit));
+	const char *message = git_commit_message(commit);
+	if (!message)
+		message = "";
+	const git_signature *a = git_commit_author(commit), *m = git_commit_committer(commit);
+	put_str(o, "id", id);
+	put_str(o, "short_id", arena_strndup(c->a, id, 11)); /* GitLab 10: id[0..10] */
+	put_str(o, "title", commit_title(c, message));
+	put_str(o, "created_at", time_text(c, &m->when));
+	json_object *parents = json_object_new_array();
+	for (unsigned i = 0; i < git_commit_parentcount(commit); i++)
+		json_object_array_add(parents, json_object_new_string(
+							oid_hex(c, git_commit_parent_id(commit, i))));
+	json_object_object_add(o, "parent_ids", parents);
+	put_str(o, "message", message);
+	put_str(o, "author_name", a->name);
+	put_str(o, "author_email", a->email);
+	put_str(o, "authored_date", time_text(c, &a->when));
+	put_str(o, "committer_name", m->name);
+	put_str(o, "committer_email", m->email);
+	put_str(o, "committed_date", time_text(c, &m->when));
+	if (detail) {
+		git_diff *diff = NULL;
+		git_diff_stats *st = NULL;
+		json_object *stats = json_object_new_object();
+		size_t add = 0, del = 0;
+		if (commit_diff(c, repo, commit, &diff) == 0 && git_diff_get_stats(&st, diff) == 0) {
+			add = git_diff_stats_insertions(st);
+			del = git_diff_stats_deletions(st);
+		}
+		git_diff_stats_free(st);
+		put_int(stats, "additions", (long long)add);
+		put_int(stats, "deletions", (long long)del);
+		put_int(stats, "total", (long long)(add + del));
+		json_object_object_add(o, "stats", stats);
+	}
+	return o;
+}
+
+/* ---- history ---- */
+
+/* The id of the entry at path in commit's tree; false when there is none. */
+static bool entry_id(git_commit *commit, const char *path, git_oid *out)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	bool found = false;
+	if (git_commit_tree(&tree, commit) == 0 && git_tree_entry_bypath(&e, tree, path) == 0) {
+		*out = *git_tree_entry_id(e);
+		found = true;
+	}
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	return found;
+}
+
+/* Whether commit changes path: it differs from every parent there (a merge that keeps
+ * one parent's version does not, as git log's default). */
+static bool touches(git_commit *commit, const char *path)
+{
+	git_oid mine, theirs;
+	bool have = entry_id(commit, path, &mine);
+	unsigned n = git_commit_parentcount(commit);
+	if (n == 0)
+		return have;
+	for (unsigned i = 0; i < n; i++) {
+		git_commit *p = NULL;
+		if (git_commit_parent(&p, commit, i) < 0)
+			continue;
+		bool ph = entry_id(p, path, &theirs);
+		git_commit_free(p);
+		if (have == ph && (!have || git_oid_equal(&mine, &theirs)))
+			return false;
+	}
+	return true;
+}
+
+int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, long long until,
+	     const char *path, long long offset, long long limit, json_object **out,
+	     long long *total)
+{
+	*out = json_object_new_array();
+	*total = 0;
+	git_commit *tip;
+	int rc = gitc_commit_of(c, repo, ref, &tip);
+	if (rc != 0)
+		return rc;
+	git_revwalk *walk = NULL;
+	if (git_revwalk_new(&walk, repo) < 0) {
+		log_git("revwalk");
+		return -1;
+	}
+	own_revwalk(c, walk);
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+	if (git_revwalk_push(walk, git_commit_id(tip)) < 0)
+		return -1;
+	git_oid oid;
+	while (git_revwalk_next(&oid, walk) == 0) {
+		git_commit *commit = NULL;
+		if (git_commit_lookup(&commit, repo, &oid) < 0)
+			continue;
+		long long t = (long long)git_commit_time(commit);
+		bool keep = t >= since && t <= until && (!path || touches(commit, path));
+		if (keep) {
+			if (*total >= offset && *total < offset + limit)
+				json_object_array_add(*out, gitc_commit_json(c, repo, commit, false));
+			(*total)++;
+		}
+		git_commit_free(commit);
+	}
+	return 0;
+}
+
+/* ---- diffs ---- */
+
+static int commit_diff(ctx *c, git_repository *repo, git_commit *commit, git_diff **out)
+{
+	git_tree *tree = NULL, *ptree = NULL;
+	git_commit *parent = NULL;
+	if (git_commit_tree(&tree, commit) < 0)
+		return -1;
+	own_tree(c, tree);
+	if (git_commit_parentcount(commit) > 0) {
+		if (git_commit_parent(&parent, commit, 0) < 0)
+			return -1;
+		own_commit(c, parent);
+		if (git_commit_tree(&ptree, parent) < 0)
+			return -1;
+		own_tree(c, ptree);
+	}
+	git_diff *diff = NULL;
+	if (git_diff_tree_to_tree(&diff, repo, ptree, tree, NULL) < 0)
+		return -1;
+	own_diff(c, diff);
+	if (git_diff_find_similar(diff, NULL) < 0)
+		return -1;
+	*out = diff;
+	return 0;
+}
+
+static const char *mode_text(ctx *c, unsigned mode)
+{
+	return arena_printf(c->a, "%o", mode);
+}
+
+/* The patch text as GitLab 10 shows it: from the "---" (or "Binary") line on. */
+static const char *patch_text(ctx *c, git_patch *patch)
+{
+	git_buf b = {0};
+	const char *out = "";
+	if (git_patch_to_buf(&b, patch) == 0 && b.ptr) {
+		const char *s = b.ptr;
+		while (*s) {
+			if (strncmp(s, "---", 3) == 0 || strncmp(s, "Binary", 6) == 0) {
+				out = arena_strdup(c->a, s);
+				break;
+			}
+			const char *nl = strchr(s, '\n');
+			if (!nl)
+				break;
+			s = nl + 1;
+		}
+	}
+	git_buf_dispose(&b);
+	return out;
+}
+
+static json_object *diff_entries(ctx *c, git_diff *diff)
+{
+	json_object *list = json_object_new_array();
+	size_t n = git_diff_num_deltas(diff);
+	for (size_t i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_patch *patch = NULL;
+		const char *text = "";
+		if (git_patch_from_diff(&patch, diff, i) == 0 && patch)
+			text = patch_text(c, patch);
+		git_patch_free(patch);
+		json_object *o = json_object_new_object();
+		put_str(o, "old_path", d->old_file.path);
+		put_str(o, "new_path", d->new_file.path);
+		put_str(o, "a_mode", mode_text(c, d->old_file.mode));
+		put_str(o, "b_mode", mode_text(c, d->new_file.mode));
+		put_str(o, "diff", text);
+		put_bool(o, "new_file", d->status == GIT_DELTA_ADDED);
+		put_bool(o, "renamed_file", d->status == GIT_DELTA_RENAMED);
+		put_bool(o, "deleted_file", d->status == GIT_DELTA_DELETED);
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
+int gitc_diff_json(ctx *c, git_repository *repo, git_tree *old_tree, git_tree *new_tree,
+		   json_object **out)
+{
+	git_diff *diff = NULL;
+	if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, NULL) < 0)
+		return -1;
+	own_diff(c, diff);
+	if (git_diff_find_similar(diff, NULL) < 0)
+		return -1;
+	*out = diff_entries(c, diff);
+	return 0;
+}
+
+int gitc_commit_diff_json(ctx *c, git_repository *repo, git_commit *commit, json_object **out)
+{
+	git_diff *diff;
+	if (commit_diff(c, repo, commit, &diff) < 0) {
+		log_git("commit diff");
+		return -1;
+	}
+	*out = diff_entries(c, diff);
+	return 0;
+}
+
+struct line_find {
+	const char *path;
+	long long line;
+	bool new_side;
+	bool found;
+};
+
+static int line_cb(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l,
+		   void *payload)
+{
+	(void)h;
+	struct line_find *f = payload;
+	if (!d->new_file.path || strcmp(d->new_file.path, f->path) != 0)
+		return 0;
+	if (f->new_side && l->origin == GIT_DIFF_LINE_ADDITION && l->new_lineno == f->line)
+		f->found = true;
+	if (!f->new_side && l->origin == GIT_DIFF_LINE_DELETION && l->old_lineno == f->line)
+		f->found = true;
+	return 0;
+}
+
+bool gitc_diff_has_line(ctx *c, git_repository *repo, git_commit *commit, const char *path,
+			long long line, bool new_side)
+{
+	git_diff *diff;
+	if (commit_diff(c, repo, commit, &diff) < 0)
+		return false;
+	struct line_find f = {path, line, new_side, false};
+	git_diff_foreach(diff, NULL, NULL, NULL, line_cb, &f);
+	return f.found;
+}
+
+/* ---- trees and blobs ---- */
+
+static const char *type_name(git_object_t t)
+{
+	return t == GIT_OBJECT_TREE ? "tree" : t == GIT_OBJECT_COMMIT ? "commit" : "blob";
+}
+
+static json_object *tree_entry_json(ctx *c, const git_tree_entry *e, const char *path)
+{
+	json_object *o = json_object_new_object();
+	put_str(o, "id", oid_hex(c, git_tree_entry_id(e)));
+	put_str(o, "name", git_tree_entry_name(e));
+	put_str(o, "type", type_name(git_tree_entry_type(e)));
+	put_str(o, "path", path);
+	put_str(o, "mode", arena_printf(c->a, "%06o", (unsigned)git_tree_entry_filemode(e)));
+	return o;
+}
+
+struct tree_walk {
+	ctx *c;
+	const char *base; /* "" or "dir/" */
+	json_object *kinds[3];
+};
+
+static int kind_of(git_object_t t)
+{
+	return t == GIT_OBJECT_TREE ? 0 : t == GIT_OBJECT_BLOB ? 1 : 2;
+}
+
+static int walk_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct tree_walk *w = payload;
+	const char *path =
+		arena_printf(w->c->a, "%s%s%s", w->base, root, git_tree_entry_name(e));
+	json_object_array_add(w->kinds[kind_of(git_tree_entry_type(e))],
+			      tree_entry_json(w->c, e, path));
+	return 0;
+}
+
+int gitc_tree_json(ctx *c, git_repository *repo, git_commit *commit, const char *path,
+		   bool recursive, json_object **out)
+{
+	git_tree *root = NULL, *tree = NULL;
+	if (git_commit_tree(&root, commit) < 0)
+		return -1;
+	own_tree(c, root);
+	tree = root;
+	const char *base = "";
+	if (path && *path) {
+		size_t n = strlen(path);
+		while (n && path[n - 1] == '/')
+			n--;
+		const char *p = arena_strndup(c->a, path, n);
+		git_tree_entry *e = NULL;
+		if (!*p || git_tree_entry_bypath(&e, root, p) < 0)
+			return GITC_ENOTFOUND;
+		own_tree_entry(c, e);
+		if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
+			return GITC_ENOTFOUND;
+		git_object *obj = NULL;
+		if (git_tree_entry_to_object(&obj, repo, e) < 0)
+			return -1;
+		own_object(c, obj);
+		tree = (git_tree *)obj;
+		base = arena_printf(c->a, "%s/", p);
+	}
+	struct tree_walk w = {c, base, {json_object_new_array(), json_object_new_array(),
+					json_object_new_array()}};
+	if (recursive) {
+		git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w);
+	} else {
+		for (size_t i = 0; i < git_tree_entrycount(tree); i++)
+			walk_cb("", git_tree_entry_byindex(tree, i), &w);
+	}
+	*out = w.kinds[0];
+	for (int k = 1; k < 3; k++) {
+		for (size_t i = 0; i < json_object_array_length(w.kinds[k]); i++)
+			json_object_array_add(*out,
+					      json_object_get(json_object_array_get_idx(w.kinds[k], i)));
+		json_object_put(w.kinds[k]);
+	}
+	return 0;
+}
+
+int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *path,
+		 git_blob **out)
+{
+	git_tree *root = NULL;
+	git_tree_entry *e = NULL;
+	if (git_commit_tree(&root, commit) < 0)
+		return -1;
+	own_tree(c, root);
+	if (git_tree_entry_bypath(&e, root, path) < 0)
+		return GITC_ENOTFOUND;
+	own_tree_entry(c, e);
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return GITC_ENOTFOUND;
+	git_blob *b = NULL;
+	if (git_blob_lookup(&b, repo, git_tree_entry_id(e)) < 0)
+		return GITC_ENOTFOUND;
+	*out = own_blob(c, b);
+	return 0;
+}
+
+int gitc_blob_by_id(ctx *c, git_repository *repo, const char *sha, git_blob **out)
+{
+	if (!all_hex(sha))
+		return GITC_ENOTFOUND;
+	git_oid oid;
+	git_object *obj = NULL;
+	if (git_oid_fromstrn(&oid, sha, strlen(sha)) < 0 ||
+	    git_object_lookup_prefix(&obj, repo, &oid, strlen(sha), GIT_OBJECT_BLOB) < 0)
+		return GITC_ENOTFOUND;
+	*out = (git_blob *)own_object(c, obj);
+	return 0;
+}
+
+int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
+			      const char *path, git_oid *out)
+{
+	git_revwalk *walk = NULL;
+	if (git_revwalk_new(&walk, repo) < 0)
+		return -1;
+	own_revwalk(c, walk);
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+	if (git_revwalk_push(walk, git_commit_id(commit)) < 0)
+		return -1;
+	git_oid oid;
+	while (git_revwalk_next(&oid, walk) == 0) {
+		git_commit *cm = NULL;
+		if (git_commit_lookup(&cm, repo, &oid) < 0)
+			continue;
+		bool t = touches(cm, path);
+		git_commit_free(cm);
+		if (t) {
+			*out = oid;
+			return 0;
+		}
+	}
+	return GITC_ENOTFOUND;
+}
+
+/* ---- compare and contributors ---- */
+
+int gitc_compare_json(ctx *c, git_repository *repo, const char *from, const char *to,
+		      bool straight, json_object **out)
+{
+	json_object *o = json_object_new_object();
+	*out = o;
+	git_commit *base = NULL, *head = NULL;
+	bool have = gitc_commit_of(c, repo, from, &base) == 0 &&
+		    gitc_commit_of(c, repo, to, &head) == 0;
+	bool same = have && git_oid_equal(git_commit_id(base), git_commit_id(head));
+	json_object *commits = json_object_new_array(), *diffs = NULL, *last = NULL;
+	if (have && !same) {
+		git_revwalk *walk = NULL;
+		if (git_revwalk_new(&walk, repo) < 0)
+			return -1;
+		own_revwalk(c, walk);
+		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+		if (git_revwalk_push(walk, git_commit_id(head)) < 0 ||
+		    git_revwalk_hide(walk, git_commit_id(base)) < 0)
+			return -1;
+		git_oid oid;
+		while (git_revwalk_next(&oid, walk) == 0) {
+			git_commit *cm = NULL;
+			if (git_commit_lookup(&cm, repo, &oid) < 0)
+				continue;
+			json_object_array_add(commits, gitc_commit_json(c, repo, cm, false));
+			git_commit_free(cm);
+		}
+		size_t n = json_object_array_length(commits);
+		if (n)
+			last = json_object_get(json_object_array_get_idx(commits, n - 1));
+	}
+	if (have) {
+		git_commit *from_commit = base;
+		if (!straight) {
+			git_oid mb;
+			git_commit *mbc = NULL;
+			if (git_merge_base(&mb, repo, git_commit_id(base), git_commit_id(head)) == 0 &&
+			    git_commit_lookup(&mbc, repo, &mb) == 0)
+				from_commit = own_commit(c, mbc);
+		}
+		git_tree *t1 = NULL, *t2 = NULL;
+		if (git_commit_tree(&t1, from_commit) < 0 || git_commit_tree(&t2, head) < 0) {
+			git_tree_free(t1);
+			return -1;
+		}
+		own_tree(c, t1);
+		own_tree(c, t2);
+		if (gitc_diff_json(c, repo, t1, t2, &diffs) < 0)
+			return -1;
+	}
+	json_object_object_add(o, "commit", last);
+	json_object_object_add(o, "commits", commits);
+	json_object_object_add(o, "diffs", diffs ? diffs : json_object_new_array());
+	put_bool(o, "compare_timeout", false);
+	json_object_object_add(o, "compare_same_ref", have ? json_object_new_boolean(same) : NULL);
+	return 0;
+}
+
+int gitc_contributors_json(ctx *c, git_repository *repo, json_object **out)
+{
+	json_object *list = json_object_new_array();
+	*out = list;
+	git_commit *tip;
+	if (gitc_commit_of(c, repo, NULL, &tip) != 0)
+		return 0;
+	git_revwalk *walk = NULL;
+	if (git_revwalk_new(&walk, repo) < 0)
+		return -1;
+	own_revwalk(c, walk);
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+	if (git_revwalk_push(walk, git_commit_id(tip)) < 0)
+		return -1;
+	json_object *by_email = json_object_new_object();
+	git_oid oid;
+	int seen = 0;
+	while (seen < 2000 && git_revwalk_next(&oid, walk) == 0) {
+		git_commit *cm = NULL;
+		if (git_commit_lookup(&cm, repo, &oid) < 0)
+			continue;
+		if (git_commit_parentcount(cm) > 1) {
+			git_commit_free(cm);
+			continue;
+		}
+		seen++;
+		const git_signature *a = git_commit_author(cm);
+		json_object *rec = NULL;
+		if (!json_object_object_get_ex(by_email, a->email, &rec)) {
+			rec = json_object_new_object();
+			put_str(rec, "name", a->name);
+			put_str(rec, "email", a->email);
+			put_int(rec, "commits", 0);
+			put_int(rec, "additions", 0);
+			put_int(rec, "deletions", 0);
+			json_object_object_add(by_email, a->email, json_object_get(rec));
+			json_object_array_add(list, rec);
+		}
+		json_object *n = NULL;
+		json_object_object_get_ex(rec, "commits", &n);
+		json_object_set_int64(n, json_object_get_int64(n) + 1);
+		git_commit_free(cm);
+	}
+	json_object_put(by_email);
+	return 0;
+}
+
+/* ---- writing: commits with actions, cherry-pick ---- */
+
+bool gitc_valid_path(const char *path)
+{
+	if (!path || !*path || strlen(path) > 4096)
+		return false;
+	const char *s = path;
+	while (true) {
+		size_t n = strcspn(s, "/");
+		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && strncmp(s, "..", 2) == 0) ||
+		    (n == 4 && strncasecmp(s, ".git", 4) == 0))
+			return false;
+		if (!s[n])
+			return true;
+		s += n + 1;
+	}
+}
+
+/* Whether some entry of the index lies below dir ("dir/..."). */
+static bool index_has_dir(git_index *index, const char *dir)
+{
+	size_t n = strlen(dir);
+	size_t count = git_index_entrycount(index);
+	for (size_t i = 0; i < count; i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+		if (strncmp(e->path, dir, n) == 0 && e->path[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* Whether a leading part of path is a file of the index ("a" for "a/b"). */
+static bool index_has_file_above(ctx *c, git_index *index, const char *path)
+{
+	for (const char *s = strchr(path, '/'); s; s = strchr(s + 1, '/'))
+		if (git_index_get_bypath(index, arena_strndup(c->a, path, (size_t)(s - path)), 0))
+			return true;
+	return false;
+}
+
+/* The index is in memory (no repository owns it): the blob is written first. */
+static int add_blob(git_repository *repo, git_index *index, const char *path, const void *data,
+		    size_t len, unsigned mode)
+{
+	git_index_entry e;
+	memset(&e, 0, sizeof(e));
+	if (git_blob_create_from_buffer(&e.id, repo, data, len) < 0)
+		return -1;
+	e.path = path;
+	e.mode = mode;
+	e.file_size = (uint32_t)len;
+	return git_index_add(index, &e);
+}
+
+static int user_error(const char **msg, const char *text)
+{
+	*msg = text;
+	return GITC_EUSER;
+}
+
+static int apply_action(ctx *c, git_repository *repo, git_index *index, const gitc_action *a,
+			const char **msg)
+{
+	if (!gitc_valid_path(a->file_path))
+		return user_error(msg, strstr(a->file_path ? a->file_path : "", "..")
+					       ? "Path cannot include directory traversal"
+					       : "Invalid path");
+	const git_index_entry *cur = git_index_get_bypath(index, a->file_path, 0);
+	switch (a->kind) {
+	case GITC_CREATE:
+		if (cur)
+			return user_error(msg, "A file with this name already exists");
+		if (index_has_dir(index, a->file_path))
+			return user_error(msg, "A directory with this name already exists");
+		if (index_has_file_above(c, index, a->file_path))
+			return user_error(msg, "A file with this name already exists");
+		return add_blob(repo, index, a->file_path, a->content ? a->content : "", a->content_len,
+				GIT_FILEMODE_BLOB) < 0
+			       ? user_error(msg, "Invalid path")
+			       : 0;
+	case GITC_UPDATE:
+		if (!cur)
+			return user_error(msg, "A file with this name doesn't exist");
+		return add_blob(repo, index, a->file_path, a->content ? a->content : "", a->content_len,
+				cur->mode) < 0
+			       ? -1
+			       : 0;
+	case GITC_DELETE:
+		if (!cur)
+			return user_error(msg, "A file with this name doesn't exist");
+		return git_index_remove(index, a->file_path, 0) < 0 ? -1 : 0;
+	case GITC_MOVE: {
+		const char *from = a->previous_path ? a->previous_path : a->file_path;
+		if (!gitc_valid_path(from))
+			return user_error(msg, "Invalid path");
+		const git_index_entry *old = git_index_get_bypath(index, from, 0);
+		if (!old)
+			return user_error(msg, "A file with this name doesn't exist");
+		if (strcmp(from, a->file_path) != 0 && (cur || index_has_dir(index, a->file_path)))
+			return user_error(msg, "A file with this name already exists");
+		git_index_entry e;
+		memset(&e, 0, sizeof(e));
+		e.path = a->file_path;
+		e.file_size = old->file_size;
+		git_oid id = old->id;
+		unsigned mode = old->mode;
+		if (git_index_remove(index, from, 0) < 0)
+			return -1;
+		if (index_has_file_above(c, index, a->file_path))
+			return user_error(msg, "A file with this name already exists");
+		if (a->content)
+			return add_blob(repo, index, a->file_path, a->content, a->content_len, mode) < 0
+				       ? user_error(msg, "Invalid path")
+				       : 0;
+		e.id = id;
+		e.mode = mode;
+		return git_index_add(index, &e) < 0 ? user_error(msg, "Invalid path") : 0;
+	}
+	}
+	return -1;
+}
+
+/* Moves refs/heads/<branch> to new_id: from *expected when not NULL (compare-and-swap),
+ * else only when it does not exist yet. 0, GITC_EMOVED or -1. */
+static int move_branch(ctx *c, git_repository *repo, const char *branch, const git_oid *new_id,
+		       const git_oid *expected, const char *log_message)
+{
+	const char *name = arena_printf(c->a, "refs/heads/%s", branch);
+	git_reference *ref = NULL;
+	int rc = expected ? git_reference_create_matching(&ref, repo, name, new_id, 1, expected,
+							  log_message)
+			  : git_reference_create(&ref, repo, name, new_id, 0, log_message);
+	git_reference_free(ref);
+	if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ELOCKED)
+		return GITC_EMOVED;
+	if (rc < 0) {
+		log_git("update branch");
+		return -1;
+	}
+	/* a first branch of an empty repository becomes HEAD's when HEAD names none */
+	if (git_repository_head_unborn(repo) == 1)
+		(void)git_repository_set_head(repo, name);
+	return 0;
+}
+
+static int signature(ctx *c, const char *name, const char *email, git_signature **out)
+{
+	if (git_signature_now(out, name && *name ? name : "unknown",
+			      email && *email ? email : "unknown") < 0)
+		return -1;
+	own_signature(c, *out);
+	return 0;
+}
+
+int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
+		       git_commit **out, const char **msg)
+{
+	const char *start = req->start_branch ? req->start_branch : req->branch;
+	bool same = strcmp(start, req->branch) == 0;
+	git_oid base_id;
+	bool have_base = gitc_branch_exists(repo, start, &base_id);
+	if (!gitc_is_empty(repo)) {
+		if (!have_base)
+			return user_error(msg,
+					  "You can only create or edit files when you are on a branch");
+		if (!same && gitc_branch_exists(repo, req->branch, NULL))
+			return user_error(msg, arena_printf(c->a,
+							    "A branch called '%s' already exists. "
+							    "Switch to that branch in order to make "
+							    "changes",
+							    req->branch));
+	} else if (!same && gitc_branch_exists(repo, req->branch, NULL)) {
+		return GITC_EMOVED;
+	}
+	if (!git_reference_is_valid_name(arena_printf(c->a, "refs/heads/%s", req->branch)))
+		return user_error(msg, "Branch name is invalid");
+	git_commit *base = NULL;
+	git_index *index = NULL;
+	if (git_index_new(&index) < 0)
+		return -1;
+	own_index(c, index);
+	if (have_base) {
+		if (git_commit_lookup(&base, repo, &base_id) < 0)
+			return -1;
+		own_commit(c, base);
+		git_tree *tree = NULL;
+		if (git_commit_tree(&tree, base) < 0)
+			return -1;
+		own_tree(c, tree);
+		if (git_index_read_tree(index, tree) < 0)
+			return -1;
+	}
+	if (req->last_commit_id && base && req->nactions > 0) {
+		git_oid last;
+		int rc = gitc_last_commit_for_path(c, repo, base, req->actions[0].file_path, &last);
+		if (rc == 0 && strcmp(oid_hex(c, &last), req->last_commit_id) != 0)
+			return user_error(msg, "You are attempting to update a file that has changed "
+					       "since you started editing it.");
+	}
+	for (size_t i = 0; i < req->nactions; i++) {
+		int rc = apply_action(c, repo, index, &req->actions[i], msg);
+		if (rc != 0)
+			return rc;
+	}
+	git_oid tree_id, commit_id;
+	if (git_index_write_tree_to(&tree_id, index, repo) < 0) {
+		log_git("write tree");
+		return -1;
+	}
+	git_tree *tree = NULL;
+	if (git_tree_lookup(&tree, repo, &tree_id) < 0)
+		return -1;
+	own_tree(c, tree);
+	git_signature *author, *committer;
+	if (signature(c, req->author_name ? req->author_name : req->committer_name,
+		      req->author_email ? req->author_email : req->committer_email, &author) < 0 ||
+	    signature(c, req->committer_name, req->committer_email, &committer) < 0)
+		return user_error(msg, "Invalid author");
+	const git_commit *parents[1] = {base};
+	if (git_commit_create(&commit_id, repo, NULL, author, committer, NULL, req->message, tree,
+			      base ? 1 : 0, parents) < 0) {
+		log_git("create commit");
+		return -1;
+	}
+	int rc = move_branch(c, repo, req->branch, &commit_id, same && base ? &base_id : NULL,
+			     "commit (collabd API)");
+	if (rc != 0)
+		return rc;
+	git_commit *made = NULL;
+	if (git_commit_lookup(&made, repo, &commit_id) < 0)
+		return -1;
+	*out = own_commit(c, made);
+	return 0;
+}
+
+int gitc_cherry_pick(ctx *c, git_repository *repo, git_commit *commit, const char *branch,
+		     const char *committer_name, const char *committer_email, git_commit **out,
+		     const char **msg)
+{
+	static const char sorry[] =
+		"Sorry, we cannot cherry-pick this commit automatically. This commit may already "
+		"have been cherry-picked, or a more recent commit may have updated some of its "
+		"content.";
+	git_oid base_id;
+	if (!gitc_branch_exists(repo, branch, &base_id))
+		return GITC_ENOTFOUND;
+	git_commit *base = NULL;
+	if (git_commit_lookup(&base, repo, &base_id) < 0)
+		return -1;
+	own_commit(c, base);
+	git_index *index = NULL;
+	unsigned mainline = git_commit_parentcount(commit) > 1 ? 1 : 0;
+	if (git_cherrypick_commit(&index, repo, commit, base, mainline, NULL) < 0)
+		return user_error(msg, sorry);
+	own_index(c, index);
+	if (git_index_has_conflicts(index))
+		return user_error(msg, sorry);
+	git_oid tree_id, commit_id;
+	if (git_index_write_tree_to(&tree_id, index, repo) < 0)
+		return -1;
+	if (git_oid_equal(&tree_id, git_commit_tree_id(base)))
+		return user_error(msg, sorry);
+	git_tree *tree = NULL;
+	if (git_tree_lookup(&tree, repo, &tree_id) < 0)
+		return -1;
+	own_tree(c, tree);
+	git_signature *committer;
+	if (signature(c, committer_name, committer_email, &committer) < 0)
+		return -1;
+	const char *message = git_commit_message(commit);
+	size_t n = strlen(message);
+	while (n && message[n - 1] == '\n')
+		n--;
+	const char *full = arena_printf(c->a, "%.*s\n\n(cherry picked from commit %s)", (int)n,
+					message, oid_hex(c, git_commit_id(commit)));
+	const git_commit *parents[1] = {base};
+	if (git_commit_create(&commit_id, repo, NULL, git_commit_author(commit), committer, NULL,
+			      full, tree, 1, parents) < 0)
+		return -1;
+	int rc = move_branch(c, repo, branch, &commit_id, &base_id, "cherry-pick (collabd API)");
+	if (rc != 0)
+		return rc;
+	git_commit *made = NULL;
+	if (git_commit_lookup(&made, repo, &commit_id) < 0)
+		return -1;
+	*out = own_commit(c, made);
+	return 0;
+}
+
+/* ---- base64 ---- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+const char *gitc_base64(ctx *c, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	char *out = arena_alloc(c->a, (n + 2) / 3 * 4 + 1), *o = out;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)s[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)s[i + 1] << 8;
+		if (i + 2 < n)
+			v |= s[i + 2];
+		*o++ = b64[(v >> 18) & 63];
+		*o++ = b64[(v >> 12) & 63];
+		*o++ = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+		*o++ = i + 2 < n ? b64[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+char *gitc_unbase64(ctx *c, const char *s, size_t *n)
+{
+	size_t len = strlen(s);
+	char *out = arena_alloc(c->a, len / 4 * 3 + 4), *o = out;
+	unsigned v = 0;
+	int bits = 0, pad = 0;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+		if (ch == '\n' || ch == '\r' || ch == ' ' || ch == '\t')
+			continue;
+		if (ch == '=') {
+			pad++;
+			continue;
+		}
+		const char *pos = strchr(b64, ch);
+		if (!pos || !ch || pad)
+			return NULL;
+		v = (v << 6) | (unsigned)(pos - b64);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			*o++ = (char)((v >> bits) & 0xFF);
+		}
+	}
+	if (pad > 2)
+		return NULL;
+	*o = '\0';
+	*n = (size_t)(o - out);
+	return out;
+}
