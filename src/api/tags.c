@@ -64,7 +64,7 @@ static int present_tags(request *r, git_repository *repo, const char *const *nam
 		json_object *o = json_object_new_object();
 		json_put_str(o, "name", names[i]);
 		json_put_str(o, "message", message);
-		json_object_object_add(o, "commit", commit ? entity_commit(r, commit) : NULL);
+		json_object_object_add(o, "commit", commit ? entity_commit(&r->ctx, commit) : NULL);
 		const char *notes = db_val(res, i, 0);
 		json_object_object_add(o, "release", notes ? present_release(names[i], notes) : NULL);
 		git_commit_free(commit);

@@ -6,7 +6,7 @@
 
 #include "entity/entity.h"
 
-const char *entity_git_time(request *r, const git_time *t)
+const char *entity_git_time(ctx *c, const git_time *t)
 {
 	time_t local = (time_t)t->time + (time_t)t->offset * 60;
 	struct tm tm;
@@ -14,7 +14,7 @@ const char *entity_git_time(request *r, const git_time *t)
 	char day[32];
 	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
 	int off = t->offset < 0 ? -t->offset : t->offset;
-	return arena_printf(r->ctx.a, "%s.000%c%02d:%02d", day, t->offset < 0 ? '-' : '+', off / 60,
+	return arena_printf(c->a, "%s.000%c%02d:%02d", day, t->offset < 0 ? '-' : '+', off / 60,
 			    off % 60);
 }
 
@@ -32,14 +32,14 @@ static size_t utf8_prefix(const char *s, size_t n, bool *more)
 	return i;
 }
 
-const char *entity_commit_title(request *r, const char *message)
+const char *entity_commit_title(ctx *c, const char *message)
 {
 	/* the first line; a message of blanks only has none */
 	const char *m = message ? message : "";
 	if (strspn(m, " \t\r\n\f\v") == strlen(m))
 		return "--no commit message";
 	const char *nl = strchr(m, '\n');
-	char *line = arena_strndup(r->ctx.a, m, nl ? (size_t)(nl - m) : strlen(m));
+	char *line = arena_strndup(c->a, m, nl ? (size_t)(nl - m) : strlen(m));
 	bool more;
 	utf8_prefix(line, 99, &more);
 	if (!more)
@@ -52,21 +52,21 @@ const char *entity_commit_title(request *r, const char *message)
 			cut = i - 1;
 			break;
 		}
-	return arena_printf(r->ctx.a, "%.*s\xE2\x80\xA6", (int)cut, line);
+	return arena_printf(c->a, "%.*s\xE2\x80\xA6", (int)cut, line);
 }
 
-json_object *entity_commit(request *r, const git_commit *commit)
+json_object *entity_commit(ctx *c, const git_commit *commit)
 {
 	char id[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(id, sizeof(id), git_commit_id(commit));
 	const git_signature *author = git_commit_author(commit);
 	const git_signature *committer = git_commit_committer(commit);
 	const char *message = git_commit_message(commit);
-	const char *committed = entity_git_time(r, &committer->when);
+	const char *committed = entity_git_time(c, &committer->when);
 	json_object *o = json_object_new_object();
 	json_put_str(o, "id", id);
-	json_put_str(o, "short_id", arena_strndup(r->ctx.a, id, 8));
-	json_put_str(o, "title", entity_commit_title(r, message));
+	json_put_str(o, "short_id", arena_strndup(c->a, id, 11));
+	json_put_str(o, "title", entity_commit_title(c, message));
 	json_put_str(o, "created_at", committed);
 	json_object *parents = json_object_new_array();
 	for (unsigned i = 0; i < git_commit_parentcount(commit); i++) {
@@ -78,7 +78,7 @@ json_object *entity_commit(request *r, const git_commit *commit)
 	json_put_str(o, "message", message ? message : "");
 	json_put_str(o, "author_name", author->name);
 	json_put_str(o, "author_email", author->email);
-	json_put_str(o, "authored_date", entity_git_time(r, &author->when));
+	json_put_str(o, "authored_date", entity_git_time(c, &author->when));
 	json_put_str(o, "committer_name", committer->name);
 	json_put_str(o, "committer_email", committer->email);
 	json_put_str(o, "committed_date", committed);

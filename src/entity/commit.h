@@ -1,5 +1,5 @@
-/* Presenter of a git commit as GitLab 10's Entities::RepoCommit: id, short_id (8
- * characters), title (the first line of the message, shortened as GitLab's Commit#title
+/* Presenter of a git commit as GitLab 10's Entities::RepoCommit: id, short_id (11
+ * characters, GitLab 10's id[0..10]), title (the first line of the message, shortened as GitLab's Commit#title
  * when 100 characters or more), created_at (the committer's date), parent_ids, message,
  * author_name, author_email, authored_date, committer_name, committer_email,
  * committed_date. Dates keep the signature's own offset, as Rails showed them:
@@ -9,13 +9,14 @@
 
 #include <git2.h>
 
-#include "http/request.h"
+#include "core/ctx.h"
+#include <json-c/json.h>
 
 /* The record of commit (borrowed; strings copied into the JSON). */
-json_object *entity_commit(request *r, const git_commit *commit);
-/* A git time in GitLab 10's JSON form, in r's arena. */
-const char *entity_git_time(request *r, const git_time *t);
-/* GitLab's Commit#title of message (NULL or empty: "--no commit message"), in r's arena. */
-const char *entity_commit_title(request *r, const char *message);
+json_object *entity_commit(ctx *c, const git_commit *commit);
+/* A git time in GitLab 10's JSON form, in c's arena. */
+const char *entity_git_time(ctx *c, const git_time *t);
+/* GitLab's Commit#title of message (NULL or empty: "--no commit message"), in c's arena. */
+const char *entity_commit_title(ctx *c, const char *message);
 
 #endif

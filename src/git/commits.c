@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "core/log.h"
+#include "entity/commit.h"
 #include "git/repo.h"
 
 /* ---- objects owned by the arena ---- */
@@ -148,62 +149,6 @@ static const char *oid_hex(ctx *c, const git_oid *oid)
 	return s;
 }
 
-/* 2012-09-20T09:06:12.000+03:00: the time in the signature's own offset, as GitLab. */
-static const char *time_text(ctx *c, const git_time *t)
-{
-	time_t local = (time_t)(t->time + (git_time_t)t->offset * 60);
-	struct tm tm;
-	gmtime_r(&local, &tm);
-	char buf[64];
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	int off = t->offset < 0 ? -t->offset : t->offset;
-	return arena_printf(c->a, "%s.000%c%02d:%02d", buf, t->offset < 0 ? '-' : '+', off / 60,
-			    off % 60);
-}
-
-/* Characters (UTF-8 code points) in s[0, n). */
-static size_t utf8_len(const char *s, size_t n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (((unsigned char)s[i] & 0xC0) != 0x80)
-			k++;
-	return k;
-}
-
-/* Byte offset of the chars-th character of s. */
-static size_t utf8_offset(const char *s, size_t chars)
-{
-	size_t i = 0, k = 0;
-	while (s[i]) {
-		if (((unsigned char)s[i] & 0xC0) != 0x80) {
-			if (k == chars)
-				return i;
-			k++;
-		}
-		i++;
-	}
-	return i;
-}
-
-/* Commit#title of GitLab 10: the first line, or under 100 characters its first 80
- * characters cut at a space with an ellipsis (Rails' truncate(81, separator: ' ')). */
-static const char *commit_title(ctx *c, const char *message)
-{
-	size_t n = strcspn(message, "\n");
-	const char *full = arena_strndup(c->a, message, n);
-	if (utf8_len(full, n) < 100)
-		return full;
-	size_t cut = utf8_offset(full, 80);
-	char *head = arena_strndup(c->a, full, cut);
-	if (full[cut] != ' ') {
-		char *sp = strrchr(head, ' ');
-		if (sp)
-			*sp = '\0';
-	}
-	return arena_printf(c->a, "%s\xE2\x80\xA6", head);
-}
-
 static void put_str(json_object *o, const char *k, const char *v)
 {
 	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
@@ -223,28 +168,7 @@ static int commit_diff(ctx *c, git_repository *repo, git_commit *commit, git_dif
 
 json_object *gitc_commit_json(ctx *c, git_repository *repo, git_commit *commit, bool detail)
 {
-	json_object *o = json_object_new_object();
-	const char *id = oid_hex(c, git_commit_id(commit));
-	const char *message = git_commit_message(commit);
-	if (!message)
-		message = "";
-	const git_signature *a = git_commit_author(commit), *m = git_commit_committer(commit);
-	put_str(o, "id", id);
-	put_str(o, "short_id", arena_strndup(c->a, id, 11)); /* GitLab 10: id[0..10] */
-	put_str(o, "title", commit_title(c, message));
-	put_str(o, "created_at", time_text(c, &m->when));
-	json_object *parents = json_object_new_array();
-	for (unsigned i = 0; i < git_commit_parentcount(commit); i++)
-		json_object_array_add(parents, json_object_new_string(
-							oid_hex(c, git_commit_parent_id(commit, i))));
-	json_object_object_add(o, "parent_ids", parents);
-	put_str(o, "message", message);
-	put_str(o, "author_name", a->name);
-	put_str(o, "author_email", a->email);
-	put_str(o, "authored_date", time_text(c, &a->when));
-	put_str(o, "committer_name", m->name);
-	put_str(o, "committer_email", m->email);
-	put_str(o, "committed_date", time_text(c, &m->when));
+	json_object *o = entity_commit(c, commit);
 	if (detail) {
 		git_diff *diff = NULL;
 		git_diff_stats *st = NULL;

@@ -163,7 +163,7 @@ START_TEST(test_branches_list_shape)
 	ck_fields(c, commit_fields);
 	const char *sha = rev(w.id, "master");
 	ck_assert_str_eq(jstr(c, "id"), sha);
-	ck_assert_str_eq(jstr(c, "short_id"), S(strndup(sha, 8)));
+	ck_assert_str_eq(jstr(c, "short_id"), S(strndup(sha, 11)));
 	ck_assert_str_eq(jstr(c, "title"), "third");
 	ck_assert_str_eq(jstr(c, "message"), "third\n");
 	ck_assert_str_eq(jstr(c, "author_name"), "Ann Author");
