@@ -115,7 +115,7 @@ static int branches_list(request *r)
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0)
 		return rc;
-	if (!refs_can_read(&r->ctx, r->project))
+	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	if ((rc = open_repo(r, &repo)) < 0)
@@ -171,7 +171,7 @@ static int find_branch(request *r, git_repository *repo, git_commit **commit)
 
 static int branches_show(request *r)
 {
-	if (!refs_can_read(&r->ctx, r->project))
+	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
@@ -212,7 +212,7 @@ static int protect_or_unprotect(request *r, bool protect)
 	int rc = protect ? protect_levels(r, &push, &merge) : 0;
 	if (rc < 0)
 		return rc;
-	if (!refs_can_read(&r->ctx, r->project) || !can_update_project(&r->project->pa))
+	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user) || !can_update_project(&r->project->pa))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
@@ -262,7 +262,7 @@ static int protection_of(request *r, const char *branch, bool *protected, bool *
 	if (!res)
 		return err;
 	*protected = !PQgetisnull(res, 0, 0);
-	*may_push = !*protected || refs_level(r->project) >= db_int(res, 0, 0);
+	*may_push = !*protected || code_push_level(&r->project->pa) >= db_int(res, 0, 0);
 	return 0;
 }
 
@@ -271,7 +271,7 @@ static int branches_create(request *r)
 	int rc = create_check(r);
 	if (rc < 0)
 		return rc;
-	if (!refs_can_push(r->project))
+	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	const char *name = param_str(r, "branch"), *ref = param_str(r, "ref");
 	if (!refs_valid_branch_name(name))
@@ -311,7 +311,7 @@ static int branches_create(request *r)
 
 static int branches_delete(request *r)
 {
-	if (!refs_can_push(r->project))
+	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
@@ -345,7 +345,7 @@ cleanup:
 /* DELETE .../merged_branches: the background process does it (git/refs.c). */
 static int branches_delete_merged(request *r)
 {
-	if (!refs_can_push(r->project))
+	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	const char *payload = arena_printf(r->ctx.a, "{\"project_id\": %s}", r->project->id);
 	int rc = background_enqueue(&r->ctx, "delete_merged_branches", payload);

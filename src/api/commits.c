@@ -102,11 +102,7 @@ const db_stmt commits_stmts[] = {
 
 bool content_can_read(request *r)
 {
-	const project_scope *p = r->project;
-	const project_access *a = &p->pa;
-	const caller *u = r->ctx.user;
-	return a->admin || a->ns_owner || p->visibility == VIS_PUBLIC ||
-	       (u && p->visibility == VIS_INTERNAL && !u->external) || a->level >= ACCESS_REPORTER;
+	return can_read_code(&r->project->pa, r->project->visibility, r->ctx.user);
 }
 
 int content_read(request *r)
@@ -114,21 +110,9 @@ int content_read(request *r)
 	return content_can_read(r) ? 0 : ERR_FORBIDDEN;
 }
 
-/* The caller's level as the push rule reads it: admins and the namespace's owner have
- * a master's rights at least. */
-static int push_level(request *r)
-{
-	const project_access *a = &r->project->pa;
-	int level = a->level;
-	if ((a->admin || a->ns_owner) && level < ACCESS_MASTER)
-		level = ACCESS_MASTER;
-	return level;
-}
-
 int content_can_push(request *r)
 {
-	const project_access *a = &r->project->pa;
-	if (!content_can_read(r) || a->archived || push_level(r) < ACCESS_DEVELOPER)
+	if (!content_can_read(r) || !can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	return 0;
 }
@@ -141,7 +125,8 @@ int content_may_push_branch(request *r, const char *branch, bool *out)
 	if (!res)
 		return err;
 	const char *need = db_val(res, 0, 0);
-	*out = need ? push_level(r) >= atoi(need) : push_level(r) >= ACCESS_DEVELOPER;
+	int level = code_push_level(&r->project->pa);
+	*out = need ? level >= atoi(need) : level >= ACCESS_DEVELOPER;
 	return 0;
 }
 
@@ -662,7 +647,7 @@ static int statuses_create(request *r)
 	int rc = statuses_check(r);
 	if (rc < 0)
 		return rc;
-	if (!content_can_read(r) || push_level(r) < ACCESS_DEVELOPER)
+	if (!content_can_read(r) || code_push_level(&r->project->pa) < ACCESS_DEVELOPER)
 		return ERR_FORBIDDEN;
 	git_repository *repo;
 	git_commit *c;

@@ -159,10 +159,7 @@ static int git_auth(request *r)
 		return c ? not_found(r) : unauthorized(r);
 	if (rc < 0)
 		return rc;
-	const project_access *a = &p.pa;
-	bool member = a->admin || a->ns_owner;
-	bool allowed = push ? c && !a->archived && (member || a->level >= ACCESS_DEVELOPER)
-			    : p.visibility != VIS_PRIVATE || member || a->level >= ACCESS_REPORTER;
+	bool allowed = push ? can_push_code(&p.pa, c) : can_read_code(&p.pa, p.visibility, c);
 	if (!allowed)
 		return c ? fail(r, ERR_FORBIDDEN,
 				push ? "You are not allowed to push code to this project."

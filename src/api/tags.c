@@ -84,7 +84,7 @@ static int tags_list(request *r)
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0)
 		return rc;
-	if (!refs_can_read(&r->ctx, r->project))
+	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	if ((rc = open_repo(r, &repo)) < 0)
@@ -135,7 +135,7 @@ static int respond_tag(request *r, git_repository *repo, const char *name, int s
 
 static int tags_show(request *r)
 {
-	if (!refs_can_read(&r->ctx, r->project))
+	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	int rc = open_repo(r, &repo);
@@ -185,7 +185,7 @@ static int tags_create(request *r)
 	int rc = create_check(r);
 	if (rc < 0)
 		return rc;
-	if (!refs_can_push(r->project))
+	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	const char *name = param_str(r, "tag_name"), *ref = param_str(r, "ref");
 	const char *message = param_str(r, "message");
@@ -226,7 +226,7 @@ static int tags_create(request *r)
 
 static int tags_delete(request *r)
 {
-	if (!refs_can_push(r->project))
+	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	int rc = open_repo(r, &repo);
@@ -262,7 +262,7 @@ static int release_write(request *r, bool create)
 	int rc = release_check(r);
 	if (rc < 0)
 		return rc;
-	if (!refs_can_push(r->project))
+	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	if ((rc = open_repo(r, &repo)) < 0)

@@ -49,6 +49,22 @@ bool can_admin_project_members(const project_access *a)
 	return can_update_project(a);
 }
 
+bool can_read_code(const project_access *a, int visibility, const caller *c)
+{
+	return a->admin || a->ns_owner || visibility == VIS_PUBLIC ||
+	       (c && visibility == VIS_INTERNAL && !c->external) || a->level >= ACCESS_REPORTER;
+}
+
+int code_push_level(const project_access *a)
+{
+	return (a->admin || a->ns_owner) && a->level < ACCESS_MASTER ? ACCESS_MASTER : a->level;
+}
+
+bool can_push_code(const project_access *a, const caller *c)
+{
+	return c && !a->archived && code_push_level(a) >= ACCESS_DEVELOPER;
+}
+
 bool can_read_group(const group_access *a)
 {
 	return a->admin || a->visible;

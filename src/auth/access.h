@@ -172,6 +172,18 @@ bool can_update_project(const project_access *a);          /* master and up */
 bool can_admin_project(const project_access *a);           /* owner: delete, transfer, archive */
 bool can_admin_project_members(const project_access *a);   /* master and up */
 bool can_read_group(const group_access *a);
+/* A project's code (clone, fetch, files, commits, branches, tags), as GitLab 10's
+ * download_code: admins, anyone who may see a public project, signed-in users who are
+ * not external on an internal one, reporters and up (and the namespace's owner) on a
+ * private one. c: the caller, NULL when anonymous. */
+bool can_read_code(const project_access *a, int visibility, const caller *c);
+/* The level the push rules compare with protected branches: a master's at least for
+ * admins and the owner of a personal project's namespace. */
+int code_push_level(const project_access *a);
+/* Pushing (git push, commits, branches and tags through the API): a signed-in caller
+ * with code_push_level developer or more, on a project that is not archived. Protected
+ * branches come on top (branch_push_level in SQL). */
+bool can_push_code(const project_access *a, const caller *c);
 bool can_admin_group(const group_access *a);               /* owner and up */
 
 /* $1..$3 of SQL_ME for c's caller (NULLs when anonymous). */

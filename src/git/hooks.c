@@ -109,10 +109,7 @@ int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in
 		fprintf(err, "GitLab: The project you were looking for could not be found.\n");
 		return 1;
 	}
-	/* the level protections are compared with: masters' for admins and owners */
-	int level = p.pa.admin || p.pa.ns_owner ? ACCESS_MASTER : p.pa.level;
-	if (level > ACCESS_MASTER)
-		level = ACCESS_MASTER;
+	int level = code_push_level(&p.pa);
 	git_repository *repo = NULL;
 	int rc = 0;
 	for (struct update *u = updates; u && rc == 0; u = u->next) {

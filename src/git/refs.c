@@ -392,27 +392,6 @@ int refs_tag_delete(ctx *c, git_repository *repo, const char *name)
 	return delete_ref(c, repo, arena_printf(c->a, "refs/tags/%s", name), NULL);
 }
 
-bool refs_can_read(const ctx *c, const project_scope *p)
-{
-	const project_access *a = &p->pa;
-	if (a->admin || a->level >= ACCESS_REPORTER || p->visibility == VIS_PUBLIC)
-		return true;
-	return p->visibility == VIS_INTERNAL && c->user && !c->user->external;
-}
-
-bool refs_can_push(const project_scope *p)
-{
-	return !p->pa.archived && refs_level(p) >= ACCESS_DEVELOPER;
-}
-
-int refs_level(const project_scope *p)
-{
-	int level = p->pa.level;
-	if ((p->pa.admin || p->pa.ns_owner) && level < ACCESS_MASTER)
-		level = ACCESS_MASTER;
-	return level;
-}
-
 const char *refs_text_array(ctx *c, const char *const *names, int n)
 {
 	size_t len = 3;

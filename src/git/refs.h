@@ -63,15 +63,6 @@ int refs_tag_delete(ctx *c, git_repository *repo, const char *name);
  * names the commit that was found merged. 0 or -1 (*why says what failed). */
 int refs_delete_merged(ctx *c, const char *project_id, const char **why);
 
-/* Who may do what to the refs of project p, as GitLab 10's download_code and push_code:
- * reading needs reporter and up on a private project (anyone who sees a public or internal
- * one, but not an external user on an internal one without reporter); pushing needs
- * developer and up on a project that is not archived. refs_level is the caller's level
- * for the protected-branch rule (branch_push_level): admins and the owner of a personal
- * namespace count as masters. */
-bool refs_can_read(const ctx *c, const project_scope *p);
-bool refs_can_push(const project_scope *p);
-int refs_level(const project_scope *p);
 
 /* A PostgreSQL text[] literal of names[0..n), in c's arena. */
 const char *refs_text_array(ctx *c, const char *const *names, int n);
