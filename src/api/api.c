@@ -1,5 +1,6 @@
 /* Helpers shared by the handlers of every module. */
 #include "api/api.h"
+#include "entity/entity.h"
 
 int api_id(request *r, const char *name, const char **out)
 {
@@ -22,4 +23,12 @@ void api_respond_page(request *r, const page_req *pg, const PGresult *res, prese
 			json_object_array_add(list, present(r, res, i, 1));
 	pagination_headers(r, pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
 	respond_json(r, 200, list);
+}
+
+int api_error(request *r, int status, const char *message)
+{
+	json_object *o = json_object_new_object();
+	json_put_str(o, "message", message);
+	respond_json(r, status, o);
+	return 0;
 }

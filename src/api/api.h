@@ -116,6 +116,11 @@ typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, i
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
 
+/* GitLab's render_api_error!(message, status): {"message": message} with that status,
+ * answered by the handler, which returns 0 (the dispatcher rolls back any answer of 400
+ * and up). */
+int api_error(request *r, int status, const char *message);
+
 /* Shared by handlers: an integer path/body id, ERR_INVALID ("name is invalid") when it
  * is not one. */
 int api_id(request *r, const char *name, const char **out);

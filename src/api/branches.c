@@ -52,16 +52,6 @@ const db_stmt branches_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-/* GitLab's render_api_error!(message, status): {"message": message}. Returned as 0 with
- * the status set: the dispatcher rolls back any answer of 400 and up. */
-static int api_error(request *r, int status, const char *message)
-{
-	json_object *o = json_object_new_object();
-	json_put_str(o, "message", message);
-	respond_json(r, status, o);
-	return 0;
-}
-
 static int open_repo(request *r, git_repository **repo)
 {
 	return refs_open(&r->ctx, r->project->id, repo) < 0 ? ERR_INTERNAL : 0;

@@ -25,15 +25,6 @@ const db_stmt tags_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-/* GitLab's render_api_error!(message, status); the dispatcher rolls back 400 and up. */
-static int api_error(request *r, int status, const char *message)
-{
-	json_object *o = json_object_new_object();
-	json_put_str(o, "message", message);
-	respond_json(r, status, o);
-	return 0;
-}
-
 /* Entities::Release: tag_name, description. */
 static json_object *present_release(const char *tag, const char *description)
 {
