@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcgiapp.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +239,12 @@ static int wait_for_work(int ep, int sfd)
 int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	/* A request's memory (PGresults, JSON, arena blocks) goes back to malloc at its end;
+	 * glibc's defaults would hand the top of the heap back to the kernel (brk) and unmap
+	 * large blocks after nearly every request, and fault the pages in again on the next:
+	 * keep up to what a few large responses take. */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	mallopt(M_MMAP_THRESHOLD, 8 << 20);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t stop;

@@ -2,24 +2,31 @@
 
 #include <stdlib.h>
 
+/* The keys are the presenters' constants (or strings of the request's arena, which
+ * outlives the response's JSON): json-c need not copy them. */
+static void put(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add_ex(o, key, v, JSON_C_OBJECT_KEY_IS_CONSTANT);
+}
+
 void json_put_str(json_object *o, const char *key, const char *s)
 {
-	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
+	put(o, key, s ? json_object_new_string(s) : NULL);
 }
 
 void json_put_int(json_object *o, const char *key, long long v)
 {
-	json_object_object_add(o, key, json_object_new_int64(v));
+	put(o, key, json_object_new_int64(v));
 }
 
 void json_put_bool(json_object *o, const char *key, bool v)
 {
-	json_object_object_add(o, key, json_object_new_boolean(v));
+	put(o, key, json_object_new_boolean(v));
 }
 
 void json_put_int_or_null(json_object *o, const char *key, const char *s)
 {
-	json_object_object_add(o, key, s ? json_object_new_int64(strtoll(s, NULL, 10)) : NULL);
+	put(o, key, s ? json_object_new_int64(strtoll(s, NULL, 10)) : NULL);
 }
 
 const char *entity_avatar_url(request *r, const char *kind, const char *id, const char *file)

@@ -7,7 +7,8 @@
 
 #include "http/request.h"
 
-/* Adds key: the string, or JSON null when s is NULL. */
+/* Adds key: the string, or JSON null when s is NULL. The key is not copied: a constant,
+ * or a string that outlives the object (the request's arena). */
 void json_put_str(json_object *o, const char *key, const char *s);
 void json_put_int(json_object *o, const char *key, long long v);
 void json_put_bool(json_object *o, const char *key, bool v);
