@@ -196,6 +196,14 @@ $servers    }
             default_type application/octet-stream;
             add_header X-Content-Type-Options nosniff always;
         }
+        # Archives and large raw files as nginx/collabd.conf sends them: collabd writes
+        # them once to the download cache and answers X-Accel-Redirect: /_internal/cache/...
+        location ^~ /_internal/cache/ {
+            internal;
+            alias $dir/storage/cache/;
+            default_type application/octet-stream;
+            add_header X-Content-Type-Options nosniff always;
+        }
         location = /_internal/414 {
             internal;
             types { }

@@ -1,11 +1,16 @@
-/* Repository files, trees, blobs, comparisons and contributors (GitLab 10's
- * lib/api/files.rb and repositories.rb, without archives). The file path of
- * /repository/files/:file_path is one URL-encoded segment ("dir%2Ffile.txt"). */
+/* Repository files, trees, blobs, archives, comparisons and contributors (GitLab 10's
+ * lib/api/files.rb and repositories.rb). The file path of /repository/files/:file_path
+ * is one URL-encoded segment ("dir%2Ffile.txt"). Archives and raw files larger than
+ * raw_inline_max are written once to the download cache (git/archive.h) and sent by
+ * nginx: collabd answers with X-Accel-Redirect to its internal location /_internal/cache/
+ * (nginx/collabd.conf), never with their bytes. */
 #include <string.h>
 
 #include "api/api.h"
 #include "entity/entity.h"
+#include "git/archive.h"
 #include "git/commits.h"
+#include "git/refs.h"
 
 const db_stmt files_stmts[] = {
 	{NULL, NULL, 0, 0},
@@ -27,15 +32,40 @@ static int commit_of(request *r, git_repository *repo, const char *ref, git_comm
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
 
-/* Raw bytes of a blob: text/plain unless they hold a NUL byte. */
-static void respond_raw(request *r, const void *data, size_t len)
+/* Hands the download cache's file rel (relative to the storage path) to nginx, which
+ * sends it with the headers given here (nginx/collabd.conf, location /_internal/cache/). */
+static void respond_cached(request *r, const char *rel, const char *type,
+			   const char *disposition)
 {
+	respond_empty(r, 200);
+	respond_header(r, "Content-Type", type);
+	if (disposition)
+		respond_header(r, "Content-Disposition", disposition);
+	respond_header(r, "X-Accel-Redirect", arena_printf(r->ctx.a, "/_internal/%s", rel));
+}
+
+/* Raw bytes of a blob, text/plain unless they hold a NUL byte: in the response up to
+ * raw_inline_max bytes, from the download cache through nginx beyond. */
+static int respond_raw(request *r, git_blob *blob)
+{
+	const void *data = git_blob_rawcontent(blob);
+	size_t len = (size_t)git_blob_rawsize(blob);
+	size_t probe = len < 8000 ? len : 8000;
+	const char *type = memchr(data, '\0', probe) ? "application/octet-stream"
+						     : "text/plain; charset=utf-8";
+	if (len > (size_t)r->ctx.cfg->raw_inline_max) {
+		const char *rel;
+		if (archive_blob(&r->ctx, r->project->id, hex(r, git_blob_id(blob)), data, len,
+				 &rel) < 0)
+			return ERR_INTERNAL;
+		respond_cached(r, rel, type, NULL);
+		return 0;
+	}
 	r->status = 200;
 	r->body = len ? data : "";
 	r->body_len = len;
-	size_t probe = len < 8000 ? len : 8000;
-	r->content_type = memchr(data, '\0', probe) ? "application/octet-stream"
-						   : "text/plain; charset=utf-8";
+	r->content_type = type;
+	return 0;
 }
 
 /* ---- files ---- */
@@ -94,10 +124,7 @@ static int files_raw(request *r)
 	git_commit *commit;
 	git_blob *blob;
 	int rc = file_at(r, &repo, &commit, &blob);
-	if (rc < 0)
-		return rc;
-	respond_raw(r, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-	return 0;
+	return rc < 0 ? rc : respond_raw(r, blob);
 }
 
 /* The parameters of a file write: branch, commit_message, and content unless deleting. */
@@ -269,9 +296,64 @@ static int blobs_raw(request *r)
 	git_repository *repo;
 	git_blob *blob;
 	int rc = blob_of(r, &repo, &blob);
-	if (rc < 0)
+	return rc < 0 ? rc : respond_raw(r, blob);
+}
+
+/* ---- archives ---- */
+
+/* The format: of the path (archive.zip), a route GitLab 10 has only for its formats
+ * (404 otherwise), or the format parameter (400 when it is none of them). */
+static int archive_check(request *r)
+{
+	param *p = param_find(r, "format");
+	if (p && !archive_extension(p->value))
+		return p->source == SRC_PATH ? ERR_NO_ROUTE : fail_not_valid_value(r, "format");
+	return 0;
+}
+
+/* GitLab 10's archive: the commit of sha (a branch, tag or commit; the default branch
+ * when absent) with every file below <project path>-<ref, '/' as '-'>-<commit id>/, named
+ * after that prefix. Any ref that names no commit, and a repository without one, is
+ * 404 File Not Found. */
+static int repository_archive(request *r)
+{
+	int rc = archive_check(r);
+	if (rc < 0 || (rc = content_read(r)) < 0)
 		return rc;
-	respond_raw(r, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_repository *repo;
+	git_commit *commit;
+	git_oid head;
+	const char *ref = param_str(r, "sha");
+	if (gitc_open(&r->ctx, r->project->id, &repo) != 0 ||
+	    ((!ref || !*ref) && refs_head(&r->ctx, repo, &ref, &head) != 0))
+		return fail_not_found(r, "File");
+	rc = gitc_commit_of(&r->ctx, repo, ref, &commit);
+	if (rc == GITC_ENOTFOUND)
+		return fail_not_found(r, "File");
+	if (rc < 0)
+		return ERR_INTERNAL;
+	const char *sha = hex(r, git_commit_id(commit));
+	const char *ext = archive_extension(param_str(r, "format"));
+	char *prefix = arena_printf(r->ctx.a, "%s-%s-%s", r->project->path, ref, sha);
+	for (char *p = prefix + strlen(r->project->path); *p; p++)
+		if (*p == '/')
+			*p = '-';
+	const char *rel;
+	if (archive_commit(&r->ctx, r->project->id, sha, prefix, ext, &rel) < 0)
+		return ERR_INTERNAL;
+	/* a quoted-string: a ref name may hold '"' or '\\' */
+	buf name;
+	buf_init(&name, r->ctx.a, 128);
+	for (const char *p = prefix; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			buf_putc(&name, '\\');
+		buf_putc(&name, *p);
+	}
+	const char *disposition = arena_printf(r->ctx.a, "attachment; filename=\"%s.%s\"",
+					       buf_cstr(&name), ext);
+	respond_cached(r, rel, strcmp(ext, "zip") == 0 ? "application/zip"
+							: "application/octet-stream",
+		       disposition);
 	return 0;
 }
 
@@ -339,6 +421,9 @@ const route files_routes[] = {
 	{"GET", V4 "/projects/:id/repository/tree", repository_tree, PR, tree_check},
 	{"GET", V4 "/projects/:id/repository/blobs/:sha/raw", blobs_raw, PR, NULL},
 	{"GET", V4 "/projects/:id/repository/blobs/:sha", blobs_show, PR, NULL},
+	{"GET", V4 "/projects/:id/repository/archive", repository_archive, PR, archive_check},
+	{"GET", V4 "/projects/:id/repository/archive.:format", repository_archive, PR,
+	 archive_check},
 	{"GET", V4 "/projects/:id/repository/compare", repository_compare, PR, compare_check},
 	{"GET", V4 "/projects/:id/repository/contributors", repository_contributors, PR, NULL},
 	{NULL, NULL, NULL, 0, NULL},
