@@ -36,8 +36,11 @@ int files_temp(const char *path, char tmp[FILES_TMP_MAX])
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	/* readable by nginx, which sends the download cache's files */
-	if (fchmod(fd, 0644) < 0) {
+	/* what open(2) with 0644 would give under the process's umask (nginx reads these
+	 * files): mkostemp makes them 0600 */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask) < 0) {
 		files_abandon(fd, tmp);
 		return -1;
 	}

@@ -11,7 +11,7 @@
  * through a temporary file and rename(2). 0 or -1 (errno set). */
 int files_write(const char *path, const void *data, size_t n);
 /* The first half of such a write: creates the directories of path and a new temporary
- * file beside it (mode 0644), whose name is written to tmp (at least FILES_TMP_MAX
+ * file beside it (mode 0644 less the umask), whose name is written to tmp (at least FILES_TMP_MAX
  * bytes). The open descriptor (O_CLOEXEC), or -1 (errno set). */
 #define FILES_TMP_MAX 4200
 int files_temp(const char *path, char tmp[FILES_TMP_MAX]);
