@@ -44,27 +44,46 @@ static void respond_cached(request *r, const char *rel, const char *type,
 	respond_header(r, "X-Accel-Redirect", arena_printf(r->ctx.a, "/_internal/%s", rel));
 }
 
-/* Raw bytes of a blob, text/plain unless they hold a NUL byte: in the response up to
- * raw_inline_max bytes, from the download cache through nginx beyond. */
-static int respond_raw(request *r, git_blob *blob)
+/* The type of raw bytes whose first n are head: text/plain unless those hold a NUL byte
+ * (at most RAW_PROBE of them are looked at). */
+#define RAW_PROBE 8000
+static const char *raw_type(const void *head, size_t n)
 {
+	return memchr(head, '\0', n < RAW_PROBE ? n : RAW_PROBE) ? "application/octet-stream"
+								 : "text/plain; charset=utf-8";
+}
+
+/* The raw bytes of blob id: in the response up to raw_inline_max bytes, from the
+ * download cache through nginx beyond (read from the repository only to fill it). */
+static int respond_raw(request *r, git_repository *repo, const git_oid *id)
+{
+	size_t size;
+	if (gitc_blob_size(repo, id, &size) != 0)
+		return ERR_INTERNAL;
+	const char *sha = hex(r, id), *rel;
+	bool large = size > (size_t)r->ctx.cfg->raw_inline_max;
+	char head[RAW_PROBE];
+	size_t n;
+	if (large && archive_blob_head(&r->ctx, r->project->id, sha, head, sizeof(head), &n,
+				       &rel) == 0) {
+		respond_cached(r, rel, raw_type(head, n), NULL);
+		return 0;
+	}
+	git_blob *blob;
+	if (gitc_blob_by_id(&r->ctx, repo, sha, &blob) != 0)
+		return ERR_INTERNAL;
 	const void *data = git_blob_rawcontent(blob);
 	size_t len = (size_t)git_blob_rawsize(blob);
-	size_t probe = len < 8000 ? len : 8000;
-	const char *type = memchr(data, '\0', probe) ? "application/octet-stream"
-						     : "text/plain; charset=utf-8";
-	if (len > (size_t)r->ctx.cfg->raw_inline_max) {
-		const char *rel;
-		if (archive_blob(&r->ctx, r->project->id, hex(r, git_blob_id(blob)), data, len,
-				 &rel) < 0)
+	if (large) {
+		if (archive_blob(&r->ctx, r->project->id, sha, data, len, &rel) < 0)
 			return ERR_INTERNAL;
-		respond_cached(r, rel, type, NULL);
+		respond_cached(r, rel, raw_type(data, len), NULL);
 		return 0;
 	}
 	r->status = 200;
 	r->body = len ? data : "";
 	r->body_len = len;
-	r->content_type = type;
+	r->content_type = raw_type(data, len);
 	return 0;
 }
 
@@ -76,14 +95,19 @@ static int files_check_show(request *r)
 	return param_require(r, "ref", &s);
 }
 
-/* The blob of :file_path at ?ref, with the commit. */
-static int file_at(request *r, git_repository **repo, git_commit **commit, git_blob **blob)
+/* The repository and the commit of ?ref. */
+static int file_commit(request *r, git_repository **repo, git_commit **commit)
 {
 	int rc = files_check_show(r);
 	if (rc < 0 || (rc = content_read(r)) < 0 || (rc = content_repo(r, repo)) < 0 ||
 	    (rc = commit_of(r, *repo, param_str(r, "ref"), commit)) < 0)
 		return rc;
-	rc = gitc_blob_at(&r->ctx, *repo, *commit, param_str(r, "file_path"), blob);
+	return 0;
+}
+
+/* 404 File Not Found for GITC_ENOTFOUND. */
+static int file_found(request *r, int rc)
+{
 	if (rc == GITC_ENOTFOUND)
 		return fail_not_found(r, "File");
 	return rc < 0 ? ERR_INTERNAL : 0;
@@ -94,10 +118,10 @@ static int files_show(request *r)
 	git_repository *repo;
 	git_commit *commit;
 	git_blob *blob;
-	int rc = file_at(r, &repo, &commit, &blob);
-	if (rc < 0)
-		return rc;
 	const char *path = param_str(r, "file_path");
+	int rc = file_commit(r, &repo, &commit);
+	if (rc < 0 || (rc = file_found(r, gitc_blob_at(&r->ctx, repo, commit, path, &blob))) < 0)
+		return rc;
 	git_oid last;
 	const char *last_id = NULL;
 	if (gitc_last_commit_for_path(&r->ctx, repo, commit, path, &last) == 0)
@@ -122,9 +146,12 @@ static int files_raw(request *r)
 {
 	git_repository *repo;
 	git_commit *commit;
-	git_blob *blob;
-	int rc = file_at(r, &repo, &commit, &blob);
-	return rc < 0 ? rc : respond_raw(r, blob);
+	git_oid id;
+	int rc = file_commit(r, &repo, &commit);
+	if (rc < 0 ||
+	    (rc = file_found(r, gitc_blob_id_at(&r->ctx, commit, param_str(r, "file_path"), &id))) < 0)
+		return rc;
+	return respond_raw(r, repo, &id);
 }
 
 /* The parameters of a file write: branch, commit_message, and content unless deleting. */
@@ -294,9 +321,14 @@ static int blobs_show(request *r)
 static int blobs_raw(request *r)
 {
 	git_repository *repo;
-	git_blob *blob;
-	int rc = blob_of(r, &repo, &blob);
-	return rc < 0 ? rc : respond_raw(r, blob);
+	git_oid id;
+	int rc = content_read(r);
+	if (rc < 0 || (rc = content_repo(r, &repo)) < 0)
+		return rc;
+	rc = gitc_blob_id(repo, param_str(r, "sha"), &id);
+	if (rc == GITC_ENOTFOUND)
+		return fail_not_found(r, "Blob");
+	return rc < 0 ? ERR_INTERNAL : respond_raw(r, repo, &id);
 }
 
 /* ---- archives ---- */

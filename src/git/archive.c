@@ -176,6 +176,36 @@ int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const voi
 	return 0;
 }
 
+int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void *head,
+		      size_t size, size_t *n, const char **rel)
+{
+	if (!is_id(project_id) || !is_sha(blob_sha))
+		return 1;
+	*rel = arena_printf(c->a, "cache/blobs/%s/%s", project_id, blob_sha);
+	const char *path = arena_printf(c->a, "%s/%s", c->cfg->storage_path, *rel);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1;
+		log_error("archive: cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ssize_t got;
+	*n = 0;
+	while (*n < size && (got = read(fd, (char *)head + *n, size - *n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			log_error("archive: cannot read %s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		*n += (size_t)got;
+	}
+	close(fd);
+	return 0;
+}
+
 int archive_remove(ctx *c, const char *project_id)
 {
 	if (!is_id(project_id))

@@ -373,6 +373,22 @@ START_TEST(test_archive_large_raw)
 	struct stat st;
 	const char *cached = S(fmt("%s/storage/cache/blobs/%lld/%s", getenv("COLLABD_DIR"), f.id, blob));
 	ck_assert_msg(stat(cached, &st) == 0 && (size_t)st.st_size == n, "%s", cached);
+	/* what the client gets is the cache's file, sent by nginx: changed there (the same
+	 * size), it is what arrives; put back, the file again */
+	FILE *w = fopen(cached, "r+b");
+	ck_assert(w != NULL);
+	ck_assert(fwrite("CHANGED", 1, 7, w) == 7);
+	fclose(w);
+	const char *raw = S(fmt("/projects/%lld/repository/files/big.bin/raw?ref=master", f.id));
+	r = R(api("GET", raw, f.token, NULL));
+	ck_assert(r->body_len == n && memcmp(r->body, "CHANGED", 7) == 0 &&
+		  memcmp(r->body + 7, bin + 7, n - 7) == 0);
+	w = fopen(cached, "r+b");
+	ck_assert(w != NULL);
+	ck_assert(fwrite(bin, 1, 7, w) == 7);
+	fclose(w);
+	r = R(api("GET", raw, f.token, NULL));
+	ck_assert(r->body_len == n && memcmp(r->body, bin, n) == 0);
 	r = R(api("GET", S(fmt("/projects/%lld/repository/blobs/%.12s/raw", f.id, blob)), f.token,
 		  NULL));
 	ck_status(r, 200);
