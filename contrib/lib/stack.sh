@@ -4,7 +4,7 @@
 
 PACKAGES="build-essential autoconf automake libtool pkg-config libfcgi-dev libjson-c-dev \
 libpq-dev libgit2-dev check libyaml-dev libssl-dev libcurl4-openssl-dev libcrypt-dev \
-postgresql postgresql-common nginx fcgiwrap git wrk python3-gitlab python3-requests curl"
+postgresql postgresql-common nginx fcgiwrap git bzip2 unzip wrk python3-gitlab python3-requests curl"
 
 log() { printf '%s\n' "collabd: $*" >&2; }
 
@@ -193,6 +193,14 @@ $servers    }
                 image/tiff tif tiff;
                 image/x-icon ico;
             }
+            default_type application/octet-stream;
+            add_header X-Content-Type-Options nosniff always;
+        }
+        # Archives and large raw files as nginx/collabd.conf sends them: collabd writes
+        # them once to the download cache and answers X-Accel-Redirect: /_internal/cache/...
+        location ^~ /_internal/cache/ {
+            internal;
+            alias $dir/storage/cache/;
             default_type application/octet-stream;
             add_header X-Content-Type-Options nosniff always;
         }

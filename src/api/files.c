@@ -1,11 +1,16 @@
-/* Repository files, trees, blobs, comparisons and contributors (GitLab 10's
- * lib/api/files.rb and repositories.rb, without archives). The file path of
- * /repository/files/:file_path is one URL-encoded segment ("dir%2Ffile.txt"). */
+/* Repository files, trees, blobs, archives, comparisons and contributors (GitLab 10's
+ * lib/api/files.rb and repositories.rb). The file path of /repository/files/:file_path
+ * is one URL-encoded segment ("dir%2Ffile.txt"). Archives and raw files larger than
+ * raw_inline_max are written once to the download cache (git/archive.h) and sent by
+ * nginx: collabd answers with X-Accel-Redirect to its internal location /_internal/cache/
+ * (nginx/collabd.conf), never with their bytes. */
 #include <string.h>
 
 #include "api/api.h"
 #include "entity/entity.h"
+#include "git/archive.h"
 #include "git/commits.h"
+#include "git/refs.h"
 
 const db_stmt files_stmts[] = {
 	{NULL, NULL, 0, 0},
@@ -27,15 +32,59 @@ static int commit_of(request *r, git_repository *repo, const char *ref, git_comm
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
 
-/* Raw bytes of a blob: text/plain unless they hold a NUL byte. */
-static void respond_raw(request *r, const void *data, size_t len)
+/* Hands the download cache's file rel (relative to the storage path) to nginx, which
+ * sends it with the headers given here (nginx/collabd.conf, location /_internal/cache/). */
+static void respond_cached(request *r, const char *rel, const char *type,
+			   const char *disposition)
 {
+	respond_empty(r, 200);
+	respond_header(r, "Content-Type", type);
+	if (disposition)
+		respond_header(r, "Content-Disposition", disposition);
+	respond_header(r, "X-Accel-Redirect", arena_printf(r->ctx.a, "/_internal/%s", rel));
+}
+
+/* The type of raw bytes whose first n are head: text/plain unless those hold a NUL byte
+ * (at most RAW_PROBE of them are looked at). */
+#define RAW_PROBE 8000
+static const char *raw_type(const void *head, size_t n)
+{
+	return memchr(head, '\0', n < RAW_PROBE ? n : RAW_PROBE) ? "application/octet-stream"
+								 : "text/plain; charset=utf-8";
+}
+
+/* The raw bytes of blob id: in the response up to raw_inline_max bytes, from the
+ * download cache through nginx beyond (read from the repository only to fill it). */
+static int respond_raw(request *r, git_repository *repo, const git_oid *id)
+{
+	size_t size;
+	if (gitc_blob_size(repo, id, &size) != 0)
+		return ERR_INTERNAL;
+	const char *sha = hex(r, id), *rel;
+	bool large = size > (size_t)r->ctx.cfg->raw_inline_max;
+	char head[RAW_PROBE];
+	size_t n;
+	if (large && archive_blob_head(&r->ctx, r->project->id, sha, head, sizeof(head), &n,
+				       &rel) == 0) {
+		respond_cached(r, rel, raw_type(head, n), NULL);
+		return 0;
+	}
+	git_blob *blob;
+	if (gitc_blob_by_id(&r->ctx, repo, sha, &blob) != 0)
+		return ERR_INTERNAL;
+	const void *data = git_blob_rawcontent(blob);
+	size_t len = (size_t)git_blob_rawsize(blob);
+	if (large) {
+		if (archive_blob(&r->ctx, r->project->id, sha, data, len, &rel) < 0)
+			return ERR_INTERNAL;
+		respond_cached(r, rel, raw_type(data, len), NULL);
+		return 0;
+	}
 	r->status = 200;
 	r->body = len ? data : "";
 	r->body_len = len;
-	size_t probe = len < 8000 ? len : 8000;
-	r->content_type = memchr(data, '\0', probe) ? "application/octet-stream"
-						   : "text/plain; charset=utf-8";
+	r->content_type = raw_type(data, len);
+	return 0;
 }
 
 /* ---- files ---- */
@@ -46,14 +95,19 @@ static int files_check_show(request *r)
 	return param_require(r, "ref", &s);
 }
 
-/* The blob of :file_path at ?ref, with the commit. */
-static int file_at(request *r, git_repository **repo, git_commit **commit, git_blob **blob)
+/* The repository and the commit of ?ref. */
+static int file_commit(request *r, git_repository **repo, git_commit **commit)
 {
 	int rc = files_check_show(r);
 	if (rc < 0 || (rc = content_read(r)) < 0 || (rc = content_repo(r, repo)) < 0 ||
 	    (rc = commit_of(r, *repo, param_str(r, "ref"), commit)) < 0)
 		return rc;
-	rc = gitc_blob_at(&r->ctx, *repo, *commit, param_str(r, "file_path"), blob);
+	return 0;
+}
+
+/* 404 File Not Found for GITC_ENOTFOUND. */
+static int file_found(request *r, int rc)
+{
 	if (rc == GITC_ENOTFOUND)
 		return fail_not_found(r, "File");
 	return rc < 0 ? ERR_INTERNAL : 0;
@@ -64,10 +118,10 @@ static int files_show(request *r)
 	git_repository *repo;
 	git_commit *commit;
 	git_blob *blob;
-	int rc = file_at(r, &repo, &commit, &blob);
-	if (rc < 0)
-		return rc;
 	const char *path = param_str(r, "file_path");
+	int rc = file_commit(r, &repo, &commit);
+	if (rc < 0 || (rc = file_found(r, gitc_blob_at(&r->ctx, repo, commit, path, &blob))) < 0)
+		return rc;
 	git_oid last;
 	const char *last_id = NULL;
 	if (gitc_last_commit_for_path(&r->ctx, repo, commit, path, &last) == 0)
@@ -92,12 +146,12 @@ static int files_raw(request *r)
 {
 	git_repository *repo;
 	git_commit *commit;
-	git_blob *blob;
-	int rc = file_at(r, &repo, &commit, &blob);
-	if (rc < 0)
+	git_oid id;
+	int rc = file_commit(r, &repo, &commit);
+	if (rc < 0 ||
+	    (rc = file_found(r, gitc_blob_id_at(&r->ctx, commit, param_str(r, "file_path"), &id))) < 0)
 		return rc;
-	respond_raw(r, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-	return 0;
+	return respond_raw(r, repo, &id);
 }
 
 /* The parameters of a file write: branch, commit_message, and content unless deleting. */
@@ -267,11 +321,71 @@ static int blobs_show(request *r)
 static int blobs_raw(request *r)
 {
 	git_repository *repo;
-	git_blob *blob;
-	int rc = blob_of(r, &repo, &blob);
-	if (rc < 0)
+	git_oid id;
+	int rc = content_read(r);
+	if (rc < 0 || (rc = content_repo(r, &repo)) < 0)
 		return rc;
-	respond_raw(r, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	rc = gitc_blob_id(repo, param_str(r, "sha"), &id);
+	if (rc == GITC_ENOTFOUND)
+		return fail_not_found(r, "Blob");
+	return rc < 0 ? ERR_INTERNAL : respond_raw(r, repo, &id);
+}
+
+/* ---- archives ---- */
+
+/* The format: of the path (archive.zip), a route GitLab 10 has only for its formats
+ * (404 otherwise), or the format parameter (400 when it is none of them). */
+static int archive_check(request *r)
+{
+	param *p = param_find(r, "format");
+	if (p && !archive_extension(p->value))
+		return p->source == SRC_PATH ? ERR_NO_ROUTE : fail_not_valid_value(r, "format");
+	return 0;
+}
+
+/* GitLab 10's archive: the commit of sha (a branch, tag or commit; the default branch
+ * when absent) with every file below <project path>-<ref, '/' as '-'>-<commit id>/, named
+ * after that prefix. Any ref that names no commit, and a repository without one, is
+ * 404 File Not Found. */
+static int repository_archive(request *r)
+{
+	int rc = archive_check(r);
+	if (rc < 0 || (rc = content_read(r)) < 0)
+		return rc;
+	git_repository *repo;
+	git_commit *commit;
+	git_oid head;
+	const char *ref = param_str(r, "sha");
+	if (gitc_open(&r->ctx, r->project->id, &repo) != 0 ||
+	    ((!ref || !*ref) && refs_head(&r->ctx, repo, &ref, &head) != 0))
+		return fail_not_found(r, "File");
+	rc = gitc_commit_of(&r->ctx, repo, ref, &commit);
+	if (rc == GITC_ENOTFOUND)
+		return fail_not_found(r, "File");
+	if (rc < 0)
+		return ERR_INTERNAL;
+	const char *sha = hex(r, git_commit_id(commit));
+	const char *ext = archive_extension(param_str(r, "format"));
+	char *prefix = arena_printf(r->ctx.a, "%s-%s-%s", r->project->path, ref, sha);
+	for (char *p = prefix + strlen(r->project->path); *p; p++)
+		if (*p == '/')
+			*p = '-';
+	const char *rel;
+	if (archive_commit(&r->ctx, r->project->id, sha, prefix, ext, &rel) < 0)
+		return ERR_INTERNAL;
+	/* a quoted-string: a ref name may hold '"' or '\\' */
+	buf name;
+	buf_init(&name, r->ctx.a, 128);
+	for (const char *p = prefix; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			buf_putc(&name, '\\');
+		buf_putc(&name, *p);
+	}
+	const char *disposition = arena_printf(r->ctx.a, "attachment; filename=\"%s.%s\"",
+					       buf_cstr(&name), ext);
+	respond_cached(r, rel, strcmp(ext, "zip") == 0 ? "application/zip"
+							: "application/octet-stream",
+		       disposition);
 	return 0;
 }
 
@@ -339,6 +453,9 @@ const route files_routes[] = {
 	{"GET", V4 "/projects/:id/repository/tree", repository_tree, PR, tree_check},
 	{"GET", V4 "/projects/:id/repository/blobs/:sha/raw", blobs_raw, PR, NULL},
 	{"GET", V4 "/projects/:id/repository/blobs/:sha", blobs_show, PR, NULL},
+	{"GET", V4 "/projects/:id/repository/archive", repository_archive, PR, archive_check},
+	{"GET", V4 "/projects/:id/repository/archive.:format", repository_archive, PR,
+	 archive_check},
 	{"GET", V4 "/projects/:id/repository/compare", repository_compare, PR, compare_check},
 	{"GET", V4 "/projects/:id/repository/contributors", repository_contributors, PR, NULL},
 	{NULL, NULL, NULL, 0, NULL},

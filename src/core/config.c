@@ -34,6 +34,7 @@ static const struct key keys[] = {
 	S(socket_mode, "0660"),
 	I(cache_size_mb, "64"),
 	B(cache_verify, "false"),
+	I(raw_inline_max, "1048576"),
 };
 #undef S
 #undef I

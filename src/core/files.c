@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <stdbool.h>
@@ -22,15 +23,57 @@ static int mkdirs(char *path)
 	return 0;
 }
 
-int files_write(const char *path, const void *data, size_t n)
+int files_temp(const char *path, char tmp[FILES_TMP_MAX])
 {
-	char dir[4096], tmp[4200];
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+	char dir[4096];
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
+		errno = ENAMETOOLONG;
 		return -1;
+	}
 	if (mkdirs(dir) < 0)
 		return -1;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(tmp, FILES_TMP_MAX, "%s.tmp.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* what open(2) with 0644 would give under the process's umask (nginx reads these
+	 * files): mkostemp makes them 0600 */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask) < 0) {
+		files_abandon(fd, tmp);
+		return -1;
+	}
+	return fd;
+}
+
+int files_commit(int fd, const char *tmp, const char *path)
+{
+	if (fsync(fd) < 0) {
+		files_abandon(fd, tmp);
+		return -1;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+void files_abandon(int fd, const char *tmp)
+{
+	int e = errno;
+	close(fd);
+	unlink(tmp);
+	errno = e;
+}
+
+int files_write(const char *path, const void *data, size_t n)
+{
+	char tmp[FILES_TMP_MAX];
+	int fd = files_temp(path, tmp);
 	if (fd < 0)
 		return -1;
 	const char *p = data;
@@ -40,18 +83,13 @@ int files_write(const char *path, const void *data, size_t n)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			close(fd);
-			unlink(tmp);
+			files_abandon(fd, tmp);
 			return -1;
 		}
 		p += w;
 		left -= (size_t)w;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return files_commit(fd, tmp, path);
 }
 
 const char *files_image_type(const void *data, size_t n)

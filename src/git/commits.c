@@ -480,8 +480,7 @@ int gitc_tree_json(ctx *c, git_repository *repo, git_commit *commit, const char 
 	return 0;
 }
 
-int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *path,
-		 git_blob **out)
+int gitc_blob_id_at(ctx *c, git_commit *commit, const char *path, git_oid *out)
 {
 	git_tree *root = NULL;
 	git_tree_entry *e = NULL;
@@ -493,8 +492,19 @@ int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *p
 	own_tree_entry(c, e);
 	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
 		return GITC_ENOTFOUND;
+	git_oid_cpy(out, git_tree_entry_id(e));
+	return 0;
+}
+
+int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *path,
+		 git_blob **out)
+{
+	git_oid id;
+	int rc = gitc_blob_id_at(c, commit, path, &id);
+	if (rc != 0)
+		return rc;
 	git_blob *b = NULL;
-	if (git_blob_lookup(&b, repo, git_tree_entry_id(e)) < 0)
+	if (git_blob_lookup(&b, repo, &id) < 0)
 		return GITC_ENOTFOUND;
 	*out = own_blob(c, b);
 	return 0;
@@ -511,6 +521,38 @@ int gitc_blob_by_id(ctx *c, git_repository *repo, const char *sha, git_blob **ou
 		return GITC_ENOTFOUND;
 	*out = (git_blob *)own_object(c, obj);
 	return 0;
+}
+
+int gitc_blob_id(git_repository *repo, const char *sha, git_oid *out)
+{
+	if (!all_hex(sha))
+		return GITC_ENOTFOUND;
+	git_odb *odb = NULL;
+	git_oid prefix;
+	size_t size;
+	git_object_t type;
+	int rc = GITC_ENOTFOUND;
+	if (git_repository_odb(&odb, repo) < 0)
+		return -1;
+	if (git_oid_fromstrn(&prefix, sha, strlen(sha)) == 0 &&
+	    git_odb_exists_prefix(out, odb, &prefix, strlen(sha)) == 0 &&
+	    git_odb_read_header(&size, &type, odb, out) == 0 && type == GIT_OBJECT_BLOB)
+		rc = 0;
+	git_odb_free(odb);
+	return rc;
+}
+
+int gitc_blob_size(git_repository *repo, const git_oid *id, size_t *out)
+{
+	git_odb *odb = NULL;
+	git_object_t type;
+	if (git_repository_odb(&odb, repo) < 0)
+		return -1;
+	int rc = git_odb_read_header(out, &type, odb, id) == 0 && type == GIT_OBJECT_BLOB
+			 ? 0
+			 : GITC_ENOTFOUND;
+	git_odb_free(odb);
+	return rc;
 }
 
 int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,

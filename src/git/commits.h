@@ -64,6 +64,12 @@ int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *p
 		 git_blob **out);
 /* A blob by (abbreviated) id. */
 int gitc_blob_by_id(ctx *c, git_repository *repo, const char *sha, git_blob **out);
+/* The same without reading the blob's bytes (a large file's raw answer does not need
+ * them when the download cache holds it): the id of the blob at path of commit, of blob
+ * sha (abbreviated or not), and a blob's size. 0, GITC_ENOTFOUND, or -1. */
+int gitc_blob_id_at(ctx *c, git_commit *commit, const char *path, git_oid *out);
+int gitc_blob_id(git_repository *repo, const char *sha, git_oid *out);
+int gitc_blob_size(git_repository *repo, const git_oid *id, size_t *out);
 /* The id of the last commit reachable from commit that changed path. */
 int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
 			      const char *path, git_oid *out);

@@ -10,6 +10,7 @@
 
 #include "core/crypto.h"
 #include "core/log.h"
+#include "git/archive.h"
 
 const db_stmt repo_stmts[] = {
 	/* Every project with the path its repository had before storage by id. */
@@ -135,6 +136,8 @@ int repo_remove(ctx *c, const char *project_id)
 {
 	int rc = repo_remove_dir(repo_path(c, project_id));
 	if (repo_remove_dir(repo_wiki_path(c, project_id)) < 0)
+		rc = -1;
+	if (archive_remove(c, project_id) < 0)
 		rc = -1;
 	return rc;
 }

@@ -4,14 +4,17 @@ collabd stack (run by tests/api/run with COLLABD_URL and COLLABD_ADMIN_TOKEN set
 
 As a client would: create, read, update and delete files (a path with slashes and
 spaces), make a commit with actions, read it back, list the tree and compare two
-branches. Any deviation fails the run (message on stderr, exit 1); what the test creates
+branches, download archives in several formats and refs, and tag with release notes. Any deviation fails the run (message on stderr, exit 1); what the test creates
 is removed at the end.
 """
 import base64
+import io
 import os
 import sys
+import tarfile
 import time
 import traceback
+import zipfile
 
 import gitlab
 import gitlab.exceptions as glexc
@@ -32,6 +35,19 @@ def check(cond, msg, *details):
 
 def step(name):
     print("python-gitlab repository: " + name, flush=True)
+
+
+def set_release_description(gl, project, tag, description):
+    """python-gitlab 1.x's ProjectTag.set_release_description, which 3.x no longer has:
+    POST the release of a tag without one, PUT it when there is one."""
+    path = "/projects/%d/repository/tags/%s/release" % (project.id, tag.name)
+    data = {"description": description}
+    if tag.release is None:
+        got = gl.http_post(path, post_data=data)
+    else:
+        got = gl.http_put(path, post_data=data)
+    tag.release = got
+    return got
 
 
 def main():
@@ -102,6 +118,67 @@ def main():
         cmp = project.repository_compare("master", "feature")
         check([c["id"] for c in cmp["commits"]] == [commit.id], "compare commits", cmp)
         check(cmp["compare_same_ref"] is False and len(cmp["diffs"]) == 3, "compare", cmp)
+
+        step("archives: formats and refs")
+        master = project.commits.get("master")
+        prefix = "%s-master-%s" % (project.path, master.id)
+        tgz = project.repository_archive()
+        check(tgz[:2] == b"\x1f\x8b", "the default archive is gzip", tgz[:8])
+        names = tarfile.open(fileobj=io.BytesIO(tgz), mode="r:gz").getnames()
+        check(prefix + "/docs/user guide/intro.md" in names and prefix in names,
+              "tar.gz of the default branch", prefix, names)
+        with tarfile.open(fileobj=io.BytesIO(tgz), mode="r:gz") as t:
+            got = t.extractfile(prefix + "/docs/user guide/intro.md").read()
+        check(got == b"hello again\n", "file in the archive", got)
+        zipped = project.repository_archive(sha="feature", format="zip")
+        zprefix = "%s-feature-%s" % (project.path, commit.id)
+        with zipfile.ZipFile(io.BytesIO(zipped)) as z:
+            names = z.namelist()
+            check(z.read(zprefix + "/bin/blob") == b"\x00\x01\x02", "zip bytes", names)
+        check(zprefix + "/src/main.c" in names and zprefix + "/docs/intro.md" in names,
+              "zip of a branch", zprefix, names)
+        bz = project.repository_archive(sha=commit.id, format="tar.bz2")
+        names = tarfile.open(fileobj=io.BytesIO(bz), mode="r:bz2").getnames()
+        check("%s-%s-%s/src/main.c" % (project.path, commit.id, commit.id) in names,
+              "tar.bz2 of a commit", names)
+        try:
+            project.repository_archive(sha="no-such-ref", format="tar")
+            raise Failure("archive of an unknown ref")
+        except glexc.GitlabListError as e:
+            check(e.response_code == 404, "unknown ref: 404", e.response_code)
+
+        step("tags with a release")
+        tag = project.tags.create({"tag_name": "v1.0", "ref": "master", "message": "first",
+                                   "release_description": "Notes 1.0"})
+        check(tag.release == {"tag_name": "v1.0", "description": "Notes 1.0"},
+              "tag created with its release", tag.attributes)
+        check(tag.commit["id"] == master.id and tag.message == "first", "tag", tag.attributes)
+        plain = project.tags.create({"tag_name": "v1.1", "ref": "feature"})
+        check(plain.release is None, "tag without a release", plain.attributes)
+        got = set_release_description(ug, project, plain, "Notes 1.1")
+        check(got == {"tag_name": "v1.1", "description": "Notes 1.1"}, "release created", got)
+        first = project.tags.get("v1.0")
+        set_release_description(ug, project, first, "Notes 1.0, edited")
+        check(project.tags.get("v1.0").release["description"] == "Notes 1.0, edited",
+              "release edited", project.tags.get("v1.0").attributes)
+        listed = {t.name: t.release for t in project.tags.list(all=True)}
+        check(listed == {"v1.0": {"tag_name": "v1.0", "description": "Notes 1.0, edited"},
+                         "v1.1": {"tag_name": "v1.1", "description": "Notes 1.1"}},
+              "tags with their releases", listed)
+        try:
+            set_release_description(ug, project, project.tags.get("v1.1"), "again")
+            check(project.tags.get("v1.1").release["description"] == "again", "PUT release")
+            plain.release = None
+            set_release_description(ug, project, plain, "twice")
+            raise Failure("a second release of one tag")
+        except glexc.GitlabHttpError as e:
+            check(e.response_code == 409, "second release: 409", e.response_code)
+        tarred = project.repository_archive(sha="v1.1", format="tar")
+        names = tarfile.open(fileobj=io.BytesIO(tarred), mode="r:").getnames()
+        check("%s-v1.1-%s/bin/blob" % (project.path, commit.id) in names, "tar of a tag",
+              names)
+        project.tags.delete("v1.1")
+        check([t.name for t in project.tags.list(all=True)] == ["v1.0"], "tag deleted")
 
         step("delete a file")
         project.files.delete(file_path="src/main.c", branch="feature", commit_message="rm")

@@ -1,0 +1,220 @@
+#include "git/archive.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/crypto.h"
+#include "core/files.h"
+#include "core/log.h"
+#include "git/repo.h"
+
+extern char **environ;
+
+static const struct {
+	const char *format;
+	const char *ext;
+} formats[] = {
+	{"tar.gz", "tar.gz"}, {"tgz", "tar.gz"},   {"gz", "tar.gz"},   {"tar.bz2", "tar.bz2"},
+	{"tbz", "tar.bz2"},   {"tbz2", "tar.bz2"}, {"tb2", "tar.bz2"}, {"bz2", "tar.bz2"},
+	{"tar", "tar"},       {"zip", "zip"},
+};
+
+const char *archive_extension(const char *format)
+{
+	if (!format || !*format)
+		return "tar.gz";
+	for (size_t i = 0; i < sizeof(formats) / sizeof(*formats); i++)
+		if (strcmp(formats[i].format, format) == 0)
+			return formats[i].ext;
+	return NULL;
+}
+
+static bool all_of(const char *s, const char *set, size_t min, size_t max)
+{
+	size_t n = strlen(s);
+	return n >= min && n <= max && strspn(s, set) == n;
+}
+
+#define HEX "0123456789abcdef"
+#define DIGITS "0123456789"
+
+static bool is_sha(const char *s)
+{
+	return all_of(s, HEX, 40, 40);
+}
+
+static bool is_id(const char *s)
+{
+	return all_of(s, DIGITS, 1, 19);
+}
+
+/* The file name of an archive with this prefix: the prefix itself when it is a plain
+ * name (the common case: project path, branch, sha), else its SHA-256, so that no
+ * character of a ref name reaches a path or the X-Accel-Redirect URI. */
+static const char *entry_name(ctx *c, const char *prefix)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" DIGITS
+				    "._-";
+	if (prefix[0] != '.' && all_of(prefix, plain, 1, 200))
+		return prefix;
+	return arena_printf(c->a, "h-%s", crypto_sha256_hex(c->a, prefix, strlen(prefix)));
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Runs argv (no shell) with stdin /dev/null, stdout to out_fd and stderr to ours (the
+ * log), the signals a worker blocks or ignores back to their defaults. 0 when it exits
+ * with 0, else -1 (logged). */
+static int run(char *const argv[], int out_fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dflt;
+	sigemptyset(&none);
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGPIPE);
+	sigaddset(&dflt, SIGHUP);
+	sigaddset(&dflt, SIGTERM);
+	sigaddset(&dflt, SIGINT);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dflt);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	pid_t pid;
+	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc != 0) {
+		log_error("archive: cannot run %s: %s", argv[0], strerror(rc));
+		return -1;
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			log_error("archive: waitpid: %s", strerror(errno));
+			return -1;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		log_error("archive: %s failed (status %d)", argv[0], status);
+		return -1;
+	}
+	return 0;
+}
+
+int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const char *prefix,
+		   const char *ext, const char **rel)
+{
+	if (!is_id(project_id) || !is_sha(commit_sha) || !*prefix) {
+		log_error("archive: bad request for project %s, commit %s", project_id, commit_sha);
+		return -1;
+	}
+	*rel = arena_printf(c->a, "cache/archives/%s/%s/%s.%s", project_id, commit_sha,
+			    entry_name(c, prefix), ext);
+	const char *path = arena_printf(c->a, "%s/%s", c->cfg->storage_path, *rel);
+	if (exists(path))
+		return 0;
+	/* git's own formats; tar.bz2 through bzip2, which git runs for that format name */
+	char *argv[] = {
+		"git",
+		"-c",
+		"tar.tar.bz2.command=bzip2 -c",
+		arena_printf(c->a, "--git-dir=%s", repo_path(c, project_id)),
+		"archive",
+		arena_printf(c->a, "--format=%s", ext),
+		arena_printf(c->a, "--prefix=%s/", prefix),
+		(char *)commit_sha,
+		NULL,
+	};
+	char tmp[FILES_TMP_MAX];
+	int fd = files_temp(path, tmp);
+	if (fd < 0) {
+		log_error("archive: cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (run(argv, fd) < 0) {
+		files_abandon(fd, tmp);
+		return -1;
+	}
+	if (files_commit(fd, tmp, path) < 0) {
+		log_error("archive: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const void *data,
+		 size_t n, const char **rel)
+{
+	if (!is_id(project_id) || !is_sha(blob_sha)) {
+		log_error("archive: bad blob request for project %s, blob %s", project_id, blob_sha);
+		return -1;
+	}
+	*rel = arena_printf(c->a, "cache/blobs/%s/%s", project_id, blob_sha);
+	const char *path = arena_printf(c->a, "%s/%s", c->cfg->storage_path, *rel);
+	if (exists(path))
+		return 0;
+	if (files_write(path, data, n) < 0) {
+		log_error("archive: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void *head,
+		      size_t size, size_t *n, const char **rel)
+{
+	if (!is_id(project_id) || !is_sha(blob_sha))
+		return 1;
+	*rel = arena_printf(c->a, "cache/blobs/%s/%s", project_id, blob_sha);
+	const char *path = arena_printf(c->a, "%s/%s", c->cfg->storage_path, *rel);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1;
+		log_error("archive: cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ssize_t got;
+	*n = 0;
+	while (*n < size && (got = read(fd, (char *)head + *n, size - *n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			log_error("archive: cannot read %s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		*n += (size_t)got;
+	}
+	close(fd);
+	return 0;
+}
+
+int archive_remove(ctx *c, const char *project_id)
+{
+	if (!is_id(project_id))
+		return -1;
+	int rc = 0;
+	static const char *const kinds[] = {"archives", "blobs"};
+	for (size_t i = 0; i < 2; i++)
+		if (repo_remove_dir(arena_printf(c->a, "%s/cache/%s/%s", c->cfg->storage_path,
+						 kinds[i], project_id)) < 0)
+			rc = -1;
+	return rc;
+}
