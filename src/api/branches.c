@@ -7,6 +7,7 @@
 #include "background.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
+#include "git/hooks.h"
 #include "git/refs.h"
 
 #define PB_COLS "pb.name, pb.push_access_level, pb.merge_access_level"
@@ -290,7 +291,9 @@ static int branches_create(request *r)
 		rc = api_error(r, 400, "Branch name is invalid");
 	} else if (e < 0) {
 		rc = ERR_INTERNAL;
-	} else {
+	} else if ((rc = hooks_pushed(&r->ctx, repo, r->project,
+				      arena_printf(r->ctx.a, "refs/heads/%s", name), NULL,
+				      git_commit_id(target))) == 0) {
 		rc = respond_branch(r, repo, name, target, 201);
 	}
 	git_commit_free(existing);
@@ -323,7 +326,9 @@ static int branches_delete(request *r)
 			rc = api_error(r, 400, "Failed to remove branch");
 		else if (e < 0)
 			rc = ERR_INTERNAL;
-		else
+		else if ((rc = hooks_pushed(&r->ctx, repo, r->project,
+					    arena_printf(r->ctx.a, "refs/heads/%s", name),
+					    git_commit_id(commit), NULL)) == 0)
 			respond_empty(r, 204);
 	}
 cleanup:

@@ -9,6 +9,7 @@
 #include "api/api.h"
 #include "entity/entity.h"
 #include "entity/user.h"
+#include "git/hooks.h"
 #include "git/commits.h"
 
 /* The columns of a commit status (Entities::CommitStatus), then its author. */
@@ -172,6 +173,7 @@ int content_write(request *r, git_repository *repo, gitc_commit_req *req, git_co
 	if ((rc = content_committer(r, &req->committer_name, &req->committer_email)) < 0)
 		return rc;
 	const char *msg = NULL;
+	bool existed = gitc_branch_exists(repo, req->branch, NULL);
 	rc = gitc_commit_create(&r->ctx, repo, req, out, &msg);
 	if (rc == GITC_EUSER) {
 		content_error(r, 400, msg);
@@ -182,7 +184,12 @@ int content_write(request *r, git_repository *repo, gitc_commit_req *req, git_co
 				      "you started editing it.");
 		return 1;
 	}
-	return rc < 0 ? ERR_INTERNAL : 0;
+	if (rc < 0)
+		return ERR_INTERNAL;
+	/* the branch moved from the new commit's parent (compare-and-swap), or was made */
+	return hooks_pushed(&r->ctx, repo, r->project,
+			    arena_printf(r->ctx.a, "refs/heads/%s", req->branch),
+			    existed ? git_commit_parent_id(*out, 0) : NULL, git_commit_id(*out));
 }
 
 /* ---- commits ---- */
@@ -441,6 +448,10 @@ static int commits_cherry_pick(request *r)
 	}
 	if (rc < 0)
 		return ERR_INTERNAL;
+	if ((rc = hooks_pushed(&r->ctx, repo, r->project,
+			       arena_printf(r->ctx.a, "refs/heads/%s", branch),
+			       git_commit_parent_id(made, 0), git_commit_id(made))) < 0)
+		return rc;
 	return respond_commit(r, 201, repo, made, false);
 }
 
@@ -705,15 +716,16 @@ static int statuses_create(request *r)
 }
 
 /* The module's routes (http/router.h), in the order they are matched. Commits made
- * through the API take no lock on the project: the branch's compare-and-swap decides
- * between writers, as it does between the API and pushes. */
+ * through the API are transactions that lock the project (ROUTE_TX): the branch moves
+ * with the push event and job it records (git/hooks.h), or not at all; the branch's
+ * compare-and-swap still decides between them and pushes. */
 const route commits_routes[] = {
 	{"GET", V4 "/projects/:id/repository/commits", commits_list, PR, commits_check_list},
-	{"POST", V4 "/projects/:id/repository/commits", commits_create, AUTH | PR,
+	{"POST", V4 "/projects/:id/repository/commits", commits_create, AUTH | PW,
 	 commits_check_create},
 	{"GET", V4 "/projects/:id/repository/commits/:sha", commits_show, PR, NULL},
 	{"POST", V4 "/projects/:id/repository/commits/:sha/cherry_pick", commits_cherry_pick,
-	 AUTH | PR, commits_check_branch},
+	 AUTH | PW, commits_check_branch},
 	{"GET", V4 "/projects/:id/repository/commits/:sha/diff", commits_diff, PR, NULL},
 	{"GET", V4 "/projects/:id/repository/commits/:sha/comments", commits_comments, PR, NULL},
 	{"POST", V4 "/projects/:id/repository/commits/:sha/comments", commits_comment, AUTH | PW,

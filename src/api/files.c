@@ -440,15 +440,17 @@ static int repository_contributors(request *r)
 	return 0;
 }
 
-/* The module's routes (http/router.h), in the order they are matched. */
+/* The module's routes (http/router.h), in the order they are matched. Writes are
+ * transactions: the branch moves with the push event and job it records (git/hooks.h),
+ * or not at all. */
 const route files_routes[] = {
 	{"GET", V4 "/projects/:id/repository/files/:file_path/raw", files_raw, PR, files_check_show},
 	{"GET", V4 "/projects/:id/repository/files/:file_path", files_show, PR, files_check_show},
-	{"POST", V4 "/projects/:id/repository/files/:file_path", files_create, AUTH | PR,
+	{"POST", V4 "/projects/:id/repository/files/:file_path", files_create, AUTH | PW,
 	 files_check_write},
-	{"PUT", V4 "/projects/:id/repository/files/:file_path", files_update, AUTH | PR,
+	{"PUT", V4 "/projects/:id/repository/files/:file_path", files_update, AUTH | PW,
 	 files_check_write},
-	{"DELETE", V4 "/projects/:id/repository/files/:file_path", files_delete, AUTH | PR,
+	{"DELETE", V4 "/projects/:id/repository/files/:file_path", files_delete, AUTH | PW,
 	 files_check_delete},
 	{"GET", V4 "/projects/:id/repository/tree", repository_tree, PR, tree_check},
 	{"GET", V4 "/projects/:id/repository/blobs/:sha/raw", blobs_raw, PR, NULL},

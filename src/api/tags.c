@@ -5,6 +5,7 @@
 #include "api/api.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
+#include "git/hooks.h"
 #include "git/refs.h"
 
 const db_stmt tags_stmts[] = {
@@ -203,9 +204,15 @@ static int tags_create(request *r)
 		rc = ERR_INTERNAL;
 	} else {
 		const char *v[3] = {r->project->id, name, notes};
+		const char *tag_ref = arena_printf(r->ctx.a, "refs/tags/%s", name);
+		git_oid made;
 		int err;
 		/* a release that outlived an earlier tag of that name stays, as GitLab's */
-		if (notes && !db_query(&r->ctx, "tags_release_insert", 3, v, &err))
+		if (git_reference_name_to_id(&made, repo, tag_ref) < 0)
+			rc = ERR_INTERNAL;
+		else if ((rc = hooks_pushed(&r->ctx, repo, r->project, tag_ref, NULL, &made)) < 0)
+			;
+		else if (notes && !db_query(&r->ctx, "tags_release_insert", 3, v, &err))
 			rc = err;
 		else
 			rc = respond_tag(r, repo, name, 201);
@@ -224,11 +231,16 @@ static int tags_delete(request *r)
 	if (rc < 0 || (rc = find_tag(r, repo)) < 0)
 		goto cleanup;
 	const char *name = param_str(r, "tag_name");
+	const char *ref = arena_printf(r->ctx.a, "refs/tags/%s", name);
+	git_oid was;
+	bool had = git_reference_name_to_id(&was, repo, ref) == 0;
 	int e = refs_tag_delete(&r->ctx, repo, name);
-	if (e == GIT_ENOTFOUND || e == GIT_EMODIFIED) {
+	if (e == GIT_ENOTFOUND || e == GIT_EMODIFIED || !had) {
 		rc = api_error(r, 400, "Failed to remove tag");
 	} else if (e < 0) {
 		rc = ERR_INTERNAL;
+	} else if ((rc = hooks_pushed(&r->ctx, repo, r->project, ref, &was, NULL)) < 0) {
+		;
 	} else {
 		const char *v[2] = {r->project->id, name};
 		int err;

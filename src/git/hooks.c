@@ -10,6 +10,7 @@
 #include "auth/scope.h"
 #include "background.h"
 #include "core/buf.h"
+#include "core/errors.h"
 #include "core/log.h"
 #include "git/repo.h"
 
@@ -223,6 +224,54 @@ static const char *first_default(ctx *c, git_repository *repo, const struct upda
 	return master ? master : first;
 }
 
+/* What follows ref updates of project p by c->user, in the caller's transaction: the
+ * default branch of a repository that had none, a push event and a `push` job per
+ * branch or tag, last_activity_at. 0 or an error code. */
+static int record(ctx *c, git_repository *repo, const project_scope *p, const struct update *updates)
+{
+	const char *uid = arena_printf(c->a, "%lld", c->user->id);
+	int rc = 0, e;
+	/* the first push of a repository without a default branch names it */
+	if (!p->default_branch) {
+		const char *branch = first_default(c, repo, updates);
+		const char *v[2] = {p->id, branch};
+		if (branch && repo_set_head(c, p->id, branch, false) < 0)
+			return ERR_INTERNAL;
+		if (branch && !db_query(c, "hooks_default_branch", 2, v, &e))
+			return e;
+	}
+	for (const struct update *u = updates; u && rc == 0; u = u->next) {
+		bool branch = strncmp(u->ref, "refs/heads/", 11) == 0;
+		if (!branch && strncmp(u->ref, "refs/tags/", 10) != 0)
+			continue;
+		json_object *data = json_object_new_object();
+		json_object_object_add(data, "push_data", push_data(repo, u));
+		const char *action = strcmp(u->old, ZERO) == 0   ? "pushed new"
+				     : strcmp(u->new, ZERO) == 0 ? "deleted"
+								 : "pushed to";
+		const char *v[4] = {p->id, uid, action,
+				    arena_strdup(c->a, json_object_to_json_string_ext(
+							       data, JSON_C_TO_STRING_PLAIN))};
+		json_object_put(data);
+		if (!db_query(c, "hooks_event", 4, v, &e))
+			return e;
+		json_object *job = json_object_new_object();
+		json_object_object_add(job, "project_id", json_object_new_int64(atoll(p->id)));
+		json_object_object_add(job, "ref", json_object_new_string(u->ref));
+		json_object_object_add(job, "before", json_object_new_string(u->old));
+		json_object_object_add(job, "after", json_object_new_string(u->new));
+		json_object_object_add(job, "user_id", json_object_new_int64(c->user->id));
+		rc = background_enqueue(c, "push",
+					arena_strdup(c->a, json_object_to_json_string_ext(
+								   job, JSON_C_TO_STRING_PLAIN)));
+		json_object_put(job);
+	}
+	const char *tv[1] = {p->id};
+	if (rc == 0 && !db_query(c, "hooks_touch", 1, tv, &e))
+		rc = e;
+	return rc;
+}
+
 int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in)
 {
 	struct update *updates = read_updates(c, in);
@@ -232,60 +281,34 @@ int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *i
 		git_repository_free(repo);
 		return -1;
 	}
-	const char *uid = arena_printf(c->a, "%lld", user->id);
 	int rc = db_begin(c);
 	project_scope p;
 	c->user = user;
 	if (rc == 0)
 		rc = scope_project(c, project_id, true, &p);
-	/* the first push of a repository without a default branch names it */
-	if (rc == 0 && !p.default_branch) {
-		const char *branch = first_default(c, repo, updates);
-		const char *v[2] = {p.id, branch};
-		int e;
-		if (branch && (repo_set_head(c, p.id, branch, false) < 0 ||
-			       !db_query(c, "hooks_default_branch", 2, v, &e)))
-			rc = -1;
-	}
-	for (struct update *u = updates; u && rc == 0; u = u->next) {
-		bool branch = strncmp(u->ref, "refs/heads/", 11) == 0;
-		if (!branch && strncmp(u->ref, "refs/tags/", 10) != 0)
-			continue;
-		json_object *data = json_object_new_object();
-		json_object_object_add(data, "push_data", push_data(repo, u));
-		const char *action = strcmp(u->old, ZERO) == 0   ? "pushed new"
-				     : strcmp(u->new, ZERO) == 0 ? "deleted"
-								 : "pushed to";
-		const char *v[4] = {p.id, uid, action,
-				    arena_strdup(c->a, json_object_to_json_string_ext(
-							       data, JSON_C_TO_STRING_PLAIN))};
-		json_object_put(data);
-		int e;
-		if (!db_query(c, "hooks_event", 4, v, &e)) {
-			rc = -1;
-			break;
-		}
-		json_object *job = json_object_new_object();
-		json_object_object_add(job, "project_id", json_object_new_int64(atoll(p.id)));
-		json_object_object_add(job, "ref", json_object_new_string(u->ref));
-		json_object_object_add(job, "before", json_object_new_string(u->old));
-		json_object_object_add(job, "after", json_object_new_string(u->new));
-		json_object_object_add(job, "user_id", json_object_new_int64(user->id));
-		rc = background_enqueue(c, "push",
-					arena_strdup(c->a, json_object_to_json_string_ext(
-								   job, JSON_C_TO_STRING_PLAIN)));
-		json_object_put(job);
-	}
-	const char *tv[1] = {p.id};
-	int e;
-	if (rc == 0 && !db_query(c, "hooks_touch", 1, tv, &e))
-		rc = -1;
+	if (rc == 0)
+		rc = record(c, repo, &p, updates);
 	if (rc == 0)
 		rc = db_commit(c);
 	else
 		db_rollback(c);
 	git_repository_free(repo);
 	return rc < 0 ? -1 : 0;
+}
+
+int hooks_pushed(ctx *c, git_repository *repo, const project_scope *p, const char *ref,
+		 const git_oid *old, const git_oid *new)
+{
+	struct update u = {.ref = ref, .next = NULL};
+	if (old)
+		git_oid_tostr(u.old, sizeof(u.old), old);
+	else
+		memcpy(u.old, ZERO, sizeof(u.old));
+	if (new)
+		git_oid_tostr(u.new, sizeof(u.new), new);
+	else
+		memcpy(u.new, ZERO, sizeof(u.new));
+	return record(c, repo, p, &u);
 }
 
 /* s as a single-quoted shell word. */

@@ -7,10 +7,13 @@
 #ifndef COLLABD_HOOKS_H
 #define COLLABD_HOOKS_H
 
+#include <git2.h>
 #include <stdio.h>
 
 #include "core/ctx.h"
 #include "db/db.h"
+
+struct project_scope;
 
 extern const db_stmt hooks_stmts[];
 
@@ -22,6 +25,11 @@ int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in
  * first push (and HEAD), last_activity_at, a push event per ref (pushed to, pushed new,
  * deleted, with push_data), and a `push` background job per ref for CI. 0 or -1. */
 int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in);
+/* What a push of ref (refs/heads/..., refs/tags/...) from old to new (NULL: none)
+ * records, for a ref the API moved as c->user in the caller's transaction: as
+ * post-receive (default branch, event, `push` job, activity). 0 or an error code. */
+int hooks_pushed(ctx *c, git_repository *repo, const struct project_scope *p, const char *ref,
+		 const git_oid *old, const git_oid *new);
 /* Writes the hook scripts (pre-receive, post-receive) under <storage>/hooks, running
  * the collabd binary exe with configuration cfg_path (NULL: the default). 0 or -1. */
 int hooks_install(const config *cfg, const char *exe, const char *cfg_path);

@@ -389,6 +389,82 @@ START_TEST(test_commits_compare_and_swap)
 }
 END_TEST
 
+/* API writes are pushes: each records what a push of its ref records (git/hooks.h). */
+static json_object *last_event(const fx *f)
+{
+	resp *r = R(api("GET", S(fmt("/projects/%lld/events", f->id)), f->token, NULL));
+	ck_status(r, 200);
+	return json_object_array_get_idx(r->json, 0);
+}
+
+START_TEST(test_commits_push_events)
+{
+	fx f;
+	project(&f, "private");
+	resp *r = R(api("GET", S(fmt("/projects/%lld", f.id)), f.token, NULL));
+	ck_assert(jnull(r->json, "default_branch"));
+	/* the first commit, on a branch of an empty repository: it becomes the default */
+	const char *first = commit_file(&f, "feature/one", "a.txt", "a");
+	r = R(api("GET", S(fmt("/projects/%lld", f.id)), f.token, NULL));
+	ck_assert_str_eq(jstr(r->json, "default_branch"), "feature/one");
+	json_object *e = last_event(&f);
+	ck_assert_str_eq(jstr(e, "action_name"), "pushed new");
+	json_object *pd = jget(e, "push_data");
+	ck_assert_str_eq(jstr(pd, "action"), "created");
+	ck_assert_str_eq(jstr(pd, "ref_type"), "branch");
+	ck_assert_str_eq(jstr(pd, "ref"), "feature/one");
+	ck_assert_str_eq(jstr(pd, "commit_to"), first);
+	ck_assert_str_eq(jstr(pd, "commit_title"), "add a.txt");
+	ck_assert_int_eq(jint(pd, "commit_count"), 1);
+	ck_assert(jnull(pd, "commit_from"));
+	ck_assert_int_eq(jint(e, "author_id"), f.owner);
+	/* the next: pushed to, from the previous tip; a push job for CI */
+	const char *second = commit_file(&f, "feature/one", "b.txt", "b");
+	pd = jget(e = last_event(&f), "push_data");
+	ck_assert_str_eq(jstr(e, "action_name"), "pushed to");
+	ck_assert_str_eq(jstr(pd, "commit_from"), first);
+	ck_assert_str_eq(jstr(pd, "commit_to"), second);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
+				 " AND payload->>'project_id' = '%lld' AND payload->>'after' = '%s'",
+				 f.id, second),
+			 1);
+	/* a write refused (the file exists) records nothing */
+	long long events = sql_int("SELECT count(*) FROM events WHERE project_id = %lld", f.id);
+	r = commit(&f, f.token,
+		   "{\"branch\":\"feature/one\",\"commit_message\":\"again\",\"actions\":"
+		   "[{\"action\":\"create\",\"file_path\":\"a.txt\",\"content\":\"x\"}]}");
+	ck_status(r, 400);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE project_id = %lld", f.id),
+			 events);
+	/* a branch and a tag made and removed through the API */
+	r = R(api("POST", S(fmt("/projects/%lld/repository/branches?branch=b2&ref=%s", f.id, first)),
+		  f.token, NULL));
+	ck_status(r, 201);
+	pd = jget(e = last_event(&f), "push_data");
+	ck_assert_str_eq(jstr(e, "action_name"), "pushed new");
+	ck_assert_str_eq(jstr(pd, "ref"), "b2");
+	ck_assert_str_eq(jstr(pd, "commit_to"), first);
+	r = R(api("DELETE", S(fmt("/projects/%lld/repository/branches/b2", f.id)), f.token, NULL));
+	ck_status(r, 204);
+	pd = jget(e = last_event(&f), "push_data");
+	ck_assert_str_eq(jstr(e, "action_name"), "deleted");
+	ck_assert_str_eq(jstr(pd, "action"), "removed");
+	ck_assert_str_eq(jstr(pd, "commit_from"), first);
+	ck_assert(jnull(pd, "commit_to"));
+	r = R(api("POST", S(fmt("/projects/%lld/repository/tags?tag_name=v1&ref=%s", f.id, second)),
+		  f.token, NULL));
+	ck_status(r, 201);
+	pd = jget(e = last_event(&f), "push_data");
+	ck_assert_str_eq(jstr(pd, "ref_type"), "tag");
+	ck_assert_str_eq(jstr(pd, "ref"), "v1");
+	r = R(api("DELETE", S(fmt("/projects/%lld/repository/tags/v1", f.id)), f.token, NULL));
+	ck_status(r, 204);
+	pd = jget(e = last_event(&f), "push_data");
+	ck_assert_str_eq(jstr(e, "action_name"), "deleted");
+	ck_assert_str_eq(jstr(pd, "ref_type"), "tag");
+}
+END_TEST
+
 START_TEST(test_commits_cherry_pick)
 {
 	fx f;
@@ -559,6 +635,7 @@ Suite *suite_commits(void)
 	tcase_add_test(tc, test_commits_list);
 	tcase_add_test(tc, test_commits_access);
 	tcase_add_test(tc, test_commits_compare_and_swap);
+	tcase_add_test(tc, test_commits_push_events);
 	tcase_add_test(tc, test_commits_cherry_pick);
 	tcase_add_test(tc, test_commits_comments);
 	tcase_add_test(tc, test_commits_statuses);
