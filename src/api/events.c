@@ -47,7 +47,7 @@ const db_stmt events_stmts[] = {
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one" EVENTS_PAGE, 11, 16},
 	{"events_insert",
 	 "INSERT INTO events (project_id, author_id, action, action_name, target_type, target_id,"
-	 " target_iid, target_title) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8, 0},
+	 " target_iid, target_title, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)", 9, 0},
 	{NULL, NULL, 0, 0},
 };
 
@@ -55,10 +55,19 @@ int events_record(request *r, const char *project_id, const char *author_id, con
 		  const char *action_name, const char *target_type, const char *target_id,
 		  const char *target_iid, const char *target_title)
 {
-	const char *v[8] = {project_id, author_id, action, action_name, target_type, target_id,
-			    target_iid, target_title};
+	return events_record_data(r, project_id, author_id, action, action_name, target_type,
+				  target_id, target_iid, target_title, NULL);
+}
+
+int events_record_data(request *r, const char *project_id, const char *author_id,
+		       const char *action, const char *action_name, const char *target_type,
+		       const char *target_id, const char *target_iid, const char *target_title,
+		       const char *data)
+{
+	const char *v[9] = {project_id, author_id, action,       action_name, target_type,
+			    target_id,  target_iid, target_title, data};
 	int err;
-	return db_query(&r->ctx, "events_insert", 8, v, &err) ? 0 : err;
+	return db_query(&r->ctx, "events_insert", 9, v, &err) ? 0 : err;
 }
 
 /* The filter values of GitLab 10 (Event.actions, Event.target_types), and the class
