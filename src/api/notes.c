@@ -71,12 +71,11 @@ const db_stmt notes_stmts[] = {
 	/* $1 note, $2 its event's data */
 	{"notes_event_update",
 	 "UPDATE events SET data = $2::jsonb WHERE target_type = 'Note' AND target_id = $1", 2, 0},
-	/* $1 note, $2 type, $3 noteable: the note, its events (its award emoji go by the
-	 * trigger of sql/0013) */
+	/* $1 note, $2 type, $3 noteable (its award emoji and its event go by the triggers
+	 * of sql/0013 and sql/0018) */
 	{"notes_delete",
-	 "WITH d AS (DELETE FROM notes WHERE id = $1 RETURNING id),"
-	 " e AS (DELETE FROM events WHERE target_type = 'Note' AND target_id = $1),"
-	 SQL_TOUCH("$2", "$3") " SELECT count(*) FROM d", 3, 1},
+	 "WITH d AS (DELETE FROM notes WHERE id = $1 RETURNING id)," SQL_TOUCH("$2", "$3")
+	 " SELECT count(*) FROM d", 3, 1},
 	{NULL, NULL, 0, 0},
 };
 

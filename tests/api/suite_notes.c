@@ -725,6 +725,81 @@ START_TEST(test_notes_snippets)
 }
 END_TEST
 
+/* The number of events of project p that tok sees (GET /projects/:id/events), with
+ * X-Total agreeing. */
+static long long events_seen(long long p, const char *tok)
+{
+	char *path = fmt("/projects/%lld/events", p);
+	resp *r = api("GET", path, tok, NULL);
+	ck_status(r, 200);
+	long long n = (long long)json_object_array_length(r->json);
+	char *total = fmt("%lld", n);
+	ck_header(r, "X-Total", total);
+	free(total);
+	resp_free(r);
+	free(path);
+	return n;
+}
+
+/* The events of notes on a confidential issue or a private snippet, and of the issue
+ * itself, are for those who may read it; a note's event goes with its issue. */
+START_TEST(test_notes_events_visibility)
+{
+	fx_project p;
+	make_project(&p, "public");
+	long long iid;
+	long long issue = fixture_issue(p.id, p.owner, "secret", true, &iid);
+	long long snippet = fixture_snippet(p.id, p.owner, 0);
+	long long author_id;
+	char *author = member(&p, 0, &author_id);
+	char *outsider = member(&p, 0, NULL);
+	char *guest = member(&p, 10, NULL);
+	char *reporter = member(&p, 20, NULL);
+	fixture_issue_assign(issue, author_id);
+	/* the project's creation, then an issue event (as the issues module records them)
+	 * and two comments */
+	free(sql_value("INSERT INTO events (project_id, author_id, action, action_name,"
+		       " target_type, target_id, target_iid, target_title) VALUES (%lld, %lld,"
+		       " 'created', 'opened', 'Issue', %lld, %lld, 'secret')",
+		       p.id, p.owner, issue, iid));
+	char *parent = fmt("issues/%lld", iid);
+	post_note(p.id, parent, author, "hidden");
+	free(parent);
+	parent = fmt("snippets/%lld", snippet);
+	post_note(p.id, parent, reporter, "private");
+	free(parent);
+	ck_assert_int_eq(events_seen(p.id, p.owner_tok), 4);
+	ck_assert_int_eq(events_seen(p.id, reporter), 4);
+	ck_assert_int_eq(events_seen(p.id, guest), 2);   /* the snippet's note */
+	ck_assert_int_eq(events_seen(p.id, author), 3);  /* the issue's */
+	ck_assert_int_eq(events_seen(p.id, outsider), 1);
+	/* nor through the author's list */
+	char *path = fmt("/users/%lld/events", author_id);
+	resp *r = api("GET", path, outsider, NULL);
+	ck_body(r, 200, "[]");
+	resp_free(r);
+	r = api("GET", path, reporter, NULL);
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	resp_free(r);
+	free(path);
+	/* once public, the snippet's comment is seen by all */
+	free(sql_value("UPDATE snippets SET visibility = 20 WHERE id = %lld", snippet));
+	ck_assert_int_eq(events_seen(p.id, outsider), 2);
+	/* the issue goes, its notes with it, and their events */
+	free(sql_value("DELETE FROM issues WHERE id = %lld", issue));
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE project_id = %lld"
+				 " AND target_type = 'Note'",
+				 p.id),
+			 1);
+	free(reporter);
+	free(guest);
+	free(outsider);
+	free(author);
+	free(p.owner_tok);
+}
+END_TEST
+
 /* Merge requests do not exist yet: their routes check parameters, then 404. */
 START_TEST(test_notes_merge_requests)
 {
@@ -785,6 +860,7 @@ Suite *suite_notes(void)
 	tcase_add_test(tc, test_notes_access_visibility);
 	tcase_add_test(tc, test_notes_access_confidential);
 	tcase_add_test(tc, test_notes_access_change);
+	tcase_add_test(tc, test_notes_events_visibility);
 	suite_add_tcase(s, tc);
 	return s;
 }
