@@ -38,6 +38,12 @@ int tokens_create(request *r, const char *kind);
 int events_record(request *r, const char *project_id, const char *author_id, const char *action,
 		  const char *action_name, const char *target_type, const char *target_id,
 		  const char *target_iid, const char *target_title);
+/* The same with data: a JSON object whose members the event record shows besides its
+ * own (the note of a comment, push_data), or NULL. */
+int events_record_data(request *r, const char *project_id, const char *author_id,
+		       const char *action, const char *action_name, const char *target_type,
+		       const char *target_id, const char *target_iid, const char *target_title,
+		       const char *data);
 
 /* projects.c (4.1 and the project operations of GitLab 10.0) */
 /* A page of the projects the caller may see, with every filter, sort and view of
@@ -109,6 +115,45 @@ int member_user_id(request *r, const char **out);
 /* access_level for s: 0 with *out, 1 when absent, ERR_INVALID when not an integer,
  * ERR_VALIDATION when not a level of the scope (owner is for groups only). */
 int member_access_level(request *r, const member_source *s, const char **out);
+
+/* notes.c: the records that notes and award emoji hang on (issues, project snippets,
+ * merge requests), found as GitLab 10 finds them for both; award_emoji.c shares them. */
+typedef struct noteable_kind {
+	const char *type;  /* notes.noteable_type: "Issue", "Snippet", "MergeRequest" */
+	const char *param; /* its path parameter: issue_iid, snippet_id, merge_request_iid */
+	const char *stmt;  /* the statement that finds it; NULL: none yet (merge requests) */
+} noteable_kind;
+extern const noteable_kind noteable_issue, noteable_snippet, noteable_merge_request;
+
+typedef struct {
+	const char *type;      /* as its kind's */
+	const char *id;
+	const char *iid;       /* an issue's; NULL for a snippet */
+	const char *author_id; /* NULL when the author's account is gone */
+	bool readable;         /* the caller may read it, its notes and its award emoji */
+	bool locked;           /* its discussion is locked: members only may comment */
+} noteable;
+
+/* The route's noteable of kind k in r->project (the path's k->param): 0 with *out; 1
+ * when it answered GitLab's 404 "404 Not found" (none, or, unless unreadable, none that
+ * the caller may read); or an ERR_ code (404 Merge Request Not Found for now). */
+int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable *out);
+/* Note :note_id of n, NOTE_COLS (entity/note.h) in row 0 of *out: 0, 1 when it answered
+ * "404 Not found", or an ERR_ code. */
+int noteable_note(request *r, const noteable *n, PGresult **out);
+/* The route check of the integer path ids of notes and award emoji (400 "x is
+ * invalid"). */
+int notes_check_ids(request *r);
+
+/* award_emoji.c: awards name (GitLab's own or an alias) from the caller to the record
+ * type/id (authored by author_id): answers 201 with the award, or GitLab's 404 "404
+ * <what> {:name=>[...]} Not Found" when name is no emoji or the caller awarded it
+ * already. Returns 0 or an ERR_ code. */
+int award_emoji_create(request *r, const char *type, const char *id, const char *name,
+		       const char *what);
+/* Whether the caller may award name to a record that author_id wrote: anything, but no
+ * thumbsup or thumbsdown to their own (GitLab's Awardable#user_can_award?). */
+bool award_emoji_allowed(request *r, const char *author_id, const char *name);
 
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);

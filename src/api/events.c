@@ -20,6 +20,33 @@
 	" AND ($7::date IS NULL OR e.created_at < ($7::date)::timestamp AT TIME ZONE 'UTC')"     \
 	" AND ($8::date IS NULL OR e.created_at >= ($8::date + 1)::timestamp AT TIME ZONE 'UTC')"
 
+/* The events whose target the caller may not read are left out, as GitLab 10's
+ * Event#visible_to_user?: those of a confidential issue, and of the notes on one, are for
+ * admins, the issue's author and assignees, and reporters and up of its project (tp);
+ * those of the notes on a snippet follow the snippet's visibility (members, its author
+ * and admins see private ones). */
+#define SQL_TP_LEVEL "(" SQL_PROJECT_ACCESS("tp") " + CASE WHEN EXISTS (SELECT 1"                  \
+	" FROM namespaces own WHERE own.id = tp.namespace_id AND own.kind = 'user'"              \
+	" AND own.owner_id = me.id) THEN 40 ELSE 0 END)"
+#define SQL_ISSUE_READABLE(I)                                                                   \
+	"coalesce(NOT " I ".confidential OR me.admin OR " I ".author_id = me.id OR EXISTS (SELECT 1" \
+	" FROM issue_assignees ia WHERE ia.issue_id = " I ".id AND ia.user_id = me.id)"           \
+	" OR " SQL_TP_LEVEL " >= 20, false)"
+#define SQL_SNIPPET_READABLE(S)                                                                 \
+	"coalesce(" S ".visibility = 20 OR (" S ".visibility = 10 AND me.id IS NOT NULL"          \
+	" AND NOT me.external) OR me.admin OR " S ".author_id = me.id OR " SQL_TP_LEVEL " >= 10,"   \
+	" false)"
+#define EVENTS_READABLE                                                                          \
+	" AND NOT (e.target_type = 'Issue' AND EXISTS (SELECT 1 FROM me, issues ti"               \
+	" JOIN projects tp ON tp.id = ti.project_id WHERE ti.id = e.target_id"                     \
+	" AND NOT " SQL_ISSUE_READABLE("ti") "))"                                                   \
+	" AND NOT (e.target_type = 'Note' AND EXISTS (SELECT 1 FROM me, notes tn"                 \
+	" JOIN projects tp ON tp.id = tn.project_id"                                               \
+	" LEFT JOIN issues ti ON tn.noteable_type = 'Issue' AND ti.id = tn.noteable_id"            \
+	" LEFT JOIN snippets ts ON tn.noteable_type = 'Snippet' AND ts.id = tn.noteable_id"       \
+	" WHERE tn.id = e.target_id AND ((ti.id IS NOT NULL AND NOT " SQL_ISSUE_READABLE("ti") ")" \
+	" OR (ts.id IS NOT NULL AND NOT " SQL_SNIPPET_READABLE("ts") "))))"
+
 /* The page of the filtered events f with their authors: $9 ascending, $10 limit,
  * $11 offset. */
 #define EVENTS_PAGE                                                                             \
@@ -38,16 +65,17 @@ const db_stmt events_stmts[] = {
 	 " pv AS (SELECT p.id FROM me, projects p WHERE p.id IN (SELECT e.project_id FROM events e, a"
 	 "  WHERE e.author_id = a.id) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p") "),"
 	 " f AS (SELECT e.* FROM events e, a WHERE e.author_id = a.id"
-	 "  AND (e.project_id IS NULL OR e.project_id IN (SELECT id FROM pv))" EVENTS_FILTERS ")"
+	 "  AND (e.project_id IS NULL OR e.project_id IN (SELECT id FROM pv))" EVENTS_FILTERS
+	 EVENTS_READABLE ")"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM a" EVENTS_PAGE, 11, 16},
 	/* $1..$3 the caller, $4 the project (the route's scope), then as above. */
 	{"events_by_project",
 	 "WITH " SQL_ME ", f AS (SELECT e.* FROM events e WHERE e.project_id = $4::bigint"
-	 EVENTS_FILTERS ")"
+	 EVENTS_FILTERS EVENTS_READABLE ")"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one" EVENTS_PAGE, 11, 16},
 	{"events_insert",
 	 "INSERT INTO events (project_id, author_id, action, action_name, target_type, target_id,"
-	 " target_iid, target_title) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8, 0},
+	 " target_iid, target_title, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)", 9, 0},
 	{NULL, NULL, 0, 0},
 };
 
@@ -55,10 +83,19 @@ int events_record(request *r, const char *project_id, const char *author_id, con
 		  const char *action_name, const char *target_type, const char *target_id,
 		  const char *target_iid, const char *target_title)
 {
-	const char *v[8] = {project_id, author_id, action, action_name, target_type, target_id,
-			    target_iid, target_title};
+	return events_record_data(r, project_id, author_id, action, action_name, target_type,
+				  target_id, target_iid, target_title, NULL);
+}
+
+int events_record_data(request *r, const char *project_id, const char *author_id,
+		       const char *action, const char *action_name, const char *target_type,
+		       const char *target_id, const char *target_iid, const char *target_title,
+		       const char *data)
+{
+	const char *v[9] = {project_id, author_id, action,       action_name, target_type,
+			    target_id,  target_iid, target_title, data};
 	int err;
-	return db_query(&r->ctx, "events_insert", 8, v, &err) ? 0 : err;
+	return db_query(&r->ctx, "events_insert", 9, v, &err) ? 0 : err;
 }
 
 /* The filter values of GitLab 10 (Event.actions, Event.target_types), and the class

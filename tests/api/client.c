@@ -604,3 +604,39 @@ bool wait_gone(const char *path)
 	}
 	return false;
 }
+
+/* ---- tracker fixtures ---- */
+
+long long fixture_issue(long long project_id, long long author_id, const char *title,
+			bool confidential, long long *iid)
+{
+	char *row = sql_value("INSERT INTO issues (project_id, iid, title, author_id, confidential)"
+			      " VALUES (%lld, next_iid('issues', 'Project', %lld), '%s', %lld, %s)"
+			      " RETURNING id || ' ' || iid",
+			      project_id, project_id, title, author_id, confidential ? "true" : "false");
+	long long id = 0, n = 0;
+	ck_assert_msg(sscanf(row, "%lld %lld", &id, &n) == 2, "issue fixture: %s", row);
+	if (iid)
+		*iid = n;
+	free(row);
+	return id;
+}
+
+void fixture_issue_assign(long long issue_id, long long user_id)
+{
+	free(sql_value("INSERT INTO issue_assignees (issue_id, user_id) VALUES (%lld, %lld)",
+		       issue_id, user_id));
+}
+
+void fixture_issue_lock(long long issue_id, bool locked)
+{
+	free(sql_value("UPDATE issues SET discussion_locked = %s WHERE id = %lld",
+		       locked ? "true" : "false", issue_id));
+}
+
+long long fixture_snippet(long long project_id, long long author_id, int visibility)
+{
+	return sql_int("INSERT INTO snippets (project_id, author_id, title, file_name, content,"
+		       " visibility) VALUES (%lld, %lld, 'snip', 'a.txt', 'hello', %d) RETURNING id",
+		       project_id, author_id, visibility);
+}

@@ -161,4 +161,18 @@ void fixture_source_free(fx_source *s);
 /* "/projects/<id><suffix>" or "/groups/<id><suffix>" (caller frees). */
 char *source_path(const fx_source *s, const char *suffix);
 
+/* ---- tracker fixtures (notes and award emoji suites) ----
+ * Issues and snippets made in SQL while their create endpoints are being written: the
+ * one place to switch to POST /projects/:id/issues and /snippets. */
+
+/* An open issue of project_id by author_id titled title, its iid from next_iid(); its
+ * id, and its iid in *iid unless NULL. */
+long long fixture_issue(long long project_id, long long author_id, const char *title,
+			bool confidential, long long *iid);
+/* Adds assignee user_id to issue_id; locks or unlocks the issue's discussion. */
+void fixture_issue_assign(long long issue_id, long long user_id);
+void fixture_issue_lock(long long issue_id, bool locked);
+/* A snippet of project_id by author_id, visibility 0 private, 10 internal, 20 public. */
+long long fixture_snippet(long long project_id, long long author_id, int visibility);
+
 #endif

@@ -1,0 +1,393 @@
+/* Notes (4.9): the comments on issues, project snippets and merge requests, five routes
+ * for each (list, show, create, edit, delete), and the noteables they hang on, which
+ * award_emoji.c shares (api.h).
+ *
+ * As GitLab 10: every route needs a signed-in caller who can read the noteable (a
+ * confidential issue: reporters and up, its author and assignees; a snippet by its
+ * visibility); a noteable or note that is not there, or not to be read, is GitLab's
+ * RecordNotFound, 404 "404 Not found". Anyone who can read may comment, but only members
+ * on a locked discussion; the note's author, masters and up and admins edit and delete.
+ * A note that is only an emoji (":thumbsup:") awards it instead, when the caller may.
+ * A comment records the event "commented on" with the note in it; the event follows
+ * the note's edits and goes with it. Merge requests do not exist yet: their routes check
+ * their parameters, then answer 404 Merge Request Not Found. */
+#include <string.h>
+
+#include "api/api.h"
+#include "core/emoji.h"
+#include "core/validate.h"
+#include "entity/note.h"
+#include "http/pagination.h"
+
+/* GitLab's Note: validates :note, length: { maximum: 1_000_000 } */
+#define NOTE_BODY_MAX 1000000
+
+/* The noteable's updated_at follows its notes (GitLab's belongs_to :noteable, touch:
+ * true): $T its type, $I its id. */
+#define SQL_TOUCH(T, I)                                                                         \
+	" ti AS (UPDATE issues SET updated_at = now() WHERE " T " = 'Issue' AND id = " I        \
+	" RETURNING 1), ts AS (UPDATE snippets SET updated_at = now() WHERE " T " = 'Snippet'"   \
+	" AND id = " I " RETURNING 1)"
+
+const db_stmt notes_stmts[] = {
+	/* $1 project, $2 iid, $3 caller: id, iid, author, confidential, locked, issues
+	 * enabled, the caller is an assignee */
+	{"notes_issue",
+	 "SELECT i.id, i.iid, i.author_id, i.confidential, coalesce(i.discussion_locked, false),"
+	 " p.issues_enabled, EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id"
+	 " AND a.user_id = $3) FROM issues i JOIN projects p ON p.id = i.project_id"
+	 " WHERE i.project_id = $1 AND i.iid = $2", 3, 7},
+	/* $1 project, $2 id: id, iid (none), author, visibility, locked (never), snippets
+	 * enabled */
+	{"notes_snippet",
+	 "SELECT s.id, NULL::bigint, s.author_id, s.visibility, false, p.snippets_enabled"
+	 " FROM snippets s JOIN projects p ON p.id = s.project_id"
+	 " WHERE s.project_id = $1 AND s.id = $2", 2, 6},
+	/* $1 type, $2 noteable, $3 created_at first (else updated_at), $4 ascending, $5
+	 * limit, $6 offset */
+	{"notes_list",
+	 "WITH f AS (SELECT * FROM notes WHERE noteable_type = $1 AND noteable_id = $2)"
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " NOTE_COLS " FROM f n LEFT JOIN users u ON u.id = n.author_id ORDER BY"
+	 " CASE WHEN $4::boolean THEN CASE WHEN $3::boolean THEN n.created_at ELSE n.updated_at"
+	 " END END ASC, CASE WHEN $4::boolean THEN n.id END ASC,"
+	 " CASE WHEN $3::boolean THEN n.created_at ELSE n.updated_at END DESC, n.id DESC"
+	 " LIMIT $5 OFFSET $6) pg ON true", 6, 1 + NOTE_NCOLS},
+	/* $1 note, $2 type, $3 noteable */
+	{"notes_show",
+	 "SELECT " NOTE_COLS " FROM notes n LEFT JOIN users u ON u.id = n.author_id"
+	 " WHERE n.id = $1 AND n.noteable_type = $2 AND n.noteable_id = $3", 3, NOTE_NCOLS},
+	/* $1 project, $2 type, $3 noteable, $4 author, $5 body, $6 created_at or NULL */
+	{"notes_insert",
+	 "WITH n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
+	 " created_at) VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now())) RETURNING *),"
+	 SQL_TOUCH("$2", "$3")
+	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id", 6, NOTE_NCOLS},
+	/* $1 note, $2 body, $3 type, $4 noteable */
+	{"notes_update",
+	 "WITH n AS (UPDATE notes SET note = $2, updated_at = now() WHERE id = $1 RETURNING *),"
+	 SQL_TOUCH("$3", "$4")
+	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id", 4, NOTE_NCOLS},
+	/* $1 note, $2 its event's data */
+	{"notes_event_update",
+	 "UPDATE events SET data = $2::jsonb WHERE target_type = 'Note' AND target_id = $1", 2, 0},
+	/* $1 note, $2 type, $3 noteable (its award emoji and its event go by the triggers
+	 * of sql/0013 and sql/0018) */
+	{"notes_delete",
+	 "WITH d AS (DELETE FROM notes WHERE id = $1 RETURNING id)," SQL_TOUCH("$2", "$3")
+	 " SELECT count(*) FROM d", 3, 1},
+	{NULL, NULL, 0, 0},
+};
+
+const noteable_kind noteable_issue = {"Issue", "issue_iid", "notes_issue"};
+const noteable_kind noteable_snippet = {"Snippet", "snippet_id", "notes_snippet"};
+const noteable_kind noteable_merge_request = {"MergeRequest", "merge_request_iid", NULL};
+
+static const char *caller_id(request *r)
+{
+	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+}
+
+static bool is_caller(request *r, const char *user_id)
+{
+	return user_id && strcmp(user_id, caller_id(r)) == 0;
+}
+
+/* Reporter and up on the route's project (GitLab's read of confidential issues). */
+static bool project_reporter(request *r)
+{
+	const project_access *a = &r->project->pa;
+	return a->admin || a->ns_owner || a->level >= ACCESS_REPORTER;
+}
+
+/* A member of the route's project, of any level (or its namespace's owner, or admin). */
+static bool project_member(request *r)
+{
+	const project_access *a = &r->project->pa;
+	return a->admin || a->ns_owner || a->level >= ACCESS_GUEST;
+}
+
+int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable *out)
+{
+	*out = (noteable){.type = k->type};
+	if (!k->stmt)
+		return fail_not_found(r, "Merge Request");
+	const char *v[3] = {r->project->id, param_str(r, k->param), caller_id(r)};
+	int n = k == &noteable_issue ? 3 : 2;
+	int err;
+	PGresult *res = db_query(&r->ctx, k->stmt, n, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0) {
+		api_error(r, 404, "404 Not found"); /* GitLab's RecordNotFound */
+		return 1;
+	}
+	out->id = db_val(res, 0, 0);
+	out->iid = db_val(res, 0, 1);
+	out->author_id = db_val(res, 0, 2);
+	out->locked = db_bool(res, 0, 4);
+	bool enabled = db_bool(res, 0, 5);
+	bool author = is_caller(r, out->author_id);
+	if (k == &noteable_issue) {
+		/* IssuePolicy: a confidential issue is for reporters and up, its author and
+		 * its assignees */
+		bool confidential = db_bool(res, 0, 3), assignee = db_bool(res, 0, 6);
+		out->readable = enabled && (!confidential || project_reporter(r) || author || assignee);
+	} else {
+		/* ProjectSnippetPolicy: public ones for anyone who sees the project, internal
+		 * ones for signed-in users who are not external, private ones for members;
+		 * and their author */
+		int vis = (int)db_int(res, 0, 3);
+		out->readable = enabled && (r->ctx.user->admin || author || vis == VIS_PUBLIC ||
+					    (vis == VIS_INTERNAL && !r->ctx.user->external) ||
+					    project_member(r));
+	}
+	if (!out->readable && !unreadable) {
+		api_error(r, 404, "404 Not found");
+		return 1;
+	}
+	return 0;
+}
+
+int noteable_note(request *r, const noteable *n, PGresult **out)
+{
+	const char *v[3] = {param_str(r, "note_id"), n->type, n->id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "notes_show", 3, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0) {
+		api_error(r, 404, "404 Not found"); /* GitLab's RecordNotFound */
+		return 1;
+	}
+	*out = res;
+	return 0;
+}
+
+int notes_check_ids(request *r)
+{
+	static const char *const ids[] = {"issue_iid", "snippet_id", "merge_request_iid",
+					  "note_id",   "award_id",   NULL};
+	const char *id;
+	for (int i = 0; ids[i]; i++) {
+		int rc = param_find(r, ids[i]) ? api_id(r, ids[i], &id) : 0;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *const order_bys[] = {"created_at", "updated_at", NULL};
+static const char *const sorts[] = {"asc", "desc", NULL};
+
+static int notes_check_list(request *r)
+{
+	page_req pg;
+	const char *s;
+	int rc = notes_check_ids(r);
+	if (rc < 0 || (rc = param_oneof(r, "order_by", order_bys, &s)) < 0 ||
+	    (rc = param_oneof(r, "sort", sorts, &s)) < 0 || (rc = pagination_parse(r, &pg)) < 0)
+		return rc;
+	return 0;
+}
+
+static int notes_check_create(request *r)
+{
+	const char *s;
+	int rc = notes_check_ids(r);
+	if (rc < 0 || (rc = param_require(r, "body", &s)) < 0 ||
+	    (rc = param_datetime(r, "created_at", &s)) < 0)
+		return rc;
+	return 0;
+}
+
+static int notes_check_update(request *r)
+{
+	const char *s;
+	int rc = notes_check_ids(r);
+	if (rc < 0 || (rc = param_require(r, "body", &s)) < 0)
+		return rc;
+	return 0;
+}
+
+/* What GitLab's Note validations say of body, or NULL when it is a valid one. */
+static const char *body_problem(const char *body)
+{
+	if (utf8_chars(body) > NOTE_BODY_MAX)
+		return "is too long (maximum is 1000000 characters)";
+	if (body[strspn(body, " \t\r\n\f\v")] == '\0')
+		return "can't be blank";
+	return NULL;
+}
+
+/* Ruby's inspect of the errors of attribute attr: {:attr=>["message"]}. */
+static const char *ruby_errors(request *r, const char *attr, const char *message)
+{
+	return arena_printf(r->ctx.a, "{:%s=>[\"%s\"]}", attr, message);
+}
+
+static int list(request *r, const noteable_kind *k)
+{
+	page_req pg;
+	const char *order_by = "created_at", *sort = "desc";
+	noteable n;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = param_oneof(r, "order_by", order_bys, &order_by)) < 0 ||
+	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 ||
+	    (rc = noteable_find(r, k, false, &n)) != 0)
+		return rc < 0 ? rc : 0;
+	const char *v[6] = {n.type,
+			    n.id,
+			    strcmp(order_by, "created_at") == 0 ? "true" : "false",
+			    strcmp(sort, "asc") == 0 ? "true" : "false",
+			    pagination_limit(r, &pg),
+			    pagination_offset(r, &pg)};
+	int err;
+	PGresult *res = db_query(&r->ctx, "notes_list", 6, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &pg, res, entity_note);
+	return 0;
+}
+
+static int show(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0 || (rc = noteable_note(r, &n, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_json(r, 200, entity_note(r, res, 0, 0));
+	return 0;
+}
+
+/* The data of a note's "commented on" event: {"note": the note record}. */
+static const char *event_data(request *r, json_object *note)
+{
+	json_object *d = request_own(r, json_object_new_object());
+	json_object_object_add(d, "note", json_object_get(note));
+	return json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+}
+
+static int create(request *r, const noteable_kind *k)
+{
+	noteable n;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	/* IssuablePolicy: a locked discussion takes comments from members only */
+	if (n.locked && !project_member(r))
+		return fail(r, ERR_FORBIDDEN, NULL);
+	const char *body = param_str(r, "body");
+	const char *name;
+	size_t len = emoji_only(body, strlen(body), &name);
+	if (len) {
+		const char *emoji = arena_strndup(r->ctx.a, name, len);
+		if (award_emoji_allowed(r, n.author_id, emoji))
+			return award_emoji_create(r, n.type, n.id, emoji, "Note");
+	}
+	const char *problem = body_problem(body);
+	if (problem)
+		return api_error(r, 404,
+				 arena_printf(r->ctx.a, "404 Note %s Not Found",
+					      ruby_errors(r, "note", problem)));
+	/* the creation time given is taken from admins and the project's owner only */
+	const char *created_at = NULL;
+	if (param_datetime(r, "created_at", &created_at) != 0 ||
+	    !(r->ctx.user->admin || is_caller(r, r->project->ns_owner_id)))
+		created_at = NULL;
+	const char *v[6] = {r->project->id, n.type, n.id, caller_id(r), body, created_at};
+	int err;
+	PGresult *res = db_query(&r->ctx, "notes_insert", 6, v, &err);
+	if (!res)
+		return err;
+	json_object *note = request_own(r, entity_note(r, res, 0, 0));
+	if ((rc = events_record_data(r, r->project->id, caller_id(r), "commented", "commented on",
+				     "Note", db_val(res, 0, 0), n.iid, NULL, event_data(r, note))) < 0)
+		return rc;
+	respond_json(r, 201, json_object_get(note));
+	return 0;
+}
+
+/* The note of the route that the caller may change (GitLab's admin_note: its author,
+ * masters and up, admins): 0 with it in *out, 1 when answered, or an ERR_ code. */
+static int note_to_change(request *r, const noteable_kind *k, noteable *n, PGresult **out)
+{
+	int rc = noteable_find(r, k, false, n);
+	if (rc != 0 || (rc = noteable_note(r, n, out)) != 0)
+		return rc;
+	if (!is_caller(r, db_val(*out, 0, 9)) && !can_update_project(&r->project->pa))
+		return fail(r, ERR_FORBIDDEN, NULL);
+	return 0;
+}
+
+static int update(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = note_to_change(r, k, &n, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	const char *body = param_str(r, "body");
+	const char *problem = body_problem(body);
+	if (problem)
+		return api_error(r, 400,
+				 arena_printf(r->ctx.a, "Failed to save note %s",
+					      ruby_errors(r, "note", problem)));
+	const char *v[4] = {db_val(res, 0, 0), body, n.type, n.id};
+	int err;
+	if (!(res = db_query(&r->ctx, "notes_update", 4, v, &err)))
+		return err;
+	json_object *note = request_own(r, entity_note(r, res, 0, 0));
+	const char *ev[2] = {db_val(res, 0, 0), event_data(r, note)};
+	if (!db_query(&r->ctx, "notes_event_update", 2, ev, &err))
+		return err;
+	respond_json(r, 200, json_object_get(note));
+	return 0;
+}
+
+static int delete(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = note_to_change(r, k, &n, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	const char *v[3] = {db_val(res, 0, 0), n.type, n.id};
+	int err;
+	if (!db_query(&r->ctx, "notes_delete", 3, v, &err))
+		return err;
+	respond_empty(r, 204);
+	return 0;
+}
+
+/* The five handlers of one kind of noteable. */
+#define NOTES_HANDLERS(name, kind)                                                              \
+	static int notes_list_##name(request *r) { return list(r, &(kind)); }                   \
+	static int notes_show_##name(request *r) { return show(r, &(kind)); }                   \
+	static int notes_create_##name(request *r) { return create(r, &(kind)); }               \
+	static int notes_update_##name(request *r) { return update(r, &(kind)); }               \
+	static int notes_delete_##name(request *r) { return delete(r, &(kind)); }
+NOTES_HANDLERS(issue, noteable_issue)
+NOTES_HANDLERS(snippet, noteable_snippet)
+NOTES_HANDLERS(merge_request, noteable_merge_request)
+
+#define NOTES_ROUTES(name, parent)                                                              \
+	{"GET", V4 "/projects/:id/" parent "/notes", notes_list_##name, AUTH | PR,              \
+	 notes_check_list},                                                                     \
+	{"GET", V4 "/projects/:id/" parent "/notes/:note_id", notes_show_##name, AUTH | PR,     \
+	 notes_check_ids},                                                                      \
+	{"POST", V4 "/projects/:id/" parent "/notes", notes_create_##name, AUTH | PW,           \
+	 notes_check_create},                                                                   \
+	{"PUT", V4 "/projects/:id/" parent "/notes/:note_id", notes_update_##name, AUTH | PW,   \
+	 notes_check_update},                                                                   \
+	{"DELETE", V4 "/projects/:id/" parent "/notes/:note_id", notes_delete_##name, AUTH | PW, \
+	 notes_check_ids}
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route notes_routes[] = {
+	NOTES_ROUTES(issue, "issues/:issue_iid"),
+	NOTES_ROUTES(snippet, "snippets/:snippet_id"),
+	NOTES_ROUTES(merge_request, "merge_requests/:merge_request_iid"),
+	{NULL, NULL, NULL, 0, NULL},
+};

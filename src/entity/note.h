@@ -1,0 +1,21 @@
+/* Presenter of a note (a comment on an issue, a snippet or a merge request; GitLab 10's
+ * Entities::Note): id, body, attachment, author, created_at, updated_at, system,
+ * noteable_id, noteable_type, noteable_iid. Commit comments have their own shape
+ * (api/commits.c). */
+#ifndef COLLABD_ENTITY_NOTE_H
+#define COLLABD_ENTITY_NOTE_H
+
+#include "entity/user.h"
+#include "http/request.h"
+
+/* The columns of notes n and its author u (LEFT JOIN users u ON u.id = n.author_id:
+ * an author's deleted account leaves the note without one). */
+#define NOTE_COLS                                                                              \
+	"n.id, n.note, n.attachment, iso8601(n.created_at), iso8601(n.updated_at), n.system, "  \
+	"n.noteable_id, n.noteable_type, (SELECT ni.iid FROM issues ni"                       \
+	" WHERE n.noteable_type = 'Issue' AND ni.id = n.noteable_id), " USER_BASIC_COLS
+#define NOTE_NCOLS 14
+
+json_object *entity_note(request *r, const PGresult *res, int row, int col);
+
+#endif
