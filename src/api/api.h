@@ -110,6 +110,13 @@ int member_user_id(request *r, const char **out);
  * ERR_VALIDATION when not a level of the scope (owner is for groups only). */
 int member_access_level(request *r, const member_source *s, const char **out);
 
+/* issues.c: a page of the issues the caller sees, with the filters of the issue lists,
+ * of project_id or of group_id (with its subgroups; neither: every project), default
+ * scope default_scope, with milestone milestone_title when not NULL (a milestone's
+ * issues, milestones.c). */
+int issues_list_page(request *r, const char *project_id, const char *group_id,
+		     const char *default_scope, const char *milestone_title);
+
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);
 /* Answers a page of a list statement: column 0 of every row is the total, the record

@@ -1,0 +1,2 @@
+#include "client.h"
+Suite *suite_milestones(void){return suite_create("milestones");}
