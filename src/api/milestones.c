@@ -81,6 +81,7 @@ static int read_list(request *r, page_req *pg, const char **state, const char **
 		     const char **search)
 {
 	static const char *const states[] = {"active", "closed", "all", NULL};
+	*state = NULL;
 	int rc = pagination_parse(r, pg);
 	if (rc < 0 || (rc = param_oneof(r, "state", states, state)) < 0)
 		return rc;
