@@ -334,6 +334,24 @@ static const char *label_titles(request *r, const char *list, int *count)
 	return buf_cstr(&b);
 }
 
+/* labels: a comma-separated list, or an array of titles (clients that send JSON); NULL
+ * when absent. */
+static const char *labels_param(request *r)
+{
+	const char **v;
+	int n = param_array(r, "labels", &v);
+	if (n <= 0)
+		return param_str(r, "labels");
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_puts(&b, ",");
+		buf_puts(&b, v[i] ? v[i] : "");
+	}
+	return buf_cstr(&b);
+}
+
 /* ---- the lists ---- */
 
 struct list_filters {
@@ -378,7 +396,7 @@ static int read_list_filters(request *r, const char *default_scope, struct list_
 		f->assignee = NULL;
 		f->no_assignee = true;
 	}
-	const char *labels = param_str(r, "labels");
+	const char *labels = labels_param(r);
 	if (labels && *labels) {
 		if (strcmp(labels, "No Label") == 0 || strcmp(labels, "No+Label") == 0) {
 			f->no_label = true;
@@ -720,7 +738,7 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 	in->description_given = in->description != NULL;
 	in->milestone = param_str(r, "milestone_id");
 	in->milestone_given = in->milestone != NULL;
-	in->labels = param_str(r, "labels");
+	in->labels = labels_param(r);
 	in->labels_given = in->labels != NULL;
 	if (nids > 0) {
 		in->assignee_given = true;

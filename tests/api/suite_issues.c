@@ -173,8 +173,15 @@ START_TEST(test_issues_create_show)
 	ck_assert_str_eq(S(sql_value("SELECT string_agg(title || color, ',' ORDER BY title) FROM"
 				     " labels WHERE project_id = %lld", w.id)),
 			 "bug#428bca,ui#428bca");
+	/* labels as a JSON array, as python-gitlab sends them */
+	resp *j = R(api_json("POST", P(&w, "/issues"), w.owner,
+			     "{\"title\":\"J\",\"labels\":[\"ui\",\"new\"]}"));
+	ck_status(j, 201);
+	ck_assert_str_eq(json_object_to_json_string(jget(j->json, "labels")), "[ \"new\", \"ui\" ]");
+	ck_code(R(api("DELETE", S(fmt("/projects/%lld/issues/%lld", w.id, jint(j->json, "iid"))),
+		      w.owner, NULL)), 204);
 	/* iids follow each other; the project's count follows */
-	ck_assert_int_eq(create_iid(&w, w.guest, "title=Second"), 2);
+	ck_assert_int_eq(create_iid(&w, w.guest, "title=Second"), 3);
 	ck_assert_int_eq(open_count(&w), 2);
 	/* show */
 	r = R(api("GET", I(&w, 1, ""), w.guest, NULL));
@@ -182,6 +189,7 @@ START_TEST(test_issues_create_show)
 	ck_fields(r->json, SINGLE_FIELDS);
 	ck_jstr(r, "title", "First");
 	ck_assert(!jbool(r->json, "subscribed"));
+	ck_code(R(api("GET", I(&w, 2, ""), w.owner, NULL)), 404); /* deleted: not reused */
 	ck_body(R(api("GET", I(&w, 99, ""), w.owner, NULL)), 404, "{\"message\":\"404 Not found\"}");
 	ck_body(R(api("GET", P(&w, "/issues/x"), w.owner, NULL)), 400,
 		"{\"error\":\"issue_iid is invalid\"}");
@@ -206,11 +214,11 @@ START_TEST(test_issues_create_show)
 		"{\"message\":\"404 Project Not Found\"}");
 	/* nothing was written by the failures */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM issues WHERE project_id = %lld", w.id), 2);
-	/* the event */
+	/* the events */
 	r = R(api("GET", P(&w, "/events?target_type=issue"), w.owner, NULL));
 	ck_status(r, 200);
-	ck_assert_int_eq(json_object_array_length(r->json), 2);
-	json_object *e = json_object_array_get_idx(r->json, 1);
+	ck_assert_int_eq(json_object_array_length(r->json), 3);
+	json_object *e = json_object_array_get_idx(r->json, 2);
 	ck_assert_str_eq(jstr(e, "action_name"), "opened");
 	ck_assert_str_eq(jstr(e, "target_type"), "Issue");
 	ck_assert_str_eq(jstr(e, "target_title"), "First");
