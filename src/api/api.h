@@ -154,6 +154,12 @@ int award_emoji_create(request *r, const char *type, const char *id, const char 
 /* Whether the caller may award name to a record that author_id wrote: anything, but no
  * thumbsup or thumbsdown to their own (GitLab's Awardable#user_can_award?). */
 bool award_emoji_allowed(request *r, const char *author_id, const char *name);
+/* issues.c: a page of the issues the caller sees, with the filters of the issue lists,
+ * of project_id or of group_id (with its subgroups; neither: every project), default
+ * scope default_scope, with milestone milestone_title when not NULL (a milestone's
+ * issues, milestones.c). */
+int issues_list_page(request *r, const char *project_id, const char *group_id,
+		     const char *default_scope, const char *milestone_title);
 
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);

@@ -75,6 +75,46 @@ bool can_admin_group(const group_access *a)
 	return a->admin || a->level >= ACCESS_OWNER;
 }
 
+int tracker_level(const project_access *a)
+{
+	return a->admin || a->ns_owner ? ACCESS_OWNER : a->level;
+}
+
+bool can_read_issues(const project_access *a, bool issues_enabled)
+{
+	return issues_enabled && can_read_project(a);
+}
+
+bool can_read_confidential_issues(const project_access *a)
+{
+	return tracker_level(a) >= ACCESS_REPORTER;
+}
+
+bool can_create_issue(const project_access *a, bool issues_enabled, const caller *c)
+{
+	return c && !a->archived && can_read_issues(a, issues_enabled);
+}
+
+bool can_admin_issue(const project_access *a)
+{
+	return !a->archived && tracker_level(a) >= ACCESS_REPORTER;
+}
+
+bool can_admin_project_milestones(const project_access *a)
+{
+	return !a->archived && tracker_level(a) >= ACCESS_DEVELOPER;
+}
+
+bool can_destroy_issue(const project_access *a)
+{
+	return can_admin_project(a);
+}
+
+bool can_admin_group_milestones(const group_access *a)
+{
+	return a->admin || a->level >= ACCESS_MASTER;
+}
+
 void access_me_params(ctx *c, const char **v)
 {
 	if (!c->user) {

@@ -186,6 +186,23 @@ int code_push_level(const project_access *a);
 bool can_push_code(const project_access *a, const caller *c);
 bool can_admin_group(const group_access *a);               /* owner and up */
 
+/* The tracker (issues, milestones), as GitLab 10's ProjectPolicy: tracker_level is the
+ * caller's level for it (an owner's for admins and the owner of a personal namespace).
+ * Reading issues: whoever sees the project, when its issues are enabled (guests and up
+ * on a private one); confidential ones: reporters and up, their author and assignees
+ * (the caller decides those two). admin_issue (labels, milestone, assignees, time
+ * tracking, move): reporter and up; admin_milestone: developer and up; destroy_issue:
+ * owners and admins. Nothing is written to an archived project. */
+int tracker_level(const project_access *a);
+bool can_read_issues(const project_access *a, bool issues_enabled);
+bool can_read_confidential_issues(const project_access *a);
+bool can_create_issue(const project_access *a, bool issues_enabled, const caller *c);
+bool can_admin_issue(const project_access *a);
+bool can_admin_project_milestones(const project_access *a);
+bool can_destroy_issue(const project_access *a);
+/* Group milestones: masters of the group and up (GitLab 10.0's admin_milestones). */
+bool can_admin_group_milestones(const group_access *a);
+
 /* $1..$3 of SQL_ME for c's caller (NULLs when anonymous). */
 void access_me_params(ctx *c, const char **v);
 /* Level names and values: "40" -> 40; 0 when s is not a valid level (owner only when

@@ -1,0 +1,1211 @@
+/* Issues (spec 4.5 and the operations GitLab 10 had): the lists of GET /issues,
+ * /groups/:id/issues and /projects/:id/issues with every filter, one issue, create,
+ * edit (with the system notes and events GitLab writes), delete, move to another
+ * project, subscriptions, and time tracking. The milestone lists of issues
+ * (milestones.c) use the same list.
+ *
+ * Who sees what (auth/access.h, the tracker's abilities): an issue is seen by whoever
+ * sees its project when the project's issues are enabled; a confidential one only by
+ * reporters and up, its author and its assignee. GitLab 10 CE keeps at most one
+ * assignee. Labels given by title that the project does not have (nor a group above
+ * it) are created, as GitLab does, with its default color. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "entity/entity.h"
+#include "entity/issue.h"
+#include "http/pagination.h"
+
+/* A substring pattern of p, its pattern characters taken literally. */
+#define LIKE(p)                                                                                 \
+	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+
+/* Issue i has user U as its assignee. */
+#define ASSIGNED(U)                                                                             \
+	"EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id AND a.user_id = " U ")"
+
+/* The ids of the groups that project p's milestones and labels may come from: its
+ * namespace and the groups above it. */
+#define PROJECT_GROUPS(P)                                                                       \
+	"(SELECT unnest(gn.traversal_ids) FROM namespaces gn WHERE gn.id = " P ".namespace_id"  \
+	" AND gn.kind = 'group')"
+
+/* Milestone $M of project $P, or NULL when it is none of the project's or its groups'. */
+#define PROJECT_MILESTONE(M, P)                                                                 \
+	"(SELECT vm.id FROM milestones vm, projects vp WHERE vm.id = " M "::bigint"              \
+	" AND vp.id = " P " AND (vm.project_id = vp.id OR vm.group_id IN " PROJECT_GROUPS("vp") "))"
+
+const db_stmt issues_stmts[] = {
+	/* The issues the caller sees, filtered, a page of them in order. $1..$3 the caller,
+	 * $4 a project or $5 a group (with its subgroups) or neither (every project); $6 state,
+	 * $7 label titles (all of them), $8 without labels, $9 milestone title with $10 how
+	 * ('title', 'none', 'any'), $11 scope, $12 author, $13 assignee, $14 without
+	 * assignee, $15 the caller's award emoji, $16 without the caller's award, $17 iids,
+	 * $18 search, $19..$22 created after/before, updated after/before, $23 by updated_at,
+	 * $24 ascending, $25 limit, $26 offset. */
+	{"issues_list",
+	 "WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"
+	 " rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"
+	 "  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20),"
+	 " f AS (SELECT i.id, CASE WHEN $23::boolean THEN i.updated_at ELSE i.created_at END AS k"
+	 "  FROM me, issues i JOIN projects p ON p.id = i.project_id"
+	 "  WHERE NOT p.pending_delete AND p.issues_enabled"
+	 "  AND ($4::bigint IS NULL OR i.project_id = $4)"
+	 "  AND ($5::bigint IS NULL OR p.namespace_id IN (SELECT g.id FROM namespaces g"
+	 "   WHERE g.traversal_ids @> ARRAY[$5::bigint]))"
+	 "  AND " SQL_PROJECT_LISTED("p")
+	 "  AND (NOT i.confidential OR me.admin OR i.author_id = me.id OR " ASSIGNED("me.id")
+	 "   OR i.project_id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"
+	 "   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"
+	 "  AND ($6::text IS NULL OR i.state = $6)"
+	 "  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"
+	 "   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue'"
+	 "   AND ll.target_id = i.id AND l.title = ANY ($7)) = cardinality($7))"
+	 "  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"
+	 "   WHERE ll.target_type = 'Issue' AND ll.target_id = i.id))"
+	 "  AND ($10::text IS NULL OR ($10 = 'none' AND i.milestone_id IS NULL)"
+	 "   OR ($10 = 'any' AND i.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"
+	 "   (SELECT 1 FROM milestones mt WHERE mt.id = i.milestone_id AND mt.title = $9::text)))"
+	 "  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND i.author_id = me.id)"
+	 "   OR ($11 = 'assigned-to-me' AND " ASSIGNED("me.id") "))"
+	 "  AND ($12::bigint IS NULL OR i.author_id = $12)"
+	 "  AND ($13::bigint IS NULL OR " ASSIGNED("$13") ")"
+	 "  AND (NOT $14::boolean OR NOT EXISTS (SELECT 1 FROM issue_assignees a"
+	 "   WHERE a.issue_id = i.id))"
+	 "  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"
+	 "   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id"
+	 "   AND e.name = $15))"
+	 "  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"
+	 "   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id))"
+	 "  AND ($17::bigint[] IS NULL OR i.iid = ANY ($17))"
+	 "  AND ($18::text IS NULL OR i.title ILIKE " LIKE("$18") " OR i.description ILIKE "
+	 LIKE("$18") ")"
+	 "  AND ($19::timestamptz IS NULL OR i.created_at >= $19)"
+	 "  AND ($20::timestamptz IS NULL OR i.created_at <= $20)"
+	 "  AND ($21::timestamptz IS NULL OR i.updated_at >= $21)"
+	 "  AND ($22::timestamptz IS NULL OR i.updated_at <= $22))"
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
+	 " (SELECT " ISSUE_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
+	 "  ORDER BY CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC,"
+	 "  f.k DESC, f.id DESC LIMIT $25 OFFSET $26) pg ON true",
+	 26, 1 + ISSUE_NCOLS},
+	/* Issue $5 of project $4 as the caller ($1..$3) sees it, whether the project's issues
+	 * are enabled and whether the caller is its author or assignee. */
+	{"issues_get",
+	 "WITH " SQL_ME " SELECT " ISSUE_COLS ", p.issues_enabled,"
+	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED("me.id")
+	 " FROM me, issues i" ISSUE_JOINS " WHERE i.project_id = $4 AND i.iid = $5",
+	 5, ISSUE_NCOLS + 2},
+	/* The same by id. */
+	{"issues_get_id",
+	 "WITH " SQL_ME " SELECT " ISSUE_COLS ", p.issues_enabled,"
+	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED("me.id")
+	 " FROM me, issues i" ISSUE_JOINS " WHERE i.id = $4",
+	 4, ISSUE_NCOLS + 2},
+	/* Issue $2 of project $1 locked for a change, with what the change compares:
+	 * id, author, its assignee, state, confidential, milestone, title, estimate, time
+	 * spent, moved_to_id, issues_enabled. */
+	{"issues_lock",
+	 "SELECT i.id, i.author_id, (SELECT min(a.user_id) FROM issue_assignees a"
+	 " WHERE a.issue_id = i.id), i.state, i.confidential, i.milestone_id, i.title,"
+	 " i.time_estimate, i.total_time_spent, i.moved_to_id, p.issues_enabled"
+	 " FROM issues i JOIN projects p ON p.id = i.project_id"
+	 " WHERE i.project_id = $1 AND i.iid = $2 FOR UPDATE OF i", 2, 11},
+	{"issues_project_enabled", "SELECT issues_enabled FROM projects WHERE id = $1", 1, 1},
+	/* $1 project, $2 title, $3 description, $4 author, $5 milestone, $6 confidential,
+	 * $7 discussion_locked, $8 due date, $9 created_at (NULL: now). */
+	{"issues_insert",
+	 "INSERT INTO issues (project_id, iid, title, description, author_id, milestone_id,"
+	 " confidential, discussion_locked, due_date, created_at, updated_at)"
+	 " VALUES ($1, next_iid('issues', 'Project', $1), $2, $3, $4, " PROJECT_MILESTONE("$5", "$1")
+	 ", coalesce($6::boolean, false), $7, $8::date, coalesce($9::timestamptz, now()),"
+	 " coalesce($9::timestamptz, now())) RETURNING id, iid, title", 9, 3},
+	/* $1 issue; $2 title, $3/$4 description given/value, $5/$6 milestone given/id (one
+	 * of project $14's, else none), $7 confidential, $8 discussion_locked, $9/$10 due
+	 * date given/value, $11 state event, $12 the caller, $13 updated_at. The new state,
+	 * milestone id, its reference (%iid, or %"title" for a group's), confidential. */
+	{"issues_update",
+	 "WITH u AS (UPDATE issues i SET title = coalesce($2, i.title),"
+	 " description = CASE WHEN $3::boolean THEN $4 ELSE i.description END,"
+	 " milestone_id = CASE WHEN $5::boolean THEN " PROJECT_MILESTONE("$6", "$14")
+	 "  ELSE i.milestone_id END,"
+	 " confidential = coalesce($7::boolean, i.confidential),"
+	 " discussion_locked = coalesce($8::boolean, i.discussion_locked),"
+	 " due_date = CASE WHEN $9::boolean THEN $10::date ELSE i.due_date END,"
+	 " state = CASE $11::text WHEN 'close' THEN 'closed' WHEN 'reopen' THEN 'opened'"
+	 "  ELSE i.state END,"
+	 " closed_at = CASE WHEN $11 = 'close' AND i.state = 'opened' THEN now()"
+	 "  WHEN $11 = 'reopen' THEN NULL ELSE i.closed_at END,"
+	 " closed_by_id = CASE WHEN $11 = 'close' AND i.state = 'opened' THEN $12::bigint"
+	 "  WHEN $11 = 'reopen' THEN NULL ELSE i.closed_by_id END,"
+	 " updated_at = coalesce($13::timestamptz, now()) WHERE i.id = $1 RETURNING i.*)"
+	 " SELECT u.state, u.milestone_id, CASE WHEN m.project_id IS NOT NULL THEN '%' || m.iid"
+	 " ELSE '%\"' || m.title || '\"' END, u.confidential FROM u"
+	 " LEFT JOIN milestones m ON m.id = u.milestone_id", 14, 4},
+	/* Assigns issue $1 to user $2 (none when NULL) when the user may see project $3: the
+	 * former and the new assignee's usernames (the former one stays when $2 may not). */
+	{"issues_assign",
+	 "WITH me AS (SELECT u.id, u.is_admin AS admin, u.external FROM users u"
+	 "  WHERE u.id = $2::bigint AND NOT u.ghost),"
+	 " ok AS (SELECT me.id FROM me, projects p WHERE p.id = $3 AND " SQL_PROJECT_VISIBLE("p") "),"
+	 " old AS (SELECT a.user_id FROM issue_assignees a WHERE a.issue_id = $1),"
+	 " go AS (DELETE FROM issue_assignees a WHERE a.issue_id = $1"
+	 "  AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ok))"
+	 "  AND a.user_id IS DISTINCT FROM (SELECT id FROM ok) RETURNING a.user_id),"
+	 " ins AS (INSERT INTO issue_assignees (issue_id, user_id) SELECT $1, id FROM ok"
+	 "  ON CONFLICT DO NOTHING RETURNING user_id)"
+	 " SELECT (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
+	 "  ORDER BY u.id LIMIT 1),"
+	 " CASE WHEN $2::bigint IS NULL THEN NULL WHEN EXISTS (SELECT 1 FROM ok)"
+	 "  THEN (SELECT u.username FROM ok JOIN users u ON u.id = ok.id)"
+	 "  ELSE (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
+	 "  ORDER BY u.id LIMIT 1) END,"
+	 " (SELECT count(*) FROM go) + (SELECT count(*) FROM ins)", 3, 3},
+	/* The labels of titles $2 that neither project $1 nor a group above it has, made
+	 * for the project with GitLab's default color. */
+	{"issues_ensure_labels",
+	 "INSERT INTO labels (project_id, title, color) SELECT p.id, t, '#428bca'"
+	 " FROM projects p, unnest($2::text[]) t WHERE p.id = $1 AND NOT EXISTS (SELECT 1"
+	 " FROM labels l WHERE l.title = t AND (l.project_id = p.id OR l.group_id IN "
+	 PROJECT_GROUPS("p") ")) ON CONFLICT DO NOTHING", 2, 0},
+	/* The labels of issue $1 of project $2 become those titled $3 (the project's label
+	 * before a group's): the ids added and removed. */
+	{"issues_set_labels",
+	 "WITH want AS (SELECT DISTINCT ON (l.title) l.id FROM labels l, projects p"
+	 "  WHERE p.id = $2 AND l.title = ANY ($3::text[]) AND (l.project_id = p.id"
+	 "  OR l.group_id IN " PROJECT_GROUPS("p") ") ORDER BY l.title, l.project_id NULLS LAST),"
+	 " go AS (DELETE FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.target_id = $1"
+	 "  AND ll.label_id NOT IN (SELECT id FROM want) RETURNING ll.label_id),"
+	 " ins AS (INSERT INTO label_links (label_id, target_type, target_id)"
+	 "  SELECT id, 'Issue', $1 FROM want ON CONFLICT DO NOTHING RETURNING label_id)"
+	 " SELECT (SELECT array_agg(label_id ORDER BY label_id) FROM ins)::text,"
+	 " (SELECT array_agg(label_id ORDER BY label_id) FROM go)::text", 3, 2},
+	/* A system note by $3 on issue $2 of project $1. */
+	{"issues_system_note",
+	 "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note, system)"
+	 " VALUES ($1, 'Issue', $2, $3, $4, true)", 4, 0},
+	{"issues_delete", "DELETE FROM issues WHERE id = $1", 1, 0},
+	/* $1 issue, $2 user, $3 subscribed */
+	{"issues_subscribe",
+	 "INSERT INTO subscriptions (user_id, subscribable_type, subscribable_id, subscribed)"
+	 " VALUES ($2, 'Issue', $1, $3) ON CONFLICT (subscribable_type, subscribable_id, user_id,"
+	 " (coalesce(project_id, 0))) DO UPDATE SET subscribed = EXCLUDED.subscribed,"
+	 " updated_at = now()", 3, 0},
+	/* $1 issue, $2 estimate (NULL: keep), $3 spent to add (NULL: none), $4 reset spent.
+	 * The estimate and the time spent after. */
+	{"issues_time",
+	 "UPDATE issues SET time_estimate = coalesce($2::integer, time_estimate),"
+	 " total_time_spent = CASE WHEN $4::boolean THEN 0"
+	 "  ELSE total_time_spent + coalesce($3::integer, 0) END, updated_at = now()"
+	 " WHERE id = $1 RETURNING time_estimate, total_time_spent", 4, 2},
+	/* Project $1 exists (a move's target that the caller may not see). */
+	{"issues_project_exists",
+	 "SELECT 1 FROM projects WHERE id = $1 AND NOT pending_delete", 1, 1},
+	/* Moves issue $1 to project $2 (locked by the caller) as a new issue there: its
+	 * attributes, the target's milestone and labels of the same titles, its notes and
+	 * award emoji. The new issue's id, iid and title. */
+	{"issues_move",
+	 "WITH o AS (SELECT * FROM issues WHERE id = $1),"
+	 " n AS (INSERT INTO issues (project_id, iid, title, description, state, author_id,"
+	 "  milestone_id, confidential, discussion_locked, due_date, time_estimate, closed_at,"
+	 "  closed_by_id, created_at, updated_at)"
+	 "  SELECT $2, next_iid('issues', 'Project', $2), o.title, o.description, o.state,"
+	 "  o.author_id, (SELECT tm.id FROM milestones om, milestones tm, projects tp"
+	 "   WHERE om.id = o.milestone_id AND tp.id = $2 AND tm.title = om.title"
+	 "   AND (tm.project_id = tp.id OR tm.group_id IN " PROJECT_GROUPS("tp") ")"
+	 "   ORDER BY tm.project_id NULLS LAST LIMIT 1),"
+	 "  o.confidential, o.discussion_locked, o.due_date, o.time_estimate, o.closed_at,"
+	 "  o.closed_by_id, o.created_at, now() FROM o RETURNING id, iid, title),"
+	 " lab AS (INSERT INTO label_links (label_id, target_type, target_id)"
+	 "  SELECT DISTINCT ON (tl.title) tl.id, 'Issue', n.id FROM n, label_links ll"
+	 "  JOIN labels ol ON ol.id = ll.label_id, labels tl, projects tp"
+	 "  WHERE ll.target_type = 'Issue' AND ll.target_id = $1 AND tp.id = $2"
+	 "  AND tl.title = ol.title AND (tl.project_id = tp.id OR tl.group_id IN "
+	 PROJECT_GROUPS("tp") ") ORDER BY tl.title, tl.project_id NULLS LAST),"
+	 " nts AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
+	 "  system, attachment, created_at, updated_at) SELECT $2, 'Issue', n.id, x.author_id,"
+	 "  x.note, x.system, x.attachment, x.created_at, x.updated_at FROM n, notes x"
+	 "  WHERE x.noteable_type = 'Issue' AND x.noteable_id = $1 ORDER BY x.id),"
+	 " aw AS (INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id,"
+	 "  created_at, updated_at) SELECT e.name, e.user_id, 'Issue', n.id, e.created_at,"
+	 "  e.updated_at FROM n, award_emoji e WHERE e.awardable_type = 'Issue'"
+	 "  AND e.awardable_id = $1)"
+	 " SELECT id, iid, title FROM n", 2, 3},
+	/* The moved issue $1 is closed (by $3) and points at the new one, $2. */
+	{"issues_moved",
+	 "UPDATE issues SET moved_to_id = $2, state = 'closed', updated_at = now(),"
+	 " closed_at = CASE WHEN state = 'opened' THEN now() ELSE closed_at END,"
+	 " closed_by_id = CASE WHEN state = 'opened' THEN $3::bigint ELSE closed_by_id END"
+	 " WHERE id = $1", 3, 0},
+	{NULL, NULL, 0, 0},
+};
+
+/* ---- reading the input ---- */
+
+static const char *caller_id(request *r)
+{
+	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+}
+
+/* An Array[Integer] parameter (name[]=1&name[]=2, a JSON array, or one value): the
+ * count of values in *out (0 when absent), or ERR_INVALID. */
+static int int_list(request *r, const char *name, const char ***out)
+{
+	int n = param_array(r, name, out);
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		const char *one = param_str(r, name);
+		if (!one || !param_find(r, name) || param_find(r, name)->array)
+			return 0;
+		const char **v = arena_alloc(r->ctx.a, 2 * sizeof(*v));
+		v[0] = one;
+		v[1] = NULL;
+		*out = v;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		char *end;
+		const char *s = (*out)[i];
+		if (!s || !*s || isspace((unsigned char)*s) || (strtoll(s, &end, 10), *end))
+			return fail_invalid(r, name);
+	}
+	return n;
+}
+
+/* A PostgreSQL array literal of the integers v[0, n), or NULL when n is 0. */
+static const char *int_array_literal(request *r, const char **v, int n)
+{
+	if (n == 0)
+		return NULL;
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	buf_puts(&b, "{");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_puts(&b, ",");
+		buf_printf(&b, "%lld", strtoll(v[i], NULL, 10));
+	}
+	buf_puts(&b, "}");
+	return buf_cstr(&b);
+}
+
+/* The label titles of a comma-separated list, trimmed, empty ones and repeats left
+ * out, as a PostgreSQL text[] literal; *count gets their number. */
+static const char *label_titles(request *r, const char *list, int *count)
+{
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	buf_puts(&b, "{");
+	const char **seen = arena_alloc(r->ctx.a, sizeof(*seen) * (strlen(list) / 2 + 2));
+	int n = 0;
+	const char *s = list;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		if (!e)
+			e = s + strlen(s);
+		const char *a = s, *z = e;
+		while (a < z && isspace((unsigned char)*a))
+			a++;
+		while (z > a && isspace((unsigned char)z[-1]))
+			z--;
+		if (z > a) {
+			char *t = arena_strndup(r->ctx.a, a, (size_t)(z - a));
+			bool dup = false;
+			for (int i = 0; i < n && !dup; i++)
+				dup = strcmp(seen[i], t) == 0;
+			if (!dup) {
+				seen[n] = t;
+				buf_puts(&b, n++ ? ",\"" : "\"");
+				for (const char *c = t; *c; c++) {
+					if (*c == '"' || *c == '\\')
+						buf_puts(&b, "\\");
+					buf_printf(&b, "%c", *c);
+				}
+				buf_puts(&b, "\"");
+			}
+		}
+		s = *e ? e + 1 : e;
+	}
+	buf_puts(&b, "}");
+	*count = n;
+	return buf_cstr(&b);
+}
+
+/* labels: a comma-separated list, or an array of titles (clients that send JSON); NULL
+ * when absent. */
+static const char *labels_param(request *r)
+{
+	const char **v;
+	int n = param_array(r, "labels", &v);
+	if (n <= 0)
+		return param_str(r, "labels");
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_puts(&b, ",");
+		buf_puts(&b, v[i] ? v[i] : "");
+	}
+	return buf_cstr(&b);
+}
+
+/* ---- the lists ---- */
+
+struct list_filters {
+	page_req pg;
+	const char *state, *labels, *milestone, *milestone_mode, *scope, *author, *assignee,
+		*emoji, *iids, *search, *created_after, *created_before, *updated_after,
+		*updated_before, *order_by, *sort;
+	bool no_label, no_assignee, no_emoji;
+};
+
+/* The filters of the issue lists, as GitLab 10's parameter declarations check them;
+ * scope defaults to default_scope. */
+static int read_list_filters(request *r, const char *default_scope, struct list_filters *f)
+{
+	static const char *const states[] = {"opened", "closed", "all", NULL};
+	static const char *const scopes[] = {"created-by-me", "assigned-to-me", "all", NULL};
+	static const char *const orders[] = {"created_at", "updated_at", NULL};
+	static const char *const sorts[] = {"asc", "desc", NULL};
+	*f = (struct list_filters){.scope = default_scope, .order_by = "created_at", .sort = "desc"};
+	long long n;
+	const char **iids;
+	int rc;
+	if ((rc = pagination_parse(r, &f->pg)) < 0 ||
+	    (rc = param_oneof(r, "state", states, &f->state)) < 0 ||
+	    (rc = param_oneof(r, "scope", scopes, &f->scope)) < 0 ||
+	    (rc = param_oneof(r, "order_by", orders, &f->order_by)) < 0 ||
+	    (rc = param_oneof(r, "sort", sorts, &f->sort)) < 0 ||
+	    (rc = param_int(r, "author_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
+	    (rc = param_datetime(r, "created_after", &f->created_after)) < 0 ||
+	    (rc = param_datetime(r, "created_before", &f->created_before)) < 0 ||
+	    (rc = param_datetime(r, "updated_after", &f->updated_after)) < 0 ||
+	    (rc = param_datetime(r, "updated_before", &f->updated_before)) < 0)
+		return rc;
+	if ((rc = int_list(r, "iids", &iids)) < 0)
+		return rc;
+	f->iids = int_array_literal(r, iids, rc);
+	if (f->state && strcmp(f->state, "all") == 0)
+		f->state = NULL;
+	f->author = param_str(r, "author_id");
+	f->assignee = param_str(r, "assignee_id");
+	if (f->assignee && strtoll(f->assignee, NULL, 10) == 0) { /* 0: no assignee */
+		f->assignee = NULL;
+		f->no_assignee = true;
+	}
+	const char *labels = labels_param(r);
+	if (labels && *labels) {
+		if (strcmp(labels, "No Label") == 0 || strcmp(labels, "No+Label") == 0) {
+			f->no_label = true;
+		} else {
+			int count;
+			f->labels = label_titles(r, labels, &count);
+			if (count == 0)
+				f->labels = NULL;
+		}
+	}
+	const char *m = param_str(r, "milestone");
+	if (m && *m) {
+		if (strcmp(m, "No Milestone") == 0 || strcmp(m, "No+Milestone") == 0)
+			f->milestone_mode = "none";
+		else if (strcmp(m, "Any Milestone") == 0 || strcmp(m, "Any+Milestone") == 0 ||
+			 strcmp(m, "Any") == 0)
+			f->milestone_mode = "any";
+		else {
+			f->milestone_mode = "title";
+			f->milestone = m;
+		}
+	}
+	const char *emoji = param_str(r, "my_reaction_emoji");
+	if (emoji && *emoji) {
+		if (strcasecmp(emoji, "None") == 0)
+			f->no_emoji = true;
+		else
+			f->emoji = emoji;
+	}
+	const char *search = param_str(r, "search");
+	f->search = search && *search ? search : NULL;
+	return 0;
+}
+
+static int check_list(request *r)
+{
+	struct list_filters f;
+	return read_list_filters(r, "all", &f);
+}
+
+int issues_list_page(request *r, const char *project_id, const char *group_id,
+		     const char *default_scope, const char *milestone_title)
+{
+	struct list_filters f;
+	int rc = read_list_filters(r, default_scope, &f);
+	if (rc < 0)
+		return rc;
+	if (milestone_title) {
+		f.milestone_mode = "title";
+		f.milestone = milestone_title;
+	}
+	const char *v[26];
+	access_me_params(&r->ctx, v);
+	v[3] = project_id;
+	v[4] = group_id;
+	v[5] = f.state;
+	v[6] = f.labels;
+	v[7] = f.no_label ? "true" : "false";
+	v[8] = f.milestone;
+	v[9] = f.milestone_mode;
+	v[10] = f.scope;
+	v[11] = f.author;
+	v[12] = f.assignee;
+	v[13] = f.no_assignee ? "true" : "false";
+	v[14] = f.emoji;
+	v[15] = f.no_emoji ? "true" : "false";
+	v[16] = f.iids;
+	v[17] = f.search;
+	v[18] = f.created_after;
+	v[19] = f.created_before;
+	v[20] = f.updated_after;
+	v[21] = f.updated_before;
+	v[22] = strcmp(f.order_by, "updated_at") == 0 ? "true" : "false";
+	v[23] = strcmp(f.sort, "asc") == 0 ? "true" : "false";
+	v[24] = pagination_limit(r, &f.pg);
+	v[25] = pagination_offset(r, &f.pg);
+	int err;
+	PGresult *res = db_query(&r->ctx, "issues_list", 26, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &f.pg, res, entity_issue_basic);
+	return 0;
+}
+
+static int issues_list_mine(request *r)
+{
+	return issues_list_page(r, NULL, NULL, "created-by-me", NULL);
+}
+
+static int issues_list_group(request *r)
+{
+	return issues_list_page(r, NULL, r->group->id, "all", NULL);
+}
+
+static int issues_list_project(request *r)
+{
+	return issues_list_page(r, r->project->id, NULL, "all", NULL);
+}
+
+/* ---- one issue ---- */
+
+/* The issue :iid_param of the route's project as the caller may see it: its row of
+ * issues_get (or issues_get_id when id is not NULL) in *out; 0, or 1 when there is none
+ * to see (the caller answers its 404). */
+static int fetch(request *r, const char *iid, const char *id, PGresult **out)
+{
+	const char *v[5];
+	access_me_params(&r->ctx, v);
+	v[3] = id ? id : r->project->id;
+	v[4] = iid;
+	int err;
+	PGresult *res = db_query(&r->ctx, id ? "issues_get_id" : "issues_get", id ? 4 : 5, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0 || !db_bool(res, 0, ISSUE_NCOLS) ||
+	    !can_read_project(&r->project->pa))
+		return 1;
+	if (db_bool(res, 0, IC_CONFIDENTIAL) && !db_bool(res, 0, ISSUE_NCOLS + 1) &&
+	    !can_read_confidential_issues(&r->project->pa))
+		return 1;
+	*out = res;
+	return 0;
+}
+
+/* GitLab's find_project_issue: 404 "Not found" */
+static int not_found(request *r)
+{
+	return api_error(r, 404, "404 Not found");
+}
+
+static int issue_iid(request *r, const char *name, const char **out)
+{
+	return api_id(r, name, out);
+}
+
+static int check_iid(request *r)
+{
+	const char *iid;
+	return issue_iid(r, "issue_iid", &iid);
+}
+
+static int issues_show(request *r)
+{
+	const char *iid;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : not_found(r);
+	respond_json(r, 200, entity_issue(r, res, 0, 0));
+	return 0;
+}
+
+/* Answers status with issue id as the caller sees it now. */
+static int respond_issue(request *r, int status, const char *id)
+{
+	PGresult *res;
+	int rc = fetch(r, NULL, id, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : ERR_INTERNAL;
+	respond_json(r, status, entity_issue(r, res, 0, 0));
+	return 0;
+}
+
+/* ---- writing: the locked issue, notes and events ---- */
+
+typedef struct {
+	const char *id, *author, *assignee, *state, *milestone, *title, *moved_to;
+	bool confidential, issues_enabled;
+	long long estimate, spent;
+} locked_issue;
+
+enum { LK_ID, LK_AUTHOR, LK_ASSIGNEE, LK_STATE, LK_CONFIDENTIAL, LK_MILESTONE, LK_TITLE,
+       LK_ESTIMATE, LK_SPENT, LK_MOVED_TO, LK_ENABLED };
+
+/* Locks issue iid of the route's project: 0, or 1 when the caller may not see it. */
+static int lock_issue(request *r, const char *iid, locked_issue *out)
+{
+	const char *v[2] = {r->project->id, iid};
+	int err;
+	PGresult *res = db_query(&r->ctx, "issues_lock", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return 1;
+	*out = (locked_issue){
+		.id = db_val(res, 0, LK_ID), .author = db_val(res, 0, LK_AUTHOR),
+		.assignee = db_val(res, 0, LK_ASSIGNEE), .state = db_val(res, 0, LK_STATE),
+		.milestone = db_val(res, 0, LK_MILESTONE), .title = db_val(res, 0, LK_TITLE),
+		.moved_to = db_val(res, 0, LK_MOVED_TO),
+		.confidential = db_bool(res, 0, LK_CONFIDENTIAL),
+		.issues_enabled = db_bool(res, 0, LK_ENABLED),
+		.estimate = db_int(res, 0, LK_ESTIMATE), .spent = db_int(res, 0, LK_SPENT),
+	};
+	const char *me = caller_id(r);
+	bool involved = (out->author && strcmp(out->author, me) == 0) ||
+			(out->assignee && strcmp(out->assignee, me) == 0);
+	if (!can_read_issues(&r->project->pa, out->issues_enabled) ||
+	    (out->confidential && !involved && !can_read_confidential_issues(&r->project->pa)))
+		return 1;
+	return 0;
+}
+
+/* GitLab's update_issue: the author, the assignee, or reporters and up. */
+static bool can_update(request *r, const locked_issue *is)
+{
+	const char *me = caller_id(r);
+	if (r->project->pa.archived)
+		return false;
+	return can_admin_issue(&r->project->pa) || (is->author && strcmp(is->author, me) == 0) ||
+	       (is->assignee && strcmp(is->assignee, me) == 0);
+}
+
+static int system_note(request *r, const char *project_id, const char *issue_id, const char *body)
+{
+	const char *v[4] = {project_id, issue_id, caller_id(r), body};
+	int err;
+	return db_query(&r->ctx, "issues_system_note", 4, v, &err) ? 0 : err;
+}
+
+/* The event of an issue's state: opened (action created), closed, reopened. */
+static int state_event(request *r, const char *project_id, const char *id, const char *iid,
+		       const char *title, const char *action_name)
+{
+	const char *action = strcmp(action_name, "opened") == 0 ? "created" : action_name;
+	return events_record(r, project_id, caller_id(r), action, action_name, "Issue", id, iid,
+			     title);
+}
+
+/* "~1 ~2" of the ids of a PostgreSQL array literal; *n their number. */
+static const char *label_refs(request *r, const char *literal, int *n)
+{
+	long long *ids;
+	*n = literal ? db_int_array(r->ctx.a, literal, &ids) : 0;
+	if (*n <= 0) {
+		*n = 0;
+		return NULL;
+	}
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	for (int i = 0; i < *n; i++)
+		buf_printf(&b, "%s~%lld", i ? " " : "", ids[i]);
+	return buf_cstr(&b);
+}
+
+/* Sets the labels of issue id to the titles of list (creating those the project lacks),
+ * with GitLab's system note when they change ("added ~1 ~2 labels and removed ~3
+ * label"). */
+static int set_labels(request *r, const char *id, const char *list, bool note)
+{
+	int count, err;
+	const char *titles = label_titles(r, list, &count);
+	const char *v[3] = {r->project->id, titles};
+	if (count > 0 && !db_query(&r->ctx, "issues_ensure_labels", 2, v, &err))
+		return err;
+	const char *w[3] = {id, r->project->id, titles};
+	PGresult *res = db_query(&r->ctx, "issues_set_labels", 3, w, &err);
+	if (!res)
+		return err;
+	if (!note)
+		return 0;
+	int added, removed;
+	const char *a = label_refs(r, db_val(res, 0, 0), &added);
+	const char *d = label_refs(r, db_val(res, 0, 1), &removed);
+	if (added + removed == 0)
+		return 0;
+	const char *body = arena_printf(r->ctx.a, "%s%s%s%s%s %s", a ? "added " : "", a ? a : "",
+					a && d ? " and " : "", d ? "removed " : "", d ? d : "",
+					added + removed == 1 ? "label" : "labels");
+	return system_note(r, r->project->id, id, body);
+}
+
+/* Assigns issue id to user (NULL: nobody) when the user may see the project, with
+ * GitLab's system note when the assignee changes. */
+static int assign(request *r, const char *id, const char *user, bool note)
+{
+	const char *v[3] = {id, user, r->project->id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "issues_assign", 3, v, &err);
+	if (!res)
+		return err;
+	const char *was = db_val(res, 0, 0), *now = db_val(res, 0, 1);
+	if (!note || db_int(res, 0, 2) == 0)
+		return 0;
+	const char *body;
+	if (was && now)
+		body = arena_printf(r->ctx.a, "assigned to @%s and unassigned @%s", now, was);
+	else if (was)
+		body = "removed assignee";
+	else
+		body = arena_printf(r->ctx.a, "assigned to @%s", now);
+	return system_note(r, r->project->id, id, body);
+}
+
+/* The issue attributes of POST and PUT, read and checked by type. */
+struct issue_input {
+	const char *title, *description, *milestone, *labels, *due_date, *created_at,
+		*updated_at, *state_event, *assignee;
+	int confidential, discussion_locked; /* -1 absent */
+	bool description_given, milestone_given, labels_given, due_date_given, assignee_given;
+	int given; /* how many of them */
+};
+
+static int read_bool(request *r, const char *name, int *out)
+{
+	bool b;
+	int rc = param_bool(r, name, &b);
+	*out = rc == 0 ? b : -1;
+	return rc < 0 ? rc : 0;
+}
+
+static int read_issue_input(request *r, bool create, struct issue_input *in)
+{
+	static const char *const events[] = {"reopen", "close", NULL};
+	memset(in, 0, sizeof(*in));
+	long long n;
+	int rc;
+	const char **ids;
+	if (create && (rc = param_require(r, "title", &in->title)) < 0)
+		return rc;
+	if ((rc = param_int(r, "milestone_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
+	    (rc = read_bool(r, "confidential", &in->confidential)) < 0 ||
+	    (rc = read_bool(r, "discussion_locked", &in->discussion_locked)) < 0 ||
+	    (rc = param_datetime(r, "created_at", &in->created_at)) < 0 ||
+	    (rc = param_datetime(r, "updated_at", &in->updated_at)) < 0 ||
+	    (!create && (rc = param_oneof(r, "state_event", events, &in->state_event)) < 0))
+		return rc;
+	int nids = int_list(r, "assignee_ids", &ids);
+	if (nids < 0)
+		return nids;
+	const char *due = param_str(r, "due_date");
+	if (due && *due && (rc = param_date(r, "due_date", &in->due_date)) < 0)
+		return rc;
+	in->due_date_given = due != NULL;
+	if (!create)
+		in->title = param_str(r, "title");
+	in->description = param_str(r, "description");
+	in->description_given = in->description != NULL;
+	in->milestone = param_str(r, "milestone_id");
+	in->milestone_given = in->milestone != NULL;
+	in->labels = labels_param(r);
+	in->labels_given = in->labels != NULL;
+	if (nids > 0) {
+		in->assignee_given = true;
+		in->assignee = ids[0]; /* CE: one assignee */
+	} else if (param_str(r, "assignee_id")) {
+		in->assignee_given = true;
+		in->assignee = param_str(r, "assignee_id");
+	} else if (param_find(r, "assignee_ids")) {
+		in->assignee_given = true; /* an empty list */
+	}
+	if (in->assignee && strtoll(in->assignee, NULL, 10) == 0)
+		in->assignee = NULL; /* 0: nobody */
+	else if (in->assignee)
+		in->assignee = arena_printf(r->ctx.a, "%lld", strtoll(in->assignee, NULL, 10));
+	if (in->milestone && strtoll(in->milestone, NULL, 10) == 0)
+		in->milestone = NULL;
+	in->given = (in->title != NULL) + in->description_given + in->milestone_given +
+		    in->labels_given + in->due_date_given + in->assignee_given +
+		    (in->confidential >= 0) + (in->discussion_locked >= 0) +
+		    (in->created_at != NULL) + (in->state_event != NULL);
+	if (!create && in->given == 0)
+		return fail(r, ERR_INVALID,
+			    "title, description, assignee_ids, assignee_id, milestone_id, "
+			    "discussion_locked, labels, created_at, due_date, confidential, state_event"
+			    " are missing, at least one parameter must be provided");
+	if (in->title && (!create || true)) {
+		if (!*in->title)
+			fail_validation(r, "title", "can't be blank");
+		else
+			param_text(r, "title", 255, &in->title);
+	}
+	if (in->description)
+		param_text(r, "description", 1000000, &in->description);
+	return r->validation ? ERR_VALIDATION : 0;
+}
+
+static int check_create(request *r)
+{
+	struct issue_input in;
+	return read_issue_input(r, true, &in);
+}
+
+static int check_update(request *r)
+{
+	struct issue_input in;
+	const char *iid;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	return rc < 0 ? rc : read_issue_input(r, false, &in);
+}
+
+static int project_issues_enabled(request *r, bool *out)
+{
+	const char *v[1] = {r->project->id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "issues_project_enabled", 1, v, &err);
+	if (!res)
+		return err;
+	*out = PQntuples(res) && db_bool(res, 0, 0);
+	return 0;
+}
+
+static int issues_create(request *r)
+{
+	struct issue_input in;
+	int rc = read_issue_input(r, true, &in);
+	if (rc < 0)
+		return rc;
+	bool enabled;
+	if ((rc = project_issues_enabled(r, &enabled)) < 0)
+		return rc;
+	const project_access *pa = &r->project->pa;
+	if (!can_create_issue(pa, enabled, r->ctx.user))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	/* what only those who administer issues may set; created_at: admins and the
+	 * project's owner */
+	bool admin = can_admin_issue(pa);
+	const char *created_at = pa->admin || pa->ns_owner ? in.created_at : NULL;
+	const char *v[9] = {r->project->id, in.title, in.description, caller_id(r),
+			    admin ? in.milestone : NULL,
+			    in.confidential < 0 ? NULL : in.confidential ? "true" : "false",
+			    !admin || in.discussion_locked < 0 ? NULL
+			    : in.discussion_locked	       ? "true"
+							       : "false",
+			    in.due_date, created_at};
+	int err;
+	PGresult *res = db_query(&r->ctx, "issues_insert", 9, v, &err);
+	if (!res)
+		return err;
+	const char *id = db_val(res, 0, 0), *iid = db_val(res, 0, 1), *title = db_val(res, 0, 2);
+	if (admin && in.assignee && (rc = assign(r, id, in.assignee, false)) < 0)
+		return rc;
+	if (admin && in.labels && (rc = set_labels(r, id, in.labels, false)) < 0)
+		return rc;
+	if ((rc = state_event(r, r->project->id, id, iid, title, "opened")) < 0)
+		return rc;
+	return respond_issue(r, 201, id);
+}
+
+static int issues_update(request *r)
+{
+	struct issue_input in;
+	const char *iid;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	if (rc < 0 || (rc = read_issue_input(r, false, &in)) < 0)
+		return rc;
+	locked_issue is;
+	if ((rc = lock_issue(r, iid, &is)) != 0)
+		return rc < 0 ? rc : not_found(r);
+	if (!can_update(r, &is))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	const project_access *pa = &r->project->pa;
+	bool admin = can_admin_issue(pa);
+	const char *updated_at = pa->admin || pa->ns_owner ? in.updated_at : NULL;
+	const char *v[14] = {
+		is.id, in.title, in.description_given ? "true" : "false", in.description,
+		admin && in.milestone_given ? "true" : "false", in.milestone,
+		in.confidential < 0 ? NULL : in.confidential ? "true" : "false",
+		!admin || in.discussion_locked < 0 ? NULL : in.discussion_locked ? "true" : "false",
+		in.due_date_given ? "true" : "false", in.due_date, in.state_event, caller_id(r),
+		updated_at, r->project->id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "issues_update", 14, v, &err);
+	if (!res)
+		return err;
+	const char *state = db_val(res, 0, 0), *milestone = db_val(res, 0, 1);
+	bool confidential = db_bool(res, 0, 3);
+	const char *title = in.title ? in.title : is.title;
+	if (strcmp(state, is.state) != 0) {
+		const char *what = strcmp(state, "closed") == 0 ? "closed" : "reopened";
+		if ((rc = system_note(r, r->project->id, is.id, what)) < 0 ||
+		    (rc = state_event(r, r->project->id, is.id, iid, title, what)) < 0)
+			return rc;
+	}
+	if ((milestone == NULL) != (is.milestone == NULL) ||
+	    (milestone && strcmp(milestone, is.milestone) != 0)) {
+		const char *body = milestone ? arena_printf(r->ctx.a, "changed milestone to %s",
+							    db_val(res, 0, 2))
+					     : "removed milestone";
+		if ((rc = system_note(r, r->project->id, is.id, body)) < 0)
+			return rc;
+	}
+	if (admin && in.labels_given && (rc = set_labels(r, is.id, in.labels, true)) < 0)
+		return rc;
+	if (admin && in.assignee_given && (rc = assign(r, is.id, in.assignee, true)) < 0)
+		return rc;
+	if (confidential != is.confidential &&
+	    (rc = system_note(r, r->project->id, is.id,
+			      confidential ? "made the issue confidential"
+					   : "made the issue visible to everyone")) < 0)
+		return rc;
+	return respond_issue(r, 200, is.id);
+}
+
+static int issues_delete(request *r)
+{
+	const char *iid;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	if (rc < 0)
+		return rc;
+	locked_issue is;
+	if ((rc = lock_issue(r, iid, &is)) != 0)
+		return rc < 0 ? rc : fail_not_found(r, "Issue");
+	if (!can_destroy_issue(&r->project->pa))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	const char *v[1] = {is.id};
+	int err;
+	if (!db_query(&r->ctx, "issues_delete", 1, v, &err))
+		return err;
+	respond_empty(r, 204);
+	return 0;
+}
+
+/* ---- move ---- */
+
+static int check_move(request *r)
+{
+	const char *iid, *to;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	return rc < 0 ? rc : api_id(r, "to_project_id", &to);
+}
+
+static int issues_move(request *r)
+{
+	const char *iid, *to;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	if (rc < 0 || (rc = api_id(r, "to_project_id", &to)) < 0)
+		return rc;
+	locked_issue is;
+	if ((rc = lock_issue(r, iid, &is)) != 0)
+		return rc < 0 ? rc : fail_not_found(r, "Issue");
+	to = arena_printf(r->ctx.a, "%lld", strtoll(to, NULL, 10));
+	project_scope target;
+	rc = scope_project(&r->ctx, to, true, &target);
+	if (rc == ERR_NOT_FOUND) {
+		const char *v[1] = {to};
+		int err;
+		PGresult *res = db_query(&r->ctx, "issues_project_exists", 1, v, &err);
+		if (!res)
+			return err;
+		if (PQntuples(res) == 0)
+			return fail_not_found(r, "Project");
+	} else if (rc < 0) {
+		return rc;
+	}
+	bool target_enabled = false;
+	if (rc == 0) {
+		const char *v[1] = {target.id};
+		int err;
+		PGresult *res = db_query(&r->ctx, "issues_project_enabled", 1, v, &err);
+		if (!res)
+			return err;
+		target_enabled = db_bool(res, 0, 0);
+	}
+	/* GitLab's can_move?: admin_issue on both projects, an issue not moved before */
+	if (rc != 0 || is.moved_to || !can_admin_issue(&r->project->pa) ||
+	    !can_admin_issue(&target.pa) || !target_enabled)
+		return api_error(r, 400, "Cannot move issue due to insufficient permissions!");
+	if (strcmp(target.id, r->project->id) == 0)
+		return api_error(r, 400, "Cannot move issue to project it originates from!");
+	const char *v[2] = {is.id, target.id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "issues_move", 2, v, &err);
+	if (!res)
+		return err;
+	const char *id = db_val(res, 0, 0), *new_iid = db_val(res, 0, 1), *title = db_val(res, 0, 2);
+	const char *w[3] = {is.id, id, caller_id(r)};
+	if (!db_query(&r->ctx, "issues_moved", 3, w, &err))
+		return err;
+	/* the assignee follows when they may see the target */
+	if (is.assignee) {
+		const char *a[3] = {id, is.assignee, target.id};
+		if (!db_query(&r->ctx, "issues_assign", 3, a, &err))
+			return err;
+	}
+	const char *from_ref = arena_printf(r->ctx.a, "%s/%s#%s", r->project->ns_full_path,
+					    r->project->path, iid);
+	const char *to_ref = arena_printf(r->ctx.a, "%s/%s#%s", target.ns_full_path, target.path,
+					  new_iid);
+	if ((rc = system_note(r, target.id, id, arena_printf(r->ctx.a, "moved from %s", from_ref))) < 0 ||
+	    (rc = system_note(r, r->project->id, is.id,
+			      arena_printf(r->ctx.a, "moved to %s", to_ref))) < 0 ||
+	    (rc = state_event(r, target.id, id, new_iid, title, "opened")) < 0)
+		return rc;
+	if (strcmp(is.state, "opened") == 0 &&
+	    (rc = state_event(r, r->project->id, is.id, iid, is.title, "closed")) < 0)
+		return rc;
+	/* presented as the caller sees it in its new project */
+	project_scope *from = r->project;
+	r->project = &target;
+	rc = respond_issue(r, 201, id);
+	r->project = from;
+	return rc;
+}
+
+/* ---- subscriptions ---- */
+
+static int check_subscribable(request *r)
+{
+	const char *iid;
+	return issue_iid(r, "subscribable_id", &iid);
+}
+
+static int subscription(request *r, bool subscribe)
+{
+	const char *iid;
+	int rc = issue_iid(r, "subscribable_id", &iid);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : not_found(r);
+	if (db_bool(res, 0, IC_SUBSCRIBED) == subscribe)
+		return ERR_NOT_MODIFIED;
+	const char *id = db_val(res, 0, IC_ID);
+	const char *v[3] = {id, caller_id(r), subscribe ? "true" : "false"};
+	int err;
+	if (!db_query(&r->ctx, "issues_subscribe", 3, v, &err))
+		return err;
+	return respond_issue(r, 201, id);
+}
+
+static int issues_subscribe(request *r)
+{
+	return subscription(r, true);
+}
+
+static int issues_unsubscribe(request *r)
+{
+	return subscription(r, false);
+}
+
+/* ---- time tracking ---- */
+
+/* Seconds of a duration in GitLab's human form ("1w 2d", "3h30m", "1.5h", "-1h"; a
+ * bare number is hours; 1mo = 4w, 1w = 5d, 1d = 8h): 0 with *out, or -1 when it does
+ * not parse or does not fit an integer column. */
+static int parse_duration(const char *s, long long *out)
+{
+	static const struct {
+		const char *name;
+		double seconds;
+	} units[] = {{"months", 576000}, {"month", 576000}, {"mo", 576000},
+		     {"weeks", 144000},  {"week", 144000},  {"w", 144000},
+		     {"days", 28800},    {"day", 28800},    {"d", 28800},
+		     {"hours", 3600},    {"hour", 3600},    {"hrs", 3600},
+		     {"hr", 3600},       {"h", 3600},       {"minutes", 60},
+		     {"minute", 60},     {"mins", 60},      {"min", 60},
+		     {"m", 60},          {"seconds", 1},    {"second", 1},
+		     {"secs", 1},        {"sec", 1},        {"s", 1}};
+	while (isspace((unsigned char)*s))
+		s++;
+	bool negative = *s == '-';
+	if (negative)
+		s++;
+	double total = 0;
+	int parts = 0;
+	while (*s) {
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		if (!isdigit((unsigned char)*s) && *s != '.')
+			return -1;
+		char *end;
+		double n = strtod(s, &end);
+		if (end == s)
+			return -1;
+		s = end;
+		while (isspace((unsigned char)*s))
+			s++;
+		double unit = 3600; /* a bare number: hours */
+		if (isalpha((unsigned char)*s)) {
+			size_t len = 0;
+			while (isalpha((unsigned char)s[len]))
+				len++;
+			unit = 0;
+			for (size_t k = 0; k < sizeof(units) / sizeof(*units); k++)
+				if (strlen(units[k].name) == len && strncasecmp(s, units[k].name, len) == 0)
+					unit = units[k].seconds;
+			if (unit == 0)
+				return -1;
+			s += len;
+		} else if (parts > 0 || *s) {
+			return -1;
+		}
+		total += n * unit;
+		parts++;
+	}
+	if (parts == 0 || !(total <= 2147483647.0))
+		return -1;
+	*out = (long long)(total + 0.5) * (negative ? -1 : 1);
+	return 0;
+}
+
+static int check_duration(request *r)
+{
+	const char *iid, *d;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	return rc < 0 ? rc : param_require(r, "duration", &d);
+}
+
+enum time_op { TIME_ESTIMATE, TIME_RESET_ESTIMATE, TIME_ADD_SPENT, TIME_RESET_SPENT };
+
+static int time_tracking(request *r, enum time_op op)
+{
+	const char *iid, *duration = NULL;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	if (rc < 0)
+		return rc;
+	if ((op == TIME_ESTIMATE || op == TIME_ADD_SPENT) &&
+	    (rc = param_require(r, "duration", &duration)) < 0)
+		return rc;
+	locked_issue is;
+	if ((rc = lock_issue(r, iid, &is)) != 0)
+		return rc < 0 ? rc : not_found(r);
+	if (!can_admin_issue(&r->project->pa))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	long long seconds = 0;
+	if (duration && parse_duration(duration, &seconds) < 0)
+		return fail_validation(r, op == TIME_ESTIMATE ? "time_estimate" : "time_spent",
+				       "has an invalid format");
+	if (op == TIME_ESTIMATE && seconds < 0)
+		return fail_validation(r, "time_estimate", "has an invalid format");
+	if (op == TIME_ADD_SPENT && is.spent + seconds < 0)
+		return fail_validation(r, "time_spent",
+				       "Time to subtract exceeds the total time spent");
+	if (op == TIME_ADD_SPENT && is.spent + seconds > 2147483647LL)
+		return fail_validation(r, "time_spent", "has an invalid format");
+	const char *estimate = op == TIME_ESTIMATE	   ? arena_printf(r->ctx.a, "%lld", seconds)
+			       : op == TIME_RESET_ESTIMATE ? "0"
+							   : NULL;
+	const char *spent = op == TIME_ADD_SPENT ? arena_printf(r->ctx.a, "%lld", seconds) : NULL;
+	const char *v[4] = {is.id, estimate, spent, op == TIME_RESET_SPENT ? "true" : "false"};
+	int err;
+	PGresult *res = db_query(&r->ctx, "issues_time", 4, v, &err);
+	if (!res)
+		return err;
+	const char *note = NULL;
+	if (estimate && db_int(res, 0, 0) != is.estimate)
+		note = db_int(res, 0, 0) == 0
+			       ? "removed time estimate"
+			       : arena_printf(r->ctx.a, "changed time estimate to %s",
+					      entity_human_duration(r->ctx.a, db_int(res, 0, 0)));
+	else if (op == TIME_RESET_SPENT && is.spent != 0)
+		note = "removed time spent";
+	else if (op == TIME_ADD_SPENT && seconds != 0)
+		note = arena_printf(r->ctx.a, "%s %s of time spent", seconds > 0 ? "added" : "subtracted",
+				    entity_human_duration(r->ctx.a, seconds < 0 ? -seconds : seconds));
+	if (note && (rc = system_note(r, r->project->id, is.id, note)) < 0)
+		return rc;
+	respond_json(r, op == TIME_ADD_SPENT ? 201 : 200, entity_time_stats(r, res, 0, 0));
+	return 0;
+}
+
+static int issues_time_estimate(request *r)
+{
+	return time_tracking(r, TIME_ESTIMATE);
+}
+
+static int issues_reset_time_estimate(request *r)
+{
+	return time_tracking(r, TIME_RESET_ESTIMATE);
+}
+
+static int issues_add_spent_time(request *r)
+{
+	return time_tracking(r, TIME_ADD_SPENT);
+}
+
+static int issues_reset_spent_time(request *r)
+{
+	return time_tracking(r, TIME_RESET_SPENT);
+}
+
+static int issues_time_stats(request *r)
+{
+	const char *iid;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : not_found(r);
+	respond_json(r, 200, entity_time_stats(r, res, 0, IC_TIME_ESTIMATE));
+	return 0;
+}
+
+#define ISSUE V4 "/projects/:id/issues/:issue_iid"
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route issues_routes[] = {
+	{"GET", V4 "/issues", issues_list_mine, AUTH, check_list},
+	{"GET", V4 "/groups/:id/issues", issues_list_group, AUTH | GR, check_list},
+	{"GET", V4 "/projects/:id/issues", issues_list_project, AUTH | PR, check_list},
+	{"GET", ISSUE, issues_show, AUTH | PR, check_iid},
+	{"POST", V4 "/projects/:id/issues", issues_create, AUTH | PW, check_create},
+	{"PUT", ISSUE, issues_update, AUTH | PW, check_update},
+	{"DELETE", ISSUE, issues_delete, AUTH | PW, check_iid},
+	{"POST", ISSUE "/move", issues_move, AUTH | PW, check_move},
+	{"POST", V4 "/projects/:id/issues/:subscribable_id/subscribe", issues_subscribe,
+	 AUTH | PW, check_subscribable},
+	{"POST", V4 "/projects/:id/issues/:subscribable_id/unsubscribe", issues_unsubscribe,
+	 AUTH | PW, check_subscribable},
+	{"POST", ISSUE "/time_estimate", issues_time_estimate, AUTH | PW, check_duration},
+	{"POST", ISSUE "/reset_time_estimate", issues_reset_time_estimate, AUTH | PW, check_iid},
+	{"POST", ISSUE "/add_spent_time", issues_add_spent_time, AUTH | PW, check_duration},
+	{"POST", ISSUE "/reset_spent_time", issues_reset_spent_time, AUTH | PW, check_iid},
+	{"GET", ISSUE "/time_stats", issues_time_stats, AUTH | PR, check_iid},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,59 @@
+/* Presenters of an issue (GitLab 10's Entities::IssueBasic for lists, Entities::Issue for
+ * one issue) and of its time stats (Entities::IssuableTimeStats). */
+#ifndef COLLABD_ENTITY_ISSUE_H
+#define COLLABD_ENTITY_ISSUE_H
+
+#include "entity/milestone.h"
+#include "entity/user.h"
+#include "http/request.h"
+
+/* The issues row i with what it shows, from the joins of ISSUE_JOINS, for a statement
+ * whose WITH list has the caller as `me` (auth/access.h SQL_ME): subscribed is the
+ * caller's explicit subscription, else whether they take part (author, assignee, or a
+ * comment of theirs), as GitLab's Subscribable. Labels are the titles, sorted. */
+#define ISSUE_COLS                                                                             \
+	"i.id, i.iid, i.project_id, i.title, i.description, i.state, iso8601(i.created_at),"   \
+	" iso8601(i.updated_at), iso8601(i.closed_at), ARRAY(SELECT l.title FROM label_links ll" \
+	" JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue'"                    \
+	" AND ll.target_id = i.id ORDER BY l.title), i.user_notes_count, i.upvotes, i.downvotes," \
+	" i.due_date::text, i.confidential, i.discussion_locked, n.full_path || '/' || p.path,"  \
+	" i.time_estimate, i.total_time_spent, coalesce((SELECT s.subscribed FROM subscriptions s" \
+	" WHERE s.subscribable_type = 'Issue' AND s.subscribable_id = i.id"                      \
+	" AND s.user_id = me.id AND s.project_id IS NULL), i.author_id = me.id"                  \
+	" OR EXISTS (SELECT 1 FROM issue_assignees sa WHERE sa.issue_id = i.id"                  \
+	" AND sa.user_id = me.id) OR EXISTS (SELECT 1 FROM notes sn WHERE sn.noteable_type = 'Issue'" \
+	" AND sn.noteable_id = i.id AND sn.author_id = me.id AND NOT sn.system), false),"        \
+	" au.id, au.username, au.name, au.state, au.avatar,"                                     \
+	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                                \
+	" cb.id, cb.username, cb.name, cb.state, cb.avatar, " MILESTONE_COLS
+#define ISSUE_NCOLS (20 + 15 + MILESTONE_NCOLS)
+/* What ISSUE_COLS reads besides i: its project p and namespace n, its author au, its
+ * assignee asg (GitLab 10 CE: at most one), who closed it (cb), its milestone m. */
+#define ISSUE_JOINS                                                                            \
+	" JOIN projects p ON p.id = i.project_id JOIN namespaces n ON n.id = p.namespace_id"   \
+	" LEFT JOIN users au ON au.id = i.author_id LEFT JOIN LATERAL (SELECT u.* FROM"         \
+	" issue_assignees ia JOIN users u ON u.id = ia.user_id WHERE ia.issue_id = i.id"        \
+	" ORDER BY ia.user_id LIMIT 1) asg ON true LEFT JOIN users cb ON cb.id = i.closed_by_id" \
+	" LEFT JOIN milestones m ON m.id = i.milestone_id"
+
+enum issue_col {
+	IC_ID, IC_IID, IC_PROJECT_ID, IC_TITLE, IC_DESCRIPTION, IC_STATE, IC_CREATED_AT,
+	IC_UPDATED_AT, IC_CLOSED_AT, IC_LABELS, IC_USER_NOTES_COUNT, IC_UPVOTES, IC_DOWNVOTES,
+	IC_DUE_DATE, IC_CONFIDENTIAL, IC_DISCUSSION_LOCKED, IC_PATH, IC_TIME_ESTIMATE,
+	IC_TIME_SPENT, IC_SUBSCRIBED, IC_AUTHOR, IC_ASSIGNEE = IC_AUTHOR + 5,
+	IC_CLOSED_BY = IC_ASSIGNEE + 5, IC_MILESTONE = IC_CLOSED_BY + 5,
+};
+_Static_assert(IC_MILESTONE + MILESTONE_NCOLS == ISSUE_NCOLS, "ISSUE_COLS and enum issue_col");
+
+/* The issue whose ISSUE_COLS start at col of row: the list view (IssueBasic). */
+json_object *entity_issue_basic(request *r, const PGresult *res, int row, int col);
+/* The single view: the list view with _links and subscribed. */
+json_object *entity_issue(request *r, const PGresult *res, int row, int col);
+/* {time_estimate, total_time_spent, human_time_estimate, human_total_time_spent} of the
+ * two integer columns (seconds) at col and col + 1. */
+json_object *entity_time_stats(request *r, const PGresult *res, int row, int col);
+/* A duration in GitLab's short human form ("1w 2d 3h 30m"; 1mo = 4w, 1w = 5d, 1d = 8h),
+ * NULL for 0, in a. */
+const char *entity_human_duration(arena *a, long long seconds);
+
+#endif
