@@ -110,6 +110,15 @@ int member_user_id(request *r, const char **out);
  * ERR_VALIDATION when not a level of the scope (owner is for groups only). */
 int member_access_level(request *r, const member_source *s, const char **out);
 
+/* labels.c (4.8) */
+/* The ids of the labels titled titles[0..n) that project_id may use (its own, then its
+ * groups'), the project's own made with GitLab's default color for the titles that
+ * have none, as issue create and edit do: 0 with (*ids)[i] for titles[i], in r's arena;
+ * ERR_CONFLICT when another request made one at the same moment. The titles are the
+ * caller's to validate. */
+int labels_ensure(request *r, const char *project_id, const char *const *titles, int n,
+		  const char ***ids);
+
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);
 /* Answers a page of a list statement: column 0 of every row is the total, the record
