@@ -13,14 +13,6 @@
 #include "entity/label.h"
 #include "git/refs.h"
 
-/* The labels project P (SQL) may use: its own, then those of its group and the groups
- * above it. */
-#define SQL_AVAILABLE_LABELS(P)                                                                \
-	"SELECT l.* FROM labels l WHERE l.project_id = " P                                       \
-	" UNION ALL SELECT l.* FROM projects ap JOIN namespaces an ON an.id = ap.namespace_id"   \
-	" AND an.kind = 'group' JOIN labels l ON l.group_id = ANY (an.traversal_ids)"            \
-	" WHERE ap.id = " P
-
 /* Label lookup by id or title: the id first (GitLab's find_by_id || find_by_title). */
 #define SQL_LABEL_REF(REF)                                                                     \
 	"(l.id = CASE WHEN " REF " ~ '^[0-9]{1,18}$' THEN " REF "::bigint END OR l.title = " REF ")"

@@ -11,6 +11,14 @@
 #define LABEL_BASIC_COLS "l.id, l.title, l.color, l.description"
 #define LABEL_BASIC_NCOLS 4
 
+/* The labels project P (SQL) may use: its own, then those of its group and the groups
+ * above it (GitLab 10's LabelsFinder for a project). */
+#define SQL_AVAILABLE_LABELS(P)                                                                \
+	"SELECT l.* FROM labels l WHERE l.project_id = " P                                       \
+	" UNION ALL SELECT l.* FROM projects ap JOIN namespaces an ON an.id = ap.namespace_id"   \
+	" AND an.kind = 'group' JOIN labels l ON l.group_id = ANY (an.traversal_ids)"            \
+	" WHERE ap.id = " P
+
 /* The issues of label l in state STATE that the caller (the `me` CTE of
  * auth/access.h) may see, counted as GitLab 10's IssuesFinder does for a label: issues
  * of projects they can see (P, the SQL of the project the label is shown in, is
