@@ -164,6 +164,14 @@ static int snippets_raw(request *r)
 	return 0;
 }
 
+/* The content: code, as GitLab 10 names it, or content, as later releases (and the
+ * python-gitlab of today) do. */
+static const char *snippet_code(request *r)
+{
+	const char *code = param_str(r, "code");
+	return code ? code : param_str(r, "content");
+}
+
 /* The attributes of a snippet create or update: the Snippet model's validations left
  * in r (title present and at most 255 characters, file_name at most 255, content
  * present); ERR_INVALID for a visibility that is none of the three. */
@@ -172,7 +180,7 @@ static int snippet_input(request *r, const char **title, const char **file_name,
 {
 	*title = param_str(r, "title");
 	*file_name = param_str(r, "file_name");
-	*content = param_str(r, "code");
+	*content = snippet_code(r);
 	*visibility = NULL;
 	const char *vis;
 	int rc = param_oneof(r, "visibility", VISIBILITIES, &vis);
@@ -193,7 +201,7 @@ static int snippets_check_create(request *r)
 {
 	static const char *const required[] = {"title", "file_name", "code", "visibility"};
 	for (size_t i = 0; i < sizeof(required) / sizeof(*required); i++)
-		if (!param_str(r, required[i]))
+		if (!(i == 2 ? snippet_code(r) : param_str(r, required[i])))
 			return fail_missing(r, required[i]);
 	const char *vis;
 	int rc = param_oneof(r, "visibility", VISIBILITIES, &vis);
@@ -231,7 +239,7 @@ static int snippets_check_update(request *r)
 	const char *vis;
 	if ((rc = param_oneof(r, "visibility", VISIBILITIES, &vis)) < 0)
 		return rc;
-	if (!param_find(r, "title") && !param_find(r, "file_name") && !param_find(r, "code") &&
+	if (!param_find(r, "title") && !param_find(r, "file_name") && !snippet_code(r) &&
 	    !param_find(r, "visibility"))
 		return fail(r, ERR_INVALID, "title, file_name, code, visibility are missing, at least "
 					    "one parameter must be provided");

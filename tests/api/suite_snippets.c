@@ -172,6 +172,12 @@ START_TEST(test_snippets_create_errors)
 	ck_body(R(api("POST", spath(f.id, ""), f.owner,
 		      S(fmt("title=%s&file_name=f&code=c&visibility=public", big)))),
 		400, "{\"message\":{\"title\":[\"is too long (maximum is 255 characters)\"]}}");
+	/* content is taken for code, as later releases name it */
+	resp *r = R(api("POST", spath(f.id, ""), f.owner,
+			"title=t&file_name=f&content=later&visibility=private"));
+	ck_status(r, 201);
+	r = R(api("GET", one(f.id, jint(r->json, "id"), "/raw"), f.owner, NULL));
+	ck_assert_str_eq(r->body, "later");
 	/* 400 before 404 */
 	ck_code(R(api("POST", "/projects/999999999/snippets", f.owner, "title=t")), 400);
 	ck_code(R(api("POST", "/projects/999999999/snippets", f.owner, base)), 404);
@@ -183,8 +189,8 @@ START_TEST(test_snippets_create_errors)
 	project(&pub, "public");
 	ck_code(R(api("POST", spath(pub.id, ""), member(pub.id, 0, NULL), base)), 403);
 	ck_code(R(api("POST", spath(pub.id, ""), admin_token(), base)), 201);
-	/* only the reporter's one was made */
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM snippets WHERE project_id = %lld", f.id), 1);
+	/* only the reporter's and the content one were made */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM snippets WHERE project_id = %lld", f.id), 2);
 }
 END_TEST
 
