@@ -26,7 +26,7 @@ const db_stmt snippets_stmts[] = {
 	 " AND " SQL_SNIPPET_VISIBLE("$4::boolean") ")"
 	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " SNIPPET_COLS " FROM " SNIPPET_FROM " WHERE s.id IN (SELECT id FROM f)"
-	 " ORDER BY s.created_at DESC, s.id DESC LIMIT $6 OFFSET $7) x ON true",
+	 " ORDER BY s.id DESC LIMIT $6 OFFSET $7) x ON true",
 	 7, 1 + SNIPPET_NCOLS},
 	/* $1..$3 the caller, $4 member, $5 project, $6 snippet: the snippet when the caller
 	 * sees it, with its author's id and its content */
