@@ -44,7 +44,7 @@ const db_stmt boards_stmts[] = {
 	 " WHERE bl.id = $2 AND bl.board_id = $1 AND bl.list_type = 1", 2, BOARD_LIST_NCOLS + 1},
 	/* $1 project, $2 label: whether the project may use it */
 	{"boards_label_available",
-	 "SELECT EXISTS (SELECT 1 FROM (" SQL_AVAILABLE_LABELS("$1::bigint") ") l"
+	 "SELECT EXISTS (SELECT 1 FROM (" SQL_AVAILABLE_LABELS("$1::bigint", "NULL::bigint") ") l"
 	 " WHERE l.id = $2)", 2, 1},
 	/* $1 board, $2 label: a new list, last; no row when the label has one */
 	{"boards_list_insert",

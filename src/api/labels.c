@@ -1,10 +1,13 @@
 /* Labels of a project (spec 4.8: GitLab 10's lib/api/labels.rb, and the label routes of
- * lib/api/subscriptions.rb). A project's available labels are its own and those of
- * the groups above it (GitLab 10's LabelsFinder), listed by title; the routes that
- * create, change and remove labels act on the project's own. Reading needs what seeing
- * the project needs, changing is for reporters and up (ProjectPolicy's admin_label),
- * and neither is allowed when the project has both issues and merge requests turned
- * off. Colors are given as #rgb, #rrggbb or a CSS color name and kept as #rrggbb. */
+ * lib/api/subscriptions.rb), and the same routes for a group's labels (as GitLab 11.8's
+ * lib/api/group_labels.rb). The labels available in a project are its own and those of
+ * the groups above it (GitLab 10's LabelsFinder), in a group its own and its
+ * ancestors', listed by title; the routes that create, change and remove labels act on
+ * the scope's own. A group's label is subscribed to per project it is seen in. Reading
+ * needs what seeing the project (group) needs, changing is for reporters and up
+ * (admin_label), and neither is allowed when a project has both issues and merge
+ * requests turned off. Colors are given as #rgb, #rrggbb or a CSS color name and kept
+ * as #rrggbb. */
 #include <ctype.h>
 #include <string.h>
 
@@ -21,33 +24,37 @@ const db_stmt labels_stmts[] = {
 	/* $1 project: whether labels are available (issues or merge requests on) */
 	{"labels_enabled",
 	 "SELECT issues_enabled OR merge_requests_enabled FROM projects WHERE id = $1", 1, 1},
-	/* $1..$3 the caller (SQL_ME), $4 project, $5 limit, $6 offset */
+	/* $1..$3 the caller (SQL_ME), $4 project, $5 group (one of them NULL), $6 limit,
+	 * $7 offset */
 	{"labels_list",
-	 "WITH " SQL_ME ", avail AS (" SQL_AVAILABLE_LABELS("$4::bigint") ")"
+	 "WITH " SQL_ME ", avail AS (" SQL_AVAILABLE_LABELS("$4::bigint", "$5::bigint") ")"
 	 " SELECT (SELECT count(*) FROM avail), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " LABEL_COLS("$4::bigint") " FROM avail l, me ORDER BY l.title, l.id"
-	 " LIMIT $5 OFFSET $6) x ON true", 6, 1 + LABEL_NCOLS},
-	/* $1..$3 the caller, $4 project, $5 label id */
+	 " LIMIT $6 OFFSET $7) x ON true", 7, 1 + LABEL_NCOLS},
+	/* $1..$3 the caller, $4 project (NULL in a group), $5 label id */
 	{"labels_show",
 	 "WITH " SQL_ME " SELECT " LABEL_COLS("$4::bigint") " FROM labels l, me WHERE l.id = $5",
 	 5, LABEL_NCOLS},
-	/* $1 project, $2 id or title: the available label it names (id first) and whether
-	 * it is a group label */
+	/* $1 project, $2 group (one of them NULL), $3 id or title: the available label it
+	 * names (id first) and whether it is a group label */
 	{"labels_find_available",
-	 "SELECT l.id, l.group_id IS NOT NULL FROM (" SQL_AVAILABLE_LABELS("$1::bigint") ") l"
-	 " WHERE " SQL_LABEL_REF("$2") " ORDER BY l.title = $2, l.id LIMIT 1", 2, 2},
-	/* $1 project, $2 title: the available label of that title, and the name of the
-	 * group that holds it (NULL for the project's own) */
+	 "SELECT l.id, l.group_id IS NOT NULL FROM (" SQL_AVAILABLE_LABELS("$1::bigint",
+									  "$2::bigint") ") l"
+	 " WHERE " SQL_LABEL_REF("$3") " ORDER BY l.title = $3, l.id LIMIT 1", 3, 2},
+	/* $1 project, $2 group, $3 title: the available label of that title, and the name of
+	 * the group that holds it (NULL for a project's own) */
 	{"labels_find_title",
 	 "SELECT l.id, (SELECT g.name FROM namespaces g WHERE g.id = l.group_id)"
-	 " FROM (" SQL_AVAILABLE_LABELS("$1::bigint") ") l WHERE l.title = $2"
-	 " ORDER BY l.group_id NULLS FIRST LIMIT 1", 2, 2},
-	/* $1 project, $2 title: the project's own label of that title, locked */
+	 " FROM (" SQL_AVAILABLE_LABELS("$1::bigint", "$2::bigint") ") l WHERE l.title = $3"
+	 " ORDER BY l.group_id = $2 DESC NULLS FIRST, l.group_id NULLS FIRST LIMIT 1", 3, 2},
+	/* $1 project, $2 group, $3 title: the project's (the group's) own label of that
+	 * title, locked */
 	{"labels_find_own",
-	 "SELECT id FROM labels WHERE project_id = $1 AND title = $2 FOR UPDATE", 2, 1},
+	 "SELECT id FROM labels WHERE (project_id = $1 OR group_id = $2) AND title = $3"
+	 " FOR UPDATE", 3, 1},
 	{"labels_insert",
-	 "INSERT INTO labels (project_id, title, color, description, priority)"
-	 " VALUES ($1, $2, $3, $4, $5) RETURNING id", 5, 1},
+	 "INSERT INTO labels (project_id, group_id, title, color, description, priority)"
+	 " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id", 6, 1},
 	/* $1 label, $2 new title or NULL, $3 color or NULL, $4 whether the description is
 	 * given, $5 the description, $6 whether the priority is given, $7 the priority */
 	{"labels_update",
@@ -80,7 +87,7 @@ const db_stmt labels_stmts[] = {
 	 * label of that title, the project's own made (GitLab's default color) when there is
 	 * none; NULL when another transaction made it at the same moment */
 	{"labels_ensure",
-	 "WITH avail AS (" SQL_AVAILABLE_LABELS("$1::bigint") "),"
+	 "WITH avail AS (" SQL_AVAILABLE_LABELS("$1::bigint", "NULL::bigint") "),"
 	 " t AS (SELECT x.title, x.i FROM unnest($2::text[]) WITH ORDINALITY x(title, i)),"
 	 " ins AS (INSERT INTO labels (project_id, title, color) SELECT DISTINCT $1::bigint,"
 	 " t.title, '#428bca' FROM t WHERE NOT EXISTS (SELECT 1 FROM avail a"
@@ -178,10 +185,22 @@ static const char *label_color(arena *a, const char *s)
 
 /* ---- shared by the handlers ---- */
 
-/* The project's labels may be used (issues or merge requests on), and changed when
- * admin (reporters and up): 0 or ERR_FORBIDDEN. */
-static int labels_allowed(request *r, bool admin)
+/* Whose labels a route is about: the route's project or group (the other NULL). */
+typedef struct {
+	const char *project;
+	const char *group;
+} label_scope;
+
+/* The route's scope, when its labels may be used (a project's: issues or merge requests
+ * on) and, when admin, changed (reporters and up: GitLab's admin_label of projects and
+ * groups): 0 or ERR_FORBIDDEN. */
+static int labels_scope(request *r, bool admin, label_scope *out)
 {
+	*out = (label_scope){r->project ? r->project->id : NULL, r->group ? r->group->id : NULL};
+	if (r->group)
+		return !admin || r->group->ga.admin || r->group->ga.level >= ACCESS_REPORTER
+			       ? 0
+			       : ERR_FORBIDDEN;
 	const char *v[1] = {r->project->id};
 	int err;
 	PGresult *res = db_query(&r->ctx, "labels_enabled", 1, v, &err);
@@ -194,12 +213,12 @@ static int labels_allowed(request *r, bool admin)
 	return 0;
 }
 
-/* Answers label id as Entities::Label in the route's project, with status. */
-static int present(request *r, const char *id, int status)
+/* Answers label id as Entities::Label in the scope, with status. */
+static int present(request *r, const label_scope *sc, const char *id, int status)
 {
 	const char *v[5];
 	access_me_params(&r->ctx, v);
-	v[3] = r->project->id;
+	v[3] = sc->project;
 	v[4] = id;
 	int err;
 	PGresult *res = db_query(&r->ctx, "labels_show", 5, v, &err);
@@ -217,8 +236,7 @@ static int label_priority(request *r, const char **out)
 {
 	*out = NULL;
 	const char *s = param_str(r, "priority");
-	param *p = param_find(r, "priority");
-	if (!p)
+	if (!param_find(r, "priority"))
 		return 1;
 	if (!s || !*s)
 		return 0;
@@ -233,7 +251,7 @@ static int label_priority(request *r, const char **out)
 	return 0;
 }
 
-/* title validations of the Label model: 0 or ERR_VALIDATION (left in r). */
+/* The title validations of the Label model, left in r. */
 static void check_title(request *r, const char *title)
 {
 	if (strchr(title, ','))
@@ -242,21 +260,23 @@ static void check_title(request *r, const char *title)
 		fail_validation(r, "title", "is too long (maximum is 255 characters)");
 }
 
-/* ---- routes ---- */
+/* ---- routes: each serves /projects/:id/labels... and /groups/:id/labels... ---- */
 
 static int labels_list(request *r)
 {
 	page_req pg;
+	label_scope sc;
 	int rc = pagination_parse(r, &pg);
-	if (rc < 0 || (rc = labels_allowed(r, false)) < 0)
+	if (rc < 0 || (rc = labels_scope(r, false, &sc)) < 0)
 		return rc;
-	const char *v[6];
+	const char *v[7];
 	access_me_params(&r->ctx, v);
-	v[3] = r->project->id;
-	v[4] = pagination_limit(r, &pg);
-	v[5] = pagination_offset(r, &pg);
+	v[3] = sc.project;
+	v[4] = sc.group;
+	v[5] = pagination_limit(r, &pg);
+	v[6] = pagination_offset(r, &pg);
 	int err;
-	PGresult *res = db_query(&r->ctx, "labels_list", 6, v, &err);
+	PGresult *res = db_query(&r->ctx, "labels_list", 7, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_label);
@@ -275,14 +295,15 @@ static int labels_check_create(request *r)
 
 static int labels_create(request *r)
 {
-	int rc = labels_allowed(r, true);
+	label_scope sc;
+	int rc = labels_scope(r, true, &sc);
 	if (rc < 0)
 		return rc;
 	const char *title = param_str(r, "name"), *color = label_color(r->ctx.a, param_str(r, "color"));
 	const char *description = NULL, *priority;
-	const char *v[5] = {r->project->id, title};
+	const char *v[6] = {sc.project, sc.group, title};
 	int err;
-	PGresult *res = db_query(&r->ctx, "labels_find_title", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "labels_find_title", 3, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) > 0)
@@ -297,16 +318,16 @@ static int labels_create(request *r)
 		return rc;
 	if (r->validation)
 		return ERR_VALIDATION;
-	v[2] = color;
-	v[3] = description;
-	v[4] = priority;
-	res = db_query(&r->ctx, "labels_insert", 5, v, &err);
+	v[3] = color;
+	v[4] = description;
+	v[5] = priority;
+	res = db_query(&r->ctx, "labels_insert", 6, v, &err);
 	if (!res) {
 		if (err == ERR_CONFLICT) /* made at the same moment by another request */
 			return fail(r, ERR_CONFLICT, "Label already exists");
 		return err;
 	}
-	return present(r, db_val(res, 0, 0), 201);
+	return present(r, &sc, db_val(res, 0, 0), 201);
 }
 
 static int labels_check_update(request *r)
@@ -324,30 +345,39 @@ static int labels_check_update(request *r)
 	return 0;
 }
 
-static int labels_update(request *r)
+/* The scope's own label of :name (locked): 0 with its id, or 404 named what. */
+static int find_own(request *r, const label_scope *sc, const char *what, const char **id)
 {
-	int rc = labels_allowed(r, true);
-	if (rc < 0)
-		return rc;
-	const char *v[7] = {r->project->id, param_str(r, "name")};
+	const char *v[3] = {sc->project, sc->group, param_str(r, "name")};
 	int err;
-	PGresult *res = db_query(&r->ctx, "labels_find_own", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "labels_find_own", 3, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Label not found"); /* sic: GitLab 10's message */
-	const char *id = db_val(res, 0, 0);
+		return fail_not_found(r, what);
+	*id = db_val(res, 0, 0);
+	return 0;
+}
+
+static int labels_update(request *r)
+{
+	label_scope sc;
+	const char *id;
+	int rc = labels_scope(r, true, &sc);
+	if (rc < 0 || (rc = find_own(r, &sc, "Label not found", &id)) < 0) /* sic: GitLab 10 */
+		return rc;
 	const char *title = param_str(r, "new_name"), *color = NULL, *description = NULL,
 		   *priority = NULL;
+	int err;
 	if (title && *title) {
 		check_title(r, title);
-		const char *fv[2] = {r->project->id, title};
-		PGresult *same = db_query(&r->ctx, "labels_find_title", 2, fv, &err);
+		const char *fv[3] = {sc.project, sc.group, title};
+		PGresult *same = db_query(&r->ctx, "labels_find_title", 3, fv, &err);
 		if (!same)
 			return err;
 		if (PQntuples(same) > 0 && strcmp(db_val(same, 0, 0), id) != 0)
 			fail_validation(r, "title",
-					PQgetisnull(same, 0, 1)
+					PQgetisnull(same, 0, 1) || sc.group
 						? "has already been taken"
 						: arena_printf(r->ctx.a,
 							       "already exists at group level for %s. "
@@ -376,7 +406,7 @@ static int labels_update(request *r)
 		}
 		return err;
 	}
-	return present(r, id, 200);
+	return present(r, &sc, id, 200);
 }
 
 static int labels_check_delete(request *r)
@@ -387,31 +417,30 @@ static int labels_check_delete(request *r)
 
 static int labels_delete(request *r)
 {
-	int rc = labels_allowed(r, true);
-	if (rc < 0)
+	label_scope sc;
+	const char *id;
+	int rc = labels_scope(r, true, &sc);
+	if (rc < 0 || (rc = find_own(r, &sc, "Label", &id)) < 0)
 		return rc;
-	const char *v[2] = {r->project->id, param_str(r, "name")};
 	int err;
-	PGresult *res = db_query(&r->ctx, "labels_find_own", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Label");
-	if (!db_query(&r->ctx, "labels_delete", 1, (const char *[]){db_val(res, 0, 0)}, &err))
+	if (!db_query(&r->ctx, "labels_delete", 1, &id, &err))
 		return err;
 	respond_empty(r, 204);
 	return 0;
 }
 
-/* POST .../subscribe and .../unsubscribe: the label (201), or 304 when nothing changed. */
+/* POST .../subscribe and .../unsubscribe: the label (201), or 304 when nothing changed.
+ * A group's label is subscribed to in the project it is shown in (in none when shown in
+ * a group). */
 static int set_subscription(request *r, bool subscribe)
 {
-	int rc = labels_allowed(r, false);
+	label_scope sc;
+	int rc = labels_scope(r, false, &sc);
 	if (rc < 0)
 		return rc;
-	const char *v[3] = {r->project->id, param_str(r, "label_id")};
+	const char *v[3] = {sc.project, sc.group, param_str(r, "label_id")};
 	int err;
-	PGresult *res = db_query(&r->ctx, "labels_find_available", 2, v, &err);
+	PGresult *res = db_query(&r->ctx, "labels_find_available", 3, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -419,13 +448,13 @@ static int set_subscription(request *r, bool subscribe)
 	const char *id = db_val(res, 0, 0);
 	v[0] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
 	v[1] = id;
-	v[2] = db_bool(res, 0, 1) ? r->project->id : NULL;
+	v[2] = db_bool(res, 0, 1) ? sc.project : NULL;
 	res = db_query(&r->ctx, subscribe ? "labels_subscribe" : "labels_unsubscribe", 3, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
 		return ERR_NOT_MODIFIED;
-	return present(r, id, 201);
+	return present(r, &sc, id, 201);
 }
 
 static int labels_subscribe(request *r)
@@ -467,6 +496,14 @@ const route labels_routes[] = {
 	{"DELETE", V4 "/projects/:id/labels", labels_delete, AUTH | PW, labels_check_delete},
 	{"POST", V4 "/projects/:id/labels/:label_id/subscribe", labels_subscribe, AUTH | PW, NULL},
 	{"POST", V4 "/projects/:id/labels/:label_id/unsubscribe", labels_unsubscribe, AUTH | PW,
+	 NULL},
+	/* group labels (GitLab 11.8's lib/api/group_labels.rb) */
+	{"GET", V4 "/groups/:id/labels", labels_list, AUTH | GR, NULL},
+	{"POST", V4 "/groups/:id/labels", labels_create, AUTH | GW, labels_check_create},
+	{"PUT", V4 "/groups/:id/labels", labels_update, AUTH | GW, labels_check_update},
+	{"DELETE", V4 "/groups/:id/labels", labels_delete, AUTH | GW, labels_check_delete},
+	{"POST", V4 "/groups/:id/labels/:label_id/subscribe", labels_subscribe, AUTH | GW, NULL},
+	{"POST", V4 "/groups/:id/labels/:label_id/unsubscribe", labels_unsubscribe, AUTH | GW,
 	 NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };

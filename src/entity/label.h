@@ -11,13 +11,13 @@
 #define LABEL_BASIC_COLS "l.id, l.title, l.color, l.description"
 #define LABEL_BASIC_NCOLS 4
 
-/* The labels project P (SQL) may use: its own, then those of its group and the groups
- * above it (GitLab 10's LabelsFinder for a project). */
-#define SQL_AVAILABLE_LABELS(P)                                                                \
+/* The labels project P or group G (SQL; the other NULL) may use: the project's own, and
+ * those of its group (of G) and the groups above it (GitLab 10's LabelsFinder). */
+#define SQL_AVAILABLE_LABELS(P, G)                                                             \
 	"SELECT l.* FROM labels l WHERE l.project_id = " P                                       \
-	" UNION ALL SELECT l.* FROM projects ap JOIN namespaces an ON an.id = ap.namespace_id"   \
-	" AND an.kind = 'group' JOIN labels l ON l.group_id = ANY (an.traversal_ids)"            \
-	" WHERE ap.id = " P
+	" UNION ALL SELECT l.* FROM namespaces an JOIN labels l"                                 \
+	" ON l.group_id = ANY (an.traversal_ids) WHERE an.kind = 'group' AND an.id ="            \
+	" coalesce(" G ", (SELECT ap.namespace_id FROM projects ap WHERE ap.id = " P "))"
 
 /* The issues of label l in state STATE that the caller (the `me` CTE of
  * auth/access.h) may see, counted as GitLab 10's IssuesFinder does for a label: issues
@@ -33,8 +33,8 @@
 	" FROM issue_assignees ia WHERE ia.issue_id = i.id AND ia.user_id = me.id)"              \
 	" OR " SQL_PROJECT_ACCESS("ip") " >= 20))"
 
-/* Every column of Entities::Label for labels l shown in project P (SQL), with `me` in
- * scope: LabelBasic's, the open and closed issue counts, the open merge request count
+/* Every column of Entities::Label for labels l shown in project P (SQL; NULL: in a
+ * group), with `me` in scope: LabelBasic's, the open and closed issue counts, the open merge request count
  * (merge requests do not exist yet: none are open), the priority, and whether the
  * caller is subscribed (to a project label; to a group label in project P). */
 #define LABEL_COLS(P)                                                                          \
@@ -42,7 +42,8 @@
 	", 0::bigint, l.priority, EXISTS (SELECT 1 FROM subscriptions s"                          \
 	" WHERE s.subscribable_type = 'Label' AND s.subscribable_id = l.id"                       \
 	" AND s.user_id = me.id AND s.subscribed"                                                 \
-	" AND coalesce(s.project_id, 0) = CASE WHEN l.group_id IS NULL THEN 0 ELSE " P " END)"
+	" AND coalesce(s.project_id, 0) = CASE WHEN l.group_id IS NULL THEN 0"                     \
+	" ELSE coalesce(" P ", 0) END)"
 #define LABEL_NCOLS 9
 
 json_object *entity_label(request *r, const PGresult *res, int row, int col);

@@ -1,7 +1,8 @@
 /* API suite: labels (spec 4.8, GitLab 10's lib/api/labels.rb and the label routes of
  * lib/api/subscriptions.rb): GET/POST/PUT/DELETE /projects/:id/labels and POST
  * /projects/:id/labels/:label_id/subscribe and unsubscribe; the counts of a label's
- * issues as each caller may see them, and the labels of the groups above a project. */
+ * issues as each caller may see them; the labels of the groups above a project, and
+ * the same routes under /groups/:id (GitLab 11.8's group labels). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +464,84 @@ START_TEST(test_labels_pagination)
 }
 END_TEST
 
+START_TEST(test_labels_group_routes)
+{
+	long long owner_id, rid, gid_member;
+	char *owner = S(make_user("lbl_grp", &owner_id, NULL));
+	long long gid = api_group(owner, "private", NULL);
+	long long sub = fixture_subgroup(gid, 0, NULL);
+	long long pid = fixture_group_project(sub, 0, NULL);
+	char *top_path = S(fmt("/groups/%lld/labels", gid)), *sub_path = S(fmt("/groups/%lld/labels", sub));
+	resp *r = R(api("POST", top_path, owner, "name=top&color=teal&description=t"));
+	ck_status(r, 201);
+	ck_fields(r->json, LABEL_FIELDS);
+	ck_jstr(r, "color", "#008080");
+	long long top = jint(r->json, "id");
+	ck_assert_int_eq(sql_int("SELECT group_id FROM labels WHERE id = %lld", top), gid);
+	/* a subgroup sees its own and its ancestors' labels, a project its groups' */
+	add_label(pid, owner, "proj", "red");
+	r = R(api("POST", sub_path, owner, "name=sub&color=red"));
+	ck_status(r, 201);
+	r = R(api("GET", sub_path, owner, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 2);
+	ck_assert(find(r, "sub") && find(r, "top"));
+	r = R(api("GET", top_path, owner, NULL));
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	r = R(api("GET", labels_path(pid, ""), owner, NULL));
+	ck_assert_int_eq(json_object_array_length(r->json), 3);
+	/* titles taken above are taken */
+	ck_body(R(api("POST", sub_path, owner, "name=top&color=red")), 409,
+		"{\"message\":\"Label already exists\"}");
+	ck_body(R(api("POST", top_path, owner, "name=top&color=red")), 409,
+		"{\"message\":\"Label already exists\"}");
+	/* counts over the group's projects */
+	sql_issue(pid, owner_id, "opened", false, &top, 1);
+	r = R(api("GET", top_path, owner, NULL));
+	ck_assert_int_eq(jint(find(r, "top"), "open_issues_count"), 1);
+	/* who may */
+	char *guest = member(pid, 0, &gid_member);
+	fixture_member("Namespace", gid, gid_member, 10);
+	char *reporter = member(pid, 0, &rid);
+	fixture_member("Namespace", gid, rid, 20);
+	ck_code(R(api("GET", top_path, guest, NULL)), 200);
+	ck_body(R(api("POST", top_path, guest, "name=g&color=red")), 403,
+		"{\"message\":\"403 Forbidden\"}");
+	ck_code(R(api("PUT", top_path, guest, "name=top&color=red")), 403);
+	ck_code(R(api("DELETE", S(fmt("%s?name=top", top_path)), guest, NULL)), 403);
+	ck_code(R(api("POST", sub_path, reporter, "name=byrep&color=red")), 201);
+	char *stranger = member(pid, 0, NULL);
+	ck_body(R(api("GET", top_path, stranger, NULL)), 404, "{\"message\":\"404 Group Not Found\"}");
+	ck_code(R(api("GET", top_path, NULL, NULL)), 401);
+	/* update and delete act on the group's own */
+	r = R(api("PUT", top_path, reporter, "name=top&new_name=Top&color=%23abcdef"));
+	ck_status(r, 200);
+	ck_jstr(r, "name", "Top");
+	ck_jstr(r, "color", "#abcdef");
+	ck_body(R(api("PUT", sub_path, owner, "name=Top&color=red")), 404,
+		"{\"message\":\"404 Label not found Not Found\"}");
+	ck_body(R(api("PUT", sub_path, owner, "name=sub&new_name=byrep")), 400,
+		"{\"message\":{\"title\":[\"has already been taken\"]}}");
+	/* subscriptions: in the group, apart from those in its projects */
+	r = R(api("POST", S(fmt("%s/Top/subscribe", top_path)), guest, NULL));
+	ck_status(r, 201);
+	ck_assert(jbool(r->json, "subscribed"));
+	ck_code(R(api("POST", S(fmt("%s/%lld/subscribe", top_path, top)), guest, NULL)), 304);
+	ck_assert(sql_int("SELECT count(*) FROM subscriptions WHERE subscribable_id = %lld"
+			  " AND project_id IS NULL", top) == 1);
+	r = R(api("GET", labels_path(pid, ""), guest, NULL));
+	ck_assert(!jbool(find(r, "Top"), "subscribed"));
+	ck_code(R(api("POST", S(fmt("%s/Top/unsubscribe", top_path)), guest, NULL)), 201);
+	ck_code(R(api("POST", S(fmt("%s/Top/unsubscribe", top_path)), guest, NULL)), 304);
+	ck_code(R(api("POST", S(fmt("%s/sub/subscribe", top_path)), guest, NULL)), 404);
+	/* removal */
+	ck_code(R(api("DELETE", S(fmt("%s?name=Top", sub_path)), owner, NULL)), 404);
+	ck_code(R(api("DELETE", S(fmt("%s?name=Top", top_path)), owner, NULL)), 204);
+	r = R(api("GET", labels_path(pid, ""), owner, NULL));
+	ck_assert(find(r, "Top") == NULL && find(r, "sub") != NULL);
+}
+END_TEST
+
 Suite *suite_labels(void)
 {
 	Suite *s = suite_create("labels");
@@ -477,6 +556,7 @@ Suite *suite_labels(void)
 	tcase_add_test(tc, test_labels_subscriptions);
 	tcase_add_test(tc, test_labels_issue_counts);
 	tcase_add_test(tc, test_labels_group_labels);
+	tcase_add_test(tc, test_labels_group_routes);
 	tcase_add_test(tc, test_labels_features_off);
 	tcase_add_test(tc, test_labels_pagination);
 	suite_add_tcase(s, tc);
