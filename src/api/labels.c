@@ -244,9 +244,10 @@ static int label_priority(request *r, const char **out)
 	int rc = param_int(r, "priority", &v);
 	if (rc < 0)
 		return rc;
-	if (v < 0 || v > 2147483647)
-		return fail_validation(r, "priority", v < 0 ? "must be greater than or equal to 0"
-							    : "must be less than or equal to 2147483647");
+	if (v < 0)
+		return fail_validation(r, "priority", "must be greater than or equal to 0");
+	if (v > 2147483647)
+		return fail_validation(r, "priority", "must be less than or equal to 2147483647");
 	*out = arena_printf(r->ctx.a, "%lld", v);
 	return 0;
 }
@@ -299,7 +300,8 @@ static int labels_create(request *r)
 	int rc = labels_scope(r, true, &sc);
 	if (rc < 0)
 		return rc;
-	const char *title = param_str(r, "name"), *color = label_color(r->ctx.a, param_str(r, "color"));
+	const char *title = param_str(r, "name");
+	const char *color = label_color(r->ctx.a, param_str(r, "color"));
 	const char *description = NULL, *priority;
 	const char *v[6] = {sc.project, sc.group, title};
 	int err;
@@ -338,10 +340,11 @@ static int labels_check_update(request *r)
 		return rc;
 	if ((rc = label_priority(r, &prio)) < 0 && rc != ERR_VALIDATION)
 		return rc;
-	if (!param_find(r, "new_name") && !param_find(r, "color") && !param_find(r, "description") &&
-	    !param_find(r, "priority"))
-		return fail(r, ERR_INVALID, "new_name, color, description, priority are missing, at "
-					    "least one parameter must be provided");
+	if (!param_find(r, "new_name") && !param_find(r, "color") &&
+	    !param_find(r, "description") && !param_find(r, "priority"))
+		return fail(r, ERR_INVALID,
+			    "new_name, color, description, priority are missing, at least one "
+			    "parameter must be provided");
 	return 0;
 }
 
@@ -375,14 +378,15 @@ static int labels_update(request *r)
 		PGresult *same = db_query(&r->ctx, "labels_find_title", 3, fv, &err);
 		if (!same)
 			return err;
-		if (PQntuples(same) > 0 && strcmp(db_val(same, 0, 0), id) != 0)
+		bool taken = PQntuples(same) > 0 && strcmp(db_val(same, 0, 0), id) != 0;
+		if (taken && (PQgetisnull(same, 0, 1) || sc.group))
+			fail_validation(r, "title", "has already been taken");
+		else if (taken)
 			fail_validation(r, "title",
-					PQgetisnull(same, 0, 1) || sc.group
-						? "has already been taken"
-						: arena_printf(r->ctx.a,
-							       "already exists at group level for %s. "
-							       "Please choose another one.",
-							       db_val(same, 0, 1)));
+					arena_printf(r->ctx.a,
+						     "already exists at group level for %s. "
+						     "Please choose another one.",
+						     db_val(same, 0, 1)));
 	} else if (title) {
 		fail_validation(r, "title", "can't be blank");
 	}

@@ -241,8 +241,9 @@ static int snippets_check_update(request *r)
 		return rc;
 	if (!param_find(r, "title") && !param_find(r, "file_name") && !snippet_code(r) &&
 	    !param_find(r, "visibility"))
-		return fail(r, ERR_INVALID, "title, file_name, code, visibility are missing, at least "
-					    "one parameter must be provided");
+		return fail(r, ERR_INVALID,
+			    "title, file_name, code, visibility are missing, at least one "
+			    "parameter must be provided");
 	return 0;
 }
 

@@ -34,9 +34,10 @@
 	" OR " SQL_PROJECT_ACCESS("ip") " >= 20))"
 
 /* Every column of Entities::Label for labels l shown in project P (SQL; NULL: in a
- * group), with `me` in scope: LabelBasic's, the open and closed issue counts, the open merge request count
- * (merge requests do not exist yet: none are open), the priority, and whether the
- * caller is subscribed (to a project label; to a group label in project P). */
+ * group), with `me` in scope: LabelBasic's, the open and closed issue counts, the open
+ * merge request count (merge requests do not exist yet: none are open), the priority,
+ * and whether the caller is subscribed (to a project's label; to a group's label in
+ * project P, or in the group when P is NULL). */
 #define LABEL_COLS(P)                                                                          \
 	LABEL_BASIC_COLS ", " SQL_LABEL_ISSUES("opened", P) ", " SQL_LABEL_ISSUES("closed", P)    \
 	", 0::bigint, l.priority, EXISTS (SELECT 1 FROM subscriptions s"                          \

@@ -18,8 +18,8 @@ json_object *entity_snippet(request *r, const PGresult *res, int row, int col)
 	json_put_str(o, "updated_at", V(4));
 	json_put_str(o, "created_at", V(5));
 	json_put_int(o, "project_id", db_int(res, row, col + 6));
-	json_put_str(o, "web_url",
-		     arena_printf(r->ctx.a, "%s/snippets/%s", project_web_url(r, V(7), V(8)), V(0)));
+	const char *project_url = project_web_url(r, V(7), V(8));
+	json_put_str(o, "web_url", arena_printf(r->ctx.a, "%s/snippets/%s", project_url, V(0)));
 #undef V
 	return o;
 }

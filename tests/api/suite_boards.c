@@ -170,14 +170,16 @@ START_TEST(test_boards_one_default_board_at_once)
 		struct boards_call calls[4];
 		pthread_t t[4];
 		for (int i = 0; i < 4; i++) {
-			calls[i] = (struct boards_call){S(fmt("/projects/%lld/boards", pid)), owner, 0};
+			char *path = S(fmt("/projects/%lld/boards", pid));
+			calls[i] = (struct boards_call){path, owner, 0};
 			ck_assert(pthread_create(&t[i], NULL, get_boards, &calls[i]) == 0);
 		}
 		for (int i = 0; i < 4; i++) {
 			pthread_join(t[i], NULL);
 			ck_assert_int_eq(calls[i].status, 200);
 		}
-		ck_assert_int_eq(sql_int("SELECT count(*) FROM boards WHERE project_id = %lld", pid), 1);
+		ck_assert_int_eq(sql_int("SELECT count(*) FROM boards WHERE project_id = %lld",
+					 pid), 1);
 	}
 }
 END_TEST
@@ -310,7 +312,8 @@ START_TEST(test_boards_lists_delete)
 	long long o2[] = {l[0], l[2], l[3], again};
 	ck_order(&f, o2, 4);
 	/* a label removed takes its list with it */
-	ck_code(R(api("DELETE", S(fmt("/projects/%lld/labels?name=d2", f.id)), f.owner, NULL)), 204);
+	char *label_d2 = S(fmt("/projects/%lld/labels?name=d2", f.id));
+	ck_code(R(api("DELETE", label_d2, f.owner, NULL)), 204);
 	long long o3[] = {l[0], l[3], again};
 	ck_order(&f, o3, 3);
 	ck_code(R(api("DELETE", list(&f, l[0]), admin_token(), NULL)), 204);
@@ -331,7 +334,8 @@ START_TEST(test_boards_pagination)
 		resp *r = R(api("GET", S(fmt("%s?per_page=2&page=%d", path, page)), f.owner, NULL));
 		ck_status(r, 200);
 		ck_assert_int_eq(json_object_array_length(r->json), page < 3 ? 2 : 1);
-		ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "id"), l[(page - 1) * 2]);
+		json_object *first = json_object_array_get_idx(r->json, 0);
+		ck_assert_int_eq(jint(first, "id"), l[(page - 1) * 2]);
 		ck_pages(r, path, "", 5, 2, page);
 	}
 	char *boards = S(fmt("/projects/%lld/boards", f.id));

@@ -271,7 +271,8 @@ START_TEST(test_labels_update)
 		"{\"message\":\"404 Label not found Not Found\"}");
 	ck_body(R(api("PUT", labels_path(f.id, ""), f.owner, "name=new&new_name=other")), 400,
 		"{\"message\":{\"title\":[\"has already been taken\"]}}");
-	ck_body(R(api("PUT", labels_path(f.id, ""), f.owner, "name=new&color=nope&new_name=x")), 400,
+	ck_body(R(api("PUT", labels_path(f.id, ""), f.owner, "name=new&color=nope&new_name=x")),
+		400,
 		"{\"message\":{\"color\":[\"must be a valid color code\"]}}");
 	ck_body(R(api("PUT", labels_path(f.id, ""), f.owner, "name=new&priority=-2")), 400,
 		"{\"message\":{\"priority\":[\"must be greater than or equal to 0\"]}}");
@@ -306,7 +307,8 @@ START_TEST(test_labels_delete)
 	r = R(api("GET", labels_path(f.id, ""), f.owner, NULL));
 	ck_assert(find(r, "gone") == NULL && find(r, "kept") != NULL);
 	/* its links and subscriptions went with it */
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM label_links WHERE target_id = %lld", issue), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM label_links WHERE target_id = %lld",
+				 issue), 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM subscriptions WHERE subscribable_type ="
 				 " 'Label' AND subscribable_id = %lld", gone), 0);
 }
@@ -335,7 +337,8 @@ START_TEST(test_labels_subscriptions)
 	r = R(api("POST", labels_path(f.id, "/sub%20me/unsubscribe"), user, NULL));
 	ck_status(r, 201);
 	ck_assert(!jbool(r->json, "subscribed"));
-	ck_code(R(api("POST", labels_path(f.id, S(fmt("/%lld/unsubscribe", id))), user, NULL)), 304);
+	char *unsub = labels_path(f.id, S(fmt("/%lld/unsubscribe", id)));
+	ck_code(R(api("POST", unsub, user, NULL)), 304);
 	ck_code(R(api("POST", by_title, user, NULL)), 201);
 	/* never subscribed: 304 */
 	ck_code(R(api("POST", labels_path(f.id, S(fmt("/%lld/unsubscribe", id))), f.owner, NULL)),
@@ -356,7 +359,8 @@ START_TEST(test_labels_issue_counts)
 {
 	fx f;
 	project(&f, "public");
-	long long a = add_label(f.id, f.owner, "a", "red"), b = add_label(f.id, f.owner, "b", "red");
+	long long a = add_label(f.id, f.owner, "a", "red");
+	long long b = add_label(f.id, f.owner, "b", "red");
 	long long ab[2] = {a, b};
 	long long author;
 	char *author_token = member(f.id, 0, &author);
@@ -409,6 +413,11 @@ START_TEST(test_labels_group_labels)
 	/* a group's label is taken for the project's labels */
 	ck_body(create(pid, owner, "name=from%20top&color=red"), 409,
 		"{\"message\":\"Label already exists\"}");
+	char *gname = S(sql_value("SELECT name FROM namespaces WHERE id = %lld", gid));
+	ck_body(R(api("PUT", labels_path(pid, ""), owner, "name=own&new_name=from%20top")), 400,
+		S(fmt("{\"message\":{\"title\":[\"already exists at group level for %s. Please "
+		      "choose another one.\"]}}",
+		      gname)));
 	/* but is not the project's to change or remove */
 	ck_code(R(api("PUT", labels_path(pid, ""), owner, "name=from%20top&color=red")), 404);
 	ck_code(R(api("DELETE", labels_path(pid, "?name=from%20top"), owner, NULL)), 404);
@@ -471,7 +480,8 @@ START_TEST(test_labels_group_routes)
 	long long gid = api_group(owner, "private", NULL);
 	long long sub = fixture_subgroup(gid, 0, NULL);
 	long long pid = fixture_group_project(sub, 0, NULL);
-	char *top_path = S(fmt("/groups/%lld/labels", gid)), *sub_path = S(fmt("/groups/%lld/labels", sub));
+	char *top_path = S(fmt("/groups/%lld/labels", gid));
+	char *sub_path = S(fmt("/groups/%lld/labels", sub));
 	resp *r = R(api("POST", top_path, owner, "name=top&color=teal&description=t"));
 	ck_status(r, 201);
 	ck_fields(r->json, LABEL_FIELDS);
@@ -511,7 +521,8 @@ START_TEST(test_labels_group_routes)
 	ck_code(R(api("DELETE", S(fmt("%s?name=top", top_path)), guest, NULL)), 403);
 	ck_code(R(api("POST", sub_path, reporter, "name=byrep&color=red")), 201);
 	char *stranger = member(pid, 0, NULL);
-	ck_body(R(api("GET", top_path, stranger, NULL)), 404, "{\"message\":\"404 Group Not Found\"}");
+	ck_body(R(api("GET", top_path, stranger, NULL)), 404,
+		"{\"message\":\"404 Group Not Found\"}");
 	ck_code(R(api("GET", top_path, NULL, NULL)), 401);
 	/* update and delete act on the group's own */
 	r = R(api("PUT", top_path, reporter, "name=top&new_name=Top&color=%23abcdef"));

@@ -165,7 +165,8 @@ START_TEST(test_snippets_create_errors)
 		400, "{\"error\":\"visibility does not have a valid value\"}");
 	ck_body(R(api("POST", spath(f.id, ""), f.owner,
 		      "title=&file_name=f&code=&visibility=public")),
-		400, "{\"message\":{\"title\":[\"can't be blank\"],\"content\":[\"can't be blank\"]}}");
+		400,
+		"{\"message\":{\"title\":[\"can't be blank\"],\"content\":[\"can't be blank\"]}}");
 	char *big = S(malloc(300));
 	memset(big, 't', 256);
 	big[256] = '\0';
@@ -264,8 +265,8 @@ START_TEST(test_snippets_update)
 		"{\"message\":\"403 Forbidden\"}");
 	/* errors change nothing */
 	ck_body(R(api("PUT", one(f.id, id, ""), dev, "description=only")), 400,
-		"{\"error\":\"title, file_name, code, visibility are missing, at least one parameter "
-		"must be provided\"}");
+		"{\"error\":\"title, file_name, code, visibility are missing, at least one "
+		"parameter must be provided\"}");
 	ck_body(R(api("PUT", one(f.id, id, ""), dev, "visibility=secret")), 400,
 		"{\"error\":\"visibility does not have a valid value\"}");
 	ck_body(R(api("PUT", one(f.id, id, ""), dev, "title=&file_name=x")), 400,
@@ -307,7 +308,8 @@ START_TEST(test_snippets_disabled)
 	project(&f, "private");
 	long long id = add(f.id, f.owner, "a", "private");
 	free(sql_value("UPDATE projects SET snippets_enabled = false WHERE id = %lld", f.id));
-	ck_body(R(api("GET", spath(f.id, ""), f.owner, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("GET", spath(f.id, ""), f.owner, NULL)), 403,
+		"{\"message\":\"403 Forbidden\"}");
 	ck_code(R(api("GET", one(f.id, id, ""), f.owner, NULL)), 403);
 	ck_code(R(api("GET", one(f.id, id, "/raw"), admin_token(), NULL)), 403);
 	ck_code(R(api("POST", spath(f.id, ""), f.owner,
