@@ -145,6 +145,16 @@ START_TEST(test_labels_auth_and_visibility)
 	r = R(api("GET", labels_path(pub.id, ""), stranger, NULL));
 	ck_assert(find(r, "feature") != NULL);
 	ck_code(create(pub.id, stranger, "name=x&color=red"), 403);
+	/* an internal project: signed-in users read, external ones do not see it */
+	fx in;
+	project(&in, "internal");
+	add_label(in.id, in.owner, "inside", "red");
+	r = R(api("GET", labels_path(in.id, ""), stranger, NULL));
+	ck_assert(find(r, "inside") != NULL);
+	long long ext_id;
+	char *external = member(in.id, 0, &ext_id);
+	free(sql_value("UPDATE users SET external = true WHERE id = %lld", ext_id));
+	ck_code(R(api("GET", labels_path(in.id, ""), external, NULL)), 404);
 	/* the admin may do anything */
 	add_label(f.id, admin_token(), "admin made", "#123");
 }
