@@ -49,6 +49,13 @@ bool can_admin_project_members(const project_access *a)
 	return can_update_project(a);
 }
 
+int project_ability_level(const project_access *a)
+{
+	if (a->admin || a->ns_owner || a->group_level >= ACCESS_OWNER)
+		return ACCESS_OWNER;
+	return a->level;
+}
+
 bool can_read_code(const project_access *a, int visibility, const caller *c)
 {
 	return a->admin || a->ns_owner || visibility == VIS_PUBLIC ||

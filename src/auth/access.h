@@ -171,6 +171,10 @@ bool can_read_project(const project_access *a);
 bool can_update_project(const project_access *a);          /* master and up */
 bool can_admin_project(const project_access *a);           /* owner: delete, transfer, archive */
 bool can_admin_project_members(const project_access *a);   /* master and up */
+/* The level GitLab 10's ProjectPolicy compares for the tracker's abilities (labels,
+ * boards, snippets, issues): owner for admins and the project's owners (of its personal
+ * namespace or its group), else the caller's level on the project. */
+int project_ability_level(const project_access *a);
 bool can_read_group(const group_access *a);
 /* A project's code (clone, fetch, files, commits, branches, tags), as GitLab 10's
  * download_code: admins, anyone who may see a public project, signed-in users who are

@@ -1,0 +1,305 @@
+/* Project snippets (GitLab 10's lib/api/project_snippets.rb; the spec shows only their
+ * notes, which hang on them): list, show, create, update, delete and the raw content.
+ * A snippet is seen, in a project the caller sees, when it is public, internal to a
+ * signed-in user who is not external, the caller's own, or the caller is a member of
+ * the project (or an admin) -- GitLab 10's SnippetsFinder and ProjectSnippetPolicy.
+ * Reporters and up create them; their authors, masters and up change and remove them.
+ * With snippets turned off on the project every route answers 403. */
+#include <string.h>
+
+#include "api/api.h"
+#include "entity/entity.h"
+#include "entity/snippet.h"
+
+/* Snippet s may be seen by the caller (`me`); M: the SQL of whether they are a member
+ * of its project. */
+#define SQL_SNIPPET_VISIBLE(M)                                                                 \
+	"(s.visibility = 20 OR (s.visibility = 10 AND me.id IS NOT NULL AND NOT me.external)"     \
+	" OR me.admin OR s.author_id = me.id OR " M ")"
+
+const db_stmt snippets_stmts[] = {
+	{"snippets_enabled", "SELECT snippets_enabled FROM projects WHERE id = $1", 1, 1},
+	/* $1..$3 the caller (SQL_ME), $4 whether they are a member of the project, $5 the
+	 * project, $6 limit, $7 offset; newest first */
+	{"snippets_list",
+	 "WITH " SQL_ME ", f AS (SELECT s.id FROM snippets s, me WHERE s.project_id = $5"
+	 " AND " SQL_SNIPPET_VISIBLE("$4::boolean") ")"
+	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " SNIPPET_COLS " FROM " SNIPPET_FROM " WHERE s.id IN (SELECT id FROM f)"
+	 " ORDER BY s.id DESC LIMIT $6 OFFSET $7) x ON true",
+	 7, 1 + SNIPPET_NCOLS},
+	/* $1..$3 the caller, $4 member, $5 project, $6 snippet: the snippet when the caller
+	 * sees it, with its author's id and its content */
+	{"snippets_show",
+	 "WITH " SQL_ME " SELECT " SNIPPET_COLS ", s.author_id, s.content FROM " SNIPPET_FROM ", me"
+	 " WHERE s.id = $6 AND s.project_id = $5 AND " SQL_SNIPPET_VISIBLE("$4::boolean"),
+	 6, SNIPPET_NCOLS + 2},
+	{"snippets_insert",
+	 "INSERT INTO snippets (project_id, author_id, title, file_name, content, description,"
+	 " visibility) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id", 7, 1},
+	/* $1 snippet; $2..$4 title, file_name, content or NULL; $5 whether the description is
+	 * given, $6 it; $7 visibility or NULL */
+	{"snippets_update",
+	 "UPDATE snippets SET title = coalesce($2, title), file_name = coalesce($3, file_name),"
+	 " content = coalesce($4, content),"
+	 " description = CASE WHEN $5::boolean THEN $6 ELSE description END,"
+	 " visibility = coalesce($7::smallint, visibility), updated_at = now() WHERE id = $1",
+	 7, 0},
+	{"snippets_delete", "DELETE FROM snippets WHERE id = $1", 1, 0},
+	{NULL, NULL, 0, 0},
+};
+
+enum { SHOW_AUTHOR = SNIPPET_NCOLS, SHOW_CONTENT };
+
+static const char *const VISIBILITIES[] = {"private", "internal", "public", NULL};
+
+/* Snippets are on in the route's project: 0 or ERR_FORBIDDEN. */
+static int snippets_on(request *r)
+{
+	const char *v[1] = {r->project->id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "snippets_enabled", 1, v, &err);
+	if (!res)
+		return err;
+	return PQntuples(res) && db_bool(res, 0, 0) ? 0 : ERR_FORBIDDEN;
+}
+
+static bool is_member(request *r)
+{
+	return project_ability_level(&r->project->pa) >= ACCESS_GUEST;
+}
+
+/* $1..$5 of the statements that look at snippets as the caller. */
+static void caller_params(request *r, const char **v)
+{
+	access_me_params(&r->ctx, v);
+	v[3] = is_member(r) ? "true" : "false";
+	v[4] = r->project->id;
+}
+
+/* The snippet of :snippet_id that the caller sees: 0 with its row, or 404 Snippet. */
+static int find_snippet(request *r, PGresult **out)
+{
+	const char *v[6];
+	caller_params(r, v);
+	v[5] = param_str(r, "snippet_id");
+	int err;
+	PGresult *res = db_query(&r->ctx, "snippets_show", 6, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Snippet");
+	*out = res;
+	return 0;
+}
+
+/* The caller may change and remove snippet row 0 of res: its author, masters and up. */
+static bool can_admin_snippet(request *r, const PGresult *res)
+{
+	return project_ability_level(&r->project->pa) >= ACCESS_MASTER ||
+	       db_int(res, 0, SHOW_AUTHOR) == r->ctx.user->id;
+}
+
+static int present(request *r, const char *id, int status)
+{
+	const char *v[6];
+	caller_params(r, v);
+	v[5] = id;
+	int err;
+	PGresult *res = db_query(&r->ctx, "snippets_show", 6, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Snippet");
+	respond_json(r, status, entity_snippet(r, res, 0, 0));
+	return 0;
+}
+
+/* ---- routes ---- */
+
+static int snippets_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = snippets_on(r)) < 0)
+		return rc;
+	const char *v[7];
+	caller_params(r, v);
+	v[5] = pagination_limit(r, &pg);
+	v[6] = pagination_offset(r, &pg);
+	int err;
+	PGresult *res = db_query(&r->ctx, "snippets_list", 7, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &pg, res, entity_snippet);
+	return 0;
+}
+
+static int snippets_check_id(request *r)
+{
+	const char *id;
+	return api_id(r, "snippet_id", &id);
+}
+
+static int snippets_show(request *r)
+{
+	PGresult *res;
+	int rc = snippets_on(r);
+	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
+		return rc;
+	respond_json(r, 200, entity_snippet(r, res, 0, 0));
+	return 0;
+}
+
+static int snippets_raw(request *r)
+{
+	PGresult *res;
+	int rc = snippets_on(r);
+	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
+		return rc;
+	r->status = 200;
+	r->body = PQgetvalue(res, 0, SHOW_CONTENT);
+	r->body_len = (size_t)PQgetlength(res, 0, SHOW_CONTENT);
+	r->content_type = "text/plain";
+	return 0;
+}
+
+/* The content: code, as GitLab 10 names it, or content, as later releases (and the
+ * python-gitlab of today) do. */
+static const char *snippet_code(request *r)
+{
+	const char *code = param_str(r, "code");
+	return code ? code : param_str(r, "content");
+}
+
+/* The attributes of a snippet create or update: the Snippet model's validations left
+ * in r (title present and at most 255 characters, file_name at most 255, content
+ * present); ERR_INVALID for a visibility that is none of the three. */
+static int snippet_input(request *r, const char **title, const char **file_name,
+			 const char **content, const char **visibility)
+{
+	*title = param_str(r, "title");
+	*file_name = param_str(r, "file_name");
+	*content = snippet_code(r);
+	*visibility = NULL;
+	const char *vis;
+	int rc = param_oneof(r, "visibility", VISIBILITIES, &vis);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		*visibility = arena_printf(r->ctx.a, "%d", visibility_parse(vis));
+	if (*title && !**title)
+		fail_validation(r, "title", "can't be blank");
+	else if (*title && strlen(*title) > 255)
+		fail_validation(r, "title", "is too long (maximum is 255 characters)");
+	if (*file_name && strlen(*file_name) > 255)
+		fail_validation(r, "file_name", "is too long (maximum is 255 characters)");
+	return 0;
+}
+
+static int snippets_check_create(request *r)
+{
+	static const char *const required[] = {"title", "file_name", "code", "visibility"};
+	for (size_t i = 0; i < sizeof(required) / sizeof(*required); i++)
+		if (!(i == 2 ? snippet_code(r) : param_str(r, required[i])))
+			return fail_missing(r, required[i]);
+	const char *vis;
+	int rc = param_oneof(r, "visibility", VISIBILITIES, &vis);
+	return rc < 0 ? rc : 0;
+}
+
+static int snippets_create(request *r)
+{
+	int rc = snippets_on(r);
+	if (rc < 0)
+		return rc;
+	if (project_ability_level(&r->project->pa) < ACCESS_REPORTER)
+		return ERR_FORBIDDEN;
+	const char *title, *file_name, *content, *visibility;
+	if ((rc = snippet_input(r, &title, &file_name, &content, &visibility)) < 0)
+		return rc;
+	if (!*content)
+		fail_validation(r, "content", "can't be blank");
+	if (r->validation)
+		return ERR_VALIDATION;
+	const char *v[7] = {r->project->id, arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+			    title, file_name, content, param_str(r, "description"), visibility};
+	int err;
+	PGresult *res = db_query(&r->ctx, "snippets_insert", 7, v, &err);
+	if (!res)
+		return err;
+	return present(r, db_val(res, 0, 0), 201);
+}
+
+static int snippets_check_update(request *r)
+{
+	int rc = snippets_check_id(r);
+	if (rc < 0)
+		return rc;
+	const char *vis;
+	if ((rc = param_oneof(r, "visibility", VISIBILITIES, &vis)) < 0)
+		return rc;
+	if (!param_find(r, "title") && !param_find(r, "file_name") && !snippet_code(r) &&
+	    !param_find(r, "visibility"))
+		return fail(r, ERR_INVALID,
+			    "title, file_name, code, visibility are missing, at least one "
+			    "parameter must be provided");
+	return 0;
+}
+
+static int snippets_update(request *r)
+{
+	PGresult *res;
+	int rc = snippets_on(r);
+	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
+		return rc;
+	if (!can_admin_snippet(r, res))
+		return ERR_FORBIDDEN;
+	const char *title, *file_name, *content, *visibility;
+	if ((rc = snippet_input(r, &title, &file_name, &content, &visibility)) < 0)
+		return rc;
+	if (r->validation)
+		return ERR_VALIDATION;
+	const char *description = param_str(r, "description");
+	const char *v[7] = {db_val(res, 0, 0),
+			    title,
+			    file_name,
+			    content && *content ? content : NULL, /* a blank code is ignored */
+			    param_find(r, "description") ? "true" : "false",
+			    description,
+			    visibility};
+	int err;
+	if (!db_query(&r->ctx, "snippets_update", 7, v, &err))
+		return err;
+	return present(r, db_val(res, 0, 0), 200);
+}
+
+static int snippets_delete(request *r)
+{
+	PGresult *res;
+	int rc = snippets_on(r);
+	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
+		return rc;
+	if (!can_admin_snippet(r, res))
+		return ERR_FORBIDDEN;
+	int err;
+	if (!db_query(&r->ctx, "snippets_delete", 1, (const char *[]){db_val(res, 0, 0)}, &err))
+		return err;
+	respond_empty(r, 204);
+	return 0;
+}
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route snippets_routes[] = {
+	{"GET", V4 "/projects/:id/snippets", snippets_list, AUTH | PR, NULL},
+	{"GET", V4 "/projects/:id/snippets/:snippet_id", snippets_show, AUTH | PR,
+	 snippets_check_id},
+	{"GET", V4 "/projects/:id/snippets/:snippet_id/raw", snippets_raw, AUTH | PR,
+	 snippets_check_id},
+	{"POST", V4 "/projects/:id/snippets", snippets_create, AUTH | PW, snippets_check_create},
+	{"PUT", V4 "/projects/:id/snippets/:snippet_id", snippets_update, AUTH | PW,
+	 snippets_check_update},
+	{"DELETE", V4 "/projects/:id/snippets/:snippet_id", snippets_delete, AUTH | PW,
+	 snippets_check_id},
+	{NULL, NULL, NULL, 0, NULL},
+};

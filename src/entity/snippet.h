@@ -1,0 +1,21 @@
+/* Presenter of a project snippet: GitLab 10's Entities::ProjectSnippet (id, title,
+ * file_name, description, author, updated_at, created_at, project_id, web_url). */
+#ifndef COLLABD_ENTITY_SNIPPET_H
+#define COLLABD_ENTITY_SNIPPET_H
+
+#include "entity/user.h"
+#include "http/request.h"
+
+/* The rows SNIPPET_COLS reads: snippets s with their author u, project p and its
+ * namespace n. */
+#define SNIPPET_FROM                                                                           \
+	"snippets s JOIN users u ON u.id = s.author_id JOIN projects p ON p.id = s.project_id"   \
+	" JOIN namespaces n ON n.id = p.namespace_id"
+#define SNIPPET_COLS                                                                           \
+	"s.id, s.title, s.file_name, s.description, iso8601(s.updated_at),"                      \
+	" iso8601(s.created_at), s.project_id, n.full_path, p.path, " USER_BASIC_COLS
+#define SNIPPET_NCOLS 14
+
+json_object *entity_snippet(request *r, const PGresult *res, int row, int col);
+
+#endif
