@@ -648,7 +648,7 @@ static int shell_command(const char *cfg_path, int argc, char **argv)
 	if (rc == 0)
 		(void)shell_exec(&plan); /* returns only when git cannot run */
 	else if (rc < 0)
-		fprintf(stderr, "GitLab: collabd could not serve this request; see its log.\n");
+		fprintf(stderr, "GitLab: collabd could not serve this request; try again later.\n");
 	arena_destroy(a);
 	config_free(&cfg);
 	return 1;

@@ -310,7 +310,7 @@ stack_sshd_start() {
 		local wrap; wrap=$(mktemp -d /run/collabd-sshd.XXXXXX) || return 1
 		chmod 755 "$wrap"
 		echo "$wrap" > "$dir/sshd/wrapper_dir"
-		printf '#!/bin/sh\nexec %s -c %s authorized-keys "$@"\n' "$bin" "$conf" > "$wrap/authorized-keys"
+		printf '#!/bin/sh\nexec %q -c %q authorized-keys "$@"\n' "$bin" "$conf" > "$wrap/authorized-keys"
 		chmod 755 "$wrap/authorized-keys"
 		keycmd="$wrap/authorized-keys"
 	fi
