@@ -1,5 +1,6 @@
 /* collabd: the command line (serve, migrate, keygen, user-create, token-create,
- * private-token) and the master process that runs the workers. */
+ * private-token, hook, authorized-keys, shell, statements) and the master process that
+ * runs the workers. */
 #include "config.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "db/db.h"
 #include "git/repo.h"
 #include "git/hooks.h"
+#include "git/shell.h"
 #include "modules.h"
 #include "worker.h"
 
@@ -46,6 +48,10 @@ static int usage(void)
 		"                                create a personal access token; prints it\n"
 		"  private-token USERNAME        print the user's private token\n"
 		"  hook pre-receive|post-receive  the git hooks (run by git, see git/hooks.h)\n"
+		"  authorized-keys TYPE KEY      sshd's AuthorizedKeysCommand (%%t %%k): the\n"
+		"                                authorized_keys line of a user's key, if any\n"
+		"  shell key-ID                  the forced command of that line: git over SSH\n"
+		"                                (SSH_ORIGINAL_COMMAND, see git/shell.h)\n"
 		"  statements [--all]            print the statements whose shape (parameters,\n"
 		"                                columns) differs from their table's; 1 if any\n"
 		"CONFIG is a key = value file (or $COLLABD_CONFIG); COLLABD_<KEY> overrides.\n");
@@ -183,21 +189,31 @@ static int check_statements(const config *cfg)
 	return rc;
 }
 
-/* The git hooks under <storage>/hooks, running this binary with this configuration
- * (absolute paths: git runs them inside the repository). */
-static int install_hooks(const config *cfg, const char *cfg_path)
+/* The absolute paths of this binary and of the configuration cfg_path (empty when
+ * NULL), for the commands that git and sshd run later elsewhere. 0 or -1 (logged). */
+static int self_paths(const char *cfg_path, char exe[PATH_MAX], char conf[PATH_MAX])
 {
-	char exe[PATH_MAX], conf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n = readlink("/proc/self/exe", exe, PATH_MAX - 1);
 	if (n < 0) {
 		log_error("readlink /proc/self/exe: %s", strerror(errno));
 		return -1;
 	}
 	exe[n] = '\0';
+	conf[0] = '\0';
 	if (cfg_path && !realpath(cfg_path, conf)) {
 		log_error("%s: %s", cfg_path, strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* The git hooks under <storage>/hooks, running this binary with this configuration
+ * (absolute paths: git runs them inside the repository). */
+static int install_hooks(const config *cfg, const char *cfg_path)
+{
+	char exe[PATH_MAX], conf[PATH_MAX];
+	if (self_paths(cfg_path, exe, conf) < 0)
+		return -1;
 	return hooks_install(cfg, exe, cfg_path ? conf : NULL);
 }
 
@@ -567,6 +583,77 @@ static int hook_command(const char *cfg_path, int argc, char **argv)
 	return rc == 0 ? 0 : 1;
 }
 
+static bool plain_path(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-@,:=") ==
+	       strlen(s);
+}
+
+/* sshd's AuthorizedKeysCommand, `authorized-keys %t %k` (git/shell.h): the line of a
+ * known key, whose forced command runs this binary with this configuration; nothing
+ * for any other key. 0, or 1 when it cannot tell (sshd then refuses the key). */
+static int authorized_keys_command(const char *cfg_path, int argc, char **argv)
+{
+	if (argc != 3)
+		return usage();
+	char exe[PATH_MAX], conf[PATH_MAX];
+	if (self_paths(cfg_path, exe, conf) < 0)
+		return 1;
+	/* the line's command="..." goes through sshd's option quoting and then the login
+	 * shell: only paths that need neither */
+	if (!plain_path(exe) || !plain_path(conf)) {
+		fprintf(stderr, "collabd: for an authorized_keys line the paths %s and %s may only "
+				"have letters, digits and / . _ + - @ , : =\n",
+			exe, conf);
+		return 1;
+	}
+	config cfg;
+	if (config_load(&cfg, cfg_path) < 0)
+		return 1;
+	db d;
+	int rc = -1;
+	if (db_connect(&d, cfg.database_url, shell_keys_registry) == 0) {
+		arena *a = arena_new();
+		ctx c;
+		ctx_init(&c, a, &cfg, &d, NULL);
+		const char *command = *conf ? arena_printf(a, "%s -c %s", exe, conf) : exe;
+		rc = shell_authorized_key(&c, command, argv[1], argv[2], stdout);
+		arena_destroy(a);
+	}
+	db_close(&d);
+	config_free(&cfg);
+	return rc < 0 ? 1 : 0;
+}
+
+/* The forced command of an authorized_keys line (git/shell.h): runs git for the key's
+ * user when the client asked for a repository they may use, else says why not on
+ * stderr and exits 1. */
+static int shell_command(const char *cfg_path, int argc, char **argv)
+{
+	if (argc != 2)
+		return usage();
+	config cfg;
+	if (config_load(&cfg, cfg_path) < 0)
+		return 1;
+	db d;
+	int rc = -1;
+	arena *a = arena_new();
+	ctx c;
+	shell_plan plan;
+	if (db_connect(&d, cfg.database_url, shell_registry) == 0) {
+		ctx_init(&c, a, &cfg, &d, NULL);
+		rc = shell_decide(&c, argv[1], getenv("SSH_ORIGINAL_COMMAND"), stderr, &plan);
+	}
+	db_close(&d); /* not inherited by git */
+	if (rc == 0)
+		(void)shell_exec(&plan); /* returns only when git cannot run */
+	else if (rc < 0)
+		fprintf(stderr, "GitLab: collabd could not serve this request; try again later.\n");
+	arena_destroy(a);
+	config_free(&cfg);
+	return 1;
+}
+
 /* The shapes of the statements as PostgreSQL finds them (db_describe). */
 static int statements_command(const char *cfg_path, int argc, char **argv)
 {
@@ -604,6 +691,10 @@ int main(int argc, char **argv)
 		return statements_command(cfg_path, argc - i, argv + i);
 	if (strcmp(cmd, "hook") == 0)
 		return hook_command(cfg_path, argc - i, argv + i);
+	if (strcmp(cmd, "authorized-keys") == 0)
+		return authorized_keys_command(cfg_path, argc - i, argv + i);
+	if (strcmp(cmd, "shell") == 0)
+		return shell_command(cfg_path, argc - i, argv + i);
 	if (strcmp(cmd, "migrate") == 0 || strcmp(cmd, "keygen") == 0) {
 		config cfg;
 		if (config_load(&cfg, cfg_path) < 0)

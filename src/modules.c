@@ -6,6 +6,7 @@
 #include "background.h"
 #include "git/hooks.h"
 #include "git/repo.h"
+#include "git/shell.h"
 #include "http/cache.h"
 
 #define MODULE(name) extern const db_stmt name##_stmts[]; extern const route name##_routes[];
@@ -14,6 +15,7 @@
 
 const db_stmt *const statements[] = {
 	auth_stmts, scope_stmts, background_stmts, cache_stmts, repo_stmts, hooks_stmts,
+	shell_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

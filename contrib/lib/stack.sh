@@ -4,7 +4,8 @@
 
 PACKAGES="build-essential autoconf automake libtool pkg-config libfcgi-dev libjson-c-dev \
 libpq-dev libgit2-dev check libyaml-dev libssl-dev libcurl4-openssl-dev libcrypt-dev \
-postgresql postgresql-common nginx fcgiwrap git bzip2 unzip wrk python3-gitlab python3-requests curl"
+postgresql postgresql-common nginx fcgiwrap git bzip2 unzip wrk python3-gitlab python3-requests curl \
+openssh-server openssh-client"
 
 log() { printf '%s\n' "collabd: $*" >&2; }
 
@@ -284,4 +285,92 @@ CONF
 wait_for_socket() {
 	local i; for i in $(seq 1 100); do [ -S "$1" ] && return 0; sleep 0.1; done
 	return 1
+}
+
+# sshd_safe_path PATH: whether sshd accepts PATH as an AuthorizedKeysCommand: it and
+# every directory above it owned by root and writable by nobody else.
+sshd_safe_path() {
+	local p; p=$(readlink -f "$1") || return 1
+	while :; do
+		set -- $(stat -c '%u %a' "$p") || return 1
+		[ "$1" = 0 ] && [ $(( 8#$2 & 8#022 )) = 0 ] || return 1
+		[ "$p" = / ] && return 0
+		p=$(dirname "$p")
+	done
+}
+
+# stack_sshd_start DIR COLLABD CONFIG: a private sshd for git over SSH on a free loopback
+# port, as contrib/sshd/collabd.conf deploys it: keys from `COLLABD -c CONFIG
+# authorized-keys`, every session the forced command `collabd shell key-N`. Its config,
+# host key, log and pid under DIR/sshd; prints the port. Logins as root (the tests run
+# as root) are allowed only with a forced command. sshd runs an AuthorizedKeysCommand
+# only from a root-owned path that nobody else may write (nor any directory above it):
+# when COLLABD's is not one (a build under /tmp, or not root's), a wrapper in a fresh
+# directory under /run runs it (stack_sshd_stop removes it).
+stack_sshd_start() {
+	local dir=$1 bin=$2 conf=$3 port try keycmd
+	mkdir -p "$dir/sshd"
+	ssh-keygen -q -t ed25519 -N '' -C collabd-test -f "$dir/sshd/host_ed25519_key" </dev/null || return 1
+	bin=$(readlink -f "$bin") conf=$(readlink -f "$conf")
+	if sshd_safe_path "$bin"; then
+		keycmd="$bin -c $conf authorized-keys"
+	else
+		local wrap; wrap=$(mktemp -d /run/collabd-sshd.XXXXXX) || return 1
+		chmod 755 "$wrap"
+		echo "$wrap" > "$dir/sshd/wrapper_dir"
+		printf '#!/bin/sh\nexec %q -c %q authorized-keys "$@"\n' "$bin" "$conf" > "$wrap/authorized-keys"
+		chmod 755 "$wrap/authorized-keys"
+		keycmd="$wrap/authorized-keys"
+	fi
+	# sshd's privilege separation directory (made by the package's service otherwise)
+	[ "$(id -u)" = 0 ] && mkdir -p -m 755 /run/sshd
+	for try in 1 2 3; do
+		port=$(free_port) || return 1
+		cat > "$dir/sshd/sshd_config" <<CONF
+ListenAddress 127.0.0.1:$port
+HostKey $dir/sshd/host_ed25519_key
+PidFile $dir/sshd/sshd.pid
+AuthorizedKeysFile none
+AuthorizedKeysCommand $keycmd %t %k
+AuthorizedKeysCommandUser $(id -un)
+PermitRootLogin forced-commands-only
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PermitTTY no
+AllowTcpForwarding no
+AllowAgentForwarding no
+X11Forwarding no
+PermitUserRC no
+PrintMotd no
+AcceptEnv GIT_PROTOCOL
+# The forced command runs through the login user's shell; Debian's bash sources
+# ~/.bashrc for sshd's commands unless it is nested: root's must not slow the tests.
+SetEnv SHLVL=1
+MaxStartups 100:30:200
+LogLevel VERBOSE
+CONF
+		rm -f "$dir/sshd/sshd.pid"
+		/usr/sbin/sshd -f "$dir/sshd/sshd_config" -E "$dir/sshd/sshd.log" || return 1
+		local i; for i in $(seq 1 50); do [ -s "$dir/sshd/sshd.pid" ] && break; sleep 0.1; done
+		if [ -s "$dir/sshd/sshd.pid" ] && kill -0 "$(cat "$dir/sshd/sshd.pid")" 2>/dev/null; then
+			echo "$port" > "$dir/sshd/port"
+			echo "$port"
+			return 0
+		fi
+	done   # the port was taken meanwhile: another one
+	tail -n 20 "$dir/sshd/sshd.log" >&2
+	return 1
+}
+
+stack_sshd_stop() {
+	local dir=$1
+	[ -s "$dir/sshd/sshd.pid" ] && kill -TERM "$(cat "$dir/sshd/sshd.pid")" 2>/dev/null
+	rm -f "$dir/sshd/sshd.pid"
+	if [ -s "$dir/sshd/wrapper_dir" ]; then
+		local w; w=$(cat "$dir/sshd/wrapper_dir")
+		case $w in /run/collabd-sshd.*) rm -f "$w/authorized-keys"; rmdir "$w";; esac
+		rm -f "$dir/sshd/wrapper_dir"
+	fi
 }

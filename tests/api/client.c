@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -639,4 +640,60 @@ long long fixture_snippet(long long project_id, long long author_id, int visibil
 	return sql_int("INSERT INTO snippets (project_id, author_id, title, file_name, content,"
 		       " visibility) VALUES (%lld, %lld, 'snip', 'a.txt', 'hello', %d) RETURNING id",
 		       project_id, author_id, visibility);
+}
+
+/* ---- helpers of the git suites (git over HTTP and over SSH) ---- */
+
+char *git_work_new(void)
+{
+	char tmpl[] = "/tmp/collabd-git.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	char *path = fmt("%s/.gitconfig", tmpl);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[user]\n\tname = Tester\n\temail = tester@example.com\n"
+	      "[init]\n\tdefaultBranch = master\n[advice]\n\tdetachedHead = false\n", f);
+	fclose(f);
+	free(path);
+	return strdup(tmpl);
+}
+
+void git_work_remove(char *work)
+{
+	char *cmd = fmt("rm -rf '%s'", work);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(work);
+}
+
+int git_sh(const char *work, char **out, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	char *cmd = NULL;
+	if (vasprintf(&cmd, f, ap) < 0)
+		abort();
+	va_end(ap);
+	char *full = fmt("cd '%s' && export HOME='%s' GIT_TERMINAL_PROMPT=0 GIT_ASKPASS=/bin/false "
+			 "&& git %s 2>&1",
+			 work, work, cmd);
+	FILE *p = popen(full, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t n;
+	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 1024)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	int st = pclose(p);
+	free(cmd);
+	free(full);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -175,4 +175,16 @@ void fixture_issue_lock(long long issue_id, bool locked);
 /* A snippet of project_id by author_id, visibility 0 private, 10 internal, 20 public. */
 long long fixture_snippet(long long project_id, long long author_id, int visibility);
 
+/* ---- helpers of the git suites (git over HTTP and over SSH) ---- */
+
+/* A scratch directory for clones, also git's HOME (a .gitconfig that names the
+ * committer and makes master the default branch); caller frees with git_work_remove,
+ * which removes it. */
+char *git_work_new(void);
+void git_work_remove(char *work);
+/* Runs the shell command `git ARGS` (ARGS from f) in work with git's prompts off: its
+ * exit status, and its output (stdout and stderr) in *out when out is not NULL (caller
+ * frees). The environment passes on (GIT_SSH_COMMAND). */
+int git_sh(const char *work, char **out, const char *f, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -3,11 +3,8 @@
  * do), stock git cloning and pushing through git-http-backend, protected branches
  * enforced by the pre-receive hook, and what the post-receive hook records (the default
  * branch of a first push, push events, the push job). */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "client.h"
 
@@ -28,63 +25,17 @@ static char *T(char *s)
 
 static void setup(void)
 {
-	char tmpl[] = "/tmp/collabd-git.XXXXXX";
-	ck_assert_ptr_nonnull(mkdtemp(tmpl));
-	work = strdup(tmpl);
-	/* git's HOME: who commits, and the default branch of new repositories */
-	char *path = fmt("%s/.gitconfig", work);
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("[user]\n\tname = Tester\n\temail = tester@example.com\n"
-	      "[init]\n\tdefaultBranch = master\n[advice]\n\tdetachedHead = false\n", f);
-	fclose(f);
-	free(path);
+	work = git_work_new();
 }
 
 static void teardown(void)
 {
 	while (nkept > 0)
 		free(kept[--nkept]);
-	char *cmd = fmt("rm -rf '%s'", work);
-	ck_assert_int_eq(system(cmd), 0);
-	free(cmd);
-	free(work);
+	git_work_remove(work);
 }
 
-/* Runs a shell command in the scratch directory with git's prompts off; its exit status,
- * its output (stdout and stderr) in *out when not NULL (caller frees). */
-static int sh(char **out, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static int sh(char **out, const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	char *cmd = NULL;
-	if (vasprintf(&cmd, f, ap) < 0)
-		abort();
-	va_end(ap);
-	char *full = fmt("cd '%s' && export HOME='%s' GIT_TERMINAL_PROMPT=0 GIT_ASKPASS=/bin/false "
-			 "&& git %s 2>&1",
-			 work, work, cmd);
-	FILE *p = popen(full, "r");
-	ck_assert_ptr_nonnull(p);
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	size_t n;
-	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 1024)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[len] = '\0';
-	int st = pclose(p);
-	free(cmd);
-	free(full);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define sh(out, ...) git_sh(work, (out), __VA_ARGS__)
 
 /* http://[user:token@]host:port/<path>.git */
 static char *git_url(const char *token, const char *path)

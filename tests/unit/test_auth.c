@@ -11,6 +11,7 @@
 #include "auth/access.h"
 #include "auth/auth.h"
 #include "core/crypto.h"
+#include "git/shell.h"
 #include "http/router.h"
 
 static arena *A;
@@ -574,9 +575,85 @@ START_TEST(test_project_access_decide)
 }
 END_TEST
 
+/* ---- the commands the SSH shell runs (git/shell.c) ---- */
+
+START_TEST(test_ssh_command_accepted)
+{
+	static const struct {
+		const char *command, *program, *path;
+		bool push;
+	} ok[] = {
+		{"git-upload-pack 'group/project.git'", "git-upload-pack", "group/project", false},
+		{"git-receive-pack '/group/sub/project.git'", "git-receive-pack", "group/sub/project",
+		 true},
+		{"git-upload-pack '/group/project'", "git-upload-pack", "group/project", false},
+		{"git-upload-pack group/project.git", "git-upload-pack", "group/project", false},
+		{"git-upload-pack 'group/it'\\''s'", "git-upload-pack", "group/it's", false},
+		{"git-upload-pack 'group/wow'\\!'.git'", "git-upload-pack", "group/wow!", false},
+		{"git-upload-pack 'group/$(reboot) x.git'", "git-upload-pack", "group/$(reboot) x", false},
+		{"git-upload-pack 'a.b/c.git.git'", "git-upload-pack", "a.b/c.git", false},
+	};
+	arena *a = arena_new();
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++) {
+		const char *program = NULL, *path = NULL;
+		bool push = !ok[i].push;
+		ck_assert_msg(shell_parse_command(a, ok[i].command, &program, &path, &push) == 0, "%s",
+			      ok[i].command);
+		ck_assert_str_eq(program, ok[i].program);
+		ck_assert_str_eq(path, ok[i].path);
+		ck_assert_int_eq(push, ok[i].push);
+	}
+	arena_destroy(a);
+}
+END_TEST
+
+START_TEST(test_ssh_command_refused)
+{
+	static const char *const refused[] = {
+		"",
+		"ls",
+		"git-upload-pack",
+		"git-upload-pack ",
+		"git upload-pack 'group/project.git'",
+		"git-upload-archive 'group/project.git'",
+		"git-upload-pack  'group/project.git'",
+		"git-upload-pack 'group/project.git' 'other/project.git'",
+		"git-upload-pack 'group/project.git'; ls",
+		"git-upload-pack 'group/project.git",
+		"git-upload-pack group/project.git;ls",
+		"git-upload-pack \"group/project.git\"",
+		"git-upload-pack ''",
+		"git-upload-pack '/'",
+		"git-upload-pack 'project.git'",
+		"git-upload-pack '../../etc'",
+		"git-upload-pack 'group/../../etc.git'",
+		"git-upload-pack 'group/./project.git'",
+		"git-upload-pack 'group//project.git'",
+		"git-upload-pack '//group/project.git'",
+		"git-upload-pack 'group/project/'",
+		"git-upload-pack 'group/pro\nject.git'",
+		"git-upload-pack 'group/'x'/project.git'",
+		"git-upload-pack 'group'\\''x'/p",
+	};
+	arena *a = arena_new();
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		const char *program, *path;
+		bool push;
+		ck_assert_msg(shell_parse_command(a, refused[i], &program, &path, &push) < 0, "%s",
+			      refused[i]);
+	}
+	arena_destroy(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("auth");
+
+	TCase *ssh = tcase_create("ssh command");
+	tcase_add_test(ssh, test_ssh_command_accepted);
+	tcase_add_test(ssh, test_ssh_command_refused);
+	suite_add_tcase(s, ssh);
 
 	TCase *tc = tcase_create("credentials");
 	tcase_add_checked_fixture(tc, setup, teardown);

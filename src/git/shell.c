@@ -1,0 +1,281 @@
+#include "git/shell.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "auth/scope.h"
+#include "core/buf.h"
+#include "core/crypto.h"
+#include "core/sshkey.h"
+#include "git/repo.h"
+
+const db_stmt shell_stmts[] = {
+	/* $1 MD5 fingerprint (sshkey.h): the key (keys_fingerprint_key) of an active user */
+	{"shell_key_by_fingerprint",
+	 "SELECT k.id, k.key FROM keys k JOIN users u ON u.id = k.user_id"
+	 " WHERE k.fingerprint = $1 AND u.state = 'active' AND NOT u.ghost", 1, 2},
+	/* $1 key id: its user, whatever their state */
+	{"shell_key_user",
+	 "SELECT u.id, u.is_admin, u.external, u.username, u.state = 'active' FROM keys k"
+	 " JOIN users u ON u.id = k.user_id WHERE k.id = $1 AND NOT u.ghost", 1, 5},
+	{NULL, NULL, 0, 0},
+};
+
+const db_stmt *const shell_keys_registry[] = {shell_stmts, NULL};
+const db_stmt *const shell_registry[] = {shell_stmts, scope_stmts, NULL};
+
+/* The blob of a key's base64 text; false when it is none. */
+static bool key_blob(arena *a, const char *b64, unsigned char **blob, size_t *n)
+{
+	return b64 && *b64 && crypto_base64_decode(a, b64, blob, n) == 0 && *n > 0;
+}
+
+int shell_authorized_key(ctx *c, const char *command, const char *type, const char *b64,
+			 FILE *out)
+{
+	sshkey k;
+	unsigned char *blob;
+	size_t n;
+	/* sshkey_parse checks that the blob is one of the type, and fingerprints it as
+	 * the keys API stored it */
+	if (!key_blob(c->a, b64, &blob, &n) ||
+	    sshkey_parse(c->a, arena_printf(c->a, "%s %s", type, b64), &k) < 0)
+		return 1;
+	const char *v[1] = {k.fingerprint};
+	int err;
+	PGresult *res = db_query(c, "shell_key_by_fingerprint", 1, v, &err);
+	if (!res)
+		return -1;
+	if (PQntuples(res) != 1)
+		return 1;
+	/* the same key, not only the same MD5 digest */
+	sshkey stored;
+	unsigned char *sblob;
+	size_t sn;
+	if (sshkey_parse(c->a, PQgetvalue(res, 0, 1), &stored) < 0 ||
+	    strcmp(stored.type, k.type) != 0)
+		return 1;
+	const char *sb64 = stored.normalized + strlen(stored.type) + 1;
+	const char *end = strchr(sb64, ' ');
+	sb64 = end ? arena_strndup(c->a, sb64, (size_t)(end - sb64)) : sb64;
+	if (!key_blob(c->a, sb64, &sblob, &sn) || sn != n || memcmp(sblob, blob, n) != 0)
+		return 1;
+	fprintf(out,
+		"command=\"%s shell key-%s\",no-port-forwarding,no-X11-forwarding,"
+		"no-agent-forwarding,no-pty %s %s\n",
+		command, PQgetvalue(res, 0, 0), stored.type, sb64);
+	return 0;
+}
+
+/* Git's single-quoted argument (sq_quote: 'a'\''b'): its value, NULL when s is not
+ * exactly such a quoted word. */
+static const char *sq_dequote(arena *a, const char *s)
+{
+	buf b;
+	buf_init(&b, a, strlen(s) + 1);
+	if (*s != '\'')
+		return NULL;
+	for (;;) {
+		s++; /* the opening quote */
+		const char *close = strchr(s, '\'');
+		if (!close)
+			return NULL;
+		buf_append(&b, s, (size_t)(close - s));
+		s = close + 1;
+		if (!*s)
+			return buf_cstr(&b);
+		/* between quoted parts only an escaped quote or '!' */
+		if (s[0] != '\\' || (s[1] != '\'' && s[1] != '!') || s[2] != '\'')
+			return NULL;
+		buf_putc(&b, s[1]);
+		s += 2;
+	}
+}
+
+/* A word without quotes may only have characters no shell reads as anything else. */
+static bool plain_word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "._-/+@~",
+			    *s))
+			return false;
+	return true;
+}
+
+int shell_parse_command(arena *a, const char *command, const char **program, const char **path,
+			bool *push)
+{
+	static const char *const programs[] = {"git-upload-pack", "git-receive-pack"};
+	int which = -1;
+	const char *arg = NULL;
+	for (int i = 0; i < 2 && which < 0; i++) {
+		size_t n = strlen(programs[i]);
+		if (strncmp(command, programs[i], n) == 0 && command[n] == ' ') {
+			which = i;
+			arg = command + n + 1;
+		}
+	}
+	if (which < 0)
+		return -1;
+	const char *word = *arg == '\'' ? sq_dequote(a, arg) : plain_word(arg) ? arg : NULL;
+	if (!word)
+		return -1;
+	char *p = arena_strdup(a, word);
+	if (*p == '/')
+		p++;
+	size_t len = strlen(p);
+	if (len > 4 && strcmp(p + len - 4, ".git") == 0)
+		p[len -= 4] = '\0';
+	if (len == 0 || len > 1024 || !strchr(p, '/'))
+		return -1;
+	/* segments: none empty, "." or ".."; no control characters */
+	for (const char *s = p; *s;) {
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+				return -1;
+		s += n + (e ? 1 : 0);
+		if (e && !*s)
+			return -1; /* a trailing slash */
+	}
+	*program = programs[which];
+	*path = p;
+	*push = which == 1;
+	return 0;
+}
+
+/* The key's user as the caller: 0, 1 when refused (reason on err), -1. */
+static int key_caller(ctx *c, const char *key_arg, FILE *err)
+{
+	const char *id = key_arg && strncmp(key_arg, "key-", 4) == 0 ? key_arg + 4 : NULL;
+	if (!id || !scope_ref_is_id(id)) {
+		fprintf(err, "GitLab: Invalid key argument.\n");
+		return 1;
+	}
+	const char *v[1] = {id};
+	int e;
+	PGresult *res = db_query(c, "shell_key_user", 1, v, &e);
+	if (!res)
+		return -1;
+	if (PQntuples(res) != 1) {
+		fprintf(err, "GitLab: This SSH key is not known (it may have been removed).\n");
+		return 1;
+	}
+	if (!db_bool(res, 0, 4)) {
+		fprintf(err, "GitLab: Your account has been blocked.\n");
+		return 1;
+	}
+	caller *u = arena_alloc(c->a, sizeof(*u));
+	memset(u, 0, sizeof(*u));
+	u->id = db_int(res, 0, 0);
+	u->admin = db_bool(res, 0, 1);
+	u->external = db_bool(res, 0, 2);
+	u->username = arena_strdup(c->a, PQgetvalue(res, 0, 3));
+	c->user = u;
+	return 0;
+}
+
+int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err,
+		 shell_plan *out)
+{
+	int rc = key_caller(c, key_arg, err);
+	if (rc != 0)
+		return rc;
+	if (!command || !*command) {
+		fprintf(err,
+			"Welcome to GitLab, @%s! collabd serves git over SSH; it provides no "
+			"shell access.\n",
+			c->user->username);
+		return 1;
+	}
+	const char *program, *full;
+	bool push;
+	if (shell_parse_command(c->a, command, &program, &full, &push) < 0) {
+		fprintf(err, "GitLab: Disallowed command. Only git-upload-pack and "
+			     "git-receive-pack of a project's repository ('group/project.git') are "
+			     "served.\n");
+		return 1;
+	}
+	project_scope p;
+	rc = scope_project(c, full, false, &p);
+	if (rc == ERR_NOT_FOUND) {
+		fprintf(err, "GitLab: The project you were looking for could not be found.\n");
+		return 1;
+	}
+	if (rc < 0)
+		return -1;
+	if (push ? !can_push_code(&p.pa, c->user) : !can_read_code(&p.pa, p.visibility, c->user)) {
+		fprintf(err, push ? "GitLab: You are not allowed to push code to this project.\n"
+				  : "GitLab: You are not allowed to download code from this "
+				    "project.\n");
+		return 1;
+	}
+	const char *repo = repo_path(c, p.id);
+	if (access(repo, F_OK) != 0) {
+		fprintf(err, "GitLab: A repository for this project does not exist yet.\n");
+		return 1;
+	}
+	*out = (shell_plan){
+		.program = program,
+		.repo = repo,
+		.gl_id = arena_printf(c->a, "user-%lld", c->user->id),
+		.project = p.id,
+		.hooks_dir = arena_printf(c->a, "%s/hooks", c->cfg->storage_path),
+	};
+	return 0;
+}
+
+/* GIT_PROTOCOL as git sends it (sshd's AcceptEnv GIT_PROTOCOL): "version=<digit>". */
+static bool valid_protocol(const char *s)
+{
+	return s && strncmp(s, "version=", 8) == 0 && s[8] >= '0' && s[8] <= '9' && !s[9];
+}
+
+int shell_exec(const shell_plan *plan)
+{
+	static char path_default[] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	char *env[16];
+	int n = 0;
+	const char *path = getenv("PATH"), *home = getenv("HOME");
+	const char *protocol = getenv("GIT_PROTOCOL");
+	char *owned[16];
+	int nowned = 0;
+#define PUT(...)                                                                                \
+	do {                                                                                    \
+		char *s_;                                                                       \
+		if (asprintf(&s_, __VA_ARGS__) < 0)                                             \
+			goto fail;                                                              \
+		env[n++] = owned[nowned++] = s_;                                                \
+	} while (0)
+	if (path)
+		PUT("PATH=%s", path);
+	else
+		env[n++] = path_default;
+	if (home)
+		PUT("HOME=%s", home);
+	if (valid_protocol(protocol))
+		PUT("GIT_PROTOCOL=%s", protocol);
+	PUT("GL_ID=%s", plan->gl_id);
+	PUT("GL_PROJECT=%s", plan->project);
+	PUT("GL_PROTOCOL=ssh");
+	PUT("GIT_CONFIG_COUNT=1");
+	PUT("GIT_CONFIG_KEY_0=core.hooksPath");
+	PUT("GIT_CONFIG_VALUE_0=%s", plan->hooks_dir);
+#undef PUT
+	env[n] = NULL;
+	char *argv[3] = {(char *)plan->program, (char *)plan->repo, NULL};
+	execvpe(plan->program, argv, env);
+	fprintf(stderr, "GitLab: cannot run %s: %s\n", plan->program, strerror(errno));
+fail:
+	while (nowned > 0)
+		free(owned[--nowned]);
+	return -1;
+}

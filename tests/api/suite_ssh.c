@@ -1,0 +1,421 @@
+/* Git over SSH through the stack's sshd (tests/api/run, COLLABD_SSH_PORT): keys added
+ * through POST /user/keys are found by `collabd authorized-keys`, whose forced command
+ * `collabd shell key-N` serves stock git under the same rules as git over HTTP (clone,
+ * push, protected branches, not found for what the caller may not see), and refuses
+ * removed keys, blocked users, interactive logins and any other command. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+
+static char *work; /* scratch directory: clones, keys, git's HOME */
+
+static char *kept[256];
+static int nkept;
+
+static char *T(char *s)
+{
+	ck_assert_int_lt(nkept, 256);
+	kept[nkept++] = s;
+	return s;
+}
+
+static void setup(void)
+{
+	ck_assert_msg(getenv("COLLABD_SSH_PORT"), "no sshd in the stack (COLLABD_SSH_PORT)");
+	work = git_work_new();
+}
+
+static void teardown(void)
+{
+	while (nkept > 0)
+		free(kept[--nkept]);
+	git_work_remove(work);
+}
+
+#define sh(out, ...) git_sh(work, (out), __VA_ARGS__)
+
+/* Runs a shell command line in the scratch directory: its exit status, its output
+ * (stdout and stderr) in *out (caller frees). */
+static int run(char **out, const char *cmd)
+{
+	char *full = T(fmt("cd '%s' && (%s) </dev/null 2>&1", work, cmd));
+	FILE *p = popen(full, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t n;
+	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 1024)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	int st = pclose(p);
+	/* collabd's commands (a sanitizer build in the tests) report nothing on stderr */
+	ck_assert_msg(!strstr(buf, "Sanitizer") && !strstr(buf, "runtime error"), "%s: %s", cmd,
+		      buf);
+	*out = buf;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The ssh command of key name (a key file in the scratch directory). */
+static char *ssh_command(const char *name)
+{
+	return T(fmt("ssh -p %s -i %s/%s -o StrictHostKeyChecking=no "
+		     "-o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes -o BatchMode=yes "
+		     "-o LogLevel=ERROR",
+		     getenv("COLLABD_SSH_PORT"), work, name));
+}
+
+/* The sshd's login: "user@127.0.0.1". */
+static const char *ssh_login(void)
+{
+	const char *u = getenv("COLLABD_SSH_USER");
+	return T(fmt("%s@127.0.0.1", u ? u : "root"));
+}
+
+/* A new ed25519 key in the scratch directory as name and name.pub: its public line
+ * (caller frees), and its base64 blob in *b64 unless NULL (caller frees). */
+static char *new_key(const char *name, char **b64)
+{
+	char *out;
+	ck_assert_int_eq(run(&out, T(fmt("ssh-keygen -q -t ed25519 -N '' -C '%s' -f '%s'", name,
+					 name))),
+			 0);
+	free(out);
+	char *path = T(fmt("%s/%s.pub", work, name));
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	char line[512];
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	if (b64) {
+		char *s = strchr(line, ' ') + 1;
+		*b64 = strndup(s, strcspn(s, " "));
+	}
+	return strdup(line);
+}
+
+/* A new key of the token's user, added with POST /user/keys: its id. */
+static long long add_key(const char *token, const char *name)
+{
+	char *pub = T(new_key(name, NULL));
+	resp *r = api("POST", "/user/keys", token,
+		      T(fmt("title=%s&key=%s", name, T(enc(pub)))));
+	ck_status(r, 201);
+	long long id = jint(r->json, "id");
+	resp_free(r);
+	return id;
+}
+
+static void add_member(long long project, long long user, int level)
+{
+	resp *r = api("POST", T(fmt("/projects/%lld/members", project)), admin_token(),
+		      T(fmt("user_id=%lld&access_level=%d", user, level)));
+	ck_status(r, 201);
+	resp_free(r);
+}
+
+/* scp-like address of a project (git sends 'path.git') */
+static char *scp_url(const char *path)
+{
+	return T(fmt("%s:%s.git", ssh_login(), path));
+}
+
+/* ssh:// address (git sends '/path.git'; here without .git) */
+static char *ssh_url(const char *path)
+{
+	return T(fmt("ssh://%s:%s/%s", ssh_login(), getenv("COLLABD_SSH_PORT"), path));
+}
+
+/* `git clone` over SSH with key name into dir; the clone keeps the key for its pushes. */
+static int clone_as(char **out, const char *name, const char *url, const char *dir)
+{
+	return sh(out, "clone -q -c core.sshCommand='%s' '%s' %s", ssh_command(name), url, dir);
+}
+
+/* `ssh` with key name running remote (one shell word list, as typed). */
+static int ssh_as(char **out, const char *name, const char *remote)
+{
+	return run(out, T(fmt("%s %s %s", ssh_command(name), ssh_login(), remote)));
+}
+
+/* `collabd authorized-keys TYPE B64` with the stack's first configuration. */
+static int authorized_keys(char **out, const char *type, const char *b64)
+{
+	return run(out, T(fmt("'%s' -c '%s/collabd-1.conf' authorized-keys '%s' '%s'",
+			      getenv("COLLABD_BIN"), getenv("COLLABD_DIR"), type, b64)));
+}
+
+/* `collabd shell key-N` run directly with SSH_ORIGINAL_COMMAND (no sshd in between). */
+static int shell_direct(char **out, long long key, const char *command)
+{
+	return run(out, T(fmt("SSH_ORIGINAL_COMMAND=\"%s\" '%s' -c '%s/collabd-1.conf' shell "
+			      "key-%lld",
+			      command, getenv("COLLABD_BIN"), getenv("COLLABD_DIR"), key)));
+}
+
+START_TEST(test_authorized_keys)
+{
+	long long uid;
+	char *token = T(make_user("ssh", &uid, NULL));
+	char *b64;
+	char *pub = T(new_key("known", &b64));
+	T(b64);
+	resp *r = api("POST", "/user/keys", token, T(fmt("title=known&key=%s", T(enc(pub)))));
+	ck_status(r, 201);
+	long long kid = jint(r->json, "id");
+	resp_free(r);
+
+	char bin[4096], conf[4096];
+	ck_assert_ptr_nonnull(realpath(getenv("COLLABD_BIN"), bin));
+	ck_assert_ptr_nonnull(realpath(T(fmt("%s/collabd-1.conf", getenv("COLLABD_DIR"))), conf));
+	char *out;
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", b64), 0);
+	char *want = T(fmt("command=\"%s -c %s shell key-%lld\",no-port-forwarding,"
+			   "no-X11-forwarding,no-agent-forwarding,no-pty ssh-ed25519 %s\n",
+			   bin, conf, kid, b64));
+	ck_assert_str_eq(out, want);
+	free(out);
+
+	/* unknown key: nothing, and success (sshd then tries the next key) */
+	char *other;
+	free(new_key("unknown", &other));
+	T(other);
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", other), 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	/* the known blob named as another type, or not a key at all: nothing */
+	ck_assert_int_eq(authorized_keys(&out, "ssh-rsa", b64), 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", "bm90IGEga2V5"), 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	/* a blocked user's key: nothing; unblocked, it is back */
+	r = api("POST", T(fmt("/users/%lld/block", uid)), admin_token(), NULL);
+	ck_status(r, 201);
+	resp_free(r);
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", b64), 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	r = api("POST", T(fmt("/users/%lld/unblock", uid)), admin_token(), NULL);
+	ck_status(r, 201);
+	resp_free(r);
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", b64), 0);
+	ck_assert_str_eq(out, want);
+	free(out);
+	/* a removed key: nothing */
+	r = api("DELETE", T(fmt("/user/keys/%lld", kid)), token, NULL);
+	ck_assert_int_lt(r->status, 300);
+	resp_free(r);
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", b64), 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+}
+END_TEST
+
+START_TEST(test_clone_and_push)
+{
+	long long owner_id, dev_id, reporter_id, stranger_id;
+	char *owner = T(make_user("ssh", &owner_id, NULL));
+	char *dev = T(make_user("ssh", &dev_id, NULL));
+	char *reporter = T(make_user("ssh", &reporter_id, NULL));
+	char *stranger = T(make_user("ssh", &stranger_id, NULL));
+	char *priv, *pub;
+	long long id = api_project(owner, "private", &priv);
+	T(priv);
+	api_project(owner, "public", &pub);
+	T(pub);
+	add_member(id, dev_id, 30);
+	add_member(id, reporter_id, 20);
+	add_key(dev, "dev");
+	add_key(reporter, "reporter");
+	add_key(stranger, "stranger");
+	char *out;
+
+	/* the developer clones the empty repository and pushes two commits */
+	ck_assert_msg(clone_as(&out, "dev", scp_url(priv), "d") == 0, "%s", out);
+	free(out);
+	ck_assert_msg(sh(&out, "-C d commit -q --allow-empty -m 'First commit' && "
+			       "git -C d commit -q --allow-empty -m 'Over SSH' && "
+			       "git -C d push -q origin master") == 0,
+		      "%s", out);
+	free(out);
+	/* at once in the API: the default branch, the branch, the push event */
+	resp *r = api("GET", T(fmt("/projects/%lld", id)), owner, NULL);
+	ck_status(r, 200);
+	ck_jstr(r, "default_branch", "master");
+	resp_free(r);
+	r = api("GET", T(fmt("/projects/%lld/repository/branches", id)), owner, NULL);
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	json_object *b = json_object_array_get_idx(r->json, 0);
+	ck_assert_str_eq(jstr(b, "name"), "master");
+	ck_assert_str_eq(jstr(jget(b, "commit"), "title"), "Over SSH");
+	resp_free(r);
+	r = api("GET", T(fmt("/projects/%lld/events", id)), owner, NULL);
+	ck_status(r, 200);
+	json_object *e = json_object_array_get_idx(r->json, 0);
+	ck_assert_str_eq(jstr(e, "action_name"), "pushed new");
+	ck_assert_int_eq(jint(e, "author_id"), dev_id);
+	ck_assert_int_eq(jint(jget(e, "push_data"), "commit_count"), 2);
+	ck_assert_str_eq(jstr(jget(e, "push_data"), "ref"), "master");
+	resp_free(r);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
+				 " AND payload->>'project_id' = '%lld'",
+				 id),
+			 1);
+
+	/* the reporter clones (ssh://, leading slash, no .git, other case), cannot push */
+	char *upper = T(strdup(priv));
+	for (char *p = upper; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+	ck_assert_msg(clone_as(&out, "reporter", ssh_url(upper), "r") == 0, "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C r log --format=%%s -1"), 0);
+	ck_assert_str_eq(out, "Over SSH\n");
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C r commit -q --allow-empty -m no && git -C r push origin master"),
+			 0);
+	ck_assert_msg(strstr(out, "You are not allowed to push code to this project."), "%s", out);
+	free(out);
+	/* a non-member: the private project is not found; the public one clones */
+	ck_assert_int_ne(clone_as(&out, "stranger", scp_url(priv), "s"), 0);
+	ck_assert_msg(strstr(out, "The project you were looking for could not be found."), "%s",
+		      out);
+	free(out);
+	ck_assert_msg(clone_as(&out, "stranger", scp_url(pub), "s") == 0, "%s", out);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_protected_branch)
+{
+	long long owner_id, dev_id;
+	char *owner = T(make_user("ssh", &owner_id, NULL));
+	char *dev = T(make_user("ssh", &dev_id, NULL));
+	char *path;
+	long long id = api_project(owner, "private", &path);
+	T(path);
+	add_member(id, dev_id, 30);
+	add_key(owner, "owner");
+	add_key(dev, "dev");
+	char *out;
+	ck_assert_msg(clone_as(&out, "owner", scp_url(path), "m") == 0, "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C m commit -q --allow-empty -m one && "
+				  "git -C m push -q origin master"),
+			 0);
+	free(out);
+	free(sql_value("INSERT INTO protected_branches (project_id, name) VALUES (%lld, 'master')",
+		       id));
+	ck_assert_msg(clone_as(&out, "dev", scp_url(path), "d") == 0, "%s", out);
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C d commit -q --allow-empty -m two && "
+				  "git -C d push origin master"),
+			 0);
+	ck_assert_msg(strstr(out, "not allowed to push code to protected branches"), "%s", out);
+	free(out);
+	/* master stays where the owner left it */
+	resp *r = api("GET", T(fmt("/projects/%lld/repository/branches/master", id)), owner, NULL);
+	ck_status(r, 200);
+	ck_assert_str_eq(jstr(jget(r->json, "commit"), "title"), "one");
+	resp_free(r);
+}
+END_TEST
+
+START_TEST(test_removed_key_and_blocked_user)
+{
+	long long owner_id, user_id;
+	char *owner = T(make_user("ssh", &owner_id, NULL));
+	char *user = T(make_user("ssh", &user_id, NULL));
+	char *path;
+	long long id = api_project(owner, "private", &path);
+	T(path);
+	add_member(id, user_id, 30);
+	long long owner_key = add_key(owner, "owner");
+	long long user_key = add_key(user, "user");
+	char *out;
+	ck_assert_msg(clone_as(&out, "owner", scp_url(path), "a") == 0, "%s", out);
+	free(out);
+	ck_assert_msg(clone_as(&out, "user", scp_url(path), "b") == 0, "%s", out);
+	free(out);
+
+	/* a removed key is refused by sshd, and by the shell */
+	resp *r = api("DELETE", T(fmt("/user/keys/%lld", owner_key)), owner, NULL);
+	ck_assert_int_lt(r->status, 300);
+	resp_free(r);
+	ck_assert_int_ne(clone_as(&out, "owner", scp_url(path), "c"), 0);
+	ck_assert_msg(strstr(out, "Permission denied"), "%s", out);
+	free(out);
+	ck_assert_int_ne(shell_direct(&out, owner_key, T(fmt("git-upload-pack '%s.git'", path))), 0);
+	ck_assert_msg(strstr(out, "This SSH key is not known"), "%s", out);
+	free(out);
+
+	/* a blocked user's key likewise */
+	r = api("POST", T(fmt("/users/%lld/block", user_id)), admin_token(), NULL);
+	ck_status(r, 201);
+	resp_free(r);
+	ck_assert_int_ne(clone_as(&out, "user", scp_url(path), "c"), 0);
+	ck_assert_msg(strstr(out, "Permission denied"), "%s", out);
+	free(out);
+	ck_assert_int_ne(shell_direct(&out, user_key, T(fmt("git-upload-pack '%s.git'", path))), 0);
+	ck_assert_msg(strstr(out, "Your account has been blocked."), "%s", out);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_other_commands)
+{
+	long long uid;
+	char *token = T(make_user("ssh", &uid, NULL));
+	add_key(token, "k");
+	char *out;
+	/* an interactive login */
+	ck_assert_int_ne(ssh_as(&out, "k", ""), 0);
+	ck_assert_msg(strstr(out, "provides no shell access"), "%s", out);
+	free(out);
+	/* other commands and paths (tests/unit/test_auth.c has the parser's cases) */
+	static const char *const refused[] = {
+		"ls",
+		"\"git-upload-pack '../../etc'\"",
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		ck_assert_int_ne(ssh_as(&out, "k", refused[i]), 0);
+		ck_assert_msg(strstr(out, "Disallowed command"), "%s: %s", refused[i], out);
+		free(out);
+	}
+	/* no shell reads the argument: a path that would run something is only not found */
+	char *marker = T(fmt("%s/ran", work));
+	ck_assert_int_ne(ssh_as(&out, "k", T(fmt("\"git-upload-pack 'x/\\$(touch %s).git'\"",
+						  marker))),
+			 0);
+	ck_assert_msg(strstr(out, "could not be found"), "%s", out);
+	free(out);
+	struct stat st;
+	ck_assert_int_ne(stat(marker, &st), 0);
+}
+END_TEST
+
+Suite *suite_ssh(void)
+{
+	Suite *s = suite_create("ssh");
+	TCase *tc = tcase_create("ssh");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_authorized_keys);
+	tcase_add_test(tc, test_clone_and_push);
+	tcase_add_test(tc, test_protected_branch);
+	tcase_add_test(tc, test_removed_key_and_blocked_user);
+	tcase_add_test(tc, test_other_commands);
+	suite_add_tcase(s, tc);
+	return s;
+}
