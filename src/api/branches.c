@@ -146,7 +146,6 @@ free_commits:
 	for (int i = 0; i < got; i++)
 		git_commit_free(commits[i]);
 cleanup:
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -169,7 +168,6 @@ static int branches_show(request *r)
 	if (rc == 0 && (rc = find_branch(r, repo, &commit)) == 0)
 		rc = respond_branch(r, repo, param_str(r, "branch"), commit, 200);
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -219,7 +217,6 @@ static int protect_or_unprotect(request *r, bool protect)
 	rc = respond_branch(r, repo, name, commit, 200);
 cleanup:
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -295,7 +292,6 @@ static int branches_create(request *r)
 	}
 	git_commit_free(existing);
 	git_commit_free(target);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -328,7 +324,6 @@ static int branches_delete(request *r)
 	}
 cleanup:
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 

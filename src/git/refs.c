@@ -25,18 +25,12 @@ static void log_git(const char *what, const char *name)
 
 int refs_open(ctx *c, const char *project_id, git_repository **out)
 {
-	git_init_once();
-	*out = NULL;
-	const char *dir = repo_path(c, project_id);
-	struct stat st;
-	if (stat(dir, &st) < 0)
-		return 0; /* never created: no refs */
-	if (git_repository_open_bare(out, dir) < 0) {
-		log_git("open", dir);
+	int rc = repo_open(c, project_id, out);
+	if (rc == GIT_ENOTFOUND) {
 		*out = NULL;
-		return -1;
+		return 0; /* never created: no refs */
 	}
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 static bool valid_ref(const char *prefix, const char *name)
@@ -470,6 +464,5 @@ int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 	}
 	rc = 0;
 cleanup:
-	git_repository_free(repo);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #ifndef COLLABD_REPO_H
 #define COLLABD_REPO_H
 
+#include <git2.h>
 #include <stdbool.h>
 
 #include "db/db.h"
@@ -19,6 +20,14 @@ const char *repo_relative(ctx *c, const char *project_id);
 /* Absolute path of project_id's repository (<...>.git) and wiki (<...>.wiki.git). */
 const char *repo_path(ctx *c, const char *project_id);
 const char *repo_wiki_path(ctx *c, const char *project_id);
+/* Opens project_id's repository: 0 with *out, GIT_ENOTFOUND when there is none on disk,
+ * -1 (logged). The repository open is kept for the next requests of this process (a few
+ * of them, the least recently used closed first) and handed out again while its directory
+ * is the same one (device and inode): libgit2 reads refs and HEAD from disk at every
+ * lookup and looks for new packs when an object is missing, so what another process wrote
+ * is seen, and its object cache serves the next request. *out belongs to the cache, never
+ * to the caller: it stays valid at least until c's arena is reset. */
+int repo_open(ctx *c, const char *project_id, git_repository **out);
 /* Creates an empty bare repository (HEAD -> refs/heads/master) with libgit2. 0 or -1;
  * an existing repository is left as it is (0). A new one is removed when the open
  * transaction rolls back (db_on_rollback). */
