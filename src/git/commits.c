@@ -177,43 +177,6 @@ json_object *gitc_commit_json(ctx *c, git_repository *repo, git_commit *commit, 
 
 /* ---- history ---- */
 
-/* Answers that never change once found, kept by this process: they are keyed by commit
- * ids (what a history holds is fixed by its newest commit's id) and the repository's
- * path. One slot per hash of the key; a newer answer takes the slot of an older one. */
-#define MEMO_SLOTS 4096
-
-static struct memo {
-	char *key; /* malloc'd; NULL: empty */
-	long long n;
-	git_oid oid;
-} memo[MEMO_SLOTS];
-
-static struct memo *memo_slot(const char *key)
-{
-	unsigned long long h = 1469598103934665603ULL;
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
-	return &memo[h % MEMO_SLOTS];
-}
-
-static const struct memo *memo_get(const char *key)
-{
-	const struct memo *m = memo_slot(key);
-	return m->key && strcmp(m->key, key) == 0 ? m : NULL;
-}
-
-static void memo_put(const char *key, long long n, const git_oid *oid)
-{
-	struct memo *m = memo_slot(key);
-	char *k = strdup(key);
-	if (!k)
-		return;
-	free(m->key);
-	*m = (struct memo){k, n, {{0}}};
-	if (oid)
-		git_oid_cpy(&m->oid, oid);
-}
-
 /* The history of a commit newest first, as git log shows it by default (no
  * --topo-order; GitLab 10 asks git log): the commit of the latest committer time next,
  * those of one time in the order they were reached, each once. A page costs the commits
@@ -434,8 +397,8 @@ int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, lon
 	/* the count of the commits kept, once known, ends the walk at the page */
 	const char *key = arena_printf(c->a, "log %s %s %lld %lld %s", git_repository_path(repo),
 				       oid_hex(c, git_commit_id(tip)), since, until, path ? path : "");
-	const struct memo *known = memo_get(key);
-	long long count = known ? known->n : -1;
+	repo_memo known;
+	long long count = repo_memo_get(key, &known) ? known.n : -1;
 	history *h = history_new(c, tip);
 	if (!h)
 		return -1;
@@ -453,7 +416,7 @@ int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, lon
 	if (count >= 0)
 		*total = count;
 	else
-		memo_put(key, *total, NULL);
+		repo_memo_put(key, *total, NULL);
 	return 0;
 }
 
@@ -714,11 +677,11 @@ int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
 {
 	const char *key = arena_printf(c->a, "last %s %s %s", git_repository_path(repo),
 				       oid_hex(c, git_commit_id(commit)), path);
-	const struct memo *known = memo_get(key);
-	if (known) {
-		if (known->n == 0)
+	repo_memo known;
+	if (repo_memo_get(key, &known)) {
+		if (known.n == 0)
 			return GITC_ENOTFOUND;
-		*out = known->oid;
+		*out = known.oid;
 		return 0;
 	}
 	history *h = history_new(c, commit);
@@ -731,11 +694,11 @@ int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
 			git_oid_cpy(out, git_commit_id(cm));
 		git_commit_free(cm);
 		if (t) {
-			memo_put(key, 1, out);
+			repo_memo_put(key, 1, out);
 			return 0;
 		}
 	}
-	memo_put(key, 0, NULL);
+	repo_memo_put(key, 0, NULL);
 	return GITC_ENOTFOUND;
 }
 

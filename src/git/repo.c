@@ -33,7 +33,7 @@ static void git_init_once(void)
 
 /* ---- the open repositories of this process ---- */
 
-#define OPEN_REPOS 16
+#define OPEN_REPOS 64
 
 static struct open_repo {
 	char *path; /* malloc'd; NULL: a free slot */
@@ -105,6 +105,46 @@ int repo_open(ctx *c, const char *project_id, git_repository **out)
 	*slot = (struct open_repo){path, st.st_dev, st.st_ino, repo, ++open_clock};
 	*out = repo;
 	return 0;
+}
+
+/* ---- answers kept by this process (repo.h) ---- */
+
+/* One slot per hash of the key; a newer answer takes the slot of an older one. */
+#define MEMO_SLOTS 4096
+
+static struct memo {
+	char *key; /* malloc'd; NULL: empty */
+	long long n;
+	git_oid oid;
+} memo[MEMO_SLOTS];
+
+static struct memo *memo_slot(const char *key)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return &memo[h % MEMO_SLOTS];
+}
+
+bool repo_memo_get(const char *key, repo_memo *out)
+{
+	const struct memo *m = memo_slot(key);
+	if (!m->key || strcmp(m->key, key) != 0)
+		return false;
+	*out = (repo_memo){m->n, m->oid};
+	return true;
+}
+
+void repo_memo_put(const char *key, long long n, const git_oid *oid)
+{
+	struct memo *m = memo_slot(key);
+	char *k = strdup(key);
+	if (!k)
+		return;
+	free(m->key);
+	*m = (struct memo){k, n, {{0}}};
+	if (oid)
+		git_oid_cpy(&m->oid, oid);
 }
 
 const char *repo_relative(ctx *c, const char *project_id)
