@@ -250,7 +250,11 @@ stack_fcgiwrap_start() {
 
 stack_fcgiwrap_stop() {
 	local dir=$1
-	[ -f "$dir/fcgiwrap.pid" ] && kill -TERM "$(cat "$dir/fcgiwrap.pid")" 2>/dev/null
+	local pid
+	pid=$(cat "$dir/fcgiwrap.pid" 2>/dev/null) || return 0
+	# its children (-c 4) first: they outlive a parent that goes before them
+	pkill -TERM -P "$pid" 2>/dev/null
+	kill -TERM "$pid" 2>/dev/null
 	rm -f "$dir/fcgiwrap.pid"
 }
 
