@@ -79,6 +79,74 @@ stack_pg_stop() {
 	as_pg "$bin/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null 2>&1 || true
 }
 
+# stack_nginx_git_locations DIR UPSTREAM: the server-level locations of git smart HTTP
+# as nginx/collabd.conf serves it, asking the collabd upstream UPSTREAM (for
+# stack_nginx_conf and the benchmark's nginx).
+stack_nginx_git_locations() {
+	local dir=$1 upstream=$2
+	cat <<CONF
+        # Git smart HTTP as nginx/collabd.conf serves it: collabd answers the access
+        # question (and where the repository is), git-http-backend under fcgiwrap
+        # (DIR/fcgiwrap.sock, stack_fcgiwrap_start) does the rest; the hooks are those
+        # collabd serve writes under the storage path.
+        location ~ "^/(?<collabd_git_path>.+?)(?<collabd_git_op>/info/refs|/git-upload-pack|/git-receive-pack)\$" {
+            auth_request /_internal/git-auth;
+            auth_request_set \$collabd_git_user \$upstream_http_x_collabd_user;
+            auth_request_set \$collabd_git_repo \$upstream_http_x_collabd_repo;
+            auth_request_set \$collabd_git_project \$upstream_http_x_collabd_project;
+            auth_request_set \$collabd_git_status \$upstream_http_x_collabd_status;
+            error_page 403 = @collabd_git_403;
+            client_max_body_size 512m;
+            fastcgi_pass unix:$dir/fcgiwrap.sock;
+            fastcgi_request_buffering off;
+            fastcgi_buffering off;
+            fastcgi_read_timeout 600s;
+            fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;
+            fastcgi_param GIT_PROJECT_ROOT $dir/storage/repositories;
+            fastcgi_param GIT_HTTP_EXPORT_ALL "";
+            fastcgi_param PATH_INFO \$collabd_git_repo\$collabd_git_op;
+            fastcgi_param REMOTE_USER \$collabd_git_user;
+            fastcgi_param GL_ID \$collabd_git_user;
+            fastcgi_param GL_PROJECT \$collabd_git_project;
+            fastcgi_param GIT_CONFIG_COUNT 1;
+            fastcgi_param GIT_CONFIG_KEY_0 core.hooksPath;
+            fastcgi_param GIT_CONFIG_VALUE_0 $dir/storage/hooks;
+            fastcgi_param REQUEST_METHOD \$request_method;
+            fastcgi_param QUERY_STRING \$query_string;
+            fastcgi_param CONTENT_TYPE \$content_type;
+            fastcgi_param CONTENT_LENGTH \$content_length;
+            fastcgi_param SERVER_PROTOCOL \$server_protocol;
+            fastcgi_param GATEWAY_INTERFACE CGI/1.1;
+            fastcgi_param REMOTE_ADDR \$remote_addr;
+            fastcgi_param HTTP_PROXY "";
+        }
+        location = /_internal/git-auth {
+            internal;
+            fastcgi_pass $upstream;
+            fastcgi_pass_request_body off;
+            fastcgi_param REQUEST_METHOD GET;
+            fastcgi_param REQUEST_URI /_internal/git-auth;
+            fastcgi_param QUERY_STRING "";
+            fastcgi_param CONTENT_TYPE "";
+            fastcgi_param CONTENT_LENGTH "";
+            fastcgi_param REQUEST_ID \$request_id;
+            fastcgi_param REMOTE_ADDR \$remote_addr;
+            fastcgi_param COLLABD_GIT_AUTH 1;
+            fastcgi_param COLLABD_GIT_METHOD \$request_method;
+            fastcgi_param COLLABD_GIT_URI \$request_uri;
+            fastcgi_param HTTP_PROXY "";
+        }
+        location @collabd_git_403 {
+            types { }
+            default_type text/plain;
+            if (\$collabd_git_status = 404) {
+                return 404 "The project you were looking for could not be found.";
+            }
+            return 403 "You are not allowed to do this with this project.";
+        }
+CONF
+}
+
 # stack_nginx_conf DIR PORT SOCKETS...: a config serving /api/ and /oauth/ from collabd
 # (an upstream over every socket). Further http-level configuration may be put in
 # DIR/nginx/conf.d/*.conf; DIR/nginx/fastcgi_params.conf holds the FastCGI parameters
@@ -120,65 +188,7 @@ $servers    }
         location ^~ /api/ {
             include $dir/nginx/fastcgi.conf;
         }
-        # Git smart HTTP as nginx/collabd.conf serves it: collabd answers the access
-        # question (and where the repository is), git-http-backend under fcgiwrap
-        # (DIR/fcgiwrap.sock, stack_fcgiwrap_start) does the rest; the hooks are those
-        # collabd serve writes under the storage path.
-        location ~ "^/(?<collabd_git_path>.+?)(?<collabd_git_op>/info/refs|/git-upload-pack|/git-receive-pack)\$" {
-            auth_request /_internal/git-auth;
-            auth_request_set \$collabd_git_user \$upstream_http_x_collabd_user;
-            auth_request_set \$collabd_git_repo \$upstream_http_x_collabd_repo;
-            auth_request_set \$collabd_git_project \$upstream_http_x_collabd_project;
-            auth_request_set \$collabd_git_status \$upstream_http_x_collabd_status;
-            error_page 403 = @collabd_git_403;
-            client_max_body_size 512m;
-            fastcgi_pass unix:$dir/fcgiwrap.sock;
-            fastcgi_request_buffering off;
-            fastcgi_buffering off;
-            fastcgi_read_timeout 600s;
-            fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;
-            fastcgi_param GIT_PROJECT_ROOT $dir/storage/repositories;
-            fastcgi_param GIT_HTTP_EXPORT_ALL "";
-            fastcgi_param PATH_INFO \$collabd_git_repo\$collabd_git_op;
-            fastcgi_param REMOTE_USER \$collabd_git_user;
-            fastcgi_param GL_ID \$collabd_git_user;
-            fastcgi_param GL_PROJECT \$collabd_git_project;
-            fastcgi_param GIT_CONFIG_COUNT 1;
-            fastcgi_param GIT_CONFIG_KEY_0 core.hooksPath;
-            fastcgi_param GIT_CONFIG_VALUE_0 $dir/storage/hooks;
-            fastcgi_param REQUEST_METHOD \$request_method;
-            fastcgi_param QUERY_STRING \$query_string;
-            fastcgi_param CONTENT_TYPE \$content_type;
-            fastcgi_param CONTENT_LENGTH \$content_length;
-            fastcgi_param SERVER_PROTOCOL \$server_protocol;
-            fastcgi_param GATEWAY_INTERFACE CGI/1.1;
-            fastcgi_param REMOTE_ADDR \$remote_addr;
-            fastcgi_param HTTP_PROXY "";
-        }
-        location = /_internal/git-auth {
-            internal;
-            fastcgi_pass collabd;
-            fastcgi_pass_request_body off;
-            fastcgi_param REQUEST_METHOD GET;
-            fastcgi_param REQUEST_URI /_internal/git-auth;
-            fastcgi_param QUERY_STRING "";
-            fastcgi_param CONTENT_TYPE "";
-            fastcgi_param CONTENT_LENGTH "";
-            fastcgi_param REQUEST_ID \$request_id;
-            fastcgi_param REMOTE_ADDR \$remote_addr;
-            fastcgi_param COLLABD_GIT_AUTH 1;
-            fastcgi_param COLLABD_GIT_METHOD \$request_method;
-            fastcgi_param COLLABD_GIT_URI \$request_uri;
-            fastcgi_param HTTP_PROXY "";
-        }
-        location @collabd_git_403 {
-            types { }
-            default_type text/plain;
-            if (\$collabd_git_status = 404) {
-                return 404 "The project you were looking for could not be found.";
-            }
-            return 403 "You are not allowed to do this with this project.";
-        }
+$(stack_nginx_git_locations "$dir" collabd)
         location = /oauth/token {
             include $dir/nginx/fastcgi.conf;
         }
@@ -249,7 +259,11 @@ stack_fcgiwrap_start() {
 
 stack_fcgiwrap_stop() {
 	local dir=$1
-	[ -f "$dir/fcgiwrap.pid" ] && kill -TERM "$(cat "$dir/fcgiwrap.pid")" 2>/dev/null
+	local pid
+	pid=$(cat "$dir/fcgiwrap.pid" 2>/dev/null) || return 0
+	# its children (-c 4) first: they outlive a parent that goes before them
+	pkill -TERM -P "$pid" 2>/dev/null
+	kill -TERM "$pid" 2>/dev/null
 	rm -f "$dir/fcgiwrap.pid"
 }
 

@@ -147,7 +147,6 @@ free_commits:
 	for (int i = 0; i < got; i++)
 		git_commit_free(commits[i]);
 cleanup:
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -170,7 +169,6 @@ static int branches_show(request *r)
 	if (rc == 0 && (rc = find_branch(r, repo, &commit)) == 0)
 		rc = respond_branch(r, repo, param_str(r, "branch"), commit, 200);
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -220,7 +218,6 @@ static int protect_or_unprotect(request *r, bool protect)
 	rc = respond_branch(r, repo, name, commit, 200);
 cleanup:
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -298,7 +295,6 @@ static int branches_create(request *r)
 	}
 	git_commit_free(existing);
 	git_commit_free(target);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -333,7 +329,6 @@ static int branches_delete(request *r)
 	}
 cleanup:
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 

@@ -99,7 +99,6 @@ static int tags_list(request *r)
 	pagination_headers(r, &pg, n);
 	respond_json(r, 200, json_object_get(list));
 cleanup:
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -133,7 +132,6 @@ static int tags_show(request *r)
 	int rc = open_repo(r, &repo);
 	if (rc == 0 && (rc = find_tag(r, repo)) == 0)
 		rc = respond_tag(r, repo, param_str(r, "tag_name"), 200);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -218,7 +216,6 @@ static int tags_create(request *r)
 			rc = respond_tag(r, repo, name, 201);
 	}
 	git_commit_free(target);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -250,7 +247,6 @@ static int tags_delete(request *r)
 			respond_empty(r, 204);
 	}
 cleanup:
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -271,7 +267,6 @@ static int release_write(request *r, bool create)
 	if ((rc = open_repo(r, &repo)) < 0)
 		return rc;
 	rc = find_tag(r, repo);
-	git_repository_free(repo);
 	if (rc == ERR_NOT_FOUND)
 		return api_error(r, 404, "Tag does not exist");
 	if (rc < 0)

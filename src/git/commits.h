@@ -21,8 +21,8 @@ enum {
 	GITC_EUSER = 3,     /* a refusal GitLab words: *msg says it */
 };
 
-/* Opens project_id's repository (freed with c's arena). 0, GITC_ENOTFOUND when there is
- * none on disk, -1 on error. */
+/* Opens project_id's repository (repo_open: valid until c's arena is reset, not the
+ * caller's to free). 0, GITC_ENOTFOUND when there is none on disk, -1 on error. */
 int gitc_open(ctx *c, const char *project_id, git_repository **out);
 /* The commit that ref names: a branch, a tag, or a (possibly abbreviated) hash; NULL or ""
  * is HEAD. 0, GITC_ENOTFOUND, or -1. */

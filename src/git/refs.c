@@ -1,5 +1,6 @@
 #include "git/refs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,18 +26,12 @@ static void log_git(const char *what, const char *name)
 
 int refs_open(ctx *c, const char *project_id, git_repository **out)
 {
-	git_init_once();
-	*out = NULL;
-	const char *dir = repo_path(c, project_id);
-	struct stat st;
-	if (stat(dir, &st) < 0)
-		return 0; /* never created: no refs */
-	if (git_repository_open_bare(out, dir) < 0) {
-		log_git("open", dir);
+	int rc = repo_open(c, project_id, out);
+	if (rc == GIT_ENOTFOUND) {
 		*out = NULL;
-		return -1;
+		return 0; /* never created: no refs */
 	}
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 static bool valid_ref(const char *prefix, const char *name)
@@ -218,7 +213,20 @@ int refs_head(ctx *c, git_repository *repo, const char **name, git_oid *oid)
 
 bool refs_merged(git_repository *repo, const git_oid *branch, const git_oid *head)
 {
-	return !git_oid_equal(branch, head) && git_graph_descendant_of(repo, head, branch) == 1;
+	if (git_oid_equal(branch, head))
+		return false;
+	char key[4096], b[GIT_OID_HEXSZ + 1], h[GIT_OID_HEXSZ + 1];
+	repo_memo known;
+	git_oid_tostr(b, sizeof(b), branch);
+	git_oid_tostr(h, sizeof(h), head);
+	bool keep = snprintf(key, sizeof(key), "merged %s %s %s", git_repository_path(repo), b, h) <
+		    (int)sizeof(key);
+	if (keep && repo_memo_get(key, &known))
+		return known.n == 1;
+	int e = git_graph_descendant_of(repo, head, branch);
+	if (keep && e >= 0)
+		repo_memo_put(key, e == 1, NULL);
+	return e == 1;
 }
 
 /* ---- writes, and their undo ---- */
@@ -470,6 +478,5 @@ int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 	}
 	rc = 0;
 cleanup:
-	git_repository_free(repo);
 	return rc;
 }

@@ -13,8 +13,9 @@
 #include "auth/scope.h"
 #include "core/ctx.h"
 
-/* Opens project_id's repository into *out: 0, or -1 (logged) on error. A project
- * without a repository on disk (never created) opens as NULL with 0: no refs. */
+/* Opens project_id's repository into *out (repo_open: it belongs to the process's open
+ * repositories, not to the caller): 0, or -1 (logged) on error. A project without a
+ * repository on disk (never created) opens as NULL with 0: no refs. */
 int refs_open(ctx *c, const char *project_id, git_repository **out);
 
 /* Whether name is a valid branch / tag name (GitLab's GitRefValidator: refs/heads/<name>

@@ -4,6 +4,7 @@
 #include <ftw.h>
 #include <git2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@ const db_stmt repo_stmts[] = {
 };
 
 static int git_ready;
+static void log_git_error(const char *what, const char *dir);
 
 static void git_init_once(void)
 {
@@ -28,6 +30,122 @@ static void git_init_once(void)
 		git_libgit2_init();
 		git_ready = 1;
 	}
+}
+
+/* ---- the open repositories of this process ---- */
+
+#define OPEN_REPOS 64
+
+static struct open_repo {
+	char *path; /* malloc'd; NULL: a free slot */
+	dev_t dev;
+	ino_t ino;
+	git_repository *repo;
+	unsigned long long used; /* the clock of the last hand-out */
+} open_repos[OPEN_REPOS];
+static unsigned long long open_clock;
+
+static void free_repository(void *p)
+{
+	git_repository_free(p);
+}
+
+/* Closes slot o: its repository at the end of c's request (a pointer handed out in it
+ * stays valid until then). */
+static void close_slot(ctx *c, struct open_repo *o)
+{
+	arena_defer(c->a, free_repository, o->repo);
+	free(o->path);
+	*o = (struct open_repo){0};
+}
+
+int repo_open(ctx *c, const char *project_id, git_repository **out)
+{
+	git_init_once();
+	*out = NULL;
+	const char *dir = repo_path(c, project_id);
+	struct open_repo *o = NULL, *slot = &open_repos[0];
+	for (int i = 0; i < OPEN_REPOS; i++) {
+		struct open_repo *e = &open_repos[i];
+		if (e->path && strcmp(e->path, dir) == 0)
+			o = e;
+		if (!e->path ? slot->path != NULL : slot->path && e->used < slot->used)
+			slot = e; /* a free slot, else the least recently used */
+	}
+	struct stat st;
+	if (stat(dir, &st) < 0) {
+		if (o)
+			close_slot(c, o);
+		if (errno == ENOENT || errno == ENOTDIR)
+			return GIT_ENOTFOUND;
+		log_error("repository %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (o && o->dev == st.st_dev && o->ino == st.st_ino) {
+		o->used = ++open_clock;
+		*out = o->repo;
+		return 0;
+	}
+	if (o) /* another directory now: removed and made again */
+		close_slot(c, slot = o);
+	git_repository *repo = NULL;
+	int rc = git_repository_open_bare(&repo, dir);
+	if (rc == GIT_ENOTFOUND)
+		return GIT_ENOTFOUND;
+	if (rc < 0) {
+		log_git_error("open", dir);
+		return -1;
+	}
+	char *path = strdup(dir);
+	if (!path) {
+		git_repository_free(repo);
+		return -1;
+	}
+	if (slot->path)
+		close_slot(c, slot);
+	*slot = (struct open_repo){path, st.st_dev, st.st_ino, repo, ++open_clock};
+	*out = repo;
+	return 0;
+}
+
+/* ---- answers kept by this process (repo.h) ---- */
+
+/* One slot per hash of the key; a newer answer takes the slot of an older one. */
+#define MEMO_SLOTS 4096
+
+static struct memo {
+	char *key; /* malloc'd; NULL: empty */
+	long long n;
+	git_oid oid;
+} memo[MEMO_SLOTS];
+
+static struct memo *memo_slot(const char *key)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return &memo[h % MEMO_SLOTS];
+}
+
+bool repo_memo_get(const char *key, repo_memo *out)
+{
+	const struct memo *m = memo_slot(key);
+	if (!m->key || strcmp(m->key, key) != 0)
+		return false;
+	*out = (repo_memo){m->n, m->oid};
+	return true;
+}
+
+void repo_memo_put(const char *key, long long n, const git_oid *oid)
+{
+	struct memo *m = memo_slot(key);
+	char *k = strdup(key);
+	if (!k)
+		return;
+	free(m->key);
+	*m = (struct memo){k, n, {{0}}};
+	if (oid)
+		git_oid_cpy(&m->oid, oid);
 }
 
 const char *repo_relative(ctx *c, const char *project_id)

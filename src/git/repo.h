@@ -6,6 +6,7 @@
 #ifndef COLLABD_REPO_H
 #define COLLABD_REPO_H
 
+#include <git2.h>
 #include <stdbool.h>
 
 #include "db/db.h"
@@ -19,6 +20,24 @@ const char *repo_relative(ctx *c, const char *project_id);
 /* Absolute path of project_id's repository (<...>.git) and wiki (<...>.wiki.git). */
 const char *repo_path(ctx *c, const char *project_id);
 const char *repo_wiki_path(ctx *c, const char *project_id);
+/* Opens project_id's repository: 0 with *out, GIT_ENOTFOUND when there is none on disk,
+ * -1 (logged). The repository open is kept for the next requests of this process (64 of
+ * them, the least recently used closed first) and handed out again while its directory
+ * is the same one (device and inode): libgit2 reads refs and HEAD from disk at every
+ * lookup and looks for new packs when an object is missing, so what another process wrote
+ * is seen, and its object cache serves the next request. *out belongs to the cache, never
+ * to the caller: it stays valid at least until c's arena is reset. */
+int repo_open(ctx *c, const char *project_id, git_repository **out);
+/* Answers about a repository that never change once found, kept by this process: the
+ * key names the repository's path and the commit ids the answer follows from (what a
+ * history holds is fixed by its newest commit's id). A bounded table: an answer may be
+ * forgotten, never changed. */
+typedef struct {
+	long long n;
+	git_oid oid;
+} repo_memo;
+bool repo_memo_get(const char *key, repo_memo *out);
+void repo_memo_put(const char *key, long long n, const git_oid *oid);
 /* Creates an empty bare repository (HEAD -> refs/heads/master) with libgit2. 0 or -1;
  * an existing repository is left as it is (0). A new one is removed when the open
  * transaction rolls back (db_on_rollback). */
