@@ -161,13 +161,12 @@ bool award_emoji_allowed(request *r, const char *author_id, const char *name);
 int issues_list_page(request *r, const char *project_id, const char *group_id,
 		     const char *default_scope, const char *milestone_title);
 /* labels.c (4.8) */
-/* The ids of the labels titled titles[0..n) that project_id may use (its own, then its
- * groups'), the project's own made with GitLab's default color for the titles that
- * have none, as issue create and edit do: 0 with (*ids)[i] for titles[i], in r's arena;
- * ERR_CONFLICT when another request made one at the same moment. The titles are the
- * caller's to validate. */
-int labels_ensure(request *r, const char *project_id, const char *const *titles, int n,
-		  const char ***ids);
+/* Makes sure project_id may use a label of each title of titles (a text[] literal): its
+ * own, or its groups'; the project's own made with GitLab's default color for the titles
+ * that have none, as issue and merge request create and edit do. 0, or ERR_CONFLICT
+ * when another request made one at the same moment. The titles are the caller's to
+ * validate. */
+int labels_ensure(request *r, const char *project_id, const char *titles);
 
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);

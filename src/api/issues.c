@@ -163,13 +163,6 @@ const db_stmt issues_stmts[] = {
 	 "  ELSE (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
 	 "  ORDER BY u.id LIMIT 1) END,"
 	 " (SELECT count(*) FROM go) + (SELECT count(*) FROM ins)", 3, 3},
-	/* The labels of titles $2 that neither project $1 nor a group above it has, made
-	 * for the project with GitLab's default color. */
-	{"issues_ensure_labels",
-	 "INSERT INTO labels (project_id, title, color) SELECT p.id, t, '#428bca'"
-	 " FROM projects p, unnest($2::text[]) t WHERE p.id = $1 AND NOT EXISTS (SELECT 1"
-	 " FROM labels l WHERE l.title = t AND (l.project_id = p.id OR l.group_id IN "
-	 PROJECT_GROUPS("p") ")) ON CONFLICT DO NOTHING", 2, 0},
 	/* The labels of issue $1 of project $2 become those titled $3 (the project's label
 	 * before a group's): the ids added and removed. */
 	{"issues_set_labels",
@@ -650,8 +643,7 @@ static int set_labels(request *r, const char *id, const char *list, bool note)
 {
 	int count, err;
 	const char *titles = label_titles(r, list, &count);
-	const char *v[3] = {r->project->id, titles};
-	if (count > 0 && !db_query(&r->ctx, "issues_ensure_labels", 2, v, &err))
+	if (count > 0 && (err = labels_ensure(r, r->project->id, titles)) < 0)
 		return err;
 	const char *w[3] = {id, r->project->id, titles};
 	PGresult *res = db_query(&r->ctx, "issues_set_labels", 3, w, &err);
