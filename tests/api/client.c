@@ -606,6 +606,32 @@ bool wait_gone(const char *path)
 	return false;
 }
 
+/* ---- what a test allocates ---- */
+
+static char *kept_strs[4096];
+static resp *kept_resps[4096];
+static size_t nstrs, nresps;
+
+char *S(char *s)
+{
+	ck_assert(nstrs < sizeof(kept_strs) / sizeof(*kept_strs));
+	return kept_strs[nstrs++] = s;
+}
+
+resp *R(resp *r)
+{
+	ck_assert(nresps < sizeof(kept_resps) / sizeof(*kept_resps));
+	return kept_resps[nresps++] = r;
+}
+
+void release(void)
+{
+	while (nstrs)
+		free(kept_strs[--nstrs]);
+	while (nresps)
+		resp_free(kept_resps[--nresps]);
+}
+
 /* ---- tracker fixtures ---- */
 
 long long fixture_issue(long long project_id, long long author_id, const char *title,

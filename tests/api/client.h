@@ -161,6 +161,13 @@ void fixture_source_free(fx_source *s);
 /* "/projects/<id><suffix>" or "/groups/<id><suffix>" (caller frees). */
 char *source_path(const fx_source *s, const char *suffix);
 
+/* ---- what a test allocates, released by the checked teardown ----
+ * S(s) and R(r) keep a string or a response (and return it) until release(), which the
+ * suites add as their test cases' checked teardown. */
+char *S(char *s);
+resp *R(resp *r);
+void release(void);
+
 /* ---- tracker fixtures (notes and award emoji suites) ----
  * Issues and snippets made in SQL while their create endpoints are being written: the
  * one place to switch to POST /projects/:id/issues and /snippets. */
