@@ -26,6 +26,7 @@
 #include "api/api.h"
 #include "background.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "entity/entity.h"
 #include "entity/issue.h"
 #include "entity/merge_request.h"
@@ -1351,7 +1352,7 @@ static json_object *member(json_object *o, const char *key)
 }
 
 /* Sets head sha and merge_status of the requests that mrs_to_check finds for project,
- * branch or id. */
+ * branch or id: how many, or -1. */
 static int check_requests(ctx *c, const char *project, const char *branch, const char *id,
 			  const char **why)
 {
@@ -1384,7 +1385,7 @@ static int check_requests(ctx *c, const char *project, const char *branch, const
 			return -1;
 		}
 	}
-	return 0;
+	return PQntuples(res);
 }
 
 int merge_requests_on_push(ctx *c, json_object *payload, const char **why)
@@ -1396,11 +1397,20 @@ int merge_requests_on_push(ctx *c, json_object *payload, const char **why)
 		return -1;
 	}
 	const char *name = json_object_get_string(ref);
-	if (strncmp(name, "refs/heads/", 11) != 0)
-		return 0; /* a tag */
+	json_object *after = member(payload, "after");
+	long long project_id = (long long)json_object_get_int64(project);
+	int n = 0;
+	if (strncmp(name, "refs/heads/", 11) == 0) { /* a tag moves no request */
+		n = check_requests(c, arena_printf(c->a, "%lld", project_id),
+				   arena_strdup(c->a, name + 11), NULL, why);
+		if (n < 0)
+			return -1;
+	}
 	/* Pipelines (issue 9) are created from the same job: here. */
-	return check_requests(c, arena_printf(c->a, "%lld", (long long)json_object_get_int64(project)),
-			      arena_strdup(c->a, name + 11), NULL, why);
+	log_info("push job: project %lld %s %s: %d open merge requests checked", project_id, name,
+		 after && json_object_is_type(after, json_type_string)
+			 ? json_object_get_string(after) : "-", n);
+	return 0;
 }
 
 int merge_requests_on_check(ctx *c, json_object *payload, const char **why)
@@ -1411,7 +1421,8 @@ int merge_requests_on_check(ctx *c, json_object *payload, const char **why)
 		return -1;
 	}
 	return check_requests(c, NULL, NULL,
-			      arena_printf(c->a, "%lld", (long long)json_object_get_int64(id)), why);
+			      arena_printf(c->a, "%lld", (long long)json_object_get_int64(id)),
+			      why) < 0 ? -1 : 0;
 }
 
 #define MR V4 "/projects/:id/merge_requests/:merge_request_iid"
