@@ -400,6 +400,38 @@ START_TEST(test_lists)
 }
 END_TEST
 
+/* A group's list: its projects' and its subgroups' requests, as the caller may see them. */
+START_TEST(test_group_list)
+{
+	long long dev_id, outsider_id;
+	char *dev = user("mgdv", &dev_id, NULL);
+	char *outsider = user("mgot", &outsider_id, NULL);
+	long long group = fixture_group(0, NULL);
+	long long sub = fixture_subgroup(group, 0, NULL);
+	long long top = fixture_group_project(group, 0, NULL);
+	long long below = fixture_group_project(sub, 0, NULL);
+	sql_member("Namespace", group, dev_id, 30);
+	long long projects[2] = {top, below};
+	for (int i = 0; i < 2; i++) {
+		commit_to(projects[i], dev, "master", NULL, "create", "r.txt", "r", "Initial");
+		commit_to(projects[i], dev, "topic", "master", "create", "t.txt", "t", "Topic");
+		resp *r = R(api("POST", S(fmt("/projects/%lld/merge_requests", projects[i])), dev,
+				S(fmt("source_branch=topic&target_branch=master&title=g%d", i))));
+		ck_status(r, 201);
+	}
+	resp *r = R(api("GET", S(fmt("/groups/%lld/merge_requests?sort=asc", group)), dev, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 2);
+	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "project_id"), top);
+	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 1), "project_id"), below);
+	r = R(api("GET", S(fmt("/groups/%lld/merge_requests", sub)), dev, NULL));
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	ck_body(R(api("GET", S(fmt("/groups/%lld/merge_requests", group)), outsider, NULL)), 404,
+		"{\"message\":\"404 Group Not Found\"}");
+	release();
+}
+END_TEST
+
 /* ---- edit, delete, subscriptions ---- */
 
 START_TEST(test_update_delete)
@@ -815,6 +847,7 @@ Suite *suite_merge_requests(void)
 	tcase_add_test(tc, test_create_and_show);
 	tcase_add_test(tc, test_public_access);
 	tcase_add_test(tc, test_lists);
+	tcase_add_test(tc, test_group_list);
 	tcase_add_test(tc, test_update_delete);
 	tcase_add_test(tc, test_notes_participants_mwps);
 	tcase_add_test(tc, test_git_flow_merge);
