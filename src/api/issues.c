@@ -1201,3 +1201,31 @@ const route issues_routes[] = {
 	{"GET", ISSUE "/time_stats", issues_time_stats, AUTH | PR, check_iid},
 	{NULL, NULL, NULL, 0, NULL},
 };
+
+/* ---- shared with the merge requests (api.h) ---- */
+
+int issues_param_iids(request *r, const char *name, const char **out)
+{
+	const char **v;
+	int n = int_list(r, name, &v);
+	if (n < 0)
+		return n;
+	*out = int_array_literal(r, v, n);
+	return 0;
+}
+
+const char *issues_param_labels(request *r, const char *list, int *count)
+{
+	if (!list)
+		list = labels_param(r);
+	if (!list) {
+		*count = 0;
+		return NULL;
+	}
+	return label_titles(r, list, count);
+}
+
+const char *issues_param_labels_raw(request *r)
+{
+	return labels_param(r);
+}

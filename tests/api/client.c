@@ -723,3 +723,32 @@ int git_sh(const char *work, char **out, const char *f, ...)
 		free(buf);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+bool push_job_seen(long long project_id, const char *ref, const char *after)
+{
+	const char *d = getenv("COLLABD_DIR");
+	ck_assert_msg(d != NULL, "COLLABD_DIR must be set");
+	char *line = after ? fmt("push job: project %lld %s %s:", project_id, ref, after)
+			   : fmt("push job: project %lld %s ", project_id, ref);
+	char *cmd = fmt("cat '%s'/collabd-*.log 2>/dev/null | grep -cF '%s'", d, line);
+	bool seen = false;
+	for (int i = 0; i < 300 && !seen; i++) {
+		seen = sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
+			       " AND payload->>'project_id' = '%lld' AND payload->>'ref' = '%s'"
+			       " AND (%s OR payload->>'after' = '%s')",
+			       project_id, ref, after ? "false" : "true", after ? after : "") > 0;
+		FILE *p = seen ? NULL : popen(cmd, "r");
+		long long n = 0;
+		if (p) {
+			if (fscanf(p, "%lld", &n) != 1)
+				n = 0;
+			pclose(p);
+		}
+		seen = seen || n > 0;
+		if (!seen)
+			usleep(100000);
+	}
+	free(cmd);
+	free(line);
+	return seen;
+}

@@ -182,6 +182,12 @@ void fixture_issue_lock(long long issue_id, bool locked);
 /* A snippet of project_id by author_id, visibility 0 private, 10 internal, 20 public. */
 long long fixture_snippet(long long project_id, long long author_id, int visibility);
 
+/* Waits (at most 30 s) for the `push` background job of ref (refs/heads/...) of
+ * project_id to have been recorded (to after, a commit id, unless NULL): pending in
+ * background_jobs, or run (the background process logs "push job: project <id> <ref>
+ * <after>: ..." in the instances' logs). True when it was. */
+bool push_job_seen(long long project_id, const char *ref, const char *after);
+
 /* ---- helpers of the git suites (git over HTTP and over SSH) ---- */
 
 /* A scratch directory for clones, also git's HOME (a .gitconfig that names the
