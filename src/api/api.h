@@ -186,10 +186,11 @@ int merge_requests_on_check(ctx *c, struct json_object *payload, const char **wh
 /* labels.c (4.8) */
 /* Makes sure project_id may use a label of each title of titles (a text[] literal): its
  * own, or its groups'; the project's own made with GitLab's default color for the titles
- * that have none, as issue and merge request create and edit do. 0, or ERR_CONFLICT
- * when another request made one at the same moment. The titles are the caller's to
- * validate. */
-int labels_ensure(request *r, const char *project_id, const char *titles);
+ * that have none, as issue and merge request create and edit do. 0 with the labels' ids
+ * in *ids (a bigint[] literal, in the order of titles) unless ids is NULL, or
+ * ERR_CONFLICT when another request made one at the same moment. The titles are the
+ * caller's to validate. */
+int labels_ensure(request *r, const char *project_id, const char *titles, const char **ids);
 
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);

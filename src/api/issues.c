@@ -643,7 +643,7 @@ static int set_labels(request *r, const char *id, const char *list, bool note)
 {
 	int count, err;
 	const char *titles = label_titles(r, list, &count);
-	if (count > 0 && (err = labels_ensure(r, r->project->id, titles)) < 0)
+	if (count > 0 && (err = labels_ensure(r, r->project->id, titles, NULL)) < 0)
 		return err;
 	const char *w[3] = {id, r->project->id, titles};
 	PGresult *res = db_query(&r->ctx, "issues_set_labels", 3, w, &err);

@@ -472,16 +472,24 @@ static int labels_unsubscribe(request *r)
 
 /* ---- for the issues (and merge requests) that name labels by title ---- */
 
-int labels_ensure(request *r, const char *project_id, const char *titles)
+int labels_ensure(request *r, const char *project_id, const char *titles, const char **ids)
 {
 	const char *v[2] = {project_id, titles};
 	int err;
 	PGresult *res = db_query(&r->ctx, "labels_ensure", 2, v, &err);
 	if (!res)
 		return err;
-	for (int i = 0; i < PQntuples(res); i++)
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	buf_puts(&b, "{");
+	for (int i = 0; i < PQntuples(res); i++) {
 		if (PQgetisnull(res, i, 0))
 			return fail(r, ERR_CONFLICT, "Label already exists");
+		buf_printf(&b, "%s%s", i ? "," : "", db_val(res, i, 0));
+	}
+	buf_puts(&b, "}");
+	if (ids)
+		*ids = buf_cstr(&b);
 	return 0;
 }
 

@@ -778,20 +778,11 @@ static const char *label_refs(request *r, const char *literal, int *n)
 static int set_labels(request *r, const char *id, const char *list, bool note)
 {
 	int count;
-	const char *literal = issues_param_labels(r, list, &count);
-	const char **titles = NULL, **ids = NULL;
-	if (count > 0 && db_text_array(r->ctx.a, literal, &titles) != count)
-		return ERR_INTERNAL;
-	int rc = count > 0 ? labels_ensure(r, r->project->id, titles, count, &ids) : 0;
+	const char *literal = issues_param_labels(r, list, &count), *ids = "{}";
+	int rc = count > 0 ? labels_ensure(r, r->project->id, literal, &ids) : 0;
 	if (rc < 0)
 		return rc;
-	buf b;
-	buf_init(&b, r->ctx.a, 64);
-	buf_puts(&b, "{");
-	for (int i = 0; i < count; i++)
-		buf_printf(&b, "%s%s", i ? "," : "", ids[i]);
-	buf_puts(&b, "}");
-	const char *v[2] = {id, buf_cstr(&b)};
+	const char *v[2] = {id, ids};
 	int err;
 	PGresult *res = db_query(&r->ctx, "mrs_set_labels", 2, v, &err);
 	if (!res)

@@ -35,36 +35,16 @@ static const char *const SINGLE_FIELDS[] = {
 static const char *const SIMPLE_FIELDS[] = {"id", "iid", "project_id", "title", "description",
 					    "state", "created_at", "updated_at", "web_url", NULL};
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[2048];
-static resp *resps[2048];
-static size_t nstrs, nresps;
 static char *work; /* git's scratch directory */
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
 
 static void setup(void)
 {
 	work = git_work_new();
 }
 
-static void release(void)
+static void release_all(void)
 {
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
+	release();
 	git_work_remove(work);
 }
 
@@ -276,7 +256,7 @@ START_TEST(test_create_and_show)
 	ck_status(R(api("POST", P(&w, "/issues"), w.owner, "title=i")), 201);
 	branch(&w, "second", "b.txt");
 	ck_assert_int_eq(create_iid(&w, "source_branch=second&target_branch=master&title=2"), 2);
-	release();
+	release_all();
 }
 END_TEST
 
@@ -312,7 +292,7 @@ START_TEST(test_public_access)
 	ck_status(R(api("PUT", P(&w, ""), w.owner, "merge_requests_enabled=false")), 200);
 	ck_body(R(api("GET", M(&w, iid, ""), w.owner, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
 	ck_assert_str_eq(list(S(fmt("/merge_requests?scope=all&iids[]=%lld", iid)), w.owner), "");
-	release();
+	release_all();
 }
 END_TEST
 
@@ -396,7 +376,7 @@ START_TEST(test_lists)
 		"{\"error\":\"iids is invalid\"}");
 	ck_body(R(api("GET", S(fmt("%s?order_by=title", base)), w.owner, NULL)), 400,
 		"{\"error\":\"order_by does not have a valid value\"}");
-	release();
+	release_all();
 }
 END_TEST
 
@@ -428,7 +408,7 @@ START_TEST(test_group_list)
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
 	ck_body(R(api("GET", S(fmt("/groups/%lld/merge_requests", group)), outsider, NULL)), 404,
 		"{\"message\":\"404 Group Not Found\"}");
-	release();
+	release_all();
 }
 END_TEST
 
@@ -521,7 +501,7 @@ START_TEST(test_update_delete)
 	ck_status(R(api("DELETE", M(&w, again, ""), w.admin, NULL)), 404);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes WHERE noteable_type = 'MergeRequest'"
 				 " AND project_id = %lld", w.id), 0);
-	release();
+	release_all();
 }
 END_TEST
 
@@ -569,7 +549,7 @@ START_TEST(test_notes_participants_mwps)
 	r = R(api("POST", M(&w, iid, "/cancel_merge_when_pipeline_succeeds"), w.developer, NULL));
 	ck_status(r, 201);
 	ck_assert(!jbool(r->json, "merge_when_pipeline_succeeds"));
-	release();
+	release_all();
 }
 END_TEST
 
@@ -669,7 +649,7 @@ START_TEST(test_git_flow_merge)
 		"{\"message\":\"405 Method Not Allowed\"}");
 	ck_assert_str_eq(list(S(fmt("/projects/%lld/merge_requests?state=merged", w.id)), w.owner),
 			 "1");
-	release();
+	release_all();
 }
 END_TEST
 
@@ -719,7 +699,7 @@ START_TEST(test_merge_refusals)
 	ck_jstr(r, "message", "Custom");
 	/* the source branch stays when not asked to go */
 	ck_status(R(api("GET", P(&w, "/repository/branches/ok"), w.owner, NULL)), 200);
-	release();
+	release_all();
 }
 END_TEST
 
@@ -786,7 +766,7 @@ START_TEST(test_concurrent_merge)
 					 " AND target_type = 'MergeRequest' AND action = 'merged'"
 					 " AND target_iid = %lld", w.id, iid), 1);
 	}
-	release();
+	release_all();
 }
 END_TEST
 
@@ -834,7 +814,7 @@ START_TEST(test_fork_request)
 	r = R(api("GET", P(&w, "/repository/files/fork.txt/raw?ref=master"), w.owner, NULL));
 	ck_status(r, 200);
 	ck_assert_str_eq(r->body, "from the fork\n");
-	release();
+	release_all();
 }
 END_TEST
 
