@@ -297,11 +297,13 @@ static int wikis_check_update(request *r)
 	return check_write(r, false);
 }
 
-/* The file path (without extension) of title: its directories as given, its last part
- * as Gollum's cname; dir (NULL: none) when title names no directory. NULL when that is
- * no valid path in a repository. */
+/* The file path (without extension) of title: its directories as given (a leading '/'
+ * is the top), its last part as Gollum's cname; dir (NULL: none) when title names no
+ * directory. NULL when that is no valid path in a repository. */
 static const char *path_of_title(request *r, const char *title, const char *dir)
 {
+	if (*title == '/' && title[1] != '/')
+		title++, dir = NULL;
 	const char *slash = strrchr(title, '/');
 	const char *name = cname(r, slash ? slash + 1 : title, strlen(slash ? slash + 1 : title));
 	const char *d = slash ? arena_strndup(r->ctx.a, title, (size_t)(slash - title)) : dir;
