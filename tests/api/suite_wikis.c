@@ -364,6 +364,8 @@ START_TEST(test_wikis_git_http)
 	add_member(f.id, dev_id, 30);
 	add_member(f.id, rep_id, 20);
 	char *out;
+	S(sql_value("UPDATE projects SET last_activity_at = '2000-01-01' WHERE id = %lld"
+		    " RETURNING id", f.id));
 	/* an empty wiki clones (made by its first use), and the first push makes master */
 	ck_assert_int_eq(sh(&out, "clone -q '%s' a", wiki_url(dev, f.path)), 0);
 	free(out);
@@ -373,6 +375,10 @@ START_TEST(test_wikis_git_http)
 				  "git -C a commit -q -m 'from git' && git -C a push -q origin master"),
 			 0);
 	free(out);
+	/* post-receive ran in the wiki: the project's activity, and nothing else */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld"
+				 " AND last_activity_at > now() - interval '1 hour'", f.id),
+			 1);
 	/* the API reads it at once */
 	ck_body(R(api("GET", wikis(&f, "/Pushed-Page"), rep, NULL)), 200,
 		"{\"format\":\"markdown\",\"slug\":\"Pushed-Page\",\"title\":\"Pushed Page\","
