@@ -164,16 +164,14 @@ static int git_auth(request *r)
 		return c ? not_found(r) : unauthorized(r);
 	if (rc < 0)
 		return rc;
-	bool allowed = wiki ? push ? can_create_wiki(&p.pa, p.wiki_enabled, c)
-				   : can_read_wiki(&p.pa, p.wiki_enabled)
-		       : push ? can_push_code(&p.pa, c)
-			      : can_read_code(&p.pa, p.visibility, c);
-	if (!allowed)
-		return c ? fail(r, ERR_FORBIDDEN,
-				push ? wiki ? "You are not allowed to write to this project's wiki."
-					    : "You are not allowed to push code to this project."
-				     : "You are not allowed to download code from this project.")
-			 : unauthorized(r);
+	bool allowed = can_git(&p.pa, p.visibility, p.wiki_enabled, c, wiki, push);
+	if (!allowed && !c)
+		return unauthorized(r);
+	if (!allowed) /* GitLab's words */
+		return fail(r, ERR_FORBIDDEN,
+			    !push  ? "You are not allowed to download code from this project."
+			    : wiki ? "You are not allowed to write to this project's wiki."
+				   : "You are not allowed to push code to this project.");
 	/* a wiki is made by its first use, as GitLab makes it when it is first asked for */
 	if (wiki && repo_wiki_create(&r->ctx, p.id) < 0)
 		return ERR_INTERNAL;

@@ -431,9 +431,9 @@ static int wikis_update(request *r)
 		if (!base)
 			return fail_validation(r, "title", "is invalid");
 		const char *fmt = format ? format : p->format;
-		const char *path = strcmp(fmt, p->format) == 0 && strcmp(base, old_base) == 0
-					   ? p->path
-					   : arena_printf(r->ctx.a, "%s.%s", base, ext_of_format(fmt));
+		const char *path = p->path;
+		if (strcmp(fmt, p->format) != 0 || strcmp(base, old_base) != 0)
+			path = arena_printf(r->ctx.a, "%s.%s", base, ext_of_format(fmt));
 		if (strcmp(path, p->path) != 0 && find_in(r, pages, base, p))
 			return duplicate(r);
 		const char *bytes;

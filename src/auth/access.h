@@ -197,6 +197,10 @@ bool can_admin_group(const group_access *a);               /* owner and up */
 bool can_read_wiki(const project_access *a, bool wiki_enabled);
 bool can_create_wiki(const project_access *a, bool wiki_enabled, const caller *c);
 bool can_admin_wiki(const project_access *a, bool wiki_enabled, const caller *c);
+/* A git request (over HTTP or SSH) to a project's repository or, when wiki, its wiki:
+ * pull (can_read_code, can_read_wiki) or push (can_push_code, can_create_wiki). */
+bool can_git(const project_access *a, int visibility, bool wiki_enabled, const caller *c,
+	     bool wiki, bool push);
 
 /* The tracker (issues, milestones), as GitLab 10's ProjectPolicy: tracker_level is the
  * caller's level for it (an owner's for admins and the owner of a personal namespace).

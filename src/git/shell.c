@@ -213,16 +213,11 @@ int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err,
 	}
 	if (rc < 0)
 		return -1;
-	bool allowed = wiki ? push ? can_create_wiki(&p.pa, p.wiki_enabled, c->user)
-				   : can_read_wiki(&p.pa, p.wiki_enabled)
-		       : push ? can_push_code(&p.pa, c->user)
-			      : can_read_code(&p.pa, p.visibility, c->user);
-	if (!allowed) {
-		fprintf(err, push ? wiki ? "GitLab: You are not allowed to write to this project's "
-					   "wiki.\n"
-					 : "GitLab: You are not allowed to push code to this project.\n"
-				  : "GitLab: You are not allowed to download code from this "
-				    "project.\n");
+	if (!can_git(&p.pa, p.visibility, p.wiki_enabled, c->user, wiki, push)) {
+		const char *why = !push ? "download code from this project"
+				  : wiki ? "write to this project's wiki"
+					 : "push code to this project";
+		fprintf(err, "GitLab: You are not allowed to %s.\n", why);
 		return 1;
 	}
 	/* a wiki is made by its first use (as over HTTP) */

@@ -198,15 +198,17 @@ START_TEST(test_wikis_errors)
 	ck_body(create(&f, f.owner, "title=a%2F%2Fb&content=x"), 400,
 		"{\"message\":{\"title\":[\"is invalid\"]}}");
 	/* the same page again, in any format or case */
-	static const char dup[] =
-		"{\"message\":{\"base\":[\"Duplicate page: A page with that title already exists\"]}}";
+	static const char dup[] = "{\"message\":{\"base\":[\"Duplicate page: A page with that title"
+				  " already exists\"]}}";
 	ck_body(create(&f, f.owner, "title=Page&content=again"), 400, dup);
 	ck_body(create(&f, f.owner, "title=page&content=again&format=rdoc"), 400, dup);
 	ck_body(R(api("GET", wikis(&f, "/Page"), f.owner, NULL)), 200,
-		"{\"format\":\"markdown\",\"slug\":\"Page\",\"title\":\"Page\",\"content\":\"text\"}");
+		"{\"format\":\"markdown\",\"slug\":\"Page\",\"title\":\"Page\","
+		"\"content\":\"text\"}");
 	/* updates */
 	ck_body(R(api("PUT", wikis(&f, "/Page"), f.owner, "format=rdoc")), 400,
-		"{\"error\":\"content, title are missing, at least one parameter must be provided\"}");
+		"{\"error\":\"content, title are missing, at least one parameter must be "
+		"provided\"}");
 	ck_body(R(api("PUT", wikis(&f, "/Page"), f.owner, "content=x&format=org")), 400,
 		"{\"error\":\"format does not have a valid value\"}");
 	ck_body(R(api("PUT", wikis(&f, "/Page"), f.owner, "title=")), 400,
@@ -289,7 +291,8 @@ START_TEST(test_wikis_access)
 
 	/* wiki_enabled off: 403 to everyone who sees the project, and no git either */
 	ck_code(R(api("PUT", S(fmt("/projects/%lld", p.id)), p.owner, "wiki_enabled=false")), 200);
-	ck_body(R(api("GET", wikis(&p, ""), p.owner, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("GET", wikis(&p, ""), p.owner, NULL)), 403,
+		"{\"message\":\"403 Forbidden\"}");
 	ck_code(R(api("GET", wikis(&p, "/Pub"), NULL, NULL)), 403);
 	ck_code(create(&p, p.owner, "title=Off&content=x"), 403);
 	ck_code(R(api("DELETE", wikis(&p, "/Pub"), admin_token(), NULL)), 403);
@@ -372,7 +375,8 @@ START_TEST(test_wikis_git_http)
 	ck_assert_int_eq(sh(&out, "--version >/dev/null && printf 'Pushed *page*' > "
 				  "a/Pushed-Page.md && mkdir a/d && printf x > a/d/Deep.rdoc && "
 				  "printf 'not a page' > a/notes.txt && git -C a add -A && "
-				  "git -C a commit -q -m 'from git' && git -C a push -q origin master"),
+				  "git -C a commit -q -m 'from git' && "
+				  "git -C a push -q origin master"),
 			 0);
 	free(out);
 	/* post-receive ran in the wiki: the project's activity, and nothing else */
