@@ -354,6 +354,16 @@ START_TEST(test_wikis_update_rename)
 	ck_assert_str_eq(r->body, "");
 	ck_assert_int_eq(sh(&out, "-C w pull -q && git -C w ls-files"), 0);
 	ck_assert_str_eq(S(out), "Other.md\n");
+	/* a renamed project keeps its wiki; a removed one loses it */
+	ck_code(R(api("PUT", S(fmt("/projects/%lld", f.id)), f.owner,
+		      S(fmt("path=%s-moved", strrchr(f.path, '/') + 1)))),
+		200);
+	ck_code(R(api("GET", wikis(&f, "/Other"), f.owner, NULL)), 200);
+	char *dir = S(repo_dir_of(f.id));
+	char *wiki = S(fmt("%.*s.wiki.git", (int)strlen(dir) - 4, dir));
+	ck_assert_ptr_nonnull(file_text("%s/HEAD", wiki));
+	ck_code(R(api("DELETE", S(fmt("/projects/%lld", f.id)), f.owner, NULL)), 202);
+	ck_assert_msg(wait_gone(wiki), "the wiki of a removed project stays");
 }
 END_TEST
 
