@@ -302,8 +302,10 @@ static int wikis_check_update(request *r)
  * directory. NULL when that is no valid path in a repository. */
 static const char *path_of_title(request *r, const char *title, const char *dir)
 {
-	if (*title == '/' && title[1] != '/')
-		title++, dir = NULL;
+	if (*title == '/' && title[1] != '/') {
+		title++;
+		dir = NULL;
+	}
 	const char *slash = strrchr(title, '/');
 	const char *name = cname(r, slash ? slash + 1 : title, strlen(slash ? slash + 1 : title));
 	const char *d = slash ? arena_strndup(r->ctx.a, title, (size_t)(slash - title)) : dir;
@@ -311,9 +313,9 @@ static const char *path_of_title(request *r, const char *title, const char *dir)
 	return gitc_valid_path(path) ? path : NULL;
 }
 
-/* Makes the commit of actions on master as the caller with message: 0 with the new
- * commit's master id, 1 when it answered (GitLab's 400), GITC_EMOVED when master moved
- * since base, or an ERR_ code. */
+/* Makes the commit of actions on master as the caller with message, and touches the
+ * project's activity: 0 when master moved to it, 1 when it answered (GitLab's 400),
+ * GITC_EMOVED when master moved meanwhile (nothing written), or an ERR_ code. */
 static int wiki_commit(request *r, git_repository *repo, const gitc_action *actions, size_t n,
 		       const char *message)
 {
