@@ -11,22 +11,7 @@
 
 #include "client.h"
 
-static char *strs[1024];
-static resp *resps[1024];
-static size_t nstrs, nresps;
 static char *work; /* scratch directory for clones, also git's HOME */
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
 
 static void setup(void)
 {
@@ -35,10 +20,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
+	release();
 	git_work_remove(work);
 }
 
