@@ -28,6 +28,10 @@ static void git_init_once(void)
 {
 	if (!git_ready) {
 		git_libgit2_init();
+		/* libgit2's object cache (one for all repositories) holds up to 256 MB by
+		 * default: per worker, it would be most of what the workers take; the commit
+		 * graph (git/graph.h) holds what the walks need */
+		git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)64 << 20);
 		git_ready = 1;
 	}
 }
