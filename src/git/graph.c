@@ -7,7 +7,7 @@
 #include "core/log.h"
 
 /* The table is emptied (between two calls) past these sizes: ~100 MB at most. */
-#define MAX_NODES (1u << 20)
+#define MAX_NODES (1u << 19)
 #define MAX_WORDS (8u << 20)	  /* of parents and change lists */
 #define MAX_POOL (32u << 20)	  /* bytes of path names */
 #define MAX_DEPTH 64		  /* directories of a path asked about */

@@ -216,7 +216,18 @@ bool refs_merged(git_repository *repo, const git_oid *branch, const git_oid *hea
 {
 	if (git_oid_equal(branch, head))
 		return false;
-	return graph_descendant_of(repo, head, branch) == 1;
+	/* the answer follows from the two ids alone: no repository in the key */
+	char key[2 * GIT_OID_HEXSZ + 16], b[GIT_OID_HEXSZ + 1], h[GIT_OID_HEXSZ + 1];
+	repo_memo known;
+	git_oid_tostr(b, sizeof(b), branch);
+	git_oid_tostr(h, sizeof(h), head);
+	snprintf(key, sizeof(key), "merged %s %s", b, h);
+	if (repo_memo_get(key, &known))
+		return known.n == 1;
+	int e = graph_descendant_of(repo, head, branch);
+	if (e >= 0)
+		repo_memo_put(key, e == 1, NULL);
+	return e == 1;
 }
 
 /* ---- writes, and their undo ---- */
