@@ -11,6 +11,7 @@
 #include "entity/user.h"
 #include "git/hooks.h"
 #include "git/commits.h"
+#include "git/graph.h"
 
 /* The columns of a commit status (Entities::CommitStatus), then its author. */
 #define STATUS_COLS                                                                             \
@@ -624,7 +625,7 @@ static const char *branch_containing(request *r, git_repository *repo, const git
 		const char *name = NULL;
 		const git_oid *tip = git_reference_target(ref);
 		if (tip && git_branch_name(&name, ref) == 0 &&
-		    (git_oid_equal(tip, oid) || git_graph_descendant_of(repo, tip, oid) == 1) &&
+		    (git_oid_equal(tip, oid) || graph_descendant_of(repo, tip, oid) == 1) &&
 		    (!best || strcmp(name, best) < 0))
 			best = arena_strdup(r->ctx.a, name);
 		git_reference_free(ref);

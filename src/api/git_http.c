@@ -9,9 +9,9 @@
  *   403 + X-Collabd-Status: 404          not found, or not visible to the caller (nginx
  *                                        answers 404: auth_request passes on only 401
  *                                        and 403)
- * Credentials: HTTP Basic with a username and the password, or a personal access,
- * impersonation or private token (the username is not checked against a token, as
- * GitLab 10), or "oauth2" and an OAuth token. Pull: anyone who may see a public or
+ * Credentials: HTTP Basic with a personal access, impersonation or private token (the
+ * username is not checked against a token, as GitLab 10), "oauth2" and an OAuth token,
+ * or else a username and its password (tried last, as GitLab 10: its hash is slow). Pull: anyone who may see a public or
  * internal project, reporters and up of a private one; push: developers and up, not on
  * an archived project. Protected branches are the pre-receive hook's (git/hooks.c).
  * <full path>.wiki[.git] is the project's wiki (unless a project has that path), with
@@ -65,22 +65,22 @@ static int basic_caller(request *r, const char *h, caller **out)
 	*password++ = '\0';
 	if (!*login || !*password)
 		return ERR_UNAUTHORIZED;
+	/* a token first, the password last (GitLab 10's find_for_git_client: the password
+	 * hash is slow on purpose, and most git clients send a token) */
 	int err;
-	PGresult *res = NULL;
 	bool oauth = strcmp(login, "oauth2") == 0;
-	if (!oauth) {
+	const char *tv[2] = {crypto_sha256_hex(r->ctx.a, password, strlen(password)),
+			     oauth ? "true" : "false"};
+	PGresult *res = db_query(&r->ctx, "git_token_user", 2, tv, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) != 1) {
+		if (oauth)
+			return ERR_UNAUTHORIZED;
 		const char *v[1] = {login};
 		if (!(res = db_query(&r->ctx, "git_password_user", 1, v, &err)))
 			return err;
 		if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 3)))
-			res = NULL;
-	}
-	if (!res) {
-		const char *v[2] = {crypto_sha256_hex(r->ctx.a, password, strlen(password)),
-				    oauth ? "true" : "false"};
-		if (!(res = db_query(&r->ctx, "git_token_user", 2, v, &err)))
-			return err;
-		if (PQntuples(res) != 1)
 			return ERR_UNAUTHORIZED;
 	}
 	caller *c = arena_alloc(r->ctx.a, sizeof(*c));

@@ -798,7 +798,7 @@ static int issues_create(request *r)
 	int rc = read_issue_input(r, true, &in);
 	if (rc < 0)
 		return rc;
-	bool enabled;
+	bool enabled = false;
 	if ((rc = project_issues_enabled(r, &enabled)) < 0)
 		return rc;
 	const project_access *pa = &r->project->pa;

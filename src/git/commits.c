@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "entity/commit.h"
+#include "git/graph.h"
 #include "git/repo.h"
 
 /* ---- objects owned by the arena ---- */
@@ -177,213 +178,10 @@ json_object *gitc_commit_json(ctx *c, git_repository *repo, git_commit *commit, 
 
 /* ---- history ---- */
 
-/* The history of a commit newest first, as git log shows it by default (no
- * --topo-order; GitLab 10 asks git log): the commit of the latest committer time next,
- * those of one time in the order they were reached, each once. A page costs the commits
- * up to it, not the whole history (libgit2's sorted revwalks read all of it first). */
-typedef struct {
-	git_commit *commit;
-	long long time;
-	unsigned long long seq;
-} walk_item;
-
-typedef struct {
-	walk_item *heap;
-	size_t n, cap;
-	git_oid *seen; /* open addressing on the id's first bytes; zero: empty */
-	size_t nseen, seen_cap;
-	unsigned long long seq;
-} history;
-
-static void history_free(void *p)
-{
-	history *h = p;
-	for (size_t i = 0; i < h->n; i++)
-		git_commit_free(h->heap[i].commit);
-	free(h->heap);
-	free(h->seen);
-	free(h);
-}
-
-static bool before(const walk_item *a, const walk_item *b)
-{
-	return a->time != b->time ? a->time > b->time : a->seq < b->seq;
-}
-
-static size_t seen_at(const git_oid *set, size_t cap, const git_oid *id)
-{
-	size_t i;
-	memcpy(&i, id->id, sizeof(i));
-	for (i &= cap - 1; !git_oid_is_zero(&set[i]) && !git_oid_equal(&set[i], id); i = (i + 1) & (cap - 1))
-		;
-	return i;
-}
-
-/* Marks id seen: false when it was already. */
-static bool history_mark(history *h, const git_oid *id)
-{
-	if (2 * (h->nseen + 1) > h->seen_cap) {
-		size_t cap = h->seen_cap ? 2 * h->seen_cap : 1024;
-		git_oid *set = calloc(cap, sizeof(*set));
-		if (!set)
-			return false;
-		for (size_t i = 0; i < h->seen_cap; i++)
-			if (!git_oid_is_zero(&h->seen[i]))
-				set[seen_at(set, cap, &h->seen[i])] = h->seen[i];
-		free(h->seen);
-		h->seen = set;
-		h->seen_cap = cap;
-	}
-	size_t i = seen_at(h->seen, h->seen_cap, id);
-	if (!git_oid_is_zero(&h->seen[i]))
-		return false;
-	h->seen[i] = *id;
-	h->nseen++;
-	return true;
-}
-
-/* Queues commit (which the history then owns). */
-static void history_push(history *h, git_commit *commit)
-{
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 64;
-		walk_item *heap = realloc(h->heap, cap * sizeof(*heap));
-		if (!heap) {
-			git_commit_free(commit);
-			return;
-		}
-		h->heap = heap;
-		h->cap = cap;
-	}
-	walk_item it = {commit, (long long)git_commit_time(commit), h->seq++};
-	size_t i = h->n++;
-	while (i > 0 && before(&it, &h->heap[(i - 1) / 2])) {
-		h->heap[i] = h->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->heap[i] = it;
-}
-
-static history *history_new(ctx *c, git_commit *tip)
-{
-	history *h = calloc(1, sizeof(*h));
-	if (!h)
-		return NULL;
-	arena_defer(c->a, history_free, h);
-	git_commit *first = NULL;
-	if (history_mark(h, git_commit_id(tip)) && git_commit_dup(&first, tip) == 0)
-		history_push(h, first);
-	return h;
-}
-
-/* The next commit (the caller's to free), or NULL at the end. */
-static git_commit *history_next(history *h)
-{
-	if (h->n == 0)
-		return NULL;
-	git_commit *out = h->heap[0].commit;
-	walk_item last = h->heap[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t k = 2 * i + 1;
-		if (k >= h->n)
-			break;
-		if (k + 1 < h->n && before(&h->heap[k + 1], &h->heap[k]))
-			k++;
-		if (!before(&h->heap[k], &last))
-			break;
-		h->heap[i] = h->heap[k];
-		i = k;
-	}
-	if (h->n > 0)
-		h->heap[i] = last;
-	for (unsigned p = 0; p < git_commit_parentcount(out); p++) {
-		git_commit *parent = NULL;
-		if (history_mark(h, git_commit_parent_id(out, p)) &&
-		    git_commit_parent(&parent, out, p) == 0)
-			history_push(h, parent);
-	}
-	return out;
-}
-
-/* Whether path names the same entry (or none) in trees a and b: the trees of each
- * directory on the way are compared first, so that a directory no commit changed ends
- * the comparison there. */
-static bool same_at(git_repository *repo, const git_tree *a, const git_tree *b, const char *path)
-{
-	git_tree *sub_a = NULL, *sub_b = NULL;
-	bool same = false;
-	char name[1024];
-	for (;;) {
-		if (git_oid_equal(git_tree_id(a), git_tree_id(b))) {
-			same = true;
-			break;
-		}
-		const char *slash = strchr(path, '/');
-		size_t len = slash ? (size_t)(slash - path) : strlen(path);
-		if (len >= sizeof(name))
-			break;
-		memcpy(name, path, len);
-		name[len] = '\0';
-		const git_tree_entry *ea = git_tree_entry_byname(a, name);
-		const git_tree_entry *eb = git_tree_entry_byname(b, name);
-		if (!ea || !eb) {
-			same = !ea && !eb;
-			break;
-		}
-		if (git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)) &&
-		    git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb)) {
-			same = true;
-			break;
-		}
-		if (!slash || git_tree_entry_type(ea) != GIT_OBJECT_TREE ||
-		    git_tree_entry_type(eb) != GIT_OBJECT_TREE)
-			break; /* differs there, or one is not a directory on the way */
-		git_tree *na = NULL, *nb = NULL;
-		if (git_tree_lookup(&na, repo, git_tree_entry_id(ea)) < 0 ||
-		    git_tree_lookup(&nb, repo, git_tree_entry_id(eb)) < 0) {
-			git_tree_free(na);
-			break;
-		}
-		git_tree_free(sub_a);
-		git_tree_free(sub_b);
-		a = sub_a = na;
-		b = sub_b = nb;
-		path = slash + 1;
-	}
-	git_tree_free(sub_a);
-	git_tree_free(sub_b);
-	return same;
-}
-
-/* Whether commit changes path: it differs from every parent there (a merge that keeps
- * one parent's version does not, as git log's default). */
-static bool touches(git_commit *commit, const char *path)
-{
-	git_tree *tree = NULL;
-	if (git_commit_tree(&tree, commit) < 0)
-		return false;
-	git_repository *repo = git_commit_owner(commit);
-	unsigned n = git_commit_parentcount(commit);
-	bool changed = true;
-	if (n == 0) {
-		git_tree_entry *e = NULL;
-		changed = git_tree_entry_bypath(&e, tree, path) == 0;
-		git_tree_entry_free(e);
-	}
-	for (unsigned i = 0; i < n && changed; i++) {
-		git_commit *p = NULL;
-		git_tree *ptree = NULL;
-		if (git_commit_parent(&p, commit, i) == 0 && git_commit_tree(&ptree, p) == 0 &&
-		    same_at(repo, tree, ptree, path))
-			changed = false;
-		git_tree_free(ptree);
-		git_commit_free(p);
-	}
-	git_tree_free(tree);
-	return changed;
-}
-
+/* The history runs over the commit graph of this process (git/graph.h): a page costs
+ * the commits up to it, read once per process, not the whole history at every request
+ * (libgit2's sorted revwalks read all of it first), and a path's changes are found once
+ * per commit. */
 int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, long long until,
 	     const char *path, long long offset, long long limit, json_object **out,
 	     long long *total)
@@ -394,24 +192,38 @@ int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, lon
 	int rc = gitc_commit_of(c, repo, ref, &tip);
 	if (rc != 0)
 		return rc;
-	/* the count of the commits kept, once known, ends the walk at the page */
-	const char *key = arena_printf(c->a, "log %s %s %lld %lld %s", git_repository_path(repo),
-				       oid_hex(c, git_commit_id(tip)), since, until, path ? path : "");
+	/* the count of the commits kept, once known, ends the walk at the page (what a
+	 * history holds follows from its newest commit's id: no repository in the key) */
+	const char *key = arena_printf(c->a, "log %s %lld %lld %s", oid_hex(c, git_commit_id(tip)),
+				       since, until, path ? path : "");
 	repo_memo known;
 	long long count = repo_memo_get(key, &known) ? known.n : -1;
-	history *h = history_new(c, tip);
-	if (!h)
+	graph_walk *w = graph_walk_new(repo, git_commit_id(tip));
+	if (!w || (path && !graph_walk_path(w, path))) {
+		graph_walk_free(w);
 		return -1;
-	git_commit *commit;
-	while ((count < 0 || *total < offset + limit) && (commit = history_next(h))) {
-		long long t = (long long)git_commit_time(commit);
-		bool keep = t >= since && t <= until && (!path || touches(commit, path));
-		if (keep) {
-			if (*total >= offset && *total < offset + limit)
-				json_object_array_add(*out, gitc_commit_json(c, repo, commit, false));
-			(*total)++;
+	}
+	long long want = limit > 0 ? limit : 0, got = 0;
+	git_oid *page = arena_alloc(c->a, (size_t)(want + 1) * sizeof(*page));
+	git_oid id;
+	long long t;
+	while ((count < 0 || *total < offset + limit) && (rc = graph_walk_next(w, &id, &t)) == 1) {
+		if (t < since || t > until)
+			continue;
+		if (*total >= offset && got < want)
+			page[got++] = id;
+		(*total)++;
+	}
+	graph_walk_free(w);
+	if (rc < 0)
+		return -1;
+	for (long long i = 0; i < got; i++) {
+		git_commit *commit = NULL;
+		if (git_commit_lookup(&commit, repo, &page[i]) < 0) {
+			log_git("commit lookup");
+			return -1;
 		}
-		git_commit_free(commit);
+		json_object_array_add(*out, gitc_commit_json(c, repo, own_commit(c, commit), false));
 	}
 	if (count >= 0)
 		*total = count;
@@ -717,31 +529,9 @@ int gitc_blob_size(git_repository *repo, const git_oid *id, size_t *out)
 int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
 			      const char *path, git_oid *out)
 {
-	const char *key = arena_printf(c->a, "last %s %s %s", git_repository_path(repo),
-				       oid_hex(c, git_commit_id(commit)), path);
-	repo_memo known;
-	if (repo_memo_get(key, &known)) {
-		if (known.n == 0)
-			return GITC_ENOTFOUND;
-		*out = known.oid;
-		return 0;
-	}
-	history *h = history_new(c, commit);
-	if (!h)
-		return -1;
-	git_commit *cm;
-	while ((cm = history_next(h))) {
-		bool t = touches(cm, path);
-		if (t)
-			git_oid_cpy(out, git_commit_id(cm));
-		git_commit_free(cm);
-		if (t) {
-			repo_memo_put(key, 1, out);
-			return 0;
-		}
-	}
-	repo_memo_put(key, 0, NULL);
-	return GITC_ENOTFOUND;
+	(void)c;
+	int rc = graph_last_commit(repo, git_commit_id(commit), path, out);
+	return rc == GIT_ENOTFOUND ? GITC_ENOTFOUND : rc;
 }
 
 /* ---- compare and contributors ---- */

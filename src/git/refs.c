@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "db/db.h"
+#include "git/graph.h"
 #include "git/repo.h"
 
 static void git_init_once(void)
@@ -215,16 +216,16 @@ bool refs_merged(git_repository *repo, const git_oid *branch, const git_oid *hea
 {
 	if (git_oid_equal(branch, head))
 		return false;
-	char key[4096], b[GIT_OID_HEXSZ + 1], h[GIT_OID_HEXSZ + 1];
+	/* the answer follows from the two ids alone: no repository in the key */
+	char key[2 * GIT_OID_HEXSZ + 16], b[GIT_OID_HEXSZ + 1], h[GIT_OID_HEXSZ + 1];
 	repo_memo known;
 	git_oid_tostr(b, sizeof(b), branch);
 	git_oid_tostr(h, sizeof(h), head);
-	bool keep = snprintf(key, sizeof(key), "merged %s %s %s", git_repository_path(repo), b, h) <
-		    (int)sizeof(key);
-	if (keep && repo_memo_get(key, &known))
+	snprintf(key, sizeof(key), "merged %s %s", b, h);
+	if (repo_memo_get(key, &known))
 		return known.n == 1;
-	int e = git_graph_descendant_of(repo, head, branch);
-	if (keep && e >= 0)
+	int e = graph_descendant_of(repo, head, branch);
+	if (e >= 0)
 		repo_memo_put(key, e == 1, NULL);
 	return e == 1;
 }

@@ -28,6 +28,11 @@ static void git_init_once(void)
 {
 	if (!git_ready) {
 		git_libgit2_init();
+		/* libgit2's object cache (one budget for all repositories of the process)
+		 * holds up to 256 MB by default, per worker; 128 MB, with small blobs in it
+		 * too (none by default: every file read inflated its delta chain again) */
+		git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)128 << 20);
+		git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)16 << 10);
 		git_ready = 1;
 	}
 }

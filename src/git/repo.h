@@ -30,9 +30,9 @@ const char *repo_wiki_path(ctx *c, const char *project_id);
 int repo_open(ctx *c, const char *project_id, git_repository **out);
 /* The same for project_id's wiki. */
 int repo_wiki_open(ctx *c, const char *project_id, git_repository **out);
-/* Answers about a repository that never change once found, kept by this process: the
- * key names the repository's path and the commit ids the answer follows from (what a
- * history holds is fixed by its newest commit's id). A bounded table: an answer may be
+/* Answers about repositories that never change once found, kept by this process: the
+ * key names the commit ids the answer follows from (what a history holds is fixed by its
+ * newest commit's id, whichever repository holds it). A bounded table: an answer may be
  * forgotten, never changed. */
 typedef struct {
 	long long n;

@@ -46,14 +46,16 @@ static char *git_url(const char *token, const char *path)
 	return fmt("http://u:%s@%s/%s.git", token, base + strlen("http://"), path);
 }
 
-/* GET <path>.git/info/refs?service=... with Basic credentials for token (NULL: none). */
-static resp *info_refs(const char *token, const char *path, const char *service)
+/* GET <path>.git/info/refs?service=... with Basic credentials login:password (password
+ * NULL: none). */
+static resp *info_refs_as(const char *login, const char *password, const char *path,
+			  const char *service)
 {
 	char *url = fmt("%s/%s.git/info/refs?service=%s", api_url(), path, service);
 	char *auth = NULL;
 	const char *headers[2] = {NULL, NULL};
-	if (token) {
-		char *pair = fmt("u:%s", token);
+	if (password) {
+		char *pair = fmt("%s:%s", login, password);
 		size_t n = strlen(pair);
 		static const char b64[] =
 			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -79,6 +81,12 @@ static resp *info_refs(const char *token, const char *path, const char *service)
 	free(url);
 	free(auth);
 	return r;
+}
+
+/* The same with a token (NULL: no credentials) under a name no user has. */
+static resp *info_refs(const char *token, const char *path, const char *service)
+{
+	return info_refs_as("u", token, path, service);
 }
 
 static void add_member(long long project, long long user, int level)
@@ -164,6 +172,55 @@ START_TEST(test_access_question)
 	free(stranger);
 	free(priv);
 	free(pub);
+}
+END_TEST
+
+/* Basic credentials: a token is tried before the username's password (GitLab 10's order;
+ * the password's hash is the slow check): a user whose password is another user's token
+ * is that other user with it. The password still works when no token matches. */
+START_TEST(test_token_before_password)
+{
+	long long owner_id, reader_id, other_id;
+	char *owner = make_user("git", &owner_id, NULL);
+	char *reader = make_user("git", &reader_id, NULL);
+	char *other_name = NULL;
+	char *other = make_user("git", &other_id, &other_name);
+	char *priv, *mine;
+	long long priv_id = api_project(owner, "private", &priv);
+	long long mine_id = api_project(owner, "private", &mine);
+	add_member(priv_id, reader_id, 20);
+	add_member(mine_id, other_id, 20);
+	/* other's password: reader's token */
+	resp *r = api("PUT", T(fmt("/users/%lld", other_id)), admin_token(),
+		      T(fmt("password=%s", reader)));
+	ck_status(r, 200);
+	resp_free(r);
+	/* other:<reader's token> is reader (who may read priv), not other (who may not) */
+	r = info_refs_as(other_name, reader, priv, "git-upload-pack");
+	ck_status(r, 200);
+	resp_free(r);
+	r = info_refs_as(other_name, reader, mine, "git-upload-pack");
+	ck_status(r, 404);
+	resp_free(r);
+	/* a password that is no token: the user's own */
+	r = api("PUT", T(fmt("/users/%lld", other_id)), admin_token(), "password=plain-secret-42");
+	ck_status(r, 200);
+	resp_free(r);
+	r = info_refs_as(other_name, "plain-secret-42", mine, "git-upload-pack");
+	ck_status(r, 200);
+	resp_free(r);
+	r = info_refs_as(other_name, "plain-secret-42", priv, "git-upload-pack");
+	ck_status(r, 404);
+	resp_free(r);
+	r = info_refs_as(other_name, "plain-secret-43", mine, "git-upload-pack");
+	ck_status(r, 401);
+	resp_free(r);
+	free(owner);
+	free(reader);
+	free(other);
+	free(other_name);
+	free(priv);
+	free(mine);
 }
 END_TEST
 
@@ -306,6 +363,7 @@ Suite *suite_git(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_access_question);
+	tcase_add_test(tc, test_token_before_password);
 	tcase_add_test(tc, test_clone_push_and_record);
 	tcase_add_test(tc, test_protected_branch);
 	suite_add_tcase(s, tc);
