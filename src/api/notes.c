@@ -9,7 +9,11 @@
  * on a locked discussion; the note's author, masters and up and admins edit and delete.
  * A note that is only an emoji (":thumbsup:") awards it instead, when the caller may.
  * A comment records the event "commented on" with the note in it; the event follows
- * the note's edits and goes with it. Merge requests do not exist yet: their routes check
+ * the note's edits and goes with it. A comment only adds rows under the project: its
+ * route locks the project FOR KEY SHARE (api.h PA), so that comments do not wait for
+ * each other (each waits only for a comment on the same noteable, whose row it
+ * touches) while edits, deletions and the changes of an issue (FOR UPDATE) still wait
+ * for them and they for those. Merge requests do not exist yet: their routes check
  * their parameters, then answer 404 Merge Request Not Found. */
 #include <string.h>
 
@@ -377,7 +381,7 @@ NOTES_HANDLERS(merge_request, noteable_merge_request)
 	 notes_check_list},                                                                     \
 	{"GET", V4 "/projects/:id/" parent "/notes/:note_id", notes_show_##name, AUTH | PR,     \
 	 notes_check_ids},                                                                      \
-	{"POST", V4 "/projects/:id/" parent "/notes", notes_create_##name, AUTH | PW,           \
+	{"POST", V4 "/projects/:id/" parent "/notes", notes_create_##name, AUTH | PA,           \
 	 notes_check_create},                                                                   \
 	{"PUT", V4 "/projects/:id/" parent "/notes/:note_id", notes_update_##name, AUTH | PW,   \
 	 notes_check_update},                                                                   \

@@ -51,10 +51,23 @@ typedef struct group_scope {
 
 /* Whether ref is an id (all digits, at most 18) rather than a full path. */
 bool scope_ref_is_id(const char *ref);
-/* The project (group) that ref names, as c's caller sees it, locked FOR UPDATE for the
- * open transaction when lock: 0, or ERR_NOT_FOUND (c->err_detail "Project"/"Group")
- * when there is none or the caller may not see it, or the database's ERR_ code. */
-int scope_project(ctx *c, const char *ref, bool lock, project_scope *out);
-int scope_group(ctx *c, const char *ref, bool lock, group_scope *out);
+/* How the scope's row is locked for the open transaction: not at all (a read), FOR
+ * UPDATE (a change of the project or group, or of what must not change under it while
+ * the transaction runs; true and false are these two), or, for a project, FOR KEY SHARE
+ * (a route that only adds or changes rows under the project, as a note: the project
+ * must stay until the commit, not stay the same; writers of such rows do not wait for
+ * each other, nor for a change of the project's other columns). */
+typedef enum scope_lock {
+	SCOPE_READ = 0,
+	SCOPE_UPDATE = 1,
+	SCOPE_KEY_SHARE = 2,
+} scope_lock;
+
+/* The project (group) that ref names, as c's caller sees it, locked as lock says (a
+ * group: SCOPE_KEY_SHARE is SCOPE_UPDATE): 0, or ERR_NOT_FOUND (c->err_detail
+ * "Project"/"Group") when there is none or the caller may not see it, or the database's
+ * ERR_ code. */
+int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out);
+int scope_group(ctx *c, const char *ref, scope_lock lock, group_scope *out);
 
 #endif
