@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "modules.h"
+#include "api/api.h"
 #include "git/refs.h"
 #include "git/repo.h"
 
@@ -172,6 +173,10 @@ static const struct {
 	{"remove_repository", job_remove_repository},
 	{"delete_project", job_delete_project},
 	{"delete_merged_branches", job_delete_merged_branches},
+	/* merge requests' head sha and merge_status (api/merge_requests.c); pipelines
+	 * from pushes go in the same job kind */
+	{"push", merge_requests_on_push},
+	{"merge_request_check", merge_requests_on_check},
 };
 
 /* The kinds of jobs above, as a text[] literal. */

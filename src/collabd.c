@@ -561,6 +561,7 @@ static int hook_command(const char *cfg_path, int argc, char **argv)
 	bool pre = argc == 2 && strcmp(argv[1], "pre-receive") == 0;
 	if (argc != 2 || (!pre && strcmp(argv[1], "post-receive") != 0))
 		return usage();
+	log_use_syslog("collabd-hook"); /* stderr is the pushing git client's */
 	config cfg;
 	if (config_load(&cfg, cfg_path) < 0)
 		return 1;
@@ -632,6 +633,7 @@ static int shell_command(const char *cfg_path, int argc, char **argv)
 {
 	if (argc != 2)
 		return usage();
+	log_use_syslog("collabd-shell"); /* stderr is the git client's */
 	config cfg;
 	if (config_load(&cfg, cfg_path) < 0)
 		return 1;

@@ -124,7 +124,7 @@ int member_access_level(request *r, const member_source *s, const char **out);
 typedef struct noteable_kind {
 	const char *type;  /* notes.noteable_type: "Issue", "Snippet", "MergeRequest" */
 	const char *param; /* its path parameter: issue_iid, snippet_id, merge_request_iid */
-	const char *stmt;  /* the statement that finds it; NULL: none yet (merge requests) */
+	const char *stmt;  /* the statement that finds it */
 } noteable_kind;
 extern const noteable_kind noteable_issue, noteable_snippet, noteable_merge_request;
 
@@ -139,7 +139,7 @@ typedef struct {
 
 /* The route's noteable of kind k in r->project (the path's k->param): 0 with *out; 1
  * when it answered GitLab's 404 "404 Not found" (none, or, unless unreadable, none that
- * the caller may read); or an ERR_ code (404 Merge Request Not Found for now). */
+ * the caller may read); or an ERR_ code. */
 int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable *out);
 /* Note :note_id of n, NOTE_COLS (entity/note.h) in row 0 of *out: 0, 1 when it answered
  * "404 Not found", or an ERR_ code. */
@@ -163,14 +163,37 @@ bool award_emoji_allowed(request *r, const char *author_id, const char *name);
  * issues, milestones.c). */
 int issues_list_page(request *r, const char *project_id, const char *group_id,
 		     const char *default_scope, const char *milestone_title);
+/* The parameter readers of the issue lists, shared with the merge requests: iids
+ * (name[]=1&name[]=2, a JSON array or one value) as a PostgreSQL bigint[] literal in
+ * *out (NULL when absent; ERR_INVALID when one is not an integer); the labels parameter
+ * as given (a comma-separated list, or an array joined with commas; NULL when absent);
+ * and the titles of such a list (list, or the labels parameter when NULL), trimmed,
+ * without empty ones and repeats, as a text[] literal with their number in *count. */
+int issues_param_iids(request *r, const char *name, const char **out);
+const char *issues_param_labels_raw(request *r);
+const char *issues_param_labels(request *r, const char *list, int *count);
+/* merge_requests.c (4.6): a page of the merge requests the caller sees, with the
+ * filters of the merge request lists, of project_id or of group_id (with its
+ * subgroups; neither: every project), default scope default_scope, with milestone
+ * milestone_title when not NULL (a milestone's merge requests, milestones.c). */
+int merge_requests_list_page(request *r, const char *project_id, const char *group_id,
+			     const char *default_scope, const char *milestone_title);
+/* The background process's part of a `push` job ({project_id, ref, before, after,
+ * user_id}, git/hooks.c) and of a `merge_request_check` job ({merge_request_id}): the
+ * open requests from or into the pushed branch (or the one named) get their source
+ * head sha and their merge_status (can_be_merged / cannot_be_merged, from an in-memory
+ * merge). 0, or -1 with *why. */
+struct json_object;
+int merge_requests_on_push(ctx *c, struct json_object *payload, const char **why);
+int merge_requests_on_check(ctx *c, struct json_object *payload, const char **why);
 /* labels.c (4.8) */
-/* The ids of the labels titled titles[0..n) that project_id may use (its own, then its
- * groups'), the project's own made with GitLab's default color for the titles that
- * have none, as issue create and edit do: 0 with (*ids)[i] for titles[i], in r's arena;
+/* Makes sure project_id may use a label of each title of titles (a text[] literal): its
+ * own, or its groups'; the project's own made with GitLab's default color for the titles
+ * that have none, as issue and merge request create and edit do. 0 with the labels' ids
+ * in *ids (a bigint[] literal, in the order of titles) unless ids is NULL, or
  * ERR_CONFLICT when another request made one at the same moment. The titles are the
  * caller's to validate. */
-int labels_ensure(request *r, const char *project_id, const char *const *titles, int n,
-		  const char ***ids);
+int labels_ensure(request *r, const char *project_id, const char *titles, const char **ids);
 
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);

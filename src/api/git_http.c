@@ -13,7 +13,11 @@
  * impersonation or private token (the username is not checked against a token, as
  * GitLab 10), or "oauth2" and an OAuth token. Pull: anyone who may see a public or
  * internal project, reporters and up of a private one; push: developers and up, not on
- * an archived project. Protected branches are the pre-receive hook's (git/hooks.c). */
+ * an archived project. Protected branches are the pre-receive hook's (git/hooks.c).
+ * <full path>.wiki[.git] is the project's wiki (unless a project has that path), with
+ * the wiki's rules (auth/access.h): pull for whoever sees the project, push for
+ * developers and up, neither while wiki_enabled is off; X-Collabd-Repo then names
+ * <h>.wiki.git, made empty by its first use. */
 #include <string.h>
 #include <strings.h>
 
@@ -154,20 +158,27 @@ static int git_auth(request *r)
 		return rc;
 	r->ctx.user = c;
 	project_scope p;
-	rc = scope_project(&r->ctx, full, false, &p);
+	bool wiki;
+	rc = scope_project_repository(&r->ctx, full, &p, &wiki);
 	if (rc == ERR_NOT_FOUND)
 		return c ? not_found(r) : unauthorized(r);
 	if (rc < 0)
 		return rc;
-	bool allowed = push ? can_push_code(&p.pa, c) : can_read_code(&p.pa, p.visibility, c);
-	if (!allowed)
-		return c ? fail(r, ERR_FORBIDDEN,
-				push ? "You are not allowed to push code to this project."
-				     : "You are not allowed to download code from this project.")
-			 : unauthorized(r);
+	bool allowed = can_git(&p.pa, p.visibility, p.wiki_enabled, c, wiki, push);
+	if (!allowed && !c)
+		return unauthorized(r);
+	if (!allowed) /* GitLab's words */
+		return fail(r, ERR_FORBIDDEN,
+			    !push  ? "You are not allowed to download code from this project."
+			    : wiki ? "You are not allowed to write to this project's wiki."
+				   : "You are not allowed to push code to this project.");
+	/* a wiki is made by its first use, as GitLab makes it when it is first asked for */
+	if (wiki && repo_wiki_create(&r->ctx, p.id) < 0)
+		return ERR_INTERNAL;
 	respond_header(r, "X-Collabd-Repo",
-		       arena_printf(r->ctx.a, "%s.git",
-				    repo_relative(&r->ctx, p.id) + strlen("repositories")));
+		       arena_printf(r->ctx.a, "%s%s",
+				    repo_relative(&r->ctx, p.id) + strlen("repositories"),
+				    wiki ? ".wiki.git" : ".git"));
 	respond_header(r, "X-Collabd-User", c ? arena_printf(r->ctx.a, "user-%lld", c->id) : "");
 	respond_header(r, "X-Collabd-Project", p.id);
 	respond_empty(r, 200);

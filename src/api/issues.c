@@ -181,13 +181,6 @@ const db_stmt issues_stmts[] = {
 	 "  ELSE (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
 	 "  ORDER BY u.id LIMIT 1) END,"
 	 " (SELECT count(*) FROM go) + (SELECT count(*) FROM ins)", 3, 3},
-	/* The labels of titles $2 that neither project $1 nor a group above it has, made
-	 * for the project with GitLab's default color. */
-	{"issues_ensure_labels",
-	 "INSERT INTO labels (project_id, title, color) SELECT p.id, t, '#428bca'"
-	 " FROM projects p, unnest($2::text[]) t WHERE p.id = $1 AND NOT EXISTS (SELECT 1"
-	 " FROM labels l WHERE l.title = t AND (l.project_id = p.id OR l.group_id IN "
-	 PROJECT_GROUPS("p") ")) ON CONFLICT DO NOTHING", 2, 0},
 	/* The labels of issue $1 of project $2 become those titled $3 (the project's label
 	 * before a group's): the ids added and removed. */
 	{"issues_set_labels",
@@ -672,8 +665,7 @@ static int set_labels(request *r, const char *id, const char *list, bool note)
 {
 	int count, err;
 	const char *titles = label_titles(r, list, &count);
-	const char *v[3] = {r->project->id, titles};
-	if (count > 0 && !db_query(&r->ctx, "issues_ensure_labels", 2, v, &err))
+	if (count > 0 && (err = labels_ensure(r, r->project->id, titles, NULL)) < 0)
 		return err;
 	const char *w[3] = {id, r->project->id, titles};
 	PGresult *res = db_query(&r->ctx, "issues_set_labels", 3, w, &err);
@@ -953,7 +945,7 @@ static int issues_move(request *r)
 		return rc < 0 ? rc : fail_not_found(r, "Issue");
 	to = arena_printf(r->ctx.a, "%lld", strtoll(to, NULL, 10));
 	project_scope target;
-	rc = scope_project(&r->ctx, to, true, &target);
+	rc = scope_project(&r->ctx, to, SCOPE_UPDATE, &target);
 	if (rc == ERR_NOT_FOUND) {
 		const char *v[1] = {to};
 		int err;
@@ -1231,3 +1223,31 @@ const route issues_routes[] = {
 	{"GET", ISSUE "/time_stats", issues_time_stats, AUTH | PR, check_iid},
 	{NULL, NULL, NULL, 0, NULL},
 };
+
+/* ---- shared with the merge requests (api.h) ---- */
+
+int issues_param_iids(request *r, const char *name, const char **out)
+{
+	const char **v;
+	int n = int_list(r, name, &v);
+	if (n < 0)
+		return n;
+	*out = int_array_literal(r, v, n);
+	return 0;
+}
+
+const char *issues_param_labels(request *r, const char *list, int *count)
+{
+	if (!list)
+		list = labels_param(r);
+	if (!list) {
+		*count = 0;
+		return NULL;
+	}
+	return label_titles(r, list, count);
+}
+
+const char *issues_param_labels_raw(request *r)
+{
+	return labels_param(r);
+}

@@ -14,7 +14,6 @@
 #include "api/api.h"
 #include "entity/entity.h"
 #include "entity/label.h"
-#include "git/refs.h"
 
 /* Label lookup by id or title: the id first (GitLab's find_by_id || find_by_title). */
 #define SQL_LABEL_REF(REF)                                                                     \
@@ -473,22 +472,24 @@ static int labels_unsubscribe(request *r)
 
 /* ---- for the issues (and merge requests) that name labels by title ---- */
 
-int labels_ensure(request *r, const char *project_id, const char *const *titles, int n,
-		  const char ***ids)
+int labels_ensure(request *r, const char *project_id, const char *titles, const char **ids)
 {
-	*ids = arena_alloc(r->ctx.a, (size_t)(n + 1) * sizeof(**ids));
-	if (n == 0)
-		return 0;
-	const char *v[2] = {project_id, refs_text_array(&r->ctx, titles, n)};
+	const char *v[2] = {project_id, titles};
 	int err;
 	PGresult *res = db_query(&r->ctx, "labels_ensure", 2, v, &err);
 	if (!res)
 		return err;
-	for (int i = 0; i < n; i++) {
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	buf_puts(&b, "{");
+	for (int i = 0; i < PQntuples(res); i++) {
 		if (PQgetisnull(res, i, 0))
 			return fail(r, ERR_CONFLICT, "Label already exists");
-		(*ids)[i] = db_val(res, i, 0);
+		buf_printf(&b, "%s%s", i ? "," : "", db_val(res, i, 0));
 	}
+	buf_puts(&b, "}");
+	if (ids)
+		*ids = buf_cstr(&b);
 	return 0;
 }
 

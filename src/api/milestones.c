@@ -322,19 +322,15 @@ static int milestones_issues(request *r)
 				r->project ? NULL : r->group->id, "all", db_val(m, 0, MC_TITLE));
 }
 
-/* Merge requests are not kept yet: the milestone's list of them is empty. */
 static int milestones_merge_requests(request *r)
 {
-	page_req pg;
-	int rc = pagination_parse(r, &pg);
-	if (rc < 0)
-		return rc;
 	PGresult *m;
-	if ((rc = find(r, false, &m)) != 0)
+	int rc = find(r, false, &m);
+	if (rc != 0)
 		return rc < 0 ? rc : not_found(r);
-	pagination_headers(r, &pg, 0);
-	respond_json(r, 200, json_object_new_array());
-	return 0;
+	return merge_requests_list_page(r, r->project ? r->project->id : NULL,
+					r->project ? NULL : r->group->id, "all",
+					db_val(m, 0, MC_TITLE));
 }
 
 static int check_issues(request *r)

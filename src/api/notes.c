@@ -31,7 +31,8 @@
 #define SQL_TOUCH(T, I)                                                                         \
 	" ti AS (UPDATE issues SET updated_at = now() WHERE " T " = 'Issue' AND id = " I        \
 	" RETURNING 1), ts AS (UPDATE snippets SET updated_at = now() WHERE " T " = 'Snippet'"   \
-	" AND id = " I " RETURNING 1)"
+	" AND id = " I " RETURNING 1), tm AS (UPDATE merge_requests SET updated_at = now()"      \
+	" WHERE " T " = 'MergeRequest' AND id = " I " RETURNING 1)"
 
 /* Issue $2 of project $1 as a noteable, $3 the caller: id, iid, author, confidential,
  * locked, issues enabled, the caller is an assignee (NOTEABLE_NCOLS). */
@@ -49,6 +50,11 @@
 	" CASE WHEN " C "::boolean THEN n.created_at ELSE n.updated_at END DESC, n.id DESC"
 
 const db_stmt notes_stmts[] = {
+	/* $1 project, $2 iid: id, iid, author, (nothing), locked, merge requests enabled */
+	{"notes_merge_request",
+	 "SELECT mr.id, mr.iid, mr.author_id, NULL::integer, coalesce(mr.discussion_locked, false),"
+	 " p.merge_requests_enabled FROM merge_requests mr JOIN projects p"
+	 " ON p.id = mr.target_project_id WHERE mr.target_project_id = $1 AND mr.iid = $2", 2, 6},
 	{"notes_issue", SQL_NOTEABLE_ISSUE, 3, NOTEABLE_NCOLS},
 	/* $1 project, $2 id: id, iid (none), author, visibility, locked (never), snippets
 	 * enabled */
@@ -102,7 +108,8 @@ const db_stmt notes_stmts[] = {
 
 const noteable_kind noteable_issue = {"Issue", "issue_iid", "notes_issue"};
 const noteable_kind noteable_snippet = {"Snippet", "snippet_id", "notes_snippet"};
-const noteable_kind noteable_merge_request = {"MergeRequest", "merge_request_iid", NULL};
+const noteable_kind noteable_merge_request = {"MergeRequest", "merge_request_iid",
+					      "notes_merge_request"};
 
 static const char *caller_id(request *r)
 {
@@ -149,6 +156,10 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 		 * its assignees */
 		bool confidential = db_bool(res, 0, col + 3), assignee = db_bool(res, 0, col + 6);
 		out->readable = enabled && (!confidential || project_reporter(r) || author || assignee);
+	} else if (k == &noteable_merge_request) {
+		/* MergeRequestPolicy: read_merge_request, the project's code */
+		out->readable = enabled && can_read_code(&r->project->pa, r->project->visibility,
+							 r->ctx.user);
 	} else {
 		/* ProjectSnippetPolicy: public ones for anyone who sees the project, internal
 		 * ones for signed-in users who are not external, private ones for members;
@@ -168,8 +179,6 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable *out)
 {
 	*out = (noteable){.type = k->type};
-	if (!k->stmt)
-		return fail_not_found(r, "Merge Request");
 	const char *v[3] = {r->project->id, param_str(r, k->param), caller_id(r)};
 	int n = k == &noteable_issue ? 3 : 2;
 	int err;

@@ -72,6 +72,29 @@ bool can_push_code(const project_access *a, const caller *c)
 	return c && !a->archived && code_push_level(a) >= ACCESS_DEVELOPER;
 }
 
+bool can_read_wiki(const project_access *a, bool wiki_enabled)
+{
+	return wiki_enabled && can_read_project(a);
+}
+
+bool can_create_wiki(const project_access *a, bool wiki_enabled, const caller *c)
+{
+	return c && can_read_wiki(a, wiki_enabled) && code_push_level(a) >= ACCESS_DEVELOPER;
+}
+
+bool can_admin_wiki(const project_access *a, bool wiki_enabled, const caller *c)
+{
+	return c && can_read_wiki(a, wiki_enabled) && code_push_level(a) >= ACCESS_MASTER;
+}
+
+bool can_git(const project_access *a, int visibility, bool wiki_enabled, const caller *c,
+	     bool wiki, bool push)
+{
+	if (wiki)
+		return push ? can_create_wiki(a, wiki_enabled, c) : can_read_wiki(a, wiki_enabled);
+	return push ? can_push_code(a, c) : can_read_code(a, visibility, c);
+}
+
 bool can_read_group(const group_access *a)
 {
 	return a->admin || a->visible;

@@ -190,6 +190,18 @@ int code_push_level(const project_access *a);
 bool can_push_code(const project_access *a, const caller *c);
 bool can_admin_group(const group_access *a);               /* owner and up */
 
+/* The wiki, as GitLab 10's ProjectPolicy: read_wiki for whoever sees the project (guests
+ * and up of a private one), create_wiki (write pages, push) for developers and up,
+ * admin_wiki (delete pages) for masters and up; none of them while wiki_enabled is off.
+ * Admins and the owner of a personal namespace count as masters (code_push_level). */
+bool can_read_wiki(const project_access *a, bool wiki_enabled);
+bool can_create_wiki(const project_access *a, bool wiki_enabled, const caller *c);
+bool can_admin_wiki(const project_access *a, bool wiki_enabled, const caller *c);
+/* A git request (over HTTP or SSH) to a project's repository or, when wiki, its wiki:
+ * pull (can_read_code, can_read_wiki) or push (can_push_code, can_create_wiki). */
+bool can_git(const project_access *a, int visibility, bool wiki_enabled, const caller *c,
+	     bool wiki, bool push);
+
 /* The tracker (issues, milestones), as GitLab 10's ProjectPolicy: tracker_level is the
  * caller's level for it (an owner's for admins and the owner of a personal namespace).
  * Reading issues: whoever sees the project, when its issues are enabled (guests and up

@@ -15,13 +15,14 @@
 	" SELECT p.id, p.namespace_id, n.full_path, n.kind,"                                    \
 	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"    \
 	" p.default_branch, p.description, p.visibility, n.visibility,"                         \
-	" p.request_access_enabled, p.shared_runners_enabled, " SQL_PROJECT_ACCESS_COLS("p")    \
+	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, "                  \
+	SQL_PROJECT_ACCESS_COLS("p")                                                            \
 	" FROM me, t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                   \
 	" JOIN namespaces n ON n.id = p.namespace_id" lock
 enum {
 	PS_ID, PS_NAMESPACE_ID, PS_NS_FULL_PATH, PS_NS_KIND, PS_NS_OWNER_ID, PS_PATH, PS_NAME,
 	PS_FORKED_FROM_ID, PS_DEFAULT_BRANCH, PS_DESCRIPTION, PS_VISIBILITY, PS_NS_VISIBILITY,
-	PS_REQUEST_ACCESS_ENABLED, PS_SHARED_RUNNERS_ENABLED, PS_ACCESS,
+	PS_REQUEST_ACCESS_ENABLED, PS_SHARED_RUNNERS_ENABLED, PS_WIKI_ENABLED, PS_ACCESS,
 	PS_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };
 
@@ -113,7 +114,21 @@ int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out)
 	out->ns_visibility = (int)db_int(res, 0, PS_NS_VISIBILITY);
 	out->request_access_enabled = db_bool(res, 0, PS_REQUEST_ACCESS_ENABLED);
 	out->shared_runners_enabled = db_bool(res, 0, PS_SHARED_RUNNERS_ENABLED);
+	out->wiki_enabled = db_bool(res, 0, PS_WIKI_ENABLED);
 	return 0;
+}
+
+int scope_project_repository(ctx *c, const char *full, project_scope *out, bool *wiki)
+{
+	*wiki = false;
+	int rc = scope_project(c, full, SCOPE_READ, out);
+	size_t n = full ? strlen(full) : 0;
+	if (rc != ERR_NOT_FOUND || n <= 5 || strcmp(full + n - 5, ".wiki") != 0 ||
+	    scope_ref_is_id(full))
+		return rc;
+	rc = scope_project(c, arena_strndup(c->a, full, n - 5), SCOPE_READ, out);
+	*wiki = rc == 0;
+	return rc;
 }
 
 static int vis_or_none(const PGresult *res, int col)

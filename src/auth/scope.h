@@ -33,6 +33,7 @@ typedef struct project_scope {
 	int ns_visibility;
 	bool request_access_enabled;
 	bool shared_runners_enabled;
+	bool wiki_enabled;
 	project_access pa;         /* the caller's abilities */
 } project_scope;
 
@@ -68,6 +69,10 @@ typedef enum scope_lock {
  * "Project"/"Group") when there is none or the caller may not see it, or the database's
  * ERR_ code. */
 int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out);
+/* The repository that a git path names (full path of a project, without ".git"): the
+ * project's own, or, when no project has that path and it ends in ".wiki", the wiki of
+ * the project before it (*wiki true). As scope_project, not locked. */
+int scope_project_repository(ctx *c, const char *full, project_scope *out, bool *wiki);
 int scope_group(ctx *c, const char *ref, scope_lock lock, group_scope *out);
 
 #endif

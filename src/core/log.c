@@ -4,10 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <syslog.h>
 #include <unistd.h>
 
 static enum log_level current = LOG_LVL_INFO;
 static char request_id[40];
+static int use_syslog;
+
+void log_use_syslog(const char *ident)
+{
+	openlog(ident, LOG_PID, LOG_DAEMON);
+	use_syslog = 1;
+}
 
 void log_set_level(enum log_level level)
 {
@@ -37,8 +45,18 @@ void log_set_request_id(const char *id)
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	static const char *tags[] = {"debug", "info", "warn", "error"};
+	static const int priorities[] = {LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERR};
 	if (level < current)
 		return;
+	if (use_syslog) {
+		char text[1024];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(text, sizeof(text), fmt, ap);
+		va_end(ap);
+		syslog(priorities[level], "%s", text);
+		return;
+	}
 	char line[1024];
 	int n;
 	if (request_id[0])

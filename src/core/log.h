@@ -9,6 +9,10 @@ void log_set_level(enum log_level level);
 int log_level_parse(const char *s, enum log_level *out);
 /* The request id stamped on lines logged while a request runs; NULL clears it. */
 void log_set_request_id(const char *id);
+/* Logs to syslog (journald) under ident from now on, not to stderr: for the commands
+ * whose stderr a git client reads (collabd shell, collabd hook), which must not see the
+ * server's errors. */
+void log_use_syslog(const char *ident);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)

@@ -33,14 +33,22 @@
 	" FROM issue_assignees ia WHERE ia.issue_id = i.id AND ia.user_id = me.id)"              \
 	" OR " SQL_PROJECT_ACCESS("ip") " >= 20))"
 
+/* The open merge requests with label l, in project P or in the projects the caller
+ * sees. */
+#define SQL_LABEL_OPEN_MRS(P)                                                                  \
+	"(SELECT count(*) FROM label_links ll JOIN merge_requests mr ON mr.id = ll.target_id"     \
+	" JOIN projects mp ON mp.id = mr.target_project_id WHERE ll.label_id = l.id"             \
+	" AND ll.target_type = 'MergeRequest' AND mr.state IN ('opened', 'locked')"              \
+	" AND NOT mp.pending_delete AND (mr.target_project_id = " P " OR " SQL_PROJECT_VISIBLE("mp") "))"
+
 /* Every column of Entities::Label for labels l shown in project P (SQL; NULL: in a
  * group), with `me` in scope: LabelBasic's, the open and closed issue counts, the open
- * merge request count (merge requests do not exist yet: none are open), the priority,
+ * merge request count, the priority,
  * and whether the caller is subscribed (to a project's label; to a group's label in
  * project P, or in the group when P is NULL). */
 #define LABEL_COLS(P)                                                                          \
 	LABEL_BASIC_COLS ", " SQL_LABEL_ISSUES("opened", P) ", " SQL_LABEL_ISSUES("closed", P)    \
-	", 0::bigint, l.priority, EXISTS (SELECT 1 FROM subscriptions s"                          \
+	", " SQL_LABEL_OPEN_MRS(P) ", l.priority, EXISTS (SELECT 1 FROM subscriptions s"                          \
 	" WHERE s.subscribable_type = 'Label' AND s.subscribable_id = l.id"                       \
 	" AND s.user_id = me.id AND s.subscribed"                                                 \
 	" AND coalesce(s.project_id, 0) = CASE WHEN l.group_id IS NULL THEN 0"                     \

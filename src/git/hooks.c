@@ -1,6 +1,7 @@
 #include "git/hooks.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <git2.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -93,6 +94,15 @@ static git_repository *open_here(void)
 	return repo;
 }
 
+/* Whether the hook runs in project_id's wiki (git runs the hooks of a bare repository in
+ * its directory): a wiki's pushes follow the wiki's rules, and record no code push. */
+static bool in_wiki(ctx *c, const char *project_id)
+{
+	char here[PATH_MAX], wiki[PATH_MAX];
+	return realpath(".", here) && realpath(repo_wiki_path(c, project_id), wiki) &&
+	       strcmp(here, wiki) == 0;
+}
+
 static bool fast_forward(git_repository *repo, const char *old, const char *new)
 {
 	git_oid o, n;
@@ -108,6 +118,13 @@ int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in
 	project_scope p;
 	if (!c->user || scope_project(c, project_id, false, &p) < 0) {
 		fprintf(err, "GitLab: The project you were looking for could not be found.\n");
+		return 1;
+	}
+	if (in_wiki(c, p.id)) {
+		/* no protected branches in a wiki: writers of the wiki push anything */
+		if (can_create_wiki(&p.pa, p.wiki_enabled, c->user))
+			return 0;
+		fprintf(err, "GitLab: You are not allowed to write to this project's wiki.\n");
 		return 1;
 	}
 	int level = code_push_level(&p.pa);
@@ -286,8 +303,16 @@ int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *i
 	c->user = user;
 	if (rc == 0)
 		rc = scope_project(c, project_id, true, &p);
-	if (rc == 0)
+	/* a wiki's push is no code push: no event, no default branch, no `push` job (GitLab
+	 * 10 records only the project's activity) */
+	if (rc == 0 && in_wiki(c, p.id)) {
+		const char *v[1] = {p.id};
+		int e;
+		if (!db_query(c, "hooks_touch", 1, v, &e))
+			rc = e;
+	} else if (rc == 0) {
 		rc = record(c, repo, &p, updates);
+	}
 	if (rc == 0)
 		rc = db_commit(c);
 	else

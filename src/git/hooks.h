@@ -3,7 +3,9 @@
  * <storage>/hooks run (git finds them through core.hooksPath, which nginx's git
  * location passes to git-http-backend). The push's caller and project come from the
  * environment that collabd's answer to the access question set (GL_ID=user-<id>,
- * GL_PROJECT=<id>); the ref updates from standard input, one "old new ref" per line. */
+ * GL_PROJECT=<id>); the ref updates from standard input, one "old new ref" per line.
+ * A hook that runs in the project's wiki (<h>.wiki.git) checks the wiki's write access
+ * only and records nothing but the project's activity. */
 #ifndef COLLABD_HOOKS_H
 #define COLLABD_HOOKS_H
 

@@ -238,6 +238,8 @@ struct ref_undo {
 	const char *ref;
 	git_oid oid;
 	bool created;
+	bool moved;  /* moved from oid to to: move it back while it names to */
+	git_oid to;
 };
 
 static void ref_undo(void *arg)
@@ -249,7 +251,12 @@ static void ref_undo(void *arg)
 		log_git("undo: open", u->repo_dir);
 		return;
 	}
-	if (u->created) {
+	if (u->moved) {
+		int e = git_reference_create_matching(&ref, repo, u->ref, &u->oid, 1, &u->to,
+						      "collabd: rollback");
+		if (e < 0 && e != GIT_EMODIFIED && e != GIT_ENOTFOUND) /* moved since: theirs */
+			log_git("undo: move", u->ref);
+	} else if (u->created) {
 		if (git_reference_lookup(&ref, repo, u->ref) == 0 && git_reference_target(ref) &&
 		    git_oid_equal(git_reference_target(ref), &u->oid) && git_reference_delete(ref) < 0)
 			log_git("undo: delete", u->ref);
@@ -269,7 +276,7 @@ static void on_rollback(ctx *c, git_repository *repo, const char *ref, const git
 		return;
 	struct ref_undo *u = arena_alloc(c->a, sizeof(*u));
 	*u = (struct ref_undo){arena_strdup(c->a, git_repository_path(repo)), arena_strdup(c->a, ref),
-			       *oid, created};
+			       *oid, created, false, {{0}}};
 	db_on_rollback(c, ref_undo, u);
 }
 
@@ -323,6 +330,29 @@ int refs_branch_create(ctx *c, git_repository *repo, const char *name, const git
 		return create_failed(e, full);
 	git_reference_free(ref);
 	on_rollback(c, repo, full, target, true);
+	return 0;
+}
+
+int refs_branch_update(ctx *c, git_repository *repo, const char *name, const git_oid *target,
+		       const git_oid *expected)
+{
+	const char *full = arena_printf(c->a, "refs/heads/%s", name);
+	git_reference *ref = NULL;
+	int e = git_reference_create_matching(&ref, repo, full, target, 1, expected,
+					      "collabd: branch updated");
+	git_reference_free(ref);
+	if (e == GIT_EMODIFIED || e == GIT_ELOCKED || e == GIT_ENOTFOUND || e == GIT_EEXISTS)
+		return GIT_EMODIFIED;
+	if (e < 0) {
+		log_git("update", full);
+		return -1;
+	}
+	if (db_in_transaction(c)) {
+		struct ref_undo *u = arena_alloc(c->a, sizeof(*u));
+		*u = (struct ref_undo){arena_strdup(c->a, git_repository_path(repo)),
+				       full, *expected, false, true, *target};
+		db_on_rollback(c, ref_undo, u);
+	}
 	return 0;
 }
 

@@ -48,6 +48,10 @@ bool refs_merged(git_repository *repo, const git_oid *branch, const git_oid *hea
 /* Creates branch name at target: 0, GIT_EEXISTS when it exists (or another writer holds
  * it), or -1. */
 int refs_branch_create(ctx *c, git_repository *repo, const char *name, const git_oid *target);
+/* Moves branch name from expected to target (compare-and-swap): 0, GIT_EMODIFIED when it
+ * no longer names expected (or is gone, or another writer holds it), or -1. */
+int refs_branch_update(ctx *c, git_repository *repo, const char *name, const git_oid *target,
+		       const git_oid *expected);
 /* Deletes branch name while it names expected: 0, GIT_ENOTFOUND, GIT_EMODIFIED (moved
  * meanwhile, or another writer holds it), or -1. */
 int refs_branch_delete(ctx *c, git_repository *repo, const char *name, const git_oid *expected);

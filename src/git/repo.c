@@ -59,11 +59,11 @@ static void close_slot(ctx *c, struct open_repo *o)
 	*o = (struct open_repo){0};
 }
 
-int repo_open(ctx *c, const char *project_id, git_repository **out)
+/* Opens the repository at dir through the table of open ones (repo_open). */
+static int open_dir(ctx *c, const char *dir, git_repository **out)
 {
 	git_init_once();
 	*out = NULL;
-	const char *dir = repo_path(c, project_id);
 	struct open_repo *o = NULL, *slot = &open_repos[0];
 	for (int i = 0; i < OPEN_REPOS; i++) {
 		struct open_repo *e = &open_repos[i];
@@ -106,6 +106,16 @@ int repo_open(ctx *c, const char *project_id, git_repository **out)
 	*slot = (struct open_repo){path, st.st_dev, st.st_ino, repo, ++open_clock};
 	*out = repo;
 	return 0;
+}
+
+int repo_open(ctx *c, const char *project_id, git_repository **out)
+{
+	return open_dir(c, repo_path(c, project_id), out);
+}
+
+int repo_wiki_open(ctx *c, const char *project_id, git_repository **out)
+{
+	return open_dir(c, repo_wiki_path(c, project_id), out);
 }
 
 /* ---- answers kept by this process (repo.h) ---- */
@@ -210,13 +220,10 @@ static void on_rollback(ctx *c, const char *project_id, const char *head)
 	db_on_rollback(c, undo, u);
 }
 
-int repo_create(ctx *c, const char *project_id)
+/* A bare repository at dir whose HEAD names master (an existing one is left alone). */
+static int init_bare(const char *dir)
 {
 	git_init_once();
-	const char *dir = repo_path(c, project_id);
-	struct stat st;
-	if (lstat(dir, &st) < 0)
-		on_rollback(c, project_id, NULL); /* a new one: removed by a rollback */
 	if (mkdirs_for(dir) < 0) {
 		log_error("repository directory %s: %s", dir, strerror(errno));
 		return -1;
@@ -232,6 +239,44 @@ int repo_create(ctx *c, const char *project_id)
 	}
 	git_repository_free(repo);
 	return 0;
+}
+
+int repo_create(ctx *c, const char *project_id)
+{
+	struct stat st;
+	if (lstat(repo_path(c, project_id), &st) < 0)
+		on_rollback(c, project_id, NULL); /* a new one: removed by a rollback */
+	return init_bare(repo_path(c, project_id));
+}
+
+/* A rollback's undo of a wiki made in its transaction: removed while no ref is in it (a
+ * writer that found it made meanwhile and committed to it keeps it). */
+static void undo_wiki(void *arg)
+{
+	const char *dir = arg;
+	git_repository *repo = NULL;
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	bool empty = false;
+	if (git_repository_open_bare(&repo, dir) == 0 &&
+	    git_reference_iterator_new(&it, repo) == 0)
+		empty = git_reference_next(&ref, it) == GIT_ITEROVER;
+	git_reference_free(ref);
+	git_reference_iterator_free(it);
+	git_repository_free(repo);
+	if (empty)
+		(void)repo_remove_dir(dir);
+}
+
+int repo_wiki_create(ctx *c, const char *project_id)
+{
+	const char *dir = repo_wiki_path(c, project_id);
+	struct stat st;
+	if (lstat(dir, &st) == 0)
+		return 0;
+	if (db_in_transaction(c))
+		db_on_rollback(c, undo_wiki, (void *)dir);
+	return init_bare(dir);
 }
 
 static int unlink_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

@@ -28,6 +28,8 @@ const char *repo_wiki_path(ctx *c, const char *project_id);
  * is seen, and its object cache serves the next request. *out belongs to the cache, never
  * to the caller: it stays valid at least until c's arena is reset. */
 int repo_open(ctx *c, const char *project_id, git_repository **out);
+/* The same for project_id's wiki. */
+int repo_wiki_open(ctx *c, const char *project_id, git_repository **out);
 /* Answers about a repository that never change once found, kept by this process: the
  * key names the repository's path and the commit ids the answer follows from (what a
  * history holds is fixed by its newest commit's id). A bounded table: an answer may be
@@ -42,6 +44,10 @@ void repo_memo_put(const char *key, long long n, const git_oid *oid);
  * an existing repository is left as it is (0). A new one is removed when the open
  * transaction rolls back (db_on_rollback). */
 int repo_create(ctx *c, const char *project_id);
+/* Creates project_id's wiki as repo_create its repository (0 or -1; an existing one is
+ * left alone). Made in an open transaction that rolls back, it is removed unless a ref
+ * was written to it meanwhile. */
+int repo_wiki_create(ctx *c, const char *project_id);
 /* Creates the repository of a fork: a new bare repository with every branch and tag of
  * the source and the source's HEAD (empty when the source has no repository). 0 or -1;
  * removed when the open transaction rolls back, as repo_create's. */

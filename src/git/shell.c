@@ -205,20 +205,25 @@ int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err,
 		return 1;
 	}
 	project_scope p;
-	rc = scope_project(c, full, false, &p);
+	bool wiki;
+	rc = scope_project_repository(c, full, &p, &wiki);
 	if (rc == ERR_NOT_FOUND) {
 		fprintf(err, "GitLab: The project you were looking for could not be found.\n");
 		return 1;
 	}
 	if (rc < 0)
 		return -1;
-	if (push ? !can_push_code(&p.pa, c->user) : !can_read_code(&p.pa, p.visibility, c->user)) {
-		fprintf(err, push ? "GitLab: You are not allowed to push code to this project.\n"
-				  : "GitLab: You are not allowed to download code from this "
-				    "project.\n");
+	if (!can_git(&p.pa, p.visibility, p.wiki_enabled, c->user, wiki, push)) {
+		const char *why = !push ? "download code from this project"
+				  : wiki ? "write to this project's wiki"
+					 : "push code to this project";
+		fprintf(err, "GitLab: You are not allowed to %s.\n", why);
 		return 1;
 	}
-	const char *repo = repo_path(c, p.id);
+	/* a wiki is made by its first use (as over HTTP) */
+	if (wiki && repo_wiki_create(c, p.id) < 0)
+		return -1;
+	const char *repo = wiki ? repo_wiki_path(c, p.id) : repo_path(c, p.id);
 	if (access(repo, F_OK) != 0) {
 		fprintf(err, "GitLab: A repository for this project does not exist yet.\n");
 		return 1;

@@ -1,12 +1,13 @@
 /* Git over SSH. sshd asks `collabd authorized-keys TYPE KEY` (AuthorizedKeysCommand with
  * %t %k) whom a key belongs to, and runs the forced command it answers,
  * `collabd shell key-<id>`, for every session of that key. The shell accepts only
- * git-upload-pack and git-receive-pack of a project's full path (as git sends it in
- * SSH_ORIGINAL_COMMAND), finds the project with the key's user as the caller (the same
- * scope and access rules as the API and git over HTTP: auth/scope.c, auth/access.c) and
- * runs git on the repository stored by the project's id, with the environment the hooks
- * read (GL_ID, GL_PROJECT, core.hooksPath: git/hooks.h). No shell ever sees what the
- * client sent. contrib/sshd/collabd.conf shows sshd's side. */
+ * git-upload-pack and git-receive-pack of a project's full path, or of its wiki's
+ * ('<full path>.wiki.git', auth/scope.h), as git sends it in SSH_ORIGINAL_COMMAND,
+ * finds the project with the key's user as the caller (the same scope and access rules
+ * as the API and git over HTTP: auth/scope.c, auth/access.c) and runs git on the
+ * repository stored by the project's id, with the environment the hooks read (GL_ID,
+ * GL_PROJECT, core.hooksPath: git/hooks.h). No shell ever sees what the client sent.
+ * contrib/sshd/collabd.conf shows sshd's side. */
 #ifndef COLLABD_SHELL_H
 #define COLLABD_SHELL_H
 

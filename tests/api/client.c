@@ -606,6 +606,32 @@ bool wait_gone(const char *path)
 	return false;
 }
 
+/* ---- what a test allocates ---- */
+
+static char *kept_strs[4096];
+static resp *kept_resps[4096];
+static size_t nstrs, nresps;
+
+char *S(char *s)
+{
+	ck_assert(nstrs < sizeof(kept_strs) / sizeof(*kept_strs));
+	return kept_strs[nstrs++] = s;
+}
+
+resp *R(resp *r)
+{
+	ck_assert(nresps < sizeof(kept_resps) / sizeof(*kept_resps));
+	return kept_resps[nresps++] = r;
+}
+
+void release(void)
+{
+	while (nstrs)
+		free(kept_strs[--nstrs]);
+	while (nresps)
+		resp_free(kept_resps[--nresps]);
+}
+
 /* ---- tracker fixtures ---- */
 
 long long fixture_issue(long long project_id, long long author_id, const char *title,
@@ -696,4 +722,33 @@ int git_sh(const char *work, char **out, const char *f, ...)
 	else
 		free(buf);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+bool push_job_seen(long long project_id, const char *ref, const char *after)
+{
+	const char *d = getenv("COLLABD_DIR");
+	ck_assert_msg(d != NULL, "COLLABD_DIR must be set");
+	char *line = after ? fmt("push job: project %lld %s %s:", project_id, ref, after)
+			   : fmt("push job: project %lld %s ", project_id, ref);
+	char *cmd = fmt("cat '%s'/collabd-*.log 2>/dev/null | grep -cF '%s'", d, line);
+	bool seen = false;
+	for (int i = 0; i < 300 && !seen; i++) {
+		seen = sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
+			       " AND payload->>'project_id' = '%lld' AND payload->>'ref' = '%s'"
+			       " AND (%s OR payload->>'after' = '%s')",
+			       project_id, ref, after ? "false" : "true", after ? after : "") > 0;
+		FILE *p = seen ? NULL : popen(cmd, "r");
+		long long n = 0;
+		if (p) {
+			if (fscanf(p, "%lld", &n) != 1)
+				n = 0;
+			pclose(p);
+		}
+		seen = seen || n > 0;
+		if (!seen)
+			usleep(100000);
+	}
+	free(cmd);
+	free(line);
+	return seen;
 }

@@ -161,6 +161,13 @@ void fixture_source_free(fx_source *s);
 /* "/projects/<id><suffix>" or "/groups/<id><suffix>" (caller frees). */
 char *source_path(const fx_source *s, const char *suffix);
 
+/* ---- what a test allocates, released by the checked teardown ----
+ * S(s) and R(r) keep a string or a response (and return it) until release(), which the
+ * suites add as their test cases' checked teardown. */
+char *S(char *s);
+resp *R(resp *r);
+void release(void);
+
 /* ---- tracker fixtures (notes and award emoji suites) ----
  * Issues and snippets made in SQL while their create endpoints are being written: the
  * one place to switch to POST /projects/:id/issues and /snippets. */
@@ -174,6 +181,12 @@ void fixture_issue_assign(long long issue_id, long long user_id);
 void fixture_issue_lock(long long issue_id, bool locked);
 /* A snippet of project_id by author_id, visibility 0 private, 10 internal, 20 public. */
 long long fixture_snippet(long long project_id, long long author_id, int visibility);
+
+/* Waits (at most 30 s) for the `push` background job of ref (refs/heads/...) of
+ * project_id to have been recorded (to after, a commit id, unless NULL): pending in
+ * background_jobs, or run (the background process logs "push job: project <id> <ref>
+ * <after>: ..." in the instances' logs). True when it was. */
+bool push_job_seen(long long project_id, const char *ref, const char *after);
 
 /* ---- helpers of the git suites (git over HTTP and over SSH) ---- */
 

@@ -1,6 +1,6 @@
 /* API suite: the access matrix. Visibility (private, internal, public) x role
  * (anonymous, non-member, guest, reporter, developer, master, owner, admin) x the
- * endpoints of projects, groups, members, events and notification settings: the status
+ * endpoints of projects, groups, members, events, notification settings and wikis: the status
  * of every cell is asserted. Each visibility has a group of that visibility owned by the
  * owner, with a project of the same visibility in it; guest..master are project members,
  * owner is the group's owner (which makes them owner of its projects). */
@@ -193,6 +193,42 @@ START_TEST(test_matrix_events_and_notifications)
 }
 END_TEST
 
+/* Wikis: whoever sees the project reads; developers and up write; masters and up delete
+ * (GitLab 10's read_wiki, create_wiki, admin_wiki). */
+START_TEST(test_matrix_wikis)
+{
+	setup_world();
+	for (int v = 0; v < NVIS; v++)
+		for (int role = 0; role < NROLES; role++) {
+			char *path = fmt("/projects/%lld/wikis", w.project[v]);
+			bool visible = project_visible(v, role);
+			expect("GET /projects/:id/wikis", v, role, call("GET", path, role, NULL),
+			       visible ? 200 : 404);
+			char *title = unique("mxwiki");
+			char *form = fmt("title=%s&content=matrix", title);
+			long want = role == ANON ? 401 : !visible ? 404 : 403;
+			if (want == 403 && role >= DEVELOPER)
+				want = 201;
+			expect("POST /projects/:id/wikis", v, role, call("POST", path, role, form),
+			       want);
+			char *one = fmt("%s/%s", path, title);
+			if (want == 201) {
+				expect("GET /projects/:id/wikis/:slug", v, role,
+				       call("GET", one, role, NULL), 200);
+				expect("PUT /projects/:id/wikis/:slug", v, role,
+				       call("PUT", one, role, "content=again"), 200);
+			}
+			want = role == ANON ? 401 : !visible ? 404 : role >= MASTER ? 204 : 403;
+			expect("DELETE /projects/:id/wikis/:slug", v, role,
+			       call("DELETE", one, role, NULL), want);
+			free(one);
+			free(form);
+			free(title);
+			free(path);
+		}
+}
+END_TEST
+
 /* Only the owner (and admins) delete; everyone else is refused and nothing happens. */
 START_TEST(test_matrix_delete_project)
 {
@@ -233,6 +269,7 @@ Suite *suite_access_matrix(void)
 	tcase_add_test(tc, test_matrix_members);
 	tcase_add_test(tc, test_matrix_groups);
 	tcase_add_test(tc, test_matrix_events_and_notifications);
+	tcase_add_test(tc, test_matrix_wikis);
 	tcase_add_test(tc, test_matrix_delete_project);
 	suite_add_tcase(s, tc);
 	return s;

@@ -14,31 +14,12 @@ static const char *const REQUEST[] = {"id",	    "username",	    "name", "state",
 static const char *const APPROVED[] = {"id",	     "username",     "name", "state",
 				       "created_at", "access_level", NULL};
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[512];
-static resp *resps[512];
 static fx_source *srcs[16];
-static size_t nstrs, nresps, nsrcs;
+static size_t nsrcs;
 
-static char *S(char *s)
+static void release_all(void)
 {
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
+	release();
 	while (nsrcs) {
 		fixture_source_free(srcs[--nsrcs]);
 		free(srcs[nsrcs]);
@@ -412,7 +393,7 @@ Suite *suite_access_requests(void)
 	Suite *s = suite_create("access_requests");
 	TCase *tc = tcase_create("access_requests");
 	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, NULL, release);
+	tcase_add_checked_fixture(tc, NULL, release_all);
 	tcase_add_loop_test(tc, test_access_requests_require_auth, 0, 2);
 	tcase_add_loop_test(tc, test_access_requests_create_and_list, 0, 2);
 	tcase_add_loop_test(tc, test_access_requests_create_refused, 0, 2);

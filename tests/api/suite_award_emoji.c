@@ -393,7 +393,7 @@ START_TEST(test_award_emoji_merge_requests)
 {
 	fx f;
 	make_fx(&f, "public", false);
-	const char *mr = "{\"message\":\"404 Merge Request Not Found\"}";
+	const char *mr = "{\"message\":\"404 Not found\"}";
 	const char *paths[] = {"merge_requests/1/award_emoji", "merge_requests/1/notes/1/award_emoji"};
 	for (int i = 0; i < 2; i++) {
 		char *base = fmt("/projects/%lld/%s", f.id, paths[i]);

@@ -10,31 +10,6 @@
 
 #include "client.h"
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[512];
-static resp *resps[512];
-static size_t nstrs, nresps;
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
-}
 
 /* ---- fixtures ---- */
 

@@ -8,29 +8,6 @@
 
 #include "client.h"
 
-static char *strs[1024];
-static resp *resps[1024];
-static size_t nstrs, nresps;
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
-}
 
 static const char *const COMMIT_FIELDS[] = {
 	"id", "short_id", "title", "created_at", "parent_ids", "message", "author_name",
@@ -424,10 +401,7 @@ START_TEST(test_commits_push_events)
 	ck_assert_str_eq(jstr(e, "action_name"), "pushed to");
 	ck_assert_str_eq(jstr(pd, "commit_from"), first);
 	ck_assert_str_eq(jstr(pd, "commit_to"), second);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
-				 " AND payload->>'project_id' = '%lld' AND payload->>'after' = '%s'",
-				 f.id, second),
-			 1);
+	ck_assert(push_job_seen(f.id, "refs/heads/feature/one", second));
 	/* a write refused (the file exists) records nothing */
 	long long events = sql_int("SELECT count(*) FROM events WHERE project_id = %lld", f.id);
 	r = commit(&f, f.token,

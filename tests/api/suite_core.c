@@ -218,16 +218,16 @@ static const route table[] = {
 };
 static const route *const tables[] = {table, NULL};
 
-static request R;
+static request Req;
 
 static int serve(const char *method, const char *path)
 {
-	request_init(&R, A, &cfg);
-	ctx_init(&R.ctx, A, &cfg, &D, NULL);
-	ck_assert_int_eq(request_parse(&R, method, path, NULL, NULL, 0), 0);
-	worker_dispatch_tables(&R, tables);
-	ck_assert_msg(!db_in_transaction(&R.ctx), "%s %s left a transaction open", method, path);
-	return R.status;
+	request_init(&Req, A, &cfg);
+	ctx_init(&Req.ctx, A, &cfg, &D, NULL);
+	ck_assert_int_eq(request_parse(&Req, method, path, NULL, NULL, 0), 0);
+	worker_dispatch_tables(&Req, tables);
+	ck_assert_msg(!db_in_transaction(&Req.ctx), "%s %s left a transaction open", method, path);
+	return Req.status;
 }
 
 static long long test_jobs(void)
@@ -288,13 +288,13 @@ START_TEST(test_dispatcher_scope)
 	pub_path = keep(pub_path);
 	priv_path = keep(priv_path);
 	ck_assert_int_eq(serve("GET", keep(fmt("/scope/%lld", pub))), 200);
-	ck_assert_str_eq(R.body, keep(fmt("{\"id\":\"%lld\"}", pub)));
+	ck_assert_str_eq(Req.body, keep(fmt("{\"id\":\"%lld\"}", pub)));
 	ck_assert_int_eq(serve("GET", keep(fmt("/scope/%s", keep(enc(pub_path))))), 200);
 	/* anonymous: the private project is not found, as one that does not exist */
 	ck_assert_int_eq(serve("GET", keep(fmt("/scope/%lld", priv))), 404);
-	ck_assert_str_eq(R.body, "{\"message\":\"404 Project Not Found\"}");
+	ck_assert_str_eq(Req.body, "{\"message\":\"404 Project Not Found\"}");
 	ck_assert_int_eq(serve("GET", "/scope/999999999999"), 404);
-	ck_assert_str_eq(R.body, "{\"message\":\"404 Project Not Found\"}");
+	ck_assert_str_eq(Req.body, "{\"message\":\"404 Project Not Found\"}");
 }
 END_TEST
 

@@ -205,10 +205,7 @@ START_TEST(test_clone_push_and_record)
 	ck_assert(jnull(pd, "commit_from"));
 	ck_assert_int_eq(jint(e, "author_id"), dev_id);
 	resp_free(r);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
-				 " AND payload->>'project_id' = '%lld'"
-				 " AND payload->>'ref' = 'refs/heads/master'", id),
-			 1);
+	ck_assert(push_job_seen(id, "refs/heads/master", NULL));
 	/* a second push: pushed to, one commit, from the old head */
 	ck_assert_int_eq(sh(&out, "-C a commit -q --allow-empty -m 'Third' && git -C a push -q"), 0);
 	free(out);

@@ -28,31 +28,6 @@ static const char *const NAMESPACE_ADMIN[] = {"id",	   "name",	"path",
 					      "kind",	   "full_path", "parent_id",
 					      "members_count_with_descendants", NULL};
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[1024];
-static resp *resps[1024];
-static size_t nstrs, nresps;
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
-}
 
 /* ---- fixtures and checks ---- */
 

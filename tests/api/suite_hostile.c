@@ -11,32 +11,6 @@
 
 #include "client.h"
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[256];
-static resp *resps[256];
-static size_t nstrs, nresps;
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	for (size_t i = 0; i < nstrs; i++)
-		free(strs[i]);
-	for (size_t i = 0; i < nresps; i++)
-		resp_free(resps[i]);
-	nstrs = nresps = 0;
-}
 
 /* A string of n copies of c. */
 static char *repeat(char c, size_t n)

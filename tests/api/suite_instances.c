@@ -48,23 +48,6 @@ static const char *const TAKEN_KEY = "{\"message\":{\"fingerprint\":[\"has alrea
 static const char *const ACCEPTED = "{\"message\":\"202 Accepted\"}";
 static const char *const PROJECT_NOT_FOUND = "{\"message\":\"404 Project Not Found\"}";
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[1024];
-static resp *resps[512];
-static size_t nstrs, nresps;
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
 
 /* ---- the two instances ---- */
 
@@ -931,14 +914,6 @@ START_TEST(test_background_work_once)
 	printf("instances: deletion jobs done by instance 1: %d, instance 2: %d\n", by[0], by[1]);
 }
 END_TEST
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
-}
 
 Suite *suite_instances(void)
 {

@@ -22,31 +22,6 @@ static const char *const SINGLE_FIELDS[] = {
 	"user_notes_count", "upvotes", "downvotes", "due_date", "confidential",
 	"discussion_locked", "web_url", "time_stats", "_links", "subscribed", NULL};
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[1024];
-static resp *resps[1024];
-static size_t nstrs, nresps;
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
-}
 
 /* ---- a project with one user per role ---- */
 

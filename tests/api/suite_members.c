@@ -13,31 +13,12 @@
 	"id", "username", "name", "state", "avatar_url", "web_url", "access_level", "expires_at"
 static const char *const MEMBER[] = {F_MEMBER, NULL};
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[512];
-static resp *resps[512];
 static fx_source *srcs[16];
-static size_t nstrs, nresps, nsrcs;
+static size_t nsrcs;
 
-static char *S(char *s)
+static void release_all(void)
 {
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
+	release();
 	while (nsrcs) {
 		fixture_source_free(srcs[--nsrcs]);
 		free(srcs[nsrcs]);
@@ -636,7 +617,7 @@ Suite *suite_members(void)
 	Suite *s = suite_create("members");
 	TCase *tc = tcase_create("members");
 	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, NULL, release);
+	tcase_add_checked_fixture(tc, NULL, release_all);
 	tcase_add_loop_test(tc, test_members_require_auth, 0, 2);
 	tcase_add_loop_test(tc, test_members_lifecycle, 0, 2);
 	tcase_add_loop_test(tc, test_members_add_errors, 0, 2);

@@ -14,29 +14,12 @@ static const char *const GROUP_FIELDS[] = {"id", "iid", "group_id", "title", "de
 					   "state", "created_at", "updated_at", "due_date",
 					   "start_date", NULL};
 
-static char *strs[512];
-static resp *resps[512];
 static fx_source srcs[8];
-static size_t nstrs, nresps, nsrcs;
+static size_t nsrcs;
 
-static char *S(char *s)
+static void release_all(void)
 {
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
+	release();
 	while (nsrcs)
 		fixture_source_free(&srcs[--nsrcs]);
 }
@@ -243,7 +226,7 @@ Suite *suite_milestones(void)
 	Suite *s = suite_create("milestones");
 	TCase *tc = tcase_create("milestones");
 	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, NULL, release);
+	tcase_add_checked_fixture(tc, NULL, release_all);
 	tcase_add_test(tc, test_milestones_project);
 	tcase_add_test(tc, test_milestones_group);
 	tcase_add_test(tc, test_milestones_access);

@@ -800,12 +800,12 @@ START_TEST(test_notes_events_visibility)
 }
 END_TEST
 
-/* Merge requests do not exist yet: their routes check parameters, then 404. */
+/* A merge request that does not exist: the routes check parameters, then 404. */
 START_TEST(test_notes_merge_requests)
 {
 	fx_project p;
 	make_project(&p, "public");
-	const char *mr = "{\"message\":\"404 Merge Request Not Found\"}";
+	const char *mr = "{\"message\":\"404 Not found\"}";
 	char *base = fmt("/projects/%lld/merge_requests/1/notes", p.id);
 	char *one = fmt("%s/1", base);
 	resp *r = api("GET", base, p.owner_tok, NULL);

@@ -53,31 +53,6 @@ static const char *const LINKS[] = {"self", "issues", "merge_requests", "repo_br
 static const char *const LINKS_NO_FEATURES[] = {"self", "repo_branches", "labels", "events",
 						"members", NULL};
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[1024];
-static resp *resps[1024];
-static size_t nstrs, nresps;
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
-}
 
 /* ---- fixtures and checks ---- */
 

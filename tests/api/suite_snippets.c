@@ -15,31 +15,6 @@ static const char *const SNIPPET_FIELDS[] = {"id",         "title",      "file_n
 static const char *const USER_FIELDS[] = {"id",    "name",       "username",
 					  "state", "avatar_url", "web_url", NULL};
 
-/* ---- what a test allocates is released by the checked teardown ---- */
-
-static char *strs[512];
-static resp *resps[512];
-static size_t nstrs, nresps;
-
-static char *S(char *s)
-{
-	ck_assert(nstrs < sizeof(strs) / sizeof(*strs));
-	return strs[nstrs++] = s;
-}
-
-static resp *R(resp *r)
-{
-	ck_assert(nresps < sizeof(resps) / sizeof(*resps));
-	return resps[nresps++] = r;
-}
-
-static void release(void)
-{
-	while (nstrs)
-		free(strs[--nstrs]);
-	while (nresps)
-		resp_free(resps[--nresps]);
-}
 
 /* ---- fixtures ---- */
 

@@ -268,10 +268,7 @@ START_TEST(test_clone_and_push)
 	ck_assert_int_eq(jint(jget(e, "push_data"), "commit_count"), 2);
 	ck_assert_str_eq(jstr(jget(e, "push_data"), "ref"), "master");
 	resp_free(r);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
-				 " AND payload->>'project_id' = '%lld'",
-				 id),
-			 1);
+	ck_assert(push_job_seen(id, "refs/heads/master", NULL));
 
 	/* the reporter clones (ssh://, leading slash, no .git, other case), cannot push */
 	char *upper = T(strdup(priv));

@@ -1,0 +1,1443 @@
+/* Merge requests (spec 4.6 and the operations GitLab 10 had): the lists of
+ * GET /merge_requests, /groups/:id/merge_requests and /projects/:id/merge_requests with
+ * every filter and view=simple, one request, its commits and changes (from git, against
+ * the merge base), create, edit (with GitLab's system notes and events), delete, merge,
+ * merge when the pipeline succeeds (stored for the pipelines of issue 9) and its
+ * cancellation, subscriptions, participants and the issues a merge closes; and the
+ * background process's part of a push: the head sha and merge_status of the open
+ * requests from or into the pushed branch.
+ *
+ * A request lives in its target project; POST /projects/:id/merge_requests is made in
+ * the source project :id (target_project_id: the project it was forked from). Who may
+ * do what (GitLab 10's ProjectPolicy and MergeRequestPolicy): reading needs the
+ * project's code (reporters and up on a private project, anyone who sees a public or
+ * internal one) and its merge requests enabled; creating, and editing any request,
+ * developers and up (the author and the assignee edit their own); labels, milestone and
+ * assignee are set by developers and up only; deleting is for owners and admins;
+ * merging for those who may merge into the target branch (protected branches'
+ * merge_access_level). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+#include <json-c/json.h>
+
+#include "api/api.h"
+#include "background.h"
+#include "core/buf.h"
+#include "core/log.h"
+#include "entity/entity.h"
+#include "entity/issue.h"
+#include "entity/merge_request.h"
+#include "git/commits.h"
+#include "git/hooks.h"
+#include "git/merge.h"
+#include "git/refs.h"
+#include "http/pagination.h"
+
+/* A substring pattern of p, its pattern characters taken literally. */
+#define LIKE(p)                                                                                 \
+	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+
+/* Milestone $M of project $P (its own or one of the groups above it), else NULL. */
+#define MR_PROJECT_MILESTONE(M, P)                                                              \
+	"(SELECT vm.id FROM milestones vm, projects vp WHERE vm.id = " M "::bigint"              \
+	" AND vp.id = " P " AND (vm.project_id = vp.id OR vm.group_id IN (SELECT"                \
+	" unnest(gn.traversal_ids) FROM namespaces gn WHERE gn.id = vp.namespace_id"             \
+	" AND gn.kind = 'group')))"
+
+/* The open states (locked: while a merge runs). */
+#define OPEN_STATES "('opened', 'locked')"
+
+const db_stmt merge_requests_stmts[] = {
+	/* The requests the caller sees, filtered, a page of them in order. $1..$3 the
+	 * caller, $4 a project or $5 a group (with its subgroups) or neither; $6 state (NULL:
+	 * all; 'opened' counts the locked ones), $7 label titles (all of them), $8 without
+	 * labels, $9 milestone title with $10 how ('title', 'none', 'any'), $11 scope, $12
+	 * author, $13 assignee, $14 without assignee, $15 the caller's award emoji, $16
+	 * without the caller's award, $17 iids, $18 search, $19..$22 created after/before,
+	 * updated after/before, $23 by updated_at, $24 ascending, $25 limit, $26 offset, $27
+	 * source branch, $28 target branch. */
+	{"mrs_list",
+	 "WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"
+	 " rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"
+	 "  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20),"
+	 " f AS (SELECT mr.id, CASE WHEN $23::boolean THEN mr.updated_at ELSE mr.created_at END AS k"
+	 "  FROM me, merge_requests mr JOIN projects p ON p.id = mr.target_project_id"
+	 "  WHERE NOT p.pending_delete AND p.merge_requests_enabled"
+	 "  AND ($4::bigint IS NULL OR mr.target_project_id = $4)"
+	 "  AND ($5::bigint IS NULL OR p.namespace_id IN (SELECT g.id FROM namespaces g"
+	 "   WHERE g.traversal_ids @> ARRAY[$5::bigint]))"
+	 "  AND (me.admin OR p.visibility = 20 OR (p.visibility = 10 AND NOT me.external)"
+	 "   OR p.id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"
+	 "   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"
+	 "  AND ($6::text IS NULL OR mr.state = $6 OR ($6 = 'opened' AND mr.state = 'locked'))"
+	 "  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"
+	 "   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"
+	 "   AND ll.target_id = mr.id AND l.title = ANY ($7)) = cardinality($7))"
+	 "  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"
+	 "   WHERE ll.target_type = 'MergeRequest' AND ll.target_id = mr.id))"
+	 "  AND ($10::text IS NULL OR ($10 = 'none' AND mr.milestone_id IS NULL)"
+	 "   OR ($10 = 'any' AND mr.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"
+	 "   (SELECT 1 FROM milestones mt WHERE mt.id = mr.milestone_id AND mt.title = $9::text)))"
+	 "  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND mr.author_id = me.id)"
+	 "   OR ($11 = 'assigned-to-me' AND mr.assignee_id = me.id))"
+	 "  AND ($12::bigint IS NULL OR mr.author_id = $12)"
+	 "  AND ($13::bigint IS NULL OR mr.assignee_id = $13)"
+	 "  AND (NOT $14::boolean OR mr.assignee_id IS NULL)"
+	 "  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"
+	 "   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"
+	 "   AND e.user_id = me.id AND e.name = $15))"
+	 "  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"
+	 "   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"
+	 "   AND e.user_id = me.id))"
+	 "  AND ($17::bigint[] IS NULL OR mr.iid = ANY ($17))"
+	 "  AND ($18::text IS NULL OR mr.title ILIKE " LIKE("$18") " OR mr.description ILIKE "
+	 LIKE("$18") ")"
+	 "  AND ($19::timestamptz IS NULL OR mr.created_at >= $19)"
+	 "  AND ($20::timestamptz IS NULL OR mr.created_at <= $20)"
+	 "  AND ($21::timestamptz IS NULL OR mr.updated_at >= $21)"
+	 "  AND ($22::timestamptz IS NULL OR mr.updated_at <= $22)"
+	 "  AND ($27::text IS NULL OR mr.source_branch = $27)"
+	 "  AND ($28::text IS NULL OR mr.target_branch = $28))"
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
+	 " (SELECT " MR_COLS " FROM f JOIN merge_requests mr ON mr.id = f.id" MR_JOINS
+	 "  ORDER BY CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC,"
+	 "  f.k DESC, f.id DESC LIMIT $25 OFFSET $26) pg ON true",
+	 28, 1 + MR_NCOLS},
+	/* Request $5 of project $4 as the caller ($1..$3) sees it, and whether the
+	 * project's merge requests are enabled. */
+	{"mrs_get",
+	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
+	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.target_project_id = $4 AND mr.iid = $5",
+	 5, MR_NCOLS + 1},
+	/* The same by id. */
+	{"mrs_get_id",
+	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
+	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.id = $4",
+	 4, MR_NCOLS + 1},
+	/* Request $2 of project $1 locked for a change, with what the change compares. */
+	{"mrs_lock",
+	 "SELECT mr.id, mr.iid, mr.author_id, mr.assignee_id, mr.state, mr.milestone_id,"
+	 " mr.title, mr.source_project_id, mr.source_branch, mr.target_branch, mr.description,"
+	 " mr.force_remove_source_branch, mr.merge_when_pipeline_succeeds, p.merge_requests_enabled,"
+	 " mr.sha FROM merge_requests mr JOIN projects p ON p.id = mr.target_project_id"
+	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, 15},
+	{"mrs_enabled", "SELECT merge_requests_enabled FROM projects WHERE id = $1", 1, 1},
+	/* The open request of the branches $1..$4 (source project and branch, target
+	 * project and branch) other than $5: its iid. */
+	{"mrs_open_pair",
+	 "SELECT iid FROM merge_requests WHERE source_project_id = $1 AND source_branch = $2"
+	 " AND target_project_id = $3 AND target_branch = $4 AND state IN " OPEN_STATES
+	 " AND id IS DISTINCT FROM $5::bigint", 5, 1},
+	/* $1 target project, $2 source project, $3 source branch, $4 target branch, $5
+	 * title, $6 description, $7 author, $8 milestone, $9 remove the source branch, $10
+	 * the source head. Nothing when an open request of the same branches exists. */
+	{"mrs_insert",
+	 "INSERT INTO merge_requests (target_project_id, iid, source_project_id, source_branch,"
+	 " target_branch, title, description, author_id, milestone_id, force_remove_source_branch,"
+	 " sha) VALUES ($1, next_iid('merge_requests', 'Project', $1), $2, $3, $4, $5, $6, $7, "
+	 MR_PROJECT_MILESTONE("$8", "$1") ", coalesce($9::boolean, false), $10)"
+	 " ON CONFLICT (source_project_id, source_branch, target_project_id, target_branch)"
+	 " WHERE state IN " OPEN_STATES " DO NOTHING RETURNING id, iid, title", 10, 3},
+	/* $1 request; $2 title, $3/$4 description given/value, $5/$6 milestone given/id (one
+	 * of project $7's), $8 target branch, $9 state event, $10 the caller, $11
+	 * discussion_locked, $12 remove the source branch. The new state, milestone id and
+	 * its reference (%iid, or %"title" for a group's), target branch. */
+	{"mrs_update",
+	 "WITH u AS (UPDATE merge_requests mr SET title = coalesce($2, mr.title),"
+	 " description = CASE WHEN $3::boolean THEN $4 ELSE mr.description END,"
+	 " milestone_id = CASE WHEN $5::boolean THEN " MR_PROJECT_MILESTONE("$6", "$7")
+	 "  ELSE mr.milestone_id END,"
+	 " target_branch = coalesce($8, mr.target_branch),"
+	 " merge_status = CASE WHEN $8 IS DISTINCT FROM mr.target_branch AND $8 IS NOT NULL"
+	 "  THEN 'unchecked' ELSE mr.merge_status END,"
+	 " state = CASE WHEN $9::text = 'close' AND mr.state = 'opened' THEN 'closed'"
+	 "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN 'opened' ELSE mr.state END,"
+	 " closed_at = CASE WHEN $9 = 'close' AND mr.state = 'opened' THEN now()"
+	 "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN NULL ELSE mr.closed_at END,"
+	 " closed_by_id = CASE WHEN $9 = 'close' AND mr.state = 'opened' THEN $10::bigint"
+	 "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN NULL ELSE mr.closed_by_id END,"
+	 " discussion_locked = coalesce($11::boolean, mr.discussion_locked),"
+	 " force_remove_source_branch = coalesce($12::boolean, mr.force_remove_source_branch),"
+	 " updated_at = now() WHERE mr.id = $1 RETURNING mr.*)"
+	 " SELECT u.state, u.milestone_id, CASE WHEN m.project_id IS NOT NULL THEN '%' || m.iid"
+	 " ELSE '%\"' || m.title || '\"' END, u.target_branch FROM u"
+	 " LEFT JOIN milestones m ON m.id = u.milestone_id", 12, 4},
+	/* Assigns request $1 to user $2 (none when NULL) when the user may see project $3:
+	 * the former and the new assignee's usernames, whether it changed. */
+	{"mrs_assign",
+	 "WITH me AS (SELECT u.id, u.is_admin AS admin, u.external FROM users u"
+	 "  WHERE u.id = $2::bigint AND NOT u.ghost),"
+	 " ok AS (SELECT me.id FROM me, projects p WHERE p.id = $3 AND " SQL_PROJECT_VISIBLE("p") "),"
+	 " old AS (SELECT assignee_id FROM merge_requests WHERE id = $1),"
+	 " u AS (UPDATE merge_requests SET assignee_id = (SELECT id FROM ok)"
+	 "  WHERE id = $1 AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ok))"
+	 "  RETURNING assignee_id)"
+	 " SELECT (SELECT ou.username FROM old JOIN users ou ON ou.id = old.assignee_id),"
+	 " (SELECT nu.username FROM u JOIN users nu ON nu.id = u.assignee_id),"
+	 " EXISTS (SELECT 1 FROM u, old WHERE u.assignee_id IS DISTINCT FROM old.assignee_id)",
+	 3, 3},
+	/* The labels of request $1 become those of ids $2: the ids added and removed. */
+	{"mrs_set_labels",
+	 "WITH go AS (DELETE FROM label_links ll WHERE ll.target_type = 'MergeRequest'"
+	 "  AND ll.target_id = $1 AND ll.label_id <> ALL ($2::bigint[]) RETURNING ll.label_id),"
+	 " ins AS (INSERT INTO label_links (label_id, target_type, target_id)"
+	 "  SELECT DISTINCT x, 'MergeRequest', $1 FROM unnest($2::bigint[]) x"
+	 "  ON CONFLICT DO NOTHING RETURNING label_id)"
+	 " SELECT (SELECT array_agg(label_id ORDER BY label_id) FROM ins)::text,"
+	 " (SELECT array_agg(label_id ORDER BY label_id) FROM go)::text", 2, 2},
+	/* A system note by $3 on request $2 of project $1. */
+	{"mrs_system_note",
+	 "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note, system)"
+	 " VALUES ($1, 'MergeRequest', $2, $3, $4, true)", 4, 0},
+	{"mrs_delete", "DELETE FROM merge_requests WHERE id = $1", 1, 0},
+	/* $1 request, $2 user, $3 subscribed */
+	{"mrs_subscribe",
+	 "INSERT INTO subscriptions (user_id, subscribable_type, subscribable_id, subscribed)"
+	 " VALUES ($2, 'MergeRequest', $1, $3) ON CONFLICT (subscribable_type, subscribable_id,"
+	 " user_id, (coalesce(project_id, 0))) DO UPDATE SET subscribed = EXCLUDED.subscribed,"
+	 " updated_at = now()", 3, 0},
+	/* The levels merging into / pushing to branch $2 of project $1 needs (NULL: not
+	 * protected). */
+	{"mrs_branch_levels",
+	 "SELECT branch_merge_level($1, $2), branch_push_level($1, $2)", 2, 2},
+	/* Request $1 merged as commit $2 by $3 ($4: the source branch is to be removed). */
+	{"mrs_merged",
+	 "UPDATE merge_requests SET state = 'merged', merge_commit_sha = $2, merged_by_id = $3,"
+	 " merged_at = now(), merge_status = 'can_be_merged', should_remove_source_branch = $4,"
+	 " merge_when_pipeline_succeeds = false, merge_user_id = NULL, updated_at = now()"
+	 " WHERE id = $1", 4, 0},
+	/* The source head $2 (NULL: keep) and merge status $3 of open request $1. */
+	{"mrs_status",
+	 "UPDATE merge_requests SET sha = coalesce($2, sha), merge_status = $3"
+	 " WHERE id = $1 AND state IN " OPEN_STATES, 3, 0},
+	/* Merge when the pipeline succeeds: $2 on (by $3, with message $4 and $5 remove
+	 * the source branch) or off. */
+	{"mrs_mwps",
+	 "UPDATE merge_requests SET merge_when_pipeline_succeeds = $2, merge_user_id = $3,"
+	 " merge_commit_message = $4, should_remove_source_branch = coalesce($5::boolean,"
+	 " should_remove_source_branch), updated_at = now() WHERE id = $1", 5, 0},
+	/* Closes the open issues of project $1 whose iids are $2, by $3 through request !$4:
+	 * their id, iid and title (each with GitLab's system note). */
+	{"mrs_close_issues",
+	 "WITH c AS (UPDATE issues SET state = 'closed', closed_at = now(), closed_by_id = $3,"
+	 "  updated_at = now() WHERE project_id = $1 AND iid = ANY ($2::bigint[])"
+	 "  AND state = 'opened' RETURNING id, iid, title),"
+	 " n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note, system)"
+	 "  SELECT $1, 'Issue', c.id, $3, 'closed via merge request !' || $4, true FROM c)"
+	 " SELECT id, iid, title FROM c ORDER BY iid", 4, 3},
+	/* The issues of project $4 with iids $5 that the caller ($1..$3) may see, a page
+	 * of them ($6 limit, $7 offset) by iid. */
+	{"mrs_closes_issues",
+	 "WITH " SQL_ME ","
+	 " f AS (SELECT i.id FROM me, issues i JOIN projects ip ON ip.id = i.project_id"
+	 "  WHERE i.project_id = $4 AND i.iid = ANY ($5::bigint[]) AND ip.issues_enabled"
+	 "  AND (NOT i.confidential OR me.admin OR i.author_id = me.id"
+	 "  OR EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id AND a.user_id = me.id)"
+	 "  OR " SQL_PROJECT_ACCESS("ip") " >= 20))"
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
+	 " (SELECT " ISSUE_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
+	 "  ORDER BY i.iid LIMIT $6 OFFSET $7) pg ON true", 7, 1 + ISSUE_NCOLS},
+	/* Who takes part in request $1: its author, its assignee, and those who commented,
+	 * by id. */
+	{"mrs_participants",
+	 "SELECT " USER_BASIC_COLS " FROM users u WHERE u.id IN (SELECT author_id FROM"
+	 " merge_requests WHERE id = $1 UNION SELECT assignee_id FROM merge_requests WHERE id = $1"
+	 " UNION SELECT author_id FROM notes WHERE noteable_type = 'MergeRequest'"
+	 " AND noteable_id = $1 AND NOT system) ORDER BY u.id", 1, 5},
+	/* The open requests from or into branch $2 of project $1 (a push), or request $3. */
+	{"mrs_to_check",
+	 "SELECT id, iid, target_project_id, source_project_id, source_branch, target_branch"
+	 " FROM merge_requests WHERE state IN " OPEN_STATES " AND (((source_project_id = $1"
+	 " AND source_branch = $2) OR (target_project_id = $1 AND target_branch = $2))"
+	 " OR id = $3::bigint) ORDER BY id", 3, 6},
+	{NULL, NULL, 0, 0},
+};
+
+/* ---- reading the input ---- */
+
+static const char *caller_id(request *r)
+{
+	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+}
+
+static bool is_caller(request *r, const char *user_id)
+{
+	return user_id && strcmp(user_id, caller_id(r)) == 0;
+}
+
+static const char *oid_hex(request *r, const git_oid *id)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(hex, sizeof(hex), id);
+	return arena_strdup(r->ctx.a, hex);
+}
+
+/* ---- the lists ---- */
+
+struct list_filters {
+	page_req pg;
+	const char *state, *labels, *milestone, *milestone_mode, *scope, *author, *assignee,
+		*emoji, *iids, *search, *created_after, *created_before, *updated_after,
+		*updated_before, *order_by, *sort, *view, *source_branch, *target_branch;
+	bool no_label, no_assignee, no_emoji;
+};
+
+/* The filters of the merge request lists, as GitLab 10's parameter declarations check
+ * them; scope defaults to default_scope. */
+static int read_list_filters(request *r, const char *default_scope, struct list_filters *f)
+{
+	static const char *const states[] = {"opened", "closed", "locked", "merged", "all", NULL};
+	static const char *const scopes[] = {"created-by-me", "assigned-to-me", "created_by_me",
+					     "assigned_to_me", "all", NULL};
+	static const char *const orders[] = {"created_at", "updated_at", NULL};
+	static const char *const sorts[] = {"asc", "desc", NULL};
+	static const char *const views[] = {"simple", NULL};
+	*f = (struct list_filters){.scope = default_scope, .order_by = "created_at", .sort = "desc"};
+	long long n;
+	int rc;
+	if ((rc = pagination_parse(r, &f->pg)) < 0 ||
+	    (rc = param_oneof(r, "state", states, &f->state)) < 0 ||
+	    (rc = param_oneof(r, "scope", scopes, &f->scope)) < 0 ||
+	    (rc = param_oneof(r, "order_by", orders, &f->order_by)) < 0 ||
+	    (rc = param_oneof(r, "sort", sorts, &f->sort)) < 0 ||
+	    (rc = param_oneof(r, "view", views, &f->view)) < 0 ||
+	    (rc = param_int(r, "author_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
+	    (rc = param_datetime(r, "created_after", &f->created_after)) < 0 ||
+	    (rc = param_datetime(r, "created_before", &f->created_before)) < 0 ||
+	    (rc = param_datetime(r, "updated_after", &f->updated_after)) < 0 ||
+	    (rc = param_datetime(r, "updated_before", &f->updated_before)) < 0 ||
+	    (rc = issues_param_iids(r, "iids", &f->iids)) < 0)
+		return rc;
+	if (f->state && strcmp(f->state, "all") == 0)
+		f->state = NULL;
+	if (strcmp(f->scope, "created_by_me") == 0)
+		f->scope = "created-by-me";
+	else if (strcmp(f->scope, "assigned_to_me") == 0)
+		f->scope = "assigned-to-me";
+	f->author = param_str(r, "author_id");
+	f->assignee = param_str(r, "assignee_id");
+	if (f->assignee && strtoll(f->assignee, NULL, 10) == 0) { /* 0: no assignee */
+		f->assignee = NULL;
+		f->no_assignee = true;
+	}
+	const char *labels = issues_param_labels_raw(r);
+	if (labels && *labels) {
+		if (strcmp(labels, "No Label") == 0 || strcmp(labels, "No+Label") == 0) {
+			f->no_label = true;
+		} else {
+			int count;
+			f->labels = issues_param_labels(r, labels, &count);
+			if (count == 0)
+				f->labels = NULL;
+		}
+	}
+	const char *m = param_str(r, "milestone");
+	if (m && *m) {
+		if (strcmp(m, "No Milestone") == 0 || strcmp(m, "No+Milestone") == 0)
+			f->milestone_mode = "none";
+		else if (strcmp(m, "Any Milestone") == 0 || strcmp(m, "Any+Milestone") == 0 ||
+			 strcmp(m, "Any") == 0)
+			f->milestone_mode = "any";
+		else {
+			f->milestone_mode = "title";
+			f->milestone = m;
+		}
+	}
+	const char *emoji = param_str(r, "my_reaction_emoji");
+	if (emoji && *emoji) {
+		if (strcasecmp(emoji, "None") == 0)
+			f->no_emoji = true;
+		else
+			f->emoji = emoji;
+	}
+	const char *search = param_str(r, "search");
+	f->search = search && *search ? search : NULL;
+	const char *sb = param_str(r, "source_branch"), *tb = param_str(r, "target_branch");
+	f->source_branch = sb && *sb ? sb : NULL;
+	f->target_branch = tb && *tb ? tb : NULL;
+	return 0;
+}
+
+static int check_list(request *r)
+{
+	struct list_filters f;
+	return read_list_filters(r, "all", &f);
+}
+
+int merge_requests_list_page(request *r, const char *project_id, const char *group_id,
+			     const char *default_scope, const char *milestone_title)
+{
+	struct list_filters f;
+	int rc = read_list_filters(r, default_scope, &f);
+	if (rc < 0)
+		return rc;
+	if (milestone_title) {
+		f.milestone_mode = "title";
+		f.milestone = milestone_title;
+	}
+	const char *v[28];
+	access_me_params(&r->ctx, v);
+	v[3] = project_id;
+	v[4] = group_id;
+	v[5] = f.state;
+	v[6] = f.labels;
+	v[7] = f.no_label ? "true" : "false";
+	v[8] = f.milestone;
+	v[9] = f.milestone_mode;
+	v[10] = f.scope;
+	v[11] = f.author;
+	v[12] = f.assignee;
+	v[13] = f.no_assignee ? "true" : "false";
+	v[14] = f.emoji;
+	v[15] = f.no_emoji ? "true" : "false";
+	v[16] = f.iids;
+	v[17] = f.search;
+	v[18] = f.created_after;
+	v[19] = f.created_before;
+	v[20] = f.updated_after;
+	v[21] = f.updated_before;
+	v[22] = strcmp(f.order_by, "updated_at") == 0 ? "true" : "false";
+	v[23] = strcmp(f.sort, "asc") == 0 ? "true" : "false";
+	v[24] = pagination_limit(r, &f.pg);
+	v[25] = pagination_offset(r, &f.pg);
+	v[26] = f.source_branch;
+	v[27] = f.target_branch;
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_list", 28, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &f.pg, res,
+			 f.view ? entity_merge_request_simple : entity_merge_request_basic);
+	return 0;
+}
+
+static int merge_requests_list_mine(request *r)
+{
+	return merge_requests_list_page(r, NULL, NULL, "created-by-me", NULL);
+}
+
+static int merge_requests_list_group(request *r)
+{
+	return merge_requests_list_page(r, NULL, r->group->id, "all", NULL);
+}
+
+/* Whether the route project's merge requests are enabled. */
+static int mrs_enabled(request *r, const char *project_id, bool *out)
+{
+	const char *v[1] = {project_id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_enabled", 1, v, &err);
+	if (!res)
+		return err;
+	*out = PQntuples(res) && db_bool(res, 0, 0);
+	return 0;
+}
+
+/* GitLab's read_merge_request on the route's project. */
+static bool can_read(request *r, bool enabled)
+{
+	return enabled && can_read_code(&r->project->pa, r->project->visibility, r->ctx.user);
+}
+
+static int merge_requests_list_project(request *r)
+{
+	bool enabled;
+	int rc = mrs_enabled(r, r->project->id, &enabled);
+	if (rc < 0)
+		return rc;
+	if (!can_read(r, enabled))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	return merge_requests_list_page(r, r->project->id, NULL, "all", NULL);
+}
+
+/* ---- one request ---- */
+
+static int mr_iid(request *r, const char *name, const char **out)
+{
+	return api_id(r, name, out);
+}
+
+static int check_iid(request *r)
+{
+	const char *iid;
+	return mr_iid(r, "merge_request_iid", &iid);
+}
+
+/* GitLab's find_project_merge_request: 404 "404 Not found" */
+static int not_found(request *r)
+{
+	return api_error(r, 404, "404 Not found");
+}
+
+/* The request iid (or id, when not NULL) of the route's project as the caller sees it:
+ * its row of mrs_get in *out; 0, 1 when there is none (answered 404), 2 when the caller
+ * may not read it (answered 403), or an ERR_ code. */
+static int fetch(request *r, const char *iid, const char *id, PGresult **out)
+{
+	const char *v[5];
+	access_me_params(&r->ctx, v);
+	v[3] = id ? id : r->project->id;
+	v[4] = iid;
+	int err;
+	PGresult *res = db_query(&r->ctx, id ? "mrs_get_id" : "mrs_get", id ? 4 : 5, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0) {
+		not_found(r);
+		return 1;
+	}
+	if (!can_read(r, db_bool(res, 0, MR_NCOLS))) {
+		fail(r, ERR_FORBIDDEN, "403 Forbidden");
+		return ERR_FORBIDDEN;
+	}
+	*out = res;
+	return 0;
+}
+
+static int merge_requests_show(request *r)
+{
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_json(r, 200, entity_merge_request(r, res, 0, 0));
+	return 0;
+}
+
+/* Answers status with request id as the caller sees it now. */
+static int respond_mr(request *r, int status, const char *id)
+{
+	PGresult *res;
+	int rc = fetch(r, NULL, id, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : ERR_INTERNAL;
+	respond_json(r, status, entity_merge_request(r, res, 0, 0));
+	return 0;
+}
+
+/* The sides of the request in row 0 of res (mrs_get's columns) in git. */
+static int sides_of(request *r, const PGresult *res, merge_sides *out)
+{
+	return merge_sides_find(&r->ctx, db_val(res, 0, MRC_TARGET_PROJECT),
+				db_val(res, 0, MRC_SOURCE_PROJECT), db_val(res, 0, MRC_SOURCE_BRANCH),
+				db_val(res, 0, MRC_TARGET_BRANCH), db_val(res, 0, MRC_IID), out);
+}
+
+static int merge_requests_commits(request *r)
+{
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	merge_sides s;
+	json_object *list = NULL;
+	rc = sides_of(r, res, &s);
+	if (rc == MERGE_ENOTFOUND)
+		list = json_object_new_array(); /* no source branch (any more): no commits */
+	else if (rc < 0 || merge_commits_json(&r->ctx, &s, &list) < 0)
+		return ERR_INTERNAL;
+	respond_json(r, 200, list);
+	return 0;
+}
+
+static int merge_requests_changes(request *r)
+{
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	merge_sides s;
+	json_object *changes = NULL;
+	rc = sides_of(r, res, &s);
+	if (rc == MERGE_ENOTFOUND)
+		changes = json_object_new_array();
+	else if (rc < 0 || merge_changes_json(&r->ctx, &s, &changes) < 0)
+		return ERR_INTERNAL;
+	json_object *o = entity_merge_request(r, res, 0, 0);
+	json_put_str(o, "changes_count",
+		     arena_printf(r->ctx.a, "%zu", json_object_array_length(changes)));
+	json_object_object_add(o, "changes", changes);
+	respond_json(r, 200, o);
+	return 0;
+}
+
+static int merge_requests_participants(request *r)
+{
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	const char *v[1] = {db_val(res, 0, MRC_ID)};
+	int err;
+	PGresult *users = db_query(&r->ctx, "mrs_participants", 1, v, &err);
+	if (!users)
+		return err;
+	json_object *list = json_object_new_array();
+	for (int i = 0; i < PQntuples(users); i++)
+		json_object_array_add(list, entity_user(r, users, i, 0, USER_VIEW_BASIC));
+	respond_json(r, 200, list);
+	return 0;
+}
+
+/* ---- the issues a request closes ---- */
+
+static bool word_at(const char *s, const char *w, size_t *len)
+{
+	size_t n = strlen(w);
+	if (strncasecmp(s, w, n) != 0)
+		return false;
+	*len = n;
+	return true;
+}
+
+/* The iids of this project's issues that text names after a closing word, as GitLab 10's
+ * default closing pattern reads them ("Closes #12", "fixes #3, #4 and #5", "Resolves
+ * issue #6"): a PostgreSQL bigint[] literal (NULL when none), *n their number. */
+static const char *closing_iids(request *r, const char *text, int *n)
+{
+	static const char *const words[] = {"closing", "closes", "closed", "close",
+					    "fixing",  "fixes",  "fixed",  "fix",
+					    "resolving", "resolves", "resolved", "resolve", NULL};
+	buf b;
+	buf_init(&b, r->ctx.a, 32);
+	buf_puts(&b, "{");
+	*n = 0;
+	for (const char *s = text; s && *s; s++) {
+		if (s != text && isalnum((unsigned char)s[-1]))
+			continue;
+		size_t len = 0;
+		bool hit = false;
+		for (int w = 0; words[w] && !hit; w++)
+			hit = word_at(s, words[w], &len);
+		if (!hit)
+			continue;
+		const char *p = s + len;
+		if (*p == ':')
+			p++;
+		if (*p != ' ')
+			continue;
+		while (*p == ' ')
+			p++;
+		for (;;) {
+			size_t l;
+			if (word_at(p, "issues ", &l) || word_at(p, "issue ", &l))
+				p += l;
+			if (*p != '#' || !isdigit((unsigned char)p[1]))
+				break;
+			long long iid = strtoll(p + 1, (char **)&p, 10);
+			if (isalnum((unsigned char)*p) || *p == '_')
+				break;
+			buf_printf(&b, "%s%lld", (*n)++ ? "," : "", iid);
+			if (*p == ',')
+				p++;
+			while (*p == ' ')
+				p++;
+			if (word_at(p, "and ", &l))
+				p += l;
+		}
+		s = p - 1 > s ? p - 1 : s;
+	}
+	buf_puts(&b, "}");
+	return *n ? buf_cstr(&b) : NULL;
+}
+
+static int merge_requests_closes_issues(request *r)
+{
+	const char *iid;
+	page_req pg;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0 || (rc = pagination_parse(r, &pg)) < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	int n;
+	const char *iids = closing_iids(r, db_val(res, 0, MRC_DESCRIPTION), &n);
+	const char *v[7];
+	access_me_params(&r->ctx, v);
+	v[3] = r->project->id;
+	v[4] = iids ? iids : "{}";
+	v[5] = pagination_limit(r, &pg);
+	v[6] = pagination_offset(r, &pg);
+	int err;
+	PGresult *issues = db_query(&r->ctx, "mrs_closes_issues", 7, v, &err);
+	if (!issues)
+		return err;
+	api_respond_page(r, &pg, issues, entity_issue_basic);
+	return 0;
+}
+
+/* ---- writing: the locked request, notes and events ---- */
+
+typedef struct {
+	const char *id, *iid, *author, *assignee, *state, *milestone, *title, *source_project,
+		*source_branch, *target_branch, *description, *sha;
+	bool force_remove, mwps, enabled;
+} locked_mr;
+
+enum { LK_ID, LK_IID, LK_AUTHOR, LK_ASSIGNEE, LK_STATE, LK_MILESTONE, LK_TITLE,
+       LK_SOURCE_PROJECT, LK_SOURCE_BRANCH, LK_TARGET_BRANCH, LK_DESCRIPTION, LK_FORCE_REMOVE,
+       LK_MWPS, LK_ENABLED, LK_SHA };
+
+/* Locks request iid of the route's project: 0; 1 when there is none (answered 404); or
+ * ERR_FORBIDDEN when the caller may not read it. */
+static int lock_mr(request *r, const char *iid, locked_mr *out)
+{
+	const char *v[2] = {r->project->id, iid};
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_lock", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0) {
+		not_found(r);
+		return 1;
+	}
+	*out = (locked_mr){
+		.id = db_val(res, 0, LK_ID), .iid = db_val(res, 0, LK_IID),
+		.author = db_val(res, 0, LK_AUTHOR), .assignee = db_val(res, 0, LK_ASSIGNEE),
+		.state = db_val(res, 0, LK_STATE), .milestone = db_val(res, 0, LK_MILESTONE),
+		.title = db_val(res, 0, LK_TITLE), .source_project = db_val(res, 0, LK_SOURCE_PROJECT),
+		.source_branch = db_val(res, 0, LK_SOURCE_BRANCH),
+		.target_branch = db_val(res, 0, LK_TARGET_BRANCH),
+		.description = db_val(res, 0, LK_DESCRIPTION), .sha = db_val(res, 0, LK_SHA),
+		.force_remove = db_bool(res, 0, LK_FORCE_REMOVE), .mwps = db_bool(res, 0, LK_MWPS),
+		.enabled = db_bool(res, 0, LK_ENABLED),
+	};
+	if (!can_read(r, out->enabled))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	return 0;
+}
+
+/* GitLab's update_merge_request: developers and up, the author and the assignee. */
+static bool can_update(request *r, const locked_mr *m)
+{
+	if (r->project->pa.archived)
+		return false;
+	return can_push_code(&r->project->pa, r->ctx.user) || is_caller(r, m->author) ||
+	       is_caller(r, m->assignee);
+}
+
+static int system_note(request *r, const char *id, const char *body)
+{
+	const char *v[4] = {r->project->id, id, caller_id(r), body};
+	int err;
+	return db_query(&r->ctx, "mrs_system_note", 4, v, &err) ? 0 : err;
+}
+
+/* The event of a request's state: opened (action created), closed, reopened, merged
+ * (GitLab's action name "accepted"). */
+static int state_event(request *r, const char *id, const char *iid, const char *title,
+		       const char *what)
+{
+	const char *action = strcmp(what, "opened") == 0 ? "created" : what;
+	const char *name = strcmp(what, "merged") == 0 ? "accepted" : what;
+	return events_record(r, r->project->id, caller_id(r), action, name, "MergeRequest", id,
+			     iid, title);
+}
+
+/* Queues the background check of request id's merge_status. */
+static int queue_check(request *r, const char *id)
+{
+	return background_enqueue(&r->ctx, "merge_request_check",
+				  arena_printf(r->ctx.a, "{\"merge_request_id\": %s}", id));
+}
+
+/* "~1 ~2" of the ids of a PostgreSQL array literal; *n their number. */
+static const char *label_refs(request *r, const char *literal, int *n)
+{
+	long long *ids;
+	*n = literal ? db_int_array(r->ctx.a, literal, &ids) : 0;
+	if (*n <= 0) {
+		*n = 0;
+		return NULL;
+	}
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	for (int i = 0; i < *n; i++)
+		buf_printf(&b, "%s~%lld", i ? " " : "", ids[i]);
+	return buf_cstr(&b);
+}
+
+/* Sets the labels of request id to the titles of list (made for the project when
+ * neither it nor a group above has them), with GitLab's system note when they change. */
+static int set_labels(request *r, const char *id, const char *list, bool note)
+{
+	int count;
+	const char *literal = issues_param_labels(r, list, &count), *ids = "{}";
+	int rc = count > 0 ? labels_ensure(r, r->project->id, literal, &ids) : 0;
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {id, ids};
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_set_labels", 2, v, &err);
+	if (!res)
+		return err;
+	if (!note)
+		return 0;
+	int added, removed;
+	const char *a = label_refs(r, db_val(res, 0, 0), &added);
+	const char *d = label_refs(r, db_val(res, 0, 1), &removed);
+	if (added + removed == 0)
+		return 0;
+	return system_note(r, id,
+			   arena_printf(r->ctx.a, "%s%s%s%s%s %s", a ? "added " : "", a ? a : "",
+					a && d ? " and " : "", d ? "removed " : "", d ? d : "",
+					added + removed == 1 ? "label" : "labels"));
+}
+
+/* Assigns request id to user (NULL: nobody) when the user may see the project, with
+ * GitLab's system note when the assignee changes. */
+static int assign(request *r, const char *id, const char *user, bool note)
+{
+	const char *v[3] = {id, user, r->project->id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_assign", 3, v, &err);
+	if (!res)
+		return err;
+	if (!note || !db_bool(res, 0, 2))
+		return 0;
+	const char *was = db_val(res, 0, 0), *now = db_val(res, 0, 1);
+	const char *body;
+	if (was && now)
+		body = arena_printf(r->ctx.a, "assigned to @%s and unassigned @%s", now, was);
+	else if (was)
+		body = "removed assignee";
+	else
+		body = arena_printf(r->ctx.a, "assigned to @%s", now);
+	return system_note(r, id, body);
+}
+
+/* GitLab's render_api_error!(errors[...], status) of a model error: {"message":[text]}. */
+static int model_error(request *r, int status, const char *text)
+{
+	json_object *o = json_object_new_object(), *list = json_object_new_array();
+	json_object_array_add(list, json_object_new_string(text));
+	json_object_object_add(o, "message", list);
+	respond_json(r, status, o);
+	return 0;
+}
+
+/* 409 for an open request of the same branches (other than id), when there is one:
+ * 1 when it answered, 0 when there is none. */
+static int open_pair_conflict(request *r, const char *source_project, const char *source_branch,
+			      const char *target_project, const char *target_branch, const char *id)
+{
+	const char *v[5] = {source_project, source_branch, target_project, target_branch, id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_open_pair", 5, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return 0;
+	model_error(r, 409,
+		    arena_printf(r->ctx.a,
+				 "Another open merge request already exists for this source branch: !%s",
+				 db_val(res, 0, 0)));
+	return 1;
+}
+
+/* ---- create and edit ---- */
+
+/* The attributes of POST and PUT, read and checked by type. */
+struct mr_input {
+	const char *title, *description, *source_branch, *target_branch, *target_project,
+		*assignee, *milestone, *labels, *state_event;
+	int remove_source_branch, discussion_locked; /* -1 absent */
+	bool description_given, assignee_given, milestone_given, labels_given;
+};
+
+static int read_bool(request *r, const char *name, int *out)
+{
+	bool b;
+	int rc = param_bool(r, name, &b);
+	*out = rc == 0 ? b : -1;
+	return rc < 0 ? rc : 0;
+}
+
+static int read_input(request *r, bool create, struct mr_input *in)
+{
+	static const char *const events[] = {"close", "reopen", NULL};
+	memset(in, 0, sizeof(*in));
+	long long n;
+	int rc;
+	if (create && ((rc = param_require(r, "source_branch", &in->source_branch)) < 0 ||
+		       (rc = param_require(r, "target_branch", &in->target_branch)) < 0 ||
+		       (rc = param_require(r, "title", &in->title)) < 0))
+		return rc;
+	if ((rc = param_int(r, "milestone_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
+	    (create && (rc = param_int(r, "target_project_id", &n)) < 0) ||
+	    (rc = read_bool(r, "remove_source_branch", &in->remove_source_branch)) < 0 ||
+	    (!create && (rc = read_bool(r, "discussion_locked", &in->discussion_locked)) < 0) ||
+	    (!create && (rc = param_oneof(r, "state_event", events, &in->state_event)) < 0))
+		return rc;
+	if (create) {
+		in->discussion_locked = -1;
+		in->target_project = param_str(r, "target_project_id");
+		if (in->target_project)
+			in->target_project =
+				arena_printf(r->ctx.a, "%lld", strtoll(in->target_project, NULL, 10));
+	} else {
+		in->title = param_str(r, "title");
+		in->target_branch = param_str(r, "target_branch");
+	}
+	in->description = param_str(r, "description");
+	in->description_given = in->description != NULL;
+	in->assignee = param_str(r, "assignee_id");
+	in->assignee_given = in->assignee != NULL;
+	if (in->assignee && strtoll(in->assignee, NULL, 10) == 0)
+		in->assignee = NULL; /* 0: nobody */
+	else if (in->assignee)
+		in->assignee = arena_printf(r->ctx.a, "%lld", strtoll(in->assignee, NULL, 10));
+	in->milestone = param_str(r, "milestone_id");
+	in->milestone_given = in->milestone != NULL;
+	if (in->milestone && strtoll(in->milestone, NULL, 10) == 0)
+		in->milestone = NULL;
+	else if (in->milestone)
+		in->milestone = arena_printf(r->ctx.a, "%lld", strtoll(in->milestone, NULL, 10));
+	in->labels = issues_param_labels_raw(r);
+	in->labels_given = in->labels != NULL;
+	if (!create && !in->title && !in->target_branch && !in->description_given &&
+	    !in->assignee_given && !in->milestone_given && !in->labels_given && !in->state_event &&
+	    in->remove_source_branch < 0 && in->discussion_locked < 0)
+		return fail(r, ERR_INVALID,
+			    "title, target_branch, assignee_id, description, state_event, labels, "
+			    "milestone_id, remove_source_branch, discussion_locked are missing, at "
+			    "least one parameter must be provided");
+	if (in->title) {
+		if (!*in->title)
+			fail_validation(r, "title", "can't be blank");
+		else
+			param_text(r, "title", 255, &in->title);
+	}
+	if (in->target_branch && !*in->target_branch)
+		fail_validation(r, "target_branch", "can't be blank");
+	if (in->description)
+		param_text(r, "description", 1000000, &in->description);
+	return r->validation ? ERR_VALIDATION : 0;
+}
+
+static int check_create(request *r)
+{
+	struct mr_input in;
+	return read_input(r, true, &in);
+}
+
+static int check_update(request *r)
+{
+	struct mr_input in;
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	return rc < 0 ? rc : read_input(r, false, &in);
+}
+
+static int merge_requests_create(request *r)
+{
+	struct mr_input in;
+	int rc = read_input(r, true, &in);
+	if (rc < 0)
+		return rc;
+	bool enabled;
+	if ((rc = mrs_enabled(r, r->project->id, &enabled)) < 0)
+		return rc;
+	/* GitLab's create_merge_request on the source project :id */
+	if (!enabled || !can_push_code(&r->project->pa, r->ctx.user))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	project_scope target = *r->project;
+	if (in.target_project && strcmp(in.target_project, r->project->id) != 0) {
+		rc = scope_project(&r->ctx, in.target_project, false, &target);
+		if (rc == ERR_NOT_FOUND)
+			return fail_not_found(r, "Project");
+		if (rc < 0)
+			return rc;
+		if (!r->project->forked_from_id ||
+		    strcmp(r->project->forked_from_id, target.id) != 0)
+			return model_error(r, 422, "Source project is not a fork of the target project");
+		bool target_enabled;
+		if ((rc = mrs_enabled(r, target.id, &target_enabled)) < 0)
+			return rc;
+		if (!target_enabled)
+			return model_error(r, 422, "Target project has disabled merge requests");
+	}
+	bool same = strcmp(target.id, r->project->id) == 0;
+	if (same && strcmp(in.source_branch, in.target_branch) == 0)
+		return model_error(r, 422, "You can't use same project/branch for source and target");
+	/* the branches exist */
+	git_repository *source_repo, *target_repo;
+	git_oid head;
+	if (gitc_open(&r->ctx, r->project->id, &source_repo) != 0 ||
+	    !gitc_branch_exists(source_repo, in.source_branch, &head))
+		return fail_validation(r, "source_branch", "Invalid source branch");
+	if (gitc_open(&r->ctx, target.id, &target_repo) != 0 ||
+	    !gitc_branch_exists(target_repo, in.target_branch, NULL))
+		return fail_validation(r, "target_branch", "Invalid target branch");
+	if ((rc = open_pair_conflict(r, r->project->id, in.source_branch, target.id,
+				     in.target_branch, NULL)) != 0)
+		return rc < 0 ? rc : 0;
+	/* milestone, labels and assignee: what developers of the target may set */
+	bool admin = can_push_code(&target.pa, r->ctx.user);
+	const char *v[10] = {target.id, r->project->id, in.source_branch, in.target_branch,
+			     in.title, in.description, caller_id(r), admin ? in.milestone : NULL,
+			     in.remove_source_branch < 0 ? NULL
+			     : in.remove_source_branch ? "true" : "false",
+			     oid_hex(r, &head)};
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_insert", 10, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0) { /* another request made it meanwhile */
+		rc = open_pair_conflict(r, r->project->id, in.source_branch, target.id,
+					in.target_branch, NULL);
+		return rc < 0 ? rc : rc ? 0 : ERR_INTERNAL;
+	}
+	const char *id = db_val(res, 0, 0), *iid = db_val(res, 0, 1), *title = db_val(res, 0, 2);
+	/* the request is the target project's from here on */
+	project_scope *source = r->project;
+	r->project = &target;
+	if ((admin && in.assignee && (rc = assign(r, id, in.assignee, false)) < 0) ||
+	    (admin && in.labels && (rc = set_labels(r, id, in.labels, false)) < 0) ||
+	    (rc = state_event(r, id, iid, title, "opened")) < 0 || (rc = queue_check(r, id)) < 0 ||
+	    (rc = respond_mr(r, 201, id)) < 0) {
+		r->project = source;
+		return rc;
+	}
+	r->project = source;
+	return 0;
+}
+
+static int merge_requests_update(request *r)
+{
+	struct mr_input in;
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0 || (rc = read_input(r, false, &in)) < 0)
+		return rc;
+	locked_mr m;
+	if ((rc = lock_mr(r, iid, &m)) != 0)
+		return rc < 0 ? rc : 0;
+	if (!can_update(r, &m))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	bool admin = can_push_code(&r->project->pa, r->ctx.user);
+	if (in.target_branch && strcmp(in.target_branch, m.target_branch) != 0) {
+		git_repository *repo;
+		if (gitc_open(&r->ctx, r->project->id, &repo) != 0 ||
+		    !gitc_branch_exists(repo, in.target_branch, NULL))
+			return fail_validation(r, "target_branch", "Invalid target branch");
+		if (m.source_project && strcmp(m.source_project, r->project->id) == 0 &&
+		    strcmp(in.target_branch, m.source_branch) == 0)
+			return model_error(r, 422,
+					   "You can't use same project/branch for source and target");
+	}
+	bool reopening = in.state_event && strcmp(in.state_event, "reopen") == 0 &&
+			 strcmp(m.state, "closed") == 0;
+	if ((reopening || (in.target_branch && strcmp(m.state, "opened") == 0)) && m.source_project &&
+	    (rc = open_pair_conflict(r, m.source_project, m.source_branch, r->project->id,
+				     in.target_branch ? in.target_branch : m.target_branch, m.id)) != 0)
+		return rc < 0 ? rc : 0;
+	const char *v[12] = {
+		m.id, in.title, in.description_given ? "true" : "false", in.description,
+		admin && in.milestone_given ? "true" : "false", in.milestone, r->project->id,
+		in.target_branch, in.state_event, caller_id(r),
+		!admin || in.discussion_locked < 0 ? NULL : in.discussion_locked ? "true" : "false",
+		in.remove_source_branch < 0 ? NULL : in.remove_source_branch ? "true" : "false"};
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_update", 12, v, &err);
+	if (!res)
+		return err;
+	const char *state = db_val(res, 0, 0), *milestone = db_val(res, 0, 1);
+	const char *title = in.title ? in.title : m.title;
+	if (strcmp(state, m.state) != 0) {
+		const char *what = strcmp(state, "closed") == 0 ? "closed" : "reopened";
+		if ((rc = system_note(r, m.id, what)) < 0 ||
+		    (rc = state_event(r, m.id, iid, title, what)) < 0)
+			return rc;
+	}
+	if (in.title && strcmp(in.title, m.title) != 0 &&
+	    (rc = system_note(r, m.id,
+			      arena_printf(r->ctx.a, "changed title from **%s** to **%s**", m.title,
+					   in.title))) < 0)
+		return rc;
+	if (in.target_branch && strcmp(in.target_branch, m.target_branch) != 0 &&
+	    ((rc = system_note(r, m.id,
+			       arena_printf(r->ctx.a, "changed target branch from `%s` to `%s`",
+					    m.target_branch, in.target_branch))) < 0 ||
+	     (rc = queue_check(r, m.id)) < 0))
+		return rc;
+	if (reopening && (rc = queue_check(r, m.id)) < 0)
+		return rc;
+	if ((milestone == NULL) != (m.milestone == NULL) ||
+	    (milestone && strcmp(milestone, m.milestone) != 0)) {
+		const char *body = milestone ? arena_printf(r->ctx.a, "changed milestone to %s",
+							    db_val(res, 0, 2))
+					     : "removed milestone";
+		if ((rc = system_note(r, m.id, body)) < 0)
+			return rc;
+	}
+	if (admin && in.labels_given && (rc = set_labels(r, m.id, in.labels, true)) < 0)
+		return rc;
+	if (admin && in.assignee_given && (rc = assign(r, m.id, in.assignee, true)) < 0)
+		return rc;
+	return respond_mr(r, 200, m.id);
+}
+
+static int merge_requests_delete(request *r)
+{
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0)
+		return rc;
+	locked_mr m;
+	if ((rc = lock_mr(r, iid, &m)) != 0)
+		return rc < 0 ? rc : 0;
+	if (!can_admin_project(&r->project->pa))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	const char *v[1] = {m.id};
+	int err;
+	if (!db_query(&r->ctx, "mrs_delete", 1, v, &err))
+		return err;
+	respond_empty(r, 204);
+	return 0;
+}
+
+/* ---- merge ---- */
+
+static int check_merge(request *r)
+{
+	const char *iid;
+	bool b;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0 || (rc = param_bool(r, "should_remove_source_branch", &b)) < 0 ||
+	    (rc = param_bool(r, "merge_when_pipeline_succeeds", &b)) < 0)
+		return rc;
+	return 0;
+}
+
+/* GitLab's merge_commit_message: the branches, the title, the issues it closes and the
+ * request's full reference. */
+static const char *default_message(request *r, const locked_mr *m)
+{
+	buf b;
+	buf_init(&b, r->ctx.a, 256);
+	buf_printf(&b, "Merge branch '%s' into '%s'\n\n%s", m->source_branch, m->target_branch,
+		   m->title);
+	int n;
+	const char *iids = closing_iids(r, m->description, &n);
+	if (n > 0) {
+		long long *v;
+		n = db_int_array(r->ctx.a, iids, &v);
+		buf_puts(&b, "\n\nCloses ");
+		for (int i = 0; i < n; i++)
+			buf_printf(&b, "%s#%lld", i == 0 ? "" : i == n - 1 ? " and " : ", ", v[i]);
+	}
+	buf_printf(&b, "\n\nSee merge request %s/%s!%s", r->project->ns_full_path,
+		   r->project->path, m->iid);
+	return buf_cstr(&b);
+}
+
+/* Removes the merged source branch when it is the target project's own and not
+ * protected, recorded as a push; a fork's stays (its owner removes it). */
+static int remove_source_branch(request *r, const merge_sides *s, const locked_mr *m)
+{
+	if (!m->source_project || strcmp(m->source_project, r->project->id) != 0)
+		return 0;
+	const char *v[2] = {r->project->id, m->source_branch};
+	int err;
+	PGresult *res = db_query(&r->ctx, "mrs_branch_levels", 2, v, &err);
+	if (!res)
+		return err;
+	if (!PQgetisnull(res, 0, 1))
+		return 0; /* protected */
+	int rc = refs_branch_delete(&r->ctx, s->repo, m->source_branch, &s->source);
+	if (rc == GIT_ENOTFOUND || rc == GIT_EMODIFIED)
+		return 0; /* gone, or pushed to meanwhile: kept */
+	if (rc < 0)
+		return ERR_INTERNAL;
+	return hooks_pushed(&r->ctx, s->repo, r->project,
+			    arena_printf(r->ctx.a, "refs/heads/%s", m->source_branch), &s->source,
+			    NULL);
+}
+
+static int merge_requests_merge(request *r)
+{
+	const char *iid;
+	int rc = check_merge(r);
+	if (rc < 0)
+		return rc;
+	mr_iid(r, "merge_request_iid", &iid);
+	locked_mr m;
+	if ((rc = lock_mr(r, iid, &m)) != 0)
+		return rc < 0 ? rc : 0;
+	/* can_be_merged_by?: those who may merge into the target branch */
+	const char *lv[2] = {r->project->id, m.target_branch};
+	int err;
+	PGresult *levels = db_query(&r->ctx, "mrs_branch_levels", 2, lv, &err);
+	if (!levels)
+		return err;
+	int level = code_push_level(&r->project->pa);
+	const char *need = db_val(levels, 0, 0);
+	if (r->project->pa.archived || (need ? level < atoi(need) : level < ACCESS_DEVELOPER))
+		return ERR_UNAUTHORIZED;
+	/* mergeable_state?: open and not a work in progress */
+	if (strcmp(m.state, "opened") != 0 || entity_merge_request_wip(m.title))
+		return api_error(r, 405, "405 Method Not Allowed");
+	merge_sides s;
+	rc = merge_sides_find(&r->ctx, r->project->id, m.source_project, m.source_branch,
+			      m.target_branch, m.iid, &s);
+	if (rc == MERGE_ENOTFOUND || (rc == 0 && !s.have_target))
+		return api_error(r, 406, "Branch cannot be merged");
+	if (rc < 0)
+		return ERR_INTERNAL;
+	bool clean;
+	if ((rc = merge_check(&r->ctx, &s, &clean)) < 0)
+		return ERR_INTERNAL;
+	if (!clean)
+		return api_error(r, 406, "Branch cannot be merged");
+	const char *head = oid_hex(r, &s.source);
+	const char *sha = param_str(r, "sha");
+	if (sha && *sha && strcmp(sha, head) != 0)
+		return api_error(r, 409, arena_printf(r->ctx.a,
+						      "SHA does not match HEAD of source branch: %s",
+						      head));
+	bool remove_given, mwps = false;
+	bool remove = m.force_remove;
+	if (param_bool(r, "should_remove_source_branch", &remove_given) == 0)
+		remove = remove_given;
+	(void)param_bool(r, "merge_when_pipeline_succeeds", &mwps);
+	const char *message = param_str(r, "merge_commit_message");
+	if (mwps) {
+		/* Stored for the pipelines of issue 9: the CI process merges the request
+		 * when the head pipeline succeeds (merge_user_id, merge_commit_message,
+		 * should_remove_source_branch), as MergeWhenPipelineSucceedsService. */
+		const char *v[5] = {m.id, "true", caller_id(r), message,
+				    remove ? "true" : "false"};
+		if (!db_query(&r->ctx, "mrs_mwps", 5, v, &err))
+			return err;
+		if (!m.mwps &&
+		    (rc = system_note(r, m.id,
+				      arena_printf(r->ctx.a, "enabled an automatic merge when the "
+							     "pipeline for %s succeeds", head))) < 0)
+			return rc;
+		return respond_mr(r, 200, m.id);
+	}
+	const char *name, *email;
+	if ((rc = content_committer(r, &name, &email)) < 0)
+		return rc;
+	if (!message || !*message)
+		message = default_message(r, &m);
+	git_oid merged;
+	rc = merge_commit(&r->ctx, &s, m.target_branch, message, name, email, &merged);
+	if (rc == MERGE_EMOVED)
+		return api_error(r, 409, "The target branch moved while merging: try again");
+	if (rc == MERGE_ECONFLICT || rc == MERGE_ENOTFOUND)
+		return api_error(r, 406, "Branch cannot be merged");
+	if (rc < 0)
+		return ERR_INTERNAL;
+	const char *ref = arena_printf(r->ctx.a, "refs/heads/%s", m.target_branch);
+	if ((rc = hooks_pushed(&r->ctx, s.repo, r->project, ref, &s.target, &merged)) < 0)
+		return rc;
+	const char *v[4] = {m.id, oid_hex(r, &merged), caller_id(r), remove ? "true" : "false"};
+	if (!db_query(&r->ctx, "mrs_merged", 4, v, &err))
+		return err;
+	if ((rc = system_note(r, m.id, "merged")) < 0 ||
+	    (rc = state_event(r, m.id, m.iid, m.title, "merged")) < 0)
+		return rc;
+	/* the issues the description closes */
+	int n;
+	const char *iids = closing_iids(r, m.description, &n);
+	if (n > 0) {
+		const char *w[4] = {r->project->id, iids, caller_id(r), m.iid};
+		PGresult *closed = db_query(&r->ctx, "mrs_close_issues", 4, w, &err);
+		if (!closed)
+			return err;
+		for (int i = 0; i < PQntuples(closed); i++)
+			if ((rc = events_record(r, r->project->id, caller_id(r), "closed", "closed",
+						"Issue", db_val(closed, i, 0), db_val(closed, i, 1),
+						db_val(closed, i, 2))) < 0)
+				return rc;
+	}
+	if (remove && (rc = remove_source_branch(r, &s, &m)) < 0)
+		return rc;
+	return respond_mr(r, 200, m.id);
+}
+
+static int merge_requests_cancel_mwps(request *r)
+{
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	if (rc < 0)
+		return rc;
+	locked_mr m;
+	if ((rc = lock_mr(r, iid, &m)) != 0)
+		return rc < 0 ? rc : 0;
+	/* can_cancel_merge_when_pipeline_succeeds?: those who may push to the project */
+	if (!can_push_code(&r->project->pa, r->ctx.user))
+		return ERR_UNAUTHORIZED;
+	if (m.mwps) {
+		const char *v[5] = {m.id, "false", NULL, NULL, NULL};
+		int err;
+		if (!db_query(&r->ctx, "mrs_mwps", 5, v, &err))
+			return err;
+		if ((rc = system_note(r, m.id, "canceled the automatic merge")) < 0)
+			return rc;
+	}
+	return respond_mr(r, 201, m.id);
+}
+
+/* ---- subscriptions ---- */
+
+static int check_subscribable(request *r)
+{
+	const char *iid;
+	return mr_iid(r, "subscribable_id", &iid);
+}
+
+static int subscription(request *r, bool subscribe)
+{
+	const char *iid;
+	int rc = mr_iid(r, "subscribable_id", &iid);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	if (db_bool(res, 0, MRC_SUBSCRIBED) == subscribe)
+		return ERR_NOT_MODIFIED;
+	const char *id = db_val(res, 0, MRC_ID);
+	const char *v[3] = {id, caller_id(r), subscribe ? "true" : "false"};
+	int err;
+	if (!db_query(&r->ctx, "mrs_subscribe", 3, v, &err))
+		return err;
+	return respond_mr(r, 201, id);
+}
+
+static int merge_requests_subscribe(request *r)
+{
+	return subscription(r, true);
+}
+
+static int merge_requests_unsubscribe(request *r)
+{
+	return subscription(r, false);
+}
+
+/* ---- the background process: merge_status after a push ---- */
+
+static json_object *member(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* Sets head sha and merge_status of the requests that mrs_to_check finds for project,
+ * branch or id: how many, or -1. */
+static int check_requests(ctx *c, const char *project, const char *branch, const char *id,
+			  const char **why)
+{
+	const char *v[3] = {project, branch, id};
+	int err;
+	PGresult *res = db_query(c, "mrs_to_check", 3, v, &err);
+	if (!res) {
+		*why = "cannot read the merge requests to check";
+		return -1;
+	}
+	for (int i = 0; i < PQntuples(res); i++) {
+		merge_sides s;
+		int rc = merge_sides_find(c, db_val(res, i, 2), db_val(res, i, 3), db_val(res, i, 4),
+					  db_val(res, i, 5), db_val(res, i, 1), &s);
+		if (rc == MERGE_ENOTFOUND)
+			continue; /* no source branch (any more): left as it was */
+		bool clean = false;
+		if (rc == 0 && s.have_target)
+			rc = merge_check(c, &s, &clean);
+		if (rc < 0) {
+			*why = arena_printf(c->a, "cannot check merge request %s", db_val(res, i, 0));
+			return -1;
+		}
+		char hex[GIT_OID_HEXSZ + 1];
+		git_oid_tostr(hex, sizeof(hex), &s.source);
+		const char *w[3] = {db_val(res, i, 0), hex,
+				    clean ? "can_be_merged" : "cannot_be_merged"};
+		if (!db_query(c, "mrs_status", 3, w, &err)) {
+			*why = "cannot record a merge status";
+			return -1;
+		}
+	}
+	return PQntuples(res);
+}
+
+int merge_requests_on_push(ctx *c, json_object *payload, const char **why)
+{
+	json_object *project = member(payload, "project_id"), *ref = member(payload, "ref");
+	if (!project || !json_object_is_type(project, json_type_int) || !ref ||
+	    !json_object_is_type(ref, json_type_string)) {
+		*why = "the payload has no project_id and ref";
+		return -1;
+	}
+	const char *name = json_object_get_string(ref);
+	json_object *after = member(payload, "after");
+	long long project_id = (long long)json_object_get_int64(project);
+	int n = 0;
+	if (strncmp(name, "refs/heads/", 11) == 0) { /* a tag moves no request */
+		n = check_requests(c, arena_printf(c->a, "%lld", project_id),
+				   arena_strdup(c->a, name + 11), NULL, why);
+		if (n < 0)
+			return -1;
+	}
+	/* Pipelines (issue 9) are created from the same job: here. */
+	log_info("push job: project %lld %s %s: %d open merge requests checked", project_id, name,
+		 after && json_object_is_type(after, json_type_string)
+			 ? json_object_get_string(after) : "-", n);
+	return 0;
+}
+
+int merge_requests_on_check(ctx *c, json_object *payload, const char **why)
+{
+	json_object *id = member(payload, "merge_request_id");
+	if (!id || !json_object_is_type(id, json_type_int)) {
+		*why = "the payload has no merge_request_id";
+		return -1;
+	}
+	return check_requests(c, NULL, NULL,
+			      arena_printf(c->a, "%lld", (long long)json_object_get_int64(id)),
+			      why) < 0 ? -1 : 0;
+}
+
+#define MR V4 "/projects/:id/merge_requests/:merge_request_iid"
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route merge_requests_routes[] = {
+	{"GET", V4 "/merge_requests", merge_requests_list_mine, AUTH, check_list},
+	{"GET", V4 "/groups/:id/merge_requests", merge_requests_list_group, AUTH | GR, check_list},
+	{"GET", V4 "/projects/:id/merge_requests", merge_requests_list_project, AUTH | PR,
+	 check_list},
+	{"GET", MR, merge_requests_show, AUTH | PR, check_iid},
+	{"POST", V4 "/projects/:id/merge_requests", merge_requests_create, AUTH | PW, check_create},
+	{"PUT", MR, merge_requests_update, AUTH | PW, check_update},
+	{"DELETE", MR, merge_requests_delete, AUTH | PW, check_iid},
+	{"GET", MR "/commits", merge_requests_commits, AUTH | PR, check_iid},
+	{"GET", MR "/changes", merge_requests_changes, AUTH | PR, check_iid},
+	{"GET", MR "/participants", merge_requests_participants, AUTH | PR, check_iid},
+	{"GET", MR "/closes_issues", merge_requests_closes_issues, AUTH | PR, check_iid},
+	{"PUT", MR "/merge", merge_requests_merge, AUTH | PW, check_merge},
+	{"POST", MR "/cancel_merge_when_pipeline_succeeds", merge_requests_cancel_mwps, AUTH | PW,
+	 check_iid},
+	{"POST", V4 "/projects/:id/merge_requests/:subscribable_id/subscribe",
+	 merge_requests_subscribe, AUTH | PW, check_subscribable},
+	{"POST", V4 "/projects/:id/merge_requests/:subscribable_id/unsubscribe",
+	 merge_requests_unsubscribe, AUTH | PW, check_subscribable},
+	{NULL, NULL, NULL, 0, NULL},
+};

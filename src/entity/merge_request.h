@@ -1,0 +1,68 @@
+/* Presenters of a merge request (GitLab 10's Entities::MergeRequestBasic for lists,
+ * Entities::MergeRequest for one request, the simple view of view=simple) and of a
+ * commit of its list (Entities::RepoCommit, git/commits.h's gitc_commit_json). */
+#ifndef COLLABD_ENTITY_MERGE_REQUEST_H
+#define COLLABD_ENTITY_MERGE_REQUEST_H
+
+#include "entity/milestone.h"
+#include "entity/user.h"
+#include "http/request.h"
+
+/* The merge_requests row mr with what it shows, from the joins of MR_JOINS, for a
+ * statement whose WITH list has the caller as `me` (auth/access.h SQL_ME): subscribed
+ * is the caller's explicit subscription, else whether they take part (author,
+ * assignee, or a comment of theirs). Labels are the titles, sorted. */
+#define MR_COLS                                                                                \
+	"mr.id, mr.iid, mr.target_project_id, mr.source_project_id, mr.title, mr.description," \
+	" mr.state, iso8601(mr.created_at), iso8601(mr.updated_at), mr.target_branch,"          \
+	" mr.source_branch, mr.upvotes, mr.downvotes, ARRAY(SELECT l.title FROM label_links ll"  \
+	" JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"             \
+	" AND ll.target_id = mr.id ORDER BY l.title), mr.merge_when_pipeline_succeeds,"          \
+	" mr.merge_status, mr.sha, mr.merge_commit_sha, mr.user_notes_count,"                   \
+	" mr.discussion_locked, mr.should_remove_source_branch, mr.force_remove_source_branch,"  \
+	" n.full_path || '/' || p.path, mr.time_estimate, mr.total_time_spent,"                 \
+	" coalesce((SELECT s.subscribed FROM subscriptions s"                                   \
+	" WHERE s.subscribable_type = 'MergeRequest' AND s.subscribable_id = mr.id"             \
+	" AND s.user_id = me.id AND s.project_id IS NULL), mr.author_id = me.id"                 \
+	" OR mr.assignee_id = me.id OR EXISTS (SELECT 1 FROM notes sn"                          \
+	" WHERE sn.noteable_type = 'MergeRequest' AND sn.noteable_id = mr.id"                    \
+	" AND sn.author_id = me.id AND NOT sn.system), false),"                                  \
+	" iso8601(mr.merged_at), iso8601(mr.closed_at),"                                         \
+	" au.id, au.username, au.name, au.state, au.avatar,"                                     \
+	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                                \
+	" mb.id, mb.username, mb.name, mb.state, mb.avatar,"                                     \
+	" cb.id, cb.username, cb.name, cb.state, cb.avatar, " MILESTONE_COLS
+#define MR_NCOLS (28 + 20 + MILESTONE_NCOLS)
+/* What MR_COLS reads besides mr: its target project p and namespace n, its author au,
+ * assignee asg, who merged it (mb) and who closed it (cb), its milestone m. */
+#define MR_JOINS                                                                               \
+	" JOIN projects p ON p.id = mr.target_project_id JOIN namespaces n ON n.id = p.namespace_id" \
+	" LEFT JOIN users au ON au.id = mr.author_id LEFT JOIN users asg ON asg.id = mr.assignee_id" \
+	" LEFT JOIN users mb ON mb.id = mr.merged_by_id LEFT JOIN users cb ON cb.id = mr.closed_by_id" \
+	" LEFT JOIN milestones m ON m.id = mr.milestone_id"
+
+enum mr_col {
+	MRC_ID, MRC_IID, MRC_TARGET_PROJECT, MRC_SOURCE_PROJECT, MRC_TITLE, MRC_DESCRIPTION,
+	MRC_STATE, MRC_CREATED_AT, MRC_UPDATED_AT, MRC_TARGET_BRANCH, MRC_SOURCE_BRANCH,
+	MRC_UPVOTES, MRC_DOWNVOTES, MRC_LABELS, MRC_MWPS, MRC_MERGE_STATUS, MRC_SHA,
+	MRC_MERGE_COMMIT_SHA, MRC_USER_NOTES_COUNT, MRC_DISCUSSION_LOCKED, MRC_SHOULD_REMOVE,
+	MRC_FORCE_REMOVE, MRC_PATH, MRC_TIME_ESTIMATE, MRC_TIME_SPENT, MRC_SUBSCRIBED,
+	MRC_MERGED_AT, MRC_CLOSED_AT, MRC_AUTHOR, MRC_ASSIGNEE = MRC_AUTHOR + 5,
+	MRC_MERGED_BY = MRC_ASSIGNEE + 5, MRC_CLOSED_BY = MRC_MERGED_BY + 5,
+	MRC_MILESTONE = MRC_CLOSED_BY + 5,
+};
+_Static_assert(MRC_MILESTONE + MILESTONE_NCOLS == MR_NCOLS, "MR_COLS and enum mr_col");
+
+/* The request whose MR_COLS start at col of row: the list view (MergeRequestBasic). */
+json_object *entity_merge_request_basic(request *r, const PGresult *res, int row, int col);
+/* The simple view (view=simple): id, iid, project_id, title, description, state,
+ * created_at, updated_at, web_url. */
+json_object *entity_merge_request_simple(request *r, const PGresult *res, int row, int col);
+/* The single view: the list view with subscribed, merged_by/at, closed_by/at and the
+ * pipeline fields (none yet). */
+json_object *entity_merge_request(request *r, const PGresult *res, int row, int col);
+/* Whether a title marks a work in progress (GitLab's WIP prefixes: "WIP:", "WIP ",
+ * "[WIP]", "WIP-", case aside). */
+bool entity_merge_request_wip(const char *title);
+
+#endif

@@ -1,0 +1,55 @@
+/* Merge requests in git (libgit2): the source head of a request (a branch of the target
+ * repository, or of a fork's, fetched into the target repository as
+ * refs/merge-requests/<iid>/head as GitLab does), the commits and changes of a request
+ * against the merge base, the in-memory check of whether it merges cleanly, and the
+ * merge itself: a merge commit written into the target branch compare-and-swap (a
+ * concurrent push or merge makes it fail cleanly, never loses a commit), undone when
+ * the open transaction rolls back. Git objects handed out live until c's arena is
+ * reset; JSON objects are new references the caller owns. */
+#ifndef COLLABD_GIT_MERGE_H
+#define COLLABD_GIT_MERGE_H
+
+#include <git2.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "core/ctx.h"
+
+/* Expected failures (besides 0 and -1, an error that is logged). */
+enum {
+	MERGE_ENOTFOUND = 1, /* a branch (or the repository) is missing */
+	MERGE_ECONFLICT = 2, /* the two sides do not merge cleanly */
+	MERGE_EMOVED = 3,    /* the target branch moved meanwhile */
+};
+
+/* What a request merges, found in the target repository. */
+typedef struct {
+	git_repository *repo;  /* the target project's (repo_open: not the caller's) */
+	git_oid source;        /* the source head */
+	git_oid target;        /* the target branch's head */
+	bool have_target;
+} merge_sides;
+
+/* The sides of the request from source_branch of source_project_id to target_branch of
+ * target_project_id (iid: the request's, naming the fetched ref of a fork's source). 0,
+ * MERGE_ENOTFOUND (no source branch; a missing target branch leaves have_target false),
+ * or -1. */
+int merge_sides_find(ctx *c, const char *target_project_id, const char *source_project_id,
+		     const char *source_branch, const char *target_branch, const char *iid,
+		     merge_sides *out);
+/* Whether the sides merge without conflicts: 0 with *out, MERGE_ENOTFOUND when there is
+ * no target branch, or -1. */
+int merge_check(ctx *c, const merge_sides *s, bool *out);
+/* The commits of the request (in the source, not in the target: newest first) as
+ * Entities::Commit records into *out (a new array). */
+int merge_commits_json(ctx *c, const merge_sides *s, json_object **out);
+/* The diff entries (Entities::RepoDiff) from the merge base to the source head into
+ * *out (a new array). */
+int merge_changes_json(ctx *c, const merge_sides *s, json_object **out);
+/* Writes the merge commit of s (message, committed by name/email) and moves the target
+ * branch to it from s->target, compare-and-swap: 0 with its id in *out,
+ * MERGE_ECONFLICT, MERGE_EMOVED, MERGE_ENOTFOUND (no target branch), or -1. */
+int merge_commit(ctx *c, const merge_sides *s, const char *target_branch, const char *message,
+		 const char *name, const char *email, git_oid *out);
+
+#endif
