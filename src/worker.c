@@ -20,10 +20,12 @@
 #include "modules.h"
 
 /* The project or group of a scoped route, found and visible (locked in a writing
- * route's transaction). */
+ * route's transaction: FOR UPDATE, or FOR KEY SHARE for ROUTE_KEY_SHARE). */
 static int resolve_scope(request *r, unsigned flags)
 {
-	bool lock = flags & ROUTE_TX;
+	scope_lock lock = !(flags & ROUTE_TX) ? SCOPE_READ
+			  : flags & ROUTE_KEY_SHARE ? SCOPE_KEY_SHARE
+						    : SCOPE_UPDATE;
 	if (flags & ROUTE_PROJECT) {
 		r->project = arena_alloc(r->ctx.a, sizeof(*r->project));
 		return scope_project(&r->ctx, param_str(r, "id"), lock, r->project);

@@ -25,6 +25,9 @@
 #define PW (ROUTE_PROJECT | ROUTE_TX)
 #define GR ROUTE_GROUP
 #define GW (ROUTE_GROUP | ROUTE_TX)
+/* The same as PW with the project locked FOR KEY SHARE: routes that only add or change
+ * rows under the project (notes), which need it to stay, not to stay the same */
+#define PA (ROUTE_PROJECT | ROUTE_TX | ROUTE_KEY_SHARE)
 
 /* users.c */
 int users_create(request *r);

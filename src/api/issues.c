@@ -37,59 +37,77 @@
 	"(SELECT vm.id FROM milestones vm, projects vp WHERE vm.id = " M "::bigint"              \
 	" AND vp.id = " P " AND (vm.project_id = vp.id OR vm.group_id IN " PROJECT_GROUPS("vp") "))"
 
+/* The statement of the issues lists, the scope's condition on project p given (one
+ * statement per scope, so that each has its plan: prepared statements run generic plans,
+ * in which a condition such as ($4 IS NULL OR p.id = $4) is no index condition). The
+ * projects in the scope that the caller sees first (vp), then the issues of each, read
+ * by its project's index (the LATERAL's OFFSET 0 keeps it a scan per project: the
+ * generic plan's estimate of the filters below is a row or two, and a join that trusts
+ * it compares every issue with every project). The page is taken of the filtered ids
+ * (f) before the joins that present it. */
+#define ISSUES_ORDER                                                                            \
+	"CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC, f.k DESC,"   \
+	" f.id DESC"
+#define ISSUES_LIST(SCOPE)                                                                      \
+	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
+	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"            \
+	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20)," \
+	" vp AS (SELECT p.id, p.namespace_id FROM me, projects p"                               \
+	"  WHERE NOT p.pending_delete AND p.issues_enabled AND " SCOPE                          \
+	"  AND " SQL_PROJECT_LISTED("p") "),"                                                   \
+	" f AS (SELECT i.id, CASE WHEN $23::boolean THEN i.updated_at ELSE i.created_at END AS k" \
+	"  FROM me, vp p CROSS JOIN LATERAL (SELECT * FROM issues li"                           \
+	"   WHERE li.project_id = p.id OFFSET 0) i"                                             \
+	"  WHERE (NOT i.confidential OR me.admin OR i.author_id = me.id OR " ASSIGNED("me.id")    \
+	"   OR i.project_id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"    \
+	"   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"     \
+	"  AND ($6::text IS NULL OR i.state = $6)"                                              \
+	"  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"      \
+	"   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue'"                 \
+	"   AND ll.target_id = i.id AND l.title = ANY ($7)) = cardinality($7))"                 \
+	"  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"                    \
+	"   WHERE ll.target_type = 'Issue' AND ll.target_id = i.id))"                           \
+	"  AND ($10::text IS NULL OR ($10 = 'none' AND i.milestone_id IS NULL)"                 \
+	"   OR ($10 = 'any' AND i.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"       \
+	"   (SELECT 1 FROM milestones mt WHERE mt.id = i.milestone_id AND mt.title = $9::text)))" \
+	"  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND i.author_id = me.id)"           \
+	"   OR ($11 = 'assigned-to-me' AND " ASSIGNED("me.id") "))"                             \
+	"  AND ($12::bigint IS NULL OR i.author_id = $12)"                                      \
+	"  AND ($13::bigint IS NULL OR " ASSIGNED("$13") ")"                                    \
+	"  AND (NOT $14::boolean OR NOT EXISTS (SELECT 1 FROM issue_assignees a"                \
+	"   WHERE a.issue_id = i.id))"                                                          \
+	"  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"                       \
+	"   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id"   \
+	"   AND e.name = $15))"                                                                 \
+	"  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"                    \
+	"   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id))" \
+	"  AND ($17::bigint[] IS NULL OR i.iid = ANY ($17))"                                    \
+	"  AND ($18::text IS NULL OR i.title ILIKE " LIKE("$18") " OR i.description ILIKE "     \
+	LIKE("$18") ")"                                                                         \
+	"  AND ($19::timestamptz IS NULL OR i.created_at >= $19)"                               \
+	"  AND ($20::timestamptz IS NULL OR i.created_at <= $20)"                               \
+	"  AND ($21::timestamptz IS NULL OR i.updated_at >= $21)"                               \
+	"  AND ($22::timestamptz IS NULL OR i.updated_at <= $22))"                              \
+	" SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                      \
+	" (SELECT " ISSUE_COLS " FROM (SELECT * FROM f ORDER BY " ISSUES_ORDER                  \
+	"  LIMIT $25 OFFSET $26) f JOIN issues i ON i.id = f.id" ISSUE_JOINS                    \
+	"  ORDER BY " ISSUES_ORDER ") pg ON true"
+
 const db_stmt issues_stmts[] = {
-	/* The issues the caller sees, filtered, a page of them in order. $1..$3 the caller,
-	 * $4 a project or $5 a group (with its subgroups) or neither (every project); $6 state,
-	 * $7 label titles (all of them), $8 without labels, $9 milestone title with $10 how
-	 * ('title', 'none', 'any'), $11 scope, $12 author, $13 assignee, $14 without
-	 * assignee, $15 the caller's award emoji, $16 without the caller's award, $17 iids,
+	/* The issues the caller sees, filtered, a page of them in order (ISSUES_LIST): in
+	 * every project; in project $4 ($5 NULL); in group $5 and its subgroups ($4 NULL).
+	 * $1..$3 the caller, $6 state, $7 label titles (all of them), $8 without labels, $9
+	 * milestone title with $10 how ('title', 'none', 'any'), $11 scope, $12 author, $13
+	 * assignee, $14 without assignee, $15 the caller's award emoji, $16 without the caller's award, $17 iids,
 	 * $18 search, $19..$22 created after/before, updated after/before, $23 by updated_at,
 	 * $24 ascending, $25 limit, $26 offset. */
-	{"issues_list",
-	 "WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"
-	 " rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"
-	 "  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20),"
-	 " f AS (SELECT i.id, CASE WHEN $23::boolean THEN i.updated_at ELSE i.created_at END AS k"
-	 "  FROM me, issues i JOIN projects p ON p.id = i.project_id"
-	 "  WHERE NOT p.pending_delete AND p.issues_enabled"
-	 "  AND ($4::bigint IS NULL OR i.project_id = $4)"
-	 "  AND ($5::bigint IS NULL OR p.namespace_id IN (SELECT g.id FROM namespaces g"
-	 "   WHERE g.traversal_ids @> ARRAY[$5::bigint]))"
-	 "  AND " SQL_PROJECT_LISTED("p")
-	 "  AND (NOT i.confidential OR me.admin OR i.author_id = me.id OR " ASSIGNED("me.id")
-	 "   OR i.project_id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"
-	 "   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"
-	 "  AND ($6::text IS NULL OR i.state = $6)"
-	 "  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"
-	 "   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue'"
-	 "   AND ll.target_id = i.id AND l.title = ANY ($7)) = cardinality($7))"
-	 "  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"
-	 "   WHERE ll.target_type = 'Issue' AND ll.target_id = i.id))"
-	 "  AND ($10::text IS NULL OR ($10 = 'none' AND i.milestone_id IS NULL)"
-	 "   OR ($10 = 'any' AND i.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"
-	 "   (SELECT 1 FROM milestones mt WHERE mt.id = i.milestone_id AND mt.title = $9::text)))"
-	 "  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND i.author_id = me.id)"
-	 "   OR ($11 = 'assigned-to-me' AND " ASSIGNED("me.id") "))"
-	 "  AND ($12::bigint IS NULL OR i.author_id = $12)"
-	 "  AND ($13::bigint IS NULL OR " ASSIGNED("$13") ")"
-	 "  AND (NOT $14::boolean OR NOT EXISTS (SELECT 1 FROM issue_assignees a"
-	 "   WHERE a.issue_id = i.id))"
-	 "  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"
-	 "   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id"
-	 "   AND e.name = $15))"
-	 "  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"
-	 "   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id))"
-	 "  AND ($17::bigint[] IS NULL OR i.iid = ANY ($17))"
-	 "  AND ($18::text IS NULL OR i.title ILIKE " LIKE("$18") " OR i.description ILIKE "
-	 LIKE("$18") ")"
-	 "  AND ($19::timestamptz IS NULL OR i.created_at >= $19)"
-	 "  AND ($20::timestamptz IS NULL OR i.created_at <= $20)"
-	 "  AND ($21::timestamptz IS NULL OR i.updated_at >= $21)"
-	 "  AND ($22::timestamptz IS NULL OR i.updated_at <= $22))"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
-	 " (SELECT " ISSUE_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
-	 "  ORDER BY CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC,"
-	 "  f.k DESC, f.id DESC LIMIT $25 OFFSET $26) pg ON true",
+	{"issues_list", ISSUES_LIST("$4::bigint IS NULL AND $5::bigint IS NULL"), 26,
+	 1 + ISSUE_NCOLS},
+	{"issues_list_project", ISSUES_LIST("p.id = $4::bigint AND $5::bigint IS NULL"), 26,
+	 1 + ISSUE_NCOLS},
+	{"issues_list_group",
+	 ISSUES_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
+		     " WHERE g.traversal_ids @> ARRAY[$5::bigint])"),
 	 26, 1 + ISSUE_NCOLS},
 	/* Issue $5 of project $4 as the caller ($1..$3) sees it, whether the project's issues
 	 * are enabled and whether the caller is its author or assignee. */
@@ -467,7 +485,11 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 	v[24] = pagination_limit(r, &f.pg);
 	v[25] = pagination_offset(r, &f.pg);
 	int err;
-	PGresult *res = db_query(&r->ctx, "issues_list", 26, v, &err);
+	PGresult *res = db_query(&r->ctx,
+				 project_id ? "issues_list_project"
+				 : group_id ? "issues_list_group"
+					    : "issues_list",
+				 26, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &f.pg, res, entity_issue_basic);
@@ -923,7 +945,7 @@ static int issues_move(request *r)
 		return rc < 0 ? rc : fail_not_found(r, "Issue");
 	to = arena_printf(r->ctx.a, "%lld", strtoll(to, NULL, 10));
 	project_scope target;
-	rc = scope_project(&r->ctx, to, true, &target);
+	rc = scope_project(&r->ctx, to, SCOPE_UPDATE, &target);
 	if (rc == ERR_NOT_FOUND) {
 		const char *v[1] = {to};
 		int err;

@@ -9,7 +9,11 @@
  * on a locked discussion; the note's author, masters and up and admins edit and delete.
  * A note that is only an emoji (":thumbsup:") awards it instead, when the caller may.
  * A comment records the event "commented on" with the note in it; the event follows
- * the note's edits and goes with it. Merge requests do not exist yet: their routes check
+ * the note's edits and goes with it. A comment only adds rows under the project: its
+ * route locks the project FOR KEY SHARE (api.h PA), so that comments do not wait for
+ * each other (each waits only for a comment on the same noteable, whose row it
+ * touches) while edits, deletions and the changes of an issue (FOR UPDATE) still wait
+ * for them and they for those. Merge requests do not exist yet: their routes check
  * their parameters, then answer 404 Merge Request Not Found. */
 #include <string.h>
 
@@ -30,19 +34,28 @@
 	" AND id = " I " RETURNING 1), tm AS (UPDATE merge_requests SET updated_at = now()"      \
 	" WHERE " T " = 'MergeRequest' AND id = " I " RETURNING 1)"
 
+/* Issue $2 of project $1 as a noteable, $3 the caller: id, iid, author, confidential,
+ * locked, issues enabled, the caller is an assignee (NOTEABLE_NCOLS). */
+#define SQL_NOTEABLE_ISSUE                                                                      \
+	"SELECT i.id, i.iid, i.author_id, i.confidential, coalesce(i.discussion_locked, false),"  \
+	" p.issues_enabled, EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id"    \
+	" AND a.user_id = $3) FROM issues i JOIN projects p ON p.id = i.project_id"             \
+	" WHERE i.project_id = $1 AND i.iid = $2"
+#define NOTEABLE_NCOLS 7
+
+/* The order of a page of notes f: $C created_at first (else updated_at), $A ascending. */
+#define NOTES_ORDER(C, A)                                                                       \
+	" ORDER BY CASE WHEN " A "::boolean THEN CASE WHEN " C "::boolean THEN n.created_at"     \
+	" ELSE n.updated_at END END ASC, CASE WHEN " A "::boolean THEN n.id END ASC,"            \
+	" CASE WHEN " C "::boolean THEN n.created_at ELSE n.updated_at END DESC, n.id DESC"
+
 const db_stmt notes_stmts[] = {
 	/* $1 project, $2 iid: id, iid, author, (nothing), locked, merge requests enabled */
 	{"notes_merge_request",
 	 "SELECT mr.id, mr.iid, mr.author_id, NULL::integer, coalesce(mr.discussion_locked, false),"
 	 " p.merge_requests_enabled FROM merge_requests mr JOIN projects p"
 	 " ON p.id = mr.target_project_id WHERE mr.target_project_id = $1 AND mr.iid = $2", 2, 6},
-	/* $1 project, $2 iid, $3 caller: id, iid, author, confidential, locked, issues
-	 * enabled, the caller is an assignee */
-	{"notes_issue",
-	 "SELECT i.id, i.iid, i.author_id, i.confidential, coalesce(i.discussion_locked, false),"
-	 " p.issues_enabled, EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id"
-	 " AND a.user_id = $3) FROM issues i JOIN projects p ON p.id = i.project_id"
-	 " WHERE i.project_id = $1 AND i.iid = $2", 3, 7},
+	{"notes_issue", SQL_NOTEABLE_ISSUE, 3, NOTEABLE_NCOLS},
 	/* $1 project, $2 id: id, iid (none), author, visibility, locked (never), snippets
 	 * enabled */
 	{"notes_snippet",
@@ -54,11 +67,19 @@ const db_stmt notes_stmts[] = {
 	{"notes_list",
 	 "WITH f AS (SELECT * FROM notes WHERE noteable_type = $1 AND noteable_id = $2)"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " NOTE_COLS " FROM f n LEFT JOIN users u ON u.id = n.author_id ORDER BY"
-	 " CASE WHEN $4::boolean THEN CASE WHEN $3::boolean THEN n.created_at ELSE n.updated_at"
-	 " END END ASC, CASE WHEN $4::boolean THEN n.id END ASC,"
-	 " CASE WHEN $3::boolean THEN n.created_at ELSE n.updated_at END DESC, n.id DESC"
-	 " LIMIT $5 OFFSET $6) pg ON true", 6, 1 + NOTE_NCOLS},
+	 " (SELECT " NOTE_COLS " FROM f n LEFT JOIN users u ON u.id = n.author_id"
+	 NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true", 6, 1 + NOTE_NCOLS},
+	/* The same for issue $2 of project $1 ($3 the caller) in one statement, the issue
+	 * as notes_issue finds it after the page: no row when there is no such issue.
+	 * $4 created_at first, $5 ascending, $6 limit, $7 offset. */
+	{"notes_list_issue",
+	 "WITH x AS (" SQL_NOTEABLE_ISSUE "),"
+	 " f AS (SELECT * FROM notes WHERE noteable_type = 'Issue'"
+	 "  AND noteable_id = (SELECT id FROM x))"
+	 " SELECT (SELECT count(*) FROM f), pg.*, x.* FROM x LEFT JOIN LATERAL"
+	 " (SELECT " NOTE_COLS " FROM f n LEFT JOIN users u ON u.id = n.author_id"
+	 NOTES_ORDER("$4", "$5") " LIMIT $6 OFFSET $7) pg ON true",
+	 7, 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 type, $3 noteable */
 	{"notes_show",
 	 "SELECT " NOTE_COLS " FROM notes n LEFT JOIN users u ON u.id = n.author_id"
@@ -114,29 +135,26 @@ static bool project_member(request *r)
 	return a->admin || a->ns_owner || a->level >= ACCESS_GUEST;
 }
 
-int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable *out)
+/* The noteable of kind k whose columns (its statement's) start at col of row 0 of res
+ * (none: no such noteable), as noteable_find. */
+static int noteable_read(request *r, const noteable_kind *k, bool unreadable, const PGresult *res,
+			 int col, noteable *out)
 {
 	*out = (noteable){.type = k->type};
-	const char *v[3] = {r->project->id, param_str(r, k->param), caller_id(r)};
-	int n = k == &noteable_issue ? 3 : 2;
-	int err;
-	PGresult *res = db_query(&r->ctx, k->stmt, n, v, &err);
-	if (!res)
-		return err;
 	if (PQntuples(res) == 0) {
 		api_error(r, 404, "404 Not found"); /* GitLab's RecordNotFound */
 		return 1;
 	}
-	out->id = db_val(res, 0, 0);
-	out->iid = db_val(res, 0, 1);
-	out->author_id = db_val(res, 0, 2);
-	out->locked = db_bool(res, 0, 4);
-	bool enabled = db_bool(res, 0, 5);
+	out->id = db_val(res, 0, col);
+	out->iid = db_val(res, 0, col + 1);
+	out->author_id = db_val(res, 0, col + 2);
+	out->locked = db_bool(res, 0, col + 4);
+	bool enabled = db_bool(res, 0, col + 5);
 	bool author = is_caller(r, out->author_id);
 	if (k == &noteable_issue) {
 		/* IssuePolicy: a confidential issue is for reporters and up, its author and
 		 * its assignees */
-		bool confidential = db_bool(res, 0, 3), assignee = db_bool(res, 0, 6);
+		bool confidential = db_bool(res, 0, col + 3), assignee = db_bool(res, 0, col + 6);
 		out->readable = enabled && (!confidential || project_reporter(r) || author || assignee);
 	} else if (k == &noteable_merge_request) {
 		/* MergeRequestPolicy: read_merge_request, the project's code */
@@ -146,7 +164,7 @@ int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable 
 		/* ProjectSnippetPolicy: public ones for anyone who sees the project, internal
 		 * ones for signed-in users who are not external, private ones for members;
 		 * and their author */
-		int vis = (int)db_int(res, 0, 3);
+		int vis = (int)db_int(res, 0, col + 3);
 		out->readable = enabled && (r->ctx.user->admin || author || vis == VIS_PUBLIC ||
 					    (vis == VIS_INTERNAL && !r->ctx.user->external) ||
 					    project_member(r));
@@ -156,6 +174,18 @@ int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable 
 		return 1;
 	}
 	return 0;
+}
+
+int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable *out)
+{
+	*out = (noteable){.type = k->type};
+	const char *v[3] = {r->project->id, param_str(r, k->param), caller_id(r)};
+	int n = k == &noteable_issue ? 3 : 2;
+	int err;
+	PGresult *res = db_query(&r->ctx, k->stmt, n, v, &err);
+	if (!res)
+		return err;
+	return noteable_read(r, k, unreadable, res, 0, out);
 }
 
 int noteable_note(request *r, const noteable *n, PGresult **out)
@@ -242,18 +272,33 @@ static int list(request *r, const noteable_kind *k)
 	noteable n;
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0 || (rc = param_oneof(r, "order_by", order_bys, &order_by)) < 0 ||
-	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 ||
-	    (rc = noteable_find(r, k, false, &n)) != 0)
+	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0)
+		return rc;
+	const char *created = strcmp(order_by, "created_at") == 0 ? "true" : "false";
+	const char *asc = strcmp(sort, "asc") == 0 ? "true" : "false";
+	int err;
+	PGresult *res;
+	if (k == &noteable_issue) {
+		/* the issue and the page in one statement; the page is answered only when
+		 * the caller may read the issue */
+		const char *v[7] = {r->project->id, param_str(r, k->param), caller_id(r), created,
+				    asc, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+		if (!(res = db_query(&r->ctx, "notes_list_issue", 7, v, &err)))
+			return err;
+		if ((rc = noteable_read(r, k, false, res, 1 + NOTE_NCOLS, &n)) != 0)
+			return rc < 0 ? rc : 0;
+		api_respond_page(r, &pg, res, entity_note);
+		return 0;
+	}
+	if ((rc = noteable_find(r, k, false, &n)) != 0)
 		return rc < 0 ? rc : 0;
 	const char *v[6] = {n.type,
 			    n.id,
-			    strcmp(order_by, "created_at") == 0 ? "true" : "false",
-			    strcmp(sort, "asc") == 0 ? "true" : "false",
+			    created,
+			    asc,
 			    pagination_limit(r, &pg),
 			    pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "notes_list", 6, v, &err);
-	if (!res)
+	if (!(res = db_query(&r->ctx, "notes_list", 6, v, &err)))
 		return err;
 	api_respond_page(r, &pg, res, entity_note);
 	return 0;
@@ -386,7 +431,7 @@ NOTES_HANDLERS(merge_request, noteable_merge_request)
 	 notes_check_list},                                                                     \
 	{"GET", V4 "/projects/:id/" parent "/notes/:note_id", notes_show_##name, AUTH | PR,     \
 	 notes_check_ids},                                                                      \
-	{"POST", V4 "/projects/:id/" parent "/notes", notes_create_##name, AUTH | PW,           \
+	{"POST", V4 "/projects/:id/" parent "/notes", notes_create_##name, AUTH | PA,           \
 	 notes_check_create},                                                                   \
 	{"PUT", V4 "/projects/:id/" parent "/notes/:note_id", notes_update_##name, AUTH | PW,   \
 	 notes_check_update},                                                                   \

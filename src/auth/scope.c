@@ -48,6 +48,7 @@ enum {
 const db_stmt scope_stmts[] = {
 	{"scope_project", PROJECT_SCOPE(""), 6, PS_NCOLS},
 	{"scope_project_lock", PROJECT_SCOPE(" FOR UPDATE OF p"), 6, PS_NCOLS},
+	{"scope_project_key_share", PROJECT_SCOPE(" FOR KEY SHARE OF p"), 6, PS_NCOLS},
 	{"scope_group", GROUP_SCOPE(""), 5, GS_NCOLS},
 	{"scope_group_lock", GROUP_SCOPE(" FOR UPDATE OF g"), 5, GS_NCOLS},
 	{NULL, NULL, 0, 0},
@@ -70,7 +71,7 @@ static const char *text(ctx *c, const PGresult *res, int col)
 	return PQgetisnull(res, 0, col) ? NULL : arena_strdup(c->a, PQgetvalue(res, 0, col));
 }
 
-int scope_project(ctx *c, const char *ref, bool lock, project_scope *out)
+int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out)
 {
 	memset(out, 0, sizeof(*out));
 	const char *v[6];
@@ -86,7 +87,12 @@ int scope_project(ctx *c, const char *ref, bool lock, project_scope *out)
 		v[5] = slash + 1;
 	}
 	int err;
-	PGresult *res = db_query(c, lock ? "scope_project_lock" : "scope_project", 6, v, &err);
+	static const char *const stmts[] = {
+		[SCOPE_READ] = "scope_project",
+		[SCOPE_UPDATE] = "scope_project_lock",
+		[SCOPE_KEY_SHARE] = "scope_project_key_share",
+	};
+	PGresult *res = db_query(c, stmts[lock], 6, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -115,12 +121,12 @@ int scope_project(ctx *c, const char *ref, bool lock, project_scope *out)
 int scope_project_repository(ctx *c, const char *full, project_scope *out, bool *wiki)
 {
 	*wiki = false;
-	int rc = scope_project(c, full, false, out);
+	int rc = scope_project(c, full, SCOPE_READ, out);
 	size_t n = full ? strlen(full) : 0;
 	if (rc != ERR_NOT_FOUND || n <= 5 || strcmp(full + n - 5, ".wiki") != 0 ||
 	    scope_ref_is_id(full))
 		return rc;
-	rc = scope_project(c, arena_strndup(c->a, full, n - 5), false, out);
+	rc = scope_project(c, arena_strndup(c->a, full, n - 5), SCOPE_READ, out);
 	*wiki = rc == 0;
 	return rc;
 }
@@ -130,7 +136,7 @@ static int vis_or_none(const PGresult *res, int col)
 	return PQgetisnull(res, 0, col) ? -1 : (int)db_int(res, 0, col);
 }
 
-int scope_group(ctx *c, const char *ref, bool lock, group_scope *out)
+int scope_group(ctx *c, const char *ref, scope_lock lock, group_scope *out)
 {
 	memset(out, 0, sizeof(*out));
 	const char *v[5];
@@ -141,7 +147,7 @@ int scope_group(ctx *c, const char *ref, bool lock, group_scope *out)
 	if (!ref || !*ref)
 		return not_found(c, "Group");
 	int err;
-	PGresult *res = db_query(c, lock ? "scope_group_lock" : "scope_group", 5, v, &err);
+	PGresult *res = db_query(c, lock != SCOPE_READ ? "scope_group_lock" : "scope_group", 5, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)

@@ -52,14 +52,27 @@ typedef struct group_scope {
 
 /* Whether ref is an id (all digits, at most 18) rather than a full path. */
 bool scope_ref_is_id(const char *ref);
-/* The project (group) that ref names, as c's caller sees it, locked FOR UPDATE for the
- * open transaction when lock: 0, or ERR_NOT_FOUND (c->err_detail "Project"/"Group")
- * when there is none or the caller may not see it, or the database's ERR_ code. */
-int scope_project(ctx *c, const char *ref, bool lock, project_scope *out);
+/* How the scope's row is locked for the open transaction: not at all (a read), FOR
+ * UPDATE (a change of the project or group, or of what must not change under it while
+ * the transaction runs; true and false are these two), or, for a project, FOR KEY SHARE
+ * (a route that only adds or changes rows under the project, as a note: the project
+ * must stay until the commit, not stay the same; writers of such rows do not wait for
+ * each other, nor for a change of the project's other columns). */
+typedef enum scope_lock {
+	SCOPE_READ = 0,
+	SCOPE_UPDATE = 1,
+	SCOPE_KEY_SHARE = 2,
+} scope_lock;
+
+/* The project (group) that ref names, as c's caller sees it, locked as lock says (a
+ * group: SCOPE_KEY_SHARE is SCOPE_UPDATE): 0, or ERR_NOT_FOUND (c->err_detail
+ * "Project"/"Group") when there is none or the caller may not see it, or the database's
+ * ERR_ code. */
+int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out);
 /* The repository that a git path names (full path of a project, without ".git"): the
  * project's own, or, when no project has that path and it ends in ".wiki", the wiki of
  * the project before it (*wiki true). As scope_project, not locked. */
 int scope_project_repository(ctx *c, const char *full, project_scope *out, bool *wiki);
-int scope_group(ctx *c, const char *ref, bool lock, group_scope *out);
+int scope_group(ctx *c, const char *ref, scope_lock lock, group_scope *out);
 
 #endif

@@ -26,6 +26,9 @@ enum route_flag {
 	ROUTE_TX = 1 << 9,        /* the handler runs in a transaction that the dispatcher
 				   * begins, commits when the handler succeeds and rolls back
 				   * when it fails; the scope is locked (FOR UPDATE) in it */
+	ROUTE_KEY_SHARE = 1 << 10, /* with ROUTE_TX and ROUTE_PROJECT: the project is locked
+				    * FOR KEY SHARE instead (auth/scope.h SCOPE_KEY_SHARE): the
+				    * route only adds or changes rows under it */
 };
 
 typedef struct route {
