@@ -46,26 +46,35 @@ as_pg() {
 stack_pg_start() {
 	local dir=$1 bin; bin=$(pg_bindir)
 	[ -n "$bin" ] || { log "PostgreSQL server binaries not found"; return 1; }
-	mkdir -p "$dir/pg"
-	[ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pg"
-	if [ ! -f "$dir/pg/data/PG_VERSION" ]; then
-		as_pg "$bin/initdb" -D "$dir/pg/data" -U postgres -A trust -E UTF8 --no-locale >"$dir/pg/initdb.log" 2>&1 \
-			|| { cat "$dir/pg/initdb.log" >&2; return 1; }
+	mkdir -p "$dir"
+	if [ "$(id -u)" = 0 ] && [ ! -e "$dir/pg" ] && ! runuser -u postgres -- test -x "$dir"; then
+		# a checkout the postgres user cannot reach (under /root, say): the cluster lives
+		# in postgres's home, DIR/pg a link to it
+		local home; home=$(getent passwd postgres | cut -d: -f6)
+		local there; there=$home/collabd-$(printf '%s' "$dir" | sha256sum | cut -c1-12)
+		mkdir -p "$there" && chown postgres:postgres "$there" && ln -s "$there" "$dir/pg" || return 1
 	fi
-	local port; port=$(cat "$dir/pg/port" 2>/dev/null || free_port)
-	mkdir -p "$dir/pg/run"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pg/run"
-	if ! as_pg "$bin/pg_ctl" -D "$dir/pg/data" status >/dev/null 2>&1; then
+	mkdir -p "$dir/pg"
+	local pg; pg=$(readlink -f "$dir/pg")
+	[ "$(id -u)" = 0 ] && chown postgres:postgres "$pg"
+	if [ ! -f "$pg/data/PG_VERSION" ]; then
+		as_pg "$bin/initdb" -D "$pg/data" -U postgres -A trust -E UTF8 --no-locale >"$pg/initdb.log" 2>&1 \
+			|| { cat "$pg/initdb.log" >&2; return 1; }
+	fi
+	local port; port=$(cat "$pg/port" 2>/dev/null || free_port)
+	mkdir -p "$pg/run"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$pg/run"
+	if ! as_pg "$bin/pg_ctl" -D "$pg/data" status >/dev/null 2>&1; then
 		local try
 		for try in 1 2 3; do
-			if as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
-				-o "-p $port -k $dir/pg/run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null; then
+			if as_pg "$bin/pg_ctl" -D "$pg/data" -l "$pg/server.log" -w -t 60 \
+				-o "-p $port -k $pg/run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null; then
 				break
 			fi
-			[ $try = 3 ] && { tail -20 "$dir/pg/server.log" >&2; return 1; }
+			[ $try = 3 ] && { tail -20 "$pg/server.log" >&2; return 1; }
 			port=$(free_port)   # the port was taken meanwhile: another one
 		done
 	fi
-	echo "$port" > "$dir/pg/port"
+	echo "$port" > "$pg/port"
 	local url="host=127.0.0.1 port=$port user=postgres dbname=collabd"
 	if ! psql "host=127.0.0.1 port=$port user=postgres dbname=postgres" -tAc "SELECT 1 FROM pg_database WHERE datname='collabd'" | grep -q 1; then
 		psql "host=127.0.0.1 port=$port user=postgres dbname=postgres" -qc "CREATE DATABASE collabd" >/dev/null || return 1
@@ -74,9 +83,9 @@ stack_pg_start() {
 }
 
 stack_pg_stop() {
-	local dir=$1 bin; bin=$(pg_bindir)
-	[ -f "$dir/pg/data/PG_VERSION" ] || return 0
-	as_pg "$bin/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null 2>&1 || true
+	local dir=$1 bin pg; bin=$(pg_bindir); pg=$(readlink -f "$dir/pg")
+	[ -f "$pg/data/PG_VERSION" ] || return 0
+	as_pg "$bin/pg_ctl" -D "$pg/data" -m fast -w stop >/dev/null 2>&1 || true
 }
 
 # stack_nginx_git_locations DIR UPSTREAM: the server-level locations of git smart HTTP
