@@ -166,7 +166,12 @@ stack_nginx_conf() {
 	for s in "$@"; do servers="$servers        server unix:$s max_fails=0;
 "; done
 	mkdir -p "$dir/nginx/tmp" "$dir/nginx/conf.d"
+	# nginx's workers reach the sockets and files under DIR: as nobody when nobody can
+	# (the test stacks), else as root (a checkout under /root, run by ./contrib/dev run)
+	local user=""
+	[ "$(id -u)" = 0 ] && ! runuser -u nobody -- test -x "$dir" 2>/dev/null && user="user root;"
 	cat > "$dir/nginx/nginx.conf" <<CONF
+$user
 worker_processes 2;
 pid $dir/nginx/nginx.pid;
 error_log $dir/nginx/error.log warn;
