@@ -163,13 +163,26 @@ bool award_emoji_allowed(request *r, const char *author_id, const char *name);
  * issues, milestones.c). */
 int issues_list_page(request *r, const char *project_id, const char *group_id,
 		     const char *default_scope, const char *milestone_title);
-/* The parameter readers of the issue lists, shared with the merge requests: iids
- * (name[]=1&name[]=2, a JSON array or one value) as a PostgreSQL bigint[] literal in
- * *out (NULL when absent; ERR_INVALID when one is not an integer); the labels parameter
- * as given (a comma-separated list, or an array joined with commas; NULL when absent);
- * and the titles of such a list (list, or the labels parameter when NULL), trimmed,
- * without empty ones and repeats, as a text[] literal with their number in *count. */
-int issues_param_iids(request *r, const char *name, const char **out);
+/* The common filters of the issue and merge request lists (spec 4.5, 4.6), read and
+ * checked as GitLab 10's parameter declarations do: state one of states ("all": none),
+ * scope one of scopes (default_scope when absent). */
+typedef struct {
+	page_req pg;
+	const char *state, *labels, *milestone, *milestone_mode, *scope, *author, *assignee,
+		*emoji, *iids, *search, *created_after, *created_before, *updated_after,
+		*updated_before, *order_by, *sort;
+	bool no_label, no_assignee, no_emoji;
+} tracker_filters;
+int tracker_read_filters(request *r, const char *const *states, const char *const *scopes,
+			 const char *default_scope, tracker_filters *f);
+/* The list statements' parameters $1..$26 from f: the caller ($1..$3), project_id,
+ * group_id, the filters, the page. */
+void tracker_filter_params(request *r, tracker_filters *f, const char *project_id,
+			   const char *group_id, const char **v);
+/* The labels parameter of issues and merge requests as given (a comma-separated list,
+ * or an array joined with commas; NULL when absent); and the titles of such a list (list,
+ * or the labels parameter when NULL), trimmed, without empty ones and repeats, as a
+ * text[] literal with their number in *count. */
 const char *issues_param_labels_raw(request *r);
 const char *issues_param_labels(request *r, const char *list, int *count);
 /* merge_requests.c (4.6): a page of the merge requests the caller sees, with the

@@ -365,23 +365,12 @@ static const char *labels_param(request *r)
 
 /* ---- the lists ---- */
 
-struct list_filters {
-	page_req pg;
-	const char *state, *labels, *milestone, *milestone_mode, *scope, *author, *assignee,
-		*emoji, *iids, *search, *created_after, *created_before, *updated_after,
-		*updated_before, *order_by, *sort;
-	bool no_label, no_assignee, no_emoji;
-};
-
-/* The filters of the issue lists, as GitLab 10's parameter declarations check them;
- * scope defaults to default_scope. */
-static int read_list_filters(request *r, const char *default_scope, struct list_filters *f)
+int tracker_read_filters(request *r, const char *const *states, const char *const *scopes,
+			 const char *default_scope, tracker_filters *f)
 {
-	static const char *const states[] = {"opened", "closed", "all", NULL};
-	static const char *const scopes[] = {"created-by-me", "assigned-to-me", "all", NULL};
 	static const char *const orders[] = {"created_at", "updated_at", NULL};
 	static const char *const sorts[] = {"asc", "desc", NULL};
-	*f = (struct list_filters){.scope = default_scope, .order_by = "created_at", .sort = "desc"};
+	*f = (tracker_filters){.scope = default_scope, .order_by = "created_at", .sort = "desc"};
 	long long n;
 	const char **iids;
 	int rc;
@@ -442,16 +431,53 @@ static int read_list_filters(request *r, const char *default_scope, struct list_
 	return 0;
 }
 
+void tracker_filter_params(request *r, tracker_filters *f, const char *project_id,
+			   const char *group_id, const char **v)
+{
+	access_me_params(&r->ctx, v);
+	v[3] = project_id;
+	v[4] = group_id;
+	v[5] = f->state;
+	v[6] = f->labels;
+	v[7] = f->no_label ? "true" : "false";
+	v[8] = f->milestone;
+	v[9] = f->milestone_mode;
+	v[10] = f->scope;
+	v[11] = f->author;
+	v[12] = f->assignee;
+	v[13] = f->no_assignee ? "true" : "false";
+	v[14] = f->emoji;
+	v[15] = f->no_emoji ? "true" : "false";
+	v[16] = f->iids;
+	v[17] = f->search;
+	v[18] = f->created_after;
+	v[19] = f->created_before;
+	v[20] = f->updated_after;
+	v[21] = f->updated_before;
+	v[22] = strcmp(f->order_by, "updated_at") == 0 ? "true" : "false";
+	v[23] = strcmp(f->sort, "asc") == 0 ? "true" : "false";
+	v[24] = pagination_limit(r, &f->pg);
+	v[25] = pagination_offset(r, &f->pg);
+}
+
+/* The filters of the issue lists; scope defaults to default_scope. */
+static int read_list_filters(request *r, const char *default_scope, tracker_filters *f)
+{
+	static const char *const states[] = {"opened", "closed", "all", NULL};
+	static const char *const scopes[] = {"created-by-me", "assigned-to-me", "all", NULL};
+	return tracker_read_filters(r, states, scopes, default_scope, f);
+}
+
 static int check_list(request *r)
 {
-	struct list_filters f;
+	tracker_filters f;
 	return read_list_filters(r, "all", &f);
 }
 
 int issues_list_page(request *r, const char *project_id, const char *group_id,
 		     const char *default_scope, const char *milestone_title)
 {
-	struct list_filters f;
+	tracker_filters f;
 	int rc = read_list_filters(r, default_scope, &f);
 	if (rc < 0)
 		return rc;
@@ -460,30 +486,7 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 		f.milestone = milestone_title;
 	}
 	const char *v[26];
-	access_me_params(&r->ctx, v);
-	v[3] = project_id;
-	v[4] = group_id;
-	v[5] = f.state;
-	v[6] = f.labels;
-	v[7] = f.no_label ? "true" : "false";
-	v[8] = f.milestone;
-	v[9] = f.milestone_mode;
-	v[10] = f.scope;
-	v[11] = f.author;
-	v[12] = f.assignee;
-	v[13] = f.no_assignee ? "true" : "false";
-	v[14] = f.emoji;
-	v[15] = f.no_emoji ? "true" : "false";
-	v[16] = f.iids;
-	v[17] = f.search;
-	v[18] = f.created_after;
-	v[19] = f.created_before;
-	v[20] = f.updated_after;
-	v[21] = f.updated_before;
-	v[22] = strcmp(f.order_by, "updated_at") == 0 ? "true" : "false";
-	v[23] = strcmp(f.sort, "asc") == 0 ? "true" : "false";
-	v[24] = pagination_limit(r, &f.pg);
-	v[25] = pagination_offset(r, &f.pg);
+	tracker_filter_params(r, &f, project_id, group_id, v);
 	int err;
 	PGresult *res = db_query(&r->ctx,
 				 project_id ? "issues_list_project"
@@ -1225,16 +1228,6 @@ const route issues_routes[] = {
 };
 
 /* ---- shared with the merge requests (api.h) ---- */
-
-int issues_param_iids(request *r, const char *name, const char **out)
-{
-	const char **v;
-	int n = int_list(r, name, &v);
-	if (n < 0)
-		return n;
-	*out = int_array_literal(r, v, n);
-	return 0;
-}
 
 const char *issues_param_labels(request *r, const char *list, int *count)
 {

@@ -278,83 +278,27 @@ static const char *oid_hex(request *r, const git_oid *id)
 /* ---- the lists ---- */
 
 struct list_filters {
-	page_req pg;
-	const char *state, *labels, *milestone, *milestone_mode, *scope, *author, *assignee,
-		*emoji, *iids, *search, *created_after, *created_before, *updated_after,
-		*updated_before, *order_by, *sort, *view, *source_branch, *target_branch;
-	bool no_label, no_assignee, no_emoji;
+	tracker_filters t;
+	const char *view, *source_branch, *target_branch;
 };
 
-/* The filters of the merge request lists, as GitLab 10's parameter declarations check
- * them; scope defaults to default_scope. */
+/* The filters of the merge request lists: the common ones and view, source_branch and
+ * target_branch; scope defaults to default_scope. */
 static int read_list_filters(request *r, const char *default_scope, struct list_filters *f)
 {
 	static const char *const states[] = {"opened", "closed", "locked", "merged", "all", NULL};
 	static const char *const scopes[] = {"created-by-me", "assigned-to-me", "created_by_me",
 					     "assigned_to_me", "all", NULL};
-	static const char *const orders[] = {"created_at", "updated_at", NULL};
-	static const char *const sorts[] = {"asc", "desc", NULL};
 	static const char *const views[] = {"simple", NULL};
-	*f = (struct list_filters){.scope = default_scope, .order_by = "created_at", .sort = "desc"};
-	long long n;
+	*f = (struct list_filters){0};
 	int rc;
-	if ((rc = pagination_parse(r, &f->pg)) < 0 ||
-	    (rc = param_oneof(r, "state", states, &f->state)) < 0 ||
-	    (rc = param_oneof(r, "scope", scopes, &f->scope)) < 0 ||
-	    (rc = param_oneof(r, "order_by", orders, &f->order_by)) < 0 ||
-	    (rc = param_oneof(r, "sort", sorts, &f->sort)) < 0 ||
-	    (rc = param_oneof(r, "view", views, &f->view)) < 0 ||
-	    (rc = param_int(r, "author_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
-	    (rc = param_datetime(r, "created_after", &f->created_after)) < 0 ||
-	    (rc = param_datetime(r, "created_before", &f->created_before)) < 0 ||
-	    (rc = param_datetime(r, "updated_after", &f->updated_after)) < 0 ||
-	    (rc = param_datetime(r, "updated_before", &f->updated_before)) < 0 ||
-	    (rc = issues_param_iids(r, "iids", &f->iids)) < 0)
+	if ((rc = tracker_read_filters(r, states, scopes, default_scope, &f->t)) < 0 ||
+	    (rc = param_oneof(r, "view", views, &f->view)) < 0)
 		return rc;
-	if (f->state && strcmp(f->state, "all") == 0)
-		f->state = NULL;
-	if (strcmp(f->scope, "created_by_me") == 0)
-		f->scope = "created-by-me";
-	else if (strcmp(f->scope, "assigned_to_me") == 0)
-		f->scope = "assigned-to-me";
-	f->author = param_str(r, "author_id");
-	f->assignee = param_str(r, "assignee_id");
-	if (f->assignee && strtoll(f->assignee, NULL, 10) == 0) { /* 0: no assignee */
-		f->assignee = NULL;
-		f->no_assignee = true;
-	}
-	const char *labels = issues_param_labels_raw(r);
-	if (labels && *labels) {
-		if (strcmp(labels, "No Label") == 0 || strcmp(labels, "No+Label") == 0) {
-			f->no_label = true;
-		} else {
-			int count;
-			f->labels = issues_param_labels(r, labels, &count);
-			if (count == 0)
-				f->labels = NULL;
-		}
-	}
-	const char *m = param_str(r, "milestone");
-	if (m && *m) {
-		if (strcmp(m, "No Milestone") == 0 || strcmp(m, "No+Milestone") == 0)
-			f->milestone_mode = "none";
-		else if (strcmp(m, "Any Milestone") == 0 || strcmp(m, "Any+Milestone") == 0 ||
-			 strcmp(m, "Any") == 0)
-			f->milestone_mode = "any";
-		else {
-			f->milestone_mode = "title";
-			f->milestone = m;
-		}
-	}
-	const char *emoji = param_str(r, "my_reaction_emoji");
-	if (emoji && *emoji) {
-		if (strcasecmp(emoji, "None") == 0)
-			f->no_emoji = true;
-		else
-			f->emoji = emoji;
-	}
-	const char *search = param_str(r, "search");
-	f->search = search && *search ? search : NULL;
+	if (strcmp(f->t.scope, "created_by_me") == 0)
+		f->t.scope = "created-by-me";
+	else if (strcmp(f->t.scope, "assigned_to_me") == 0)
+		f->t.scope = "assigned-to-me";
 	const char *sb = param_str(r, "source_branch"), *tb = param_str(r, "target_branch");
 	f->source_branch = sb && *sb ? sb : NULL;
 	f->target_branch = tb && *tb ? tb : NULL;
@@ -375,41 +319,18 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 	if (rc < 0)
 		return rc;
 	if (milestone_title) {
-		f.milestone_mode = "title";
-		f.milestone = milestone_title;
+		f.t.milestone_mode = "title";
+		f.t.milestone = milestone_title;
 	}
 	const char *v[28];
-	access_me_params(&r->ctx, v);
-	v[3] = project_id;
-	v[4] = group_id;
-	v[5] = f.state;
-	v[6] = f.labels;
-	v[7] = f.no_label ? "true" : "false";
-	v[8] = f.milestone;
-	v[9] = f.milestone_mode;
-	v[10] = f.scope;
-	v[11] = f.author;
-	v[12] = f.assignee;
-	v[13] = f.no_assignee ? "true" : "false";
-	v[14] = f.emoji;
-	v[15] = f.no_emoji ? "true" : "false";
-	v[16] = f.iids;
-	v[17] = f.search;
-	v[18] = f.created_after;
-	v[19] = f.created_before;
-	v[20] = f.updated_after;
-	v[21] = f.updated_before;
-	v[22] = strcmp(f.order_by, "updated_at") == 0 ? "true" : "false";
-	v[23] = strcmp(f.sort, "asc") == 0 ? "true" : "false";
-	v[24] = pagination_limit(r, &f.pg);
-	v[25] = pagination_offset(r, &f.pg);
+	tracker_filter_params(r, &f.t, project_id, group_id, v);
 	v[26] = f.source_branch;
 	v[27] = f.target_branch;
 	int err;
 	PGresult *res = db_query(&r->ctx, "mrs_list", 28, v, &err);
 	if (!res)
 		return err;
-	api_respond_page(r, &f.pg, res,
+	api_respond_page(r, &f.t.pg, res,
 			 f.view ? entity_merge_request_simple : entity_merge_request_basic);
 	return 0;
 }
