@@ -175,6 +175,9 @@ typedef struct {
 } tracker_filters;
 int tracker_read_filters(request *r, const char *const *states, const char *const *scopes,
 			 const char *default_scope, tracker_filters *f);
+/* GitLab's system note of a label change ("added ~1 ~2 labels and removed ~3 label"),
+ * of the ids added and removed (bigint[] literals or NULL); NULL when neither has any. */
+const char *tracker_labels_note(request *r, const char *added_ids, const char *removed_ids);
 /* The list statements' parameters $1..$26 from f: the caller ($1..$3), project_id,
  * group_id, the filters, the page. */
 void tracker_filter_params(request *r, tracker_filters *f, const char *project_id,

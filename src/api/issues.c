@@ -661,6 +661,18 @@ static const char *label_refs(request *r, const char *literal, int *n)
 	return buf_cstr(&b);
 }
 
+const char *tracker_labels_note(request *r, const char *added_ids, const char *removed_ids)
+{
+	int added, removed;
+	const char *a = label_refs(r, added_ids, &added);
+	const char *d = label_refs(r, removed_ids, &removed);
+	if (added + removed == 0)
+		return NULL;
+	return arena_printf(r->ctx.a, "%s%s%s%s%s %s", a ? "added " : "", a ? a : "",
+			    a && d ? " and " : "", d ? "removed " : "", d ? d : "",
+			    added + removed == 1 ? "label" : "labels");
+}
+
 /* Sets the labels of issue id to the titles of list (creating those the project lacks),
  * with GitLab's system note when they change ("added ~1 ~2 labels and removed ~3
  * label"). */
@@ -676,15 +688,8 @@ static int set_labels(request *r, const char *id, const char *list, bool note)
 		return err;
 	if (!note)
 		return 0;
-	int added, removed;
-	const char *a = label_refs(r, db_val(res, 0, 0), &added);
-	const char *d = label_refs(r, db_val(res, 0, 1), &removed);
-	if (added + removed == 0)
-		return 0;
-	const char *body = arena_printf(r->ctx.a, "%s%s%s%s%s %s", a ? "added " : "", a ? a : "",
-					a && d ? " and " : "", d ? "removed " : "", d ? d : "",
-					added + removed == 1 ? "label" : "labels");
-	return system_note(r, r->project->id, id, body);
+	const char *body = tracker_labels_note(r, db_val(res, 0, 0), db_val(res, 0, 1));
+	return body ? system_note(r, r->project->id, id, body) : 0;
 }
 
 /* Assigns issue id to user (NULL: nobody) when the user may see the project, with

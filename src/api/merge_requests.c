@@ -678,22 +678,6 @@ static int queue_check(request *r, const char *id)
 				  arena_printf(r->ctx.a, "{\"merge_request_id\": %s}", id));
 }
 
-/* "~1 ~2" of the ids of a PostgreSQL array literal; *n their number. */
-static const char *label_refs(request *r, const char *literal, int *n)
-{
-	long long *ids;
-	*n = literal ? db_int_array(r->ctx.a, literal, &ids) : 0;
-	if (*n <= 0) {
-		*n = 0;
-		return NULL;
-	}
-	buf b;
-	buf_init(&b, r->ctx.a, 64);
-	for (int i = 0; i < *n; i++)
-		buf_printf(&b, "%s~%lld", i ? " " : "", ids[i]);
-	return buf_cstr(&b);
-}
-
 /* Sets the labels of request id to the titles of list (made for the project when
  * neither it nor a group above has them), with GitLab's system note when they change. */
 static int set_labels(request *r, const char *id, const char *list, bool note)
@@ -710,15 +694,8 @@ static int set_labels(request *r, const char *id, const char *list, bool note)
 		return err;
 	if (!note)
 		return 0;
-	int added, removed;
-	const char *a = label_refs(r, db_val(res, 0, 0), &added);
-	const char *d = label_refs(r, db_val(res, 0, 1), &removed);
-	if (added + removed == 0)
-		return 0;
-	return system_note(r, id,
-			   arena_printf(r->ctx.a, "%s%s%s%s%s %s", a ? "added " : "", a ? a : "",
-					a && d ? " and " : "", d ? "removed " : "", d ? d : "",
-					added + removed == 1 ? "label" : "labels"));
+	const char *body = tracker_labels_note(r, db_val(res, 0, 0), db_val(res, 0, 1));
+	return body ? system_note(r, id, body) : 0;
 }
 
 /* Assigns request id to user (NULL: nobody) when the user may see the project, with
