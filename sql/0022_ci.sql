@@ -341,3 +341,33 @@ BEGIN
 	RETURN st;
 END
 $$;
+
+-- GitLab 10's Ci::RetryBuildService: job j is copied as a new job of its pipeline (a new
+-- id, the same name, stage, options and variables, no runner, trace or artifacts), by
+-- user u, `created` (or `pending` when enqueue: a single job's retry, which starts it at
+-- once; a pipeline's retry leaves the copies to ci_process_pipeline), and j is marked
+-- retried. Answers the new job's id, or NULL when j is no job.
+CREATE FUNCTION ci_retry_job(j bigint, u bigint, enqueue boolean) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, target_url,
+		description, allow_failure, author_id, pipeline_id, stage_idx, "when", queued_at)
+	SELECT project_id, sha, ref, name, stage, CASE WHEN enqueue THEN 'pending' ELSE 'created' END,
+		target_url, description, allow_failure, u, pipeline_id, stage_idx, "when",
+		CASE WHEN enqueue THEN now() END
+	FROM commit_statuses WHERE id = j AND pipeline_id IS NOT NULL
+	RETURNING id INTO n;
+	IF n IS NULL THEN
+		RETURN NULL;
+	END IF;
+	INSERT INTO ci_builds (id, project_id, pipeline_id, tag, protected, tag_list, options,
+		yaml_variables, environment, trigger_request_id)
+	SELECT n, project_id, pipeline_id, tag, protected, tag_list, options, yaml_variables,
+		environment, trigger_request_id
+	FROM ci_builds WHERE id = j;
+	UPDATE commit_statuses SET retried = true, updated_at = now() WHERE id = j;
+	RETURN n;
+END
+$$;
