@@ -107,6 +107,18 @@ static int may_update(request *r)
 	return ci_can_update_build(&r->project->pa, f.jobs_enabled) ? 0 : ERR_FORBIDDEN;
 }
 
+/* update_build on job row 0 of res (GitLab 10's Ci::BuildPolicy): besides the project's
+ * update_build, a job of a protected branch may be changed only by those who may push to
+ * it. 0 or ERR_FORBIDDEN. */
+static int may_update_job(request *r, const PGresult *res)
+{
+	if (db_bool(res, 0, JC_TAG))
+		return 0;
+	bool ok;
+	int rc = content_may_push_branch(r, db_val(res, 0, JC_REF), &ok);
+	return rc < 0 ? rc : ok ? 0 : ERR_FORBIDDEN;
+}
+
 /* ---- presenting ---- */
 
 /* The commit records of a response's jobs, each read once from the repository. */
@@ -561,6 +573,8 @@ static int jobs_cancel(request *r)
 	int rc = may_update(r);
 	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
 		return rc < 0 ? rc : 0;
+	if ((rc = may_update_job(r, res)) < 0)
+		return rc;
 	const char *id = db_val(res, 0, JC_ID);
 	int err;
 	PGresult *c = db_query(&r->ctx, "jobs_cancel", 1, (const char *[]){id}, &err);
@@ -579,6 +593,8 @@ static int jobs_retry(request *r)
 	int rc = may_update(r);
 	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
 		return rc < 0 ? rc : 0;
+	if ((rc = may_update_job(r, res)) < 0)
+		return rc;
 	const char *status = db_val(res, 0, JC_STATUS);
 	if (strcmp(status, "success") != 0 && strcmp(status, "failed") != 0 &&
 	    strcmp(status, "canceled") != 0)
@@ -601,7 +617,7 @@ static int jobs_play(request *r)
 	int rc = may_read(r);
 	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
 		return rc < 0 ? rc : 0;
-	if ((rc = may_update(r)) < 0)
+	if ((rc = may_update(r)) < 0 || (rc = may_update_job(r, res)) < 0)
 		return rc;
 	const char *id = db_val(res, 0, JC_ID);
 	if ((rc = ci_job_play(&r->ctx, id, r->ctx.user->id)) < 0)

@@ -547,6 +547,20 @@ START_TEST(test_jobs_artifact_file)
 	ck_body(R(api("GET", jpath(&f, b, "/artifacts/zeros.bin"), f.owner, NULL)), 400,
 		"{\"message\":\"400 (Bad request) the file is too large to extract\"}");
 	ck_assert_int_eq(count_files(S(fmt("%s/cache/artifacts/%lld/%lld", storage(), f.id, b))), 0);
+	/* an entry whose headers understate its size: no more than they say is written */
+	long long l = job(&f, p, "liar", "success");
+	char *lzip = artifacts(&f, l, "l.zip", "echo x > x.txt");
+	sh(S(fmt("/usr/bin/python3 -c 'import zipfile,struct,sys\n"
+		 "zipfile.ZipFile(sys.argv[1],\"w\",zipfile.ZIP_DEFLATED).writestr(\"z\",bytes(1<<20))\n"
+		 "b=bytearray(open(sys.argv[1],\"rb\").read())\n"
+		 "struct.pack_into(\"<I\",b,22,1000)\n"
+		 "c=b.rfind(b\"PK\\x01\\x02\")\n"
+		 "struct.pack_into(\"<I\",b,c+24,1000)\n"
+		 "open(sys.argv[1],\"wb\").write(b)' '%s'",
+		 lzip)));
+	r = R(api("GET", jpath(&f, l, "/artifacts/z"), f.owner, NULL));
+	ck_assert_msg(r->status == 404 || r->status == 400, "liar: %ld %s", r->status, r->body);
+	ck_assert_int_eq(count_files(S(fmt("%s/cache/artifacts/%lld/%lld", storage(), f.id, l))), 0);
 	/* a corrupt archive is no archive */
 	long long c = job(&f, p, "corrupt", "success");
 	char *czip = artifacts(&f, c, "c.zip", "echo x > x.txt");
@@ -649,6 +663,40 @@ START_TEST(test_jobs_play)
 }
 END_TEST
 
+START_TEST(test_jobs_protected_branch)
+{
+	fx f;
+	project(&f, "private");
+	ck_code(R(api("POST", S(fmt("/projects/%lld/protected_branches", f.id)), f.owner,
+		      "name=master&push_access_level=40&merge_access_level=40")),
+		201);
+	long long p = pipeline(&f, "master", "failed");
+	long long a = job(&f, p, "build", "failed");
+	long long m = job_at(&f, p, "deploy", 1, "manual", "manual");
+	long long c = job(&f, p, "lint", "pending");
+	char *dev = member(f.id, 30, NULL);
+	/* a developer may not push to master: none of its jobs change */
+	ck_body(R(api("POST", jpath(&f, a, "/retry"), dev, NULL)), 403,
+		"{\"message\":\"403 Forbidden\"}");
+	ck_code(R(api("POST", jpath(&f, m, "/play"), dev, NULL)), 403);
+	ck_code(R(api("POST", jpath(&f, c, "/cancel"), dev, NULL)), 403);
+	ck_assert_str_eq(status_of("commit_statuses", c), "pending");
+	/* a master may */
+	char *master = member(f.id, 40, NULL);
+	ck_code(R(api("POST", jpath(&f, c, "/cancel"), master, NULL)), 201);
+	ck_code(R(api("POST", jpath(&f, a, "/retry"), master, NULL)), 201);
+	/* other branches and tags stay open to developers */
+	long long q = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status, tag) VALUES"
+			      " (%lld, 'v1.0', '%s', 'failed', true) RETURNING id", f.id, f.sha);
+	long long t = job(&f, q, "build", "failed");
+	free(sql_value("UPDATE ci_builds SET tag = true WHERE id = %lld", t));
+	ck_code(R(api("POST", jpath(&f, t, "/retry"), dev, NULL)), 201);
+	long long r2 = pipeline(&f, "feature", "failed");
+	long long u = job(&f, r2, "build", "failed");
+	ck_code(R(api("POST", jpath(&f, u, "/retry"), dev, NULL)), 201);
+}
+END_TEST
+
 Suite *suite_jobs(void)
 {
 	Suite *s = suite_create("jobs");
@@ -666,6 +714,7 @@ Suite *suite_jobs(void)
 	tcase_add_test(tc, test_jobs_cancel);
 	tcase_add_test(tc, test_jobs_retry);
 	tcase_add_test(tc, test_jobs_play);
+	tcase_add_test(tc, test_jobs_protected_branch);
 	suite_add_tcase(s, tc);
 	return s;
 }
