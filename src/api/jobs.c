@@ -389,8 +389,22 @@ static int jobs_artifacts(request *r)
 	return send_artifacts(r, res);
 }
 
+/* The ref of GET .../jobs/artifacts/<ref>/download, whose ref may hold slashes as
+ * GitLab's requirements allow (ref_name: /.+/): what the route's wildcard took before
+ * its last "/download"; NULL when it does not end so (no such route). */
+static const char *download_ref(request *r)
+{
+	const char *rest = param_str(r, "ref_download");
+	size_t n = rest ? strlen(rest) : 0, k = strlen("/download");
+	if (n <= k || strcmp(rest + n - k, "/download") != 0)
+		return NULL;
+	return arena_strndup(r->ctx.a, rest, n - k);
+}
+
 static int jobs_check_download(request *r)
 {
+	if (!download_ref(r))
+		return ERR_NO_ROUTE;
 	const char *job;
 	return param_require(r, "job", &job);
 }
@@ -400,7 +414,7 @@ static int jobs_artifacts_download(request *r)
 	int rc = may_read(r);
 	if (rc < 0)
 		return rc;
-	const char *v[3] = {r->project->id, param_str(r, "ref_name"), param_str(r, "job")};
+	const char *v[3] = {r->project->id, download_ref(r), param_str(r, "job")};
 	int err;
 	PGresult *res = db_query(&r->ctx, "jobs_latest_artifacts", 3, v, &err);
 	if (!res)
@@ -632,8 +646,8 @@ const route jobs_routes[] = {
 	{"GET", V4 "/projects/:id/jobs", jobs_list, AUTH | PR, jobs_check_list},
 	{"GET", V4 "/projects/:id/pipelines/:pipeline_id/jobs", jobs_pipeline_list, AUTH | PR,
 	 jobs_check_list},
-	{"GET", V4 "/projects/:id/jobs/artifacts/:ref_name/download", jobs_artifacts_download,
-	 AUTH | PR, jobs_check_download},
+	{"GET", V4 "/projects/:id/jobs/artifacts/*ref_download", jobs_artifacts_download, AUTH | PR,
+	 jobs_check_download},
 	{"GET", V4 "/projects/:id/jobs/:job_id", jobs_show, AUTH | PR, jobs_check_id},
 	{"GET", V4 "/projects/:id/jobs/:job_id/trace", jobs_trace, AUTH | PR, jobs_check_id},
 	{"GET", V4 "/projects/:id/jobs/:job_id/artifacts", jobs_artifacts, AUTH | PR,

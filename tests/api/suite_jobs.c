@@ -481,12 +481,22 @@ START_TEST(test_jobs_artifacts_by_ref)
 	long long p4 = pipeline(&f, "master", "success");
 	job(&f, p4, "build", "success");
 	ck_code(R(api("GET", S(fmt("%s?job=build", dl)), f.owner, NULL)), 404);
-	/* a ref with a slash, encoded */
+	/* a ref with a slash, as sent and encoded; a path that does not end in /download */
+	ck_body(R(api("GET", S(fmt("/projects/%lld/jobs/artifacts/master?job=build", f.id)),
+		      f.owner, NULL)),
+		404, "{\"error\":\"404 Not Found\"}");
+	ck_code(R(api("GET", S(fmt("/projects/%lld/jobs/artifacts/download?job=build", f.id)),
+		      f.owner, NULL)),
+		404);
 	long long p5 = pipeline(&f, "feature/x", "success");
 	long long j5 = job(&f, p5, "build", "success");
 	char *zip5 = artifacts(&f, j5, "five.zip", "echo five > five.txt");
 	ck_file(R(api("GET",
 		      S(fmt("/projects/%lld/jobs/artifacts/feature%%2Fx/download?job=build", f.id)),
+		      f.owner, NULL)),
+		zip5);
+	ck_file(R(api("GET",
+		      S(fmt("/projects/%lld/jobs/artifacts/feature/x/download?job=build", f.id)),
 		      f.owner, NULL)),
 		zip5);
 }
