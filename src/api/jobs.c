@@ -77,7 +77,8 @@ typedef struct {
 static int project_flags(request *r, jobs_flags *out)
 {
 	int err;
-	PGresult *res = db_query(&r->ctx, "jobs_project", 1, (const char *[]){r->project->id}, &err);
+	PGresult *res =
+		db_query(&r->ctx, "jobs_project", 1, (const char *[]){r->project->id}, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -94,7 +95,8 @@ static int may_read(request *r)
 	int rc = project_flags(r, &f);
 	if (rc < 0)
 		return rc;
-	return ci_can_read_build(&r->project->pa, f.public_jobs, f.jobs_enabled) ? 0 : ERR_FORBIDDEN;
+	return ci_can_read_build(&r->project->pa, f.public_jobs, f.jobs_enabled) ? 0
+										 : ERR_FORBIDDEN;
 }
 
 /* authorize_update_builds!: 0 or ERR_FORBIDDEN. */
@@ -533,7 +535,8 @@ static int artifact_entry(request *r, const char *job_id, const char *zip_path,
 	int zerr;
 	zip_t *z = zip_open(zip_path, ZIP_RDONLY, &zerr);
 	if (!z) {
-		log_warn("jobs: cannot open the artifacts of job %s (libzip error %d)", job_id, zerr);
+		log_warn("jobs: cannot open the artifacts of job %s (libzip error %d)", job_id,
+			 zerr);
 		return ENTRY_NONE;
 	}
 	int rc = ENTRY_NONE;
@@ -563,9 +566,8 @@ static int jobs_artifact_file(request *r)
 	if (!artifact_path_valid(name))
 		return api_error(r, 400, "400 (Bad request)");
 	const char *rel;
-	rc = artifact_entry(r, db_val(res, 0, JC_ID),
-			    arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, zip_rel), name,
-			    &rel);
+	const char *zip_path = arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, zip_rel);
+	rc = artifact_entry(r, db_val(res, 0, JC_ID), zip_path, name, &rel);
 	if (rc == ENTRY_NONE)
 		return api_error(r, 404, "404 Not found");
 	if (rc == ENTRY_TOO_LARGE)
