@@ -5,7 +5,7 @@
 PACKAGES="build-essential autoconf automake libtool pkg-config libfcgi-dev libjson-c-dev \
 libpq-dev libgit2-dev check libyaml-dev libssl-dev libcurl4-openssl-dev libcrypt-dev \
 postgresql postgresql-common nginx fcgiwrap git bzip2 unzip wrk python3-gitlab python3-requests curl \
-openssh-server openssh-client"
+openssh-server openssh-client libzip-dev zip"
 
 log() { printf '%s\n' "collabd: $*" >&2; }
 
@@ -226,6 +226,14 @@ $(stack_nginx_git_locations "$dir" collabd)
         location ^~ /_internal/cache/ {
             internal;
             alias $dir/storage/cache/;
+            default_type application/octet-stream;
+            add_header X-Content-Type-Options nosniff always;
+        }
+        # Job traces and artifacts as nginx/collabd.conf sends them: collabd checks
+        # access and answers X-Accel-Redirect: /_internal/ci/...
+        location ^~ /_internal/ci/ {
+            internal;
+            alias $dir/storage/ci/;
             default_type application/octet-stream;
             add_header X-Content-Type-Options nosniff always;
         }

@@ -211,8 +211,9 @@ int archive_remove(ctx *c, const char *project_id)
 	if (!is_id(project_id))
 		return -1;
 	int rc = 0;
-	static const char *const kinds[] = {"archives", "blobs"};
-	for (size_t i = 0; i < 2; i++)
+	/* artifacts: the files extracted from job artifacts (api/jobs.c) */
+	static const char *const kinds[] = {"archives", "blobs", "artifacts"};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
 		if (repo_remove_dir(arena_printf(c->a, "%s/cache/%s/%s", c->cfg->storage_path,
 						 kinds[i], project_id)) < 0)
 			rc = -1;

@@ -1,0 +1,663 @@
+/* Jobs (spec 4.5, GitLab 10's lib/api/jobs.rb): the jobs of a project and of a pipeline,
+ * one job, its trace, its artifacts archive (by job, or the latest successful one of a
+ * ref), one file of that archive, and cancel, retry and play.
+ *
+ * Reading needs read_build and changing update_build (ci/job.h); the project itself is
+ * found by the scope (404 when the caller may not see it), and a project the caller sees
+ * but whose jobs they may not read or change answers 403, as GitLab 10's authorize!.
+ *
+ * No byte of a trace or an archive passes through a worker: collabd checks access and
+ * answers X-Accel-Redirect to /_internal/ci/ (<storage_path>/ci/: traces/<project>/<job>.log
+ * and artifacts/<project>/<job>/artifacts.zip, written by the runner API) and nginx sends
+ * the file. One file of an archive is extracted once (libzip) into the download cache,
+ * cache/artifacts/<project>/<job>/<digest of its path>, through a temporary file and
+ * rename(2), and sent from /_internal/cache/ the same way. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include "api/api.h"
+#include "ci/job.h"
+#include "core/crypto.h"
+#include "core/files.h"
+#include "core/log.h"
+#include "entity/entity.h"
+#include "entity/job.h"
+#include "git/commits.h"
+
+const db_stmt jobs_stmts[] = {
+	{"jobs_project", "SELECT public_jobs, jobs_enabled FROM projects WHERE id = $1", 1, 2},
+	{"jobs_pipeline", "SELECT id FROM ci_pipelines WHERE id = $2 AND project_id = $1", 2, 1},
+	/* $1 project, $2 pipeline or NULL, $3 statuses (text[]) or NULL, $4 limit, $5
+	 * offset; newest first, retried jobs included (GitLab 10's project.builds and
+	 * pipeline.builds) */
+	{"jobs_list",
+	 "WITH f AS (SELECT b.id FROM ci_builds b JOIN commit_statuses s ON s.id = b.id"
+	 " WHERE b.project_id = $1 AND ($2::bigint IS NULL OR b.pipeline_id = $2)"
+	 " AND ($3::text[] IS NULL OR s.status = ANY ($3::text[])))"
+	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " JOB_COLS " FROM " JOB_FROM " WHERE s.id IN (SELECT id FROM f)"
+	 " ORDER BY s.id DESC LIMIT $4 OFFSET $5) x ON true",
+	 5, 1 + JOB_NCOLS},
+	/* $1 project, $2 job */
+	{"jobs_show", "SELECT " JOB_COLS " FROM " JOB_FROM " WHERE s.id = $2 AND b.project_id = $1",
+	 2, JOB_NCOLS},
+	/* the job named $3 of the latest successful pipeline of ref $2, with artifacts
+	 * (GitLab 10's Project#latest_successful_builds_for) */
+	{"jobs_latest_artifacts",
+	 "SELECT s.id FROM commit_statuses s JOIN ci_builds b ON b.id = s.id"
+	 " WHERE s.pipeline_id = (SELECT id FROM ci_pipelines WHERE project_id = $1 AND ref = $2"
+	 " AND status = 'success' ORDER BY id DESC LIMIT 1)"
+	 " AND s.name = $3 AND NOT s.retried AND " SQL_JOB_ARTIFACTS " ORDER BY s.id DESC LIMIT 1",
+	 3, 1},
+	/* GitLab 10's CommitStatus cancel event: created, pending, running, manual */
+	{"jobs_cancel",
+	 "UPDATE commit_statuses SET status = 'canceled', finished_at = now(), updated_at = now()"
+	 " WHERE id = $1 AND status IN ('created', 'pending', 'running', 'manual')"
+	 " RETURNING pipeline_id",
+	 1, 1},
+	{"jobs_retry", "SELECT ci_retry_job($1, $2, true)", 2, 1},
+	{NULL, NULL, 0, 0},
+};
+
+/* GitLab 10's CommitStatus::AVAILABLE_STATUSES: the values of scope. */
+static const char *const STATUSES[] = {"created", "pending", "running", "success", "failed",
+				       "canceled", "skipped", "manual", NULL};
+
+/* ---- access ---- */
+
+typedef struct {
+	bool public_jobs;
+	bool jobs_enabled;
+} jobs_flags;
+
+static int project_flags(request *r, jobs_flags *out)
+{
+	int err;
+	PGresult *res =
+		db_query(&r->ctx, "jobs_project", 1, (const char *[]){r->project->id}, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, "Project");
+	out->public_jobs = db_bool(res, 0, 0);
+	out->jobs_enabled = db_bool(res, 0, 1);
+	return 0;
+}
+
+/* authorize_read_builds!: 0 or ERR_FORBIDDEN. */
+static int may_read(request *r)
+{
+	jobs_flags f;
+	int rc = project_flags(r, &f);
+	if (rc < 0)
+		return rc;
+	return ci_can_read_build(&r->project->pa, f.public_jobs, f.jobs_enabled) ? 0
+										 : ERR_FORBIDDEN;
+}
+
+/* authorize_update_builds!: 0 or ERR_FORBIDDEN. */
+static int may_update(request *r)
+{
+	jobs_flags f;
+	int rc = project_flags(r, &f);
+	if (rc < 0)
+		return rc;
+	return ci_can_update_build(&r->project->pa, f.jobs_enabled) ? 0 : ERR_FORBIDDEN;
+}
+
+/* update_build on job row 0 of res (GitLab 10's Ci::BuildPolicy): besides the project's
+ * update_build, a job of a protected branch may be changed only by those who may push to
+ * it. 0 or ERR_FORBIDDEN. */
+static int may_update_job(request *r, const PGresult *res)
+{
+	if (db_bool(res, 0, JC_TAG))
+		return 0;
+	bool ok;
+	int rc = content_may_push_branch(r, db_val(res, 0, JC_REF), &ok);
+	return rc < 0 ? rc : ok ? 0 : ERR_FORBIDDEN;
+}
+
+/* ---- presenting ---- */
+
+/* The commit records of a response's jobs, each read once from the repository. */
+#define COMMIT_MEMO_MAX 128
+typedef struct {
+	bool opened;
+	git_repository *repo; /* NULL when the project has none */
+	int n;
+	const char *sha[COMMIT_MEMO_MAX];
+	json_object *json[COMMIT_MEMO_MAX]; /* owned by the request; NULL: not in the repository */
+} commit_memo;
+
+static bool is_sha(const char *s)
+{
+	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+/* The record of commit sha (a new reference), or NULL when the repository lacks it. */
+static json_object *job_commit(request *r, commit_memo *m, const char *sha)
+{
+	if (!is_sha(sha))
+		return NULL;
+	for (int i = 0; i < m->n; i++)
+		if (strcmp(m->sha[i], sha) == 0)
+			return m->json[i] ? json_object_get(m->json[i]) : NULL;
+	if (!m->opened) {
+		m->opened = true;
+		if (gitc_open(&r->ctx, r->project->id, &m->repo) != 0)
+			m->repo = NULL;
+	}
+	json_object *o = NULL;
+	git_commit *commit;
+	if (m->repo && gitc_commit_of(&r->ctx, m->repo, sha, &commit) == 0)
+		o = request_own(r, gitc_commit_json(&r->ctx, m->repo, commit, false));
+	if (m->n < COMMIT_MEMO_MAX) {
+		m->sha[m->n] = sha;
+		m->json[m->n++] = o;
+	}
+	return o ? json_object_get(o) : NULL;
+}
+
+static json_object *present(request *r, commit_memo *m, const PGresult *res, int row, int col)
+{
+	return entity_job(r, res, row, col, job_commit(r, m, db_val(res, row, col + JC_SHA)));
+}
+
+/* The job :job_id of the route's project: 0 with its row (JOB_COLS), or GitLab 10's 404
+ * "404 Not found" (answered: 1). */
+static int find_job(request *r, const char *id, PGresult **out)
+{
+	const char *v[2] = {r->project->id, id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "jobs_show", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return api_error(r, 404, "404 Not found"), 1;
+	*out = res;
+	return 0;
+}
+
+static int respond_job(request *r, const char *id, int status)
+{
+	PGresult *res;
+	int rc = find_job(r, id, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	commit_memo m = {0};
+	respond_json(r, status, present(r, &m, res, 0, 0));
+	return 0;
+}
+
+/* ---- lists ---- */
+
+/* scope as one string or as scope[] (GitLab 10's coercion): the statuses as a text[]
+ * literal in *out (NULL when absent), or ERR_INVALID as Grape's values validator. */
+static int read_scope(request *r, const char **out)
+{
+	*out = NULL;
+	const char **vals;
+	int n = param_array(r, "scope", &vals);
+	if (n < 0)
+		return n;
+	const char *one[1];
+	if (n == 0) {
+		param *p = param_find(r, "scope");
+		if (!p)
+			return 0;
+		one[0] = p->value;
+		vals = one;
+		n = 1;
+	}
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	buf_puts(&b, "{");
+	int rc = 0;
+	for (int i = 0; i < n && rc == 0; i++) {
+		int k = 0;
+		while (STATUSES[k] && !(vals[i] && strcmp(vals[i], STATUSES[k]) == 0))
+			k++;
+		if (!STATUSES[k])
+			rc = fail(r, ERR_INVALID, "scope does not have a valid value");
+		else
+			buf_printf(&b, "%s%s", i ? "," : "", STATUSES[k]);
+	}
+	buf_puts(&b, "}");
+	if (rc == 0)
+		*out = buf_cstr(&b);
+	return rc;
+}
+
+static int jobs_check_list(request *r)
+{
+	const char *scope, *id;
+	page_req pg;
+	int rc = read_scope(r, &scope);
+	if (rc == 0 && param_find(r, "pipeline_id"))
+		rc = api_id(r, "pipeline_id", &id);
+	return rc < 0 ? rc : pagination_parse(r, &pg);
+}
+
+static int list(request *r, const char *pipeline_id)
+{
+	page_req pg;
+	const char *scope;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = read_scope(r, &scope)) < 0 || (rc = may_read(r)) < 0)
+		return rc;
+	int err;
+	if (pipeline_id) {
+		PGresult *p = db_query(&r->ctx, "jobs_pipeline", 2,
+				       (const char *[]){r->project->id, pipeline_id}, &err);
+		if (!p)
+			return err;
+		if (PQntuples(p) == 0)
+			return fail_not_found(r, "Pipeline");
+	}
+	const char *v[5] = {r->project->id, pipeline_id, scope, pagination_limit(r, &pg),
+			    pagination_offset(r, &pg)};
+	PGresult *res = db_query(&r->ctx, "jobs_list", 5, v, &err);
+	if (!res)
+		return err;
+	commit_memo m = {0};
+	json_object *arr = json_object_new_array();
+	for (int i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, 1))
+			json_object_array_add(arr, present(r, &m, res, i, 1));
+	pagination_headers(r, &pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
+	respond_json(r, 200, arr);
+	return 0;
+}
+
+static int jobs_list(request *r)
+{
+	return list(r, NULL);
+}
+
+static int jobs_pipeline_list(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "pipeline_id", &id);
+	return rc < 0 ? rc : list(r, id);
+}
+
+/* ---- one job ---- */
+
+static int jobs_check_id(request *r)
+{
+	const char *id;
+	return api_id(r, "job_id", &id);
+}
+
+static int jobs_show(request *r)
+{
+	int rc = may_read(r);
+	return rc < 0 ? rc : respond_job(r, param_str(r, "job_id"), 200);
+}
+
+/* ---- downloads ---- */
+
+static bool regular_file(const char *path, off_t *size)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	if (size)
+		*size = st.st_size;
+	return true;
+}
+
+/* Hands rel (a file relative to the storage path, under ci/ or cache/) to nginx. */
+static void respond_accel(request *r, const char *rel, const char *type,
+			  const char *disposition)
+{
+	respond_empty(r, 200);
+	respond_header(r, "Content-Type", type);
+	respond_header(r, "Content-Disposition", disposition);
+	respond_header(r, "X-Accel-Redirect", arena_printf(r->ctx.a, "/_internal/%s", rel));
+}
+
+static int jobs_trace(request *r)
+{
+	PGresult *res;
+	int rc = may_read(r);
+	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+		return rc < 0 ? rc : 0;
+	const char *id = db_val(res, 0, JC_ID);
+	const char *rel = arena_printf(r->ctx.a, "ci/traces/%s/%s.log", r->project->id, id);
+	const char *disposition = arena_printf(r->ctx.a, "infile; filename=\"%s.log\"", id);
+	off_t size;
+	if (regular_file(arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, rel), &size) &&
+	    size > 0) {
+		respond_accel(r, rel, "text/plain", disposition);
+		return 0;
+	}
+	/* no trace yet: GitLab 10 answered its empty raw trace */
+	r->status = 200;
+	r->body = "";
+	r->body_len = 0;
+	r->content_type = "text/plain";
+	respond_header(r, "Content-Disposition", disposition);
+	return 0;
+}
+
+/* The artifacts archive of job row 0 of res, when it has one on disk: its path relative
+ * to the storage path, else NULL. */
+static const char *artifacts_rel(request *r, const PGresult *res)
+{
+	if (!db_val(res, 0, JC_ARTIFACTS_FILE))
+		return NULL;
+	const char *rel = arena_printf(r->ctx.a, "ci/artifacts/%s/%s/artifacts.zip", r->project->id,
+				       db_val(res, 0, JC_ID));
+	return regular_file(arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, rel), NULL)
+		       ? rel
+		       : NULL;
+}
+
+/* A file name fit for a header: what a runner uploaded, with the characters that could
+ * end or split the header replaced. */
+static const char *header_name(request *r, const char *name)
+{
+	char *s = arena_strdup(r->ctx.a, name && *name ? name : "artifacts.zip");
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\' || *p == ';')
+			*p = '_';
+	return s;
+}
+
+/* present_artifacts!: the archive of job row 0 of res, or 404 "404 Not found". */
+static int send_artifacts(request *r, const PGresult *res)
+{
+	const char *rel = artifacts_rel(r, res);
+	if (!rel)
+		return api_error(r, 404, "404 Not found");
+	respond_accel(r, rel, "application/octet-stream",
+		      arena_printf(r->ctx.a, "attachment; filename=%s",
+				   header_name(r, db_val(res, 0, JC_ARTIFACTS_FILE))));
+	respond_header(r, "Content-Transfer-Encoding", "binary");
+	return 0;
+}
+
+static int jobs_artifacts(request *r)
+{
+	PGresult *res;
+	int rc = may_read(r);
+	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+		return rc < 0 ? rc : 0;
+	return send_artifacts(r, res);
+}
+
+/* The ref of GET .../jobs/artifacts/<ref>/download, whose ref may hold slashes as
+ * GitLab's requirements allow (ref_name: /.+/): what the route's wildcard took before
+ * its last "/download"; NULL when it does not end so (no such route). */
+static const char *download_ref(request *r)
+{
+	const char *rest = param_str(r, "ref_download");
+	size_t n = rest ? strlen(rest) : 0, k = strlen("/download");
+	if (n <= k || strcmp(rest + n - k, "/download") != 0)
+		return NULL;
+	return arena_strndup(r->ctx.a, rest, n - k);
+}
+
+static int jobs_check_download(request *r)
+{
+	if (!download_ref(r))
+		return ERR_NO_ROUTE;
+	const char *job;
+	return param_require(r, "job", &job);
+}
+
+static int jobs_artifacts_download(request *r)
+{
+	int rc = may_read(r);
+	if (rc < 0)
+		return rc;
+	const char *v[3] = {r->project->id, download_ref(r), param_str(r, "job")};
+	int err;
+	PGresult *res = db_query(&r->ctx, "jobs_latest_artifacts", 3, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return api_error(r, 404, "404 Not found");
+	PGresult *job;
+	if ((rc = find_job(r, db_val(res, 0, 0), &job)) != 0)
+		return rc < 0 ? rc : 0;
+	return send_artifacts(r, job);
+}
+
+/* The longest artifact path accepted (bytes). */
+#define ARTIFACT_PATH_MAX 4096
+/* What one entry may expand to: ENTRY_RATIO times its compressed size plus ENTRY_SLACK,
+ * and never more than ENTRY_MAX. A zip bomb's entries thus write at most about that many
+ * times the archive's own size to the cache, however their headers lie: the bytes are
+ * counted as they are written. */
+#define ENTRY_RATIO 100
+#define ENTRY_SLACK 4096
+#define ENTRY_MAX (1LL << 30)
+
+/* GitLab 10's Gitlab::Ci::Build::Artifacts::Path#valid?: a relative path without a ".."
+ * component (and not empty, nor longer than ARTIFACT_PATH_MAX). */
+static bool artifact_path_valid(const char *p)
+{
+	size_t n = p ? strlen(p) : 0;
+	if (n == 0 || n > ARTIFACT_PATH_MAX || p[0] == '/')
+		return false;
+	for (const char *s = p; *s;) {
+		size_t len = strcspn(s, "/");
+		if (len == 2 && s[0] == '.' && s[1] == '.')
+			return false;
+		s += len;
+		if (*s)
+			s++;
+	}
+	return true;
+}
+
+enum { ENTRY_OK = 0, ENTRY_NONE = 1, ENTRY_TOO_LARGE = 2 };
+
+/* Copies entry idx of z (stat st) into a new file at path (temporary file and rename).
+ * ENTRY_OK, ENTRY_TOO_LARGE, ENTRY_NONE when it cannot be read (encrypted, corrupt), or
+ * -1 when the cache cannot be written (logged). */
+static int extract(zip_t *z, zip_uint64_t idx, const zip_stat_t *st, const char *path)
+{
+	long long limit = (long long)st->comp_size * ENTRY_RATIO + ENTRY_SLACK;
+	if (limit > ENTRY_MAX)
+		limit = ENTRY_MAX;
+	if ((long long)st->size > limit)
+		return ENTRY_TOO_LARGE;
+	zip_file_t *zf = zip_fopen_index(z, idx, 0);
+	if (!zf)
+		return ENTRY_NONE;
+	char tmp[FILES_TMP_MAX];
+	int fd = files_temp(path, tmp);
+	if (fd < 0) {
+		log_error("jobs: cannot create %s: %s", path, strerror(errno));
+		zip_fclose(zf);
+		return -1;
+	}
+	int rc = ENTRY_OK;
+	long long total = 0;
+	char chunk[65536];
+	for (;;) {
+		zip_int64_t n = zip_fread(zf, chunk, sizeof(chunk));
+		if (n < 0) {
+			rc = ENTRY_NONE;
+			break;
+		}
+		if (n == 0)
+			break;
+		total += n;
+		if (total > limit || total > (long long)st->size) {
+			rc = ENTRY_TOO_LARGE;
+			break;
+		}
+		for (zip_int64_t off = 0; off < n && rc == ENTRY_OK;) {
+			ssize_t w = write(fd, chunk + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				log_error("jobs: cannot write %s: %s", tmp, strerror(errno));
+				rc = -1;
+			} else {
+				off += w;
+			}
+		}
+		if (rc != ENTRY_OK)
+			break;
+	}
+	if (zip_fclose(zf) != 0 && rc == ENTRY_OK)
+		rc = ENTRY_NONE; /* a CRC that does not match */
+	if (rc != ENTRY_OK) {
+		files_abandon(fd, tmp);
+		return rc;
+	}
+	if (files_commit(fd, tmp, path) < 0) {
+		log_error("jobs: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return ENTRY_OK;
+}
+
+/* Entry name of the archive at zip_path, in the download cache: ENTRY_OK with *rel,
+ * ENTRY_NONE (no such file, a directory, an unreadable archive), ENTRY_TOO_LARGE, or -1. */
+static int artifact_entry(request *r, const char *job_id, const char *zip_path,
+			  const char *name, const char **rel)
+{
+	*rel = arena_printf(r->ctx.a, "cache/artifacts/%s/%s/%s", r->project->id, job_id,
+			    crypto_sha256_hex(r->ctx.a, name, strlen(name)));
+	const char *path = arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, *rel);
+	if (regular_file(path, NULL))
+		return ENTRY_OK;
+	int zerr;
+	zip_t *z = zip_open(zip_path, ZIP_RDONLY, &zerr);
+	if (!z) {
+		log_warn("jobs: cannot open the artifacts of job %s (libzip error %d)", job_id,
+			 zerr);
+		return ENTRY_NONE;
+	}
+	int rc = ENTRY_NONE;
+	zip_int64_t idx = zip_name_locate(z, name, 0);
+	zip_stat_t st;
+	zip_stat_init(&st);
+	if (idx >= 0 && zip_stat_index(z, (zip_uint64_t)idx, 0, &st) == 0 &&
+	    (st.valid & (ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE)) ==
+		    (ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE) &&
+	    name[strlen(name) - 1] != '/')
+		rc = extract(z, (zip_uint64_t)idx, &st, path);
+	zip_discard(z);
+	return rc;
+}
+
+static int jobs_artifact_file(request *r)
+{
+	PGresult *res;
+	int rc = may_read(r);
+	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+		return rc < 0 ? rc : 0;
+	const char *zip_rel = artifacts_rel(r, res);
+	if (!zip_rel)
+		return api_error(r, 404, "404 Not found");
+	/* after the archive, as GitLab 10 checked it */
+	const char *name = param_str(r, "artifact_path");
+	if (!artifact_path_valid(name))
+		return api_error(r, 400, "400 (Bad request)");
+	const char *rel;
+	const char *zip_path = arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, zip_rel);
+	rc = artifact_entry(r, db_val(res, 0, JC_ID), zip_path, name, &rel);
+	if (rc == ENTRY_NONE)
+		return api_error(r, 404, "404 Not found");
+	if (rc == ENTRY_TOO_LARGE)
+		return api_error(r, 400, "400 (Bad request) the file is too large to extract");
+	if (rc < 0)
+		return ERR_INTERNAL;
+	const char *base = strrchr(name, '/');
+	respond_accel(r, rel, "application/octet-stream",
+		      arena_printf(r->ctx.a, "attachment; filename=\"%s\"",
+				   header_name(r, base ? base + 1 : name)));
+	return 0;
+}
+
+/* ---- transitions ---- */
+
+static int jobs_cancel(request *r)
+{
+	PGresult *res;
+	int rc = may_update(r);
+	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+		return rc < 0 ? rc : 0;
+	if ((rc = may_update_job(r, res)) < 0)
+		return rc;
+	const char *id = db_val(res, 0, JC_ID);
+	int err;
+	PGresult *c = db_query(&r->ctx, "jobs_cancel", 1, (const char *[]){id}, &err);
+	if (!c)
+		return err;
+	/* a job that cannot be canceled is answered as it is (GitLab's state machine ignores
+	 * the event) */
+	if (PQntuples(c) && (rc = ci_pipeline_process(&r->ctx, db_val(c, 0, 0))) < 0)
+		return rc;
+	return respond_job(r, id, 201);
+}
+
+static int jobs_retry(request *r)
+{
+	PGresult *res;
+	int rc = may_update(r);
+	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+		return rc < 0 ? rc : 0;
+	if ((rc = may_update_job(r, res)) < 0)
+		return rc;
+	const char *status = db_val(res, 0, JC_STATUS);
+	if (strcmp(status, "success") != 0 && strcmp(status, "failed") != 0 &&
+	    strcmp(status, "canceled") != 0)
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden - Job is not retryable");
+	const char *v[2] = {db_val(res, 0, JC_ID), arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	int err;
+	PGresult *n = db_query(&r->ctx, "jobs_retry", 2, v, &err);
+	if (!n)
+		return err;
+	if (!db_val(n, 0, 0))
+		return api_error(r, 404, "404 Not found");
+	if ((rc = ci_pipeline_process(&r->ctx, db_val(res, 0, JC_PIPELINE_ID))) < 0)
+		return rc;
+	return respond_job(r, db_val(n, 0, 0), 201);
+}
+
+static int jobs_play(request *r)
+{
+	PGresult *res;
+	int rc = may_read(r);
+	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+		return rc < 0 ? rc : 0;
+	if ((rc = may_update(r)) < 0 || (rc = may_update_job(r, res)) < 0)
+		return rc;
+	const char *id = db_val(res, 0, JC_ID);
+	if ((rc = ci_job_play(&r->ctx, id, r->ctx.user->id)) < 0)
+		return rc;
+	if (rc == 1)
+		return fail_missing(r, "Unplayable Job"); /* GitLab's bad_request!, word for word */
+	return respond_job(r, id, 200);
+}
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route jobs_routes[] = {
+	{"GET", V4 "/projects/:id/jobs", jobs_list, AUTH | PR, jobs_check_list},
+	{"GET", V4 "/projects/:id/pipelines/:pipeline_id/jobs", jobs_pipeline_list, AUTH | PR,
+	 jobs_check_list},
+	{"GET", V4 "/projects/:id/jobs/artifacts/*ref_download", jobs_artifacts_download, AUTH | PR,
+	 jobs_check_download},
+	{"GET", V4 "/projects/:id/jobs/:job_id", jobs_show, AUTH | PR, jobs_check_id},
+	{"GET", V4 "/projects/:id/jobs/:job_id/trace", jobs_trace, AUTH | PR, jobs_check_id},
+	{"GET", V4 "/projects/:id/jobs/:job_id/artifacts", jobs_artifacts, AUTH | PR,
+	 jobs_check_id},
+	{"GET", V4 "/projects/:id/jobs/:job_id/artifacts/*artifact_path", jobs_artifact_file,
+	 AUTH | PR, jobs_check_id},
+	{"POST", V4 "/projects/:id/jobs/:job_id/cancel", jobs_cancel, AUTH | PA, jobs_check_id},
+	{"POST", V4 "/projects/:id/jobs/:job_id/retry", jobs_retry, AUTH | PA, jobs_check_id},
+	{"POST", V4 "/projects/:id/jobs/:job_id/play", jobs_play, AUTH | PA, jobs_check_id},
+	{NULL, NULL, NULL, 0, NULL},
+};
