@@ -307,6 +307,12 @@ int repo_remove(ctx *c, const char *project_id)
 		rc = -1;
 	if (archive_remove(c, project_id) < 0)
 		rc = -1;
+	/* its jobs' traces and artifacts (sql/0022_ci.sql) */
+	static const char *const ci[] = {"traces", "artifacts"};
+	for (size_t i = 0; i < sizeof(ci) / sizeof(*ci); i++)
+		if (repo_remove_dir(arena_printf(c->a, "%s/ci/%s/%s", c->cfg->storage_path, ci[i],
+						 project_id)) < 0)
+			rc = -1;
 	return rc;
 }
 

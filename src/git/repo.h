@@ -56,8 +56,9 @@ int repo_fork(ctx *c, const char *from_id, const char *to_id);
  * exist) or the name is not a valid branch name, -1 on error. When the open transaction
  * rolls back, HEAD names the branch it named before again. */
 int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_exist);
-/* Removes the repository, the wiki and the download cache entries (git/archive.h) of
- * project_id; missing ones are success. 0 or -1. */
+/* Removes the repository, the wiki, the download cache entries (git/archive.h) and the
+ * jobs' traces and artifacts (<storage>/ci/) of project_id; missing ones are success.
+ * 0 or -1. */
 int repo_remove(ctx *c, const char *project_id);
 /* Removes a directory tree (background work); missing is success. */
 int repo_remove_dir(const char *abs_path);

@@ -713,6 +713,24 @@ START_TEST(test_jobs_protected_branch)
 }
 END_TEST
 
+/* A removed project takes its jobs' traces and artifacts with it (the background
+ * process's removal of its repository). */
+START_TEST(test_jobs_files_removed_with_project)
+{
+	fx f;
+	project(&f, "private");
+	long long p = pipeline(&f, "master", "success");
+	long long j = job(&f, p, "build", "success");
+	char *zip = artifacts(&f, j, "ci-build.zip", "echo hello > hello.txt");
+	char *trace = S(fmt("%s/ci/traces/%lld/%lld.log", storage(), f.id, j));
+	sh(S(fmt("mkdir -p '%s/ci/traces/%lld' && echo log > '%s'", storage(), f.id, trace)));
+	ck_code(R(api("GET", jpath(&f, j, "/artifacts"), f.owner, NULL)), 200);
+	ck_code(R(api("DELETE", S(fmt("/projects/%lld", f.id)), f.owner, NULL)), 202);
+	ck_assert_msg(wait_gone(zip), "%s is still there", zip);
+	ck_assert_msg(wait_gone(trace), "%s is still there", trace);
+}
+END_TEST
+
 Suite *suite_jobs(void)
 {
 	Suite *s = suite_create("jobs");
@@ -731,6 +749,7 @@ Suite *suite_jobs(void)
 	tcase_add_test(tc, test_jobs_retry);
 	tcase_add_test(tc, test_jobs_play);
 	tcase_add_test(tc, test_jobs_protected_branch);
+	tcase_add_test(tc, test_jobs_files_removed_with_project);
 	suite_add_tcase(s, tc);
 	return s;
 }
