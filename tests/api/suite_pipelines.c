@@ -347,6 +347,12 @@ START_TEST(test_create)
 	ck_body(R(api("POST", P(&f, "/pipeline"), f.owner, NULL)), 400,
 		"{\"message\":\"400 (Bad request) \\\"ref\\\" not given\"}");
 	ck_base_error(create(&f, f.owner, "nope"), "Reference not found");
+	/* refs no branch or tag can have: the same answer, nothing else */
+	ck_base_error(create(&f, f.owner, "..%2F..%2Fetc"), "Reference not found");
+	ck_base_error(create(&f, f.owner, "master%0A"), "Reference not found");
+	ck_base_error(create(&f, f.owner, "HEAD"), "Reference not found");
+	ck_base_error(create(&f, f.owner, S(fmt("%0*d", 3000, 7))), "Reference not found");
+	ck_status(create(&f, f.owner, "a%00b"), 400);
 	new_ref(&f, "branches", "branch=empty");
 	/* a branch whose file has errors: the error, and no pipeline (the API keeps none) */
 	commit(&f, "empty", "update", ".gitlab-ci.yml", "job:\n  script: x\n  when: later\n", "x");
