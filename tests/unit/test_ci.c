@@ -338,6 +338,22 @@ START_TEST(test_hostile)
 			i, i, i - 1, i - 1, i - 1);
 	e = bad(merges);
 	ck_assert_msg(strstr(e, "too large") != NULL, "%s", e);
+	/* the same with one long string: the aliases count for its length */
+	char *longs = arena_alloc(A, 1 << 20);
+	strcpy(longs, ".s: &s \"");
+	memset(longs + strlen(longs), 'x', 100000);
+	strcat(longs, "\"\nj:\n  script: [*s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s,"
+		      " *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s]\n");
+	e = bad(longs);
+	ck_assert_msg(strstr(e, "too large") != NULL, "%s", e);
+	/* regexes that would take gigabytes to compile, or exponential time to match */
+	ck_assert_str_eq(bad("j:\n  script: x\n  only: ['/((a{255}){255}){255}/']\n"),
+			 "jobs:j:only config should be an array of strings or regexps");
+	ck_assert_str_eq(bad("j:\n  script: x\n  except: ['/(a*)\\1/']\n"),
+			 "jobs:j:except config should be an array of strings or regexps");
+	ck_assert_str_eq(bad("j:\n  script: x\n  coverage: '/(x{99}){99}{99}/'\n"),
+			 "jobs:j:coverage config must be a regular expression");
+	ok("j:\n  script: x\n  only: ['/^v[0-9]{1,3}\\.[0-9]{1,3}$/']\n");
 	/* deep nesting */
 	char *deep = arena_alloc(A, 4096);
 	for (int i = 0; i < 1000; i++)
