@@ -1128,7 +1128,8 @@ static bool pattern_matches(const char *pattern, const char *ref, bool tag, cons
 		} else if (n >= 2 && p[0] == '/' && p[n - 1] == '/') {
 			p[n - 1] = 0;
 			regex_t re;
-			ok = regex_safe(p + 1) && regcomp(&re, p + 1, REG_EXTENDED | REG_NOSUB) == 0;
+			ok = regex_safe(p + 1) &&
+			     regcomp(&re, p + 1, REG_EXTENDED | REG_NOSUB) == 0;
 			if (ok) {
 				ok = regexec(&re, ref, 0, NULL, 0) == 0;
 				regfree(&re);

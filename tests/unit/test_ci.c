@@ -342,8 +342,9 @@ START_TEST(test_hostile)
 	char *longs = arena_alloc(A, 1 << 20);
 	strcpy(longs, ".s: &s \"");
 	memset(longs + strlen(longs), 'x', 100000);
-	strcat(longs, "\"\nj:\n  script: [*s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s,"
-		      " *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s]\n");
+	strcat(longs, "\"\nj:\n  script: [*s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s,"
+		      " *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s,"
+		      " *s, *s, *s]\n");
 	e = bad(longs);
 	ck_assert_msg(strstr(e, "too large") != NULL, "%s", e);
 	/* regexes that would take gigabytes to compile, or exponential time to match */
