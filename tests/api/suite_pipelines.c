@@ -247,6 +247,48 @@ START_TEST(test_push_makes_pipeline)
 }
 END_TEST
 
+START_TEST(test_git_push)
+{
+	fx f;
+	project(&f, "private");
+	char *work = git_work_new();
+	const char *base = api_url();
+	char *url = S(fmt("http://u:%s@%s/%s.git", f.owner, base + strlen("http://"), f.path));
+	char *yml = S(fmt("%s/ci.yml", work));
+	FILE *w = fopen(yml, "w");
+	ck_assert_ptr_nonnull(w);
+	fputs(CI_YML, w);
+	fclose(w);
+	/* one push of two branches and a tag: a pipeline for each, once */
+	char *out = NULL;
+	int rc = git_sh(work, &out,
+			"init -q a && cp ci.yml a/.gitlab-ci.yml && git -C a add .gitlab-ci.yml &&"
+			" git -C a commit -q -m ci && git -C a tag v2 && git -C a branch other &&"
+			" git -C a push -q '%s' master other v2",
+			url);
+	ck_assert_msg(rc == 0, "git push: %s", out ? out : "");
+	free(out);
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 3);
+	ck_assert_str_eq(S(sql_value("SELECT string_agg(ref || ':' || tag || ':' || source || ':'"
+				     " || status, ',' ORDER BY ref) FROM ci_pipelines"
+				     " WHERE project_id = %lld", f.id)),
+			 "master:false:push:pending,other:false:push:pending,v2:true:push:pending");
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses cs JOIN ci_pipelines p"
+				 " ON p.id = cs.pipeline_id WHERE p.project_id = %lld AND p.tag",
+				 f.id),
+			 4);
+	/* deleting a branch runs nothing */
+	out = NULL;
+	rc = git_sh(work, &out, "-C a push -q '%s' :other", url);
+	ck_assert_msg(rc == 0, "git push: %s", out ? out : "");
+	free(out);
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 3);
+	git_work_remove(work);
+}
+END_TEST
+
 START_TEST(test_push_errors_and_skip)
 {
 	fx f;
@@ -641,6 +683,7 @@ Suite *suite_pipelines(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, NULL, release);
 	tcase_add_test(tc, test_push_makes_pipeline);
+	tcase_add_test(tc, test_git_push);
 	tcase_add_test(tc, test_push_errors_and_skip);
 	tcase_add_test(tc, test_create);
 	tcase_add_test(tc, test_list_filters);
