@@ -31,7 +31,7 @@ static const char *const CI_YML = "stages: [build, test, deploy]\n"
 				  "test:\n"
 				  "  script: [make check]\n"
 				  "  variables: {LOCAL: l}\n"
-				  "  environment: review/$CI_COMMIT_REF_NAME\n"
+				  "  environment: review/${CI_COMMIT_REF_SLUG}-$CI_JOB_NAME$NOPE\n"
 				  "manual:\n"
 				  "  script: [echo]\n"
 				  "  when: manual\n"
@@ -196,7 +196,7 @@ START_TEST(test_push_makes_pipeline)
 				     " b.yaml_variables::text) FROM commit_statuses cs"
 				     " JOIN ci_builds b ON b.id = cs.id"
 				     " WHERE cs.pipeline_id = %lld AND cs.name = 'test'", id)),
-			 "1|review/master|"
+			 "1|review/master-test|"
 			 "[{\"key\": \"GLOBAL\", \"value\": \"g\", \"public\": true},"
 			 " {\"key\": \"LOCAL\", \"value\": \"l\", \"public\": true}]");
 	ck_assert_str_eq(S(sql_value("SELECT concat_ws('|', cs.\"when\", cs.allow_failure::text)"
@@ -230,10 +230,17 @@ START_TEST(test_push_makes_pipeline)
 	ck_jstr(r, "before_sha", sha);
 
 	/* a new branch and a tag run their pipelines; deploy runs for the tag */
-	new_ref(&f, "branches", "branch=feature");
+	new_ref(&f, "branches", "branch=Feature/X_1");
 	new_ref(&f, "tags", "tag_name=v1.0");
 	wait_pushes(f.id);
 	ck_assert_int_eq(npipelines(f.id), 4);
+	/* the environment's name with the ref's slug */
+	ck_assert_str_eq(S(sql_value("SELECT b.environment FROM ci_builds b JOIN ci_pipelines p"
+				     " ON p.id = b.pipeline_id"
+				     " JOIN commit_statuses cs ON cs.id = b.id"
+				     " WHERE p.project_id = %lld AND p.ref = 'Feature/X_1'"
+				     " AND cs.name = 'test'", f.id)),
+			 "review/feature-x-1-test");
 	long long tag_id = sql_int("SELECT id FROM ci_pipelines WHERE project_id = %lld AND tag"
 				   " AND ref = 'v1.0'", f.id);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
@@ -241,7 +248,8 @@ START_TEST(test_push_makes_pipeline)
 	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", tag_id))), f.owner, NULL));
 	ck_assert(jbool(r->json, "tag"));
 	/* a deleted branch runs nothing */
-	ck_status(R(api("DELETE", P(&f, "/repository/branches/feature"), f.owner, NULL)), 204);
+	ck_status(R(api("DELETE", P(&f, "/repository/branches/Feature%2FX_1"), f.owner, NULL)),
+		  204);
 	wait_pushes(f.id);
 	ck_assert_int_eq(npipelines(f.id), 4);
 }
