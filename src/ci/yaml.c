@@ -94,7 +94,8 @@ static json_object *resolve_plain(const char *s)
 	if (*p && (isdigit((unsigned char)*p) || *p == '.') && strlen(s) < 64) {
 		char *end;
 		double d = strtod(s, &end);
-		if (!*end && strpbrk(s, ".eE") && !strpbrk(s, "xXnN"))
+		/* YAML 1.1's floats have a dot ("1e5" is a string) */
+		if (!*end && strchr(s, '.') && !strpbrk(s, "xXnN"))
 			return json_object_new_double(d);
 	}
 	return json_object_new_string(s);

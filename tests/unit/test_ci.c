@@ -302,11 +302,12 @@ START_TEST(test_scalars)
 {
 	json_object *o;
 	const char *err;
-	const char *t = "a: yes\nb: 'yes'\nc: ~\nd: 12\ne: 1.5\nf: off\ng: \"3\"\nh: 0x1\n";
+	const char *t = "a: yes\nb: 'yes'\nc: ~\nd: 12\ne: 1.5\nf: off\ng: \"3\"\nh: 0x1\n"
+			"i: 1e5\nj: -2\nk: !!str 4\n";
 	ck_assert_int_eq(ci_yaml_load(A, t, strlen(t), &o, &err), 0);
 	ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 			 "{\"a\":true,\"b\":\"yes\",\"c\":null,\"d\":12,\"e\":1.5,\"f\":false,"
-			 "\"g\":\"3\",\"h\":\"0x1\"}");
+			 "\"g\":\"3\",\"h\":\"0x1\",\"i\":\"1e5\",\"j\":-2,\"k\":\"4\"}");
 	ck_assert_int_eq(ci_yaml_load(A, "", 0, &o, &err), 0);
 	ck_assert_ptr_null(o);
 	/* the first document only */
