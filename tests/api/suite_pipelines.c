@@ -403,6 +403,11 @@ START_TEST(test_create)
 	ck_base_error(create(&f, f.owner, "HEAD"), "Reference not found");
 	ck_base_error(create(&f, f.owner, S(fmt("%0*d", 3000, 7))), "Reference not found");
 	ck_status(create(&f, f.owner, "a%00b"), 400);
+	/* a project without a repository yet */
+	fx e;
+	project(&e, "private");
+	ck_base_error(create(&e, e.owner, "master"), "Reference not found");
+	ck_assert_int_eq(npipelines(e.id), 0);
 	new_ref(&f, "branches", "branch=empty");
 	/* a branch whose file has errors: the error, and no pipeline (the API keeps none) */
 	commit(&f, "empty", "update", ".gitlab-ci.yml", "job:\n  script: x\n  when: later\n", "x");
