@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "ci/job.h"
 #include "ci/pipeline.h"
 #include "entity/entity.h"
 #include "entity/pipeline.h"
@@ -33,7 +34,7 @@
 	 10, 1 + PIPELINE_NCOLS}
 
 const db_stmt pipelines_stmts[] = {
-	{"pipelines_project", "SELECT public_jobs FROM projects WHERE id = $1", 1, 1},
+	{"pipelines_project", "SELECT public_jobs, jobs_enabled FROM projects WHERE id = $1", 1, 2},
 	/* $1 project, $2 statuses of the scope (running, pending, finished), $3 the names of
 	 * the branches or tags (scope branches, tags: the newest pipeline of each), $4
 	 * status, $5 ref, $6 with yaml errors or not, $7 the user's name, $8 username, $9
@@ -70,7 +71,6 @@ const db_stmt pipelines_stmts[] = {
 	 " finished_at = now() WHERE pipeline_id = $1 AND NOT retried"
 	 " AND status IN ('created', 'pending', 'running', 'manual')",
 	 1, 0},
-	{"pipelines_process", "SELECT ci_process_pipeline($1)", 1, 1},
 	{NULL, NULL, 0, 0},
 };
 
@@ -81,19 +81,18 @@ static const char *const STATUSES[] = {"created", "pending", "running", "success
 static const char *const ORDERS[] = {"id", "status", "ref", "user_id", NULL};
 static const char *const SORTS[] = {"asc", "desc", NULL};
 
-/* read_pipeline on the route's project: 0 or ERR_FORBIDDEN. */
+/* read_pipeline on the route's project (the rule of jobs, ci/job.h): 0 or ERR_FORBIDDEN. */
 static int may_read(request *r)
 {
-	const project_access *pa = &r->project->pa;
-	if (pa->admin || project_ability_level(pa) >= ACCESS_REPORTER)
-		return 0;
 	int err;
 	PGresult *res = db_query(&r->ctx, "pipelines_project", 1,
 				 (const char *[]){r->project->id}, &err);
 	if (!res)
 		return err;
-	/* public jobs: whoever sees the project (a guest of a private one included) */
-	return PQntuples(res) && db_bool(res, 0, 0) ? 0 : ERR_FORBIDDEN;
+	return PQntuples(res) && ci_can_read_build(&r->project->pa, db_bool(res, 0, 0),
+						   db_bool(res, 0, 1))
+		       ? 0
+		       : ERR_FORBIDDEN;
 }
 
 /* The level that create_pipeline and update_pipeline compare (masters for admins and the
@@ -285,11 +284,11 @@ static int updatable(request *r, bool lock, PGresult **out)
 /* Processes pipeline id and answers it. */
 static int process_and_present(request *r, const char *id)
 {
-	int err;
-	if (!db_query(&r->ctx, "pipelines_process", 1, (const char *[]){id}, &err))
-		return err;
+	int rc = ci_pipeline_process(&r->ctx, id);
+	if (rc < 0)
+		return rc;
 	PGresult *res;
-	int rc = find_pipeline(r, id, &res);
+	rc = find_pipeline(r, id, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : ERR_INTERNAL;
 	respond_json(r, 201, entity_pipeline(r, res, 0, 0));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/job.h"
 #include "ci/yaml.h"
 #include "core/buf.h"
 #include "core/log.h"
@@ -46,7 +47,6 @@ const db_stmt ci_pipeline_stmts[] = {
 	 " SELECT s.id, $1, $2, $11, $12, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)),"
 	 " $14::jsonb, $15::jsonb, $16, $17 FROM s",
 	 17, 0},
-	{"ci_pipeline_process", "SELECT ci_process_pipeline($1)", 1, 1},
 	/* $1 project, $2 branch, $3 level: whether the level may push or merge to it */
 	{"ci_pipeline_ref_allowed",
 	 "SELECT coalesce(branch_push_level($1, $2) <= $3 OR branch_merge_level($1, $2) <= $3,"
@@ -344,9 +344,9 @@ int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const c
 		if (!db_query(c, "ci_pipeline_job", 17, v, &err))
 			return err;
 	}
-	int err;
-	if (!db_query(c, "ci_pipeline_process", 1, (const char *[]){pid}, &err))
-		return err;
+	rc = ci_pipeline_process(c, pid);
+	if (rc < 0)
+		return rc;
 	*id = atoll(pid);
 	return 0;
 }
