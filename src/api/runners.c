@@ -239,8 +239,10 @@ static int runners_check_update(request *r)
 	    (rc = param_oneof(r, "access_level", ACCESS_LEVELS, &level)) < 0 ||
 	    (rc = projects_read_tag_list(r, &tags)) < 0)
 		return rc;
-	static const char *const attrs[] = {"description", "active", "tag_list", "run_untagged",
-					    "locked", "access_level"};
+	static const char *const attrs[] = {"description", "active", "run_untagged", "locked",
+					    "access_level"};
+	if (tags) /* given, in either form */
+		return 0;
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(*attrs); i++)
 		if (param_find(r, attrs[i]))
 			return 0;
