@@ -54,13 +54,14 @@ const db_stmt runners_stmts[] = {
 	 "WITH f AS (SELECT r.id FROM ci_runners r WHERE " SQL_RUNNER_SCOPE("r", "$1") ")"
 	 SQL_RUNNER_PAGE("$2", "$3"),
 	 3, 1 + RUNNER_NCOLS},
-	/* $1 project, $2 its shared_runners_enabled, $3 limit, $4 offset: its specific
-	 * runners, and the shared ones when it uses them */
+	/* $1 project, $2 its shared_runners_enabled, $3 scope, $4 limit, $5 offset: its
+	 * specific runners, and the shared ones when it uses them (the spec's rule; GitLab
+	 * 10's owned_or_shared ignored the setting) */
 	{"runners_list_project",
-	 "WITH f AS (SELECT r.id FROM ci_runners r WHERE r.id IN (SELECT runner_id"
+	 "WITH f AS (SELECT r.id FROM ci_runners r WHERE (r.id IN (SELECT runner_id"
 	 " FROM ci_runner_projects WHERE project_id = $1) OR ($2::boolean AND r.is_shared))"
-	 SQL_RUNNER_PAGE("$3", "$4"),
-	 4, 1 + RUNNER_NCOLS},
+	 " AND " SQL_RUNNER_SCOPE("r", "$3") ")" SQL_RUNNER_PAGE("$4", "$5"),
+	 5, 1 + RUNNER_NCOLS},
 	/* $1 the caller, $2 runner: its details, whether the caller may use it, the number of
 	 * its projects; the same locked for the writes that follow in the route's
 	 * transaction */
@@ -320,15 +321,17 @@ static int runners_delete(request *r)
 static int runners_project_list(request *r)
 {
 	page_req pg;
+	const char *scope = NULL;
 	int rc = pagination_parse(r, &pg);
-	if (rc < 0)
+	if (rc < 0 || (rc = param_oneof(r, "scope", ALL_SCOPES, &scope)) < 0)
 		return rc;
 	if (!can_update_project(&r->project->pa))
 		return ERR_FORBIDDEN;
-	const char *v[4] = {r->project->id, r->project->shared_runners_enabled ? "true" : "false",
-			    pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	const char *v[5] = {r->project->id, r->project->shared_runners_enabled ? "true" : "false",
+			    scope && *scope ? scope : NULL, pagination_limit(r, &pg),
+			    pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = db_query(&r->ctx, "runners_list_project", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, "runners_list_project", 5, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_runner);
@@ -395,7 +398,8 @@ const route runners_routes[] = {
 	{"GET", V4 "/runners/:id", runners_show, AUTH, runners_check_id},
 	{"PUT", V4 "/runners/:id", runners_update, AUTH | TX, runners_check_update},
 	{"DELETE", V4 "/runners/:id", runners_delete, AUTH | TX, runners_check_id},
-	{"GET", V4 "/projects/:id/runners", runners_project_list, AUTH | PR, NULL},
+	{"GET", V4 "/projects/:id/runners", runners_project_list, AUTH | PR,
+	 runners_check_scope_all},
 	{"POST", V4 "/projects/:id/runners", runners_project_enable, AUTH | PW,
 	 runners_check_runner_id},
 	{"DELETE", V4 "/projects/:id/runners/:runner_id", runners_project_disable, AUTH | PW,

@@ -457,6 +457,18 @@ START_TEST(test_project_runners_list)
 	r = R(api("GET", ppath(p.id, "?per_page=1&page=2"), p.owner, NULL));
 	ck_ids(r, (long long[]){b.id}, 1);
 	ck_pages(r, S(fmt("/projects/%lld/runners", p.id)), "", 2, 1, 2);
+	/* scopes (GitLab 10.x's filter_runners) */
+	free(sql_value("UPDATE ci_runners SET active = false WHERE id = %lld", b.id));
+	ck_ids(R(api("GET", ppath(p.id, "?scope=paused"), p.owner, NULL)), (long long[]){b.id}, 1);
+	ck_ids(R(api("GET", ppath(p.id, "?scope=active"), p.owner, NULL)), (long long[]){a.id}, 1);
+	ck_ids(R(api("GET", ppath(p.id, "?scope=shared"), p.owner, NULL)), NULL, 0);
+	ck_body(R(api("GET", ppath(p.id, "?scope=x"), p.owner, NULL)), 400,
+		"{\"error\":\"scope does not have a valid value\"}");
+	free(sql_value("UPDATE projects SET shared_runners_enabled = true WHERE id = %lld", p.id));
+	r = R(api("GET", ppath(p.id, "?scope=shared&per_page=100"), p.owner, NULL));
+	ck_status(r, 200);
+	ck_assert(!has_id(r, a.id) && !has_id(r, b.id));
+	free(sql_value("UPDATE projects SET shared_runners_enabled = false WHERE id = %lld", p.id));
 	/* by path too */
 	ck_ids(R(api("GET", S(fmt("/projects/%s/runners", S(enc(p.path)))), p.owner, NULL)),
 	       (long long[]){a.id, b.id}, 2);
