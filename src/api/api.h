@@ -216,6 +216,10 @@ int merge_requests_on_check(ctx *c, struct json_object *payload, const char **wh
  * caller's to validate. */
 int labels_ensure(request *r, const char *project_id, const char *titles, const char **ids);
 
+/* runner.c: the instance's shared runners registration token (ci_settings), made on
+ * first use; 0 with it in c's arena, or an ERR_ code. */
+int runner_registration_token(ctx *c, const char **out);
+
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);
 /* Answers a page of a list statement: column 0 of every row is the total, the record
