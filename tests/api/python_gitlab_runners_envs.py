@@ -5,15 +5,11 @@ COLLABD_DATABASE_URL and COLLABD_DIR set).
 
 As a client would: list the runners a master may use and all of them as admin, read one,
 change it, enable it in a second project and disable it there, remove it; create, list,
-edit, stop and remove environments. Runners are registered by the runner protocol, so
-they are made here in SQL, their token stored as collabd stores it (SHA-256 digest, and
-sealed with the stack's instance key when python3-cryptography is there to seal it). Any
-deviation fails the run (message on stderr, exit 1); what the test creates is removed at
-the end.
+edit, stop and remove environments. Runners are registered as gitlab-runner does (POST
+/runners with a registration token). Any deviation fails the run (message on stderr,
+exit 1); what the test creates is removed at the end.
 """
-import hashlib
 import os
-import secrets
 import subprocess
 import sys
 import time
@@ -47,31 +43,20 @@ def sql(statement):
     return out.strip().split("\n")[0]
 
 
-def seal(plain):
-    """crypto_seal of src/core/crypto.c: hex(nonce | AES-256-GCM ciphertext | tag); None
-    when python3-cryptography is missing."""
-    try:
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-    except ImportError:
-        return None
-    with open(os.path.join(os.environ["COLLABD_DIR"], "instance.key"), "rb") as f:
-        key = f.read()
-    nonce = secrets.token_bytes(12)
-    return (nonce + AESGCM(key).encrypt(nonce, plain.encode(), None)).hex()
-
-
-def make_runner(project_ids, shared=False):
-    """A runner enabled in project_ids: (id, token, whether its token is sealed)."""
-    token = secrets.token_urlsafe(15)[:20]
-    sealed = seal(token)
-    rid = int(sql("INSERT INTO ci_runners (token_digest, token_sealed, is_shared, description)"
-                  " VALUES ('%s', '%s', %s, 'runner %s') RETURNING id"
-                  % (hashlib.sha256(token.encode()).hexdigest(), sealed or "00",
-                     "true" if shared else "false", TAG)))
-    for pid in project_ids:
+def make_runner(gl, project_ids, shared=False):
+    """A runner registered as gitlab-runner does (POST /runners with the project's or the
+    shared registration token), enabled in the other projects of project_ids: (id,
+    token)."""
+    if shared:
+        reg = subprocess.run([os.environ["COLLABD_BIN"], "runners-token"], check=True,
+                             capture_output=True, text=True).stdout.strip()
+    else:
+        reg = gl.projects.get(project_ids[0]).runners_token
+    runner = gl.runners.create({"token": reg, "description": "runner " + TAG})
+    for pid in project_ids[1:]:
         sql("INSERT INTO ci_runner_projects (runner_id, project_id) VALUES (%d, %d)"
-            % (rid, pid))
-    return rid, token, sealed is not None
+            % (runner.id, pid))
+    return runner.id, runner.token
 
 
 def main():
@@ -98,8 +83,8 @@ def main():
                                 "access_level": gitlab.const.REPORTER_ACCESS})
 
         step("runners: list, all, get")
-        rid, rtoken, sealed = make_runner([project.id])
-        shared_id, _, _ = make_runner([], shared=True)
+        rid, rtoken = make_runner(gl, [project.id])
+        shared_id, _ = make_runner(gl, [], shared=True)
         runner_ids += [rid, shared_id]
         mine = [r.id for r in og.runners.list(all=True)]
         check(mine == [rid], "the master's runners", mine)
@@ -123,8 +108,7 @@ def main():
               "runner details", runner.attributes)
         check([p["id"] for p in runner.projects] == [project.id], "its projects",
               runner.projects)
-        if sealed:
-            check(runner.token == rtoken, "its token", runner.attributes)
+        check(runner.token == rtoken, "its token", runner.attributes)
         check(not hasattr(og.runners.get(shared_id), "token"), "a shared runner's token hidden")
         try:
             rg.runners.get(rid)

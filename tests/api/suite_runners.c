@@ -1,16 +1,13 @@
 /* API suite: runners (spec 4.1, GitLab 10's lib/api/runners.rb): GET /runners and
  * /runners/all with their scopes, GET/PUT/DELETE /runners/:id, and GET/POST
  * /projects/:id/runners, DELETE /projects/:id/runners/:runner_id; who may see, change,
- * remove, enable and disable which runner. Runners are made in SQL (registration is the
- * runner protocol's), their token stored as the server does: its SHA-256 digest, and
- * sealed with the stack's instance key. */
+ * remove, enable and disable which runner. Runners are registered as gitlab-runner
+ * registers them (POST /runners with a project's or the shared registration token). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
-#include "core/arena.h"
-#include "core/crypto.h"
 
 static const char *const RUNNER_FIELDS[] = {"id", "description", "active", "is_shared", "name",
 					    NULL};
@@ -23,37 +20,56 @@ static const char *const PROJECT_FIELDS[] = {"id", "name", "name_with_namespace"
 
 /* ---- fixtures ---- */
 
-/* plain sealed with the stack's instance key, as crypto_seal does in the server. */
-static char *seal(const char *plain)
+/* The shared runners' registration token (`collabd runners-token`). */
+static const char *shared_registration_token(void)
 {
-	unsigned char key[32];
-	const char *dir = getenv("COLLABD_DIR");
-	ck_assert_msg(dir != NULL, "COLLABD_DIR must be set");
-	ck_assert_msg(crypto_key_load(S(fmt("%s/instance.key", dir)), key) == 0, "instance key");
-	arena *a = arena_new();
-	char *sealed = strdup(crypto_seal(a, key, plain));
-	arena_destroy(a);
-	return S(sealed);
+	static char token[128];
+	if (!token[0]) {
+		const char *bin = getenv("COLLABD_BIN");
+		ck_assert_msg(bin && getenv("COLLABD_CONFIG"), "COLLABD_BIN and COLLABD_CONFIG");
+		FILE *f = popen(S(fmt("'%s' runners-token", bin)), "r");
+		ck_assert(f != NULL);
+		if (!fgets(token, sizeof(token), f))
+			token[0] = '\0';
+		ck_assert_int_eq(pclose(f), 0);
+		token[strcspn(token, "\r\n")] = '\0';
+		ck_assert(token[0]);
+	}
+	return token;
+}
+
+/* Project pid's registration token (its runners_token, shown to admins). */
+static const char *project_registration_token(long long pid)
+{
+	resp *r = R(api("GET", S(fmt("/projects/%lld", pid)), admin_token(), NULL));
+	ck_status(r, 200);
+	ck_assert(jstr(r->json, "runners_token") != NULL);
+	return jstr(r->json, "runners_token");
 }
 
 typedef struct {
 	long long id;
 	char *token;
+	char *description;
 } fx_runner;
 
-/* A runner (shared or specific) with the extra columns cols/vals (SQL, may be "" for
- * none: ", active" / ", false"), enabled in the n projects of pids. */
+/* A runner registered as gitlab-runner does (POST /runners): shared, or specific to the
+ * first of the n projects pids and enabled in the others; then the columns cols (SQL,
+ * "" for none: ", active") set to vals (", false"), as its contacts would. */
 static void runner(fx_runner *out, bool shared, const char *cols, const char *vals,
 		   const long long *pids, int n)
 {
-	char raw[TOKEN_LEN + 1];
-	ck_assert_int_eq(crypto_token(raw), 0);
-	out->token = S(strdup(raw));
-	out->id = sql_int("INSERT INTO ci_runners (token_digest, token_sealed, is_shared,"
-			  " description%s) VALUES (encode(sha256('%s'::bytea), 'hex'), '%s', %s,"
-			  " 'runner %s'%s) RETURNING id",
-			  cols, raw, seal(raw), shared ? "true" : "false", raw, vals);
-	for (int i = 0; i < n; i++)
+	const char *reg = shared ? shared_registration_token() : project_registration_token(pids[0]);
+	out->description = S(unique("runner"));
+	resp *r = R(api("POST", "/runners", NULL,
+			S(fmt("token=%s&description=%s", reg, out->description))));
+	ck_status(r, 201);
+	out->id = jint(r->json, "id");
+	out->token = S(strdup(jstr(r->json, "token")));
+	if (*cols)
+		free(sql_value("UPDATE ci_runners SET (%s) = ROW(%s) WHERE id = %lld", cols + 2,
+			       vals + 2, out->id));
+	for (int i = shared ? 0 : 1; i < n; i++)
 		free(sql_value("INSERT INTO ci_runner_projects (runner_id, project_id)"
 			       " VALUES (%lld, %lld)", out->id, pids[i]));
 }
@@ -125,7 +141,7 @@ START_TEST(test_runners_list_mine)
 	ck_ids(r, (long long[]){a.id, b.id}, 2);
 	ck_fields(json_object_array_get_idx(r->json, 0), RUNNER_FIELDS);
 	json_object *first = json_object_array_get_idx(r->json, 0);
-	ck_assert_str_eq(jstr(first, "description"), S(fmt("runner %s", a.token)));
+	ck_assert_str_eq(jstr(first, "description"), a.description);
 	ck_assert(jbool(first, "active"));
 	ck_assert(!jbool(first, "is_shared"));
 	ck_assert(jnull(first, "name"));
