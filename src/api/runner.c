@@ -884,7 +884,7 @@ static int jobs_request(request *r)
 			db_query(&r->ctx, "runner_process", 1, pv, NULL);
 		return rc;
 	}
-	respond_json(r, 201, payload);
+	respond_json(r, 201, json_object_get(payload)); /* also the request's */
 	return 0;
 }
 
@@ -898,8 +898,9 @@ typedef struct {
 	const char *pipeline_id;
 } job_ref;
 
-/* The job of :id for the token sent, locked (in the route's transaction): 0, 404 when
- * there is no such job, 403 when the token is not that of the job while it runs. */
+/* The job of :id for the token sent, locked (in the route's transaction): 0; 1 when it
+ * answered 404 (no such job); ERR_FORBIDDEN when the token is not that of the job
+ * while it runs. */
 static int job_auth(request *r, const char *token, job_ref *out)
 {
 	const char *id;
@@ -911,8 +912,10 @@ static int job_auth(request *r, const char *token, job_ref *out)
 	PGresult *res = db_query(&r->ctx, "runner_job_auth", 2, v, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) != 1)
-		return api_error(r, 404, "404 Not Found");
+	if (PQntuples(res) != 1) {
+		api_error(r, 404, "404 Not Found");
+		return 1;
+	}
 	if (!token || !db_bool(res, 0, 3))
 		return ERR_FORBIDDEN;
 	out->id = id;
@@ -1005,8 +1008,8 @@ static int jobs_update(request *r)
 {
 	job_ref j;
 	int rc = job_auth(r, param_str(r, "token"), &j);
-	if (rc < 0)
-		return rc;
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	param *trace = param_find(r, "trace");
 	long long size = j.trace_size;
 	if (trace && trace->value) {
@@ -1055,8 +1058,8 @@ static int jobs_trace(request *r)
 		return api_error(r, 400, "400 Invalid header Content-Range");
 	job_ref j;
 	int rc = job_auth(r, job_token(r), &j);
-	if (rc < 0)
-		return rc;
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	if (start != j.trace_size) {
 		respond_header(r, "Range", arena_printf(r->ctx.a, "0-%lld", j.trace_size));
 		return api_error(r, 416, "416 Range Not Satisfiable");
@@ -1147,8 +1150,8 @@ static int jobs_artifacts_authorize(request *r)
 {
 	job_ref j;
 	int rc = job_auth(r, job_token(r), &j);
-	if (rc < 0)
-		return rc;
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	long long size;
 	if ((rc = param_int(r, "filesize", &size)) < 0)
 		return rc;
@@ -1170,8 +1173,8 @@ static int jobs_artifacts_upload(request *r)
 {
 	job_ref j;
 	int rc = job_auth(r, job_token(r), &j);
-	if (rc < 0)
-		return rc;
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	const char *data, *filename;
 	size_t len;
 	if (param_file(r, "file", &data, &len, &filename) != 0)
@@ -1202,7 +1205,7 @@ static int jobs_artifacts_upload(request *r)
 	json_object *payload;
 	if ((rc = job_payload(r, j.id, job_token(r), &payload)) < 0)
 		return rc;
-	respond_json(r, 201, payload);
+	respond_json(r, 201, json_object_get(payload)); /* also the request's */
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * jobs are SQL fixtures (the rows of sql/0022_ci.sql) until pipeline creation exists.
  * Every runner registered with tags gets a tag of its own test, and its jobs that tag,
  * so that a shared runner of one test never takes another test's job. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -520,11 +521,10 @@ END_TEST
 static resp *patch_trace(long long id, const char *token, const char *range, const char *data)
 {
 	char *url = S(fmt("%s/api/v4/jobs/%lld/trace", api_url(), id));
-	char *h1 = S(fmt("Content-Range: %s", range));
+	char *h1 = range ? S(fmt("Content-Range: %s", range)) : NULL;
 	char *h2 = S(fmt("JOB-TOKEN: %s", token));
-	const char *headers[] = {UA[0], h1, h2, NULL};
-	return R(http_request("PATCH", url, range ? headers : headers + 1, data, strlen(data),
-			      "text/plain"));
+	const char *headers[] = {UA[0], h2, h1, NULL};
+	return R(http_request("PATCH", url, headers, data, strlen(data), "text/plain"));
 }
 
 static resp *update_job(long long id, const char *token, const char *state, const char *trace)
