@@ -44,10 +44,14 @@
 	" FROM ci_runners r WHERE r.id = $2"
 
 const db_stmt runners_stmts[] = {
-	/* $1 the caller, $2 scope, $3 limit, $4 offset */
+	/* $1 the caller, $2 scope, $3 limit, $4 offset: found from the caller's projects
+	 * (SQL_CI_AUTHORIZED as a set), not by looking at every runner */
 	{"runners_list",
-	 "WITH f AS (SELECT r.id FROM ci_runners r WHERE " SQL_CI_AUTHORIZED("r")
-	 " AND " SQL_RUNNER_SCOPE("r", "$2") ")" SQL_RUNNER_PAGE("$3", "$4"),
+	 "WITH f AS (SELECT DISTINCT r.id FROM ci_runner_projects arp JOIN projects ap"
+	 " ON ap.id = arp.project_id AND NOT ap.pending_delete JOIN ci_runners r"
+	 " ON r.id = arp.runner_id AND NOT r.is_shared"
+	 " WHERE arp.project_id IN (" SQL_CI_PROJECTS ") AND " SQL_RUNNER_SCOPE("r", "$2") ")"
+	 SQL_RUNNER_PAGE("$3", "$4"),
 	 4, 1 + RUNNER_NCOLS},
 	/* $1 scope, $2 limit, $3 offset */
 	{"runners_list_all",
