@@ -47,9 +47,11 @@ $$;
 
 -- ExpandVariables.expand of 10.x: $NAME, ${NAME} and %NAME% in s replaced by their value in
 -- vars ({"NAME": "value"}), by nothing when vars has none.
-CREATE FUNCTION ci_expand_variables(s text, vars jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE FUNCTION ci_expand_variables(s text, vars jsonb) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-	pat constant text := '\$\{[a-zA-Z_][a-zA-Z0-9_]*\}|\$[a-zA-Z_][a-zA-Z0-9_]*|%[a-zA-Z_][a-zA-Z0-9_]*%';
+	pat constant text :=
+		'\$\{[a-zA-Z_][a-zA-Z0-9_]*\}|\$[a-zA-Z_][a-zA-Z0-9_]*|%[a-zA-Z_][a-zA-Z0-9_]*%';
 	res text := '';
 	pos integer := 1;
 	i integer;
@@ -130,7 +132,8 @@ BEGIN
 			'CI_ENVIRONMENT_NAME', b.environment,
 			'CI_ENVIRONMENT_SLUG', (SELECT slug FROM environments WHERE id = env_id),
 			'CI_COMMIT_REF_NAME', NEW.ref, 'CI_COMMIT_REF_SLUG', ci_ref_slug(NEW.ref),
-			'CI_COMMIT_SHA', NEW.sha, 'CI_JOB_ID', NEW.id::text, 'CI_JOB_NAME', NEW.name,
+			'CI_COMMIT_SHA', NEW.sha, 'CI_JOB_ID', NEW.id::text,
+			'CI_JOB_NAME', NEW.name,
 			'CI_JOB_STAGE', NEW.stage, 'CI_PIPELINE_ID', NEW.pipeline_id::text,
 			'CI_PROJECT_ID', NEW.project_id::text, 'CI_PROJECT_NAME', b.path,
 			'CI_PROJECT_PATH', b.full_path || '/' || b.path,

@@ -32,12 +32,13 @@ const db_stmt environments_stmts[] = {
 	 4, 4},
 	{"environments_insert",
 	 "INSERT INTO environments (project_id, name, slug, external_url)"
-	 " VALUES ($1, $2, ci_environment_slug($2), $3) RETURNING " ENVIRONMENT_COLS("environments"),
+	 " VALUES ($1, $2, ci_environment_slug($2), $3)"
+	 " RETURNING " ENVIRONMENT_COLS("environments"),
 	 3, ENVIRONMENT_NCOLS},
 	/* $1 project, $2 environment, locked for the route's change */
 	{"environments_find",
-	 "SELECT " ENVIRONMENT_COLS("e") " FROM environments e WHERE e.project_id = $1 AND e.id = $2"
-	 " FOR UPDATE",
+	 "SELECT " ENVIRONMENT_COLS("e") " FROM environments e"
+	 " WHERE e.project_id = $1 AND e.id = $2 FOR UPDATE",
 	 2, ENVIRONMENT_NCOLS},
 	/* $1 environment, $2 name or NULL, $3 whether external_url is given, $4 it */
 	{"environments_update",
@@ -95,7 +96,8 @@ static int env_validate(request *r, const char *name, const char *url, const cha
 		if (db_bool(res, 0, 3))
 			fail_validation(r, "external_url", "has already been taken");
 		if (utf8_chars(url) > ENV_FIELD_MAX)
-			fail_validation(r, "external_url", "is too long (maximum is 255 characters)");
+			fail_validation(r, "external_url",
+					"is too long (maximum is 255 characters)");
 		if (!db_bool(res, 0, 1))
 			fail_validation(r, "external_url", "must be a valid URL");
 	}
@@ -150,7 +152,8 @@ static int environments_list(request *r)
 static int check_no_slug(request *r)
 {
 	if (param_find(r, "slug"))
-		return fail(r, ERR_INVALID, "slug is automatically generated and cannot be changed");
+		return fail(r, ERR_INVALID,
+			    "slug is automatically generated and cannot be changed");
 	return 0;
 }
 

@@ -31,7 +31,8 @@
 	"(" S "::text IS NULL OR (" S " = 'active' AND " R ".active)"                            \
 	" OR (" S " = 'paused' AND NOT " R ".active)"                                            \
 	" OR (" S " = 'online' AND " R ".contacted_at > now() - interval '1 hour')"              \
-	" OR (" S " = 'specific' AND NOT " R ".is_shared) OR (" S " = 'shared' AND " R ".is_shared))"
+	" OR (" S " = 'specific' AND NOT " R ".is_shared)"                                       \
+	" OR (" S " = 'shared' AND " R ".is_shared))"
 /* A page of the runners f holds, oldest first; $L limit and $O offset. */
 #define SQL_RUNNER_PAGE(L, O)                                                                  \
 	" SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"            \
@@ -75,7 +76,8 @@ const db_stmt runners_stmts[] = {
 	 * for (all of them for admins) */
 	{"runners_projects",
 	 "SELECT " RUNNER_PROJECT_COLS " FROM ci_runner_projects rp JOIN projects p"
-	 " ON p.id = rp.project_id AND NOT p.pending_delete JOIN namespaces n ON n.id = p.namespace_id"
+	 " ON p.id = rp.project_id AND NOT p.pending_delete"
+	 " JOIN namespaces n ON n.id = p.namespace_id"
 	 " WHERE rp.runner_id = $1 AND ($3::boolean OR (n.kind = 'user' AND n.owner_id = $2)"
 	 " OR EXISTS (SELECT 1 FROM project_authorizations pa WHERE pa.user_id = $2"
 	 " AND pa.project_id = p.id AND pa.expires_at > current_date)) ORDER BY p.id",
@@ -88,7 +90,8 @@ const db_stmt runners_stmts[] = {
 	 " active = coalesce($4::boolean, active),"
 	 " tag_list = CASE WHEN $5::jsonb IS NULL THEN tag_list"
 	 " ELSE ARRAY(SELECT jsonb_array_elements_text($5::jsonb)) END,"
-	 " run_untagged = coalesce($6::boolean, run_untagged), locked = coalesce($7::boolean, locked),"
+	 " run_untagged = coalesce($6::boolean, run_untagged),"
+	 " locked = coalesce($7::boolean, locked),"
 	 " access_level = coalesce($8, access_level), updated_at = now()"
 	 " WHERE id = $1 RETURNING NOT run_untagged AND cardinality(tag_list) = 0",
 	 8, 1},
@@ -239,7 +242,8 @@ static int runners_check_update(request *r)
 		return rc;
 	const char *level, *tags;
 	bool b;
-	if ((rc = param_bool(r, "active", &b)) < 0 || (rc = param_bool(r, "run_untagged", &b)) < 0 ||
+	if ((rc = param_bool(r, "active", &b)) < 0 ||
+	    (rc = param_bool(r, "run_untagged", &b)) < 0 ||
 	    (rc = param_bool(r, "locked", &b)) < 0 ||
 	    (rc = param_oneof(r, "access_level", ACCESS_LEVELS, &level)) < 0 ||
 	    (rc = projects_read_tag_list(r, &tags)) < 0)

@@ -17,7 +17,8 @@
 #define RUNNER_DETAIL_NCOLS 15
 
 /* The columns of a runner's project that the details show: projects p, namespaces n. */
-#define RUNNER_PROJECT_COLS "p.id, p.name, n.full_name || ' / ' || p.name, p.path, n.full_path || '/' || p.path"
+#define RUNNER_PROJECT_COLS                                                                    \
+	"p.id, p.name, n.full_name || ' / ' || p.name, p.path, n.full_path || '/' || p.path"
 #define RUNNER_PROJECT_NCOLS 5
 
 json_object *entity_runner(request *r, const PGresult *res, int row, int col);

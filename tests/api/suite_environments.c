@@ -53,7 +53,8 @@ static char *one(long long pid, long long eid, const char *suffix)
 static long long add(long long pid, const char *token, const char *name, const char *url)
 {
 	resp *r = R(api("POST", epath(pid, ""), token,
-			url ? S(fmt("name=%s&external_url=%s", name, url)) : S(fmt("name=%s", name))));
+			url ? S(fmt("name=%s&external_url=%s", name, url))
+			    : S(fmt("name=%s", name))));
 	ck_status(r, 201);
 	return jint(r->json, "id");
 }
@@ -78,7 +79,8 @@ static void ck_ids(resp *r, const long long *want, size_t n)
 static long long pipeline(long long pid, long long uid)
 {
 	return sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status, user_id)"
-		       " VALUES (%lld, 'master', '" SHA "', 'running', %lld) RETURNING id", pid, uid);
+		       " VALUES (%lld, 'master', '" SHA "', 'running', %lld) RETURNING id",
+		       pid, uid);
 }
 
 /* A job of pipeline pl named name in stage_idx, status and `when` as given, with
@@ -88,14 +90,27 @@ static long long job(long long pid, long long pl, long long uid, const char *nam
 {
 	long long id = sql_int(
 		"INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, author_id,"
-		" pipeline_id, stage_idx, \"when\") VALUES (%lld, '" SHA "', 'master', '%s', 'deploy',"
+		" pipeline_id, stage_idx, \"when\")"
+		" VALUES (%lld, '" SHA "', 'master', '%s', 'deploy',"
 		" '%s', %lld, %lld, %d, '%s') RETURNING id",
 		pid, name, status, uid, pl, stage, when);
 	free(sql_value("INSERT INTO ci_builds (id, project_id, pipeline_id, environment, options)"
 		       " VALUES (%lld, %lld, %lld, %s, %s)",
 		       id, pid, pl, env ? S(fmt("'%s'", env)) : "NULL",
-		       opts ? S(fmt("jsonb_build_object('environment', '%s'::jsonb)", opts)) : "'{}'"));
+		       opts ? S(fmt("jsonb_build_object('environment', '%s'::jsonb)", opts))
+			    : "'{}'"));
 	return id;
+}
+
+/* Column col of environment id, as text (caller does not free). */
+static const char *env_column(const char *col, long long id)
+{
+	return S(sql_value("SELECT %s FROM environments WHERE id = %lld", col, id));
+}
+
+static long long count_deployments(long long env_id)
+{
+	return sql_int("SELECT count(*) FROM deployments WHERE environment_id = %lld", env_id);
 }
 
 static void set_status(long long job_id, const char *status)
@@ -138,7 +153,8 @@ START_TEST(test_environments_create)
 	ck_status(r, 201);
 	ck_matches(jstr(r->json, "slug"), "^env-ci-x-y-z-[a-z0-9]{6}$");
 	/* errors: nothing made */
-	long long before = sql_int("SELECT count(*) FROM environments WHERE project_id = %lld", p.id);
+	long long before =
+		sql_int("SELECT count(*) FROM environments WHERE project_id = %lld", p.id);
 	ck_body(R(api("POST", epath(p.id, ""), p.owner, "external_url=https://x.org")), 400,
 		"{\"message\":\"400 (Bad request) \\\"name\\\" not given\"}");
 	ck_body(R(api("POST", epath(p.id, ""), p.owner, "name=production")), 400,
@@ -153,8 +169,9 @@ START_TEST(test_environments_create)
 		"{\"message\":{\"external_url\":[\"must be a valid URL\"]}}");
 	ck_body(R(api("POST", epath(p.id, ""), p.owner, "name=x&external_url=ftp://x.org")), 400,
 		"{\"message\":{\"external_url\":[\"must be a valid URL\"]}}");
-	ck_body(R(api("POST", epath(p.id, ""), p.owner, "name=x&external_url=https://example.com/app")),
-		400, "{\"message\":{\"external_url\":[\"has already been taken\"]}}");
+	ck_body(R(api("POST", epath(p.id, ""), p.owner,
+		      "name=x&external_url=https://example.com/app")), 400,
+		"{\"message\":{\"external_url\":[\"has already been taken\"]}}");
 	char *long_name = S(calloc(1, 257));
 	memset(long_name, 'a', 256);
 	ck_body(R(api("POST", epath(p.id, ""), p.owner, S(fmt("name=%s", long_name)))), 400,
@@ -298,7 +315,8 @@ START_TEST(test_environments_deployments)
 	project(&p, "private");
 	long long pl = pipeline(p.id, p.owner_id);
 	const char *opts = "{\"name\": \"review/feature\", \"url\": "
-			   "\"https://$CI_ENVIRONMENT_SLUG.example.com/${CI_COMMIT_REF_NAME}%UNSET%\","
+			   "\"https://$CI_ENVIRONMENT_SLUG.example.com/"
+			   "${CI_COMMIT_REF_NAME}%UNSET%\","
 			   " \"on_stop\": \"stop_review\"}";
 	long long deploy = job(p.id, pl, p.owner_id, "deploy_review", 0, "running", "on_success",
 			       "review/feature", opts);
@@ -330,17 +348,17 @@ START_TEST(test_environments_deployments)
 	long long again = job(p.id, pl, p.owner_id, "deploy_review", 0, "pending", "on_success",
 			      "review/feature", opts);
 	set_status(again, "success");
-	ck_assert_str_eq(S(sql_value("SELECT string_agg(iid::text, ',' ORDER BY iid) FROM deployments"
-				     " WHERE project_id = %lld", p.id)), "1,2");
+	ck_assert_str_eq(S(sql_value("SELECT string_agg(iid::text, ',' ORDER BY iid)"
+				     " FROM deployments WHERE project_id = %lld", p.id)), "1,2");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM environments WHERE project_id = %lld", p.id),
 			 1);
 	/* an environment of the API is found by name, its url taken from the job */
 	long long prod = add(p.id, p.owner, "production", NULL);
 	long long pj = job(p.id, pl, p.owner_id, "deploy_prod", 0, "running", "on_success",
-			   "production", "{\"name\": \"production\", \"url\": \"https://prod.example.com\"}");
+			   "production",
+			   "{\"name\": \"production\", \"url\": \"https://prod.example.com\"}");
 	set_status(pj, "success");
-	ck_assert_str_eq(S(sql_value("SELECT external_url FROM environments WHERE id = %lld", prod)),
-			 "https://prod.example.com");
+	ck_assert_str_eq(env_column("external_url", prod), "https://prod.example.com");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM deployments WHERE environment_id = %lld",
 				 prod), 1);
 	/* a name the model refuses makes nothing; a url that is none is not kept */
@@ -352,8 +370,7 @@ START_TEST(test_environments_deployments)
 	long long nourl = job(p.id, pl, p.owner_id, "deploy_prod", 0, "running", "on_success",
 			      "production", "{\"name\": \"production\", \"url\": \"not a url\"}");
 	set_status(nourl, "success");
-	ck_assert_str_eq(S(sql_value("SELECT external_url FROM environments WHERE id = %lld", prod)),
-			 "https://prod.example.com");
+	ck_assert_str_eq(env_column("external_url", prod), "https://prod.example.com");
 	/* the API's stop plays the last deployment's on_stop job */
 	r = R(api("POST", one(p.id, eid, "/stop"), p.owner, NULL));
 	ck_status(r, 200);
@@ -364,14 +381,12 @@ START_TEST(test_environments_deployments)
 	ck_assert_str_eq(S(sql_value("SELECT status FROM commit_statuses WHERE id = %lld", stop)),
 			 "pending");
 	/* the stop job succeeds: stopped, no deployment */
-	long long deployments = sql_int("SELECT count(*) FROM deployments WHERE environment_id = %lld",
-					eid);
+	long long deployments = count_deployments(eid);
 	free(sql_value("UPDATE environments SET state = 'available' WHERE id = %lld", eid));
 	set_status(stop, "success");
 	ck_assert_str_eq(S(sql_value("SELECT state FROM environments WHERE id = %lld", eid)),
 			 "stopped");
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM deployments WHERE environment_id = %lld", eid),
-			 deployments);
+	ck_assert_int_eq(count_deployments(eid), deployments);
 	/* a new deployment makes it available again */
 	long long redeploy = job(p.id, pl, p.owner_id, "deploy_review", 0, "running", "on_success",
 				 "review/feature", opts);
@@ -416,7 +431,8 @@ START_TEST(test_environments_stop)
 	long long env = sql_int("SELECT id FROM environments WHERE project_id = %lld"
 				" AND name = 'staging'", p.id);
 	ck_code(R(api("POST", one(p.id, env, "/stop"), p.owner, NULL)), 200);
-	ck_assert(S(sql_value("SELECT retried FROM commit_statuses WHERE id = %lld", halt))[0] == 't');
+	ck_assert_str_eq(S(sql_value("SELECT retried FROM commit_statuses WHERE id = %lld", halt)),
+			 "t");
 	ck_assert_str_eq(S(sql_value("SELECT status FROM commit_statuses WHERE pipeline_id = %lld"
 				     " AND name = 'halt' AND NOT retried", pl)), "pending");
 }

@@ -59,7 +59,8 @@ typedef struct {
 static void runner(fx_runner *out, bool shared, const char *cols, const char *vals,
 		   const long long *pids, int n)
 {
-	const char *reg = shared ? shared_registration_token() : project_registration_token(pids[0]);
+	const char *reg =
+		shared ? shared_registration_token() : project_registration_token(pids[0]);
 	out->description = S(unique("runner"));
 	resp *r = R(api("POST", "/runners", NULL,
 			S(fmt("token=%s&description=%s", reg, out->description))));
@@ -383,8 +384,8 @@ START_TEST(test_runners_update)
 				     " WHERE id = %lld", a.id)), "new one{a,b}");
 	/* bad input */
 	ck_body(R(api("PUT", rpath(a.id, ""), p.owner, NULL)), 400,
-		"{\"error\":\"description, active, tag_list, run_untagged, locked, access_level are "
-		"missing, at least one parameter must be provided\"}");
+		"{\"error\":\"description, active, tag_list, run_untagged, locked, "
+		"access_level are missing, at least one parameter must be provided\"}");
 	ck_body(R(api("PUT", rpath(a.id, ""), p.owner, "access_level=x")), 400,
 		"{\"error\":\"access_level does not have a valid value\"}");
 	ck_body(R(api("PUT", rpath(a.id, ""), p.owner, "active=maybe")), 400,
@@ -572,8 +573,8 @@ START_TEST(test_project_runners_disable)
 				 a.id), 1);
 	/* the last project: remove the runner instead */
 	ck_body(R(api("DELETE", ppath(p.id, S(fmt("/%lld", a.id))), p.owner, NULL)), 403,
-		"{\"message\":\"403 Forbidden - Only one project associated with the runner. Please "
-		"remove the runner instead\"}");
+		"{\"message\":\"403 Forbidden - Only one project associated with the runner. "
+		"Please remove the runner instead\"}");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld",
 				 a.id), 1);
 	ck_code(R(api("DELETE", ppath(p.id, S(fmt("/%lld", a.id))), NULL, NULL)), 401);
