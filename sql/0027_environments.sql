@@ -163,9 +163,11 @@ CREATE TRIGGER commit_statuses_deploy AFTER UPDATE OF status ON commit_statuses
 	EXECUTE FUNCTION ci_job_deploy();
 
 -- GitLab 10's Environment#stop_with_action!: an available environment is stopped, and
--- the on_stop job of its last deployment played by user u (a manual job of the
--- deployment's pipeline, not retried, with that name: `manual` becomes pending, a
--- finished one is retried), its pipeline processed. Answers whether a job was played.
+-- the on_stop job of its last deployment played by user u (Deployment#stop_action: a
+-- manual action of the deployment's pipeline, not retried, with that name and another
+-- than the deployment's job; Ci::PlayBuildService: a `manual` or `skipped` one is
+-- enqueued as u's, a finished one retried), its pipeline processed. Answers whether a
+-- job was played.
 CREATE FUNCTION ci_environment_stop(e bigint, u bigint) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
 	d record;
@@ -176,24 +178,25 @@ BEGIN
 	IF NOT FOUND THEN
 		RETURN false;
 	END IF;
-	SELECT dp.on_stop, cs.pipeline_id INTO d
+	SELECT dp.on_stop, cs.pipeline_id, cs.name INTO d
 	FROM deployments dp JOIN commit_statuses cs ON cs.id = dp.deployable_id
 	WHERE dp.environment_id = e ORDER BY dp.id DESC LIMIT 1;
 	IF NOT FOUND OR d.on_stop IS NULL OR d.pipeline_id IS NULL THEN
 		RETURN false;
 	END IF;
 	SELECT cs.id, cs.status INTO j FROM commit_statuses cs
-	WHERE cs.pipeline_id = d.pipeline_id AND cs.name = d.on_stop AND NOT cs.retried
+	WHERE cs.pipeline_id = d.pipeline_id AND cs.name = d.on_stop AND cs.name <> d.name
+	  AND NOT cs.retried
 	  AND cs."when" = 'manual'
 	  AND cs.status IN ('manual', 'success', 'failed', 'canceled', 'skipped')
 	ORDER BY cs.id DESC LIMIT 1 FOR UPDATE;
 	IF NOT FOUND THEN
 		RETURN false;
 	END IF;
-	IF j.status = 'manual' THEN
+	IF j.status IN ('manual', 'skipped') THEN
 		UPDATE commit_statuses SET status = 'pending', author_id = u, queued_at = now(),
 			updated_at = now()
-		WHERE id = j.id AND status = 'manual';
+		WHERE id = j.id AND status IN ('manual', 'skipped');
 	ELSE
 		PERFORM ci_retry_job(j.id, u, true);
 	END IF;
