@@ -108,8 +108,6 @@ const db_stmt runners_stmts[] = {
 	 2, 1},
 	{"runners_disable",
 	 "DELETE FROM ci_runner_projects WHERE runner_id = $1 AND project_id = $2", 2, 0},
-	{"runners_summary", "SELECT " RUNNER_COLS("r") " FROM ci_runners r WHERE r.id = $1", 1,
-	 RUNNER_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
