@@ -812,6 +812,127 @@ START_TEST(test_runner_git_job_token)
 }
 END_TEST
 
+/* ---- end to end: a push of .gitlab-ci.yml to a pipeline's success ---- */
+
+/* Waits (at most 20 s) for project_id's first pipeline (the push job of the background
+ * process makes it): its id. */
+static long long wait_pipeline(long long project_id)
+{
+	for (int i = 0; i < 200; i++) {
+		long long id = sql_int("SELECT coalesce(min(id), 0) FROM ci_pipelines"
+				       " WHERE project_id = %lld", project_id);
+		if (id)
+			return id;
+		usleep(100000);
+	}
+	ck_abort_msg("no pipeline for project %lld", project_id);
+	return 0;
+}
+
+START_TEST(test_runner_end_to_end)
+{
+	fx f;
+	project(&f, "private");
+	char *tag = S(unique("e2e"));
+	char *yml = S(fmt("stages: [build, test]\n"
+			  "variables: {GREETING: hello}\n"
+			  "build:\n"
+			  "  stage: build\n"
+			  "  tags: [%s]\n"
+			  "  script: [make]\n"
+			  "  artifacts: {paths: [out/], expire_in: 1 week}\n"
+			  "  coverage: '/total: \\d+%%/'\n"
+			  "test:\n"
+			  "  stage: test\n"
+			  "  tags: [%s]\n"
+			  "  script: [make check]\n",
+			  tag, tag));
+	/* the owner pushes the configuration over HTTP */
+	char *work = git_work_new();
+	char *out = NULL;
+	const char *host = api_url() + strlen("http://");
+	int rc = git_sh(work, &out, "clone -q 'http://u:%s@%s/%s.git' w", f.owner, host, f.path);
+	ck_assert_msg(rc == 0, "clone: %s", out);
+	free(out);
+	FILE *fy = fopen(S(fmt("%s/w/.gitlab-ci.yml", work)), "w");
+	ck_assert(fy != NULL);
+	fputs(yml, fy);
+	fclose(fy);
+	rc = git_sh(work, &out, "-C w add .gitlab-ci.yml && git -C w commit -q -m ci &&"
+				" git -C w push -q origin master && git -C w rev-parse HEAD");
+	ck_assert_msg(rc == 0, "push: %s", out);
+	char *sha = S(strndup(out + strlen(out) - 41, 40));
+	free(out);
+	long long p = wait_pipeline(f.id);
+	ck_assert_str_eq(pipeline_status(p), "pending");
+
+	/* a shared runner for the tag takes the build job */
+	char *tok = register_runner(shared_token(),
+				    S(fmt(",\"tag_list\":\"%s\",\"run_untagged\":false", tag)), NULL);
+	resp *r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_str_eq(jstr(jget(r->json, "job_info"), "name"), "build");
+	long long build = jint(r->json, "id");
+	char *bt = S(strdup(jstr(r->json, "token")));
+	json_object *git = jget(r->json, "git_info");
+	ck_assert_str_eq(jstr(git, "sha"), sha);
+	ck_assert_str_eq(jstr(git, "ref"), "master");
+	ck_assert_str_eq(var(r->json, "GREETING", NULL), "hello");
+	ck_assert_str_eq(var(r->json, "CI_COMMIT_SHA", NULL), sha);
+	ck_assert_str_eq(var(r->json, "CI_RUNNER_TAGS", NULL), tag);
+	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "steps"), 0), "name"),
+			 "script");
+	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "artifacts"), 0),
+			      "expire_in"), "1 week");
+	ck_assert_str_eq(pipeline_status(p), "running");
+
+	/* the runner clones with the job token, from the payload's URL */
+	const char *url = jstr(git, "repo_url");
+	const char *path = strchr(strchr(url, '@'), '/');
+	char *clone = S(fmt("http://gitlab-ci-token:%s@%s%s", bt, host, path));
+	rc = git_sh(work, &out, "clone -q '%s' job && git -C job rev-parse HEAD", clone);
+	ck_assert_msg(rc == 0 && strstr(out, sha), "job clone: %s", out);
+	free(out);
+
+	/* trace in two patches, the archive, success */
+	ck_code(patch_trace(build, bt, "0-6", "$ make"), 202);
+	ck_code(patch_trace(build, bt, "6-20", "\ntotal: 87%\n"), 202);
+	static const char zip[] = "PK\005\006 end to end";
+	ck_code(upload(build, bt, zip, sizeof(zip) - 1, "?expire_in=1%20week"), 201);
+	ck_code(update_job(build, bt, "success", NULL), 200);
+	ck_assert_str_eq(status_of(build), "success");
+	resp *pr = R(api("GET", S(fmt("/projects/%lld/pipelines/%lld", f.id, p)), f.owner, NULL));
+	ck_status(pr, 200);
+	ck_jstr(pr, "status", "running");
+
+	/* the next stage: its job gets the build's archive */
+	r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_str_eq(jstr(jget(r->json, "job_info"), "name"), "test");
+	long long test = jint(r->json, "id");
+	char *tt = S(strdup(jstr(r->json, "token")));
+	json_object *dep = json_object_array_get_idx(jget(r->json, "dependencies"), 0);
+	ck_assert_int_eq(jint(dep, "id"), build);
+	r = download(build, tt);
+	ck_status(r, 200);
+	ck_assert_int_eq(r->body_len, sizeof(zip) - 1);
+	ck_assert(memcmp(r->body, zip, sizeof(zip) - 1) == 0);
+	ck_code(update_job(test, tt, "success", "ok\\n"), 200);
+	pr = R(api("GET", S(fmt("/projects/%lld/pipelines/%lld", f.id, p)), f.owner, NULL));
+	ck_status(pr, 200);
+	ck_jstr(pr, "status", "success");
+	ck_assert(!jnull(pr->json, "finished_at"));
+	ck_assert_str_eq(S(sql_value("SELECT coverage::text FROM commit_statuses WHERE id = %lld",
+				     build)), "87");
+	/* both tokens have stopped */
+	rc = git_sh(work, &out, "clone -q 'http://gitlab-ci-token:%s@%s%s' after", tt, host, path);
+	ck_assert_int_ne(rc, 0);
+	free(out);
+	ck_code(request_job(tok), 204);
+	git_work_remove(work);
+}
+END_TEST
+
 Suite *suite_runner(void)
 {
 	Suite *s = suite_create("runner");
@@ -829,6 +950,7 @@ Suite *suite_runner(void)
 	tcase_add_test(tc, test_runner_failure);
 	tcase_add_test(tc, test_runner_artifacts);
 	tcase_add_test(tc, test_runner_git_job_token);
+	tcase_add_test(tc, test_runner_end_to_end);
 	suite_add_tcase(s, tc);
 	return s;
 }
