@@ -102,7 +102,7 @@ const db_stmt runner_stmts[] = {
 	 "  AND (rn.access_level = 'not_protected' OR b.protected)"
 	 "  ORDER BY cs.id LIMIT 1 FOR UPDATE OF cs SKIP LOCKED),"
 	 " claim AS (UPDATE commit_statuses cs SET status = 'running', started_at = now(),"
-	 "  updated_at = now() FROM job WHERE cs.id = job.id AND cs.status = 'pending'"
+	 "  updated_at = now() WHERE cs.id = (SELECT id FROM job) AND cs.status = 'pending'"
 	 "  RETURNING cs.id, cs.pipeline_id),"
 	 " given AS (UPDATE ci_builds b SET runner_id = (SELECT id FROM rn), token_digest = $2"
 	 "  FROM claim WHERE b.id = claim.id)"
@@ -1177,8 +1177,9 @@ static int jobs_artifacts_upload(request *r)
 		return rc < 0 ? rc : 0;
 	const char *data, *filename;
 	size_t len;
+	/* GitLab 10's bad_request!('Missing artifacts file!'), word for word */
 	if (param_file(r, "file", &data, &len, &filename) != 0)
-		return api_error(r, 400, "400 (Bad request) \"Missing artifacts file!\"");
+		return fail_missing(r, "Missing artifacts file!");
 	if (len >= (size_t)r->ctx.cfg->max_artifacts_size)
 		return too_large(r);
 	long long expire = 0;

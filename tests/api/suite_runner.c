@@ -716,6 +716,11 @@ START_TEST(test_runner_artifacts)
 	size_t zn = sizeof(zip) - 1;
 	ck_code(upload(build, "bad", zip, zn, NULL), 403);
 	ck_code(upload(build, bt, zip, zn, "?expire_in=soon"), 400);
+	char *aurl = S(fmt("/jobs/%lld/artifacts", build));
+	ck_body(runner_call("POST", aurl, S(fmt("{\"token\":\"%s\"}", bt))), 400,
+		"{\"message\":\"400 (Bad request) \\\"Missing artifacts file!\\\" not given\"}");
+	ck_assert_str_eq(S(sql_value("SELECT coalesce(artifacts_file, 'none') FROM ci_builds"
+				     " WHERE id = %lld", build)), "none");
 	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), build);
@@ -801,6 +806,14 @@ START_TEST(test_runner_git_job_token)
 	rc = git_sh(work, &out, "clone -q 'http://gitlab-ci-token:%s@%s/%s.git' d", jt,
 		    api_url() + strlen("http://"), other.path);
 	ck_assert_int_ne(rc, 0);
+	free(out);
+	/* ... until the job's user may read it: a reporter of it */
+	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/files/f.txt", other.id)),
+		      other.owner, "branch=master&content=x&commit_message=init")), 201);
+	fixture_member("Project", other.id, f.owner_id, 20);
+	rc = git_sh(work, &out, "clone -q 'http://gitlab-ci-token:%s@%s/%s.git' d2 && cat d2/f.txt",
+		    jt, api_url() + strlen("http://"), other.path);
+	ck_assert_msg(rc == 0 && strcmp(out, "x") == 0, "clone as the job's user: %s", out);
 	free(out);
 	/* the job ends: the token stops */
 	ck_code(update_job(j, jt, "success", NULL), 200);
