@@ -58,9 +58,10 @@ static char *project_token(long long project, const char *owner)
  * token, and its id in *id unless NULL. */
 static char *register_runner(const char *reg, const char *extra, long long *id)
 {
+	const char *more = extra ? extra : "";
 	resp *r = runner_call("POST", "/runners",
 			      S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\","
-				    "\"description\":\"test runner\"%s}", reg, extra ? extra : "")));
+				    "\"description\":\"test runner\"%s}", reg, more)));
 	ck_status(r, 201);
 	ck_assert(jint(r->json, "id") > 0);
 	ck_assert_int_eq(strlen(jstr(r->json, "token")), 20);
@@ -106,8 +107,9 @@ static long long job(fx *f, long long p, int idx, const char *name, const char *
 		     const char *options, bool allow_failure)
 {
 	long long id = sql_int(
-		"INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, pipeline_id,"
-		" stage_idx, author_id, allow_failure) SELECT project_id, sha, ref, '%s',"
+		"INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status,"
+		" pipeline_id, stage_idx, author_id, allow_failure)"
+		" SELECT project_id, sha, ref, '%s',"
 		" 'stage%d', 'created', id, %d, user_id, %s FROM ci_pipelines WHERE id = %lld"
 		" RETURNING id",
 		name, idx, idx, allow_failure ? "true" : "false", p);
@@ -158,7 +160,8 @@ START_TEST(test_runner_register)
 	register_runner(project_token(f.id, f.owner), NULL, &pid);
 	ck_assert_str_eq(S(sql_value("SELECT is_shared::text || ' ' || (SELECT string_agg("
 				     "project_id::text, ',') FROM ci_runner_projects WHERE"
-				     " runner_id = %lld) FROM ci_runners WHERE id = %lld", pid, pid)),
+				     " runner_id = %lld) FROM ci_runners WHERE id = %lld",
+				     pid, pid)),
 			 S(fmt("false %lld", f.id)));
 	/* an unknown token, none, bad values */
 	long long before = sql_int("SELECT count(*) FROM ci_runners");
@@ -166,10 +169,13 @@ START_TEST(test_runner_register)
 		"{\"message\":\"403 Forbidden\"}");
 	ck_body(runner_call("POST", "/runners", "{\"description\":\"x\"}"), 400,
 		"{\"message\":\"400 (Bad request) \\\"token\\\" not given\"}");
+	char *reg = shared_token();
 	ck_code(runner_call("POST", "/runners",
-			    S(fmt("{\"token\":\"%s\",\"active\":\"maybe\"}", shared_token()))), 400);
+			    S(fmt("{\"token\":\"%s\",\"active\":\"maybe\"}", reg))), 400);
 	ck_code(runner_call("POST", "/runners",
-			    S(fmt("{\"token\":\"%s\",\"run_untagged\":false}", shared_token()))), 400);
+			    S(fmt("{\"token\":\"%s\",\"run_untagged\":false}", reg))), 400);
+	ck_code(runner_call("POST", "/runners",
+			    S(fmt("{\"token\":\"%s\",\"tag_list\":\"%0300d\"}", reg, 0))), 400);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners"), before);
 	/* a form body works too */
 	char *url = S(fmt("%s/api/v4/runners", api_url()));
@@ -342,7 +348,8 @@ START_TEST(test_runner_race)
 		ck_assert_int_eq(winners, 1);
 		ck_assert_str_eq(status_of(j), "running");
 		/* the job was finished so the next round starts clean */
-		free(sql_value("UPDATE commit_statuses SET status = 'canceled' WHERE id = %lld", j));
+		free(sql_value("UPDATE commit_statuses SET status = 'canceled'"
+			       " WHERE id = %lld", j));
 	}
 }
 END_TEST
@@ -384,11 +391,13 @@ START_TEST(test_runner_payload)
 	free(sql_value("UPDATE ci_pipelines SET variables = '[{\"key\":\"API_VAR\","
 		       "\"value\":\"a\"}]' WHERE id = %lld", p));
 	long long first = job(&f, p, 0, "compile", "{}",
-			      "{\"artifacts\":{\"paths\":[\"out/\"],\"expire_in\":\"1 week\"}}", false);
+			      "{\"artifacts\":{\"paths\":[\"out/\"],\"expire_in\":\"1 week\"}}",
+			      false);
 	long long j = job(&f, p, 1, "rspec", "{}",
 			  "{\"before_script\":[\"bundle\"],\"script\":[\"rspec\",\"echo ok\"],"
 			  "\"after_script\":[\"cleanup\"],\"image\":\"ruby:2.4\","
-			  "\"services\":[\"postgres:9.6\",{\"name\":\"redis\",\"alias\":\"cache\"}],"
+			  "\"services\":[\"postgres:9.6\","
+			  "{\"name\":\"redis\",\"alias\":\"cache\"}],"
 			  "\"cache\":{\"key\":\"k\",\"paths\":[\"vendor/\"]}}",
 			  false);
 	process(p);
@@ -402,7 +411,8 @@ START_TEST(test_runner_payload)
 	ck_status(r, 201);
 	json_object *o = r->json;
 	static const char *const fields[] = {
-		"id", "token", "allow_git_fetch", "job_info", "git_info", "runner_info", "variables",
+		"id", "token", "allow_git_fetch", "job_info", "git_info", "runner_info",
+		"variables",
 		"steps", "image", "services", "artifacts", "cache", "credentials", "dependencies",
 		NULL};
 	ck_fields(o, fields);
@@ -483,10 +493,12 @@ START_TEST(test_runner_protected_variables)
 	fixture_member("Project", gp, f.owner_id, 40);
 	char *gsecret = project_token(gp, f.owner);
 	free(sql_value("INSERT INTO ci_group_variables (group_id, key, value_sealed)"
-		       " SELECT %lld, 'ROOT_VAR', runners_token_sealed FROM projects WHERE id = %lld",
+		       " SELECT %lld, 'ROOT_VAR', runners_token_sealed FROM projects"
+		       " WHERE id = %lld",
 		       g, gp));
 	free(sql_value("INSERT INTO ci_group_variables (group_id, key, value_sealed)"
-		       " SELECT %lld, 'SUB_VAR', runners_token_sealed FROM projects WHERE id = %lld",
+		       " SELECT %lld, 'SUB_VAR', runners_token_sealed FROM projects"
+		       " WHERE id = %lld",
 		       sub, gp));
 	char *gtok = register_runner(gsecret, NULL, NULL);
 	fx gf = {gp, f.owner, f.owner_id, NULL};
@@ -797,7 +809,8 @@ START_TEST(test_runner_git_job_token)
 	ck_assert_msg(rc == 0, "clone: %s", out);
 	free(out);
 	/* never a push */
-	rc = git_sh(work, &out, "-C c commit -q --allow-empty -m x && git -C c push -q origin master");
+	rc = git_sh(work, &out,
+		    "-C c commit -q --allow-empty -m x && git -C c push -q origin master");
 	ck_assert_msg(rc != 0, "push with a job token: %s", out);
 	free(out);
 	/* another user's private project stays hidden */
@@ -880,8 +893,8 @@ START_TEST(test_runner_end_to_end)
 	ck_assert_str_eq(pipeline_status(p), "pending");
 
 	/* a shared runner for the tag takes the build job */
-	char *tok = register_runner(shared_token(),
-				    S(fmt(",\"tag_list\":\"%s\",\"run_untagged\":false", tag)), NULL);
+	char *extra = S(fmt(",\"tag_list\":\"%s\",\"run_untagged\":false", tag));
+	char *tok = register_runner(shared_token(), extra, NULL);
 	resp *r = request_job(tok);
 	ck_status(r, 201);
 	ck_assert_str_eq(jstr(jget(r->json, "job_info"), "name"), "build");
