@@ -237,8 +237,8 @@ $(stack_nginx_git_locations "$dir" collabd)
             default_type application/octet-stream;
             add_header X-Content-Type-Options nosniff always;
         }
-        # Job traces and artifacts (<storage>/ci/), as nginx/collabd.conf sends them:
-        # collabd checks the job token or access and answers X-Accel-Redirect: /_internal/ci/...
+        # Job traces and artifacts as nginx/collabd.conf sends them: collabd checks
+        # access and answers X-Accel-Redirect: /_internal/ci/...
         location ^~ /_internal/ci/ {
             internal;
             alias $dir/storage/ci/;

@@ -67,6 +67,12 @@ int projects_extras(request *r, const PGresult *res, int n, int col, project_ext
  * more than 255 characters. Projects' and runners' tag lists. */
 int projects_read_tag_list(request *r, const char **out);
 
+/* tag_list as GitLab's taggable reads it (a project's, a runner's): an array or a
+ * comma-separated string, the tags trimmed, without empty ones and repeats (case aside),
+ * as a JSON array text in *out (NULL when absent). 0, or ERR_INVALID past 1,000 tags or
+ * 255 characters. */
+int projects_read_tag_list(request *r, const char **out);
+
 /* groups.c (4.2) */
 /* Removes the groups that user_id owns alone (no other direct owner), with their
  * subgroups and projects, inside the caller's transaction (hard deletion of a user). */

@@ -48,7 +48,8 @@ enum {
 };
 
 const db_stmt runner_stmts[] = {
-	{"runner_settings_token", "SELECT runners_token_sealed FROM ci_settings WHERE id = 1", 0, 1},
+	{"runner_settings_token",
+	 "SELECT runners_token_sealed FROM ci_settings WHERE id = 1", 0, 1},
 	/* $1 digest, $2 sealed: made once, by whoever comes first */
 	{"runner_settings_token_set",
 	 "UPDATE ci_settings SET runners_token_digest = $1, runners_token_sealed = $2"
@@ -102,7 +103,7 @@ const db_stmt runner_stmts[] = {
 	 "  AND (rn.access_level = 'not_protected' OR b.protected)"
 	 "  ORDER BY cs.id LIMIT 1 FOR UPDATE OF cs SKIP LOCKED),"
 	 " claim AS (UPDATE commit_statuses cs SET status = 'running', started_at = now(),"
-	 "  updated_at = now() FROM job WHERE cs.id = job.id AND cs.status = 'pending'"
+	 "  updated_at = now() WHERE cs.id = (SELECT id FROM job) AND cs.status = 'pending'"
 	 "  RETURNING cs.id, cs.pipeline_id),"
 	 " given AS (UPDATE ci_builds b SET runner_id = (SELECT id FROM rn), token_digest = $2"
 	 "  FROM claim WHERE b.id = claim.id)"
@@ -286,92 +287,6 @@ static const char *job_token(request *r)
 	return t && *t ? t : NULL;
 }
 
-/* tag_list as GitLab's taggable reads it: a comma-separated string or an array, names
- * trimmed, empty ones and repeats left out; a JSON array (at most PARAM_ARRAY_MAX names
- * of at most 255 characters, else ERR_VALIDATION). */
-static int tag_list_json(request *r, const char **out)
-{
-	const char **vals;
-	int n = param_array(r, "tag_list", &vals);
-	if (n < 0)
-		return n;
-	if (n == 0) {
-		const char *s = param_str(r, "tag_list");
-		if (!s) {
-			*out = "[]";
-			return 0;
-		}
-		/* one value, split on commas */
-		int cap = 1;
-		for (const char *p = s; *p; p++)
-			cap += *p == ',';
-		if (cap > PARAM_ARRAY_MAX)
-			return fail(r, ERR_INVALID, "tag_list has too many values");
-		vals = arena_alloc(r->ctx.a, sizeof(*vals) * (size_t)cap);
-		const char *p = s;
-		for (;;) {
-			const char *e = strchr(p, ',');
-			size_t len = e ? (size_t)(e - p) : strlen(p);
-			vals[n++] = arena_strndup(r->ctx.a, p, len);
-			if (!e)
-				break;
-			p = e + 1;
-		}
-	} else {
-		/* array elements may still hold commas, as taggable splits them too */
-		const char **all = NULL;
-		int m = 0, cap = 0;
-		for (int i = 0; i < n; i++) {
-			for (const char *p = vals[i];;) {
-				const char *e = strchr(p, ',');
-				size_t len = e ? (size_t)(e - p) : strlen(p);
-				if (m == cap) {
-					cap = cap ? cap * 2 : 16;
-					if (cap > PARAM_ARRAY_MAX * 2)
-						return fail(r, ERR_INVALID,
-							    "tag_list has too many values");
-					const char **g = arena_alloc(r->ctx.a, sizeof(*g) * (size_t)cap);
-					if (m)
-						memcpy(g, all, sizeof(*g) * (size_t)m);
-					all = g;
-				}
-				all[m++] = arena_strndup(r->ctx.a, p, len);
-				if (!e)
-					break;
-				p = e + 1;
-			}
-		}
-		vals = all;
-		n = m;
-	}
-	json_object *arr = request_own(r, json_object_new_array());
-	int kept = 0;
-	for (int i = 0; i < n; i++) {
-		const char *t = vals[i];
-		while (isspace((unsigned char)*t))
-			t++;
-		size_t len = strlen(t);
-		while (len && isspace((unsigned char)t[len - 1]))
-			len--;
-		if (!len)
-			continue;
-		if (len > 255)
-			return fail_validation(r, "tags.name", "is too long (maximum is 255 characters)");
-		char *tag = arena_strndup(r->ctx.a, t, len);
-		bool seen = false;
-		for (size_t j = 0; j < json_object_array_length(arr) && !seen; j++)
-			seen = strcmp(json_object_get_string(json_object_array_get_idx(arr, j)),
-				      tag) == 0;
-		if (seen)
-			continue;
-		if (++kept > PARAM_ARRAY_MAX)
-			return fail(r, ERR_INVALID, "tag_list has too many values");
-		json_object_array_add(arr, json_object_new_string(tag));
-	}
-	*out = json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN);
-	return 0;
-}
-
 /* A boolean parameter as text for SQL ("true"/"false"), NULL when absent; ERR_INVALID
  * when it is no boolean. */
 static int bool_param(request *r, const char *name, const char **out)
@@ -403,8 +318,10 @@ static int runners_register(request *r)
 	if (rc < 0 || (rc = bool_param(r, "active", &active)) < 0 ||
 	    (rc = bool_param(r, "locked", &locked)) < 0 ||
 	    (rc = bool_param(r, "run_untagged", &run_untagged)) < 0 ||
-	    (rc = tag_list_json(r, &tags)) < 0)
+	    (rc = projects_read_tag_list(r, &tags)) < 0)
 		return rc;
+	if (!tags)
+		tags = "[]";
 	const char *description = NULL;
 	if ((rc = param_text(r, "description", 255, &description)) < 0)
 		return rc;
@@ -562,9 +479,10 @@ static void add_lines(json_object *arr, json_object *v)
 	}
 	if (!json_object_is_type(v, json_type_array))
 		return;
-	for (size_t i = 0; i < json_object_array_length(v); i++)
-		json_object_array_add(arr, json_object_new_string(
-						   json_object_get_string(json_object_array_get_idx(v, i))));
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+		json_object_array_add(arr, json_object_new_string(json_object_get_string(e)));
+	}
 }
 
 static json_object *step(const char *name, json_object *script, const char *when, bool allow)
@@ -586,7 +504,8 @@ static json_object *image(json_object *v, bool service)
 		return NULL;
 	json_object *o = json_object_new_object();
 	if (json_object_is_type(v, json_type_string)) {
-		json_object_object_add(o, "name", json_object_new_string(json_object_get_string(v)));
+		json_object_object_add(o, "name", json_object_new_string(
+							  json_object_get_string(v)));
 		json_object_object_add(o, "entrypoint", NULL);
 		if (service) {
 			json_object_object_add(o, "alias", NULL);
@@ -1177,8 +1096,9 @@ static int jobs_artifacts_upload(request *r)
 		return rc < 0 ? rc : 0;
 	const char *data, *filename;
 	size_t len;
+	/* GitLab 10's bad_request!('Missing artifacts file!'), word for word */
 	if (param_file(r, "file", &data, &len, &filename) != 0)
-		return api_error(r, 400, "400 (Bad request) \"Missing artifacts file!\"");
+		return fail_missing(r, "Missing artifacts file!");
 	if (len >= (size_t)r->ctx.cfg->max_artifacts_size)
 		return too_large(r);
 	long long expire = 0;

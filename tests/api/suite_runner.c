@@ -58,9 +58,10 @@ static char *project_token(long long project, const char *owner)
  * token, and its id in *id unless NULL. */
 static char *register_runner(const char *reg, const char *extra, long long *id)
 {
+	const char *more = extra ? extra : "";
 	resp *r = runner_call("POST", "/runners",
 			      S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\","
-				    "\"description\":\"test runner\"%s}", reg, extra ? extra : "")));
+				    "\"description\":\"test runner\"%s}", reg, more)));
 	ck_status(r, 201);
 	ck_assert(jint(r->json, "id") > 0);
 	ck_assert_int_eq(strlen(jstr(r->json, "token")), 20);
@@ -106,8 +107,9 @@ static long long job(fx *f, long long p, int idx, const char *name, const char *
 		     const char *options, bool allow_failure)
 {
 	long long id = sql_int(
-		"INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status, pipeline_id,"
-		" stage_idx, author_id, allow_failure) SELECT project_id, sha, ref, '%s',"
+		"INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status,"
+		" pipeline_id, stage_idx, author_id, allow_failure)"
+		" SELECT project_id, sha, ref, '%s',"
 		" 'stage%d', 'created', id, %d, user_id, %s FROM ci_pipelines WHERE id = %lld"
 		" RETURNING id",
 		name, idx, idx, allow_failure ? "true" : "false", p);
@@ -158,7 +160,8 @@ START_TEST(test_runner_register)
 	register_runner(project_token(f.id, f.owner), NULL, &pid);
 	ck_assert_str_eq(S(sql_value("SELECT is_shared::text || ' ' || (SELECT string_agg("
 				     "project_id::text, ',') FROM ci_runner_projects WHERE"
-				     " runner_id = %lld) FROM ci_runners WHERE id = %lld", pid, pid)),
+				     " runner_id = %lld) FROM ci_runners WHERE id = %lld",
+				     pid, pid)),
 			 S(fmt("false %lld", f.id)));
 	/* an unknown token, none, bad values */
 	long long before = sql_int("SELECT count(*) FROM ci_runners");
@@ -166,10 +169,13 @@ START_TEST(test_runner_register)
 		"{\"message\":\"403 Forbidden\"}");
 	ck_body(runner_call("POST", "/runners", "{\"description\":\"x\"}"), 400,
 		"{\"message\":\"400 (Bad request) \\\"token\\\" not given\"}");
+	char *reg = shared_token();
 	ck_code(runner_call("POST", "/runners",
-			    S(fmt("{\"token\":\"%s\",\"active\":\"maybe\"}", shared_token()))), 400);
+			    S(fmt("{\"token\":\"%s\",\"active\":\"maybe\"}", reg))), 400);
 	ck_code(runner_call("POST", "/runners",
-			    S(fmt("{\"token\":\"%s\",\"run_untagged\":false}", shared_token()))), 400);
+			    S(fmt("{\"token\":\"%s\",\"run_untagged\":false}", reg))), 400);
+	ck_code(runner_call("POST", "/runners",
+			    S(fmt("{\"token\":\"%s\",\"tag_list\":\"%0300d\"}", reg, 0))), 400);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners"), before);
 	/* a form body works too */
 	char *url = S(fmt("%s/api/v4/runners", api_url()));
@@ -342,7 +348,8 @@ START_TEST(test_runner_race)
 		ck_assert_int_eq(winners, 1);
 		ck_assert_str_eq(status_of(j), "running");
 		/* the job was finished so the next round starts clean */
-		free(sql_value("UPDATE commit_statuses SET status = 'canceled' WHERE id = %lld", j));
+		free(sql_value("UPDATE commit_statuses SET status = 'canceled'"
+			       " WHERE id = %lld", j));
 	}
 }
 END_TEST
@@ -384,11 +391,13 @@ START_TEST(test_runner_payload)
 	free(sql_value("UPDATE ci_pipelines SET variables = '[{\"key\":\"API_VAR\","
 		       "\"value\":\"a\"}]' WHERE id = %lld", p));
 	long long first = job(&f, p, 0, "compile", "{}",
-			      "{\"artifacts\":{\"paths\":[\"out/\"],\"expire_in\":\"1 week\"}}", false);
+			      "{\"artifacts\":{\"paths\":[\"out/\"],\"expire_in\":\"1 week\"}}",
+			      false);
 	long long j = job(&f, p, 1, "rspec", "{}",
 			  "{\"before_script\":[\"bundle\"],\"script\":[\"rspec\",\"echo ok\"],"
 			  "\"after_script\":[\"cleanup\"],\"image\":\"ruby:2.4\","
-			  "\"services\":[\"postgres:9.6\",{\"name\":\"redis\",\"alias\":\"cache\"}],"
+			  "\"services\":[\"postgres:9.6\","
+			  "{\"name\":\"redis\",\"alias\":\"cache\"}],"
 			  "\"cache\":{\"key\":\"k\",\"paths\":[\"vendor/\"]}}",
 			  false);
 	process(p);
@@ -402,7 +411,8 @@ START_TEST(test_runner_payload)
 	ck_status(r, 201);
 	json_object *o = r->json;
 	static const char *const fields[] = {
-		"id", "token", "allow_git_fetch", "job_info", "git_info", "runner_info", "variables",
+		"id", "token", "allow_git_fetch", "job_info", "git_info", "runner_info",
+		"variables",
 		"steps", "image", "services", "artifacts", "cache", "credentials", "dependencies",
 		NULL};
 	ck_fields(o, fields);
@@ -483,10 +493,12 @@ START_TEST(test_runner_protected_variables)
 	fixture_member("Project", gp, f.owner_id, 40);
 	char *gsecret = project_token(gp, f.owner);
 	free(sql_value("INSERT INTO ci_group_variables (group_id, key, value_sealed)"
-		       " SELECT %lld, 'ROOT_VAR', runners_token_sealed FROM projects WHERE id = %lld",
+		       " SELECT %lld, 'ROOT_VAR', runners_token_sealed FROM projects"
+		       " WHERE id = %lld",
 		       g, gp));
 	free(sql_value("INSERT INTO ci_group_variables (group_id, key, value_sealed)"
-		       " SELECT %lld, 'SUB_VAR', runners_token_sealed FROM projects WHERE id = %lld",
+		       " SELECT %lld, 'SUB_VAR', runners_token_sealed FROM projects"
+		       " WHERE id = %lld",
 		       sub, gp));
 	char *gtok = register_runner(gsecret, NULL, NULL);
 	fx gf = {gp, f.owner, f.owner_id, NULL};
@@ -716,6 +728,11 @@ START_TEST(test_runner_artifacts)
 	size_t zn = sizeof(zip) - 1;
 	ck_code(upload(build, "bad", zip, zn, NULL), 403);
 	ck_code(upload(build, bt, zip, zn, "?expire_in=soon"), 400);
+	char *aurl = S(fmt("/jobs/%lld/artifacts", build));
+	ck_body(runner_call("POST", aurl, S(fmt("{\"token\":\"%s\"}", bt))), 400,
+		"{\"message\":\"400 (Bad request) \\\"Missing artifacts file!\\\" not given\"}");
+	ck_assert_str_eq(S(sql_value("SELECT coalesce(artifacts_file, 'none') FROM ci_builds"
+				     " WHERE id = %lld", build)), "none");
 	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), build);
@@ -792,7 +809,8 @@ START_TEST(test_runner_git_job_token)
 	ck_assert_msg(rc == 0, "clone: %s", out);
 	free(out);
 	/* never a push */
-	rc = git_sh(work, &out, "-C c commit -q --allow-empty -m x && git -C c push -q origin master");
+	rc = git_sh(work, &out,
+		    "-C c commit -q --allow-empty -m x && git -C c push -q origin master");
 	ck_assert_msg(rc != 0, "push with a job token: %s", out);
 	free(out);
 	/* another user's private project stays hidden */
@@ -802,12 +820,141 @@ START_TEST(test_runner_git_job_token)
 		    api_url() + strlen("http://"), other.path);
 	ck_assert_int_ne(rc, 0);
 	free(out);
+	/* ... until the job's user may read it: a reporter of it */
+	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/files/f.txt", other.id)),
+		      other.owner, "branch=master&content=x&commit_message=init")), 201);
+	fixture_member("Project", other.id, f.owner_id, 20);
+	rc = git_sh(work, &out, "clone -q 'http://gitlab-ci-token:%s@%s/%s.git' d2 && cat d2/f.txt",
+		    jt, api_url() + strlen("http://"), other.path);
+	ck_assert_msg(rc == 0 && strcmp(out, "x") == 0, "clone as the job's user: %s", out);
+	free(out);
 	/* the job ends: the token stops */
 	ck_code(update_job(j, jt, "success", NULL), 200);
 	rc = git_sh(work, &out, "clone -q '%s' e", url);
 	ck_assert_int_ne(rc, 0);
 	ck_assert_msg(strstr(out, "401") || strstr(out, "uthentication"), "%s", out);
 	free(out);
+	git_work_remove(work);
+}
+END_TEST
+
+/* ---- end to end: a push of .gitlab-ci.yml to a pipeline's success ---- */
+
+/* Waits (at most 20 s) for project_id's first pipeline (the push job of the background
+ * process makes it): its id. */
+static long long wait_pipeline(long long project_id)
+{
+	for (int i = 0; i < 200; i++) {
+		long long id = sql_int("SELECT coalesce(min(id), 0) FROM ci_pipelines"
+				       " WHERE project_id = %lld", project_id);
+		if (id)
+			return id;
+		usleep(100000);
+	}
+	ck_abort_msg("no pipeline for project %lld", project_id);
+	return 0;
+}
+
+START_TEST(test_runner_end_to_end)
+{
+	fx f;
+	project(&f, "private");
+	char *tag = S(unique("e2e"));
+	char *yml = S(fmt("stages: [build, test]\n"
+			  "variables: {GREETING: hello}\n"
+			  "build:\n"
+			  "  stage: build\n"
+			  "  tags: [%s]\n"
+			  "  script: [make]\n"
+			  "  artifacts: {paths: [out/], expire_in: 1 week}\n"
+			  "  coverage: '/total: \\d+%%/'\n"
+			  "test:\n"
+			  "  stage: test\n"
+			  "  tags: [%s]\n"
+			  "  script: [make check]\n",
+			  tag, tag));
+	/* the owner pushes the configuration over HTTP */
+	char *work = git_work_new();
+	char *out = NULL;
+	const char *host = api_url() + strlen("http://");
+	int rc = git_sh(work, &out, "clone -q 'http://u:%s@%s/%s.git' w", f.owner, host, f.path);
+	ck_assert_msg(rc == 0, "clone: %s", out);
+	free(out);
+	FILE *fy = fopen(S(fmt("%s/w/.gitlab-ci.yml", work)), "w");
+	ck_assert(fy != NULL);
+	fputs(yml, fy);
+	fclose(fy);
+	rc = git_sh(work, &out, "-C w add .gitlab-ci.yml && git -C w commit -q -m ci &&"
+				" git -C w push -q origin master && git -C w rev-parse HEAD");
+	ck_assert_msg(rc == 0, "push: %s", out);
+	char *sha = S(strndup(out + strlen(out) - 41, 40));
+	free(out);
+	long long p = wait_pipeline(f.id);
+	ck_assert_str_eq(pipeline_status(p), "pending");
+
+	/* a shared runner for the tag takes the build job */
+	char *extra = S(fmt(",\"tag_list\":\"%s\",\"run_untagged\":false", tag));
+	char *tok = register_runner(shared_token(), extra, NULL);
+	resp *r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_str_eq(jstr(jget(r->json, "job_info"), "name"), "build");
+	long long build = jint(r->json, "id");
+	char *bt = S(strdup(jstr(r->json, "token")));
+	json_object *git = jget(r->json, "git_info");
+	ck_assert_str_eq(jstr(git, "sha"), sha);
+	ck_assert_str_eq(jstr(git, "ref"), "master");
+	ck_assert_str_eq(var(r->json, "GREETING", NULL), "hello");
+	ck_assert_str_eq(var(r->json, "CI_COMMIT_SHA", NULL), sha);
+	ck_assert_str_eq(var(r->json, "CI_RUNNER_TAGS", NULL), tag);
+	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "steps"), 0), "name"),
+			 "script");
+	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "artifacts"), 0),
+			      "expire_in"), "1 week");
+	ck_assert_str_eq(pipeline_status(p), "running");
+
+	/* the runner clones with the job token, from the payload's URL */
+	const char *url = jstr(git, "repo_url");
+	const char *path = strchr(strchr(url, '@'), '/');
+	char *clone = S(fmt("http://gitlab-ci-token:%s@%s%s", bt, host, path));
+	rc = git_sh(work, &out, "clone -q '%s' job && git -C job rev-parse HEAD", clone);
+	ck_assert_msg(rc == 0 && strstr(out, sha), "job clone: %s", out);
+	free(out);
+
+	/* trace in two patches, the archive, success */
+	ck_code(patch_trace(build, bt, "0-6", "$ make"), 202);
+	ck_code(patch_trace(build, bt, "6-20", "\ntotal: 87%\n"), 202);
+	static const char zip[] = "PK\005\006 end to end";
+	ck_code(upload(build, bt, zip, sizeof(zip) - 1, "?expire_in=1%20week"), 201);
+	ck_code(update_job(build, bt, "success", NULL), 200);
+	ck_assert_str_eq(status_of(build), "success");
+	resp *pr = R(api("GET", S(fmt("/projects/%lld/pipelines/%lld", f.id, p)), f.owner, NULL));
+	ck_status(pr, 200);
+	ck_jstr(pr, "status", "running");
+
+	/* the next stage: its job gets the build's archive */
+	r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_str_eq(jstr(jget(r->json, "job_info"), "name"), "test");
+	long long test = jint(r->json, "id");
+	char *tt = S(strdup(jstr(r->json, "token")));
+	json_object *dep = json_object_array_get_idx(jget(r->json, "dependencies"), 0);
+	ck_assert_int_eq(jint(dep, "id"), build);
+	r = download(build, tt);
+	ck_status(r, 200);
+	ck_assert_int_eq(r->body_len, sizeof(zip) - 1);
+	ck_assert(memcmp(r->body, zip, sizeof(zip) - 1) == 0);
+	ck_code(update_job(test, tt, "success", "ok\\n"), 200);
+	pr = R(api("GET", S(fmt("/projects/%lld/pipelines/%lld", f.id, p)), f.owner, NULL));
+	ck_status(pr, 200);
+	ck_jstr(pr, "status", "success");
+	ck_assert(!jnull(pr->json, "finished_at"));
+	ck_assert_str_eq(S(sql_value("SELECT coverage::text FROM commit_statuses WHERE id = %lld",
+				     build)), "87");
+	/* both tokens have stopped */
+	rc = git_sh(work, &out, "clone -q 'http://gitlab-ci-token:%s@%s%s' after", tt, host, path);
+	ck_assert_int_ne(rc, 0);
+	free(out);
+	ck_code(request_job(tok), 204);
 	git_work_remove(work);
 }
 END_TEST
@@ -829,6 +976,7 @@ Suite *suite_runner(void)
 	tcase_add_test(tc, test_runner_failure);
 	tcase_add_test(tc, test_runner_artifacts);
 	tcase_add_test(tc, test_runner_git_job_token);
+	tcase_add_test(tc, test_runner_end_to_end);
 	suite_add_tcase(s, tc);
 	return s;
 }
