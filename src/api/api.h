@@ -61,11 +61,6 @@ int projects_list_scoped(request *r, const char *user, const char *group_id);
  * caller. */
 int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
 		    int *shared_level);
-/* tag_list as an array (tag_list[]=a&tag_list[]=b, a JSON array) or a comma-separated
- * string: the tags trimmed, without empty ones and repeats (ASCII case aside), as a JSON
- * array text in *out (NULL when absent). 0, or ERR_INVALID past 1,000 tags or a tag of
- * more than 255 characters. Projects' and runners' tag lists. */
-int projects_read_tag_list(request *r, const char **out);
 
 /* tag_list as GitLab's taggable reads it (a project's, a runner's): an array or a
  * comma-separated string, the tags trimmed, without empty ones and repeats (case aside),
