@@ -2,12 +2,13 @@
  * /projects/:id/environments, PUT/DELETE /projects/:id/environments/:environment_id and
  * POST .../stop; the model's rules (name, slug, external_url), who may do what, and the
  * deployments that a job with an environment records when it succeeds (the trigger of
- * sql/0027_environments.sql, driven here by changing jobs' status in SQL, as a runner
- * would). */
+ * sql/0027_environments.sql, driven by changing jobs' status in SQL, and end to end: a
+ * pushed .gitlab-ci.yml whose jobs a runner runs through the runner protocol). */
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 
@@ -438,6 +439,129 @@ START_TEST(test_environments_stop)
 }
 END_TEST
 
+/* ---- end to end: a pushed .gitlab-ci.yml, a runner, a deployment, a stop ---- */
+
+/* The runner protocol as gitlab-runner speaks it: JSON bodies. */
+static resp *runner_call(const char *method, const char *path, const char *json)
+{
+	char *url = S(fmt("%s/api/v4%s", api_url(), path));
+	return R(http_request(method, url, NULL, json, strlen(json), "application/json"));
+}
+
+static const char *shared_registration_token(void)
+{
+	FILE *f = popen(S(fmt("'%s' runners-token", getenv("COLLABD_BIN"))), "r");
+	ck_assert(f != NULL);
+	char line[256] = "";
+	ck_assert(fgets(line, sizeof(line), f) != NULL);
+	ck_assert_int_eq(pclose(f), 0);
+	line[strcspn(line, "\n")] = '\0';
+	return S(strdup(line));
+}
+
+/* The job runner token takes (POST /jobs/request): its id, and its token in *job_token. */
+static long long take_job(const char *token, const char *name, char **job_token)
+{
+	resp *r = runner_call("POST", "/jobs/request",
+			      S(fmt("{\"token\":\"%s\",\"last_update\":\"\"}", token)));
+	ck_status(r, 201);
+	ck_assert_str_eq(jstr(jget(r->json, "job_info"), "name"), name);
+	*job_token = S(strdup(jstr(r->json, "token")));
+	return jint(r->json, "id");
+}
+
+static void finish_job(long long id, const char *job_token)
+{
+	ck_code(runner_call("PUT", S(fmt("/jobs/%lld", id)),
+			    S(fmt("{\"token\":\"%s\",\"state\":\"success\"}", job_token))),
+		200);
+}
+
+START_TEST(test_environments_end_to_end)
+{
+	fx_project p;
+	project(&p, "private");
+	char *tag = S(unique("env"));
+	char *yml = S(fmt("stages: [deploy]\n"
+			  "deploy_review:\n"
+			  "  stage: deploy\n"
+			  "  tags: [%s]\n"
+			  "  script: [deploy]\n"
+			  "  environment:\n"
+			  "    name: review/$CI_COMMIT_REF_NAME\n"
+			  "    url: https://$CI_ENVIRONMENT_SLUG.example.com\n"
+			  "    on_stop: stop_review\n"
+			  "stop_review:\n"
+			  "  stage: deploy\n"
+			  "  tags: [%s]\n"
+			  "  script: [stop]\n"
+			  "  when: manual\n"
+			  "  environment:\n"
+			  "    name: review/$CI_COMMIT_REF_NAME\n"
+			  "    action: stop\n",
+			  tag, tag));
+	char *work = git_work_new();
+	char *out = NULL;
+	const char *host = api_url() + strlen("http://");
+	int rc = git_sh(work, &out, "clone -q 'http://u:%s@%s/%s.git' w", p.owner, host, p.path);
+	ck_assert_msg(rc == 0, "clone: %s", out);
+	free(out);
+	FILE *fy = fopen(S(fmt("%s/w/.gitlab-ci.yml", work)), "w");
+	ck_assert(fy != NULL);
+	fputs(yml, fy);
+	fclose(fy);
+	rc = git_sh(work, &out, "-C w add .gitlab-ci.yml && git -C w commit -q -m ci &&"
+				" git -C w push -q origin master && git -C w rev-parse HEAD");
+	ck_assert_msg(rc == 0, "push: %s", out);
+	char *sha = S(strndup(out + strlen(out) - 41, 40));
+	free(out);
+	git_work_remove(work);
+	/* the background process makes the pipeline */
+	long long pl = 0;
+	for (int i = 0; i < 200 && !pl; i++) {
+		pl = sql_int("SELECT coalesce(min(id), 0) FROM ci_pipelines"
+			     " WHERE project_id = %lld", p.id);
+		if (!pl)
+			usleep(100000);
+	}
+	ck_assert_msg(pl, "no pipeline");
+	/* a runner of the tag deploys */
+	resp *r = runner_call("POST", "/runners",
+			      S(fmt("{\"token\":\"%s\",\"tag_list\":\"%s\","
+				    "\"run_untagged\":false}", shared_registration_token(), tag)));
+	ck_status(r, 201);
+	char *runner = S(strdup(jstr(r->json, "token")));
+	char *jt;
+	long long deploy = take_job(runner, "deploy_review", &jt);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM environments WHERE project_id = %lld", p.id),
+			 0);
+	finish_job(deploy, jt);
+	r = R(api("GET", epath(p.id, ""), p.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	json_object *env = json_object_array_get_idx(r->json, 0);
+	ck_assert_str_eq(jstr(env, "name"), "review/master");
+	const char *slug = jstr(env, "slug");
+	ck_matches(slug, "^review-master-[a-z0-9]{6}$");
+	ck_assert_str_eq(jstr(env, "external_url"), S(fmt("https://%s.example.com", slug)));
+	long long eid = jint(env, "id");
+	ck_assert_str_eq(S(sql_value("SELECT concat_ws(' ', iid, ref, sha, user_id, deployable_id,"
+				     " on_stop) FROM deployments WHERE environment_id = %lld",
+				     eid)),
+			 S(fmt("1 master %s %lld %lld stop_review", sha, p.owner_id, deploy)));
+	/* stop: the manual stop_review job is played, the runner runs it */
+	r = R(api("POST", one(p.id, eid, "/stop"), p.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(env_column("state", eid), "stopped");
+	long long stop = take_job(runner, "stop_review", &jt);
+	finish_job(stop, jt);
+	ck_assert_str_eq(env_column("state", eid), "stopped");
+	ck_assert_int_eq(count_deployments(eid), 1);
+	ck_assert_str_eq(S(sql_value("SELECT status FROM ci_pipelines WHERE id = %lld", pl)),
+			 "success");
+}
+END_TEST
+
 Suite *suite_environments(void)
 {
 	Suite *s = suite_create("environments");
@@ -450,6 +574,7 @@ Suite *suite_environments(void)
 	tcase_add_test(tc, test_environments_delete);
 	tcase_add_test(tc, test_environments_deployments);
 	tcase_add_test(tc, test_environments_stop);
+	tcase_add_test(tc, test_environments_end_to_end);
 	suite_add_tcase(s, tc);
 	return s;
 }
