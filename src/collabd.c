@@ -1,5 +1,5 @@
 /* collabd: the command line (serve, migrate, keygen, user-create, token-create,
- * private-token, hook, authorized-keys, shell, statements) and the master process that
+ * private-token, runners-token, hook, authorized-keys, shell, statements) and the master process that
  * runs the workers. */
 #include "config.h"
 
@@ -47,6 +47,8 @@ static int usage(void)
 		"  token-create USERNAME [--name N] [--scopes api,read_user] [--expires YYYY-MM-DD]\n"
 		"                                create a personal access token; prints it\n"
 		"  private-token USERNAME        print the user's private token\n"
+		"  runners-token                 print the shared runners' registration token\n"
+		"                                (made when there is none)\n"
 		"  hook pre-receive|post-receive  the git hooks (run by git, see git/hooks.h)\n"
 		"  authorized-keys TYPE KEY      sshd's AuthorizedKeysCommand (%%t %%k): the\n"
 		"                                authorized_keys line of a user's key, if any\n"
@@ -554,6 +556,22 @@ static int private_token(const char *cfg_path, int argc, char **argv)
 	return status;
 }
 
+/* The instance's shared runners registration token (api/runner.c), made on first use. */
+static int runners_token(const char *cfg_path, int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return usage();
+	struct cli c;
+	if (cli_open(&c, cfg_path) < 0)
+		return 1;
+	const char *token;
+	int rc = runner_registration_token(&c.r.ctx, &token);
+	int status = rc < 0 ? cli_fail(&c, rc) : (printf("%s\n", token), 0);
+	cli_close(&c);
+	return status;
+}
+
 /* A git hook (git/hooks.h): the caller and the project from GL_ID and GL_PROJECT, the
  * ref updates from standard input. A refused push exits 1 with the reason on stderr. */
 static int hook_command(const char *cfg_path, int argc, char **argv)
@@ -722,6 +740,8 @@ int main(int argc, char **argv)
 		return token_create(cfg_path, argc - i, argv + i);
 	if (strcmp(cmd, "private-token") == 0)
 		return private_token(cfg_path, argc - i, argv + i);
+	if (strcmp(cmd, "runners-token") == 0)
+		return runners_token(cfg_path, argc - i, argv + i);
 	if (strcmp(cmd, "version") == 0) {
 		printf("collabd 10.0.0-collabd (%s)\n", GIT_REVISION);
 		return 0;

@@ -168,6 +168,23 @@ static void write_response(FCGX_Request *fr, request *r)
 		FCGX_PutStr(r->body, (int)r->body_len, fr->out);
 }
 
+/* The largest body accepted for METHOD URI: max_body, or max_artifacts_size for a job's
+ * artifacts upload (POST /api/v4/jobs/<id>/artifacts, whose nginx location allows as
+ * much). */
+static long long body_limit(const config *cfg, const char *method, const char *uri)
+{
+	static const char prefix[] = "/api/v4/jobs/";
+	if (method && uri && strcmp(method, "POST") == 0 &&
+	    strncmp(uri, prefix, sizeof(prefix) - 1) == 0) {
+		const char *p = uri + sizeof(prefix) - 1;
+		size_t digits = strspn(p, "0123456789");
+		if (digits > 0 && (strcmp(p + digits, "/artifacts") == 0 ||
+				   strncmp(p + digits, "/artifacts?", 11) == 0))
+			return cfg->max_artifacts_size;
+	}
+	return cfg->max_body;
+}
+
 static const char *fcgi_header(void *hctx, const char *name)
 {
 	return FCGX_GetParam(name, ((FCGX_Request *)hctx)->envp);
@@ -190,7 +207,7 @@ static void handle(FCGX_Request *fr, request *r)
 		return;
 	}
 	long long len = clen && *clen ? strtoll(clen, NULL, 10) : 0;
-	if (len < 0 || len > r->ctx.cfg->max_body) {
+	if (len < 0 || len > body_limit(r->ctx.cfg, method, uri)) {
 		respond_error(r, ERR_TOO_LARGE);
 		return;
 	}

@@ -201,6 +201,14 @@ $servers    }
         # /api/v4/projects/1/repository/files/x%2Finfo%2Frefs
         location ^~ /api/ {
             include $dir/nginx/fastcgi.conf;
+            # A job's artifacts upload: a body up to collabd's max_artifacts_size (100m),
+            # buffered by nginx first (request buffering on), so that no worker waits
+            # on a slow upload.
+            location ~ ^/api/v4/jobs/[0-9]+/artifacts\$ {
+                client_max_body_size 100m;
+                fastcgi_request_buffering on;
+                include $dir/nginx/fastcgi.conf;
+            }
         }
 $(stack_nginx_git_locations "$dir" collabd)
         location = /oauth/token {

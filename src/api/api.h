@@ -62,6 +62,12 @@ int projects_list_scoped(request *r, const char *user, const char *group_id);
 int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
 		    int *shared_level);
 
+/* tag_list as GitLab's taggable reads it (a project's, a runner's): an array or a
+ * comma-separated string, the tags trimmed, without empty ones and repeats (case aside),
+ * as a JSON array text in *out (NULL when absent). 0, or ERR_INVALID past 1,000 tags or
+ * 255 characters. */
+int projects_read_tag_list(request *r, const char **out);
+
 /* groups.c (4.2) */
 /* Removes the groups that user_id owns alone (no other direct owner), with their
  * subgroups and projects, inside the caller's transaction (hard deletion of a user). */
@@ -210,6 +216,10 @@ int merge_requests_on_check(ctx *c, struct json_object *payload, const char **wh
  * ERR_CONFLICT when another request made one at the same moment. The titles are the
  * caller's to validate. */
 int labels_ensure(request *r, const char *project_id, const char *titles, const char **ids);
+
+/* runner.c: the instance's shared runners registration token (ci_settings), made on
+ * first use; 0 with it in c's arena, or an ERR_ code. */
+int runner_registration_token(ctx *c, const char **out);
 
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);

@@ -11,7 +11,9 @@
  *                                        and 403)
  * Credentials: HTTP Basic with a personal access, impersonation or private token (the
  * username is not checked against a token, as GitLab 10), "oauth2" and an OAuth token,
- * or else a username and its password (tried last, as GitLab 10: its hash is slow). Pull: anyone who may see a public or
+ * or else a username and its password (tried last, as GitLab 10: its hash is slow);
+ * gitlab-ci-token and a running job's token (api/runner.c) pulls the job's project and
+ * what the job's user may read, never pushes, and stops when the job ends. Pull: anyone who may see a public or
  * internal project, reporters and up of a private one; push: developers and up, not on
  * an archived project. Protected branches are the pre-receive hook's (git/hooks.c).
  * <full path>.wiki[.git] is the project's wiki (unless a project has that path), with
@@ -35,6 +37,13 @@
 
 const db_stmt git_http_stmts[] = {
 	{"git_token_user", GIT_TOKEN_USER, 2, 3},
+	/* $1 a job token's digest: the running job's user (id, admin, external) and project */
+	{"git_job_user",
+	 "SELECT u.id, u.is_admin, u.external, b.project_id FROM ci_builds b"
+	 " JOIN commit_statuses cs ON cs.id = b.id JOIN ci_pipelines pl ON pl.id = b.pipeline_id"
+	 " JOIN users u ON u.id = coalesce(cs.author_id, pl.user_id)"
+	 " WHERE b.token_digest = $1 AND cs.status = 'running' AND u.state = 'active'"
+	 " AND NOT u.ghost", 1, 4},
 	/* $1 username or email: id, admin, external, password hash */
 	{"git_password_user",
 	 "SELECT id, is_admin, external, password_hash FROM users WHERE (lower(username) = lower($1)"
@@ -43,10 +52,13 @@ const db_stmt git_http_stmts[] = {
 };
 
 /* The caller of the Basic credentials in header h: 0 with *out (NULL when none were
- * sent), ERR_UNAUTHORIZED when they do not match. */
-static int basic_caller(request *r, const char *h, caller **out)
+ * sent), ERR_UNAUTHORIZED when they do not match. With the user gitlab-ci-token and a
+ * running job's token, the job's user, and the job's project in *job_project (else
+ * NULL). */
+static int basic_caller(request *r, const char *h, caller **out, const char **job_project)
 {
 	*out = NULL;
+	*job_project = NULL;
 	if (!h || !*h)
 		return 0;
 	if (strncasecmp(h, "Basic ", 6) != 0)
@@ -68,11 +80,20 @@ static int basic_caller(request *r, const char *h, caller **out)
 	/* a token first, the password last (GitLab 10's find_for_git_client: the password
 	 * hash is slow on purpose, and most git clients send a token) */
 	int err;
+	PGresult *res;
+	if (strcmp(login, "gitlab-ci-token") == 0) {
+		const char *jv[1] = {crypto_sha256_hex(r->ctx.a, password, strlen(password))};
+		if (!(res = db_query(&r->ctx, "git_job_user", 1, jv, &err)))
+			return err;
+		if (PQntuples(res) != 1)
+			return ERR_UNAUTHORIZED;
+		*job_project = db_val(res, 0, 3);
+		goto found;
+	}
 	bool oauth = strcmp(login, "oauth2") == 0;
 	const char *tv[2] = {crypto_sha256_hex(r->ctx.a, password, strlen(password)),
 			     oauth ? "true" : "false"};
-	PGresult *res = db_query(&r->ctx, "git_token_user", 2, tv, &err);
-	if (!res)
+	if (!(res = db_query(&r->ctx, "git_token_user", 2, tv, &err)))
 		return err;
 	if (PQntuples(res) != 1) {
 		if (oauth)
@@ -83,6 +104,7 @@ static int basic_caller(request *r, const char *h, caller **out)
 		if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 3)))
 			return ERR_UNAUTHORIZED;
 	}
+found:;
 	caller *c = arena_alloc(r->ctx.a, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	c->id = db_int(res, 0, 0);
@@ -151,7 +173,8 @@ static int git_auth(request *r)
 	if (!parse_git_uri(r, method, uri, &full, &push))
 		return not_found(r);
 	caller *c;
-	int rc = basic_caller(r, request_header(r, "HTTP_AUTHORIZATION"), &c);
+	const char *job_project;
+	int rc = basic_caller(r, request_header(r, "HTTP_AUTHORIZATION"), &c, &job_project);
 	if (rc == ERR_UNAUTHORIZED)
 		return unauthorized(r);
 	if (rc < 0)
@@ -165,6 +188,13 @@ static int git_auth(request *r)
 	if (rc < 0)
 		return rc;
 	bool allowed = can_git(&p.pa, p.visibility, p.wiki_enabled, c, wiki, push);
+	if (job_project) {
+		/* a job's token reads its own project's code, and what its user may read;
+		 * it never pushes (GitLab 10's build abilities) */
+		if (push)
+			return fail(r, ERR_FORBIDDEN, "You are not allowed to upload code.");
+		allowed = allowed || (!wiki && strcmp(p.id, job_project) == 0);
+	}
 	if (!allowed && !c)
 		return unauthorized(r);
 	if (!allowed) /* GitLab's words */

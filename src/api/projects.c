@@ -730,7 +730,7 @@ static bool tag_set_add(struct tag_set *set, const char *s)
 /* tag_list as an array (tag_list[]=a&tag_list[]=b, a JSON array) or a comma-separated
  * string: the tags trimmed, without empty ones and repeats, as a JSON array text in *out
  * (NULL when absent). 0, or ERR_INVALID past TAGS_MAX tags or TAG_LEN_MAX characters. */
-static int read_tag_list(request *r, const char **out)
+int projects_read_tag_list(request *r, const char **out)
 {
 	const char **values;
 	int n = param_array(r, "tag_list", &values);
@@ -804,7 +804,7 @@ static int read_input(request *r, struct project_input *in)
 	in->description = param_str(r, "description");
 	in->default_branch = param_str(r, "default_branch");
 	in->ci_config_path = param_str(r, "ci_config_path");
-	if ((rc = read_tag_list(r, &in->tag_list)) < 0)
+	if ((rc = projects_read_tag_list(r, &in->tag_list)) < 0)
 		return rc;
 	in->any = in->any || vis || in->name || in->path || in->description || in->default_branch ||
 		  in->ci_config_path || in->tag_list;

@@ -35,6 +35,7 @@ static const struct key keys[] = {
 	I(cache_size_mb, "64"),
 	B(cache_verify, "false"),
 	I(raw_inline_max, "1048576"),
+	I(max_artifacts_size, "104857600"),
 };
 #undef S
 #undef I

@@ -15,6 +15,8 @@ typedef struct {
 	char *ssh_host;
 	char *log_level;
 	int max_body;        /* bytes accepted in a request body */
+	int max_artifacts_size; /* bytes of a job's artifacts upload: the body limit of
+				 * POST /jobs/:id/artifacts instead of max_body */
 	int backlog;
 	char *socket_mode;   /* octal permissions of a unix socket we create */
 	int cache_size_mb;   /* response cache of each worker (http/cache.h); 0: none */

@@ -23,6 +23,16 @@ static int mkdirs(char *path)
 	return 0;
 }
 
+int files_dirs(const char *path)
+{
+	char dir[4096];
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdirs(dir);
+}
+
 int files_temp(const char *path, char tmp[FILES_TMP_MAX])
 {
 	char dir[4096];

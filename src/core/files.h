@@ -10,6 +10,9 @@
 /* Creates the directories of path (like mkdir -p, mode 0755) and writes data to it
  * through a temporary file and rename(2). 0 or -1 (errno set). */
 int files_write(const char *path, const void *data, size_t n);
+/* Creates the directories of path (like mkdir -p, mode 0755), for a file written in
+ * place (a job's trace, appended). 0 or -1 (errno set). */
+int files_dirs(const char *path);
 /* The first half of such a write: creates the directories of path and a new temporary
  * file beside it (mode 0644 less the umask), whose name is written to tmp (at least FILES_TMP_MAX
  * bytes). The open descriptor (O_CLOEXEC), or -1 (errno set). */

@@ -373,6 +373,8 @@ int request_parse(request *r, const char *method, const char *uri, const char *c
 		return rc;
 	if (!body || body_len == 0)
 		return 0;
+	r->raw_body = body;
+	r->raw_body_len = body_len;
 	const char *ct = content_type ? content_type : "";
 	if (strncasecmp(ct, "application/json", 16) == 0)
 		return parse_json(r, body, body_len);

@@ -46,6 +46,8 @@ typedef struct request {
 	param *params_tail;
 	const char *(*header_fn)(void *hctx, const char *cgi_name);
 	void *header_ctx;
+	const char *raw_body; /* the body as sent (a job's trace patch: text/plain) */
+	size_t raw_body_len;
 	const struct route *route;
 	const char *request_id;
 	struct project_scope *project; /* ROUTE_PROJECT: the project of :id (auth/scope.h) */

@@ -1,0 +1,1178 @@
+/* The runner protocol (GitLab 10's lib/api/runner.rb; gitlab-runner 10's
+ * network/gitlab.go is the client): registration with the instance's shared
+ * registration token or a project's runners_token, verify and unregister; the job
+ * request that runners poll, which hands a pending job to one runner; the job's
+ * updates, its trace in chunks, and its artifacts.
+ *
+ * Credentials are not a user's: a runner sends its own token (`token`), a job the token
+ * it was given with the job (`token` or the JOB-TOKEN header), valid while the job runs.
+ * Both are stored as digests; a runner's also sealed with the instance key (admins see
+ * it again). Job status changes are transitions in SQL (UPDATE ... WHERE status =
+ * <expected>) followed by ci_process_pipeline() (sql/0022_ci.sql), in one transaction.
+ *
+ * Files: the trace is <storage_path>/ci/traces/<project id>/<job id>.log, whose length
+ * ci_builds.trace_size records (a patch is written at that offset, so bytes left by a
+ * patch whose transaction failed are overwritten by the next); artifacts are
+ * <storage_path>/ci/artifacts/<project id>/<job id>/artifacts.zip, written through a
+ * temporary file and rename(2), and sent by nginx from /_internal/ci/. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "core/crypto.h"
+#include "core/files.h"
+#include "core/log.h"
+#include "entity/entity.h"
+
+/* The job of a request: GitLab's default timeout of a job (projects.build_timeout). */
+#define JOB_TIMEOUT 3600
+/* The longest trace tail searched for the coverage (GitLab reads the whole trace; a
+ * coverage line is printed at the end). */
+#define COVERAGE_TAIL (1 << 20)
+
+/* The job row of the payload: enum of its columns. */
+enum {
+	J_ID, J_NAME, J_STAGE, J_PROJECT_ID, J_PROJECT_NAME, J_REF, J_SHA, J_BEFORE_SHA, J_TAG,
+	J_OPTIONS, J_YAML_VARS, J_PROTECTED, J_PIPELINE_ID, J_PIPELINE_VARS, J_SOURCE,
+	J_NS_ID, J_NS_PATH, J_PROJECT_PATH, J_VISIBILITY, J_USER_ID, J_USER_EMAIL,
+	J_USER_LOGIN, J_USER_NAME, J_RUNNER_ID, J_RUNNER_DESCRIPTION, J_RUNNER_TAGS,
+	J_ENVIRONMENT, J_TRIGGER_VARS, J_SCHEDULE_ID, J_WHEN, J_NCOLS
+};
+
+const db_stmt runner_stmts[] = {
+	{"runner_settings_token",
+	 "SELECT runners_token_sealed FROM ci_settings WHERE id = 1", 0, 1},
+	/* $1 digest, $2 sealed: made once, by whoever comes first */
+	{"runner_settings_token_set",
+	 "UPDATE ci_settings SET runners_token_digest = $1, runners_token_sealed = $2"
+	 " WHERE id = 1 AND runners_token_digest IS NULL", 2, 0},
+	/* $1 the registration token's digest (the shared one, or a project's runners
+	 * token), $2 $3 the new runner's token digest and sealed, $4 description, $5 active,
+	 * $6 locked, $7 run_untagged, $8 tag_list (a JSON array), $9..$13 info (name,
+	 * version, revision, platform, architecture): the runner's id, none when the
+	 * registration token is no one's */
+	{"runner_register",
+	 "WITH src AS (SELECT NULL::bigint AS project_id FROM ci_settings"
+	 "  WHERE id = 1 AND runners_token_digest = $1"
+	 " UNION ALL SELECT id FROM projects WHERE runners_token_digest = $1"
+	 "  AND NOT pending_delete LIMIT 1),"
+	 " rn AS (INSERT INTO ci_runners (token_digest, token_sealed, description, active,"
+	 "  is_shared, locked, run_untagged, tag_list, name, version, revision, platform,"
+	 "  architecture)"
+	 "  SELECT $2, $3, $4, coalesce($5::boolean, true), src.project_id IS NULL,"
+	 "  coalesce($6::boolean, false), coalesce($7::boolean, true),"
+	 "  ARRAY(SELECT jsonb_array_elements_text($8::jsonb)), $9, $10, $11, $12, $13 FROM src"
+	 "  RETURNING id),"
+	 " rp AS (INSERT INTO ci_runner_projects (runner_id, project_id)"
+	 "  SELECT rn.id, src.project_id FROM rn, src WHERE src.project_id IS NOT NULL)"
+	 " SELECT id FROM rn", 13, 1},
+	{"runner_verify", "SELECT id FROM ci_runners WHERE token_digest = $1", 1, 1},
+	{"runner_delete", "DELETE FROM ci_runners WHERE token_digest = $1 RETURNING id", 1, 1},
+	/* POST /jobs/request in one statement: $1 the runner's token digest, $2 the digest
+	 * of the token the job gets, $3..$7 the runner's info. The runner (none: not
+	 * found), whether it is active, the job it took (NULL: none), that job's pipeline,
+	 * and the queue's time for X-GitLab-Last-Update. contacted_at (and the info) is
+	 * written at most once a minute. The job is the oldest pending one the runner may
+	 * take, locked SKIP LOCKED from the pending index: two runners never take one job,
+	 * and neither waits for the other. */
+	{"runner_request",
+	 "WITH rn AS (SELECT id, active, is_shared, run_untagged, tag_list, access_level,"
+	 "  contacted_at FROM ci_runners WHERE token_digest = $1),"
+	 " touch AS (UPDATE ci_runners c SET contacted_at = now(),"
+	 "  name = coalesce($3, c.name), version = coalesce($4, c.version),"
+	 "  revision = coalesce($5, c.revision), platform = coalesce($6, c.platform),"
+	 "  architecture = coalesce($7, c.architecture)"
+	 "  FROM rn WHERE c.id = rn.id"
+	 "  AND (rn.contacted_at IS NULL OR rn.contacted_at < now() - interval '1 minute')),"
+	 " job AS (SELECT cs.id FROM rn, commit_statuses cs"
+	 "  JOIN ci_builds b ON b.id = cs.id JOIN projects p ON p.id = cs.project_id"
+	 "  WHERE rn.active AND cs.status = 'pending' AND cs.pipeline_id IS NOT NULL"
+	 "  AND p.jobs_enabled AND NOT p.pending_delete"
+	 "  AND CASE WHEN rn.is_shared THEN p.shared_runners_enabled"
+	 "   ELSE EXISTS (SELECT 1 FROM ci_runner_projects rp WHERE rp.runner_id = rn.id"
+	 "    AND rp.project_id = cs.project_id) END"
+	 "  AND b.tag_list <@ rn.tag_list AND (rn.run_untagged OR b.tag_list <> '{}')"
+	 "  AND (rn.access_level = 'not_protected' OR b.protected)"
+	 "  ORDER BY cs.id LIMIT 1 FOR UPDATE OF cs SKIP LOCKED),"
+	 " claim AS (UPDATE commit_statuses cs SET status = 'running', started_at = now(),"
+	 "  updated_at = now() WHERE cs.id = (SELECT id FROM job) AND cs.status = 'pending'"
+	 "  RETURNING cs.id, cs.pipeline_id),"
+	 " given AS (UPDATE ci_builds b SET runner_id = (SELECT id FROM rn), token_digest = $2"
+	 "  FROM claim WHERE b.id = claim.id)"
+	 " SELECT rn.id, rn.active, (SELECT id FROM claim), (SELECT pipeline_id FROM claim),"
+	 " extract(epoch FROM now())::bigint::text FROM (SELECT 1) one LEFT JOIN rn ON true",
+	 7, 5},
+	/* a job taken whose payload could not be made goes back to the queue */
+	{"runner_requeue",
+	 "WITH b AS (UPDATE ci_builds SET runner_id = NULL, token_digest = NULL WHERE id = $1)"
+	 " UPDATE commit_statuses SET status = 'pending', started_at = NULL, updated_at = now()"
+	 " WHERE id = $1 AND status = 'running'", 1, 0},
+	{"runner_process", "SELECT ci_process_pipeline($1)", 1, 1},
+	/* $1 the job: what its payload shows (J_ columns) */
+	{"runner_job",
+	 "SELECT cs.id, cs.name, cs.stage, cs.project_id, p.name, cs.ref, cs.sha, pl.before_sha,"
+	 " b.tag, b.options, b.yaml_variables, b.protected, pl.id, pl.variables, pl.source,"
+	 " n.id, n.full_path, p.path, p.visibility, u.id, u.email, u.username, u.name, r.id,"
+	 " r.description, array_to_string(r.tag_list, ','), b.environment, tr.variables,"
+	 " pl.pipeline_schedule_id, cs.\"when\""
+	 " FROM commit_statuses cs JOIN ci_builds b ON b.id = cs.id"
+	 " JOIN ci_pipelines pl ON pl.id = cs.pipeline_id JOIN projects p ON p.id = cs.project_id"
+	 " JOIN namespaces n ON n.id = p.namespace_id"
+	 " LEFT JOIN users u ON u.id = coalesce(cs.author_id, pl.user_id)"
+	 " LEFT JOIN ci_runners r ON r.id = b.runner_id"
+	 " LEFT JOIN ci_trigger_requests tr ON tr.id = coalesce(b.trigger_request_id,"
+	 "  pl.trigger_request_id)"
+	 " WHERE cs.id = $1", 1, J_NCOLS},
+	/* The secret variables of a job: $1 the project's namespace, $2 the project, $3 the
+	 * pipeline's schedule, $4 whether the ref is protected. src 1: the groups', root
+	 * first (a subgroup's value wins), 2: the project's, 3: the schedule's; value
+	 * sealed. */
+	{"runner_job_variables",
+	 "SELECT src, key, value_sealed FROM ("
+	 " SELECT 1 AS src, t.depth, g.id, g.key, g.value_sealed, g.protected FROM namespaces n"
+	 "  CROSS JOIN LATERAL unnest(n.traversal_ids) WITH ORDINALITY AS t(gid, depth)"
+	 "  JOIN ci_group_variables g ON g.group_id = t.gid WHERE n.id = $1 AND n.kind = 'group'"
+	 " UNION ALL SELECT 2, 0, id, key, value_sealed, protected FROM ci_variables"
+	 "  WHERE project_id = $2"
+	 " UNION ALL SELECT 3, 0, id, key, value_sealed, false FROM ci_pipeline_schedule_variables"
+	 "  WHERE pipeline_schedule_id = $3) v"
+	 " WHERE NOT protected OR $4::boolean ORDER BY src, depth, id", 4, 3},
+	/* $1 the job: the jobs of earlier stages of its pipeline (or those of them that
+	 * options.dependencies names) that have artifacts */
+	{"runner_job_dependencies",
+	 "SELECT d.id, d.name, db.artifacts_file, db.artifacts_size"
+	 " FROM commit_statuses j JOIN ci_builds jb ON jb.id = j.id"
+	 " JOIN commit_statuses d ON d.pipeline_id = j.pipeline_id AND d.stage_idx < j.stage_idx"
+	 "  AND NOT d.retried"
+	 " JOIN ci_builds db ON db.id = d.id AND db.artifacts_file IS NOT NULL"
+	 " WHERE j.id = $1 AND (jsonb_typeof(jb.options->'dependencies') IS DISTINCT FROM 'array'"
+	 "  OR d.name IN (SELECT jsonb_array_elements_text(jb.options->'dependencies')))"
+	 " ORDER BY d.stage_idx, d.id", 1, 4},
+	/* $1 the job, $2 the digest of the token sent: the job's project, status, trace
+	 * size, whether the token is the running job's, the trace file's length limit...
+	 * locked: the job's writers (trace patches, updates) go one at a time */
+	{"runner_job_auth",
+	 "SELECT b.project_id, cs.status, b.trace_size,"
+	 " cs.status = 'running' AND b.token_digest = $2, cs.pipeline_id"
+	 " FROM ci_builds b JOIN commit_statuses cs ON cs.id = b.id WHERE b.id = $1"
+	 " FOR UPDATE OF b", 2, 5},
+	{"runner_trace_size", "UPDATE ci_builds SET trace_size = $2 WHERE id = $1", 2, 0},
+	/* $1 the job, $2 success or failed: the pipeline and the coverage regex, none when
+	 * the job was no longer running */
+	{"runner_job_finish",
+	 "UPDATE commit_statuses cs SET status = $2, finished_at = now(), updated_at = now()"
+	 " FROM ci_builds b WHERE cs.id = $1 AND b.id = cs.id AND cs.status = 'running'"
+	 " RETURNING cs.pipeline_id, b.options->>'coverage'", 2, 2},
+	{"runner_job_coverage",
+	 "UPDATE commit_statuses SET coverage = ci_trace_coverage($2, $3) WHERE id = $1", 3, 0},
+	{"runner_job_touch",
+	 "UPDATE commit_statuses SET updated_at = now() WHERE id = $1 AND status = 'running'"
+	 " AND updated_at < now() - interval '1 minute'", 1, 0},
+	/* $1 the job, $2 file name, $3 size, $4 seconds until it expires (NULL: never) */
+	{"runner_artifacts_set",
+	 "UPDATE ci_builds SET artifacts_file = $2, artifacts_size = $3,"
+	 " artifacts_expire_at = now() + $4::bigint * interval '1 second' WHERE id = $1", 4, 0},
+	/* $1 the job whose artifacts are asked for, $2 the digest of the token sent: its
+	 * project, its archive's file name, and whether the token is that of a running job
+	 * of its pipeline that may have them (itself, or one of a later stage) */
+	{"runner_artifacts_get",
+	 "SELECT d.project_id, d.artifacts_file, EXISTS (SELECT 1 FROM ci_builds t"
+	 "  JOIN commit_statuses tc ON tc.id = t.id WHERE t.token_digest = $2"
+	 "  AND tc.status = 'running' AND t.pipeline_id = d.pipeline_id"
+	 "  AND (t.id = d.id OR tc.stage_idx > dc.stage_idx))"
+	 " FROM ci_builds d JOIN commit_statuses dc ON dc.id = d.id WHERE d.id = $1", 2, 3},
+	{NULL, NULL, 0, 0},
+};
+
+/* ---- the shared registration token ---- */
+
+int runner_registration_token(ctx *c, const char **out)
+{
+	int err;
+	PGresult *res = db_query(c, "runner_settings_token", 0, NULL, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 1 && db_val(res, 0, 0)) {
+		*out = crypto_open(c->a, c->key, db_val(res, 0, 0));
+		return *out ? 0 : ERR_INTERNAL;
+	}
+	char token[TOKEN_LEN + 1];
+	if (crypto_token(token) < 0)
+		return ERR_INTERNAL;
+	const char *sealed = crypto_seal(c->a, c->key, token);
+	if (!sealed)
+		return ERR_INTERNAL;
+	const char *v[2] = {crypto_sha256_hex(c->a, token, strlen(token)), sealed};
+	if (!db_query(c, "runner_settings_token_set", 2, v, &err))
+		return err;
+	/* whoever made it first, its token */
+	if (!(res = db_query(c, "runner_settings_token", 0, NULL, &err)))
+		return err;
+	if (PQntuples(res) != 1 || !db_val(res, 0, 0))
+		return ERR_INTERNAL;
+	*out = crypto_open(c->a, c->key, db_val(res, 0, 0));
+	return *out ? 0 : ERR_INTERNAL;
+}
+
+/* ---- helpers ---- */
+
+static const char *digest(request *r, const char *token)
+{
+	return crypto_sha256_hex(r->ctx.a, token, strlen(token));
+}
+
+/* The runner's `info` member (a JSON object, sent as JSON; or info[name]=... in a form):
+ * field key of it, NULL when absent or not a string. */
+static const char *info_field(request *r, json_object *info, const char *key)
+{
+	if (info) {
+		json_object *v;
+		if (json_object_object_get_ex(info, key, &v) &&
+		    json_object_is_type(v, json_type_string))
+			return arena_strdup(r->ctx.a, json_object_get_string(v));
+		return NULL;
+	}
+	return param_str(r, arena_printf(r->ctx.a, "info[%s]", key));
+}
+
+static json_object *info_object(request *r)
+{
+	const char *s = param_str(r, "info");
+	if (!s)
+		return NULL;
+	json_object *o = json_tokener_parse(s);
+	if (o && !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o ? request_own(r, o) : NULL;
+}
+
+/* The info fields name, version, revision, platform, architecture into v[0..4]. */
+static void runner_info(request *r, const char **v)
+{
+	static const char *const keys[] = {"name", "version", "revision", "platform",
+					   "architecture"};
+	json_object *info = info_object(r);
+	for (int i = 0; i < 5; i++) {
+		const char *s = info_field(r, info, keys[i]);
+		v[i] = s && strlen(s) <= 255 ? s : NULL;
+	}
+}
+
+/* The runner's token parameter, required: 0 with it, or ERR_MISSING. */
+static int token_param(request *r, const char **out)
+{
+	const char *t = param_str(r, "token");
+	if (!t || !*t)
+		return fail_missing(r, "token");
+	*out = t;
+	return 0;
+}
+
+/* A job's token: the JOB-TOKEN header or the token parameter; NULL when neither. */
+static const char *job_token(request *r)
+{
+	const char *t = request_header(r, "HTTP_JOB_TOKEN");
+	if (!t || !*t)
+		t = param_str(r, "token");
+	return t && *t ? t : NULL;
+}
+
+/* A boolean parameter as text for SQL ("true"/"false"), NULL when absent; ERR_INVALID
+ * when it is no boolean. */
+static int bool_param(request *r, const char *name, const char **out)
+{
+	bool b;
+	int rc = param_bool(r, name, &b);
+	if (rc < 0)
+		return rc;
+	*out = rc == 1 ? NULL : b ? "true" : "false";
+	return 0;
+}
+
+/* ---- POST /runners, DELETE /runners, POST /runners/verify ---- */
+
+static int runners_check_register(request *r)
+{
+	const char *t, *b;
+	int rc = token_param(r, &t);
+	if (rc < 0 || (rc = bool_param(r, "active", &b)) < 0 ||
+	    (rc = bool_param(r, "locked", &b)) < 0 || (rc = bool_param(r, "run_untagged", &b)) < 0)
+		return rc;
+	return 0;
+}
+
+static int runners_register(request *r)
+{
+	const char *token, *active, *locked, *run_untagged, *tags;
+	int rc = token_param(r, &token);
+	if (rc < 0 || (rc = bool_param(r, "active", &active)) < 0 ||
+	    (rc = bool_param(r, "locked", &locked)) < 0 ||
+	    (rc = bool_param(r, "run_untagged", &run_untagged)) < 0 ||
+	    (rc = projects_read_tag_list(r, &tags)) < 0)
+		return rc;
+	if (!tags)
+		tags = "[]";
+	const char *description = NULL;
+	if ((rc = param_text(r, "description", 255, &description)) < 0)
+		return rc;
+	/* GitLab 10: a runner that runs no untagged jobs needs tags */
+	if (run_untagged && strcmp(run_untagged, "false") == 0 && strcmp(tags, "[]") == 0)
+		return fail_validation(r, "tags_list",
+				       "can not be empty when runner is not allowed to pick "
+				       "untagged jobs");
+	char fresh[TOKEN_LEN + 1];
+	if (crypto_token(fresh) < 0)
+		return ERR_INTERNAL;
+	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, fresh);
+	if (!sealed)
+		return ERR_INTERNAL;
+	const char *v[13] = {digest(r, token), digest(r, fresh), sealed,
+			     description, active, locked, run_untagged, tags};
+	runner_info(r, v + 8);
+	int err;
+	PGresult *res = db_query(&r->ctx, "runner_register", 13, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) != 1)
+		return ERR_FORBIDDEN;
+	json_object *o = json_object_new_object();
+	json_put_int(o, "id", db_int(res, 0, 0));
+	json_put_str(o, "token", arena_strdup(r->ctx.a, fresh));
+	respond_json(r, 201, o);
+	return 0;
+}
+
+static int runners_check_token(request *r)
+{
+	const char *t;
+	return token_param(r, &t);
+}
+
+static int runners_unregister(request *r)
+{
+	const char *token;
+	int rc = token_param(r, &token);
+	if (rc < 0)
+		return rc;
+	const char *v[1] = {digest(r, token)};
+	int err;
+	PGresult *res = db_query(&r->ctx, "runner_delete", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) != 1)
+		return ERR_FORBIDDEN;
+	respond_empty(r, 204);
+	return 0;
+}
+
+static int runners_verify(request *r)
+{
+	const char *token;
+	int rc = token_param(r, &token);
+	if (rc < 0)
+		return rc;
+	const char *v[1] = {digest(r, token)};
+	int err;
+	PGresult *res = db_query(&r->ctx, "runner_verify", 1, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) != 1)
+		return ERR_FORBIDDEN;
+	respond_empty(r, 200);
+	return 0;
+}
+
+/* ---- the job payload (GitLab 10's Entities::JobRequest::Response) ---- */
+
+/* GitLab's Gitlab::Utils.slugify: lower case, anything but [a-z0-9] a dash, at most 63
+ * characters, no dash at either end. */
+static const char *slugify(request *r, const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 63)
+		n = 63;
+	char *out = arena_alloc(r->ctx.a, n + 1);
+	for (size_t i = 0; i < n; i++) {
+		char c = (char)tolower((unsigned char)s[i]);
+		out[i] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+	}
+	out[n] = '\0';
+	char *start = out;
+	while (*start == '-')
+		start++;
+	size_t len = strlen(start);
+	while (len && start[len - 1] == '-')
+		start[--len] = '\0';
+	return start;
+}
+
+static void add_var(json_object *vars, const char *key, const char *value, bool public)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "key", json_object_new_string(key));
+	json_object_object_add(o, "value", json_object_new_string(value ? value : ""));
+	json_object_object_add(o, "public", json_object_new_boolean(public));
+	json_object_array_add(vars, o);
+}
+
+/* The members of arr (a JSON array of {key, value[, public]}) into vars. */
+static void add_var_list(json_object *vars, json_object *arr, bool public)
+{
+	if (!arr || !json_object_is_type(arr, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i), *k, *v, *p;
+		if (!json_object_is_type(e, json_type_object) ||
+		    !json_object_object_get_ex(e, "key", &k) ||
+		    !json_object_object_get_ex(e, "value", &v))
+			continue;
+		bool pub = json_object_object_get_ex(e, "public", &p) ? json_object_get_boolean(p)
+								       : public;
+		add_var(vars, json_object_get_string(k), json_object_get_string(v), pub);
+	}
+}
+
+/* Parses a jsonb column, owned by the request; NULL for SQL NULL or bad JSON. */
+static json_object *jsonb(request *r, const PGresult *res, int row, int col)
+{
+	const char *s = db_val(res, row, col);
+	json_object *o = s ? json_tokener_parse(s) : NULL;
+	return o ? request_own(r, o) : NULL;
+}
+
+static json_object *member(json_object *o, const char *key)
+{
+	json_object *v;
+	return o && json_object_is_type(o, json_type_object) &&
+			       json_object_object_get_ex(o, key, &v)
+		       ? v
+		       : NULL;
+}
+
+/* A copy of JSON value v (NULL: JSON null) for the payload. */
+static json_object *copy(json_object *v)
+{
+	json_object *c = NULL;
+	if (v && json_object_deep_copy(v, &c, NULL) != 0)
+		return NULL;
+	return c;
+}
+
+/* The strings of v (an array; a single string as one) appended to arr. */
+static void add_lines(json_object *arr, json_object *v)
+{
+	if (!v)
+		return;
+	if (json_object_is_type(v, json_type_string)) {
+		json_object_array_add(arr, json_object_new_string(json_object_get_string(v)));
+		return;
+	}
+	if (!json_object_is_type(v, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+		json_object_array_add(arr, json_object_new_string(json_object_get_string(e)));
+	}
+}
+
+static json_object *step(const char *name, json_object *script, const char *when, bool allow)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "script", script);
+	json_object_object_add(o, "timeout", json_object_new_int(JOB_TIMEOUT));
+	json_object_object_add(o, "when", json_object_new_string(when));
+	json_object_object_add(o, "allow_failure", json_object_new_boolean(allow));
+	return o;
+}
+
+/* An image or a service of options: {name, entrypoint} (Entities::JobRequest::Image),
+ * with the alias and command of a service; a plain string is its name. */
+static json_object *image(json_object *v, bool service)
+{
+	if (!v)
+		return NULL;
+	json_object *o = json_object_new_object();
+	if (json_object_is_type(v, json_type_string)) {
+		json_object_object_add(o, "name", json_object_new_string(
+							  json_object_get_string(v)));
+		json_object_object_add(o, "entrypoint", NULL);
+		if (service) {
+			json_object_object_add(o, "alias", NULL);
+			json_object_object_add(o, "command", NULL);
+		}
+		return o;
+	}
+	json_object_object_add(o, "name", copy(member(v, "name")));
+	json_object_object_add(o, "entrypoint", copy(member(v, "entrypoint")));
+	if (service) {
+		json_object_object_add(o, "alias", copy(member(v, "alias")));
+		json_object_object_add(o, "command", copy(member(v, "command")));
+	}
+	return o;
+}
+
+/* options.artifacts as Entities::JobRequest::Artifacts: [{name, untracked, paths, when,
+ * expire_in}], [] when the job keeps none. */
+static json_object *artifacts(json_object *a)
+{
+	json_object *arr = json_object_new_array();
+	if (!a || !json_object_is_type(a, json_type_object))
+		return arr;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "name", copy(member(a, "name")));
+	json_object *u = member(a, "untracked");
+	json_object_object_add(o, "untracked", u ? copy(u) : json_object_new_boolean(false));
+	json_object *paths = json_object_new_array();
+	add_lines(paths, member(a, "paths"));
+	json_object_object_add(o, "paths", paths);
+	json_object *w = member(a, "when");
+	json_object_object_add(o, "when", w ? copy(w) : json_object_new_string("on_success"));
+	json_object_object_add(o, "expire_in", copy(member(a, "expire_in")));
+	json_object_array_add(arr, o);
+	return arr;
+}
+
+/* options.cache as Entities::JobRequest::Cache: [{key, untracked, paths, policy}]. */
+static json_object *cache_list(json_object *c)
+{
+	json_object *arr = json_object_new_array();
+	if (!c || !json_object_is_type(c, json_type_object))
+		return arr;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "key", copy(member(c, "key")));
+	json_object *u = member(c, "untracked");
+	json_object_object_add(o, "untracked", u ? copy(u) : json_object_new_boolean(false));
+	json_object *paths = json_object_new_array();
+	add_lines(paths, member(c, "paths"));
+	json_object_object_add(o, "paths", paths);
+	json_object *p = member(c, "policy");
+	json_object_object_add(o, "policy", p ? copy(p) : json_object_new_string("pull-push"));
+	json_object_array_add(arr, o);
+	return arr;
+}
+
+/* The variables of the job in row 0 of j (GitLab 10's Ci::Build#variables, in its
+ * order: a later one of the same key wins in the runner): predefined, yaml, group,
+ * project, trigger, pipeline, schedule. */
+static int job_variables(request *r, const PGresult *j, const char *token, json_object **out)
+{
+	const config *cfg = r->ctx.cfg;
+	json_object *vars = json_object_new_array();
+	*out = vars;
+	const char *full = arena_printf(r->ctx.a, "%s/%s", db_val(j, 0, J_NS_PATH),
+					db_val(j, 0, J_PROJECT_PATH));
+	const char *ref = db_val(j, 0, J_REF);
+	bool tag = db_bool(j, 0, J_TAG);
+	static const char *const vis[] = {"private", "internal", "public"};
+	long long v = db_int(j, 0, J_VISIBILITY);
+	add_var(vars, "CI", "true", true);
+	add_var(vars, "GITLAB_CI", "true", true);
+	add_var(vars, "CI_SERVER_NAME", "GitLab", true);
+	add_var(vars, "CI_SERVER_VERSION", "10.0.0-collabd", true);
+	add_var(vars, "CI_SERVER_REVISION", GIT_REVISION, true);
+	add_var(vars, "CI_JOB_ID", db_val(j, 0, J_ID), true);
+	add_var(vars, "CI_JOB_NAME", db_val(j, 0, J_NAME), true);
+	add_var(vars, "CI_JOB_STAGE", db_val(j, 0, J_STAGE), true);
+	add_var(vars, "CI_JOB_TOKEN", token, false);
+	add_var(vars, "CI_COMMIT_SHA", db_val(j, 0, J_SHA), true);
+	add_var(vars, "CI_COMMIT_REF_NAME", ref, true);
+	add_var(vars, "CI_COMMIT_REF_SLUG", slugify(r, ref), true);
+	if (tag)
+		add_var(vars, "CI_COMMIT_TAG", ref, true);
+	if (strcmp(db_val(j, 0, J_WHEN), "manual") == 0)
+		add_var(vars, "CI_JOB_MANUAL", "true", true);
+	if (db_val(j, 0, J_TRIGGER_VARS) || strcmp(db_val(j, 0, J_SOURCE), "trigger") == 0)
+		add_var(vars, "CI_PIPELINE_TRIGGERED", "true", true);
+	/* the deprecated names GitLab 10 still gives */
+	add_var(vars, "CI_BUILD_ID", db_val(j, 0, J_ID), true);
+	add_var(vars, "CI_BUILD_REF", db_val(j, 0, J_SHA), true);
+	add_var(vars, "CI_BUILD_BEFORE_SHA", db_val(j, 0, J_BEFORE_SHA), true);
+	add_var(vars, "CI_BUILD_REF_NAME", ref, true);
+	add_var(vars, "CI_BUILD_REF_SLUG", slugify(r, ref), true);
+	add_var(vars, "CI_BUILD_NAME", db_val(j, 0, J_NAME), true);
+	add_var(vars, "CI_BUILD_STAGE", db_val(j, 0, J_STAGE), true);
+	add_var(vars, "CI_BUILD_TOKEN", token, false);
+	if (tag)
+		add_var(vars, "CI_BUILD_TAG", ref, true);
+	add_var(vars, "CI_PROJECT_ID", db_val(j, 0, J_PROJECT_ID), true);
+	add_var(vars, "CI_PROJECT_NAME", db_val(j, 0, J_PROJECT_PATH), true);
+	add_var(vars, "CI_PROJECT_PATH", full, true);
+	add_var(vars, "CI_PROJECT_PATH_SLUG", slugify(r, full), true);
+	add_var(vars, "CI_PROJECT_NAMESPACE", db_val(j, 0, J_NS_PATH), true);
+	add_var(vars, "CI_PROJECT_URL", arena_printf(r->ctx.a, "%s/%s", cfg->external_url, full),
+		true);
+	add_var(vars, "CI_PROJECT_VISIBILITY", v >= 20 ? vis[2] : v >= 10 ? vis[1] : vis[0],
+		true);
+	add_var(vars, "CI_PIPELINE_ID", db_val(j, 0, J_PIPELINE_ID), true);
+	add_var(vars, "CI_PIPELINE_SOURCE", db_val(j, 0, J_SOURCE), true);
+	add_var(vars, "CI_CONFIG_PATH", ".gitlab-ci.yml", true);
+	if (db_val(j, 0, J_RUNNER_ID)) {
+		add_var(vars, "CI_RUNNER_ID", db_val(j, 0, J_RUNNER_ID), true);
+		add_var(vars, "CI_RUNNER_DESCRIPTION", db_val(j, 0, J_RUNNER_DESCRIPTION), true);
+		add_var(vars, "CI_RUNNER_TAGS", db_val(j, 0, J_RUNNER_TAGS), true);
+	}
+	if (db_val(j, 0, J_USER_ID)) {
+		add_var(vars, "GITLAB_USER_ID", db_val(j, 0, J_USER_ID), true);
+		add_var(vars, "GITLAB_USER_EMAIL", db_val(j, 0, J_USER_EMAIL), true);
+		add_var(vars, "GITLAB_USER_LOGIN", db_val(j, 0, J_USER_LOGIN), true);
+		add_var(vars, "GITLAB_USER_NAME", db_val(j, 0, J_USER_NAME), true);
+	}
+	if (db_val(j, 0, J_ENVIRONMENT)) {
+		add_var(vars, "CI_ENVIRONMENT_NAME", db_val(j, 0, J_ENVIRONMENT), true);
+		add_var(vars, "CI_ENVIRONMENT_SLUG", slugify(r, db_val(j, 0, J_ENVIRONMENT)), true);
+	}
+	add_var_list(vars, jsonb(r, j, 0, J_YAML_VARS), true);
+
+	const char *pv[4] = {db_val(j, 0, J_NS_ID), db_val(j, 0, J_PROJECT_ID),
+			     db_val(j, 0, J_SCHEDULE_ID),
+			     db_bool(j, 0, J_PROTECTED) ? "true" : "false"};
+	int err;
+	PGresult *res = db_query(&r->ctx, "runner_job_variables", 4, pv, &err);
+	if (!res)
+		return err;
+	int n = PQntuples(res), i = 0;
+	for (int pass = 1; pass <= 3; pass++) {
+		if (pass == 3) {
+			/* a trigger's variables ({"KEY": "value"}), then the pipeline's */
+			json_object *tv = jsonb(r, j, 0, J_TRIGGER_VARS);
+			if (tv && json_object_is_type(tv, json_type_object)) {
+				json_object_object_foreach(tv, key, val)
+					add_var(vars, key, json_object_get_string(val), false);
+			}
+			add_var_list(vars, jsonb(r, j, 0, J_PIPELINE_VARS), false);
+		}
+		for (; i < n && db_int(res, i, 0) == pass; i++) {
+			const char *plain = crypto_open(r->ctx.a, r->ctx.key, db_val(res, i, 2));
+			if (!plain)
+				return ERR_INTERNAL;
+			add_var(vars, db_val(res, i, 1), plain, false);
+		}
+	}
+	return 0;
+}
+
+/* The payload of job id, whose token is token. */
+static int job_payload(request *r, const char *id, const char *token, json_object **out)
+{
+	const char *v[1] = {id};
+	int err;
+	PGresult *j = db_query(&r->ctx, "runner_job", 1, v, &err);
+	if (!j)
+		return err;
+	if (PQntuples(j) != 1)
+		return ERR_INTERNAL;
+	const config *cfg = r->ctx.cfg;
+	json_object *opts = jsonb(r, j, 0, J_OPTIONS);
+	json_object *o = json_object_new_object();
+	request_own(r, o);
+	json_put_int(o, "id", db_int(j, 0, J_ID));
+	json_put_str(o, "token", token);
+	json_put_bool(o, "allow_git_fetch", true);
+
+	json_object *info = json_object_new_object();
+	json_put_str(info, "name", db_val(j, 0, J_NAME));
+	json_put_str(info, "stage", db_val(j, 0, J_STAGE));
+	json_put_int(info, "project_id", db_int(j, 0, J_PROJECT_ID));
+	json_put_str(info, "project_name", db_val(j, 0, J_PROJECT_NAME));
+	json_object_object_add(o, "job_info", info);
+
+	/* http://gitlab-ci-token:TOKEN@host/ns/project.git */
+	const char *ext = cfg->external_url;
+	const char *rest = strstr(ext, "://");
+	size_t scheme = rest ? (size_t)(rest - ext) + 3 : 0;
+	json_object *git = json_object_new_object();
+	json_put_str(git, "repo_url",
+		     arena_printf(r->ctx.a, "%.*sgitlab-ci-token:%s@%s/%s/%s.git", (int)scheme, ext,
+				  token, ext + scheme, db_val(j, 0, J_NS_PATH),
+				  db_val(j, 0, J_PROJECT_PATH)));
+	json_put_str(git, "ref", db_val(j, 0, J_REF));
+	json_put_str(git, "sha", db_val(j, 0, J_SHA));
+	json_put_str(git, "before_sha", db_val(j, 0, J_BEFORE_SHA));
+	json_put_str(git, "ref_type", db_bool(j, 0, J_TAG) ? "tag" : "branch");
+	json_object_object_add(o, "git_info", git);
+
+	json_object *ri = json_object_new_object();
+	json_put_int(ri, "timeout", JOB_TIMEOUT);
+	json_object_object_add(o, "runner_info", ri);
+
+	json_object *vars;
+	int rc = job_variables(r, j, token, &vars);
+	json_object_object_add(o, "variables", vars);
+	if (rc < 0)
+		return rc;
+
+	json_object *steps = json_object_new_array();
+	json_object *script = json_object_new_array();
+	add_lines(script, member(opts, "before_script"));
+	add_lines(script, member(opts, "script"));
+	json_object_array_add(steps, step("script", script, "on_success", false));
+	json_object *after = member(opts, "after_script");
+	if (after) {
+		json_object *lines = json_object_new_array();
+		add_lines(lines, after);
+		json_object_array_add(steps, step("after_script", lines, "always", true));
+	}
+	json_object_object_add(o, "steps", steps);
+
+	json_object_object_add(o, "image", image(member(opts, "image"), false));
+	json_object *services = json_object_new_array();
+	json_object *sv = member(opts, "services");
+	if (sv && json_object_is_type(sv, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(sv); i++)
+			json_object_array_add(services,
+					      image(json_object_array_get_idx(sv, i), true));
+	json_object_object_add(o, "services", services);
+	json_object_object_add(o, "artifacts", artifacts(member(opts, "artifacts")));
+	json_object_object_add(o, "cache", cache_list(member(opts, "cache")));
+	json_object_object_add(o, "credentials", json_object_new_array());
+
+	PGresult *deps = db_query(&r->ctx, "runner_job_dependencies", 1, v, &err);
+	if (!deps)
+		return err;
+	json_object *darr = json_object_new_array();
+	for (int i = 0; i < PQntuples(deps); i++) {
+		json_object *d = json_object_new_object();
+		json_put_int(d, "id", db_int(deps, i, 0));
+		json_put_str(d, "name", db_val(deps, i, 1));
+		/* the taking job's own token: it may download its dependencies' archives
+		 * while it runs (a finished job's token no longer works) */
+		json_put_str(d, "token", token);
+		json_object *f = json_object_new_object();
+		json_put_str(f, "filename", db_val(deps, i, 2));
+		json_put_int(f, "size", db_int(deps, i, 3));
+		json_object_object_add(d, "artifacts_file", f);
+		json_object_array_add(darr, d);
+	}
+	json_object_object_add(o, "dependencies", darr);
+	*out = o;
+	return 0;
+}
+
+/* ---- POST /jobs/request ---- */
+
+static int jobs_request(request *r)
+{
+	const char *token;
+	int rc = token_param(r, &token);
+	if (rc < 0)
+		return rc;
+	/* the token a job would get, made beforehand so that taking the job is one
+	 * statement: getrandom and a digest cost less than a round trip */
+	char job_tok[TOKEN_LEN + 1];
+	if (crypto_token(job_tok) < 0)
+		return ERR_INTERNAL;
+	const char *v[7] = {digest(r, token), digest(r, job_tok)};
+	runner_info(r, v + 2);
+	int err;
+	PGresult *res = db_query(&r->ctx, "runner_request", 7, v, &err);
+	if (!res)
+		return err;
+	if (!db_val(res, 0, 0))
+		return ERR_FORBIDDEN;
+	const char *job = db_val(res, 0, 2);
+	if (!job) {
+		/* the runner sends it back; it only tells that nothing was pending then */
+		const char *last = param_str(r, "last_update");
+		respond_header(r, "X-GitLab-Last-Update",
+			       last && *last && strlen(last) < 64 && !strpbrk(last, "\r\n")
+				       ? last
+				       : db_val(res, 0, 4));
+		respond_empty(r, 204);
+		return 0;
+	}
+	const char *pv[1] = {db_val(res, 0, 3)};
+	json_object *payload = NULL;
+	rc = db_query(&r->ctx, "runner_process", 1, pv, &err) ? 0 : err;
+	if (rc == 0)
+		rc = job_payload(r, job, arena_strdup(r->ctx.a, job_tok), &payload);
+	if (rc < 0) {
+		/* taken but not handed out: back to the queue for the next request */
+		const char *jv[1] = {job};
+		if (db_query(&r->ctx, "runner_requeue", 1, jv, NULL))
+			db_query(&r->ctx, "runner_process", 1, pv, NULL);
+		return rc;
+	}
+	respond_json(r, 201, json_object_get(payload)); /* also the request's */
+	return 0;
+}
+
+/* ---- the job's own routes ---- */
+
+typedef struct {
+	const char *id;
+	const char *project_id;
+	const char *status;
+	long long trace_size;
+	const char *pipeline_id;
+} job_ref;
+
+/* The job of :id for the token sent, locked (in the route's transaction): 0; 1 when it
+ * answered 404 (no such job); ERR_FORBIDDEN when the token is not that of the job
+ * while it runs. */
+static int job_auth(request *r, const char *token, job_ref *out)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {id, token ? digest(r, token) : NULL};
+	int err;
+	PGresult *res = db_query(&r->ctx, "runner_job_auth", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) != 1) {
+		api_error(r, 404, "404 Not Found");
+		return 1;
+	}
+	if (!token || !db_bool(res, 0, 3))
+		return ERR_FORBIDDEN;
+	out->id = id;
+	out->project_id = db_val(res, 0, 0);
+	out->status = db_val(res, 0, 1);
+	out->trace_size = db_int(res, 0, 2);
+	out->pipeline_id = db_val(res, 0, 4);
+	return 0;
+}
+
+static const char *ci_path(request *r, const char *kind, const char *project_id,
+			   const char *rest)
+{
+	return arena_printf(r->ctx.a, "%s/ci/%s/%s/%s", r->ctx.cfg->storage_path, kind,
+			    project_id, rest);
+}
+
+static const char *trace_path(request *r, const job_ref *j)
+{
+	return ci_path(r, "traces", j->project_id, arena_printf(r->ctx.a, "%s.log", j->id));
+}
+
+/* Writes data[0..n) at offset off of the trace file and cuts it there: 0 or
+ * ERR_INTERNAL (logged). */
+static int trace_write(request *r, const job_ref *j, long long off, const char *data,
+		       size_t n)
+{
+	const char *path = trace_path(r, j);
+	if (files_dirs(path) < 0) {
+		log_error("trace %s: %s", path, strerror(errno));
+		return ERR_INTERNAL;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		log_error("trace %s: %s", path, strerror(errno));
+		return ERR_INTERNAL;
+	}
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = pwrite(fd, data + done, n - done, (off_t)(off + (long long)done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	int rc = done == n && ftruncate(fd, (off_t)(off + (long long)n)) == 0 ? 0 : -1;
+	if (rc < 0)
+		log_error("trace %s: %s", path, strerror(errno));
+	close(fd);
+	return rc < 0 ? ERR_INTERNAL : 0;
+}
+
+static int set_trace_size(request *r, const job_ref *j, long long size)
+{
+	const char *v[2] = {j->id, arena_printf(r->ctx.a, "%lld", size)};
+	int err;
+	return db_query(&r->ctx, "runner_trace_size", 2, v, &err) ? 0 : err;
+}
+
+/* The last COVERAGE_TAIL bytes of the trace as text PostgreSQL takes: bytes outside
+ * printable ASCII (NUL, invalid UTF-8) become '?'; a coverage regex matches digits. */
+static const char *trace_tail(request *r, const job_ref *j, long long size)
+{
+	long long from = size > COVERAGE_TAIL ? size - COVERAGE_TAIL : 0;
+	size_t n = (size_t)(size - from);
+	char *s = arena_alloc(r->ctx.a, n + 1);
+	int fd = open(trace_path(r, j), O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd < 0 ? 0 : pread(fd, s, n, (off_t)from);
+	if (fd >= 0)
+		close(fd);
+	if (got < 0)
+		got = 0;
+	for (ssize_t i = 0; i < got; i++)
+		if ((unsigned char)s[i] >= 0x80 || (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t'))
+			s[i] = '?';
+	s[got] = '\0';
+	return s;
+}
+
+static int jobs_check_id(request *r)
+{
+	const char *id;
+	return api_id(r, "id", &id);
+}
+
+/* PUT /jobs/:id: state (running, success, failed), trace (the whole trace, replacing
+ * what was sent before), failure_reason. */
+static int jobs_update(request *r)
+{
+	job_ref j;
+	int rc = job_auth(r, param_str(r, "token"), &j);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	param *trace = param_find(r, "trace");
+	long long size = j.trace_size;
+	if (trace && trace->value) {
+		size = (long long)strlen(trace->value);
+		if ((rc = trace_write(r, &j, 0, trace->value, (size_t)size)) < 0 ||
+		    (rc = set_trace_size(r, &j, size)) < 0)
+			return rc;
+	}
+	const char *state = param_str(r, "state");
+	int err;
+	if (state && (strcmp(state, "success") == 0 || strcmp(state, "failed") == 0)) {
+		const char *v[2] = {j.id, state};
+		PGresult *res = db_query(&r->ctx, "runner_job_finish", 2, v, &err);
+		if (!res)
+			return err;
+		if (PQntuples(res) != 1)
+			return ERR_FORBIDDEN;
+		if (db_val(res, 0, 1)) {
+			const char *cv[3] = {j.id, trace_tail(r, &j, size), db_val(res, 0, 1)};
+			if (!db_query(&r->ctx, "runner_job_coverage", 3, cv, &err))
+				return err;
+		}
+		const char *pv[1] = {db_val(res, 0, 0)};
+		if (!db_query(&r->ctx, "runner_process", 1, pv, &err))
+			return err;
+	} else {
+		const char *v[1] = {j.id};
+		if (!db_query(&r->ctx, "runner_job_touch", 1, v, &err))
+			return err;
+	}
+	respond_empty(r, 200);
+	return 0;
+}
+
+/* PATCH /jobs/:id/trace with Content-Range: START-END and the bytes as the body. */
+static int jobs_trace(request *r)
+{
+	const char *range = request_header(r, "HTTP_CONTENT_RANGE");
+	if (!range)
+		return api_error(r, 400, "400 Missing header Content-Range");
+	char *end;
+	errno = 0;
+	long long start = strtoll(range, &end, 10);
+	if (!isdigit((unsigned char)*range) || errno || *end != '-' ||
+	    !isdigit((unsigned char)end[1]))
+		return api_error(r, 400, "400 Invalid header Content-Range");
+	job_ref j;
+	int rc = job_auth(r, job_token(r), &j);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (start != j.trace_size) {
+		respond_header(r, "Range", arena_printf(r->ctx.a, "0-%lld", j.trace_size));
+		return api_error(r, 416, "416 Range Not Satisfiable");
+	}
+	size_t n = r->raw_body_len;
+	if (n && (rc = trace_write(r, &j, start, r->raw_body, n)) < 0)
+		return rc;
+	long long size = start + (long long)n;
+	if (n && (rc = set_trace_size(r, &j, size)) < 0)
+		return rc;
+	respond_header(r, "Job-Status", j.status);
+	respond_header(r, "Range", arena_printf(r->ctx.a, "0-%lld", size));
+	respond_empty(r, 202);
+	return 0;
+}
+
+/* expire_in as GitLab's ChronicDuration reads it, in seconds: "3 days", "1 week 2
+ * hours", "30 mins", "3600"; 1 for "never" or absent (no expiry), ERR_INVALID for
+ * anything else. */
+static int expire_seconds(request *r, long long *out)
+{
+	const char *s = param_str(r, "expire_in");
+	if (!s || !*s || strcmp(s, "never") == 0)
+		return 1;
+	static const struct {
+		const char *unit;
+		long long secs;
+	} units[] = {
+		{"s", 1}, {"sec", 1}, {"secs", 1}, {"second", 1}, {"seconds", 1},
+		{"m", 60}, {"min", 60}, {"mins", 60}, {"minute", 60}, {"minutes", 60},
+		{"h", 3600}, {"hr", 3600}, {"hrs", 3600}, {"hour", 3600}, {"hours", 3600},
+		{"d", 86400}, {"day", 86400}, {"days", 86400},
+		{"w", 604800}, {"week", 604800}, {"weeks", 604800},
+		{"mo", 2592000}, {"month", 2592000}, {"months", 2592000},
+		{"y", 31557600}, {"yr", 31557600}, {"year", 31557600}, {"years", 31557600},
+	};
+	long long total = 0;
+	const char *p = s;
+	int parts = 0;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		if (strncmp(p, "and ", 4) == 0) {
+			p += 4;
+			continue;
+		}
+		if (!isdigit((unsigned char)*p))
+			return fail(r, ERR_INVALID, "expire_in is invalid");
+		char *e;
+		long long n = strtoll(p, &e, 10);
+		if (n > 1000000000)
+			return fail(r, ERR_INVALID, "expire_in is invalid");
+		p = e;
+		while (*p == ' ')
+			p++;
+		size_t ul = 0;
+		while (isalpha((unsigned char)p[ul]))
+			ul++;
+		long long mult = 0;
+		if (ul == 0)
+			mult = 1;
+		for (size_t i = 0; i < sizeof(units) / sizeof(*units) && !mult; i++)
+			if (strlen(units[i].unit) == ul && strncasecmp(p, units[i].unit, ul) == 0)
+				mult = units[i].secs;
+		if (!mult)
+			return fail(r, ERR_INVALID, "expire_in is invalid");
+		p += ul;
+		total += n * mult;
+		parts++;
+	}
+	if (!parts)
+		return fail(r, ERR_INVALID, "expire_in is invalid");
+	*out = total;
+	return 0;
+}
+
+static int too_large(request *r)
+{
+	return api_error(r, 413, "413 Request Entity Too Large");
+}
+
+/* POST /jobs/:id/artifacts/authorize (filesize): what GitLab's workhorse asks before an
+ * upload. Here nginx buffers the body and collabd takes it: the answer names the
+ * directory uploads pass through. */
+static int jobs_artifacts_authorize(request *r)
+{
+	job_ref j;
+	int rc = job_auth(r, job_token(r), &j);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	long long size;
+	if ((rc = param_int(r, "filesize", &size)) < 0)
+		return rc;
+	if (rc == 0 && size >= r->ctx.cfg->max_artifacts_size)
+		return too_large(r);
+	json_object *o = json_object_new_object();
+	json_put_str(o, "TempPath", ci_path(r, "artifacts", j.project_id, j.id));
+	respond_json(r, 200, o);
+	return 0;
+}
+
+static void unlink_path(void *path)
+{
+	unlink(path);
+}
+
+/* POST /jobs/:id/artifacts: the multipart part `file` (the archive), expire_in. */
+static int jobs_artifacts_upload(request *r)
+{
+	job_ref j;
+	int rc = job_auth(r, job_token(r), &j);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	const char *data, *filename;
+	size_t len;
+	/* GitLab 10's bad_request!('Missing artifacts file!'), word for word */
+	if (param_file(r, "file", &data, &len, &filename) != 0)
+		return fail_missing(r, "Missing artifacts file!");
+	if (len >= (size_t)r->ctx.cfg->max_artifacts_size)
+		return too_large(r);
+	long long expire = 0;
+	if ((rc = expire_seconds(r, &expire)) < 0)
+		return rc;
+	const char *path = ci_path(r, "artifacts", j.project_id,
+				   arena_printf(r->ctx.a, "%s/artifacts.zip", j.id));
+	/* GitLab keeps the uploaded file's base name */
+	const char *base = strrchr(filename, '/');
+	base = base ? base + 1 : filename;
+	if (!*base || strlen(base) > 255)
+		base = "artifacts.zip";
+	if (files_write(path, data, len) < 0) {
+		log_error("artifacts %s: %s", path, strerror(errno));
+		return ERR_INTERNAL;
+	}
+	/* a rollback leaves no archive the rows do not name */
+	db_on_rollback(&r->ctx, unlink_path, arena_strdup(r->ctx.a, path));
+	const char *v[4] = {j.id, base, arena_printf(r->ctx.a, "%zu", len),
+			    rc == 1 ? NULL : arena_printf(r->ctx.a, "%lld", expire)};
+	int err;
+	if (!db_query(&r->ctx, "runner_artifacts_set", 4, v, &err))
+		return err;
+	json_object *payload;
+	if ((rc = job_payload(r, j.id, job_token(r), &payload)) < 0)
+		return rc;
+	respond_json(r, 201, json_object_get(payload)); /* also the request's */
+	return 0;
+}
+
+/* GET /jobs/:id/artifacts: the archive, with the token of the job or of a running job
+ * of a later stage of its pipeline; nginx sends the file. */
+static int jobs_artifacts_download(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	const char *token = job_token(r);
+	const char *v[2] = {id, token ? digest(r, token) : NULL};
+	int err;
+	PGresult *res = db_query(&r->ctx, "runner_artifacts_get", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) != 1)
+		return api_error(r, 404, "404 Not Found");
+	if (!token || !db_bool(res, 0, 2))
+		return ERR_FORBIDDEN;
+	const char *file = db_val(res, 0, 1);
+	if (!file)
+		return api_error(r, 404, "404 Not Found");
+	respond_empty(r, 200);
+	respond_header(r, "Content-Type", "application/octet-stream");
+	respond_header(r, "Content-Disposition",
+		       arena_printf(r->ctx.a, "attachment; filename=%s", "artifacts.zip"));
+	respond_header(r, "X-Accel-Redirect",
+		       arena_printf(r->ctx.a, "/_internal/ci/artifacts/%s/%s/artifacts.zip",
+				    db_val(res, 0, 0), id));
+	return 0;
+}
+
+/* The module's routes (http/router.h). Credentials are the runner's or the job's token,
+ * never a user's: ROUTE_NO_AUTH. */
+const route runner_routes[] = {
+	{"POST", V4 "/runners", runners_register, ROUTE_NO_AUTH, runners_check_register},
+	{"DELETE", V4 "/runners", runners_unregister, ROUTE_NO_AUTH, runners_check_token},
+	{"POST", V4 "/runners/verify", runners_verify, ROUTE_NO_AUTH, runners_check_token},
+	{"POST", V4 "/jobs/request", jobs_request, ROUTE_NO_AUTH, runners_check_token},
+	{"PUT", V4 "/jobs/:id", jobs_update, ROUTE_NO_AUTH | TX, jobs_check_id},
+	{"PATCH", V4 "/jobs/:id/trace", jobs_trace, ROUTE_NO_AUTH | TX, jobs_check_id},
+	{"POST", V4 "/jobs/:id/artifacts/authorize", jobs_artifacts_authorize,
+	 ROUTE_NO_AUTH | TX, jobs_check_id},
+	{"POST", V4 "/jobs/:id/artifacts", jobs_artifacts_upload, ROUTE_NO_AUTH | TX,
+	 jobs_check_id},
+	{"GET", V4 "/jobs/:id/artifacts", jobs_artifacts_download, ROUTE_NO_AUTH, jobs_check_id},
+	{NULL, NULL, NULL, 0, NULL},
+};
