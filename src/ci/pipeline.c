@@ -239,7 +239,7 @@ int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const c
 {
 	*id = 0;
 	*why = NULL;
-	project_info pi;
+	project_info pi = {0};
 	int rc = project_of(c, s->project_id, s->ref, &pi);
 	if (rc < 0)
 		return rc;
