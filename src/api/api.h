@@ -211,6 +211,11 @@ int merge_requests_on_check(ctx *c, struct json_object *payload, const char **wh
  * caller's to validate. */
 int labels_ensure(request *r, const char *project_id, const char *titles, const char **ids);
 
+/* variables.c (4.4): the rules of a CI variable's key (GitLab's HasVariable: present, at
+ * most 255 characters, [A-Za-z0-9_]), left in r's validation; pipeline schedule
+ * variables follow them too. */
+void variables_validate_key(request *r, const char *key);
+
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);
 /* Answers a page of a list statement: column 0 of every row is the total, the record
