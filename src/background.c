@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "modules.h"
 #include "api/api.h"
+#include "ci/pipeline.h"
 #include "git/refs.h"
 #include "git/repo.h"
 
@@ -165,6 +166,17 @@ static int job_delete_merged_branches(ctx *c, json_object *payload, const char *
 	return id ? refs_delete_merged(c, id, why) : -1;
 }
 
+/* push {"project_id", "ref", "before", "after", "user_id"} (git/hooks.c): merge requests'
+ * head sha and merge_status (api/merge_requests.c), then the branch's or tag's pipeline
+ * (ci/pipeline.c), in the one transaction that claimed the job: each push makes its
+ * pipeline exactly once. */
+static int job_push(ctx *c, json_object *payload, const char **why)
+{
+	if (merge_requests_on_push(c, payload, why) < 0)
+		return -1;
+	return ci_pipeline_on_push(c, payload, why);
+}
+
 static const struct {
 	const char *kind;
 	int (*run)(ctx *c, json_object *payload, const char **why);
@@ -173,9 +185,7 @@ static const struct {
 	{"remove_repository", job_remove_repository},
 	{"delete_project", job_delete_project},
 	{"delete_merged_branches", job_delete_merged_branches},
-	/* merge requests' head sha and merge_status (api/merge_requests.c); pipelines
-	 * from pushes go in the same job kind */
-	{"push", merge_requests_on_push},
+	{"push", job_push},
 	{"merge_request_check", merge_requests_on_check},
 };
 

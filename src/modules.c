@@ -4,6 +4,7 @@
 #include "auth/auth.h"
 #include "auth/scope.h"
 #include "background.h"
+#include "ci/pipeline.h"
 #include "git/hooks.h"
 #include "git/repo.h"
 #include "git/shell.h"
@@ -15,7 +16,7 @@
 
 const db_stmt *const statements[] = {
 	auth_stmts, scope_stmts, background_stmts, cache_stmts, repo_stmts, hooks_stmts,
-	shell_stmts,
+	shell_stmts, ci_pipeline_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

@@ -1,0 +1,420 @@
+/* Pipeline creation (ci/pipeline.h): GitLab 10's Ci::CreatePipelineService and its
+ * checks, in the caller's transaction. */
+#include "ci/pipeline.h"
+
+#include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ci/yaml.h"
+#include "core/buf.h"
+#include "core/log.h"
+#include "git/commits.h"
+
+#define ZERO_SHA "0000000000000000000000000000000000000000"
+
+const db_stmt ci_pipeline_stmts[] = {
+	/* $1 project, $2 ref: its jobs switch, configuration path, full path, and whether
+	 * the ref is a protected branch */
+	{"ci_pipeline_project",
+	 "SELECT p.jobs_enabled, p.ci_config_path, n.full_path || '/' || p.path,"
+	 " branch_push_level(p.id, $2) IS NOT NULL"
+	 " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
+	 " WHERE p.id = $1 AND NOT p.pending_delete",
+	 2, 4},
+	/* $1 project, $2 ref, $3 sha, $4 before_sha, $5 tag, $6 protected, $7 source,
+	 * $8 status, $9 yaml_errors, $10 user, $11 trigger request, $12 schedule,
+	 * $13 variables, $14 committed_at (Unix seconds) */
+	{"ci_pipeline_insert",
+	 "INSERT INTO ci_pipelines (project_id, ref, sha, before_sha, tag, protected, source,"
+	 " status, yaml_errors, user_id, trigger_request_id, pipeline_schedule_id, variables,"
+	 " committed_at, finished_at)"
+	 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,"
+	 " to_timestamp($14::double precision),"
+	 " CASE WHEN $8 IN ('failed', 'skipped') THEN now() END) RETURNING id",
+	 14, 1},
+	/* one job: $1 project, $2 pipeline, $3 sha, $4 ref, $5 name, $6 stage, $7 stage_idx,
+	 * $8 when, $9 allow_failure, $10 user, $11 tag, $12 protected, $13 tag_list (a JSON
+	 * array), $14 options, $15 yaml_variables, $16 environment, $17 trigger request */
+	{"ci_pipeline_job",
+	 "WITH s AS (INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status,"
+	 " allow_failure, author_id, pipeline_id, stage_idx, \"when\")"
+	 " VALUES ($1, $3, $4, $5, $6, 'created', $9, $10, $2, $7, $8) RETURNING id)"
+	 " INSERT INTO ci_builds (id, project_id, pipeline_id, tag, protected, tag_list, options,"
+	 " yaml_variables, environment, trigger_request_id)"
+	 " SELECT s.id, $1, $2, $11, $12, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)),"
+	 " $14::jsonb, $15::jsonb, $16, $17 FROM s",
+	 17, 0},
+	{"ci_pipeline_process", "SELECT ci_process_pipeline($1)", 1, 1},
+	/* $1 project, $2 branch, $3 level: whether the level may push or merge to it */
+	{"ci_pipeline_ref_allowed",
+	 "SELECT coalesce(branch_push_level($1, $2) <= $3 OR branch_merge_level($1, $2) <= $3,"
+	 " true)",
+	 3, 1},
+	{NULL, NULL, 0, 0},
+};
+
+static const char *json_text(ctx *c, json_object *o)
+{
+	return arena_strdup(c->a, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+}
+
+/* [ci skip] or [skip ci] in any case, with ' ', '_' or '-' (GitLab 10's SKIP_PATTERN). */
+static bool skip_ci(const char *message)
+{
+	regex_t re;
+	if (regcomp(&re, "\\[(ci[ _-]skip|skip[ _-]ci)\\]", REG_EXTENDED | REG_ICASE | REG_NOSUB))
+		return false;
+	bool skip = message && regexec(&re, message, 0, NULL, 0) == 0;
+	regfree(&re);
+	return skip;
+}
+
+typedef struct {
+	const char *name;
+	const char *value;
+} var;
+
+/* GitLab 10's ExpandVariables: $NAME, ${NAME} and %NAME% replaced by their values (an
+ * unknown name by nothing). */
+static const char *expand(ctx *c, const char *s, const var *vars, int n)
+{
+	buf b;
+	buf_init(&b, c->a, strlen(s) + 16);
+	for (const char *p = s; *p;) {
+		const char *start = NULL;
+		size_t len = 0, skip = 0;
+		if (p[0] == '$' && p[1] == '{') {
+			start = p + 2;
+			len = strspn(start, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					    "0123456789_");
+			skip = start[len] == '}' && len ? 3 + len : 0;
+		} else if (p[0] == '$' || p[0] == '%') {
+			start = p + 1;
+			len = strspn(start, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					    "0123456789_");
+			if (len && isdigit((unsigned char)start[0]))
+				len = 0;
+			skip = len ? 1 + len : 0;
+			if (p[0] == '%')
+				skip = len && start[len] == '%' ? 2 + len : 0;
+		}
+		if (!skip) {
+			buf_putc(&b, *p++);
+			continue;
+		}
+		for (int i = n - 1; i >= 0; i--)
+			if (strlen(vars[i].name) == len && strncmp(vars[i].name, start, len) == 0) {
+				buf_puts(&b, vars[i].value);
+				break;
+			}
+		p += skip;
+	}
+	return buf_cstr(&b);
+}
+
+/* The variables an environment's name may use: the predefined ones GitLab 10 gave a
+ * job, then the file's, then the pipeline's (later ones win). */
+static int job_vars(ctx *c, const ci_job *j, const char *ref, bool tag, const char *sha,
+		    const char *pipeline_id, const char *project_id, const char *full_path,
+		    json_object *pipeline_vars, var **out)
+{
+	size_t nv = json_object_array_length(j->variables);
+	size_t np = pipeline_vars ? json_object_array_length(pipeline_vars) : 0;
+	var *v = arena_alloc(c->a, sizeof(var) * (20 + nv + np));
+	int n = 0;
+	const char *slash = strrchr(full_path, '/');
+	const char *slug = ci_slug(c->a, ref);
+	v[n++] = (var){"CI", "true"};
+	v[n++] = (var){"GITLAB_CI", "true"};
+	v[n++] = (var){"CI_COMMIT_SHA", sha};
+	v[n++] = (var){"CI_COMMIT_REF_NAME", ref};
+	v[n++] = (var){"CI_COMMIT_REF_SLUG", slug};
+	v[n++] = (var){"CI_BUILD_REF", sha};
+	v[n++] = (var){"CI_BUILD_REF_NAME", ref};
+	v[n++] = (var){"CI_BUILD_REF_SLUG", slug};
+	if (tag) {
+		v[n++] = (var){"CI_COMMIT_TAG", ref};
+		v[n++] = (var){"CI_BUILD_TAG", ref};
+	}
+	v[n++] = (var){"CI_JOB_NAME", j->name};
+	v[n++] = (var){"CI_JOB_STAGE", j->stage};
+	v[n++] = (var){"CI_BUILD_NAME", j->name};
+	v[n++] = (var){"CI_BUILD_STAGE", j->stage};
+	v[n++] = (var){"CI_PIPELINE_ID", pipeline_id};
+	v[n++] = (var){"CI_PROJECT_ID", project_id};
+	v[n++] = (var){"CI_PROJECT_PATH", full_path};
+	v[n++] = (var){"CI_PROJECT_NAME", slash ? slash + 1 : full_path};
+	v[n++] = (var){"CI_PROJECT_NAMESPACE",
+		       slash ? arena_strndup(c->a, full_path, (size_t)(slash - full_path)) : ""};
+	json_object *lists[2] = {j->variables, pipeline_vars};
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; lists[l] && i < json_object_array_length(lists[l]); i++) {
+			json_object *e = json_object_array_get_idx(lists[l], i), *k, *val;
+			if (json_object_object_get_ex(e, "key", &k) &&
+			    json_object_object_get_ex(e, "value", &val))
+				v[n++] = (var){json_object_get_string(k),
+					       json_object_get_string(val)};
+		}
+	*out = v;
+	return n;
+}
+
+typedef struct {
+	bool jobs_enabled;
+	const char *config_path;
+	const char *full_path;
+	bool protected_branch;
+} project_info;
+
+static int project_of(ctx *c, const char *project_id, const char *ref, project_info *out)
+{
+	const char *v[2] = {project_id, ref};
+	int err;
+	PGresult *res = db_query(c, "ci_pipeline_project", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return ERR_NOT_FOUND;
+	const char *path = db_val(res, 0, 1);
+	*out = (project_info){db_bool(res, 0, 0), path && *path ? path : ".gitlab-ci.yml",
+			      db_val(res, 0, 2), db_bool(res, 0, 3)};
+	return 0;
+}
+
+static bool tag_exists(ctx *c, git_repository *repo, const char *name)
+{
+	const char *full = arena_printf(c->a, "refs/tags/%s", name);
+	git_reference *r = NULL;
+	if (!git_reference_is_valid_name(full) || git_reference_lookup(&r, repo, full) < 0)
+		return false;
+	git_reference_free(r);
+	return true;
+}
+
+/* What the pipeline row needs besides the spec. */
+typedef struct {
+	const char *sha;
+	bool tag;
+	bool protected_ref;
+	const char *status;
+	const char *yaml_errors;
+	const char *committed_at;
+} row;
+
+static int insert_pipeline(ctx *c, const ci_pipeline_spec *s, const row *w, const char **id)
+{
+	const char *v[14] = {
+		s->project_id,
+		s->ref,
+		w->sha,
+		s->before_sha ? s->before_sha : ZERO_SHA,
+		w->tag ? "true" : "false",
+		w->protected_ref ? "true" : "false",
+		s->source,
+		w->status,
+		w->yaml_errors,
+		s->user_id ? arena_printf(c->a, "%lld", s->user_id) : NULL,
+		s->trigger_request_id,
+		s->schedule_id,
+		s->variables ? json_text(c, s->variables) : NULL,
+		w->committed_at,
+	};
+	int err;
+	PGresult *res = db_query(c, "ci_pipeline_insert", 14, v, &err);
+	if (!res)
+		return err;
+	*id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
+	return 0;
+}
+
+static int refuse(const char **why, const char *text)
+{
+	*why = text;
+	return CI_PIPELINE_REFUSED;
+}
+
+int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const char **why)
+{
+	*id = 0;
+	*why = NULL;
+	project_info pi;
+	int rc = project_of(c, s->project_id, s->ref, &pi);
+	if (rc < 0)
+		return rc;
+	if (!pi.jobs_enabled)
+		return refuse(why, "Pipeline is disabled");
+	/* a push's or a trigger's pipeline is kept when its file is invalid (failed, with
+	 * yaml_errors) or says [ci skip] (skipped); the API, the web and schedules answer
+	 * the error instead, and run whatever the commit says */
+	bool push = strcmp(s->source, "push") == 0;
+	bool save_on_errors = push || strcmp(s->source, "trigger") == 0;
+
+	git_repository *repo = NULL;
+	if (gitc_open(c, s->project_id, &repo) != 0)
+		return refuse(why, "Reference not found");
+	row w = {.status = "created"};
+	git_oid branch_oid;
+	bool branch = gitc_branch_exists(repo, s->ref, &branch_oid);
+	w.tag = !branch && tag_exists(c, repo, s->ref);
+	if (!branch && !w.tag)
+		return refuse(why, "Reference not found");
+	w.protected_ref = branch && pi.protected_branch;
+	git_commit *commit = NULL;
+	if (gitc_commit_of(c, repo, s->sha ? s->sha : s->ref, &commit) != 0 || !commit)
+		return refuse(why, "Commit not found");
+	char sha[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(sha, sizeof(sha), git_commit_id(commit));
+	w.sha = arena_strdup(c->a, sha);
+	w.committed_at = arena_printf(c->a, "%lld", (long long)git_commit_committer(commit)->when.time);
+
+	git_blob *blob = NULL;
+	if (gitc_blob_at(c, repo, commit, pi.config_path, &blob) != 0)
+		return refuse(why, "Missing .gitlab-ci.yml file");
+	size_t len = (size_t)git_blob_rawsize(blob);
+	const char *text = git_blob_rawcontent(blob);
+	ci_config cf;
+	const char *yaml_err = NULL;
+	if (len == 0)
+		yaml_err = "Please provide content of .gitlab-ci.yml";
+	else if (ci_yaml_parse(c->a, text, len, &cf, &yaml_err) < 0 && !yaml_err)
+		yaml_err = "Invalid configuration format";
+	const char *pid;
+	if (yaml_err) {
+		if (!save_on_errors)
+			return refuse(why, yaml_err);
+		w.status = "failed";
+		w.yaml_errors = yaml_err;
+		if ((rc = insert_pipeline(c, s, &w, &pid)) < 0)
+			return rc;
+		*id = atoll(pid);
+		return 0;
+	}
+	if (push && skip_ci(git_commit_message(commit))) {
+		w.status = "skipped";
+		if ((rc = insert_pipeline(c, s, &w, &pid)) < 0)
+			return rc;
+		*id = atoll(pid);
+		return 0;
+	}
+	bool *selected = arena_alloc(c->a, sizeof(bool) * (size_t)(cf.njobs + 1));
+	int nsel = 0;
+	for (int i = 0; i < cf.njobs; i++)
+		if ((selected[i] = ci_job_selected(&cf.jobs[i], s->ref, w.tag, s->source,
+						   pi.full_path)))
+			nsel++;
+	if (nsel == 0)
+		return refuse(why, "No stages / jobs for this pipeline.");
+	if ((rc = insert_pipeline(c, s, &w, &pid)) < 0)
+		return rc;
+	const char *user = s->user_id ? arena_printf(c->a, "%lld", s->user_id) : NULL;
+	for (int i = 0; i < cf.njobs; i++) {
+		if (!selected[i])
+			continue;
+		const ci_job *j = &cf.jobs[i];
+		const char *env = NULL;
+		if (j->environment) {
+			var *vars;
+			int nv = job_vars(c, j, s->ref, w.tag, w.sha, pid, s->project_id,
+					  pi.full_path, s->variables, &vars);
+			env = expand(c, j->environment, vars, nv);
+		}
+		const char *v[17] = {
+			s->project_id,
+			pid,
+			w.sha,
+			s->ref,
+			j->name,
+			j->stage,
+			arena_printf(c->a, "%d", j->stage_idx),
+			j->when,
+			j->allow_failure ? "true" : "false",
+			user,
+			w.tag ? "true" : "false",
+			w.protected_ref ? "true" : "false",
+			json_text(c, j->tags),
+			json_text(c, j->options),
+			json_text(c, j->variables),
+			env,
+			s->trigger_request_id,
+		};
+		int err;
+		if (!db_query(c, "ci_pipeline_job", 17, v, &err))
+			return err;
+	}
+	int err;
+	if (!db_query(c, "ci_pipeline_process", 1, (const char *[]){pid}, &err))
+		return err;
+	*id = atoll(pid);
+	return 0;
+}
+
+int ci_may_run_on_ref(ctx *c, const char *project_id, int level, bool admin, const char *ref,
+		      bool tag, bool *ok)
+{
+	*ok = admin || level >= 30;
+	if (!*ok || admin || tag)
+		return 0;
+	const char *v[3] = {project_id, ref, arena_printf(c->a, "%d", level)};
+	int err;
+	PGresult *res = db_query(c, "ci_pipeline_ref_allowed", 3, v, &err);
+	if (!res)
+		return err;
+	*ok = db_bool(res, 0, 0);
+	return 0;
+}
+
+static const char *member_str(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+int ci_pipeline_on_push(ctx *c, json_object *payload, const char **why)
+{
+	json_object *pid = NULL, *uid = NULL;
+	const char *ref = member_str(payload, "ref"), *after = member_str(payload, "after");
+	if (!json_object_object_get_ex(payload, "project_id", &pid) ||
+	    !json_object_is_type(pid, json_type_int) || !ref || !after) {
+		*why = "the payload has no project_id, ref and after";
+		return -1;
+	}
+	const char *name;
+	if (strncmp(ref, "refs/heads/", 11) == 0)
+		name = ref + 11;
+	else if (strncmp(ref, "refs/tags/", 10) == 0)
+		name = ref + 10;
+	else
+		return 0;
+	if (strcmp(after, ZERO_SHA) == 0)
+		return 0; /* a deletion runs nothing */
+	json_object_object_get_ex(payload, "user_id", &uid);
+	ci_pipeline_spec s = {
+		.project_id = arena_printf(c->a, "%lld", (long long)json_object_get_int64(pid)),
+		.ref = arena_strdup(c->a, name),
+		.sha = arena_strdup(c->a, after),
+		.before_sha = member_str(payload, "before"),
+		.source = "push",
+		.user_id = uid && json_object_is_type(uid, json_type_int)
+				   ? (long long)json_object_get_int64(uid) : 0,
+	};
+	if (s.before_sha)
+		s.before_sha = arena_strdup(c->a, s.before_sha);
+	long long id;
+	const char *refused = NULL;
+	int rc = ci_pipeline_create(c, &s, &id, &refused);
+	if (rc == ERR_NOT_FOUND)
+		return 0; /* the project is gone */
+	if (rc < 0) {
+		*why = "cannot create the pipeline";
+		return -1;
+	}
+	if (rc == CI_PIPELINE_REFUSED)
+		log_info("push of project %s %s: no pipeline: %s", s.project_id, ref, refused);
+	else
+		log_info("push of project %s %s: pipeline %lld", s.project_id, ref, id);
+	return 0;
+}
