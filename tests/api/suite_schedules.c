@@ -372,6 +372,95 @@ START_TEST(test_schedules_access)
 }
 END_TEST
 
+/* Commits a .gitlab-ci.yml with one job to master of project pid as token. */
+static void ci_file(long long pid, const char *token)
+{
+	resp *r = R(api_json("POST", S(fmt("/projects/%lld/repository/commits", pid)), token,
+			     "{\"branch\":\"master\",\"commit_message\":\"ci\",\"actions\":"
+			     "[{\"action\":\"create\",\"file_path\":\".gitlab-ci.yml\","
+			     "\"content\":\"test:\\n  script: echo hi\\n\"}]}"));
+	ck_status(r, 201);
+}
+
+/* Waits (at most 30 s) until the SQL (a count) answers at least n. */
+static bool wait_count(long long n, const char *sql)
+{
+	for (int i = 0; i < 300; i++) {
+		if (sql_int("%s", sql) >= n)
+			return true;
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+START_TEST(test_schedules_fire)
+{
+	fx f;
+	project(&f, "private");
+	ci_file(f.id, f.owner);
+	long long id = add(f.id, f.owner, "description=d&ref=master&cron=0%200%201%201%20*");
+	ck_code(R(api("POST", one(f.id, id, "/variables"), f.owner, "key=SCHED_VAR&value=v%201")),
+		201);
+	long long idle = add(f.id, f.owner, "description=i&ref=master&cron=0%200%201%201%20*"
+					    "&active=false");
+	/* due now: the background process of one of the two instances fires it, once */
+	free(sql_value("UPDATE ci_pipeline_schedules SET next_run_at = now() - interval '1 minute'"
+		       " WHERE id IN (%lld, %lld)", id, idle));
+	char *count = S(fmt("SELECT count(*) FROM ci_pipelines WHERE pipeline_schedule_id = %lld",
+			    id));
+	ck_assert_msg(wait_count(1, count), "the due schedule made no pipeline");
+	ck_assert(wait_count(1, S(fmt("SELECT count(*) FROM ci_pipeline_schedules WHERE id = %lld"
+				      " AND next_run_at > now()", id))));
+	struct timespec ts = {3, 0};
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(sql_int("%s", count), 1);
+	long long pl = sql_int("SELECT id FROM ci_pipelines WHERE pipeline_schedule_id = %lld", id);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE id = %lld AND source ="
+				 " 'schedule' AND ref = 'master' AND user_id = %lld AND variables @>"
+				 " '[{\"key\":\"SCHED_VAR\",\"value\":\"v 1\"}]'", pl, f.owner_id), 1);
+	ck_assert_int_gt(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
+				 pl), 0);
+	/* the next run: the next January 1st, 00:00 UTC */
+	ck_assert_int_eq(sql_int("SELECT (next_run_at = date_trunc('year', now() AT TIME ZONE 'UTC')"
+				 " AT TIME ZONE 'UTC' + interval '1 year')::int"
+				 " FROM ci_pipeline_schedules WHERE id = %lld", id), 1);
+	resp *r = R(api("GET", one(f.id, id, ""), f.owner, NULL));
+	ck_assert_int_eq(jint(jget(r->json, "last_pipeline"), "id"), pl);
+	/* an inactive schedule is not fired */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE pipeline_schedule_id ="
+				 " %lld", idle), 0);
+}
+END_TEST
+
+START_TEST(test_schedules_fire_owner_without_rights)
+{
+	fx f;
+	project(&f, "private");
+	ci_file(f.id, f.owner);
+	long long did;
+	char *dev = member(f.id, 30, &did);
+	long long id = add(f.id, dev, "description=d&ref=master&cron=0%200%201%201%20*");
+	/* the owner is no longer a member: the schedule is passed over, and set for its
+	 * next run */
+	free(sql_value("DELETE FROM members WHERE source_type = 'Project' AND source_id = %lld"
+		       " AND user_id = %lld", f.id, did));
+	free(sql_value("UPDATE ci_pipeline_schedules SET next_run_at = now() - interval '1 minute'"
+		       " WHERE id = %lld", id));
+	ck_assert(wait_count(1, S(fmt("SELECT count(*) FROM ci_pipeline_schedules WHERE id = %lld"
+				      " AND next_run_at > now()", id))));
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE pipeline_schedule_id ="
+				 " %lld", id), 0);
+	/* taken over by the project's owner, it runs */
+	ck_code(R(api("POST", one(f.id, id, "/take_ownership"), f.owner, NULL)), 201);
+	free(sql_value("UPDATE ci_pipeline_schedules SET next_run_at = now() - interval '1 minute'"
+		       " WHERE id = %lld", id));
+	ck_assert(wait_count(1, S(fmt("SELECT count(*) FROM ci_pipelines WHERE"
+				      " pipeline_schedule_id = %lld AND user_id = %lld", id,
+				      f.owner_id))));
+}
+END_TEST
+
 Suite *suite_schedules(void)
 {
 	Suite *s = suite_create("schedules");
@@ -384,6 +473,8 @@ Suite *suite_schedules(void)
 	tcase_add_test(tc, test_schedules_update);
 	tcase_add_test(tc, test_schedules_variables);
 	tcase_add_test(tc, test_schedules_access);
+	tcase_add_test(tc, test_schedules_fire);
+	tcase_add_test(tc, test_schedules_fire_owner_without_rights);
 	suite_add_tcase(s, tc);
 	return s;
 }
