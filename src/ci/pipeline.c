@@ -267,7 +267,8 @@ int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const c
 	char sha[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(sha, sizeof(sha), git_commit_id(commit));
 	w.sha = arena_strdup(c->a, sha);
-	w.committed_at = arena_printf(c->a, "%lld", (long long)git_commit_committer(commit)->when.time);
+	w.committed_at =
+		arena_printf(c->a, "%lld", (long long)git_commit_committer(commit)->when.time);
 
 	git_blob *blob = NULL;
 	if (gitc_blob_at(c, repo, commit, pi.config_path, &blob) != 0)

@@ -291,19 +291,21 @@ int ci_yaml_load(arena *a, const char *text, size_t len, json_object **out, cons
 				rc = -1;
 				break;
 			}
-			bool scalar = !an->obj || (!json_object_is_type(an->obj, json_type_object) &&
-						   !json_object_is_type(an->obj, json_type_array));
+			bool scalar = !an->obj ||
+				      (!json_object_is_type(an->obj, json_type_object) &&
+				       !json_object_is_type(an->obj, json_type_array));
 			rc = add_node(&l, an->obj, an->weight, false, scalar,
 				      scalar && an->obj ? json_object_get_string(an->obj) : NULL);
 			break;
 		}
 		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			rc = open_container(&l, ev.type == YAML_MAPPING_START_EVENT,
-					    (const char *)(ev.type == YAML_MAPPING_START_EVENT
-								   ? ev.data.mapping_start.anchor
-								   : ev.data.sequence_start.anchor));
+		case YAML_MAPPING_START_EVENT: {
+			bool map = ev.type == YAML_MAPPING_START_EVENT;
+			rc = open_container(&l, map,
+					    (const char *)(map ? ev.data.mapping_start.anchor
+							       : ev.data.sequence_start.anchor));
 			break;
+		}
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
 			rc = close_container(&l);
@@ -933,7 +935,8 @@ static int cross_checks(cfg *c, ci_config *cf)
 					buf_puts(&b, ", ");
 				buf_puts(&b, cf->stages[s]);
 			}
-			return fail(c, "%s job: stage parameter should be %s", j->name, buf_cstr(&b));
+			return fail(c, "%s job: stage parameter should be %s", j->name,
+				    buf_cstr(&b));
 		}
 	}
 	for (int i = 0; i < cf->njobs; i++) {
@@ -945,7 +948,8 @@ static int cross_checks(cfg *c, ci_config *cf)
 			if (!dj)
 				return fail(c, "%s job: undefined dependency: %s", j->name, dn);
 			if (dj->stage_idx >= j->stage_idx)
-				return fail(c, "%s job: dependency %s is not defined in prior stages",
+				return fail(c,
+					    "%s job: dependency %s is not defined in prior stages",
 					    j->name, dn);
 		}
 		json_object *env = get(j->options, "environment");

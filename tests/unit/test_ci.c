@@ -126,7 +126,8 @@ START_TEST(test_globals_inherited)
 	ck_assert_str_eq(at(a->options, "before_script"), "[\"bundle\"]");
 	ck_assert_str_eq(at(a->options, "after_script"), "[\"cleanup\"]");
 	ck_assert_str_eq(at(a->options, "cache"),
-			 "{\"key\":\"default\",\"paths\":[\"vendor\\/\"],\"policy\":\"pull-push\"}");
+			 "{\"key\":\"default\",\"paths\":[\"vendor\\/\"],"
+			 "\"policy\":\"pull-push\"}");
 	ck_assert_str_eq(json_object_to_json_string_ext(a->variables, JSON_C_TO_STRING_PLAIN),
 			 "[{\"key\":\"DB\",\"value\":\"pg\",\"public\":true},"
 			 "{\"key\":\"N\",\"value\":\"3\",\"public\":true}]");
@@ -150,7 +151,8 @@ START_TEST(test_job_keys)
 			  "  tags: [docker, linux]\n  retry: 2\n  coverage: '/(\\d+)% covered/'\n"
 			  "  allow_failure: true\n  when: on_failure\n"
 			  "deploy:\n  stage: deploy\n  script: ship\n  when: manual\n"
-			  "  environment: {name: review/$CI_COMMIT_REF_NAME, url: 'https://x.example',"
+			  "  environment: {name: review/$CI_COMMIT_REF_NAME,"
+			  " url: 'https://x.example',"
 			  " on_stop: stop}\n"
 			  "stop:\n  stage: deploy\n  script: unship\n  when: manual\n"
 			  "  allow_failure: false\n"
@@ -173,7 +175,8 @@ START_TEST(test_job_keys)
 	ck_assert(!s->allow_failure);
 	ck_assert_str_eq(d->environment, "review/$CI_COMMIT_REF_NAME");
 	ck_assert_str_eq(at(d->options, "environment"),
-			 "{\"name\":\"review\\/$CI_COMMIT_REF_NAME\",\"url\":\"https:\\/\\/x.example\","
+			 "{\"name\":\"review\\/$CI_COMMIT_REF_NAME\","
+			 "\"url\":\"https:\\/\\/x.example\","
 			 "\"action\":\"start\",\"on_stop\":\"stop\"}");
 	ck_assert_str_eq(at(s->options, "environment.action"), "\"stop\"");
 	/* a string environment is its name */
@@ -203,7 +206,8 @@ START_TEST(test_job_errors)
 			 "jobs:rspec dependencies should be an array of strings");
 	ck_assert_str_eq(bad("rspec:\n  script: x\n  retry: 3\n"),
 			 "jobs:rspec retry must be less than or equal to 2");
-	ck_assert_str_eq(bad("rspec:\n  script: x\n  retry: two\n"), "jobs:rspec retry is not a number");
+	ck_assert_str_eq(bad("rspec:\n  script: x\n  retry: two\n"),
+			 "jobs:rspec retry is not a number");
 	ck_assert_str_eq(bad("rspec:\n  script: x\n  coverage: '\\d+'\n"),
 			 "jobs:rspec:coverage config must be a regular expression");
 	ck_assert_str_eq(bad("rspec:\n  script: x\n  only: master\n"),
@@ -228,7 +232,8 @@ START_TEST(test_job_errors)
 			 "jobs:d:environment action should be start or stop");
 	ck_assert_str_eq(bad("d:\n  script: x\n  environment: /prod\n"),
 			 "jobs:d:environment name has to contain only letters, digits, '-', '_', "
-			 "'/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'");
+			 "'/', '$', '{', '}', '.', and spaces, but it cannot start or end with "
+			 "'/'");
 	ck_assert_str_eq(bad("d:\n  script: x\n  environment: {name: a, url: 'ftp:x'}\n"),
 			 "jobs:d:environment url must be a valid url");
 	ck_assert_str_eq(bad("a:\n  stage: build\n  script: x\n  dependencies: [b]\n"
@@ -329,8 +334,8 @@ START_TEST(test_hostile)
 	char *merges = arena_alloc(A, 1 << 16);
 	strcpy(merges, "a0: &a0 {k: v, l: w}\n");
 	for (int i = 1; i < 40; i++)
-		sprintf(merges + strlen(merges), "a%d: &a%d {x%d: [*a%d, *a%d], <<: *a%d}\n", i, i, i,
-			i - 1, i - 1, i - 1);
+		sprintf(merges + strlen(merges), "a%d: &a%d {x%d: [*a%d, *a%d], <<: *a%d}\n", i,
+			i, i, i - 1, i - 1, i - 1);
 	e = bad(merges);
 	ck_assert_msg(strstr(e, "too large") != NULL, "%s", e);
 	/* deep nesting */

@@ -1,0 +1,338 @@
+/* Pipelines (spec 4.2; GitLab 10's lib/api/pipelines.rb): the list with its filters,
+ * one pipeline, a new pipeline for a ref (ci/pipeline.c), retry and cancel. Reading
+ * (read_pipeline): reporters and up, or anyone who sees the project when its jobs are
+ * public (public_jobs; guests of a private project too). Creating, retrying and
+ * canceling (create_pipeline, update_pipeline): developers and up, and on a protected
+ * branch those its protection lets push or merge. */
+#include <string.h>
+
+#include "api/api.h"
+#include "ci/pipeline.h"
+#include "entity/entity.h"
+#include "entity/pipeline.h"
+#include "git/refs.h"
+
+/* The filters of the list, $2..$8 (see pipelines_stmts). */
+#define LIST_FILTERS                                                                           \
+	" p.project_id = $1 AND ($2::text[] IS NULL OR p.status = ANY ($2::text[]))"              \
+	" AND ($3::text[] IS NULL OR p.id IN (SELECT max(q.id) FROM ci_pipelines q"              \
+	" WHERE q.project_id = $1 AND q.ref = ANY ($3::text[]) GROUP BY q.ref))"                  \
+	" AND ($4::text IS NULL OR p.status = $4) AND ($5::text IS NULL OR p.ref = $5)"          \
+	" AND ($6::boolean IS NULL OR (p.yaml_errors IS NOT NULL) = $6)"                          \
+	" AND ($7::text IS NULL OR p.user_id IN (SELECT id FROM users WHERE name = $7))"          \
+	" AND ($8::text IS NULL OR p.user_id IN (SELECT id FROM users WHERE lower(username) ="     \
+	" lower($8)))"
+
+/* A page of the list in one order (ORDER: the ORDER BY list), ties by id the same way. */
+#define LIST(NAME, ORDER)                                                                      \
+	{"pipelines_list_" NAME,                                                               \
+	 "WITH f AS (SELECT p.id FROM ci_pipelines p WHERE" LIST_FILTERS ")"                    \
+	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"         \
+	 " (SELECT " PIPELINE_COLS " FROM " PIPELINE_FROM " WHERE p.id IN (SELECT id FROM f)"   \
+	 " ORDER BY " ORDER " LIMIT $9 OFFSET $10) x ON true",                                  \
+	 10, 1 + PIPELINE_NCOLS}
+
+const db_stmt pipelines_stmts[] = {
+	{"pipelines_project", "SELECT public_jobs FROM projects WHERE id = $1", 1, 1},
+	/* $1 project, $2 statuses of the scope (running, pending, finished), $3 the names of
+	 * the branches or tags (scope branches, tags: the newest pipeline of each), $4
+	 * status, $5 ref, $6 with yaml errors or not, $7 the user's name, $8 username, $9
+	 * limit, $10 offset */
+	LIST("id_desc", "p.id DESC"),
+	LIST("id_asc", "p.id ASC"),
+	LIST("status_desc", "p.status DESC, p.id DESC"),
+	LIST("status_asc", "p.status ASC, p.id ASC"),
+	LIST("ref_desc", "p.ref DESC, p.id DESC"),
+	LIST("ref_asc", "p.ref ASC, p.id ASC"),
+	LIST("user_id_desc", "p.user_id DESC NULLS LAST, p.id DESC"),
+	LIST("user_id_asc", "p.user_id ASC NULLS FIRST, p.id ASC"),
+	/* $1 project, $2 pipeline */
+	{"pipelines_show",
+	 "SELECT " PIPELINE_COLS " FROM " PIPELINE_FROM " WHERE p.project_id = $1 AND p.id = $2",
+	 2, PIPELINE_NCOLS},
+	/* retry: the pipeline row locked first (ci_process_pipeline's order), then its
+	 * current failed and canceled jobs copied by $2 (RetryBuildService#reprocess), then
+	 * its skipped jobs back to created (they run again when their stage comes) */
+	{"pipelines_lock", "SELECT id FROM ci_pipelines WHERE id = $1 FOR UPDATE", 1, 1},
+	{"pipelines_retry_jobs",
+	 "SELECT ci_retry_job(cs.id, $2, false) FROM commit_statuses cs"
+	 " WHERE cs.pipeline_id = $1 AND NOT cs.retried AND cs.status IN ('failed', 'canceled')"
+	 " AND EXISTS (SELECT 1 FROM ci_builds b WHERE b.id = cs.id) ORDER BY cs.id",
+	 2, 1},
+	{"pipelines_unskip",
+	 "UPDATE commit_statuses SET status = 'created', updated_at = now()"
+	 " WHERE pipeline_id = $1 AND NOT retried AND status = 'skipped'",
+	 1, 0},
+	/* cancel: the jobs that have not finished; a transition from those states only, so
+	 * that a runner that finishes a job at the same moment keeps its answer */
+	{"pipelines_cancel_jobs",
+	 "UPDATE commit_statuses SET status = 'canceled', updated_at = now(),"
+	 " finished_at = now() WHERE pipeline_id = $1 AND NOT retried"
+	 " AND status IN ('created', 'pending', 'running', 'manual')",
+	 1, 0},
+	{"pipelines_process", "SELECT ci_process_pipeline($1)", 1, 1},
+	{NULL, NULL, 0, 0},
+};
+
+static const char *const SCOPES[] = {"running", "pending", "finished", "branches", "tags", NULL};
+/* HasStatus::AVAILABLE_STATUSES */
+static const char *const STATUSES[] = {"created", "pending", "running", "success", "failed",
+				       "canceled", "skipped", "manual", NULL};
+static const char *const ORDERS[] = {"id", "status", "ref", "user_id", NULL};
+static const char *const SORTS[] = {"asc", "desc", NULL};
+
+/* read_pipeline on the route's project: 0 or ERR_FORBIDDEN. */
+static int may_read(request *r)
+{
+	const project_access *pa = &r->project->pa;
+	if (pa->admin || project_ability_level(pa) >= ACCESS_REPORTER)
+		return 0;
+	int err;
+	PGresult *res = db_query(&r->ctx, "pipelines_project", 1,
+				 (const char *[]){r->project->id}, &err);
+	if (!res)
+		return err;
+	/* public jobs: whoever sees the project (a guest of a private one included) */
+	return PQntuples(res) && db_bool(res, 0, 0) ? 0 : ERR_FORBIDDEN;
+}
+
+/* The level that create_pipeline and update_pipeline compare (masters for admins and the
+ * owner of a personal namespace); 0 for an anonymous caller or an archived project. */
+static int write_level(request *r)
+{
+	if (!r->ctx.user || r->project->pa.archived)
+		return 0;
+	return code_push_level(&r->project->pa);
+}
+
+static int check_list(request *r)
+{
+	const char *v;
+	int rc;
+	if ((rc = param_oneof(r, "scope", SCOPES, &v)) < 0 ||
+	    (rc = param_oneof(r, "status", STATUSES, &v)) < 0 ||
+	    (rc = param_oneof(r, "order_by", ORDERS, &v)) < 0 ||
+	    (rc = param_oneof(r, "sort", SORTS, &v)) < 0)
+		return rc;
+	bool b;
+	if ((rc = param_bool(r, "yaml_errors", &b)) < 0)
+		return fail_invalid(r, "yaml_errors");
+	return 0;
+}
+
+/* The names of the branches (tags) of the project, as a text[] literal. */
+static int ref_names(request *r, bool tags, const char **out)
+{
+	git_repository *repo;
+	if (refs_open(&r->ctx, r->project->id, &repo) < 0)
+		return ERR_INTERNAL;
+	const char **names;
+	int n = tags ? refs_tag_names(&r->ctx, repo, &names)
+		     : refs_branch_names(&r->ctx, repo, &names);
+	if (n < 0)
+		return ERR_INTERNAL;
+	*out = refs_text_array(&r->ctx, names, n);
+	return 0;
+}
+
+static int pipelines_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = may_read(r)) < 0)
+		return rc;
+	const char *v[10] = {r->project->id};
+	const char *scope = param_str(r, "scope");
+	if (scope && strcmp(scope, "running") == 0)
+		v[1] = "{running}";
+	else if (scope && strcmp(scope, "pending") == 0)
+		v[1] = "{pending}";
+	else if (scope && strcmp(scope, "finished") == 0)
+		v[1] = "{success,failed,canceled}";
+	else if (scope && (rc = ref_names(r, strcmp(scope, "tags") == 0, &v[2])) < 0)
+		return rc;
+	v[3] = param_str(r, "status");
+	v[4] = param_str(r, "ref");
+	bool yaml_errors;
+	if (param_bool(r, "yaml_errors", &yaml_errors) == 0)
+		v[5] = yaml_errors ? "true" : "false";
+	v[6] = param_str(r, "name");
+	v[7] = param_str(r, "username");
+	v[8] = pagination_limit(r, &pg);
+	v[9] = pagination_offset(r, &pg);
+	const char *order = param_str(r, "order_by"), *sort = param_str(r, "sort");
+	const char *stmt = arena_printf(r->ctx.a, "pipelines_list_%s_%s", order ? order : "id",
+					sort ? sort : "desc");
+	int err;
+	PGresult *res = db_query(&r->ctx, stmt, 10, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &pg, res, entity_pipeline_basic);
+	return 0;
+}
+
+static int check_id(request *r)
+{
+	const char *id;
+	return api_id(r, "pipeline_id", &id);
+}
+
+/* Pipeline :pipeline_id of the route's project (or id when not NULL): 0 with its row,
+ * or 404 "404 Not found" (GitLab 10's answer to a record it cannot find). */
+static int find_pipeline(request *r, const char *id, PGresult **out)
+{
+	const char *v[2] = {r->project->id, id ? id : param_str(r, "pipeline_id")};
+	int err;
+	PGresult *res = db_query(&r->ctx, "pipelines_show", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0) {
+		api_error(r, 404, "404 Not found");
+		return 1;
+	}
+	*out = res;
+	return 0;
+}
+
+static int pipelines_show(request *r)
+{
+	PGresult *res;
+	int rc = may_read(r);
+	if (rc < 0 || (rc = find_pipeline(r, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_json(r, 200, entity_pipeline(r, res, 0, 0));
+	return 0;
+}
+
+/* GitLab's render_api_error!(pipeline.errors.messages, 400): {"message":{"base":[why]}}. */
+static int refused(request *r, const char *why)
+{
+	json_object *base = json_object_new_array();
+	json_object_array_add(base, json_object_new_string(why));
+	json_object *m = json_object_new_object();
+	json_object_object_add(m, "base", base);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "message", m);
+	respond_json(r, 400, o);
+	return 0;
+}
+
+static int check_create(request *r)
+{
+	const char *ref;
+	return param_require(r, "ref", &ref);
+}
+
+static int pipelines_create(request *r)
+{
+	if (write_level(r) < ACCESS_DEVELOPER)
+		return ERR_FORBIDDEN; /* create_pipeline */
+	const char *ref = param_str(r, "ref");
+	git_repository *repo;
+	if (refs_open(&r->ctx, r->project->id, &repo) < 0)
+		return ERR_INTERNAL;
+	git_commit *head = NULL;
+	bool branch = repo && refs_branch_commit(repo, ref, &head) == 0;
+	git_commit_free(head);
+	bool ok = true;
+	int rc;
+	if (branch && (rc = ci_may_run_on_ref(&r->ctx, r->project->id, write_level(r),
+					      r->project->pa.admin, ref, false, &ok)) < 0)
+		return rc;
+	if (!ok)
+		return refused(r, "Insufficient permissions for protected ref");
+	ci_pipeline_spec s = {.project_id = r->project->id,
+			      .ref = ref,
+			      .source = "api",
+			      .user_id = r->ctx.user->id};
+	long long id;
+	const char *why;
+	rc = ci_pipeline_create(&r->ctx, &s, &id, &why);
+	if (rc == CI_PIPELINE_REFUSED)
+		return refused(r, why);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = find_pipeline(r, arena_printf(r->ctx.a, "%lld", id), &res)) != 0)
+		return rc < 0 ? rc : ERR_INTERNAL;
+	respond_json(r, 201, entity_pipeline(r, res, 0, 0));
+	return 0;
+}
+
+/* The pipeline of the route, locked, that the caller may update (update_pipeline: a
+ * developer, and on a protected branch one its protection lets push or merge): 0 with
+ * its row, 1 when answered (404), or an ERR_ code. */
+static int updatable(request *r, PGresult **out)
+{
+	/* GitLab 10 authorizes on the project before it looks for the pipeline */
+	int level = write_level(r);
+	if (level < ACCESS_DEVELOPER)
+		return ERR_FORBIDDEN;
+	int rc = find_pipeline(r, NULL, out);
+	if (rc != 0)
+		return rc;
+	const char *id = db_val(*out, 0, 0);
+	int err;
+	if (!db_query(&r->ctx, "pipelines_lock", 1, (const char *[]){id}, &err))
+		return err;
+	bool ok;
+	if ((rc = ci_may_run_on_ref(&r->ctx, r->project->id, level, r->project->pa.admin,
+				    db_val(*out, 0, 2), db_bool(*out, 0, 5), &ok)) < 0)
+		return rc;
+	return ok ? 0 : ERR_FORBIDDEN;
+}
+
+/* Processes pipeline id and answers it. */
+static int process_and_present(request *r, const char *id)
+{
+	int err;
+	if (!db_query(&r->ctx, "pipelines_process", 1, (const char *[]){id}, &err))
+		return err;
+	PGresult *res;
+	int rc = find_pipeline(r, id, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : ERR_INTERNAL;
+	respond_json(r, 201, entity_pipeline(r, res, 0, 0));
+	return 0;
+}
+
+static int pipelines_retry(request *r)
+{
+	PGresult *res;
+	int rc = updatable(r, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	const char *id = db_val(res, 0, 0);
+	const char *v[2] = {id, arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	int err;
+	if (!db_query(&r->ctx, "pipelines_retry_jobs", 2, v, &err) ||
+	    !db_query(&r->ctx, "pipelines_unskip", 1, v, &err))
+		return err;
+	return process_and_present(r, id);
+}
+
+static int pipelines_cancel(request *r)
+{
+	PGresult *res;
+	int rc = updatable(r, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	const char *id = db_val(res, 0, 0);
+	int err;
+	if (!db_query(&r->ctx, "pipelines_cancel_jobs", 1, (const char *[]){id}, &err))
+		return err;
+	return process_and_present(r, id);
+}
+
+/* The module's routes (http/router.h), in the order they are matched. Reads need no
+ * credentials on a project whose jobs are public (GitLab 10: authenticate_non_get!). */
+const route pipelines_routes[] = {
+	{"GET", V4 "/projects/:id/pipelines", pipelines_list, PR, check_list},
+	{"GET", V4 "/projects/:id/pipelines/:pipeline_id", pipelines_show, PR, check_id},
+	{"POST", V4 "/projects/:id/pipeline", pipelines_create, AUTH | PA, check_create},
+	{"POST", V4 "/projects/:id/pipelines/:pipeline_id/retry", pipelines_retry, AUTH | PA,
+	 check_id},
+	{"POST", V4 "/projects/:id/pipelines/:pipeline_id/cancel", pipelines_cancel, AUTH | PA,
+	 check_id},
+	{NULL, NULL, NULL, 0, NULL},
+};

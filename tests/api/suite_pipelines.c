@@ -1,0 +1,645 @@
+/* API suite: pipelines (spec 4.2): pipelines made by pushes (an API commit of
+ * .gitlab-ci.yml, run by the background process), their jobs' rows and status, a file
+ * with errors, [ci skip], the list's filters, order and pages, one pipeline, POST
+ * /pipeline, retry and cancel, and access per role. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+
+static const char *const BASIC_FIELDS[] = {"id", "sha", "ref", "status", NULL};
+static const char *const FULL_FIELDS[] = {
+	"id",         "sha",        "ref",         "status",       "before_sha",
+	"tag",        "yaml_errors", "user",       "created_at",   "updated_at",
+	"started_at", "finished_at", "committed_at", "duration",   "coverage",
+	NULL};
+static const char *const USER_FIELDS[] = {"id",    "name",       "username",
+					  "state", "avatar_url", "web_url", NULL};
+
+/* build (stage build), test and a manual job (stage test), and deploy only for tags */
+static const char *const CI_YML = "stages: [build, test, deploy]\n"
+				  "variables: {GLOBAL: g}\n"
+				  ".tpl: &tpl\n"
+				  "  tags: [docker]\n"
+				  "build:\n"
+				  "  <<: *tpl\n"
+				  "  stage: build\n"
+				  "  script: make\n"
+				  "  artifacts: {paths: [out/]}\n"
+				  "test:\n"
+				  "  script: [make check]\n"
+				  "  variables: {LOCAL: l}\n"
+				  "  environment: review/$CI_COMMIT_REF_NAME\n"
+				  "manual:\n"
+				  "  script: [echo]\n"
+				  "  when: manual\n"
+				  "deploy:\n"
+				  "  stage: deploy\n"
+				  "  script: [ship]\n"
+				  "  only: [tags]\n";
+
+typedef struct {
+	long long id;
+	char *owner;
+	long long owner_id;
+	char *owner_name;
+	char *path;
+} fx;
+
+static void project(fx *f, const char *visibility)
+{
+	f->owner = S(make_user("pl_own", &f->owner_id, &f->owner_name));
+	S(f->owner_name);
+	f->id = api_project(f->owner, visibility, &f->path);
+	S(f->path);
+}
+
+static char *member(long long pid, int level, long long *id)
+{
+	long long uid;
+	char *token = S(make_user("pl_m", &uid, NULL));
+	if (level)
+		fixture_member("Project", pid, uid, level);
+	if (id)
+		*id = uid;
+	return token;
+}
+
+static char *P(const fx *f, const char *suffix)
+{
+	return S(fmt("/projects/%lld%s", f->id, suffix));
+}
+
+/* A commit on branch that creates (or updates) path with content: its id. */
+static const char *commit(const fx *f, const char *branch, const char *action, const char *path,
+			  const char *content, const char *message)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_object(),
+		    *actions = json_object_new_array();
+	json_object_object_add(o, "branch", json_object_new_string(branch));
+	json_object_object_add(o, "commit_message", json_object_new_string(message));
+	json_object_object_add(a, "action", json_object_new_string(action));
+	json_object_object_add(a, "file_path", json_object_new_string(path));
+	json_object_object_add(a, "content", json_object_new_string(content));
+	json_object_array_add(actions, a);
+	json_object_object_add(o, "actions", actions);
+	char *body = S(strdup(json_object_to_json_string(o)));
+	json_object_put(o);
+	resp *r = R(api_json("POST", P(f, "/repository/commits"), f->owner, body));
+	ck_status(r, 201);
+	return jstr(r->json, "id");
+}
+
+/* A branch or tag (kind: branches, tags) made from master by POST /repository/<kind>. */
+static void new_ref(const fx *f, const char *kind, const char *name_param)
+{
+	ck_status(R(api("POST", P(f, S(fmt("/repository/%s", kind))), f->owner,
+			S(fmt("%s&ref=master", name_param)))),
+		  201);
+}
+
+/* Waits (at most 20 s) until no push job of project pid waits: what its pushes made is
+ * committed. */
+static void wait_pushes(long long pid)
+{
+	for (int i = 0; i < 200; i++) {
+		if (sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
+			    " AND payload->>'project_id' = '%lld'", pid) == 0)
+			return;
+		usleep(100000);
+	}
+	ck_abort_msg("the push jobs of project %lld did not run", pid);
+}
+
+static long long npipelines(long long pid)
+{
+	return sql_int("SELECT count(*) FROM ci_pipelines WHERE project_id = %lld", pid);
+}
+
+/* POST /pipeline?ref=ref as token: the response. */
+static resp *create(const fx *f, const char *token, const char *ref)
+{
+	return R(api("POST", P(f, S(fmt("/pipeline?ref=%s", ref))), token, NULL));
+}
+
+static long long create_ok(const fx *f, const char *ref)
+{
+	resp *r = create(f, f->owner, ref);
+	ck_status(r, 201);
+	return jint(r->json, "id");
+}
+
+static const char *job_status(long long pipeline, const char *name)
+{
+	return S(sql_value("SELECT status FROM commit_statuses WHERE pipeline_id = %lld"
+			   " AND name = '%s' AND NOT retried", pipeline, name));
+}
+
+/* The ids of a list response, in order, as "1,2,3". */
+static const char *ids_of(resp *r)
+{
+	ck_assert_msg(r->json && json_object_is_type(r->json, json_type_array), "%s", r->body);
+	char *out = S(calloc(1, 4096));
+	for (size_t i = 0; i < json_object_array_length(r->json); i++) {
+		json_object *p = json_object_array_get_idx(r->json, i);
+		ck_fields(p, BASIC_FIELDS);
+		sprintf(out + strlen(out), "%s%lld", i ? "," : "", jint(p, "id"));
+	}
+	return out;
+}
+
+static void ck_base_error(resp *r, const char *message)
+{
+	ck_body(r, 400, S(fmt("{\"message\":{\"base\":[\"%s\"]}}", message)));
+}
+
+/* ---- pushes ---- */
+
+START_TEST(test_push_makes_pipeline)
+{
+	fx f;
+	project(&f, "private");
+	const char *sha = commit(&f, "master", "create", ".gitlab-ci.yml", CI_YML, "add ci");
+	wait_pushes(f.id);
+	/* one pipeline, exactly once */
+	ck_assert_int_eq(npipelines(f.id), 1);
+	resp *r = R(api("GET", P(&f, "/pipelines"), f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	json_object *p = json_object_array_get_idx(r->json, 0);
+	ck_fields(p, BASIC_FIELDS);
+	ck_assert_str_eq(jstr(p, "sha"), sha);
+	ck_assert_str_eq(jstr(p, "ref"), "master");
+	/* the first stage started: build pending, the others waiting */
+	ck_assert_str_eq(jstr(p, "status"), "pending");
+	long long id = jint(p, "id");
+	ck_assert_str_eq(job_status(id, "build"), "pending");
+	ck_assert_str_eq(job_status(id, "test"), "created");
+	ck_assert_str_eq(job_status(id, "manual"), "created");
+	/* deploy is only for tags */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
+				 id), 3);
+	ck_assert_str_eq(S(sql_value("SELECT source FROM ci_pipelines WHERE id = %lld", id)),
+			 "push");
+	/* the jobs' rows: stage, index, when, tags, options, variables, environment */
+	ck_assert_str_eq(S(sql_value("SELECT concat_ws('|', cs.stage, cs.stage_idx, cs.\"when\","
+				     " cs.allow_failure::text, b.tag_list::text,"
+				     " b.options->>'script',"
+				     " b.options->'artifacts'->>'paths', b.yaml_variables::text)"
+				     " FROM commit_statuses cs JOIN ci_builds b ON b.id = cs.id"
+				     " WHERE cs.pipeline_id = %lld AND cs.name = 'build'", id)),
+			 "build|0|on_success|false|{docker}|[\"make\"]|[\"out/\"]|"
+			 "[{\"key\": \"GLOBAL\", \"value\": \"g\", \"public\": true}]");
+	ck_assert_str_eq(S(sql_value("SELECT concat_ws('|', cs.stage_idx, b.environment,"
+				     " b.yaml_variables::text) FROM commit_statuses cs"
+				     " JOIN ci_builds b ON b.id = cs.id"
+				     " WHERE cs.pipeline_id = %lld AND cs.name = 'test'", id)),
+			 "1|review/master|"
+			 "[{\"key\": \"GLOBAL\", \"value\": \"g\", \"public\": true},"
+			 " {\"key\": \"LOCAL\", \"value\": \"l\", \"public\": true}]");
+	ck_assert_str_eq(S(sql_value("SELECT concat_ws('|', cs.\"when\", cs.allow_failure::text)"
+				     " FROM commit_statuses cs WHERE cs.pipeline_id = %lld"
+				     " AND cs.name = 'manual'", id)),
+			 "manual|true");
+	/* the full record */
+	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", id))), f.owner, NULL));
+	ck_status(r, 200);
+	ck_fields(r->json, FULL_FIELDS);
+	ck_fields(jget(r->json, "user"), USER_FIELDS);
+	ck_assert_int_eq(jint(jget(r->json, "user"), "id"), f.owner_id);
+	ck_jstr(r, "status", "pending");
+	ck_jstr(r, "before_sha", "0000000000000000000000000000000000000000");
+	ck_assert(!jbool(r->json, "tag"));
+	ck_assert(jnull(r->json, "yaml_errors"));
+	ck_assert(jnull(r->json, "started_at"));
+	ck_assert(jnull(r->json, "finished_at"));
+	ck_assert(jnull(r->json, "duration"));
+	ck_assert(jnull(r->json, "coverage"));
+	ck_assert(!jnull(r->json, "committed_at"));
+
+	/* a second push: a second pipeline, its before_sha the first commit */
+	const char *sha2 = commit(&f, "master", "create", "README", "hello", "readme");
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 2);
+	r = R(api("GET", P(&f, "/pipelines"), f.owner, NULL));
+	p = json_object_array_get_idx(r->json, 0);
+	ck_assert_str_eq(jstr(p, "sha"), sha2);
+	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", jint(p, "id")))), f.owner, NULL));
+	ck_jstr(r, "before_sha", sha);
+
+	/* a new branch and a tag run their pipelines; deploy runs for the tag */
+	new_ref(&f, "branches", "branch=feature");
+	new_ref(&f, "tags", "tag_name=v1.0");
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 4);
+	long long tag_id = sql_int("SELECT id FROM ci_pipelines WHERE project_id = %lld AND tag"
+				   " AND ref = 'v1.0'", f.id);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
+				 tag_id), 4);
+	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", tag_id))), f.owner, NULL));
+	ck_assert(jbool(r->json, "tag"));
+	/* a deleted branch runs nothing */
+	ck_status(R(api("DELETE", P(&f, "/repository/branches/feature"), f.owner, NULL)), 204);
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 4);
+}
+END_TEST
+
+START_TEST(test_push_errors_and_skip)
+{
+	fx f;
+	project(&f, "private");
+	/* no configuration: no pipeline */
+	commit(&f, "master", "create", "README", "x", "readme");
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 0);
+	/* an invalid file: a failed pipeline with GitLab 10's error */
+	commit(&f, "master", "create", ".gitlab-ci.yml", "rspec:\n  stage: test\n", "bad ci");
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 1);
+	resp *r = R(api("GET", P(&f, "/pipelines?yaml_errors=true"), f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	long long bad = jint(json_object_array_get_idx(r->json, 0), "id");
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "status"), "failed");
+	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", bad))), f.owner, NULL));
+	ck_jstr(r, "yaml_errors", "jobs:rspec script can't be blank");
+	ck_assert(!jnull(r->json, "finished_at"));
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
+				 bad), 0);
+	/* YAML that does not parse */
+	commit(&f, "master", "update", ".gitlab-ci.yml", "a: [b\n", "worse ci");
+	wait_pushes(f.id);
+	r = R(api("GET", P(&f, "/pipelines?yaml_errors=true"), f.owner, NULL));
+	ck_assert_int_eq(json_object_array_length(r->json), 2);
+	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld",
+				     jint(json_object_array_get_idx(r->json, 0), "id")))),
+		  f.owner, NULL));
+	ck_assert_msg(strncmp(jstr(r->json, "yaml_errors"), "(<unknown>): ", 13) == 0, "%s",
+		      r->body);
+	r = R(api("GET", P(&f, "/pipelines?yaml_errors=false"), f.owner, NULL));
+	ck_assert_int_eq(json_object_array_length(r->json), 0);
+	/* [ci skip]: a skipped pipeline, no jobs */
+	commit(&f, "master", "update", ".gitlab-ci.yml", "job:\n  script: x\n",
+	       "fix ci [ci skip]");
+	wait_pushes(f.id);
+	r = R(api("GET", P(&f, "/pipelines?status=skipped"), f.owner, NULL));
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	long long skipped = jint(json_object_array_get_idx(r->json, 0), "id");
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
+				 skipped), 0);
+	commit(&f, "master", "create", "b", "x", "Again [SKIP-CI]");
+	wait_pushes(f.id);
+	r = R(api("GET", P(&f, "/pipelines?status=skipped"), f.owner, NULL));
+	ck_assert_int_eq(json_object_array_length(r->json), 2);
+	/* every job excluded for pushes: no pipeline */
+	commit(&f, "master", "update", ".gitlab-ci.yml",
+	       "job:\n  script: x\n  except: [pushes]\n", "api only");
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 4);
+	/* but the API runs it (and ignores [ci skip]) */
+	long long id = create_ok(&f, "master");
+	ck_assert_str_eq(job_status(id, "job"), "pending");
+	/* jobs turned off: no pipeline from a push */
+	ck_status(R(api("PUT", P(&f, ""), f.owner, "jobs_enabled=false")), 200);
+	commit(&f, "master", "update", ".gitlab-ci.yml", "job:\n  script: x\n", "on again");
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 5);
+	ck_base_error(create(&f, f.owner, "master"), "Pipeline is disabled");
+}
+END_TEST
+
+/* ---- POST /pipeline ---- */
+
+START_TEST(test_create)
+{
+	fx f;
+	project(&f, "private");
+	commit(&f, "master", "create", ".gitlab-ci.yml",
+	       "build:\n  stage: build\n  script: x\n"
+	       "only_api:\n  script: y\n  only: [api]\n"
+	       "not_api:\n  script: z\n  except: [api]\n",
+	       "ci");
+	wait_pushes(f.id);
+	long long before = npipelines(f.id);
+	resp *r = create(&f, f.owner, "master");
+	ck_status(r, 201);
+	ck_fields(r->json, FULL_FIELDS);
+	ck_jstr(r, "status", "pending");
+	ck_jstr(r, "ref", "master");
+	ck_jstr(r, "before_sha", "0000000000000000000000000000000000000000");
+	ck_assert_int_eq(jint(jget(r->json, "user"), "id"), f.owner_id);
+	long long id = jint(r->json, "id");
+	ck_assert_int_eq(npipelines(f.id), before + 1);
+	ck_assert_str_eq(S(sql_value("SELECT source FROM ci_pipelines WHERE id = %lld", id)),
+			 "api");
+	ck_assert_str_eq(S(sql_value("SELECT string_agg(name, ',' ORDER BY id) FROM commit_statuses"
+				     " WHERE pipeline_id = %lld", id)),
+			 "build,only_api");
+	/* ref as a form field too */
+	r = R(api("POST", P(&f, "/pipeline"), f.owner, "ref=master"));
+	ck_status(r, 201);
+
+	/* errors: GitLab 10's 400s, nothing made */
+	before = npipelines(f.id);
+	ck_body(R(api("POST", P(&f, "/pipeline"), f.owner, NULL)), 400,
+		"{\"message\":\"400 (Bad request) \\\"ref\\\" not given\"}");
+	ck_base_error(create(&f, f.owner, "nope"), "Reference not found");
+	new_ref(&f, "branches", "branch=empty");
+	/* a branch whose file has errors: the error, and no pipeline (the API keeps none) */
+	commit(&f, "empty", "update", ".gitlab-ci.yml", "job:\n  script: x\n  when: later\n", "x");
+	wait_pushes(f.id);
+	before = npipelines(f.id);
+	ck_base_error(create(&f, f.owner, "empty"),
+		      "jobs:job when should be on_success, on_failure, always or manual");
+	commit(&f, "empty", "delete", ".gitlab-ci.yml", "", "no ci");
+	wait_pushes(f.id);
+	ck_base_error(create(&f, f.owner, "empty"), "Missing .gitlab-ci.yml file");
+	commit(&f, "empty", "create", ".gitlab-ci.yml", "job:\n  script: x\n  except: [api]\n",
+	       "x");
+	wait_pushes(f.id);
+	before = npipelines(f.id);
+	ck_base_error(create(&f, f.owner, "empty"), "No stages / jobs for this pipeline.");
+	ck_assert_int_eq(npipelines(f.id), before);
+
+	/* a tag */
+	new_ref(&f, "tags", "tag_name=t1");
+	r = create(&f, f.owner, "t1");
+	ck_status(r, 201);
+	ck_assert(jbool(r->json, "tag"));
+
+	/* access: developers and up; 404 for who cannot see the project; 401 anonymous */
+	char *guest = member(f.id, 10, NULL), *reporter = member(f.id, 20, NULL),
+	     *developer = member(f.id, 30, NULL), *master = member(f.id, 40, NULL),
+	     *stranger = member(f.id, 0, NULL);
+	ck_body(create(&f, guest, "master"), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(create(&f, reporter, "master"), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_status(create(&f, developer, "master"), 201);
+	ck_status(create(&f, master, "master"), 201);
+	ck_status(create(&f, admin_token(), "master"), 201);
+	ck_body(create(&f, stranger, "master"), 404, "{\"message\":\"404 Project Not Found\"}");
+	ck_status(create(&f, NULL, "master"), 401);
+	/* a protected branch: those who may push or merge */
+	ck_status(R(api("POST", P(&f, "/protected_branches"), f.owner,
+			"name=master&push_access_level=40&merge_access_level=40")),
+		  201);
+	ck_base_error(create(&f, developer, "master"),
+		      "Insufficient permissions for protected ref");
+	ck_status(create(&f, master, "master"), 201);
+	ck_status(R(api("DELETE", P(&f, "/protected_branches/master"), f.owner, NULL)), 204);
+	ck_status(R(api("POST", P(&f, "/protected_branches"), f.owner,
+			"name=master&push_access_level=40&merge_access_level=30")),
+		  201);
+	ck_status(create(&f, developer, "master"), 201);
+	/* an archived project */
+	ck_status(R(api("POST", P(&f, "/archive"), f.owner, NULL)), 201);
+	ck_status(create(&f, f.owner, "master"), 403);
+}
+END_TEST
+
+/* ---- the list ---- */
+
+START_TEST(test_list_filters)
+{
+	fx f;
+	project(&f, "private");
+	/* no push pipelines: only the ones made here */
+	commit(&f, "master", "create", ".gitlab-ci.yml",
+	       "job:\n  script: x\n  except: [pushes]\n", "ci");
+	new_ref(&f, "branches", "branch=feature");
+	new_ref(&f, "tags", "tag_name=v1");
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 0);
+	long long dev_id;
+	char *dev = member(f.id, 30, &dev_id);
+	char *dev_name = S(sql_value("SELECT username FROM users WHERE id = %lld", dev_id));
+	long long m1 = create_ok(&f, "master");
+	long long fe = create_ok(&f, "feature");
+	long long t1 = create_ok(&f, "v1");
+	resp *r = create(&f, dev, "master");
+	ck_status(r, 201);
+	long long m2 = jint(r->json, "id");
+	/* m1 finished: canceled */
+	ck_status(R(api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", m1))), f.owner, NULL)), 201);
+	/* fe failed with a yaml error (as a push's would be) */
+	S(sql_value("UPDATE ci_pipelines SET yaml_errors = 'x', status = 'failed'"
+		    " WHERE id = %lld", fe));
+
+	const char *list = P(&f, "/pipelines");
+#define IDS(query, token) ids_of(R(api("GET", S(fmt("%s%s", list, query)), (token), NULL)))
+	ck_assert_str_eq(IDS("", f.owner), S(fmt("%lld,%lld,%lld,%lld", m2, t1, fe, m1)));
+	ck_assert_str_eq(IDS("?sort=asc", f.owner), S(fmt("%lld,%lld,%lld,%lld", m1, fe, t1, m2)));
+	ck_assert_str_eq(IDS("?ref=master", f.owner), S(fmt("%lld,%lld", m2, m1)));
+	ck_assert_str_eq(IDS("?scope=branches", f.owner), S(fmt("%lld,%lld", m2, fe)));
+	ck_assert_str_eq(IDS("?scope=tags", f.owner), S(fmt("%lld", t1)));
+	ck_assert_str_eq(IDS("?scope=finished", f.owner), S(fmt("%lld,%lld", fe, m1)));
+	ck_assert_str_eq(IDS("?scope=pending", f.owner), S(fmt("%lld,%lld", m2, t1)));
+	ck_assert_str_eq(IDS("?scope=running", f.owner), "");
+	ck_assert_str_eq(IDS("?status=canceled", f.owner), S(fmt("%lld", m1)));
+	ck_assert_str_eq(IDS("?status=failed&ref=feature", f.owner), S(fmt("%lld", fe)));
+	ck_assert_str_eq(IDS("?yaml_errors=true", f.owner), S(fmt("%lld", fe)));
+	ck_assert_str_eq(IDS("?yaml_errors=false", f.owner),
+			 S(fmt("%lld,%lld,%lld", m2, t1, m1)));
+	ck_assert_str_eq(IDS(S(fmt("?username=%s", dev_name)), f.owner), S(fmt("%lld", m2)));
+	ck_assert_str_eq(IDS(S(fmt("?username=%s", f.owner_name)), f.owner),
+			 S(fmt("%lld,%lld,%lld", t1, fe, m1)));
+	ck_assert_str_eq(IDS("?username=nobody_at_all", f.owner), "");
+	char *dev_full = S(sql_value("SELECT name FROM users WHERE id = %lld", dev_id));
+	ck_assert_str_eq(IDS(S(fmt("?name=%s", S(enc(dev_full)))), f.owner), S(fmt("%lld", m2)));
+	ck_assert_str_eq(IDS("?order_by=ref&sort=asc", f.owner),
+			 S(fmt("%lld,%lld,%lld,%lld", fe, m1, m2, t1)));
+	ck_assert_str_eq(IDS("?order_by=status&sort=desc", f.owner),
+			 S(fmt("%lld,%lld,%lld,%lld", m2, t1, fe, m1)));
+	ck_assert_str_eq(IDS("?order_by=user_id&sort=asc", f.owner),
+			 f.owner_id < dev_id ? S(fmt("%lld,%lld,%lld,%lld", m1, fe, t1, m2))
+					     : S(fmt("%lld,%lld,%lld,%lld", m2, m1, fe, t1)));
+	ck_assert_str_eq(IDS("?order_by=id&sort=desc", dev),
+			 S(fmt("%lld,%lld,%lld,%lld", m2, t1, fe, m1)));
+#undef IDS
+	/* bad filters: 400, GitLab's bodies */
+	ck_body(R(api("GET", S(fmt("%s?scope=all", list)), f.owner, NULL)), 400,
+		"{\"error\":\"scope does not have a valid value\"}");
+	ck_body(R(api("GET", S(fmt("%s?status=done", list)), f.owner, NULL)), 400,
+		"{\"error\":\"status does not have a valid value\"}");
+	ck_body(R(api("GET", S(fmt("%s?order_by=sha", list)), f.owner, NULL)), 400,
+		"{\"error\":\"order_by does not have a valid value\"}");
+	ck_body(R(api("GET", S(fmt("%s?sort=up", list)), f.owner, NULL)), 400,
+		"{\"error\":\"sort does not have a valid value\"}");
+	ck_body(R(api("GET", S(fmt("%s?yaml_errors=maybe", list)), f.owner, NULL)), 400,
+		"{\"error\":\"yaml_errors is invalid\"}");
+	/* pages */
+	r = R(api("GET", S(fmt("%s?per_page=3&page=1", list)), f.owner, NULL));
+	ck_assert_str_eq(ids_of(r), S(fmt("%lld,%lld,%lld", m2, t1, fe)));
+	ck_pages(r, list, "", 4, 3, 1);
+	r = R(api("GET", S(fmt("%s?ref=master&per_page=1&page=2", list)), f.owner, NULL));
+	ck_assert_str_eq(ids_of(r), S(fmt("%lld", m1)));
+	ck_pages(r, list, "ref=master", 2, 1, 2);
+	ck_body(R(api("GET", S(fmt("%s?per_page=x", list)), f.owner, NULL)), 400,
+		"{\"error\":\"per_page is invalid\"}");
+}
+END_TEST
+
+/* ---- one pipeline, and who reads them ---- */
+
+START_TEST(test_show_and_read_access)
+{
+	fx f;
+	project(&f, "private");
+	commit(&f, "master", "create", ".gitlab-ci.yml", "job:\n  script: x\n  except: [pushes]\n",
+	       "ci");
+	wait_pushes(f.id);
+	long long id = create_ok(&f, "master");
+	const char *one = P(&f, S(fmt("/pipelines/%lld", id)));
+	const char *list = P(&f, "/pipelines");
+	ck_body(R(api("GET", P(&f, "/pipelines/999999999"), f.owner, NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
+	ck_body(R(api("GET", P(&f, "/pipelines/abc"), f.owner, NULL)), 400,
+		"{\"error\":\"pipeline_id is invalid\"}");
+	/* another project's pipeline is not found here */
+	fx g;
+	project(&g, "private");
+	ck_body(R(api("GET", P(&g, S(fmt("/pipelines/%lld", id))), g.owner, NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
+	/* private project, public jobs (the default): members read, strangers do not see it */
+	char *guest = member(f.id, 10, NULL), *reporter = member(f.id, 20, NULL),
+	     *stranger = member(f.id, 0, NULL);
+	ck_status(R(api("GET", one, guest, NULL)), 200);
+	ck_status(R(api("GET", list, guest, NULL)), 200);
+	ck_status(R(api("GET", one, reporter, NULL)), 200);
+	ck_status(R(api("GET", one, admin_token(), NULL)), 200);
+	ck_body(R(api("GET", one, stranger, NULL)), 404, "{\"message\":\"404 Project Not Found\"}");
+	ck_status(R(api("GET", one, NULL, NULL)), 404);
+	/* jobs not public: reporters and up only */
+	ck_status(R(api("PUT", P(&f, ""), f.owner, "public_jobs=false")), 200);
+	ck_body(R(api("GET", one, guest, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("GET", list, guest, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_status(R(api("GET", one, reporter, NULL)), 200);
+	/* a public project: anyone, signed in or not, while its jobs are public */
+	ck_status(R(api("PUT", P(&f, ""), f.owner, "visibility=public&public_jobs=true")), 200);
+	ck_status(R(api("GET", one, stranger, NULL)), 200);
+	resp *r = R(api("GET", list, NULL, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(ids_of(r), S(fmt("%lld", id)));
+	ck_status(R(api("PUT", P(&f, ""), f.owner, "public_jobs=false")), 200);
+	ck_status(R(api("GET", one, NULL, NULL)), 403);
+	ck_status(R(api("GET", one, stranger, NULL)), 403);
+	ck_status(R(api("GET", one, reporter, NULL)), 200);
+	/* a pipeline whose user is gone: user null */
+	S(sql_value("UPDATE ci_pipelines SET user_id = NULL WHERE id = %lld", id));
+	r = R(api("GET", one, f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert(jnull(r->json, "user"));
+	/* coverage: the average of the jobs' */
+	S(sql_value("UPDATE commit_statuses SET coverage = 50.5 WHERE pipeline_id = %lld", id));
+	r = R(api("GET", one, f.owner, NULL));
+	ck_jstr(r, "coverage", "50.50");
+}
+END_TEST
+
+/* ---- retry and cancel ---- */
+
+START_TEST(test_retry_cancel)
+{
+	fx f;
+	project(&f, "private");
+	commit(&f, "master", "create", ".gitlab-ci.yml",
+	       "build:\n  stage: build\n  script: x\n  except: [pushes]\n"
+	       "test:\n  script: y\n  except: [pushes]\n"
+	       "after:\n  stage: deploy\n  script: z\n  when: on_failure\n  except: [pushes]\n",
+	       "ci");
+	wait_pushes(f.id);
+	long long id = create_ok(&f, "master");
+	const char *cancel = P(&f, S(fmt("/pipelines/%lld/cancel", id)));
+	const char *retry = P(&f, S(fmt("/pipelines/%lld/retry", id)));
+	/* cancel: every unfinished job canceled, the pipeline canceled */
+	resp *r = R(api("POST", cancel, f.owner, NULL));
+	ck_status(r, 201);
+	ck_fields(r->json, FULL_FIELDS);
+	ck_jstr(r, "status", "canceled");
+	ck_assert(!jnull(r->json, "finished_at"));
+	ck_assert_str_eq(job_status(id, "build"), "canceled");
+	ck_assert_str_eq(job_status(id, "test"), "canceled");
+	ck_assert_str_eq(job_status(id, "after"), "canceled");
+	/* again: nothing more to cancel */
+	r = R(api("POST", cancel, f.owner, NULL));
+	ck_status(r, 201);
+	ck_jstr(r, "status", "canceled");
+	/* retry: canceled jobs copied (the old ones kept, retried), the first stage runs */
+	r = R(api("POST", retry, f.owner, NULL));
+	ck_status(r, 201);
+	ck_jstr(r, "status", "pending");
+	ck_assert(jnull(r->json, "finished_at"));
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld"
+				 " AND retried", id), 3);
+	ck_assert_str_eq(job_status(id, "build"), "pending");
+	ck_assert_str_eq(job_status(id, "test"), "created");
+	/* the copies: the same options, by the caller */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses cs JOIN ci_builds b"
+				 " ON b.id = cs.id WHERE cs.pipeline_id = %lld AND NOT cs.retried"
+				 " AND b.options->>'script' = '[\"x\"]' AND cs.author_id = %lld",
+				 id, f.owner_id), 1);
+	/* build fails: test skipped, after (on_failure) runs, the pipeline running */
+	S(sql_value("UPDATE commit_statuses SET status = 'failed' WHERE pipeline_id = %lld"
+		  " AND name = 'build' AND NOT retried; SELECT ci_process_pipeline(%lld)", id, id));
+	ck_assert_str_eq(job_status(id, "test"), "skipped");
+	ck_assert_str_eq(job_status(id, "after"), "pending");
+	S(sql_value("UPDATE commit_statuses SET status = 'success' WHERE pipeline_id = %lld"
+		  " AND name = 'after' AND NOT retried; SELECT ci_process_pipeline(%lld)", id, id));
+	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", id))), f.owner, NULL));
+	ck_jstr(r, "status", "failed");
+	/* retry: the failed job again, the skipped one back to created */
+	r = R(api("POST", retry, f.owner, NULL));
+	ck_status(r, 201);
+	ck_jstr(r, "status", "running"); /* a job done, one pending */
+	ck_assert_str_eq(job_status(id, "build"), "pending");
+	ck_assert_str_eq(job_status(id, "test"), "created");
+	ck_assert_str_eq(job_status(id, "after"), "success");
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld"
+				 " AND retried", id), 4);
+
+	/* errors and access */
+	ck_body(R(api("POST", P(&f, "/pipelines/999999999/retry"), f.owner, NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
+	ck_body(R(api("POST", P(&f, "/pipelines/999999999/cancel"), f.owner, NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
+	ck_body(R(api("POST", P(&f, "/pipelines/x/cancel"), f.owner, NULL)), 400,
+		"{\"error\":\"pipeline_id is invalid\"}");
+	char *reporter = member(f.id, 20, NULL), *developer = member(f.id, 30, NULL),
+	     *master = member(f.id, 40, NULL), *stranger = member(f.id, 0, NULL);
+	ck_body(R(api("POST", cancel, reporter, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("POST", retry, reporter, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_status(R(api("POST", cancel, stranger, NULL)), 404);
+	ck_status(R(api("POST", cancel, NULL, NULL)), 401);
+	ck_assert_str_eq(job_status(id, "build"), "pending"); /* nothing changed */
+	/* a protected branch: developers may not, masters may */
+	ck_status(R(api("POST", P(&f, "/protected_branches"), f.owner, "name=master")), 201);
+	ck_body(R(api("POST", cancel, developer, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_assert_str_eq(job_status(id, "build"), "pending");
+	r = R(api("POST", cancel, master, NULL));
+	ck_status(r, 201);
+	ck_jstr(r, "status", "canceled");
+	ck_status(R(api("POST", retry, admin_token(), NULL)), 201);
+	ck_status(R(api("DELETE", P(&f, "/protected_branches/master"), f.owner, NULL)), 204);
+	r = R(api("POST", cancel, developer, NULL));
+	ck_status(r, 201);
+	ck_jstr(r, "status", "canceled");
+}
+END_TEST
+
+Suite *suite_pipelines(void)
+{
+	Suite *s = suite_create("pipelines");
+	TCase *tc = tcase_create("pipelines");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, NULL, release);
+	tcase_add_test(tc, test_push_makes_pipeline);
+	tcase_add_test(tc, test_push_errors_and_skip);
+	tcase_add_test(tc, test_create);
+	tcase_add_test(tc, test_list_filters);
+	tcase_add_test(tc, test_show_and_read_access);
+	tcase_add_test(tc, test_retry_cancel);
+	suite_add_tcase(s, tc);
+	return s;
+}
