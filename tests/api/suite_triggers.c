@@ -1,6 +1,7 @@
 /* API suite: pipeline triggers (spec 4.3a; GitLab 10's lib/api/triggers.rb): list, show,
  * create, update, take_ownership, delete; the token in full to its owner only, stored
- * as a digest and sealed; who may (masters and up, admins); pagination. */
+ * as a digest and sealed; who may (masters and up, admins); pagination; the invocation
+ * by token (POST /projects/:id/trigger/pipeline) with variables, making a pipeline. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +238,142 @@ START_TEST(test_triggers_pagination)
 }
 END_TEST
 
+/* ---- invocation ---- */
+
+static const char *const PIPELINE_FIELDS[] = {
+	"id",         "sha",        "ref",         "status",      "before_sha",   "tag",
+	"yaml_errors", "user",      "created_at",  "updated_at",  "started_at",   "finished_at",
+	"committed_at", "duration", "coverage",    NULL};
+
+/* Commits a .gitlab-ci.yml with one job to master of project pid as token. */
+static void ci_file(long long pid, const char *token)
+{
+	resp *r = R(api_json("POST", S(fmt("/projects/%lld/repository/commits", pid)), token,
+			     "{\"branch\":\"master\",\"commit_message\":\"ci\",\"actions\":"
+			     "[{\"action\":\"create\",\"file_path\":\".gitlab-ci.yml\","
+			     "\"content\":\"test:\\n  script: echo $A\\n\"}]}"));
+	ck_status(r, 201);
+}
+
+/* POST /projects/<ref>/trigger/pipeline with a form and no credential. */
+static resp *invoke(const char *project, const char *form)
+{
+	return R(api("POST", S(fmt("/projects/%s/trigger/pipeline", project)), NULL, form));
+}
+
+static long long trigger_pipelines(long long pid)
+{
+	return sql_int("SELECT count(*) FROM ci_pipelines WHERE project_id = %lld AND source ="
+		       " 'trigger'", pid);
+}
+
+START_TEST(test_triggers_invoke)
+{
+	fx f;
+	project(&f, "private");
+	ci_file(f.id, f.owner);
+	char *token;
+	long long tid = add(f.id, f.owner, "t", &token);
+	char *pid = S(fmt("%lld", f.id));
+	resp *r = invoke(pid, S(fmt("token=%s&ref=master&variables[A]=1&variables[B_2]=x%%20y",
+				    token)));
+	ck_status(r, 201);
+	ck_fields(r->json, PIPELINE_FIELDS);
+	long long pl = jint(r->json, "id");
+	ck_jstr(r, "ref", "master");
+	ck_assert_uint_eq(strlen(jstr(r->json, "sha")), 40);
+	ck_assert_int_eq(jint(jget(r->json, "user"), "id"), f.owner_id);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines p JOIN ci_trigger_requests q"
+				 " ON q.id = p.trigger_request_id WHERE p.id = %lld AND p.source ="
+				 " 'trigger' AND p.user_id = %lld AND q.trigger_id = %lld AND"
+				 " q.variables = '{\"A\":\"1\",\"B_2\":\"x y\"}' AND p.variables @>"
+				 " '[{\"key\":\"A\",\"value\":\"1\"},{\"key\":\"B_2\",\"value\":"
+				 "\"x y\"}]'", pl, f.owner_id, tid), 1);
+	ck_assert_int_gt(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
+				 pl), 0);
+	r = R(api("GET", one(f.id, tid, ""), f.owner, NULL));
+	ck_assert(!jnull(r->json, "last_used"));
+	/* a JSON body, the project's path, a credential that is not looked at */
+	const char *hdr[] = {"PRIVATE-TOKEN: not-a-token", "Content-Type: application/json", NULL};
+	r = R(api_h("POST", S(fmt("/projects/%s/trigger/pipeline", S(enc(f.path)))), hdr,
+		    S(fmt("{\"token\":\"%s\",\"ref\":\"master\",\"variables\":{\"K\":\"v\"}}",
+			  token)), "application/json"));
+	ck_status(r, 201);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE id = %lld AND variables"
+				 " = '[{\"key\":\"K\",\"value\":\"v\"}]'", jint(r->json, "id")), 1);
+	/* the ref in the path (the webhook form) and no variables */
+	r = R(api("POST", S(fmt("/projects/%lld/ref/master/trigger/pipeline?token=%s", f.id,
+				token)), NULL, NULL));
+	ck_status(r, 201);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE id = %lld AND variables"
+				 " IS NULL", jint(r->json, "id")), 1);
+	ck_assert_int_eq(trigger_pipelines(f.id), 3);
+}
+END_TEST
+
+START_TEST(test_triggers_invoke_errors)
+{
+	fx f;
+	project(&f, "private");
+	ci_file(f.id, f.owner);
+	char *token;
+	long long tid = add(f.id, f.owner, "t", &token);
+	char *pid = S(fmt("%lld", f.id));
+	ck_body(invoke(pid, S(fmt("token=%s", token))), 400,
+		"{\"message\":\"400 (Bad request) \\\"ref\\\" not given\"}");
+	ck_body(invoke(pid, "ref=master"), 400,
+		"{\"message\":\"400 (Bad request) \\\"token\\\" not given\"}");
+	const char *nf = "{\"message\":\"404 Not Found\"}";
+	ck_body(invoke(pid, "token=nope&ref=master"), 404, nf);
+	ck_body(invoke("999999999", S(fmt("token=%s&ref=master", token))), 404, nf);
+	/* a token of another project's trigger */
+	fx g;
+	project(&g, "private");
+	ck_body(invoke(S(fmt("%lld", g.id)), S(fmt("token=%s&ref=master", token))), 404, nf);
+	/* variables */
+	ck_body(R(api_json("POST", S(fmt("/projects/%lld/trigger/pipeline", f.id)), NULL,
+			   S(fmt("{\"token\":\"%s\",\"ref\":\"master\",\"variables\":{\"A\":1}}",
+				 token)))),
+		400, "{\"message\":\"variables needs to be a map of key-valued strings\"}");
+	ck_body(invoke(pid, S(fmt("token=%s&ref=master&variables=abc", token))), 400,
+		"{\"error\":\"variables is invalid\"}");
+	ck_body(invoke(pid, S(fmt("token=%s&ref=master&variables[a-b]=1", token))), 400,
+		"{\"message\":{\"variables\":[\"is invalid\"]}}");
+	/* no pipeline to make: GitLab's reasons */
+	ck_body(invoke(pid, S(fmt("token=%s&ref=nowhere", token))), 400,
+		"{\"message\":{\"base\":[\"Reference not found\"]}}");
+	/* a project whose master has no .gitlab-ci.yml */
+	fx e;
+	project(&e, "private");
+	ck_code(R(api_json("POST", S(fmt("/projects/%lld/repository/commits", e.id)), e.owner,
+			   "{\"branch\":\"master\",\"commit_message\":\"r\",\"actions\":"
+			   "[{\"action\":\"create\",\"file_path\":\"README\",\"content\":\"x\"}]}")),
+		201);
+	char *etoken;
+	add(e.id, e.owner, "t", &etoken);
+	ck_body(invoke(S(fmt("%lld", e.id)), S(fmt("token=%s&ref=master", etoken))), 400,
+		"{\"message\":{\"base\":[\"Missing .gitlab-ci.yml file\"]}}");
+	/* a master's trigger stops working for them once they are no longer a member */
+	long long mid;
+	char *master = member(f.id, 40, &mid);
+	char *mtoken;
+	add(f.id, master, "m", &mtoken);
+	free(sql_value("DELETE FROM members WHERE source_type = 'Project' AND source_id = %lld"
+		       " AND user_id = %lld", f.id, mid));
+	ck_body(invoke(pid, S(fmt("token=%s&ref=master", mtoken))), 400,
+		"{\"message\":{\"base\":[\"Insufficient permissions to create a new pipeline\"]}}");
+	/* a deleted trigger's token runs nothing */
+	ck_code(R(api("DELETE", one(f.id, tid, ""), f.owner, NULL)), 204);
+	ck_body(invoke(pid, S(fmt("token=%s&ref=master", token))), 404, nf);
+	/* nothing was made by the refusals */
+	ck_assert_int_eq(trigger_pipelines(f.id), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_trigger_requests q JOIN ci_triggers t"
+				 " ON t.id = q.trigger_id WHERE t.project_id = %lld", f.id), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_triggers WHERE project_id = %lld AND"
+				 " last_used IS NOT NULL", f.id), 0);
+}
+END_TEST
+
 Suite *suite_triggers(void)
 {
 	Suite *s = suite_create("triggers");
@@ -248,6 +385,8 @@ Suite *suite_triggers(void)
 	tcase_add_test(tc, test_triggers_access);
 	tcase_add_test(tc, test_triggers_token_and_ownership);
 	tcase_add_test(tc, test_triggers_pagination);
+	tcase_add_test(tc, test_triggers_invoke);
+	tcase_add_test(tc, test_triggers_invoke_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
