@@ -215,6 +215,10 @@ int labels_ensure(request *r, const char *project_id, const char *titles, const 
  * most 255 characters, [A-Za-z0-9_]), left in r's validation; pipeline schedule
  * variables follow them too. */
 void variables_validate_key(request *r, const char *key);
+/* The route's project has its jobs on (jobs_enabled): 0, or ERR_FORBIDDEN as GitLab 10's
+ * ProjectPolicy, which takes the build and pipeline schedule abilities (variables,
+ * triggers, schedules) away from everyone when they are off. */
+int ci_jobs_enabled(request *r);
 
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);

@@ -2,7 +2,7 @@
  * variables. As GitLab 10's policies: reporters and up read them (403 otherwise),
  * developers and up create them; a schedule is changed, taken over and deleted by
  * masters and up and by its owner while a developer (update_pipeline_schedule,
- * admin_pipeline_schedule). Every save computes next_run_at again: the first time
+ * admin_pipeline_schedule); none of it while the project's jobs are off. Every save computes next_run_at again: the first time
  * after now that its cron names in its time zone (ci/cron.h), as GitLab's
  * Ci::PipelineSchedule#set_next_run_at; the background process fires the schedules
  * that are due (ci/schedules.c). The list is newest first; the single record adds the
@@ -67,10 +67,10 @@ static int level(request *r)
 	return project_ability_level(&r->project->pa);
 }
 
-/* read_pipeline_schedule: 0 or ERR_FORBIDDEN. */
+/* read_pipeline_schedule (none while the project's jobs are off): 0 or ERR_FORBIDDEN. */
 static int may_read(request *r)
 {
-	return level(r) >= ACCESS_REPORTER ? 0 : ERR_FORBIDDEN;
+	return level(r) >= ACCESS_REPORTER ? ci_jobs_enabled(r) : ERR_FORBIDDEN;
 }
 
 static int not_found(request *r)
@@ -205,8 +205,11 @@ static int schedules_create(request *r)
 {
 	if (level(r) < ACCESS_DEVELOPER)
 		return ERR_FORBIDDEN;
+	int rc = ci_jobs_enabled(r);
+	if (rc < 0)
+		return rc;
 	const char *zone = param_str(r, "cron_timezone"), *active, *next = NULL;
-	int rc = active_param(r, &active);
+	rc = active_param(r, &active);
 	if (rc < 0)
 		return rc;
 	if (!zone)

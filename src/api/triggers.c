@@ -58,10 +58,12 @@ const db_stmt triggers_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-/* admin_build on the route's project: 0 or ERR_FORBIDDEN. */
+/* admin_build on the route's project (its jobs on): 0 or ERR_FORBIDDEN. */
 static int may_admin(request *r)
 {
-	return project_ability_level(&r->project->pa) >= ACCESS_MASTER ? 0 : ERR_FORBIDDEN;
+	if (project_ability_level(&r->project->pa) < ACCESS_MASTER)
+		return ERR_FORBIDDEN;
+	return ci_jobs_enabled(r);
 }
 
 static int not_found(request *r)

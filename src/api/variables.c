@@ -2,7 +2,7 @@
  * group_variables.rb), written once for both scopes (r->project or r->group): list,
  * show, create, update, delete. Values are sealed with the instance key. As GitLab 10:
  * every route needs admin_build, which masters of the project (the group) and up and
- * admins have (403 otherwise); the record is {key, value, protected}; a key is at most
+ * admins have (403 otherwise, and in a project whose jobs are off); the record is {key, value, protected}; a key is at most
  * 255 characters of [A-Za-z0-9_] and unique in its project (group); deletion answers
  * 204. */
 #include <string.h>
@@ -34,8 +34,19 @@
 const db_stmt variables_stmts[] = {
 	VAR_STMTS("variables_project", "ci_variables", "project_id"),
 	VAR_STMTS("variables_group", "ci_group_variables", "group_id"),
+	{"variables_jobs_enabled", "SELECT jobs_enabled FROM projects WHERE id = $1", 1, 1},
 	{NULL, NULL, 0, 0},
 };
+
+int ci_jobs_enabled(request *r)
+{
+	int err;
+	PGresult *res = db_query(&r->ctx, "variables_jobs_enabled", 1,
+				 (const char *[]){r->project->id}, &err);
+	if (!res)
+		return err;
+	return PQntuples(res) && db_bool(res, 0, 0) ? 0 : ERR_FORBIDDEN;
+}
 
 /* The route's scope: its statements' prefix, its id, and what its 404 names. */
 typedef struct {
@@ -49,7 +60,9 @@ static int scope_of(request *r, var_scope *out)
 {
 	if (r->project) {
 		*out = (var_scope){"variables_project", r->project->id, "Variable"};
-		return project_ability_level(&r->project->pa) >= ACCESS_MASTER ? 0 : ERR_FORBIDDEN;
+		if (project_ability_level(&r->project->pa) < ACCESS_MASTER)
+			return ERR_FORBIDDEN;
+		return ci_jobs_enabled(r);
 	}
 	*out = (var_scope){"variables_group", r->group->id, "GroupVariable"};
 	const group_access *ga = &r->group->ga;

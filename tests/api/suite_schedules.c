@@ -369,6 +369,12 @@ START_TEST(test_schedules_access)
 	r = R(api("GET", one(p.id, psid, ""), p.owner, NULL));
 	ck_jstr(r, "description", "m");
 	ck_assert_uint_eq(json_object_array_length(jget(r->json, "variables")), 0);
+	/* none of it while the project's jobs are off */
+	ck_code(R(api("PUT", S(fmt("/projects/%lld", f.id)), f.owner, "jobs_enabled=false")), 200);
+	ck_access(f.id, sid, f.owner, 403, 403);
+	ck_code(R(api("POST", spath(f.id, ""), f.owner, form)), 403);
+	ck_code(R(api("POST", one(f.id, sid, "/take_ownership"), f.owner, NULL)), 403);
+	ck_code(R(api("DELETE", one(f.id, sid, ""), f.owner, NULL)), 403);
 }
 END_TEST
 

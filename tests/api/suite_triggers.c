@@ -184,6 +184,11 @@ START_TEST(test_triggers_access)
 	ck_access(p.id, ptid, member(p.id, 0, NULL), 403);
 	ck_code(R(api("POST", one(p.id, ptid, "/take_ownership"), member(p.id, 30, NULL), NULL)),
 		403);
+	/* none while the project's jobs are off */
+	ck_code(R(api("PUT", S(fmt("/projects/%lld", f.id)), f.owner, "jobs_enabled=false")), 200);
+	ck_access(f.id, tid, f.owner, 403);
+	ck_code(R(api("POST", one(f.id, tid, "/take_ownership"), f.owner, NULL)), 403);
+	ck_code(R(api("DELETE", one(f.id, tid, ""), f.owner, NULL)), 403);
 }
 END_TEST
 

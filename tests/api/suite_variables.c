@@ -183,6 +183,13 @@ START_TEST(test_variables_access)
 		"{\"key\":\"SEEN\",\"value\":\"y\",\"protected\":false}");
 	ck_body(R(api("GET", vpath(&pub, "/SEEN"), pub.owner_token, NULL)), 200,
 		"{\"key\":\"SEEN\",\"value\":\"v\",\"protected\":false}");
+	/* a project whose jobs are off has no variables to administer, for anyone */
+	if (s.project) {
+		ck_code(R(api("PUT", S(fmt("/projects/%lld", s.id)), s.owner_token,
+			      "jobs_enabled=false")), 200);
+		ck_access(&s, s.owner_token, 403);
+		ck_access(&s, S(make_admin("var_adm", &aid)), 403);
+	}
 }
 END_TEST
 
