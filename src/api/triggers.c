@@ -220,6 +220,9 @@ static int trigger_variables(request *r, json_object **out)
 		api_error(r, 400, "variables needs to be a map of key-valued strings");
 		return 1;
 	}
+	/* as many as an array parameter may have: a bound no client meets */
+	if (json_object_object_length(vars) > PARAM_ARRAY_MAX)
+		return fail(r, ERR_INVALID, "variables has too many values");
 	json_object_object_foreach(vars, key, val)
 	{
 		(void)val;

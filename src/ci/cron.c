@@ -49,14 +49,56 @@ static int field_value(const field_kind *k, const char **p, int *out)
 	return -1;
 }
 
-/* One field (a comma-separated list of items) of kind k in [s, e): the bits of its
- * values in *bits; 0 or -1. */
-static int field_parse(const field_kind *k, const char *s, const char *e, uint64_t *bits)
+/* The items only rufus-scheduler's fields know: L (the last day of the month) in a day
+ * of month, w#n (the n-th weekday w of the month, n 1 to 5, or -1: the last) in a day of
+ * week. 1 when [s, e) starts with one (advancing *p), 0 when not, -1 when malformed. */
+static int special_item(int field, const char **p, const char *e, ci_cron *c)
 {
+	const char *s = *p;
+	if (field == 2 && *s == 'L' && (s + 1 == e || s[1] == ',')) {
+		c->last_day = true;
+		*p = s + 1;
+		return 1;
+	}
+	if (field != 4)
+		return 0;
+	const char *hash = memchr(s, '#', (size_t)(e - s));
+	const char *comma = memchr(s, ',', (size_t)(e - s));
+	if (!hash || (comma && comma < hash))
+		return 0;
+	int w;
+	const char *v = s;
+	if (field_value(&KINDS[4], &v, &w) < 0 || v != hash)
+		return -1;
+	v++;
+	int n;
+	if (v[0] == '-' && v[1] == '1')
+		n = -1, v += 2;
+	else if (*v >= '1' && *v <= '5')
+		n = *v++ - '0';
+	else
+		return -1;
+	c->nth[w % 7] |= (uint8_t)(1u << (n < 0 ? 5 : n - 1));
+	*p = v;
+	return 1;
+}
+
+/* One field (a comma-separated list of items), number `field` (0 minute .. 4 day of
+ * week), in [s, e): the bits of its values in *bits, the special items in c; 0 or -1. */
+static int field_parse(int field, const char *s, const char *e, uint64_t *bits, ci_cron *c)
+{
+	const field_kind *k = &KINDS[field];
 	*bits = 0;
 	for (;;) {
 		int lo, hi, step = 1;
-		if (*s == '*') {
+		int sp = special_item(field, &s, e, c);
+		if (sp < 0)
+			return -1;
+		if (sp) {
+			if (*s == '/')
+				return -1;
+			lo = 1, hi = 0; /* no plain value */
+		} else if (*s == '*') {
 			lo = k->min;
 			hi = k->max;
 			s++;
@@ -98,6 +140,7 @@ int ci_cron_parse(const char *expr, ci_cron *out)
 	if (!expr || strlen(expr) > 1000)
 		return -1;
 	uint64_t f[5];
+	*out = (ci_cron){0};
 	const char *s = expr;
 	int n = 0;
 	for (;;) {
@@ -108,7 +151,7 @@ int ci_cron_parse(const char *expr, ci_cron *out)
 		const char *e = s;
 		while (*e && *e != ' ' && *e != '\t')
 			e++;
-		if (n == 5 || field_parse(&KINDS[n], s, e, &f[n]) < 0)
+		if (n == 5 || field_parse(n, s, e, &f[n], out) < 0)
 			return -1;
 		n++;
 		s = e;
@@ -180,6 +223,22 @@ static int local_time(int y, int m, int d, int h, int mi, time_t *out)
 	return found ? 0 : -1;
 }
 
+/* Day of month and day of week of the calendar day cal both match (rufus-scheduler:
+ * AND, where vixie cron has OR). */
+static bool day_match(const ci_cron *c, const struct tm *cal)
+{
+	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int y = cal->tm_year + 1900, d = cal->tm_mday;
+	int last = mdays[cal->tm_mon] +
+		   (cal->tm_mon == 1 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+	if (!(c->days & (1u << d)) && !(c->last_day && d == last))
+		return false;
+	if (c->weekdays & (1u << cal->tm_wday))
+		return true;
+	uint8_t nth = c->nth[cal->tm_wday];
+	return ((nth & (1u << ((d - 1) / 7))) != 0) || ((nth & (1u << 5)) && d + 7 > last);
+}
+
 static int next_in_zone(const ci_cron *c, time_t after, time_t *out)
 {
 	struct tm now;
@@ -193,8 +252,7 @@ static int next_in_zone(const ci_cron *c, time_t after, time_t *out)
 		struct tm cal;
 		gmtime_r(&noon, &cal);
 		int y = cal.tm_year + 1900, m = cal.tm_mon + 1, d = cal.tm_mday;
-		if (!(c->months & (1u << m)) || !(c->days & (1u << d)) ||
-		    !(c->weekdays & (1u << cal.tm_wday)))
+		if (!(c->months & (1u << m)) || !day_match(c, &cal))
 			continue;
 		for (int h = 0; h < 24; h++) {
 			if (!(c->hours & (1u << h)))

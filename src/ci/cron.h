@@ -3,7 +3,9 @@
  * day of week -- each `*`, a value, a range `a-b`, a step `*\/n`, `a-b/n` or `a/n`
  * (a to the field's end), or a comma-separated list of those; months and days of the
  * week also by their English three-letter names (jan..dec, sun..sat, any case), day of
- * week 7 is Sunday. As rufus-scheduler (and unlike vixie cron) a time must match both
+ * week 7 is Sunday; and rufus-scheduler's own: L, the last day of the month, as a day
+ * of month, and w#n (mon#2: the second Monday; fri#-1: the last Friday) as a day of
+ * week. As rufus-scheduler (and unlike vixie cron) a time must match both
  * the day of month and the day of week when both are given.
  *
  * Times are local times of a time zone of the tz database (/usr/share/zoneinfo, or
@@ -22,6 +24,8 @@ typedef struct {
 	uint32_t days;    /* bit d: day d of the month (1..31) */
 	uint16_t months;  /* bit m: month m (1..12) */
 	uint8_t weekdays; /* bit w: w days after Sunday (0..6) */
+	bool last_day;    /* L: the last day of the month */
+	uint8_t nth[7];   /* w#n: bit n-1 of nth[w] (n 1..5), bit 5 for w#-1 (the last) */
 } ci_cron;
 
 /* Parses expr: 0, or -1 when it is no valid expression. */

@@ -344,6 +344,15 @@ START_TEST(test_triggers_invoke_errors)
 		"{\"error\":\"variables is invalid\"}");
 	ck_body(invoke(pid, S(fmt("token=%s&ref=master&variables[a-b]=1", token))), 400,
 		"{\"message\":{\"variables\":[\"is invalid\"]}}");
+	char *many = S(malloc(20 * 1001 + 1));
+	many[0] = '\0';
+	for (int i = 0, n = 0; i <= 1000; i++)
+		n += sprintf(many + n, "\"V%d\":\"x\",", i);
+	many[strlen(many) - 1] = '\0';
+	ck_body(R(api_json("POST", S(fmt("/projects/%lld/trigger/pipeline", f.id)), NULL,
+			   S(fmt("{\"token\":\"%s\",\"ref\":\"master\",\"variables\":{%s}}",
+				 token, many)))),
+		400, "{\"error\":\"variables has too many values\"}");
 	/* no pipeline to make: GitLab's reasons */
 	ck_body(invoke(pid, S(fmt("token=%s&ref=nowhere", token))), 400,
 		"{\"message\":{\"base\":[\"Reference not found\"]}}");

@@ -44,6 +44,13 @@ START_TEST(test_cron_fields)
 	ck_assert_uint_eq(c.minutes, (1ull << 5) | (1ull << 25) | (1ull << 45));
 	ck_assert_uint_eq(c.weekdays, 1);
 	ck_assert_int_eq(ci_cron_parse("  0   0\t* * *  ", &c), 0);
+	/* rufus-scheduler's own */
+	ck_assert_int_eq(ci_cron_parse("0 0 1,L * mon#2,fri#-1,sun", &c), 0);
+	ck_assert(c.last_day);
+	ck_assert_uint_eq(c.days, 1u << 1);
+	ck_assert_uint_eq(c.weekdays, 1);
+	ck_assert_uint_eq(c.nth[1], 1u << 1);
+	ck_assert_uint_eq(c.nth[5], 1u << 5);
 }
 END_TEST
 
@@ -54,7 +61,8 @@ START_TEST(test_cron_invalid)
 		"* * 32 * *", "* * * 13 *", "* * * 0 *", "* * * * 8", "*/0 * * * *",
 		"5-1 * * * *", "1,,2 * * * *", "1, * * * *", ",1 * * * *", "a * * * *",
 		"* * * janu *", "* * * * sunday", "-1 * * * *", "*-5 * * * *", "1-2-3 * * * *",
-		"0 0 * * mon#2", "0 0 L * *", "@daily", "0 0 * * * Europe/Berlin", "0001 * * * *",
+		"0 0 * * mon#6", "0 0 * * mon#0", "0 0 * * mon#", "0 0 * * #2", "0 0 L-2 * *",
+		"0 0 * * mon#2/3", "0 0 * L *", "0 0 * * L", "L 0 * * *", "0 0 L/2 * *", "@daily", "0 0 * * * Europe/Berlin", "0001 * * * *",
 		"*/61 * * * *", "1/ * * * *",
 	};
 	ci_cron c;
@@ -96,6 +104,12 @@ START_TEST(test_cron_next_utc)
 	ck_next("0 9 * * sun", "UTC", "2027-01-01T00:00:00Z", "2027-01-03T09:00:00Z");
 	ck_next("0 9 * * 7", "UTC", "2027-01-01T00:00:00Z", "2027-01-03T09:00:00Z");
 	ck_next("*/20 8-9 * * mon-fri", "UTC", "2027-01-01T09:45:00Z", "2027-01-04T08:00:00Z");
+	/* the last day of the month, the second Monday, the last Friday */
+	ck_next("0 0 L * *", "UTC", "2027-01-31T00:00:00Z", "2027-02-28T00:00:00Z");
+	ck_next("0 0 L 2 *", "UTC", "2027-03-01T00:00:00Z", "2028-02-29T00:00:00Z");
+	ck_next("0 9 * * mon#2", "UTC", "2027-01-01T00:00:00Z", "2027-01-11T09:00:00Z");
+	ck_next("0 9 * * fri#-1", "UTC", "2027-01-01T00:00:00Z", "2027-01-29T09:00:00Z");
+	ck_next("0 9 * * fri#-1", "UTC", "2027-01-29T09:00:00Z", "2027-02-26T09:00:00Z");
 	/* never */
 	time_t t;
 	ck_assert_int_lt(ci_cron_next_of("0 0 30 feb *", "UTC", utc("2027-01-01T00:00:00Z"), &t), 0);
