@@ -316,8 +316,8 @@ int background_run(const config *cfg, const unsigned char key[32])
 		for (;;) {
 			ctx c;
 			ctx_init(&c, a, cfg, &d, key);
-			int rc = d.conn && PQstatus(d.conn) == CONNECTION_OK ? ci_schedules_fire_due(&c)
-									      : 0;
+			bool up = d.conn && PQstatus(d.conn) == CONNECTION_OK;
+			int rc = up ? ci_schedules_fire_due(&c) : 0;
 			arena_reset(a);
 			if (rc != 1 || stop_requested(sfd))
 				break;

@@ -2,11 +2,12 @@
  * variables. As GitLab 10's policies: reporters and up read them (403 otherwise),
  * developers and up create them; a schedule is changed, taken over and deleted by
  * masters and up and by its owner while a developer (update_pipeline_schedule,
- * admin_pipeline_schedule); none of it while the project's jobs are off. Every save computes next_run_at again: the first time
- * after now that its cron names in its time zone (ci/cron.h), as GitLab's
- * Ci::PipelineSchedule#set_next_run_at; the background process fires the schedules
- * that are due (ci/schedules.c). The list is newest first; the single record adds the
- * last pipeline and the variables, whose values are sealed with the instance key. */
+ * admin_pipeline_schedule); none of it while the project's jobs are off. Every save
+ * computes next_run_at again: the first time after now that its cron names in its time
+ * zone (ci/cron.h), as GitLab's Ci::PipelineSchedule#set_next_run_at; the background
+ * process fires the schedules that are due (ci/schedules.c). The list is newest first;
+ * the single record adds the last pipeline and the variables, whose values are sealed
+ * with the instance key. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -43,8 +43,9 @@ const db_stmt triggers_stmts[] = {
 	 * owner, the level they run pipelines with there and whether they are an admin */
 	{"triggers_by_token",
 	 "SELECT t.id, p.id, t.owner_id, coalesce(" SQL_CI_USER_LEVEL("t.owner_id", "p") ", 0), "
-	 SQL_CI_USER_ADMIN("t.owner_id") " FROM ci_triggers t JOIN projects p ON p.id = t.project_id"
-	 " AND NOT p.pending_delete JOIN namespaces n ON n.id = p.namespace_id"
+	 SQL_CI_USER_ADMIN("t.owner_id") " FROM ci_triggers t"
+	 " JOIN projects p ON p.id = t.project_id AND NOT p.pending_delete"
+	 " JOIN namespaces n ON n.id = p.namespace_id"
 	 " WHERE t.token_digest = $1 AND t.deleted_at IS NULL"
 	 " AND (p.id = CASE WHEN $2 ~ '^[0-9]{1,18}$' THEN $2::bigint END"
 	 " OR lower(n.full_path || '/' || p.path) = lower($2))", 2, 5},
@@ -274,12 +275,12 @@ static int triggers_invoke(request *r)
 	bool admin = owned && db_bool(t, 0, TK_ADMIN);
 	if ((rc = ci_may_run_on_ref(&r->ctx, project, level, admin, ref, false, &ok)) < 0)
 		return rc;
+	if (!ok && (level >= ACCESS_DEVELOPER || admin))
+		return fail_validation(r, "base", arena_printf(r->ctx.a, "Insufficient permissions"
+							       " for protected ref '%s'", ref));
 	if (!ok)
 		return fail_validation(r, "base",
-				       level >= ACCESS_DEVELOPER || admin
-					       ? arena_printf(r->ctx.a, "Insufficient permissions"
-								" for protected ref '%s'", ref)
-					       : "Insufficient permissions to create a new pipeline");
+				       "Insufficient permissions to create a new pipeline");
 	/* the request, with the variables as given */
 	const char *q[2] = {db_val(t, 0, TK_ID),
 			    json_object_to_json_string_ext(vars, JSON_C_TO_STRING_PLAIN)};

@@ -2,8 +2,9 @@
  * group_variables.rb), written once for both scopes (r->project or r->group): list,
  * show, create, update, delete. Values are sealed with the instance key. As GitLab 10:
  * every route needs admin_build, which masters of the project (the group) and up and
- * admins have (403 otherwise, and in a project whose jobs are off); the record is {key, value, protected}; a key is at most
- * 255 characters of [A-Za-z0-9_] and unique in its project (group); deletion answers
+ * admins have (403 otherwise, and in a project whose jobs are off); the record is {key,
+ * value, protected}; a key is at most 255 characters of [A-Za-z0-9_] and unique in its
+ * project (group); an update may give the value, protected or both; deletion answers
  * 204. */
 #include <string.h>
 
@@ -13,19 +14,19 @@
 
 /* One statement of each kind per scope, the same but for the table and its column. */
 #define VAR_STMTS(P, TABLE, COL)                                                                \
-	{P "_list",                                                                                 \
+	{P "_list",                                                                                \
 	 "SELECT (SELECT count(*) FROM " TABLE " WHERE " COL " = $1), x.* FROM (SELECT 1) one"    \
 	 " LEFT JOIN LATERAL (SELECT " CI_VARIABLE_COLS " FROM " TABLE " v WHERE v." COL " = $1" \
 	 " ORDER BY v.id LIMIT $2 OFFSET $3) x ON true", 3, 1 + CI_VARIABLE_NCOLS},             \
 	{P "_show", "SELECT " CI_VARIABLE_COLS " FROM " TABLE " v WHERE v." COL " = $1"          \
 	 " AND v.key = $2", 2, CI_VARIABLE_NCOLS},                                                \
 	/* no row when the key is taken */                                                      \
-	{P "_insert",                                                                               \
+	{P "_insert",                                                                              \
 	 "INSERT INTO " TABLE " AS v (" COL ", key, value_sealed, protected)"                    \
 	 " VALUES ($1, $2, $3, coalesce($4::boolean, false)) ON CONFLICT (" COL ", key)"        \
 	 " DO NOTHING RETURNING " CI_VARIABLE_COLS, 4, CI_VARIABLE_NCOLS},                        \
 	/* $3 the new sealed value or NULL, $4 protected or NULL */                              \
-	{P "_update",                                                                               \
+	{P "_update",                                                                              \
 	 "UPDATE " TABLE " v SET value_sealed = coalesce($3, value_sealed),"                     \
 	 " protected = coalesce($4::boolean, protected) WHERE v." COL " = $1 AND v.key = $2"     \
 	 " RETURNING " CI_VARIABLE_COLS, 4, CI_VARIABLE_NCOLS},                                   \

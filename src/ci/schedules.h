@@ -19,8 +19,8 @@ extern const db_stmt ci_schedules_stmts[];
 	" WHERE pa.user_id = cu.id AND pa.project_id = " P ".id"                                \
 	" AND pa.expires_at > current_date), 0) END FROM users cu WHERE cu.id = " U ")"
 #define SQL_CI_USER_ADMIN(U)                                                                    \
-	"coalesce((SELECT cu.is_admin AND cu.state = 'active' FROM users cu WHERE cu.id = " U "),"  \
-	" false)"
+	"coalesce((SELECT cu.is_admin AND cu.state = 'active' FROM users cu"                     \
+	" WHERE cu.id = " U "), false)"
 
 /* Fires the most overdue active schedule that no other process holds, in a transaction
  * of its own: its pipeline (source schedule, its ref and variables, its owner as the

@@ -63,7 +63,8 @@ def main():
             users.append((u, client))
         (owner, og), (master, mg), (dev, dg) = users
         project = og.projects.create({"name": "CI " + TAG, "visibility": "private"})
-        project.members.create({"user_id": master.id, "access_level": gitlab.const.MAINTAINER_ACCESS})
+        project.members.create({"user_id": master.id,
+                                "access_level": gitlab.const.MAINTAINER_ACCESS})
         project.members.create({"user_id": dev.id, "access_level": gitlab.const.DEVELOPER_ACCESS})
         project.commits.create({"branch": "master", "commit_message": "ci", "actions": [
             {"action": "create", "file_path": ".gitlab-ci.yml",

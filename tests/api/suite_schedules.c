@@ -189,7 +189,8 @@ START_TEST(test_schedules_errors)
 		"{\"message\":{\"cron\":[\" is invalid syntax\"],"
 		"\"cron_timezone\":[\" is invalid syntax\"]}}");
 	ck_body(R(api("POST", p, f.owner, "description=&ref=&cron=*%20*%20*%20*%20*")), 400,
-		"{\"message\":{\"description\":[\"can't be blank\"],\"ref\":[\"can't be blank\"]}}");
+		"{\"message\":{\"description\":[\"can't be blank\"],"
+		"\"ref\":[\"can't be blank\"]}}");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipeline_schedules WHERE project_id ="
 				 " %lld", f.id), 0);
 	/* updates are validated as the whole record */
@@ -423,13 +424,15 @@ START_TEST(test_schedules_fire)
 	ck_assert_int_eq(sql_int("%s", count), 1);
 	long long pl = sql_int("SELECT id FROM ci_pipelines WHERE pipeline_schedule_id = %lld", id);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE id = %lld AND source ="
-				 " 'schedule' AND ref = 'master' AND user_id = %lld AND variables @>"
-				 " '[{\"key\":\"SCHED_VAR\",\"value\":\"v 1\"}]'", pl, f.owner_id), 1);
+				 " 'schedule' AND ref = 'master' AND user_id = %lld AND"
+				 " variables @> '[{\"key\":\"SCHED_VAR\",\"value\":\"v 1\"}]'",
+				 pl, f.owner_id),
+			 1);
 	ck_assert_int_gt(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
 				 pl), 0);
 	/* the next run: the next January 1st, 00:00 UTC */
-	ck_assert_int_eq(sql_int("SELECT (next_run_at = date_trunc('year', now() AT TIME ZONE 'UTC')"
-				 " AT TIME ZONE 'UTC' + interval '1 year')::int"
+	ck_assert_int_eq(sql_int("SELECT (next_run_at = date_trunc('year', now()"
+				 " AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 year')::int"
 				 " FROM ci_pipeline_schedules WHERE id = %lld", id), 1);
 	resp *r = R(api("GET", one(f.id, id, ""), f.owner, NULL));
 	ck_assert_int_eq(jint(jget(r->json, "last_pipeline"), "id"), pl);

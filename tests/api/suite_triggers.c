@@ -205,7 +205,8 @@ START_TEST(test_triggers_token_and_ownership)
 	ck_status(r, 200);
 	ck_jstr(r, "token", S(strndup(token, 4)));
 	r = R(api("GET", tpath(f.id, ""), master, NULL));
-	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "token"), S(strndup(token, 4)));
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "token"),
+			 S(strndup(token, 4)));
 	/* taking it over: now theirs, in full to them, short to the former owner */
 	r = R(api("POST", one(f.id, tid, "/take_ownership"), master, NULL));
 	ck_status(r, 201);
@@ -361,7 +362,8 @@ START_TEST(test_triggers_invoke_errors)
 	project(&e, "private");
 	ck_code(R(api_json("POST", S(fmt("/projects/%lld/repository/commits", e.id)), e.owner,
 			   "{\"branch\":\"master\",\"commit_message\":\"r\",\"actions\":"
-			   "[{\"action\":\"create\",\"file_path\":\"README\",\"content\":\"x\"}]}")),
+			   "[{\"action\":\"create\",\"file_path\":\"README\","
+			   "\"content\":\"x\"}]}")),
 		201);
 	char *etoken;
 	add(e.id, e.owner, "t", &etoken);

@@ -215,7 +215,8 @@ START_TEST(test_variables_pagination)
 	fx_source s;
 	source(&s, _i);
 	for (int i = 0; i < 5; i++)
-		ck_code(R(api("POST", vpath(&s, ""), s.owner_token, S(fmt("key=K%d&value=%d", i, i)))),
+		ck_code(R(api("POST", vpath(&s, ""), s.owner_token,
+			      S(fmt("key=K%d&value=%d", i, i)))),
 			201);
 	char *path = S(source_path(&s, "/variables"));
 	for (int page = 1; page <= 3; page++) {

@@ -62,7 +62,8 @@ START_TEST(test_cron_invalid)
 		"5-1 * * * *", "1,,2 * * * *", "1, * * * *", ",1 * * * *", "a * * * *",
 		"* * * janu *", "* * * * sunday", "-1 * * * *", "*-5 * * * *", "1-2-3 * * * *",
 		"0 0 * * mon#6", "0 0 * * mon#0", "0 0 * * mon#", "0 0 * * #2", "0 0 L-2 * *",
-		"0 0 * * mon#2/3", "0 0 * L *", "0 0 * * L", "L 0 * * *", "0 0 L/2 * *", "@daily", "0 0 * * * Europe/Berlin", "0001 * * * *",
+		"0 0 * * mon#2/3", "0 0 * L *", "0 0 * * L", "L 0 * * *", "0 0 L/2 * *",
+		"@daily", "0 0 * * * Europe/Berlin", "0001 * * * *",
 		"*/61 * * * *", "1/ * * * *",
 	};
 	ci_cron c;
@@ -112,7 +113,8 @@ START_TEST(test_cron_next_utc)
 	ck_next("0 9 * * fri#-1", "UTC", "2027-01-29T09:00:00Z", "2027-02-26T09:00:00Z");
 	/* never */
 	time_t t;
-	ck_assert_int_lt(ci_cron_next_of("0 0 30 feb *", "UTC", utc("2027-01-01T00:00:00Z"), &t), 0);
+	ck_assert_int_lt(ci_cron_next_of("0 0 30 feb *", "UTC", utc("2027-01-01T00:00:00Z"), &t),
+			 0);
 }
 END_TEST
 
