@@ -3,11 +3,12 @@
  * (masters and up, admins; 403 otherwise). A trigger's token is random, stored as its
  * digest (to find the trigger of an invocation) and sealed (to show it again): in full
  * to the trigger's owner, its first four characters to the others, as GitLab's
- * Ci::Trigger#short_token. Deletion marks deleted_at (GitLab 10's paranoid triggers): a
- * deleted trigger is gone from the API and its token runs nothing, while the pipelines
- * it made keep their trigger request. A trigger that is not there is GitLab 10's 404
- * "404 Not found" (ActiveRecord's RecordNotFound). And the invocation of a trigger by
- * its token, which makes a pipeline (below). */
+ * Ci::Trigger#short_token (GitLab 10.0's API showed it to every master; its UI, and its
+ * API from 11.0, masked it). Deletion marks deleted_at (GitLab 10's paranoid
+ * triggers): a deleted trigger is gone from the API and its token runs nothing, while
+ * the pipelines it made keep their trigger request. A trigger that is not there is
+ * GitLab 10's 404 "404 Not found" (ActiveRecord's RecordNotFound). And the invocation of
+ * a trigger by its token, which makes a pipeline (below). */
 #include <string.h>
 
 #include "api/api.h"
@@ -160,9 +161,10 @@ static int triggers_update(request *r)
 	return update(r, param_str(r, "description"), NULL, 200);
 }
 
+/* GitLab 10 answers it 200 (status :ok), where its other POST routes answer 201. */
 static int triggers_take_ownership(request *r)
 {
-	return update(r, NULL, arena_printf(r->ctx.a, "%lld", r->ctx.user->id), 201);
+	return update(r, NULL, arena_printf(r->ctx.a, "%lld", r->ctx.user->id), 200);
 }
 
 static int triggers_delete(request *r)
