@@ -115,23 +115,28 @@ static int find_for_change(request *r, PGresult **out)
 	return 0;
 }
 
-/* The model's validations of a schedule (GitLab 10's presence of description and ref,
- * CronValidator and CronTimezoneValidator: a zone that is none makes the cron invalid
- * too, as rufus-scheduler parses them together), left in r; the next run in *next
- * (epoch seconds, text) when they pass. */
+/* The model's validations of a schedule, in GitLab 10's order (CronValidator and the
+ * presence of cron, CronTimezoneValidator and the presence of cron_timezone, the
+ * presence of ref and description; a zone that is none makes the cron invalid too, as
+ * rufus-scheduler parses them together), left in r; the next run in *next (epoch
+ * seconds, text) when they pass. */
 static void validate(request *r, const char *description, const char *ref, const char *cron,
 		     const char *zone, const char **next)
 {
-	if (!*description)
-		fail_validation(r, "description", "can't be blank");
-	if (!*ref)
-		fail_validation(r, "ref", "can't be blank");
 	ci_cron c;
 	bool zone_ok = ci_cron_zone_valid(zone);
 	if (ci_cron_parse(cron, &c) < 0 || !zone_ok)
 		fail_validation(r, "cron", " is invalid syntax");
+	if (!*cron)
+		fail_validation(r, "cron", "can't be blank");
 	if (!zone_ok)
 		fail_validation(r, "cron_timezone", " is invalid syntax");
+	if (!*zone)
+		fail_validation(r, "cron_timezone", "can't be blank");
+	if (!*ref)
+		fail_validation(r, "ref", "can't be blank");
+	if (!*description)
+		fail_validation(r, "description", "can't be blank");
 	if (r->validation)
 		return;
 	time_t t;

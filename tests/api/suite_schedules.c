@@ -189,8 +189,11 @@ START_TEST(test_schedules_errors)
 		"{\"message\":{\"cron\":[\" is invalid syntax\"],"
 		"\"cron_timezone\":[\" is invalid syntax\"]}}");
 	ck_body(R(api("POST", p, f.owner, "description=&ref=&cron=*%20*%20*%20*%20*")), 400,
-		"{\"message\":{\"description\":[\"can't be blank\"],"
-		"\"ref\":[\"can't be blank\"]}}");
+		"{\"message\":{\"ref\":[\"can't be blank\"],"
+		"\"description\":[\"can't be blank\"]}}");
+	ck_body(R(api("POST", p, f.owner, "description=d&ref=m&cron=&cron_timezone=")), 400,
+		"{\"message\":{\"cron\":[\" is invalid syntax\",\"can't be blank\"],"
+		"\"cron_timezone\":[\" is invalid syntax\",\"can't be blank\"]}}");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipeline_schedules WHERE project_id ="
 				 " %lld", f.id), 0);
 	/* updates are validated as the whole record */
