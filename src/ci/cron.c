@@ -190,6 +190,9 @@ bool ci_cron_zone_valid(const char *zone)
 		else if (*s)
 			return false;
 	}
+	/* UTC is known without the tz database: TZ falls back to it */
+	if (strcmp(zone, "UTC") == 0)
+		return true;
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", zone_dir(), zone);
 	FILE *f = fopen(path, "rb");
