@@ -19,10 +19,10 @@ const db_stmt ci_schedules_stmts[] = {
 	 " coalesce(" SQL_CI_USER_LEVEL("s.owner_id", "p") ", 0), " SQL_CI_USER_ADMIN("s.owner_id")
 	 ", (SELECT coalesce(json_agg(json_build_object('key', v.key, 'value_sealed',"
 	 " v.value_sealed) ORDER BY v.id), '[]')::text FROM ci_pipeline_schedule_variables v"
-	 " WHERE v.pipeline_schedule_id = s.id)"
+	 " WHERE v.pipeline_schedule_id = s.id), extract(epoch FROM now())::bigint"
 	 " FROM ci_pipeline_schedules s JOIN projects p ON p.id = s.project_id"
 	 " AND NOT p.pending_delete WHERE s.active AND s.next_run_at <= now()"
-	 " ORDER BY s.next_run_at, s.id LIMIT 1 FOR UPDATE OF s SKIP LOCKED", 0, 9},
+	 " ORDER BY s.next_run_at, s.id LIMIT 1 FOR UPDATE OF s SKIP LOCKED", 0, 10},
 	/* $2 the next run (epoch seconds; NULL: never) */
 	{"ci_schedules_next",
 	 "UPDATE ci_pipeline_schedules SET next_run_at = to_timestamp($2::double precision)"
@@ -31,7 +31,7 @@ const db_stmt ci_schedules_stmts[] = {
 };
 
 enum { DUE_ID, DUE_PROJECT, DUE_REF, DUE_CRON, DUE_ZONE, DUE_OWNER, DUE_LEVEL, DUE_ADMIN,
-       DUE_VARS };
+       DUE_VARS, DUE_NOW };
 
 /* The schedule's variables, opened, as [{key, value}] (the pipeline's variables); NULL
  * when a value cannot be opened. */
@@ -113,11 +113,13 @@ int ci_schedules_fire_due(ctx *c)
 		db_rollback(c);
 		return res ? 0 : -1;
 	}
-	/* the next run first: whatever fire() decides, this one is done */
-	time_t next;
+	/* the next run first: whatever fire() decides, this one is done. After the later of
+	 * this host's time and the database's, which decides what is due: a clock behind
+	 * cannot make the schedule due again at once */
+	time_t next, now = time(NULL), db_now = (time_t)db_int(res, 0, DUE_NOW);
 	const char *v[2] = {db_val(res, 0, DUE_ID), NULL};
-	if (ci_cron_next_of(db_val(res, 0, DUE_CRON), db_val(res, 0, DUE_ZONE), time(NULL),
-			    &next) == 0)
+	if (ci_cron_next_of(db_val(res, 0, DUE_CRON), db_val(res, 0, DUE_ZONE),
+			    db_now > now ? db_now : now, &next) == 0)
 		v[1] = arena_printf(c->a, "%lld", (long long)next);
 	if (db_query(c, "ci_schedules_next", 2, v, &err) && fire(c, res) == 0 &&
 	    db_commit(c) == 0)
