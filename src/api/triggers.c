@@ -187,8 +187,9 @@ static int triggers_delete(request *r)
 
 /* The variables of an invocation as a JSON object {KEY: value}: `variables[KEY]=value`
  * of a form or query, or a JSON body's object `variables`. 0 with *out (an empty object
- * when none), or an ERR_ code: ERR_INVALID ("variables is invalid") for anything but a
- * map, 1 when it answered GitLab's 400 for a value that is no string or a bad key. */
+ * when none); 1 when it answered GitLab's 400 for a value that is no string; or an ERR_
+ * code: ERR_INVALID for anything but a map ("variables is invalid") or too many of them,
+ * ERR_VALIDATION for a key that breaks the rules of variable keys. */
 static int trigger_variables(request *r, json_object **out)
 {
 	json_object *vars = request_own(r, json_object_new_object());
