@@ -214,7 +214,7 @@ static int schedules_create(request *r)
 	int rc = ci_jobs_enabled(r);
 	if (rc < 0)
 		return rc;
-	const char *zone = param_str(r, "cron_timezone"), *active, *next = NULL;
+	const char *zone = param_str(r, "cron_timezone"), *active = NULL, *next = NULL;
 	rc = active_param(r, &active);
 	if (rc < 0)
 		return rc;
@@ -238,7 +238,7 @@ static int schedules_create(request *r)
  * validated and rescheduled, and answers it with status. */
 static int save(request *r, const PGresult *lk, const char *owner, int status)
 {
-	const char *active;
+	const char *active = NULL;
 	int rc = active_param(r, &active);
 	if (rc < 0)
 		return rc;

@@ -152,7 +152,7 @@ static int variables_create(request *r)
 	int rc = scope_of(r, &s);
 	if (rc < 0)
 		return rc;
-	const char *key = param_str(r, "key"), *prot;
+	const char *key = param_str(r, "key"), *prot = NULL;
 	if ((rc = protected_param(r, &prot)) < 0)
 		return rc;
 	variables_validate_key(r, key);
@@ -184,7 +184,7 @@ static int variables_update(request *r)
 	int rc = scope_of(r, &s);
 	if (rc < 0)
 		return rc;
-	const char *prot, *value = param_str(r, "value"), *sealed = NULL;
+	const char *prot = NULL, *value = param_str(r, "value"), *sealed = NULL;
 	if ((rc = protected_param(r, &prot)) < 0)
 		return rc;
 	if (value && !(sealed = crypto_seal(r->ctx.a, r->ctx.key, value)))

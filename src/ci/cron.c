@@ -263,7 +263,7 @@ static int next_in_zone(const ci_cron *c, time_t after, time_t *out)
 			for (int mi = 0; mi < 60; mi++) {
 				if (!(c->minutes & (1ull << mi)))
 					continue;
-				time_t t;
+				time_t t = 0;
 				if (local_time(y, m, d, h, mi, &t) == 0 && t > after) {
 					*out = t;
 					return 0;
