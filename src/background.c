@@ -16,6 +16,7 @@
 #include "modules.h"
 #include "api/api.h"
 #include "ci/pipeline.h"
+#include "ci/schedules.h"
 #include "git/refs.h"
 #include "git/repo.h"
 
@@ -310,7 +311,18 @@ int background_run(const config *cfg, const unsigned char key[32])
 				swept = time(NULL);
 			arena_reset(a);
 		}
-		/* 3. every due job, one transaction each (what was notified so far included) */
+		/* 3. the pipeline schedules that are due, one transaction each, every second:
+		 * each is claimed by one process of all the instances (SKIP LOCKED) */
+		for (;;) {
+			ctx c;
+			ctx_init(&c, a, cfg, &d, key);
+			bool up = d.conn && PQstatus(d.conn) == CONNECTION_OK;
+			int rc = up ? ci_schedules_fire_due(&c) : 0;
+			arena_reset(a);
+			if (rc != 1 || stop_requested(sfd))
+				break;
+		}
+		/* 4. every due job, one transaction each (what was notified so far included) */
 		take_notifications(d.conn);
 		for (;;) {
 			ctx c;
@@ -320,7 +332,7 @@ int background_run(const config *cfg, const unsigned char key[32])
 			if (rc != 1 || stop_requested(sfd))
 				break;
 		}
-		/* 4. a job queued meanwhile: at once; else wait for a notification, a stop or
+		/* 5. a job queued meanwhile: at once; else wait for a notification, a stop or
 		 * the next poll */
 		if (take_notifications(d.conn))
 			continue;

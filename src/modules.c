@@ -6,6 +6,7 @@
 #include "background.h"
 #include "ci/job.h"
 #include "ci/pipeline.h"
+#include "ci/schedules.h"
 #include "git/hooks.h"
 #include "git/repo.h"
 #include "git/shell.h"
@@ -17,7 +18,7 @@
 
 const db_stmt *const statements[] = {
 	auth_stmts, scope_stmts, background_stmts, cache_stmts, repo_stmts, hooks_stmts,
-	shell_stmts, ci_job_stmts, ci_pipeline_stmts,
+	shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

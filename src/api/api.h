@@ -221,6 +221,15 @@ int labels_ensure(request *r, const char *project_id, const char *titles, const 
  * first use; 0 with it in c's arena, or an ERR_ code. */
 int runner_registration_token(ctx *c, const char **out);
 
+/* variables.c (4.4): the rules of a CI variable's key (GitLab's HasVariable: present, at
+ * most 255 characters, [A-Za-z0-9_]), left in r's validation; pipeline schedule
+ * variables follow them too. */
+void variables_validate_key(request *r, const char *key);
+/* The route's project has its jobs on (jobs_enabled): 0, or ERR_FORBIDDEN as GitLab 10's
+ * ProjectPolicy, which takes the build and pipeline schedule abilities (variables,
+ * triggers, schedules) away from everyone when they are off. */
+int ci_jobs_enabled(request *r);
+
 /* A presenter of one record whose columns start at col. */
 typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);
 /* Answers a page of a list statement: column 0 of every row is the total, the record

@@ -1,0 +1,234 @@
+/* Project and group variables (spec 4.4; GitLab 10's lib/api/variables.rb and
+ * group_variables.rb), written once for both scopes (r->project or r->group): list,
+ * show, create, update, delete. Values are sealed with the instance key. As GitLab 10:
+ * every route needs admin_build, which masters of the project (the group) and up and
+ * admins have (403 otherwise, and in a project whose jobs are off); the record is {key,
+ * value, protected}; a key is at most 255 characters of [A-Za-z0-9_] and unique in its
+ * project (group); an update may give the value, protected or both; deletion answers
+ * 204. */
+#include <string.h>
+
+#include "api/api.h"
+#include "core/crypto.h"
+#include "entity/ci_settings.h"
+
+/* One statement of each kind per scope, the same but for the table and its column. */
+#define VAR_STMTS(P, TABLE, COL)                                                                \
+	{P "_list",                                                                                \
+	 "SELECT (SELECT count(*) FROM " TABLE " WHERE " COL " = $1), x.* FROM (SELECT 1) one"    \
+	 " LEFT JOIN LATERAL (SELECT " CI_VARIABLE_COLS " FROM " TABLE " v WHERE v." COL " = $1" \
+	 " ORDER BY v.id LIMIT $2 OFFSET $3) x ON true", 3, 1 + CI_VARIABLE_NCOLS},             \
+	{P "_show", "SELECT " CI_VARIABLE_COLS " FROM " TABLE " v WHERE v." COL " = $1"          \
+	 " AND v.key = $2", 2, CI_VARIABLE_NCOLS},                                                \
+	/* no row when the key is taken */                                                      \
+	{P "_insert",                                                                              \
+	 "INSERT INTO " TABLE " AS v (" COL ", key, value_sealed, protected)"                    \
+	 " VALUES ($1, $2, $3, coalesce($4::boolean, false)) ON CONFLICT (" COL ", key)"        \
+	 " DO NOTHING RETURNING " CI_VARIABLE_COLS, 4, CI_VARIABLE_NCOLS},                        \
+	/* $3 the new sealed value or NULL, $4 protected or NULL */                              \
+	{P "_update",                                                                              \
+	 "UPDATE " TABLE " v SET value_sealed = coalesce($3, value_sealed),"                     \
+	 " protected = coalesce($4::boolean, protected) WHERE v." COL " = $1 AND v.key = $2"     \
+	 " RETURNING " CI_VARIABLE_COLS, 4, CI_VARIABLE_NCOLS},                                   \
+	{P "_delete", "DELETE FROM " TABLE " WHERE " COL " = $1 AND key = $2 RETURNING id", 2, 1}
+
+const db_stmt variables_stmts[] = {
+	VAR_STMTS("variables_project", "ci_variables", "project_id"),
+	VAR_STMTS("variables_group", "ci_group_variables", "group_id"),
+	{"variables_jobs_enabled", "SELECT jobs_enabled FROM projects WHERE id = $1", 1, 1},
+	{NULL, NULL, 0, 0},
+};
+
+int ci_jobs_enabled(request *r)
+{
+	int err;
+	PGresult *res = db_query(&r->ctx, "variables_jobs_enabled", 1,
+				 (const char *[]){r->project->id}, &err);
+	if (!res)
+		return err;
+	return PQntuples(res) && db_bool(res, 0, 0) ? 0 : ERR_FORBIDDEN;
+}
+
+/* The route's scope: its statements' prefix, its id, and what its 404 names. */
+typedef struct {
+	const char *prefix;
+	const char *id;
+	const char *what;
+} var_scope;
+
+/* The scope of r, when the caller may administer its variables: 0, or ERR_FORBIDDEN. */
+static int scope_of(request *r, var_scope *out)
+{
+	if (r->project) {
+		*out = (var_scope){"variables_project", r->project->id, "Variable"};
+		if (project_ability_level(&r->project->pa) < ACCESS_MASTER)
+			return ERR_FORBIDDEN;
+		return ci_jobs_enabled(r);
+	}
+	*out = (var_scope){"variables_group", r->group->id, "GroupVariable"};
+	const group_access *ga = &r->group->ga;
+	return ga->admin || ga->level >= ACCESS_MASTER ? 0 : ERR_FORBIDDEN;
+}
+
+static PGresult *run(request *r, const var_scope *s, const char *kind, int n,
+		     const char *const *v, int *err)
+{
+	return db_query(&r->ctx, arena_printf(r->ctx.a, "%s_%s", s->prefix, kind), n, v, err);
+}
+
+void variables_validate_key(request *r, const char *key)
+{
+	size_t n = strlen(key);
+	if (n == 0)
+		fail_validation(r, "key", "can't be blank");
+	if (n > 255)
+		fail_validation(r, "key", "is too long (maximum is 255 characters)");
+	bool ok = n > 0;
+	for (size_t i = 0; i < n && ok; i++)
+		ok = (key[i] >= 'a' && key[i] <= 'z') || (key[i] >= 'A' && key[i] <= 'Z') ||
+		     (key[i] >= '0' && key[i] <= '9') || key[i] == '_';
+	if (!ok)
+		fail_validation(r, "key", "can contain only letters, digits and '_'.");
+}
+
+/* protected, when given: 0 with *out "true"/"false" (NULL when absent), or
+ * ERR_INVALID. */
+static int protected_param(request *r, const char **out)
+{
+	bool b;
+	int rc = param_bool(r, "protected", &b);
+	if (rc < 0)
+		return fail_invalid(r, "protected");
+	*out = rc == 0 ? (b ? "true" : "false") : NULL;
+	return 0;
+}
+
+static int variables_list(request *r)
+{
+	page_req pg;
+	var_scope s;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = scope_of(r, &s)) < 0)
+		return rc;
+	const char *v[3] = {s.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	int err;
+	PGresult *res = run(r, &s, "list", 3, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, &pg, res, entity_ci_variable);
+	return 0;
+}
+
+static int variables_show(request *r)
+{
+	var_scope s;
+	int rc = scope_of(r, &s);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {s.id, param_str(r, "key")};
+	int err;
+	PGresult *res = run(r, &s, "show", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, s.what);
+	respond_json(r, 200, entity_ci_variable(r, res, 0, 0));
+	return 0;
+}
+
+static int check_create(request *r)
+{
+	if (!param_str(r, "key"))
+		return fail_missing(r, "key");
+	if (!param_str(r, "value"))
+		return fail_missing(r, "value");
+	const char *p;
+	return protected_param(r, &p);
+}
+
+static int variables_create(request *r)
+{
+	var_scope s;
+	int rc = scope_of(r, &s);
+	if (rc < 0)
+		return rc;
+	const char *key = param_str(r, "key"), *prot = NULL;
+	if ((rc = protected_param(r, &prot)) < 0)
+		return rc;
+	variables_validate_key(r, key);
+	if (r->validation)
+		return ERR_VALIDATION;
+	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, param_str(r, "value"));
+	if (!sealed)
+		return ERR_INTERNAL;
+	const char *v[4] = {s.id, key, sealed, prot};
+	int err;
+	PGresult *res = run(r, &s, "insert", 4, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_validation(r, "key", "has already been taken");
+	respond_json(r, 201, entity_ci_variable(r, res, 0, 0));
+	return 0;
+}
+
+static int check_update(request *r)
+{
+	const char *p;
+	return protected_param(r, &p);
+}
+
+static int variables_update(request *r)
+{
+	var_scope s;
+	int rc = scope_of(r, &s);
+	if (rc < 0)
+		return rc;
+	const char *prot = NULL, *value = param_str(r, "value"), *sealed = NULL;
+	if ((rc = protected_param(r, &prot)) < 0)
+		return rc;
+	if (value && !(sealed = crypto_seal(r->ctx.a, r->ctx.key, value)))
+		return ERR_INTERNAL;
+	const char *v[4] = {s.id, param_str(r, "key"), sealed, prot};
+	int err;
+	PGresult *res = run(r, &s, "update", 4, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, s.what);
+	respond_json(r, 200, entity_ci_variable(r, res, 0, 0));
+	return 0;
+}
+
+static int variables_delete(request *r)
+{
+	var_scope s;
+	int rc = scope_of(r, &s);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {s.id, param_str(r, "key")};
+	int err;
+	PGresult *res = run(r, &s, "delete", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, s.what);
+	respond_empty(r, 204);
+	return 0;
+}
+
+#define PV V4 "/projects/:id/variables"
+#define GV V4 "/groups/:id/variables"
+const route variables_routes[] = {
+	{"GET", PV, variables_list, AUTH | PR, NULL},
+	{"GET", PV "/:key", variables_show, AUTH | PR, NULL},
+	{"POST", PV, variables_create, AUTH | PA, check_create},
+	{"PUT", PV "/:key", variables_update, AUTH | PA, check_update},
+	{"DELETE", PV "/:key", variables_delete, AUTH | PA, NULL},
+	{"GET", GV, variables_list, AUTH | GR, NULL},
+	{"GET", GV "/:key", variables_show, AUTH | GR, NULL},
+	{"POST", GV, variables_create, AUTH | GW, check_create},
+	{"PUT", GV "/:key", variables_update, AUTH | GW, check_update},
+	{"DELETE", GV "/:key", variables_delete, AUTH | GW, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
