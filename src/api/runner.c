@@ -157,12 +157,15 @@ const db_stmt runner_stmts[] = {
 	 "  OR d.name IN (SELECT jsonb_array_elements_text(jb.options->'dependencies')))"
 	 " ORDER BY d.stage_idx, d.id", 1, 4},
 	/* $1 the job, $2 the digest of the token sent: the job's project, status, trace
-	 * size, whether the token is the running job's, the trace file's length limit...
-	 * locked: the job's writers (trace patches, updates) go one at a time */
+	 * size, whether the token is the running job's (and the job not erased, its
+	 * project not being deleted: GitLab's 403s), its pipeline; locked: the job's
+	 * writers (trace patches, updates) go one at a time */
 	{"runner_job_auth",
 	 "SELECT b.project_id, cs.status, b.trace_size,"
-	 " cs.status = 'running' AND b.token_digest = $2, cs.pipeline_id"
-	 " FROM ci_builds b JOIN commit_statuses cs ON cs.id = b.id WHERE b.id = $1"
+	 " cs.status = 'running' AND b.token_digest = $2 AND b.erased_at IS NULL"
+	 " AND NOT p.pending_delete, cs.pipeline_id"
+	 " FROM ci_builds b JOIN commit_statuses cs ON cs.id = b.id"
+	 " JOIN projects p ON p.id = b.project_id WHERE b.id = $1"
 	 " FOR UPDATE OF b", 2, 5},
 	{"runner_trace_size", "UPDATE ci_builds SET trace_size = $2 WHERE id = $1", 2, 0},
 	/* $1 the job, $2 success or failed: the pipeline and the coverage regex, none when
@@ -184,7 +187,8 @@ const db_stmt runner_stmts[] = {
 	 * project, its archive's file name, and whether the token is that of a running job
 	 * of its pipeline that may have them (itself, or one of a later stage) */
 	{"runner_artifacts_get",
-	 "SELECT d.project_id, d.artifacts_file, EXISTS (SELECT 1 FROM ci_builds t"
+	 "SELECT d.project_id, CASE WHEN d.erased_at IS NULL THEN d.artifacts_file END,"
+	 " EXISTS (SELECT 1 FROM ci_builds t"
 	 "  JOIN commit_statuses tc ON tc.id = t.id WHERE t.token_digest = $2"
 	 "  AND tc.status = 'running' AND t.pipeline_id = d.pipeline_id"
 	 "  AND (t.id = d.id OR tc.stage_idx > dc.stage_idx))"

@@ -671,6 +671,20 @@ START_TEST(test_runner_failure)
 	ck_code(update_job(c, jstr(r->json, "token"), "success", NULL), 403);
 	ck_code(patch_trace(c, jstr(r->json, "token"), "0-1", "x"), 403);
 	ck_assert_str_eq(status_of(c), "canceled");
+	/* an erased job, a project being deleted: 403 as GitLab */
+	long long p4 = pipeline(&f, "master", false);
+	long long e = job(&f, p4, 0, "e", "{}", NULL, false);
+	process(p4);
+	r = request_job(tok);
+	ck_status(r, 201);
+	free(sql_value("UPDATE ci_builds SET erased_at = now() WHERE id = %lld", e));
+	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 403);
+	free(sql_value("UPDATE ci_builds SET erased_at = NULL WHERE id = %lld", e));
+	free(sql_value("UPDATE projects SET pending_delete = true WHERE id = %lld", f.id));
+	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 403);
+	free(sql_value("UPDATE projects SET pending_delete = false WHERE id = %lld", f.id));
+	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 200);
+	ck_assert_str_eq(pipeline_status(p4), "success");
 }
 END_TEST
 
