@@ -278,8 +278,9 @@ START_TEST(test_runner_matching)
 	r = request_job(shared2);
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), both);
-	/* a specific runner without tags runs the untagged job */
-	char *mine = register_runner(project_token(f.id, f.owner), NULL, NULL);
+	/* a specific runner without tags runs the untagged job (locked to its project:
+	 * that changes which projects it may serve, not which of their jobs) */
+	char *mine = register_runner(project_token(f.id, f.owner), ",\"locked\":true", NULL);
 	r = request_job(mine);
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), untagged);
