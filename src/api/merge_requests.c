@@ -1295,7 +1295,7 @@ int merge_requests_on_push(ctx *c, json_object *payload, const char **why)
 		if (n < 0)
 			return -1;
 	}
-	/* Pipelines (issue 9) are created from the same job: here. */
+	/* the push's pipeline comes next (background.c: job_push, ci/pipeline.c) */
 	log_info("push job: project %lld %s %s: %d open merge requests checked", project_id, name,
 		 after && json_object_is_type(after, json_type_string)
 			 ? json_object_get_string(after) : "-", n);

@@ -50,9 +50,9 @@ const db_stmt pipelines_stmts[] = {
 	{"pipelines_show",
 	 "SELECT " PIPELINE_COLS " FROM " PIPELINE_FROM " WHERE p.project_id = $1 AND p.id = $2",
 	 2, PIPELINE_NCOLS},
-	/* retry: the pipeline row locked first (ci_process_pipeline's order), then its
-	 * current failed and canceled jobs copied by $2 (RetryBuildService#reprocess), then
-	 * its skipped jobs back to created (they run again when their stage comes) */
+	/* retry: the pipeline row locked, then its current failed and canceled jobs copied by
+	 * $2 (RetryBuildService#reprocess), then its skipped jobs back to created (they run
+	 * again when their stage comes) */
 	{"pipelines_lock", "SELECT id FROM ci_pipelines WHERE id = $1 FOR UPDATE", 1, 1},
 	{"pipelines_retry_jobs",
 	 "SELECT ci_retry_job(cs.id, $2, false) FROM commit_statuses cs"
@@ -259,10 +259,10 @@ static int pipelines_create(request *r)
 	return 0;
 }
 
-/* The pipeline of the route, locked, that the caller may update (update_pipeline: a
- * developer, and on a protected branch one its protection lets push or merge): 0 with
- * its row, 1 when answered (404), or an ERR_ code. */
-static int updatable(request *r, PGresult **out)
+/* The pipeline of the route that the caller may update (update_pipeline: a developer,
+ * and on a protected branch one its protection lets push or merge), its row locked when
+ * lock: 0 with its row, 1 when answered (404), or an ERR_ code. */
+static int updatable(request *r, bool lock, PGresult **out)
 {
 	/* GitLab 10 authorizes on the project before it looks for the pipeline */
 	int level = write_level(r);
@@ -273,7 +273,7 @@ static int updatable(request *r, PGresult **out)
 		return rc;
 	const char *id = db_val(*out, 0, 0);
 	int err;
-	if (!db_query(&r->ctx, "pipelines_lock", 1, (const char *[]){id}, &err))
+	if (lock && !db_query(&r->ctx, "pipelines_lock", 1, (const char *[]){id}, &err))
 		return err;
 	bool ok;
 	if ((rc = ci_may_run_on_ref(&r->ctx, r->project->id, level, r->project->pa.admin,
@@ -296,10 +296,12 @@ static int process_and_present(request *r, const char *id)
 	return 0;
 }
 
+/* Retry locks the pipeline first: two retries at once would copy the same jobs twice.
+ * It changes only finished jobs, which no runner holds. */
 static int pipelines_retry(request *r)
 {
 	PGresult *res;
-	int rc = updatable(r, &res);
+	int rc = updatable(r, true, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	const char *id = db_val(res, 0, 0);
@@ -311,10 +313,13 @@ static int pipelines_retry(request *r)
 	return process_and_present(r, id);
 }
 
+/* Cancel changes the jobs first and locks the pipeline after (ci_process_pipeline), in
+ * the order of a runner that finishes a job (sql/0022): taking the pipeline first would
+ * wait on the runner's job row while the runner waits on the pipeline. */
 static int pipelines_cancel(request *r)
 {
 	PGresult *res;
-	int rc = updatable(r, &res);
+	int rc = updatable(r, false, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	const char *id = db_val(res, 0, 0);

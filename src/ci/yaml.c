@@ -94,7 +94,8 @@ static json_object *resolve_plain(const char *s)
 	if (*p && (isdigit((unsigned char)*p) || *p == '.') && strlen(s) < 64) {
 		char *end;
 		double d = strtod(s, &end);
-		if (!*end && strpbrk(s, ".eE") && !strpbrk(s, "xXnN"))
+		/* YAML 1.1's floats have a dot ("1e5" is a string) */
+		if (!*end && strchr(s, '.') && !strpbrk(s, "xXnN"))
 			return json_object_new_double(d);
 	}
 	return json_object_new_string(s);
@@ -278,9 +279,12 @@ int ci_yaml_load(arena *a, const char *text, size_t len, json_object **out, cons
 			else
 				o = json_object_new_string_len(s, (int)ev.data.scalar.length);
 			keep(&l, o);
+			/* a long string counts for its length: an alias repeated must not make
+			 * the jobs' options a string of gigabytes */
+			long weight = 1 + (long)(ev.data.scalar.length / CI_YAML_BYTES_PER_NODE);
 			if (ev.data.scalar.anchor)
-				add_anchor(&l, (const char *)ev.data.scalar.anchor, o, 1);
-			rc = add_node(&l, o, 1, false, true, s);
+				add_anchor(&l, (const char *)ev.data.scalar.anchor, o, weight);
+			rc = add_node(&l, o, weight, false, true, s);
 			break;
 		}
 		case YAML_ALIAS_EVENT: {
@@ -408,7 +412,37 @@ static int check_keys(cfg *c, const char *where, json_object *o, const char *con
 	return 0;
 }
 
-/* A /regex/ that compiles. */
+/* Whether regcomp may be given body: glibc expands bounded repetitions ({n,m}) into
+ * copies, so nested ones can take gigabytes (((a{255}){255}){255}), and backreferences
+ * make matching exponential. A pattern is refused when it is long, has a backreference,
+ * or the product of its bounds (each + 1, as if all nested) is large. */
+static bool regex_safe(const char *body)
+{
+	if (strlen(body) > 1024)
+		return false;
+	double product = 1;
+	for (const char *p = body; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			if (p[1] >= '1' && p[1] <= '9')
+				return false;
+			p++;
+		} else if (*p == '{') {
+			long most = 0;
+			for (const char *q = p + 1; *q && *q != '}'; q++)
+				if (isdigit((unsigned char)*q)) {
+					long v = strtol(q, (char **)&q, 10);
+					most = v > most ? v : most;
+					q--;
+				}
+			product *= (double)most + 1;
+			if (product > 100000)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* A /regex/ that compiles, and that regex_safe lets through. */
 static bool valid_regex(const char *s)
 {
 	size_t n = strlen(s);
@@ -417,6 +451,10 @@ static bool valid_regex(const char *s)
 	char *body = strndup(s + 1, n - 2);
 	if (!body)
 		return false;
+	if (!regex_safe(body)) {
+		free(body);
+		return false;
+	}
 	regex_t re;
 	int rc = regcomp(&re, body, REG_EXTENDED | REG_NOSUB);
 	free(body);
@@ -1091,7 +1129,8 @@ static bool pattern_matches(const char *pattern, const char *ref, bool tag, cons
 		} else if (n >= 2 && p[0] == '/' && p[n - 1] == '/') {
 			p[n - 1] = 0;
 			regex_t re;
-			ok = regcomp(&re, p + 1, REG_EXTENDED | REG_NOSUB) == 0;
+			ok = regex_safe(p + 1) &&
+			     regcomp(&re, p + 1, REG_EXTENDED | REG_NOSUB) == 0;
 			if (ok) {
 				ok = regexec(&re, ref, 0, NULL, 0) == 0;
 				regfree(&re);

@@ -3,8 +3,9 @@
  * with what its rows need (stage, when, allow_failure, tags, options, variables,
  * environment) and its only/except patterns. Errors are GitLab 10's texts; the first
  * one found is reported, as GitLab did. Hostile input is bounded: the text's size, the
- * nesting depth and the number of nodes after alias expansion (a YAML "billion laughs"
- * stops at the bound, having built nothing big: an alias shares its anchor's node). */
+ * nesting depth and the number of nodes after alias expansion, long strings counting for
+ * their length (a YAML "billion laughs" stops at the bound, having built nothing big: an
+ * alias shares its anchor's node; what the jobs' rows get is at most some megabytes). */
 #ifndef COLLABD_CI_YAML_H
 #define COLLABD_CI_YAML_H
 
@@ -18,6 +19,8 @@
 #define CI_YAML_MAX_BYTES (1024 * 1024)
 #define CI_YAML_MAX_DEPTH 64
 #define CI_YAML_MAX_NODES 100000
+/* a scalar counts as one node per this many bytes (and one more) */
+#define CI_YAML_BYTES_PER_NODE 32
 
 typedef struct {
 	const char *name;

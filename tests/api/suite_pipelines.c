@@ -31,7 +31,7 @@ static const char *const CI_YML = "stages: [build, test, deploy]\n"
 				  "test:\n"
 				  "  script: [make check]\n"
 				  "  variables: {LOCAL: l}\n"
-				  "  environment: review/$CI_COMMIT_REF_NAME\n"
+				  "  environment: review/${CI_COMMIT_REF_SLUG}-$CI_JOB_NAME$NOPE\n"
 				  "manual:\n"
 				  "  script: [echo]\n"
 				  "  when: manual\n"
@@ -196,7 +196,7 @@ START_TEST(test_push_makes_pipeline)
 				     " b.yaml_variables::text) FROM commit_statuses cs"
 				     " JOIN ci_builds b ON b.id = cs.id"
 				     " WHERE cs.pipeline_id = %lld AND cs.name = 'test'", id)),
-			 "1|review/master|"
+			 "1|review/master-test|"
 			 "[{\"key\": \"GLOBAL\", \"value\": \"g\", \"public\": true},"
 			 " {\"key\": \"LOCAL\", \"value\": \"l\", \"public\": true}]");
 	ck_assert_str_eq(S(sql_value("SELECT concat_ws('|', cs.\"when\", cs.allow_failure::text)"
@@ -230,10 +230,17 @@ START_TEST(test_push_makes_pipeline)
 	ck_jstr(r, "before_sha", sha);
 
 	/* a new branch and a tag run their pipelines; deploy runs for the tag */
-	new_ref(&f, "branches", "branch=feature");
+	new_ref(&f, "branches", "branch=Feature/X_1");
 	new_ref(&f, "tags", "tag_name=v1.0");
 	wait_pushes(f.id);
 	ck_assert_int_eq(npipelines(f.id), 4);
+	/* the environment's name with the ref's slug */
+	ck_assert_str_eq(S(sql_value("SELECT b.environment FROM ci_builds b JOIN ci_pipelines p"
+				     " ON p.id = b.pipeline_id"
+				     " JOIN commit_statuses cs ON cs.id = b.id"
+				     " WHERE p.project_id = %lld AND p.ref = 'Feature/X_1'"
+				     " AND cs.name = 'test'", f.id)),
+			 "review/feature-x-1-test");
 	long long tag_id = sql_int("SELECT id FROM ci_pipelines WHERE project_id = %lld AND tag"
 				   " AND ref = 'v1.0'", f.id);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
@@ -241,9 +248,52 @@ START_TEST(test_push_makes_pipeline)
 	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", tag_id))), f.owner, NULL));
 	ck_assert(jbool(r->json, "tag"));
 	/* a deleted branch runs nothing */
-	ck_status(R(api("DELETE", P(&f, "/repository/branches/feature"), f.owner, NULL)), 204);
+	ck_status(R(api("DELETE", P(&f, "/repository/branches/Feature%2FX_1"), f.owner, NULL)),
+		  204);
 	wait_pushes(f.id);
 	ck_assert_int_eq(npipelines(f.id), 4);
+}
+END_TEST
+
+START_TEST(test_git_push)
+{
+	fx f;
+	project(&f, "private");
+	char *work = git_work_new();
+	const char *base = api_url();
+	char *url = S(fmt("http://u:%s@%s/%s.git", f.owner, base + strlen("http://"), f.path));
+	char *yml = S(fmt("%s/ci.yml", work));
+	FILE *w = fopen(yml, "w");
+	ck_assert_ptr_nonnull(w);
+	fputs(CI_YML, w);
+	fclose(w);
+	/* one push of two branches and a tag: a pipeline for each, once */
+	char *out = NULL;
+	int rc = git_sh(work, &out,
+			"init -q a && cp ci.yml a/.gitlab-ci.yml && git -C a add .gitlab-ci.yml &&"
+			" git -C a commit -q -m ci && git -C a tag v2 && git -C a branch other &&"
+			" git -C a push -q '%s' master other v2",
+			url);
+	ck_assert_msg(rc == 0, "git push: %s", out ? out : "");
+	free(out);
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 3);
+	ck_assert_str_eq(S(sql_value("SELECT string_agg(ref || ':' || tag || ':' || source || ':'"
+				     " || status, ',' ORDER BY ref) FROM ci_pipelines"
+				     " WHERE project_id = %lld", f.id)),
+			 "master:false:push:pending,other:false:push:pending,v2:true:push:pending");
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses cs JOIN ci_pipelines p"
+				 " ON p.id = cs.pipeline_id WHERE p.project_id = %lld AND p.tag",
+				 f.id),
+			 4);
+	/* deleting a branch runs nothing */
+	out = NULL;
+	rc = git_sh(work, &out, "-C a push -q '%s' :other", url);
+	ck_assert_msg(rc == 0, "git push: %s", out ? out : "");
+	free(out);
+	wait_pushes(f.id);
+	ck_assert_int_eq(npipelines(f.id), 3);
+	git_work_remove(work);
 }
 END_TEST
 
@@ -347,6 +397,17 @@ START_TEST(test_create)
 	ck_body(R(api("POST", P(&f, "/pipeline"), f.owner, NULL)), 400,
 		"{\"message\":\"400 (Bad request) \\\"ref\\\" not given\"}");
 	ck_base_error(create(&f, f.owner, "nope"), "Reference not found");
+	/* refs no branch or tag can have: the same answer, nothing else */
+	ck_base_error(create(&f, f.owner, "..%2F..%2Fetc"), "Reference not found");
+	ck_base_error(create(&f, f.owner, "master%0A"), "Reference not found");
+	ck_base_error(create(&f, f.owner, "HEAD"), "Reference not found");
+	ck_base_error(create(&f, f.owner, S(fmt("%0*d", 3000, 7))), "Reference not found");
+	ck_status(create(&f, f.owner, "a%00b"), 400);
+	/* a project without a repository yet */
+	fx e;
+	project(&e, "private");
+	ck_base_error(create(&e, e.owner, "master"), "Reference not found");
+	ck_assert_int_eq(npipelines(e.id), 0);
 	new_ref(&f, "branches", "branch=empty");
 	/* a branch whose file has errors: the error, and no pipeline (the API keeps none) */
 	commit(&f, "empty", "update", ".gitlab-ci.yml", "job:\n  script: x\n  when: later\n", "x");
@@ -635,6 +696,7 @@ Suite *suite_pipelines(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, NULL, release);
 	tcase_add_test(tc, test_push_makes_pipeline);
+	tcase_add_test(tc, test_git_push);
 	tcase_add_test(tc, test_push_errors_and_skip);
 	tcase_add_test(tc, test_create);
 	tcase_add_test(tc, test_list_filters);

@@ -302,11 +302,12 @@ START_TEST(test_scalars)
 {
 	json_object *o;
 	const char *err;
-	const char *t = "a: yes\nb: 'yes'\nc: ~\nd: 12\ne: 1.5\nf: off\ng: \"3\"\nh: 0x1\n";
+	const char *t = "a: yes\nb: 'yes'\nc: ~\nd: 12\ne: 1.5\nf: off\ng: \"3\"\nh: 0x1\n"
+			"i: 1e5\nj: -2\nk: !!str 4\n";
 	ck_assert_int_eq(ci_yaml_load(A, t, strlen(t), &o, &err), 0);
 	ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 			 "{\"a\":true,\"b\":\"yes\",\"c\":null,\"d\":12,\"e\":1.5,\"f\":false,"
-			 "\"g\":\"3\",\"h\":\"0x1\"}");
+			 "\"g\":\"3\",\"h\":\"0x1\",\"i\":\"1e5\",\"j\":-2,\"k\":\"4\"}");
 	ck_assert_int_eq(ci_yaml_load(A, "", 0, &o, &err), 0);
 	ck_assert_ptr_null(o);
 	/* the first document only */
@@ -338,6 +339,23 @@ START_TEST(test_hostile)
 			i, i, i - 1, i - 1, i - 1);
 	e = bad(merges);
 	ck_assert_msg(strstr(e, "too large") != NULL, "%s", e);
+	/* the same with one long string: the aliases count for its length */
+	char *longs = arena_alloc(A, 1 << 20);
+	strcpy(longs, ".s: &s \"");
+	memset(longs + strlen(longs), 'x', 100000);
+	strcat(longs, "\"\nj:\n  script: [*s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s,"
+		      " *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s, *s,"
+		      " *s, *s, *s]\n");
+	e = bad(longs);
+	ck_assert_msg(strstr(e, "too large") != NULL, "%s", e);
+	/* regexes that would take gigabytes to compile, or exponential time to match */
+	ck_assert_str_eq(bad("j:\n  script: x\n  only: ['/((a{255}){255}){255}/']\n"),
+			 "jobs:j:only config should be an array of strings or regexps");
+	ck_assert_str_eq(bad("j:\n  script: x\n  except: ['/(a*)\\1/']\n"),
+			 "jobs:j:except config should be an array of strings or regexps");
+	ck_assert_str_eq(bad("j:\n  script: x\n  coverage: '/(x{99}){99}{99}/'\n"),
+			 "jobs:j:coverage config must be a regular expression");
+	ok("j:\n  script: x\n  only: ['/^v[0-9]{1,3}\\.[0-9]{1,3}$/']\n");
 	/* deep nesting */
 	char *deep = arena_alloc(A, 4096);
 	for (int i = 0; i < 1000; i++)
