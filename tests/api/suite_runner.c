@@ -222,6 +222,19 @@ START_TEST(test_runner_request_none)
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners WHERE token_digest ="
 				 " encode(sha256('%s'::bytea), 'hex') AND contacted_at IS NOT NULL",
 				 tok), 1);
+	/* contacted_at is written at most once a minute: the poll stays a read */
+#define BY_TOKEN " WHERE token_digest = encode(sha256('%s'::bytea), 'hex')"
+	free(sql_value("UPDATE ci_runners SET contacted_at = '2020-01-01', version = 'old'"
+		       BY_TOKEN, tok));
+	ck_code(request_job(tok), 204);
+	ck_assert_str_eq(S(sql_value("SELECT version || ' ' || (contacted_at > now() -"
+				     " interval '1 minute')::text FROM ci_runners" BY_TOKEN, tok)),
+			 "10.0.0 true");
+	free(sql_value("UPDATE ci_runners SET contacted_at = now() - interval '30 seconds',"
+		       " version = 'old'" BY_TOKEN, tok));
+	ck_code(request_job(tok), 204);
+	ck_assert_str_eq(S(sql_value("SELECT version FROM ci_runners" BY_TOKEN, tok)), "old");
+#undef BY_TOKEN
 	/* the value the runner sent comes back */
 	r = runner_call("POST", "/jobs/request",
 			S(fmt("{\"token\":\"%s\",\"last_update\":\"abc123\"}", tok)));
