@@ -1052,6 +1052,9 @@ static int expire_seconds(request *r, long long *out)
 		if (!mult)
 			return fail(r, ERR_INVALID, "expire_in is invalid");
 		p += ul;
+		/* at most a century: no date PostgreSQL cannot hold, no overflow */
+		if (n * mult > 3155760000LL - total)
+			return fail(r, ERR_INVALID, "expire_in is invalid");
 		total += n * mult;
 		parts++;
 	}
@@ -1110,10 +1113,14 @@ static int jobs_artifacts_upload(request *r)
 		return rc;
 	const char *path = ci_path(r, "artifacts", j.project_id,
 				   arena_printf(r->ctx.a, "%s/artifacts.zip", j.id));
-	/* GitLab keeps the uploaded file's base name */
+	/* GitLab keeps the uploaded file's base name (shown as artifacts_file.filename and
+	 * sent in Content-Disposition headers): a plain one only */
 	const char *base = strrchr(filename, '/');
 	base = base ? base + 1 : filename;
-	if (!*base || strlen(base) > 255)
+	size_t blen = strlen(base);
+	if (!blen || blen > 255 || base[0] == '.' ||
+	    strspn(base, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") !=
+		    blen)
 		base = "artifacts.zip";
 	if (files_write(path, data, len) < 0) {
 		log_error("artifacts %s: %s", path, strerror(errno));
@@ -1156,8 +1163,9 @@ static int jobs_artifacts_download(request *r)
 		return api_error(r, 404, "404 Not Found");
 	respond_empty(r, 200);
 	respond_header(r, "Content-Type", "application/octet-stream");
+	/* GitLab's present_file!; the name was checked at upload */
 	respond_header(r, "Content-Disposition",
-		       arena_printf(r->ctx.a, "attachment; filename=%s", "artifacts.zip"));
+		       arena_printf(r->ctx.a, "attachment; filename=%s", file));
 	respond_header(r, "X-Accel-Redirect",
 		       arena_printf(r->ctx.a, "/_internal/ci/artifacts/%s/%s/artifacts.zip",
 				    db_val(res, 0, 0), id));

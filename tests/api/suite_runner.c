@@ -703,16 +703,16 @@ START_TEST(test_runner_failure)
 END_TEST
 
 /* POST /jobs/:id/artifacts as gitlab-runner 10 sends it: multipart, part "file". */
-static resp *upload(long long id, const char *token, const char *data, size_t n,
-		    const char *query)
+static resp *upload_as(long long id, const char *token, const char *data, size_t n,
+		       const char *query, const char *filename)
 {
 	const char *boundary = "a8f3c0e5d1b24e6f9c7d";
 	size_t cap = n + 512;
 	char *body = S(malloc(cap));
 	int h = snprintf(body, cap,
 			 "--%s\r\nContent-Disposition: form-data; name=\"file\";"
-			 " filename=\"artifacts.zip\"\r\nContent-Type: application/octet-stream"
-			 "\r\n\r\n", boundary);
+			 " filename=\"%s\"\r\nContent-Type: application/octet-stream"
+			 "\r\n\r\n", boundary, filename);
 	memcpy(body + h, data, n);
 	int t = snprintf(body + h + n, cap - h - n, "\r\n--%s--\r\n", boundary);
 	char *url = S(fmt("%s/api/v4/jobs/%lld/artifacts%s", api_url(), id, query ? query : ""));
@@ -720,6 +720,12 @@ static resp *upload(long long id, const char *token, const char *data, size_t n,
 	const char *headers[] = {UA[0], th, NULL};
 	return R(http_request("POST", url, headers, body, h + n + t,
 			      S(fmt("multipart/form-data; boundary=%s", boundary))));
+}
+
+static resp *upload(long long id, const char *token, const char *data, size_t n,
+		    const char *query)
+{
+	return upload_as(id, token, data, n, query, "artifacts.zip");
 }
 
 static resp *download(long long id, const char *token)
@@ -768,6 +774,17 @@ START_TEST(test_runner_artifacts)
 				     " (artifacts_expire_at - now() > interval '6 days')::text"
 				     " FROM ci_builds WHERE id = %lld", build)),
 			 S(fmt("artifacts.zip %zu true", zn)));
+	/* the uploaded file's name is kept when it is a plain one */
+	ck_code(upload_as(build, bt, zip, zn, NULL, "../x/out.zip"), 201);
+	ck_assert_str_eq(S(sql_value("SELECT artifacts_file || ' ' || (artifacts_expire_at IS NULL)"
+				     " FROM ci_builds WHERE id = %lld", build)), "out.zip true");
+	ck_assert(strstr(resp_header(download(build, bt), "Content-Disposition"), "=out.zip"));
+	ck_code(upload_as(build, bt, zip, zn, "?expire_in=2%20days", "a b;c.zip"), 201);
+	ck_assert_str_eq(S(sql_value("SELECT artifacts_file FROM ci_builds WHERE id = %lld",
+				     build)), "artifacts.zip");
+	ck_code(upload(build, bt, zip, zn, "?expire_in=100000000%20years"), 400);
+	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
+	ck_status(r, 201);
 	/* the job itself downloads them while it runs */
 	r = download(build, bt);
 	ck_status(r, 200);
