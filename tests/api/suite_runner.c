@@ -785,6 +785,21 @@ START_TEST(test_runner_artifacts)
 	ck_code(upload(build, bt, zip, zn, "?expire_in=100000000%20years"), 400);
 	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
 	ck_status(r, 201);
+	/* an archive over max_body (10 MiB here) but within max_artifacts_size: its route
+	 * alone takes it, through nginx and collabd */
+	size_t big_n = 11 << 20;
+	char *big = S(malloc(big_n));
+	for (size_t i = 0; i < big_n; i++)
+		big[i] = (char)(i * 7 + (i >> 12));
+	ck_code(upload(build, bt, big, big_n, NULL), 201);
+	r = download(build, bt);
+	ck_status(r, 200);
+	ck_assert(r->body_len == big_n && memcmp(r->body, big, big_n) == 0);
+	char *huge = S(fmt("{\"token\":\"%s\",\"state\":\"running\",\"trace\":\"%0*d\"}", bt,
+			   (int)big_n, 0));
+	ck_code(runner_call("PUT", S(fmt("/jobs/%lld", build)), huge), 413);
+	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
+	ck_status(r, 201);
 	/* the job itself downloads them while it runs */
 	r = download(build, bt);
 	ck_status(r, 200);
