@@ -110,10 +110,10 @@ const db_stmt runner_stmts[] = {
 	 " SELECT rn.id, rn.active, (SELECT id FROM claim), (SELECT pipeline_id FROM claim),"
 	 " extract(epoch FROM now())::bigint::text FROM (SELECT 1) one LEFT JOIN rn ON true",
 	 7, 5},
-	/* a job taken whose payload could not be made goes back to the queue */
-	{"runner_requeue",
-	 "WITH b AS (UPDATE ci_builds SET runner_id = NULL, token_digest = NULL WHERE id = $1)"
-	 " UPDATE commit_statuses SET status = 'pending', started_at = NULL, updated_at = now()"
+	/* a job taken whose payload could not be made fails: back in the queue, it would
+	 * be the first every runner takes again */
+	{"runner_drop",
+	 "UPDATE commit_statuses SET status = 'failed', finished_at = now(), updated_at = now()"
 	 " WHERE id = $1 AND status = 'running'", 1, 0},
 	{"runner_process", "SELECT ci_process_pipeline($1)", 1, 1},
 	/* $1 the job: what its payload shows (J_ columns) */
@@ -801,9 +801,11 @@ static int jobs_request(request *r)
 	if (rc == 0)
 		rc = job_payload(r, job, arena_strdup(r->ctx.a, job_tok), &payload);
 	if (rc < 0) {
-		/* taken but not handed out: back to the queue for the next request */
+		/* taken but not handed out (a variable sealed with another key, the
+		 * database gone): the job fails, as GitLab's runner_system_failure */
+		log_error("job %s: no payload for its runner; the job fails", job);
 		const char *jv[1] = {job};
-		if (db_query(&r->ctx, "runner_requeue", 1, jv, NULL))
+		if (db_query(&r->ctx, "runner_drop", 1, jv, NULL))
 			db_query(&r->ctx, "runner_process", 1, pv, NULL);
 		return rc;
 	}

@@ -699,6 +699,17 @@ START_TEST(test_runner_failure)
 	free(sql_value("UPDATE projects SET pending_delete = false WHERE id = %lld", f.id));
 	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 200);
 	ck_assert_str_eq(pipeline_status(p4), "success");
+	/* a payload that cannot be made (a variable sealed with another key): 500, and the
+	 * job fails rather than block the queue */
+	free(sql_value("INSERT INTO ci_variables (project_id, key, value_sealed)"
+		       " VALUES (%lld, 'BROKEN', 'abcdef')", f.id));
+	long long p5 = pipeline(&f, "master", false);
+	long long broken = job(&f, p5, 0, "broken", "{}", NULL, false);
+	process(p5);
+	ck_code(request_job(tok), 500);
+	ck_assert_str_eq(status_of(broken), "failed");
+	ck_assert_str_eq(pipeline_status(p5), "failed");
+	ck_code(request_job(tok), 204);
 }
 END_TEST
 
