@@ -21,9 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/api.h"
@@ -32,7 +30,8 @@
 #include "core/log.h"
 #include "entity/entity.h"
 
-/* The job of a request: GitLab's default timeout of a job (projects.build_timeout). */
+/* A job's timeout in seconds, GitLab 10's default projects.build_timeout (there is no
+ * such column here): runner_info.timeout and each step's. */
 #define JOB_TIMEOUT 3600
 /* The longest trace tail searched for the coverage (GitLab reads the whole trace; a
  * coverage line is printed at the end). */
