@@ -1,6 +1,6 @@
 /* collabd: the command line (serve, migrate, keygen, user-create, token-create,
- * private-token, runners-token, hook, authorized-keys, shell, statements) and the master process that
- * runs the workers. */
+ * private-token, runners-token, hook, authorized-keys, shell, statements) and the master
+ * process that runs the workers. */
 #include "config.h"
 
 #include <errno.h>
@@ -567,7 +567,11 @@ static int runners_token(const char *cfg_path, int argc, char **argv)
 		return 1;
 	const char *token;
 	int rc = runner_registration_token(&c.r.ctx, &token);
-	int status = rc < 0 ? cli_fail(&c, rc) : (printf("%s\n", token), 0);
+	int status = 0;
+	if (rc < 0)
+		status = cli_fail(&c, rc);
+	else
+		printf("%s\n", token);
 	cli_close(&c);
 	return status;
 }

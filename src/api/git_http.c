@@ -51,10 +51,45 @@ const db_stmt git_http_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
+/* The row (id, admin, external first) of the user that login and password name: with
+ * the user gitlab-ci-token and a running job's token, the job's user, and the job's
+ * project in *job_project; else a token's user, or a user and their password (tried last,
+ * as GitLab 10's find_for_git_client: the password hash is slow on purpose, and most git
+ * clients send a token). 0 with *out, ERR_UNAUTHORIZED when they do not match. */
+static int credentials_user(request *r, const char *login, const char *password,
+			    PGresult **out, const char **job_project)
+{
+	int err;
+	PGresult *res;
+	const char *digest = crypto_sha256_hex(r->ctx.a, password, strlen(password));
+	if (strcmp(login, "gitlab-ci-token") == 0) {
+		if (!(res = db_query(&r->ctx, "git_job_user", 1, &digest, &err)))
+			return err;
+		if (PQntuples(res) != 1)
+			return ERR_UNAUTHORIZED;
+		*job_project = db_val(res, 0, 3);
+		*out = res;
+		return 0;
+	}
+	bool oauth = strcmp(login, "oauth2") == 0;
+	const char *tv[2] = {digest, oauth ? "true" : "false"};
+	if (!(res = db_query(&r->ctx, "git_token_user", 2, tv, &err)))
+		return err;
+	if (PQntuples(res) != 1) {
+		if (oauth)
+			return ERR_UNAUTHORIZED;
+		const char *v[1] = {login};
+		if (!(res = db_query(&r->ctx, "git_password_user", 1, v, &err)))
+			return err;
+		if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 3)))
+			return ERR_UNAUTHORIZED;
+	}
+	*out = res;
+	return 0;
+}
+
 /* The caller of the Basic credentials in header h: 0 with *out (NULL when none were
- * sent), ERR_UNAUTHORIZED when they do not match. With the user gitlab-ci-token and a
- * running job's token, the job's user, and the job's project in *job_project (else
- * NULL). */
+ * sent), ERR_UNAUTHORIZED when they do not match; *job_project as credentials_user's. */
 static int basic_caller(request *r, const char *h, caller **out, const char **job_project)
 {
 	*out = NULL;
@@ -77,34 +112,10 @@ static int basic_caller(request *r, const char *h, caller **out, const char **jo
 	*password++ = '\0';
 	if (!*login || !*password)
 		return ERR_UNAUTHORIZED;
-	/* a token first, the password last (GitLab 10's find_for_git_client: the password
-	 * hash is slow on purpose, and most git clients send a token) */
-	int err;
 	PGresult *res;
-	if (strcmp(login, "gitlab-ci-token") == 0) {
-		const char *jv[1] = {crypto_sha256_hex(r->ctx.a, password, strlen(password))};
-		if (!(res = db_query(&r->ctx, "git_job_user", 1, jv, &err)))
-			return err;
-		if (PQntuples(res) != 1)
-			return ERR_UNAUTHORIZED;
-		*job_project = db_val(res, 0, 3);
-		goto found;
-	}
-	bool oauth = strcmp(login, "oauth2") == 0;
-	const char *tv[2] = {crypto_sha256_hex(r->ctx.a, password, strlen(password)),
-			     oauth ? "true" : "false"};
-	if (!(res = db_query(&r->ctx, "git_token_user", 2, tv, &err)))
-		return err;
-	if (PQntuples(res) != 1) {
-		if (oauth)
-			return ERR_UNAUTHORIZED;
-		const char *v[1] = {login};
-		if (!(res = db_query(&r->ctx, "git_password_user", 1, v, &err)))
-			return err;
-		if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 3)))
-			return ERR_UNAUTHORIZED;
-	}
-found:;
+	int rc = credentials_user(r, login, password, &res, job_project);
+	if (rc < 0)
+		return rc;
 	caller *c = arena_alloc(r->ctx.a, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	c->id = db_int(res, 0, 0);

@@ -21,9 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/api.h"
@@ -32,7 +30,8 @@
 #include "core/log.h"
 #include "entity/entity.h"
 
-/* The job of a request: GitLab's default timeout of a job (projects.build_timeout). */
+/* A job's timeout in seconds, GitLab 10's default projects.build_timeout (there is no
+ * such column here): runner_info.timeout and each step's. */
 #define JOB_TIMEOUT 3600
 /* The longest trace tail searched for the coverage (GitLab reads the whole trace; a
  * coverage line is printed at the end). */
@@ -110,10 +109,10 @@ const db_stmt runner_stmts[] = {
 	 " SELECT rn.id, rn.active, (SELECT id FROM claim), (SELECT pipeline_id FROM claim),"
 	 " extract(epoch FROM now())::bigint::text FROM (SELECT 1) one LEFT JOIN rn ON true",
 	 7, 5},
-	/* a job taken whose payload could not be made goes back to the queue */
-	{"runner_requeue",
-	 "WITH b AS (UPDATE ci_builds SET runner_id = NULL, token_digest = NULL WHERE id = $1)"
-	 " UPDATE commit_statuses SET status = 'pending', started_at = NULL, updated_at = now()"
+	/* a job taken whose payload could not be made fails: back in the queue, it would
+	 * be the first every runner takes again */
+	{"runner_drop",
+	 "UPDATE commit_statuses SET status = 'failed', finished_at = now(), updated_at = now()"
 	 " WHERE id = $1 AND status = 'running'", 1, 0},
 	{"runner_process", "SELECT ci_process_pipeline($1)", 1, 1},
 	/* $1 the job: what its payload shows (J_ columns) */
@@ -157,12 +156,15 @@ const db_stmt runner_stmts[] = {
 	 "  OR d.name IN (SELECT jsonb_array_elements_text(jb.options->'dependencies')))"
 	 " ORDER BY d.stage_idx, d.id", 1, 4},
 	/* $1 the job, $2 the digest of the token sent: the job's project, status, trace
-	 * size, whether the token is the running job's, the trace file's length limit...
-	 * locked: the job's writers (trace patches, updates) go one at a time */
+	 * size, whether the token is the running job's (and the job not erased, its
+	 * project not being deleted: GitLab's 403s), its pipeline; locked: the job's
+	 * writers (trace patches, updates) go one at a time */
 	{"runner_job_auth",
 	 "SELECT b.project_id, cs.status, b.trace_size,"
-	 " cs.status = 'running' AND b.token_digest = $2, cs.pipeline_id"
-	 " FROM ci_builds b JOIN commit_statuses cs ON cs.id = b.id WHERE b.id = $1"
+	 " cs.status = 'running' AND b.token_digest = $2 AND b.erased_at IS NULL"
+	 " AND NOT p.pending_delete, cs.pipeline_id"
+	 " FROM ci_builds b JOIN commit_statuses cs ON cs.id = b.id"
+	 " JOIN projects p ON p.id = b.project_id WHERE b.id = $1"
 	 " FOR UPDATE OF b", 2, 5},
 	{"runner_trace_size", "UPDATE ci_builds SET trace_size = $2 WHERE id = $1", 2, 0},
 	/* $1 the job, $2 success or failed: the pipeline and the coverage regex, none when
@@ -184,7 +186,8 @@ const db_stmt runner_stmts[] = {
 	 * project, its archive's file name, and whether the token is that of a running job
 	 * of its pipeline that may have them (itself, or one of a later stage) */
 	{"runner_artifacts_get",
-	 "SELECT d.project_id, d.artifacts_file, EXISTS (SELECT 1 FROM ci_builds t"
+	 "SELECT d.project_id, CASE WHEN d.erased_at IS NULL THEN d.artifacts_file END,"
+	 " EXISTS (SELECT 1 FROM ci_builds t"
 	 "  JOIN commit_statuses tc ON tc.id = t.id WHERE t.token_digest = $2"
 	 "  AND tc.status = 'running' AND t.pipeline_id = d.pipeline_id"
 	 "  AND (t.id = d.id OR tc.stage_idx > dc.stage_idx))"
@@ -797,9 +800,11 @@ static int jobs_request(request *r)
 	if (rc == 0)
 		rc = job_payload(r, job, arena_strdup(r->ctx.a, job_tok), &payload);
 	if (rc < 0) {
-		/* taken but not handed out: back to the queue for the next request */
+		/* taken but not handed out (a variable sealed with another key, the
+		 * database gone): the job fails, as GitLab's runner_system_failure */
+		log_error("job %s: no payload for its runner; the job fails", job);
 		const char *jv[1] = {job};
-		if (db_query(&r->ctx, "runner_requeue", 1, jv, NULL))
+		if (db_query(&r->ctx, "runner_drop", 1, jv, NULL))
 			db_query(&r->ctx, "runner_process", 1, pv, NULL);
 		return rc;
 	}
@@ -1048,6 +1053,9 @@ static int expire_seconds(request *r, long long *out)
 		if (!mult)
 			return fail(r, ERR_INVALID, "expire_in is invalid");
 		p += ul;
+		/* at most a century: no date PostgreSQL cannot hold, no overflow */
+		if (n * mult > 3155760000LL - total)
+			return fail(r, ERR_INVALID, "expire_in is invalid");
 		total += n * mult;
 		parts++;
 	}
@@ -1106,10 +1114,14 @@ static int jobs_artifacts_upload(request *r)
 		return rc;
 	const char *path = ci_path(r, "artifacts", j.project_id,
 				   arena_printf(r->ctx.a, "%s/artifacts.zip", j.id));
-	/* GitLab keeps the uploaded file's base name */
+	/* GitLab keeps the uploaded file's base name (shown as artifacts_file.filename and
+	 * sent in Content-Disposition headers): a plain one only */
 	const char *base = strrchr(filename, '/');
 	base = base ? base + 1 : filename;
-	if (!*base || strlen(base) > 255)
+	size_t blen = strlen(base);
+	if (!blen || blen > 255 || base[0] == '.' ||
+	    strspn(base, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") !=
+		    blen)
 		base = "artifacts.zip";
 	if (files_write(path, data, len) < 0) {
 		log_error("artifacts %s: %s", path, strerror(errno));
@@ -1152,8 +1164,9 @@ static int jobs_artifacts_download(request *r)
 		return api_error(r, 404, "404 Not Found");
 	respond_empty(r, 200);
 	respond_header(r, "Content-Type", "application/octet-stream");
+	/* GitLab's present_file!; the name was checked at upload */
 	respond_header(r, "Content-Disposition",
-		       arena_printf(r->ctx.a, "attachment; filename=%s", "artifacts.zip"));
+		       arena_printf(r->ctx.a, "attachment; filename=%s", file));
 	respond_header(r, "X-Accel-Redirect",
 		       arena_printf(r->ctx.a, "/_internal/ci/artifacts/%s/%s/artifacts.zip",
 				    db_val(res, 0, 0), id));

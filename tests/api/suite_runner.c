@@ -222,6 +222,19 @@ START_TEST(test_runner_request_none)
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners WHERE token_digest ="
 				 " encode(sha256('%s'::bytea), 'hex') AND contacted_at IS NOT NULL",
 				 tok), 1);
+	/* contacted_at is written at most once a minute: the poll stays a read */
+#define BY_TOKEN " WHERE token_digest = encode(sha256('%s'::bytea), 'hex')"
+	free(sql_value("UPDATE ci_runners SET contacted_at = '2020-01-01', version = 'old'"
+		       BY_TOKEN, tok));
+	ck_code(request_job(tok), 204);
+	ck_assert_str_eq(S(sql_value("SELECT version || ' ' || (contacted_at > now() -"
+				     " interval '1 minute')::text FROM ci_runners" BY_TOKEN, tok)),
+			 "10.0.0 true");
+	free(sql_value("UPDATE ci_runners SET contacted_at = now() - interval '30 seconds',"
+		       " version = 'old'" BY_TOKEN, tok));
+	ck_code(request_job(tok), 204);
+	ck_assert_str_eq(S(sql_value("SELECT version FROM ci_runners" BY_TOKEN, tok)), "old");
+#undef BY_TOKEN
 	/* the value the runner sent comes back */
 	r = runner_call("POST", "/jobs/request",
 			S(fmt("{\"token\":\"%s\",\"last_update\":\"abc123\"}", tok)));
@@ -278,8 +291,9 @@ START_TEST(test_runner_matching)
 	r = request_job(shared2);
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), both);
-	/* a specific runner without tags runs the untagged job */
-	char *mine = register_runner(project_token(f.id, f.owner), NULL, NULL);
+	/* a specific runner without tags runs the untagged job (locked to its project:
+	 * that changes which projects it may serve, not which of their jobs) */
+	char *mine = register_runner(project_token(f.id, f.owner), ",\"locked\":true", NULL);
 	r = request_job(mine);
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), untagged);
@@ -671,20 +685,45 @@ START_TEST(test_runner_failure)
 	ck_code(update_job(c, jstr(r->json, "token"), "success", NULL), 403);
 	ck_code(patch_trace(c, jstr(r->json, "token"), "0-1", "x"), 403);
 	ck_assert_str_eq(status_of(c), "canceled");
+	/* an erased job, a project being deleted: 403 as GitLab */
+	long long p4 = pipeline(&f, "master", false);
+	long long e = job(&f, p4, 0, "e", "{}", NULL, false);
+	process(p4);
+	r = request_job(tok);
+	ck_status(r, 201);
+	free(sql_value("UPDATE ci_builds SET erased_at = now() WHERE id = %lld", e));
+	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 403);
+	free(sql_value("UPDATE ci_builds SET erased_at = NULL WHERE id = %lld", e));
+	free(sql_value("UPDATE projects SET pending_delete = true WHERE id = %lld", f.id));
+	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 403);
+	free(sql_value("UPDATE projects SET pending_delete = false WHERE id = %lld", f.id));
+	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 200);
+	ck_assert_str_eq(pipeline_status(p4), "success");
+	/* a payload that cannot be made (a variable sealed with another key): 500, and the
+	 * job fails rather than block the queue */
+	free(sql_value("INSERT INTO ci_variables (project_id, key, value_sealed)"
+		       " VALUES (%lld, 'BROKEN', 'abcdef')", f.id));
+	long long p5 = pipeline(&f, "master", false);
+	long long broken = job(&f, p5, 0, "broken", "{}", NULL, false);
+	process(p5);
+	ck_code(request_job(tok), 500);
+	ck_assert_str_eq(status_of(broken), "failed");
+	ck_assert_str_eq(pipeline_status(p5), "failed");
+	ck_code(request_job(tok), 204);
 }
 END_TEST
 
 /* POST /jobs/:id/artifacts as gitlab-runner 10 sends it: multipart, part "file". */
-static resp *upload(long long id, const char *token, const char *data, size_t n,
-		    const char *query)
+static resp *upload_as(long long id, const char *token, const char *data, size_t n,
+		       const char *query, const char *filename)
 {
 	const char *boundary = "a8f3c0e5d1b24e6f9c7d";
 	size_t cap = n + 512;
 	char *body = S(malloc(cap));
 	int h = snprintf(body, cap,
 			 "--%s\r\nContent-Disposition: form-data; name=\"file\";"
-			 " filename=\"artifacts.zip\"\r\nContent-Type: application/octet-stream"
-			 "\r\n\r\n", boundary);
+			 " filename=\"%s\"\r\nContent-Type: application/octet-stream"
+			 "\r\n\r\n", boundary, filename);
 	memcpy(body + h, data, n);
 	int t = snprintf(body + h + n, cap - h - n, "\r\n--%s--\r\n", boundary);
 	char *url = S(fmt("%s/api/v4/jobs/%lld/artifacts%s", api_url(), id, query ? query : ""));
@@ -692,6 +731,12 @@ static resp *upload(long long id, const char *token, const char *data, size_t n,
 	const char *headers[] = {UA[0], th, NULL};
 	return R(http_request("POST", url, headers, body, h + n + t,
 			      S(fmt("multipart/form-data; boundary=%s", boundary))));
+}
+
+static resp *upload(long long id, const char *token, const char *data, size_t n,
+		    const char *query)
+{
+	return upload_as(id, token, data, n, query, "artifacts.zip");
 }
 
 static resp *download(long long id, const char *token)
@@ -740,6 +785,32 @@ START_TEST(test_runner_artifacts)
 				     " (artifacts_expire_at - now() > interval '6 days')::text"
 				     " FROM ci_builds WHERE id = %lld", build)),
 			 S(fmt("artifacts.zip %zu true", zn)));
+	/* the uploaded file's name is kept when it is a plain one */
+	ck_code(upload_as(build, bt, zip, zn, NULL, "../x/out.zip"), 201);
+	ck_assert_str_eq(S(sql_value("SELECT artifacts_file || ' ' || (artifacts_expire_at IS NULL)"
+				     " FROM ci_builds WHERE id = %lld", build)), "out.zip true");
+	ck_assert(strstr(resp_header(download(build, bt), "Content-Disposition"), "=out.zip"));
+	ck_code(upload_as(build, bt, zip, zn, "?expire_in=2%20days", "a b;c.zip"), 201);
+	ck_assert_str_eq(S(sql_value("SELECT artifacts_file FROM ci_builds WHERE id = %lld",
+				     build)), "artifacts.zip");
+	ck_code(upload(build, bt, zip, zn, "?expire_in=100000000%20years"), 400);
+	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
+	ck_status(r, 201);
+	/* an archive over max_body (10 MiB here) but within max_artifacts_size: its route
+	 * alone takes it, through nginx and collabd */
+	size_t big_n = 11 << 20;
+	char *big = S(malloc(big_n));
+	for (size_t i = 0; i < big_n; i++)
+		big[i] = (char)(i * 7 + (i >> 12));
+	ck_code(upload(build, bt, big, big_n, NULL), 201);
+	r = download(build, bt);
+	ck_status(r, 200);
+	ck_assert(r->body_len == big_n && memcmp(r->body, big, big_n) == 0);
+	char *huge = S(fmt("{\"token\":\"%s\",\"state\":\"running\",\"trace\":\"%0*d\"}", bt,
+			   (int)big_n, 0));
+	ck_code(runner_call("PUT", S(fmt("/jobs/%lld", build)), huge), 413);
+	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
+	ck_status(r, 201);
 	/* the job itself downloads them while it runs */
 	r = download(build, bt);
 	ck_status(r, 200);
