@@ -112,7 +112,7 @@ static int basic_caller(request *r, const char *h, caller **out, const char **jo
 	*password++ = '\0';
 	if (!*login || !*password)
 		return ERR_UNAUTHORIZED;
-	PGresult *res;
+	PGresult *res = NULL;
 	int rc = credentials_user(r, login, password, &res, job_project);
 	if (rc < 0)
 		return rc;

@@ -316,7 +316,7 @@ static int runners_check_register(request *r)
 
 static int runners_register(request *r)
 {
-	const char *token, *active, *locked, *run_untagged, *tags;
+	const char *token = NULL, *active, *locked, *run_untagged, *tags;
 	int rc = token_param(r, &token);
 	if (rc < 0 || (rc = bool_param(r, "active", &active)) < 0 ||
 	    (rc = bool_param(r, "locked", &locked)) < 0 ||
@@ -363,7 +363,7 @@ static int runners_check_token(request *r)
 
 static int runners_unregister(request *r)
 {
-	const char *token;
+	const char *token = NULL;
 	int rc = token_param(r, &token);
 	if (rc < 0)
 		return rc;
@@ -380,7 +380,7 @@ static int runners_unregister(request *r)
 
 static int runners_verify(request *r)
 {
-	const char *token;
+	const char *token = NULL;
 	int rc = token_param(r, &token);
 	if (rc < 0)
 		return rc;
@@ -766,7 +766,7 @@ static int job_payload(request *r, const char *id, const char *token, json_objec
 
 static int jobs_request(request *r)
 {
-	const char *token;
+	const char *token = NULL;
 	int rc = token_param(r, &token);
 	if (rc < 0)
 		return rc;
