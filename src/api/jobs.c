@@ -156,7 +156,7 @@ static json_object *job_commit(request *r, commit_memo *m, const char *sha)
 	}
 	json_object *o = NULL;
 	git_commit *commit;
-	if (m->repo && gitc_commit_of(&r->ctx, m->repo, sha, &commit) == 0)
+	if (m->repo && gitc_commit_by_id(&r->ctx, m->repo, sha, &commit) == 0)
 		o = request_own(r, gitc_commit_json(&r->ctx, m->repo, commit, false));
 	if (m->n < COMMIT_MEMO_MAX) {
 		m->sha[m->n] = sha;
