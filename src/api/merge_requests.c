@@ -15,7 +15,11 @@
  * developers and up (the author and the assignee edit their own); labels, milestone and
  * assignee are set by developers and up only; deleting is for owners and admins;
  * merging for those who may merge into the target branch (protected branches'
- * merge_access_level). */
+ * merge_access_level). How a merge is made is the target project's merge_method: merge
+ * (a merge commit), rebase_merge (a merge commit, only when the target branch is an
+ * ancestor of the source head) or ff (the target branch moved to the source head, only
+ * as a fast-forward; no merge commit); merge_status says cannot_be_merged when the
+ * method's condition does not hold. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,13 +121,15 @@ const db_stmt merge_requests_stmts[] = {
 	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
 	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.id = $4",
 	 4, MR_NCOLS + 1},
-	/* Request $2 of project $1 locked for a change, with what the change compares. */
+	/* Request $2 of project $1 locked for a change, with what the change compares, and
+	 * the project's merge_method. */
 	{"mrs_lock",
 	 "SELECT mr.id, mr.iid, mr.author_id, mr.assignee_id, mr.state, mr.milestone_id,"
 	 " mr.title, mr.source_project_id, mr.source_branch, mr.target_branch, mr.description,"
 	 " mr.force_remove_source_branch, mr.merge_when_pipeline_succeeds, p.merge_requests_enabled,"
-	 " mr.sha FROM merge_requests mr JOIN projects p ON p.id = mr.target_project_id"
-	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, 15},
+	 " mr.sha, p.merge_method FROM merge_requests mr JOIN projects p"
+	 " ON p.id = mr.target_project_id"
+	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, 16},
 	{"mrs_enabled", "SELECT merge_requests_enabled FROM projects WHERE id = $1", 1, 1},
 	/* The open request of the branches $1..$4 (source project and branch, target
 	 * project and branch) other than $5: its iid. */
@@ -247,12 +253,15 @@ const db_stmt merge_requests_stmts[] = {
 	 " merge_requests WHERE id = $1 UNION SELECT assignee_id FROM merge_requests WHERE id = $1"
 	 " UNION SELECT author_id FROM notes WHERE noteable_type = 'MergeRequest'"
 	 " AND noteable_id = $1 AND NOT system) ORDER BY u.id", 1, 5},
-	/* The open requests from or into branch $2 of project $1 (a push), or request $3. */
+	/* The open requests from or into branch $2 of project $1 (a push), or request $3,
+	 * with their target project's merge_method. */
 	{"mrs_to_check",
-	 "SELECT id, iid, target_project_id, source_project_id, source_branch, target_branch"
-	 " FROM merge_requests WHERE state IN " OPEN_STATES " AND (((source_project_id = $1"
-	 " AND source_branch = $2) OR (target_project_id = $1 AND target_branch = $2))"
-	 " OR id = $3::bigint) ORDER BY id", 3, 6},
+	 "SELECT mr.id, mr.iid, mr.target_project_id, mr.source_project_id, mr.source_branch,"
+	 " mr.target_branch, p.merge_method FROM merge_requests mr"
+	 " JOIN projects p ON p.id = mr.target_project_id WHERE mr.state IN " OPEN_STATES
+	 " AND (((mr.source_project_id = $1 AND mr.source_branch = $2)"
+	 " OR (mr.target_project_id = $1 AND mr.target_branch = $2)) OR mr.id = $3::bigint)"
+	 " ORDER BY mr.id", 3, 7},
 	{NULL, NULL, 0, 0},
 };
 
@@ -607,13 +616,13 @@ static int merge_requests_closes_issues(request *r)
 
 typedef struct {
 	const char *id, *iid, *author, *assignee, *state, *milestone, *title, *source_project,
-		*source_branch, *target_branch, *description, *sha;
+		*source_branch, *target_branch, *description, *sha, *merge_method;
 	bool force_remove, mwps, enabled;
 } locked_mr;
 
 enum { LK_ID, LK_IID, LK_AUTHOR, LK_ASSIGNEE, LK_STATE, LK_MILESTONE, LK_TITLE,
        LK_SOURCE_PROJECT, LK_SOURCE_BRANCH, LK_TARGET_BRANCH, LK_DESCRIPTION, LK_FORCE_REMOVE,
-       LK_MWPS, LK_ENABLED, LK_SHA };
+       LK_MWPS, LK_ENABLED, LK_SHA, LK_MERGE_METHOD };
 
 /* Locks request iid of the route's project: 0; 1 when there is none (answered 404); or
  * ERR_FORBIDDEN when the caller may not read it. */
@@ -636,6 +645,7 @@ static int lock_mr(request *r, const char *iid, locked_mr *out)
 		.source_branch = db_val(res, 0, LK_SOURCE_BRANCH),
 		.target_branch = db_val(res, 0, LK_TARGET_BRANCH),
 		.description = db_val(res, 0, LK_DESCRIPTION), .sha = db_val(res, 0, LK_SHA),
+		.merge_method = db_val(res, 0, LK_MERGE_METHOD),
 		.force_remove = db_bool(res, 0, LK_FORCE_REMOVE), .mwps = db_bool(res, 0, LK_MWPS),
 		.enabled = db_bool(res, 0, LK_ENABLED),
 	};
@@ -1069,6 +1079,18 @@ static int remove_source_branch(request *r, const merge_sides *s, const locked_m
 			    NULL);
 }
 
+/* GitLab's mergeable? once the state is checked: the sides merge cleanly and, when the
+ * project's merge_method is ff or rebase_merge, the target branch is an ancestor of the
+ * source head (should_be_rebased? otherwise). 0 with *out, MERGE_ENOTFOUND when there is
+ * no target branch, or -1. */
+static int mergeable(ctx *c, const merge_sides *s, const char *merge_method, bool *out)
+{
+	int rc = merge_check(c, s, out);
+	if (rc == 0 && *out && strcmp(merge_method, "merge") != 0)
+		rc = merge_ff_possible(s, out);
+	return rc;
+}
+
 static int merge_requests_merge(request *r)
 {
 	const char *iid;
@@ -1100,7 +1122,7 @@ static int merge_requests_merge(request *r)
 	if (rc < 0)
 		return ERR_INTERNAL;
 	bool clean;
-	if ((rc = merge_check(&r->ctx, &s, &clean)) < 0)
+	if ((rc = mergeable(&r->ctx, &s, m.merge_method, &clean)) < 0)
 		return ERR_INTERNAL;
 	if (!clean)
 		return api_error(r, 406, "Branch cannot be merged");
@@ -1137,7 +1159,10 @@ static int merge_requests_merge(request *r)
 	if (!message || !*message)
 		message = default_message(r, &m);
 	git_oid merged;
-	rc = merge_commit(&r->ctx, &s, m.target_branch, message, name, email, &merged);
+	if (strcmp(m.merge_method, "ff") == 0)
+		rc = merge_ff(&r->ctx, &s, m.target_branch, &merged);
+	else
+		rc = merge_commit(&r->ctx, &s, m.target_branch, message, name, email, &merged);
 	if (rc == MERGE_EMOVED)
 		return api_error(r, 409, "The target branch moved while merging: try again");
 	if (rc == MERGE_ECONFLICT || rc == MERGE_ENOTFOUND)
@@ -1260,7 +1285,7 @@ static int check_requests(ctx *c, const char *project, const char *branch, const
 			continue; /* no source branch (any more): left as it was */
 		bool clean = false;
 		if (rc == 0 && s.have_target)
-			rc = merge_check(c, &s, &clean);
+			rc = mergeable(c, &s, db_val(res, i, 6), &clean);
 		if (rc < 0) {
 			*why = arena_printf(c->a, "cannot check merge request %s", db_val(res, i, 0));
 			return -1;
