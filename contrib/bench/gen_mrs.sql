@@ -119,6 +119,7 @@ CREATE TEMP TABLE tr AS
 		project_id, created_at
 	FROM tr0;
 ALTER TABLE tr ADD PRIMARY KEY (idx);
+SELECT setval('merge_requests_id_seq', :r0 + :mrs - 1) \gset
 ANALYZE tr;
 
 INSERT INTO merge_requests (id, target_project_id, iid, source_project_id, source_branch,
@@ -170,16 +171,17 @@ INSERT INTO label_links (label_id, target_type, target_id, created_at)
 
 -- ---- the seeded repositories' requests: bench-changes, then bench-merge-N, opened now
 -- by the repository's token user, after the project's others ----
+CREATE TEMP TABLE trmax AS SELECT project_id, max(iid) AS iid FROM tr GROUP BY 1;
 CREATE TEMP TABLE trr AS
 	SELECT nextval('merge_requests_id_seq') AS id, x.project_id,
-		coalesce((SELECT max(iid) FROM tr WHERE tr.project_id = x.project_id), 0)
-			+ row_number() OVER (PARTITION BY x.project_id ORDER BY x.n) AS iid,
+		coalesce(m.iid, 0) + row_number() OVER (PARTITION BY x.project_id ORDER BY x.n) AS iid,
 		x.name, x.sha, x.n, x.author_id
 	FROM (SELECT rp.project_id, b.name, b.sha,
 		CASE WHEN b.name = 'bench-changes' THEN 0 ELSE substr(b.name, 13)::int END AS n,
 		(SELECT t.user_id FROM tokens t WHERE t.kind = 'personal' AND t.name = 'bench'
 			AND t.digest = encode(sha256(rp.token::bytea), 'hex')) AS author_id
-		FROM trepo rp CROSS JOIN tbranch b) x;
+		FROM trepo rp CROSS JOIN tbranch b) x
+	LEFT JOIN trmax m ON m.project_id = x.project_id;
 INSERT INTO merge_requests (id, target_project_id, iid, source_project_id, source_branch,
 		target_branch, title, description, state, merge_status, author_id, sha,
 		created_at, updated_at)
