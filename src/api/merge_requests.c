@@ -54,61 +54,75 @@
 /* The open states (locked: while a merge runs). */
 #define OPEN_STATES "('opened', 'locked')"
 
+/* The statement of the merge request lists, the scope's condition on mr and its project p
+ * given (one statement per scope, so that each has its plan: prepared statements run
+ * generic plans, in which a condition such as ($4 IS NULL OR mr.target_project_id = $4)
+ * is no index condition, and a project's list read every request). The page is taken of
+ * the filtered ids (f) before the joins that present it. */
+#define MRS_ORDER                                                                               \
+	"CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC, f.k DESC,"   \
+	" f.id DESC"
+#define MRS_LIST(SCOPE)                                                                         \
+	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
+	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"            \
+	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20)," \
+	" f AS (SELECT mr.id, CASE WHEN $23::boolean THEN mr.updated_at ELSE mr.created_at END AS k" \
+	"  FROM me, merge_requests mr JOIN projects p ON p.id = mr.target_project_id"           \
+	"  WHERE NOT p.pending_delete AND p.merge_requests_enabled"                             \
+	"  AND " SCOPE                                                                          \
+	"  AND (me.admin OR p.visibility = 20 OR (p.visibility = 10 AND NOT me.external)"       \
+	"   OR p.id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"            \
+	"   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"     \
+	"  AND ($6::text IS NULL OR mr.state = $6 OR ($6 = 'opened' AND mr.state = 'locked'))"  \
+	"  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"      \
+	"   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"          \
+	"   AND ll.target_id = mr.id AND l.title = ANY ($7)) = cardinality($7))"                \
+	"  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"                    \
+	"   WHERE ll.target_type = 'MergeRequest' AND ll.target_id = mr.id))"                   \
+	"  AND ($10::text IS NULL OR ($10 = 'none' AND mr.milestone_id IS NULL)"                \
+	"   OR ($10 = 'any' AND mr.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"      \
+	"   (SELECT 1 FROM milestones mt WHERE mt.id = mr.milestone_id AND mt.title = $9::text)))" \
+	"  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND mr.author_id = me.id)"          \
+	"   OR ($11 = 'assigned-to-me' AND mr.assignee_id = me.id))"                            \
+	"  AND ($12::bigint IS NULL OR mr.author_id = $12)"                                     \
+	"  AND ($13::bigint IS NULL OR mr.assignee_id = $13)"                                   \
+	"  AND (NOT $14::boolean OR mr.assignee_id IS NULL)"                                    \
+	"  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"                       \
+	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                 \
+	"   AND e.user_id = me.id AND e.name = $15))"                                           \
+	"  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"                    \
+	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                 \
+	"   AND e.user_id = me.id))"                                                            \
+	"  AND ($17::bigint[] IS NULL OR mr.iid = ANY ($17))"                                   \
+	"  AND ($18::text IS NULL OR mr.title ILIKE " LIKE("$18") " OR mr.description ILIKE "   \
+	LIKE("$18") ")"                                                                         \
+	"  AND ($19::timestamptz IS NULL OR mr.created_at >= $19)"                              \
+	"  AND ($20::timestamptz IS NULL OR mr.created_at <= $20)"                              \
+	"  AND ($21::timestamptz IS NULL OR mr.updated_at >= $21)"                              \
+	"  AND ($22::timestamptz IS NULL OR mr.updated_at <= $22)"                              \
+	"  AND ($27::text IS NULL OR mr.source_branch = $27)"                                   \
+	"  AND ($28::text IS NULL OR mr.target_branch = $28))"                                  \
+	" SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                      \
+	" (SELECT " MR_COLS " FROM (SELECT * FROM f ORDER BY " MRS_ORDER                        \
+	"  LIMIT $25 OFFSET $26) f JOIN merge_requests mr ON mr.id = f.id" MR_JOINS             \
+	"  ORDER BY " MRS_ORDER ") pg ON true"
+
 const db_stmt merge_requests_stmts[] = {
-	/* The requests the caller sees, filtered, a page of them in order. $1..$3 the
-	 * caller, $4 a project or $5 a group (with its subgroups) or neither; $6 state (NULL:
-	 * all; 'opened' counts the locked ones), $7 label titles (all of them), $8 without
-	 * labels, $9 milestone title with $10 how ('title', 'none', 'any'), $11 scope, $12
-	 * author, $13 assignee, $14 without assignee, $15 the caller's award emoji, $16
-	 * without the caller's award, $17 iids, $18 search, $19..$22 created after/before,
-	 * updated after/before, $23 by updated_at, $24 ascending, $25 limit, $26 offset, $27
-	 * source branch, $28 target branch. */
-	{"mrs_list",
-	 "WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"
-	 " rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"
-	 "  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20),"
-	 " f AS (SELECT mr.id, CASE WHEN $23::boolean THEN mr.updated_at ELSE mr.created_at END AS k"
-	 "  FROM me, merge_requests mr JOIN projects p ON p.id = mr.target_project_id"
-	 "  WHERE NOT p.pending_delete AND p.merge_requests_enabled"
-	 "  AND ($4::bigint IS NULL OR mr.target_project_id = $4)"
-	 "  AND ($5::bigint IS NULL OR p.namespace_id IN (SELECT g.id FROM namespaces g"
-	 "   WHERE g.traversal_ids @> ARRAY[$5::bigint]))"
-	 "  AND (me.admin OR p.visibility = 20 OR (p.visibility = 10 AND NOT me.external)"
-	 "   OR p.id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"
-	 "   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"
-	 "  AND ($6::text IS NULL OR mr.state = $6 OR ($6 = 'opened' AND mr.state = 'locked'))"
-	 "  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"
-	 "   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"
-	 "   AND ll.target_id = mr.id AND l.title = ANY ($7)) = cardinality($7))"
-	 "  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"
-	 "   WHERE ll.target_type = 'MergeRequest' AND ll.target_id = mr.id))"
-	 "  AND ($10::text IS NULL OR ($10 = 'none' AND mr.milestone_id IS NULL)"
-	 "   OR ($10 = 'any' AND mr.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"
-	 "   (SELECT 1 FROM milestones mt WHERE mt.id = mr.milestone_id AND mt.title = $9::text)))"
-	 "  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND mr.author_id = me.id)"
-	 "   OR ($11 = 'assigned-to-me' AND mr.assignee_id = me.id))"
-	 "  AND ($12::bigint IS NULL OR mr.author_id = $12)"
-	 "  AND ($13::bigint IS NULL OR mr.assignee_id = $13)"
-	 "  AND (NOT $14::boolean OR mr.assignee_id IS NULL)"
-	 "  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"
-	 "   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"
-	 "   AND e.user_id = me.id AND e.name = $15))"
-	 "  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"
-	 "   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"
-	 "   AND e.user_id = me.id))"
-	 "  AND ($17::bigint[] IS NULL OR mr.iid = ANY ($17))"
-	 "  AND ($18::text IS NULL OR mr.title ILIKE " LIKE("$18") " OR mr.description ILIKE "
-	 LIKE("$18") ")"
-	 "  AND ($19::timestamptz IS NULL OR mr.created_at >= $19)"
-	 "  AND ($20::timestamptz IS NULL OR mr.created_at <= $20)"
-	 "  AND ($21::timestamptz IS NULL OR mr.updated_at >= $21)"
-	 "  AND ($22::timestamptz IS NULL OR mr.updated_at <= $22)"
-	 "  AND ($27::text IS NULL OR mr.source_branch = $27)"
-	 "  AND ($28::text IS NULL OR mr.target_branch = $28))"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
-	 " (SELECT " MR_COLS " FROM f JOIN merge_requests mr ON mr.id = f.id" MR_JOINS
-	 "  ORDER BY CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC,"
-	 "  f.k DESC, f.id DESC LIMIT $25 OFFSET $26) pg ON true",
+	/* The requests the caller sees, filtered, a page of them in order (MRS_LIST): in
+	 * every project; in project $4 ($5 NULL); in group $5 and its subgroups ($4 NULL).
+	 * $1..$3 the caller, $6 state (NULL: all; 'opened' counts the locked ones), $7
+	 * label titles (all of them), $8 without labels, $9 milestone title with $10 how
+	 * ('title', 'none', 'any'), $11 scope, $12 author, $13 assignee, $14 without
+	 * assignee, $15 the caller's award emoji, $16 without the caller's award, $17 iids,
+	 * $18 search, $19..$22 created after/before, updated after/before, $23 by
+	 * updated_at, $24 ascending, $25 limit, $26 offset, $27 source branch, $28 target
+	 * branch. */
+	{"mrs_list", MRS_LIST("$4::bigint IS NULL AND $5::bigint IS NULL"), 28, 1 + MR_NCOLS},
+	{"mrs_list_project", MRS_LIST("mr.target_project_id = $4::bigint AND $5::bigint IS NULL"),
+	 28, 1 + MR_NCOLS},
+	{"mrs_list_group",
+	 MRS_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
+		  " WHERE g.traversal_ids @> ARRAY[$5::bigint])"),
 	 28, 1 + MR_NCOLS},
 	/* Request $5 of project $4 as the caller ($1..$3) sees it, and whether the
 	 * project's merge requests are enabled. */
@@ -336,7 +350,8 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 	v[26] = f.source_branch;
 	v[27] = f.target_branch;
 	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_list", 28, v, &err);
+	const char *stmt = project_id ? "mrs_list_project" : group_id ? "mrs_list_group" : "mrs_list";
+	PGresult *res = db_query(&r->ctx, stmt, 28, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &f.t.pg, res,
