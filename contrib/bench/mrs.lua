@@ -17,7 +17,7 @@ local tokens, ids, iids = {}, {}, {}
 local kind, claims
 local n = 0
 local SLICE = 200
-local first, next_i, last = 1, 1, 0
+local next_i, last = 1, 0
 function setup(thread)
 	n = n + 1
 	thread:set("thread_no", n)
@@ -42,13 +42,13 @@ function init(args)
 	math.randomseed(os.time() * 1000 + thread_no)
 end
 
--- The next slice nobody claimed: [first, last] and true, or false when none is left.
+-- The next slice nobody claimed: [next_i, last] and true, or false when none is left.
 local function claim()
 	local k = 0
 	while k * SLICE < #tokens do
 		local ok = os.execute("mkdir '" .. claims .. "/" .. k .. "' 2>/dev/null")
 		if ok == 0 or ok == true then
-			first, next_i, last = k * SLICE + 1, k * SLICE + 1, math.min((k + 1) * SLICE, #tokens)
+			next_i, last = k * SLICE + 1, math.min((k + 1) * SLICE, #tokens)
 			return true
 		end
 		k = k + 1
