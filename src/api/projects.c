@@ -248,7 +248,7 @@ const db_stmt projects_stmts[] = {
 	/* $1 namespace $2 name $3 path $4 description $5 visibility $6 default_branch
 	 * $7 creator $8 forked from, $9..$22 the flags (flag_names), $23 tag_list (a JSON
 	 * array), $24 runners token digest, $25 sealed, $26 ci_config_path,
-	 * $27 import_status */
+	 * $27 import_status, $28 merge_method */
 	{"projects_insert",
 	 "INSERT INTO projects (namespace_id, name, path, description, visibility, default_branch,"
 	 " creator_id, forked_from_id, issues_enabled, merge_requests_enabled, jobs_enabled,"
@@ -256,7 +256,8 @@ const db_stmt projects_stmts[] = {
 	 " lfs_enabled, request_access_enabled, public_jobs, resolve_outdated_diff_discussions,"
 	 " only_allow_merge_if_pipeline_succeeds,"
 	 " only_allow_merge_if_all_discussions_are_resolved, printing_merge_request_link_enabled,"
-	 " tag_list, runners_token_digest, runners_token_sealed, ci_config_path, import_status)"
+	 " tag_list, runners_token_digest, runners_token_sealed, ci_config_path, import_status,"
+	 " merge_method)"
 	 " VALUES ($1, $2, $3, $4, coalesce($5::smallint, 0), $6, $7, $8,"
 	 " coalesce($9::boolean, true), coalesce($10::boolean, true), coalesce($11::boolean, true),"
 	 " coalesce($12::boolean, true), coalesce($13::boolean, true),"
@@ -266,14 +267,14 @@ const db_stmt projects_stmts[] = {
 	 " coalesce($20::boolean, false), coalesce($21::boolean, false),"
 	 " coalesce($22::boolean, true),"
 	 " coalesce(ARRAY(SELECT jsonb_array_elements_text($23::jsonb)), '{}'), $24, $25, $26,"
-	 " coalesce($27, 'none')) RETURNING id", 27, 1},
+	 " coalesce($27, 'none'), coalesce($28, 'merge')) RETURNING id", 28, 1},
 	/* The owner of a personal project is its master (GitLab 10: the creator; here the
 	 * namespace's owner, which is the creator but when an admin creates it). */
 	{"projects_member_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
 	 " VALUES ('Project', $1, $2, 40, $3) ON CONFLICT DO NOTHING", 3, 0},
 	/* $1 id, $2 name $3 path $4 description $5 visibility $6 default_branch, $7..$20 the
-	 * flags, $21 tag_list, $22 ci_config_path; NULL keeps a value */
+	 * flags, $21 tag_list, $22 ci_config_path, $23 merge_method; NULL keeps a value */
 	{"projects_update",
 	 "UPDATE projects SET name = coalesce($2, name), path = coalesce($3, path),"
 	 " description = coalesce($4, description),"
@@ -289,8 +290,9 @@ const db_stmt projects_stmts[] = {
 	 FLAG_SET(20, "printing_merge_request_link_enabled")
 	 " tag_list = CASE WHEN $21::jsonb IS NULL THEN tag_list"
 	 " ELSE ARRAY(SELECT jsonb_array_elements_text($21::jsonb)) END,"
-	 " ci_config_path = coalesce($22, ci_config_path), updated_at = now()"
-	 " WHERE id = $1 AND NOT pending_delete", 22, 0},
+	 " ci_config_path = coalesce($22, ci_config_path),"
+	 " merge_method = coalesce($23, merge_method), updated_at = now()"
+	 " WHERE id = $1 AND NOT pending_delete", 23, 0},
 	/* Marks project $1 deleted; its fork source counts one fork less. */
 	{"projects_mark_deleted",
 	 "WITH d AS (UPDATE projects SET pending_delete = true, updated_at = now()"
@@ -325,6 +327,7 @@ static const char *const order_bys[] = {"id", "name", "path", "created_at", "upd
 					"last_activity_at", NULL};
 static const char *const sorts[] = {"asc", "desc", NULL};
 static const char *const visibilities[] = {"private", "internal", "public", NULL};
+static const char *const merge_methods[] = {"ff", "rebase_merge", "merge", NULL};
 
 /* A boolean parameter as SQL text ("true"/"false"), NULL when absent; *rc gets a
  * negative code when the value is not a boolean. */
@@ -690,6 +693,7 @@ static char *parameterize(request *r, const char *name)
  * written. Strings are NULL when absent. */
 struct project_input {
 	const char *name, *path, *description, *visibility, *default_branch, *ci_config_path;
+	const char *merge_method;  /* merge_methods */
 	const char *flags[NFLAGS]; /* "true"/"false"/NULL, in flag_names order */
 	const char *tag_list;      /* a JSON array, or NULL */
 	int vis;                   /* -1 when absent */
@@ -799,6 +803,8 @@ static int read_input(request *r, struct project_input *in)
 		in->vis = visibility_parse(vis);
 		in->visibility = arena_printf(r->ctx.a, "%d", in->vis);
 	}
+	if ((rc = param_oneof(r, "merge_method", merge_methods, &in->merge_method)) < 0)
+		return rc;
 	in->name = param_str(r, "name");
 	in->path = param_str(r, "path");
 	in->description = param_str(r, "description");
@@ -807,7 +813,7 @@ static int read_input(request *r, struct project_input *in)
 	if ((rc = projects_read_tag_list(r, &in->tag_list)) < 0)
 		return rc;
 	in->any = in->any || vis || in->name || in->path || in->description || in->default_branch ||
-		  in->ci_config_path || in->tag_list;
+		  in->ci_config_path || in->tag_list || in->merge_method;
 	if (in->name && !*in->name)
 		in->name = NULL;
 	if (in->path && !*in->path)
@@ -956,7 +962,7 @@ static const char *limit_message(request *r, const struct target_ns *ns)
  * repository (a fork's copied from its source). *id gets the new id. */
 struct new_project {
 	const char *name, *path, *description, *visibility, *default_branch, *creator,
-		*forked_from, *ci_config_path, *tag_list, *import_status;
+		*forked_from, *ci_config_path, *tag_list, *import_status, *merge_method;
 	const char *const *flags;
 };
 
@@ -969,7 +975,7 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
 	if (!sealed)
 		return ERR_INTERNAL;
-	const char *v[27] = {ns->id, np->name, np->path, np->description, np->visibility,
+	const char *v[28] = {ns->id, np->name, np->path, np->description, np->visibility,
 			     np->default_branch, np->creator, np->forked_from};
 	for (size_t i = 0; i < NFLAGS; i++)
 		v[8 + i] = np->flags ? np->flags[i] : NULL;
@@ -978,8 +984,9 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 	v[24] = sealed;
 	v[25] = np->ci_config_path;
 	v[26] = np->import_status;
+	v[27] = np->merge_method;
 	int err;
-	PGresult *res = db_query(&r->ctx, "projects_insert", 27, v, &err);
+	PGresult *res = db_query(&r->ctx, "projects_insert", 28, v, &err);
 	if (!res)
 		return taken_for(r, err);
 	*id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
@@ -1055,6 +1062,7 @@ static int create_as(request *r, const char *const *user_v, bool own)
 		.name = name, .path = path, .description = in.description,
 		.visibility = in.visibility, .default_branch = in.default_branch,
 		.creator = user_v[0], .ci_config_path = in.ci_config_path, .tag_list = in.tag_list,
+		.merge_method = in.merge_method,
 		.flags = in.flags,
 	};
 	if ((rc = insert_project(r, &ns, &np, &id)) < 0)
@@ -1099,7 +1107,7 @@ static int projects_create_for_user(request *r)
 	"merge_requests_enabled, name, only_allow_merge_if_all_discussions_are_resolved, "       \
 	"only_allow_merge_if_pipeline_succeeds, path, printing_merge_request_link_enabled, "     \
 	"public_builds, request_access_enabled, shared_runners_enabled, snippets_enabled, "      \
-	"tag_list, visibility, wiki_enabled"
+	"tag_list, visibility, wiki_enabled, merge_method"
 
 /* The edit's parameters, as GitLab's declarations check them before the project is
  * looked up. */
@@ -1146,14 +1154,15 @@ static int projects_update(request *r)
 		return rc;
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[22] = {p->id, in.name, in.path, in.description, in.visibility,
+	const char *v[23] = {p->id, in.name, in.path, in.description, in.visibility,
 			     in.default_branch};
 	for (size_t i = 0; i < NFLAGS; i++)
 		v[6 + i] = in.flags[i];
 	v[20] = in.tag_list;
 	v[21] = in.ci_config_path;
+	v[22] = in.merge_method;
 	int err;
-	if (!db_query(&r->ctx, "projects_update", 22, v, &err))
+	if (!db_query(&r->ctx, "projects_update", 23, v, &err))
 		return taken_for(r, err);
 	/* the default branch must exist (GitLab's change_head); HEAD is put back if the
 	 * transaction does not commit */

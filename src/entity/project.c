@@ -218,6 +218,7 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 	json_put_bool(o, "only_allow_merge_if_all_discussions_are_resolved",
 		      B(PC_ONLY_ALLOW_MERGE_IF_ALL_DISCUSSIONS_ARE_RESOLVED));
 	json_put_bool(o, "printing_merge_request_link_enabled", B(PC_PRINTING_MR_LINK_ENABLED));
+	json_put_str(o, "merge_method", V(PC_MERGE_METHOD));
 	json_put_bool(o, "request_access_enabled", B(PC_REQUEST_ACCESS_ENABLED));
 	if (flags & PROJECT_STATISTICS) {
 		json_object *st = json_object_new_object();

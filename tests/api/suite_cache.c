@@ -290,6 +290,13 @@ START_TEST(test_cache_lists)
 	char *renamed = S(unique("relisted"));
 	put(S(fmt("/projects/%lld", pid)), admin_token(), S(fmt("name=%s", renamed)));
 	reads(mine, user, 200, S(fmt("\"name\":\"%s\"", renamed)), S(fmt("\"name\":\"%s\"", name)));
+	/* its merge_method (sql/0028) shows on the page and in the record */
+	const char *record = S(fmt("/projects/%lld", pid));
+	warm(record, user, 200, "\"merge_method\":\"merge\"");
+	put(record, admin_token(), "merge_method=ff");
+	reads(mine, user, 200, S(fmt("\"name\":\"%s\"", renamed)), NULL);
+	reads(mine, user, 200, "\"merge_method\":\"ff\"", NULL);
+	reads(record, user, 200, "\"merge_method\":\"ff\"", "\"merge_method\":\"merge\"");
 	/* their membership gone: out of the list */
 	resp *r = R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), NULL));
 	ck_status(r, 204);
