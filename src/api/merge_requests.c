@@ -258,7 +258,7 @@ const db_stmt merge_requests_stmts[] = {
 	 "  OR EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id AND a.user_id = me.id)"
 	 "  OR " SQL_PROJECT_ACCESS("ip") " >= 20))"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
-	 " (SELECT " ISSUE_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
+	 " (SELECT " ISSUE_LIST_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
 	 "  ORDER BY i.iid LIMIT $6 OFFSET $7) pg ON true", 7, 1 + ISSUE_NCOLS},
 	/* Who takes part in request $1: its author, its assignee, and those who commented,
 	 * by id. */
