@@ -75,7 +75,7 @@ static int present_branches(request *r, git_repository *repo, const char *const 
 	for (int i = 0; i < n; i++) {
 		json_object *o = json_object_new_object();
 		json_put_str(o, "name", names[i]);
-		json_object_object_add(o, "commit", entity_commit(&r->ctx, commits[i]));
+		json_object_object_add(o, "commit", entity_commit_kept(&r->ctx, commits[i]));
 		json_put_bool(o, "merged",
 			      head && refs_merged(repo, git_commit_id(commits[i]), head));
 		json_put_bool(o, "protected", db_bool(res, i, 0));
