@@ -87,6 +87,10 @@ bool content_can_read(request *r);
 int content_read(request *r);
 int content_can_push(request *r);
 int content_may_push_branch(request *r, const char *branch, bool *out);
+/* What a repository read depends on in the response cache: the project (its row,
+ * members and links: the caller's access), its namespace, and its refs and protected
+ * branches (CACHE_KEY_REPOSITORY). content_repo declares it. */
+void content_depend(request *r);
 int content_repo(request *r, struct git_repository **out);
 int content_committer(request *r, const char **name, const char **email);
 void content_error(request *r, int status, const char *message);
