@@ -502,7 +502,7 @@ START_TEST(test_cache_verify_passes)
 }
 END_TEST
 
-/* The version of project pid's repository key (sql/0023_cache_repository.sql). */
+/* The version of project pid's repository key (sql/0031_cache_repository.sql). */
 static long long repository_version(long long pid)
 {
 	return sql_int("SELECT coalesce((SELECT v FROM cache_epochs WHERE k = %lld), 0)",
