@@ -434,7 +434,9 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		if ((rc = projects_extras(r, res, n, PL_RECORD, x, NULL)) < 0)
 			return rc;
 	}
-	json_object *list = json_object_new_array();
+	jw w;
+	jw_init(&w, r->ctx.a, (size_t)n * 2048 + 16);
+	jw_begin_array(&w);
 	for (int i = 0; i < n; i++) {
 		if (PQgetisnull(res, i, PL_RECORD))
 			continue;
@@ -442,11 +444,11 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 			project_caller_read(&callers[i], r, res, i, PL_RECORD);
 			x[i].caller = &callers[i];
 		}
-		json_object_array_add(list, entity_project(r, res, i, PL_RECORD, flags,
-							   basic ? NULL : &x[i]));
+		entity_project_write(&w, r, res, i, PL_RECORD, flags, basic ? NULL : &x[i]);
 	}
+	jw_end_array(&w);
 	pagination_headers(r, &pg, total ? strtoll(total, NULL, 10) : 0);
-	respond_json(r, 200, list);
+	respond_jw(r, 200, &w);
 	return 0;
 }
 
@@ -492,8 +494,10 @@ static int add_fork_sources(request *r, const PGresult *res, int n, int col, pro
 		for (int j = 0; from && j < PQntuples(src); j++) {
 			if (strcmp(PQgetvalue(src, j, PC_ID), from) != 0)
 				continue;
-			json_object *o = entity_project(r, src, j, 0, PROJECT_VIEW_BASIC, NULL);
-			x[i].forked_from = request_own(r, o);
+			jw w;
+			jw_init(&w, r->ctx.a, 1024);
+			entity_project_write(&w, r, src, j, 0, PROJECT_VIEW_BASIC, NULL);
+			x[i].forked_from = buf_cstr(&w.b);
 		}
 	}
 	return 0;
@@ -512,17 +516,23 @@ static int add_links(request *r, const PGresult *res, int n, int col, project_ex
 		return err;
 	for (int i = 0; i < n; i++) {
 		const char *id = project_val(res, i, col, PC_ID);
+		jw w = {0};
 		for (int j = 0; id && j < PQntuples(links); j++) {
 			if (strcmp(PQgetvalue(links, j, PLK_PROJECT_ID), id) != 0)
 				continue;
-			if (!x[i].shared_with_groups)
-				x[i].shared_with_groups = request_own(r, json_object_new_array());
-			json_object_array_add(x[i].shared_with_groups,
-					      entity_project_group_link(r, links, j));
+			if (!w.b.data) {
+				jw_init(&w, r->ctx.a, 256);
+				jw_begin_array(&w);
+			}
+			entity_project_group_link(&w, r, links, j);
 			int level = access_shared_level((int)db_int(links, j, PLK_GROUP_ACCESS),
 							(int)db_int(links, j, PLK_CALLER_LEVEL));
 			if (shared_level && level > shared_level[i])
 				shared_level[i] = level;
+		}
+		if (w.b.data) {
+			jw_end_array(&w);
+			x[i].shared_with_groups = buf_cstr(&w.b);
 		}
 	}
 	return 0;
@@ -619,7 +629,10 @@ static int projects_show(request *r)
 		if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID) ||
 		    db_int(res, 0, col + PC_VISIBILITY) != VIS_PUBLIC)
 			return fail_not_found(r, "Project");
-		respond_json(r, 200, entity_project(r, res, 0, col, PROJECT_VIEW_BASIC, NULL));
+		jw w;
+		jw_init(&w, r->ctx.a, 1024);
+		entity_project_write(&w, r, res, 0, col, PROJECT_VIEW_BASIC, NULL);
+		respond_jw(r, 200, &w);
 		return 0;
 	}
 	if ((rc = project_shown_load(r, res, col, &p)) < 0)
@@ -629,7 +642,10 @@ static int projects_show(request *r)
 	unsigned flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
 			 (can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0) |
 			 (stats ? PROJECT_STATISTICS : 0);
-	respond_json(r, 200, entity_project(r, res, 0, col, flags, &p.x));
+	jw w;
+	jw_init(&w, r->ctx.a, 4096);
+	entity_project_write(&w, r, res, 0, col, flags, &p.x);
+	respond_jw(r, 200, &w);
 	return 0;
 }
 
@@ -648,7 +664,10 @@ static int present(request *r, const char *id, int status, bool admin_view)
 		return rc;
 	unsigned flags =
 		PROJECT_VIEW_FULL | (admin_view && can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0);
-	respond_json(r, status, entity_project(r, res, 0, 0, flags, &p.x));
+	jw w;
+	jw_init(&w, r->ctx.a, 4096);
+	entity_project_write(&w, r, res, 0, 0, flags, &p.x);
+	respond_jw(r, status, &w);
 	return 0;
 }
 

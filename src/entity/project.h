@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "auth/access.h"
+#include "core/jw.h"
 #include "http/request.h"
 
 /* The columns the simple view reads, from projects p and its namespaces n, in this
@@ -23,14 +24,14 @@
 /* Every column of the full record: the basic ones, then the rest. A statement pays for
  * each column, join and subquery at every execution (the executor's start-up of its
  * plan), so the record holds what most projects need and no more: the owner of a
- * personal project as one JSON text {id, name, created_at} (a subquery costs less than
- * a join that widens every row above it); of the fork source and of the groups the
+ * personal project as one text[] {id, name, created_at} (a subquery costs less than a
+ * join that widens every row above it); of the fork source and of the groups the
  * project is shared with only whether there are any (forked_from_id, shared): the
  * handler fetches those apart, for the projects that have them (projects_extras()). */
 #define PROJECT_COLS                                                                           \
 	PROJECT_BASIC_COLS ", p.visibility, p.archived, CASE WHEN n.kind = 'user' THEN"          \
-	" (SELECT json_build_object('id', ou.id, 'name', ou.name, 'created_at',"                \
-	" iso8601(ou.created_at))::text FROM users ou WHERE ou.id = n.owner_id) END,"           \
+	" (SELECT ARRAY[ou.id::text, ou.name, iso8601(ou.created_at)]::text FROM users ou"      \
+	" WHERE ou.id = n.owner_id) END,"                                                      \
 	" p.issues_enabled, p.merge_requests_enabled, p.jobs_enabled, p.wiki_enabled,"          \
 	" p.snippets_enabled, p.resolve_outdated_diff_discussions, p.container_registry_enabled,"\
 	" p.creator_id, n.name, n.path, n.kind, p.forked_from_id,"                        \
@@ -109,12 +110,11 @@ typedef struct {
 	int group_notification;
 } project_caller;
 
-/* What the presenter adds to the record's columns; the JSON objects belong to the
- * request's arena (request_own), the presenter takes references to them. */
+/* What the presenter adds to the record's columns, as JSON texts of the request's arena. */
 typedef struct {
-	const project_caller *caller;    /* for PROJECT_PERMISSIONS */
-	json_object *forked_from;        /* the fork source's simple view, NULL when none */
-	json_object *shared_with_groups; /* entity_project_group_link()s, NULL for none */
+	const project_caller *caller;   /* for PROJECT_PERMISSIONS */
+	const char *forked_from;        /* the fork source's simple view, NULL when none */
+	const char *shared_with_groups; /* an array of entity_project_group_link()s, NULL for none */
 } project_extra;
 
 enum project_view {
@@ -125,16 +125,19 @@ enum project_view {
 	PROJECT_STATISTICS = 1 << 3, /* statistics=true */
 };
 
-/* The project whose columns start at column col of row, in the view that flags (enum
- * project_view) give, with x's parts (x may be NULL for the simple view). The runners
- * token is opened with r->ctx.key. The record depends (response cache) on the project's key
- * and its namespace's; the full view also on the owner of a personal project and the fork
- * source (its simple view, when shown, declares its own). */
+/* Writes to w the project whose columns start at column col of row, in the view that
+ * flags (enum project_view) give, with x's parts (x may be NULL for the simple view). The
+ * runners token is opened with r->ctx.key. The record depends (response cache) on the
+ * project's key and its namespace's; the full view also on the owner of a personal
+ * project and the fork source (its simple view, when shown, declares its own). */
+void entity_project_write(jw *w, request *r, const PGresult *res, int row, int col,
+			  unsigned flags, const project_extra *x);
+/* The same as a json-c object (the caller owns it), for a presenter that builds one. */
 json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
 			    const project_extra *x);
-/* One of shared_with_groups: the link of row (PROJECT_LINKS_SELECT columns); it depends
- * on the group's key (its name). */
-json_object *entity_project_group_link(request *r, const PGresult *res, int row);
+/* Writes one of shared_with_groups: the link of row (PROJECT_LINKS_SELECT columns); it
+ * depends on the group's key (its name). */
+void entity_project_group_link(jw *w, request *r, const PGresult *res, int row);
 /* What a list of projects depends on beyond its rows' records (response cache): which
  * projects it holds and through which groups, their order by order_by ("id",
  * "created_at", "name", ...), what search reads, the users when it names one (by_user). */

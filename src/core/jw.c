@@ -1,0 +1,185 @@
+#include "core/jw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void jw_init(jw *w, arena *a, size_t cap)
+{
+	buf_init(&w->b, a, cap);
+	w->comma = false;
+}
+
+/* The separator before a value or a key. */
+static void sep(jw *w)
+{
+	if (w->comma)
+		buf_putc(&w->b, ',');
+}
+
+void jw_begin_object(jw *w)
+{
+	sep(w);
+	buf_putc(&w->b, '{');
+	w->comma = false;
+}
+
+void jw_end_object(jw *w)
+{
+	buf_putc(&w->b, '}');
+	w->comma = true;
+}
+
+void jw_begin_array(jw *w)
+{
+	sep(w);
+	buf_putc(&w->b, '[');
+	w->comma = false;
+}
+
+void jw_end_array(jw *w)
+{
+	buf_putc(&w->b, ']');
+	w->comma = true;
+}
+
+/* The bytes a string holds as they are: all but the controls under 0x20 (and the NUL
+ * that ends it), '"' (0x22) and '\\' (0x5c). */
+static const unsigned char plain[256] = {[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1,
+					 [0x5d ... 0xff] = 1};
+
+/* s escaped as json-c's json_escape_str() does with JSON_C_TO_STRING_NOSLASHESCAPE: the
+ * two-character escapes of \b \n \r \t \f " and \, \u00xx (lower-case hex) for the other
+ * bytes under 0x20, every other byte as it is. */
+static void escape(buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	for (;;) {
+		while (plain[*p])
+			p++;
+		if (p > run)
+			buf_append(b, (const char *)run, (size_t)(p - run));
+		unsigned char c = *p;
+		if (c == '\0')
+			return;
+		run = ++p;
+		char e[6] = {'\\', 0};
+		size_t n = 2;
+		switch (c) {
+		case '\b': e[1] = 'b'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\t': e[1] = 't'; break;
+		case '\f': e[1] = 'f'; break;
+		case '"': e[1] = '"'; break;
+		case '\\': e[1] = '\\'; break;
+		default:
+			memcpy(e + 1, "u00", 3);
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+			n = 6;
+		}
+		buf_append(b, e, n);
+	}
+}
+
+void jw_key(jw *w, const char *key)
+{
+	sep(w);
+	buf_putc(&w->b, '"');
+	escape(&w->b, key);
+	buf_append(&w->b, "\":", 2);
+	w->comma = false;
+}
+
+void jw_str_begin(jw *w)
+{
+	sep(w);
+	buf_putc(&w->b, '"');
+}
+
+void jw_str_part(jw *w, const char *s)
+{
+	escape(&w->b, s);
+}
+
+void jw_str_end(jw *w)
+{
+	buf_putc(&w->b, '"');
+	w->comma = true;
+}
+
+void jw_str(jw *w, const char *s)
+{
+	if (!s) {
+		jw_null(w);
+		return;
+	}
+	jw_str_begin(w);
+	escape(&w->b, s);
+	jw_str_end(w);
+}
+
+void jw_int(jw *w, long long v)
+{
+	char d[24], *end = d + sizeof(d), *q = end;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	jw_raw(w, q, (size_t)(end - q));
+}
+
+void jw_bool(jw *w, bool v)
+{
+	jw_raw(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+void jw_null(jw *w)
+{
+	jw_raw(w, "null", 4);
+}
+
+void jw_raw(jw *w, const char *json, size_t len)
+{
+	sep(w);
+	buf_append(&w->b, json, len);
+	w->comma = true;
+}
+
+void jw_json(jw *w, json_object *o)
+{
+	size_t len = 0;
+	const char *s = json_object_to_json_string_length(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	jw_raw(w, s, len);
+}
+
+void jw_put_str(jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	jw_str(w, s);
+}
+
+void jw_put_int(jw *w, const char *key, long long v)
+{
+	jw_key(w, key);
+	jw_int(w, v);
+}
+
+void jw_put_bool(jw *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	jw_bool(w, v);
+}
+
+void jw_put_int_or_null(jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	if (s)
+		jw_int(w, strtoll(s, NULL, 10));
+	else
+		jw_null(w);
+}
