@@ -135,7 +135,8 @@
 	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me" PL_ORDER("pg") ") pr ON true"
 /* The two views of each kind of list. */
 #define PROJECTS_LISTS(name, candidates)                                                      \
-	{"projects_list_" name, PROJECTS_LIST(candidates, PROJECT_COLS ", "                     \
+	{"projects_list_" name, PROJECTS_LIST(candidates, PROJECT_COLS_SHARED(                  \
+					      PROJECT_SHARED_LINKS("me.id")) ", "                \
 					      PROJECT_CALLER_COLS("me.id")), 17,                 \
 	 PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS},                                  \
 	{"projects_list_" name "_simple", PROJECTS_LIST(candidates, PROJECT_BASIC_COLS), 17,    \
@@ -524,7 +525,9 @@ static int add_links(request *r, const PGresult *res, int n, int col, project_ex
 				jw_init(&w, r->ctx.a, 256);
 				jw_begin_array(&w);
 			}
-			entity_project_group_link(&w, r, links, j);
+			entity_project_group_link(&w, r, db_int(links, j, PLK_GROUP_ID),
+						  db_val(links, j, PLK_GROUP_NAME),
+						  db_int(links, j, PLK_GROUP_ACCESS));
 			int level = access_shared_level((int)db_int(links, j, PLK_GROUP_ACCESS),
 							(int)db_int(links, j, PLK_CALLER_LEVEL));
 			if (shared_level && level > shared_level[i])
@@ -536,6 +539,33 @@ static int add_links(request *r, const PGresult *res, int n, int col, project_ex
 		}
 	}
 	return 0;
+}
+
+/* x->shared_with_groups and *shared_level from the links of PROJECT_SHARED_LINKS (a JSON
+ * text). */
+static void read_links(request *r, const char *text, project_extra *x, int *shared_level)
+{
+	json_object *links = json_tokener_parse(text);
+	size_t n = json_object_is_type(links, json_type_array) ? json_object_array_length(links)
+								: 0;
+	jw w;
+	jw_init(&w, r->ctx.a, 256);
+	jw_begin_array(&w);
+	for (size_t j = 0; j < n; j++) {
+		json_object *l = json_object_array_get_idx(links, j);
+		long long group = json_object_get_int64(json_object_array_get_idx(l, 0));
+		int access = json_object_get_int(json_object_array_get_idx(l, 2));
+		entity_project_group_link(&w, r, group,
+					  json_object_get_string(json_object_array_get_idx(l, 1)),
+					  access);
+		int level = access_shared_level(
+			access, json_object_get_int(json_object_array_get_idx(l, 3)));
+		if (shared_level && level > *shared_level)
+			*shared_level = level;
+	}
+	jw_end_array(&w);
+	x->shared_with_groups = buf_cstr(&w.b);
+	json_object_put(links);
 }
 
 int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
@@ -550,7 +580,10 @@ int projects_extras(request *r, const PGresult *res, int n, int col, project_ext
 		const char *from = project_val(res, i, col, PC_FORKED_FROM_ID);
 		if (from)
 			id_list_add(r, &forks, from);
-		if (id && db_bool(res, i, col + PC_SHARED))
+		const char *links = id ? db_val(res, i, col + PC_SHARED) : NULL;
+		if (links && links[0] == '[')
+			read_links(r, links, &x[i], shared_level ? &shared_level[i] : NULL);
+		else if (links && links[0] == 't')
 			id_list_add(r, &shared, id);
 	}
 	int rc = 0;

@@ -98,13 +98,14 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 	}
 }
 
-void entity_project_group_link(jw *w, request *r, const PGresult *res, int row)
+void entity_project_group_link(jw *w, request *r, long long group_id, const char *name,
+			       long long access)
 {
-	cache_depend(r, CACHE_KEY_NAMESPACE(db_int(res, row, PLK_GROUP_ID)));
+	cache_depend(r, CACHE_KEY_NAMESPACE(group_id));
 	jw_begin_object(w);
-	jw_put_int(w, "group_id", db_int(res, row, PLK_GROUP_ID));
-	jw_put_str(w, "group_name", db_val(res, row, PLK_GROUP_NAME));
-	jw_put_int(w, "group_access_level", db_int(res, row, PLK_GROUP_ACCESS));
+	jw_put_int(w, "group_id", group_id);
+	jw_put_str(w, "group_name", name);
+	jw_put_int(w, "group_access_level", access);
 	jw_end_object(w);
 }
 

@@ -28,7 +28,11 @@
  * join that widens every row above it); of the fork source and of the groups the
  * project is shared with only whether there are any (forked_from_id, shared): the
  * handler fetches those apart, for the projects that have them (projects_extras()). */
-#define PROJECT_COLS                                                                           \
+#define PROJECT_COLS PROJECT_COLS_SHARED(PROJECT_SHARED)
+#define PROJECT_SHARED "EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = p.id)"
+/* PROJECT_COLS with SHARED as the column of the groups the project is shared with: whether
+ * there are any (PROJECT_SHARED), or the links themselves (PROJECT_SHARED_LINKS). */
+#define PROJECT_COLS_SHARED(SHARED)                                                            \
 	PROJECT_BASIC_COLS ", p.visibility, p.archived, CASE WHEN n.kind = 'user' THEN"          \
 	" (SELECT ARRAY[ou.id::text, ou.name, iso8601(ou.created_at)]::text FROM users ou"      \
 	" WHERE ou.id = n.owner_id) END,"                                                      \
@@ -37,7 +41,7 @@
 	" p.creator_id, n.name, n.path, n.kind, p.forked_from_id,"                        \
 	" p.import_status, p.import_error, p.avatar, p.open_issues_count, p.runners_token_sealed,"\
 	" p.public_jobs, p.ci_config_path,"                                                     \
-	" EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = p.id),"              \
+	" " SHARED ","                                                                           \
 	" p.only_allow_merge_if_pipeline_succeeds,"                                             \
 	" p.request_access_enabled, p.only_allow_merge_if_all_discussions_are_resolved,"        \
 	" p.printing_merge_request_link_enabled, p.shared_runners_enabled, p.lfs_enabled,"      \
@@ -101,6 +105,16 @@ _Static_assert(PC_NOTIFICATION_LEVELS + 1 == PROJECT_NCOLS + PROJECT_CALLER_NCOL
 enum {
 	PLK_PROJECT_ID, PLK_GROUP_ID, PLK_GROUP_NAME, PLK_GROUP_ACCESS, PLK_CALLER_LEVEL, PLK_NCOLS
 };
+/* The same links of project p, for the caller whose id is the SQL expression ME, as the
+ * column shared of PROJECT_COLS_SHARED: a JSON text [[group, name, access, caller's
+ * level], ...] in the order of the links, NULL when there are none. A list has them in
+ * its statement, rather than a second one for the projects that are shared. */
+#define PROJECT_SHARED_LINKS(ME)                                                               \
+	"(SELECT json_agg(json_build_array(l.group_id, lg.name, l.group_access, coalesce((SELECT" \
+	" max(m.access_level) FROM members m WHERE m.user_id = " ME                             \
+	" AND m.source_type = 'Namespace' AND m.source_id = ANY (lg.traversal_ids)"             \
+	" AND " SQL_MEMBER_ACTIVE("m") "), 0)) ORDER BY l.id)::text FROM project_group_links l"   \
+	" JOIN namespaces lg ON lg.id = l.group_id WHERE l.project_id = p.id)"
 
 /* The caller's standing on a project, from PROJECT_CALLER_COLS. */
 typedef struct {
@@ -135,9 +149,10 @@ void entity_project_write(jw *w, request *r, const PGresult *res, int row, int c
 /* The same as a json-c object (the caller owns it), for a presenter that builds one. */
 json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
 			    const project_extra *x);
-/* Writes one of shared_with_groups: the link of row (PROJECT_LINKS_SELECT columns); it
+/* Writes one of shared_with_groups: the link to group_id (named name) giving access; it
  * depends on the group's key (its name). */
-void entity_project_group_link(jw *w, request *r, const PGresult *res, int row);
+void entity_project_group_link(jw *w, request *r, long long group_id, const char *name,
+			       long long access);
 /* What a list of projects depends on beyond its rows' records (response cache): which
  * projects it holds and through which groups, their order by order_by ("id",
  * "created_at", "name", ...), what search reads, the users when it names one (by_user). */
