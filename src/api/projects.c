@@ -80,7 +80,7 @@
  * kind of list has its own (projects_list_scoped() picks it; the guards on the
  * parameters stay, for whoever calls one with the parameters of another). All the
  * projects the caller may see; with membership ($8) the caller's memberships and
- * personal namespace; for a user or a group ($12, $13) their namespace (and the group's
+ * personal namespace (the projects found by their ids in one index scan); for a user or a group ($12, $13) their namespace (and the group's
  * links); with starred ($9) the caller's stars: each fetched by key, not from every
  * project. */
 #define PL_ALL(filter)                                                                        \
@@ -88,11 +88,10 @@
 	" WHERE $8::boolean IS NOT TRUE AND $12::text IS NULL AND $13::bigint IS NULL"          \
 	" AND ($9::boolean IS NOT TRUE OR $1::bigint IS NULL) AND" filter
 #define PL_MEMBERSHIP(filter)                                                                 \
-	"SELECT " PL_KEYS " FROM (SELECT id FROM mine UNION SELECT up.id FROM me"                \
-	" JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"      \
-	" ON up.namespace_id = un.id AND NOT up.pending_delete) x CROSS JOIN LATERAL"           \
-	" (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                    \
-	" WHERE $8::boolean AND" filter
+	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me WHERE p.id = ANY (ARRAY(SELECT id"     \
+	" FROM mine UNION ALL SELECT up.id FROM me JOIN namespaces un ON un.owner_id = me.id"   \
+	" AND un.kind = 'user' JOIN projects up ON up.namespace_id = un.id"                     \
+	" AND NOT up.pending_delete)) AND $8::boolean AND" filter
 #define PL_SCOPED                                                                             \
 	"SELECT " PL_KEYS " FROM (SELECT sp.id FROM projects sp"                                 \
 	" WHERE sp.namespace_id IN (SELECT id FROM owner_ns) AND NOT sp.pending_delete"         \
