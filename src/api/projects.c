@@ -136,7 +136,7 @@
 #define PROJECTS_LISTS(name, candidates)                                                      \
 	{"projects_list_" name, PROJECTS_LIST(candidates, PROJECT_COLS_SHARED(                  \
 					      PROJECT_SHARED_LINKS("me.id")) ", "                \
-					      PROJECT_CALLER_COLS("me.id")), 17,                 \
+					      PROJECT_CALLER_LIST_COLS("SELECT id FROM pg")), 17, \
 	 PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS},                                  \
 	{"projects_list_" name "_simple", PROJECTS_LIST(candidates, PROJECT_BASIC_COLS), 17,    \
 	 PL_RECORD + PROJECT_BASIC_NCOLS}
@@ -441,7 +441,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		if (PQgetisnull(res, i, PL_RECORD))
 			continue;
 		if (!basic) {
-			project_caller_read(&callers[i], r, res, i, PL_RECORD);
+			project_caller_read_list(&callers[i], r, res, i, PL_RECORD);
 			x[i].caller = &callers[i];
 		}
 		entity_project_write(&w, r, res, i, PL_RECORD, flags, basic ? NULL : &x[i]);

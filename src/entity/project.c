@@ -65,7 +65,8 @@ static int notification_level(const char *name)
 	return 3;
 }
 
-void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col)
+/* What both readers of the caller's standing start with. */
+static void caller_init(project_caller *out, request *r, const PGresult *res, int row, int col)
 {
 	memset(out, 0, sizeof(*out));
 	out->project_notification = out->group_notification = 3;
@@ -73,6 +74,54 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 	const char *owner = db_val(res, row, col + PC_NS_OWNER_ID);
 	bool personal = strcmp(db_val(res, row, col + PC_NS_KIND), "user") == 0;
 	out->levels.ns_owner = me && personal && owner && strtoll(owner, NULL, 10) == me;
+}
+
+void project_caller_read_list(project_caller *out, request *r, const PGresult *res, int row,
+			      int col)
+{
+	caller_init(out, r, res, row, col);
+	long long id = db_int(res, row, col + PC_ID), ns_id = db_int(res, row, col + PC_NS_ID);
+	long long *m, *groups;
+	int n = db_int_array(r->ctx.a, db_val(res, row, col + PC_MEMBER_LEVEL), &m);
+	int ngroups = db_int_array(r->ctx.a, db_val(res, row, col + PC_GROUP_LEVELS), &groups);
+	/* {{0 project or 1 group, id, level}, ...}: the project's own membership; the highest
+	 * level of the groups above it, and the one of its own group */
+	for (int i = 0; i + 2 < n; i += 3) {
+		int level = (int)m[i + 2];
+		if (m[i] == 0) {
+			if (m[i + 1] == id)
+				out->levels.member_level = level;
+			continue;
+		}
+		for (int k = 0; k < ngroups; k++) {
+			if (groups[k] != m[i + 1])
+				continue;
+			if (level > out->levels.group_level)
+				out->levels.group_level = level;
+			if (m[i + 1] == ns_id)
+				out->own_group_level = level;
+		}
+	}
+	/* {Project:id:level, Namespace:id:level, ...}: the project's and its namespace's */
+	const char **settings;
+	n = db_text_array(r->ctx.a, db_val(res, row, col + PC_NOTIFICATION_LEVELS), &settings);
+	for (int i = 0; i < n; i++) {
+		bool project = strncmp(settings[i], "Project:", 8) == 0;
+		const char *p = strchr(settings[i], ':');
+		char *end;
+		long long source = p ? strtoll(p + 1, &end, 10) : 0;
+		if (!p || *end != ':' || source != (project ? id : ns_id))
+			continue;
+		if (project)
+			out->project_notification = notification_level(end + 1);
+		else
+			out->group_notification = notification_level(end + 1);
+	}
+}
+
+void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col)
+{
+	caller_init(out, r, res, row, col);
 	out->levels.member_level = (int)db_int(res, row, col + PC_MEMBER_LEVEL);
 	/* {{group id, level}, ...}: the highest level, and the one of the project's group */
 	long long *g;

@@ -67,6 +67,22 @@
 	" (SELECT 'Namespace:' || s.level FROM notification_settings s"                         \
 	" WHERE s.user_id = " ME " AND s.source_type = 'Namespace' AND s.source_id = n.id)]::text"
 #define PROJECT_CALLER_NCOLS 3
+/* The same three columns for the rows of a list (project_caller_read_list() reads them),
+ * with what the caller has found once for the page, not with subqueries on every row:
+ * the caller's (me's) memberships of any group and of the page's projects (PAGE, a SQL
+ * set of their ids) as {{0 (project) or 1 (group), id, level}, ...}; the traversal_ids of
+ * the project's group (NULL for a personal project); the caller's notification settings
+ * of any namespace and of the page's projects as {Project:id:level,Namespace:id:level,...}. */
+#define PROJECT_CALLER_LIST_COLS(PAGE)                                                         \
+	"(SELECT array_agg(ARRAY[CASE WHEN m.source_type = 'Project' THEN 0 ELSE 1 END,"        \
+	" m.source_id, m.access_level])::text FROM me cm JOIN members m ON m.user_id = cm.id"   \
+	" WHERE " SQL_MEMBER_ACTIVE("m") " AND (m.source_type = 'Namespace'"                       \
+	" OR (m.source_type = 'Project' AND m.source_id IN (" PAGE ")))),"                      \
+	" CASE WHEN n.kind = 'group' THEN n.traversal_ids::text END,"                           \
+	" (SELECT array_agg(s.source_type || ':' || s.source_id || ':' || s.level)::text"        \
+	" FROM me cs JOIN notification_settings s ON s.user_id = cs.id"                         \
+	" WHERE s.source_type = 'Namespace' OR (s.source_type = 'Project'"                      \
+	" AND s.source_id IN (" PAGE ")))"
 
 enum project_col {
 	PC_ID, PC_DESCRIPTION, PC_DEFAULT_BRANCH, PC_NAME, PC_PATH, PC_NS_FULL_PATH,
@@ -160,6 +176,9 @@ void entity_project_list_depend(request *r, const char *order_by, bool search, b
 /* Reads the PROJECT_CALLER_COLS that follow the PROJECT_COLS at col of row, for r's
  * caller (whose id the statement was given). */
 void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col);
+/* The same from PROJECT_CALLER_LIST_COLS. */
+void project_caller_read_list(project_caller *out, request *r, const PGresult *res, int row,
+			      int col);
 /* git@<ssh_host>:<full path>.git, <external_url>/<full path>.git, <external_url>/<full
  * path> for the namespace full path ns and the project path, in r's arena. */
 const char *project_ssh_url(request *r, const char *ns, const char *path);
