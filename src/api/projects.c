@@ -112,8 +112,17 @@
  * candidates to count them), 1 whether the user $12 exists (true without one), the
  * record from 2. One pass over the candidates gives the page and the total; the page's
  * rows ($16 limit, $17 offset) are fetched by key. */
-#define PROJECTS_LIST(candidates, cols)                                                       \
-	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
+#define PROJECTS_LIST(ME, candidates, cols) PROJECTS_LIST_AS(ME, "", "(SELECT 1) one", candidates, cols)
+/* The same with the caller found by token ($1 digest, $2 oauth; $3 NULL, unused but for
+ * the parameters' numbering) in the same round trip: the AUTH_LEAN columns first; no row
+ * when the token matches nothing. */
+#define PL_ME_AUTH                                                                            \
+	"auth AS (SELECT " AUTH_LEAN " FROM " AUTH_FROM "), me AS (SELECT id, is_admin AS admin,"  \
+	" external OR coalesce($3::boolean, false) AS external FROM auth)"
+#define PROJECTS_LIST_AUTH(candidates, cols)                                                  \
+	PROJECTS_LIST_AS(PL_ME_AUTH, "a.*, ", "auth a", candidates, cols)
+#define PROJECTS_LIST_AS(ME, first, from, candidates, cols)                                   \
+	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                           \
 	" owned_ns AS (SELECT n.id FROM me JOIN namespaces n ON n.owner_id = me.id"             \
 	"  AND n.kind = 'user' UNION SELECT m.source_id FROM me JOIN members m"                 \
 	"  ON m.user_id = me.id AND m.source_type = 'Namespace' AND m.access_level = 50"        \
@@ -127,19 +136,31 @@
 	" f AS NOT MATERIALIZED (" candidates "),"                                             \
 	" pg AS (SELECT id, kt, kts, count(*) OVER () AS total FROM f" PL_ORDER("f")            \
 	"  LIMIT $16 OFFSET $17)"                                                              \
-	"SELECT (SELECT total FROM pg LIMIT 1),"                                                \
-	" ($12::text IS NULL OR EXISTS (SELECT 1 FROM owner_ns)), pr.* FROM (SELECT 1) one"     \
+	"SELECT " first "(SELECT total FROM pg LIMIT 1),"                                       \
+	" ($12::text IS NULL OR EXISTS (SELECT 1 FROM owner_ns)), pr.* FROM " from              \
 	" LEFT JOIN LATERAL (SELECT " cols " FROM pg"                                           \
 	" CROSS JOIN LATERAL (SELECT * FROM projects WHERE id = pg.id OFFSET 0) p"             \
 	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me" PL_ORDER("pg") ") pr ON true"
-/* The two views of each kind of list. */
+/* The two views of each kind of list, with the caller given ($1..$3); found by token
+ * (_auth) for some. */
+#define PL_FULL_COLS                                                                          \
+	PROJECT_COLS_SHARED(PROJECT_SHARED_LINKS("me.id")) ", "                                \
+	PROJECT_CALLER_LIST_COLS("SELECT id FROM pg")
+#define PL_FULL_NCOLS (PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS)
+#define PL_SIMPLE_NCOLS (PL_RECORD + PROJECT_BASIC_NCOLS)
 #define PROJECTS_LISTS(name, candidates)                                                      \
-	{"projects_list_" name, PROJECTS_LIST(candidates, PROJECT_COLS_SHARED(                  \
-					      PROJECT_SHARED_LINKS("me.id")) ", "                \
-					      PROJECT_CALLER_LIST_COLS("SELECT id FROM pg")), 17, \
-	 PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS},                                  \
-	{"projects_list_" name "_simple", PROJECTS_LIST(candidates, PROJECT_BASIC_COLS), 17,    \
-	 PL_RECORD + PROJECT_BASIC_NCOLS}
+	{"projects_list_" name, PROJECTS_LIST(SQL_ME, candidates, PL_FULL_COLS), 17,            \
+	 PL_FULL_NCOLS},                                                                       \
+	{"projects_list_" name "_simple", PROJECTS_LIST(SQL_ME, candidates, PROJECT_BASIC_COLS),  \
+	 17, PL_SIMPLE_NCOLS}
+/* The same and the _auth variants, for the kinds whose candidates name the caller only as
+ * me (not $1). */
+#define PROJECTS_LISTS_AUTH(name, candidates)                                                 \
+	PROJECTS_LISTS(name, candidates),                                                      \
+	{"projects_list_" name "_auth", PROJECTS_LIST_AUTH(candidates, PL_FULL_COLS), 17,        \
+	 AUTH_LEAN_NCOLS + PL_FULL_NCOLS},                                                     \
+	{"projects_list_" name "_simple_auth", PROJECTS_LIST_AUTH(candidates, PROJECT_BASIC_COLS), \
+	 17, AUTH_LEAN_NCOLS + PL_SIMPLE_NCOLS}
 #define PL_RECORD 2
 
 /* ---- one project ---- */
@@ -208,9 +229,9 @@ const db_stmt projects_stmts[] = {
 	 * PL_SCOPED or PL_STARRED */
 	PROJECTS_LISTS("all", PL_ALL(PL_FILTER)),
 	PROJECTS_LISTS("all_lean", PL_ALL(PL_FILTER_LEAN)),
-	PROJECTS_LISTS("membership", PL_MEMBERSHIP(PL_FILTER)),
-	PROJECTS_LISTS("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN)),
-	PROJECTS_LISTS("scoped", PL_SCOPED),
+	PROJECTS_LISTS_AUTH("membership", PL_MEMBERSHIP(PL_FILTER)),
+	PROJECTS_LISTS_AUTH("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN)),
+	PROJECTS_LISTS_AUTH("scoped", PL_SCOPED),
 	PROJECTS_LISTS("starred", PL_STARRED),
 	/* $1 the caller's id (NULL when anonymous), $2 the project's id or full path */
 	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2")), 2, PS_SHOW_NCOLS},
@@ -351,17 +372,30 @@ static const char *const list_stmts[][2][2] = {
 			  {"projects_list_starred", "projects_list_starred_simple"}},
 };
 
+/* A parameter's error rc, after the authentication of a caller the list's statement would
+ * have found (ROUTE_SELF_AUTH): a bad token is 401 before a bad parameter's 400, as on
+ * the routes authenticated before their handler. */
+static int list_param_error(request *r, int rc)
+{
+	if (!r->ctx.user && r->token_digest) {
+		int auth = auth_authenticate(r, r->route->flags);
+		if (auth < 0)
+			return auth;
+	}
+	return rc;
+}
+
 int projects_list_scoped(request *r, const char *user, const char *group_id)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0)
-		return rc;
+		return list_param_error(r, rc);
 	const char *order = "created_at", *sort = "desc", *vis = NULL;
 	if ((rc = param_oneof(r, "order_by", order_bys, &order)) < 0 ||
 	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 ||
 	    (rc = param_oneof(r, "visibility", visibilities, &vis)) < 0)
-		return rc;
+		return list_param_error(r, rc);
 	rc = 0;
 	const char *archived = bool_param(r, "archived", &rc);
 	const char *owned = bool_param(r, "owned", &rc);
@@ -372,9 +406,16 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	const char *simple = bool_param(r, "simple", &rc);
 	const char *stats = bool_param(r, "statistics", &rc);
 	if (rc < 0)
-		return rc;
+		return list_param_error(r, rc);
+	/* with a token not yet looked up (ROUTE_SELF_AUTH), the statement finds the caller */
+	bool self_auth = !r->ctx.user && r->token_digest;
+	bool signed_in = r->ctx.user || self_auth;
 	const char *v[17];
 	access_me_params(&r->ctx, v);
+	if (self_auth) {
+		auth_params(r, v);
+		v[2] = NULL;
+	}
 	v[3] = archived;
 	v[4] = vis ? arena_printf(r->ctx.a, "%d", visibility_parse(vis)) : NULL;
 	v[5] = param_str(r, "search");
@@ -391,10 +432,10 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	v[16] = pagination_offset(r, &pg);
 	/* Without a caller or with simple=true, BasicProjectDetails; else ProjectWithAccess
 	 * (no runners token in lists). */
-	bool basic = !r->ctx.user || (simple && strcmp(simple, "true") == 0);
+	bool basic = !signed_in || (simple && strcmp(simple, "true") == 0);
 	/* the statement of this kind of list (PROJECTS_LISTS), lean without the filters
 	 * that need a subquery */
-	bool starring = starred && strcmp(starred, "true") == 0 && r->ctx.user;
+	bool starring = starred && strcmp(starred, "true") == 0 && signed_in;
 	enum list_kind kind = membership && strcmp(membership, "true") == 0 ? LIST_MEMBERSHIP
 			      : user || group_id				  ? LIST_SCOPED
 			      : starring					  ? LIST_STARRED
@@ -402,18 +443,33 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[5] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
 	const char *stmt = list_stmts[kind][lean][basic];
+	if (self_auth && (kind == LIST_ALL || kind == LIST_STARRED)) {
+		/* their statements have no _auth variant: the caller first */
+		if ((rc = auth_authenticate(r, r->route->flags)) < 0)
+			return rc;
+		self_auth = false;
+		access_me_params(&r->ctx, v);
+	}
 	entity_project_list_depend(r, order, v[5] != NULL, user != NULL);
-	int err;
-	PGresult *res = db_query(&r->ctx, stmt, 17, v, &err);
+	int err, base = 0; /* the column of the total */
+	PGresult *res = db_query(&r->ctx, self_auth ? arena_printf(r->ctx.a, "%s_auth", stmt) : stmt,
+				 17, v, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) == 0 || !db_bool(res, 0, 1))
+	if (self_auth) {
+		if ((rc = auth_accept_lean(r, r->route->flags, res, 0, 0)) < 0)
+			return rc;
+		base = AUTH_LEAN_NCOLS;
+	}
+	if (PQntuples(res) == 0 || !db_bool(res, 0, base + 1))
 		return fail_not_found(r, "User");
-	const char *total = db_val(res, 0, 0);
+	const char *total = db_val(res, 0, base);
+	int col = base + PL_RECORD;
 	if (!total && pg.offset > 0) {
 		/* a page past the end: its first row counts them all */
 		const char *fv[17];
 		memcpy(fv, v, sizeof(fv));
+		access_me_params(&r->ctx, fv);
 		fv[15] = "1";
 		fv[16] = "0";
 		PGresult *first = db_query(&r->ctx, stmt, 17, fv, &err);
@@ -431,20 +487,20 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	if (!basic) {
 		x = arena_alloc(r->ctx.a, (size_t)n * sizeof(*x));
 		callers = arena_alloc(r->ctx.a, (size_t)n * sizeof(*callers));
-		if ((rc = projects_extras(r, res, n, PL_RECORD, x, NULL)) < 0)
+		if ((rc = projects_extras(r, res, n, col, x, NULL)) < 0)
 			return rc;
 	}
 	jw w;
 	jw_init(&w, r->ctx.a, (size_t)n * 2048 + 16);
 	jw_begin_array(&w);
 	for (int i = 0; i < n; i++) {
-		if (PQgetisnull(res, i, PL_RECORD))
+		if (PQgetisnull(res, i, col))
 			continue;
 		if (!basic) {
-			project_caller_read_list(&callers[i], r, res, i, PL_RECORD);
+			project_caller_read_list(&callers[i], r, res, i, col);
 			x[i].caller = &callers[i];
 		}
-		entity_project_write(&w, r, res, i, PL_RECORD, flags, basic ? NULL : &x[i]);
+		entity_project_write(&w, r, res, i, col, flags, basic ? NULL : &x[i]);
 	}
 	jw_end_array(&w);
 	pagination_headers(r, &pg, total ? strtoll(total, NULL, 10) : 0);
@@ -1343,8 +1399,9 @@ static int projects_unarchive(request *r)
 
 /* The module's routes (http/router.h), in the order they are matched. */
 const route projects_routes[] = {
-	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC | ROUTE_CACHE, NULL},
-	{"GET", V4 "/users/:user_id/projects", projects_list_user, ROUTE_PUBLIC | ROUTE_CACHE, NULL},
+	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
+	{"GET", V4 "/users/:user_id/projects", projects_list_user,
+	 ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
 	{"GET", V4 "/projects/:id", projects_show, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
 	{"POST", V4 "/projects", projects_create, AUTH | TX, NULL},
 	{"POST", V4 "/projects/user/:user_id", projects_create_for_user, ADMIN | TX, NULL},
