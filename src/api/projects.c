@@ -484,6 +484,9 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	int n = PQntuples(res);
 	project_extra *x = NULL;
 	project_caller *callers = NULL;
+	project_caller_page page = {0};
+	if (!basic && n > 0)
+		project_caller_page_read(&page, r, res, 0, col);
 	if (!basic) {
 		x = arena_alloc(r->ctx.a, (size_t)n * sizeof(*x));
 		callers = arena_alloc(r->ctx.a, (size_t)n * sizeof(*callers));
@@ -497,7 +500,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		if (PQgetisnull(res, i, col))
 			continue;
 		if (!basic) {
-			project_caller_read_list(&callers[i], r, res, i, col);
+			project_caller_read_list(&callers[i], r, &page, res, i, col);
 			x[i].caller = &callers[i];
 		}
 		entity_project_write(&w, r, res, i, col, flags, basic ? NULL : &x[i]);

@@ -76,13 +76,22 @@ static void caller_init(project_caller *out, request *r, const PGresult *res, in
 	out->levels.ns_owner = me && personal && owner && strtoll(owner, NULL, 10) == me;
 }
 
-void project_caller_read_list(project_caller *out, request *r, const PGresult *res, int row,
+void project_caller_page_read(project_caller_page *out, request *r, const PGresult *res, int row,
 			      int col)
+{
+	out->nmembers = db_int_array(r->ctx.a, db_val(res, row, col + PC_MEMBER_LEVEL),
+				     &out->members);
+	out->nsettings = db_text_array(r->ctx.a, db_val(res, row, col + PC_NOTIFICATION_LEVELS),
+				       &out->settings);
+}
+
+void project_caller_read_list(project_caller *out, request *r, const project_caller_page *page,
+			      const PGresult *res, int row, int col)
 {
 	caller_init(out, r, res, row, col);
 	long long id = db_int(res, row, col + PC_ID), ns_id = db_int(res, row, col + PC_NS_ID);
-	long long *m, *groups;
-	int n = db_int_array(r->ctx.a, db_val(res, row, col + PC_MEMBER_LEVEL), &m);
+	long long *m = page->members, *groups;
+	int n = page->nmembers;
 	int ngroups = db_int_array(r->ctx.a, db_val(res, row, col + PC_GROUP_LEVELS), &groups);
 	/* {{0 project or 1 group, id, level}, ...}: the project's own membership; the highest
 	 * level of the groups above it, and the one of its own group */
@@ -103,8 +112,8 @@ void project_caller_read_list(project_caller *out, request *r, const PGresult *r
 		}
 	}
 	/* {Project:id:level, Namespace:id:level, ...}: the project's and its namespace's */
-	const char **settings;
-	n = db_text_array(r->ctx.a, db_val(res, row, col + PC_NOTIFICATION_LEVELS), &settings);
+	const char **settings = page->settings;
+	n = page->nsettings;
 	for (int i = 0; i < n; i++) {
 		bool project = strncmp(settings[i], "Project:", 8) == 0;
 		const char *p = strchr(settings[i], ':');

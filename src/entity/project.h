@@ -176,9 +176,19 @@ void entity_project_list_depend(request *r, const char *order_by, bool search, b
 /* Reads the PROJECT_CALLER_COLS that follow the PROJECT_COLS at col of row, for r's
  * caller (whose id the statement was given). */
 void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col);
-/* The same from PROJECT_CALLER_LIST_COLS. */
-void project_caller_read_list(project_caller *out, request *r, const PGresult *res, int row,
+/* What PROJECT_CALLER_LIST_COLS hold for every row of a page alike, read once. */
+typedef struct {
+	long long *members; /* {0 or 1, id, level} triples */
+	int nmembers;       /* their number of values */
+	const char **settings;
+	int nsettings;
+} project_caller_page;
+void project_caller_page_read(project_caller_page *out, request *r, const PGresult *res, int row,
 			      int col);
+/* The same as project_caller_read() from PROJECT_CALLER_LIST_COLS, with page read from
+ * any row of the same result. */
+void project_caller_read_list(project_caller *out, request *r, const project_caller_page *page,
+			      const PGresult *res, int row, int col);
 /* git@<ssh_host>:<full path>.git, <external_url>/<full path>.git, <external_url>/<full
  * path> for the namespace full path ns and the project path, in r's arena. */
 const char *project_ssh_url(request *r, const char *ns, const char *path);
