@@ -1,5 +1,6 @@
 #include "core/jw.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,11 +10,23 @@ void jw_init(jw *w, arena *a, size_t cap)
 	w->comma = false;
 }
 
+/* buf_append, without a call when the buffer has room. */
+static inline void put(buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		buf_append(b, s, n);
+		return;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
 /* The separator before a value or a key. */
 static void sep(jw *w)
 {
 	if (w->comma)
-		buf_putc(&w->b, ',');
+		put(&w->b, ",", 1);
 }
 
 void jw_begin_object(jw *w)
@@ -47,18 +60,32 @@ void jw_end_array(jw *w)
 static const unsigned char plain[256] = {[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1,
 					 [0x5d ... 0xff] = 1};
 
+/* Whether any of the 8 bytes of x is under 0x20, '"' or '\\' (the classic test for a zero
+ * byte, applied to x - 0x20.., x ^ '"'.. and x ^ '\\'..; it may also flag a plain byte
+ * above one that needs escaping, never miss one). */
+static bool word_needs_escape(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+	return (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
+		((backslash - ones) & ~backslash)) & highs;
+}
+
 /* s escaped as json-c's json_escape_str() does with JSON_C_TO_STRING_NOSLASHESCAPE: the
  * two-character escapes of \b \n \r \t \f " and \, \u00xx (lower-case hex) for the other
- * bytes under 0x20, every other byte as it is. */
+ * bytes under 0x20, every other byte as it is. Plain runs are found 8 bytes at a time. */
 static void escape(buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s, *run = p;
+	const unsigned char *end = p + strlen(s);
 	for (;;) {
+		for (uint64_t x; end - p >= 8 && (memcpy(&x, p, 8), !word_needs_escape(x));)
+			p += 8;
 		while (plain[*p])
 			p++;
 		if (p > run)
-			buf_append(b, (const char *)run, (size_t)(p - run));
+			put(b, (const char *)run, (size_t)(p - run));
 		unsigned char c = *p;
 		if (c == '\0')
 			return;
@@ -79,23 +106,23 @@ static void escape(buf *b, const char *s)
 			e[5] = hex[c & 15];
 			n = 6;
 		}
-		buf_append(b, e, n);
+		put(b, e, n);
 	}
 }
 
 void jw_key(jw *w, const char *key)
 {
 	sep(w);
-	buf_putc(&w->b, '"');
-	escape(&w->b, key);
-	buf_append(&w->b, "\":", 2);
+	put(&w->b, "\"", 1);
+	put(&w->b, key, strlen(key));
+	put(&w->b, "\":", 2);
 	w->comma = false;
 }
 
 void jw_str_begin(jw *w)
 {
 	sep(w);
-	buf_putc(&w->b, '"');
+	put(&w->b, "\"", 1);
 }
 
 void jw_str_part(jw *w, const char *s)
@@ -105,7 +132,7 @@ void jw_str_part(jw *w, const char *s)
 
 void jw_str_end(jw *w)
 {
-	buf_putc(&w->b, '"');
+	put(&w->b, "\"", 1);
 	w->comma = true;
 }
 
@@ -145,7 +172,7 @@ void jw_null(jw *w)
 void jw_raw(jw *w, const char *json, size_t len)
 {
 	sep(w);
-	buf_append(&w->b, json, len);
+	put(&w->b, json, len);
 	w->comma = true;
 }
 

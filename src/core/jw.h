@@ -23,7 +23,8 @@ void jw_begin_object(jw *w);
 void jw_end_object(jw *w);
 void jw_begin_array(jw *w);
 void jw_end_array(jw *w);
-/* The key of the next member ("key":); the key is escaped as a string is. */
+/* The key of the next member ("key":), written as it is: a presenter's constant, with
+ * nothing to escape. */
 void jw_key(jw *w, const char *key);
 /* Values. jw_str writes null for NULL. */
 void jw_str(jw *w, const char *s);

