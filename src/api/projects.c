@@ -109,19 +109,24 @@
 
 /* A page of projects: column 0 the total (NULL for a page past the end: the handler
  * asks for the first row then, rather than every statement holding a second plan of the
- * candidates to count them), 1 whether the user $12 exists (true without one), the
- * record from 2. One pass over the candidates gives the page and the total; the page's
+ * candidates to count them), 1 whether the user $12 exists (true without one: user is
+ * PL_USER_EXISTS for the lists of a user, PL_NO_USER for the others, whose candidates
+ * are none when $12 is given, and whose plans need not start owner_ns), the record
+ * from 2. One pass over the candidates gives the page and the total; the page's
  * rows ($16 limit, $17 offset) are fetched by key. */
-#define PROJECTS_LIST(ME, candidates, cols) PROJECTS_LIST_AS(ME, "", "(SELECT 1) one", candidates, cols)
+#define PL_USER_EXISTS "EXISTS (SELECT 1 FROM owner_ns)"
+#define PL_NO_USER "false"
+#define PROJECTS_LIST(ME, candidates, user, cols)                                            \
+	PROJECTS_LIST_AS(ME, "", "(SELECT 1) one", candidates, user, cols)
 /* The same with the caller found by token ($1 digest, $2 oauth; $3 NULL, unused but for
  * the parameters' numbering) in the same round trip: the AUTH_LEAN columns first; no row
  * when the token matches nothing. */
 #define PL_ME_AUTH                                                                            \
 	"auth AS (SELECT " AUTH_LEAN " FROM " AUTH_FROM "), me AS (SELECT id, is_admin AS admin,"  \
 	" external OR coalesce($3::boolean, false) AS external FROM auth)"
-#define PROJECTS_LIST_AUTH(candidates, cols)                                                  \
-	PROJECTS_LIST_AS(PL_ME_AUTH, "a.*, ", "auth a", candidates, cols)
-#define PROJECTS_LIST_AS(ME, first, from, candidates, cols)                                   \
+#define PROJECTS_LIST_AUTH(candidates, user, cols)                                            \
+	PROJECTS_LIST_AS(PL_ME_AUTH, "a.*, ", "auth a", candidates, user, cols)
+#define PROJECTS_LIST_AS(ME, first, from, candidates, user, cols)                             \
 	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                           \
 	" owned_ns AS (SELECT n.id FROM me JOIN namespaces n ON n.owner_id = me.id"             \
 	"  AND n.kind = 'user' UNION SELECT m.source_id FROM me JOIN members m"                 \
@@ -137,7 +142,7 @@
 	" pg AS (SELECT id, kt, kts, count(*) OVER () AS total FROM f" PL_ORDER("f")            \
 	"  LIMIT $16 OFFSET $17)"                                                              \
 	"SELECT " first "(SELECT total FROM pg LIMIT 1),"                                       \
-	" ($12::text IS NULL OR EXISTS (SELECT 1 FROM owner_ns)), pr.* FROM " from              \
+	" ($12::text IS NULL OR " user "), pr.* FROM " from                                     \
 	" LEFT JOIN LATERAL (SELECT " cols " FROM pg"                                           \
 	" CROSS JOIN LATERAL (SELECT * FROM projects WHERE id = pg.id OFFSET 0) p"             \
 	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me" PL_ORDER("pg") ") pr ON true"
@@ -148,18 +153,19 @@
 	PROJECT_CALLER_LIST_COLS("SELECT id FROM pg")
 #define PL_FULL_NCOLS (PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS)
 #define PL_SIMPLE_NCOLS (PL_RECORD + PROJECT_BASIC_NCOLS)
-#define PROJECTS_LISTS(name, candidates)                                                      \
-	{"projects_list_" name, PROJECTS_LIST(SQL_ME, candidates, PL_FULL_COLS), 17,            \
+#define PROJECTS_LISTS(name, candidates, user)                                                \
+	{"projects_list_" name, PROJECTS_LIST(SQL_ME, candidates, user, PL_FULL_COLS), 17,      \
 	 PL_FULL_NCOLS},                                                                       \
-	{"projects_list_" name "_simple", PROJECTS_LIST(SQL_ME, candidates, PROJECT_BASIC_COLS),  \
-	 17, PL_SIMPLE_NCOLS}
+	{"projects_list_" name "_simple",                                                      \
+	 PROJECTS_LIST(SQL_ME, candidates, user, PROJECT_BASIC_COLS), 17, PL_SIMPLE_NCOLS}
 /* The same and the _auth variants, for the kinds whose candidates name the caller only as
  * me (not $1). */
-#define PROJECTS_LISTS_AUTH(name, candidates)                                                 \
-	PROJECTS_LISTS(name, candidates),                                                      \
-	{"projects_list_" name "_auth", PROJECTS_LIST_AUTH(candidates, PL_FULL_COLS), 17,        \
+#define PROJECTS_LISTS_AUTH(name, candidates, user)                                           \
+	PROJECTS_LISTS(name, candidates, user),                                                \
+	{"projects_list_" name "_auth", PROJECTS_LIST_AUTH(candidates, user, PL_FULL_COLS), 17,  \
 	 AUTH_LEAN_NCOLS + PL_FULL_NCOLS},                                                     \
-	{"projects_list_" name "_simple_auth", PROJECTS_LIST_AUTH(candidates, PROJECT_BASIC_COLS), \
+	{"projects_list_" name "_simple_auth",                                                 \
+	 PROJECTS_LIST_AUTH(candidates, user, PROJECT_BASIC_COLS),                              \
 	 17, AUTH_LEAN_NCOLS + PL_SIMPLE_NCOLS}
 #define PL_RECORD 2
 
@@ -227,12 +233,12 @@ const db_stmt projects_stmts[] = {
 	/* $1..$3 me, then as PL_FILTER, PL_KEYS and PROJECTS_LIST; the candidates of
 	 * PL_ALL, PL_MEMBERSHIP (each also without the filters that need a subquery),
 	 * PL_SCOPED or PL_STARRED */
-	PROJECTS_LISTS("all", PL_ALL(PL_FILTER)),
-	PROJECTS_LISTS("all_lean", PL_ALL(PL_FILTER_LEAN)),
-	PROJECTS_LISTS_AUTH("membership", PL_MEMBERSHIP(PL_FILTER)),
-	PROJECTS_LISTS_AUTH("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN)),
-	PROJECTS_LISTS_AUTH("scoped", PL_SCOPED),
-	PROJECTS_LISTS("starred", PL_STARRED),
+	PROJECTS_LISTS("all", PL_ALL(PL_FILTER), PL_NO_USER),
+	PROJECTS_LISTS("all_lean", PL_ALL(PL_FILTER_LEAN), PL_NO_USER),
+	PROJECTS_LISTS_AUTH("membership", PL_MEMBERSHIP(PL_FILTER), PL_NO_USER),
+	PROJECTS_LISTS_AUTH("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN), PL_NO_USER),
+	PROJECTS_LISTS_AUTH("scoped", PL_SCOPED, PL_USER_EXISTS),
+	PROJECTS_LISTS("starred", PL_STARRED, PL_NO_USER),
 	/* $1 the caller's id (NULL when anonymous), $2 the project's id or full path */
 	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2")), 2, PS_SHOW_NCOLS},
 	{"projects_show_path", PROJECT_SHOW("$1::bigint", PROJECT_BY_PATH("$2")), 2, PS_SHOW_NCOLS},
