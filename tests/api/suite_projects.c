@@ -720,6 +720,56 @@ START_TEST(test_projects_list_visibility)
 }
 END_TEST
 
+/* The permissions in a list (found once for the page) are those of GET /projects/:id:
+ * own membership, the groups above, the notification settings of the project and of its
+ * namespace. */
+START_TEST(test_projects_list_permissions)
+{
+	struct user u = new_user("prj_lp");
+	char *tag = S(unique("lperm"));
+	long long top = create_group(admin_token(), S(fmt("%s-g", tag)), "private");
+	resp *r = R(api("POST", "/groups", admin_token(),
+			S(fmt("name=%s-sg&path=%s-sg&parent_id=%lld", tag, tag, top))));
+	ck_status(r, 201);
+	long long sub = jint(r->json, "id");
+	long long in_sub = create_id(admin_token(), S(fmt("path=%s-a&namespace_id=%lld", tag, sub)));
+	long long in_top = create_id(admin_token(), S(fmt("path=%s-b&namespace_id=%lld", tag, top)));
+	long long own = create_id(u.token, S(fmt("path=%s-c", tag)));
+	add_member("Namespace", top, u.id, 30);
+	add_member("Namespace", sub, u.id, 20);
+	add_member("Project", in_sub, u.id, 40);
+	free(sql_value("INSERT INTO notification_settings (user_id, source_type, source_id, level)"
+		       " VALUES (%lld, 'Namespace', %lld, 'mention'), (%lld, 'Namespace', %lld,"
+		       " 'disabled'), (%lld, 'Project', %lld, 'watch'), (%lld, 'Project', %lld,"
+		       " 'participating')",
+		       u.id, sub, u.id, top, u.id, in_top, u.id, own));
+
+	r = get(S(fmt("/projects?membership=true&search=%s", tag)), u.token);
+	ck_status(r, 200);
+	ck_ids(r, list3(own, in_top, in_sub));
+	for (int i = 0; i < 3; i++) {
+		json_object *p = json_object_array_get_idx(r->json, i);
+		resp *one = show(jint(p, "id"), u.token);
+		ck_status(one, 200);
+		ck_assert_str_eq(json_object_to_json_string(jget(p, "permissions")),
+				 json_object_to_json_string(jget(one->json, "permissions")));
+	}
+	json_object *perm = jget(json_object_array_get_idx(r->json, 2), "permissions");
+	ck_assert_int_eq(jint(jget(perm, "project_access"), "access_level"), 40);
+	ck_assert_int_eq(jint(jget(perm, "project_access"), "notification_level"), 3);
+	ck_assert_int_eq(jint(jget(perm, "group_access"), "access_level"), 20);
+	ck_assert_int_eq(jint(jget(perm, "group_access"), "notification_level"), 4);
+	perm = jget(json_object_array_get_idx(r->json, 1), "permissions");
+	ck_assert(jnull(perm, "project_access"));
+	ck_assert_int_eq(jint(jget(perm, "group_access"), "access_level"), 30);
+	ck_assert_int_eq(jint(jget(perm, "group_access"), "notification_level"), 0);
+	perm = jget(json_object_array_get_idx(r->json, 0), "permissions");
+	ck_assert_int_eq(jint(jget(perm, "project_access"), "access_level"), 40);
+	ck_assert_int_eq(jint(jget(perm, "project_access"), "notification_level"), 1);
+	ck_assert(jnull(perm, "group_access"));
+}
+END_TEST
+
 START_TEST(test_projects_list_pages)
 {
 	struct user u = new_user("prj_pg");
@@ -1365,6 +1415,7 @@ Suite *suite_projects(void)
 	tcase_add_test(tc, test_projects_show);
 	tcase_add_test(tc, test_projects_show_visibility);
 	tcase_add_test(tc, test_projects_list_visibility);
+	tcase_add_test(tc, test_projects_list_permissions);
 	tcase_add_test(tc, test_projects_list_pages);
 	tcase_add_test(tc, test_projects_list_sorts);
 	tcase_add_test(tc, test_projects_list_filters);
