@@ -86,7 +86,7 @@ void worker_dispatch_tables(request *r, const route *const *tables)
 		return;
 	}
 	r->route = rt;
-	if (db_ensure(r->ctx.db) < 0) {
+	if (db_ensure_idle(r->ctx.db) < 0) {
 		respond_error(r, ERR_UNAVAILABLE);
 		return;
 	}

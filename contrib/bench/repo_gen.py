@@ -151,7 +151,7 @@ def main():
     first_files = sorted(tree)
     head = g.commit("master", "Initial commit\n", None, dict(tree))
     n = 1
-    open_features = []  # (name, mark, tree, commits left, merge?)
+    open_features = []  # (name, mark, tree, commits left, merge?, paths changed, fork mark)
     branches = ["master"]
     tags = []
     feature_no = 0
@@ -160,7 +160,8 @@ def main():
         if rng.random() < 0.02 and len(open_features) < 4:
             feature_no += 1
             name = "feature/%s-%s-%d" % (rng.choice(WORDS), rng.choice(WORDS), feature_no)
-            open_features.append([name, head, dict(tree), rng.randint(3, 25), rng.random() < 0.7, set()])
+            open_features.append([name, head, dict(tree), rng.randint(3, 25), rng.random() < 0.7, set(),
+                                  head])
         if open_features and rng.random() < 0.3:
             f = rng.choice(open_features)
             ch = g.changes(f[2], rng.randint(1, 4))
@@ -171,8 +172,10 @@ def main():
             if f[3] <= 0:
                 open_features.remove(f)
                 if f[4]:
-                    # merged into master: master takes the files the feature changed
-                    ch = {p: f[2][p] for p in f[5]}
+                    # merged into master: master takes the files the feature changed (in
+                    # sorted order: a set's order follows PYTHONHASHSEED, and the order of
+                    # master's new paths decides the random choices that follow)
+                    ch = {p: f[2][p] for p in sorted(f[5])}
                     tree.update(ch)
                     head = g.commit("master", "Merge branch '%s' into 'master'\n" % f[0], head, ch,
                                     merge=f[1])
@@ -199,8 +202,11 @@ def main():
                 stable = "%d-%d-stable" % (1 + n // 1200, (n // 400) % 3)
                 g.out.write(b"reset refs/heads/%s\nfrom :%d\n\n" % (stable.encode(), head))
                 branches.append(stable)
+    # an open feature exists only once it has a commit of its own (fast-import makes a
+    # branch's ref with its first commit): one forked in the last rounds may have none
     for f in open_features:
-        branches.append(f[0])
+        if f[1] != f[6]:
+            branches.append(f[0])
     g.out.flush()
     with open(os.path.join(args.lists, "branches"), "w") as fh:
         fh.write("\n".join(sorted(set(branches))) + "\n")

@@ -56,7 +56,8 @@ int events_record_data(request *r, const char *project_id, const char *author_id
 int projects_list_scoped(request *r, const char *user, const char *group_id);
 /* What the project records of rows [0, n) of res (PROJECT_COLS at col; a row without a
  * project has NULL there) leave out, fetched in at most two statements for the projects
- * that have it: x[i] gets row i's fork source and shared_with_groups (caller NULL);
+ * that have it (the links read from the record when it has them, PROJECT_SHARED_LINKS):
+ * x[i] gets row i's fork source and shared_with_groups (caller NULL);
  * shared_level[i], when shared_level is not NULL, the level those links give r's
  * caller. */
 int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
@@ -87,6 +88,10 @@ bool content_can_read(request *r);
 int content_read(request *r);
 int content_can_push(request *r);
 int content_may_push_branch(request *r, const char *branch, bool *out);
+/* What a repository read depends on in the response cache: the project (its row,
+ * members and links: the caller's access), its namespace, and its refs and protected
+ * branches (CACHE_KEY_REPOSITORY). content_repo declares it. */
+void content_depend(request *r);
 int content_repo(request *r, struct git_repository **out);
 int content_committer(request *r, const char **name, const char **email);
 void content_error(request *r, int status, const char *message);

@@ -55,6 +55,7 @@ const db_stmt branches_stmts[] = {
 
 static int open_repo(request *r, git_repository **repo)
 {
+	content_depend(r);
 	return refs_open(&r->ctx, r->project->id, repo) < 0 ? ERR_INTERNAL : 0;
 }
 
@@ -74,7 +75,7 @@ static int present_branches(request *r, git_repository *repo, const char *const 
 	for (int i = 0; i < n; i++) {
 		json_object *o = json_object_new_object();
 		json_put_str(o, "name", names[i]);
-		json_object_object_add(o, "commit", entity_commit(&r->ctx, commits[i]));
+		json_object_object_add(o, "commit", entity_commit_kept(&r->ctx, commits[i]));
 		json_put_bool(o, "merged",
 			      head && refs_merged(repo, git_commit_id(commits[i]), head));
 		json_put_bool(o, "protected", db_bool(res, i, 0));
@@ -463,7 +464,8 @@ static int protected_delete(request *r)
 /* The module's routes (http/router.h), in the order they are matched. */
 const route branches_routes[] = {
 	{"GET", V4 "/projects/:id/repository/branches", branches_list, PR, NULL},
-	{"GET", V4 "/projects/:id/repository/branches/:branch", branches_show, PR, NULL},
+	{"GET", V4 "/projects/:id/repository/branches/:branch", branches_show, PR | ROUTE_CACHE,
+	 NULL},
 	{"PUT", V4 "/projects/:id/repository/branches/:branch/protect", branches_protect,
 	 AUTH | PW, protect_check},
 	{"PUT", V4 "/projects/:id/repository/branches/:branch/unprotect", branches_unprotect,

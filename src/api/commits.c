@@ -12,6 +12,7 @@
 #include "git/hooks.h"
 #include "git/commits.h"
 #include "git/graph.h"
+#include "http/cache.h"
 
 /* The columns of a commit status (Entities::CommitStatus), then its author. */
 #define STATUS_COLS                                                                             \
@@ -132,8 +133,17 @@ int content_may_push_branch(request *r, const char *branch, bool *out)
 	return 0;
 }
 
+void content_depend(request *r)
+{
+	long long id = atoll(r->project->id);
+	cache_depend(r, CACHE_KEY_PROJECT(id));
+	cache_depend(r, CACHE_KEY_NAMESPACE(atoll(r->project->namespace_id)));
+	cache_depend(r, CACHE_KEY_REPOSITORY(id));
+}
+
 int content_repo(request *r, git_repository **out)
 {
+	content_depend(r);
 	int rc = gitc_open(&r->ctx, r->project->id, out);
 	if (rc == GITC_ENOTFOUND)
 		return fail_not_found(r, "Repository");
@@ -721,7 +731,8 @@ static int statuses_create(request *r)
  * with the push event and job it records (git/hooks.h), or not at all; the branch's
  * compare-and-swap still decides between them and pushes. */
 const route commits_routes[] = {
-	{"GET", V4 "/projects/:id/repository/commits", commits_list, PR, commits_check_list},
+	{"GET", V4 "/projects/:id/repository/commits", commits_list, PR | ROUTE_CACHE,
+	 commits_check_list},
 	{"POST", V4 "/projects/:id/repository/commits", commits_create, AUTH | PW,
 	 commits_check_create},
 	{"GET", V4 "/projects/:id/repository/commits/:sha", commits_show, PR, NULL},

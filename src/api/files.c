@@ -445,7 +445,8 @@ static int repository_contributors(request *r)
  * or not at all. */
 const route files_routes[] = {
 	{"GET", V4 "/projects/:id/repository/files/:file_path/raw", files_raw, PR, files_check_show},
-	{"GET", V4 "/projects/:id/repository/files/:file_path", files_show, PR, files_check_show},
+	{"GET", V4 "/projects/:id/repository/files/:file_path", files_show, PR | ROUTE_CACHE,
+	 files_check_show},
 	{"POST", V4 "/projects/:id/repository/files/:file_path", files_create, AUTH | PW,
 	 files_check_write},
 	{"PUT", V4 "/projects/:id/repository/files/:file_path", files_update, AUTH | PW,

@@ -88,7 +88,7 @@ const db_stmt groups_stmts[] = {
 	 " FROM me, project_group_links l JOIN projects p ON p.id = l.project_id"
 	 " WHERE l.group_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
 	 " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ")) x JOIN projects p ON p.id = x.id"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id", 4, 49},
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id", 4, 1 + PROJECT_NCOLS},
 	/* $1 name $2 path $3 description $4 visibility $5 lfs_enabled
 	 * $6 request_access_enabled $7 parent (locked by the caller) */
 	{"groups_insert",

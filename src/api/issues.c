@@ -89,7 +89,7 @@
 	"  AND ($21::timestamptz IS NULL OR i.updated_at >= $21)"                               \
 	"  AND ($22::timestamptz IS NULL OR i.updated_at <= $22))"                              \
 	" SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                      \
-	" (SELECT " ISSUE_COLS " FROM (SELECT * FROM f ORDER BY " ISSUES_ORDER                  \
+	" (SELECT " ISSUE_LIST_COLS " FROM (SELECT * FROM f ORDER BY " ISSUES_ORDER             \
 	"  LIMIT $25 OFFSET $26) f JOIN issues i ON i.id = f.id" ISSUE_JOINS                    \
 	"  ORDER BY " ISSUES_ORDER ") pg ON true"
 

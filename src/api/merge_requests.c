@@ -15,7 +15,11 @@
  * developers and up (the author and the assignee edit their own); labels, milestone and
  * assignee are set by developers and up only; deleting is for owners and admins;
  * merging for those who may merge into the target branch (protected branches'
- * merge_access_level). */
+ * merge_access_level). How a merge is made is the target project's merge_method: merge
+ * (a merge commit), rebase_merge (a merge commit, only when the target branch is an
+ * ancestor of the source head) or ff (the target branch moved to the source head, only
+ * as a fast-forward; no merge commit); merge_status says cannot_be_merged when the
+ * method's condition does not hold. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,61 +54,75 @@
 /* The open states (locked: while a merge runs). */
 #define OPEN_STATES "('opened', 'locked')"
 
+/* The statement of the merge request lists, the scope's condition on mr and its project p
+ * given (one statement per scope, so that each has its plan: prepared statements run
+ * generic plans, in which a condition such as ($4 IS NULL OR mr.target_project_id = $4)
+ * is no index condition, and a project's list read every request). The page is taken of
+ * the filtered ids (f) before the joins that present it. */
+#define MRS_ORDER                                                                               \
+	"CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC, f.k DESC,"   \
+	" f.id DESC"
+#define MRS_LIST(SCOPE)                                                                         \
+	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
+	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"            \
+	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20)," \
+	" f AS (SELECT mr.id, CASE WHEN $23::boolean THEN mr.updated_at ELSE mr.created_at END AS k" \
+	"  FROM me, merge_requests mr JOIN projects p ON p.id = mr.target_project_id"           \
+	"  WHERE NOT p.pending_delete AND p.merge_requests_enabled"                             \
+	"  AND " SCOPE                                                                          \
+	"  AND (me.admin OR p.visibility = 20 OR (p.visibility = 10 AND NOT me.external)"       \
+	"   OR p.id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"            \
+	"   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"     \
+	"  AND ($6::text IS NULL OR mr.state = $6 OR ($6 = 'opened' AND mr.state = 'locked'))"  \
+	"  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"      \
+	"   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"          \
+	"   AND ll.target_id = mr.id AND l.title = ANY ($7)) = cardinality($7))"                \
+	"  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"                    \
+	"   WHERE ll.target_type = 'MergeRequest' AND ll.target_id = mr.id))"                   \
+	"  AND ($10::text IS NULL OR ($10 = 'none' AND mr.milestone_id IS NULL)"                \
+	"   OR ($10 = 'any' AND mr.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"      \
+	"   (SELECT 1 FROM milestones mt WHERE mt.id = mr.milestone_id AND mt.title = $9::text)))" \
+	"  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND mr.author_id = me.id)"          \
+	"   OR ($11 = 'assigned-to-me' AND mr.assignee_id = me.id))"                            \
+	"  AND ($12::bigint IS NULL OR mr.author_id = $12)"                                     \
+	"  AND ($13::bigint IS NULL OR mr.assignee_id = $13)"                                   \
+	"  AND (NOT $14::boolean OR mr.assignee_id IS NULL)"                                    \
+	"  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"                       \
+	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                 \
+	"   AND e.user_id = me.id AND e.name = $15))"                                           \
+	"  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"                    \
+	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                 \
+	"   AND e.user_id = me.id))"                                                            \
+	"  AND ($17::bigint[] IS NULL OR mr.iid = ANY ($17))"                                   \
+	"  AND ($18::text IS NULL OR mr.title ILIKE " LIKE("$18") " OR mr.description ILIKE "   \
+	LIKE("$18") ")"                                                                         \
+	"  AND ($19::timestamptz IS NULL OR mr.created_at >= $19)"                              \
+	"  AND ($20::timestamptz IS NULL OR mr.created_at <= $20)"                              \
+	"  AND ($21::timestamptz IS NULL OR mr.updated_at >= $21)"                              \
+	"  AND ($22::timestamptz IS NULL OR mr.updated_at <= $22)"                              \
+	"  AND ($27::text IS NULL OR mr.source_branch = $27)"                                   \
+	"  AND ($28::text IS NULL OR mr.target_branch = $28))"                                  \
+	" SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                      \
+	" (SELECT " MR_COLS " FROM (SELECT * FROM f ORDER BY " MRS_ORDER                        \
+	"  LIMIT $25 OFFSET $26) f JOIN merge_requests mr ON mr.id = f.id" MR_JOINS             \
+	"  ORDER BY " MRS_ORDER ") pg ON true"
+
 const db_stmt merge_requests_stmts[] = {
-	/* The requests the caller sees, filtered, a page of them in order. $1..$3 the
-	 * caller, $4 a project or $5 a group (with its subgroups) or neither; $6 state (NULL:
-	 * all; 'opened' counts the locked ones), $7 label titles (all of them), $8 without
-	 * labels, $9 milestone title with $10 how ('title', 'none', 'any'), $11 scope, $12
-	 * author, $13 assignee, $14 without assignee, $15 the caller's award emoji, $16
-	 * without the caller's award, $17 iids, $18 search, $19..$22 created after/before,
-	 * updated after/before, $23 by updated_at, $24 ascending, $25 limit, $26 offset, $27
-	 * source branch, $28 target branch. */
-	{"mrs_list",
-	 "WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"
-	 " rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"
-	 "  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20),"
-	 " f AS (SELECT mr.id, CASE WHEN $23::boolean THEN mr.updated_at ELSE mr.created_at END AS k"
-	 "  FROM me, merge_requests mr JOIN projects p ON p.id = mr.target_project_id"
-	 "  WHERE NOT p.pending_delete AND p.merge_requests_enabled"
-	 "  AND ($4::bigint IS NULL OR mr.target_project_id = $4)"
-	 "  AND ($5::bigint IS NULL OR p.namespace_id IN (SELECT g.id FROM namespaces g"
-	 "   WHERE g.traversal_ids @> ARRAY[$5::bigint]))"
-	 "  AND (me.admin OR p.visibility = 20 OR (p.visibility = 10 AND NOT me.external)"
-	 "   OR p.id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"
-	 "   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"
-	 "  AND ($6::text IS NULL OR mr.state = $6 OR ($6 = 'opened' AND mr.state = 'locked'))"
-	 "  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"
-	 "   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"
-	 "   AND ll.target_id = mr.id AND l.title = ANY ($7)) = cardinality($7))"
-	 "  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"
-	 "   WHERE ll.target_type = 'MergeRequest' AND ll.target_id = mr.id))"
-	 "  AND ($10::text IS NULL OR ($10 = 'none' AND mr.milestone_id IS NULL)"
-	 "   OR ($10 = 'any' AND mr.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"
-	 "   (SELECT 1 FROM milestones mt WHERE mt.id = mr.milestone_id AND mt.title = $9::text)))"
-	 "  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND mr.author_id = me.id)"
-	 "   OR ($11 = 'assigned-to-me' AND mr.assignee_id = me.id))"
-	 "  AND ($12::bigint IS NULL OR mr.author_id = $12)"
-	 "  AND ($13::bigint IS NULL OR mr.assignee_id = $13)"
-	 "  AND (NOT $14::boolean OR mr.assignee_id IS NULL)"
-	 "  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"
-	 "   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"
-	 "   AND e.user_id = me.id AND e.name = $15))"
-	 "  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"
-	 "   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"
-	 "   AND e.user_id = me.id))"
-	 "  AND ($17::bigint[] IS NULL OR mr.iid = ANY ($17))"
-	 "  AND ($18::text IS NULL OR mr.title ILIKE " LIKE("$18") " OR mr.description ILIKE "
-	 LIKE("$18") ")"
-	 "  AND ($19::timestamptz IS NULL OR mr.created_at >= $19)"
-	 "  AND ($20::timestamptz IS NULL OR mr.created_at <= $20)"
-	 "  AND ($21::timestamptz IS NULL OR mr.updated_at >= $21)"
-	 "  AND ($22::timestamptz IS NULL OR mr.updated_at <= $22)"
-	 "  AND ($27::text IS NULL OR mr.source_branch = $27)"
-	 "  AND ($28::text IS NULL OR mr.target_branch = $28))"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
-	 " (SELECT " MR_COLS " FROM f JOIN merge_requests mr ON mr.id = f.id" MR_JOINS
-	 "  ORDER BY CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC,"
-	 "  f.k DESC, f.id DESC LIMIT $25 OFFSET $26) pg ON true",
+	/* The requests the caller sees, filtered, a page of them in order (MRS_LIST): in
+	 * every project; in project $4 ($5 NULL); in group $5 and its subgroups ($4 NULL).
+	 * $1..$3 the caller, $6 state (NULL: all; 'opened' counts the locked ones), $7
+	 * label titles (all of them), $8 without labels, $9 milestone title with $10 how
+	 * ('title', 'none', 'any'), $11 scope, $12 author, $13 assignee, $14 without
+	 * assignee, $15 the caller's award emoji, $16 without the caller's award, $17 iids,
+	 * $18 search, $19..$22 created after/before, updated after/before, $23 by
+	 * updated_at, $24 ascending, $25 limit, $26 offset, $27 source branch, $28 target
+	 * branch. */
+	{"mrs_list", MRS_LIST("$4::bigint IS NULL AND $5::bigint IS NULL"), 28, 1 + MR_NCOLS},
+	{"mrs_list_project", MRS_LIST("mr.target_project_id = $4::bigint AND $5::bigint IS NULL"),
+	 28, 1 + MR_NCOLS},
+	{"mrs_list_group",
+	 MRS_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
+		  " WHERE g.traversal_ids @> ARRAY[$5::bigint])"),
 	 28, 1 + MR_NCOLS},
 	/* Request $5 of project $4 as the caller ($1..$3) sees it, and whether the
 	 * project's merge requests are enabled. */
@@ -117,13 +135,15 @@ const db_stmt merge_requests_stmts[] = {
 	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
 	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.id = $4",
 	 4, MR_NCOLS + 1},
-	/* Request $2 of project $1 locked for a change, with what the change compares. */
+	/* Request $2 of project $1 locked for a change, with what the change compares, and
+	 * the project's merge_method. */
 	{"mrs_lock",
 	 "SELECT mr.id, mr.iid, mr.author_id, mr.assignee_id, mr.state, mr.milestone_id,"
 	 " mr.title, mr.source_project_id, mr.source_branch, mr.target_branch, mr.description,"
 	 " mr.force_remove_source_branch, mr.merge_when_pipeline_succeeds, p.merge_requests_enabled,"
-	 " mr.sha FROM merge_requests mr JOIN projects p ON p.id = mr.target_project_id"
-	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, 15},
+	 " mr.sha, p.merge_method FROM merge_requests mr JOIN projects p"
+	 " ON p.id = mr.target_project_id"
+	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, 16},
 	{"mrs_enabled", "SELECT merge_requests_enabled FROM projects WHERE id = $1", 1, 1},
 	/* The open request of the branches $1..$4 (source project and branch, target
 	 * project and branch) other than $5: its iid. */
@@ -238,7 +258,7 @@ const db_stmt merge_requests_stmts[] = {
 	 "  OR EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id AND a.user_id = me.id)"
 	 "  OR " SQL_PROJECT_ACCESS("ip") " >= 20))"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
-	 " (SELECT " ISSUE_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
+	 " (SELECT " ISSUE_LIST_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
 	 "  ORDER BY i.iid LIMIT $6 OFFSET $7) pg ON true", 7, 1 + ISSUE_NCOLS},
 	/* Who takes part in request $1: its author, its assignee, and those who commented,
 	 * by id. */
@@ -247,12 +267,15 @@ const db_stmt merge_requests_stmts[] = {
 	 " merge_requests WHERE id = $1 UNION SELECT assignee_id FROM merge_requests WHERE id = $1"
 	 " UNION SELECT author_id FROM notes WHERE noteable_type = 'MergeRequest'"
 	 " AND noteable_id = $1 AND NOT system) ORDER BY u.id", 1, 5},
-	/* The open requests from or into branch $2 of project $1 (a push), or request $3. */
+	/* The open requests from or into branch $2 of project $1 (a push), or request $3,
+	 * with their target project's merge_method. */
 	{"mrs_to_check",
-	 "SELECT id, iid, target_project_id, source_project_id, source_branch, target_branch"
-	 " FROM merge_requests WHERE state IN " OPEN_STATES " AND (((source_project_id = $1"
-	 " AND source_branch = $2) OR (target_project_id = $1 AND target_branch = $2))"
-	 " OR id = $3::bigint) ORDER BY id", 3, 6},
+	 "SELECT mr.id, mr.iid, mr.target_project_id, mr.source_project_id, mr.source_branch,"
+	 " mr.target_branch, p.merge_method FROM merge_requests mr"
+	 " JOIN projects p ON p.id = mr.target_project_id WHERE mr.state IN " OPEN_STATES
+	 " AND (((mr.source_project_id = $1 AND mr.source_branch = $2)"
+	 " OR (mr.target_project_id = $1 AND mr.target_branch = $2)) OR mr.id = $3::bigint)"
+	 " ORDER BY mr.id", 3, 7},
 	{NULL, NULL, 0, 0},
 };
 
@@ -327,7 +350,8 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 	v[26] = f.source_branch;
 	v[27] = f.target_branch;
 	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_list", 28, v, &err);
+	const char *stmt = project_id ? "mrs_list_project" : group_id ? "mrs_list_group" : "mrs_list";
+	PGresult *res = db_query(&r->ctx, stmt, 28, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &f.t.pg, res,
@@ -607,13 +631,13 @@ static int merge_requests_closes_issues(request *r)
 
 typedef struct {
 	const char *id, *iid, *author, *assignee, *state, *milestone, *title, *source_project,
-		*source_branch, *target_branch, *description, *sha;
+		*source_branch, *target_branch, *description, *sha, *merge_method;
 	bool force_remove, mwps, enabled;
 } locked_mr;
 
 enum { LK_ID, LK_IID, LK_AUTHOR, LK_ASSIGNEE, LK_STATE, LK_MILESTONE, LK_TITLE,
        LK_SOURCE_PROJECT, LK_SOURCE_BRANCH, LK_TARGET_BRANCH, LK_DESCRIPTION, LK_FORCE_REMOVE,
-       LK_MWPS, LK_ENABLED, LK_SHA };
+       LK_MWPS, LK_ENABLED, LK_SHA, LK_MERGE_METHOD };
 
 /* Locks request iid of the route's project: 0; 1 when there is none (answered 404); or
  * ERR_FORBIDDEN when the caller may not read it. */
@@ -636,6 +660,7 @@ static int lock_mr(request *r, const char *iid, locked_mr *out)
 		.source_branch = db_val(res, 0, LK_SOURCE_BRANCH),
 		.target_branch = db_val(res, 0, LK_TARGET_BRANCH),
 		.description = db_val(res, 0, LK_DESCRIPTION), .sha = db_val(res, 0, LK_SHA),
+		.merge_method = db_val(res, 0, LK_MERGE_METHOD),
 		.force_remove = db_bool(res, 0, LK_FORCE_REMOVE), .mwps = db_bool(res, 0, LK_MWPS),
 		.enabled = db_bool(res, 0, LK_ENABLED),
 	};
@@ -1069,6 +1094,18 @@ static int remove_source_branch(request *r, const merge_sides *s, const locked_m
 			    NULL);
 }
 
+/* GitLab's mergeable? once the state is checked: the sides merge cleanly and, when the
+ * project's merge_method is ff or rebase_merge, the target branch is an ancestor of the
+ * source head (should_be_rebased? otherwise). 0 with *out, MERGE_ENOTFOUND when there is
+ * no target branch, or -1. */
+static int mergeable(ctx *c, const merge_sides *s, const char *merge_method, bool *out)
+{
+	int rc = merge_check(c, s, out);
+	if (rc == 0 && *out && strcmp(merge_method, "merge") != 0)
+		rc = merge_ff_possible(s, out);
+	return rc;
+}
+
 static int merge_requests_merge(request *r)
 {
 	const char *iid;
@@ -1100,7 +1137,7 @@ static int merge_requests_merge(request *r)
 	if (rc < 0)
 		return ERR_INTERNAL;
 	bool clean;
-	if ((rc = merge_check(&r->ctx, &s, &clean)) < 0)
+	if ((rc = mergeable(&r->ctx, &s, m.merge_method, &clean)) < 0)
 		return ERR_INTERNAL;
 	if (!clean)
 		return api_error(r, 406, "Branch cannot be merged");
@@ -1137,7 +1174,10 @@ static int merge_requests_merge(request *r)
 	if (!message || !*message)
 		message = default_message(r, &m);
 	git_oid merged;
-	rc = merge_commit(&r->ctx, &s, m.target_branch, message, name, email, &merged);
+	if (strcmp(m.merge_method, "ff") == 0)
+		rc = merge_ff(&r->ctx, &s, m.target_branch, &merged);
+	else
+		rc = merge_commit(&r->ctx, &s, m.target_branch, message, name, email, &merged);
 	if (rc == MERGE_EMOVED)
 		return api_error(r, 409, "The target branch moved while merging: try again");
 	if (rc == MERGE_ECONFLICT || rc == MERGE_ENOTFOUND)
@@ -1260,7 +1300,7 @@ static int check_requests(ctx *c, const char *project, const char *branch, const
 			continue; /* no source branch (any more): left as it was */
 		bool clean = false;
 		if (rc == 0 && s.have_target)
-			rc = merge_check(c, &s, &clean);
+			rc = mergeable(c, &s, db_val(res, i, 6), &clean);
 		if (rc < 0) {
 			*why = arena_printf(c->a, "cannot check merge request %s", db_val(res, i, 0));
 			return -1;

@@ -27,12 +27,16 @@
 #define NOTE_BODY_MAX 1000000
 
 /* The noteable's updated_at follows its notes (GitLab's belongs_to :noteable, touch:
- * true): $T its type, $I its id. */
-#define SQL_TOUCH(T, I)                                                                         \
-	" ti AS (UPDATE issues SET updated_at = now() WHERE " T " = 'Issue' AND id = " I        \
-	" RETURNING 1), ts AS (UPDATE snippets SET updated_at = now() WHERE " T " = 'Snippet'"   \
+ * true): $T its type, $I its id. An issue's new comment is the exception: the trigger
+ * that counts it touches the issue in the same update (sql/0023), so SQL_TOUCH_NEW
+ * leaves issues out. */
+#define SQL_TOUCH_NEW(T, I)                                                                     \
+	" ts AS (UPDATE snippets SET updated_at = now() WHERE " T " = 'Snippet'"                 \
 	" AND id = " I " RETURNING 1), tm AS (UPDATE merge_requests SET updated_at = now()"      \
 	" WHERE " T " = 'MergeRequest' AND id = " I " RETURNING 1)"
+#define SQL_TOUCH(T, I)                                                                         \
+	" ti AS (UPDATE issues SET updated_at = now() WHERE " T " = 'Issue' AND id = " I        \
+	" RETURNING 1)," SQL_TOUCH_NEW(T, I)
 
 /* Issue $2 of project $1 as a noteable, $3 the caller: id, iid, author, confidential,
  * locked, issues enabled, the caller is an assignee (NOTEABLE_NCOLS). */
@@ -88,7 +92,7 @@ const db_stmt notes_stmts[] = {
 	{"notes_insert",
 	 "WITH n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
 	 " created_at) VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now())) RETURNING *),"
-	 SQL_TOUCH("$2", "$3")
+	 SQL_TOUCH_NEW("$2", "$3")
 	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id", 6, NOTE_NCOLS},
 	/* $1 note, $2 body, $3 type, $4 noteable */
 	{"notes_update",

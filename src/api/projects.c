@@ -80,7 +80,7 @@
  * kind of list has its own (projects_list_scoped() picks it; the guards on the
  * parameters stay, for whoever calls one with the parameters of another). All the
  * projects the caller may see; with membership ($8) the caller's memberships and
- * personal namespace; for a user or a group ($12, $13) their namespace (and the group's
+ * personal namespace (the projects found by their ids in one index scan); for a user or a group ($12, $13) their namespace (and the group's
  * links); with starred ($9) the caller's stars: each fetched by key, not from every
  * project. */
 #define PL_ALL(filter)                                                                        \
@@ -88,11 +88,10 @@
 	" WHERE $8::boolean IS NOT TRUE AND $12::text IS NULL AND $13::bigint IS NULL"          \
 	" AND ($9::boolean IS NOT TRUE OR $1::bigint IS NULL) AND" filter
 #define PL_MEMBERSHIP(filter)                                                                 \
-	"SELECT " PL_KEYS " FROM (SELECT id FROM mine UNION SELECT up.id FROM me"                \
-	" JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"      \
-	" ON up.namespace_id = un.id AND NOT up.pending_delete) x CROSS JOIN LATERAL"           \
-	" (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                    \
-	" WHERE $8::boolean AND" filter
+	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me WHERE p.id = ANY (ARRAY(SELECT id"     \
+	" FROM mine UNION ALL SELECT up.id FROM me JOIN namespaces un ON un.owner_id = me.id"   \
+	" AND un.kind = 'user' JOIN projects up ON up.namespace_id = un.id"                     \
+	" AND NOT up.pending_delete)) AND $8::boolean AND" filter
 #define PL_SCOPED                                                                             \
 	"SELECT " PL_KEYS " FROM (SELECT sp.id FROM projects sp"                                 \
 	" WHERE sp.namespace_id IN (SELECT id FROM owner_ns) AND NOT sp.pending_delete"         \
@@ -110,11 +109,25 @@
 
 /* A page of projects: column 0 the total (NULL for a page past the end: the handler
  * asks for the first row then, rather than every statement holding a second plan of the
- * candidates to count them), 1 whether the user $12 exists (true without one), the
- * record from 2. One pass over the candidates gives the page and the total; the page's
+ * candidates to count them), 1 whether the user $12 exists (true without one: user is
+ * PL_USER_EXISTS for the lists of a user, PL_NO_USER for the others, whose candidates
+ * are none when $12 is given, and whose plans need not start owner_ns), the record
+ * from 2. One pass over the candidates gives the page and the total; the page's
  * rows ($16 limit, $17 offset) are fetched by key. */
-#define PROJECTS_LIST(candidates, cols)                                                       \
-	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
+#define PL_USER_EXISTS "EXISTS (SELECT 1 FROM owner_ns)"
+#define PL_NO_USER "false"
+#define PROJECTS_LIST(ME, candidates, user, cols)                                            \
+	PROJECTS_LIST_AS(ME, "", "(SELECT 1) one", candidates, user, cols)
+/* The same with the caller found by token ($1 digest, $2 oauth; $3 NULL, unused but for
+ * the parameters' numbering) in the same round trip: the AUTH_LEAN columns first; no row
+ * when the token matches nothing. */
+#define PL_ME_AUTH                                                                            \
+	"auth AS (SELECT " AUTH_LEAN " FROM " AUTH_FROM "), me AS (SELECT id, is_admin AS admin,"  \
+	" external OR coalesce($3::boolean, false) AS external FROM auth)"
+#define PROJECTS_LIST_AUTH(candidates, user, cols)                                            \
+	PROJECTS_LIST_AS(PL_ME_AUTH, "a.*, ", "auth a", candidates, user, cols)
+#define PROJECTS_LIST_AS(ME, first, from, candidates, user, cols)                             \
+	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                           \
 	" owned_ns AS (SELECT n.id FROM me JOIN namespaces n ON n.owner_id = me.id"             \
 	"  AND n.kind = 'user' UNION SELECT m.source_id FROM me JOIN members m"                 \
 	"  ON m.user_id = me.id AND m.source_type = 'Namespace' AND m.access_level = 50"        \
@@ -128,18 +141,32 @@
 	" f AS NOT MATERIALIZED (" candidates "),"                                             \
 	" pg AS (SELECT id, kt, kts, count(*) OVER () AS total FROM f" PL_ORDER("f")            \
 	"  LIMIT $16 OFFSET $17)"                                                              \
-	"SELECT (SELECT total FROM pg LIMIT 1),"                                                \
-	" ($12::text IS NULL OR EXISTS (SELECT 1 FROM owner_ns)), pr.* FROM (SELECT 1) one"     \
+	"SELECT " first "(SELECT total FROM pg LIMIT 1),"                                       \
+	" ($12::text IS NULL OR " user "), pr.* FROM " from                                     \
 	" LEFT JOIN LATERAL (SELECT " cols " FROM pg"                                           \
 	" CROSS JOIN LATERAL (SELECT * FROM projects WHERE id = pg.id OFFSET 0) p"             \
 	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me" PL_ORDER("pg") ") pr ON true"
-/* The two views of each kind of list. */
-#define PROJECTS_LISTS(name, candidates)                                                      \
-	{"projects_list_" name, PROJECTS_LIST(candidates, PROJECT_COLS ", "                     \
-					      PROJECT_CALLER_COLS("me.id")), 17,                 \
-	 PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS},                                  \
-	{"projects_list_" name "_simple", PROJECTS_LIST(candidates, PROJECT_BASIC_COLS), 17,    \
-	 PL_RECORD + PROJECT_BASIC_NCOLS}
+/* The two views of each kind of list, with the caller given ($1..$3); found by token
+ * (_auth) for some. */
+#define PL_FULL_COLS                                                                          \
+	PROJECT_COLS_SHARED(PROJECT_SHARED_LINKS("me.id")) ", "                                \
+	PROJECT_CALLER_LIST_COLS("SELECT id FROM pg")
+#define PL_FULL_NCOLS (PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS)
+#define PL_SIMPLE_NCOLS (PL_RECORD + PROJECT_BASIC_NCOLS)
+#define PROJECTS_LISTS(name, candidates, user)                                                \
+	{"projects_list_" name, PROJECTS_LIST(SQL_ME, candidates, user, PL_FULL_COLS), 17,      \
+	 PL_FULL_NCOLS},                                                                       \
+	{"projects_list_" name "_simple",                                                      \
+	 PROJECTS_LIST(SQL_ME, candidates, user, PROJECT_BASIC_COLS), 17, PL_SIMPLE_NCOLS}
+/* The same and the _auth variants, for the kinds whose candidates name the caller only as
+ * me (not $1). */
+#define PROJECTS_LISTS_AUTH(name, candidates, user)                                           \
+	PROJECTS_LISTS(name, candidates, user),                                                \
+	{"projects_list_" name "_auth", PROJECTS_LIST_AUTH(candidates, user, PL_FULL_COLS), 17,  \
+	 AUTH_LEAN_NCOLS + PL_FULL_NCOLS},                                                     \
+	{"projects_list_" name "_simple_auth",                                                 \
+	 PROJECTS_LIST_AUTH(candidates, user, PROJECT_BASIC_COLS),                              \
+	 17, AUTH_LEAN_NCOLS + PL_SIMPLE_NCOLS}
 #define PL_RECORD 2
 
 /* ---- one project ---- */
@@ -206,12 +233,12 @@ const db_stmt projects_stmts[] = {
 	/* $1..$3 me, then as PL_FILTER, PL_KEYS and PROJECTS_LIST; the candidates of
 	 * PL_ALL, PL_MEMBERSHIP (each also without the filters that need a subquery),
 	 * PL_SCOPED or PL_STARRED */
-	PROJECTS_LISTS("all", PL_ALL(PL_FILTER)),
-	PROJECTS_LISTS("all_lean", PL_ALL(PL_FILTER_LEAN)),
-	PROJECTS_LISTS("membership", PL_MEMBERSHIP(PL_FILTER)),
-	PROJECTS_LISTS("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN)),
-	PROJECTS_LISTS("scoped", PL_SCOPED),
-	PROJECTS_LISTS("starred", PL_STARRED),
+	PROJECTS_LISTS("all", PL_ALL(PL_FILTER), PL_NO_USER),
+	PROJECTS_LISTS("all_lean", PL_ALL(PL_FILTER_LEAN), PL_NO_USER),
+	PROJECTS_LISTS_AUTH("membership", PL_MEMBERSHIP(PL_FILTER), PL_NO_USER),
+	PROJECTS_LISTS_AUTH("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN), PL_NO_USER),
+	PROJECTS_LISTS_AUTH("scoped", PL_SCOPED, PL_USER_EXISTS),
+	PROJECTS_LISTS("starred", PL_STARRED, PL_NO_USER),
 	/* $1 the caller's id (NULL when anonymous), $2 the project's id or full path */
 	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2")), 2, PS_SHOW_NCOLS},
 	{"projects_show_path", PROJECT_SHOW("$1::bigint", PROJECT_BY_PATH("$2")), 2, PS_SHOW_NCOLS},
@@ -248,7 +275,7 @@ const db_stmt projects_stmts[] = {
 	/* $1 namespace $2 name $3 path $4 description $5 visibility $6 default_branch
 	 * $7 creator $8 forked from, $9..$22 the flags (flag_names), $23 tag_list (a JSON
 	 * array), $24 runners token digest, $25 sealed, $26 ci_config_path,
-	 * $27 import_status */
+	 * $27 import_status, $28 merge_method */
 	{"projects_insert",
 	 "INSERT INTO projects (namespace_id, name, path, description, visibility, default_branch,"
 	 " creator_id, forked_from_id, issues_enabled, merge_requests_enabled, jobs_enabled,"
@@ -256,7 +283,8 @@ const db_stmt projects_stmts[] = {
 	 " lfs_enabled, request_access_enabled, public_jobs, resolve_outdated_diff_discussions,"
 	 " only_allow_merge_if_pipeline_succeeds,"
 	 " only_allow_merge_if_all_discussions_are_resolved, printing_merge_request_link_enabled,"
-	 " tag_list, runners_token_digest, runners_token_sealed, ci_config_path, import_status)"
+	 " tag_list, runners_token_digest, runners_token_sealed, ci_config_path, import_status,"
+	 " merge_method)"
 	 " VALUES ($1, $2, $3, $4, coalesce($5::smallint, 0), $6, $7, $8,"
 	 " coalesce($9::boolean, true), coalesce($10::boolean, true), coalesce($11::boolean, true),"
 	 " coalesce($12::boolean, true), coalesce($13::boolean, true),"
@@ -266,14 +294,14 @@ const db_stmt projects_stmts[] = {
 	 " coalesce($20::boolean, false), coalesce($21::boolean, false),"
 	 " coalesce($22::boolean, true),"
 	 " coalesce(ARRAY(SELECT jsonb_array_elements_text($23::jsonb)), '{}'), $24, $25, $26,"
-	 " coalesce($27, 'none')) RETURNING id", 27, 1},
+	 " coalesce($27, 'none'), coalesce($28, 'merge')) RETURNING id", 28, 1},
 	/* The owner of a personal project is its master (GitLab 10: the creator; here the
 	 * namespace's owner, which is the creator but when an admin creates it). */
 	{"projects_member_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
 	 " VALUES ('Project', $1, $2, 40, $3) ON CONFLICT DO NOTHING", 3, 0},
 	/* $1 id, $2 name $3 path $4 description $5 visibility $6 default_branch, $7..$20 the
-	 * flags, $21 tag_list, $22 ci_config_path; NULL keeps a value */
+	 * flags, $21 tag_list, $22 ci_config_path, $23 merge_method; NULL keeps a value */
 	{"projects_update",
 	 "UPDATE projects SET name = coalesce($2, name), path = coalesce($3, path),"
 	 " description = coalesce($4, description),"
@@ -289,8 +317,9 @@ const db_stmt projects_stmts[] = {
 	 FLAG_SET(20, "printing_merge_request_link_enabled")
 	 " tag_list = CASE WHEN $21::jsonb IS NULL THEN tag_list"
 	 " ELSE ARRAY(SELECT jsonb_array_elements_text($21::jsonb)) END,"
-	 " ci_config_path = coalesce($22, ci_config_path), updated_at = now()"
-	 " WHERE id = $1 AND NOT pending_delete", 22, 0},
+	 " ci_config_path = coalesce($22, ci_config_path),"
+	 " merge_method = coalesce($23, merge_method), updated_at = now()"
+	 " WHERE id = $1 AND NOT pending_delete", 23, 0},
 	/* Marks project $1 deleted; its fork source counts one fork less. */
 	{"projects_mark_deleted",
 	 "WITH d AS (UPDATE projects SET pending_delete = true, updated_at = now()"
@@ -325,6 +354,7 @@ static const char *const order_bys[] = {"id", "name", "path", "created_at", "upd
 					"last_activity_at", NULL};
 static const char *const sorts[] = {"asc", "desc", NULL};
 static const char *const visibilities[] = {"private", "internal", "public", NULL};
+static const char *const merge_methods[] = {"ff", "rebase_merge", "merge", NULL};
 
 /* A boolean parameter as SQL text ("true"/"false"), NULL when absent; *rc gets a
  * negative code when the value is not a boolean. */
@@ -351,17 +381,30 @@ static const char *const list_stmts[][2][2] = {
 			  {"projects_list_starred", "projects_list_starred_simple"}},
 };
 
+/* A parameter's error rc, after the authentication of a caller the list's statement would
+ * have found (ROUTE_SELF_AUTH): a bad token is 401 before a bad parameter's 400, as on
+ * the routes authenticated before their handler. */
+static int list_param_error(request *r, int rc)
+{
+	if (!r->ctx.user && r->token_digest) {
+		int auth = auth_authenticate(r, r->route->flags);
+		if (auth < 0)
+			return auth;
+	}
+	return rc;
+}
+
 int projects_list_scoped(request *r, const char *user, const char *group_id)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0)
-		return rc;
+		return list_param_error(r, rc);
 	const char *order = "created_at", *sort = "desc", *vis = NULL;
 	if ((rc = param_oneof(r, "order_by", order_bys, &order)) < 0 ||
 	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 ||
 	    (rc = param_oneof(r, "visibility", visibilities, &vis)) < 0)
-		return rc;
+		return list_param_error(r, rc);
 	rc = 0;
 	const char *archived = bool_param(r, "archived", &rc);
 	const char *owned = bool_param(r, "owned", &rc);
@@ -372,9 +415,16 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	const char *simple = bool_param(r, "simple", &rc);
 	const char *stats = bool_param(r, "statistics", &rc);
 	if (rc < 0)
-		return rc;
+		return list_param_error(r, rc);
+	/* with a token not yet looked up (ROUTE_SELF_AUTH), the statement finds the caller */
+	bool self_auth = !r->ctx.user && r->token_digest;
+	bool signed_in = r->ctx.user || self_auth;
 	const char *v[17];
 	access_me_params(&r->ctx, v);
+	if (self_auth) {
+		auth_params(r, v);
+		v[2] = NULL;
+	}
 	v[3] = archived;
 	v[4] = vis ? arena_printf(r->ctx.a, "%d", visibility_parse(vis)) : NULL;
 	v[5] = param_str(r, "search");
@@ -391,10 +441,10 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	v[16] = pagination_offset(r, &pg);
 	/* Without a caller or with simple=true, BasicProjectDetails; else ProjectWithAccess
 	 * (no runners token in lists). */
-	bool basic = !r->ctx.user || (simple && strcmp(simple, "true") == 0);
+	bool basic = !signed_in || (simple && strcmp(simple, "true") == 0);
 	/* the statement of this kind of list (PROJECTS_LISTS), lean without the filters
 	 * that need a subquery */
-	bool starring = starred && strcmp(starred, "true") == 0 && r->ctx.user;
+	bool starring = starred && strcmp(starred, "true") == 0 && signed_in;
 	enum list_kind kind = membership && strcmp(membership, "true") == 0 ? LIST_MEMBERSHIP
 			      : user || group_id				  ? LIST_SCOPED
 			      : starring					  ? LIST_STARRED
@@ -402,18 +452,33 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[5] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
 	const char *stmt = list_stmts[kind][lean][basic];
+	if (self_auth && (kind == LIST_ALL || kind == LIST_STARRED)) {
+		/* their statements have no _auth variant: the caller first */
+		if ((rc = auth_authenticate(r, r->route->flags)) < 0)
+			return rc;
+		self_auth = false;
+		access_me_params(&r->ctx, v);
+	}
 	entity_project_list_depend(r, order, v[5] != NULL, user != NULL);
-	int err;
-	PGresult *res = db_query(&r->ctx, stmt, 17, v, &err);
+	int err, base = 0; /* the column of the total */
+	PGresult *res = db_query(&r->ctx, self_auth ? arena_printf(r->ctx.a, "%s_auth", stmt) : stmt,
+				 17, v, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) == 0 || !db_bool(res, 0, 1))
+	if (self_auth) {
+		if ((rc = auth_accept_lean(r, r->route->flags, res, 0, 0)) < 0)
+			return rc;
+		base = AUTH_LEAN_NCOLS;
+	}
+	if (PQntuples(res) == 0 || !db_bool(res, 0, base + 1))
 		return fail_not_found(r, "User");
-	const char *total = db_val(res, 0, 0);
+	const char *total = db_val(res, 0, base);
+	int col = base + PL_RECORD;
 	if (!total && pg.offset > 0) {
 		/* a page past the end: its first row counts them all */
 		const char *fv[17];
 		memcpy(fv, v, sizeof(fv));
+		access_me_params(&r->ctx, fv);
 		fv[15] = "1";
 		fv[16] = "0";
 		PGresult *first = db_query(&r->ctx, stmt, 17, fv, &err);
@@ -428,25 +493,30 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	int n = PQntuples(res);
 	project_extra *x = NULL;
 	project_caller *callers = NULL;
+	project_caller_page page = {0};
+	if (!basic && n > 0)
+		project_caller_page_read(&page, r, res, 0, col);
 	if (!basic) {
 		x = arena_alloc(r->ctx.a, (size_t)n * sizeof(*x));
 		callers = arena_alloc(r->ctx.a, (size_t)n * sizeof(*callers));
-		if ((rc = projects_extras(r, res, n, PL_RECORD, x, NULL)) < 0)
+		if ((rc = projects_extras(r, res, n, col, x, NULL)) < 0)
 			return rc;
 	}
-	json_object *list = json_object_new_array();
+	jw w;
+	jw_init(&w, r->ctx.a, (size_t)n * 2048 + 16);
+	jw_begin_array(&w);
 	for (int i = 0; i < n; i++) {
-		if (PQgetisnull(res, i, PL_RECORD))
+		if (PQgetisnull(res, i, col))
 			continue;
 		if (!basic) {
-			project_caller_read(&callers[i], r, res, i, PL_RECORD);
+			project_caller_read_list(&callers[i], r, &page, res, i, col);
 			x[i].caller = &callers[i];
 		}
-		json_object_array_add(list, entity_project(r, res, i, PL_RECORD, flags,
-							   basic ? NULL : &x[i]));
+		entity_project_write(&w, r, res, i, col, flags, basic ? NULL : &x[i]);
 	}
+	jw_end_array(&w);
 	pagination_headers(r, &pg, total ? strtoll(total, NULL, 10) : 0);
-	respond_json(r, 200, list);
+	respond_jw(r, 200, &w);
 	return 0;
 }
 
@@ -492,8 +562,10 @@ static int add_fork_sources(request *r, const PGresult *res, int n, int col, pro
 		for (int j = 0; from && j < PQntuples(src); j++) {
 			if (strcmp(PQgetvalue(src, j, PC_ID), from) != 0)
 				continue;
-			json_object *o = entity_project(r, src, j, 0, PROJECT_VIEW_BASIC, NULL);
-			x[i].forked_from = request_own(r, o);
+			jw w;
+			jw_init(&w, r->ctx.a, 1024);
+			entity_project_write(&w, r, src, j, 0, PROJECT_VIEW_BASIC, NULL);
+			x[i].forked_from = buf_cstr(&w.b);
 		}
 	}
 	return 0;
@@ -512,20 +584,55 @@ static int add_links(request *r, const PGresult *res, int n, int col, project_ex
 		return err;
 	for (int i = 0; i < n; i++) {
 		const char *id = project_val(res, i, col, PC_ID);
+		jw w = {0};
 		for (int j = 0; id && j < PQntuples(links); j++) {
 			if (strcmp(PQgetvalue(links, j, PLK_PROJECT_ID), id) != 0)
 				continue;
-			if (!x[i].shared_with_groups)
-				x[i].shared_with_groups = request_own(r, json_object_new_array());
-			json_object_array_add(x[i].shared_with_groups,
-					      entity_project_group_link(r, links, j));
+			if (!w.b.data) {
+				jw_init(&w, r->ctx.a, 256);
+				jw_begin_array(&w);
+			}
+			entity_project_group_link(&w, r, db_int(links, j, PLK_GROUP_ID),
+						  db_val(links, j, PLK_GROUP_NAME),
+						  db_int(links, j, PLK_GROUP_ACCESS));
 			int level = access_shared_level((int)db_int(links, j, PLK_GROUP_ACCESS),
 							(int)db_int(links, j, PLK_CALLER_LEVEL));
 			if (shared_level && level > shared_level[i])
 				shared_level[i] = level;
 		}
+		if (w.b.data) {
+			jw_end_array(&w);
+			x[i].shared_with_groups = buf_cstr(&w.b);
+		}
 	}
 	return 0;
+}
+
+/* x->shared_with_groups and *shared_level from the links of PROJECT_SHARED_LINKS (a JSON
+ * text). */
+static void read_links(request *r, const char *text, project_extra *x, int *shared_level)
+{
+	json_object *links = json_tokener_parse(text);
+	size_t n = json_object_is_type(links, json_type_array) ? json_object_array_length(links)
+								: 0;
+	jw w;
+	jw_init(&w, r->ctx.a, 256);
+	jw_begin_array(&w);
+	for (size_t j = 0; j < n; j++) {
+		json_object *l = json_object_array_get_idx(links, j);
+		long long group = json_object_get_int64(json_object_array_get_idx(l, 0));
+		int access = json_object_get_int(json_object_array_get_idx(l, 2));
+		entity_project_group_link(&w, r, group,
+					  json_object_get_string(json_object_array_get_idx(l, 1)),
+					  access);
+		int level = access_shared_level(
+			access, json_object_get_int(json_object_array_get_idx(l, 3)));
+		if (shared_level && level > *shared_level)
+			*shared_level = level;
+	}
+	jw_end_array(&w);
+	x->shared_with_groups = buf_cstr(&w.b);
+	json_object_put(links);
 }
 
 int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
@@ -540,7 +647,10 @@ int projects_extras(request *r, const PGresult *res, int n, int col, project_ext
 		const char *from = project_val(res, i, col, PC_FORKED_FROM_ID);
 		if (from)
 			id_list_add(r, &forks, from);
-		if (id && db_bool(res, i, col + PC_SHARED))
+		const char *links = id ? db_val(res, i, col + PC_SHARED) : NULL;
+		if (links && links[0] == '[')
+			read_links(r, links, &x[i], shared_level ? &shared_level[i] : NULL);
+		else if (links && links[0] == 't')
 			id_list_add(r, &shared, id);
 	}
 	int rc = 0;
@@ -619,7 +729,10 @@ static int projects_show(request *r)
 		if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID) ||
 		    db_int(res, 0, col + PC_VISIBILITY) != VIS_PUBLIC)
 			return fail_not_found(r, "Project");
-		respond_json(r, 200, entity_project(r, res, 0, col, PROJECT_VIEW_BASIC, NULL));
+		jw w;
+		jw_init(&w, r->ctx.a, 1024);
+		entity_project_write(&w, r, res, 0, col, PROJECT_VIEW_BASIC, NULL);
+		respond_jw(r, 200, &w);
 		return 0;
 	}
 	if ((rc = project_shown_load(r, res, col, &p)) < 0)
@@ -629,7 +742,10 @@ static int projects_show(request *r)
 	unsigned flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
 			 (can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0) |
 			 (stats ? PROJECT_STATISTICS : 0);
-	respond_json(r, 200, entity_project(r, res, 0, col, flags, &p.x));
+	jw w;
+	jw_init(&w, r->ctx.a, 4096);
+	entity_project_write(&w, r, res, 0, col, flags, &p.x);
+	respond_jw(r, 200, &w);
 	return 0;
 }
 
@@ -648,7 +764,10 @@ static int present(request *r, const char *id, int status, bool admin_view)
 		return rc;
 	unsigned flags =
 		PROJECT_VIEW_FULL | (admin_view && can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0);
-	respond_json(r, status, entity_project(r, res, 0, 0, flags, &p.x));
+	jw w;
+	jw_init(&w, r->ctx.a, 4096);
+	entity_project_write(&w, r, res, 0, 0, flags, &p.x);
+	respond_jw(r, status, &w);
 	return 0;
 }
 
@@ -690,6 +809,7 @@ static char *parameterize(request *r, const char *name)
  * written. Strings are NULL when absent. */
 struct project_input {
 	const char *name, *path, *description, *visibility, *default_branch, *ci_config_path;
+	const char *merge_method;  /* merge_methods */
 	const char *flags[NFLAGS]; /* "true"/"false"/NULL, in flag_names order */
 	const char *tag_list;      /* a JSON array, or NULL */
 	int vis;                   /* -1 when absent */
@@ -799,6 +919,8 @@ static int read_input(request *r, struct project_input *in)
 		in->vis = visibility_parse(vis);
 		in->visibility = arena_printf(r->ctx.a, "%d", in->vis);
 	}
+	if ((rc = param_oneof(r, "merge_method", merge_methods, &in->merge_method)) < 0)
+		return rc;
 	in->name = param_str(r, "name");
 	in->path = param_str(r, "path");
 	in->description = param_str(r, "description");
@@ -807,7 +929,7 @@ static int read_input(request *r, struct project_input *in)
 	if ((rc = projects_read_tag_list(r, &in->tag_list)) < 0)
 		return rc;
 	in->any = in->any || vis || in->name || in->path || in->description || in->default_branch ||
-		  in->ci_config_path || in->tag_list;
+		  in->ci_config_path || in->tag_list || in->merge_method;
 	if (in->name && !*in->name)
 		in->name = NULL;
 	if (in->path && !*in->path)
@@ -956,7 +1078,7 @@ static const char *limit_message(request *r, const struct target_ns *ns)
  * repository (a fork's copied from its source). *id gets the new id. */
 struct new_project {
 	const char *name, *path, *description, *visibility, *default_branch, *creator,
-		*forked_from, *ci_config_path, *tag_list, *import_status;
+		*forked_from, *ci_config_path, *tag_list, *import_status, *merge_method;
 	const char *const *flags;
 };
 
@@ -969,7 +1091,7 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
 	if (!sealed)
 		return ERR_INTERNAL;
-	const char *v[27] = {ns->id, np->name, np->path, np->description, np->visibility,
+	const char *v[28] = {ns->id, np->name, np->path, np->description, np->visibility,
 			     np->default_branch, np->creator, np->forked_from};
 	for (size_t i = 0; i < NFLAGS; i++)
 		v[8 + i] = np->flags ? np->flags[i] : NULL;
@@ -978,8 +1100,9 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 	v[24] = sealed;
 	v[25] = np->ci_config_path;
 	v[26] = np->import_status;
+	v[27] = np->merge_method;
 	int err;
-	PGresult *res = db_query(&r->ctx, "projects_insert", 27, v, &err);
+	PGresult *res = db_query(&r->ctx, "projects_insert", 28, v, &err);
 	if (!res)
 		return taken_for(r, err);
 	*id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
@@ -1055,6 +1178,7 @@ static int create_as(request *r, const char *const *user_v, bool own)
 		.name = name, .path = path, .description = in.description,
 		.visibility = in.visibility, .default_branch = in.default_branch,
 		.creator = user_v[0], .ci_config_path = in.ci_config_path, .tag_list = in.tag_list,
+		.merge_method = in.merge_method,
 		.flags = in.flags,
 	};
 	if ((rc = insert_project(r, &ns, &np, &id)) < 0)
@@ -1099,7 +1223,7 @@ static int projects_create_for_user(request *r)
 	"merge_requests_enabled, name, only_allow_merge_if_all_discussions_are_resolved, "       \
 	"only_allow_merge_if_pipeline_succeeds, path, printing_merge_request_link_enabled, "     \
 	"public_builds, request_access_enabled, shared_runners_enabled, snippets_enabled, "      \
-	"tag_list, visibility, wiki_enabled"
+	"tag_list, visibility, wiki_enabled, merge_method"
 
 /* The edit's parameters, as GitLab's declarations check them before the project is
  * looked up. */
@@ -1146,14 +1270,15 @@ static int projects_update(request *r)
 		return rc;
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[22] = {p->id, in.name, in.path, in.description, in.visibility,
+	const char *v[23] = {p->id, in.name, in.path, in.description, in.visibility,
 			     in.default_branch};
 	for (size_t i = 0; i < NFLAGS; i++)
 		v[6 + i] = in.flags[i];
 	v[20] = in.tag_list;
 	v[21] = in.ci_config_path;
+	v[22] = in.merge_method;
 	int err;
-	if (!db_query(&r->ctx, "projects_update", 22, v, &err))
+	if (!db_query(&r->ctx, "projects_update", 23, v, &err))
 		return taken_for(r, err);
 	/* the default branch must exist (GitLab's change_head); HEAD is put back if the
 	 * transaction does not commit */
@@ -1292,8 +1417,9 @@ static int projects_unarchive(request *r)
 
 /* The module's routes (http/router.h), in the order they are matched. */
 const route projects_routes[] = {
-	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC | ROUTE_CACHE, NULL},
-	{"GET", V4 "/users/:user_id/projects", projects_list_user, ROUTE_PUBLIC | ROUTE_CACHE, NULL},
+	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
+	{"GET", V4 "/users/:user_id/projects", projects_list_user,
+	 ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
 	{"GET", V4 "/projects/:id", projects_show, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
 	{"POST", V4 "/projects", projects_create, AUTH | TX, NULL},
 	{"POST", V4 "/projects/user/:user_id", projects_create_for_user, ADMIN | TX, NULL},

@@ -529,6 +529,19 @@ static json_object *image(json_object *v, bool service)
 	return o;
 }
 
+/* What artifacts and cache share: {<first>, untracked, paths} of options' object src. */
+static json_object *files_entry(json_object *src, const char *first)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, first, copy(member(src, first)));
+	json_object *u = member(src, "untracked");
+	json_object_object_add(o, "untracked", u ? copy(u) : json_object_new_boolean(false));
+	json_object *paths = json_object_new_array();
+	add_lines(paths, member(src, "paths"));
+	json_object_object_add(o, "paths", paths);
+	return o;
+}
+
 /* options.artifacts as Entities::JobRequest::Artifacts: [{name, untracked, paths, when,
  * expire_in}], [] when the job keeps none. */
 static json_object *artifacts(json_object *a)
@@ -536,13 +549,7 @@ static json_object *artifacts(json_object *a)
 	json_object *arr = json_object_new_array();
 	if (!a || !json_object_is_type(a, json_type_object))
 		return arr;
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "name", copy(member(a, "name")));
-	json_object *u = member(a, "untracked");
-	json_object_object_add(o, "untracked", u ? copy(u) : json_object_new_boolean(false));
-	json_object *paths = json_object_new_array();
-	add_lines(paths, member(a, "paths"));
-	json_object_object_add(o, "paths", paths);
+	json_object *o = files_entry(a, "name");
 	json_object *w = member(a, "when");
 	json_object_object_add(o, "when", w ? copy(w) : json_object_new_string("on_success"));
 	json_object_object_add(o, "expire_in", copy(member(a, "expire_in")));
@@ -556,13 +563,7 @@ static json_object *cache_list(json_object *c)
 	json_object *arr = json_object_new_array();
 	if (!c || !json_object_is_type(c, json_type_object))
 		return arr;
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "key", copy(member(c, "key")));
-	json_object *u = member(c, "untracked");
-	json_object_object_add(o, "untracked", u ? copy(u) : json_object_new_boolean(false));
-	json_object *paths = json_object_new_array();
-	add_lines(paths, member(c, "paths"));
-	json_object_object_add(o, "paths", paths);
+	json_object *o = files_entry(c, "key");
 	json_object *p = member(c, "policy");
 	json_object_object_add(o, "policy", p ? copy(p) : json_object_new_string("pull-push"));
 	json_object_array_add(arr, o);

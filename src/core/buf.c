@@ -40,7 +40,9 @@ void buf_puts(buf *b, const char *s)
 
 void buf_putc(buf *b, char c)
 {
-	buf_append(b, &c, 1);
+	buf_reserve(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
 }
 
 void buf_printf(buf *b, const char *fmt, ...)

@@ -1,6 +1,7 @@
 #include "db/db.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,19 @@ int db_connect(db *d, const char *conninfo, const db_stmt *const *registry)
 	return prepare_all(d);
 }
 
+/* Whether the server ended an idle connection since its last statement: a backend that
+ * stops (a database restart, pg_terminate_backend) sends its FATAL message and closes,
+ * and libpq notices only at its next read, the request's first statement, which would
+ * then fail. Nothing else comes on an idle connection that does not LISTEN: anything to
+ * read, or a hang-up, is taken as its end (at worst a reconnection too many). */
+static bool ended_while_idle(PGconn *conn)
+{
+	if (PQtransactionStatus(conn) != PQTRANS_IDLE)
+		return false;
+	struct pollfd p = {.fd = PQsocket(conn), .events = POLLIN};
+	return poll(&p, 1, 0) > 0;
+}
+
 int db_ensure(db *d)
 {
 	if (d->conn && PQstatus(d->conn) == CONNECTION_OK && d->prepared)
@@ -137,6 +151,16 @@ int db_ensure(db *d)
 	}
 	log_info("database connection re-established");
 	return 0;
+}
+
+int db_ensure_idle(db *d)
+{
+	if (d->conn && PQstatus(d->conn) == CONNECTION_OK && ended_while_idle(d->conn)) {
+		log_info("database: the server ended the connection while it was idle; reconnecting");
+		PQfinish(d->conn);
+		d->conn = NULL;
+	}
+	return db_ensure(d);
 }
 
 void db_close(db *d)

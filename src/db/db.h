@@ -35,6 +35,11 @@ typedef struct db {
 int db_connect(db *d, const char *conninfo, const db_stmt *const *registry);
 /* Re-establishes a broken connection; 0 when the connection is usable. */
 int db_ensure(db *d);
+/* As db_ensure, and first drops the connection if the server ended it while it was idle
+ * (a database restart): what a worker calls before each request, so that the request's
+ * first statement does not fail on a connection libpq has not yet seen closed. Only for
+ * a connection that does not LISTEN (a notification would look like the end). */
+int db_ensure_idle(db *d);
 /* Prints every statement of d's registry whose shape differs from what PostgreSQL
  * finds (all of them when all), as "name params columns (declared params columns)";
  * the number that differ, or -1 when d is not connected. */

@@ -1,21 +1,53 @@
 #include "entity/commit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "entity/entity.h"
 
+/* v as n digits (zero-padded) at p; p past them. */
+static char *digits(char *p, int v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v /= 10)
+		p[i] = (char)('0' + v % 10);
+	return p + n;
+}
+
 const char *entity_git_time(ctx *c, const git_time *t)
 {
+	/* written by hand: a page of commits has three dates each, and strftime with
+	 * printf cost more than the rest of the commit's record */
 	time_t local = (time_t)t->time + (time_t)t->offset * 60;
 	struct tm tm;
 	gmtime_r(&local, &tm);
-	char day[32];
-	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
 	int off = t->offset < 0 ? -t->offset : t->offset;
-	return arena_printf(c->a, "%s.000%c%02d:%02d", day, t->offset < 0 ? '-' : '+', off / 60,
-			    off % 60);
+	int year = tm.tm_year + 1900;
+	if (year < 0 || year > 9999 || off / 60 > 99)
+		return arena_printf(c->a, "%04d-%02d-%02dT%02d:%02d:%02d.000%c%02d:%02d", year,
+				    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+				    t->offset < 0 ? '-' : '+', off / 60, off % 60);
+	char *s = arena_alloc(c->a, sizeof("2017-09-20T11:50:22.000+03:00")), *p = s;
+	p = digits(p, year, 4);
+	*p++ = '-';
+	p = digits(p, tm.tm_mon + 1, 2);
+	*p++ = '-';
+	p = digits(p, tm.tm_mday, 2);
+	*p++ = 'T';
+	p = digits(p, tm.tm_hour, 2);
+	*p++ = ':';
+	p = digits(p, tm.tm_min, 2);
+	*p++ = ':';
+	p = digits(p, tm.tm_sec, 2);
+	memcpy(p, ".000", 4);
+	p += 4;
+	*p++ = t->offset < 0 ? '-' : '+';
+	p = digits(p, off / 60, 2);
+	*p++ = ':';
+	p = digits(p, off % 60, 2);
+	*p = '\0';
+	return s;
 }
 
 /* Bytes of the first n characters (UTF-8) of s, and whether s has more. */
@@ -82,5 +114,46 @@ json_object *entity_commit(ctx *c, const git_commit *commit)
 	json_put_str(o, "committer_name", committer->name);
 	json_put_str(o, "committer_email", committer->email);
 	json_put_str(o, "committed_date", committed);
+	return o;
+}
+
+/* Records kept as text by this process, by commit id (a commit's record follows from its
+ * id alone, whichever repository holds it): a page of history presents each commit once
+ * per process, not at every request. One slot per hash of the id; a newer record takes
+ * the slot of an older one. About 1 KB each: 8 MB when every slot is taken. */
+#define COMMIT_MEMO_SLOTS 8192
+
+static struct kept_commit {
+	git_oid id;
+	char *text; /* malloc'd; NULL: empty */
+	size_t len;
+} commit_memo[COMMIT_MEMO_SLOTS];
+
+json_object *entity_commit_kept(ctx *c, const git_commit *commit)
+{
+	const git_oid *id = git_commit_id(commit);
+	unsigned h = (unsigned)id->id[0] | (unsigned)id->id[1] << 8 | (unsigned)id->id[2] << 16;
+	struct kept_commit *m = &commit_memo[h % COMMIT_MEMO_SLOTS];
+	if (!m->text || !git_oid_equal(&m->id, id)) {
+		json_object *o = entity_commit(c, commit);
+		size_t len;
+		const char *s = json_object_to_json_string_length(
+			o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+		char *text = s ? malloc(len + 1) : NULL;
+		if (!text)
+			return o;
+		memcpy(text, s, len + 1);
+		json_object_put(o);
+		free(m->text);
+		git_oid_cpy(&m->id, id);
+		m->text = text;
+		m->len = len;
+	}
+	/* an object that prints as the kept text (a copy in c's arena: the slot may take
+	 * another commit before the response is written) */
+	json_object *o = json_object_new_object();
+	char *text = arena_alloc(c->a, m->len + 1);
+	memcpy(text, m->text, m->len + 1);
+	json_object_set_serializer(o, json_object_userdata_to_json_string, text, NULL);
 	return o;
 }

@@ -14,6 +14,10 @@
 
 /* The record of commit (borrowed; strings copied into the JSON). */
 json_object *entity_commit(ctx *c, const git_commit *commit);
+/* The same record, kept by this process as text and handed out as an object that
+ * prints as it: for a response that only prints it (a list, a branch), never one that
+ * adds to it or reads its fields. */
+json_object *entity_commit_kept(ctx *c, const git_commit *commit);
 /* A git time in GitLab 10's JSON form, in c's arena. */
 const char *entity_git_time(ctx *c, const git_time *t);
 /* GitLab's Commit#title of message (NULL or empty: "--no commit message"), in c's arena. */

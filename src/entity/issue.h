@@ -11,18 +11,23 @@
  * whose WITH list has the caller as `me` (auth/access.h SQL_ME): subscribed is the
  * caller's explicit subscription, else whether they take part (author, assignee, or a
  * comment of theirs), as GitLab's Subscribable. Labels are the titles, sorted. */
-#define ISSUE_COLS                                                                             \
+#define ISSUE_COLS ISSUE_COLS_SUBSCRIBED(ISSUE_SUBSCRIBED)
+/* The same for a list (IssueBasic, which shows no subscribed): the column is NULL. */
+#define ISSUE_LIST_COLS ISSUE_COLS_SUBSCRIBED("NULL::boolean")
+#define ISSUE_SUBSCRIBED                                                                       \
+	"coalesce((SELECT s.subscribed FROM subscriptions s"                                   \
+	" WHERE s.subscribable_type = 'Issue' AND s.subscribable_id = i.id"                      \
+	" AND s.user_id = me.id AND s.project_id IS NULL), i.author_id = me.id"                  \
+	" OR EXISTS (SELECT 1 FROM issue_assignees sa WHERE sa.issue_id = i.id"                  \
+	" AND sa.user_id = me.id) OR EXISTS (SELECT 1 FROM notes sn WHERE sn.noteable_type = 'Issue'" \
+	" AND sn.noteable_id = i.id AND sn.author_id = me.id AND NOT sn.system), false)"
+#define ISSUE_COLS_SUBSCRIBED(SUBSCRIBED)                                                      \
 	"i.id, i.iid, i.project_id, i.title, i.description, i.state, iso8601(i.created_at),"   \
 	" iso8601(i.updated_at), iso8601(i.closed_at), ARRAY(SELECT l.title FROM label_links ll" \
 	" JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue'"                    \
 	" AND ll.target_id = i.id ORDER BY l.title), i.user_notes_count, i.upvotes, i.downvotes," \
 	" i.due_date::text, i.confidential, i.discussion_locked, n.full_path || '/' || p.path,"  \
-	" i.time_estimate, i.total_time_spent, coalesce((SELECT s.subscribed FROM subscriptions s" \
-	" WHERE s.subscribable_type = 'Issue' AND s.subscribable_id = i.id"                      \
-	" AND s.user_id = me.id AND s.project_id IS NULL), i.author_id = me.id"                  \
-	" OR EXISTS (SELECT 1 FROM issue_assignees sa WHERE sa.issue_id = i.id"                  \
-	" AND sa.user_id = me.id) OR EXISTS (SELECT 1 FROM notes sn WHERE sn.noteable_type = 'Issue'" \
-	" AND sn.noteable_id = i.id AND sn.author_id = me.id AND NOT sn.system), false),"        \
+	" i.time_estimate, i.total_time_spent, " SUBSCRIBED ","                                   \
 	" au.id, au.username, au.name, au.state, au.avatar,"                                     \
 	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                                \
 	" cb.id, cb.username, cb.name, cb.state, cb.avatar, " MILESTONE_COLS

@@ -23,10 +23,15 @@ const char *project_web_url(request *r, const char *ns, const char *path)
 	return arena_printf(r->ctx.a, "%s/%s/%s", r->ctx.cfg->external_url, ns, path);
 }
 
-/* A JSON text of the statement, or NULL when it does not parse. */
-static json_object *parse_json(const char *text)
+/* <external_url>/api/v4/projects/<id>, in r's arena. */
+static const char *project_api_url(request *r, const char *id)
 {
-	return text ? json_tokener_parse(text) : NULL;
+	buf b;
+	buf_init(&b, r->ctx.a, 128);
+	buf_puts(&b, r->ctx.cfg->external_url);
+	buf_puts(&b, "/api/v4/projects/");
+	buf_puts(&b, id);
+	return buf_cstr(&b);
 }
 
 static int compare_tags(const void *a, const void *b)
@@ -36,16 +41,16 @@ static int compare_tags(const void *a, const void *b)
 
 /* The tags of the text[] literal as a JSON array, sorted (byte order, as the database's
  * C collation; one order whatever the database's locale). */
-static json_object *tag_list(request *r, const char *literal)
+static void tag_list(jw *w, request *r, const char *literal)
 {
 	const char **tags;
 	int n = db_text_array(r->ctx.a, literal, &tags);
-	json_object *list = json_object_new_array();
 	if (n > 1)
 		qsort(tags, (size_t)n, sizeof(*tags), compare_tags);
+	jw_begin_array(w);
 	for (int i = 0; i < n; i++)
-		json_object_array_add(list, json_object_new_string(tags[i]));
-	return list;
+		jw_str(w, tags[i]);
+	jw_end_array(w);
 }
 
 /* NotificationSetting.levels: the level GitLab keeps as an integer; the default
@@ -60,7 +65,8 @@ static int notification_level(const char *name)
 	return 3;
 }
 
-void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col)
+/* What both readers of the caller's standing start with. */
+static void caller_init(project_caller *out, request *r, const PGresult *res, int row, int col)
 {
 	memset(out, 0, sizeof(*out));
 	out->project_notification = out->group_notification = 3;
@@ -68,6 +74,63 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 	const char *owner = db_val(res, row, col + PC_NS_OWNER_ID);
 	bool personal = strcmp(db_val(res, row, col + PC_NS_KIND), "user") == 0;
 	out->levels.ns_owner = me && personal && owner && strtoll(owner, NULL, 10) == me;
+}
+
+void project_caller_page_read(project_caller_page *out, request *r, const PGresult *res, int row,
+			      int col)
+{
+	out->nmembers = db_int_array(r->ctx.a, db_val(res, row, col + PC_MEMBER_LEVEL),
+				     &out->members);
+	out->nsettings = db_text_array(r->ctx.a, db_val(res, row, col + PC_NOTIFICATION_LEVELS),
+				       &out->settings);
+}
+
+void project_caller_read_list(project_caller *out, request *r, const project_caller_page *page,
+			      const PGresult *res, int row, int col)
+{
+	caller_init(out, r, res, row, col);
+	long long id = db_int(res, row, col + PC_ID), ns_id = db_int(res, row, col + PC_NS_ID);
+	long long *m = page->members, *groups;
+	int n = page->nmembers;
+	int ngroups = db_int_array(r->ctx.a, db_val(res, row, col + PC_GROUP_LEVELS), &groups);
+	/* {{0 project or 1 group, id, level}, ...}: the project's own membership; the highest
+	 * level of the groups above it, and the one of its own group */
+	for (int i = 0; i + 2 < n; i += 3) {
+		int level = (int)m[i + 2];
+		if (m[i] == 0) {
+			if (m[i + 1] == id)
+				out->levels.member_level = level;
+			continue;
+		}
+		for (int k = 0; k < ngroups; k++) {
+			if (groups[k] != m[i + 1])
+				continue;
+			if (level > out->levels.group_level)
+				out->levels.group_level = level;
+			if (m[i + 1] == ns_id)
+				out->own_group_level = level;
+		}
+	}
+	/* {Project:id:level, Namespace:id:level, ...}: the project's and its namespace's */
+	const char **settings = page->settings;
+	n = page->nsettings;
+	for (int i = 0; i < n; i++) {
+		bool project = strncmp(settings[i], "Project:", 8) == 0;
+		const char *p = strchr(settings[i], ':');
+		char *end;
+		long long source = p ? strtoll(p + 1, &end, 10) : 0;
+		if (!p || *end != ':' || source != (project ? id : ns_id))
+			continue;
+		if (project)
+			out->project_notification = notification_level(end + 1);
+		else
+			out->group_notification = notification_level(end + 1);
+	}
+}
+
+void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col)
+{
+	caller_init(out, r, res, row, col);
 	out->levels.member_level = (int)db_int(res, row, col + PC_MEMBER_LEVEL);
 	/* {{group id, level}, ...}: the highest level, and the one of the project's group */
 	long long *g;
@@ -93,56 +156,107 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 	}
 }
 
-json_object *entity_project_group_link(request *r, const PGresult *res, int row)
+void entity_project_group_link(jw *w, request *r, long long group_id, const char *name,
+			       long long access)
 {
-	cache_depend(r, CACHE_KEY_NAMESPACE(db_int(res, row, PLK_GROUP_ID)));
-	json_object *o = json_object_new_object();
-	json_put_int(o, "group_id", db_int(res, row, PLK_GROUP_ID));
-	json_put_str(o, "group_name", db_val(res, row, PLK_GROUP_NAME));
-	json_put_int(o, "group_access_level", db_int(res, row, PLK_GROUP_ACCESS));
-	return o;
+	cache_depend(r, CACHE_KEY_NAMESPACE(group_id));
+	jw_begin_object(w);
+	jw_put_int(w, "group_id", group_id);
+	jw_put_str(w, "group_name", name);
+	jw_put_int(w, "group_access_level", access);
+	jw_end_object(w);
 }
 
 /* The permissions' project_access or group_access: the caller's own membership. */
-static json_object *access_of(int level, int notification)
+static void access_of(jw *w, int level, int notification)
 {
-	if (!level)
-		return NULL;
-	json_object *o = json_object_new_object();
-	json_put_int(o, "access_level", level);
-	json_put_int(o, "notification_level", notification);
-	return o;
+	if (!level) {
+		jw_null(w);
+		return;
+	}
+	jw_begin_object(w);
+	jw_put_int(w, "access_level", level);
+	jw_put_int(w, "notification_level", notification);
+	jw_end_object(w);
 }
 
-json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
-			    const project_extra *x)
+/* The project's URLs: ssh_url_to_repo, http_url_to_repo, web_url. */
+static void urls(jw *w, request *r, const char *ns, const char *path)
+{
+	const char *ext = r->ctx.cfg->external_url;
+	jw_key(w, "ssh_url_to_repo");
+	jw_str_begin(w);
+	jw_str_part(w, "git@");
+	jw_str_part(w, r->ctx.cfg->ssh_host);
+	jw_str_part(w, ":");
+	jw_str_part(w, ns);
+	jw_str_part(w, "/");
+	jw_str_part(w, path);
+	jw_str_part(w, ".git");
+	jw_str_end(w);
+	const char *keys[] = {"http_url_to_repo", "web_url"};
+	for (int i = 0; i < 2; i++) {
+		jw_key(w, keys[i]);
+		jw_str_begin(w);
+		jw_str_part(w, ext);
+		jw_str_part(w, "/");
+		jw_str_part(w, ns);
+		jw_str_part(w, "/");
+		jw_str_part(w, path);
+		if (i == 0)
+			jw_str_part(w, ".git");
+		jw_str_end(w);
+	}
+}
+
+/* A member key: "<ns> / <name>" or "<ns>/<path>" as one string. */
+static void joined(jw *w, const char *key, const char *a, const char *between, const char *b)
+{
+	jw_key(w, key);
+	jw_str_begin(w);
+	jw_str_part(w, a);
+	jw_str_part(w, between);
+	jw_str_part(w, b);
+	jw_str_end(w);
+}
+
+/* A member of _links: the project's API URL api, then suffix. */
+static void link(jw *w, const char *key, const char *api, const char *suffix)
+{
+	jw_key(w, key);
+	jw_str_begin(w);
+	jw_str_part(w, api);
+	jw_str_part(w, suffix);
+	jw_str_end(w);
+}
+
+void entity_project_write(jw *w, request *r, const PGresult *res, int row, int col,
+			  unsigned flags, const project_extra *x)
 {
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
 #define B(c) db_bool(res, row, col + (c))
 	cache_depend(r, CACHE_KEY_PROJECT(I(PC_ID)));
 	cache_depend(r, CACHE_KEY_NAMESPACE(I(PC_NS_ID)));
-	json_object *o = json_object_new_object();
 	const char *ns = V(PC_NS_FULL_PATH), *path = V(PC_PATH);
-	const char *full_path = arena_printf(r->ctx.a, "%s/%s", ns, path);
-	const char *name_with_ns = arena_printf(r->ctx.a, "%s / %s", V(PC_NS_FULL_NAME), V(PC_NAME));
-	json_put_int(o, "id", I(PC_ID));
-	json_put_str(o, "description", V(PC_DESCRIPTION));
-	json_put_str(o, "default_branch", V(PC_DEFAULT_BRANCH));
+	jw_begin_object(w);
+	jw_put_int(w, "id", I(PC_ID));
+	jw_put_str(w, "description", V(PC_DESCRIPTION));
+	jw_put_str(w, "default_branch", V(PC_DEFAULT_BRANCH));
 	if (!(flags & PROJECT_VIEW_FULL)) {
-		json_object_object_add(o, "tag_list", tag_list(r, V(PC_TAG_LIST)));
-		json_put_str(o, "ssh_url_to_repo", project_ssh_url(r, ns, path));
-		json_put_str(o, "http_url_to_repo", project_http_url(r, ns, path));
-		json_put_str(o, "web_url", project_web_url(r, ns, path));
-		json_put_str(o, "name", V(PC_NAME));
-		json_put_str(o, "name_with_namespace", name_with_ns);
-		json_put_str(o, "path", path);
-		json_put_str(o, "path_with_namespace", full_path);
-		json_put_int(o, "star_count", I(PC_STAR_COUNT));
-		json_put_int(o, "forks_count", I(PC_FORKS_COUNT));
-		json_put_str(o, "created_at", V(PC_CREATED_AT));
-		json_put_str(o, "last_activity_at", V(PC_LAST_ACTIVITY_AT));
-		return o;
+		jw_key(w, "tag_list");
+		tag_list(w, r, V(PC_TAG_LIST));
+		urls(w, r, ns, path);
+		jw_put_str(w, "name", V(PC_NAME));
+		joined(w, "name_with_namespace", V(PC_NS_FULL_NAME), " / ", V(PC_NAME));
+		jw_put_str(w, "path", path);
+		joined(w, "path_with_namespace", ns, "/", path);
+		jw_put_int(w, "star_count", I(PC_STAR_COUNT));
+		jw_put_int(w, "forks_count", I(PC_FORKS_COUNT));
+		jw_put_str(w, "created_at", V(PC_CREATED_AT));
+		jw_put_str(w, "last_activity_at", V(PC_LAST_ACTIVITY_AT));
+		jw_end_object(w);
+		return;
 	}
 	if (V(PC_NS_OWNER_ID))
 		cache_depend(r, CACHE_KEY_USER(I(PC_NS_OWNER_ID)));
@@ -154,99 +268,122 @@ json_object *entity_project(request *r, const PGresult *res, int row, int col, u
 			cache_depend(r, CACHE_SET_NAMESPACES);
 	}
 	bool issues = B(PC_ISSUES_ENABLED), mrs = B(PC_MERGE_REQUESTS_ENABLED);
-	json_put_str(o, "visibility", visibility_name((int)I(PC_VISIBILITY)));
-	json_put_str(o, "ssh_url_to_repo", project_ssh_url(r, ns, path));
-	json_put_str(o, "http_url_to_repo", project_http_url(r, ns, path));
-	json_put_str(o, "web_url", project_web_url(r, ns, path));
-	json_object_object_add(o, "tag_list", tag_list(r, V(PC_TAG_LIST)));
-	if (V(PC_OWNER))
-		json_object_object_add(o, "owner", parse_json(V(PC_OWNER)));
-	json_put_str(o, "name", V(PC_NAME));
-	json_put_str(o, "name_with_namespace", name_with_ns);
-	json_put_str(o, "path", path);
-	json_put_str(o, "path_with_namespace", full_path);
-	json_put_bool(o, "issues_enabled", issues);
+	jw_put_str(w, "visibility", visibility_name((int)I(PC_VISIBILITY)));
+	urls(w, r, ns, path);
+	jw_key(w, "tag_list");
+	tag_list(w, r, V(PC_TAG_LIST));
+	const char **owner;
+	if (V(PC_OWNER) && db_text_array(r->ctx.a, V(PC_OWNER), &owner) == 3) {
+		jw_key(w, "owner");
+		jw_begin_object(w);
+		jw_put_int_or_null(w, "id", owner[0]);
+		jw_put_str(w, "name", owner[1]);
+		jw_put_str(w, "created_at", owner[2]);
+		jw_end_object(w);
+	}
+	jw_put_str(w, "name", V(PC_NAME));
+	joined(w, "name_with_namespace", V(PC_NS_FULL_NAME), " / ", V(PC_NAME));
+	jw_put_str(w, "path", path);
+	joined(w, "path_with_namespace", ns, "/", path);
+	jw_put_bool(w, "issues_enabled", issues);
 	if (issues)
-		json_put_int(o, "open_issues_count", I(PC_OPEN_ISSUES_COUNT));
-	json_put_bool(o, "merge_requests_enabled", mrs);
-	json_put_bool(o, "jobs_enabled", B(PC_JOBS_ENABLED));
-	json_put_bool(o, "wiki_enabled", B(PC_WIKI_ENABLED));
-	json_put_bool(o, "snippets_enabled", B(PC_SNIPPETS_ENABLED));
-	json_put_bool(o, "resolve_outdated_diff_discussions", B(PC_RESOLVE_OUTDATED));
-	json_put_bool(o, "container_registry_enabled", B(PC_CONTAINER_REGISTRY_ENABLED));
-	json_put_str(o, "created_at", V(PC_CREATED_AT));
-	json_put_str(o, "last_activity_at", V(PC_LAST_ACTIVITY_AT));
-	json_put_int_or_null(o, "creator_id", V(PC_CREATOR_ID));
-	json_object *nsobj = json_object_new_object();
-	json_put_int(nsobj, "id", I(PC_NS_ID));
-	json_put_str(nsobj, "name", V(PC_NS_NAME));
-	json_put_str(nsobj, "path", V(PC_NS_PATH));
-	json_put_str(nsobj, "kind", V(PC_NS_KIND));
-	json_put_str(nsobj, "full_path", ns);
-	json_object_object_add(o, "namespace", nsobj);
-	if (x && x->forked_from)
-		json_object_object_add(o, "forked_from_project", json_object_get(x->forked_from));
-	json_put_str(o, "import_status", V(PC_IMPORT_STATUS));
+		jw_put_int(w, "open_issues_count", I(PC_OPEN_ISSUES_COUNT));
+	jw_put_bool(w, "merge_requests_enabled", mrs);
+	jw_put_bool(w, "jobs_enabled", B(PC_JOBS_ENABLED));
+	jw_put_bool(w, "wiki_enabled", B(PC_WIKI_ENABLED));
+	jw_put_bool(w, "snippets_enabled", B(PC_SNIPPETS_ENABLED));
+	jw_put_bool(w, "resolve_outdated_diff_discussions", B(PC_RESOLVE_OUTDATED));
+	jw_put_bool(w, "container_registry_enabled", B(PC_CONTAINER_REGISTRY_ENABLED));
+	jw_put_str(w, "created_at", V(PC_CREATED_AT));
+	jw_put_str(w, "last_activity_at", V(PC_LAST_ACTIVITY_AT));
+	jw_put_int_or_null(w, "creator_id", V(PC_CREATOR_ID));
+	jw_key(w, "namespace");
+	jw_begin_object(w);
+	jw_put_int(w, "id", I(PC_NS_ID));
+	jw_put_str(w, "name", V(PC_NS_NAME));
+	jw_put_str(w, "path", V(PC_NS_PATH));
+	jw_put_str(w, "kind", V(PC_NS_KIND));
+	jw_put_str(w, "full_path", ns);
+	jw_end_object(w);
+	if (x && x->forked_from) {
+		jw_key(w, "forked_from_project");
+		jw_raw(w, x->forked_from, strlen(x->forked_from));
+	}
+	jw_put_str(w, "import_status", V(PC_IMPORT_STATUS));
 	if (flags & PROJECT_CAN_ADMIN)
-		json_put_str(o, "import_error", V(PC_IMPORT_ERROR));
+		jw_put_str(w, "import_error", V(PC_IMPORT_ERROR));
 	if ((flags & PROJECT_PERMISSIONS) && x && x->caller) {
 		const project_caller *c = x->caller;
-		json_object *perm = json_object_new_object();
-		json_object_object_add(perm, "project_access",
-				       access_of(c->levels.member_level, c->project_notification));
-		json_object_object_add(perm, "group_access",
-				       access_of(c->own_group_level, c->group_notification));
-		json_object_object_add(o, "permissions", perm);
+		jw_key(w, "permissions");
+		jw_begin_object(w);
+		jw_key(w, "project_access");
+		access_of(w, c->levels.member_level, c->project_notification);
+		jw_key(w, "group_access");
+		access_of(w, c->own_group_level, c->group_notification);
+		jw_end_object(w);
 	}
-	json_put_bool(o, "archived", B(PC_ARCHIVED));
-	json_put_str(o, "avatar_url", entity_avatar_url(r, "project", V(PC_ID), V(PC_AVATAR)));
-	json_put_bool(o, "shared_runners_enabled", B(PC_SHARED_RUNNERS_ENABLED));
-	json_put_bool(o, "lfs_enabled", B(PC_LFS_ENABLED));
-	json_put_int(o, "forks_count", I(PC_FORKS_COUNT));
-	json_put_int(o, "star_count", I(PC_STAR_COUNT));
+	jw_put_bool(w, "archived", B(PC_ARCHIVED));
+	jw_put_str(w, "avatar_url", entity_avatar_url(r, "project", V(PC_ID), V(PC_AVATAR)));
+	jw_put_bool(w, "shared_runners_enabled", B(PC_SHARED_RUNNERS_ENABLED));
+	jw_put_bool(w, "lfs_enabled", B(PC_LFS_ENABLED));
+	jw_put_int(w, "forks_count", I(PC_FORKS_COUNT));
+	jw_put_int(w, "star_count", I(PC_STAR_COUNT));
 	if (flags & PROJECT_CAN_ADMIN) {
 		const char *sealed = V(PC_RUNNERS_TOKEN);
-		json_put_str(o, "runners_token", sealed ? cache_open_secret(r, sealed) : NULL);
+		jw_put_str(w, "runners_token", sealed ? cache_open_secret(r, sealed) : NULL);
 	}
-	json_put_bool(o, "public_jobs", B(PC_PUBLIC_JOBS));
-	json_put_str(o, "ci_config_path", V(PC_CI_CONFIG_PATH));
-	json_object *shared = x ? x->shared_with_groups : NULL;
-	json_object_object_add(o, "shared_with_groups",
-			       shared ? json_object_get(shared) : json_object_new_array());
-	json_put_bool(o, "only_allow_merge_if_pipeline_succeeds",
-		      B(PC_ONLY_ALLOW_MERGE_IF_PIPELINE_SUCCEEDS));
-	json_put_bool(o, "only_allow_merge_if_all_discussions_are_resolved",
-		      B(PC_ONLY_ALLOW_MERGE_IF_ALL_DISCUSSIONS_ARE_RESOLVED));
-	json_put_bool(o, "printing_merge_request_link_enabled", B(PC_PRINTING_MR_LINK_ENABLED));
-	json_put_bool(o, "request_access_enabled", B(PC_REQUEST_ACCESS_ENABLED));
+	jw_put_bool(w, "public_jobs", B(PC_PUBLIC_JOBS));
+	jw_put_str(w, "ci_config_path", V(PC_CI_CONFIG_PATH));
+	jw_key(w, "shared_with_groups");
+	if (x && x->shared_with_groups)
+		jw_raw(w, x->shared_with_groups, strlen(x->shared_with_groups));
+	else
+		jw_raw(w, "[]", 2);
+	jw_put_bool(w, "only_allow_merge_if_pipeline_succeeds",
+		    B(PC_ONLY_ALLOW_MERGE_IF_PIPELINE_SUCCEEDS));
+	jw_put_bool(w, "only_allow_merge_if_all_discussions_are_resolved",
+		    B(PC_ONLY_ALLOW_MERGE_IF_ALL_DISCUSSIONS_ARE_RESOLVED));
+	jw_put_bool(w, "printing_merge_request_link_enabled", B(PC_PRINTING_MR_LINK_ENABLED));
+	jw_put_str(w, "merge_method", V(PC_MERGE_METHOD));
+	jw_put_bool(w, "request_access_enabled", B(PC_REQUEST_ACCESS_ENABLED));
 	if (flags & PROJECT_STATISTICS) {
-		json_object *st = json_object_new_object();
-		json_put_int(st, "commit_count", I(PC_COMMIT_COUNT));
-		json_put_int(st, "storage_size", I(PC_STORAGE_SIZE));
-		json_put_int(st, "repository_size", I(PC_REPOSITORY_SIZE));
-		json_put_int(st, "lfs_objects_size", I(PC_LFS_OBJECTS_SIZE));
-		json_put_int(st, "job_artifacts_size", I(PC_JOB_ARTIFACTS_SIZE));
-		json_object_object_add(o, "statistics", st);
+		jw_key(w, "statistics");
+		jw_begin_object(w);
+		jw_put_int(w, "commit_count", I(PC_COMMIT_COUNT));
+		jw_put_int(w, "storage_size", I(PC_STORAGE_SIZE));
+		jw_put_int(w, "repository_size", I(PC_REPOSITORY_SIZE));
+		jw_put_int(w, "lfs_objects_size", I(PC_LFS_OBJECTS_SIZE));
+		jw_put_int(w, "job_artifacts_size", I(PC_JOB_ARTIFACTS_SIZE));
+		jw_end_object(w);
 	}
 	/* Links to the features the project has on (GitLab 10: issues_available? and
 	 * mrs_available?) and to the rest. */
-	const char *api = arena_printf(r->ctx.a, "%s/api/v4/projects/%s", r->ctx.cfg->external_url,
-				       V(PC_ID));
-	json_object *links = json_object_new_object();
-	json_put_str(links, "self", api);
+	const char *api = project_api_url(r, V(PC_ID));
+	jw_key(w, "_links");
+	jw_begin_object(w);
+	jw_put_str(w, "self", api);
 	if (issues)
-		json_put_str(links, "issues", arena_printf(r->ctx.a, "%s/issues", api));
+		link(w, "issues", api, "/issues");
 	if (mrs)
-		json_put_str(links, "merge_requests", arena_printf(r->ctx.a, "%s/merge_requests", api));
-	json_put_str(links, "repo_branches", arena_printf(r->ctx.a, "%s/repository/branches", api));
-	json_put_str(links, "labels", arena_printf(r->ctx.a, "%s/labels", api));
-	json_put_str(links, "events", arena_printf(r->ctx.a, "%s/events", api));
-	json_put_str(links, "members", arena_printf(r->ctx.a, "%s/members", api));
-	json_object_object_add(o, "_links", links);
+		link(w, "merge_requests", api, "/merge_requests");
+	link(w, "repo_branches", api, "/repository/branches");
+	link(w, "labels", api, "/labels");
+	link(w, "events", api, "/events");
+	link(w, "members", api, "/members");
+	jw_end_object(w);
+	jw_end_object(w);
 #undef V
 #undef I
 #undef B
-	return o;
+}
+
+json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
+			    const project_extra *x)
+{
+	jw w;
+	jw_init(&w, r->ctx.a, 2048);
+	entity_project_write(&w, r, res, row, col, flags, x);
+	return json_tokener_parse(buf_cstr(&w.b));
 }
 
 void entity_project_list_depend(request *r, const char *order_by, bool search, bool by_user)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "auth/access.h"
+#include "core/jw.h"
 #include "http/request.h"
 
 /* The columns the simple view reads, from projects p and its namespaces n, in this
@@ -23,26 +24,30 @@
 /* Every column of the full record: the basic ones, then the rest. A statement pays for
  * each column, join and subquery at every execution (the executor's start-up of its
  * plan), so the record holds what most projects need and no more: the owner of a
- * personal project as one JSON text {id, name, created_at} (a subquery costs less than
- * a join that widens every row above it); of the fork source and of the groups the
+ * personal project as one text[] {id, name, created_at} (a subquery costs less than a
+ * join that widens every row above it); of the fork source and of the groups the
  * project is shared with only whether there are any (forked_from_id, shared): the
  * handler fetches those apart, for the projects that have them (projects_extras()). */
-#define PROJECT_COLS                                                                           \
+#define PROJECT_COLS PROJECT_COLS_SHARED(PROJECT_SHARED)
+#define PROJECT_SHARED "EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = p.id)"
+/* PROJECT_COLS with SHARED as the column of the groups the project is shared with: whether
+ * there are any (PROJECT_SHARED), or the links themselves (PROJECT_SHARED_LINKS). */
+#define PROJECT_COLS_SHARED(SHARED)                                                            \
 	PROJECT_BASIC_COLS ", p.visibility, p.archived, CASE WHEN n.kind = 'user' THEN"          \
-	" (SELECT json_build_object('id', ou.id, 'name', ou.name, 'created_at',"                \
-	" iso8601(ou.created_at))::text FROM users ou WHERE ou.id = n.owner_id) END,"           \
+	" (SELECT ARRAY[ou.id::text, ou.name, iso8601(ou.created_at)]::text FROM users ou"      \
+	" WHERE ou.id = n.owner_id) END,"                                                      \
 	" p.issues_enabled, p.merge_requests_enabled, p.jobs_enabled, p.wiki_enabled,"          \
 	" p.snippets_enabled, p.resolve_outdated_diff_discussions, p.container_registry_enabled,"\
 	" p.creator_id, n.name, n.path, n.kind, p.forked_from_id,"                        \
 	" p.import_status, p.import_error, p.avatar, p.open_issues_count, p.runners_token_sealed,"\
 	" p.public_jobs, p.ci_config_path,"                                                     \
-	" EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = p.id),"              \
+	" " SHARED ","                                                                           \
 	" p.only_allow_merge_if_pipeline_succeeds,"                                             \
 	" p.request_access_enabled, p.only_allow_merge_if_all_discussions_are_resolved,"        \
 	" p.printing_merge_request_link_enabled, p.shared_runners_enabled, p.lfs_enabled,"      \
 	" p.commit_count, p.storage_size, p.repository_size, p.lfs_objects_size,"               \
-	" p.job_artifacts_size, n.owner_id"
-#define PROJECT_NCOLS 48
+	" p.job_artifacts_size, n.owner_id, p.merge_method"
+#define PROJECT_NCOLS 49
 
 /* What the statement knows of the caller (whose id is the SQL expression ME, NULL when
  * anonymous) and the project of PROJECT_COLS, right after them, each found once: their
@@ -62,6 +67,22 @@
 	" (SELECT 'Namespace:' || s.level FROM notification_settings s"                         \
 	" WHERE s.user_id = " ME " AND s.source_type = 'Namespace' AND s.source_id = n.id)]::text"
 #define PROJECT_CALLER_NCOLS 3
+/* The same three columns for the rows of a list (project_caller_read_list() reads them),
+ * with what the caller has found once for the page, not with subqueries on every row:
+ * the caller's (me's) memberships of any group and of the page's projects (PAGE, a SQL
+ * set of their ids) as {{0 (project) or 1 (group), id, level}, ...}; the traversal_ids of
+ * the project's group (NULL for a personal project); the caller's notification settings
+ * of any namespace and of the page's projects as {Project:id:level,Namespace:id:level,...}. */
+#define PROJECT_CALLER_LIST_COLS(PAGE)                                                         \
+	"(SELECT array_agg(ARRAY[CASE WHEN m.source_type = 'Project' THEN 0 ELSE 1 END,"        \
+	" m.source_id, m.access_level])::text FROM me cm JOIN members m ON m.user_id = cm.id"   \
+	" WHERE " SQL_MEMBER_ACTIVE("m") " AND (m.source_type = 'Namespace'"                       \
+	" OR (m.source_type = 'Project' AND m.source_id IN (" PAGE ")))),"                      \
+	" CASE WHEN n.kind = 'group' THEN n.traversal_ids::text END,"                           \
+	" (SELECT array_agg(s.source_type || ':' || s.source_id || ':' || s.level)::text"        \
+	" FROM me cs JOIN notification_settings s ON s.user_id = cs.id"                         \
+	" WHERE s.source_type = 'Namespace' OR (s.source_type = 'Project'"                      \
+	" AND s.source_id IN (" PAGE ")))"
 
 enum project_col {
 	PC_ID, PC_DESCRIPTION, PC_DEFAULT_BRANCH, PC_NAME, PC_PATH, PC_NS_FULL_PATH,
@@ -77,12 +98,13 @@ enum project_col {
 	PC_ONLY_ALLOW_MERGE_IF_ALL_DISCUSSIONS_ARE_RESOLVED, PC_PRINTING_MR_LINK_ENABLED,
 	PC_SHARED_RUNNERS_ENABLED, PC_LFS_ENABLED, PC_COMMIT_COUNT, PC_STORAGE_SIZE,
 	PC_REPOSITORY_SIZE, PC_LFS_OBJECTS_SIZE, PC_JOB_ARTIFACTS_SIZE, PC_NS_OWNER_ID,
+	PC_MERGE_METHOD,
 	/* PROJECT_CALLER_COLS */
 	PC_MEMBER_LEVEL = PROJECT_NCOLS, PC_GROUP_LEVELS, PC_NOTIFICATION_LEVELS,
 };
 /* The column lists and the enum agree (statements declare their counts from these). */
 _Static_assert(PC_NS_ID + 1 == PROJECT_BASIC_NCOLS, "PROJECT_BASIC_COLS");
-_Static_assert(PC_NS_OWNER_ID + 1 == PROJECT_NCOLS, "PROJECT_COLS and enum project_col");
+_Static_assert(PC_MERGE_METHOD + 1 == PROJECT_NCOLS, "PROJECT_COLS and enum project_col");
 _Static_assert(PC_NOTIFICATION_LEVELS + 1 == PROJECT_NCOLS + PROJECT_CALLER_NCOLS,
 	       "PROJECT_CALLER_COLS and enum project_col");
 
@@ -100,6 +122,16 @@ _Static_assert(PC_NOTIFICATION_LEVELS + 1 == PROJECT_NCOLS + PROJECT_CALLER_NCOL
 enum {
 	PLK_PROJECT_ID, PLK_GROUP_ID, PLK_GROUP_NAME, PLK_GROUP_ACCESS, PLK_CALLER_LEVEL, PLK_NCOLS
 };
+/* The same links of project p, for the caller whose id is the SQL expression ME, as the
+ * column shared of PROJECT_COLS_SHARED: a JSON text [[group, name, access, caller's
+ * level], ...] in the order of the links, NULL when there are none. A list has them in
+ * its statement, rather than a second one for the projects that are shared. */
+#define PROJECT_SHARED_LINKS(ME)                                                               \
+	"(SELECT json_agg(json_build_array(l.group_id, lg.name, l.group_access, coalesce((SELECT" \
+	" max(m.access_level) FROM members m WHERE m.user_id = " ME                             \
+	" AND m.source_type = 'Namespace' AND m.source_id = ANY (lg.traversal_ids)"             \
+	" AND " SQL_MEMBER_ACTIVE("m") "), 0)) ORDER BY l.id)::text FROM project_group_links l"   \
+	" JOIN namespaces lg ON lg.id = l.group_id WHERE l.project_id = p.id)"
 
 /* The caller's standing on a project, from PROJECT_CALLER_COLS. */
 typedef struct {
@@ -109,12 +141,11 @@ typedef struct {
 	int group_notification;
 } project_caller;
 
-/* What the presenter adds to the record's columns; the JSON objects belong to the
- * request's arena (request_own), the presenter takes references to them. */
+/* What the presenter adds to the record's columns, as JSON texts of the request's arena. */
 typedef struct {
-	const project_caller *caller;    /* for PROJECT_PERMISSIONS */
-	json_object *forked_from;        /* the fork source's simple view, NULL when none */
-	json_object *shared_with_groups; /* entity_project_group_link()s, NULL for none */
+	const project_caller *caller;   /* for PROJECT_PERMISSIONS */
+	const char *forked_from;        /* the fork source's simple view, NULL when none */
+	const char *shared_with_groups; /* an array of entity_project_group_link()s, NULL for none */
 } project_extra;
 
 enum project_view {
@@ -125,16 +156,20 @@ enum project_view {
 	PROJECT_STATISTICS = 1 << 3, /* statistics=true */
 };
 
-/* The project whose columns start at column col of row, in the view that flags (enum
- * project_view) give, with x's parts (x may be NULL for the simple view). The runners
- * token is opened with r->ctx.key. The record depends (response cache) on the project's key
- * and its namespace's; the full view also on the owner of a personal project and the fork
- * source (its simple view, when shown, declares its own). */
+/* Writes to w the project whose columns start at column col of row, in the view that
+ * flags (enum project_view) give, with x's parts (x may be NULL for the simple view). The
+ * runners token is opened with r->ctx.key. The record depends (response cache) on the
+ * project's key and its namespace's; the full view also on the owner of a personal
+ * project and the fork source (its simple view, when shown, declares its own). */
+void entity_project_write(jw *w, request *r, const PGresult *res, int row, int col,
+			  unsigned flags, const project_extra *x);
+/* The same as a json-c object (the caller owns it), for a presenter that builds one. */
 json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
 			    const project_extra *x);
-/* One of shared_with_groups: the link of row (PROJECT_LINKS_SELECT columns); it depends
- * on the group's key (its name). */
-json_object *entity_project_group_link(request *r, const PGresult *res, int row);
+/* Writes one of shared_with_groups: the link to group_id (named name) giving access; it
+ * depends on the group's key (its name). */
+void entity_project_group_link(jw *w, request *r, long long group_id, const char *name,
+			       long long access);
 /* What a list of projects depends on beyond its rows' records (response cache): which
  * projects it holds and through which groups, their order by order_by ("id",
  * "created_at", "name", ...), what search reads, the users when it names one (by_user). */
@@ -142,6 +177,19 @@ void entity_project_list_depend(request *r, const char *order_by, bool search, b
 /* Reads the PROJECT_CALLER_COLS that follow the PROJECT_COLS at col of row, for r's
  * caller (whose id the statement was given). */
 void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col);
+/* What PROJECT_CALLER_LIST_COLS hold for every row of a page alike, read once. */
+typedef struct {
+	long long *members; /* {0 or 1, id, level} triples */
+	int nmembers;       /* their number of values */
+	const char **settings;
+	int nsettings;
+} project_caller_page;
+void project_caller_page_read(project_caller_page *out, request *r, const PGresult *res, int row,
+			      int col);
+/* The same as project_caller_read() from PROJECT_CALLER_LIST_COLS, with page read from
+ * any row of the same result. */
+void project_caller_read_list(project_caller *out, request *r, const project_caller_page *page,
+			      const PGresult *res, int row, int col);
 /* git@<ssh_host>:<full path>.git, <external_url>/<full path>.git, <external_url>/<full
  * path> for the namespace full path ns and the project path, in r's arena. */
 const char *project_ssh_url(request *r, const char *ns, const char *path);

@@ -234,7 +234,7 @@ int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, lon
 			log_git("commit lookup");
 			return -1;
 		}
-		json_object_array_add(*out, gitc_commit_json(c, repo, own_commit(c, commit), false));
+		json_object_array_add(*out, entity_commit_kept(c, own_commit(c, commit)));
 	}
 	if (count >= 0)
 		*total = count;
@@ -462,17 +462,29 @@ int gitc_tree_json(ctx *c, git_repository *repo, git_commit *commit, const char 
 	return 0;
 }
 
+/* The blob at path in commit's tree: found once per process (repo_memo: a commit's
+ * tree never changes), not by reading the trees down the path at every request. */
 int gitc_blob_id_at(ctx *c, git_commit *commit, const char *path, git_oid *out)
 {
+	const char *key = arena_printf(c->a, "blob %s %s", oid_hex(c, git_commit_id(commit)), path);
+	repo_memo known;
+	if (repo_memo_get(key, &known)) {
+		git_oid_cpy(out, &known.oid);
+		return known.n ? 0 : GITC_ENOTFOUND;
+	}
 	git_tree *root = NULL;
 	git_tree_entry *e = NULL;
 	if (git_commit_tree(&root, commit) < 0)
 		return -1;
 	own_tree(c, root);
-	if (git_tree_entry_bypath(&e, root, path) < 0)
-		return GITC_ENOTFOUND;
-	own_tree_entry(c, e);
-	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+	int rc = git_tree_entry_bypath(&e, root, path);
+	if (rc < 0 && rc != GIT_ENOTFOUND)
+		return GITC_ENOTFOUND; /* not a path (an empty segment): nothing to keep */
+	if (e)
+		own_tree_entry(c, e);
+	bool blob = e && git_tree_entry_type(e) == GIT_OBJECT_BLOB;
+	repo_memo_put(key, blob, blob ? git_tree_entry_id(e) : NULL);
+	if (!blob)
 		return GITC_ENOTFOUND;
 	git_oid_cpy(out, git_tree_entry_id(e));
 	return 0;
@@ -540,8 +552,16 @@ int gitc_blob_size(git_repository *repo, const git_oid *id, size_t *out)
 int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
 			      const char *path, git_oid *out)
 {
-	(void)c;
+	/* what a history holds follows from its newest commit: kept once found */
+	const char *key = arena_printf(c->a, "last %s %s", oid_hex(c, git_commit_id(commit)), path);
+	repo_memo known;
+	if (repo_memo_get(key, &known)) {
+		git_oid_cpy(out, &known.oid);
+		return known.n ? 0 : GITC_ENOTFOUND;
+	}
 	int rc = graph_last_commit(repo, git_commit_id(commit), path, out);
+	if (rc == 0 || rc == GIT_ENOTFOUND)
+		repo_memo_put(key, rc == 0, rc == 0 ? out : NULL);
 	return rc == GIT_ENOTFOUND ? GITC_ENOTFOUND : rc;
 }
 

@@ -26,6 +26,11 @@ const db_stmt hooks_stmts[] = {
 	{"hooks_default_branch",
 	 "UPDATE projects SET default_branch = $2, updated_at = now() WHERE id = $1", 2, 0},
 	{"hooks_touch", "UPDATE projects SET last_activity_at = now() WHERE id = $1", 1, 0},
+	/* $1 project: one more change of its refs (its repository's key in the response
+	 * cache, bumped at the commit: sql/0023); nothing for a project removed meanwhile */
+	{"hooks_refs_changed",
+	 "INSERT INTO repository_refs AS x (project_id) SELECT id FROM projects WHERE id = $1"
+	 " ON CONFLICT (project_id) DO UPDATE SET changes = x.changes + 1", 1, 0},
 	/* $1 project, $2 author, $3 action_name, $4 data */
 	{"hooks_event",
 	 "INSERT INTO events (project_id, author_id, action, action_name, data)"
@@ -286,6 +291,9 @@ static int record(ctx *c, git_repository *repo, const project_scope *p, const st
 	const char *tv[1] = {p->id};
 	if (rc == 0 && !db_query(c, "hooks_touch", 1, tv, &e))
 		rc = e;
+	/* after the project's row (hooks_touch): every writer locks the two in this order */
+	if (rc == 0)
+		rc = hooks_refs_changed(c, p->id);
 	return rc;
 }
 
@@ -319,6 +327,13 @@ int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *i
 		db_rollback(c);
 	git_repository_free(repo);
 	return rc < 0 ? -1 : 0;
+}
+
+int hooks_refs_changed(ctx *c, const char *project_id)
+{
+	const char *v[1] = {project_id};
+	int err;
+	return db_query(c, "hooks_refs_changed", 1, v, &err) ? 0 : err;
 }
 
 int hooks_pushed(ctx *c, git_repository *repo, const project_scope *p, const char *ref,

@@ -32,6 +32,10 @@ int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *i
  * post-receive (default branch, event, `push` job, activity). 0 or an error code. */
 int hooks_pushed(ctx *c, git_repository *repo, const struct project_scope *p, const char *ref,
 		 const git_oid *old, const git_oid *new);
+/* Records, in c's open transaction, that the refs of project_id's repository changed
+ * (a push, a branch or tag made or removed): what the response cache's repository
+ * reads depend on (sql/0023). hooks_pushed and post-receive call it. 0 or an error code. */
+int hooks_refs_changed(ctx *c, const char *project_id);
 /* Writes the hook scripts (pre-receive, post-receive) under <storage>/hooks, running
  * the collabd binary exe with configuration cfg_path (NULL: the default). 0 or -1. */
 int hooks_install(const config *cfg, const char *exe, const char *cfg_path);

@@ -216,3 +216,33 @@ cleanup:
 	git_tree_free(tree);
 	return rc;
 }
+
+int merge_ff_possible(const merge_sides *s, bool *out)
+{
+	if (!s->have_target)
+		return MERGE_ENOTFOUND;
+	if (git_oid_equal(&s->source, &s->target)) {
+		*out = true;
+		return 0;
+	}
+	int rc = git_graph_descendant_of(s->repo, &s->source, &s->target);
+	if (rc < 0) {
+		log_git("fast-forward check");
+		return -1;
+	}
+	*out = rc == 1;
+	return 0;
+}
+
+int merge_ff(ctx *c, const merge_sides *s, const char *target_branch, git_oid *out)
+{
+	bool ff;
+	int rc = merge_ff_possible(s, &ff);
+	if (rc != 0)
+		return rc;
+	if (!ff)
+		return MERGE_ECONFLICT;
+	git_oid_cpy(out, &s->source);
+	rc = refs_branch_update(c, s->repo, target_branch, out, &s->target);
+	return rc == GIT_EMODIFIED ? MERGE_EMOVED : rc;
+}

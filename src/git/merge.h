@@ -2,10 +2,10 @@
  * repository, or of a fork's, fetched into the target repository as
  * refs/merge-requests/<iid>/head as GitLab does), the commits and changes of a request
  * against the merge base, the in-memory check of whether it merges cleanly, and the
- * merge itself: a merge commit written into the target branch compare-and-swap (a
- * concurrent push or merge makes it fail cleanly, never loses a commit), undone when
- * the open transaction rolls back. Git objects handed out live until c's arena is
- * reset; JSON objects are new references the caller owns. */
+ * merge itself: a merge commit (or a fast-forward) written into the target branch
+ * compare-and-swap (a concurrent push or merge makes it fail cleanly, never loses a
+ * commit), undone when the open transaction rolls back. Git objects handed out live
+ * until c's arena is reset; JSON objects are new references the caller owns. */
 #ifndef COLLABD_GIT_MERGE_H
 #define COLLABD_GIT_MERGE_H
 
@@ -46,6 +46,13 @@ int merge_commits_json(ctx *c, const merge_sides *s, json_object **out);
 /* The diff entries (Entities::RepoDiff) from the merge base to the source head into
  * *out (a new array). */
 int merge_changes_json(ctx *c, const merge_sides *s, json_object **out);
+/* Whether merging s is a fast-forward (the target branch is the source head or one of
+ * its ancestors): 0 with *out, MERGE_ENOTFOUND when there is no target branch, or -1. */
+int merge_ff_possible(const merge_sides *s, bool *out);
+/* Moves the target branch from s->target to the source head, compare-and-swap, with no
+ * merge commit (merge_method ff): 0 with the head in *out, MERGE_ECONFLICT when it is not
+ * a fast-forward, MERGE_EMOVED, MERGE_ENOTFOUND (no target branch), or -1. */
+int merge_ff(ctx *c, const merge_sides *s, const char *target_branch, git_oid *out);
 /* Writes the merge commit of s (message, committed by name/email) and moves the target
  * branch to it from s->target, compare-and-swap: 0 with its id in *out,
  * MERGE_ECONFLICT, MERGE_EMOVED, MERGE_ENOTFOUND (no target branch), or -1. */

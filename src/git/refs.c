@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "db/db.h"
 #include "git/graph.h"
+#include "git/hooks.h"
 #include "git/repo.h"
 
 static void git_init_once(void)
@@ -498,6 +499,7 @@ int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 		*why = "cannot read the protected branches";
 		goto cleanup;
 	}
+	int deleted = 0;
 	for (int i = 0; i < m; i++) {
 		if (db_bool(res, i, 0))
 			continue; /* protected */
@@ -506,6 +508,11 @@ int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 			*why = arena_printf(c->a, "cannot delete branch %s", merged[i]);
 			goto cleanup;
 		}
+		deleted += e == 0;
+	}
+	if (deleted && hooks_refs_changed(c, project_id) < 0) {
+		*why = "cannot record the change of the refs";
+		goto cleanup;
 	}
 	rc = 0;
 cleanup:

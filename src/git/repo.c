@@ -33,6 +33,9 @@ static void git_init_once(void)
 		 * too (none by default: every file read inflated its delta chain again) */
 		git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)128 << 20);
 		git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)16 << 10);
+		/* no SHA-1 of every object read again (a sixth of a file read): git itself does
+		 * not check the objects it reads from its own packs either; fsck does */
+		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		git_ready = 1;
 	}
 }
@@ -125,8 +128,9 @@ int repo_wiki_open(ctx *c, const char *project_id, git_repository **out)
 
 /* ---- answers kept by this process (repo.h) ---- */
 
-/* One slot per hash of the key; a newer answer takes the slot of an older one. */
-#define MEMO_SLOTS 4096
+/* One slot per hash of the key; a newer answer takes the slot of an older one. Keys are
+ * short (under 100 bytes with a path of a few dozen): a few MB when every slot is taken. */
+#define MEMO_SLOTS 65536
 
 static struct memo {
 	char *key; /* malloc'd; NULL: empty */

@@ -36,6 +36,9 @@
 #define CACHE_KEY_PROJECT(id) ((long long)(id) * 16 + 2) /* project, its links, members,
 							   * stars */
 #define CACHE_KEY_NAMESPACE(id) ((long long)(id) * 16 + 3) /* one namespace row */
+#define CACHE_KEY_REPOSITORY(id) ((long long)(id) * 16 + 4) /* a project's refs and
+							    * protected branches
+							    * (sql/0023) */
 /* The sets a list's rows and order come from (negative: each is summed over its stripes
  * in the database). Bumped when a row enters or leaves, or changes a column that lists
  * filter or sort on; not by what is only shown (stars, activity: the rows' keys). */

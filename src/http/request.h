@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/ctx.h"
 #include "core/errors.h"
+#include "core/jw.h"
 
 enum param_source { SRC_PATH, SRC_QUERY, SRC_BODY };
 
@@ -131,6 +132,8 @@ int fail_validation(request *r, const char *field, const char *message);
 
 /* Responses. The body is serialised now; obj is released with the arena. */
 void respond_json(request *r, int status, json_object *obj);
+/* The same with the JSON text w wrote (its buffer is the body). */
+void respond_jw(request *r, int status, jw *w);
 void respond_empty(request *r, int status);
 void respond_header(request *r, const char *name, const char *value);
 /* Status and body for an ERR_ code, from the error table. */

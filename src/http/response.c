@@ -59,6 +59,13 @@ void respond_json(request *r, int status, json_object *obj)
 	r->body_len = len;
 }
 
+void respond_jw(request *r, int status, jw *w)
+{
+	r->status = status;
+	r->body = buf_cstr(&w->b);
+	r->body_len = w->b.len;
+}
+
 void respond_empty(request *r, int status)
 {
 	r->status = status;

@@ -5,7 +5,8 @@ stack (run by tests/api/run with COLLABD_URL and COLLABD_ADMIN_TOKEN set).
 As a client would: a project with a commit on master and an issue, a branch with two
 commits, a merge request opened on it with labels, listed with filters, its commits and
 changes, a comment, an edit, the merge (a stale sha refused first), the merge commit on
-master and the issue it closes. Any deviation fails the run (message on stderr, exit 1);
+master and the issue it closes; then the project's merge_method ff: a request that
+fast-forwards master, one refused with 406 once master moved. Any deviation fails the run (message on stderr, exit 1);
 what the test creates is removed at the end.
 """
 import os
@@ -129,6 +130,29 @@ def main():
             check(e.response_code == 404, "source branch removed", e.response_code)
         check([m.iid for m in project.mergerequests.list(state="merged")] == [1],
               "merged list")
+
+        step("fast-forward merges (merge_method ff)")
+        project.merge_method = "ff"
+        project.save()
+        check(ug.projects.get(project.id).merge_method == "ff", "merge_method",
+              project.attributes)
+        fast = commit(project, "fast", "c.txt", "c\n", "Add c", start="master")
+        mr = project.mergerequests.create({"source_branch": "fast", "target_branch": "master",
+                                           "title": "Fast"})
+        mr.merge()
+        mr = project.mergerequests.get(mr.iid)
+        head = project.commits.get("master")
+        check(mr.state == "merged" and mr.merge_commit_sha == fast.id == head.id
+              and len(head.parent_ids) == 1, "fast-forward", mr.attributes, head.attributes)
+        commit(project, "late", "d.txt", "d\n", "Add d", start="master")
+        mr = project.mergerequests.create({"source_branch": "late", "target_branch": "master",
+                                           "title": "Late"})
+        commit(project, "master", "e.txt", "e\n", "Add e")
+        try:
+            mr.merge()
+            raise Failure("merged what cannot fast-forward")
+        except glexc.GitlabMRClosedError as e:
+            check(e.response_code == 406, "no fast-forward: 406", e.response_code)
     finally:
         for u in created_users:
             try:

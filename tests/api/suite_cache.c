@@ -1,5 +1,6 @@
 /* API suite: the response cache (src/http/cache.h) of GET /projects/:id, GET /projects,
- * GET /users/:user_id/projects, GET /users, GET /users/:id and GET /user.
+ * GET /users/:user_id/projects, GET /users, GET /users/:id, GET /user and the repository
+ * reads.
  *
  * Every worker of both instances keeps its own cache; requests go through the
  * round-robin upstream, so a series of READS requests meets several workers of both
@@ -11,10 +12,13 @@
  * the owner's name, the caller's state and token, the users and the projects of lists,
  * and rows written in SQL by hand (a group link).
  * Each answer also belongs to one credential only: another caller's request or an
- * anonymous one never gets it. */
+ * anonymous one never gets it. The repository reads (branches/:branch, commits,
+ * files/:file_path) follow the refs moved through the API, git over HTTP and the
+ * background job, and the protected branches. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 
@@ -290,6 +294,13 @@ START_TEST(test_cache_lists)
 	char *renamed = S(unique("relisted"));
 	put(S(fmt("/projects/%lld", pid)), admin_token(), S(fmt("name=%s", renamed)));
 	reads(mine, user, 200, S(fmt("\"name\":\"%s\"", renamed)), S(fmt("\"name\":\"%s\"", name)));
+	/* its merge_method (sql/0028) shows on the page and in the record */
+	const char *record = S(fmt("/projects/%lld", pid));
+	warm(record, user, 200, "\"merge_method\":\"merge\"");
+	put(record, admin_token(), "merge_method=ff");
+	reads(mine, user, 200, S(fmt("\"name\":\"%s\"", renamed)), NULL);
+	reads(mine, user, 200, "\"merge_method\":\"ff\"", NULL);
+	reads(record, user, 200, "\"merge_method\":\"ff\"", "\"merge_method\":\"merge\"");
 	/* their membership gone: out of the list */
 	resp *r = R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), NULL));
 	ck_status(r, 204);
@@ -491,6 +502,107 @@ START_TEST(test_cache_verify_passes)
 }
 END_TEST
 
+/* The version of project pid's repository key (sql/0031_cache_repository.sql). */
+static long long repository_version(long long pid)
+{
+	return sql_int("SELECT coalesce((SELECT v FROM cache_epochs WHERE k = %lld), 0)",
+		       pid * 16 + 4);
+}
+
+/* The repository reads (GET .../repository/branches/:branch, .../commits,
+ * .../files/:file_path): every change of the refs, through the API, git over HTTP (the
+ * post-receive hook) or the merged-branches job, and of the protected branches, is seen by
+ * the next read; so is the caller's access. */
+START_TEST(test_cache_repository_writes)
+{
+	long long oid, rid;
+	char *owner = S(make_user("cache-repo", &oid, NULL));
+	char *reporter = S(make_user("cache-rep", &rid, NULL));
+	char *full;
+	long long pid = api_project(owner, "private", &full);
+	S(full);
+	create(S(fmt("/projects/%lld/members", pid)), owner,
+	       S(fmt("user_id=%lld&access_level=20", rid)));
+	const char *p = S(fmt("/projects/%lld/repository", pid));
+	/* the first commit, through the API: "v1" is djE= in base64 */
+	resp *r = R(api("POST", S(fmt("%s/files/README.md", p)), owner,
+			"branch=master&content=v1&commit_message=first"));
+	ck_status(r, 201);
+	const char *branch = S(fmt("%s/branches/master", p));
+	const char *commits = S(fmt("%s/commits?per_page=20", p));
+	const char *file = S(fmt("%s/files/README.md?ref=master", p));
+	warm(branch, reporter, 200, "\"message\":\"first\"");
+	warm(commits, reporter, 200, "\"message\":\"first\"");
+	warm(file, reporter, 200, "\"content\":\"djE=\"");
+
+	/* a commit through the API (each way of moving a ref bumps the repository's own key:
+	 * the project's, which the reads also depend on, follows its last_activity_at) */
+	long long v = repository_version(pid);
+	put(S(fmt("%s/files/README.md", p)), owner, "branch=master&content=v2&commit_message=second");
+	ck_assert_int_gt(repository_version(pid), v);
+	reads(branch, reporter, 200, "\"message\":\"second\"", NULL);
+	reads(commits, reporter, 200, "\"message\":\"second\"", NULL);
+	reads(file, reporter, 200, "\"content\":\"djI=\"", NULL);
+	/* a branch that the push below leaves merged */
+	create(S(fmt("%s/branches", p)), owner, "branch=done&ref=master");
+	/* protected, and no more */
+	warm(branch, reporter, 200, "\"protected\":false");
+	v = repository_version(pid);
+	create(S(fmt("/projects/%lld/protected_branches", pid)), owner, "name=master");
+	ck_assert_int_gt(repository_version(pid), v);
+	reads(branch, reporter, 200, "\"protected\":true", NULL);
+	r = R(api("DELETE", S(fmt("/projects/%lld/protected_branches/master", pid)), owner, NULL));
+	ck_status(r, 204);
+	reads(branch, reporter, 200, "\"protected\":false", NULL);
+	/* a push over HTTP, through the hooks */
+	v = repository_version(pid);
+	char *work = git_work_new();
+	const char *base = api_url() + strlen("http://");
+	int rc = git_sh(work, NULL,
+			"clone -q 'http://u:%s@%s/%s.git' c && cd c && echo v3 > README.md &&"
+			" git commit -q -am pushed && git push -q origin master",
+			owner, base, full);
+	git_work_remove(work);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_gt(repository_version(pid), v);
+	reads(branch, reporter, 200, "\"message\":\"pushed\\n\"", NULL);
+	reads(commits, reporter, 200, "\"message\":\"pushed\\n\"", NULL);
+	reads(file, reporter, 200, "\"content\":\"djMK\"", NULL);
+	/* a branch and a tag made and removed through the API */
+	create(S(fmt("%s/branches", p)), owner, "branch=topic&ref=master");
+	create(S(fmt("%s/tags", p)), owner, "tag_name=v1&ref=master");
+	const char *topic = S(fmt("%s/branches/topic", p));
+	const char *tagged = S(fmt("%s/files/README.md?ref=v1", p));
+	warm(topic, reporter, 200, "\"name\":\"topic\"");
+	warm(tagged, reporter, 200, "\"content\":\"djMK\"");
+	r = R(api("DELETE", topic, owner, NULL));
+	ck_status(r, 204);
+	r = R(api("DELETE", S(fmt("%s/tags/v1", p)), owner, NULL));
+	ck_status(r, 204);
+	reads(topic, reporter, 404, "404 Branch Not Found", NULL);
+	reads(tagged, reporter, 404, NULL, NULL);
+	/* the merged branches removed by the background job */
+	const char *done = S(fmt("%s/branches/done", p));
+	warm(done, reporter, 200, "\"merged\":true");
+	v = repository_version(pid);
+	r = R(api("DELETE", S(fmt("%s/merged_branches", p)), owner, NULL));
+	ck_status(r, 202);
+	/* (the version, not the branch, is polled: the job deletes the ref, then commits the
+	 * bump; a read between the two may be answered from before) */
+	for (int i = 0; i < 100 && repository_version(pid) == v; i++)
+		usleep(100000);
+	ck_assert_msg(repository_version(pid) > v, "the merged branches job did not finish");
+	reads(done, reporter, 404, "404 Branch Not Found", NULL);
+	/* the caller's access */
+	r = R(api("DELETE", S(fmt("/projects/%lld/members/%lld", pid, rid)), owner, NULL));
+	ck_status(r, 204);
+	reads(branch, reporter, 404, "404 Project Not Found", NULL);
+	reads(file, reporter, 404, "404 Project Not Found", NULL);
+	warm(file, owner, 200, "\"content\":\"djMK\"");
+	ck_assert(!logged("response cache verification failed", S(fmt("/projects/%lld/", pid))));
+}
+END_TEST
+
 Suite *suite_cache(void)
 {
 	Suite *s = suite_create("cache");
@@ -506,6 +618,7 @@ Suite *suite_cache(void)
 	tcase_add_test(tc, test_cache_counters_bump_rows);
 	tcase_add_test(tc, test_cache_verify_catches_stale);
 	tcase_add_test(tc, test_cache_verify_passes);
+	tcase_add_test(tc, test_cache_repository_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }

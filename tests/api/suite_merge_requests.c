@@ -6,8 +6,9 @@
  * from the background process after pushes, and the git flow with stock git: push a
  * branch, open a request, its commits and changes, a comment, the merge (stale sha 409,
  * conflicts 406, not mergeable 405, no rights 401), the merge commit on the target
- * branch, the issue it closes, two instances merging at once, and a fork's request
- * merged into its source. */
+ * branch, the issue it closes, the project's merge_method (ff: the target moved to the
+ * source's head, refused with 406 once it cannot fast-forward; rebase_merge), two
+ * instances merging at once, and a fork's request merged into its source. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -703,6 +704,84 @@ START_TEST(test_merge_refusals)
 }
 END_TEST
 
+/* ---- merge_method ff and rebase_merge (the project's, sql/0028) ---- */
+
+/* master's head commit. */
+static const char *master_head(const world *w)
+{
+	resp *r = R(api("GET", P(w, "/repository/commits/master"), w->owner, NULL));
+	ck_status(r, 200);
+	return S(strdup(jstr(r->json, "id")));
+}
+
+/* The parent_ids of commit sha. */
+static json_object *parents_of(const world *w, const char *sha)
+{
+	resp *r = R(api("GET", P(w, S(fmt("/repository/commits/%s", sha))), w->owner, NULL));
+	ck_status(r, 200);
+	return jget(r->json, "parent_ids");
+}
+
+START_TEST(test_merge_methods)
+{
+	world w;
+	make_world(&w, "private");
+	ck_body(R(api("PUT", P(&w, ""), w.owner, "merge_method=fast")), 400,
+		"{\"error\":\"merge_method does not have a valid value\"}");
+	resp *r = R(api("PUT", P(&w, ""), w.master, "merge_method=ff"));
+	ck_status(r, 200);
+	ck_jstr(r, "merge_method", "ff");
+	/* ff: master moves to the source's head, no merge commit */
+	const char *old = master_head(&w);
+	const char *head = branch(&w, "fast", "fast.txt");
+	long long fast = create_iid(&w, "source_branch=fast&target_branch=master&title=Fast");
+	wait_status(&w, fast, "can_be_merged");
+	r = R(api("PUT", M(&w, fast, "/merge"), w.developer, S(fmt("sha=%s", head))));
+	ck_status(r, 200);
+	ck_jstr(r, "state", "merged");
+	ck_jstr(r, "merge_commit_sha", head);
+	ck_assert_str_eq(master_head(&w), head);
+	json_object *parents = parents_of(&w, head);
+	ck_assert_int_eq(json_object_array_length(parents), 1);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(parents, 0)), old);
+	r = R(api("GET", P(&w, "/events?target_type=merge_request"), w.owner, NULL));
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "action_name"), "accepted");
+	/* ff refused once the target moved: cannot_be_merged, 406, nothing written */
+	branch(&w, "late", "late.txt");
+	long long late = create_iid(&w, "source_branch=late&target_branch=master&title=Late");
+	wait_status(&w, late, "can_be_merged");
+	const char *moved = commit_to(w.id, w.developer, "master", NULL, "create", "other.txt",
+				      "other\\n", "Other");
+	wait_status(&w, late, "cannot_be_merged");
+	ck_body(R(api("PUT", M(&w, late, "/merge"), w.developer, NULL)), 406,
+		"{\"message\":\"Branch cannot be merged\"}");
+	ck_assert_str_eq(master_head(&w), moved);
+	r = R(api("GET", M(&w, late, ""), w.owner, NULL));
+	ck_jstr(r, "state", "opened");
+	ck_assert(jnull(r->json, "merge_commit_sha"));
+	/* rebase_merge: a merge commit, only as a fast-forward would be possible */
+	ck_status(R(api("PUT", P(&w, ""), w.master, "merge_method=rebase_merge")), 200);
+	ck_body(R(api("PUT", M(&w, late, "/merge"), w.developer, NULL)), 406,
+		"{\"message\":\"Branch cannot be merged\"}");
+	head = branch(&w, "semi", "semi.txt");
+	long long semi = create_iid(&w, "source_branch=semi&target_branch=master&title=Semi");
+	r = R(api("PUT", M(&w, semi, "/merge"), w.developer, NULL));
+	ck_status(r, 200);
+	const char *merge_sha = S(strdup(jstr(r->json, "merge_commit_sha")));
+	ck_assert_str_ne(merge_sha, head);
+	ck_assert_str_eq(master_head(&w), merge_sha);
+	ck_assert_int_eq(json_object_array_length(parents_of(&w, merge_sha)), 2);
+	/* merge (the default again): the request that could not fast-forward merges */
+	ck_status(R(api("PUT", P(&w, ""), w.master, "merge_method=merge")), 200);
+	r = R(api("PUT", M(&w, late, "/merge"), w.developer, NULL));
+	ck_status(r, 200);
+	merge_sha = jstr(r->json, "merge_commit_sha");
+	ck_assert_str_eq(master_head(&w), merge_sha);
+	ck_assert_int_eq(json_object_array_length(parents_of(&w, merge_sha)), 2);
+	release_all();
+}
+END_TEST
+
 /* ---- two instances merging the same request at once ---- */
 
 typedef struct {
@@ -832,6 +911,7 @@ Suite *suite_merge_requests(void)
 	tcase_add_test(tc, test_notes_participants_mwps);
 	tcase_add_test(tc, test_git_flow_merge);
 	tcase_add_test(tc, test_merge_refusals);
+	tcase_add_test(tc, test_merge_methods);
 	tcase_add_test(tc, test_concurrent_merge);
 	tcase_add_test(tc, test_fork_request);
 	suite_add_tcase(s, tc);

@@ -547,6 +547,68 @@ START_TEST(test_notes_access_change)
 }
 END_TEST
 
+/* The issue's updated_at is long past (make_stale), or within the last minute (touched). */
+static void make_stale(long long issue)
+{
+	free(sql_value("UPDATE issues SET updated_at = '2017-01-01' WHERE id = %lld", issue));
+}
+
+static bool touched(long long issue)
+{
+	return sql_int("SELECT count(*) FROM issues WHERE id = %lld"
+		       " AND updated_at > now() - interval '1 minute'", issue) == 1;
+}
+
+/* The issue follows its comments (GitLab's touch: true): a new comment, an edit and a
+ * deletion each move its updated_at to now, and its user_notes_count counts the new
+ * comment once (sql/0023: one update of the issue by the counting trigger). A system
+ * note does not count. */
+START_TEST(test_notes_touch_issue)
+{
+	fx_project p;
+	make_project(&p, "private");
+	long long iid;
+	long long issue = fixture_issue(p.id, p.owner, "touched", false, &iid);
+	char *base = fmt("/projects/%lld/issues/%lld/notes", p.id, iid);
+	make_stale(issue);
+	resp *r = api("POST", base, p.owner_tok, "body=first");
+	ck_status(r, 201);
+	char *one = fmt("%s/%lld", base, jint(r->json, "id"));
+	resp_free(r);
+	ck_assert(touched(issue));
+	ck_assert_int_eq(user_notes_count(issue), 1);
+	/* a comment dated by the project's owner still touches the issue now */
+	make_stale(issue);
+	r = api("POST", base, p.owner_tok, "body=dated&created_at=2016-03-11T03:45:40Z");
+	ck_status(r, 201);
+	resp_free(r);
+	ck_assert(touched(issue));
+	ck_assert_int_eq(user_notes_count(issue), 2);
+	make_stale(issue);
+	r = api("PUT", one, p.owner_tok, "body=edited");
+	ck_status(r, 200);
+	resp_free(r);
+	ck_assert(touched(issue));
+	ck_assert_int_eq(user_notes_count(issue), 2);
+	make_stale(issue);
+	r = api("DELETE", one, p.owner_tok, NULL);
+	ck_status(r, 204);
+	resp_free(r);
+	ck_assert(touched(issue));
+	ck_assert_int_eq(user_notes_count(issue), 1);
+	/* a system note is no comment: neither counted nor touching */
+	make_stale(issue);
+	free(sql_value("INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
+		       " system) VALUES (%lld, 'Issue', %lld, NULL, 'changed the description', true)",
+		       p.id, issue));
+	ck_assert(!touched(issue));
+	ck_assert_int_eq(user_notes_count(issue), 1);
+	free(one);
+	free(base);
+	free(p.owner_tok);
+}
+END_TEST
+
 /* created_at is taken from admins and the project's owner only. */
 START_TEST(test_notes_created_at)
 {
@@ -851,6 +913,7 @@ Suite *suite_notes(void)
 	tcase_add_test(tc, test_notes_body_limit);
 	tcase_add_test(tc, test_notes_order_and_pages);
 	tcase_add_test(tc, test_notes_created_at);
+	tcase_add_test(tc, test_notes_touch_issue);
 	tcase_add_test(tc, test_notes_emoji_award);
 	tcase_add_test(tc, test_notes_snippets);
 	tcase_add_test(tc, test_notes_merge_requests);

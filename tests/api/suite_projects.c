@@ -31,7 +31,8 @@
 		"public_jobs", "ci_config_path", "shared_with_groups",                            \
 		"only_allow_merge_if_pipeline_succeeds",                                          \
 		"only_allow_merge_if_all_discussions_are_resolved",                               \
-		"printing_merge_request_link_enabled", "request_access_enabled", "_links"
+		"printing_merge_request_link_enabled", "merge_method", "request_access_enabled",   \
+		"_links"
 
 static const char *const BASIC[] = {F_BASIC, NULL};
 static const char *const PROJECT[] = {F_PROJECT, NULL};
@@ -258,6 +259,7 @@ START_TEST(test_projects_create_shape)
 	ck_assert(jnull(o, "avatar_url"));
 	ck_assert(jnull(o, "import_error"));
 	ck_assert(jnull(o, "ci_config_path"));
+	ck_str(o, "merge_method", "merge");
 	ck_str(o, "import_status", "none");
 	ck_str(o, "http_url_to_repo", S(fmt("%s/%s.git", api_url(), full)));
 	ck_str(o, "web_url", S(fmt("%s/%s", api_url(), full)));
@@ -341,6 +343,7 @@ START_TEST(test_projects_create_attributes)
 		      "&only_allow_merge_if_pipeline_succeeds=true"
 		      "&only_allow_merge_if_all_discussions_are_resolved=true"
 		      "&printing_merge_request_link_enabled=false&ci_config_path=ci%%2Fbuild.yml"
+		      "&merge_method=rebase_merge"
 		      "&tag_list%%5B%%5D=zeta&tag_list%%5B%%5D=alpha&tag_list%%5B%%5D=zeta",
 		      path)));
 	/* the name comes from the path */
@@ -348,6 +351,7 @@ START_TEST(test_projects_create_attributes)
 	ck_str(o, "description", "Some text");
 	ck_str(o, "visibility", "public");
 	ck_str(o, "ci_config_path", "ci/build.yml");
+	ck_str(o, "merge_method", "rebase_merge");
 	ck_assert(!jbool(o, "issues_enabled") && !jbool(o, "merge_requests_enabled") &&
 		  !jbool(o, "jobs_enabled") && !jbool(o, "wiki_enabled") &&
 		  !jbool(o, "snippets_enabled") && !jbool(o, "container_registry_enabled") &&
@@ -716,6 +720,56 @@ START_TEST(test_projects_list_visibility)
 }
 END_TEST
 
+/* The permissions in a list (found once for the page) are those of GET /projects/:id:
+ * own membership, the groups above, the notification settings of the project and of its
+ * namespace. */
+START_TEST(test_projects_list_permissions)
+{
+	struct user u = new_user("prj_lp");
+	char *tag = S(unique("lperm"));
+	long long top = create_group(admin_token(), S(fmt("%s-g", tag)), "private");
+	resp *r = R(api("POST", "/groups", admin_token(),
+			S(fmt("name=%s-sg&path=%s-sg&parent_id=%lld", tag, tag, top))));
+	ck_status(r, 201);
+	long long sub = jint(r->json, "id");
+	long long in_sub = create_id(admin_token(), S(fmt("path=%s-a&namespace_id=%lld", tag, sub)));
+	long long in_top = create_id(admin_token(), S(fmt("path=%s-b&namespace_id=%lld", tag, top)));
+	long long own = create_id(u.token, S(fmt("path=%s-c", tag)));
+	add_member("Namespace", top, u.id, 30);
+	add_member("Namespace", sub, u.id, 20);
+	add_member("Project", in_sub, u.id, 40);
+	free(sql_value("INSERT INTO notification_settings (user_id, source_type, source_id, level)"
+		       " VALUES (%lld, 'Namespace', %lld, 'mention'), (%lld, 'Namespace', %lld,"
+		       " 'disabled'), (%lld, 'Project', %lld, 'watch'), (%lld, 'Project', %lld,"
+		       " 'participating')",
+		       u.id, sub, u.id, top, u.id, in_top, u.id, own));
+
+	r = get(S(fmt("/projects?membership=true&search=%s", tag)), u.token);
+	ck_status(r, 200);
+	ck_ids(r, list3(own, in_top, in_sub));
+	for (int i = 0; i < 3; i++) {
+		json_object *p = json_object_array_get_idx(r->json, i);
+		resp *one = show(jint(p, "id"), u.token);
+		ck_status(one, 200);
+		ck_assert_str_eq(json_object_to_json_string(jget(p, "permissions")),
+				 json_object_to_json_string(jget(one->json, "permissions")));
+	}
+	json_object *perm = jget(json_object_array_get_idx(r->json, 2), "permissions");
+	ck_assert_int_eq(jint(jget(perm, "project_access"), "access_level"), 40);
+	ck_assert_int_eq(jint(jget(perm, "project_access"), "notification_level"), 3);
+	ck_assert_int_eq(jint(jget(perm, "group_access"), "access_level"), 20);
+	ck_assert_int_eq(jint(jget(perm, "group_access"), "notification_level"), 4);
+	perm = jget(json_object_array_get_idx(r->json, 1), "permissions");
+	ck_assert(jnull(perm, "project_access"));
+	ck_assert_int_eq(jint(jget(perm, "group_access"), "access_level"), 30);
+	ck_assert_int_eq(jint(jget(perm, "group_access"), "notification_level"), 0);
+	perm = jget(json_object_array_get_idx(r->json, 0), "permissions");
+	ck_assert_int_eq(jint(jget(perm, "project_access"), "access_level"), 40);
+	ck_assert_int_eq(jint(jget(perm, "project_access"), "notification_level"), 1);
+	ck_assert(jnull(perm, "group_access"));
+}
+END_TEST
+
 START_TEST(test_projects_list_pages)
 {
 	struct user u = new_user("prj_pg");
@@ -912,7 +966,8 @@ START_TEST(test_projects_update)
 	resp *r = R(api("PUT", S(fmt("/projects/%lld", id)), u.token,
 			S(fmt("name=%s+New&path=%s&description=changed&visibility=internal"
 			      "&issues_enabled=false&public_jobs=false&tag_list=b,a"
-			      "&ci_config_path=my.yml&only_allow_merge_if_pipeline_succeeds=true",
+			      "&ci_config_path=my.yml&only_allow_merge_if_pipeline_succeeds=true"
+			      "&merge_method=ff",
 			      new_path, new_path))));
 	ck_status(r, 200);
 	/* issues off: no open issues count */
@@ -924,6 +979,7 @@ START_TEST(test_projects_update)
 	ck_str(r->json, "description", "changed");
 	ck_str(r->json, "visibility", "internal");
 	ck_str(r->json, "ci_config_path", "my.yml");
+	ck_str(r->json, "merge_method", "ff");
 	ck_assert(!jbool(r->json, "issues_enabled") && !jbool(r->json, "public_jobs") &&
 		  jbool(r->json, "only_allow_merge_if_pipeline_succeeds") &&
 		  jbool(r->json, "merge_requests_enabled"));
@@ -975,8 +1031,10 @@ START_TEST(test_projects_update_errors)
 		"only_allow_merge_if_all_discussions_are_resolved, "
 		"only_allow_merge_if_pipeline_succeeds, path, printing_merge_request_link_enabled, "
 		"public_builds, request_access_enabled, shared_runners_enabled, snippets_enabled, "
-		"tag_list, visibility, wiki_enabled are missing, at least one parameter must be "
-		"provided\"}");
+		"tag_list, visibility, wiki_enabled, merge_method are missing, at least one "
+		"parameter must be provided\"}");
+	ck_body(R(api("PUT", p, u.token, "merge_method=squash")), 400,
+		"{\"error\":\"merge_method does not have a valid value\"}");
 	ck_project_not_found(R(api("PUT", p, other.token, "description=x")));
 	ck_project_not_found(R(api("PUT", "/projects/999999999", u.token, "description=x")));
 	ck_forbidden(R(api("PUT", p, dev.token, "description=x")));
@@ -1357,6 +1415,7 @@ Suite *suite_projects(void)
 	tcase_add_test(tc, test_projects_show);
 	tcase_add_test(tc, test_projects_show_visibility);
 	tcase_add_test(tc, test_projects_list_visibility);
+	tcase_add_test(tc, test_projects_list_permissions);
 	tcase_add_test(tc, test_projects_list_pages);
 	tcase_add_test(tc, test_projects_list_sorts);
 	tcase_add_test(tc, test_projects_list_filters);

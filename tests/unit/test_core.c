@@ -1,4 +1,4 @@
-/* Unit suite: core (arena, buf, config, crypto, sshkey, validate). */
+/* Unit suite: core (arena, buf, jw, config, crypto, sshkey, validate). */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/files.h"
+#include "core/jw.h"
 #include "core/sshkey.h"
 #include "core/validate.h"
 
@@ -204,6 +205,102 @@ START_TEST(test_buf_urlencode)
 	buf_init(&b2, A, 8);
 	buf_urlencode(&b2, "");
 	ck_assert_str_eq(buf_cstr(&b2), "");
+}
+END_TEST
+
+/* ---- jw ---- */
+
+/* What respond_json() sends for o. */
+static const char *json_c_text(json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+START_TEST(test_jw_strings_as_json_c)
+{
+	/* every byte but NUL, at every place of a longer string (the writer looks at 8 bytes
+	 * at a time), as json-c escapes it */
+	for (int c = 1; c < 256; c++) {
+		for (int at = 0; at < 24; at++) {
+			char s[25];
+			memset(s, 'x', 24);
+			s[24] = '\0';
+			s[at] = (char)c;
+			if (at > 0)
+				s[at - 1] = (char)(c ^ 0x80);
+			jw w;
+			jw_init(&w, A, 4);
+			jw_str(&w, s);
+			json_object *o = json_object_new_string(s);
+			ck_assert_str_eq(buf_cstr(&w.b), json_c_text(o));
+			json_object_put(o);
+		}
+	}
+	for (int c = 1; c < 256; c++) {
+		char s[8] = {'a', (char)c, 'b', (char)c, '\0'};
+		for (int at = 0; at < 2; at++) {
+			const char *str = at ? s + 1 : s;
+			jw w;
+			jw_init(&w, A, 4);
+			jw_str(&w, str);
+			json_object *o = json_object_new_string(str);
+			ck_assert_str_eq(buf_cstr(&w.b), json_c_text(o));
+			json_object_put(o);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_jw_document_as_json_c)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int64(-9223372036854775807LL - 1));
+	json_object_object_add(o, "max", json_object_new_int64(9223372036854775807LL));
+	json_object_object_add(o, "zero", json_object_new_int64(0));
+	json_object_object_add(o, "sk", json_object_new_string("a/b \xc3\xa9 \"q\" \\"));
+	json_object_object_add(o, "none", NULL);
+	json_object_object_add(o, "t", json_object_new_boolean(1));
+	json_object *a = json_object_new_array();
+	json_object_array_add(a, json_object_new_object());
+	json_object_array_add(a, json_object_new_array());
+	json_object_array_add(a, json_object_new_string("x"));
+	json_object_object_add(o, "list", a);
+	json_object *inner = json_object_new_object();
+	json_object_object_add(inner, "f", json_object_new_boolean(0));
+	json_object_object_add(o, "inner", inner);
+	json_object_object_add(o, "url", json_object_new_string("http://h/a b.git"));
+
+	jw w;
+	jw_init(&w, A, 0);
+	jw_begin_object(&w);
+	jw_put_int(&w, "id", -9223372036854775807LL - 1);
+	jw_put_int_or_null(&w, "max", "9223372036854775807");
+	jw_put_int(&w, "zero", 0);
+	jw_put_str(&w, "sk", "a/b \xc3\xa9 \"q\" \\");
+	jw_put_str(&w, "none", NULL);
+	jw_put_bool(&w, "t", true);
+	jw_key(&w, "list");
+	jw_begin_array(&w);
+	jw_begin_object(&w);
+	jw_end_object(&w);
+	jw_raw(&w, "[]", 2);
+	jw_str(&w, "x");
+	jw_end_array(&w);
+	jw_key(&w, "inner");
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "f", json_object_new_boolean(0));
+	jw_json(&w, f);
+	json_object_put(f);
+	jw_key(&w, "url");
+	jw_str_begin(&w);
+	jw_str_part(&w, "http://h/");
+	jw_str_part(&w, "a b");
+	jw_str_part(&w, ".git");
+	jw_str_end(&w);
+	jw_end_object(&w);
+	ck_assert_str_eq(buf_cstr(&w.b), json_c_text(o));
+	json_object_put(o);
 }
 END_TEST
 
@@ -874,6 +971,12 @@ int main(void)
 	tcase_add_test(tc, test_buf_append_grows);
 	tcase_add_test(tc, test_buf_printf_grows);
 	tcase_add_test(tc, test_buf_urlencode);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("jw");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_jw_strings_as_json_c);
+	tcase_add_test(tc, test_jw_document_as_json_c);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("config");

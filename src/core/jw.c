@@ -1,0 +1,212 @@
+#include "core/jw.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jw_init(jw *w, arena *a, size_t cap)
+{
+	buf_init(&w->b, a, cap);
+	w->comma = false;
+}
+
+/* buf_append, without a call when the buffer has room. */
+static inline void put(buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		buf_append(b, s, n);
+		return;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+/* The separator before a value or a key. */
+static void sep(jw *w)
+{
+	if (w->comma)
+		put(&w->b, ",", 1);
+}
+
+void jw_begin_object(jw *w)
+{
+	sep(w);
+	buf_putc(&w->b, '{');
+	w->comma = false;
+}
+
+void jw_end_object(jw *w)
+{
+	buf_putc(&w->b, '}');
+	w->comma = true;
+}
+
+void jw_begin_array(jw *w)
+{
+	sep(w);
+	buf_putc(&w->b, '[');
+	w->comma = false;
+}
+
+void jw_end_array(jw *w)
+{
+	buf_putc(&w->b, ']');
+	w->comma = true;
+}
+
+/* The bytes a string holds as they are: all but the controls under 0x20 (and the NUL
+ * that ends it), '"' (0x22) and '\\' (0x5c). */
+static const unsigned char plain[256] = {[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1,
+					 [0x5d ... 0xff] = 1};
+
+/* Whether any of the 8 bytes of x is under 0x20, '"' or '\\' (the classic test for a zero
+ * byte, applied to x - 0x20.., x ^ '"'.. and x ^ '\\'..; it may also flag a plain byte
+ * above one that needs escaping, never miss one). */
+static bool word_needs_escape(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+	return (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
+		((backslash - ones) & ~backslash)) & highs;
+}
+
+/* s escaped as json-c's json_escape_str() does with JSON_C_TO_STRING_NOSLASHESCAPE: the
+ * two-character escapes of \b \n \r \t \f " and \, \u00xx (lower-case hex) for the other
+ * bytes under 0x20, every other byte as it is. Plain runs are found 8 bytes at a time. */
+static void escape(buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	const unsigned char *end = p + strlen(s);
+	for (;;) {
+		for (uint64_t x; end - p >= 8 && (memcpy(&x, p, 8), !word_needs_escape(x));)
+			p += 8;
+		while (plain[*p])
+			p++;
+		if (p > run)
+			put(b, (const char *)run, (size_t)(p - run));
+		unsigned char c = *p;
+		if (c == '\0')
+			return;
+		run = ++p;
+		char e[6] = {'\\', 0};
+		size_t n = 2;
+		switch (c) {
+		case '\b': e[1] = 'b'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\t': e[1] = 't'; break;
+		case '\f': e[1] = 'f'; break;
+		case '"': e[1] = '"'; break;
+		case '\\': e[1] = '\\'; break;
+		default:
+			memcpy(e + 1, "u00", 3);
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+			n = 6;
+		}
+		put(b, e, n);
+	}
+}
+
+void jw_key(jw *w, const char *key)
+{
+	sep(w);
+	put(&w->b, "\"", 1);
+	put(&w->b, key, strlen(key));
+	put(&w->b, "\":", 2);
+	w->comma = false;
+}
+
+void jw_str_begin(jw *w)
+{
+	sep(w);
+	put(&w->b, "\"", 1);
+}
+
+void jw_str_part(jw *w, const char *s)
+{
+	escape(&w->b, s);
+}
+
+void jw_str_end(jw *w)
+{
+	put(&w->b, "\"", 1);
+	w->comma = true;
+}
+
+void jw_str(jw *w, const char *s)
+{
+	if (!s) {
+		jw_null(w);
+		return;
+	}
+	jw_str_begin(w);
+	escape(&w->b, s);
+	jw_str_end(w);
+}
+
+void jw_int(jw *w, long long v)
+{
+	char d[24], *end = d + sizeof(d), *q = end;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	jw_raw(w, q, (size_t)(end - q));
+}
+
+void jw_bool(jw *w, bool v)
+{
+	jw_raw(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+void jw_null(jw *w)
+{
+	jw_raw(w, "null", 4);
+}
+
+void jw_raw(jw *w, const char *json, size_t len)
+{
+	sep(w);
+	put(&w->b, json, len);
+	w->comma = true;
+}
+
+void jw_json(jw *w, json_object *o)
+{
+	size_t len = 0;
+	const char *s = json_object_to_json_string_length(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	jw_raw(w, s, len);
+}
+
+void jw_put_str(jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	jw_str(w, s);
+}
+
+void jw_put_int(jw *w, const char *key, long long v)
+{
+	jw_key(w, key);
+	jw_int(w, v);
+}
+
+void jw_put_bool(jw *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	jw_bool(w, v);
+}
+
+void jw_put_int_or_null(jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	if (s)
+		jw_int(w, strtoll(s, NULL, 10));
+	else
+		jw_null(w);
+}
