@@ -81,7 +81,11 @@ const db_stmt runner_stmts[] = {
 	 * and the queue's time for X-GitLab-Last-Update. contacted_at (and the info) is
 	 * written at most once a minute. The job is the oldest pending one the runner may
 	 * take, locked SKIP LOCKED from the pending index: two runners never take one job,
-	 * and neither waits for the other. */
+	 * and neither waits for the other. Whether the runner may take a job is a
+	 * subquery per job, in the pending index's order, so that the scan stops at the
+	 * first one: as joins, the planner takes the runner's conditions (tags,
+	 * protected) for very selective and joins every pending job, then sorts them
+	 * (75 ms with 10,000 pending, instead of 0.3 ms). */
 	{"runner_request",
 	 "WITH rn AS (SELECT id, active, is_shared, run_untagged, tag_list, access_level,"
 	 "  contacted_at FROM ci_runners WHERE token_digest = $1),"
@@ -91,15 +95,15 @@ const db_stmt runner_stmts[] = {
 	 "  architecture = coalesce($7, c.architecture)"
 	 "  FROM rn WHERE c.id = rn.id"
 	 "  AND (rn.contacted_at IS NULL OR rn.contacted_at < now() - interval '1 minute')),"
-	 " job AS (SELECT cs.id FROM rn, commit_statuses cs"
-	 "  JOIN ci_builds b ON b.id = cs.id JOIN projects p ON p.id = cs.project_id"
-	 "  WHERE rn.active AND cs.status = 'pending' AND cs.pipeline_id IS NOT NULL"
-	 "  AND p.jobs_enabled AND NOT p.pending_delete"
-	 "  AND CASE WHEN rn.is_shared THEN p.shared_runners_enabled"
-	 "   ELSE EXISTS (SELECT 1 FROM ci_runner_projects rp WHERE rp.runner_id = rn.id"
-	 "    AND rp.project_id = cs.project_id) END"
-	 "  AND b.tag_list <@ rn.tag_list AND (rn.run_untagged OR b.tag_list <> '{}')"
-	 "  AND (rn.access_level = 'not_protected' OR b.protected)"
+	 " job AS (SELECT cs.id FROM commit_statuses cs"
+	 "  WHERE cs.status = 'pending' AND cs.pipeline_id IS NOT NULL"
+	 "  AND (SELECT rn.active AND p.jobs_enabled AND NOT p.pending_delete"
+	 "   AND CASE WHEN rn.is_shared THEN p.shared_runners_enabled"
+	 "    ELSE EXISTS (SELECT 1 FROM ci_runner_projects rp WHERE rp.runner_id = rn.id"
+	 "     AND rp.project_id = p.id) END"
+	 "   AND b.tag_list <@ rn.tag_list AND (rn.run_untagged OR b.tag_list <> '{}')"
+	 "   AND (rn.access_level = 'not_protected' OR b.protected)"
+	 "   FROM rn, ci_builds b JOIN projects p ON p.id = cs.project_id WHERE b.id = cs.id)"
 	 "  ORDER BY cs.id LIMIT 1 FOR UPDATE OF cs SKIP LOCKED),"
 	 " claim AS (UPDATE commit_statuses cs SET status = 'running', started_at = now(),"
 	 "  updated_at = now() WHERE cs.id = (SELECT id FROM job) AND cs.status = 'pending'"

@@ -102,6 +102,17 @@ int gitc_commit_of(ctx *c, git_repository *repo, const char *ref, git_commit **o
 	return peel_commit(c, obj, out);
 }
 
+int gitc_commit_by_id(ctx *c, git_repository *repo, const char *sha, git_commit **out)
+{
+	git_oid oid;
+	git_object *obj = NULL;
+	if (!sha || strlen(sha) != GIT_OID_HEXSZ || !all_hex(sha) ||
+	    git_oid_fromstr(&oid, sha) < 0 || git_object_lookup(&obj, repo, &oid, GIT_OBJECT_ANY) < 0)
+		return GITC_ENOTFOUND;
+	own_object(c, obj);
+	return peel_commit(c, obj, out);
+}
+
 bool gitc_branch_exists(git_repository *repo, const char *branch, git_oid *out)
 {
 	char name[1024];

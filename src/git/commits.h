@@ -27,6 +27,9 @@ int gitc_open(ctx *c, const char *project_id, git_repository **out);
 /* The commit that ref names: a branch, a tag, or a (possibly abbreviated) hash; NULL or ""
  * is HEAD. 0, GITC_ENOTFOUND, or -1. */
 int gitc_commit_of(ctx *c, git_repository *repo, const char *ref, git_commit **out);
+/* The commit of a full id (40 hex digits), as git and libgit2's rev-parse take one: an
+ * object name before any ref of that name, so no ref is looked up. 0, GITC_ENOTFOUND. */
+int gitc_commit_by_id(ctx *c, git_repository *repo, const char *sha, git_commit **out);
 /* Whether refs/heads/<branch> exists (out: its commit id). */
 bool gitc_branch_exists(git_repository *repo, const char *branch, git_oid *out);
 /* Whether the repository has no branch at all. */
