@@ -526,12 +526,22 @@ static int extract(zip_t *z, zip_uint64_t idx, const zip_stat_t *st, const char 
 }
 
 /* Entry name of the archive at zip_path, in the download cache: ENTRY_OK with *rel,
- * ENTRY_NONE (no such file, a directory, an unreadable archive), ENTRY_TOO_LARGE, or -1. */
+ * ENTRY_NONE (no such file, a directory, an unreadable archive), ENTRY_TOO_LARGE, or -1.
+ * The cached file is named by the archive's identity (inode, modification time, size:
+ * an upload renames a new file in) as well as the entry's name: a job that uploads its
+ * artifacts again is never answered from its first archive. */
 static int artifact_entry(request *r, const char *job_id, const char *zip_path,
 			  const char *name, const char **rel)
 {
+	struct stat zst;
+	if (stat(zip_path, &zst) != 0)
+		return ENTRY_NONE;
+	const char *key =
+		arena_printf(r->ctx.a, "%llu %lld.%09ld %lld\n%s", (unsigned long long)zst.st_ino,
+			     (long long)zst.st_mtim.tv_sec, (long)zst.st_mtim.tv_nsec,
+			     (long long)zst.st_size, name);
 	*rel = arena_printf(r->ctx.a, "cache/artifacts/%s/%s/%s", r->project->id, job_id,
-			    crypto_sha256_hex(r->ctx.a, name, strlen(name)));
+			    crypto_sha256_hex(r->ctx.a, key, strlen(key)));
 	const char *path = arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, *rel);
 	if (regular_file(path, NULL))
 		return ENTRY_OK;

@@ -29,6 +29,7 @@
 #include "core/files.h"
 #include "core/log.h"
 #include "entity/entity.h"
+#include "git/repo.h"
 
 /* A job's timeout in seconds, GitLab 10's default projects.build_timeout (there is no
  * such column here): runner_info.timeout and each step's. */
@@ -1134,6 +1135,10 @@ static int jobs_artifacts_upload(request *r)
 	}
 	/* a rollback leaves no archive the rows do not name */
 	db_on_rollback(&r->ctx, unlink_path, arena_strdup(r->ctx.a, path));
+	/* the files extracted from the archive it replaces (api/jobs.c names them by their
+	 * archive, so this only frees the space) */
+	repo_remove_dir(arena_printf(r->ctx.a, "%s/cache/artifacts/%s/%s",
+				     r->ctx.cfg->storage_path, j.project_id, j.id));
 	const char *v[4] = {j.id, base, arena_printf(r->ctx.a, "%zu", len),
 			    rc == 1 ? NULL : arena_printf(r->ctx.a, "%lld", expire)};
 	int err;
