@@ -62,6 +62,13 @@ const db_stmt jobs_stmts[] = {
 	 " WHERE id = $1 AND status IN ('created', 'pending', 'running', 'manual')"
 	 " RETURNING pipeline_id",
 	 1, 1},
+	/* retry: the job's pipeline locked first (as the pipeline's retry), then whether the
+	 * job is still a current finished one: two retries of one job, or a retry of a job
+	 * already retried, would leave two copies of it to run */
+	{"jobs_retry_lock", "SELECT id FROM ci_pipelines WHERE id = $1 FOR UPDATE", 1, 1},
+	{"jobs_retryable",
+	 "SELECT NOT retried AND status IN ('success', 'failed', 'canceled')"
+	 " FROM commit_statuses WHERE id = $1", 1, 1},
 	{"jobs_retry", "SELECT ci_retry_job($1, $2, true)", 2, 1},
 	{NULL, NULL, 0, 0},
 };
@@ -630,6 +637,13 @@ static int jobs_retry(request *r)
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden - Job is not retryable");
 	const char *v[2] = {db_val(res, 0, JC_ID), arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
 	int err;
+	PGresult *ok;
+	const char *pipeline = db_val(res, 0, JC_PIPELINE_ID);
+	if (!db_query(&r->ctx, "jobs_retry_lock", 1, &pipeline, &err) ||
+	    !(ok = db_query(&r->ctx, "jobs_retryable", 1, v, &err)))
+		return err;
+	if (PQntuples(ok) != 1 || !db_bool(ok, 0, 0))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden - Job is not retryable");
 	PGresult *n = db_query(&r->ctx, "jobs_retry", 2, v, &err);
 	if (!n)
 		return err;

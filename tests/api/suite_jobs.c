@@ -646,6 +646,12 @@ START_TEST(test_jobs_retry)
 	ck_assert_str_eq(status_of("commit_statuses", b), "created");
 	ck_ids(R(api("GET", S(fmt("/projects/%lld/pipelines/%lld/jobs", f.id, p)), f.owner, NULL)),
 	       (long long[]){n, b, a}, 3);
+	/* the retried job itself is no longer retryable: its copy is the current one, and a
+	 * second copy would run beside it */
+	ck_body(R(api("POST", jpath(&f, a, "/retry"), dev, NULL)), 403,
+		"{\"message\":\"403 Forbidden - Job is not retryable\"}");
+	ck_ids(R(api("GET", S(fmt("/projects/%lld/pipelines/%lld/jobs", f.id, p)), f.owner, NULL)),
+	       (long long[]){n, b, a}, 3);
 	/* only finished jobs are retried */
 	ck_body(R(api("POST", jpath(&f, n, "/retry"), dev, NULL)), 403,
 		"{\"message\":\"403 Forbidden - Job is not retryable\"}");
