@@ -56,16 +56,26 @@ const db_stmt jobs_stmts[] = {
 	 " AND status = 'success' ORDER BY id DESC LIMIT 1)"
 	 " AND s.name = $3 AND NOT s.retried AND " SQL_JOB_ARTIFACTS " ORDER BY s.id DESC LIMIT 1",
 	 3, 1},
-	/* GitLab 10's CommitStatus cancel event: created, pending, running, manual */
+	/* GitLab 10's CommitStatus cancel event: created, pending, running, manual. In the
+	 * order of the locks of a runner that finishes a job (its job's row, the pipeline,
+	 * then the created jobs ci_process_pipeline enqueues): a pending, running or manual
+	 * job first; else the pipeline, then the job when it is created (or became pending
+	 * meanwhile; one a runner is taking at that moment is skipped: it runs). Taking a
+	 * created job before the pipeline deadlocked with that runner. */
 	{"jobs_cancel",
 	 "UPDATE commit_statuses SET status = 'canceled', finished_at = now(), updated_at = now()"
-	 " WHERE id = $1 AND status IN ('created', 'pending', 'running', 'manual')"
+	 " WHERE id = $1 AND status IN ('pending', 'running', 'manual')"
 	 " RETURNING pipeline_id",
+	 1, 1},
+	{"jobs_lock_pipeline", "SELECT id FROM ci_pipelines WHERE id = $1 FOR UPDATE", 1, 1},
+	{"jobs_cancel_created",
+	 "UPDATE commit_statuses SET status = 'canceled', finished_at = now(), updated_at = now()"
+	 " WHERE id = (SELECT id FROM commit_statuses WHERE id = $1"
+	 " AND status IN ('created', 'pending') FOR UPDATE SKIP LOCKED) RETURNING pipeline_id",
 	 1, 1},
 	/* retry: the job's pipeline locked first (as the pipeline's retry), then whether the
 	 * job is still a current finished one: two retries of one job, or a retry of a job
 	 * already retried, would leave two copies of it to run */
-	{"jobs_retry_lock", "SELECT id FROM ci_pipelines WHERE id = $1 FOR UPDATE", 1, 1},
 	{"jobs_retryable",
 	 "SELECT NOT retried AND status IN ('success', 'failed', 'canceled')"
 	 " FROM commit_statuses WHERE id = $1", 1, 1},
@@ -611,10 +621,14 @@ static int jobs_cancel(request *r)
 		return rc < 0 ? rc : 0;
 	if ((rc = may_update_job(r, res)) < 0)
 		return rc;
-	const char *id = db_val(res, 0, JC_ID);
+	const char *id = db_val(res, 0, JC_ID), *pipeline = db_val(res, 0, JC_PIPELINE_ID);
 	int err;
 	PGresult *c = db_query(&r->ctx, "jobs_cancel", 1, (const char *[]){id}, &err);
 	if (!c)
+		return err;
+	if (!PQntuples(c) && pipeline &&
+	    (!db_query(&r->ctx, "jobs_lock_pipeline", 1, &pipeline, &err) ||
+	     !(c = db_query(&r->ctx, "jobs_cancel_created", 1, (const char *[]){id}, &err))))
 		return err;
 	/* a job that cannot be canceled is answered as it is (GitLab's state machine ignores
 	 * the event) */
@@ -639,7 +653,7 @@ static int jobs_retry(request *r)
 	int err;
 	PGresult *ok;
 	const char *pipeline = db_val(res, 0, JC_PIPELINE_ID);
-	if (!db_query(&r->ctx, "jobs_retry_lock", 1, &pipeline, &err) ||
+	if (!db_query(&r->ctx, "jobs_lock_pipeline", 1, &pipeline, &err) ||
 	    !(ok = db_query(&r->ctx, "jobs_retryable", 1, v, &err)))
 		return err;
 	if (PQntuples(ok) != 1 || !db_bool(ok, 0, 0))
