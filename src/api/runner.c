@@ -13,8 +13,9 @@
  * Files: the trace is <storage_path>/ci/traces/<project id>/<job id>.log, whose length
  * ci_builds.trace_size records (a patch is written at that offset, so bytes left by a
  * patch whose transaction failed are overwritten by the next); artifacts are
- * <storage_path>/ci/artifacts/<project id>/<job id>/artifacts.zip, written through a
- * temporary file and rename(2), and sent by nginx from /_internal/ci/. */
+ * <storage_path>/ci/artifacts/<project id>/<job id>/artifacts.zip, written to a
+ * temporary file and renamed there when the upload's transaction commits, and sent by
+ * nginx from /_internal/ci/. */
 #include "config.h"
 
 #include <ctype.h>
@@ -1096,9 +1097,65 @@ static int jobs_artifacts_authorize(request *r)
 	return 0;
 }
 
-static void unlink_path(void *path)
+/* An archive written beside its place, renamed there when the upload's transaction
+ * commits, removed when it rolls back: a failed upload leaves the archive before it. */
+typedef struct {
+	const char *tmp, *path, *cache;
+} staged_file;
+
+static void staged_commit(void *arg)
 {
-	unlink(path);
+	staged_file *s = arg;
+	if (rename(s->tmp, s->path) < 0) {
+		log_error("artifacts %s: %s", s->path, strerror(errno));
+		unlink(s->tmp);
+		return;
+	}
+	/* the files extracted from the archive it replaces (api/jobs.c names them by their
+	 * archive, so this only frees the space) */
+	repo_remove_dir(s->cache);
+}
+
+static void staged_abandon(void *arg)
+{
+	unlink(((staged_file *)arg)->tmp);
+}
+
+/* Writes data[0..n) into a new temporary file beside path, to become path when the
+ * route's transaction commits: 0 or ERR_INTERNAL (logged). */
+static int stage_file(request *r, const char *path, const char *cache, const char *data,
+		      size_t n)
+{
+	char tmp[FILES_TMP_MAX];
+	int fd = files_temp(path, tmp);
+	if (fd < 0) {
+		log_error("artifacts %s: %s", path, strerror(errno));
+		return ERR_INTERNAL;
+	}
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(fd, data + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	if (done < n || fsync(fd) < 0) {
+		log_error("artifacts %s: %s", tmp, strerror(errno));
+		files_abandon(fd, tmp);
+		return ERR_INTERNAL;
+	}
+	if (close(fd) < 0) {
+		log_error("artifacts %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return ERR_INTERNAL;
+	}
+	staged_file *s = arena_alloc(r->ctx.a, sizeof(*s));
+	*s = (staged_file){arena_strdup(r->ctx.a, tmp), path, cache};
+	db_on_commit(&r->ctx, staged_commit, s);
+	db_on_rollback(&r->ctx, staged_abandon, s);
+	return 0;
 }
 
 /* POST /jobs/:id/artifacts: the multipart part `file` (the archive), expire_in. */
@@ -1129,16 +1186,13 @@ static int jobs_artifacts_upload(request *r)
 	    strspn(base, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") !=
 		    blen)
 		base = "artifacts.zip";
-	if (files_write(path, data, len) < 0) {
-		log_error("artifacts %s: %s", path, strerror(errno));
-		return ERR_INTERNAL;
-	}
-	/* a rollback leaves no archive the rows do not name */
-	db_on_rollback(&r->ctx, unlink_path, arena_strdup(r->ctx.a, path));
-	/* the files extracted from the archive it replaces (api/jobs.c names them by their
-	 * archive, so this only frees the space) */
-	repo_remove_dir(arena_printf(r->ctx.a, "%s/cache/artifacts/%s/%s",
-				     r->ctx.cfg->storage_path, j.project_id, j.id));
+	/* in place when the rows name it: a rollback leaves the archive before it */
+	int staged = stage_file(r, path,
+				arena_printf(r->ctx.a, "%s/cache/artifacts/%s/%s",
+					     r->ctx.cfg->storage_path, j.project_id, j.id),
+				data, len);
+	if (staged < 0)
+		return staged;
 	const char *v[4] = {j.id, base, arena_printf(r->ctx.a, "%zu", len),
 			    rc == 1 ? NULL : arena_printf(r->ctx.a, "%lld", expire)};
 	int err;

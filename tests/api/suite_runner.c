@@ -894,6 +894,17 @@ START_TEST(test_runner_artifacts_again)
 	r = R(api("GET", file, f.owner, NULL));
 	ck_status(r, 200);
 	ck_assert_str_eq(r->body, "two");
+	/* an upload that fails (its answer cannot be made: a variable sealed with another
+	 * key) changes nothing: the archive before it is still there */
+	free(sql_value("INSERT INTO ci_variables (project_id, key, value_sealed)"
+		       " VALUES (%lld, 'BROKEN', 'abcdef')", f.id));
+	char *three = zip_of("out.txt", "three", &n);
+	ck_code(upload(build, bt, three, n, NULL), 500);
+	r = R(api("GET", file, f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(r->body, "two");
+	ck_code(R(api("GET", S(fmt("/projects/%lld/jobs/%lld/artifacts", f.id, build)), f.owner,
+		      NULL)), 200);
 }
 END_TEST
 
