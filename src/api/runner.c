@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -829,6 +830,13 @@ typedef struct {
 	const char *pipeline_id;
 } job_ref;
 
+/* An id as the number it is ("05" and "+5" are job 5): what the paths of its files
+ * are made of, so that one job has one trace and one archive. */
+static const char *canonical_id(request *r, const char *id)
+{
+	return arena_printf(r->ctx.a, "%lld", strtoll(id, NULL, 10));
+}
+
 /* The job of :id for the token sent, locked (in the route's transaction): 0; 1 when it
  * answered 404 (no such job); ERR_FORBIDDEN when the token is not that of the job
  * while it runs. */
@@ -849,7 +857,7 @@ static int job_auth(request *r, const char *token, job_ref *out)
 	}
 	if (!token || !db_bool(res, 0, 3))
 		return ERR_FORBIDDEN;
-	out->id = id;
+	out->id = canonical_id(r, id);
 	out->project_id = db_val(res, 0, 0);
 	out->status = db_val(res, 0, 1);
 	out->trace_size = db_int(res, 0, 2);
@@ -1233,7 +1241,7 @@ static int jobs_artifacts_download(request *r)
 		       arena_printf(r->ctx.a, "attachment; filename=%s", file));
 	respond_header(r, "X-Accel-Redirect",
 		       arena_printf(r->ctx.a, "/_internal/ci/artifacts/%s/%s/artifacts.zip",
-				    db_val(res, 0, 0), id));
+				    db_val(res, 0, 0), canonical_id(r, id)));
 	return 0;
 }
 

@@ -852,6 +852,32 @@ START_TEST(test_runner_artifacts)
 }
 END_TEST
 
+/* A job's id written otherwise in the path (a leading zero: the same number) is the
+ * same job and the same files: its trace is the one the jobs API reads */
+START_TEST(test_runner_id_spelling)
+{
+	fx f;
+	project(&f, "private");
+	char *tok = register_runner(project_token(f.id, f.owner), NULL, NULL);
+	long long p = pipeline(&f, "master", false);
+	long long build = job(&f, p, 0, "build", "{}", NULL, false);
+	process(p);
+	resp *r = request_job(tok);
+	ck_status(r, 201);
+	char *bt = S(strdup(jstr(r->json, "token")));
+	char *url = S(fmt("%s/api/v4/jobs/0%lld/trace", api_url(), build));
+	char *th = S(fmt("JOB-TOKEN: %s", bt));
+	const char *headers[] = {UA[0], th, "Content-Range: 0-5", NULL};
+	r = R(http_request("PATCH", url, headers, "hello\n", 6, "text/plain"));
+	ck_status(r, 202);
+	ck_code(patch_trace(build, bt, "6-11", "world\n"), 202);
+	ck_assert_str_eq(trace_file(f.id, build), "hello\nworld\n");
+	r = R(api("GET", S(fmt("/projects/%lld/jobs/%lld/trace", f.id, build)), f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(r->body, "hello\nworld\n");
+}
+END_TEST
+
 /* A zip whose one file name holds content (made with zip(1) in the stack's directory):
  * its bytes, and their number in *n. */
 static char *zip_of(const char *name, const char *content, size_t *n)
@@ -1100,6 +1126,7 @@ Suite *suite_runner(void)
 	tcase_add_test(tc, test_runner_payload);
 	tcase_add_test(tc, test_runner_protected_variables);
 	tcase_add_test(tc, test_runner_trace_and_update);
+	tcase_add_test(tc, test_runner_id_spelling);
 	tcase_add_test(tc, test_runner_failure);
 	tcase_add_test(tc, test_runner_artifacts);
 	tcase_add_test(tc, test_runner_artifacts_again);
