@@ -56,12 +56,29 @@ const db_stmt jobs_stmts[] = {
 	 " AND status = 'success' ORDER BY id DESC LIMIT 1)"
 	 " AND s.name = $3 AND NOT s.retried AND " SQL_JOB_ARTIFACTS " ORDER BY s.id DESC LIMIT 1",
 	 3, 1},
-	/* GitLab 10's CommitStatus cancel event: created, pending, running, manual */
+	/* GitLab 10's CommitStatus cancel event: created, pending, running, manual. In the
+	 * order of the locks of a runner that finishes a job (its job's row, the pipeline,
+	 * then the created jobs ci_process_pipeline enqueues): a pending, running or manual
+	 * job first; else the pipeline, then the job when it is created (or became pending
+	 * meanwhile; one a runner is taking at that moment is skipped: it runs). Taking a
+	 * created job before the pipeline deadlocked with that runner. */
 	{"jobs_cancel",
 	 "UPDATE commit_statuses SET status = 'canceled', finished_at = now(), updated_at = now()"
-	 " WHERE id = $1 AND status IN ('created', 'pending', 'running', 'manual')"
+	 " WHERE id = $1 AND status IN ('pending', 'running', 'manual')"
 	 " RETURNING pipeline_id",
 	 1, 1},
+	{"jobs_lock_pipeline", "SELECT id FROM ci_pipelines WHERE id = $1 FOR UPDATE", 1, 1},
+	{"jobs_cancel_created",
+	 "UPDATE commit_statuses SET status = 'canceled', finished_at = now(), updated_at = now()"
+	 " WHERE id = (SELECT id FROM commit_statuses WHERE id = $1"
+	 " AND status IN ('created', 'pending') FOR UPDATE SKIP LOCKED) RETURNING pipeline_id",
+	 1, 1},
+	/* retry: the job's pipeline locked first (as the pipeline's retry), then whether the
+	 * job is still a current finished one: two retries of one job, or a retry of a job
+	 * already retried, would leave two copies of it to run */
+	{"jobs_retryable",
+	 "SELECT NOT retried AND status IN ('success', 'failed', 'canceled')"
+	 " FROM commit_statuses WHERE id = $1", 1, 1},
 	{"jobs_retry", "SELECT ci_retry_job($1, $2, true)", 2, 1},
 	{NULL, NULL, 0, 0},
 };
@@ -526,12 +543,22 @@ static int extract(zip_t *z, zip_uint64_t idx, const zip_stat_t *st, const char 
 }
 
 /* Entry name of the archive at zip_path, in the download cache: ENTRY_OK with *rel,
- * ENTRY_NONE (no such file, a directory, an unreadable archive), ENTRY_TOO_LARGE, or -1. */
+ * ENTRY_NONE (no such file, a directory, an unreadable archive), ENTRY_TOO_LARGE, or -1.
+ * The cached file is named by the archive's identity (inode, modification time, size:
+ * an upload renames a new file in) as well as the entry's name: a job that uploads its
+ * artifacts again is never answered from its first archive. */
 static int artifact_entry(request *r, const char *job_id, const char *zip_path,
 			  const char *name, const char **rel)
 {
+	struct stat zst;
+	if (stat(zip_path, &zst) != 0)
+		return ENTRY_NONE;
+	const char *key =
+		arena_printf(r->ctx.a, "%llu %lld.%09ld %lld\n%s", (unsigned long long)zst.st_ino,
+			     (long long)zst.st_mtim.tv_sec, (long)zst.st_mtim.tv_nsec,
+			     (long long)zst.st_size, name);
 	*rel = arena_printf(r->ctx.a, "cache/artifacts/%s/%s/%s", r->project->id, job_id,
-			    crypto_sha256_hex(r->ctx.a, name, strlen(name)));
+			    crypto_sha256_hex(r->ctx.a, key, strlen(key)));
 	const char *path = arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, *rel);
 	if (regular_file(path, NULL))
 		return ENTRY_OK;
@@ -594,10 +621,14 @@ static int jobs_cancel(request *r)
 		return rc < 0 ? rc : 0;
 	if ((rc = may_update_job(r, res)) < 0)
 		return rc;
-	const char *id = db_val(res, 0, JC_ID);
+	const char *id = db_val(res, 0, JC_ID), *pipeline = db_val(res, 0, JC_PIPELINE_ID);
 	int err;
 	PGresult *c = db_query(&r->ctx, "jobs_cancel", 1, (const char *[]){id}, &err);
 	if (!c)
+		return err;
+	if (!PQntuples(c) && pipeline &&
+	    (!db_query(&r->ctx, "jobs_lock_pipeline", 1, &pipeline, &err) ||
+	     !(c = db_query(&r->ctx, "jobs_cancel_created", 1, (const char *[]){id}, &err))))
 		return err;
 	/* a job that cannot be canceled is answered as it is (GitLab's state machine ignores
 	 * the event) */
@@ -620,6 +651,13 @@ static int jobs_retry(request *r)
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden - Job is not retryable");
 	const char *v[2] = {db_val(res, 0, JC_ID), arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
 	int err;
+	PGresult *ok;
+	const char *pipeline = db_val(res, 0, JC_PIPELINE_ID);
+	if (!db_query(&r->ctx, "jobs_lock_pipeline", 1, &pipeline, &err) ||
+	    !(ok = db_query(&r->ctx, "jobs_retryable", 1, v, &err)))
+		return err;
+	if (PQntuples(ok) != 1 || !db_bool(ok, 0, 0))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden - Job is not retryable");
 	PGresult *n = db_query(&r->ctx, "jobs_retry", 2, v, &err);
 	if (!n)
 		return err;

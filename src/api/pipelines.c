@@ -65,11 +65,21 @@ const db_stmt pipelines_stmts[] = {
 	 " WHERE pipeline_id = $1 AND NOT retried AND status = 'skipped'",
 	 1, 0},
 	/* cancel: the jobs that have not finished; a transition from those states only, so
-	 * that a runner that finishes a job at the same moment keeps its answer */
+	 * that a runner that finishes a job at the same moment keeps its answer. Pending,
+	 * running and manual jobs first, then (the pipeline locked) the created ones and
+	 * those that became pending meanwhile, but for one a runner is taking at that moment
+	 * (it runs): a runner that finishes a job takes its job's row, the pipeline, then the
+	 * created jobs it enqueues, and a created job taken before the pipeline deadlocked
+	 * with it */
 	{"pipelines_cancel_jobs",
 	 "UPDATE commit_statuses SET status = 'canceled', updated_at = now(),"
 	 " finished_at = now() WHERE pipeline_id = $1 AND NOT retried"
-	 " AND status IN ('created', 'pending', 'running', 'manual')",
+	 " AND status IN ('pending', 'running', 'manual')",
+	 1, 0},
+	{"pipelines_cancel_created",
+	 "UPDATE commit_statuses SET status = 'canceled', updated_at = now(),"
+	 " finished_at = now() WHERE id IN (SELECT id FROM commit_statuses WHERE pipeline_id = $1"
+	 " AND NOT retried AND status IN ('created', 'pending') FOR UPDATE SKIP LOCKED)",
 	 1, 0},
 	{NULL, NULL, 0, 0},
 };
@@ -312,9 +322,11 @@ static int pipelines_retry(request *r)
 	return process_and_present(r, id);
 }
 
-/* Cancel changes the jobs first and locks the pipeline after (ci_process_pipeline), in
- * the order of a runner that finishes a job (sql/0022): taking the pipeline first would
- * wait on the runner's job row while the runner waits on the pipeline. */
+/* Cancel changes the jobs a runner may hold first and locks the pipeline after, then
+ * changes the created jobs, in the order of a runner that finishes a job (sql/0022):
+ * taking the pipeline first would wait on the runner's job row while the runner waits
+ * on the pipeline, and taking a created job first would hold the row the runner
+ * enqueues once it has the pipeline. */
 static int pipelines_cancel(request *r)
 {
 	PGresult *res;
@@ -323,7 +335,9 @@ static int pipelines_cancel(request *r)
 		return rc < 0 ? rc : 0;
 	const char *id = db_val(res, 0, 0);
 	int err;
-	if (!db_query(&r->ctx, "pipelines_cancel_jobs", 1, (const char *[]){id}, &err))
+	if (!db_query(&r->ctx, "pipelines_cancel_jobs", 1, (const char *[]){id}, &err) ||
+	    !db_query(&r->ctx, "pipelines_lock", 1, (const char *[]){id}, &err) ||
+	    !db_query(&r->ctx, "pipelines_cancel_created", 1, (const char *[]){id}, &err))
 		return err;
 	return process_and_present(r, id);
 }

@@ -13,14 +13,16 @@
  * Files: the trace is <storage_path>/ci/traces/<project id>/<job id>.log, whose length
  * ci_builds.trace_size records (a patch is written at that offset, so bytes left by a
  * patch whose transaction failed are overwritten by the next); artifacts are
- * <storage_path>/ci/artifacts/<project id>/<job id>/artifacts.zip, written through a
- * temporary file and rename(2), and sent by nginx from /_internal/ci/. */
+ * <storage_path>/ci/artifacts/<project id>/<job id>/artifacts.zip, written to a
+ * temporary file and renamed there when the upload's transaction commits, and sent by
+ * nginx from /_internal/ci/. */
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +31,7 @@
 #include "core/files.h"
 #include "core/log.h"
 #include "entity/entity.h"
+#include "git/repo.h"
 
 /* A job's timeout in seconds, GitLab 10's default projects.build_timeout (there is no
  * such column here): runner_info.timeout and each step's. */
@@ -827,6 +830,13 @@ typedef struct {
 	const char *pipeline_id;
 } job_ref;
 
+/* An id as the number it is ("05" and "+5" are job 5): what the paths of its files
+ * are made of, so that one job has one trace and one archive. */
+static const char *canonical_id(request *r, const char *id)
+{
+	return arena_printf(r->ctx.a, "%lld", strtoll(id, NULL, 10));
+}
+
 /* The job of :id for the token sent, locked (in the route's transaction): 0; 1 when it
  * answered 404 (no such job); ERR_FORBIDDEN when the token is not that of the job
  * while it runs. */
@@ -847,7 +857,7 @@ static int job_auth(request *r, const char *token, job_ref *out)
 	}
 	if (!token || !db_bool(res, 0, 3))
 		return ERR_FORBIDDEN;
-	out->id = id;
+	out->id = canonical_id(r, id);
 	out->project_id = db_val(res, 0, 0);
 	out->status = db_val(res, 0, 1);
 	out->trace_size = db_int(res, 0, 2);
@@ -1095,9 +1105,65 @@ static int jobs_artifacts_authorize(request *r)
 	return 0;
 }
 
-static void unlink_path(void *path)
+/* An archive written beside its place, renamed there when the upload's transaction
+ * commits, removed when it rolls back: a failed upload leaves the archive before it. */
+typedef struct {
+	const char *tmp, *path, *cache;
+} staged_file;
+
+static void staged_commit(void *arg)
 {
-	unlink(path);
+	staged_file *s = arg;
+	if (rename(s->tmp, s->path) < 0) {
+		log_error("artifacts %s: %s", s->path, strerror(errno));
+		unlink(s->tmp);
+		return;
+	}
+	/* the files extracted from the archive it replaces (api/jobs.c names them by their
+	 * archive, so this only frees the space) */
+	repo_remove_dir(s->cache);
+}
+
+static void staged_abandon(void *arg)
+{
+	unlink(((staged_file *)arg)->tmp);
+}
+
+/* Writes data[0..n) into a new temporary file beside path, to become path when the
+ * route's transaction commits: 0 or ERR_INTERNAL (logged). */
+static int stage_file(request *r, const char *path, const char *cache, const char *data,
+		      size_t n)
+{
+	char tmp[FILES_TMP_MAX];
+	int fd = files_temp(path, tmp);
+	if (fd < 0) {
+		log_error("artifacts %s: %s", path, strerror(errno));
+		return ERR_INTERNAL;
+	}
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(fd, data + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	if (done < n || fsync(fd) < 0) {
+		log_error("artifacts %s: %s", tmp, strerror(errno));
+		files_abandon(fd, tmp);
+		return ERR_INTERNAL;
+	}
+	if (close(fd) < 0) {
+		log_error("artifacts %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return ERR_INTERNAL;
+	}
+	staged_file *s = arena_alloc(r->ctx.a, sizeof(*s));
+	*s = (staged_file){arena_strdup(r->ctx.a, tmp), path, cache};
+	db_on_commit(&r->ctx, staged_commit, s);
+	db_on_rollback(&r->ctx, staged_abandon, s);
+	return 0;
 }
 
 /* POST /jobs/:id/artifacts: the multipart part `file` (the archive), expire_in. */
@@ -1128,12 +1194,13 @@ static int jobs_artifacts_upload(request *r)
 	    strspn(base, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") !=
 		    blen)
 		base = "artifacts.zip";
-	if (files_write(path, data, len) < 0) {
-		log_error("artifacts %s: %s", path, strerror(errno));
-		return ERR_INTERNAL;
-	}
-	/* a rollback leaves no archive the rows do not name */
-	db_on_rollback(&r->ctx, unlink_path, arena_strdup(r->ctx.a, path));
+	/* in place when the rows name it: a rollback leaves the archive before it */
+	int staged = stage_file(r, path,
+				arena_printf(r->ctx.a, "%s/cache/artifacts/%s/%s",
+					     r->ctx.cfg->storage_path, j.project_id, j.id),
+				data, len);
+	if (staged < 0)
+		return staged;
 	const char *v[4] = {j.id, base, arena_printf(r->ctx.a, "%zu", len),
 			    rc == 1 ? NULL : arena_printf(r->ctx.a, "%lld", expire)};
 	int err;
@@ -1174,7 +1241,7 @@ static int jobs_artifacts_download(request *r)
 		       arena_printf(r->ctx.a, "attachment; filename=%s", file));
 	respond_header(r, "X-Accel-Redirect",
 		       arena_printf(r->ctx.a, "/_internal/ci/artifacts/%s/%s/artifacts.zip",
-				    db_val(res, 0, 0), id));
+				    db_val(res, 0, 0), canonical_id(r, id)));
 	return 0;
 }
 

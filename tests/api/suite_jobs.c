@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <libpq-fe.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "client.h"
 
@@ -620,6 +623,53 @@ START_TEST(test_jobs_cancel)
 }
 END_TEST
 
+/* Runs sql on c, which must succeed. */
+static void exec_ok(PGconn *c, const char *sql)
+{
+	PGresult *r = PQexec(c, sql);
+	ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK,
+		      "%s: %s", sql, PQerrorMessage(c));
+	PQclear(r);
+}
+
+/* A job of a later stage canceled while a runner finishes the job before it: the
+ * runner's transaction (played here on a connection of its own, as runner.c and
+ * ci_process_pipeline take their locks: its job's row, the pipeline, then the created
+ * job it enqueues) and the cancel both finish, no deadlock, and the job is canceled */
+START_TEST(test_jobs_cancel_while_runner_finishes)
+{
+	fx f;
+	project(&f, "private");
+	long long p = pipeline(&f, "master", "running");
+	long long k = job_at(&f, p, "build", 0, "running", "on_success");
+	long long c = job_at(&f, p, "test", 1, "created", "on_success");
+	PGconn *db = PQconnectdb(getenv("COLLABD_DATABASE_URL"));
+	ck_assert_msg(PQstatus(db) == CONNECTION_OK, "connect: %s", PQerrorMessage(db));
+	exec_ok(db, "SET statement_timeout = '20s'");
+	exec_ok(db, "BEGIN");
+	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'success', finished_at = now()"
+			  " WHERE id = %lld", k)));
+	exec_ok(db, S(fmt("SELECT id FROM ci_pipelines WHERE id = %lld FOR UPDATE", p)));
+	pid_t child = fork();
+	ck_assert(child >= 0);
+	if (child == 0) {
+		resp *r = api("POST", jpath(&f, c, "/cancel"), f.owner, NULL);
+		_exit(r && r->status == 201 ? 0 : 1);
+	}
+	usleep(700 * 1000); /* the cancel waits for the pipeline by now */
+	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'pending', queued_at = now()"
+			  " WHERE id = %lld AND status = 'created'", c)));
+	exec_ok(db, "COMMIT");
+	PQfinish(db);
+	int st;
+	ck_assert(waitpid(child, &st, 0) == child);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the cancel failed");
+	ck_assert_str_eq(status_of("commit_statuses", k), "success");
+	ck_assert_str_eq(status_of("commit_statuses", c), "canceled");
+	ck_assert_str_eq(status_of("ci_pipelines", p), "canceled");
+}
+END_TEST
+
 START_TEST(test_jobs_retry)
 {
 	fx f;
@@ -644,6 +694,12 @@ START_TEST(test_jobs_retry)
 	ck_assert_str_eq(status_of("ci_pipelines", p), "running");
 	ck_assert_str_eq(jstr(jget(r->json, "pipeline"), "status"), "running");
 	ck_assert_str_eq(status_of("commit_statuses", b), "created");
+	ck_ids(R(api("GET", S(fmt("/projects/%lld/pipelines/%lld/jobs", f.id, p)), f.owner, NULL)),
+	       (long long[]){n, b, a}, 3);
+	/* the retried job itself is no longer retryable: its copy is the current one, and a
+	 * second copy would run beside it */
+	ck_body(R(api("POST", jpath(&f, a, "/retry"), dev, NULL)), 403,
+		"{\"message\":\"403 Forbidden - Job is not retryable\"}");
 	ck_ids(R(api("GET", S(fmt("/projects/%lld/pipelines/%lld/jobs", f.id, p)), f.owner, NULL)),
 	       (long long[]){n, b, a}, 3);
 	/* only finished jobs are retried */
@@ -751,6 +807,7 @@ Suite *suite_jobs(void)
 	tcase_add_test(tc, test_jobs_artifacts_by_ref);
 	tcase_add_test(tc, test_jobs_artifact_file);
 	tcase_add_test(tc, test_jobs_cancel);
+	tcase_add_test(tc, test_jobs_cancel_while_runner_finishes);
 	tcase_add_test(tc, test_jobs_retry);
 	tcase_add_test(tc, test_jobs_play);
 	tcase_add_test(tc, test_jobs_protected_branch);

@@ -2,9 +2,11 @@
  * .gitlab-ci.yml, run by the background process), their jobs' rows and status, a file
  * with errors, [ci skip], the list's filters, order and pages, one pipeline, POST
  * /pipeline, retry and cancel, and access per role. */
+#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -691,6 +693,70 @@ START_TEST(test_retry_cancel)
 }
 END_TEST
 
+/* Runs sql on c, which must succeed. */
+static void exec_ok(PGconn *c, const char *sql)
+{
+	PGresult *r = PQexec(c, sql);
+	ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK,
+		      "%s: %s", sql, PQerrorMessage(c));
+	PQclear(r);
+}
+
+/* A job of pipeline p (SQL fixture): name, stage index, status; its id. */
+static long long fixture_job(long long p, const char *name, int idx, const char *status)
+{
+	return sql_int("WITH s AS (INSERT INTO commit_statuses (project_id, sha, ref, name, stage,"
+		       " status, pipeline_id, stage_idx) SELECT project_id, sha, ref, '%s',"
+		       " 'stage%d', '%s', id, %d FROM ci_pipelines WHERE id = %lld"
+		       " RETURNING id, project_id, pipeline_id)"
+		       " INSERT INTO ci_builds (id, project_id, pipeline_id)"
+		       " SELECT id, project_id, pipeline_id FROM s RETURNING id",
+		       name, idx, status, idx, p);
+}
+
+/* A pipeline canceled while a runner finishes one of its jobs and enqueues a created one
+ * (the runner's transaction played on a connection of its own, with runner.c's and
+ * ci_process_pipeline's locks: its job's row, the pipeline, the created job): both
+ * finish, no deadlock, and every job not finished is canceled */
+START_TEST(test_cancel_while_runner_finishes)
+{
+	fx f;
+	project(&f, "private");
+	long long p = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status, user_id)"
+			      " VALUES (%lld, 'master', repeat('a', 40), 'running', %lld)"
+			      " RETURNING id", f.id, f.owner_id);
+	long long c = fixture_job(p, "again", 0, "created");
+	long long k = fixture_job(p, "build", 0, "running");
+	PGconn *db = PQconnectdb(getenv("COLLABD_DATABASE_URL"));
+	ck_assert_msg(PQstatus(db) == CONNECTION_OK, "connect: %s", PQerrorMessage(db));
+	exec_ok(db, "SET statement_timeout = '20s'");
+	exec_ok(db, "BEGIN");
+	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'success', finished_at = now()"
+			  " WHERE id = %lld", k)));
+	exec_ok(db, S(fmt("SELECT id FROM ci_pipelines WHERE id = %lld FOR UPDATE", p)));
+	pid_t child = fork();
+	ck_assert(child >= 0);
+	if (child == 0) {
+		resp *r = api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", p))), f.owner, NULL);
+		_exit(r && r->status == 201 ? 0 : 1);
+	}
+	usleep(700 * 1000); /* the cancel waits by now */
+	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'pending', queued_at = now()"
+			  " WHERE id = %lld AND status = 'created'", c)));
+	exec_ok(db, "COMMIT");
+	PQfinish(db);
+	int st;
+	ck_assert(waitpid(child, &st, 0) == child);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the cancel failed");
+	ck_assert_str_eq(S(sql_value("SELECT status FROM commit_statuses WHERE id = %lld", k)),
+			 "success");
+	ck_assert_str_eq(S(sql_value("SELECT status FROM commit_statuses WHERE id = %lld", c)),
+			 "canceled");
+	ck_assert_str_eq(S(sql_value("SELECT status FROM ci_pipelines WHERE id = %lld", p)),
+			 "canceled");
+}
+END_TEST
+
 Suite *suite_pipelines(void)
 {
 	Suite *s = suite_create("pipelines");
@@ -704,6 +770,7 @@ Suite *suite_pipelines(void)
 	tcase_add_test(tc, test_list_filters);
 	tcase_add_test(tc, test_show_and_read_access);
 	tcase_add_test(tc, test_retry_cancel);
+	tcase_add_test(tc, test_cancel_while_runner_finishes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -852,6 +852,88 @@ START_TEST(test_runner_artifacts)
 }
 END_TEST
 
+/* A job's id written otherwise in the path (a leading zero: the same number) is the
+ * same job and the same files: its trace is the one the jobs API reads */
+START_TEST(test_runner_id_spelling)
+{
+	fx f;
+	project(&f, "private");
+	char *tok = register_runner(project_token(f.id, f.owner), NULL, NULL);
+	long long p = pipeline(&f, "master", false);
+	long long build = job(&f, p, 0, "build", "{}", NULL, false);
+	process(p);
+	resp *r = request_job(tok);
+	ck_status(r, 201);
+	char *bt = S(strdup(jstr(r->json, "token")));
+	char *url = S(fmt("%s/api/v4/jobs/0%lld/trace", api_url(), build));
+	char *th = S(fmt("JOB-TOKEN: %s", bt));
+	const char *headers[] = {UA[0], th, "Content-Range: 0-5", NULL};
+	r = R(http_request("PATCH", url, headers, "hello\n", 6, "text/plain"));
+	ck_status(r, 202);
+	ck_code(patch_trace(build, bt, "6-11", "world\n"), 202);
+	ck_assert_str_eq(trace_file(f.id, build), "hello\nworld\n");
+	r = R(api("GET", S(fmt("/projects/%lld/jobs/%lld/trace", f.id, build)), f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(r->body, "hello\nworld\n");
+}
+END_TEST
+
+/* A zip whose one file name holds content (made with zip(1) in the stack's directory):
+ * its bytes, and their number in *n. */
+static char *zip_of(const char *name, const char *content, size_t *n)
+{
+	char *dir = S(fmt("%s/zip-src-%d", getenv("COLLABD_DIR"), (int)getpid()));
+	char *cmd = S(fmt("rm -rf '%s' && mkdir -p '%s' && cd '%s' && printf '%%s' '%s' > '%s'"
+			  " && zip -q out.zip '%s'", dir, dir, dir, content, name, name));
+	ck_assert_int_eq(system(cmd), 0);
+	FILE *fp = fopen(S(fmt("%s/out.zip", dir)), "rb");
+	ck_assert(fp != NULL);
+	char *b = S(malloc(1 << 16));
+	*n = fread(b, 1, 1 << 16, fp);
+	fclose(fp);
+	ck_assert_int_eq(system(S(fmt("rm -rf '%s'", dir))), 0);
+	return b;
+}
+
+/* A job that uploads its artifacts again: one file of the archive read through the jobs
+ * API is the new archive's, not the one extracted from the first upload */
+START_TEST(test_runner_artifacts_again)
+{
+	fx f;
+	project(&f, "private");
+	char *tok = register_runner(project_token(f.id, f.owner), NULL, NULL);
+	long long p = pipeline(&f, "master", false);
+	long long build = job(&f, p, 0, "build", "{}", NULL, false);
+	process(p);
+	resp *r = request_job(tok);
+	ck_status(r, 201);
+	char *bt = S(strdup(jstr(r->json, "token")));
+	size_t n;
+	char *one = zip_of("out.txt", "one", &n);
+	ck_code(upload(build, bt, one, n, NULL), 201);
+	char *file = S(fmt("/projects/%lld/jobs/%lld/artifacts/out.txt", f.id, build));
+	r = R(api("GET", file, f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(r->body, "one");
+	char *two = zip_of("out.txt", "two", &n);
+	ck_code(upload(build, bt, two, n, NULL), 201);
+	r = R(api("GET", file, f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(r->body, "two");
+	/* an upload that fails (its answer cannot be made: a variable sealed with another
+	 * key) changes nothing: the archive before it is still there */
+	free(sql_value("INSERT INTO ci_variables (project_id, key, value_sealed)"
+		       " VALUES (%lld, 'BROKEN', 'abcdef')", f.id));
+	char *three = zip_of("out.txt", "three", &n);
+	ck_code(upload(build, bt, three, n, NULL), 500);
+	r = R(api("GET", file, f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(r->body, "two");
+	ck_code(R(api("GET", S(fmt("/projects/%lld/jobs/%lld/artifacts", f.id, build)), f.owner,
+		      NULL)), 200);
+}
+END_TEST
+
 /* ---- git with the job token ---- */
 
 START_TEST(test_runner_git_job_token)
@@ -1044,8 +1126,10 @@ Suite *suite_runner(void)
 	tcase_add_test(tc, test_runner_payload);
 	tcase_add_test(tc, test_runner_protected_variables);
 	tcase_add_test(tc, test_runner_trace_and_update);
+	tcase_add_test(tc, test_runner_id_spelling);
 	tcase_add_test(tc, test_runner_failure);
 	tcase_add_test(tc, test_runner_artifacts);
+	tcase_add_test(tc, test_runner_artifacts_again);
 	tcase_add_test(tc, test_runner_git_job_token);
 	tcase_add_test(tc, test_runner_end_to_end);
 	suite_add_tcase(s, tc);
