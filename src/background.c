@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "modules.h"
 #include "api/api.h"
+#include "ci/job.h"
 #include "ci/pipeline.h"
 #include "ci/schedules.h"
 #include "git/refs.h"
@@ -302,12 +303,14 @@ int background_run(const config *cfg, const unsigned char key[32])
 				listening = PQbackendPID(d.conn);
 			arena_reset(a);
 		}
-		/* 2. expired memberships, every 10 s (access ends on the date already) */
+		/* 2. expired memberships (access ends on the date already) and stuck CI jobs,
+		 * every 10 s */
 		if (d.conn && PQstatus(d.conn) == CONNECTION_OK && time(NULL) - swept >= 10) {
 			ctx c;
 			ctx_init(&c, a, cfg, &d, key);
 			int err;
-			if (db_query(&c, "background_remove_expired_members", 0, NULL, &err))
+			if (db_query(&c, "background_remove_expired_members", 0, NULL, &err) &&
+			    ci_jobs_drop_stuck(&c) >= 0)
 				swept = time(NULL);
 			arena_reset(a);
 		}

@@ -30,5 +30,10 @@ int ci_job_play(ctx *c, const char *job_id, long long user_id);
 /* ci_process_pipeline(pipeline_id) (sql/0022_ci.sql): starts what the finished stages
  * allow and recomputes the pipeline's status. 0 or an ERR_ code. */
 int ci_pipeline_process(ctx *c, const char *pipeline_id);
+/* GitLab 10's StuckCiJobsWorker, for the background process: fails the jobs running
+ * with no word from their runner for an hour and those pending for a day, and processes
+ * their pipelines, in a transaction of its own. The number of pipelines touched, or -1
+ * (rolled back). */
+int ci_jobs_drop_stuck(ctx *c);
 
 #endif

@@ -792,6 +792,43 @@ START_TEST(test_jobs_files_removed_with_project)
 }
 END_TEST
 
+/* A job whose runner went silent for an hour, and one pending for a day, fail (the
+ * background process's sweep, GitLab 10's StuckCiJobsWorker), and their pipeline
+ * follows; a running job heard from recently is left alone. */
+START_TEST(test_jobs_stuck_fail)
+{
+	fx f;
+	project(&f, "private");
+	long long p = pipeline(&f, "master", "running");
+	long long silent = job(&f, p, "silent", "running");
+	long long alive = job(&f, p, "alive", "running");
+	long long q = pipeline(&f, "master", "pending");
+	long long waiting = job(&f, q, "waiting", "pending");
+	free(sql_value("UPDATE commit_statuses SET updated_at = now() - interval '61 minutes'"
+		       " WHERE id = %lld", silent));
+	free(sql_value("UPDATE commit_statuses SET updated_at = now() - interval '59 minutes'"
+		       " WHERE id = %lld", alive));
+	free(sql_value("UPDATE commit_statuses SET updated_at = now() - interval '25 hours'"
+		       " WHERE id = %lld", waiting));
+	bool done = false;
+	for (int i = 0; i < 300 && !done; i++) {
+		done = strcmp(status_of("commit_statuses", silent), "failed") == 0 &&
+		       strcmp(status_of("commit_statuses", waiting), "failed") == 0;
+		if (!done)
+			usleep(100 * 1000);
+	}
+	ck_assert_msg(done, "stuck jobs not failed: %s, %s", status_of("commit_statuses", silent),
+		      status_of("commit_statuses", waiting));
+	ck_assert_str_eq(status_of("commit_statuses", alive), "running");
+	ck_assert_str_eq(status_of("ci_pipelines", q), "failed");
+	ck_assert_str_eq(status_of("ci_pipelines", p), "running");
+	resp *r = R(api("GET", jpath(&f, silent, ""), f.owner, NULL));
+	ck_status(r, 200);
+	ck_jstr(r, "status", "failed");
+	ck_assert(!jnull(r->json, "finished_at"));
+}
+END_TEST
+
 Suite *suite_jobs(void)
 {
 	Suite *s = suite_create("jobs");
@@ -812,6 +849,7 @@ Suite *suite_jobs(void)
 	tcase_add_test(tc, test_jobs_play);
 	tcase_add_test(tc, test_jobs_protected_branch);
 	tcase_add_test(tc, test_jobs_files_removed_with_project);
+	tcase_add_test(tc, test_jobs_stuck_fail);
 	suite_add_tcase(s, tc);
 	return s;
 }
