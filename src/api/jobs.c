@@ -29,7 +29,6 @@
 #include "git/commits.h"
 
 const db_stmt jobs_stmts[] = {
-	{"jobs_project", "SELECT public_jobs, jobs_enabled FROM projects WHERE id = $1", 1, 2},
 	{"jobs_pipeline", "SELECT id FROM ci_pipelines WHERE id = $2 AND project_id = $1", 2, 1},
 	/* $1 project, $2 pipeline or NULL, $3 statuses (text[]) or NULL, $4 limit, $5
 	 * offset; newest first, retried jobs included (GitLab 10's project.builds and
@@ -89,6 +88,7 @@ static const char *const STATUSES[] = {"created", "pending", "running", "success
 
 /* ---- access ---- */
 
+/* The route's project's CI settings (read with it, auth/scope.c). */
 typedef struct {
 	bool public_jobs;
 	bool jobs_enabled;
@@ -96,15 +96,8 @@ typedef struct {
 
 static int project_flags(request *r, jobs_flags *out)
 {
-	int err;
-	PGresult *res =
-		db_query(&r->ctx, "jobs_project", 1, (const char *[]){r->project->id}, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Project");
-	out->public_jobs = db_bool(res, 0, 0);
-	out->jobs_enabled = db_bool(res, 0, 1);
+	out->public_jobs = r->project->public_jobs;
+	out->jobs_enabled = r->project->jobs_enabled;
 	return 0;
 }
 
@@ -143,14 +136,15 @@ static int may_update_job(request *r, const PGresult *res)
 
 /* ---- presenting ---- */
 
-/* The commit records of a response's jobs, each read once from the repository. */
+/* The commit records of a response's jobs, each read once from the repository and
+ * written as JSON once. */
 #define COMMIT_MEMO_MAX 128
 typedef struct {
 	bool opened;
 	git_repository *repo; /* NULL when the project has none */
 	int n;
 	const char *sha[COMMIT_MEMO_MAX];
-	json_object *json[COMMIT_MEMO_MAX]; /* owned by the request; NULL: not in the repository */
+	const char *json[COMMIT_MEMO_MAX]; /* the request's; NULL: not in the repository */
 } commit_memo;
 
 static bool is_sha(const char *s)
@@ -158,33 +152,39 @@ static bool is_sha(const char *s)
 	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
-/* The record of commit sha (a new reference), or NULL when the repository lacks it. */
-static json_object *job_commit(request *r, commit_memo *m, const char *sha)
+/* The JSON text of commit sha's record, or NULL when the repository lacks it. */
+static const char *job_commit(request *r, commit_memo *m, const char *sha)
 {
 	if (!is_sha(sha))
 		return NULL;
 	for (int i = 0; i < m->n; i++)
 		if (strcmp(m->sha[i], sha) == 0)
-			return m->json[i] ? json_object_get(m->json[i]) : NULL;
+			return m->json[i];
 	if (!m->opened) {
 		m->opened = true;
 		if (gitc_open(&r->ctx, r->project->id, &m->repo) != 0)
 			m->repo = NULL;
 	}
-	json_object *o = NULL;
+	const char *text = NULL;
 	git_commit *commit;
-	if (m->repo && gitc_commit_by_id(&r->ctx, m->repo, sha, &commit) == 0)
-		o = request_own(r, gitc_commit_json(&r->ctx, m->repo, commit, false));
+	if (m->repo && gitc_commit_by_id(&r->ctx, m->repo, sha, &commit) == 0) {
+		json_object *o = gitc_commit_json(&r->ctx, m->repo, commit, false);
+		jw w;
+		jw_init(&w, r->ctx.a, 1024);
+		jw_json(&w, o);
+		json_object_put(o);
+		text = buf_cstr(&w.b);
+	}
 	if (m->n < COMMIT_MEMO_MAX) {
 		m->sha[m->n] = sha;
-		m->json[m->n++] = o;
+		m->json[m->n++] = text;
 	}
-	return o ? json_object_get(o) : NULL;
+	return text;
 }
 
-static json_object *present(request *r, commit_memo *m, const PGresult *res, int row, int col)
+static void present(jw *w, request *r, commit_memo *m, const PGresult *res, int row, int col)
 {
-	return entity_job(r, res, row, col, job_commit(r, m, db_val(res, row, col + JC_SHA)));
+	entity_job_write(w, r, res, row, col, job_commit(r, m, db_val(res, row, col + JC_SHA)));
 }
 
 /* The job :job_id of the route's project: 0 with its row (JOB_COLS), or GitLab 10's 404
@@ -209,7 +209,10 @@ static int respond_job(request *r, const char *id, int status)
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	commit_memo m = {0};
-	respond_json(r, status, present(r, &m, res, 0, 0));
+	jw w;
+	jw_init(&w, r->ctx.a, 4096);
+	present(&w, r, &m, res, 0, 0);
+	respond_jw(r, status, &w);
 	return 0;
 }
 
@@ -284,12 +287,15 @@ static int list(request *r, const char *pipeline_id)
 	if (!res)
 		return err;
 	commit_memo m = {0};
-	json_object *arr = json_object_new_array();
+	jw w;
+	jw_init(&w, r->ctx.a, (size_t)PQntuples(res) * 2048 + 16);
+	jw_begin_array(&w);
 	for (int i = 0; i < PQntuples(res); i++)
 		if (!PQgetisnull(res, i, 1))
-			json_object_array_add(arr, present(r, &m, res, i, 1));
+			present(&w, r, &m, res, i, 1);
+	jw_end_array(&w);
 	pagination_headers(r, &pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
-	respond_json(r, 200, arr);
+	respond_jw(r, 200, &w);
 	return 0;
 }
 

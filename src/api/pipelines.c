@@ -29,12 +29,11 @@
 	{"pipelines_list_" NAME,                                                               \
 	 "WITH f AS (SELECT p.id FROM ci_pipelines p WHERE" LIST_FILTERS ")"                    \
 	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"         \
-	 " (SELECT " PIPELINE_COLS " FROM " PIPELINE_FROM " WHERE p.id IN (SELECT id FROM f)"   \
+	 " (SELECT " PIPELINE_BASIC_COLS " FROM ci_pipelines p WHERE p.id IN (SELECT id FROM f)" \
 	 " ORDER BY " ORDER " LIMIT $9 OFFSET $10) x ON true",                                  \
-	 10, 1 + PIPELINE_NCOLS}
+	 10, 1 + PIPELINE_BASIC_NCOLS}
 
 const db_stmt pipelines_stmts[] = {
-	{"pipelines_project", "SELECT public_jobs, jobs_enabled FROM projects WHERE id = $1", 1, 2},
 	/* $1 project, $2 statuses of the scope (running, pending, finished), $3 the names of
 	 * the branches or tags (scope branches, tags: the newest pipeline of each), $4
 	 * status, $5 ref, $6 with yaml errors or not, $7 the user's name, $8 username, $9
@@ -94,13 +93,8 @@ static const char *const SORTS[] = {"asc", "desc", NULL};
 /* read_pipeline on the route's project (the rule of jobs, ci/job.h): 0 or ERR_FORBIDDEN. */
 static int may_read(request *r)
 {
-	int err;
-	PGresult *res = db_query(&r->ctx, "pipelines_project", 1,
-				 (const char *[]){r->project->id}, &err);
-	if (!res)
-		return err;
-	return PQntuples(res) && ci_can_read_build(&r->project->pa, db_bool(res, 0, 0),
-						   db_bool(res, 0, 1))
+	return ci_can_read_build(&r->project->pa, r->project->public_jobs,
+				 r->project->jobs_enabled)
 		       ? 0
 		       : ERR_FORBIDDEN;
 }
@@ -176,7 +170,16 @@ static int pipelines_list(request *r)
 	PGresult *res = db_query(&r->ctx, stmt, 10, v, &err);
 	if (!res)
 		return err;
-	api_respond_page(r, &pg, res, entity_pipeline_basic);
+	int n = PQntuples(res);
+	jw w;
+	jw_init(&w, r->ctx.a, (size_t)n * 128 + 16);
+	jw_begin_array(&w);
+	for (int i = 0; i < n; i++)
+		if (!PQgetisnull(res, i, 1))
+			entity_pipeline_basic_write(&w, r, res, i, 1);
+	jw_end_array(&w);
+	pagination_headers(r, &pg, n ? db_int(res, 0, 0) : 0);
+	respond_jw(r, 200, &w);
 	return 0;
 }
 

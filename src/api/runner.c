@@ -78,6 +78,18 @@ const db_stmt runner_stmts[] = {
 	 " SELECT id FROM rn", 13, 1},
 	{"runner_verify", "SELECT id FROM ci_runners WHERE token_digest = $1", 1, 1},
 	{"runner_delete", "DELETE FROM ci_runners WHERE token_digest = $1 RETURNING id", 1, 1},
+	/* POST /jobs/request's first statement, all that an idle poll costs: $1 the runner's
+	 * token digest. The runner (none: not found); whether runner_request must run:
+	 * the runner's contacted_at is due (once a minute) or it is active and some job is
+	 * pending (a probe of the pending index, not whether this runner may take it);
+	 * and the time for X-GitLab-Last-Update. */
+	{"runner_poll",
+	 "SELECT rn.id, rn.contacted_at IS NULL OR rn.contacted_at < now() - interval '1 minute'"
+	 " OR (rn.active AND EXISTS (SELECT 1 FROM commit_statuses cs"
+	 "  WHERE cs.status = 'pending' AND cs.pipeline_id IS NOT NULL)),"
+	 " extract(epoch FROM now())::bigint::text"
+	 " FROM (SELECT 1) one LEFT JOIN ci_runners rn ON rn.token_digest = $1",
+	 1, 3},
 	/* POST /jobs/request in one statement: $1 the runner's token digest, $2 the digest
 	 * of the token the job gets, $3..$7 the runner's info. The runner (none: not
 	 * found), whether it is active, the job it took (NULL: none), that job's pipeline,
@@ -772,36 +784,47 @@ static int job_payload(request *r, const char *id, const char *token, json_objec
 
 /* ---- POST /jobs/request ---- */
 
+/* No job for the runner: 204, X-GitLab-Last-Update the runner's last_update (it sends
+ * it back; it only tells that nothing was pending then) or now. */
+static int no_job(request *r, const char *now)
+{
+	const char *last = param_str(r, "last_update");
+	respond_header(r, "X-GitLab-Last-Update",
+		       last && *last && strlen(last) < 64 && !strpbrk(last, "\r\n") ? last : now);
+	respond_empty(r, 204);
+	return 0;
+}
+
 static int jobs_request(request *r)
 {
 	const char *token = NULL;
 	int rc = token_param(r, &token);
 	if (rc < 0)
 		return rc;
+	const char *v[7] = {digest(r, token)};
+	int err;
+	PGresult *res = db_query(&r->ctx, "runner_poll", 1, v, &err);
+	if (!res)
+		return err;
+	if (!db_val(res, 0, 0))
+		return ERR_FORBIDDEN;
+	if (!db_bool(res, 0, 1))
+		return no_job(r, db_val(res, 0, 2));
 	/* the token a job would get, made beforehand so that taking the job is one
 	 * statement: getrandom and a digest cost less than a round trip */
 	char job_tok[TOKEN_LEN + 1];
 	if (crypto_token(job_tok) < 0)
 		return ERR_INTERNAL;
-	const char *v[7] = {digest(r, token), digest(r, job_tok)};
+	v[1] = digest(r, job_tok);
 	runner_info(r, v + 2);
-	int err;
-	PGresult *res = db_query(&r->ctx, "runner_request", 7, v, &err);
+	res = db_query(&r->ctx, "runner_request", 7, v, &err);
 	if (!res)
 		return err;
 	if (!db_val(res, 0, 0))
 		return ERR_FORBIDDEN;
 	const char *job = db_val(res, 0, 2);
-	if (!job) {
-		/* the runner sends it back; it only tells that nothing was pending then */
-		const char *last = param_str(r, "last_update");
-		respond_header(r, "X-GitLab-Last-Update",
-			       last && *last && strlen(last) < 64 && !strpbrk(last, "\r\n")
-				       ? last
-				       : db_val(res, 0, 4));
-		respond_empty(r, 204);
-		return 0;
-	}
+	if (!job)
+		return no_job(r, db_val(res, 0, 4));
 	const char *pv[1] = {db_val(res, 0, 3)};
 	json_object *payload = NULL;
 	rc = db_query(&r->ctx, "runner_process", 1, pv, &err) ? 0 : err;

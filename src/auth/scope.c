@@ -15,14 +15,16 @@
 	" SELECT p.id, p.namespace_id, n.full_path, n.kind,"                                    \
 	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"    \
 	" p.default_branch, p.description, p.visibility, n.visibility,"                         \
-	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, "                  \
+	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"     \
+	" p.jobs_enabled, "                                                                      \
 	SQL_PROJECT_ACCESS_COLS("p")                                                            \
 	" FROM me, t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                   \
 	" JOIN namespaces n ON n.id = p.namespace_id" lock
 enum {
 	PS_ID, PS_NAMESPACE_ID, PS_NS_FULL_PATH, PS_NS_KIND, PS_NS_OWNER_ID, PS_PATH, PS_NAME,
 	PS_FORKED_FROM_ID, PS_DEFAULT_BRANCH, PS_DESCRIPTION, PS_VISIBILITY, PS_NS_VISIBILITY,
-	PS_REQUEST_ACCESS_ENABLED, PS_SHARED_RUNNERS_ENABLED, PS_WIKI_ENABLED, PS_ACCESS,
+	PS_REQUEST_ACCESS_ENABLED, PS_SHARED_RUNNERS_ENABLED, PS_WIKI_ENABLED, PS_PUBLIC_JOBS,
+	PS_JOBS_ENABLED, PS_ACCESS,
 	PS_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };
 
@@ -115,6 +117,8 @@ int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out)
 	out->request_access_enabled = db_bool(res, 0, PS_REQUEST_ACCESS_ENABLED);
 	out->shared_runners_enabled = db_bool(res, 0, PS_SHARED_RUNNERS_ENABLED);
 	out->wiki_enabled = db_bool(res, 0, PS_WIKI_ENABLED);
+	out->public_jobs = db_bool(res, 0, PS_PUBLIC_JOBS);
+	out->jobs_enabled = db_bool(res, 0, PS_JOBS_ENABLED);
 	return 0;
 }
 

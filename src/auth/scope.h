@@ -34,6 +34,8 @@ typedef struct project_scope {
 	bool request_access_enabled;
 	bool shared_runners_enabled;
 	bool wiki_enabled;
+	bool public_jobs;          /* the CI settings that decide who reads jobs */
+	bool jobs_enabled;
 	project_access pa;         /* the caller's abilities */
 } project_scope;
 

@@ -1,56 +1,71 @@
 #include "entity/job.h"
 
-#include <stdlib.h>
+#include <string.h>
 
 #include "db/db.h"
 #include "entity/entity.h"
 
-json_object *entity_job(request *r, const PGresult *res, int row, int col, json_object *commit)
+void entity_job_write(jw *w, request *r, const PGresult *res, int row, int col,
+		      const char *commit)
 {
-	json_object *o = json_object_new_object();
 #define V(c) db_val(res, row, col + (c))
-	json_put_int(o, "id", db_int(res, row, col + JC_ID));
-	json_put_str(o, "status", V(JC_STATUS));
-	json_put_str(o, "stage", V(JC_STAGE));
-	json_put_str(o, "name", V(JC_NAME));
-	json_put_str(o, "ref", V(JC_REF));
-	json_put_bool(o, "tag", db_bool(res, row, col + JC_TAG));
-	/* a float as GitLab shows it, written as PostgreSQL printed it (no 17-digit noise) */
+	jw_begin_object(w);
+	jw_put_int(w, "id", db_int(res, row, col + JC_ID));
+	jw_put_str(w, "status", V(JC_STATUS));
+	jw_put_str(w, "stage", V(JC_STAGE));
+	jw_put_str(w, "name", V(JC_NAME));
+	jw_put_str(w, "ref", V(JC_REF));
+	jw_put_bool(w, "tag", db_bool(res, row, col + JC_TAG));
+	/* a float as GitLab shows it, written as PostgreSQL printed it (no 17-digit noise:
+	 * json-c's json_object_new_double_s writes its text as it is) */
 	const char *coverage = V(JC_COVERAGE);
-	json_object_object_add(o, "coverage",
-			       coverage ? json_object_new_double_s(strtod(coverage, NULL), coverage)
-					: NULL);
-	json_put_str(o, "created_at", V(JC_CREATED_AT));
-	json_put_str(o, "started_at", V(JC_STARTED_AT));
-	json_put_str(o, "finished_at", V(JC_FINISHED_AT));
-	json_object_object_add(o, "user",
-			       V(JC_USER) ? entity_user(r, res, row, col + JC_USER, USER_VIEW_SINGLE)
-					  : NULL);
-	json_object *artifacts = NULL;
+	jw_key(w, "coverage");
+	if (coverage)
+		jw_raw(w, coverage, strlen(coverage));
+	else
+		jw_null(w);
+	jw_put_str(w, "created_at", V(JC_CREATED_AT));
+	jw_put_str(w, "started_at", V(JC_STARTED_AT));
+	jw_put_str(w, "finished_at", V(JC_FINISHED_AT));
+	jw_key(w, "user");
+	if (V(JC_USER))
+		entity_user_write(w, r, res, row, col + JC_USER, USER_VIEW_SINGLE);
+	else
+		jw_null(w);
+	jw_key(w, "artifacts_file");
 	if (V(JC_ARTIFACTS_FILE)) {
-		artifacts = json_object_new_object();
-		json_put_str(artifacts, "filename", V(JC_ARTIFACTS_FILE));
-		json_put_int(artifacts, "size",
-			     V(JC_ARTIFACTS_SIZE) ? db_int(res, row, col + JC_ARTIFACTS_SIZE) : 0);
+		jw_begin_object(w);
+		jw_put_str(w, "filename", V(JC_ARTIFACTS_FILE));
+		jw_put_int(w, "size",
+			   V(JC_ARTIFACTS_SIZE) ? db_int(res, row, col + JC_ARTIFACTS_SIZE) : 0);
+		jw_end_object(w);
+	} else {
+		jw_null(w);
 	}
-	json_object_object_add(o, "artifacts_file", artifacts);
-	json_object_object_add(o, "commit", commit);
-	json_object *runner = NULL;
+	jw_key(w, "commit");
+	if (commit)
+		jw_raw(w, commit, strlen(commit));
+	else
+		jw_null(w);
+	jw_key(w, "runner");
 	if (V(JC_RUNNER_ID)) {
-		runner = json_object_new_object();
-		json_put_int(runner, "id", db_int(res, row, col + JC_RUNNER_ID));
-		json_put_str(runner, "description", V(JC_RUNNER_DESCRIPTION));
-		json_put_bool(runner, "active", db_bool(res, row, col + JC_RUNNER_ACTIVE));
-		json_put_bool(runner, "is_shared", db_bool(res, row, col + JC_RUNNER_SHARED));
-		json_put_str(runner, "name", V(JC_RUNNER_NAME));
+		jw_begin_object(w);
+		jw_put_int(w, "id", db_int(res, row, col + JC_RUNNER_ID));
+		jw_put_str(w, "description", V(JC_RUNNER_DESCRIPTION));
+		jw_put_bool(w, "active", db_bool(res, row, col + JC_RUNNER_ACTIVE));
+		jw_put_bool(w, "is_shared", db_bool(res, row, col + JC_RUNNER_SHARED));
+		jw_put_str(w, "name", V(JC_RUNNER_NAME));
+		jw_end_object(w);
+	} else {
+		jw_null(w);
 	}
-	json_object_object_add(o, "runner", runner);
-	json_object *pipeline = json_object_new_object();
-	json_put_int(pipeline, "id", db_int(res, row, col + JC_PIPELINE_ID));
-	json_put_str(pipeline, "sha", V(JC_PIPELINE_SHA));
-	json_put_str(pipeline, "ref", V(JC_PIPELINE_REF));
-	json_put_str(pipeline, "status", V(JC_PIPELINE_STATUS));
-	json_object_object_add(o, "pipeline", pipeline);
+	jw_key(w, "pipeline");
+	jw_begin_object(w);
+	jw_put_int(w, "id", db_int(res, row, col + JC_PIPELINE_ID));
+	jw_put_str(w, "sha", V(JC_PIPELINE_SHA));
+	jw_put_str(w, "ref", V(JC_PIPELINE_REF));
+	jw_put_str(w, "status", V(JC_PIPELINE_STATUS));
+	jw_end_object(w);
+	jw_end_object(w);
 #undef V
-	return o;
 }

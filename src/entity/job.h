@@ -22,7 +22,7 @@
 	" iso8601(s.started_at), iso8601(s.finished_at), s.sha, p.id, p.ref, p.sha, p.status,"   \
 	" rn.id, rn.description, rn.active, rn.is_shared, rn.name,"                              \
 	" CASE WHEN " SQL_JOB_ARTIFACTS " THEN b.artifacts_file END, b.artifacts_size, "        \
-	USER_COLS
+	USER_SINGLE_COLS
 
 enum job_col {
 	JC_ID, JC_NAME, JC_STAGE, JC_REF, JC_TAG, JC_STATUS, JC_COVERAGE, JC_CREATED_AT,
@@ -30,10 +30,12 @@ enum job_col {
 	JC_PIPELINE_STATUS, JC_RUNNER_ID, JC_RUNNER_DESCRIPTION, JC_RUNNER_ACTIVE,
 	JC_RUNNER_SHARED, JC_RUNNER_NAME, JC_ARTIFACTS_FILE, JC_ARTIFACTS_SIZE, JC_USER,
 };
-#define JOB_NCOLS (JC_USER + USER_NCOLS)
+#define JOB_NCOLS (JC_USER + USER_SINGLE_NCOLS)
 
-/* The job whose JOB_COLS start at column col of row in res, with commit (the record of
- * its commit, gitc_commit_json; taken over; NULL when the repository lacks it: null). */
-json_object *entity_job(request *r, const PGresult *res, int row, int col, json_object *commit);
+/* The job whose JOB_COLS start at column col of row in res, written into w, with commit
+ * (the JSON text of its commit's record, gitc_commit_json; NULL when the repository
+ * lacks it: null). */
+void entity_job_write(jw *w, request *r, const PGresult *res, int row, int col,
+		      const char *commit);
 
 #endif

@@ -15,6 +15,17 @@ json_object *entity_pipeline_basic(request *r, const PGresult *res, int row, int
 	return o;
 }
 
+void entity_pipeline_basic_write(jw *w, request *r, const PGresult *res, int row, int col)
+{
+	cache_depend_none(r); /* pipelines have no key in the response cache */
+	jw_begin_object(w);
+	jw_put_int(w, "id", db_int(res, row, col));
+	jw_put_str(w, "sha", db_val(res, row, col + 1));
+	jw_put_str(w, "ref", db_val(res, row, col + 2));
+	jw_put_str(w, "status", db_val(res, row, col + 3));
+	jw_end_object(w);
+}
+
 json_object *entity_pipeline(request *r, const PGresult *res, int row, int col)
 {
 	json_object *o = entity_pipeline_basic(r, res, row, col);

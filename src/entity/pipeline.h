@@ -4,6 +4,7 @@
 #ifndef COLLABD_ENTITY_PIPELINE_H
 #define COLLABD_ENTITY_PIPELINE_H
 
+#include "core/jw.h"
 #include "entity/user.h"
 #include "http/request.h"
 
@@ -20,8 +21,13 @@
 	" WHERE cs.pipeline_id = p.id AND NOT cs.retried AND cs.coverage IS NOT NULL),"          \
 	" p.coverage), " USER_BASIC_COLS
 #define PIPELINE_NCOLS 19
+/* The leading columns of PIPELINE_COLS that the basic view reads (from ci_pipelines p). */
+#define PIPELINE_BASIC_COLS "p.id, p.sha, p.ref, p.status"
+#define PIPELINE_BASIC_NCOLS 4
 
 json_object *entity_pipeline_basic(request *r, const PGresult *res, int row, int col);
+/* The basic view written into w (the list's). */
+void entity_pipeline_basic_write(jw *w, request *r, const PGresult *res, int row, int col);
 json_object *entity_pipeline(request *r, const PGresult *res, int row, int col);
 
 #endif

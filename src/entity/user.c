@@ -48,6 +48,37 @@ json_object *entity_user(request *r, const PGresult *res, int row, int col, enum
 	return o;
 }
 
+void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
+		       enum user_view view)
+{
+	cache_depend(r, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
+#define V(c) db_val(res, row, col + (c))
+	jw_begin_object(w);
+	jw_put_int(w, "id", db_int(res, row, col + UC_ID));
+	jw_put_str(w, "name", V(UC_NAME));
+	jw_put_str(w, "username", V(UC_USERNAME));
+	jw_put_str(w, "state", V(UC_STATE));
+	jw_put_str(w, "avatar_url", entity_avatar_url(r, "user", V(UC_ID), V(UC_AVATAR)));
+	jw_key(w, "web_url");
+	jw_str_begin(w);
+	jw_str_part(w, r->ctx.cfg->external_url);
+	jw_str_part(w, "/");
+	jw_str_part(w, V(UC_USERNAME));
+	jw_str_end(w);
+	if (view != USER_VIEW_BASIC) {
+		jw_put_str(w, "created_at", V(UC_CREATED_AT));
+		jw_put_str(w, "bio", V(UC_BIO));
+		jw_put_str(w, "location", V(UC_LOCATION));
+		jw_put_str(w, "skype", V(UC_SKYPE));
+		jw_put_str(w, "linkedin", V(UC_LINKEDIN));
+		jw_put_str(w, "twitter", V(UC_TWITTER));
+		jw_put_str(w, "website_url", V(UC_WEBSITE_URL));
+		jw_put_str(w, "organization", V(UC_ORGANIZATION));
+	}
+	jw_end_object(w);
+#undef V
+}
+
 void entity_user_list_depend(request *r)
 {
 	cache_depend(r, CACHE_SET_USERS);

@@ -3,6 +3,7 @@
 #ifndef COLLABD_ENTITY_USER_H
 #define COLLABD_ENTITY_USER_H
 
+#include "core/jw.h"
 #include "http/request.h"
 
 /* The columns every user statement selects, in this order, from users u. */
@@ -16,6 +17,11 @@
 	"i.extern_uid) ORDER BY i.id)::text FROM identities i WHERE i.user_id = u.id), "          \
 	"u.can_create_group, u.projects_limit > 0, u.external"
 #define USER_NCOLS 26
+/* The leading columns of USER_COLS that the single view reads (UC_ID..UC_ORGANIZATION). */
+#define USER_SINGLE_COLS                                                                         \
+	"u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at), u.email, u.is_admin, " \
+	"u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"
+#define USER_SINGLE_NCOLS 15
 /* The leading columns of USER_COLS that the basic view reads. */
 #define USER_BASIC_COLS "u.id, u.username, u.name, u.state, u.avatar"
 
@@ -27,6 +33,7 @@ enum user_col {
 	UC_CAN_CREATE_PROJECT, UC_EXTERNAL,
 };
 _Static_assert(UC_EXTERNAL + 1 == USER_NCOLS, "USER_COLS and enum user_col");
+_Static_assert(UC_ORGANIZATION + 1 == USER_SINGLE_NCOLS, "USER_SINGLE_COLS and enum user_col");
 
 enum user_view {
 	USER_VIEW_BASIC,  /* id, name, username, state, avatar_url, web_url */
@@ -38,6 +45,9 @@ enum user_view {
 /* The user whose USER_COLS start at column col of row in res; it depends on the user's
  * key (response cache). */
 json_object *entity_user(request *r, const PGresult *res, int row, int col, enum user_view view);
+/* The same, written into w, for the basic and single views only. */
+void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
+		       enum user_view view);
 /* What a list of users depends on beyond its rows' records: which users it holds. */
 void entity_user_list_depend(request *r);
 
