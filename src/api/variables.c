@@ -35,18 +35,12 @@
 const db_stmt variables_stmts[] = {
 	VAR_STMTS("variables_project", "ci_variables", "project_id"),
 	VAR_STMTS("variables_group", "ci_group_variables", "group_id"),
-	{"variables_jobs_enabled", "SELECT jobs_enabled FROM projects WHERE id = $1", 1, 1},
 	{NULL, NULL, 0, 0},
 };
 
 int ci_jobs_enabled(request *r)
 {
-	int err;
-	PGresult *res = db_query(&r->ctx, "variables_jobs_enabled", 1,
-				 (const char *[]){r->project->id}, &err);
-	if (!res)
-		return err;
-	return PQntuples(res) && db_bool(res, 0, 0) ? 0 : ERR_FORBIDDEN;
+	return r->project->jobs_enabled ? 0 : ERR_FORBIDDEN;
 }
 
 /* The route's scope: its statements' prefix, its id, and what its 404 names. */
