@@ -380,7 +380,9 @@ static int runners_check_token(request *r)
 	return token_param(r, &t);
 }
 
-static int runners_unregister(request *r)
+/* Runs statement stmt on the runner of the token parameter: status when it names one,
+ * 403 otherwise. */
+static int runner_by_token(request *r, const char *stmt, int status)
 {
 	const char *token = NULL;
 	int rc = token_param(r, &token);
@@ -388,30 +390,23 @@ static int runners_unregister(request *r)
 		return rc;
 	const char *v[1] = {digest(r, token)};
 	int err;
-	PGresult *res = db_query(&r->ctx, "runner_delete", 1, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, 1, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) != 1)
 		return ERR_FORBIDDEN;
-	respond_empty(r, 204);
+	respond_empty(r, status);
 	return 0;
+}
+
+static int runners_unregister(request *r)
+{
+	return runner_by_token(r, "runner_delete", 204);
 }
 
 static int runners_verify(request *r)
 {
-	const char *token = NULL;
-	int rc = token_param(r, &token);
-	if (rc < 0)
-		return rc;
-	const char *v[1] = {digest(r, token)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "runner_verify", 1, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) != 1)
-		return ERR_FORBIDDEN;
-	respond_empty(r, 200);
-	return 0;
+	return runner_by_token(r, "runner_verify", 200);
 }
 
 /* ---- the job payload (GitLab 10's Entities::JobRequest::Response) ---- */
