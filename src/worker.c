@@ -19,20 +19,53 @@
 #include "http/router.h"
 #include "modules.h"
 
+static scope_lock route_lock(unsigned flags)
+{
+	return !(flags & ROUTE_TX)	   ? SCOPE_READ
+	       : flags & ROUTE_KEY_SHARE ? SCOPE_KEY_SHARE
+					 : SCOPE_UPDATE;
+}
+
+/* The parameter checks of the route (400 before the scope's 404). */
+static int check_params(request *r)
+{
+	if (!r->route->check)
+		return 0;
+	int rc = r->route->check(r);
+	if (rc == 0)
+		r->validation = NULL;
+	return rc;
+}
+
 /* The project or group of a scoped route, found and visible (locked in a writing
- * route's transaction: FOR UPDATE, or FOR KEY SHARE for ROUTE_KEY_SHARE). */
+ * route's transaction: FOR UPDATE, or FOR KEY SHARE for ROUTE_KEY_SHARE), after the
+ * parameter checks. A project's route with a token finds the caller and the project in
+ * one statement (auth_authenticate_project): authentication's answer first, then the
+ * checks', then the scope's. */
 static int resolve_scope(request *r, unsigned flags)
 {
-	scope_lock lock = !(flags & ROUTE_TX) ? SCOPE_READ
-			  : flags & ROUTE_KEY_SHARE ? SCOPE_KEY_SHARE
-						    : SCOPE_UPDATE;
+	if (auth_with_project(r, flags)) {
+		PGresult *res;
+		int rc = auth_authenticate_project(r, flags, route_lock(flags), &res);
+		if (rc < 0 || (rc = check_params(r)) < 0)
+			return rc;
+		r->project = arena_alloc(r->ctx.a, sizeof(*r->project));
+		if (!res) {
+			r->ctx.err_detail = "Project";
+			return ERR_NOT_FOUND;
+		}
+		return scope_project_row(&r->ctx, res, AUTH_LEAN_NCOLS, r->project);
+	}
+	int rc = check_params(r);
+	if (rc < 0)
+		return rc;
 	if (flags & ROUTE_PROJECT) {
 		r->project = arena_alloc(r->ctx.a, sizeof(*r->project));
-		return scope_project(&r->ctx, param_str(r, "id"), lock, r->project);
+		return scope_project(&r->ctx, param_str(r, "id"), route_lock(flags), r->project);
 	}
 	if (flags & ROUTE_GROUP) {
 		r->group = arena_alloc(r->ctx.a, sizeof(*r->group));
-		return scope_group(&r->ctx, param_str(r, "id"), lock, r->group);
+		return scope_group(&r->ctx, param_str(r, "id"), route_lock(flags), r->group);
 	}
 	return 0;
 }
@@ -64,16 +97,10 @@ int worker_transaction(request *r, handler_fn fn)
 	return rc;
 }
 
-/* The parameter checks, then the scope and the handler, in their transaction when the
- * route has one. */
+/* The parameter checks, the scope and the handler, in their transaction when the route
+ * has one. */
 static int run_handler(request *r, const route *rt)
 {
-	if (rt->check) {
-		int rc = rt->check(r);
-		if (rc < 0)
-			return rc;
-		r->validation = NULL;
-	}
 	return rt->flags & ROUTE_TX ? worker_transaction(r, scoped) : scoped(r);
 }
 
@@ -95,7 +122,8 @@ void worker_dispatch_tables(request *r, const route *const *tables)
 	if (r->cache && (rt->flags & ROUTE_CACHE) && cache_serve(r))
 		return;
 	if (!(rt->flags & ROUTE_NO_AUTH)) {
-		bool deferred = (rt->flags & ROUTE_SELF_AUTH) && r->token_digest && !r->sudo;
+		bool deferred = ((rt->flags & ROUTE_SELF_AUTH) && r->token_digest && !r->sudo) ||
+				auth_with_project(r, rt->flags);
 		if (!deferred)
 			rc = auth_authenticate(r, rt->flags);
 	}

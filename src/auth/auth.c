@@ -4,13 +4,36 @@
 #include <string.h>
 #include <strings.h>
 
+#include "auth/scope.h"
 #include "core/crypto.h"
 #include "http/cache.h"
 #include "http/router.h"
 
+/* The caller by token ($1, $2 as AUTH_FROM) and the project of a route (FIND: by id $3,
+ * or by path $3 and $4, auth/scope.h) in one statement: AUTH_LEAN's columns, then the scope's
+ * (SCOPE_PROJECT_COLS, NULL when there is no such project), locked as LOCK says; no row
+ * when the token matches nothing. */
+#define AUTH_PROJECT(FIND, LOCK)                                                               \
+	"WITH me AS (SELECT u.id, u.is_admin AS admin, u.external, u.username, u.email,"        \
+	" u.can_create_group, t.kind, t.scopes::text AS scopes FROM " AUTH_FROM "), "           \
+	FIND                                                                                    \
+	" SELECT me.id, me.username, me.admin, me.external, me.email, me.can_create_group,"     \
+	" me.kind, me.scopes, s.* FROM me LEFT JOIN LATERAL (SELECT " SCOPE_PROJECT_COLS        \
+	" FROM " SCOPE_PROJECT_FROM LOCK ") s ON true"
+
 const db_stmt auth_stmts[] = {
 	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM, 2, AUTH_NCOLS},
 	{"auth_token_lean", "SELECT " AUTH_LEAN " FROM " AUTH_FROM, 2, AUTH_LEAN_NCOLS},
+#define BY_ID SCOPE_PROJECT_BY_ID("$3")
+#define BY_PATH SCOPE_PROJECT_BY_PATH("$3", "$4")
+#define NCOLS (AUTH_LEAN_NCOLS + SCOPE_PROJECT_NCOLS)
+	{"auth_project", AUTH_PROJECT(BY_ID, ""), 3, NCOLS},
+	{"auth_project_lock", AUTH_PROJECT(BY_ID, " FOR UPDATE OF p"), 3, NCOLS},
+	{"auth_project_key_share", AUTH_PROJECT(BY_ID, " FOR KEY SHARE OF p"), 3, NCOLS},
+	{"auth_project_path", AUTH_PROJECT(BY_PATH, ""), 4, NCOLS},
+	{"auth_project_path_lock", AUTH_PROJECT(BY_PATH, " FOR UPDATE OF p"), 4, NCOLS},
+	{"auth_project_path_key_share", AUTH_PROJECT(BY_PATH, " FOR KEY SHARE OF p"), 4, NCOLS},
+#undef NCOLS
 	{"auth_sudo_user",
 	 "SELECT " USER_COLS " FROM users u WHERE NOT u.ghost AND "
 	 "(u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR lower(u.username) = lower($1))", 1, USER_NCOLS},
@@ -189,4 +212,33 @@ int auth_authenticate(request *r, unsigned flags)
 	if (!res)
 		return err;
 	return record ? auth_accept_row(r, flags, res, 0, 0) : auth_accept_lean(r, flags, res, 0, 0);
+}
+
+bool auth_with_project(const request *r, unsigned flags)
+{
+	return (flags & ROUTE_PROJECT) && r->token_digest && !r->sudo &&
+	       !(flags & (ROUTE_NO_AUTH | ROUTE_SELF_AUTH | ROUTE_CALLER_RECORD));
+}
+
+int auth_authenticate_project(request *r, unsigned flags, scope_lock lock, PGresult **res)
+{
+	*res = NULL;
+	const char *v[4];
+	auth_params(r, v);
+	bool by_path;
+	if (scope_project_ref(&r->ctx, param_str(r, "id"), v + 2, &by_path) < 0)
+		return auth_authenticate(r, flags); /* a path that names no project */
+	static const char *const stmts[][2] = {
+		[SCOPE_READ] = {"auth_project", "auth_project_path"},
+		[SCOPE_UPDATE] = {"auth_project_lock", "auth_project_path_lock"},
+		[SCOPE_KEY_SHARE] = {"auth_project_key_share", "auth_project_path_key_share"},
+	};
+	int err;
+	PGresult *q = db_query(&r->ctx, stmts[lock][by_path], by_path ? 4 : 3, v, &err);
+	if (!q)
+		return err;
+	int rc = auth_accept_lean(r, flags, q, 0, 0);
+	if (rc == 0)
+		*res = q;
+	return rc;
 }

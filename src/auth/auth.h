@@ -2,6 +2,7 @@
 #ifndef COLLABD_AUTH_H
 #define COLLABD_AUTH_H
 
+#include "auth/scope.h"
 #include "db/db.h"
 #include "entity/user.h"
 #include "http/request.h"
@@ -40,6 +41,14 @@ void auth_read_credentials(request *r);
  * caller's record with ROUTE_CALLER_RECORD, AUTH_LEAN otherwise), checks scope, applies
  * sudo, enforces ROUTE_AUTH and ROUTE_ADMIN. 0 or an ERR_ code. */
 int auth_authenticate(request *r, unsigned flags);
+/* Whether a route with these flags authenticates with auth_authenticate_project: a
+ * project's route, with a token and no sudo. */
+bool auth_with_project(const request *r, unsigned flags);
+/* auth_authenticate and the statement of scope_project in one round trip: the caller
+ * found by token with the route's project (:id), locked as lock says. 0 with *res the
+ * row to read the scope from (scope_project_row at AUTH_LEAN_NCOLS), NULL when :id
+ * names no project, or an ERR_ code of authentication. */
+int auth_authenticate_project(request *r, unsigned flags, scope_lock lock, PGresult **res);
 /* Same checks for a caller row already fetched at column col of row (AUTH_SELECT
  * columns; all NULL, or no row, when the token matched nothing). */
 int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col);

@@ -4,22 +4,13 @@
 
 #include "entity/group.h"
 
-/* The caller as `me` ($1..$3); the project by id ($4) or by the full path of its
- * namespace ($5) and its path ($6), one of the two given: each an index probe. Then
- * SQL_PROJECT_ACCESS_COLS. pending_delete is tested on p itself: when FOR UPDATE OF p
- * waited for a deletion, PostgreSQL rechecks the locked row's new version. */
-#define PROJECT_SCOPE(lock)                                                                   \
-	"WITH " SQL_ME ", t AS (SELECT id FROM projects WHERE id = $4::bigint"                  \
-	" UNION ALL SELECT tp.id FROM namespaces tn JOIN projects tp ON tp.namespace_id = tn.id" \
-	" WHERE lower(tn.full_path) = lower($5::text) AND lower(tp.path) = lower($6::text))"    \
-	" SELECT p.id, p.namespace_id, n.full_path, n.kind,"                                    \
-	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"    \
-	" p.default_branch, p.description, p.visibility, n.visibility,"                         \
-	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"     \
-	" p.jobs_enabled, "                                                                      \
-	SQL_PROJECT_ACCESS_COLS("p")                                                            \
-	" FROM me, t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                   \
-	" JOIN namespaces n ON n.id = p.namespace_id" lock
+/* The caller as `me` ($1..$3); the project (FIND: SCOPE_PROJECT_BY_ID with $4, or
+ * SCOPE_PROJECT_BY_PATH with $4 and $5), locked as lock says. pending_delete is tested on p itself: when FOR UPDATE OF p waited for a
+ * deletion, PostgreSQL rechecks the locked row's new version. */
+#define PROJECT_SCOPE(FIND, lock)                                                             \
+	"WITH " SQL_ME ", " FIND " SELECT " SCOPE_PROJECT_COLS " FROM me, " SCOPE_PROJECT_FROM lock
+#define BY_ID SCOPE_PROJECT_BY_ID("$4")
+#define BY_PATH SCOPE_PROJECT_BY_PATH("$4", "$5")
 enum {
 	PS_ID, PS_NAMESPACE_ID, PS_NS_FULL_PATH, PS_NS_KIND, PS_NS_OWNER_ID, PS_PATH, PS_NAME,
 	PS_FORKED_FROM_ID, PS_DEFAULT_BRANCH, PS_DESCRIPTION, PS_VISIBILITY, PS_NS_VISIBILITY,
@@ -27,6 +18,7 @@ enum {
 	PS_JOBS_ENABLED, PS_ACCESS,
 	PS_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };
+_Static_assert(PS_NCOLS == SCOPE_PROJECT_NCOLS, "SCOPE_PROJECT_COLS and its columns");
 
 /* A group by id ($4) or full path ($5), with the caller's access and what a change of
  * visibility is checked against: the parent's visibility, the highest of its subgroups
@@ -48,9 +40,13 @@ enum {
 };
 
 const db_stmt scope_stmts[] = {
-	{"scope_project", PROJECT_SCOPE(""), 6, PS_NCOLS},
-	{"scope_project_lock", PROJECT_SCOPE(" FOR UPDATE OF p"), 6, PS_NCOLS},
-	{"scope_project_key_share", PROJECT_SCOPE(" FOR KEY SHARE OF p"), 6, PS_NCOLS},
+	{"scope_project", PROJECT_SCOPE(BY_ID, ""), 4, PS_NCOLS},
+	{"scope_project_lock", PROJECT_SCOPE(BY_ID, " FOR UPDATE OF p"), 4, PS_NCOLS},
+	{"scope_project_key_share", PROJECT_SCOPE(BY_ID, " FOR KEY SHARE OF p"), 4, PS_NCOLS},
+	{"scope_project_path", PROJECT_SCOPE(BY_PATH, ""), 5, PS_NCOLS},
+	{"scope_project_path_lock", PROJECT_SCOPE(BY_PATH, " FOR UPDATE OF p"), 5, PS_NCOLS},
+	{"scope_project_path_key_share", PROJECT_SCOPE(BY_PATH, " FOR KEY SHARE OF p"), 5,
+	 PS_NCOLS},
 	{"scope_group", GROUP_SCOPE(""), 5, GS_NCOLS},
 	{"scope_group_lock", GROUP_SCOPE(" FOR UPDATE OF g"), 5, GS_NCOLS},
 	{NULL, NULL, 0, 0},
@@ -73,53 +69,70 @@ static const char *text(ctx *c, const PGresult *res, int col)
 	return PQgetisnull(res, 0, col) ? NULL : arena_strdup(c->a, PQgetvalue(res, 0, col));
 }
 
+int scope_project_ref(ctx *c, const char *ref, const char **v, bool *by_path)
+{
+	v[0] = v[1] = NULL;
+	*by_path = false;
+	if (scope_ref_is_id(ref)) {
+		v[0] = ref;
+		return 0;
+	}
+	const char *slash = ref ? strrchr(ref, '/') : NULL;
+	if (!slash || slash == ref || !slash[1])
+		return not_found(c, "Project");
+	v[0] = arena_strndup(c->a, ref, (size_t)(slash - ref));
+	v[1] = slash + 1;
+	*by_path = true;
+	return 0;
+}
+
+int scope_project_row(ctx *c, const PGresult *res, int col, project_scope *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PS_ID))
+		return not_found(c, "Project");
+	project_access_read(&out->pa, res, 0, col + PS_ACCESS);
+	if (!can_read_project(&out->pa))
+		return not_found(c, "Project");
+	out->id = text(c, res, col + PS_ID);
+	out->namespace_id = text(c, res, col + PS_NAMESPACE_ID);
+	out->ns_full_path = text(c, res, col + PS_NS_FULL_PATH);
+	out->ns_kind = text(c, res, col + PS_NS_KIND);
+	out->ns_owner_id = text(c, res, col + PS_NS_OWNER_ID);
+	out->path = text(c, res, col + PS_PATH);
+	out->name = text(c, res, col + PS_NAME);
+	out->forked_from_id = text(c, res, col + PS_FORKED_FROM_ID);
+	out->default_branch = text(c, res, col + PS_DEFAULT_BRANCH);
+	out->description = text(c, res, col + PS_DESCRIPTION);
+	out->visibility = (int)db_int(res, 0, col + PS_VISIBILITY);
+	out->ns_visibility = (int)db_int(res, 0, col + PS_NS_VISIBILITY);
+	out->request_access_enabled = db_bool(res, 0, col + PS_REQUEST_ACCESS_ENABLED);
+	out->shared_runners_enabled = db_bool(res, 0, col + PS_SHARED_RUNNERS_ENABLED);
+	out->wiki_enabled = db_bool(res, 0, col + PS_WIKI_ENABLED);
+	out->public_jobs = db_bool(res, 0, col + PS_PUBLIC_JOBS);
+	out->jobs_enabled = db_bool(res, 0, col + PS_JOBS_ENABLED);
+	return 0;
+}
+
 int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out)
 {
 	memset(out, 0, sizeof(*out));
-	const char *v[6];
+	const char *v[5];
 	access_me_params(c, v);
-	v[3] = v[4] = v[5] = NULL;
-	if (scope_ref_is_id(ref)) {
-		v[3] = ref;
-	} else {
-		const char *slash = ref ? strrchr(ref, '/') : NULL;
-		if (!slash || slash == ref || !slash[1])
-			return not_found(c, "Project");
-		v[4] = arena_strndup(c->a, ref, (size_t)(slash - ref));
-		v[5] = slash + 1;
-	}
+	bool by_path;
+	int rc = scope_project_ref(c, ref, v + 3, &by_path);
+	if (rc < 0)
+		return rc;
 	int err;
-	static const char *const stmts[] = {
-		[SCOPE_READ] = "scope_project",
-		[SCOPE_UPDATE] = "scope_project_lock",
-		[SCOPE_KEY_SHARE] = "scope_project_key_share",
+	static const char *const stmts[][2] = {
+		[SCOPE_READ] = {"scope_project", "scope_project_path"},
+		[SCOPE_UPDATE] = {"scope_project_lock", "scope_project_path_lock"},
+		[SCOPE_KEY_SHARE] = {"scope_project_key_share", "scope_project_path_key_share"},
 	};
-	PGresult *res = db_query(c, stmts[lock], 6, v, &err);
+	PGresult *res = db_query(c, stmts[lock][by_path], by_path ? 5 : 4, v, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) == 0)
-		return not_found(c, "Project");
-	project_access_read(&out->pa, res, 0, PS_ACCESS);
-	if (!can_read_project(&out->pa))
-		return not_found(c, "Project");
-	out->id = text(c, res, PS_ID);
-	out->namespace_id = text(c, res, PS_NAMESPACE_ID);
-	out->ns_full_path = text(c, res, PS_NS_FULL_PATH);
-	out->ns_kind = text(c, res, PS_NS_KIND);
-	out->ns_owner_id = text(c, res, PS_NS_OWNER_ID);
-	out->path = text(c, res, PS_PATH);
-	out->name = text(c, res, PS_NAME);
-	out->forked_from_id = text(c, res, PS_FORKED_FROM_ID);
-	out->default_branch = text(c, res, PS_DEFAULT_BRANCH);
-	out->description = text(c, res, PS_DESCRIPTION);
-	out->visibility = (int)db_int(res, 0, PS_VISIBILITY);
-	out->ns_visibility = (int)db_int(res, 0, PS_NS_VISIBILITY);
-	out->request_access_enabled = db_bool(res, 0, PS_REQUEST_ACCESS_ENABLED);
-	out->shared_runners_enabled = db_bool(res, 0, PS_SHARED_RUNNERS_ENABLED);
-	out->wiki_enabled = db_bool(res, 0, PS_WIKI_ENABLED);
-	out->public_jobs = db_bool(res, 0, PS_PUBLIC_JOBS);
-	out->jobs_enabled = db_bool(res, 0, PS_JOBS_ENABLED);
-	return 0;
+	return scope_project_row(c, res, 0, out);
 }
 
 int scope_project_repository(ctx *c, const char *full, project_scope *out, bool *wiki)

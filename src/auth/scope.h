@@ -52,6 +52,29 @@ typedef struct group_scope {
 	group_access ga; /* the caller's abilities */
 } group_scope;
 
+/* The SQL of a project's scope, for the statements that find it (this file's, and
+ * auth.c's that find the caller with it, one round trip): a WITH item t of the id of
+ * the project, SCOPE_PROJECT_BY_ID (ID its id) or SCOPE_PROJECT_BY_PATH (NS the full
+ * path of its namespace, PATH its path), the parameters of scope_project_ref (one
+ * statement for each: a prepared statement's generic plan keeps only one of two index
+ * probes when the other is not asked for); SCOPE_PROJECT_COLS, read from
+ * SCOPE_PROJECT_FROM with the caller as `me`, are what scope_project_row reads. */
+#define SCOPE_PROJECT_BY_ID(ID) "t AS (SELECT " ID "::bigint AS id)"
+#define SCOPE_PROJECT_BY_PATH(NS, PATH)                                                       \
+	"t AS (SELECT tp.id FROM namespaces tn JOIN projects tp ON tp.namespace_id = tn.id"     \
+	" WHERE lower(tn.full_path) = lower(" NS "::text) AND lower(tp.path) = lower(" PATH     \
+	"::text))"
+#define SCOPE_PROJECT_COLS                                                                    \
+	"p.id, p.namespace_id, n.full_path, n.kind,"                                            \
+	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"    \
+	" p.default_branch, p.description, p.visibility, n.visibility,"                         \
+	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"     \
+	" p.jobs_enabled, " SQL_PROJECT_ACCESS_COLS("p")
+#define SCOPE_PROJECT_NCOLS (17 + PROJECT_ACCESS_NCOLS)
+#define SCOPE_PROJECT_FROM                                                                    \
+	"t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                             \
+	" JOIN namespaces n ON n.id = p.namespace_id"
+
 /* Whether ref is an id (all digits, at most 18) rather than a full path. */
 bool scope_ref_is_id(const char *ref);
 /* How the scope's row is locked for the open transaction: not at all (a read), FOR
@@ -71,6 +94,13 @@ typedef enum scope_lock {
  * "Project"/"Group") when there is none or the caller may not see it, or the database's
  * ERR_ code. */
 int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out);
+/* The parameters of SCOPE_PROJECT_BY_ID (v[0], *by_path false) or of
+ * SCOPE_PROJECT_BY_PATH (v[0] and v[1], *by_path true) for ref, an id or a full path
+ * (split at its last slash): 0, or ERR_NOT_FOUND for a path that names no project. */
+int scope_project_ref(ctx *c, const char *ref, const char **v, bool *by_path);
+/* The scope in row 0 of res, SCOPE_PROJECT_COLS from column col (NULLs, or no row: no
+ * project): as scope_project. */
+int scope_project_row(ctx *c, const PGresult *res, int col, project_scope *out);
 /* The repository that a git path names (full path of a project, without ".git"): the
  * project's own, or, when no project has that path and it ends in ".wiki", the wiki of
  * the project before it (*wiki true). As scope_project, not locked. */
