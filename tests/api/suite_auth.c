@@ -904,6 +904,111 @@ END_TEST
 
 /* ---- blocked users ---- */
 
+/* A project's route finds the caller and the project in one statement (auth_project):
+ * the answers keep their order: authentication (401, 403 for the token's scope), then
+ * the parameter checks (400), then the project (404), by id and by full path, for
+ * reading and for writing routes (the project locked, FOR UPDATE and FOR KEY SHARE); sudo
+ * takes the path of two statements and answers the same. */
+START_TEST(test_project_route_answer_order)
+{
+	char u[512];
+#define P(...) (snprintf(u, sizeof(u), __VA_ARGS__), u)
+	long long a_id, b_id;
+	char *a_name, *path;
+	char *a = make_user("order_a", &a_id, &a_name);
+	char *b = make_user("order_b", &b_id, NULL);
+	const char *admin = admin_token();
+	long long pid = fixture_project(a, "private", &path);
+	char *epath = enc(path);
+	char *upper = strdup(path);
+	for (char *c = upper; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	char *eupper = enc(upper);
+
+	resp *r = api("GET", P("/projects/%lld/pipelines?scope=bogus", pid), "not-a-token", NULL);
+	ck_unauthorized(r);
+	resp_free(r);
+	r = api("GET", P("/projects/%s/pipelines?scope=bogus", epath), "not-a-token", NULL);
+	ck_unauthorized(r);
+	resp_free(r);
+	r = api("GET", "/projects/noslash/pipelines", "not-a-token", NULL);
+	ck_unauthorized(r);
+	resp_free(r);
+	r = api("GET", P("/projects/%lld/pipelines?scope=bogus", pid), a, NULL);
+	ck_code(r, 400);
+	resp_free(r);
+	r = api("GET", "/projects/999999999/pipelines?scope=bogus", a, NULL);
+	ck_code(r, 400);
+	resp_free(r);
+	r = api("GET", "/projects/999999999/pipelines", a, NULL);
+	ck_body(r, 404, "{\"message\":\"404 Project Not Found\"}");
+	resp_free(r);
+	r = api("GET", "/projects/noslash/pipelines", a, NULL);
+	ck_body(r, 404, "{\"message\":\"404 Project Not Found\"}");
+	resp_free(r);
+	r = api("GET", P("/projects/%lld/pipelines", pid), b, NULL);
+	ck_body(r, 404, "{\"message\":\"404 Project Not Found\"}");
+	resp_free(r);
+	r = api("GET", P("/projects/%s/pipelines", epath), b, NULL);
+	ck_body(r, 404, "{\"message\":\"404 Project Not Found\"}");
+	resp_free(r);
+	r = api("GET", P("/projects/%lld/pipelines", pid), a, NULL);
+	ck_code(r, 200);
+	resp_free(r);
+	r = api("GET", P("/projects/%s/pipelines", eupper), a, NULL);
+	ck_code(r, 200);
+	resp_free(r);
+
+	/* a token without the api scope: 403 before the project is looked at */
+	char *ro = cli_personal_token(a_name, "read_user", NULL);
+	r = api("GET", P("/projects/%lld/pipelines", pid), ro, NULL);
+	ck_code(r, 403);
+	resp_free(r);
+	r = api("GET", "/projects/999999999/pipelines", ro, NULL);
+	ck_code(r, 403);
+	resp_free(r);
+
+	/* writing routes: FOR UPDATE (an issue), FOR KEY SHARE (its note), by path too */
+	r = api("POST", P("/projects/%s/issues", epath), a, "title=order");
+	ck_code(r, 201);
+	long long iid = jint(r->json, "iid");
+	resp_free(r);
+	r = api("POST", P("/projects/%s/issues", epath), b, "title=order");
+	ck_body(r, 404, "{\"message\":\"404 Project Not Found\"}");
+	resp_free(r);
+	r = api("POST", P("/projects/%s/issues", epath), a, "");
+	ck_code(r, 400);
+	resp_free(r);
+	r = api("POST", P("/projects/%s/issues", epath), "not-a-token", "");
+	ck_unauthorized(r);
+	resp_free(r);
+	r = api("POST", P("/projects/%s/issues/%lld/notes", epath, iid), a, "body=hello");
+	ck_code(r, 201);
+	resp_free(r);
+	r = api("POST", P("/projects/%lld/issues/%lld/notes", pid, iid), b, "body=hello");
+	ck_body(r, 404, "{\"message\":\"404 Project Not Found\"}");
+	resp_free(r);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM issues WHERE project_id = %lld", pid), 1);
+
+	/* sudo: the same answers */
+	char *ah = fmt("PRIVATE-TOKEN: %s", admin), *sa = fmt("Sudo: %s", a_name);
+	char *sb = fmt("Sudo: %lld", b_id);
+	const char *h[] = {ah, sa, NULL};
+	r = api_h("GET", P("/projects/%s/issues", epath), h, NULL, NULL);
+	ck_code(r, 200);
+	ck_assert_int_eq((int)json_object_array_length(r->json), 1);
+	resp_free(r);
+	const char *hb[] = {ah, sb, NULL};
+	r = api_h("GET", P("/projects/%s/issues", epath), hb, NULL, NULL);
+	ck_body(r, 404, "{\"message\":\"404 Project Not Found\"}");
+	resp_free(r);
+
+	free(a), free(b), free(a_name), free(path), free(epath), free(upper);
+	free(eupper), free(ro), free(ah), free(sa), free(sb);
+#undef P
+}
+END_TEST
+
 START_TEST(test_blocked_user_tokens)
 {
 	long long uid;
@@ -981,6 +1086,7 @@ Suite *suite_auth(void)
 	tcase_add_test(tc, test_sudo_as_admin);
 	tcase_add_test(tc, test_sudo_errors);
 	tcase_add_test(tc, test_blocked_user_tokens);
+	tcase_add_test(tc, test_project_route_answer_order);
 	suite_add_tcase(s, tc);
 	return s;
 }
