@@ -176,15 +176,76 @@ static void clear_result(void *res)
 	PQclear(res);
 }
 
+/* Statement stmt, preceded by the transaction's BEGIN when one is waiting (d->begin):
+ * both sent at once (libpq's pipeline mode), one round trip. The statement's result, or
+ * NULL when the connection failed; a failed BEGIN answers for the statement. */
+static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const *values)
+{
+	const char *begin = d->begin;
+	d->begin = NULL;
+	if (!begin)
+		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
+	if (!PQenterPipelineMode(d->conn)) {
+		PGresult *b = PQexecPrepared(d->conn, begin, 0, NULL, NULL, NULL, 0);
+		if (!b || PQresultStatus(b) != PGRES_COMMAND_OK)
+			return b;
+		PQclear(b);
+		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
+	}
+	if (!PQsendQueryPrepared(d->conn, begin, 0, NULL, NULL, NULL, 0) ||
+	    !PQsendQueryPrepared(d->conn, stmt, n, values, NULL, NULL, 0) || !PQpipelineSync(d->conn)) {
+		d->prepared = false; /* a connection in an unknown state: the next db_ensure
+				      * opens another */
+		return NULL;
+	}
+	/* BEGIN's result, the statement's, each followed by a NULL, then the sync's (a NULL
+	 * after a NULL: the connection is gone) */
+	PGresult *b = NULL, *res = NULL;
+	int query = 0, nulls = 0;
+	for (;;) {
+		PGresult *x = PQgetResult(d->conn);
+		if (!x) {
+			query++;
+			if (++nulls > 1)
+				break;
+			continue;
+		}
+		nulls = 0;
+		if (PQresultStatus(x) == PGRES_PIPELINE_SYNC) {
+			PQclear(x);
+			break;
+		}
+		if (query == 0 && !b)
+			b = x;
+		else if (query == 1 && !res)
+			res = x;
+		else
+			PQclear(x);
+	}
+	if (!PQexitPipelineMode(d->conn)) {
+		d->prepared = false;
+		PQclear(b);
+		PQclear(res);
+		return NULL;
+	}
+	if (!b || PQresultStatus(b) != PGRES_COMMAND_OK) {
+		PQclear(res);
+		return b; /* BEGIN failed: its error, or NULL */
+	}
+	PQclear(b);
+	return res;
+}
+
 PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, int *err)
 {
 	db *d = c->db;
 	int e = ERR_INTERNAL;
 	if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
+		d->begin = NULL;
 		e = ERR_UNAVAILABLE;
 		goto fail;
 	}
-	PGresult *res = PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
+	PGresult *res = exec_prepared(d, stmt, n, values);
 	if (!res) {
 		e = ERR_UNAVAILABLE;
 		goto fail;
@@ -220,18 +281,25 @@ fail:
 	return NULL;
 }
 
+/* BEGIN goes with the transaction's first statement (exec_prepared); a transaction
+ * that runs none costs no round trip. */
+static int begin(ctx *c, const char *stmt)
+{
+	c->hooks = NULL;
+	if (!c->db->conn || PQstatus(c->db->conn) != CONNECTION_OK)
+		return ERR_UNAVAILABLE;
+	c->db->begin = stmt;
+	return 0;
+}
+
 int db_begin(ctx *c)
 {
-	int err;
-	c->hooks = NULL;
-	return db_query(c, "tx_begin", 0, NULL, &err) ? 0 : err;
+	return begin(c, "tx_begin");
 }
 
 int db_begin_snapshot(ctx *c)
 {
-	int err;
-	c->hooks = NULL;
-	return db_query(c, "tx_begin_snapshot", 0, NULL, &err) ? 0 : err;
+	return begin(c, "tx_begin_snapshot");
 }
 
 /* Runs the hooks of the ending transaction that are for its outcome, newest first. */
@@ -247,6 +315,11 @@ static void run_hooks(ctx *c, bool committed)
 
 int db_commit(ctx *c)
 {
+	if (c->db->begin) { /* nothing ran */
+		c->db->begin = NULL;
+		run_hooks(c, true);
+		return 0;
+	}
 	int err;
 	PGresult *res = db_query(c, "tx_commit", 0, NULL, &err);
 	if (!res) {
@@ -264,6 +337,7 @@ int db_commit(ctx *c)
 
 void db_rollback(ctx *c)
 {
+	c->db->begin = NULL;
 	if (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
 	    PQtransactionStatus(c->db->conn) != PQTRANS_IDLE)
 		(void)db_query(c, "tx_rollback", 0, NULL, NULL);
@@ -272,8 +346,8 @@ void db_rollback(ctx *c)
 
 bool db_in_transaction(ctx *c)
 {
-	return c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
-	       PQtransactionStatus(c->db->conn) != PQTRANS_IDLE;
+	return c->db->begin || (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
+	       PQtransactionStatus(c->db->conn) != PQTRANS_IDLE);
 }
 
 static void add_hook(ctx *c, void (*fn)(void *), void *arg, bool on_commit)

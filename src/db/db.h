@@ -28,6 +28,10 @@ typedef struct db {
 	const db_stmt *const *registry; /* statement tables, each ended by {NULL, NULL}; the
 					  * list ended by NULL */
 	bool prepared;
+	/* The BEGIN that db_begin or db_begin_snapshot asked for (tx_begin,
+	 * tx_begin_snapshot) and that goes with the transaction's first statement, in one
+	 * round trip; NULL when none is waiting. */
+	const char *begin;
 } db;
 
 /* Connects and prepares every statement of registry (kept: a reconnection prepares
