@@ -94,8 +94,8 @@ int events_record_data(request *r, const char *project_id, const char *author_id
 {
 	const char *v[9] = {project_id, author_id, action,       action_name, target_type,
 			    target_id,  target_iid, target_title, data};
-	int err;
-	return db_query(&r->ctx, "events_insert", 9, v, &err) ? 0 : err;
+	/* nothing reads it back: it goes with the transaction's next statement or commit */
+	return db_defer(&r->ctx, "events_insert", 9, v);
 }
 
 /* The filter values of GitLab 10 (Event.actions, Event.target_types), and the class

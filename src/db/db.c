@@ -176,31 +176,28 @@ static void clear_result(void *res)
 	PQclear(res);
 }
 
-/* Statement stmt, preceded by the transaction's BEGIN when one is waiting (d->begin):
- * both sent at once (libpq's pipeline mode), one round trip. The statement's result, or
- * NULL when the connection failed; a failed BEGIN answers for the statement. */
-static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const *values)
+static bool result_ok(const PGresult *res)
 {
-	const char *begin = d->begin;
-	d->begin = NULL;
-	if (!begin)
-		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
-	if (!PQenterPipelineMode(d->conn)) {
-		PGresult *b = PQexecPrepared(d->conn, begin, 0, NULL, NULL, NULL, 0);
-		if (!b || PQresultStatus(b) != PGRES_COMMAND_OK)
-			return b;
-		PQclear(b);
-		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
-	}
-	if (!PQsendQueryPrepared(d->conn, begin, 0, NULL, NULL, NULL, 0) ||
-	    !PQsendQueryPrepared(d->conn, stmt, n, values, NULL, NULL, 0) || !PQpipelineSync(d->conn)) {
-		d->prepared = false; /* a connection in an unknown state: the next db_ensure
-				      * opens another */
-		return NULL;
-	}
-	/* BEGIN's result, the statement's, each followed by a NULL, then the sync's (a NULL
-	 * after a NULL: the connection is gone) */
-	PGresult *b = NULL, *res = NULL;
+	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	return st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK;
+}
+
+/* calls[0..k-1] sent at once (libpq's pipeline mode), one round trip: the result of the
+ * last, or the first failure before it (the statements after a failure do not run), or
+ * NULL when the connection failed. */
+static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
+{
+	if (!PQenterPipelineMode(d->conn))
+		goto broken;
+	for (int i = 0; i < k; i++)
+		if (!PQsendQueryPrepared(d->conn, calls[i].stmt, calls[i].n, calls[i].values, NULL,
+					 NULL, 0))
+			goto broken;
+	if (!PQpipelineSync(d->conn))
+		goto broken;
+	/* each statement's result followed by a NULL, then the sync's; a NULL after a NULL:
+	 * the connection is gone */
+	PGresult *res[2 + DB_DEFER_MAX] = {0};
 	int query = 0, nulls = 0;
 	for (;;) {
 		PGresult *x = PQgetResult(d->conn);
@@ -215,25 +212,50 @@ static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const
 			PQclear(x);
 			break;
 		}
-		if (query == 0 && !b)
-			b = x;
-		else if (query == 1 && !res)
-			res = x;
+		if (query < k && !res[query])
+			res[query] = x;
 		else
 			PQclear(x);
 	}
 	if (!PQexitPipelineMode(d->conn)) {
-		d->prepared = false;
-		PQclear(b);
-		PQclear(res);
-		return NULL;
+		for (int i = 0; i < k; i++)
+			PQclear(res[i]);
+		goto broken;
 	}
-	if (!b || PQresultStatus(b) != PGRES_COMMAND_OK) {
-		PQclear(res);
-		return b; /* BEGIN failed: its error, or NULL */
+	PGresult *out = NULL;
+	for (int i = 0; i < k; i++) {
+		if (!out && (i == k - 1 || !result_ok(res[i]))) {
+			out = res[i];
+			if (i < k - 1 && out)
+				log_error("statement %s failed: %s", calls[i].stmt,
+					  PQresultErrorMessage(out));
+		} else {
+			PQclear(res[i]);
+		}
 	}
-	PQclear(b);
-	return res;
+	return out;
+broken:
+	d->prepared = false; /* a connection in an unknown state: the next db_ensure opens
+			      * another */
+	return NULL;
+}
+
+/* Statement stmt, after the transaction's BEGIN when one is waiting (d->begin) and its
+ * deferred statements (d->defer): all in one round trip. */
+static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const *values)
+{
+	if (!d->begin && !d->ndefer)
+		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
+	db_call calls[2 + DB_DEFER_MAX];
+	int k = 0;
+	if (d->begin)
+		calls[k++] = (db_call){d->begin, 0, NULL};
+	for (int i = 0; i < d->ndefer; i++)
+		calls[k++] = d->defer[i];
+	calls[k++] = (db_call){stmt, n, values};
+	d->begin = NULL;
+	d->ndefer = 0;
+	return exec_pipeline(d, calls, k);
 }
 
 PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, int *err)
@@ -242,6 +264,7 @@ PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, i
 	int e = ERR_INTERNAL;
 	if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
 		d->begin = NULL;
+		d->ndefer = 0;
 		e = ERR_UNAVAILABLE;
 		goto fail;
 	}
@@ -292,6 +315,20 @@ static int begin(ctx *c, const char *stmt)
 	return 0;
 }
 
+int db_defer(ctx *c, const char *stmt, int n, const char *const *values)
+{
+	db *d = c->db;
+	if (d->ndefer == DB_DEFER_MAX || !db_in_transaction(c)) {
+		int err;
+		return db_query(c, stmt, n, values, &err) ? 0 : err;
+	}
+	const char **copy = arena_alloc(c->a, (size_t)(n > 0 ? n : 1) * sizeof(*copy));
+	for (int i = 0; i < n; i++)
+		copy[i] = values[i] ? arena_strdup(c->a, values[i]) : NULL;
+	d->defer[d->ndefer++] = (db_call){stmt, n, copy};
+	return 0;
+}
+
 int db_begin(ctx *c)
 {
 	return begin(c, "tx_begin");
@@ -315,7 +352,7 @@ static void run_hooks(ctx *c, bool committed)
 
 int db_commit(ctx *c)
 {
-	if (c->db->begin) { /* nothing ran */
+	if (c->db->begin && !c->db->ndefer) { /* nothing ran */
 		c->db->begin = NULL;
 		run_hooks(c, true);
 		return 0;
@@ -338,6 +375,7 @@ int db_commit(ctx *c)
 void db_rollback(ctx *c)
 {
 	c->db->begin = NULL;
+	c->db->ndefer = 0;
 	if (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
 	    PQtransactionStatus(c->db->conn) != PQTRANS_IDLE)
 		(void)db_query(c, "tx_rollback", 0, NULL, NULL);
@@ -346,7 +384,7 @@ void db_rollback(ctx *c)
 
 bool db_in_transaction(ctx *c)
 {
-	return c->db->begin || (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
+	return c->db->begin || c->db->ndefer || (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
 	       PQtransactionStatus(c->db->conn) != PQTRANS_IDLE);
 }
 

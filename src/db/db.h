@@ -22,6 +22,15 @@ typedef struct {
 	int ncols;
 } db_stmt;
 
+/* A statement with its parameters, as db_defer keeps it. */
+typedef struct db_call {
+	const char *stmt;
+	int n;
+	const char *const *values;
+} db_call;
+
+#define DB_DEFER_MAX 8
+
 typedef struct db {
 	PGconn *conn;
 	char *conninfo;
@@ -32,6 +41,10 @@ typedef struct db {
 	 * tx_begin_snapshot) and that goes with the transaction's first statement, in one
 	 * round trip; NULL when none is waiting. */
 	const char *begin;
+	/* Statements of the open transaction whose results nobody reads (db_defer), sent
+	 * with its next statement or its COMMIT. */
+	db_call defer[DB_DEFER_MAX];
+	int ndefer;
 } db;
 
 /* Connects and prepares every statement of registry (kept: a reconnection prepares
@@ -55,6 +68,12 @@ void db_close(db *d);
  * ERR_CONFLICT (unique violation; c->err_detail is the constraint name) or
  * ERR_INTERNAL. */
 PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, int *err);
+/* A statement of the open transaction whose result nobody reads (a row written for the
+ * record, as an event): it goes with the transaction's next statement or its COMMIT, in
+ * the same round trip, in order; when it fails, that statement or the commit fails with
+ * its error. Outside a transaction it runs at once. values (and their strings) are
+ * copied into c's arena. 0 or an ERR_ code. */
+int db_defer(ctx *c, const char *stmt, int n, const char *const *values);
 /* Transaction control through prepared BEGIN/COMMIT/ROLLBACK. 0 or an ERR_ code.
  * db_commit() runs the transaction's commit hooks once it committed, and its rollback
  * hooks (newest first) when the commit fails; db_rollback() runs the rollback hooks. */
