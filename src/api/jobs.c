@@ -28,6 +28,20 @@
 #include "entity/job.h"
 #include "git/commits.h"
 
+/* A page of jobs without a status filter, newest first: the page's ci_builds rows taken
+ * straight from an index (WHERE: their condition on ci_builds k), then joined for those
+ * rows only, and the count from the index entries alone (index-only: ci_builds rows are
+ * never updated); the columns of jobs_list. The runner is looked up by its key for each
+ * row (OFFSET 0 keeps the subquery a lateral lookup): a generic plan otherwise hashes the
+ * whole ci_runners table, small enough that the planner prefers it, at every request. */
+#define JOBS_PAGE(WHERE, LIMIT)                                                                \
+	"SELECT (SELECT count(*) FROM ci_builds k WHERE " WHERE "), x.* FROM (SELECT 1) one"   \
+	" LEFT JOIN LATERAL (SELECT " JOB_COLS " FROM (SELECT * FROM ci_builds k WHERE " WHERE \
+	" ORDER BY k.id DESC " LIMIT ") b JOIN commit_statuses s ON s.id = b.id"              \
+	" JOIN ci_pipelines p ON p.id = s.pipeline_id LEFT JOIN LATERAL (SELECT * FROM"        \
+	" ci_runners r WHERE r.id = b.runner_id OFFSET 0) rn ON true"                          \
+	" LEFT JOIN users u ON u.id = s.author_id ORDER BY b.id DESC) x ON true"
+
 const db_stmt jobs_stmts[] = {
 	{"jobs_pipeline", "SELECT id FROM ci_pipelines WHERE id = $2 AND project_id = $1", 2, 1},
 	/* $1 project, $2 pipeline or NULL, $3 statuses (text[]) or NULL, $4 limit, $5
@@ -44,6 +58,18 @@ const db_stmt jobs_stmts[] = {
 	 " (SELECT " JOB_COLS " FROM " JOB_FROM " WHERE s.id IN (SELECT id FROM f"
 	 " ORDER BY id DESC LIMIT $4 OFFSET $5) ORDER BY s.id DESC) x ON true",
 	 5, 1 + JOB_NCOLS},
+	/* The lists without scope, the common requests (JOBS_PAGE): a project's jobs from
+	 * ci_builds_project (project_id, id) backwards, 20 rows read, where jobs_list
+	 * materialises and sorts the ids of every job of the project (a project of 250 jobs:
+	 * 0.16 ms against 0.3; of 3,900: 0.6 ms against 3); a pipeline's from
+	 * ci_builds_pipeline, where jobs_list reads every job of the project.
+	 * $1 project, $2 limit, $3 offset */
+	{"jobs_list_project", JOBS_PAGE("k.project_id = $1", "LIMIT $2 OFFSET $3"), 3,
+	 1 + JOB_NCOLS},
+	/* $1 project, $2 pipeline (of the project), $3 limit, $4 offset */
+	{"jobs_list_pipeline",
+	 JOBS_PAGE("k.pipeline_id = $2 AND k.project_id = $1", "LIMIT $3 OFFSET $4"), 4,
+	 1 + JOB_NCOLS},
 	/* $1 project, $2 job */
 	{"jobs_show", "SELECT " JOB_COLS " FROM " JOB_FROM " WHERE s.id = $2 AND b.project_id = $1",
 	 2, JOB_NCOLS},
@@ -281,9 +307,18 @@ static int list(request *r, const char *pipeline_id)
 		if (PQntuples(p) == 0)
 			return fail_not_found(r, "Pipeline");
 	}
-	const char *v[5] = {r->project->id, pipeline_id, scope, pagination_limit(r, &pg),
-			    pagination_offset(r, &pg)};
-	PGresult *res = db_query(&r->ctx, "jobs_list", 5, v, &err);
+	const char *limit = pagination_limit(r, &pg), *offset = pagination_offset(r, &pg);
+	PGresult *res;
+	if (scope) /* the statuses of scope: the general statement */
+		res = db_query(&r->ctx, "jobs_list", 5,
+			       (const char *[]){r->project->id, pipeline_id, scope, limit, offset},
+			       &err);
+	else if (pipeline_id)
+		res = db_query(&r->ctx, "jobs_list_pipeline", 4,
+			       (const char *[]){r->project->id, pipeline_id, limit, offset}, &err);
+	else
+		res = db_query(&r->ctx, "jobs_list_project", 3,
+			       (const char *[]){r->project->id, limit, offset}, &err);
 	if (!res)
 		return err;
 	commit_memo m = {0};
