@@ -24,6 +24,7 @@
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/log.h"
+#include "entity/commit.h"
 #include "entity/entity.h"
 #include "entity/job.h"
 #include "git/commits.h"
@@ -162,8 +163,9 @@ static int may_update_job(request *r, const PGresult *res)
 
 /* ---- presenting ---- */
 
-/* The commit records of a response's jobs, each read once from the repository and
- * written as JSON once. */
+/* The commit records of a response's jobs, each looked up once in the repository (whether
+ * it has the commit), its JSON text kept by the process (entity_commit_text: a record
+ * follows from the commit's id), not made again at every request. */
 #define COMMIT_MEMO_MAX 128
 typedef struct {
 	bool opened;
@@ -193,14 +195,9 @@ static const char *job_commit(request *r, commit_memo *m, const char *sha)
 	}
 	const char *text = NULL;
 	git_commit *commit;
-	if (m->repo && gitc_commit_by_id(&r->ctx, m->repo, sha, &commit) == 0) {
-		json_object *o = gitc_commit_json(&r->ctx, m->repo, commit, false);
-		jw w;
-		jw_init(&w, r->ctx.a, 1024);
-		jw_json(&w, o);
-		json_object_put(o);
-		text = buf_cstr(&w.b);
-	}
+	size_t len;
+	if (m->repo && gitc_commit_by_id(&r->ctx, m->repo, sha, &commit) == 0)
+		text = entity_commit_text(&r->ctx, commit, &len);
 	if (m->n < COMMIT_MEMO_MAX) {
 		m->sha[m->n] = sha;
 		m->json[m->n++] = text;
