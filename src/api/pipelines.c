@@ -51,7 +51,7 @@ const db_stmt pipelines_stmts[] = {
 	 * only, and the count from the project's index entries; LIST's columns. The LIST
 	 * statements materialise every pipeline of the project with all their filters,
 	 * count them, join them back to the table and sort them all before the LIMIT (a
-	 * project of 60 pipelines: 0.3 ms against 0.06 ms; of 960: 6 ms against 1 ms).
+	 * project of 60 pipelines: 0.22 ms against 0.05 ms; of 960: 2.6 ms against 0.4 ms).
 	 * $1 project, $2 limit, $3 offset */
 	{"pipelines_list_plain",
 	 "SELECT (SELECT count(*) FROM ci_pipelines c WHERE c.project_id = $1), x.*"
