@@ -24,9 +24,24 @@
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/log.h"
+#include "entity/commit.h"
 #include "entity/entity.h"
 #include "entity/job.h"
 #include "git/commits.h"
+
+/* A page of jobs without a status filter, newest first: the page's ci_builds rows taken
+ * straight from an index (WHERE: their condition on ci_builds k), then joined for those
+ * rows only, and the count from the index entries alone (index-only: ci_builds rows are
+ * never updated); the columns of jobs_list. The runner is looked up by its key for each
+ * row (OFFSET 0 keeps the subquery a lateral lookup): a generic plan otherwise hashes the
+ * whole ci_runners table, small enough that the planner prefers it, at every request. */
+#define JOBS_PAGE(WHERE, LIMIT)                                                                \
+	"SELECT (SELECT count(*) FROM ci_builds k WHERE " WHERE "), x.* FROM (SELECT 1) one"   \
+	" LEFT JOIN LATERAL (SELECT " JOB_COLS " FROM (SELECT * FROM ci_builds k WHERE " WHERE \
+	" ORDER BY k.id DESC " LIMIT ") b JOIN commit_statuses s ON s.id = b.id"              \
+	" JOIN ci_pipelines p ON p.id = s.pipeline_id LEFT JOIN LATERAL (SELECT * FROM"        \
+	" ci_runners r WHERE r.id = b.runner_id OFFSET 0) rn ON true"                          \
+	" LEFT JOIN users u ON u.id = s.author_id ORDER BY b.id DESC) x ON true"
 
 const db_stmt jobs_stmts[] = {
 	{"jobs_pipeline", "SELECT id FROM ci_pipelines WHERE id = $2 AND project_id = $1", 2, 1},
@@ -44,6 +59,18 @@ const db_stmt jobs_stmts[] = {
 	 " (SELECT " JOB_COLS " FROM " JOB_FROM " WHERE s.id IN (SELECT id FROM f"
 	 " ORDER BY id DESC LIMIT $4 OFFSET $5) ORDER BY s.id DESC) x ON true",
 	 5, 1 + JOB_NCOLS},
+	/* The lists without scope, the common requests (JOBS_PAGE): a project's jobs from
+	 * ci_builds_project (project_id, id) backwards, 20 rows read, where jobs_list
+	 * materialises and sorts the ids of every job of the project (a project of 250 jobs:
+	 * 0.16 ms against 0.31; of 3,900: 0.44 ms against 2.9); a pipeline's from
+	 * ci_builds_pipeline, where jobs_list reads every job of the project.
+	 * $1 project, $2 limit, $3 offset */
+	{"jobs_list_project", JOBS_PAGE("k.project_id = $1", "LIMIT $2 OFFSET $3"), 3,
+	 1 + JOB_NCOLS},
+	/* $1 project, $2 pipeline (of the project), $3 limit, $4 offset */
+	{"jobs_list_pipeline",
+	 JOBS_PAGE("k.pipeline_id = $2 AND k.project_id = $1", "LIMIT $3 OFFSET $4"), 4,
+	 1 + JOB_NCOLS},
 	/* $1 project, $2 job */
 	{"jobs_show", "SELECT " JOB_COLS " FROM " JOB_FROM " WHERE s.id = $2 AND b.project_id = $1",
 	 2, JOB_NCOLS},
@@ -136,8 +163,9 @@ static int may_update_job(request *r, const PGresult *res)
 
 /* ---- presenting ---- */
 
-/* The commit records of a response's jobs, each read once from the repository and
- * written as JSON once. */
+/* The commit records of a response's jobs, each looked up once in the repository (whether
+ * it has the commit), its JSON text kept by the process (entity_commit_text: a record
+ * follows from the commit's id), not made again at every request. */
 #define COMMIT_MEMO_MAX 128
 typedef struct {
 	bool opened;
@@ -167,14 +195,9 @@ static const char *job_commit(request *r, commit_memo *m, const char *sha)
 	}
 	const char *text = NULL;
 	git_commit *commit;
-	if (m->repo && gitc_commit_by_id(&r->ctx, m->repo, sha, &commit) == 0) {
-		json_object *o = gitc_commit_json(&r->ctx, m->repo, commit, false);
-		jw w;
-		jw_init(&w, r->ctx.a, 1024);
-		jw_json(&w, o);
-		json_object_put(o);
-		text = buf_cstr(&w.b);
-	}
+	size_t len;
+	if (m->repo && gitc_commit_by_id(&r->ctx, m->repo, sha, &commit) == 0)
+		text = entity_commit_text(&r->ctx, commit, &len);
 	if (m->n < COMMIT_MEMO_MAX) {
 		m->sha[m->n] = sha;
 		m->json[m->n++] = text;
@@ -281,9 +304,18 @@ static int list(request *r, const char *pipeline_id)
 		if (PQntuples(p) == 0)
 			return fail_not_found(r, "Pipeline");
 	}
-	const char *v[5] = {r->project->id, pipeline_id, scope, pagination_limit(r, &pg),
-			    pagination_offset(r, &pg)};
-	PGresult *res = db_query(&r->ctx, "jobs_list", 5, v, &err);
+	const char *limit = pagination_limit(r, &pg), *offset = pagination_offset(r, &pg);
+	PGresult *res;
+	if (scope) /* the statuses of scope: the general statement */
+		res = db_query(&r->ctx, "jobs_list", 5,
+			       (const char *[]){r->project->id, pipeline_id, scope, limit, offset},
+			       &err);
+	else if (pipeline_id)
+		res = db_query(&r->ctx, "jobs_list_pipeline", 4,
+			       (const char *[]){r->project->id, pipeline_id, limit, offset}, &err);
+	else
+		res = db_query(&r->ctx, "jobs_list_project", 3,
+			       (const char *[]){r->project->id, limit, offset}, &err);
 	if (!res)
 		return err;
 	commit_memo m = {0};

@@ -46,6 +46,19 @@ const db_stmt pipelines_stmts[] = {
 	LIST("ref_asc", "p.ref ASC, p.id ASC"),
 	LIST("user_id_desc", "p.user_id DESC NULLS LAST, p.id DESC"),
 	LIST("user_id_asc", "p.user_id ASC NULLS FIRST, p.id ASC"),
+	/* The common request, no filter and the default order (id desc): the page straight
+	 * from ci_pipelines_project (project_id, id), backwards, reading the page's rows
+	 * only, and the count from the project's index entries; LIST's columns. The LIST
+	 * statements materialise every pipeline of the project with all their filters,
+	 * count them, join them back to the table and sort them all before the LIMIT (a
+	 * project of 60 pipelines: 0.22 ms against 0.05 ms; of 960: 2.6 ms against 0.4 ms).
+	 * $1 project, $2 limit, $3 offset */
+	{"pipelines_list_plain",
+	 "SELECT (SELECT count(*) FROM ci_pipelines c WHERE c.project_id = $1), x.*"
+	 " FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " PIPELINE_BASIC_COLS
+	 " FROM ci_pipelines p WHERE p.project_id = $1 ORDER BY p.id DESC LIMIT $2 OFFSET $3) x"
+	 " ON true",
+	 3, 1 + PIPELINE_BASIC_NCOLS},
 	/* $1 project, $2 pipeline */
 	{"pipelines_show",
 	 "SELECT " PIPELINE_COLS " FROM " PIPELINE_FROM " WHERE p.project_id = $1 AND p.id = $2",
@@ -164,10 +177,19 @@ static int pipelines_list(request *r)
 	v[8] = pagination_limit(r, &pg);
 	v[9] = pagination_offset(r, &pg);
 	const char *order = param_str(r, "order_by"), *sort = param_str(r, "sort");
-	const char *stmt = arena_printf(r->ctx.a, "pipelines_list_%s_%s", order ? order : "id",
-					sort ? sort : "desc");
+	if (!order)
+		order = "id";
+	if (!sort)
+		sort = "desc";
+	/* no filter, id desc: pipelines_list_plain, the same rows in the same order */
+	bool plain = !v[1] && !v[2] && !v[3] && !v[4] && !v[5] && !v[6] && !v[7] &&
+		     strcmp(order, "id") == 0 && strcmp(sort, "desc") == 0;
 	int err;
-	PGresult *res = db_query(&r->ctx, stmt, 10, v, &err);
+	PGresult *res =
+		plain ? db_query(&r->ctx, "pipelines_list_plain", 3,
+				 (const char *[]){v[0], v[8], v[9]}, &err)
+		      : db_query(&r->ctx, arena_printf(r->ctx.a, "pipelines_list_%s_%s", order, sort),
+				 10, v, &err);
 	if (!res)
 		return err;
 	int n = PQntuples(res);

@@ -129,7 +129,9 @@ static struct kept_commit {
 	size_t len;
 } commit_memo[COMMIT_MEMO_SLOTS];
 
-json_object *entity_commit_kept(ctx *c, const git_commit *commit)
+/* commit's slot holding its record, filled when it held another; NULL when the text
+ * cannot be kept (no memory), with the record in *made (the caller's to put). */
+static const struct kept_commit *kept(ctx *c, const git_commit *commit, json_object **made)
 {
 	const git_oid *id = git_commit_id(commit);
 	unsigned h = (unsigned)id->id[0] | (unsigned)id->id[1] << 8 | (unsigned)id->id[2] << 16;
@@ -140,8 +142,10 @@ json_object *entity_commit_kept(ctx *c, const git_commit *commit)
 		const char *s = json_object_to_json_string_length(
 			o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 		char *text = s ? malloc(len + 1) : NULL;
-		if (!text)
-			return o;
+		if (!text) {
+			*made = o;
+			return NULL;
+		}
 		memcpy(text, s, len + 1);
 		json_object_put(o);
 		free(m->text);
@@ -149,6 +153,15 @@ json_object *entity_commit_kept(ctx *c, const git_commit *commit)
 		m->text = text;
 		m->len = len;
 	}
+	return m;
+}
+
+json_object *entity_commit_kept(ctx *c, const git_commit *commit)
+{
+	json_object *made;
+	const struct kept_commit *m = kept(c, commit, &made);
+	if (!m)
+		return made;
 	/* an object that prints as the kept text (a copy in c's arena: the slot may take
 	 * another commit before the response is written) */
 	json_object *o = json_object_new_object();
@@ -156,4 +169,22 @@ json_object *entity_commit_kept(ctx *c, const git_commit *commit)
 	memcpy(text, m->text, m->len + 1);
 	json_object_set_serializer(o, json_object_userdata_to_json_string, text, NULL);
 	return o;
+}
+
+const char *entity_commit_text(ctx *c, const git_commit *commit, size_t *len)
+{
+	json_object *made;
+	const struct kept_commit *m = kept(c, commit, &made);
+	if (!m) { /* printed here, as respond_json would */
+		const char *s = json_object_to_json_string_length(
+			made, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, len);
+		char *text = arena_strndup(c->a, s ? s : "null", s ? *len : 4);
+		*len = strlen(text);
+		json_object_put(made);
+		return text;
+	}
+	char *text = arena_alloc(c->a, m->len + 1);
+	memcpy(text, m->text, m->len + 1);
+	*len = m->len;
+	return text;
 }

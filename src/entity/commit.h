@@ -18,6 +18,9 @@ json_object *entity_commit(ctx *c, const git_commit *commit);
  * prints as it: for a response that only prints it (a list, a branch), never one that
  * adds to it or reads its fields. */
 json_object *entity_commit_kept(ctx *c, const git_commit *commit);
+/* That text itself (respond_json's form of entity_commit's record), a copy in c's arena,
+ * its length in *len: for a presenter that writes JSON directly (core/jw). */
+const char *entity_commit_text(ctx *c, const git_commit *commit, size_t *len);
 /* A git time in GitLab 10's JSON form, in c's arena. */
 const char *entity_git_time(ctx *c, const git_time *t);
 /* GitLab's Commit#title of message (NULL or empty: "--no commit message"), in c's arena. */

@@ -311,6 +311,128 @@ START_TEST(test_jobs_pagination)
 }
 END_TEST
 
+/* GET path_a and path_b (with per_page and page, ? or & as each needs) as token: the same
+ * status, body and pagination headers. */
+static void ck_same_list(const char *path_a, const char *path_b, const char *token,
+			 const char *pages)
+{
+	resp *a = R(api("GET", S(fmt("%s%s%s", path_a, strchr(path_a, '?') ? "&" : "?", pages)),
+			token, NULL));
+	resp *b = R(api("GET", S(fmt("%s%s%s", path_b, strchr(path_b, '?') ? "&" : "?", pages)),
+			token, NULL));
+	ck_assert_msg(a->status == b->status, "%s: %ld, %s: %ld", path_a, a->status, path_b,
+		      b->status);
+	ck_assert_msg(strcmp(a->body, b->body) == 0, "%s?%s:\n%s\n%s?%s:\n%s", path_a, pages,
+		      a->body, path_b, pages, b->body);
+	const char *h[] = {"X-Total", "X-Total-Pages", "X-Per-Page", "X-Page", "X-Next-Page",
+			   "X-Prev-Page", NULL};
+	for (int i = 0; h[i]; i++) {
+		const char *x = resp_header(a, h[i]), *y = resp_header(b, h[i]);
+		ck_assert_msg(x && y && strcmp(x, y) == 0, "%s: %s, %s", h[i], x ? x : "(none)",
+			      y ? y : "(none)");
+	}
+}
+
+/* The lists without scope (their own statements, jobs_list_project and
+ * jobs_list_pipeline, that take the page from an index) answer what the general one
+ * answers with a scope of every status: the same jobs, records, order, pages. */
+START_TEST(test_jobs_list_plain)
+{
+	fx f;
+	project(&f, "private");
+	long long p1 = pipeline(&f, "master", "failed");
+	long long a = job(&f, p1, "a", "failed");
+	long long b = job_at(&f, p1, "b", 1, "success", "on_success");
+	long long p2 = pipeline(&f, "feature", "running");
+	long long c = job(&f, p2, "c", "running");
+	long long d = job_at(&f, p2, "d", 1, "manual", "manual");
+	/* another project's pipeline and jobs, in between */
+	fx g;
+	project(&g, "private");
+	long long q = pipeline(&g, "master", "running");
+	long long other = job(&g, q, "other", "running");
+	/* a pipeline of a commit the repository lacks */
+	long long p3 = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status) VALUES"
+			       " (%lld, 'x', '%040d', 'pending') RETURNING id", f.id, 7);
+	long long e = job(&f, p3, "e", "pending");
+	long long h = job(&f, p3, "h", "created");
+	/* a retried job, one with no user, one with a runner, coverage and artifacts, and a
+	 * commit status that is no job (no ci_builds row): in no list */
+	free(sql_value("UPDATE commit_statuses SET retried = true WHERE id = %lld", a));
+	free(sql_value("UPDATE commit_statuses SET author_id = NULL WHERE id = %lld", e));
+	long long rn = sql_int("INSERT INTO ci_runners (token_digest, token_sealed, description,"
+			       " name, is_shared) VALUES (md5(random()::text), 'x', 'plain',"
+			       " 'gitlab-runner', false) RETURNING id");
+	free(sql_value("UPDATE ci_builds SET runner_id = %lld WHERE id = %lld", rn, c));
+	free(sql_value("UPDATE commit_statuses SET coverage = 12.5, started_at = now()"
+		       " WHERE id = %lld", c));
+	artifacts(&f, b, "b.zip", "echo b > b.txt");
+	sql_int("INSERT INTO commit_statuses (project_id, sha, ref, name, status, pipeline_id)"
+		" VALUES (%lld, '%s', 'master', 'external', 'success', %lld) RETURNING id",
+		f.id, f.sha, p1);
+
+	char *list = S(fmt("/projects/%lld/jobs", f.id));
+	const char *every = "scope[]=created&scope[]=pending&scope[]=running&scope[]=success"
+			    "&scope[]=failed&scope[]=canceled&scope[]=skipped&scope[]=manual";
+	char *general = S(fmt("%s?%s", list, every));
+	resp *r = R(api("GET", list, f.owner, NULL));
+	ck_ids(r, (long long[]){h, e, d, c, b, a}, 6);
+	ck_pages(r, list, "", 6, 20, 1);
+	json_object *jc = json_object_array_get_idx(r->json, 3);
+	ck_fields(jc, JOB_FIELDS);
+	ck_assert_int_eq(jint(jget(jc, "runner"), "id"), rn);
+	ck_assert_str_eq(jstr(jget(jc, "commit"), "id"), f.sha);
+	ck_assert_str_eq(jstr(jget(json_object_array_get_idx(r->json, 4), "artifacts_file"),
+			      "filename"),
+			 "b.zip");
+	ck_assert(jnull(json_object_array_get_idx(r->json, 1), "user") &&
+		  jnull(json_object_array_get_idx(r->json, 1), "commit"));
+	ck_same_list(list, general, f.owner, "per_page=20");
+	/* pages: 1 to 3 of 2 jobs, 4 past the end (empty, the same headers) */
+	for (int page = 1; page <= 4; page++) {
+		const char *pg = S(fmt("per_page=2&page=%d", page));
+		ck_same_list(list, general, f.owner, pg);
+		r = R(api("GET", S(fmt("%s?%s", list, pg)), f.owner, NULL));
+		long long want[][2] = {{h, e}, {d, c}, {b, a}, {0, 0}};
+		ck_ids(r, want[page - 1], page <= 3 ? 2 : 0);
+		ck_pages(r, list, "", 6, 2, page);
+	}
+	ck_same_list(list, general, f.owner, "per_page=4&page=2");
+	/* a pipeline's jobs */
+	char *pl = S(fmt("/projects/%lld/pipelines/%lld/jobs", f.id, p2));
+	r = R(api("GET", pl, f.owner, NULL));
+	ck_ids(r, (long long[]){d, c}, 2);
+	ck_pages(r, pl, "", 2, 20, 1);
+	ck_same_list(pl, S(fmt("%s?%s", pl, every)), f.owner, "per_page=20");
+	char *pl1 = S(fmt("/projects/%lld/pipelines/%lld/jobs", f.id, p1));
+	for (int page = 1; page <= 3; page++) {
+		const char *pg = S(fmt("per_page=1&page=%d", page));
+		ck_same_list(pl1, S(fmt("%s?%s", pl1, every)), f.owner, pg);
+		r = R(api("GET", S(fmt("%s?%s", pl1, pg)), f.owner, NULL));
+		ck_ids(r, (long long[]){page == 1 ? b : a}, page <= 2 ? 1 : 0);
+		ck_pages(r, pl1, "", 2, 1, page);
+	}
+	/* the other project's: only its own; a pipeline of another project: 404 */
+	r = R(api("GET", S(fmt("/projects/%lld/jobs", g.id)), g.owner, NULL));
+	ck_ids(r, (long long[]){other}, 1);
+	ck_body(R(api("GET", S(fmt("/projects/%lld/pipelines/%lld/jobs", g.id, p1)), g.owner,
+		      NULL)),
+		404, "{\"message\":\"404 Pipeline Not Found\"}");
+	/* who may read: a guest while the jobs are public, the same list; not when they are
+	 * not (403), a stranger never (404) */
+	char *guest = member(f.id, 10, NULL);
+	ck_same_list(list, general, guest, "per_page=3");
+	resp *mine = R(api("GET", list, f.owner, NULL)), *theirs = R(api("GET", list, guest, NULL));
+	ck_assert_str_eq(mine->body, theirs->body);
+	free(sql_value("UPDATE projects SET public_jobs = false WHERE id = %lld", f.id));
+	ck_body(R(api("GET", list, guest, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("GET", pl, guest, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("GET", list, member(f.id, 0, NULL), NULL)), 404,
+		"{\"message\":\"404 Project Not Found\"}");
+	ck_same_list(list, general, member(f.id, 20, NULL), "per_page=20");
+}
+END_TEST
+
 /* Every reading route as token: the statuses expected. */
 static void ck_reads(const fx *f, long long p, long long j, const char *token, int status)
 {
@@ -838,6 +960,7 @@ Suite *suite_jobs(void)
 	tcase_add_test(tc, test_jobs_show);
 	tcase_add_test(tc, test_jobs_list_scope);
 	tcase_add_test(tc, test_jobs_pagination);
+	tcase_add_test(tc, test_jobs_list_plain);
 	tcase_add_test(tc, test_jobs_access);
 	tcase_add_test(tc, test_jobs_trace);
 	tcase_add_test(tc, test_jobs_artifacts);

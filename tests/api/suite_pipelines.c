@@ -544,6 +544,89 @@ START_TEST(test_list_filters)
 }
 END_TEST
 
+/* GET path_a and path_b (with per_page and page, ? or & as each needs) as token: the same
+ * status, body and pagination headers. */
+static void ck_same_list(const char *path_a, const char *path_b, const char *token,
+			 const char *pages)
+{
+	resp *a = R(api("GET", S(fmt("%s%s%s", path_a, strchr(path_a, '?') ? "&" : "?", pages)),
+			token, NULL));
+	resp *b = R(api("GET", S(fmt("%s%s%s", path_b, strchr(path_b, '?') ? "&" : "?", pages)),
+			token, NULL));
+	ck_assert_msg(a->status == b->status, "%s: %ld, %s: %ld", path_a, a->status, path_b,
+		      b->status);
+	ck_assert_msg(strcmp(a->body, b->body) == 0, "%s?%s:\n%s\n%s?%s:\n%s", path_a, pages,
+		      a->body, path_b, pages, b->body);
+	const char *h[] = {"X-Total", "X-Total-Pages", "X-Per-Page", "X-Page", "X-Next-Page",
+			   "X-Prev-Page", NULL};
+	for (int i = 0; h[i]; i++) {
+		const char *x = resp_header(a, h[i]), *y = resp_header(b, h[i]);
+		ck_assert_msg(x && y && strcmp(x, y) == 0, "%s: %s, %s", h[i], x ? x : "(none)",
+			      y ? y : "(none)");
+	}
+}
+
+/* The list with no filter in the default order (its own statement, pipelines_list_plain,
+ * that reads the page from the project's index) answers what the general statements
+ * answer with a filter that keeps every pipeline: the same pipelines, order and pages. */
+START_TEST(test_list_plain)
+{
+	fx f, g;
+	project(&f, "private");
+	project(&g, "private");
+	/* seven pipelines of master, another project's in between */
+	const char *statuses[] = {"success", "failed", "running", "pending", "canceled",
+				  "skipped", "manual"};
+	long long id[7];
+	for (int i = 0; i < 7; i++) {
+		id[i] = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status, user_id)"
+				" VALUES (%lld, 'master', '%040d', '%s', %lld) RETURNING id",
+				f.id, i, statuses[i], f.owner_id);
+		if (i == 3)
+			sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status) VALUES"
+				" (%lld, 'master', '%040d', 'success') RETURNING id", g.id, 9);
+	}
+	const char *list = P(&f, "/pipelines");
+	const char *general = P(&f, "/pipelines?ref=master");
+	resp *r = R(api("GET", list, f.owner, NULL));
+	ck_assert_str_eq(ids_of(r), S(fmt("%lld,%lld,%lld,%lld,%lld,%lld,%lld", id[6], id[5],
+					  id[4], id[3], id[2], id[1], id[0])));
+	ck_pages(r, list, "", 7, 20, 1);
+	ck_same_list(list, general, f.owner, "per_page=20");
+	ck_same_list(list, P(&f, "/pipelines?order_by=id&sort=desc"), f.owner, "per_page=20");
+	ck_same_list(list, P(&f, "/pipelines?yaml_errors=false"), f.owner, "per_page=20");
+	/* pages of 3: 1 to 3, and 4 past the end (empty, the same headers) */
+	for (int page = 1; page <= 4; page++) {
+		const char *pg = S(fmt("per_page=3&page=%d", page));
+		ck_same_list(list, general, f.owner, pg);
+		r = R(api("GET", S(fmt("%s?%s", list, pg)), f.owner, NULL));
+		const char *want[] = {S(fmt("%lld,%lld,%lld", id[6], id[5], id[4])),
+				      S(fmt("%lld,%lld,%lld", id[3], id[2], id[1])),
+				      S(fmt("%lld", id[0])), ""};
+		ck_assert_str_eq(ids_of(r), want[page - 1]);
+		ck_pages(r, list, "", 7, 3, page);
+	}
+	/* the other project's list: its own pipeline only */
+	ck_assert_int_eq(json_object_array_length(R(api("GET", P(&g, "/pipelines"), g.owner,
+							NULL))->json),
+			 1);
+	/* who reads: a guest while the jobs are public (the same list), not once they are
+	 * not; a stranger does not see the project; anonymous callers read a public
+	 * project's with public jobs */
+	char *guest = member(f.id, 10, NULL);
+	ck_same_list(list, general, guest, "per_page=5&page=2");
+	ck_body(R(api("GET", list, member(f.id, 0, NULL), NULL)), 404,
+		"{\"message\":\"404 Project Not Found\"}");
+	ck_status(R(api("PUT", P(&f, ""), f.owner, "public_jobs=false")), 200);
+	ck_body(R(api("GET", list, guest, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_same_list(list, general, member(f.id, 20, NULL), "per_page=20");
+	ck_status(R(api("PUT", P(&f, ""), f.owner, "visibility=public&public_jobs=true")), 200);
+	ck_same_list(list, general, NULL, "per_page=2&page=3");
+	ck_status(R(api("PUT", P(&f, ""), f.owner, "public_jobs=false")), 200);
+	ck_body(R(api("GET", list, NULL, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+}
+END_TEST
+
 /* ---- one pipeline, and who reads them ---- */
 
 START_TEST(test_show_and_read_access)
@@ -768,6 +851,7 @@ Suite *suite_pipelines(void)
 	tcase_add_test(tc, test_push_errors_and_skip);
 	tcase_add_test(tc, test_create);
 	tcase_add_test(tc, test_list_filters);
+	tcase_add_test(tc, test_list_plain);
 	tcase_add_test(tc, test_show_and_read_access);
 	tcase_add_test(tc, test_retry_cancel);
 	tcase_add_test(tc, test_cancel_while_runner_finishes);
