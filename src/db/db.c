@@ -226,9 +226,11 @@ static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
 	for (int i = 0; i < k; i++) {
 		if (!out && (i == k - 1 || !result_ok(res[i]))) {
 			out = res[i];
-			if (i < k - 1 && out)
-				log_error("statement %s failed: %s", calls[i].stmt,
-					  PQresultErrorMessage(out));
+			const char *state = out ? PQresultErrorField(out, PG_DIAG_SQLSTATE) : NULL;
+			if (i < k - 1 && state && strncmp(state, "57P", 3) != 0 &&
+			    strncmp(state, "08", 2) != 0 && PQstatus(d->conn) == CONNECTION_OK)
+				log_info("statement %s (sent with %s) failed: %s", calls[i].stmt,
+					 calls[k - 1].stmt, PQresultErrorField(out, PG_DIAG_MESSAGE_PRIMARY));
 		} else {
 			PQclear(res[i]);
 		}

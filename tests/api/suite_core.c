@@ -198,6 +198,33 @@ static int h_repo(request *r)
 	return param_str(r, "keep") ? 0 : fail_invalid(r, "x");
 }
 
+/* db_defer: a job queued with the commit, or (kind core_bad: an invalid payload, which
+ * the database refuses) a failure that surfaces there; with :then, a statement after it
+ * (a valid job, in the same round trip: the deferred one first); with :fail, the handler
+ * fails after it. */
+static const char *const defer_ok[] = {"core_defer", "{}"};
+static const char *const defer_bad[] = {"core_defer", "{"};
+
+static int h_defer(request *r)
+{
+	const char *how = param_str(r, "how");
+	bool bad = strcmp(how, "bad") == 0 || strcmp(how, "bad_then") == 0;
+	db_on_rollback(&r->ctx, count_undo, NULL);
+	db_on_commit(&r->ctx, count_commit, NULL);
+	int rc = db_defer(&r->ctx, "background_enqueue", 2, bad ? defer_bad : defer_ok);
+	if (rc < 0)
+		return rc;
+	if (strcmp(how, "then") == 0 || strcmp(how, "bad_then") == 0) {
+		int err;
+		if (!db_query(&r->ctx, "background_enqueue", 2, defer_ok, &err))
+			return err;
+	}
+	if (strcmp(how, "fail") == 0)
+		return fail_invalid(r, "x");
+	respond_empty(r, 204);
+	return 0;
+}
+
 static int h_scope(request *r)
 {
 	json_object *o = json_object_new_object();
@@ -214,6 +241,8 @@ static const route table[] = {
 	{"POST", "/repo/:id", h_repo, ROUTE_NO_AUTH | ROUTE_TX, NULL},
 	{"POST", "/repo/:id/:keep", h_repo, ROUTE_NO_AUTH | ROUTE_TX, NULL},
 	{"GET", "/scope/:id", h_scope, ROUTE_NO_AUTH | ROUTE_PROJECT, NULL},
+	{"POST", "/defer/:how", h_defer, ROUTE_NO_AUTH | ROUTE_TX, NULL},
+	{"POST", "/defer_now/:how", h_defer, ROUTE_NO_AUTH, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
 static const route *const tables[] = {table, NULL};
@@ -260,6 +289,52 @@ START_TEST(test_transaction_outcomes)
 	ck_assert_int_eq(serve("POST", "/ok"), 204);
 	ck_assert_int_eq(undone, 0);
 	ck_assert_int_eq(committed, 1);
+}
+END_TEST
+
+static long long deferred_jobs(void)
+{
+	return sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'core_defer'");
+}
+
+/* A transaction's BEGIN goes with its first statement and db_defer's statements with the
+ * next one or the COMMIT: the outcomes stay those of statements run one by one. */
+START_TEST(test_deferred_statements)
+{
+	long long n = deferred_jobs();
+	undone = committed = 0;
+	/* with the commit */
+	ck_assert_int_eq(serve("POST", "/defer/ok"), 204);
+	ck_assert_int_eq(deferred_jobs(), n + 1);
+	ck_assert_int_eq(committed, 1);
+	/* before the next statement, in order: both stay */
+	ck_assert_int_eq(serve("POST", "/defer/then"), 204);
+	ck_assert_int_eq(deferred_jobs(), n + 3);
+	/* the handler fails after it: nothing stays */
+	ck_assert_int_eq(serve("POST", "/defer/fail"), 400);
+	ck_assert_int_eq(deferred_jobs(), n + 3);
+	ck_assert_int_eq(undone, 1);
+	/* it fails at the commit: the commit fails, nothing stays, the rollback hooks run */
+	undone = committed = 0;
+	ck_assert_int_eq(serve("POST", "/defer/bad"), 400);
+	ck_assert_int_eq(deferred_jobs(), n + 3);
+	ck_assert_int_eq(undone, 1);
+	ck_assert_int_eq(committed, 0);
+	/* it fails at the next statement: that statement fails with its error */
+	ck_assert_int_eq(serve("POST", "/defer/bad_then"), 400);
+	ck_assert_int_eq(deferred_jobs(), n + 3);
+	ck_assert_int_eq(PQtransactionStatus(D.conn), PQTRANS_IDLE);
+	/* outside a transaction it runs at once */
+	ck_assert_int_eq(serve("POST", "/defer_now/ok"), 204);
+	ck_assert_int_eq(deferred_jobs(), n + 4);
+	ck_assert_int_eq(serve("POST", "/defer_now/bad"), 400);
+	ck_assert_int_eq(deferred_jobs(), n + 4);
+	/* a transaction that runs nothing commits without a statement */
+	undone = committed = 0;
+	ck_assert_int_eq(serve("POST", "/ok"), 204);
+	ck_assert_int_eq(committed, 1);
+	ck_assert_int_eq(PQtransactionStatus(D.conn), PQTRANS_IDLE);
+	(void)keep(sql_value("DELETE FROM background_jobs WHERE kind = 'core_defer' RETURNING 1"));
 }
 END_TEST
 
@@ -344,6 +419,7 @@ Suite *suite_core(void)
 	tcase_add_test(tc, test_transaction_guard);
 	tcase_add_test(tc, test_transaction_outcomes);
 	tcase_add_test(tc, test_undo_repository);
+	tcase_add_test(tc, test_deferred_statements);
 	tcase_add_test(tc, test_dispatcher_scope);
 	tcase_add_test(tc, test_statement_shapes);
 	suite_add_tcase(s, tc);
