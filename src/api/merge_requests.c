@@ -140,10 +140,11 @@ const db_stmt merge_requests_stmts[] = {
 	 * 'opened' asks; else $3 NULL), a page of them ($4 limit, $5 offset), $6 the
 	 * project's full path (MRS_PROJECT_PAGE): as mrs_list_project with these only. */
 	{"mrs_list_project_state",
-	 MRS_PROJECT_PAGE("((SELECT count(*) FROM merge_requests c WHERE c.target_project_id = $1"
-			  " AND c.state = $2) + (SELECT count(*) FROM merge_requests c"
+	 MRS_PROJECT_PAGE("((SELECT count(*) FROM merge_requests c"
+			  " WHERE c.target_project_id = $1::bigint AND c.state = $2::text)"
+			  " + (SELECT count(*) FROM merge_requests c"
 			  " WHERE c.target_project_id = $1 AND c.state = $3::text))",
-			  "(" MRS_STATE_IDS("$2::text", "$4::bigint + $5::bigint") " UNION ALL "
+			  "(" MRS_STATE_IDS("$2", "$4::bigint + $5::bigint") " UNION ALL "
 			  MRS_STATE_IDS("$3", "$4 + $5") " ORDER BY created_at DESC, id DESC"
 			  " LIMIT $4 OFFSET $5) f", "$6::text"),
 	 6, 1 + MR_NCOLS},
@@ -409,7 +410,8 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 		/* mrs_list_project_state or _all: as mrs_list_project gives it */
 		const char *path = arena_printf(r->ctx.a, "%s/%s", r->project->ns_full_path,
 						r->project->path);
-		const char *limit = pagination_limit(r, &f.t.pg), *offset = pagination_offset(r, &f.t.pg);
+		const char *limit = pagination_limit(r, &f.t.pg);
+		const char *offset = pagination_offset(r, &f.t.pg);
 		if (f.t.state) {
 			const char *v[6] = {project_id, f.t.state,
 					    strcmp(f.t.state, "opened") == 0 ? "locked" : NULL,
