@@ -103,9 +103,25 @@
 	"  AND ($27::text IS NULL OR mr.source_branch = $27)"                                   \
 	"  AND ($28::text IS NULL OR mr.target_branch = $28))"                                  \
 	" SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                      \
-	" (SELECT " MR_COLS " FROM (SELECT * FROM f ORDER BY " MRS_ORDER                        \
-	"  LIMIT $25 OFFSET $26) f JOIN merge_requests mr ON mr.id = f.id" MR_JOINS             \
-	"  ORDER BY " MRS_ORDER ") pg ON true"
+	" (SELECT " MR_LIST_COLS(MR_PATH) " FROM (SELECT * FROM f ORDER BY " MRS_ORDER          \
+	"  LIMIT $25 OFFSET $26) f JOIN merge_requests mr ON mr.id = f.id" MR_PATH_JOINS        \
+	MR_LIST_JOINS "  ORDER BY " MRS_ORDER ") pg ON true"
+
+/* The list of a project in the default order (created_at desc, id desc), unfiltered or
+ * by state only, for a caller who may read its merge requests (the handler decided it:
+ * MRS_LIST's access conditions hold for every row): a page straight from the index of
+ * (target_project_id, state, created_at, id) or (target_project_id, created_at, id),
+ * and the count from the same index; the rows as MRS_LIST's, PATH the project's full
+ * path. COUNT the count, FROM the page's ids and created_at (f). MRS_STATE_IDS: the
+ * first LIMIT of the requests in state STATE by the index (a union of two of them is a
+ * merge of two ordered index scans that reads no more than the page needs). */
+#define MRS_PROJECT_PAGE(COUNT, FROM, PATH)                                                     \
+	"SELECT " COUNT ", pg.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "                  \
+	MR_LIST_COLS(PATH) " FROM " FROM " JOIN merge_requests mr ON mr.id = f.id" MR_LIST_JOINS  \
+	" ORDER BY f.created_at DESC, f.id DESC) pg ON true"
+#define MRS_STATE_IDS(STATE, LIMIT)                                                            \
+	"(SELECT s.id, s.created_at FROM merge_requests s WHERE s.target_project_id = $1"        \
+	" AND s.state = " STATE " ORDER BY s.created_at DESC, s.id DESC LIMIT " LIMIT ")"
 
 const db_stmt merge_requests_stmts[] = {
 	/* The requests the caller sees, filtered, a page of them in order (MRS_LIST): in
@@ -120,6 +136,27 @@ const db_stmt merge_requests_stmts[] = {
 	{"mrs_list", MRS_LIST("$4::bigint IS NULL AND $5::bigint IS NULL"), 28, 1 + MR_NCOLS},
 	{"mrs_list_project", MRS_LIST("mr.target_project_id = $4::bigint AND $5::bigint IS NULL"),
 	 28, 1 + MR_NCOLS},
+	/* Project $1's requests in state $2, or $2 and $3 ('opened' and 'locked', as
+	 * 'opened' asks; else $3 NULL), a page of them ($4 limit, $5 offset), $6 the
+	 * project's full path (MRS_PROJECT_PAGE): as mrs_list_project with these only. */
+	{"mrs_list_project_state",
+	 MRS_PROJECT_PAGE("((SELECT count(*) FROM merge_requests c"
+			  " WHERE c.target_project_id = $1::bigint AND c.state = $2::text)"
+			  " + (SELECT count(*) FROM merge_requests c"
+			  " WHERE c.target_project_id = $1 AND c.state = $3::text))",
+			  "(" MRS_STATE_IDS("$2", "$4::bigint + $5::bigint") " UNION ALL "
+			  MRS_STATE_IDS("$3", "$4 + $5") " ORDER BY created_at DESC, id DESC"
+			  " LIMIT $4 OFFSET $5) f", "$6::text"),
+	 6, 1 + MR_NCOLS},
+	/* Project $1's requests in every state, a page ($2 limit, $3 offset), $4 its full
+	 * path. */
+	{"mrs_list_project_all",
+	 MRS_PROJECT_PAGE("(SELECT count(*) FROM merge_requests c WHERE c.target_project_id"
+			  " = $1::bigint)",
+			  "(SELECT s.id, s.created_at FROM merge_requests s"
+			  " WHERE s.target_project_id = $1 ORDER BY s.created_at DESC, s.id DESC"
+			  " LIMIT $2 OFFSET $3) f", "$4::text"),
+	 4, 1 + MR_NCOLS},
 	{"mrs_list_group",
 	 MRS_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
 		  " WHERE g.traversal_ids @> ARRAY[$5::bigint])"),
@@ -144,7 +181,6 @@ const db_stmt merge_requests_stmts[] = {
 	 " mr.sha, p.merge_method FROM merge_requests mr JOIN projects p"
 	 " ON p.id = mr.target_project_id"
 	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, 16},
-	{"mrs_enabled", "SELECT merge_requests_enabled FROM projects WHERE id = $1", 1, 1},
 	/* The open request of the branches $1..$4 (source project and branch, target
 	 * project and branch) other than $5: its iid. */
 	{"mrs_open_pair",
@@ -334,6 +370,29 @@ static int check_list(request *r)
 	return read_list_filters(r, "all", &f);
 }
 
+/* GitLab's read_merge_request on the route's project. */
+static bool can_read(request *r, bool enabled)
+{
+	return enabled && can_read_code(&r->project->pa, r->project->visibility, r->ctx.user);
+}
+
+/* Whether the list of project_id asked with f is the route's project's in the default
+ * order, filtered by state at most, for a caller who may read its merge requests:
+ * mrs_list_project_state and _all then give what mrs_list_project would (its
+ * conditions on the caller and the project hold for every row, and f sets none of its
+ * other filters). */
+static bool project_plain(request *r, const char *project_id, const struct list_filters *f)
+{
+	const tracker_filters *t = &f->t;
+	return r->project && strcmp(project_id, r->project->id) == 0 &&
+	       can_read(r, r->project->merge_requests_enabled) && strcmp(t->scope, "all") == 0 &&
+	       strcmp(t->order_by, "created_at") == 0 && strcmp(t->sort, "desc") == 0 &&
+	       !t->labels && !t->no_label && !t->milestone && !t->milestone_mode && !t->author &&
+	       !t->assignee && !t->no_assignee && !t->emoji && !t->no_emoji && !t->iids &&
+	       !t->search && !t->created_after && !t->created_before && !t->updated_after &&
+	       !t->updated_before && !f->source_branch && !f->target_branch;
+}
+
 int merge_requests_list_page(request *r, const char *project_id, const char *group_id,
 			     const char *default_scope, const char *milestone_title)
 {
@@ -345,13 +404,32 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 		f.t.milestone_mode = "title";
 		f.t.milestone = milestone_title;
 	}
-	const char *v[28];
-	tracker_filter_params(r, &f.t, project_id, group_id, v);
-	v[26] = f.source_branch;
-	v[27] = f.target_branch;
 	int err;
-	const char *stmt = project_id ? "mrs_list_project" : group_id ? "mrs_list_group" : "mrs_list";
-	PGresult *res = db_query(&r->ctx, stmt, 28, v, &err);
+	PGresult *res;
+	if (project_id && project_plain(r, project_id, &f)) {
+		/* mrs_list_project_state or _all: as mrs_list_project gives it */
+		const char *path = arena_printf(r->ctx.a, "%s/%s", r->project->ns_full_path,
+						r->project->path);
+		const char *limit = pagination_limit(r, &f.t.pg);
+		const char *offset = pagination_offset(r, &f.t.pg);
+		if (f.t.state) {
+			const char *v[6] = {project_id, f.t.state,
+					    strcmp(f.t.state, "opened") == 0 ? "locked" : NULL,
+					    limit, offset, path};
+			res = db_query(&r->ctx, "mrs_list_project_state", 6, v, &err);
+		} else {
+			const char *v[4] = {project_id, limit, offset, path};
+			res = db_query(&r->ctx, "mrs_list_project_all", 4, v, &err);
+		}
+	} else {
+		const char *v[28];
+		tracker_filter_params(r, &f.t, project_id, group_id, v);
+		v[26] = f.source_branch;
+		v[27] = f.target_branch;
+		const char *stmt = project_id ? "mrs_list_project" : group_id ? "mrs_list_group"
+									      : "mrs_list";
+		res = db_query(&r->ctx, stmt, 28, v, &err);
+	}
 	if (!res)
 		return err;
 	api_respond_page(r, &f.t.pg, res,
@@ -369,31 +447,9 @@ static int merge_requests_list_group(request *r)
 	return merge_requests_list_page(r, NULL, r->group->id, "all", NULL);
 }
 
-/* Whether the route project's merge requests are enabled. */
-static int mrs_enabled(request *r, const char *project_id, bool *out)
-{
-	const char *v[1] = {project_id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_enabled", 1, v, &err);
-	if (!res)
-		return err;
-	*out = PQntuples(res) && db_bool(res, 0, 0);
-	return 0;
-}
-
-/* GitLab's read_merge_request on the route's project. */
-static bool can_read(request *r, bool enabled)
-{
-	return enabled && can_read_code(&r->project->pa, r->project->visibility, r->ctx.user);
-}
-
 static int merge_requests_list_project(request *r)
 {
-	bool enabled;
-	int rc = mrs_enabled(r, r->project->id, &enabled);
-	if (rc < 0)
-		return rc;
-	if (!can_read(r, enabled))
+	if (!can_read(r, r->project->merge_requests_enabled))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
 	return merge_requests_list_page(r, r->project->id, NULL, "all", NULL);
 }
@@ -874,11 +930,8 @@ static int merge_requests_create(request *r)
 	int rc = read_input(r, true, &in);
 	if (rc < 0)
 		return rc;
-	bool enabled;
-	if ((rc = mrs_enabled(r, r->project->id, &enabled)) < 0)
-		return rc;
 	/* GitLab's create_merge_request on the source project :id */
-	if (!enabled || !can_push_code(&r->project->pa, r->ctx.user))
+	if (!r->project->merge_requests_enabled || !can_push_code(&r->project->pa, r->ctx.user))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
 	project_scope target = *r->project;
 	if (in.target_project && strcmp(in.target_project, r->project->id) != 0) {
@@ -890,10 +943,7 @@ static int merge_requests_create(request *r)
 		if (!r->project->forked_from_id ||
 		    strcmp(r->project->forked_from_id, target.id) != 0)
 			return model_error(r, 422, "Source project is not a fork of the target project");
-		bool target_enabled;
-		if ((rc = mrs_enabled(r, target.id, &target_enabled)) < 0)
-			return rc;
-		if (!target_enabled)
+		if (!target.merge_requests_enabled)
 			return model_error(r, 422, "Target project has disabled merge requests");
 	}
 	bool same = strcmp(target.id, r->project->id) == 0;

@@ -13,32 +13,49 @@
  * is the caller's explicit subscription, else whether they take part (author,
  * assignee, or a comment of theirs). Labels are the titles, sorted. */
 #define MR_COLS                                                                                \
-	"mr.id, mr.iid, mr.target_project_id, mr.source_project_id, mr.title, mr.description," \
-	" mr.state, iso8601(mr.created_at), iso8601(mr.updated_at), mr.target_branch,"          \
-	" mr.source_branch, mr.upvotes, mr.downvotes, ARRAY(SELECT l.title FROM label_links ll"  \
-	" JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"             \
-	" AND ll.target_id = mr.id ORDER BY l.title), mr.merge_when_pipeline_succeeds,"          \
-	" mr.merge_status, mr.sha, mr.merge_commit_sha, mr.user_notes_count,"                   \
-	" mr.discussion_locked, mr.should_remove_source_branch, mr.force_remove_source_branch,"  \
-	" n.full_path || '/' || p.path, mr.time_estimate, mr.total_time_spent,"                 \
-	" coalesce((SELECT s.subscribed FROM subscriptions s"                                   \
-	" WHERE s.subscribable_type = 'MergeRequest' AND s.subscribable_id = mr.id"             \
-	" AND s.user_id = me.id AND s.project_id IS NULL), mr.author_id = me.id"                 \
-	" OR mr.assignee_id = me.id OR EXISTS (SELECT 1 FROM notes sn"                          \
-	" WHERE sn.noteable_type = 'MergeRequest' AND sn.noteable_id = mr.id"                    \
-	" AND sn.author_id = me.id AND NOT sn.system), false),"                                  \
-	" iso8601(mr.merged_at), iso8601(mr.closed_at),"                                         \
-	" au.id, au.username, au.name, au.state, au.avatar,"                                     \
-	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                                \
-	" mb.id, mb.username, mb.name, mb.state, mb.avatar,"                                     \
+	MR_COLS_HEAD(MR_PATH) ", coalesce((SELECT s.subscribed FROM subscriptions s"           \
+	" WHERE s.subscribable_type = 'MergeRequest'"                                          \
+	" AND s.subscribable_id = mr.id AND s.user_id = me.id AND s.project_id IS NULL),"      \
+	" mr.author_id = me.id OR mr.assignee_id = me.id OR EXISTS (SELECT 1 FROM notes sn"    \
+	" WHERE sn.noteable_type = 'MergeRequest' AND sn.noteable_id = mr.id"                  \
+	" AND sn.author_id = me.id AND NOT sn.system), false),"                                \
+	" iso8601(mr.merged_at), iso8601(mr.closed_at),"                                       \
+	" au.id, au.username, au.name, au.state, au.avatar,"                                   \
+	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                              \
+	" mb.id, mb.username, mb.name, mb.state, mb.avatar,"                                   \
 	" cb.id, cb.username, cb.name, cb.state, cb.avatar, " MILESTONE_COLS
+/* MR_COLS for the lists, whose views (entity_merge_request_basic and _simple) show
+ * neither subscribed, merged_by/at nor closed_by/at: those columns NULL (no `me`
+ * needed), PATH the full path of the target project (MR_PATH with MR_PATH_JOINS, or a
+ * parameter when the statement knows the project), read with MR_LIST_JOINS. */
+#define MR_LIST_COLS(PATH)                                                                     \
+	MR_COLS_HEAD(PATH) ", NULL, NULL, NULL,"                                               \
+	" au.id, au.username, au.name, au.state, au.avatar,"                                   \
+	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                              \
+	" NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " MILESTONE_COLS
+/* The columns of MR_COLS up to total_time_spent, PATH that of web_url. */
+#define MR_COLS_HEAD(PATH)                                                                     \
+	"mr.id, mr.iid, mr.target_project_id, mr.source_project_id, mr.title, mr.description," \
+	" mr.state, iso8601(mr.created_at), iso8601(mr.updated_at), mr.target_branch,"         \
+	" mr.source_branch, mr.upvotes, mr.downvotes, ARRAY(SELECT l.title FROM label_links ll" \
+	" JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"           \
+	" AND ll.target_id = mr.id ORDER BY l.title), mr.merge_when_pipeline_succeeds,"        \
+	" mr.merge_status, mr.sha, mr.merge_commit_sha, mr.user_notes_count,"                  \
+	" mr.discussion_locked, mr.should_remove_source_branch, mr.force_remove_source_branch, " \
+	PATH ", mr.time_estimate, mr.total_time_spent"
 #define MR_NCOLS (28 + 20 + MILESTONE_NCOLS)
 /* What MR_COLS reads besides mr: its target project p and namespace n, its author au,
  * assignee asg, who merged it (mb) and who closed it (cb), its milestone m. */
 #define MR_JOINS                                                                               \
-	" JOIN projects p ON p.id = mr.target_project_id JOIN namespaces n ON n.id = p.namespace_id" \
+	MR_PATH_JOINS MR_LIST_JOINS " LEFT JOIN users mb ON mb.id = mr.merged_by_id"           \
+	" LEFT JOIN users cb ON cb.id = mr.closed_by_id"
+/* The full path of mr's target project, from MR_PATH_JOINS. */
+#define MR_PATH "n.full_path || '/' || p.path"
+#define MR_PATH_JOINS                                                                          \
+	" JOIN projects p ON p.id = mr.target_project_id JOIN namespaces n ON n.id = p.namespace_id"
+/* What MR_LIST_COLS reads besides mr (and what its PATH names): au, asg and m. */
+#define MR_LIST_JOINS                                                                          \
 	" LEFT JOIN users au ON au.id = mr.author_id LEFT JOIN users asg ON asg.id = mr.assignee_id" \
-	" LEFT JOIN users mb ON mb.id = mr.merged_by_id LEFT JOIN users cb ON cb.id = mr.closed_by_id" \
 	" LEFT JOIN milestones m ON m.id = mr.milestone_id"
 
 enum mr_col {

@@ -381,6 +381,132 @@ START_TEST(test_lists)
 }
 END_TEST
 
+/* GET path as token and GET general (the same list through MRS_LIST: path with a
+ * filter that selects every request) answer the same: status, body and the pagination
+ * headers but Link (whose query differs); path's response. */
+static resp *same_list(const char *path, const char *general, const char *token)
+{
+	resp *a = R(api("GET", path, token, NULL));
+	resp *b = R(api("GET", general, token, NULL));
+	ck_assert_msg(a->status == b->status, "%s: %ld, %s: %ld", path, a->status, general,
+		      b->status);
+	ck_assert_msg(strcmp(a->body, b->body) == 0, "%s:\n%s\n%s:\n%s", path, a->body, general,
+		      b->body);
+	static const char *const headers[] = {"X-Total", "X-Total-Pages", "X-Per-Page", "X-Page",
+					      "X-Next-Page", "X-Prev-Page", NULL};
+	for (int i = 0; headers[i]; i++) {
+		const char *ha = resp_header(a, headers[i]), *hb = resp_header(b, headers[i]);
+		ck_assert_msg(ha ? hb && strcmp(ha, hb) == 0 : !hb, "%s %s: %s, %s: %s", headers[i],
+			      path, ha ? ha : "(absent)", general, hb ? hb : "(absent)");
+	}
+	return a;
+}
+
+/* A project's list with no filter or state only, in the default order, has its own
+ * statements (mrs_list_project_state and _all): the same answers as the general one's
+ * for every state, page, per_page and view, ordered by created_at then id (both
+ * descending) with the open ones counting the locked ones; and only for those who may
+ * read the requests. */
+START_TEST(test_list_plain)
+{
+	world w;
+	make_world(&w, "private");
+	branch(&w, "b1", "1.txt");
+	branch(&w, "b2", "2.txt");
+	resp *ms = R(api("POST", P(&w, "/milestones"), w.owner, "title=v1"));
+	ck_status(ms, 201);
+	create_iid(&w, S(fmt("source_branch=b1&target_branch=master&title=WIP:%%20one"
+			     "&labels=bug,ui&milestone_id=%lld&assignee_id=%lld",
+			     jint(ms->json, "id"), w.reporter_id)));
+	create_iid(&w, "source_branch=b2&target_branch=master&title=Two");
+	/* 23 more in every state, five created_at of which four or five share each (the
+	 * order then goes by id), older than the two above; !2 older still */
+	free(sql_value("INSERT INTO merge_requests (target_project_id, iid, source_project_id,"
+		       " source_branch, target_branch, title, author_id, state, created_at)"
+		       " SELECT %lld, 100 + g, %lld, 'x' || g, 'master', 'Bulk ' || g, %lld,"
+		       " (ARRAY['opened', 'closed', 'merged', 'locked'])[1 + g %% 4],"
+		       " timestamptz '2020-01-01' + (g %% 5) * interval '1 day'"
+		       " FROM generate_series(1, 23) g",
+		       w.id, w.id, w.developer_id));
+	free(sql_value("UPDATE merge_requests SET created_at = '2019-06-01' WHERE"
+		       " target_project_id = %lld AND iid = 2", w.id));
+	const char *base = P(&w, "/merge_requests");
+	const char *all = "created_after=1970-01-01T00:00:00Z"; /* every request: MRS_LIST */
+	/* the order: created_at desc, then id desc */
+	ck_assert_str_eq(list(S(fmt("%s?per_page=100", base)), w.reporter),
+			 "1,119,114,109,104,123,118,113,108,103,122,117,112,107,102,121,116,111,"
+			 "106,101,120,115,110,105,2");
+	ck_assert_str_eq(list(S(fmt("%s?state=opened&per_page=100", base)), w.reporter),
+			 "1,119,104,123,108,103,112,107,116,111,120,115,2");
+	static const char *const states[] = {"", "state=opened&", "state=closed&", "state=merged&",
+					     "state=locked&", "state=all&", NULL};
+	static const char *const pages[] = {"per_page=20", "per_page=5&page=2", "per_page=5&page=5",
+					    "per_page=5&page=6", "per_page=3&page=99",
+					    "per_page=100", "view=simple&per_page=4&page=2", NULL};
+	for (int i = 0; states[i]; i++) {
+		const char *q = S(fmt("%s?%s", base, states[i]));
+		same_list(S(strndup(q, strlen(q) - 1)), S(fmt("%s%s", q, all)), w.reporter);
+		for (int j = 0; pages[j]; j++)
+			same_list(S(fmt("%s%s", q, pages[j])), S(fmt("%s%s&%s", q, pages[j], all)),
+				  w.reporter);
+	}
+	/* the explicit defaults are the plain request */
+	same_list(S(fmt("%s?state=opened&scope=all&order_by=created_at&sort=desc", base)),
+		  S(fmt("%s?state=opened&%s", base, all)), w.reporter);
+	/* the pagination headers, Link included */
+	const char *path = S(fmt("/projects/%lld/merge_requests", w.id));
+	resp *r = same_list(S(fmt("%s?state=opened&per_page=3&page=2", base)),
+			    S(fmt("%s?state=opened&per_page=3&page=2&%s", base, all)), w.reporter);
+	ck_pages(r, path, "state=opened", 13, 3, 2);
+	ck_assert_str_eq(iids_of(r), "123,108,103");
+	r = same_list(S(fmt("%s?per_page=10&page=3", base)),
+		      S(fmt("%s?per_page=10&page=3&%s", base, all)), w.reporter);
+	ck_pages(r, path, "", 25, 10, 3);
+	ck_assert_str_eq(iids_of(r), "120,115,110,105,2");
+	r = same_list(S(fmt("%s?state=closed&per_page=4&page=9", base)),
+		      S(fmt("%s?state=closed&per_page=4&page=9&%s", base, all)), w.reporter);
+	ck_pages(r, path, "state=closed", 6, 4, 9);
+	ck_assert_str_eq(r->body, "[]");
+	/* a request of the list in full: labels, milestone, assignee, web_url */
+	r = R(api("GET", S(fmt("%s?state=opened&per_page=1", base)), w.reporter, NULL));
+	json_object *one = json_object_array_get_idx(r->json, 0);
+	ck_fields(one, BASIC_FIELDS);
+	ck_assert_str_eq(json_object_to_json_string(jget(one, "labels")), "[ \"bug\", \"ui\" ]");
+	ck_assert_str_eq(jstr(jget(one, "milestone"), "title"), "v1");
+	ck_assert_int_eq(jint(jget(one, "assignee"), "id"), w.reporter_id);
+	ck_assert_str_eq(jstr(one, "web_url"), S(fmt("%s/%s/merge_requests/1", api_url(), w.path)));
+	/* every reader sees the same; an admin who is no member too */
+	const char *q = S(fmt("%s?state=opened", base));
+	const char *seen = R(api("GET", q, w.reporter, NULL))->body;
+	const char *readers[] = {w.developer, w.master, w.owner, w.admin, NULL};
+	for (int i = 0; readers[i]; i++) {
+		r = same_list(q, S(fmt("%s&%s", q, all)), readers[i]);
+		ck_assert_str_eq(r->body, seen);
+	}
+	/* those who may not: a guest, a stranger, no token; nobody once they are off */
+	const char *forbidden = "{\"message\":\"403 Forbidden\"}";
+	ck_body(same_list(q, S(fmt("%s&%s", q, all)), w.guest), 403, forbidden);
+	ck_body(same_list(base, S(fmt("%s?%s", base, all)), w.guest), 403, forbidden);
+	ck_body(same_list(q, S(fmt("%s&%s", q, all)), w.stranger), 404,
+		"{\"message\":\"404 Project Not Found\"}");
+	ck_code(same_list(q, S(fmt("%s&%s", q, all)), NULL), 401);
+	ck_status(R(api("PUT", P(&w, ""), w.owner, "merge_requests_enabled=false")), 200);
+	for (int i = 0; readers[i]; i++) {
+		ck_body(same_list(q, S(fmt("%s&%s", q, all)), readers[i]), 403, forbidden);
+		ck_body(same_list(base, S(fmt("%s?%s", base, all)), readers[i]), 403, forbidden);
+	}
+	ck_status(R(api("PUT", P(&w, ""), w.owner, "merge_requests_enabled=true")), 200);
+	ck_assert_str_eq(R(api("GET", q, w.reporter, NULL))->body, seen);
+	/* a public project: a signed-in stranger reads it, a guest too */
+	ck_status(R(api("PUT", P(&w, ""), w.owner, "visibility=public")), 200);
+	for (int i = 0; i < 2; i++) {
+		r = same_list(q, S(fmt("%s&%s", q, all)), i ? w.guest : w.stranger);
+		ck_assert_str_eq(r->body, seen);
+	}
+	release_all();
+}
+END_TEST
+
 /* A group's list: its projects' and its subgroups' requests, as the caller may see them. */
 START_TEST(test_group_list)
 {
@@ -906,6 +1032,7 @@ Suite *suite_merge_requests(void)
 	tcase_add_test(tc, test_create_and_show);
 	tcase_add_test(tc, test_public_access);
 	tcase_add_test(tc, test_lists);
+	tcase_add_test(tc, test_list_plain);
 	tcase_add_test(tc, test_group_list);
 	tcase_add_test(tc, test_update_delete);
 	tcase_add_test(tc, test_notes_participants_mwps);
