@@ -535,7 +535,12 @@ static void ck_same_list(resp *a, resp *b, const char *what)
 	static const char *const headers[] = {"X-Total", "X-Total-Pages", "X-Per-Page",
 					      "X-Page", "X-Next-Page", "X-Prev-Page", NULL};
 	ck_assert_msg(a->status == b->status, "%s: status %ld, %ld", what, a->status, b->status);
-	ck_assert_msg(strcmp(a->body, b->body) == 0, "%s:\n%s\n%s", what, a->body, b->body);
+	/* where the bodies part, and what follows (Check's messages are short) */
+	size_t at = 0;
+	while (a->body[at] && a->body[at] == b->body[at])
+		at++;
+	ck_assert_msg(a->body[at] == b->body[at], "%s: bodies differ at %zu: %.160s | %.160s", what,
+		      at, a->body + (at > 40 ? at - 40 : 0), b->body + (at > 40 ? at - 40 : 0));
 	for (int h = 0; headers[h]; h++) {
 		const char *x = resp_header(a, headers[h]), *y = resp_header(b, headers[h]);
 		ck_assert_msg(x && y && strcmp(x, y) == 0, "%s: %s %s, %s", what, headers[h],
