@@ -93,6 +93,25 @@
 	"  LIMIT $25 OFFSET $26) f JOIN issues i ON i.id = f.id" ISSUE_JOINS                    \
 	"  ORDER BY " ISSUES_ORDER ") pg ON true"
 
+/* The plain list of project $1 for a caller who sees all its issues (the confidential
+ * ones too, so that no row is checked: issues_list_page decides it in C), the filters
+ * all at their defaults (state all, scope all, created_at desc) but the state when
+ * COND_C and COND_LI are " AND c.state = $4" and " AND li.state = $4": the page's rows
+ * read in order from issues(project_id, created_at, id) (no join back by id: the scan
+ * reads them), the count a narrow count(*) of the same index, then the joins that
+ * present the page, the project and its namespace read once. A small plan with no
+ * per-row filter, where ISSUES_LIST visits, filters, counts and sorts every issue of
+ * the project. A project whose issues are disabled gives no row (X-Total 0, no issue),
+ * as ISSUES_LIST answers it. */
+#define ISSUES_LIST_PLAIN(COND_C, COND_LI)                                                      \
+	"SELECT (SELECT count(*) FROM issues c WHERE c.project_id = $1" COND_C "), pg.*"        \
+	" FROM projects p JOIN namespaces n ON n.id = p.namespace_id LEFT JOIN LATERAL"         \
+	" (SELECT " ISSUE_LIST_COLS " FROM (SELECT li.* FROM issues li"                         \
+	"  WHERE li.project_id = $1" COND_LI " ORDER BY li.created_at DESC, li.id DESC"         \
+	"  LIMIT $2 OFFSET $3) i" ISSUE_JOINS_PEOPLE " ORDER BY i.created_at DESC, i.id DESC)"    \
+	" pg ON true"                                                                             \
+	" WHERE p.id = $1 AND p.issues_enabled AND NOT p.pending_delete"
+
 const db_stmt issues_stmts[] = {
 	/* The issues the caller sees, filtered, a page of them in order (ISSUES_LIST): in
 	 * every project; in project $4 ($5 NULL); in group $5 and its subgroups ($4 NULL).
@@ -109,6 +128,10 @@ const db_stmt issues_stmts[] = {
 	 ISSUES_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
 		     " WHERE g.traversal_ids @> ARRAY[$5::bigint])"),
 	 26, 1 + ISSUE_NCOLS},
+	/* ISSUES_LIST_PLAIN: project $1, $2 limit, $3 offset; and of state $4. */
+	{"issues_list_project_plain", ISSUES_LIST_PLAIN("", ""), 3, 1 + ISSUE_NCOLS},
+	{"issues_list_project_state",
+	 ISSUES_LIST_PLAIN(" AND c.state = $4::text", " AND li.state = $4"), 4, 1 + ISSUE_NCOLS},
 	/* Issue $5 of project $4 as the caller ($1..$3) sees it, whether the project's issues
 	 * are enabled and whether the caller is its author or assignee. */
 	{"issues_get",
@@ -474,6 +497,20 @@ static int check_list(request *r)
 	return read_list_filters(r, "all", &f);
 }
 
+/* Whether the list of project_id filtered by f is the plain one that ISSUES_LIST_PLAIN
+ * computes: every issue of the route's project (the caller sees the confidential ones),
+ * none of the filters but the state, created_at desc. */
+static bool list_plain(request *r, const tracker_filters *f, const char *project_id)
+{
+	return project_id && r->project && strcmp(project_id, r->project->id) == 0 &&
+	       can_read_confidential_issues(&r->project->pa) && !f->labels && !f->no_label &&
+	       !f->milestone_mode && !f->milestone && strcmp(f->scope, "all") == 0 && !f->author &&
+	       !f->assignee && !f->no_assignee && !f->emoji && !f->no_emoji && !f->iids &&
+	       !f->search && !f->created_after && !f->created_before && !f->updated_after &&
+	       !f->updated_before && strcmp(f->order_by, "created_at") == 0 &&
+	       strcmp(f->sort, "desc") == 0;
+}
+
 int issues_list_page(request *r, const char *project_id, const char *group_id,
 		     const char *default_scope, const char *milestone_title)
 {
@@ -485,9 +522,21 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 		f.milestone_mode = "title";
 		f.milestone = milestone_title;
 	}
+	int err;
+	if (list_plain(r, &f, project_id)) {
+		const char *v[4] = {project_id, pagination_limit(r, &f.pg),
+				    pagination_offset(r, &f.pg), f.state};
+		PGresult *res = db_query(&r->ctx,
+					 f.state ? "issues_list_project_state"
+						 : "issues_list_project_plain",
+					 f.state ? 4 : 3, v, &err);
+		if (!res)
+			return err;
+		api_respond_page(r, &f.pg, res, entity_issue_basic);
+		return 0;
+	}
 	const char *v[26];
 	tracker_filter_params(r, &f, project_id, group_id, v);
-	int err;
 	PGresult *res = db_query(&r->ctx,
 				 project_id ? "issues_list_project"
 				 : group_id ? "issues_list_group"

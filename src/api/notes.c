@@ -75,14 +75,18 @@ const db_stmt notes_stmts[] = {
 	 NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true", 6, 1 + NOTE_NCOLS},
 	/* The same for issue $2 of project $1 ($3 the caller) in one statement, the issue
 	 * as notes_issue finds it after the page: no row when there is no such issue.
-	 * $4 created_at first, $5 ascending, $6 limit, $7 offset. */
+	 * $4 created_at first, $5 ascending, $6 limit, $7 offset. The issue is read once
+	 * (MATERIALIZED: inlined, its subquery would run again for every note), its notes
+	 * counted from their index, the page taken before its authors are joined, and the
+	 * notes' iid is the issue's. */
 	{"notes_list_issue",
-	 "WITH x AS (" SQL_NOTEABLE_ISSUE "),"
-	 " f AS (SELECT * FROM notes WHERE noteable_type = 'Issue'"
-	 "  AND noteable_id = (SELECT id FROM x))"
-	 " SELECT (SELECT count(*) FROM f), pg.*, x.* FROM x LEFT JOIN LATERAL"
-	 " (SELECT " NOTE_COLS " FROM f n LEFT JOIN users u ON u.id = n.author_id"
-	 NOTES_ORDER("$4", "$5") " LIMIT $6 OFFSET $7) pg ON true",
+	 "WITH x AS MATERIALIZED (" SQL_NOTEABLE_ISSUE ")"
+	 " SELECT c.n, pg.*, x.* FROM x CROSS JOIN LATERAL (SELECT count(*) AS n FROM notes c"
+	 "  WHERE c.noteable_type = 'Issue' AND c.noteable_id = x.id) c LEFT JOIN LATERAL"
+	 " (SELECT " NOTE_COLS_IID("x.iid") " FROM (SELECT * FROM notes n"
+	 "  WHERE n.noteable_type = 'Issue' AND n.noteable_id = x.id" NOTES_ORDER("$4", "$5")
+	 "  LIMIT $6 OFFSET $7) n LEFT JOIN users u ON u.id = n.author_id" NOTES_ORDER("$4", "$5")
+	 ") pg ON true",
 	 7, 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 type, $3 noteable */
 	{"notes_show",

@@ -36,6 +36,10 @@
  * assignee asg (GitLab 10 CE: at most one), who closed it (cb), its milestone m. */
 #define ISSUE_JOINS                                                                            \
 	" JOIN projects p ON p.id = i.project_id JOIN namespaces n ON n.id = p.namespace_id"   \
+	ISSUE_JOINS_PEOPLE
+/* The same but p and n, for a statement whose issues are all of one project that it
+ * reads once as p and n. */
+#define ISSUE_JOINS_PEOPLE                                                                     \
 	" LEFT JOIN users au ON au.id = i.author_id LEFT JOIN LATERAL (SELECT u.* FROM"         \
 	" issue_assignees ia JOIN users u ON u.id = ia.user_id WHERE ia.issue_id = i.id"        \
 	" ORDER BY ia.user_id LIMIT 1) asg ON true LEFT JOIN users cb ON cb.id = i.closed_by_id" \

@@ -11,9 +11,13 @@
 /* The columns of notes n and its author u (LEFT JOIN users u ON u.id = n.author_id:
  * an author's deleted account leaves the note without one). */
 #define NOTE_COLS                                                                              \
+	NOTE_COLS_IID("(SELECT ni.iid FROM issues ni WHERE n.noteable_type = 'Issue'"          \
+		      " AND ni.id = n.noteable_id)")
+/* The same with the noteable's iid given (IID: an expression), for a statement whose
+ * notes are all of one issue that it has read already. */
+#define NOTE_COLS_IID(IID)                                                                     \
 	"n.id, n.note, n.attachment, iso8601(n.created_at), iso8601(n.updated_at), n.system, "  \
-	"n.noteable_id, n.noteable_type, (SELECT ni.iid FROM issues ni"                       \
-	" WHERE n.noteable_type = 'Issue' AND ni.id = n.noteable_id), " USER_BASIC_COLS
+	"n.noteable_id, n.noteable_type, " IID ", " USER_BASIC_COLS
 #define NOTE_NCOLS 14
 
 json_object *entity_note(request *r, const PGresult *res, int row, int col);

@@ -521,6 +521,128 @@ START_TEST(test_issues_filters)
 }
 END_TEST
 
+/* ---- the plain project list ----
+ * GET /projects/:id/issues with no filter (state all, created_at desc), or only a state,
+ * has a statement of its own for callers who see every issue of the project (reporters
+ * and up, the namespace's owner, admins). Its answers are compared with the general
+ * statement's, asked for the same issues through a filter that keeps them all
+ * (created_after), byte for byte: the same body, the same pagination headers. */
+
+/* Asserts that a and b have the same status, body and pagination headers but Link
+ * (which repeats each request's own query). */
+static void ck_same_list(resp *a, resp *b, const char *what)
+{
+	static const char *const headers[] = {"X-Total", "X-Total-Pages", "X-Per-Page",
+					      "X-Page", "X-Next-Page", "X-Prev-Page", NULL};
+	ck_assert_msg(a->status == b->status, "%s: status %ld, %ld", what, a->status, b->status);
+	/* where the bodies part, and what follows (Check's messages are short) */
+	size_t at = 0;
+	while (a->body[at] && a->body[at] == b->body[at])
+		at++;
+	ck_assert_msg(a->body[at] == b->body[at], "%s: bodies differ at %zu: %.160s | %.160s", what,
+		      at, a->body + (at > 40 ? at - 40 : 0), b->body + (at > 40 ? at - 40 : 0));
+	for (int h = 0; headers[h]; h++) {
+		const char *x = resp_header(a, headers[h]), *y = resp_header(b, headers[h]);
+		ck_assert_msg(x && y && strcmp(x, y) == 0, "%s: %s %s, %s", what, headers[h],
+			      x ? x : "(absent)", y ? y : "(absent)");
+	}
+}
+
+/* The list of w's issues as token: the plain request (query: "" or "state=...", with
+ * page and per_page in pg), compared with the general statement's answer; the plain
+ * one, its pagination asserted (total issues of per_page, page). */
+static resp *plain_list(const world *w, const char *token, const char *query, const char *pg,
+			long long total, long long per_page, long long page)
+{
+	const char *base = P(w, "/issues");
+	const char *sep = *query && *pg ? "&" : "";
+	resp *a = R(api("GET", S(fmt("%s?%s%s%s", base, query, sep, pg)), token, NULL));
+	resp *b = R(api("GET", S(fmt("%s?%s%screated_after=2000-01-01T00:00:00Z%s%s", base, query,
+				     *query ? "&" : "", *pg ? "&" : "", pg)),
+			token, NULL));
+	ck_assert_msg(a->status == 200, "%s?%s%s%s: %ld %s", base, query, sep, pg, a->status,
+		      a->body);
+	ck_same_list(a, b, S(fmt("%s?%s%s%s", base, query, sep, pg)));
+	ck_pages(a, base, query, total, per_page, page);
+	return a;
+}
+
+START_TEST(test_issues_list_plain)
+{
+	world w;
+	make_world(&w, "private");
+	long long ms = jint(R(api("POST", P(&w, "/milestones"), w.owner, "title=rel"))->json, "id");
+	/* 1: labels, milestone, assignee; 2: confidential, by the guest; 3: closed; 4:
+	 * confidential, by the developer, assigned to them; 5: plain */
+	create(&w, w.owner, S(fmt("title=one&labels=p1,bug&milestone_id=%lld&assignee_ids[]=%lld",
+				  ms, w.reporter_id)));
+	create(&w, w.guest, "title=two&confidential=true");
+	create(&w, w.guest, "title=three&description=d");
+	ck_code(R(api("PUT", I(&w, 3, ""), w.owner, "state_event=close")), 200);
+	create(&w, w.developer, S(fmt("title=four&labels=zeta,alpha&confidential=true"
+				      "&assignee_ids[]=%lld", w.developer_id)));
+	create(&w, w.owner, "title=five");
+	/* created_at ties, broken by id: 1, then 4, 3, 2 (one time), then 5 */
+	free(sql_value("UPDATE issues SET created_at = CASE iid WHEN 1 THEN '2020-01-03'"
+		       " WHEN 5 THEN '2020-01-01' ELSE '2020-01-02' END::timestamptz"
+		       " WHERE project_id = %lld", w.id));
+	const char *everyone[] = {w.reporter, w.developer, w.master, w.owner, w.admin};
+	for (size_t c = 0; c < sizeof(everyone) / sizeof(*everyone); c++) {
+		resp *r = plain_list(&w, everyone[c], "", "", 5, 20, 1);
+		ck_iids(r, "1,4,3,2,5");
+		ck_fields(json_object_array_get_idx(r->json, 0), ISSUE_FIELDS);
+	}
+	/* the page's issues as one issue shows them */
+	resp *r = plain_list(&w, w.reporter, "", "", 5, 20, 1);
+	json_object *one = json_object_array_get_idx(r->json, 0);
+	json_object *labels = jget(one, "labels");
+	ck_assert_int_eq(json_object_array_length(labels), 2);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(labels, 0)), "bug");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(labels, 1)), "p1");
+	ck_assert_str_eq(jstr(jget(one, "milestone"), "title"), "rel");
+	ck_assert_int_eq(jint(jget(one, "assignee"), "id"), w.reporter_id);
+	ck_assert_str_eq(jstr(one, "web_url"),
+			 S(fmt("%s/%s/issues/1", api_url(), w.path)));
+	ck_assert_int_eq(jint(jget(json_object_array_get_idx(r->json, 2), "closed_by"), "id"),
+			 w.owner_id);
+	/* pages, and one past the end */
+	ck_iids(plain_list(&w, w.reporter, "", "per_page=2", 5, 2, 1), "1,4");
+	ck_iids(plain_list(&w, w.reporter, "", "per_page=2&page=2", 5, 2, 2), "3,2");
+	ck_iids(plain_list(&w, w.reporter, "", "per_page=2&page=3", 5, 2, 3), "5");
+	ck_iids(plain_list(&w, w.reporter, "", "per_page=2&page=4", 5, 2, 4), "");
+	/* the defaults said, and the state */
+	ck_iids(plain_list(&w, w.reporter, "state=all", "", 5, 20, 1), "1,4,3,2,5");
+	ck_iids(plain_list(&w, w.reporter, "order_by=created_at&sort=desc", "", 5, 20, 1),
+		"1,4,3,2,5");
+	ck_iids(plain_list(&w, w.reporter, "scope=all", "", 5, 20, 1), "1,4,3,2,5");
+	ck_iids(plain_list(&w, w.reporter, "state=opened", "", 4, 20, 1), "1,4,2,5");
+	ck_iids(plain_list(&w, w.reporter, "state=opened", "per_page=3&page=2", 4, 3, 2), "5");
+	ck_iids(plain_list(&w, w.admin, "state=closed", "", 1, 20, 1), "3");
+	/* who does not see every issue gets the general list: the guest their own
+	 * confidential one, not the developer's; a stranger nothing */
+	resp *g = R(api("GET", P(&w, "/issues"), w.guest, NULL));
+	ck_iids(g, "1,3,2,5");
+	ck_pages(g, P(&w, "/issues"), "", 4, 20, 1);
+	g = R(api("GET", S(fmt("%s?state=opened&per_page=1&page=2", P(&w, "/issues"))), w.guest,
+		  NULL));
+	ck_iids(g, "2");
+	ck_pages(g, P(&w, "/issues"), "state=opened", 3, 1, 2);
+	ck_code(R(api("GET", P(&w, "/issues"), w.stranger, NULL)), 404);
+	/* a reporter whose membership has ended is a stranger again */
+	free(sql_value("UPDATE members SET expires_at = current_date WHERE source_type = 'Project'"
+		       " AND source_id = %lld AND user_id = %lld", w.id, w.reporter_id));
+	ck_code(R(api("GET", P(&w, "/issues"), w.reporter, NULL)), 404);
+	/* the same project public: a non-member sees the issues that are not confidential */
+	ck_code(R(api("PUT", P(&w, ""), w.owner, "visibility=public")), 200);
+	ck_iids(R(api("GET", P(&w, "/issues"), w.stranger, NULL)), "1,3,5");
+	ck_iids(R(api("GET", P(&w, "/issues"), w.reporter, NULL)), "1,3,5");
+	/* issues off: nothing, counted 0, on both paths */
+	ck_code(R(api("PUT", P(&w, ""), w.owner, "issues_enabled=false")), 200);
+	ck_iids(plain_list(&w, w.owner, "", "", 0, 20, 1), "");
+	ck_iids(plain_list(&w, w.owner, "state=opened", "", 0, 20, 1), "");
+}
+END_TEST
+
 /* GET /issues (created by the caller unless scope says otherwise) and
  * /groups/:id/issues (its projects and those of its subgroups). */
 START_TEST(test_issues_global_and_group)
@@ -771,6 +893,7 @@ Suite *suite_issues(void)
 	tcase_add_test(tc, test_issues_access_matrix);
 	tcase_add_test(tc, test_issues_disabled);
 	tcase_add_test(tc, test_issues_filters);
+	tcase_add_test(tc, test_issues_list_plain);
 	tcase_add_test(tc, test_issues_global_and_group);
 	tcase_add_test(tc, test_issues_move);
 	tcase_add_test(tc, test_issues_subscriptions);

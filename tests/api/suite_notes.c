@@ -390,6 +390,72 @@ START_TEST(test_notes_order_and_pages)
 }
 END_TEST
 
+/* The notes of one issue among others of its project: only its own, each with its
+ * iid and id, counted alone; ties on created_at broken by id, in pages. */
+START_TEST(test_notes_issue_list_own)
+{
+	fx_project p;
+	make_project(&p, "private");
+	long long iid1, iid2;
+	long long one = fixture_issue(p.id, p.owner, "first", false, &iid1);
+	long long two = fixture_issue(p.id, p.owner, "second", false, &iid2);
+	char *parent1 = fmt("issues/%lld", iid1), *parent2 = fmt("issues/%lld", iid2);
+	post_note(p.id, parent1, p.owner_tok, "x");
+	long long a = post_note(p.id, parent2, p.owner_tok, "a");
+	post_note(p.id, parent1, p.owner_tok, "y");
+	long long b = post_note(p.id, parent2, p.owner_tok, "b");
+	long long c = post_note(p.id, parent2, p.owner_tok, "c");
+	free(sql_value("UPDATE notes SET created_at = '2017-01-01' WHERE noteable_type = 'Issue'"
+		       " AND noteable_id = %lld", two));
+	char *base = fmt("/projects/%lld/issues/%lld/notes", p.id, iid2);
+	struct {
+		const char *query;
+		char *want;
+		long long page, per_page;
+	} cases[] = {
+		{"", fmt("%lld,%lld,%lld", c, b, a), 1, 20},
+		{"?sort=asc", fmt("%lld,%lld,%lld", a, b, c), 1, 20},
+		{"?per_page=2", fmt("%lld,%lld", c, b), 1, 2},
+		{"?per_page=2&page=2", fmt("%lld", a), 2, 2},
+		{"?per_page=2&page=3", strdup(""), 3, 2},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *path = fmt("%s%s", base, cases[i].query);
+		resp *r = api("GET", path, p.owner_tok, NULL);
+		ck_status(r, 200);
+		char *got = ids(r);
+		ck_assert_msg(strcmp(got, cases[i].want) == 0, "GET %s: [%s], want [%s]", path, got,
+			      cases[i].want);
+		for (size_t k = 0; k < json_object_array_length(r->json); k++) {
+			json_object *n = json_object_array_get_idx(r->json, k);
+			ck_assert_int_eq(jint(n, "noteable_iid"), iid2);
+			ck_assert_int_eq(jint(n, "noteable_id"), two);
+			ck_assert_str_eq(jstr(n, "noteable_type"), "Issue");
+		}
+		ck_pages(r, base, strcmp(cases[i].query, "?sort=asc") == 0 ? "sort=asc" : "", 3,
+			 cases[i].per_page, cases[i].page);
+		free(got);
+		resp_free(r);
+		free(path);
+		free(cases[i].want);
+	}
+	/* the first issue's, the same way */
+	char *path = fmt("/projects/%lld/issues/%lld/notes", p.id, iid1);
+	resp *r = api("GET", path, p.owner_tok, NULL);
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 2);
+	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "noteable_iid"), iid1);
+	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "noteable_id"), one);
+	ck_pages(r, path, "", 2, 20, 1);
+	resp_free(r);
+	free(path);
+	free(base);
+	free(parent1);
+	free(parent2);
+	free(p.owner_tok);
+}
+END_TEST
+
 /* Who reads and comments: by visibility and role. */
 START_TEST(test_notes_access_visibility)
 {
@@ -912,6 +978,7 @@ Suite *suite_notes(void)
 	tcase_add_test(tc, test_notes_errors);
 	tcase_add_test(tc, test_notes_body_limit);
 	tcase_add_test(tc, test_notes_order_and_pages);
+	tcase_add_test(tc, test_notes_issue_list_own);
 	tcase_add_test(tc, test_notes_created_at);
 	tcase_add_test(tc, test_notes_touch_issue);
 	tcase_add_test(tc, test_notes_emoji_award);
