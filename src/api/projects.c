@@ -169,6 +169,45 @@
 	 17, AUTH_LEAN_NCOLS + PL_SIMPLE_NCOLS}
 #define PL_RECORD 2
 
+/* The membership list as it is asked for most (membership=true and no other parameter
+ * that selects or orders: the default order, created_at desc), the same rows, total and
+ * columns as PROJECTS_LIST of PL_MEMBERSHIP(PL_FILTER_LEAN) give for it, with a plan that
+ * holds only what those parameters use (PL_FAST_OK() in projects_list_scoped() decides):
+ * - the candidates: the projects of `mine` (listed for their caller whatever their
+ *   visibility: SQL_PROJECT_LISTED need not be asked of them) and those of the caller's
+ *   personal namespace that are listed without being in `mine` (for admins, public
+ *   ones, internal ones for one who is not external), found by their ids in one index
+ *   scan that reads the sort key too; plain sort keys instead of PL_ORDER's;
+ * - the page's rows joined to projects by key (no fence: pg is a handful of rows);
+ * - the groups the page's projects are shared with found once for the page
+ *   (PL_PAGE_LINKS), not by a subquery on every row, and the caller's standing by
+ *   PROJECT_CALLER_LIST_COLS_ANY.
+ * $1..$3 the caller (or, _auth, $1 digest, $2 oauth, $3 NULL), $4 limit, $5 offset. */
+#define PL_FAST_IDS "ARRAY(SELECT id FROM pg)"
+/* The column shared of the fast list: the links of all the page's projects as a JSON
+ * text [[project, group, name, access], ...] in the order of the projects then of the
+ * links, NULL when there are none, the same on every row (page_links() hands them out;
+ * the caller's level in those groups, which PROJECT_SHARED_LINKS adds, is not read by a
+ * list). */
+#define PL_PAGE_LINKS                                                                         \
+	"(SELECT json_agg(json_build_array(l.project_id, l.group_id, lg.name, l.group_access)"  \
+	" ORDER BY l.project_id, l.id)::text FROM project_group_links l JOIN namespaces lg"      \
+	" ON lg.id = l.group_id WHERE l.project_id = ANY (" PL_FAST_IDS "))"
+#define PL_FAST_COLS                                                                          \
+	PROJECT_COLS_SHARED(PL_PAGE_LINKS) ", " PROJECT_CALLER_LIST_COLS_ANY(PL_FAST_IDS)
+#define PL_MEMBERSHIP_FAST_AS(ME, first, from)                                                \
+	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                           \
+	" pg AS (SELECT p.id, p.created_at, count(*) OVER () AS total FROM projects p"          \
+	"  WHERE p.id = ANY (ARRAY(SELECT id FROM mine UNION ALL SELECT up.id FROM me"         \
+	"  JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"     \
+	"  ON up.namespace_id = un.id AND NOT up.pending_delete WHERE me.admin"                 \
+	"  OR up.visibility = 20 OR (up.visibility = 10 AND NOT me.external)))"                 \
+	"  AND NOT p.pending_delete ORDER BY p.created_at DESC, p.id DESC LIMIT $4 OFFSET $5)"  \
+	"SELECT " first "(SELECT total FROM pg LIMIT 1), true, pr.* FROM " from                  \
+	" LEFT JOIN LATERAL (SELECT " PL_FAST_COLS " FROM pg JOIN projects p ON p.id = pg.id"   \
+	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"                            \
+	" ORDER BY pg.created_at DESC, pg.id DESC) pr ON true"
+
 /* ---- one project ---- */
 
 /* GET /projects/:id: the record and the caller's standing (PROJECT_CALLER_COLS, the
@@ -239,6 +278,11 @@ const db_stmt projects_stmts[] = {
 	PROJECTS_LISTS_AUTH("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN), PL_NO_USER),
 	PROJECTS_LISTS_AUTH("scoped", PL_SCOPED, PL_USER_EXISTS),
 	PROJECTS_LISTS("starred", PL_STARRED, PL_NO_USER),
+	/* $1..$3 me (_auth: $1 digest, $2 oauth, $3 NULL), $4 limit, $5 offset */
+	{"projects_list_membership_fast",
+	 PL_MEMBERSHIP_FAST_AS(SQL_ME, "", "(SELECT 1) one"), 5, PL_FULL_NCOLS},
+	{"projects_list_membership_fast_auth", PL_MEMBERSHIP_FAST_AS(PL_ME_AUTH, "a.*, ", "auth a"), 5,
+	 AUTH_LEAN_NCOLS + PL_FULL_NCOLS},
 	/* $1 the caller's id (NULL when anonymous), $2 the project's id or full path */
 	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2")), 2, PS_SHOW_NCOLS},
 	{"projects_show_path", PROJECT_SHOW("$1::bigint", PROJECT_BY_PATH("$2")), 2, PS_SHOW_NCOLS},
@@ -394,6 +438,9 @@ static int list_param_error(request *r, int rc)
 	return rc;
 }
 
+static int extras(request *r, const PGresult *res, int n, int col, project_extra *x,
+		  int *shared_level, bool page);
+
 int projects_list_scoped(request *r, const char *user, const char *group_id)
 {
 	page_req pg;
@@ -452,6 +499,11 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[5] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
 	const char *stmt = list_stmts[kind][lean][basic];
+	/* PL_MEMBERSHIP_FAST_AS: the full view of the membership list with no filter and
+	 * the default order, for a caller */
+	bool fast = kind == LIST_MEMBERSHIP && lean && !basic && signed_in && !archived && !vis &&
+		    !(issues && strcmp(issues, "true") == 0) && !(mrs && strcmp(mrs, "true") == 0) &&
+		    strcmp(order, "created_at") == 0 && strcmp(sort, "desc") == 0;
 	if (self_auth && (kind == LIST_ALL || kind == LIST_STARRED)) {
 		/* their statements have no _auth variant: the caller first */
 		if ((rc = auth_authenticate(r, r->route->flags)) < 0)
@@ -461,8 +513,15 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	}
 	entity_project_list_depend(r, order, v[5] != NULL, user != NULL);
 	int err, base = 0; /* the column of the total */
-	PGresult *res = db_query(&r->ctx, self_auth ? arena_printf(r->ctx.a, "%s_auth", stmt) : stmt,
-				 17, v, &err);
+	PGresult *res;
+	if (fast) {
+		const char *fv[5] = {v[0], v[1], v[2], v[15], v[16]};
+		res = db_query(&r->ctx, self_auth ? "projects_list_membership_fast_auth"
+						  : "projects_list_membership_fast", 5, fv, &err);
+	} else {
+		res = db_query(&r->ctx, self_auth ? arena_printf(r->ctx.a, "%s_auth", stmt) : stmt, 17,
+			       v, &err);
+	}
 	if (!res)
 		return err;
 	if (self_auth) {
@@ -475,7 +534,8 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	const char *total = db_val(res, 0, base);
 	int col = base + PL_RECORD;
 	if (!total && pg.offset > 0) {
-		/* a page past the end: its first row counts them all */
+		/* a page past the end: its first row counts them all (the fast list's too:
+		 * the general statement of its kind has the same rows) */
 		const char *fv[17];
 		memcpy(fv, v, sizeof(fv));
 		access_me_params(&r->ctx, fv);
@@ -499,7 +559,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	if (!basic) {
 		x = arena_alloc(r->ctx.a, (size_t)n * sizeof(*x));
 		callers = arena_alloc(r->ctx.a, (size_t)n * sizeof(*callers));
-		if ((rc = projects_extras(r, res, n, col, x, NULL)) < 0)
+		if ((rc = extras(r, res, n, col, x, NULL, fast)) < 0)
 			return rc;
 	}
 	jw w;
@@ -635,8 +695,48 @@ static void read_links(request *r, const char *text, project_extra *x, int *shar
 	json_object_put(links);
 }
 
-int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
-		    int *shared_level)
+/* x[i].shared_with_groups from the links of the whole page (PL_PAGE_LINKS: the same text
+ * on every row, [[project, group, name, access], ...] in the order of the projects then
+ * of the links), read once. */
+static void page_links(request *r, const PGresult *res, int n, int col, project_extra *x)
+{
+	const char *text = NULL;
+	for (int i = 0; i < n && !text; i++)
+		if (project_val(res, i, col, PC_ID))
+			text = db_val(res, i, col + PC_SHARED);
+	if (!text)
+		return;
+	json_object *links = json_tokener_parse(text);
+	size_t nl = json_object_is_type(links, json_type_array) ? json_object_array_length(links)
+								 : 0;
+	for (int i = 0; i < n; i++) {
+		const char *id = project_val(res, i, col, PC_ID);
+		long long pid = id ? strtoll(id, NULL, 10) : 0;
+		jw w = {0};
+		for (size_t j = 0; id && j < nl; j++) {
+			json_object *l = json_object_array_get_idx(links, j);
+			if (json_object_get_int64(json_object_array_get_idx(l, 0)) != pid)
+				continue;
+			if (!w.b.data) {
+				jw_init(&w, r->ctx.a, 256);
+				jw_begin_array(&w);
+			}
+			entity_project_group_link(
+				&w, r, json_object_get_int64(json_object_array_get_idx(l, 1)),
+				json_object_get_string(json_object_array_get_idx(l, 2)),
+				json_object_get_int(json_object_array_get_idx(l, 3)));
+		}
+		if (w.b.data) {
+			jw_end_array(&w);
+			x[i].shared_with_groups = buf_cstr(&w.b);
+		}
+	}
+	json_object_put(links);
+}
+
+/* projects_extras(), the links of the page found once (PL_PAGE_LINKS) when page. */
+static int extras(request *r, const PGresult *res, int n, int col, project_extra *x,
+		  int *shared_level, bool page)
 {
 	const char *forks = NULL, *shared = NULL;
 	for (int i = 0; i < n; i++) {
@@ -647,18 +747,26 @@ int projects_extras(request *r, const PGresult *res, int n, int col, project_ext
 		const char *from = project_val(res, i, col, PC_FORKED_FROM_ID);
 		if (from)
 			id_list_add(r, &forks, from);
-		const char *links = id ? db_val(res, i, col + PC_SHARED) : NULL;
+		const char *links = id && !page ? db_val(res, i, col + PC_SHARED) : NULL;
 		if (links && links[0] == '[')
 			read_links(r, links, &x[i], shared_level ? &shared_level[i] : NULL);
 		else if (links && links[0] == 't')
 			id_list_add(r, &shared, id);
 	}
+	if (page)
+		page_links(r, res, n, col, x);
 	int rc = 0;
 	if (forks)
 		rc = add_fork_sources(r, res, n, col, x, forks);
 	if (rc == 0 && shared)
 		rc = add_links(r, res, n, col, x, shared_level, shared);
 	return rc;
+}
+
+int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
+		    int *shared_level)
+{
+	return extras(r, res, n, col, x, shared_level, false);
 }
 
 /* The :id of a project route names it by id when it is digits (at most 18: more are no

@@ -770,6 +770,125 @@ START_TEST(test_projects_list_permissions)
 }
 END_TEST
 
+/* The membership list with no filter and the default order has a statement of its own
+ * (projects_list_membership_fast); a search that selects every project of the caller
+ * takes the general one: both answer alike (bodies and pagination headers), page by
+ * page, for every way to be a member (own namespace, project, group, a group a project is
+ * shared with), for a fork (its source apart), shared projects (their links), archived
+ * ones, not for deleted ones nor for the caller's own private project they are no member
+ * of (which an internal one is, but not for an external caller). */
+static void ck_same_lists(const char *token, const char *tag, const char *page)
+{
+	resp *fast = get(S(fmt("/projects?membership=true%s", page)), token);
+	resp *slow = get(S(fmt("/projects?membership=true&search=%s%s", tag, page)), token);
+	resp *explicit = get(
+		S(fmt("/projects?membership=true&order_by=created_at&sort=desc&owned=false%s", page)),
+		token);
+	ck_status(fast, 200);
+	ck_status(slow, 200);
+	ck_assert_str_eq(fast->body, slow->body);
+	ck_assert_str_eq(fast->body, explicit->body);
+	static const char *const names[] = {"X-Total", "X-Total-Pages", "X-Page", "X-Per-Page",
+					    "X-Next-Page", "X-Prev-Page"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		ck_header(slow, names[i], resp_header(fast, names[i]));
+		ck_header(explicit, names[i], resp_header(fast, names[i]));
+	}
+}
+
+START_TEST(test_projects_list_membership_fast)
+{
+	struct user u = new_user("prj_mf");
+	struct user o = new_user("prj_mf_o");
+	char *tag = S(unique("mfast"));
+	long long g = create_group(admin_token(), S(fmt("%s-g", tag)), "private");
+	long long h = create_group(admin_token(), S(fmt("%s-h", tag)), "private");
+	long long own_priv = create_id(u.token, S(fmt("path=%s-own-priv", tag)));
+	long long own_int = create_id(u.token, S(fmt("path=%s-own-int&visibility=internal", tag)));
+	long long own_pub = create_id(u.token, S(fmt("path=%s-own-pub&visibility=public", tag)));
+	long long own_gone = create_id(u.token, S(fmt("path=%s-own-gone", tag)));
+	long long in_g = create_id(admin_token(), S(fmt("path=%s-in-g&namespace_id=%lld", tag, g)));
+	long long in_g2 = create_id(admin_token(), S(fmt("path=%s-in-g2&namespace_id=%lld", tag, g)));
+	long long in_h = create_id(admin_token(), S(fmt("path=%s-in-h&namespace_id=%lld", tag, h)));
+	long long direct = create_id(o.token, S(fmt("path=%s-direct&visibility=public", tag)));
+	long long archived = create_id(o.token, S(fmt("path=%s-archived", tag)));
+	add_member("Namespace", g, u.id, 30);
+	add_member("Project", direct, u.id, 20);
+	add_member("Project", archived, u.id, 10);
+	/* in_h reaches u through its link to g; in_g is shared with h as well */
+	free(sql_value("INSERT INTO project_group_links (project_id, group_id, group_access)"
+		       " VALUES (%lld, %lld, 30), (%lld, %lld, 20)",
+		       in_h, g, in_g, h));
+	ck_status(R(api("POST", S(fmt("/projects/%lld/archive", archived)), o.token, NULL)), 201);
+	/* a fork of o's public project into u's namespace */
+	resp *r = R(api("POST", S(fmt("/projects/%lld/fork", direct)), u.token,
+			S(fmt("namespace=%s", u.name))));
+	ck_status(r, 201);
+	long long fork = jint(r->json, "id");
+	ck_status(R(api("DELETE", S(fmt("/projects/%lld", own_gone)), u.token, NULL)), 202);
+	/* the caller's own projects they are no longer a member of: listed as visible */
+	free(sql_value("DELETE FROM members WHERE source_type = 'Project' AND user_id = %lld"
+		       " AND source_id IN (%lld, %lld)",
+		       u.id, own_priv, own_int));
+
+	r = get("/projects?membership=true", u.token);
+	ck_status(r, 200);
+	ck_ids(r, S(fmt("%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld", fork, archived, direct, in_h,
+			in_g2, in_g, own_pub, own_int)));
+	ck_pages(r, "/projects", "membership=true", 8, 20, 1);
+	json_object *first = json_object_array_get_idx(r->json, 0);
+	ck_assert_int_eq(jint(jget(first, "forked_from_project"), "id"), direct);
+	json_object *shared = json_object_array_get_idx(r->json, 5);
+	ck_assert_int_eq(jint(json_object_array_get_idx(jget(shared, "shared_with_groups"), 0),
+			      "group_id"),
+			 h);
+	ck_assert_int_eq(jint(json_object_array_get_idx(
+				      jget(json_object_array_get_idx(r->json, 3), "shared_with_groups"),
+				      0),
+			      "group_access_level"),
+			 30);
+	ck_assert_int_eq(jint(jget(jget(shared, "permissions"), "group_access"), "access_level"),
+			 30);
+	ck_assert_int_eq(
+		jint(jget(jget(json_object_array_get_idx(r->json, 2), "permissions"), "project_access"),
+		     "access_level"),
+		20);
+	ck_same_lists(u.token, tag, "");
+	ck_same_lists(u.token, tag, "&statistics=true");
+	/* pages: the first, a middle one, the last, one past the end */
+	ck_same_lists(u.token, tag, "&per_page=3");
+	ck_same_lists(u.token, tag, "&per_page=3&page=2");
+	ck_same_lists(u.token, tag, "&per_page=3&page=3");
+	ck_same_lists(u.token, tag, "&per_page=3&page=4");
+	r = get("/projects?membership=true&per_page=3&page=3", u.token);
+	ck_ids(r, S(fmt("%lld,%lld", own_pub, own_int)));
+	ck_pages(r, "/projects", "membership=true", 8, 3, 3);
+	r = get("/projects?membership=true&per_page=3&page=4", u.token);
+	ck_ids(r, "");
+	ck_pages(r, "/projects", "membership=true", 8, 3, 4);
+	/* an external caller: their own internal project (no membership) is not listed */
+	free(sql_value("UPDATE users SET external = true WHERE id = %lld", u.id));
+	r = get("/projects?membership=true", u.token);
+	ck_ids(r, S(fmt("%lld,%lld,%lld,%lld,%lld,%lld,%lld", fork, archived, direct, in_h, in_g2,
+			in_g, own_pub)));
+	ck_same_lists(u.token, tag, "");
+	ck_same_lists(u.token, tag, "&per_page=2&page=4");
+	/* made an admin, every project of their namespace is theirs again */
+	free(sql_value("UPDATE users SET external = false, is_admin = true WHERE id = %lld", u.id));
+	r = get("/projects?membership=true", u.token);
+	ck_ids(r, S(fmt("%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld", fork, archived, direct,
+			in_h, in_g2, in_g, own_pub, own_int, own_priv)));
+	ck_same_lists(u.token, tag, "&per_page=4&page=2");
+	free(sql_value("UPDATE users SET is_admin = false WHERE id = %lld", u.id));
+	/* a caller with no membership at all */
+	struct user none = new_user("prj_mf_n");
+	r = get("/projects?membership=true", none.token);
+	ck_body(r, 200, "[]");
+	ck_pages(r, "/projects", "membership=true", 0, 20, 1);
+	ck_same_lists(none.token, tag, "&page=2");
+}
+END_TEST
+
 START_TEST(test_projects_list_pages)
 {
 	struct user u = new_user("prj_pg");
@@ -1416,6 +1535,7 @@ Suite *suite_projects(void)
 	tcase_add_test(tc, test_projects_show_visibility);
 	tcase_add_test(tc, test_projects_list_visibility);
 	tcase_add_test(tc, test_projects_list_permissions);
+	tcase_add_test(tc, test_projects_list_membership_fast);
 	tcase_add_test(tc, test_projects_list_pages);
 	tcase_add_test(tc, test_projects_list_sorts);
 	tcase_add_test(tc, test_projects_list_filters);
