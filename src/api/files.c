@@ -128,17 +128,22 @@ static int files_show(request *r)
 		last_id = hex(r, &last);
 	size_t size = (size_t)git_blob_rawsize(blob);
 	const char *slash = strrchr(path, '/');
-	json_object *o = json_object_new_object();
-	json_put_str(o, "file_name", slash ? slash + 1 : path);
-	json_put_str(o, "file_path", path);
-	json_put_int(o, "size", (long long)size);
-	json_put_str(o, "encoding", "base64");
-	json_put_str(o, "content", gitc_base64(&r->ctx, git_blob_rawcontent(blob), size));
-	json_put_str(o, "ref", param_str(r, "ref"));
-	json_put_str(o, "blob_id", hex(r, git_blob_id(blob)));
-	json_put_str(o, "commit_id", hex(r, git_commit_id(commit)));
-	json_put_str(o, "last_commit_id", last_id);
-	respond_json(r, 200, o);
+	const char *content = gitc_base64(&r->ctx, git_blob_rawcontent(blob), size);
+	/* written straight into the response (core/jw.h): the content is most of it */
+	jw w;
+	jw_init(&w, r->ctx.a, strlen(content) + 2 * strlen(path) + 512);
+	jw_begin_object(&w);
+	jw_put_str(&w, "file_name", slash ? slash + 1 : path);
+	jw_put_str(&w, "file_path", path);
+	jw_put_int(&w, "size", (long long)size);
+	jw_put_str(&w, "encoding", "base64");
+	jw_put_str(&w, "content", content);
+	jw_put_str(&w, "ref", param_str(r, "ref"));
+	jw_put_str(&w, "blob_id", hex(r, git_blob_id(blob)));
+	jw_put_str(&w, "commit_id", hex(r, git_commit_id(commit)));
+	jw_put_str(&w, "last_commit_id", last_id);
+	jw_end_object(&w);
+	respond_jw(r, 200, &w);
 	return 0;
 }
 
