@@ -280,8 +280,9 @@ CONF
 stack_fcgiwrap_start() {
 	local dir=$1
 	rm -f "$dir/fcgiwrap.sock"
-	# in a subshell: not a job of the caller, whose bare `wait` must not wait for it
-	( /usr/sbin/fcgiwrap -c 4 -s "unix:$dir/fcgiwrap.sock" </dev/null >>"$dir/fcgiwrap.log" 2>&1 &
+	# in a subshell: not a job of the caller, whose bare `wait` must not wait for it; in a
+	# process group of its own, which stack_fcgiwrap_stop ends whole
+	( setsid /usr/sbin/fcgiwrap -c 4 -s "unix:$dir/fcgiwrap.sock" </dev/null >>"$dir/fcgiwrap.log" 2>&1 &
 	  echo $! > "$dir/fcgiwrap.pid" )
 	# nginx's workers (another user) connect to it
 	wait_for_socket "$dir/fcgiwrap.sock" && chmod 666 "$dir/fcgiwrap.sock"
@@ -291,9 +292,9 @@ stack_fcgiwrap_stop() {
 	local dir=$1
 	local pid
 	pid=$(cat "$dir/fcgiwrap.pid" 2>/dev/null) || return 0
-	# its children (-c 4) first: they outlive a parent that goes before them
-	pkill -TERM -P "$pid" 2>/dev/null
-	kill -TERM "$pid" 2>/dev/null
+	# the parent and its children (-c 4) at once, as a group: children killed first were
+	# replaced by the parent before it went, and the new ones outlived it
+	kill -TERM -- "-$pid" 2>/dev/null || { pkill -TERM -P "$pid"; kill -TERM "$pid"; } 2>/dev/null
 	rm -f "$dir/fcgiwrap.pid"
 }
 
