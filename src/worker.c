@@ -45,9 +45,16 @@ static int check_params(request *r)
 static int resolve_scope(request *r, unsigned flags)
 {
 	if (auth_with_project(r, flags)) {
+		/* the checks first, as they may name the statement the handler will run
+		 * (r->prefetch, api_query), to send with the project's; their answer after
+		 * authentication's */
+		r->prefetch = (db_call){0};
+		int check = check_params(r);
+		if (check < 0 || (flags & ROUTE_TX))
+			r->prefetch = (db_call){0};
 		PGresult *res;
 		int rc = auth_authenticate_project(r, flags, route_lock(flags), &res);
-		if (rc < 0 || (rc = check_params(r)) < 0)
+		if (rc < 0 || (rc = check) < 0)
 			return rc;
 		r->project = arena_alloc(r->ctx.a, sizeof(*r->project));
 		if (!res) {

@@ -1,5 +1,7 @@
 /* Helpers shared by the handlers of every module. */
 #include "api/api.h"
+
+#include <string.h>
 #include "entity/entity.h"
 
 int api_id(request *r, const char *name, const char **out)
@@ -31,4 +33,20 @@ int api_error(request *r, int status, const char *message)
 	json_put_str(o, "message", message);
 	respond_json(r, status, o);
 	return 0;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+PGresult *api_query(request *r, const char *stmt, int n, const char *const *values, int *err)
+{
+	PGresult *res = r->prefetched;
+	const db_call *p = &r->prefetch;
+	bool same = res && p->stmt && strcmp(p->stmt, stmt) == 0 && p->n == n;
+	for (int i = 0; same && i < n; i++)
+		same = same_text(p->values[i], values[i]);
+	r->prefetched = NULL;
+	return same ? res : db_query(&r->ctx, stmt, n, values, err);
 }

@@ -246,6 +246,11 @@ void api_respond_page(request *r, const page_req *pg, const PGresult *res, prese
  * and up). */
 int api_error(request *r, int status, const char *message);
 
+/* db_query for a handler whose route has a prefetch (http/router.h): the prefetched
+ * result when it is exactly this statement with these parameters (then used once),
+ * else the statement run now. */
+PGresult *api_query(request *r, const char *stmt, int n, const char *const *values, int *err);
+
 /* Shared by handlers: an integer path/body id, ERR_INVALID ("name is invalid") when it
  * is not one. */
 int api_id(request *r, const char *name, const char **out);

@@ -69,7 +69,7 @@ static int present_branches(request *r, git_repository *repo, const char *const 
 		return 0;
 	const char *v[2] = {r->project->id, refs_text_array(&r->ctx, names, n)};
 	int err;
-	PGresult *res = db_query(&r->ctx, "branches_flags", 2, v, &err);
+	PGresult *res = api_query(r, "branches_flags", 2, v, &err);
 	if (!res)
 		return err;
 	for (int i = 0; i < n; i++) {
@@ -158,6 +158,17 @@ static int find_branch(request *r, git_repository *repo, git_commit **commit)
 	if (e == GIT_ENOTFOUND)
 		return fail_not_found(r, "Branch");
 	return e < 0 ? ERR_INTERNAL : 0;
+}
+
+/* One branch's flags go with the project's statement (api_query). */
+static int show_check(request *r)
+{
+	const char *name = param_str(r, "branch");
+	const char **v = arena_alloc(r->ctx.a, 2 * sizeof(*v));
+	v[0] = param_str(r, "id");
+	v[1] = refs_text_array(&r->ctx, &name, 1);
+	r->prefetch = (db_call){"branches_flags", 2, v};
+	return 0;
 }
 
 static int branches_show(request *r)
@@ -465,7 +476,7 @@ static int protected_delete(request *r)
 const route branches_routes[] = {
 	{"GET", V4 "/projects/:id/repository/branches", branches_list, PR, NULL},
 	{"GET", V4 "/projects/:id/repository/branches/:branch", branches_show, PR | ROUTE_CACHE,
-	 NULL},
+	 show_check},
 	{"PUT", V4 "/projects/:id/repository/branches/:branch/protect", branches_protect,
 	 AUTH | PW, protect_check},
 	{"PUT", V4 "/projects/:id/repository/branches/:branch/unprotect", branches_unprotect,

@@ -497,6 +497,31 @@ static int check_list(request *r)
 	return read_list_filters(r, "all", &f);
 }
 
+/* The same for a project's list; with no filter but the state, its statement
+ * (list_plain) goes with the project's, should the caller see every issue (api_query). */
+static int check_project_list(request *r)
+{
+	tracker_filters f;
+	int rc = read_list_filters(r, "all", &f);
+	if (rc < 0)
+		return rc;
+	if (!f.labels && !f.no_label && !f.milestone_mode && !f.milestone &&
+	    strcmp(f.scope, "all") == 0 && !f.author && !f.assignee && !f.no_assignee &&
+	    !f.emoji && !f.no_emoji && !f.iids && !f.search && !f.created_after &&
+	    !f.created_before && !f.updated_after && !f.updated_before &&
+	    strcmp(f.order_by, "created_at") == 0 && strcmp(f.sort, "desc") == 0) {
+		const char **v = arena_alloc(r->ctx.a, 4 * sizeof(*v));
+		v[0] = param_str(r, "id");
+		v[1] = pagination_limit(r, &f.pg);
+		v[2] = pagination_offset(r, &f.pg);
+		v[3] = f.state;
+		r->prefetch = (db_call){f.state ? "issues_list_project_state"
+						: "issues_list_project_plain",
+					f.state ? 4 : 3, v};
+	}
+	return 0;
+}
+
 /* Whether the list of project_id filtered by f is the plain one that ISSUES_LIST_PLAIN
  * computes: every issue of the route's project (the caller sees the confidential ones),
  * none of the filters but the state, created_at desc. */
@@ -526,10 +551,10 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 	if (list_plain(r, &f, project_id)) {
 		const char *v[4] = {project_id, pagination_limit(r, &f.pg),
 				    pagination_offset(r, &f.pg), f.state};
-		PGresult *res = db_query(&r->ctx,
-					 f.state ? "issues_list_project_state"
-						 : "issues_list_project_plain",
-					 f.state ? 4 : 3, v, &err);
+		PGresult *res = api_query(r,
+					  f.state ? "issues_list_project_state"
+						  : "issues_list_project_plain",
+					  f.state ? 4 : 3, v, &err);
 		if (!res)
 			return err;
 		api_respond_page(r, &f.pg, res, entity_issue_basic);
@@ -1263,7 +1288,7 @@ static int issues_time_stats(request *r)
 const route issues_routes[] = {
 	{"GET", V4 "/issues", issues_list_mine, AUTH, check_list},
 	{"GET", V4 "/groups/:id/issues", issues_list_group, AUTH | GR, check_list},
-	{"GET", V4 "/projects/:id/issues", issues_list_project, AUTH | PR, check_list},
+	{"GET", V4 "/projects/:id/issues", issues_list_project, AUTH | PR, check_project_list},
 	{"GET", ISSUE, issues_show, AUTH | PR, check_iid},
 	{"POST", V4 "/projects/:id/issues", issues_create, AUTH | PW, check_create},
 	{"PUT", ISSUE, issues_update, AUTH | PW, check_update},

@@ -285,7 +285,17 @@ static int jobs_check_list(request *r)
 	int rc = read_scope(r, &scope);
 	if (rc == 0 && param_find(r, "pipeline_id"))
 		rc = api_id(r, "pipeline_id", &id);
-	return rc < 0 ? rc : pagination_parse(r, &pg);
+	if (rc < 0 || (rc = pagination_parse(r, &pg)) < 0)
+		return rc;
+	/* a project's jobs without scope: its statement goes with the project's (api_query) */
+	if (!scope && !param_find(r, "pipeline_id")) {
+		const char **v = arena_alloc(r->ctx.a, 3 * sizeof(*v));
+		v[0] = param_str(r, "id");
+		v[1] = pagination_limit(r, &pg);
+		v[2] = pagination_offset(r, &pg);
+		r->prefetch = (db_call){"jobs_list_project", 3, v};
+	}
+	return 0;
 }
 
 static int list(request *r, const char *pipeline_id)
@@ -314,8 +324,8 @@ static int list(request *r, const char *pipeline_id)
 		res = db_query(&r->ctx, "jobs_list_pipeline", 4,
 			       (const char *[]){r->project->id, pipeline_id, limit, offset}, &err);
 	else
-		res = db_query(&r->ctx, "jobs_list_project", 3,
-			       (const char *[]){r->project->id, limit, offset}, &err);
+		res = api_query(r, "jobs_list_project", 3,
+				(const char *[]){r->project->id, limit, offset}, &err);
 	if (!res)
 		return err;
 	commit_memo m = {0};

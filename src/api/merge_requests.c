@@ -119,6 +119,10 @@
 	"SELECT " COUNT ", pg.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "                  \
 	MR_LIST_COLS(PATH) " FROM " FROM " JOIN merge_requests mr ON mr.id = f.id" MR_LIST_JOINS  \
 	" ORDER BY f.created_at DESC, f.id DESC) pg ON true"
+/* The full path of project $1, once for the page. */
+#define MRS_PROJECT_PATH                                                                        \
+	"(SELECT pn.full_path || '/' || pp.path FROM projects pp"                                \
+	" JOIN namespaces pn ON pn.id = pp.namespace_id WHERE pp.id = $1::bigint)"
 #define MRS_STATE_IDS(STATE, LIMIT)                                                            \
 	"(SELECT s.id, s.created_at FROM merge_requests s WHERE s.target_project_id = $1"        \
 	" AND s.state = " STATE " ORDER BY s.created_at DESC, s.id DESC LIMIT " LIMIT ")"
@@ -137,8 +141,9 @@ const db_stmt merge_requests_stmts[] = {
 	{"mrs_list_project", MRS_LIST("mr.target_project_id = $4::bigint AND $5::bigint IS NULL"),
 	 28, 1 + MR_NCOLS},
 	/* Project $1's requests in state $2, or $2 and $3 ('opened' and 'locked', as
-	 * 'opened' asks; else $3 NULL), a page of them ($4 limit, $5 offset), $6 the
-	 * project's full path (MRS_PROJECT_PAGE): as mrs_list_project with these only. */
+	 * 'opened' asks; else $3 NULL), a page of them ($4 limit, $5 offset)
+	 * (MRS_PROJECT_PAGE): as mrs_list_project with these only. Their parameters are
+	 * those of the request alone: the statement goes with the project's (api_query). */
 	{"mrs_list_project_state",
 	 MRS_PROJECT_PAGE("((SELECT count(*) FROM merge_requests c"
 			  " WHERE c.target_project_id = $1::bigint AND c.state = $2::text)"
@@ -146,17 +151,16 @@ const db_stmt merge_requests_stmts[] = {
 			  " WHERE c.target_project_id = $1 AND c.state = $3::text))",
 			  "(" MRS_STATE_IDS("$2", "$4::bigint + $5::bigint") " UNION ALL "
 			  MRS_STATE_IDS("$3", "$4 + $5") " ORDER BY created_at DESC, id DESC"
-			  " LIMIT $4 OFFSET $5) f", "$6::text"),
-	 6, 1 + MR_NCOLS},
-	/* Project $1's requests in every state, a page ($2 limit, $3 offset), $4 its full
-	 * path. */
+			  " LIMIT $4 OFFSET $5) f", MRS_PROJECT_PATH),
+	 5, 1 + MR_NCOLS},
+	/* Project $1's requests in every state, a page ($2 limit, $3 offset). */
 	{"mrs_list_project_all",
 	 MRS_PROJECT_PAGE("(SELECT count(*) FROM merge_requests c WHERE c.target_project_id"
 			  " = $1::bigint)",
 			  "(SELECT s.id, s.created_at FROM merge_requests s"
 			  " WHERE s.target_project_id = $1 ORDER BY s.created_at DESC, s.id DESC"
-			  " LIMIT $2 OFFSET $3) f", "$4::text"),
-	 4, 1 + MR_NCOLS},
+			  " LIMIT $2 OFFSET $3) f", MRS_PROJECT_PATH),
+	 3, 1 + MR_NCOLS},
 	{"mrs_list_group",
 	 MRS_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
 		  " WHERE g.traversal_ids @> ARRAY[$5::bigint])"),
@@ -370,10 +374,58 @@ static int check_list(request *r)
 	return read_list_filters(r, "all", &f);
 }
 
+/* The statement of a project's plain list (project_plain) asked with f, in *c. */
+static void plain_call(request *r, const char *project_id, const struct list_filters *f,
+		       db_call *c)
+{
+	const char **v = arena_alloc(r->ctx.a, 5 * sizeof(*v));
+	const char *limit = pagination_limit(r, &f->t.pg);
+	const char *offset = pagination_offset(r, &f->t.pg);
+	if (f->t.state) {
+		v[0] = project_id;
+		v[1] = f->t.state;
+		v[2] = strcmp(f->t.state, "opened") == 0 ? "locked" : NULL;
+		v[3] = limit;
+		v[4] = offset;
+		*c = (db_call){"mrs_list_project_state", 5, v};
+	} else {
+		v[0] = project_id;
+		v[1] = limit;
+		v[2] = offset;
+		*c = (db_call){"mrs_list_project_all", 3, v};
+	}
+}
+
+static bool filters_plain(const struct list_filters *f);
+
+/* The same for a project's list; with no filter but the state, in the default order,
+ * its statement goes with the project's, should the caller read its merge requests
+ * (api_query). */
+static int check_project_list(request *r)
+{
+	struct list_filters f;
+	int rc = read_list_filters(r, "all", &f);
+	if (rc == 0 && filters_plain(&f))
+		plain_call(r, param_str(r, "id"), &f, &r->prefetch);
+	return rc;
+}
+
 /* GitLab's read_merge_request on the route's project. */
 static bool can_read(request *r, bool enabled)
 {
 	return enabled && can_read_code(&r->project->pa, r->project->visibility, r->ctx.user);
+}
+
+/* Whether f asks for the default order, filtered by state at most. */
+static bool filters_plain(const struct list_filters *f)
+{
+	const tracker_filters *t = &f->t;
+	return strcmp(t->scope, "all") == 0 &&
+	       strcmp(t->order_by, "created_at") == 0 && strcmp(t->sort, "desc") == 0 &&
+	       !t->labels && !t->no_label && !t->milestone && !t->milestone_mode && !t->author &&
+	       !t->assignee && !t->no_assignee && !t->emoji && !t->no_emoji && !t->iids &&
+	       !t->search && !t->created_after && !t->created_before && !t->updated_after &&
+	       !t->updated_before && !f->source_branch && !f->target_branch;
 }
 
 /* Whether the list of project_id asked with f is the route's project's in the default
@@ -383,14 +435,8 @@ static bool can_read(request *r, bool enabled)
  * other filters). */
 static bool project_plain(request *r, const char *project_id, const struct list_filters *f)
 {
-	const tracker_filters *t = &f->t;
 	return r->project && strcmp(project_id, r->project->id) == 0 &&
-	       can_read(r, r->project->merge_requests_enabled) && strcmp(t->scope, "all") == 0 &&
-	       strcmp(t->order_by, "created_at") == 0 && strcmp(t->sort, "desc") == 0 &&
-	       !t->labels && !t->no_label && !t->milestone && !t->milestone_mode && !t->author &&
-	       !t->assignee && !t->no_assignee && !t->emoji && !t->no_emoji && !t->iids &&
-	       !t->search && !t->created_after && !t->created_before && !t->updated_after &&
-	       !t->updated_before && !f->source_branch && !f->target_branch;
+	       can_read(r, r->project->merge_requests_enabled) && filters_plain(f);
 }
 
 int merge_requests_list_page(request *r, const char *project_id, const char *group_id,
@@ -408,19 +454,9 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 	PGresult *res;
 	if (project_id && project_plain(r, project_id, &f)) {
 		/* mrs_list_project_state or _all: as mrs_list_project gives it */
-		const char *path = arena_printf(r->ctx.a, "%s/%s", r->project->ns_full_path,
-						r->project->path);
-		const char *limit = pagination_limit(r, &f.t.pg);
-		const char *offset = pagination_offset(r, &f.t.pg);
-		if (f.t.state) {
-			const char *v[6] = {project_id, f.t.state,
-					    strcmp(f.t.state, "opened") == 0 ? "locked" : NULL,
-					    limit, offset, path};
-			res = db_query(&r->ctx, "mrs_list_project_state", 6, v, &err);
-		} else {
-			const char *v[4] = {project_id, limit, offset, path};
-			res = db_query(&r->ctx, "mrs_list_project_all", 4, v, &err);
-		}
+		db_call c;
+		plain_call(r, project_id, &f, &c);
+		res = api_query(r, c.stmt, c.n, c.values, &err);
 	} else {
 		const char *v[28];
 		tracker_filter_params(r, &f.t, project_id, group_id, v);
@@ -1411,7 +1447,7 @@ const route merge_requests_routes[] = {
 	{"GET", V4 "/merge_requests", merge_requests_list_mine, AUTH, check_list},
 	{"GET", V4 "/groups/:id/merge_requests", merge_requests_list_group, AUTH | GR, check_list},
 	{"GET", V4 "/projects/:id/merge_requests", merge_requests_list_project, AUTH | PR,
-	 check_list},
+	 check_project_list},
 	{"GET", MR, merge_requests_show, AUTH | PR, check_iid},
 	{"POST", V4 "/projects/:id/merge_requests", merge_requests_create, AUTH | PW, check_create},
 	{"PUT", MR, merge_requests_update, AUTH | PW, check_update},

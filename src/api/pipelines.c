@@ -133,6 +133,19 @@ static int check_list(request *r)
 	bool b;
 	if ((rc = param_bool(r, "yaml_errors", &b)) < 0)
 		return fail_invalid(r, "yaml_errors");
+	/* the common request's statement goes with the project's (api_query) */
+	page_req pg;
+	if (pagination_parse(r, &pg) == 0 && !param_str(r, "scope") && !param_str(r, "status") &&
+	    !param_str(r, "ref") && !param_str(r, "yaml_errors") && !param_str(r, "name") &&
+	    !param_str(r, "username") &&
+	    (!(v = param_str(r, "order_by")) || strcmp(v, "id") == 0) &&
+	    (!(v = param_str(r, "sort")) || strcmp(v, "desc") == 0)) {
+		const char **pv = arena_alloc(r->ctx.a, 3 * sizeof(*pv));
+		pv[0] = param_str(r, "id");
+		pv[1] = pagination_limit(r, &pg);
+		pv[2] = pagination_offset(r, &pg);
+		r->prefetch = (db_call){"pipelines_list_plain", 3, pv};
+	}
 	return 0;
 }
 
@@ -186,8 +199,8 @@ static int pipelines_list(request *r)
 		     strcmp(order, "id") == 0 && strcmp(sort, "desc") == 0;
 	int err;
 	PGresult *res =
-		plain ? db_query(&r->ctx, "pipelines_list_plain", 3,
-				 (const char *[]){v[0], v[8], v[9]}, &err)
+		plain ? api_query(r, "pipelines_list_plain", 3, (const char *[]){v[0], v[8], v[9]},
+				  &err)
 		      : db_query(&r->ctx, arena_printf(r->ctx.a, "pipelines_list_%s_%s", order, sort),
 				 10, v, &err);
 	if (!res)

@@ -222,6 +222,7 @@ bool auth_with_project(const request *r, unsigned flags)
 
 int auth_authenticate_project(request *r, unsigned flags, scope_lock lock, PGresult **res)
 {
+	r->prefetched = NULL;
 	*res = NULL;
 	const char *v[4];
 	auth_params(r, v);
@@ -234,7 +235,12 @@ int auth_authenticate_project(request *r, unsigned flags, scope_lock lock, PGres
 		[SCOPE_KEY_SHARE] = {"auth_project_key_share", "auth_project_path_key_share"},
 	};
 	int err;
-	PGresult *q = db_query(&r->ctx, stmts[lock][by_path], by_path ? 4 : 3, v, &err);
+	PGresult *q;
+	if (r->prefetch.stmt && lock == SCOPE_READ && !by_path && !db_in_transaction(&r->ctx))
+		q = db_query_with(&r->ctx, stmts[lock][by_path], 3, v, &r->prefetch, &r->prefetched,
+				  &err);
+	else
+		q = db_query(&r->ctx, stmts[lock][by_path], by_path ? 4 : 3, v, &err);
 	if (!q)
 		return err;
 	int rc = auth_accept_lean(r, flags, q, 0, 0);

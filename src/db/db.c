@@ -182,11 +182,13 @@ static bool result_ok(const PGresult *res)
 	return st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK;
 }
 
-/* calls[0..k-1] sent at once (libpq's pipeline mode), one round trip: the result of the
- * last, or the first failure before it (the statements after a failure do not run), or
- * NULL when the connection failed. */
-static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
+/* calls[0..k-1] sent at once (libpq's pipeline mode), one round trip: their results in
+ * res[0..k-1] (NULL for none), or -1 when the connection failed (res all NULL). A
+ * statement after a failed one does not run (PGRES_PIPELINE_ABORTED). */
+static int exec_pipeline_all(db *d, const db_call *calls, int k, PGresult **res)
 {
+	for (int i = 0; i < k; i++)
+		res[i] = NULL;
 	if (!PQenterPipelineMode(d->conn))
 		goto broken;
 	for (int i = 0; i < k; i++)
@@ -197,7 +199,6 @@ static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
 		goto broken;
 	/* each statement's result followed by a NULL, then the sync's; a NULL after a NULL:
 	 * the connection is gone */
-	PGresult *res[2 + DB_DEFER_MAX] = {0};
 	int query = 0, nulls = 0;
 	for (;;) {
 		PGresult *x = PQgetResult(d->conn);
@@ -218,10 +219,26 @@ static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
 			PQclear(x);
 	}
 	if (!PQexitPipelineMode(d->conn)) {
-		for (int i = 0; i < k; i++)
+		for (int i = 0; i < k; i++) {
 			PQclear(res[i]);
+			res[i] = NULL;
+		}
 		goto broken;
 	}
+	return 0;
+broken:
+	d->prepared = false; /* a connection in an unknown state: the next db_ensure opens
+			      * another */
+	return -1;
+}
+
+/* The same, answering the result of the last call, or the first failure before it, or
+ * NULL when the connection failed. */
+static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
+{
+	PGresult *res[DB_PIPELINE_MAX];
+	if (exec_pipeline_all(d, calls, k, res) < 0)
+		return NULL;
 	PGresult *out = NULL;
 	for (int i = 0; i < k; i++) {
 		if (!out && (i == k - 1 || !result_ok(res[i]))) {
@@ -236,10 +253,6 @@ static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
 		}
 	}
 	return out;
-broken:
-	d->prepared = false; /* a connection in an unknown state: the next db_ensure opens
-			      * another */
-	return NULL;
 }
 
 /* Statement stmt, after the transaction's BEGIN when one is waiting (d->begin) and its
@@ -248,7 +261,7 @@ static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const
 {
 	if (!d->begin && !d->ndefer)
 		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
-	db_call calls[2 + DB_DEFER_MAX];
+	db_call calls[DB_PIPELINE_MAX];
 	int k = 0;
 	if (d->begin)
 		calls[k++] = (db_call){d->begin, 0, NULL};
@@ -260,17 +273,11 @@ static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const
 	return exec_pipeline(d, calls, k);
 }
 
-PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, int *err)
+/* res, the result of stmt (NULL: the connection failed), as db_query answers it. */
+static PGresult *finish(ctx *c, const char *stmt, PGresult *res, int *err)
 {
 	db *d = c->db;
 	int e = ERR_INTERNAL;
-	if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
-		d->begin = NULL;
-		d->ndefer = 0;
-		e = ERR_UNAVAILABLE;
-		goto fail;
-	}
-	PGresult *res = exec_prepared(d, stmt, n, values);
 	if (!res) {
 		e = ERR_UNAVAILABLE;
 		goto fail;
@@ -304,6 +311,57 @@ fail:
 	if (err)
 		*err = e;
 	return NULL;
+}
+
+static bool usable(db *d)
+{
+	if (d->conn && PQstatus(d->conn) == CONNECTION_OK)
+		return true;
+	d->begin = NULL;
+	d->ndefer = 0;
+	return false;
+}
+
+PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, int *err)
+{
+	return finish(c, stmt, usable(c->db) ? exec_prepared(c->db, stmt, n, values) : NULL, err);
+}
+
+PGresult *db_query_with(ctx *c, const char *stmt, int n, const char *const *values,
+			const db_call *also, PGresult **also_res, int *err)
+{
+	db *d = c->db;
+	*also_res = NULL;
+	if (!usable(d))
+		return finish(c, stmt, NULL, err);
+	db_call calls[DB_PIPELINE_MAX];
+	PGresult *res[DB_PIPELINE_MAX];
+	int k = 0;
+	if (d->begin)
+		calls[k++] = (db_call){d->begin, 0, NULL};
+	for (int i = 0; i < d->ndefer; i++)
+		calls[k++] = d->defer[i];
+	calls[k++] = (db_call){stmt, n, values};
+	calls[k++] = *also;
+	d->begin = NULL;
+	d->ndefer = 0;
+	if (exec_pipeline_all(d, calls, k, res) < 0)
+		return finish(c, stmt, NULL, err);
+	/* stmt's answer: the first failure of those before it, or its own */
+	PGresult *out = NULL;
+	for (int i = 0; i < k - 1; i++) {
+		if (!out && (i == k - 2 || !result_ok(res[i])))
+			out = res[i];
+		else
+			PQclear(res[i]);
+	}
+	if (result_ok(out) && result_ok(res[k - 1])) {
+		arena_defer(c->a, clear_result, res[k - 1]);
+		*also_res = res[k - 1];
+	} else {
+		PQclear(res[k - 1]);
+	}
+	return finish(c, stmt, out, err);
 }
 
 /* BEGIN goes with the transaction's first statement (exec_prepared); a transaction

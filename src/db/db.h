@@ -30,6 +30,8 @@ typedef struct db_call {
 } db_call;
 
 #define DB_DEFER_MAX 8
+/* The most statements sent in one round trip: BEGIN, the deferred ones, two more. */
+#define DB_PIPELINE_MAX (DB_DEFER_MAX + 3)
 
 typedef struct db {
 	PGconn *conn;
@@ -68,6 +70,12 @@ void db_close(db *d);
  * ERR_CONFLICT (unique violation; c->err_detail is the constraint name) or
  * ERR_INTERNAL. */
 PGresult *db_query(ctx *c, const char *stmt, int n, const char *const *values, int *err);
+/* db_query of stmt, with also sent right after it in the same round trip: also's result
+ * in *also_res (c's arena) when both succeeded, else NULL (also's failure is not
+ * reported: who runs it again meets it). For a statement whose parameters are known
+ * before stmt's answer, and that may be run for nothing. */
+PGresult *db_query_with(ctx *c, const char *stmt, int n, const char *const *values,
+			const db_call *also, PGresult **also_res, int *err);
 /* A statement of the open transaction whose result nobody reads (a row written for the
  * record, as an event): it goes with the transaction's next statement or its COMMIT, in
  * the same round trip, in order; when it fails, that statement or the commit fails with

@@ -15,6 +15,7 @@
 #include "core/ctx.h"
 #include "core/errors.h"
 #include "core/jw.h"
+#include "db/db.h"
 
 enum param_source { SRC_PATH, SRC_QUERY, SRC_BODY };
 
@@ -52,6 +53,13 @@ typedef struct request {
 	const struct route *route;
 	const char *request_id;
 	struct project_scope *project; /* ROUTE_PROJECT: the project of :id (auth/scope.h) */
+	/* The statement that a reading route's parameter checks expect its handler to run
+	 * (strings in the arena), sent in the round trip that finds the caller and the
+	 * project, before any access is decided, and its result (NULL: none, or it failed):
+	 * api_query answers it only to a handler that asks for exactly that statement with
+	 * those parameters, so it must only read. */
+	db_call prefetch;
+	PGresult *prefetched;
 	struct group_scope *group;     /* ROUTE_GROUP: the group of :id */
 
 	/* who asks (the caller is ctx.user) */
