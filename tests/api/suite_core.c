@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "client.h"
 
 #undef fail
 
+#include "api/api.h"
 #include "auth/scope.h"
 #include "db/db.h"
 #include "git/repo.h"
@@ -225,6 +227,52 @@ static int h_defer(request *r)
 	return 0;
 }
 
+/* Prefetch (api_query): the check names core_echo(:v) ("echo"), core_when ("when") or
+ * core_echo('x'), which fails ("bad"); the handler asks core_echo(want) or core_when and
+ * answers its value, and for core_when whether it was taken before the handler began. */
+static const db_stmt pf_stmts[] = {
+	{"core_echo", "SELECT ($1::int + 0)::text", 1, 1},
+	{"core_when", "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text", 0,
+	 1},
+	{NULL, NULL, 0, 0},
+};
+
+static int pf_check(request *r)
+{
+	const char *pf = param_str(r, "pf");
+	const char **v = arena_alloc(r->ctx.a, sizeof(*v));
+	if (pf && strcmp(pf, "echo") == 0) {
+		v[0] = param_str(r, "v");
+		r->prefetch = (db_call){"core_echo", 1, v};
+	} else if (pf && strcmp(pf, "bad") == 0) {
+		v[0] = "x";
+		r->prefetch = (db_call){"core_echo", 1, v};
+	} else if (pf && strcmp(pf, "when") == 0) {
+		r->prefetch = (db_call){"core_when", 0, v};
+	}
+	return param_str(r, "invalid") ? fail_invalid(r, "invalid") : 0;
+}
+
+static int h_pf(request *r)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	long long began = (long long)tv.tv_sec * 1000000 + tv.tv_usec;
+	const char *want = param_str(r, "want");
+	int err;
+	PGresult *res = want ? api_query(r, "core_echo", 1, (const char *[]){want}, &err)
+			     : api_query(r, "core_when", 0, NULL, &err);
+	if (!res)
+		return err;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "value", json_object_new_string(PQgetvalue(res, 0, 0)));
+	if (!want)
+		json_object_object_add(o, "before",
+				       json_object_new_boolean(atoll(PQgetvalue(res, 0, 0)) < began));
+	respond_json(r, 200, o);
+	return 0;
+}
+
 static int h_scope(request *r)
 {
 	json_object *o = json_object_new_object();
@@ -242,6 +290,8 @@ static const route table[] = {
 	{"POST", "/repo/:id/:keep", h_repo, ROUTE_NO_AUTH | ROUTE_TX, NULL},
 	{"GET", "/scope/:id", h_scope, ROUTE_NO_AUTH | ROUTE_PROJECT, NULL},
 	{"POST", "/defer/:how", h_defer, ROUTE_NO_AUTH | ROUTE_TX, NULL},
+	{"GET", "/pf/:id", h_pf, ROUTE_AUTH | ROUTE_PROJECT, pf_check},
+	{"POST", "/pf/:id", h_pf, ROUTE_AUTH | ROUTE_PROJECT | ROUTE_TX, pf_check},
 	{"POST", "/defer_now/:how", h_defer, ROUTE_NO_AUTH, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
@@ -253,6 +303,27 @@ static int serve(const char *method, const char *path)
 {
 	request_init(&Req, A, &cfg);
 	ctx_init(&Req.ctx, A, &cfg, &D, NULL);
+	ck_assert_int_eq(request_parse(&Req, method, path, NULL, NULL, 0), 0);
+	worker_dispatch_tables(&Req, tables);
+	ck_assert_msg(!db_in_transaction(&Req.ctx), "%s %s left a transaction open", method, path);
+	return Req.status;
+}
+
+static const char *serve_token;
+
+static const char *token_header(void *hctx, const char *name)
+{
+	(void)hctx;
+	return strcmp(name, "HTTP_PRIVATE_TOKEN") == 0 ? serve_token : NULL;
+}
+
+/* serve() with the token's credential. */
+static int serve_as(const char *token, const char *method, const char *path)
+{
+	request_init(&Req, A, &cfg);
+	ctx_init(&Req.ctx, A, &cfg, &D, NULL);
+	serve_token = token;
+	Req.header_fn = token_header;
 	ck_assert_int_eq(request_parse(&Req, method, path, NULL, NULL, 0), 0);
 	worker_dispatch_tables(&Req, tables);
 	ck_assert_msg(!db_in_transaction(&Req.ctx), "%s %s left a transaction open", method, path);
@@ -338,6 +409,59 @@ START_TEST(test_deferred_statements)
 }
 END_TEST
 
+/* A statement the checks name goes with the project's and is answered only to a handler
+ * that asks for exactly it; a failed one, one for a project the caller may not see, or
+ * one in a writing route's transaction changes no answer. */
+START_TEST(test_prefetch)
+{
+	/* the suite's connection, with pf_stmts prepared too */
+	const db_stmt *reg[64];
+	int k = 0;
+	reg[k++] = pf_stmts;
+	for (int i = 0; statements[i] && k < 63; i++)
+		reg[k++] = statements[i];
+	reg[k] = NULL;
+	db_close(&D);
+	ck_assert_int_eq(db_connect(&D, cfg.database_url, reg), 0);
+
+	long long owner_id;
+	char *owner = keep(make_user("prefetch", &owner_id, NULL));
+	char *other = keep(make_user("prefetch", NULL, NULL));
+	long long id = api_project(owner, "private", NULL);
+	/* asked for exactly: the prefetched answer, taken before the handler began */
+	ck_assert_int_eq(serve_as(owner, "GET", keep(fmt("/pf/%lld?pf=when", id))), 200);
+	ck_assert_msg(strstr(Req.body, "\"before\":true"), "%s", Req.body);
+	ck_assert_int_eq(serve_as(owner, "GET", keep(fmt("/pf/%lld?pf=echo&v=5&want=5", id))), 200);
+	ck_assert_str_eq(Req.body, "{\"value\":\"5\"}");
+	/* other parameters: run again */
+	ck_assert_int_eq(serve_as(owner, "GET", keep(fmt("/pf/%lld?pf=echo&v=5&want=7", id))), 200);
+	ck_assert_str_eq(Req.body, "{\"value\":\"7\"}");
+	/* none named: run when asked */
+	ck_assert_int_eq(serve_as(owner, "GET", keep(fmt("/pf/%lld", id))), 200);
+	ck_assert_msg(strstr(Req.body, "\"before\":false"), "%s", Req.body);
+	/* a prefetch that fails: the handler's own statement answers */
+	ck_assert_int_eq(serve_as(owner, "GET", keep(fmt("/pf/%lld?pf=bad&want=3", id))), 200);
+	ck_assert_str_eq(Req.body, "{\"value\":\"3\"}");
+	ck_assert_int_eq(PQtransactionStatus(D.conn), PQTRANS_IDLE);
+	/* the project is not the caller's to see: 404, the handler never runs */
+	ck_assert_int_eq(serve_as(other, "GET", keep(fmt("/pf/%lld?pf=echo&v=5&want=5", id))), 404);
+	ck_assert_str_eq(Req.body, "{\"message\":\"404 Project Not Found\"}");
+	/* the answers keep their order: credentials, then the checks */
+	ck_assert_int_eq(serve_as("nope", "GET", keep(fmt("/pf/%lld?pf=echo&v=5&invalid=1", id))),
+			 401);
+	ck_assert_int_eq(serve_as(owner, "GET", keep(fmt("/pf/%lld?pf=echo&v=5&invalid=1", id))),
+			 400);
+	/* a writing route's transaction: nothing is sent ahead */
+	ck_assert_int_eq(serve_as(owner, "POST", keep(fmt("/pf/%lld?pf=when", id))), 200);
+	ck_assert_msg(strstr(Req.body, "\"before\":false"), "%s", Req.body);
+	/* a project named by its path: nothing is sent ahead either */
+	char *path = keep(sql_value("SELECT n.full_path || '/' || p.path FROM projects p"
+				    " JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = %lld", id));
+	ck_assert_int_eq(serve_as(owner, "GET", keep(fmt("/pf/%s?pf=when", keep(enc(path))))), 200);
+	ck_assert_msg(strstr(Req.body, "\"before\":false"), "%s", Req.body);
+}
+END_TEST
+
 START_TEST(test_undo_repository)
 {
 	/* ids far above any project's */
@@ -420,6 +544,7 @@ Suite *suite_core(void)
 	tcase_add_test(tc, test_transaction_outcomes);
 	tcase_add_test(tc, test_undo_repository);
 	tcase_add_test(tc, test_deferred_statements);
+	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_dispatcher_scope);
 	tcase_add_test(tc, test_statement_shapes);
 	suite_add_tcase(s, tc);
