@@ -497,6 +497,16 @@ static int check_list(request *r)
 	return read_list_filters(r, "all", &f);
 }
 
+/* Whether f sets no filter but the state, in the default order (created_at desc). */
+static bool filters_plain(const tracker_filters *f)
+{
+	return !f->labels && !f->no_label && !f->milestone_mode && !f->milestone &&
+	       strcmp(f->scope, "all") == 0 && !f->author && !f->assignee && !f->no_assignee &&
+	       !f->emoji && !f->no_emoji && !f->iids && !f->search && !f->created_after &&
+	       !f->created_before && !f->updated_after && !f->updated_before &&
+	       strcmp(f->order_by, "created_at") == 0 && strcmp(f->sort, "desc") == 0;
+}
+
 /* The same for a project's list; with no filter but the state, its statement
  * (list_plain) goes with the project's, should the caller see every issue (api_query). */
 static int check_project_list(request *r)
@@ -505,11 +515,7 @@ static int check_project_list(request *r)
 	int rc = read_list_filters(r, "all", &f);
 	if (rc < 0)
 		return rc;
-	if (!f.labels && !f.no_label && !f.milestone_mode && !f.milestone &&
-	    strcmp(f.scope, "all") == 0 && !f.author && !f.assignee && !f.no_assignee &&
-	    !f.emoji && !f.no_emoji && !f.iids && !f.search && !f.created_after &&
-	    !f.created_before && !f.updated_after && !f.updated_before &&
-	    strcmp(f.order_by, "created_at") == 0 && strcmp(f.sort, "desc") == 0) {
+	if (filters_plain(&f)) {
 		const char **v = arena_alloc(r->ctx.a, 4 * sizeof(*v));
 		v[0] = param_str(r, "id");
 		v[1] = pagination_limit(r, &f.pg);
@@ -528,12 +534,7 @@ static int check_project_list(request *r)
 static bool list_plain(request *r, const tracker_filters *f, const char *project_id)
 {
 	return project_id && r->project && strcmp(project_id, r->project->id) == 0 &&
-	       can_read_confidential_issues(&r->project->pa) && !f->labels && !f->no_label &&
-	       !f->milestone_mode && !f->milestone && strcmp(f->scope, "all") == 0 && !f->author &&
-	       !f->assignee && !f->no_assignee && !f->emoji && !f->no_emoji && !f->iids &&
-	       !f->search && !f->created_after && !f->created_before && !f->updated_after &&
-	       !f->updated_before && strcmp(f->order_by, "created_at") == 0 &&
-	       strcmp(f->sort, "desc") == 0;
+	       can_read_confidential_issues(&r->project->pa) && filters_plain(f);
 }
 
 int issues_list_page(request *r, const char *project_id, const char *group_id,

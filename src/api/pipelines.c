@@ -121,6 +121,17 @@ static int write_level(request *r)
 	return code_push_level(&r->project->pa);
 }
 
+/* The common request: no filter, id desc (pipelines_list_plain, the same rows in the
+ * same order as the general statement's). */
+static bool plain(request *r)
+{
+	const char *order = param_str(r, "order_by"), *sort = param_str(r, "sort");
+	return !param_str(r, "scope") && !param_str(r, "status") && !param_str(r, "ref") &&
+	       !param_str(r, "yaml_errors") && !param_str(r, "name") &&
+	       !param_str(r, "username") && (!order || strcmp(order, "id") == 0) &&
+	       (!sort || strcmp(sort, "desc") == 0);
+}
+
 static int check_list(request *r)
 {
 	const char *v;
@@ -135,11 +146,7 @@ static int check_list(request *r)
 		return fail_invalid(r, "yaml_errors");
 	/* the common request's statement goes with the project's (api_query) */
 	page_req pg;
-	if (pagination_parse(r, &pg) == 0 && !param_str(r, "scope") && !param_str(r, "status") &&
-	    !param_str(r, "ref") && !param_str(r, "yaml_errors") && !param_str(r, "name") &&
-	    !param_str(r, "username") &&
-	    (!(v = param_str(r, "order_by")) || strcmp(v, "id") == 0) &&
-	    (!(v = param_str(r, "sort")) || strcmp(v, "desc") == 0)) {
+	if (pagination_parse(r, &pg) == 0 && plain(r)) {
 		const char **pv = arena_alloc(r->ctx.a, 3 * sizeof(*pv));
 		pv[0] = param_str(r, "id");
 		pv[1] = pagination_limit(r, &pg);
@@ -194,15 +201,14 @@ static int pipelines_list(request *r)
 		order = "id";
 	if (!sort)
 		sort = "desc";
-	/* no filter, id desc: pipelines_list_plain, the same rows in the same order */
-	bool plain = !v[1] && !v[2] && !v[3] && !v[4] && !v[5] && !v[6] && !v[7] &&
-		     strcmp(order, "id") == 0 && strcmp(sort, "desc") == 0;
 	int err;
-	PGresult *res =
-		plain ? api_query(r, "pipelines_list_plain", 3, (const char *[]){v[0], v[8], v[9]},
-				  &err)
-		      : db_query(&r->ctx, arena_printf(r->ctx.a, "pipelines_list_%s_%s", order, sort),
-				 10, v, &err);
+	PGresult *res;
+	if (plain(r))
+		res = api_query(r, "pipelines_list_plain", 3, (const char *[]){v[0], v[8], v[9]},
+				&err);
+	else
+		res = db_query(&r->ctx, arena_printf(r->ctx.a, "pipelines_list_%s_%s", order, sort),
+			       10, v, &err);
 	if (!res)
 		return err;
 	int n = PQntuples(res);

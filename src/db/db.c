@@ -255,6 +255,20 @@ static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
 	return out;
 }
 
+/* The statements waiting for the next round trip, taken into calls: the transaction's
+ * BEGIN (d->begin) and its deferred statements (d->defer). Their number. */
+static int waiting(db *d, db_call *calls)
+{
+	int k = 0;
+	if (d->begin)
+		calls[k++] = (db_call){d->begin, 0, NULL};
+	for (int i = 0; i < d->ndefer; i++)
+		calls[k++] = d->defer[i];
+	d->begin = NULL;
+	d->ndefer = 0;
+	return k;
+}
+
 /* Statement stmt, after the transaction's BEGIN when one is waiting (d->begin) and its
  * deferred statements (d->defer): all in one round trip. */
 static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const *values)
@@ -262,14 +276,8 @@ static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const
 	if (!d->begin && !d->ndefer)
 		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
 	db_call calls[DB_PIPELINE_MAX];
-	int k = 0;
-	if (d->begin)
-		calls[k++] = (db_call){d->begin, 0, NULL};
-	for (int i = 0; i < d->ndefer; i++)
-		calls[k++] = d->defer[i];
+	int k = waiting(d, calls);
 	calls[k++] = (db_call){stmt, n, values};
-	d->begin = NULL;
-	d->ndefer = 0;
 	return exec_pipeline(d, calls, k);
 }
 
@@ -336,15 +344,9 @@ PGresult *db_query_with(ctx *c, const char *stmt, int n, const char *const *valu
 		return finish(c, stmt, NULL, err);
 	db_call calls[DB_PIPELINE_MAX];
 	PGresult *res[DB_PIPELINE_MAX];
-	int k = 0;
-	if (d->begin)
-		calls[k++] = (db_call){d->begin, 0, NULL};
-	for (int i = 0; i < d->ndefer; i++)
-		calls[k++] = d->defer[i];
+	int k = waiting(d, calls);
 	calls[k++] = (db_call){stmt, n, values};
 	calls[k++] = *also;
-	d->begin = NULL;
-	d->ndefer = 0;
 	if (exec_pipeline_all(d, calls, k, res) < 0)
 		return finish(c, stmt, NULL, err);
 	/* stmt's answer: the first failure of those before it, or its own */
