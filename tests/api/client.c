@@ -752,3 +752,32 @@ bool push_job_seen(long long project_id, const char *ref, const char *after)
 	free(line);
 	return seen;
 }
+
+void ck_same_answer_at(const char *file, int line, resp *a, resp *b, const char *what)
+{
+	static const char *const headers[] = {"X-Total", "X-Total-Pages", "X-Per-Page",
+					      "X-Page", "X-Next-Page", "X-Prev-Page", NULL};
+	ck_assert_msg(a->status == b->status, "%s:%d: %s: status %ld, %ld", file, line, what,
+		      a->status, b->status);
+	/* where the bodies part, and what follows (Check's messages are short) */
+	size_t at = 0;
+	while (a->body[at] && a->body[at] == b->body[at])
+		at++;
+	ck_assert_msg(a->body[at] == b->body[at], "%s:%d: %s: bodies differ at %zu: %.160s | %.160s",
+		      file, line, what, at, a->body + (at > 40 ? at - 40 : 0),
+		      b->body + (at > 40 ? at - 40 : 0));
+	bool success = a->status >= 200 && a->status < 300;
+	for (int h = 0; headers[h]; h++) {
+		const char *x = resp_header(a, headers[h]), *y = resp_header(b, headers[h]);
+		ck_assert_msg(x ? y && strcmp(x, y) == 0 : !y && !success, "%s:%d: %s: %s %s, %s",
+			      file, line, what, headers[h], x ? x : "(absent)", y ? y : "(absent)");
+	}
+}
+
+void ck_same_list(const char *path_a, const char *path_b, const char *token, const char *pages)
+{
+	char *ua = S(fmt("%s%s%s", path_a, strchr(path_a, '?') ? "&" : "?", pages));
+	char *ub = S(fmt("%s%s%s", path_b, strchr(path_b, '?') ? "&" : "?", pages));
+	ck_same_answer(R(api("GET", ua, token, NULL)), R(api("GET", ub, token, NULL)),
+		       S(fmt("%s and %s", ua, ub)));
+}

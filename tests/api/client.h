@@ -168,6 +168,17 @@ char *S(char *s);
 resp *R(resp *r);
 void release(void);
 
+/* ---- a list's fast statement against its general one ---- */
+
+/* Asserts that a and b have the same status and body, and (what names them in the
+ * message) the same pagination headers but Link, whose query differs: present in both
+ * when the status is a success, else equal or absent from both. */
+#define ck_same_answer(a, b, what) ck_same_answer_at(__FILE__, __LINE__, (a), (b), (what))
+void ck_same_answer_at(const char *file, int line, resp *a, resp *b, const char *what);
+/* GET path_a and path_b, each with pages appended (per_page and page, after ? or & as
+ * the path needs), as token: ck_same_answer of the two. */
+void ck_same_list(const char *path_a, const char *path_b, const char *token, const char *pages);
+
 /* ---- tracker fixtures (notes and award emoji suites) ----
  * Issues and snippets made in SQL while their create endpoints are being written: the
  * one place to switch to POST /projects/:id/issues and /snippets. */

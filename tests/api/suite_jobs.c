@@ -311,28 +311,6 @@ START_TEST(test_jobs_pagination)
 }
 END_TEST
 
-/* GET path_a and path_b (with per_page and page, ? or & as each needs) as token: the same
- * status, body and pagination headers. */
-static void ck_same_list(const char *path_a, const char *path_b, const char *token,
-			 const char *pages)
-{
-	resp *a = R(api("GET", S(fmt("%s%s%s", path_a, strchr(path_a, '?') ? "&" : "?", pages)),
-			token, NULL));
-	resp *b = R(api("GET", S(fmt("%s%s%s", path_b, strchr(path_b, '?') ? "&" : "?", pages)),
-			token, NULL));
-	ck_assert_msg(a->status == b->status, "%s: %ld, %s: %ld", path_a, a->status, path_b,
-		      b->status);
-	ck_assert_msg(strcmp(a->body, b->body) == 0, "%s?%s:\n%s\n%s?%s:\n%s", path_a, pages,
-		      a->body, path_b, pages, b->body);
-	const char *h[] = {"X-Total", "X-Total-Pages", "X-Per-Page", "X-Page", "X-Next-Page",
-			   "X-Prev-Page", NULL};
-	for (int i = 0; h[i]; i++) {
-		const char *x = resp_header(a, h[i]), *y = resp_header(b, h[i]);
-		ck_assert_msg(x && y && strcmp(x, y) == 0, "%s: %s, %s", h[i], x ? x : "(none)",
-			      y ? y : "(none)");
-	}
-}
-
 /* The lists without scope (their own statements, jobs_list_project and
  * jobs_list_pipeline, that take the page from an index) answer what the general one
  * answers with a scope of every status: the same jobs, records, order, pages. */

@@ -388,17 +388,7 @@ static resp *same_list(const char *path, const char *general, const char *token)
 {
 	resp *a = R(api("GET", path, token, NULL));
 	resp *b = R(api("GET", general, token, NULL));
-	ck_assert_msg(a->status == b->status, "%s: %ld, %s: %ld", path, a->status, general,
-		      b->status);
-	ck_assert_msg(strcmp(a->body, b->body) == 0, "%s:\n%s\n%s:\n%s", path, a->body, general,
-		      b->body);
-	static const char *const headers[] = {"X-Total", "X-Total-Pages", "X-Per-Page", "X-Page",
-					      "X-Next-Page", "X-Prev-Page", NULL};
-	for (int i = 0; headers[i]; i++) {
-		const char *ha = resp_header(a, headers[i]), *hb = resp_header(b, headers[i]);
-		ck_assert_msg(ha ? hb && strcmp(ha, hb) == 0 : !hb, "%s %s: %s, %s: %s", headers[i],
-			      path, ha ? ha : "(absent)", general, hb ? hb : "(absent)");
-	}
+	ck_same_answer(a, b, path);
 	return a;
 }
 
