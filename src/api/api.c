@@ -27,6 +27,20 @@ void api_respond_page(request *r, const page_req *pg, const PGresult *res, prese
 	respond_json(r, 200, list);
 }
 
+void api_respond_page_jw(request *r, const page_req *pg, const PGresult *res, writer_fn write,
+			 size_t bytes_per_row)
+{
+	jw w;
+	jw_init(&w, r->ctx.a, (size_t)PQntuples(res) * bytes_per_row + 16);
+	jw_begin_array(&w);
+	for (int i = 0; i < PQntuples(res); i++)
+		if (!PQgetisnull(res, i, 1))
+			write(&w, r, res, i, 1);
+	jw_end_array(&w);
+	pagination_headers(r, pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
+	respond_jw(r, 200, &w);
+}
+
 int api_error(request *r, int status, const char *message)
 {
 	json_object *o = json_object_new_object();

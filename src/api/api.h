@@ -240,6 +240,12 @@ typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, i
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
+/* A writer of one record whose columns start at col (core/jw.h: straight into the
+ * response, no json-c tree). */
+typedef void (*writer_fn)(jw *w, request *r, const PGresult *res, int row, int col);
+/* api_respond_page with a writer; bytes_per_row sizes the buffer to start with. */
+void api_respond_page_jw(request *r, const page_req *pg, const PGresult *res, writer_fn write,
+			 size_t bytes_per_row);
 
 /* GitLab's render_api_error!(message, status): {"message": message} with that status,
  * answered by the handler, which returns 0 (the dispatcher rolls back any answer of 400
