@@ -41,6 +41,15 @@ void api_respond_page_jw(request *r, const page_req *pg, const PGresult *res, wr
 	respond_jw(r, 200, &w);
 }
 
+void api_respond_record(request *r, int status, writer_fn write, const PGresult *res, int row,
+			int col)
+{
+	jw w;
+	jw_init(&w, r->ctx.a, 1024);
+	write(&w, r, res, row, col);
+	respond_jw(r, status, &w);
+}
+
 int api_error(request *r, int status, const char *message)
 {
 	json_object *o = json_object_new_object();

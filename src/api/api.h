@@ -247,6 +247,10 @@ typedef void (*writer_fn)(jw *w, request *r, const PGresult *res, int row, int c
 void api_respond_page_jw(request *r, const page_req *pg, const PGresult *res, writer_fn write,
 			 size_t bytes_per_row);
 
+/* Answers status with the record of row whose columns start at col, written by write. */
+void api_respond_record(request *r, int status, writer_fn write, const PGresult *res, int row,
+			int col);
+
 /* GitLab's render_api_error!(message, status): {"message": message} with that status,
  * answered by the handler, which returns 0 (the dispatcher rolls back any answer of 400
  * and up). */

@@ -132,7 +132,7 @@ static int milestones_list(request *r)
 	PGresult *res = db_query(&r->ctx, "milestones_list", 7, v, &err);
 	if (!res)
 		return err;
-	api_respond_page(r, &pg, res, entity_milestone);
+	api_respond_page_jw(r, &pg, res, entity_milestone_write, 512);
 	return 0;
 }
 
@@ -169,7 +169,7 @@ static int milestones_show(request *r)
 	int rc = find(r, false, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : not_found(r);
-	respond_json(r, 200, entity_milestone(r, res, 0, 0));
+	api_respond_record(r, 200, entity_milestone_write, res, 0, 0);
 	return 0;
 }
 
@@ -274,7 +274,7 @@ static int milestones_create(request *r)
 			return invalid(r, "create", "title", "has already been taken");
 		return err;
 	}
-	respond_json(r, 201, entity_milestone(r, res, 0, 0));
+	api_respond_record(r, 201, entity_milestone_write, res, 0, 0);
 	return 0;
 }
 
@@ -306,7 +306,7 @@ static int milestones_update(request *r)
 			return invalid(r, "update", "title", "has already been taken");
 		return err;
 	}
-	respond_json(r, 200, entity_milestone(r, res, 0, 0));
+	api_respond_record(r, 200, entity_milestone_write, res, 0, 0);
 	return 0;
 }
 
