@@ -13,8 +13,7 @@ static int max_level(int a, int b)
 void project_access_decide(project_access *out, const caller *c, int visibility, bool archived,
 			   const project_levels *l)
 {
-	out->member_level = l->member_level;
-	out->group_level = l->group_level;
+	out->group_owner = l->group_level >= ACCESS_OWNER;
 	out->level = max_level(l->member_level, max_level(l->group_level, l->shared_level));
 	out->ns_owner = c && l->ns_owner;
 	out->admin = c && c->admin;
@@ -41,7 +40,7 @@ bool can_update_project(const project_access *a)
 
 bool can_admin_project(const project_access *a)
 {
-	return a->admin || a->ns_owner || a->group_level >= ACCESS_OWNER;
+	return a->admin || a->ns_owner || a->group_owner;
 }
 
 bool can_admin_project_members(const project_access *a)
@@ -51,7 +50,7 @@ bool can_admin_project_members(const project_access *a)
 
 int project_ability_level(const project_access *a)
 {
-	if (a->admin || a->ns_owner || a->group_level >= ACCESS_OWNER)
+	if (a->admin || a->ns_owner || a->group_owner)
 		return ACCESS_OWNER;
 	return a->level;
 }
@@ -190,12 +189,11 @@ const char *visibility_name(int v)
 void project_access_read(project_access *out, const PGresult *res, int row, int col)
 {
 	out->visible = db_bool(res, row, col);
-	out->member_level = (int)db_int(res, row, col + 1);
-	out->group_level = (int)db_int(res, row, col + 2);
-	out->level = (int)db_int(res, row, col + 3);
-	out->ns_owner = db_bool(res, row, col + 4);
-	out->admin = db_bool(res, row, col + 5);
-	out->archived = db_bool(res, row, col + 6);
+	out->group_owner = db_bool(res, row, col + 1);
+	out->level = (int)db_int(res, row, col + 2);
+	out->ns_owner = db_bool(res, row, col + 3);
+	out->admin = db_bool(res, row, col + 4);
+	out->archived = db_bool(res, row, col + 5);
 }
 
 void group_access_read(group_access *out, const PGresult *res, int row, int col)

@@ -43,31 +43,23 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 	"(" M ".requested_at IS NULL AND (" M ".expires_at IS NULL"                              \
 	" OR " M ".expires_at > current_date))"
 
-/* The caller's own membership level on project P (0 when none). */
-#define SQL_PROJECT_MEMBER_LEVEL(P)                                                             \
-	"coalesce((SELECT m.access_level FROM members m WHERE m.source_type = 'Project'"         \
-	" AND m.source_id = " P ".id AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m") "), 0)"
-
-/* The caller's level through the groups above project P (0 when none). */
-#define SQL_PROJECT_GROUP_LEVEL(P)                                                              \
-	"coalesce((SELECT max(m.access_level) FROM namespaces an JOIN members m"                 \
-	" ON m.source_type = 'Namespace' AND m.source_id = ANY (an.traversal_ids)"              \
-	" AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m")                                       \
-	" WHERE an.id = " P ".namespace_id AND an.kind = 'group'), 0)"
-
 /* The caller's highest level on project P (0 when none; admins are not raised): the
  * highest of their unexpired rows of project_authorizations (sql/0009), which hold the
  * levels their memberships give, directly, through the groups above P and through the
  * groups P is shared with. */
-#define SQL_PROJECT_ACCESS(P)                                                                   \
-	"coalesce((SELECT max(pa.access_level) FROM project_authorizations pa"                   \
-	" WHERE pa.user_id = me.id AND pa.project_id = " P ".id"                                 \
-	" AND pa.expires_at > current_date), 0)"
+#define SQL_PROJECT_ACCESS(P) "coalesce((" SQL_PROJECT_LEVEL(P) "), 0)"
+/* The same as a row of one column, level (NULL when none), for a statement that reads it
+ * more than once: `LEFT JOIN LATERAL (SQL_PROJECT_LEVEL(P)) PA ON true`. */
+#define SQL_PROJECT_LEVEL(P)                                                                    \
+	"SELECT max(pa.access_level) AS level FROM project_authorizations pa"                    \
+	" WHERE pa.user_id = me.id AND pa.project_id = " P ".id AND pa.expires_at > current_date"
 
-/* Project P may be seen by the caller. */
-#define SQL_PROJECT_VISIBLE(P)                                                                  \
+/* Project P may be seen by the caller, whose level on it is LEVEL. */
+#define SQL_PROJECT_VISIBLE_AT(P, LEVEL)                                                        \
 	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"   \
-	" AND NOT me.external) OR " SQL_PROJECT_ACCESS(P) " >= 10)))"
+	" AND NOT me.external) OR " LEVEL " >= 10)))"
+/* Project P may be seen by the caller. */
+#define SQL_PROJECT_VISIBLE(P) SQL_PROJECT_VISIBLE_AT(P, SQL_PROJECT_ACCESS(P))
 
 /* The set form of SQL_PROJECT_ACCESS, for lists: the ids of the projects the caller is a
  * member of, directly, through a group or an ancestor of it, or through a group (or an
@@ -134,8 +126,7 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 /* The abilities, decided from what a statement returned about the caller. */
 typedef struct {
 	bool visible;      /* SQL_PROJECT_VISIBLE */
-	int member_level;  /* SQL_PROJECT_MEMBER_LEVEL */
-	int group_level;   /* SQL_PROJECT_GROUP_LEVEL */
+	bool group_owner;  /* an owner of a group above the project */
 	int level;         /* SQL_PROJECT_ACCESS */
 	bool ns_owner;     /* the project is in the caller's own namespace */
 	bool admin;
@@ -153,8 +144,8 @@ typedef struct {
  * SQL_PROJECT_ACCESS_COLS, for statements that would pay at every execution for the
  * expressions and subqueries of the macros. */
 typedef struct {
-	int member_level; /* SQL_PROJECT_MEMBER_LEVEL */
-	int group_level;  /* SQL_PROJECT_GROUP_LEVEL */
+	int member_level; /* the caller's own membership of the project */
+	int group_level;  /* through the groups above the project */
 	int shared_level; /* through the groups it is shared with (access_shared_level) */
 	bool ns_owner;    /* the project is in the caller's own namespace */
 } project_levels;
@@ -228,14 +219,19 @@ int access_level_parse(const char *s, bool allow_owner);
 int visibility_parse(const char *s);
 const char *visibility_name(int v);
 
-/* The columns that fill a project_access for the projects row P (the statement has the
- * `me` CTE), read back by project_access_read() from the column they start at. */
-#define SQL_PROJECT_ACCESS_COLS(P)                                                              \
-	SQL_PROJECT_VISIBLE(P) ", " SQL_PROJECT_MEMBER_LEVEL(P) ", " SQL_PROJECT_GROUP_LEVEL(P)  \
-	", " SQL_PROJECT_ACCESS(P) ", EXISTS (SELECT 1 FROM namespaces own"                      \
-	" WHERE own.id = " P ".namespace_id AND own.kind = 'user' AND own.owner_id = me.id),"    \
-	" me.admin, " P ".archived"
-#define PROJECT_ACCESS_NCOLS 7
+/* The columns that fill a project_access for the projects row P, its namespace N and
+ * the caller's level on it PA (SQL_PROJECT_LEVEL; the statement has the `me` CTE), read
+ * back by project_access_read() from the column they start at. Whether the caller owns a
+ * group above P is looked up only when their level says they might: an owner's level is
+ * in project_authorizations. */
+#define SQL_PROJECT_ACCESS_COLS(P, N, PA)                                                       \
+	SQL_PROJECT_VISIBLE_AT(P, "coalesce(" PA ".level, 0)") ", (" N ".kind = 'group'"         \
+	" AND " PA ".level >= 50 AND EXISTS (SELECT 1 FROM members m"                            \
+	" WHERE m.source_type = 'Namespace' AND m.source_id = ANY (" N ".traversal_ids)"          \
+	" AND m.user_id = me.id AND m.access_level >= 50 AND " SQL_MEMBER_ACTIVE("m") "))"        \
+	" IS TRUE, coalesce(" PA ".level, 0), (" N ".kind = 'user' AND " N ".owner_id = me.id)"   \
+	" IS TRUE, me.admin, " P ".archived"
+#define PROJECT_ACCESS_NCOLS 6
 /* The same for a group_access and the namespaces row G. */
 #define SQL_GROUP_ACCESS_COLS(G) SQL_GROUP_VISIBLE(G) ", " SQL_GROUP_ACCESS(G) ", me.admin"
 #define GROUP_ACCESS_NCOLS 3

@@ -70,11 +70,12 @@ typedef struct group_scope {
 	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"    \
 	" p.default_branch, p.description, p.visibility, n.visibility,"                         \
 	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"     \
-	" p.jobs_enabled, p.merge_requests_enabled, " SQL_PROJECT_ACCESS_COLS("p")
+	" p.jobs_enabled, p.merge_requests_enabled, " SQL_PROJECT_ACCESS_COLS("p", "n", "pa")
 #define SCOPE_PROJECT_NCOLS (18 + PROJECT_ACCESS_NCOLS)
 #define SCOPE_PROJECT_FROM                                                                    \
 	"t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                             \
-	" JOIN namespaces n ON n.id = p.namespace_id"
+	" JOIN namespaces n ON n.id = p.namespace_id"                                           \
+	" LEFT JOIN LATERAL (" SQL_PROJECT_LEVEL("p") ") pa ON true"
 
 /* Whether ref is an id (all digits, at most 18) rather than a full path. */
 bool scope_ref_is_id(const char *ref);

@@ -554,14 +554,14 @@ START_TEST(test_project_access_decide)
 	ck_assert(decide(&user, VIS_PRIVATE, 0, 0, 10, false).visible);
 	ck_assert(decide(&admin, VIS_PRIVATE, 0, 0, 0, false).visible);
 	ck_assert(decide(&admin, VIS_PRIVATE, 0, 0, 0, false).admin);
-	/* the highest level wins; member and group levels are kept for the abilities */
+	/* the highest level wins; owning a group above is kept for the abilities */
 	project_access pa = decide(&user, VIS_PRIVATE, 20, 30, 40, false);
 	ck_assert_int_eq(pa.level, 40);
-	ck_assert_int_eq(pa.member_level, 20);
-	ck_assert_int_eq(pa.group_level, 30);
+	ck_assert(!pa.group_owner);
 	ck_assert(can_update_project(&pa));
 	ck_assert(!can_admin_project(&pa));
 	pa = decide(&user, VIS_PRIVATE, 0, 50, 0, false);
+	ck_assert(pa.group_owner);
 	ck_assert(can_admin_project(&pa));
 	/* the owner of the project's namespace administers it */
 	pa = decide(&user, VIS_PUBLIC, 0, 0, 0, true);
