@@ -468,8 +468,10 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 	}
 	if (!res)
 		return err;
-	api_respond_page(r, &f.t.pg, res,
-			 f.view ? entity_merge_request_simple : entity_merge_request_basic);
+	if (f.view)
+		api_respond_page_jw(r, &f.t.pg, res, entity_merge_request_simple_write, 512);
+	else
+		api_respond_page_jw(r, &f.t.pg, res, entity_merge_request_basic_write, 2048);
 	return 0;
 }
 
@@ -543,7 +545,7 @@ static int merge_requests_show(request *r)
 	PGresult *res;
 	if ((rc = fetch(r, iid, NULL, &res)) != 0)
 		return rc < 0 ? rc : 0;
-	respond_json(r, 200, entity_merge_request(r, res, 0, 0));
+	api_respond_record(r, 200, entity_merge_request_write, res, 0, 0);
 	return 0;
 }
 
@@ -554,7 +556,7 @@ static int respond_mr(request *r, int status, const char *id)
 	int rc = fetch(r, NULL, id, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : ERR_INTERNAL;
-	respond_json(r, status, entity_merge_request(r, res, 0, 0));
+	api_respond_record(r, status, entity_merge_request_write, res, 0, 0);
 	return 0;
 }
 
@@ -602,11 +604,16 @@ static int merge_requests_changes(request *r)
 		changes = json_object_new_array();
 	else if (rc < 0 || merge_changes_json(&r->ctx, &s, &changes) < 0)
 		return ERR_INTERNAL;
-	json_object *o = entity_merge_request(r, res, 0, 0);
-	json_put_str(o, "changes_count",
-		     arena_printf(r->ctx.a, "%zu", json_object_array_length(changes)));
-	json_object_object_add(o, "changes", changes);
-	respond_json(r, 200, o);
+	jw w;
+	jw_init(&w, r->ctx.a, 4096);
+	entity_merge_request_begin(&w, r, res, 0, 0);
+	jw_put_str(&w, "changes_count",
+		   arena_printf(r->ctx.a, "%zu", json_object_array_length(changes)));
+	jw_key(&w, "changes");
+	jw_json(&w, changes);
+	jw_end_object(&w);
+	json_object_put(changes);
+	respond_jw(r, 200, &w);
 	return 0;
 }
 

@@ -5,7 +5,6 @@
 #include <strings.h>
 
 #include "db/db.h"
-#include "entity/entity.h"
 #include "entity/issue.h"
 #include "http/cache.h"
 
@@ -23,95 +22,143 @@ bool entity_merge_request_wip(const char *title)
 }
 
 /* The user summary at col, or null when the row has none there. */
-static json_object *user_or_null(request *r, const PGresult *res, int row, int col)
+static void user_or_null(jw *w, request *r, const PGresult *res, int row, int col)
 {
-	return PQgetisnull(res, row, col) ? NULL : entity_user(r, res, row, col, USER_VIEW_BASIC);
+	if (PQgetisnull(res, row, col))
+		jw_null(w);
+	else
+		entity_user_write(w, r, res, row, col, USER_VIEW_BASIC);
 }
 
-static const char *web_url(request *r, const PGresult *res, int row, int col)
+static void web_url(jw *w, request *r, const PGresult *res, int row, int col)
 {
-	return arena_printf(r->ctx.a, "%s/%s/merge_requests/%s", r->ctx.cfg->external_url,
-			    db_val(res, row, col + MRC_PATH), db_val(res, row, col + MRC_IID));
+	jw_key(w, "web_url");
+	jw_str_begin(w);
+	jw_str_part(w, r->ctx.cfg->external_url);
+	jw_str_part(w, "/");
+	jw_str_part(w, db_val(res, row, col + MRC_PATH));
+	jw_str_part(w, "/merge_requests/");
+	jw_str_part(w, db_val(res, row, col + MRC_IID));
+	jw_str_end(w);
 }
 
-json_object *entity_merge_request_simple(request *r, const PGresult *res, int row, int col)
+/* The time_stats of the estimate and time spent at col (entity/issue.h's
+ * entity_time_stats). */
+static void time_stats(jw *w, request *r, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* merge requests have no key in the response cache */
-	json_object *o = json_object_new_object();
+	long long estimate = db_int(res, row, col), spent = db_int(res, row, col + 1);
+	jw_begin_object(w);
+	jw_put_int(w, "time_estimate", estimate);
+	jw_put_int(w, "total_time_spent", spent);
+	jw_put_str(w, "human_time_estimate", entity_human_duration(r->ctx.a, estimate));
+	jw_put_str(w, "human_total_time_spent", entity_human_duration(r->ctx.a, spent));
+	jw_end_object(w);
+}
+
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
-	json_put_int(o, "id", I(MRC_ID));
-	json_put_int(o, "iid", I(MRC_IID));
-	json_put_int(o, "project_id", I(MRC_TARGET_PROJECT));
-	json_put_str(o, "title", V(MRC_TITLE));
-	json_put_str(o, "description", V(MRC_DESCRIPTION));
-	json_put_str(o, "state", V(MRC_STATE));
-	json_put_str(o, "created_at", V(MRC_CREATED_AT));
-	json_put_str(o, "updated_at", V(MRC_UPDATED_AT));
-	json_put_str(o, "web_url", web_url(r, res, row, col));
-	return o;
+#define B(c) db_bool(res, row, col + (c))
+
+void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, int row, int col)
+{
+	cache_depend_none(r); /* merge requests have no key in the response cache */
+	jw_begin_object(w);
+	jw_put_int(w, "id", I(MRC_ID));
+	jw_put_int(w, "iid", I(MRC_IID));
+	jw_put_int(w, "project_id", I(MRC_TARGET_PROJECT));
+	jw_put_str(w, "title", V(MRC_TITLE));
+	jw_put_str(w, "description", V(MRC_DESCRIPTION));
+	jw_put_str(w, "state", V(MRC_STATE));
+	jw_put_str(w, "created_at", V(MRC_CREATED_AT));
+	jw_put_str(w, "updated_at", V(MRC_UPDATED_AT));
+	web_url(w, r, res, row, col);
+	jw_end_object(w);
 }
 
-json_object *entity_merge_request_basic(request *r, const PGresult *res, int row, int col)
+/* The members of the list view, in an object begun. */
+static void basic_members(jw *w, request *r, const PGresult *res, int row, int col)
 {
 	cache_depend_none(r);
-	json_object *o = json_object_new_object();
-	json_put_int(o, "id", I(MRC_ID));
-	json_put_int(o, "iid", I(MRC_IID));
-	json_put_int(o, "project_id", I(MRC_TARGET_PROJECT));
-	json_put_str(o, "title", V(MRC_TITLE));
-	json_put_str(o, "description", V(MRC_DESCRIPTION));
-	json_put_str(o, "state", V(MRC_STATE));
-	json_put_str(o, "created_at", V(MRC_CREATED_AT));
-	json_put_str(o, "updated_at", V(MRC_UPDATED_AT));
-	json_put_str(o, "target_branch", V(MRC_TARGET_BRANCH));
-	json_put_str(o, "source_branch", V(MRC_SOURCE_BRANCH));
-	json_put_int(o, "upvotes", I(MRC_UPVOTES));
-	json_put_int(o, "downvotes", I(MRC_DOWNVOTES));
-	json_object_object_add(o, "author", user_or_null(r, res, row, col + MRC_AUTHOR));
-	json_object_object_add(o, "assignee", user_or_null(r, res, row, col + MRC_ASSIGNEE));
-	json_put_int_or_null(o, "source_project_id", V(MRC_SOURCE_PROJECT));
-	json_put_int(o, "target_project_id", I(MRC_TARGET_PROJECT));
-	json_object *labels = json_object_new_array();
+	jw_put_int(w, "id", I(MRC_ID));
+	jw_put_int(w, "iid", I(MRC_IID));
+	jw_put_int(w, "project_id", I(MRC_TARGET_PROJECT));
+	jw_put_str(w, "title", V(MRC_TITLE));
+	jw_put_str(w, "description", V(MRC_DESCRIPTION));
+	jw_put_str(w, "state", V(MRC_STATE));
+	jw_put_str(w, "created_at", V(MRC_CREATED_AT));
+	jw_put_str(w, "updated_at", V(MRC_UPDATED_AT));
+	jw_put_str(w, "target_branch", V(MRC_TARGET_BRANCH));
+	jw_put_str(w, "source_branch", V(MRC_SOURCE_BRANCH));
+	jw_put_int(w, "upvotes", I(MRC_UPVOTES));
+	jw_put_int(w, "downvotes", I(MRC_DOWNVOTES));
+	jw_key(w, "author");
+	user_or_null(w, r, res, row, col + MRC_AUTHOR);
+	jw_key(w, "assignee");
+	user_or_null(w, r, res, row, col + MRC_ASSIGNEE);
+	jw_put_int_or_null(w, "source_project_id", V(MRC_SOURCE_PROJECT));
+	jw_put_int(w, "target_project_id", I(MRC_TARGET_PROJECT));
+	jw_key(w, "labels");
+	jw_begin_array(w);
 	const char **titles;
 	int n = db_text_array(r->ctx.a, V(MRC_LABELS), &titles);
 	for (int k = 0; k < n; k++)
-		json_object_array_add(labels, json_object_new_string(titles[k]));
-	json_object_object_add(o, "labels", labels);
-	json_put_bool(o, "work_in_progress", entity_merge_request_wip(V(MRC_TITLE)));
-	json_object_object_add(o, "milestone", PQgetisnull(res, row, col + MRC_MILESTONE) ? NULL
-					       : entity_milestone(r, res, row, col + MRC_MILESTONE));
-	json_put_bool(o, "merge_when_pipeline_succeeds", db_bool(res, row, col + MRC_MWPS));
-	json_put_str(o, "merge_status", V(MRC_MERGE_STATUS));
-	json_put_str(o, "sha", V(MRC_SHA));
-	json_put_str(o, "merge_commit_sha", V(MRC_MERGE_COMMIT_SHA));
-	json_put_int(o, "user_notes_count", I(MRC_USER_NOTES_COUNT));
-	json_object_object_add(o, "discussion_locked",
-			       V(MRC_DISCUSSION_LOCKED) ? json_object_new_boolean(db_bool(
-							  res, row, col + MRC_DISCUSSION_LOCKED))
-							: NULL);
-	json_put_bool(o, "should_remove_source_branch", db_bool(res, row, col + MRC_SHOULD_REMOVE));
-	json_put_bool(o, "force_remove_source_branch", db_bool(res, row, col + MRC_FORCE_REMOVE));
-	json_put_str(o, "web_url", web_url(r, res, row, col));
-	json_object_object_add(o, "time_stats",
-			       entity_time_stats(r, res, row, col + MRC_TIME_ESTIMATE));
-	return o;
+		jw_str(w, titles[k]);
+	jw_end_array(w);
+	jw_put_bool(w, "work_in_progress", entity_merge_request_wip(V(MRC_TITLE)));
+	jw_key(w, "milestone");
+	if (PQgetisnull(res, row, col + MRC_MILESTONE))
+		jw_null(w);
+	else
+		entity_milestone_write(w, r, res, row, col + MRC_MILESTONE);
+	jw_put_bool(w, "merge_when_pipeline_succeeds", B(MRC_MWPS));
+	jw_put_str(w, "merge_status", V(MRC_MERGE_STATUS));
+	jw_put_str(w, "sha", V(MRC_SHA));
+	jw_put_str(w, "merge_commit_sha", V(MRC_MERGE_COMMIT_SHA));
+	jw_put_int(w, "user_notes_count", I(MRC_USER_NOTES_COUNT));
+	jw_key(w, "discussion_locked");
+	if (V(MRC_DISCUSSION_LOCKED))
+		jw_bool(w, B(MRC_DISCUSSION_LOCKED));
+	else
+		jw_null(w);
+	jw_put_bool(w, "should_remove_source_branch", B(MRC_SHOULD_REMOVE));
+	jw_put_bool(w, "force_remove_source_branch", B(MRC_FORCE_REMOVE));
+	web_url(w, r, res, row, col);
+	jw_key(w, "time_stats");
+	time_stats(w, r, res, row, col + MRC_TIME_ESTIMATE);
 }
 
-json_object *entity_merge_request(request *r, const PGresult *res, int row, int col)
+void entity_merge_request_basic_write(jw *w, request *r, const PGresult *res, int row, int col)
 {
-	json_object *o = entity_merge_request_basic(r, res, row, col);
-	json_put_bool(o, "subscribed", db_bool(res, row, col + MRC_SUBSCRIBED));
-	json_object_object_add(o, "merged_by", user_or_null(r, res, row, col + MRC_MERGED_BY));
-	json_put_str(o, "merged_at", V(MRC_MERGED_AT));
-	json_object_object_add(o, "closed_by", user_or_null(r, res, row, col + MRC_CLOSED_BY));
-	json_put_str(o, "closed_at", V(MRC_CLOSED_AT));
+	jw_begin_object(w);
+	basic_members(w, r, res, row, col);
+	jw_end_object(w);
+}
+
+void entity_merge_request_begin(jw *w, request *r, const PGresult *res, int row, int col)
+{
+	jw_begin_object(w);
+	basic_members(w, r, res, row, col);
+	jw_put_bool(w, "subscribed", B(MRC_SUBSCRIBED));
+	jw_key(w, "merged_by");
+	user_or_null(w, r, res, row, col + MRC_MERGED_BY);
+	jw_put_str(w, "merged_at", V(MRC_MERGED_AT));
+	jw_key(w, "closed_by");
+	user_or_null(w, r, res, row, col + MRC_CLOSED_BY);
+	jw_put_str(w, "closed_at", V(MRC_CLOSED_AT));
 	/* the pipeline fields: pipelines are issue 9's */
-	json_put_str(o, "latest_build_started_at", NULL);
-	json_put_str(o, "latest_build_finished_at", NULL);
-	json_put_str(o, "first_deployed_to_production_at", NULL);
-	json_object_object_add(o, "pipeline", NULL);
-	return o;
+	jw_put_str(w, "latest_build_started_at", NULL);
+	jw_put_str(w, "latest_build_finished_at", NULL);
+	jw_put_str(w, "first_deployed_to_production_at", NULL);
+	jw_key(w, "pipeline");
+	jw_null(w);
+}
+
 #undef V
 #undef I
+#undef B
+
+void entity_merge_request_write(jw *w, request *r, const PGresult *res, int row, int col)
+{
+	entity_merge_request_begin(w, r, res, row, col);
+	jw_end_object(w);
 }

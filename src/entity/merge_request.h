@@ -4,6 +4,7 @@
 #ifndef COLLABD_ENTITY_MERGE_REQUEST_H
 #define COLLABD_ENTITY_MERGE_REQUEST_H
 
+#include "core/jw.h"
 #include "entity/milestone.h"
 #include "entity/user.h"
 #include "http/request.h"
@@ -70,14 +71,18 @@ enum mr_col {
 };
 _Static_assert(MRC_MILESTONE + MILESTONE_NCOLS == MR_NCOLS, "MR_COLS and enum mr_col");
 
-/* The request whose MR_COLS start at col of row: the list view (MergeRequestBasic). */
-json_object *entity_merge_request_basic(request *r, const PGresult *res, int row, int col);
+/* The request whose MR_COLS start at col of row, written into w: the list view
+ * (MergeRequestBasic). */
+void entity_merge_request_basic_write(jw *w, request *r, const PGresult *res, int row, int col);
 /* The simple view (view=simple): id, iid, project_id, title, description, state,
  * created_at, updated_at, web_url. */
-json_object *entity_merge_request_simple(request *r, const PGresult *res, int row, int col);
+void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, int row, int col);
 /* The single view: the list view with subscribed, merged_by/at, closed_by/at and the
  * pipeline fields (none yet). */
-json_object *entity_merge_request(request *r, const PGresult *res, int row, int col);
+void entity_merge_request_write(jw *w, request *r, const PGresult *res, int row, int col);
+/* The same, left open for the caller's members (the changes of /changes): jw_end_object
+ * ends it. */
+void entity_merge_request_begin(jw *w, request *r, const PGresult *res, int row, int col);
 /* Whether a title marks a work in progress (GitLab's WIP prefixes: "WIP:", "WIP ",
  * "[WIP]", "WIP-", case aside). */
 bool entity_merge_request_wip(const char *title);
