@@ -38,6 +38,18 @@ void buf_puts(buf *b, const char *s)
 	buf_append(b, s, strlen(s));
 }
 
+void buf_put_int(buf *b, long long v)
+{
+	char d[24], *end = d + sizeof(d), *q = end;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	buf_append(b, q, (size_t)(end - q));
+}
+
 void buf_putc(buf *b, char c)
 {
 	buf_reserve(b, 1);

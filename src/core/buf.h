@@ -17,6 +17,8 @@ void buf_init(buf *b, arena *a, size_t cap);
 void buf_append(buf *b, const char *s, size_t n);
 void buf_puts(buf *b, const char *s);
 void buf_putc(buf *b, char c);
+/* Appends v in decimal (no printf: a few instructions a digit). */
+void buf_put_int(buf *b, long long v);
 void buf_printf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends s percent-encoded as a URL query component. */
 void buf_urlencode(buf *b, const char *s);

@@ -149,14 +149,9 @@ void jw_str(jw *w, const char *s)
 
 void jw_int(jw *w, long long v)
 {
-	char d[24], *end = d + sizeof(d), *q = end;
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	do
-		*--q = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*--q = '-';
-	jw_raw(w, q, (size_t)(end - q));
+	sep(w);
+	buf_put_int(&w->b, v);
+	w->comma = true;
 }
 
 void jw_bool(jw *w, bool v)

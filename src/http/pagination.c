@@ -57,7 +57,11 @@ static void link_url(request *r, buf *b, const page_req *p, long long page)
 		buf_putc(b, '=');
 		buf_urlencode(b, q->value ? q->value : "");
 	}
-	buf_printf(b, "%spage=%lld&per_page=%lld>", first ? "" : "&", page, p->per_page);
+	buf_puts(b, first ? "page=" : "&page=");
+	buf_put_int(b, page);
+	buf_puts(b, "&per_page=");
+	buf_put_int(b, p->per_page);
+	buf_putc(b, '>');
 }
 
 void pagination_headers(request *r, const page_req *p, long long total)
@@ -65,27 +69,20 @@ void pagination_headers(request *r, const page_req *p, long long total)
 	long long pages = (total + p->per_page - 1) / p->per_page;
 	if (pages < 1)
 		pages = 1;
-	char n[32];
-	snprintf(n, sizeof(n), "%lld", total);
-	respond_header(r, "X-Total", n);
-	snprintf(n, sizeof(n), "%lld", pages);
-	respond_header(r, "X-Total-Pages", n);
-	snprintf(n, sizeof(n), "%lld", p->per_page);
-	respond_header(r, "X-Per-Page", n);
-	snprintf(n, sizeof(n), "%lld", p->page);
-	respond_header(r, "X-Page", n);
-	if (p->page < pages)
-		snprintf(n, sizeof(n), "%lld", p->page + 1);
-	else
-		n[0] = '\0';
-	respond_header(r, "X-Next-Page", n);
+	respond_header_int(r, "X-Total", total);
+	respond_header_int(r, "X-Total-Pages", pages);
+	respond_header_int(r, "X-Per-Page", p->per_page);
+	respond_header_int(r, "X-Page", p->page);
 	/* as Kaminari: no previous page for a page past the last one */
 	bool has_prev = p->page > 1 && p->page <= pages;
-	if (has_prev)
-		snprintf(n, sizeof(n), "%lld", p->page - 1);
+	if (p->page < pages)
+		respond_header_int(r, "X-Next-Page", p->page + 1);
 	else
-		n[0] = '\0';
-	respond_header(r, "X-Prev-Page", n);
+		respond_header(r, "X-Next-Page", "");
+	if (has_prev)
+		respond_header_int(r, "X-Prev-Page", p->page - 1);
+	else
+		respond_header(r, "X-Prev-Page", "");
 
 	buf link;
 	buf_init(&link, r->ctx.a, 512);

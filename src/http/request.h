@@ -144,6 +144,8 @@ void respond_json(request *r, int status, json_object *obj);
 void respond_jw(request *r, int status, jw *w);
 void respond_empty(request *r, int status);
 void respond_header(request *r, const char *name, const char *value);
+/* The same with a decimal value. */
+void respond_header_int(request *r, const char *name, long long value);
 /* Status and body for an ERR_ code, from the error table. */
 void respond_error(request *r, int code);
 

@@ -45,7 +45,18 @@ int fail_validation(request *r, const char *field, const char *message)
 
 void respond_header(request *r, const char *name, const char *value)
 {
-	buf_printf(&r->headers, "%s: %s\r\n", name, value);
+	buf_puts(&r->headers, name);
+	buf_append(&r->headers, ": ", 2);
+	buf_puts(&r->headers, value);
+	buf_append(&r->headers, "\r\n", 2);
+}
+
+void respond_header_int(request *r, const char *name, long long value)
+{
+	buf_puts(&r->headers, name);
+	buf_append(&r->headers, ": ", 2);
+	buf_put_int(&r->headers, value);
+	buf_append(&r->headers, "\r\n", 2);
 }
 
 void respond_json(request *r, int status, json_object *obj)
