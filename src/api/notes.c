@@ -295,7 +295,7 @@ static int list(request *r, const noteable_kind *k)
 			return err;
 		if ((rc = noteable_read(r, k, false, res, 1 + NOTE_NCOLS, &n)) != 0)
 			return rc < 0 ? rc : 0;
-		api_respond_page(r, &pg, res, entity_note);
+		api_respond_page_jw(r, &pg, res, entity_note_write, 512);
 		return 0;
 	}
 	if ((rc = noteable_find(r, k, false, &n)) != 0)
@@ -308,7 +308,7 @@ static int list(request *r, const noteable_kind *k)
 			    pagination_offset(r, &pg)};
 	if (!(res = db_query(&r->ctx, "notes_list", 6, v, &err)))
 		return err;
-	api_respond_page(r, &pg, res, entity_note);
+	api_respond_page_jw(r, &pg, res, entity_note_write, 512);
 	return 0;
 }
 
@@ -319,16 +319,17 @@ static int show(request *r, const noteable_kind *k)
 	int rc = noteable_find(r, k, false, &n);
 	if (rc != 0 || (rc = noteable_note(r, &n, &res)) != 0)
 		return rc < 0 ? rc : 0;
-	respond_json(r, 200, entity_note(r, res, 0, 0));
+	api_respond_record(r, 200, entity_note_write, res, 0, 0);
 	return 0;
 }
 
-/* The data of a note's "commented on" event: {"note": the note record}. */
-static const char *event_data(request *r, json_object *note)
+/* The note of row 0 of res written into w, and the data of its "commented on" event:
+ * {"note": the note record}, kept as jsonb (its value, not its text). */
+static const char *note_and_event_data(request *r, jw *w, const PGresult *res)
 {
-	json_object *d = request_own(r, json_object_new_object());
-	json_object_object_add(d, "note", json_object_get(note));
-	return json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+	jw_init(w, r->ctx.a, 1024);
+	entity_note_write(w, r, res, 0, 0);
+	return arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&w->b));
 }
 
 static int create(request *r, const noteable_kind *k)
@@ -363,11 +364,12 @@ static int create(request *r, const noteable_kind *k)
 	PGresult *res = db_query(&r->ctx, "notes_insert", 6, v, &err);
 	if (!res)
 		return err;
-	json_object *note = request_own(r, entity_note(r, res, 0, 0));
+	jw note;
+	const char *data = note_and_event_data(r, &note, res);
 	if ((rc = events_record_data(r, r->project->id, caller_id(r), "commented", "commented on",
-				     "Note", db_val(res, 0, 0), n.iid, NULL, event_data(r, note))) < 0)
+				     "Note", db_val(res, 0, 0), n.iid, NULL, data)) < 0)
 		return rc;
-	respond_json(r, 201, json_object_get(note));
+	respond_jw(r, 201, &note);
 	return 0;
 }
 
@@ -400,11 +402,11 @@ static int update(request *r, const noteable_kind *k)
 	int err;
 	if (!(res = db_query(&r->ctx, "notes_update", 4, v, &err)))
 		return err;
-	json_object *note = request_own(r, entity_note(r, res, 0, 0));
-	const char *ev[2] = {db_val(res, 0, 0), event_data(r, note)};
+	jw note;
+	const char *ev[2] = {db_val(res, 0, 0), note_and_event_data(r, &note, res)};
 	if (!db_query(&r->ctx, "notes_event_update", 2, ev, &err))
 		return err;
-	respond_json(r, 200, json_object_get(note));
+	respond_jw(r, 200, &note);
 	return 0;
 }
 
