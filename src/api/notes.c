@@ -38,12 +38,13 @@
 	" ti AS (UPDATE issues SET updated_at = now() WHERE " T " = 'Issue' AND id = " I        \
 	" RETURNING 1)," SQL_TOUCH_NEW(T, I)
 
-/* Issue $2 of project $1 as a noteable, $3 the caller: id, iid, author, confidential,
- * locked, issues enabled, the caller is an assignee (NOTEABLE_NCOLS). */
+/* Issue $2 of project $1 as a noteable: id, iid, author, confidential, locked, issues
+ * enabled, its assignees' ids (NOTEABLE_NCOLS). Nothing of the caller: the list's
+ * statement goes with the project's (notes_check_list_issue). */
 #define SQL_NOTEABLE_ISSUE                                                                      \
 	"SELECT i.id, i.iid, i.author_id, i.confidential, coalesce(i.discussion_locked, false),"  \
-	" p.issues_enabled, EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id"    \
-	" AND a.user_id = $3) FROM issues i JOIN projects p ON p.id = i.project_id"             \
+	" p.issues_enabled, ARRAY(SELECT a.user_id FROM issue_assignees a"                      \
+	" WHERE a.issue_id = i.id) FROM issues i JOIN projects p ON p.id = i.project_id"        \
 	" WHERE i.project_id = $1 AND i.iid = $2"
 #define NOTEABLE_NCOLS 7
 
@@ -59,7 +60,7 @@ const db_stmt notes_stmts[] = {
 	 "SELECT mr.id, mr.iid, mr.author_id, NULL::integer, coalesce(mr.discussion_locked, false),"
 	 " p.merge_requests_enabled FROM merge_requests mr JOIN projects p"
 	 " ON p.id = mr.target_project_id WHERE mr.target_project_id = $1 AND mr.iid = $2", 2, 6},
-	{"notes_issue", SQL_NOTEABLE_ISSUE, 3, NOTEABLE_NCOLS},
+	{"notes_issue", SQL_NOTEABLE_ISSUE, 2, NOTEABLE_NCOLS},
 	/* $1 project, $2 id: id, iid (none), author, visibility, locked (never), snippets
 	 * enabled */
 	{"notes_snippet",
@@ -73,9 +74,9 @@ const db_stmt notes_stmts[] = {
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " NOTE_COLS " FROM f n LEFT JOIN users u ON u.id = n.author_id"
 	 NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true", 6, 1 + NOTE_NCOLS},
-	/* The same for issue $2 of project $1 ($3 the caller) in one statement, the issue
-	 * as notes_issue finds it after the page: no row when there is no such issue.
-	 * $4 created_at first, $5 ascending, $6 limit, $7 offset. The issue is read once
+	/* The same for issue $2 of project $1 in one statement, the issue as notes_issue
+	 * finds it after the page: no row when there is no such issue. $3 created_at
+	 * first, $4 ascending, $5 limit, $6 offset. The issue is read once
 	 * (MATERIALIZED: inlined, its subquery would run again for every note), its notes
 	 * counted from their index, the page taken before its authors are joined, and the
 	 * notes' iid is the issue's. */
@@ -84,10 +85,10 @@ const db_stmt notes_stmts[] = {
 	 " SELECT c.n, pg.*, x.* FROM x CROSS JOIN LATERAL (SELECT count(*) AS n FROM notes c"
 	 "  WHERE c.noteable_type = 'Issue' AND c.noteable_id = x.id) c LEFT JOIN LATERAL"
 	 " (SELECT " NOTE_COLS_IID("x.iid") " FROM (SELECT * FROM notes n"
-	 "  WHERE n.noteable_type = 'Issue' AND n.noteable_id = x.id" NOTES_ORDER("$4", "$5")
-	 "  LIMIT $6 OFFSET $7) n LEFT JOIN users u ON u.id = n.author_id" NOTES_ORDER("$4", "$5")
+	 "  WHERE n.noteable_type = 'Issue' AND n.noteable_id = x.id" NOTES_ORDER("$3", "$4")
+	 "  LIMIT $5 OFFSET $6) n LEFT JOIN users u ON u.id = n.author_id" NOTES_ORDER("$3", "$4")
 	 ") pg ON true",
-	 7, 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
+	 6, 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 type, $3 noteable */
 	{"notes_show",
 	 "SELECT " NOTE_COLS " FROM notes n LEFT JOIN users u ON u.id = n.author_id"
@@ -129,6 +130,17 @@ static bool is_caller(request *r, const char *user_id)
 	return user_id && strcmp(user_id, caller_id(r)) == 0;
 }
 
+/* Whether the caller is one of the users of ids (a bigint[] literal). */
+static bool caller_among(request *r, const char *ids)
+{
+	long long *v;
+	int n = db_int_array(r->ctx.a, ids, &v);
+	for (int i = 0; i < n; i++)
+		if (v[i] == r->ctx.user->id)
+			return true;
+	return false;
+}
+
 /* Reporter and up on the route's project (GitLab's read of confidential issues). */
 static bool project_reporter(request *r)
 {
@@ -162,8 +174,9 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 	if (k == &noteable_issue) {
 		/* IssuePolicy: a confidential issue is for reporters and up, its author and
 		 * its assignees */
-		bool confidential = db_bool(res, 0, col + 3), assignee = db_bool(res, 0, col + 6);
-		out->readable = enabled && (!confidential || project_reporter(r) || author || assignee);
+		bool confidential = db_bool(res, 0, col + 3);
+		out->readable = enabled && (!confidential || project_reporter(r) || author ||
+					    caller_among(r, db_val(res, 0, col + 6)));
 	} else if (k == &noteable_merge_request) {
 		/* MergeRequestPolicy: read_merge_request, the project's code */
 		out->readable = enabled && can_read_code(&r->project->pa, r->project->visibility,
@@ -187,10 +200,9 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable *out)
 {
 	*out = (noteable){.type = k->type};
-	const char *v[3] = {r->project->id, param_str(r, k->param), caller_id(r)};
-	int n = k == &noteable_issue ? 3 : 2;
+	const char *v[2] = {r->project->id, param_str(r, k->param)};
 	int err;
-	PGresult *res = db_query(&r->ctx, k->stmt, n, v, &err);
+	PGresult *res = db_query(&r->ctx, k->stmt, 2, v, &err);
 	if (!res)
 		return err;
 	return noteable_read(r, k, unreadable, res, 0, out);
@@ -227,14 +239,44 @@ int notes_check_ids(request *r)
 static const char *const order_bys[] = {"created_at", "updated_at", NULL};
 static const char *const sorts[] = {"asc", "desc", NULL};
 
+/* The page of a list (pg) and the last parameters of its statement, notes_list's or
+ * notes_list_issue's $3..$6, in v[0..3]: created_at first (else updated_at),
+ * ascending, limit, offset. 0, or an ERR_ code. */
+static int list_params(request *r, page_req *pg, const char **v)
+{
+	const char *order_by = "created_at", *sort = "desc";
+	int rc;
+	if ((rc = param_oneof(r, "order_by", order_bys, &order_by)) < 0 ||
+	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 || (rc = pagination_parse(r, pg)) < 0)
+		return rc;
+	v[0] = strcmp(order_by, "created_at") == 0 ? "true" : "false";
+	v[1] = strcmp(sort, "asc") == 0 ? "true" : "false";
+	v[2] = pagination_limit(r, pg);
+	v[3] = pagination_offset(r, pg);
+	return 0;
+}
+
 static int notes_check_list(request *r)
 {
 	page_req pg;
-	const char *s;
+	const char *v[4];
 	int rc = notes_check_ids(r);
-	if (rc < 0 || (rc = param_oneof(r, "order_by", order_bys, &s)) < 0 ||
-	    (rc = param_oneof(r, "sort", sorts, &s)) < 0 || (rc = pagination_parse(r, &pg)) < 0)
+	if (rc < 0 || (rc = list_params(r, &pg, v)) < 0)
 		return rc;
+	return 0;
+}
+
+/* An issue's list: its statement goes with the project's (api_query). */
+static int notes_check_list_issue(request *r)
+{
+	page_req pg;
+	const char **v = arena_alloc(r->ctx.a, 6 * sizeof(*v));
+	int rc = notes_check_ids(r);
+	if (rc < 0 || (rc = list_params(r, &pg, v + 2)) < 0)
+		return rc;
+	v[0] = param_str(r, "id");
+	v[1] = param_str(r, "issue_iid");
+	r->prefetch = (db_call){"notes_list_issue", 6, v};
 	return 0;
 }
 
@@ -276,39 +318,33 @@ static const char *ruby_errors(request *r, const char *attr, const char *message
 static int list(request *r, const noteable_kind *k)
 {
 	page_req pg;
-	const char *order_by = "created_at", *sort = "desc";
+	const char *v[6];
 	noteable n;
-	int rc = pagination_parse(r, &pg);
-	if (rc < 0 || (rc = param_oneof(r, "order_by", order_bys, &order_by)) < 0 ||
-	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0)
+	int rc = list_params(r, &pg, v + 2);
+	if (rc < 0)
 		return rc;
-	const char *created = strcmp(order_by, "created_at") == 0 ? "true" : "false";
-	const char *asc = strcmp(sort, "asc") == 0 ? "true" : "false";
 	int err;
 	PGresult *res;
 	if (k == &noteable_issue) {
-		/* the issue and the page in one statement; the page is answered only when
-		 * the caller may read the issue */
-		const char *v[7] = {r->project->id, param_str(r, k->param), caller_id(r), created,
-				    asc, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-		if (!(res = db_query(&r->ctx, "notes_list_issue", 7, v, &err)))
+		/* the issue and the page in one statement, sent with the project's
+		 * (notes_check_list_issue); the page is answered only when the caller may
+		 * read the issue */
+		v[0] = r->project->id;
+		v[1] = param_str(r, k->param);
+		if (!(res = api_query(r, "notes_list_issue", 6, v, &err)))
 			return err;
 		if ((rc = noteable_read(r, k, false, res, 1 + NOTE_NCOLS, &n)) != 0)
 			return rc < 0 ? rc : 0;
-		api_respond_page(r, &pg, res, entity_note);
+		api_respond_page_jw(r, &pg, res, entity_note_write, 512);
 		return 0;
 	}
 	if ((rc = noteable_find(r, k, false, &n)) != 0)
 		return rc < 0 ? rc : 0;
-	const char *v[6] = {n.type,
-			    n.id,
-			    created,
-			    asc,
-			    pagination_limit(r, &pg),
-			    pagination_offset(r, &pg)};
+	v[0] = n.type;
+	v[1] = n.id;
 	if (!(res = db_query(&r->ctx, "notes_list", 6, v, &err)))
 		return err;
-	api_respond_page(r, &pg, res, entity_note);
+	api_respond_page_jw(r, &pg, res, entity_note_write, 512);
 	return 0;
 }
 
@@ -319,16 +355,17 @@ static int show(request *r, const noteable_kind *k)
 	int rc = noteable_find(r, k, false, &n);
 	if (rc != 0 || (rc = noteable_note(r, &n, &res)) != 0)
 		return rc < 0 ? rc : 0;
-	respond_json(r, 200, entity_note(r, res, 0, 0));
+	api_respond_record(r, 200, entity_note_write, res, 0, 0);
 	return 0;
 }
 
-/* The data of a note's "commented on" event: {"note": the note record}. */
-static const char *event_data(request *r, json_object *note)
+/* The note of row 0 of res written into w, and the data of its "commented on" event:
+ * {"note": the note record}, kept as jsonb (its value, not its text). */
+static const char *note_and_event_data(request *r, jw *w, const PGresult *res)
 {
-	json_object *d = request_own(r, json_object_new_object());
-	json_object_object_add(d, "note", json_object_get(note));
-	return json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+	jw_init(w, r->ctx.a, 1024);
+	entity_note_write(w, r, res, 0, 0);
+	return arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&w->b));
 }
 
 static int create(request *r, const noteable_kind *k)
@@ -363,11 +400,12 @@ static int create(request *r, const noteable_kind *k)
 	PGresult *res = db_query(&r->ctx, "notes_insert", 6, v, &err);
 	if (!res)
 		return err;
-	json_object *note = request_own(r, entity_note(r, res, 0, 0));
+	jw note;
+	const char *data = note_and_event_data(r, &note, res);
 	if ((rc = events_record_data(r, r->project->id, caller_id(r), "commented", "commented on",
-				     "Note", db_val(res, 0, 0), n.iid, NULL, event_data(r, note))) < 0)
+				     "Note", db_val(res, 0, 0), n.iid, NULL, data)) < 0)
 		return rc;
-	respond_json(r, 201, json_object_get(note));
+	respond_jw(r, 201, &note);
 	return 0;
 }
 
@@ -400,11 +438,11 @@ static int update(request *r, const noteable_kind *k)
 	int err;
 	if (!(res = db_query(&r->ctx, "notes_update", 4, v, &err)))
 		return err;
-	json_object *note = request_own(r, entity_note(r, res, 0, 0));
-	const char *ev[2] = {db_val(res, 0, 0), event_data(r, note)};
+	jw note;
+	const char *ev[2] = {db_val(res, 0, 0), note_and_event_data(r, &note, res)};
 	if (!db_query(&r->ctx, "notes_event_update", 2, ev, &err))
 		return err;
-	respond_json(r, 200, json_object_get(note));
+	respond_jw(r, 200, &note);
 	return 0;
 }
 
@@ -434,9 +472,8 @@ NOTES_HANDLERS(issue, noteable_issue)
 NOTES_HANDLERS(snippet, noteable_snippet)
 NOTES_HANDLERS(merge_request, noteable_merge_request)
 
-#define NOTES_ROUTES(name, parent)                                                              \
-	{"GET", V4 "/projects/:id/" parent "/notes", notes_list_##name, AUTH | PR,              \
-	 notes_check_list},                                                                     \
+#define NOTES_ROUTES(name, parent, check_list)                                                  \
+	{"GET", V4 "/projects/:id/" parent "/notes", notes_list_##name, AUTH | PR, check_list}, \
 	{"GET", V4 "/projects/:id/" parent "/notes/:note_id", notes_show_##name, AUTH | PR,     \
 	 notes_check_ids},                                                                      \
 	{"POST", V4 "/projects/:id/" parent "/notes", notes_create_##name, AUTH | PA,           \
@@ -448,8 +485,8 @@ NOTES_HANDLERS(merge_request, noteable_merge_request)
 
 /* The module's routes (http/router.h), in the order they are matched. */
 const route notes_routes[] = {
-	NOTES_ROUTES(issue, "issues/:issue_iid"),
-	NOTES_ROUTES(snippet, "snippets/:snippet_id"),
-	NOTES_ROUTES(merge_request, "merge_requests/:merge_request_iid"),
+	NOTES_ROUTES(issue, "issues/:issue_iid", notes_check_list_issue),
+	NOTES_ROUTES(snippet, "snippets/:snippet_id", notes_check_list),
+	NOTES_ROUTES(merge_request, "merge_requests/:merge_request_iid", notes_check_list),
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -20,6 +20,7 @@
 	"n.noteable_id, n.noteable_type, " IID ", " USER_BASIC_COLS
 #define NOTE_NCOLS 14
 
-json_object *entity_note(request *r, const PGresult *res, int row, int col);
+/* The note whose NOTE_COLS start at col of row, written into w. */
+void entity_note_write(jw *w, request *r, const PGresult *res, int row, int col);
 
 #endif

@@ -968,6 +968,105 @@ START_TEST(test_notes_merge_requests)
 }
 END_TEST
 
+/* An issue's list goes with the statement that finds the caller and the project
+ * (prefetch): its answers are those of the same list asked for through the project's
+ * path, which sends nothing ahead (ck_same_answer: body, status, pagination headers),
+ * and they are right: a confidential issue for its assignee who is a guest, not for
+ * another guest, in every order, in pages, and past the end. */
+START_TEST(test_notes_issue_list_prefetch)
+{
+	fx_project p;
+	char *full_path;
+	p.owner_tok = S(make_user("nown", &p.owner, NULL));
+	p.id = api_project(p.owner_tok, "private", &full_path);
+	char *by_path = S(enc(S(full_path)));
+	long long assignee_id, author_id, reporter_id;
+	char *assignee = S(member(&p, 10, &assignee_id));
+	char *author = S(member(&p, 10, &author_id));
+	char *reporter = S(member(&p, 20, &reporter_id));
+	char *guest = S(member(&p, 10, NULL));
+	char *outsider = S(member(&p, 0, NULL));
+	long long iid, open_iid;
+	long long issue = fixture_issue(p.id, author_id, "secret", true, &iid);
+	fixture_issue(p.id, p.owner, "open", false, &open_iid);
+	/* another assignee first: the guest is the second of two */
+	fixture_issue_assign(issue, reporter_id);
+	fixture_issue_assign(issue, assignee_id);
+	char *parent = S(fmt("issues/%lld", iid));
+	long long a = post_note(p.id, parent, p.owner_tok, "a");
+	long long b = post_note(p.id, parent, p.owner_tok, "b");
+	long long c = post_note(p.id, parent, p.owner_tok, "c");
+	long long d = post_note(p.id, parent, p.owner_tok, "d");
+	long long e = post_note(p.id, parent, p.owner_tok, "e");
+	/* created a < b = c < d < e, updated e < d < b = c < a (ties broken by id) */
+	free(sql_value("UPDATE notes SET created_at = CASE id WHEN %lld THEN '2017-01-01'"
+		       " WHEN %lld THEN '2017-01-02' WHEN %lld THEN '2017-01-02'"
+		       " WHEN %lld THEN '2017-01-03' ELSE '2017-01-04' END::timestamptz,"
+		       " updated_at = CASE id WHEN %lld THEN '2017-02-05' WHEN %lld THEN '2017-02-04'"
+		       " WHEN %lld THEN '2017-02-04' WHEN %lld THEN '2017-02-02'"
+		       " ELSE '2017-02-01' END::timestamptz WHERE noteable_type = 'Issue'"
+		       " AND noteable_id = %lld",
+		       a, b, c, d, a, b, c, d, issue));
+	char *list = S(fmt("/projects/%lld/issues/%lld/notes", p.id, iid));
+	char *general = S(fmt("/projects/%s/issues/%lld/notes", by_path, iid));
+	struct {
+		const char *query;
+		long long want[5];
+	} orders[] = {
+		{"", {e, d, c, b, a}},
+		{"sort=asc", {a, b, c, d, e}},
+		{"order_by=updated_at", {a, c, b, d, e}},
+		{"order_by=updated_at&sort=asc", {e, d, b, c, a}},
+		{"order_by=created_at&sort=desc", {e, d, c, b, a}},
+	};
+	const char *readers[] = {assignee, author, reporter, p.owner_tok};
+	for (size_t o = 0; o < sizeof(orders) / sizeof(*orders); o++) {
+		const char *q = orders[o].query;
+		char *pa = S(fmt("%s%s%s", list, *q ? "?" : "", q));
+		char *pb = S(fmt("%s%s%s", general, *q ? "?" : "", q));
+		for (size_t k = 0; k < sizeof(readers) / sizeof(*readers); k++)
+			ck_same_list(pa, pb, readers[k], "");
+		/* the assignee, in pages of 2: the third has one note, the fourth none */
+		for (int page = 1; page <= 4; page++) {
+			const char *pg = S(fmt("per_page=2&page=%d", page));
+			ck_same_list(pa, pb, assignee, pg);
+			ck_same_list(pa, pb, guest, pg);
+			resp *r = R(api("GET", S(fmt("%s%s%s", pa, *q ? "&" : "?", pg)), assignee, NULL));
+			char *want = S(strdup(""));
+			for (int i = 2 * (page - 1); i < 2 * page && i < 5; i++)
+				want = S(fmt("%s%s%lld", want, *want ? "," : "", orders[o].want[i]));
+			char *got = S(ids(r));
+			ck_assert_msg(strcmp(got, want) == 0, "GET %s&%s: [%s], want [%s]", pa, pg, got,
+				      want);
+			ck_pages(r, list, q, 5, 2, page);
+		}
+		/* another guest: the issue is not there for them, on either path */
+		ck_body(R(api("GET", pa, guest, NULL)), 404, "{\"message\":\"404 Not found\"}");
+		ck_same_list(pa, pb, guest, "per_page=9&page=9");
+		ck_same_list(pa, pb, outsider, "");
+	}
+	ck_body(R(api("GET", list, outsider, NULL)), 404, "{\"message\":\"404 Project Not Found\"}");
+	/* the issue that is not confidential is the guest's; one that does not exist nobody's */
+	char *shown = S(fmt("/projects/%lld/issues/%lld/notes", p.id, open_iid));
+	char *shown_general = S(fmt("/projects/%s/issues/%lld/notes", by_path, open_iid));
+	ck_body(R(api("GET", shown, guest, NULL)), 200, "[]");
+	ck_same_list(shown, shown_general, guest, "per_page=1");
+	char *none = S(fmt("/projects/%lld/issues/99999/notes", p.id));
+	ck_body(R(api("GET", none, p.owner_tok, NULL)), 404, "{\"message\":\"404 Not found\"}");
+	ck_same_list(none, S(fmt("/projects/%s/issues/99999/notes", by_path)), p.owner_tok, "");
+	/* an assignee no more: no more a reader */
+	free(sql_value("DELETE FROM issue_assignees WHERE issue_id = %lld AND user_id = %lld",
+		       issue, assignee_id));
+	ck_body(R(api("GET", list, assignee, NULL)), 404, "{\"message\":\"404 Not found\"}");
+	ck_same_list(list, general, assignee, "sort=asc");
+	ck_same_list(list, general, reporter, "sort=asc");
+	/* issues off: nobody's */
+	free(sql_value("UPDATE projects SET issues_enabled = false WHERE id = %lld", p.id));
+	ck_body(R(api("GET", list, p.owner_tok, NULL)), 404, "{\"message\":\"404 Not found\"}");
+	ck_same_list(list, general, p.owner_tok, "");
+}
+END_TEST
+
 Suite *suite_notes(void)
 {
 	Suite *s = suite_create("notes");
@@ -991,6 +1090,11 @@ Suite *suite_notes(void)
 	tcase_add_test(tc, test_notes_access_confidential);
 	tcase_add_test(tc, test_notes_access_change);
 	tcase_add_test(tc, test_notes_events_visibility);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("prefetch");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, NULL, release);
+	tcase_add_test(tc, test_notes_issue_list_prefetch);
 	suite_add_tcase(s, tc);
 	return s;
 }
