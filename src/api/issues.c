@@ -558,7 +558,7 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 					  f.state ? 4 : 3, v, &err);
 		if (!res)
 			return err;
-		api_respond_page(r, &f.pg, res, entity_issue_basic);
+		api_respond_page_jw(r, &f.pg, res, entity_issue_basic_write, 1536);
 		return 0;
 	}
 	const char *v[26];
@@ -570,7 +570,7 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 				 26, v, &err);
 	if (!res)
 		return err;
-	api_respond_page(r, &f.pg, res, entity_issue_basic);
+	api_respond_page_jw(r, &f.pg, res, entity_issue_basic_write, 1536);
 	return 0;
 }
 
@@ -640,7 +640,7 @@ static int issues_show(request *r)
 	PGresult *res;
 	if ((rc = fetch(r, iid, NULL, &res)) != 0)
 		return rc < 0 ? rc : not_found(r);
-	respond_json(r, 200, entity_issue(r, res, 0, 0));
+	api_respond_record(r, 200, entity_issue_write, res, 0, 0);
 	return 0;
 }
 
@@ -651,7 +651,7 @@ static int respond_issue(request *r, int status, const char *id)
 	int rc = fetch(r, NULL, id, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : ERR_INTERNAL;
-	respond_json(r, status, entity_issue(r, res, 0, 0));
+	api_respond_record(r, status, entity_issue_write, res, 0, 0);
 	return 0;
 }
 
@@ -1246,7 +1246,7 @@ static int time_tracking(request *r, enum time_op op)
 				    entity_human_duration(r->ctx.a, seconds < 0 ? -seconds : seconds));
 	if (note && (rc = system_note(r, r->project->id, is.id, note)) < 0)
 		return rc;
-	respond_json(r, op == TIME_ADD_SPENT ? 201 : 200, entity_time_stats(r, res, 0, 0));
+	api_respond_record(r, op == TIME_ADD_SPENT ? 201 : 200, entity_time_stats_write, res, 0, 0);
 	return 0;
 }
 
@@ -1279,7 +1279,7 @@ static int issues_time_stats(request *r)
 	PGresult *res;
 	if ((rc = fetch(r, iid, NULL, &res)) != 0)
 		return rc < 0 ? rc : not_found(r);
-	respond_json(r, 200, entity_time_stats(r, res, 0, IC_TIME_ESTIMATE));
+	api_respond_record(r, 200, entity_time_stats_write, res, 0, IC_TIME_ESTIMATE);
 	return 0;
 }
 

@@ -722,7 +722,7 @@ static int merge_requests_closes_issues(request *r)
 	PGresult *issues = db_query(&r->ctx, "mrs_closes_issues", 7, v, &err);
 	if (!issues)
 		return err;
-	api_respond_page(r, &pg, issues, entity_issue_basic);
+	api_respond_page_jw(r, &pg, issues, entity_issue_basic_write, 1536);
 	return 0;
 }
 

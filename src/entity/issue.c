@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "db/db.h"
-#include "entity/entity.h"
 #include "http/cache.h"
 
 const char *entity_human_duration(arena *a, long long seconds)
@@ -34,83 +33,131 @@ const char *entity_human_duration(arena *a, long long seconds)
 	return arena_strdup(a, out);
 }
 
-json_object *entity_time_stats(request *r, const PGresult *res, int row, int col)
+void entity_time_stats_write(jw *w, request *r, const PGresult *res, int row, int col)
 {
 	long long estimate = db_int(res, row, col), spent = db_int(res, row, col + 1);
-	json_object *o = json_object_new_object();
-	json_put_int(o, "time_estimate", estimate);
-	json_put_int(o, "total_time_spent", spent);
-	json_put_str(o, "human_time_estimate", entity_human_duration(r->ctx.a, estimate));
-	json_put_str(o, "human_total_time_spent", entity_human_duration(r->ctx.a, spent));
-	return o;
+	jw_begin_object(w);
+	jw_put_int(w, "time_estimate", estimate);
+	jw_put_int(w, "total_time_spent", spent);
+	jw_put_str(w, "human_time_estimate", entity_human_duration(r->ctx.a, estimate));
+	jw_put_str(w, "human_total_time_spent", entity_human_duration(r->ctx.a, spent));
+	jw_end_object(w);
+}
+
+json_object *entity_time_stats(request *r, const PGresult *res, int row, int col)
+{
+	jw w;
+	jw_init(&w, r->ctx.a, 128);
+	entity_time_stats_write(&w, r, res, row, col);
+	return json_tokener_parse(buf_cstr(&w.b));
 }
 
 /* The user summary at col, or null when the row has none there. */
-static json_object *user_or_null(request *r, const PGresult *res, int row, int col)
+static void user_or_null(jw *w, request *r, const PGresult *res, int row, int col)
 {
-	return PQgetisnull(res, row, col) ? NULL : entity_user(r, res, row, col, USER_VIEW_BASIC);
+	if (PQgetisnull(res, row, col))
+		jw_null(w);
+	else
+		entity_user_write(w, r, res, row, col, USER_VIEW_BASIC);
 }
 
-json_object *entity_issue_basic(request *r, const PGresult *res, int row, int col)
+/* key: api's URL of issue iid, with suffix. */
+static void issue_link(jw *w, const char *key, const char *api, const char *iid,
+		       const char *suffix)
+{
+	jw_key(w, key);
+	jw_str_begin(w);
+	jw_str_part(w, api);
+	jw_str_part(w, "/issues/");
+	jw_str_part(w, iid);
+	jw_str_part(w, suffix);
+	jw_str_end(w);
+}
+
+/* The list view; when single, the single view: the same members, then _links and
+ * subscribed. */
+static void write_issue(jw *w, request *r, const PGresult *res, int row, int col, bool single)
 {
 	cache_depend_none(r); /* issues have no key in the response cache */
-	json_object *o = json_object_new_object();
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
-	json_put_int(o, "id", I(IC_ID));
-	json_put_int(o, "iid", I(IC_IID));
-	json_put_int(o, "project_id", I(IC_PROJECT_ID));
-	json_put_str(o, "title", V(IC_TITLE));
-	json_put_str(o, "description", V(IC_DESCRIPTION));
-	json_put_str(o, "state", V(IC_STATE));
-	json_put_str(o, "created_at", V(IC_CREATED_AT));
-	json_put_str(o, "updated_at", V(IC_UPDATED_AT));
-	json_put_str(o, "closed_at", V(IC_CLOSED_AT));
-	json_object_object_add(o, "closed_by", user_or_null(r, res, row, col + IC_CLOSED_BY));
-	json_object *labels = json_object_new_array();
+	jw_begin_object(w);
+	jw_put_int(w, "id", I(IC_ID));
+	jw_put_int(w, "iid", I(IC_IID));
+	jw_put_int(w, "project_id", I(IC_PROJECT_ID));
+	jw_put_str(w, "title", V(IC_TITLE));
+	jw_put_str(w, "description", V(IC_DESCRIPTION));
+	jw_put_str(w, "state", V(IC_STATE));
+	jw_put_str(w, "created_at", V(IC_CREATED_AT));
+	jw_put_str(w, "updated_at", V(IC_UPDATED_AT));
+	jw_put_str(w, "closed_at", V(IC_CLOSED_AT));
+	jw_key(w, "closed_by");
+	user_or_null(w, r, res, row, col + IC_CLOSED_BY);
+	jw_key(w, "labels");
+	jw_begin_array(w);
 	const char **titles;
 	int n = db_text_array(r->ctx.a, V(IC_LABELS), &titles);
 	for (int k = 0; k < n; k++)
-		json_object_array_add(labels, json_object_new_string(titles[k]));
-	json_object_object_add(o, "labels", labels);
-	json_object_object_add(o, "milestone", PQgetisnull(res, row, col + IC_MILESTONE) ? NULL
-					       : entity_milestone(r, res, row, col + IC_MILESTONE));
-	json_object *assignee = user_or_null(r, res, row, col + IC_ASSIGNEE);
-	json_object *assignees = json_object_new_array();
-	if (assignee)
-		json_object_array_add(assignees, json_object_get(assignee));
-	json_object_object_add(o, "assignees", assignees);
-	json_object_object_add(o, "author", user_or_null(r, res, row, col + IC_AUTHOR));
-	json_object_object_add(o, "assignee", assignee);
-	json_put_int(o, "user_notes_count", I(IC_USER_NOTES_COUNT));
-	json_put_int(o, "upvotes", I(IC_UPVOTES));
-	json_put_int(o, "downvotes", I(IC_DOWNVOTES));
-	json_put_str(o, "due_date", V(IC_DUE_DATE));
-	json_put_bool(o, "confidential", db_bool(res, row, col + IC_CONFIDENTIAL));
-	json_object_object_add(o, "discussion_locked",
-			       V(IC_DISCUSSION_LOCKED) ? json_object_new_boolean(db_bool(
-							 res, row, col + IC_DISCUSSION_LOCKED))
-						       : NULL);
-	json_put_str(o, "web_url", arena_printf(r->ctx.a, "%s/%s/issues/%s", r->ctx.cfg->external_url,
-						V(IC_PATH), V(IC_IID)));
-	json_object_object_add(o, "time_stats", entity_time_stats(r, res, row, col + IC_TIME_ESTIMATE));
+		jw_str(w, titles[k]);
+	jw_end_array(w);
+	jw_key(w, "milestone");
+	if (PQgetisnull(res, row, col + IC_MILESTONE))
+		jw_null(w);
+	else
+		entity_milestone_write(w, r, res, row, col + IC_MILESTONE);
+	/* the assignee twice: the only one of assignees, and assignee */
+	jw_key(w, "assignees");
+	jw_begin_array(w);
+	if (!PQgetisnull(res, row, col + IC_ASSIGNEE))
+		entity_user_write(w, r, res, row, col + IC_ASSIGNEE, USER_VIEW_BASIC);
+	jw_end_array(w);
+	jw_key(w, "author");
+	user_or_null(w, r, res, row, col + IC_AUTHOR);
+	jw_key(w, "assignee");
+	user_or_null(w, r, res, row, col + IC_ASSIGNEE);
+	jw_put_int(w, "user_notes_count", I(IC_USER_NOTES_COUNT));
+	jw_put_int(w, "upvotes", I(IC_UPVOTES));
+	jw_put_int(w, "downvotes", I(IC_DOWNVOTES));
+	jw_put_str(w, "due_date", V(IC_DUE_DATE));
+	jw_put_bool(w, "confidential", db_bool(res, row, col + IC_CONFIDENTIAL));
+	jw_key(w, "discussion_locked");
+	if (V(IC_DISCUSSION_LOCKED))
+		jw_bool(w, db_bool(res, row, col + IC_DISCUSSION_LOCKED));
+	else
+		jw_null(w);
+	jw_key(w, "web_url");
+	jw_str_begin(w);
+	jw_str_part(w, r->ctx.cfg->external_url);
+	jw_str_part(w, "/");
+	jw_str_part(w, V(IC_PATH));
+	jw_str_part(w, "/issues/");
+	jw_str_part(w, V(IC_IID));
+	jw_str_end(w);
+	jw_key(w, "time_stats");
+	entity_time_stats_write(w, r, res, row, col + IC_TIME_ESTIMATE);
+	if (single) {
+		const char *api = arena_printf(r->ctx.a, "%s/api/v4/projects/%s",
+					       r->ctx.cfg->external_url, V(IC_PROJECT_ID));
+		jw_key(w, "_links");
+		jw_begin_object(w);
+		issue_link(w, "self", api, V(IC_IID), "");
+		issue_link(w, "notes", api, V(IC_IID), "/notes");
+		issue_link(w, "award_emoji", api, V(IC_IID), "/award_emoji");
+		jw_put_str(w, "project", api);
+		jw_end_object(w);
+		jw_put_bool(w, "subscribed", db_bool(res, row, col + IC_SUBSCRIBED));
+	}
+	jw_end_object(w);
 #undef V
 #undef I
-	return o;
 }
 
-json_object *entity_issue(request *r, const PGresult *res, int row, int col)
+void entity_issue_basic_write(jw *w, request *r, const PGresult *res, int row, int col)
 {
-	json_object *o = entity_issue_basic(r, res, row, col);
-	const char *api = arena_printf(r->ctx.a, "%s/api/v4/projects/%s", r->ctx.cfg->external_url,
-				       db_val(res, row, col + IC_PROJECT_ID));
-	const char *iid = db_val(res, row, col + IC_IID);
-	json_object *links = json_object_new_object();
-	json_put_str(links, "self", arena_printf(r->ctx.a, "%s/issues/%s", api, iid));
-	json_put_str(links, "notes", arena_printf(r->ctx.a, "%s/issues/%s/notes", api, iid));
-	json_put_str(links, "award_emoji", arena_printf(r->ctx.a, "%s/issues/%s/award_emoji", api, iid));
-	json_put_str(links, "project", api);
-	json_object_object_add(o, "_links", links);
-	json_put_bool(o, "subscribed", db_bool(res, row, col + IC_SUBSCRIBED));
-	return o;
+	write_issue(w, r, res, row, col, false);
+}
+
+void entity_issue_write(jw *w, request *r, const PGresult *res, int row, int col)
+{
+	write_issue(w, r, res, row, col, true);
 }
