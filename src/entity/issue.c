@@ -44,14 +44,6 @@ void entity_time_stats_write(jw *w, request *r, const PGresult *res, int row, in
 	jw_end_object(w);
 }
 
-json_object *entity_time_stats(request *r, const PGresult *res, int row, int col)
-{
-	jw w;
-	jw_init(&w, r->ctx.a, 128);
-	entity_time_stats_write(&w, r, res, row, col);
-	return json_tokener_parse(buf_cstr(&w.b));
-}
-
 /* The user summary at col, or null when the row has none there. */
 static void user_or_null(jw *w, request *r, const PGresult *res, int row, int col)
 {

@@ -62,8 +62,6 @@ void entity_issue_write(jw *w, request *r, const PGresult *res, int row, int col
 /* Writes {time_estimate, total_time_spent, human_time_estimate, human_total_time_spent}
  * of the two integer columns (seconds) at col and col + 1. */
 void entity_time_stats_write(jw *w, request *r, const PGresult *res, int row, int col);
-/* The same as a json-c object (the caller owns it), for a presenter that builds one. */
-json_object *entity_time_stats(request *r, const PGresult *res, int row, int col);
 /* A duration in GitLab's short human form ("1w 2d 3h 30m"; 1mo = 4w, 1w = 5d, 1d = 8h),
  * NULL for 0, in a. */
 const char *entity_human_duration(arena *a, long long seconds);

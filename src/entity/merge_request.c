@@ -42,19 +42,6 @@ static void web_url(jw *w, request *r, const PGresult *res, int row, int col)
 	jw_str_end(w);
 }
 
-/* The time_stats of the estimate and time spent at col (entity/issue.h's
- * entity_time_stats). */
-static void time_stats(jw *w, request *r, const PGresult *res, int row, int col)
-{
-	long long estimate = db_int(res, row, col), spent = db_int(res, row, col + 1);
-	jw_begin_object(w);
-	jw_put_int(w, "time_estimate", estimate);
-	jw_put_int(w, "total_time_spent", spent);
-	jw_put_str(w, "human_time_estimate", entity_human_duration(r->ctx.a, estimate));
-	jw_put_str(w, "human_total_time_spent", entity_human_duration(r->ctx.a, spent));
-	jw_end_object(w);
-}
-
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
 #define B(c) db_bool(res, row, col + (c))
@@ -124,7 +111,7 @@ static void basic_members(jw *w, request *r, const PGresult *res, int row, int c
 	jw_put_bool(w, "force_remove_source_branch", B(MRC_FORCE_REMOVE));
 	web_url(w, r, res, row, col);
 	jw_key(w, "time_stats");
-	time_stats(w, r, res, row, col + MRC_TIME_ESTIMATE);
+	entity_time_stats_write(w, r, res, row, col + MRC_TIME_ESTIMATE);
 }
 
 void entity_merge_request_basic_write(jw *w, request *r, const PGresult *res, int row, int col)

@@ -4,28 +4,6 @@
 #include "entity/entity.h"
 #include "http/cache.h"
 
-json_object *entity_milestone(request *r, const PGresult *res, int row, int col)
-{
-	cache_depend_none(r); /* milestones have no key in the response cache */
-	json_object *o = json_object_new_object();
-#define V(c) db_val(res, row, col + (c))
-	json_put_int(o, "id", db_int(res, row, col));
-	json_put_int(o, "iid", db_int(res, row, col + 1));
-	if (V(2))
-		json_put_int_or_null(o, "project_id", V(2));
-	else
-		json_put_int_or_null(o, "group_id", V(3));
-	json_put_str(o, "title", V(4));
-	json_put_str(o, "description", V(5));
-	json_put_str(o, "state", V(6));
-	json_put_str(o, "created_at", V(7));
-	json_put_str(o, "updated_at", V(8));
-	json_put_str(o, "due_date", V(9));
-	json_put_str(o, "start_date", V(10));
-#undef V
-	return o;
-}
-
 void entity_milestone_write(jw *w, request *r, const PGresult *res, int row, int col)
 {
 	cache_depend_none(r); /* milestones have no key in the response cache */

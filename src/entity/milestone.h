@@ -13,8 +13,6 @@
 
 /* The milestone whose MILESTONE_COLS start at col of row: project_id or group_id (the one
  * it has), as GitLab 10's Entities::Milestone. */
-json_object *entity_milestone(request *r, const PGresult *res, int row, int col);
-/* The same, written into w. */
 void entity_milestone_write(jw *w, request *r, const PGresult *res, int row, int col);
 
 #endif
