@@ -320,6 +320,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 	if (db_connect(&d, cfg->database_url, statements) < 0)
 		log_warn("worker starts without a database connection; requests get 503 until it is back");
 	FCGX_Init();
+	router_index(route_tables);
 	FCGX_Request fr;
 	FCGX_InitRequest(&fr, listen_fd, 0);
 	arena *a = arena_new();

@@ -1,5 +1,6 @@
 #include "http/router.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/validate.h"
@@ -44,18 +45,76 @@ static bool match(const char *pattern, const char *path, request *r, bool add)
 	return *s == '\0' || (s[0] == '/' && s[1] == '\0');
 }
 
+/* The number of slashes in s, a trailing one left out (match allows one). */
+static unsigned slashes(const char *s)
+{
+	unsigned n = 0;
+	for (const char *c = s; *c; c++)
+		n += *c == '/' && c[1] != '\0';
+	return n;
+}
+
+/* The routes of the tables router_index was given, in order, each with its pattern's
+ * slashes and whether it ends in a *rest capture: a route whose pattern has other slashes
+ * than the path (captures hold no raw slash) is passed over without being matched. */
+static struct {
+	const route *const *tables;
+	size_t n;
+	const route **routes;
+	unsigned *slashes;
+	bool *rest;
+} idx;
+
+void router_index(const route *const *tables)
+{
+	size_t n = 0;
+	for (size_t t = 0; tables[t]; t++)
+		for (const route *rt = tables[t]; rt->method; rt++)
+			n++;
+	free(idx.routes);
+	free(idx.slashes);
+	free(idx.rest);
+	idx.routes = malloc(n * sizeof(*idx.routes));
+	idx.slashes = malloc(n * sizeof(*idx.slashes));
+	idx.rest = malloc(n * sizeof(*idx.rest));
+	if (!idx.routes || !idx.slashes || !idx.rest)
+		abort();
+	size_t i = 0;
+	for (size_t t = 0; tables[t]; t++)
+		for (const route *rt = tables[t]; rt->method; rt++, i++) {
+			idx.routes[i] = rt;
+			idx.slashes[i] = slashes(rt->pattern);
+			idx.rest[i] = strchr(rt->pattern, '*') != NULL;
+		}
+	idx.n = n;
+	idx.tables = tables;
+}
+
+/* Whether rt is the route of r's method and path. */
+static bool matches(const route *rt, const request *r)
+{
+	return strcmp(rt->method, r->method) == 0 && match(rt->pattern, r->path, NULL, false);
+}
+
+/* rt with its captures added to r, or NULL when one is badly encoded. */
+static const route *captured(const route *rt, request *r)
+{
+	return match(rt->pattern, r->path, r, true) ? rt : NULL;
+}
+
 const route *router_match(const route *const *tables, request *r)
 {
-	for (size_t t = 0; tables[t]; t++) {
-		for (const route *rt = tables[t]; rt->method; rt++) {
-			if (strcmp(rt->method, r->method) != 0)
-				continue;
-			if (match(rt->pattern, r->path, r, false)) {
-				if (!match(rt->pattern, r->path, r, true))
-					return NULL;
-				return rt;
-			}
-		}
+	if (idx.tables == tables) {
+		unsigned n = slashes(r->path);
+		for (size_t i = 0; i < idx.n; i++)
+			if ((idx.rest[i] ? n >= idx.slashes[i] : n == idx.slashes[i]) &&
+			    matches(idx.routes[i], r))
+				return captured(idx.routes[i], r);
+		return NULL;
 	}
+	for (size_t t = 0; tables[t]; t++)
+		for (const route *rt = tables[t]; rt->method; rt++)
+			if (matches(rt, r))
+				return captured(rt, r);
 	return NULL;
 }

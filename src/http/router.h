@@ -47,6 +47,9 @@ typedef struct route {
  * captures, decoded, to the parameter view. NULL when nothing matches (or a capture is
  * badly encoded). */
 const route *router_match(const route *const *tables, request *r);
+/* Prepares router_match for tables (static: kept by pointer), which then passes over the
+ * routes whose pattern cannot fit the path's number of segments without matching them. */
+void router_index(const route *const *tables);
 
 
 #endif

@@ -641,6 +641,14 @@ static const route table[] = {
 };
 static const route *const tables[] = {table, NULL};
 
+/* Each router test runs twice: on the tables as they are (0), and indexed (1) as the
+ * workers index theirs. */
+static void index_routes(int i)
+{
+	if (i == 1)
+		router_index(tables);
+}
+
 static const route *route_for(const char *method, const char *uri)
 {
 	request_init(&R, A, &cfg);
@@ -650,6 +658,7 @@ static const route *route_for(const char *method, const char *uri)
 
 START_TEST(test_router_literal_and_capture)
 {
+	index_routes(_i);
 	ck_assert_ptr_eq(route_for("GET", "/api/v4/users"), &table[0]);
 	ck_assert_ptr_null(R.params);
 	ck_assert_ptr_eq(route_for("POST", "/api/v4/users"), &table[1]);
@@ -669,6 +678,7 @@ END_TEST
 
 START_TEST(test_router_no_match)
 {
+	index_routes(_i);
 	ck_assert_ptr_null(route_for("GET", "/api/v4/usersx"));
 	ck_assert_ptr_null(route_for("GET", "/api/v4/use"));
 	ck_assert_ptr_null(route_for("GET", "/api/v4"));
@@ -684,6 +694,7 @@ END_TEST
 
 START_TEST(test_router_method_mismatch)
 {
+	index_routes(_i);
 	ck_assert_ptr_null(route_for("DELETE", "/api/v4/users"));
 	ck_assert_ptr_null(route_for("PUT", "/api/v4/users/1"));
 	ck_assert_ptr_null(route_for("POST", "/api/v4/users/1/keys"));
@@ -694,6 +705,7 @@ END_TEST
 
 START_TEST(test_router_encoded_slash_does_not_split)
 {
+	index_routes(_i);
 	ck_assert_ptr_eq(route_for("GET", "/api/v4/users/group%2Fsub"), &table[2]);
 	ck_assert_str_eq(param_str(&R, "id"), "group/sub");
 	ck_assert_ptr_eq(route_for("GET", "/api/v4/users/group%2fsub%2Fdeep/keys"), &table[3]);
@@ -706,6 +718,7 @@ END_TEST
 
 START_TEST(test_router_trailing_slash)
 {
+	index_routes(_i);
 	ck_assert_ptr_eq(route_for("GET", "/api/v4/users/"), &table[0]);
 	ck_assert_ptr_eq(route_for("GET", "/api/v4/users/5/"), &table[2]);
 	ck_assert_str_eq(param_str(&R, "id"), "5");
@@ -716,6 +729,7 @@ END_TEST
 
 START_TEST(test_router_rest_capture)
 {
+	index_routes(_i);
 	ck_assert_ptr_eq(route_for("GET", "/api/v4/projects/g%2Fp/repository/files/src/lib/a%20b.c"),
 			 &table[5]);
 	ck_assert_str_eq(param_str(&R, "id"), "g/p");
@@ -730,6 +744,7 @@ END_TEST
 
 START_TEST(test_router_bad_capture_encoding)
 {
+	index_routes(_i);
 	ck_assert_ptr_null(route_for("GET", "/api/v4/users/%zz"));
 	ck_assert_ptr_null(route_for("GET", "/api/v4/users/ab%2"));
 	ck_assert_ptr_null(route_for("GET", "/api/v4/users/a%00b"));
@@ -744,6 +759,7 @@ END_TEST
 
 START_TEST(test_router_capture_beats_query)
 {
+	index_routes(_i);
 	ck_assert_ptr_eq(route_for("GET", "/api/v4/users/5?id=9&id=10"), &table[2]);
 	ck_assert_str_eq(param_str(&R, "id"), "5");
 }
@@ -1258,14 +1274,14 @@ int main(void)
 
 	tc = tcase_create("router");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_router_literal_and_capture);
-	tcase_add_test(tc, test_router_no_match);
-	tcase_add_test(tc, test_router_method_mismatch);
-	tcase_add_test(tc, test_router_encoded_slash_does_not_split);
-	tcase_add_test(tc, test_router_trailing_slash);
-	tcase_add_test(tc, test_router_rest_capture);
-	tcase_add_test(tc, test_router_bad_capture_encoding);
-	tcase_add_test(tc, test_router_capture_beats_query);
+	tcase_add_loop_test(tc, test_router_literal_and_capture, 0, 2);
+	tcase_add_loop_test(tc, test_router_no_match, 0, 2);
+	tcase_add_loop_test(tc, test_router_method_mismatch, 0, 2);
+	tcase_add_loop_test(tc, test_router_encoded_slash_does_not_split, 0, 2);
+	tcase_add_loop_test(tc, test_router_trailing_slash, 0, 2);
+	tcase_add_loop_test(tc, test_router_rest_capture, 0, 2);
+	tcase_add_loop_test(tc, test_router_bad_capture_encoding, 0, 2);
+	tcase_add_loop_test(tc, test_router_capture_beats_query, 0, 2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("pagination");
