@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "db/db.h"
+
 /* The keys are the presenters' constants (or strings of the request's arena, which
  * outlives the response's JSON): json-c need not copy them. */
 static void put(json_object *o, const char *key, json_object *v)
@@ -35,4 +37,14 @@ const char *entity_avatar_url(request *r, const char *kind, const char *id, cons
 		return NULL;
 	return arena_printf(r->ctx.a, "%s/uploads/-/system/%s/avatar/%s/%s", r->ctx.cfg->external_url, kind,
 			    id, file);
+}
+
+void entity_text_array_write(jw *w, request *r, const char *array)
+{
+	const char **items;
+	int n = db_text_array(r->ctx.a, array, &items);
+	jw_begin_array(w);
+	for (int k = 0; k < n; k++)
+		jw_str(w, items[k]);
+	jw_end_array(w);
 }

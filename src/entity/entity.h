@@ -15,6 +15,8 @@ void json_put_bool(json_object *o, const char *key, bool v);
 /* Adds key: integer parsed from s, or null when s is NULL. */
 void json_put_int_or_null(json_object *o, const char *key, const char *s);
 /* URL of an uploaded avatar, or NULL when there is none. */
+/* The text[] column value (PostgreSQL's array text) as a JSON array of its strings. */
+void entity_text_array_write(jw *w, request *r, const char *array);
 const char *entity_avatar_url(request *r, const char *kind, const char *id, const char *file);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "entity/entity.h"
 #include "http/cache.h"
 
 const char *entity_human_duration(arena *a, long long seconds)
@@ -44,15 +45,6 @@ void entity_time_stats_write(jw *w, request *r, const PGresult *res, int row, in
 	jw_end_object(w);
 }
 
-/* The user summary at col, or null when the row has none there. */
-static void user_or_null(jw *w, request *r, const PGresult *res, int row, int col)
-{
-	if (PQgetisnull(res, row, col))
-		jw_null(w);
-	else
-		entity_user_write(w, r, res, row, col, USER_VIEW_BASIC);
-}
-
 /* key: api's URL of issue iid, with suffix. */
 static void issue_link(jw *w, const char *key, const char *api, const char *iid,
 		       const char *suffix)
@@ -84,19 +76,11 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 	jw_put_str(w, "updated_at", V(IC_UPDATED_AT));
 	jw_put_str(w, "closed_at", V(IC_CLOSED_AT));
 	jw_key(w, "closed_by");
-	user_or_null(w, r, res, row, col + IC_CLOSED_BY);
+	entity_user_summary_write(w, r, res, row, col + IC_CLOSED_BY);
 	jw_key(w, "labels");
-	jw_begin_array(w);
-	const char **titles;
-	int n = db_text_array(r->ctx.a, V(IC_LABELS), &titles);
-	for (int k = 0; k < n; k++)
-		jw_str(w, titles[k]);
-	jw_end_array(w);
+	entity_text_array_write(w, r, V(IC_LABELS));
 	jw_key(w, "milestone");
-	if (PQgetisnull(res, row, col + IC_MILESTONE))
-		jw_null(w);
-	else
-		entity_milestone_write(w, r, res, row, col + IC_MILESTONE);
+	entity_milestone_write(w, r, res, row, col + IC_MILESTONE);
 	/* the assignee twice: the only one of assignees, and assignee */
 	jw_key(w, "assignees");
 	jw_begin_array(w);
@@ -104,9 +88,9 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 		entity_user_write(w, r, res, row, col + IC_ASSIGNEE, USER_VIEW_BASIC);
 	jw_end_array(w);
 	jw_key(w, "author");
-	user_or_null(w, r, res, row, col + IC_AUTHOR);
+	entity_user_summary_write(w, r, res, row, col + IC_AUTHOR);
 	jw_key(w, "assignee");
-	user_or_null(w, r, res, row, col + IC_ASSIGNEE);
+	entity_user_summary_write(w, r, res, row, col + IC_ASSIGNEE);
 	jw_put_int(w, "user_notes_count", I(IC_USER_NOTES_COUNT));
 	jw_put_int(w, "upvotes", I(IC_UPVOTES));
 	jw_put_int(w, "downvotes", I(IC_DOWNVOTES));

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "db/db.h"
+#include "entity/entity.h"
 #include "entity/issue.h"
 #include "http/cache.h"
 
@@ -19,15 +20,6 @@ bool entity_merge_request_wip(const char *title)
 		if (strncasecmp(title, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;
 	return false;
-}
-
-/* The user summary at col, or null when the row has none there. */
-static void user_or_null(jw *w, request *r, const PGresult *res, int row, int col)
-{
-	if (PQgetisnull(res, row, col))
-		jw_null(w);
-	else
-		entity_user_write(w, r, res, row, col, USER_VIEW_BASIC);
 }
 
 static void web_url(jw *w, request *r, const PGresult *res, int row, int col)
@@ -46,10 +38,10 @@ static void web_url(jw *w, request *r, const PGresult *res, int row, int col)
 #define I(c) db_int(res, row, col + (c))
 #define B(c) db_bool(res, row, col + (c))
 
-void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, int row, int col)
+/* The members the simple view begins with, and the list view too. */
+static void head_members(jw *w, request *r, const PGresult *res, int row, int col)
 {
 	cache_depend_none(r); /* merge requests have no key in the response cache */
-	jw_begin_object(w);
 	jw_put_int(w, "id", I(MRC_ID));
 	jw_put_int(w, "iid", I(MRC_IID));
 	jw_put_int(w, "project_id", I(MRC_TARGET_PROJECT));
@@ -58,6 +50,12 @@ void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, i
 	jw_put_str(w, "state", V(MRC_STATE));
 	jw_put_str(w, "created_at", V(MRC_CREATED_AT));
 	jw_put_str(w, "updated_at", V(MRC_UPDATED_AT));
+}
+
+void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, int row, int col)
+{
+	jw_begin_object(w);
+	head_members(w, r, res, row, col);
 	web_url(w, r, res, row, col);
 	jw_end_object(w);
 }
@@ -65,38 +63,22 @@ void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, i
 /* The members of the list view, in an object begun. */
 static void basic_members(jw *w, request *r, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r);
-	jw_put_int(w, "id", I(MRC_ID));
-	jw_put_int(w, "iid", I(MRC_IID));
-	jw_put_int(w, "project_id", I(MRC_TARGET_PROJECT));
-	jw_put_str(w, "title", V(MRC_TITLE));
-	jw_put_str(w, "description", V(MRC_DESCRIPTION));
-	jw_put_str(w, "state", V(MRC_STATE));
-	jw_put_str(w, "created_at", V(MRC_CREATED_AT));
-	jw_put_str(w, "updated_at", V(MRC_UPDATED_AT));
+	head_members(w, r, res, row, col);
 	jw_put_str(w, "target_branch", V(MRC_TARGET_BRANCH));
 	jw_put_str(w, "source_branch", V(MRC_SOURCE_BRANCH));
 	jw_put_int(w, "upvotes", I(MRC_UPVOTES));
 	jw_put_int(w, "downvotes", I(MRC_DOWNVOTES));
 	jw_key(w, "author");
-	user_or_null(w, r, res, row, col + MRC_AUTHOR);
+	entity_user_summary_write(w, r, res, row, col + MRC_AUTHOR);
 	jw_key(w, "assignee");
-	user_or_null(w, r, res, row, col + MRC_ASSIGNEE);
+	entity_user_summary_write(w, r, res, row, col + MRC_ASSIGNEE);
 	jw_put_int_or_null(w, "source_project_id", V(MRC_SOURCE_PROJECT));
 	jw_put_int(w, "target_project_id", I(MRC_TARGET_PROJECT));
 	jw_key(w, "labels");
-	jw_begin_array(w);
-	const char **titles;
-	int n = db_text_array(r->ctx.a, V(MRC_LABELS), &titles);
-	for (int k = 0; k < n; k++)
-		jw_str(w, titles[k]);
-	jw_end_array(w);
+	entity_text_array_write(w, r, V(MRC_LABELS));
 	jw_put_bool(w, "work_in_progress", entity_merge_request_wip(V(MRC_TITLE)));
 	jw_key(w, "milestone");
-	if (PQgetisnull(res, row, col + MRC_MILESTONE))
-		jw_null(w);
-	else
-		entity_milestone_write(w, r, res, row, col + MRC_MILESTONE);
+	entity_milestone_write(w, r, res, row, col + MRC_MILESTONE);
 	jw_put_bool(w, "merge_when_pipeline_succeeds", B(MRC_MWPS));
 	jw_put_str(w, "merge_status", V(MRC_MERGE_STATUS));
 	jw_put_str(w, "sha", V(MRC_SHA));
@@ -127,10 +109,10 @@ void entity_merge_request_begin(jw *w, request *r, const PGresult *res, int row,
 	basic_members(w, r, res, row, col);
 	jw_put_bool(w, "subscribed", B(MRC_SUBSCRIBED));
 	jw_key(w, "merged_by");
-	user_or_null(w, r, res, row, col + MRC_MERGED_BY);
+	entity_user_summary_write(w, r, res, row, col + MRC_MERGED_BY);
 	jw_put_str(w, "merged_at", V(MRC_MERGED_AT));
 	jw_key(w, "closed_by");
-	user_or_null(w, r, res, row, col + MRC_CLOSED_BY);
+	entity_user_summary_write(w, r, res, row, col + MRC_CLOSED_BY);
 	jw_put_str(w, "closed_at", V(MRC_CLOSED_AT));
 	/* the pipeline fields: pipelines are issue 9's */
 	jw_put_str(w, "latest_build_started_at", NULL);

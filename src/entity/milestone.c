@@ -7,6 +7,10 @@
 void entity_milestone_write(jw *w, request *r, const PGresult *res, int row, int col)
 {
 	cache_depend_none(r); /* milestones have no key in the response cache */
+	if (PQgetisnull(res, row, col)) {
+		jw_null(w);
+		return;
+	}
 #define V(c) db_val(res, row, col + (c))
 	jw_begin_object(w);
 	jw_put_int(w, "id", db_int(res, row, col));

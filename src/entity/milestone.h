@@ -12,7 +12,7 @@
 #define MILESTONE_NCOLS 11
 
 /* The milestone whose MILESTONE_COLS start at col of row: project_id or group_id (the one
- * it has), as GitLab 10's Entities::Milestone. */
+ * it has), as GitLab 10's Entities::Milestone; null when the row has none there. */
 void entity_milestone_write(jw *w, request *r, const PGresult *res, int row, int col);
 
 #endif

@@ -13,10 +13,7 @@ void entity_note_write(jw *w, request *r, const PGresult *res, int row, int col)
 	jw_put_str(w, "body", V(1));
 	jw_put_str(w, "attachment", V(2));
 	jw_key(w, "author");
-	if (V(9))
-		entity_user_write(w, r, res, row, col + 9, USER_VIEW_BASIC);
-	else
-		jw_null(w);
+	entity_user_summary_write(w, r, res, row, col + 9);
 	jw_put_str(w, "created_at", V(3));
 	jw_put_str(w, "updated_at", V(4));
 	jw_put_bool(w, "system", db_bool(res, row, col + 5));

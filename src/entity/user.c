@@ -79,6 +79,14 @@ void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 #undef V
 }
 
+void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col)
+{
+	if (PQgetisnull(res, row, col))
+		jw_null(w);
+	else
+		entity_user_write(w, r, res, row, col, USER_VIEW_BASIC);
+}
+
 void entity_user_list_depend(request *r)
 {
 	cache_depend(r, CACHE_SET_USERS);

@@ -48,6 +48,8 @@ json_object *entity_user(request *r, const PGresult *res, int row, int col, enum
 /* The same, written into w, for the basic and single views only. */
 void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 		       enum user_view view);
+/* The basic view of the user at col, or null when the row has none there. */
+void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col);
 /* What a list of users depends on beyond its rows' records: which users it holds. */
 void entity_user_list_depend(request *r);
 
