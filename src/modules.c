@@ -10,6 +10,7 @@
 #include "git/hooks.h"
 #include "git/repo.h"
 #include "git/shell.h"
+#include "entity/user.h"
 #include "http/cache.h"
 
 #define MODULE(name) extern const db_stmt name##_stmts[]; extern const route name##_routes[];
@@ -18,7 +19,7 @@
 
 const db_stmt *const statements[] = {
 	auth_stmts, scope_stmts, background_stmts, cache_stmts, repo_stmts, hooks_stmts,
-	shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts,
+	shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts, entity_user_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

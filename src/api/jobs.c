@@ -40,8 +40,7 @@
 	" LEFT JOIN LATERAL (SELECT " JOB_COLS " FROM (SELECT * FROM ci_builds k WHERE " WHERE \
 	" ORDER BY k.id DESC " LIMIT ") b JOIN commit_statuses s ON s.id = b.id"              \
 	" JOIN ci_pipelines p ON p.id = s.pipeline_id LEFT JOIN LATERAL (SELECT * FROM"        \
-	" ci_runners r WHERE r.id = b.runner_id OFFSET 0) rn ON true"                          \
-	" LEFT JOIN users u ON u.id = s.author_id ORDER BY b.id DESC) x ON true"
+	" ci_runners r WHERE r.id = b.runner_id OFFSET 0) rn ON true ORDER BY b.id DESC) x ON true"
 
 const db_stmt jobs_stmts[] = {
 	{"jobs_pipeline", "SELECT id FROM ci_pipelines WHERE id = $2 AND project_id = $1", 2, 1},

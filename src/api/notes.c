@@ -72,7 +72,7 @@ const db_stmt notes_stmts[] = {
 	{"notes_list",
 	 "WITH f AS (SELECT * FROM notes WHERE noteable_type = $1 AND noteable_id = $2)"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " NOTE_COLS " FROM f n LEFT JOIN users u ON u.id = n.author_id"
+	 " (SELECT " NOTE_COLS " FROM f n"
 	 NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true", 6, 1 + NOTE_NCOLS},
 	/* The same for issue $2 of project $1 in one statement, the issue as notes_issue
 	 * finds it after the page: no row when there is no such issue. $3 created_at
@@ -86,24 +86,24 @@ const db_stmt notes_stmts[] = {
 	 "  WHERE c.noteable_type = 'Issue' AND c.noteable_id = x.id) c LEFT JOIN LATERAL"
 	 " (SELECT " NOTE_COLS_IID("x.iid") " FROM (SELECT * FROM notes n"
 	 "  WHERE n.noteable_type = 'Issue' AND n.noteable_id = x.id" NOTES_ORDER("$3", "$4")
-	 "  LIMIT $5 OFFSET $6) n LEFT JOIN users u ON u.id = n.author_id" NOTES_ORDER("$3", "$4")
+	 "  LIMIT $5 OFFSET $6) n" NOTES_ORDER("$3", "$4")
 	 ") pg ON true",
 	 6, 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 type, $3 noteable */
 	{"notes_show",
-	 "SELECT " NOTE_COLS " FROM notes n LEFT JOIN users u ON u.id = n.author_id"
+	 "SELECT " NOTE_COLS " FROM notes n"
 	 " WHERE n.id = $1 AND n.noteable_type = $2 AND n.noteable_id = $3", 3, NOTE_NCOLS},
 	/* $1 project, $2 type, $3 noteable, $4 author, $5 body, $6 created_at or NULL */
 	{"notes_insert",
 	 "WITH n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
 	 " created_at) VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now())) RETURNING *),"
 	 SQL_TOUCH_NEW("$2", "$3")
-	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id", 6, NOTE_NCOLS},
+	 " SELECT " NOTE_COLS " FROM n", 6, NOTE_NCOLS},
 	/* $1 note, $2 body, $3 type, $4 noteable */
 	{"notes_update",
 	 "WITH n AS (UPDATE notes SET note = $2, updated_at = now() WHERE id = $1 RETURNING *),"
 	 SQL_TOUCH("$3", "$4")
-	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id", 4, NOTE_NCOLS},
+	 " SELECT " NOTE_COLS " FROM n", 4, NOTE_NCOLS},
 	/* $1 note, $2 its event's data */
 	{"notes_event_update",
 	 "UPDATE events SET data = $2::jsonb WHERE target_type = 'Note' AND target_id = $1", 2, 0},

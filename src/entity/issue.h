@@ -28,22 +28,19 @@
 	" AND ll.target_id = i.id ORDER BY l.title), i.user_notes_count, i.upvotes, i.downvotes," \
 	" i.due_date::text, i.confidential, i.discussion_locked, n.full_path || '/' || p.path,"  \
 	" i.time_estimate, i.total_time_spent, " SUBSCRIBED ","                                   \
-	" au.id, au.username, au.name, au.state, au.avatar,"                                     \
-	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                                \
-	" cb.id, cb.username, cb.name, cb.state, cb.avatar, " MILESTONE_COLS
+	" " USER_REF("i.author_id") ", " USER_REF(ISSUE_ASSIGNEE) ","                            \
+	" " USER_REF("i.closed_by_id") ", " MILESTONE_COLS
+/* Issue i's assignee (GitLab 10 CE: at most one), its lowest id. */
+#define ISSUE_ASSIGNEE "(SELECT min(ia.user_id) FROM issue_assignees ia WHERE ia.issue_id = i.id)"
 #define ISSUE_NCOLS (20 + 15 + MILESTONE_NCOLS)
-/* What ISSUE_COLS reads besides i: its project p and namespace n, its author au, its
- * assignee asg (GitLab 10 CE: at most one), who closed it (cb), its milestone m. */
+/* What ISSUE_COLS reads besides i: its project p and namespace n, its milestone m (its
+ * users are references: USER_REF). */
 #define ISSUE_JOINS                                                                            \
 	" JOIN projects p ON p.id = i.project_id JOIN namespaces n ON n.id = p.namespace_id"   \
 	ISSUE_JOINS_PEOPLE
 /* The same but p and n, for a statement whose issues are all of one project that it
  * reads once as p and n. */
-#define ISSUE_JOINS_PEOPLE                                                                     \
-	" LEFT JOIN users au ON au.id = i.author_id LEFT JOIN LATERAL (SELECT u.* FROM"         \
-	" issue_assignees ia JOIN users u ON u.id = ia.user_id WHERE ia.issue_id = i.id"        \
-	" ORDER BY ia.user_id LIMIT 1) asg ON true LEFT JOIN users cb ON cb.id = i.closed_by_id" \
-	" LEFT JOIN milestones m ON m.id = i.milestone_id"
+#define ISSUE_JOINS_PEOPLE " LEFT JOIN milestones m ON m.id = i.milestone_id"
 
 enum issue_col {
 	IC_ID, IC_IID, IC_PROJECT_ID, IC_TITLE, IC_DESCRIPTION, IC_STATE, IC_CREATED_AT,

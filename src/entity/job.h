@@ -1,7 +1,7 @@
 /* Presenter of a CI job: GitLab 10's Entities::Job (id, status, stage, name, ref, tag,
  * coverage, created_at, started_at, finished_at, user, artifacts_file, commit, runner,
  * pipeline). A job is a commit_statuses row s with its ci_builds row b (sql/0022_ci.sql),
- * its pipeline p, runner rn (or none) and user u (or none). */
+ * its pipeline p, runner rn (or none) and user (or none: a reference, USER_REF). */
 #ifndef COLLABD_ENTITY_JOB_H
 #define COLLABD_ENTITY_JOB_H
 
@@ -11,7 +11,7 @@
 #define JOB_FROM                                                                               \
 	"commit_statuses s JOIN ci_builds b ON b.id = s.id"                                      \
 	" JOIN ci_pipelines p ON p.id = s.pipeline_id"                                            \
-	" LEFT JOIN ci_runners rn ON rn.id = b.runner_id LEFT JOIN users u ON u.id = s.author_id"
+	" LEFT JOIN ci_runners rn ON rn.id = b.runner_id"
 /* The job's artifacts archive may be downloaded: uploaded, not erased, not expired
  * (GitLab 10's Ci::Build#artifacts?, whose file check is the download's). */
 #define SQL_JOB_ARTIFACTS                                                                      \
@@ -22,7 +22,7 @@
 	" iso8601(s.started_at), iso8601(s.finished_at), s.sha, p.id, p.ref, p.sha, p.status,"   \
 	" rn.id, rn.description, rn.active, rn.is_shared, rn.name,"                              \
 	" CASE WHEN " SQL_JOB_ARTIFACTS " THEN b.artifacts_file END, b.artifacts_size, "        \
-	USER_SINGLE_COLS
+	USER_SINGLE_REF("s.author_id")
 
 enum job_col {
 	JC_ID, JC_NAME, JC_STAGE, JC_REF, JC_TAG, JC_STATUS, JC_COVERAGE, JC_CREATED_AT,

@@ -21,18 +21,15 @@
 	" WHERE sn.noteable_type = 'MergeRequest' AND sn.noteable_id = mr.id"                  \
 	" AND sn.author_id = me.id AND NOT sn.system), false),"                                \
 	" iso8601(mr.merged_at), iso8601(mr.closed_at),"                                       \
-	" au.id, au.username, au.name, au.state, au.avatar,"                                   \
-	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                              \
-	" mb.id, mb.username, mb.name, mb.state, mb.avatar,"                                   \
-	" cb.id, cb.username, cb.name, cb.state, cb.avatar, " MILESTONE_COLS
+	" " USER_REF("mr.author_id") ", " USER_REF("mr.assignee_id") ","                         \
+	" " USER_REF("mr.merged_by_id") ", " USER_REF("mr.closed_by_id") ", " MILESTONE_COLS
 /* MR_COLS for the lists, whose views (entity_merge_request_basic and _simple) show
  * neither subscribed, merged_by/at nor closed_by/at: those columns NULL (no `me`
  * needed), PATH the full path of the target project (MR_PATH with MR_PATH_JOINS, or a
  * parameter when the statement knows the project), read with MR_LIST_JOINS. */
 #define MR_LIST_COLS(PATH)                                                                     \
 	MR_COLS_HEAD(PATH) ", NULL, NULL, NULL,"                                               \
-	" au.id, au.username, au.name, au.state, au.avatar,"                                   \
-	" asg.id, asg.username, asg.name, asg.state, asg.avatar,"                              \
+	" " USER_REF("mr.author_id") ", " USER_REF("mr.assignee_id") ","                         \
 	" NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " MILESTONE_COLS
 /* The columns of MR_COLS up to total_time_spent, PATH that of web_url. */
 #define MR_COLS_HEAD(PATH)                                                                     \
@@ -45,18 +42,16 @@
 	" mr.discussion_locked, mr.should_remove_source_branch, mr.force_remove_source_branch, " \
 	PATH ", mr.time_estimate, mr.total_time_spent"
 #define MR_NCOLS (28 + 20 + MILESTONE_NCOLS)
-/* What MR_COLS reads besides mr: its target project p and namespace n, its author au,
- * assignee asg, who merged it (mb) and who closed it (cb), its milestone m. */
+/* What MR_COLS reads besides mr: its target project p and namespace n, its milestone m
+ * (its author, assignee, who merged and who closed it are references: USER_REF). */
 #define MR_JOINS                                                                               \
-	MR_PATH_JOINS MR_LIST_JOINS " LEFT JOIN users mb ON mb.id = mr.merged_by_id"           \
-	" LEFT JOIN users cb ON cb.id = mr.closed_by_id"
+	MR_PATH_JOINS MR_LIST_JOINS
 /* The full path of mr's target project, from MR_PATH_JOINS. */
 #define MR_PATH "n.full_path || '/' || p.path"
 #define MR_PATH_JOINS                                                                          \
 	" JOIN projects p ON p.id = mr.target_project_id JOIN namespaces n ON n.id = p.namespace_id"
-/* What MR_LIST_COLS reads besides mr (and what its PATH names): au, asg and m. */
+/* What MR_LIST_COLS reads besides mr (and what its PATH names): m. */
 #define MR_LIST_JOINS                                                                          \
-	" LEFT JOIN users au ON au.id = mr.author_id LEFT JOIN users asg ON asg.id = mr.assignee_id" \
 	" LEFT JOIN milestones m ON m.id = mr.milestone_id"
 
 enum mr_col {

@@ -8,8 +8,8 @@
 #include "entity/user.h"
 #include "http/request.h"
 
-/* The columns of notes n and its author u (LEFT JOIN users u ON u.id = n.author_id:
- * an author's deleted account leaves the note without one). */
+/* The columns of notes n, its author by reference (USER_REF: an author's deleted
+ * account leaves the note without one). */
 #define NOTE_COLS                                                                              \
 	NOTE_COLS_IID("(SELECT ni.iid FROM issues ni WHERE n.noteable_type = 'Issue'"          \
 		      " AND ni.id = n.noteable_id)")
@@ -17,7 +17,7 @@
  * notes are all of one issue that it has read already. */
 #define NOTE_COLS_IID(IID)                                                                     \
 	"n.id, n.note, n.attachment, iso8601(n.created_at), iso8601(n.updated_at), n.system, "  \
-	"n.noteable_id, n.noteable_type, " IID ", " USER_BASIC_COLS
+	"n.noteable_id, n.noteable_type, " IID ", " USER_REF("n.author_id")
 #define NOTE_NCOLS 14
 
 /* The note whose NOTE_COLS start at col of row, written into w. */

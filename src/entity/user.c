@@ -1,5 +1,10 @@
 #include "entity/user.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+
 #include "db/db.h"
 #include "entity/entity.h"
 #include "http/cache.h"
@@ -48,35 +53,214 @@ json_object *entity_user(request *r, const PGresult *res, int row, int col, enum
 	return o;
 }
 
+/* ---- the worker's copies of user records (USER_REF) ---- */
+
+/* The fields of a user's basic and single views, as the columns of USER_SINGLE_COLS
+ * (entity_user_stmts' order): username .. organization, without email and is_admin. */
+enum { RF_USERNAME, RF_NAME, RF_STATE, RF_AVATAR, RF_CREATED_AT, RF_BIO, RF_LOCATION,
+       RF_SKYPE, RF_LINKEDIN, RF_TWITTER, RF_WEBSITE_URL, RF_ORGANIZATION, RF_N };
+
+typedef struct {
+	long long id; /* 0: a free slot */
+	char *f[RF_N]; /* in one allocation with the entry's strings */
+	char *block;
+} user_ref;
+
+/* Open addressing, linear probing, at most half full; all of it forgotten when the
+ * epoch grows or it holds REFS_MAX. */
+#define REFS_MAX 65536
+static struct {
+	user_ref *slot;
+	size_t cap, n;
+	long long epoch;
+} refs;
+
+const db_stmt entity_user_stmts[] = {
+	/* The users of ids $1 (bigint[]), with the epoch they are of. */
+	{"users_refs",
+	 "SELECT " USER_EPOCH ", u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at),"
+	 " u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"
+	 " FROM users u WHERE u.id = ANY ($1::bigint[])", 1, 2 + RF_N},
+	{0},
+};
+
+void entity_user_refs_clear(void)
+{
+	for (size_t i = 0; i < refs.cap; i++)
+		free(refs.slot[i].block);
+	free(refs.slot);
+	refs.slot = NULL;
+	refs.cap = refs.n = 0;
+}
+
+size_t entity_user_refs_count(void)
+{
+	return refs.n;
+}
+
+static user_ref *refs_find(long long id)
+{
+	if (!refs.cap)
+		return NULL;
+	for (size_t i = (size_t)id & (refs.cap - 1);; i = (i + 1) & (refs.cap - 1)) {
+		if (refs.slot[i].id == id)
+			return &refs.slot[i];
+		if (!refs.slot[i].id)
+			return NULL;
+	}
+}
+
+/* The slot of id, free or id's own, once there is room (NULL without memory). */
+static user_ref *refs_slot(long long id)
+{
+	if (refs.n >= REFS_MAX)
+		entity_user_refs_clear();
+	if (2 * (refs.n + 1) > refs.cap) {
+		size_t cap = refs.cap ? 2 * refs.cap : 1024;
+		user_ref *slot = calloc(cap, sizeof(*slot));
+		if (!slot)
+			return NULL;
+		for (size_t i = 0; i < refs.cap; i++) {
+			if (!refs.slot[i].id)
+				continue;
+			size_t j = (size_t)refs.slot[i].id & (cap - 1);
+			while (slot[j].id)
+				j = (j + 1) & (cap - 1);
+			slot[j] = refs.slot[i];
+		}
+		free(refs.slot);
+		refs.slot = slot;
+		refs.cap = cap;
+	}
+	size_t i = (size_t)id & (refs.cap - 1);
+	while (refs.slot[i].id && refs.slot[i].id != id)
+		i = (i + 1) & (refs.cap - 1);
+	return &refs.slot[i];
+}
+
+/* Forgets every copy when the epoch has grown past theirs. */
+static void refs_at(long long epoch)
+{
+	if (epoch > refs.epoch) {
+		entity_user_refs_clear();
+		refs.epoch = epoch;
+	}
+}
+
+/* Reads the users that column col of res refers to (USER_REF) and this worker lacks,
+ * in one statement. */
+static void refs_fill(request *r, const PGresult *res, int col)
+{
+	buf ids;
+	buf_init(&ids, r->ctx.a, 256);
+	buf_putc(&ids, '{');
+	int n = 0;
+	for (int row = 0; row < PQntuples(res); row++) {
+		if (PQgetisnull(res, row, col) || !PQgetisnull(res, row, col + UC_USERNAME))
+			continue;
+		long long id = db_int(res, row, col);
+		if (id <= 0 || refs_find(id))
+			continue;
+		if (n++)
+			buf_putc(&ids, ',');
+		buf_put_int(&ids, id);
+	}
+	buf_putc(&ids, '}');
+	if (!n)
+		return;
+	const char *v[1] = {buf_cstr(&ids)};
+	int err;
+	PGresult *got = db_query(&r->ctx, "users_refs", 1, v, &err);
+	if (!got)
+		return;
+	for (int row = 0; row < PQntuples(got); row++) {
+		refs_at(db_int(got, row, 0));
+		long long id = db_int(got, row, 1);
+		size_t len = 0;
+		for (int f = 0; f < RF_N; f++)
+			len += PQgetisnull(got, row, 2 + f) ? 0 : (size_t)PQgetlength(got, row, 2 + f) + 1;
+		user_ref *u = refs_slot(id);
+		char *block = malloc(len ? len : 1);
+		if (!u || !block) {
+			free(block);
+			break;
+		}
+		if (u->id)
+			free(u->block);
+		else
+			refs.n++;
+		u->id = id;
+		u->block = block;
+		for (int f = 0; f < RF_N; f++) {
+			if (PQgetisnull(got, row, 2 + f)) {
+				u->f[f] = NULL;
+				continue;
+			}
+			size_t l = (size_t)PQgetlength(got, row, 2 + f);
+			memcpy(block, PQgetvalue(got, row, 2 + f), l + 1);
+			u->f[f] = block;
+			block += l + 1;
+		}
+	}
+}
+
+/* The copy of the user that row's USER_REF at col refers to, read when missing; NULL
+ * when there is no such user. */
+static const user_ref *refs_get(request *r, const PGresult *res, int row, int col)
+{
+	refs_at(db_int(res, row, col + UC_AVATAR));
+	long long id = db_int(res, row, col);
+	const user_ref *u = refs_find(id);
+	if (!u) {
+		refs_fill(r, res, col);
+		u = refs_find(id);
+	}
+	return u;
+}
+
 void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 		       enum user_view view)
 {
+	const char *f[RF_N], *id = db_val(res, row, col + UC_ID);
+	if (id && PQgetisnull(res, row, col + UC_USERNAME)) {
+		const user_ref *u = refs_get(r, res, row, col);
+		if (!u) {
+			jw_null(w);
+			return;
+		}
+		memcpy(f, u->f, sizeof(f));
+	} else {
+		static const int c[RF_N] = {UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR,
+					    UC_CREATED_AT, UC_BIO, UC_LOCATION, UC_SKYPE,
+					    UC_LINKEDIN, UC_TWITTER, UC_WEBSITE_URL,
+					    UC_ORGANIZATION};
+		for (int i = 0; i < (view == USER_VIEW_BASIC ? RF_CREATED_AT : RF_N); i++)
+			f[i] = db_val(res, row, col + c[i]);
+	}
 	cache_depend(r, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
-#define V(c) db_val(res, row, col + (c))
 	jw_begin_object(w);
 	jw_put_int(w, "id", db_int(res, row, col + UC_ID));
-	jw_put_str(w, "name", V(UC_NAME));
-	jw_put_str(w, "username", V(UC_USERNAME));
-	jw_put_str(w, "state", V(UC_STATE));
-	jw_put_str(w, "avatar_url", entity_avatar_url(r, "user", V(UC_ID), V(UC_AVATAR)));
+	jw_put_str(w, "name", f[RF_NAME]);
+	jw_put_str(w, "username", f[RF_USERNAME]);
+	jw_put_str(w, "state", f[RF_STATE]);
+	jw_put_str(w, "avatar_url", entity_avatar_url(r, "user", id, f[RF_AVATAR]));
 	jw_key(w, "web_url");
 	jw_str_begin(w);
 	jw_str_part(w, r->ctx.cfg->external_url);
 	jw_str_part(w, "/");
-	jw_str_part(w, V(UC_USERNAME));
+	jw_str_part(w, f[RF_USERNAME]);
 	jw_str_end(w);
 	if (view != USER_VIEW_BASIC) {
-		jw_put_str(w, "created_at", V(UC_CREATED_AT));
-		jw_put_str(w, "bio", V(UC_BIO));
-		jw_put_str(w, "location", V(UC_LOCATION));
-		jw_put_str(w, "skype", V(UC_SKYPE));
-		jw_put_str(w, "linkedin", V(UC_LINKEDIN));
-		jw_put_str(w, "twitter", V(UC_TWITTER));
-		jw_put_str(w, "website_url", V(UC_WEBSITE_URL));
-		jw_put_str(w, "organization", V(UC_ORGANIZATION));
+		jw_put_str(w, "created_at", f[RF_CREATED_AT]);
+		jw_put_str(w, "bio", f[RF_BIO]);
+		jw_put_str(w, "location", f[RF_LOCATION]);
+		jw_put_str(w, "skype", f[RF_SKYPE]);
+		jw_put_str(w, "linkedin", f[RF_LINKEDIN]);
+		jw_put_str(w, "twitter", f[RF_TWITTER]);
+		jw_put_str(w, "website_url", f[RF_WEBSITE_URL]);
+		jw_put_str(w, "organization", f[RF_ORGANIZATION]);
 	}
 	jw_end_object(w);
-#undef V
 }
 
 void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col)

@@ -4,6 +4,7 @@
 #define COLLABD_ENTITY_USER_H
 
 #include "core/jw.h"
+#include "db/db.h"
 #include "http/request.h"
 
 /* The columns every user statement selects, in this order, from users u. */
@@ -24,6 +25,21 @@
 #define USER_SINGLE_NCOLS 15
 /* The leading columns of USER_COLS that the basic view reads. */
 #define USER_BASIC_COLS "u.id, u.username, u.name, u.state, u.avatar"
+
+/* A user by reference, in place of USER_BASIC_COLS (USER_REF) or USER_SINGLE_COLS
+ * (USER_SINGLE_REF) of users u: the id ID (an expression, NULL for none), the username
+ * NULL, and in the avatar's column the users' epoch (USER_EPOCH). The presenters read
+ * such a user from the worker's copies of user records, kept while the epoch stays the
+ * same and read, for those it lacks, in one statement per result column; a statement
+ * with many rows then joins no users. The epoch is the sum of the response cache's
+ * versions of key 0 and of CACHE_KEY_USER_VIEWS, which a transaction that changes a
+ * column of a user's basic or single view, or deletes a user, bumps at its commit
+ * (sql/0033_user_refs.sql): a copy is never older than the statement's snapshot. */
+#define USER_EPOCH "(SELECT sum(ue.v) FROM cache_epochs ue WHERE ue.k IN (0, 5))"
+#define USER_REF(ID) ID ", NULL::text, NULL::text, NULL::text, " USER_EPOCH "::text"
+#define USER_SINGLE_REF(ID)                                                                    \
+	USER_REF(ID) ", NULL::text, NULL::text, NULL::boolean, NULL::text, NULL::text,"         \
+	" NULL::text, NULL::text, NULL::text, NULL::text, NULL::text"
 
 enum user_col {
 	UC_ID, UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR, UC_CREATED_AT, UC_EMAIL, UC_IS_ADMIN,
@@ -50,6 +66,11 @@ void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 		       enum user_view view);
 /* The basic view of the user at col, or null when the row has none there. */
 void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col);
+/* The statement of the worker's copies of user records (USER_REF). */
+extern const db_stmt entity_user_stmts[];
+/* Forgets the worker's copies (for tests); how many it holds. */
+void entity_user_refs_clear(void);
+size_t entity_user_refs_count(void);
 /* What a list of users depends on beyond its rows' records: which users it holds. */
 void entity_user_list_depend(request *r);
 

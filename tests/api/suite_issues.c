@@ -623,6 +623,60 @@ START_TEST(test_issues_list_plain)
 }
 END_TEST
 
+/* The users of a list are references that each worker copies (entity/user.h USER_REF):
+ * a rename, a new avatar or a block shows in every list at once, whichever worker
+ * answers, and in one issue, its notes and the merge requests. */
+START_TEST(test_issues_user_refs)
+{
+	world w;
+	make_world(&w, "private");
+	create(&w, w.guest, "title=one");
+	ck_code(R(api("PUT", I(&w, 1, ""), w.owner, S(fmt("assignee_ids[]=%lld", w.reporter_id)))),
+		200);
+	ck_code(R(api("PUT", I(&w, 1, ""), w.developer, "state_event=close")), 200);
+	ck_code(R(api("POST", I(&w, 1, "/notes"), w.reporter, "body=hi")), 201);
+	/* every worker has copies of the three */
+	for (int i = 0; i < 12; i++) {
+		json_object *one = json_object_array_get_idx(
+			R(api("GET", P(&w, "/issues"), w.owner, NULL))->json, 0);
+		ck_assert_str_eq(jstr(jget(one, "author"), "username"), w.guest_name);
+		ck_assert_str_eq(jstr(jget(one, "assignee"), "username"), w.reporter_name);
+		ck_assert_int_eq(jint(jget(one, "closed_by"), "id"), w.developer_id);
+		json_object *note = json_object_array_get_idx(
+			R(api("GET", I(&w, 1, "/notes"), w.owner, NULL))->json, 0);
+		ck_assert_str_eq(jstr(jget(note, "author"), "username"), w.reporter_name);
+	}
+	char *name = S(unique("renamed"));
+	ck_code(R(api("PUT", S(fmt("/users/%lld", w.reporter_id)), w.admin,
+		      S(fmt("username=%s&name=Renamed%%20One", name)))), 200);
+	ck_code(R(api("POST", S(fmt("/users/%lld/block", w.guest_id)), w.admin, NULL)), 201);
+	ck_code(R(api("PUT", S(fmt("/users/%lld", w.developer_id)), w.admin, "name=Closer")), 200);
+	for (int i = 0; i < 12; i++) {
+		resp *r = R(api("GET", P(&w, "/issues"), w.owner, NULL));
+		json_object *one = json_object_array_get_idx(r->json, 0);
+		ck_assert_str_eq(jstr(jget(one, "author"), "state"), "blocked");
+		ck_assert_str_eq(jstr(jget(one, "assignee"), "username"), name);
+		ck_assert_str_eq(jstr(jget(one, "assignee"), "name"), "Renamed One");
+		ck_assert_str_eq(jstr(jget(one, "assignee"), "web_url"),
+				 S(fmt("%s/%s", api_url(), name)));
+		ck_assert_str_eq(jstr(jget(one, "closed_by"), "name"), "Closer");
+		one = R(api("GET", I(&w, 1, ""), w.owner, NULL))->json;
+		ck_assert_str_eq(jstr(jget(one, "assignee"), "username"), name);
+		ck_assert_str_eq(jstr(jget(one, "author"), "state"), "blocked");
+		json_object *note = json_object_array_get_idx(
+			R(api("GET", I(&w, 1, "/notes"), w.owner, NULL))->json, 0);
+		ck_assert_str_eq(jstr(jget(note, "author"), "name"), "Renamed One");
+	}
+	/* a user removed: no author, no assignee */
+	ck_code(R(api("DELETE", S(fmt("/users/%lld", w.reporter_id)), w.admin, NULL)), 204);
+	for (int i = 0; i < 8; i++) {
+		json_object *one = json_object_array_get_idx(
+			R(api("GET", P(&w, "/issues"), w.owner, NULL))->json, 0);
+		ck_assert(jnull(one, "assignee"));
+	}
+}
+END_TEST
+
 /* GET /issues (created by the caller unless scope says otherwise) and
  * /groups/:id/issues (its projects and those of its subgroups). */
 START_TEST(test_issues_global_and_group)
@@ -874,6 +928,7 @@ Suite *suite_issues(void)
 	tcase_add_test(tc, test_issues_disabled);
 	tcase_add_test(tc, test_issues_filters);
 	tcase_add_test(tc, test_issues_list_plain);
+	tcase_add_test(tc, test_issues_user_refs);
 	tcase_add_test(tc, test_issues_global_and_group);
 	tcase_add_test(tc, test_issues_move);
 	tcase_add_test(tc, test_issues_subscriptions);
