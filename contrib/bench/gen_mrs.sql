@@ -190,6 +190,13 @@ INSERT INTO merge_requests (id, target_project_id, iid, source_project_id, sourc
 		'Made by the benchmark.', 'opened', 'can_be_merged', author_id, sha, now(), now()
 	FROM trr;
 
+-- merge_requests.label_titles as the triggers of sql/0034 keep them
+UPDATE merge_requests m SET label_titles = t.titles
+FROM (SELECT ll.target_id, array_agg(l.title ORDER BY l.title) AS titles FROM label_links ll
+	JOIN labels l ON l.id = ll.label_id JOIN tr ON tr.id = ll.target_id
+	WHERE ll.target_type = 'MergeRequest' GROUP BY 1) t
+WHERE t.target_id = m.id;
+
 INSERT INTO iid_counters (kind, scope_type, scope_id, last_value)
 	SELECT 'merge_requests', 'Project', project_id, max(iid)
 	FROM (SELECT project_id, iid FROM tr UNION ALL SELECT project_id, iid FROM trr) x

@@ -172,6 +172,13 @@ INSERT INTO notes (id, project_id, noteable_type, noteable_id, author_id, note, 
 		system, created_at, created_at
 	FROM tn;
 
+-- issues.label_titles as the triggers of sql/0034 keep them
+UPDATE issues i SET label_titles = t.titles
+FROM (SELECT ll.target_id, array_agg(l.title ORDER BY l.title) AS titles FROM label_links ll
+	JOIN labels l ON l.id = ll.label_id JOIN ti ON ti.id = ll.target_id
+	WHERE ll.target_type = 'Issue' GROUP BY 1) t
+WHERE t.target_id = i.id;
+
 -- projects.open_issues_count as tracker_issue_counts keeps it
 ANALYZE issues, notes, issue_assignees, label_links, labels, milestones;
 UPDATE projects p SET open_issues_count = c.n

@@ -10,7 +10,8 @@
 /* The issues row i with what it shows, from the joins of ISSUE_JOINS, for a statement
  * whose WITH list has the caller as `me` (auth/access.h SQL_ME): subscribed is the
  * caller's explicit subscription, else whether they take part (author, assignee, or a
- * comment of theirs), as GitLab's Subscribable. Labels are the titles, sorted. */
+ * comment of theirs), as GitLab's Subscribable. Labels are the titles, sorted, as the row
+ * keeps them (sql/0034_label_titles.sql). */
 #define ISSUE_COLS ISSUE_COLS_SUBSCRIBED(ISSUE_SUBSCRIBED)
 /* The same for a list (IssueBasic, which shows no subscribed): the column is NULL. */
 #define ISSUE_LIST_COLS ISSUE_COLS_SUBSCRIBED("NULL::boolean")
@@ -23,15 +24,14 @@
 	" AND sn.noteable_id = i.id AND sn.author_id = me.id AND NOT sn.system), false)"
 #define ISSUE_COLS_SUBSCRIBED(SUBSCRIBED)                                                      \
 	"i.id, i.iid, i.project_id, i.title, i.description, i.state, iso8601(i.created_at),"   \
-	" iso8601(i.updated_at), iso8601(i.closed_at), ARRAY(SELECT l.title FROM label_links ll" \
-	" JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue'"                    \
-	" AND ll.target_id = i.id ORDER BY l.title), i.user_notes_count, i.upvotes, i.downvotes," \
-	" i.due_date::text, i.confidential, i.discussion_locked, n.full_path || '/' || p.path,"  \
+	" iso8601(i.updated_at), iso8601(i.closed_at), i.label_titles, i.user_notes_count,"    \
+	" i.upvotes, i.downvotes, i.due_date::text, i.confidential, i.discussion_locked, n.full_path || '/' || p.path,"  \
 	" i.time_estimate, i.total_time_spent, " SUBSCRIBED ","                                   \
 	" " USER_REF("i.author_id") ", " USER_REF(ISSUE_ASSIGNEE) ","                            \
 	" " USER_REF("i.closed_by_id") ", " MILESTONE_COLS
 /* Issue i's assignee (GitLab 10 CE: at most one), its lowest id. */
-#define ISSUE_ASSIGNEE "(SELECT min(ia.user_id) FROM issue_assignees ia WHERE ia.issue_id = i.id)"
+#define ISSUE_ASSIGNEE                                                                         \
+	"(SELECT min(ia.user_id) FROM issue_assignees ia WHERE ia.issue_id = i.id)"
 #define ISSUE_NCOLS (20 + 15 + MILESTONE_NCOLS)
 /* What ISSUE_COLS reads besides i: its project p and namespace n, its milestone m (its
  * users are references: USER_REF). */

@@ -340,6 +340,72 @@ START_TEST(test_labels_subscriptions)
 }
 END_TEST
 
+/* The titles an issue or a merge request shows, sorted, which their rows keep
+ * (sql/0034_label_titles.sql): after labels are set, renamed (a project's and a group's),
+ * removed, and links written in SQL, each list and issue shows what label_links and
+ * labels say. */
+static void ck_titles(const char *path, const char *token, const char *want)
+{
+	resp *r = R(api("GET", path, token, NULL));
+	ck_status(r, 200);
+	json_object *o = json_object_is_type(r->json, json_type_array)
+				 ? json_object_array_get_idx(r->json, 0)
+				 : r->json;
+	ck_assert_str_eq(json_object_to_json_string_ext(jget(o, "labels"), JSON_C_TO_STRING_PLAIN),
+			 want);
+}
+
+START_TEST(test_labels_titles_on_rows)
+{
+	long long gid;
+	char *gpath;
+	gid = fixture_group(0, &gpath);
+	S(gpath);
+	long long owner_id;
+	char *owner = S(make_user("lbl_t", &owner_id, NULL));
+	fixture_member("Namespace", gid, owner_id, 50);
+	long long pid = fixture_group_project(gid, 0, NULL);
+	fixture_member("Project", pid, owner_id, 40);
+	add_label(pid, owner, "zeta", "red");
+	add_label(pid, owner, "alpha", "red");
+	add_label(pid, owner, "mid", "red");
+	ck_code(R(api("POST", S(fmt("/groups/%lld/labels", gid)), owner, "name=grp&color=%23000000")),
+		201);
+	const char *list = S(fmt("/projects/%lld/issues", pid));
+	const char *one = S(fmt("/projects/%lld/issues/1", pid));
+	ck_code(R(api("POST", list, owner, "title=t&labels=zeta,alpha,grp")), 201);
+	long long mr = sql_int("INSERT INTO merge_requests (target_project_id, iid, source_project_id,"
+			       " source_branch, target_branch, title, state, merge_status, author_id)"
+			       " VALUES (%lld, next_iid('merge_requests', 'Project', %lld), %lld, 'f',"
+			       " 'master', 'm', 'opened', 'can_be_merged', %lld) RETURNING id",
+			       pid, pid, pid, owner_id);
+	free(sql_value("INSERT INTO label_links (label_id, target_type, target_id)"
+		       " SELECT id, 'MergeRequest', %lld FROM labels WHERE project_id = %lld",
+		       mr, pid));
+	const char *mrs = S(fmt("/projects/%lld/merge_requests", pid));
+	ck_titles(list, owner, "[\"alpha\",\"grp\",\"zeta\"]");
+	ck_titles(one, owner, "[\"alpha\",\"grp\",\"zeta\"]");
+	ck_titles(mrs, owner, "[\"alpha\",\"mid\",\"zeta\"]");
+	ck_code(R(api("PUT", labels_path(pid, ""), owner, "name=zeta&new_name=beta")), 200);
+	ck_code(R(api("PUT", S(fmt("/groups/%lld/labels", gid)), owner, "name=grp&new_name=aaa")),
+		200);
+	ck_titles(list, owner, "[\"aaa\",\"alpha\",\"beta\"]");
+	ck_titles(mrs, owner, "[\"alpha\",\"beta\",\"mid\"]");
+	ck_code(R(api("DELETE", labels_path(pid, "?name=alpha"), owner, NULL)), 204);
+	ck_titles(one, owner, "[\"aaa\",\"beta\"]");
+	ck_titles(mrs, owner, "[\"beta\",\"mid\"]");
+	ck_code(R(api("PUT", one, owner, "labels=mid,beta")), 200);
+	ck_titles(list, owner, "[\"beta\",\"mid\"]");
+	ck_code(R(api("PUT", one, owner, "labels=")), 200);
+	ck_titles(list, owner, "[]");
+	/* every row of the database as its links say */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM issues WHERE label_titles <>"
+				 " label_titles('Issue', id)"), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM merge_requests WHERE label_titles <>"
+				 " label_titles('MergeRequest', id)"), 0);
+}
+END_TEST
+
 START_TEST(test_labels_issue_counts)
 {
 	fx f;
@@ -555,6 +621,7 @@ Suite *suite_labels(void)
 	tcase_add_test(tc, test_labels_group_routes);
 	tcase_add_test(tc, test_labels_features_off);
 	tcase_add_test(tc, test_labels_pagination);
+	tcase_add_test(tc, test_labels_titles_on_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }
