@@ -54,6 +54,19 @@
 	" ELSE n.updated_at END END ASC, CASE WHEN " A "::boolean THEN n.id END ASC,"            \
 	" CASE WHEN " C "::boolean THEN n.created_at ELSE n.updated_at END DESC, n.id DESC"
 
+/* The notes of issue $2 of project $1 in one statement, the issue as notes_issue finds
+ * it after the page: no row when there is no such issue; ORDER the page's order, LIMIT
+ * and OFFSET its parameters. The issue is read once (MATERIALIZED: inlined, its subquery
+ * would run again for every note), its notes counted from their index, and the notes'
+ * iid is the issue's. */
+#define NOTES_LIST_ISSUE(ORDER, LIMIT, OFFSET)                                                  \
+	"WITH x AS MATERIALIZED (" SQL_NOTEABLE_ISSUE ")"                                        \
+	" SELECT c.n, pg.*, x.* FROM x CROSS JOIN LATERAL (SELECT count(*) AS n FROM notes c"   \
+	"  WHERE c.noteable_type = 'Issue' AND c.noteable_id = x.id) c LEFT JOIN LATERAL"       \
+	" (SELECT " NOTE_COLS_IID("x.iid") " FROM (SELECT * FROM notes n"                       \
+	"  WHERE n.noteable_type = 'Issue' AND n.noteable_id = x.id" ORDER                       \
+	"  LIMIT " LIMIT " OFFSET " OFFSET ") n" ORDER ") pg ON true"
+
 const db_stmt notes_stmts[] = {
 	/* $1 project, $2 iid: id, iid, author, (nothing), locked, merge requests enabled */
 	{"notes_merge_request",
@@ -74,21 +87,18 @@ const db_stmt notes_stmts[] = {
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " NOTE_COLS " FROM f n"
 	 NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true", 6, 1 + NOTE_NCOLS},
-	/* The same for issue $2 of project $1 in one statement, the issue as notes_issue
-	 * finds it after the page: no row when there is no such issue. $3 created_at
-	 * first, $4 ascending, $5 limit, $6 offset. The issue is read once
-	 * (MATERIALIZED: inlined, its subquery would run again for every note), its notes
-	 * counted from their index, the page taken before its authors are joined, and the
-	 * notes' iid is the issue's. */
-	{"notes_list_issue",
-	 "WITH x AS MATERIALIZED (" SQL_NOTEABLE_ISSUE ")"
-	 " SELECT c.n, pg.*, x.* FROM x CROSS JOIN LATERAL (SELECT count(*) AS n FROM notes c"
-	 "  WHERE c.noteable_type = 'Issue' AND c.noteable_id = x.id) c LEFT JOIN LATERAL"
-	 " (SELECT " NOTE_COLS_IID("x.iid") " FROM (SELECT * FROM notes n"
-	 "  WHERE n.noteable_type = 'Issue' AND n.noteable_id = x.id" NOTES_ORDER("$3", "$4")
-	 "  LIMIT $5 OFFSET $6) n" NOTES_ORDER("$3", "$4")
-	 ") pg ON true",
-	 6, 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
+	/* The same for issue $2 of project $1 (NOTES_LIST_ISSUE): $3 created_at first, $4
+	 * ascending, $5 limit, $6 offset. */
+	{"notes_list_issue", NOTES_LIST_ISSUE(NOTES_ORDER("$3", "$4"), "$5", "$6"), 6,
+	 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
+	/* The same in the order of created_at, newest first (GitLab's default) or oldest
+	 * first, read in the index's order: only the page's notes are read, where an order
+	 * of parameters sorts every note of the issue. $3 limit, $4 offset. */
+	{"notes_list_issue_recent",
+	 NOTES_LIST_ISSUE(" ORDER BY n.created_at DESC, n.id DESC", "$3", "$4"), 4,
+	 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
+	{"notes_list_issue_oldest", NOTES_LIST_ISSUE(" ORDER BY n.created_at, n.id", "$3", "$4"), 4,
+	 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 type, $3 noteable */
 	{"notes_show",
 	 "SELECT " NOTE_COLS " FROM notes n"
@@ -266,6 +276,22 @@ static int notes_check_list(request *r)
 	return 0;
 }
 
+/* The statement of issue iid of project id's list, v[2..5] list_params' (v has 6 slots
+ * and is the call's): ordered by created_at, the one of that order. */
+static db_call issue_list_call(const char *id, const char *iid, const char **v)
+{
+	v[0] = id;
+	v[1] = iid;
+	if (strcmp(v[2], "true") != 0)
+		return (db_call){"notes_list_issue", 6, v};
+	const char *asc = v[3];
+	v[2] = v[4];
+	v[3] = v[5];
+	return (db_call){strcmp(asc, "true") == 0 ? "notes_list_issue_oldest"
+						  : "notes_list_issue_recent",
+			 4, v};
+}
+
 /* An issue's list: its statement goes with the project's (api_query). */
 static int notes_check_list_issue(request *r)
 {
@@ -274,9 +300,7 @@ static int notes_check_list_issue(request *r)
 	int rc = notes_check_ids(r);
 	if (rc < 0 || (rc = list_params(r, &pg, v + 2)) < 0)
 		return rc;
-	v[0] = param_str(r, "id");
-	v[1] = param_str(r, "issue_iid");
-	r->prefetch = (db_call){"notes_list_issue", 6, v};
+	r->prefetch = issue_list_call(param_str(r, "id"), param_str(r, "issue_iid"), v);
 	return 0;
 }
 
@@ -329,9 +353,8 @@ static int list(request *r, const noteable_kind *k)
 		/* the issue and the page in one statement, sent with the project's
 		 * (notes_check_list_issue); the page is answered only when the caller may
 		 * read the issue */
-		v[0] = r->project->id;
-		v[1] = param_str(r, k->param);
-		if (!(res = api_query(r, "notes_list_issue", 6, v, &err)))
+		db_call c = issue_list_call(r->project->id, param_str(r, k->param), v);
+		if (!(res = api_query(r, c.stmt, c.n, c.values, &err)))
 			return err;
 		if ((rc = noteable_read(r, k, false, res, 1 + NOTE_NCOLS, &n)) != 0)
 			return rc < 0 ? rc : 0;
