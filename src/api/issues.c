@@ -108,8 +108,8 @@
 	" FROM projects p JOIN namespaces n ON n.id = p.namespace_id LEFT JOIN LATERAL"         \
 	" (SELECT " ISSUE_LIST_COLS " FROM (SELECT li.* FROM issues li"                         \
 	"  WHERE li.project_id = $1" COND_LI " ORDER BY li.created_at DESC, li.id DESC"         \
-	"  LIMIT $2 OFFSET $3) i" ISSUE_JOINS_PEOPLE " ORDER BY i.created_at DESC, i.id DESC)"    \
-	" pg ON true"                                                                             \
+	"  LIMIT $2 OFFSET $3) i" ISSUE_JOINS_MILESTONE                                          \
+	" ORDER BY i.created_at DESC, i.id DESC) pg ON true"                                     \
 	" WHERE p.id = $1 AND p.issues_enabled AND NOT p.pending_delete"
 
 const db_stmt issues_stmts[] = {

@@ -37,10 +37,10 @@
  * users are references: USER_REF). */
 #define ISSUE_JOINS                                                                            \
 	" JOIN projects p ON p.id = i.project_id JOIN namespaces n ON n.id = p.namespace_id"   \
-	ISSUE_JOINS_PEOPLE
-/* The same but p and n, for a statement whose issues are all of one project that it
- * reads once as p and n. */
-#define ISSUE_JOINS_PEOPLE " LEFT JOIN milestones m ON m.id = i.milestone_id"
+	ISSUE_JOINS_MILESTONE
+/* The same but p and n (the milestone alone), for a statement whose issues are all of
+ * one project that it reads once as p and n. */
+#define ISSUE_JOINS_MILESTONE " LEFT JOIN milestones m ON m.id = i.milestone_id"
 
 enum issue_col {
 	IC_ID, IC_IID, IC_PROJECT_ID, IC_TITLE, IC_DESCRIPTION, IC_STATE, IC_CREATED_AT,

@@ -35,7 +35,8 @@
 #define MR_COLS_HEAD(PATH)                                                                     \
 	"mr.id, mr.iid, mr.target_project_id, mr.source_project_id, mr.title, mr.description," \
 	" mr.state, iso8601(mr.created_at), iso8601(mr.updated_at), mr.target_branch,"         \
-	" mr.source_branch, mr.upvotes, mr.downvotes, mr.label_titles, mr.merge_when_pipeline_succeeds,"        \
+	" mr.source_branch, mr.upvotes, mr.downvotes, mr.label_titles,"                        \
+	" mr.merge_when_pipeline_succeeds,"                                                    \
 	" mr.merge_status, mr.sha, mr.merge_commit_sha, mr.user_notes_count,"                  \
 	" mr.discussion_locked, mr.should_remove_source_branch, mr.force_remove_source_branch, " \
 	PATH ", mr.time_estimate, mr.total_time_spent"

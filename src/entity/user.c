@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "core/buf.h"
-
 #include "db/db.h"
 #include "entity/entity.h"
 #include "http/cache.h"
@@ -84,18 +83,14 @@ const db_stmt entity_user_stmts[] = {
 	{0},
 };
 
-void entity_user_refs_clear(void)
+/* Forgets every copy. */
+static void refs_clear(void)
 {
 	for (size_t i = 0; i < refs.cap; i++)
 		free(refs.slot[i].block);
 	free(refs.slot);
 	refs.slot = NULL;
 	refs.cap = refs.n = 0;
-}
-
-size_t entity_user_refs_count(void)
-{
-	return refs.n;
 }
 
 static user_ref *refs_find(long long id)
@@ -114,7 +109,7 @@ static user_ref *refs_find(long long id)
 static user_ref *refs_slot(long long id)
 {
 	if (refs.n >= REFS_MAX)
-		entity_user_refs_clear();
+		refs_clear();
 	if (2 * (refs.n + 1) > refs.cap) {
 		size_t cap = refs.cap ? 2 * refs.cap : 1024;
 		user_ref *slot = calloc(cap, sizeof(*slot));
@@ -142,7 +137,7 @@ static user_ref *refs_slot(long long id)
 static void refs_at(long long epoch)
 {
 	if (epoch > refs.epoch) {
-		entity_user_refs_clear();
+		refs_clear();
 		refs.epoch = epoch;
 	}
 }

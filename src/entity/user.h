@@ -68,9 +68,6 @@ void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col);
 /* The statement of the worker's copies of user records (USER_REF). */
 extern const db_stmt entity_user_stmts[];
-/* Forgets the worker's copies (for tests); how many it holds. */
-void entity_user_refs_clear(void);
-size_t entity_user_refs_count(void);
 /* What a list of users depends on beyond its rows' records: which users it holds. */
 void entity_user_list_depend(request *r);
 
