@@ -623,6 +623,83 @@ START_TEST(test_issues_list_plain)
 }
 END_TEST
 
+/* The iids of project id among the issues of r, in order: "3,1". */
+static const char *iids_in(resp *r, long long id)
+{
+	ck_assert_msg(r->status == 200, "%ld %s", r->status, r->body);
+	char *out = S(calloc(1, 4096));
+	for (size_t i = 0; i < json_object_array_length(r->json); i++) {
+		json_object *o = json_object_array_get_idx(r->json, i);
+		if (jint(o, "project_id") == id)
+			snprintf(out + strlen(out), 4096 - strlen(out), "%s%lld", *out ? "," : "",
+				 jint(o, "iid"));
+	}
+	return out;
+}
+
+/* GET /issues?scope=all&state=opened has its own statement (issues_list_all_opened):
+ * the same answers as the general one's (a filter that changes nothing takes that one),
+ * pages and X-Total included, for an admin, members of every level, a stranger and an
+ * external user; the confidential issues that each may read (authored, assigned, as a
+ * reporter or more) and no other; nothing of a project whose issues are off. */
+START_TEST(test_issues_list_all_opened)
+{
+	world w, pub, in, off;
+	make_world(&w, "private");
+	make_world(&pub, "public");
+	make_world(&in, "internal");
+	make_world(&off, "public");
+	/* w: 1 plain, 2 confidential by the guest, 3 confidential assigned to the guest, 4
+	 * confidential of the owner, 5 closed */
+	create(&w, w.owner, "title=one");
+	create(&w, w.guest, "title=two&confidential=true");
+	create(&w, w.owner, S(fmt("title=three&confidential=true&assignee_ids[]=%lld", w.guest_id)));
+	create(&w, w.owner, "title=four&confidential=true");
+	create(&w, w.owner, "title=five");
+	ck_code(R(api("PUT", I(&w, 5, ""), w.owner, "state_event=close")), 200);
+	/* pub: 1 plain, 2 confidential; in: 1 plain; off: one in a public project whose
+	 * issues are then disabled */
+	create(&pub, pub.owner, "title=p1");
+	create(&pub, pub.owner, "title=p2&confidential=true");
+	create(&in, in.owner, "title=i1");
+	create(&off, off.owner, "title=o1");
+	ck_code(R(api("PUT", P(&off, ""), off.owner, "issues_enabled=false")), 200);
+	long long ext_id;
+	const char *ext = user("iext", &ext_id, NULL);
+	free(sql_value("UPDATE users SET external = true WHERE id = %lld", ext_id));
+	const char *base = "/issues?scope=all&state=opened";
+	const char *general = "/issues?scope=all&state=opened&created_after=1970-01-01T00:00:00Z";
+	const char *callers[] = {w.admin, w.guest, w.reporter, w.owner, w.stranger, ext};
+	for (size_t c = 0; c < sizeof(callers) / sizeof(*callers); c++) {
+		ck_same_list(base, general, callers[c], "per_page=20");
+		for (int page = 1; page <= 3; page++)
+			ck_same_list(base, general, callers[c], S(fmt("per_page=2&page=%d", page)));
+	}
+	const char *newest = "/issues?scope=all&state=opened&per_page=100";
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.guest, NULL)), w.id), "3,2,1");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.reporter, NULL)), w.id), "4,3,2,1");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.admin, NULL)), w.id), "4,3,2,1");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.stranger, NULL)), w.id), "");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.stranger, NULL)), pub.id), "1");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, pub.reporter, NULL)), pub.id), "2,1");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.stranger, NULL)), in.id), "1");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, ext, NULL)), in.id), "");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, ext, NULL)), pub.id), "1");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.admin, NULL)), off.id), "");
+	/* a confidential issue made plain and another closed: the count follows at once */
+	long long before = atoll(resp_header(R(api("GET", base, w.stranger, NULL)), "X-Total"));
+	ck_code(R(api("PUT", S(fmt("/projects/%lld/issues/2", pub.id)), pub.owner,
+		      "confidential=false")), 200);
+	ck_code(R(api("PUT", S(fmt("/projects/%lld/issues/1", in.id)), in.owner,
+		      "state_event=close")), 200);
+	long long after = atoll(resp_header(R(api("GET", base, w.stranger, NULL)), "X-Total"));
+	ck_assert_int_eq(after, before);
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.stranger, NULL)), pub.id), "2,1");
+	ck_assert_str_eq(iids_in(R(api("GET", newest, w.stranger, NULL)), in.id), "");
+	ck_same_list(base, general, w.stranger, "per_page=20");
+}
+END_TEST
+
 /* The users of a list are references that each worker copies (entity/user.h USER_REF):
  * a rename, a new avatar or a block shows in every list at once, whichever worker
  * answers, and in one issue, its notes and the merge requests. */
@@ -928,6 +1005,7 @@ Suite *suite_issues(void)
 	tcase_add_test(tc, test_issues_disabled);
 	tcase_add_test(tc, test_issues_filters);
 	tcase_add_test(tc, test_issues_list_plain);
+	tcase_add_test(tc, test_issues_list_all_opened);
 	tcase_add_test(tc, test_issues_user_refs);
 	tcase_add_test(tc, test_issues_global_and_group);
 	tcase_add_test(tc, test_issues_move);
