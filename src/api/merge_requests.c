@@ -119,10 +119,8 @@
 	"SELECT " COUNT ", pg.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "                  \
 	MR_LIST_COLS(PATH) " FROM " FROM " JOIN merge_requests mr ON mr.id = f.id" MR_LIST_JOINS  \
 	" ORDER BY f.created_at DESC, f.id DESC) pg ON true"
-/* The full path of project $1, once for the page. */
-#define MRS_PROJECT_PATH                                                                        \
-	"(SELECT pn.full_path || '/' || pp.path FROM projects pp"                                \
-	" JOIN namespaces pn ON pn.id = pp.namespace_id WHERE pp.id = $1::bigint)"
+/* The full path of the project: none, the presenter takes the route's (web_url). */
+#define MRS_PROJECT_PATH "NULL::text"
 #define MRS_STATE_IDS(STATE, LIMIT)                                                            \
 	"(SELECT s.id, s.created_at FROM merge_requests s WHERE s.target_project_id = $1"        \
 	" AND s.state = " STATE " ORDER BY s.created_at DESC, s.id DESC LIMIT " LIMIT ")"

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "auth/scope.h"
 #include "db/db.h"
 #include "entity/entity.h"
 #include "entity/issue.h"
@@ -28,7 +29,13 @@ static void web_url(jw *w, request *r, const PGresult *res, int row, int col)
 	jw_str_begin(w);
 	jw_str_part(w, r->ctx.cfg->external_url);
 	jw_str_part(w, "/");
-	jw_str_part(w, db_val(res, row, col + MRC_PATH));
+	if (PQgetisnull(res, row, col + MRC_PATH)) { /* a list of the route's project */
+		jw_str_part(w, r->project->ns_full_path);
+		jw_str_part(w, "/");
+		jw_str_part(w, r->project->path);
+	} else {
+		jw_str_part(w, db_val(res, row, col + MRC_PATH));
+	}
 	jw_str_part(w, "/merge_requests/");
 	jw_str_part(w, db_val(res, row, col + MRC_IID));
 	jw_str_end(w);
