@@ -84,7 +84,7 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 	/* the assignee twice: the only one of assignees, and assignee */
 	jw_key(w, "assignees");
 	jw_begin_array(w);
-	if (!PQgetisnull(res, row, col + IC_ASSIGNEE))
+	if (entity_user_present(r, res, row, col + IC_ASSIGNEE))
 		entity_user_write(w, r, res, row, col + IC_ASSIGNEE, USER_VIEW_BASIC);
 	jw_end_array(w);
 	jw_key(w, "author");

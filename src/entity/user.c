@@ -258,6 +258,13 @@ void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 	jw_end_object(w);
 }
 
+bool entity_user_present(request *r, const PGresult *res, int row, int col)
+{
+	if (PQgetisnull(res, row, col + UC_ID))
+		return false;
+	return !PQgetisnull(res, row, col + UC_USERNAME) || refs_get(r, res, row, col);
+}
+
 void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col)
 {
 	if (PQgetisnull(res, row, col))

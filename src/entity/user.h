@@ -66,6 +66,10 @@ void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 		       enum user_view view);
 /* The basic view of the user at col, or null when the row has none there. */
 void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col);
+/* Whether the row has a user at col that entity_user_write shows as a record: not a
+ * reference to a user removed since the statement read it (a list of users leaves it
+ * out, where one user is null). */
+bool entity_user_present(request *r, const PGresult *res, int row, int col);
 /* The statement of the worker's copies of user records (USER_REF). */
 extern const db_stmt entity_user_stmts[];
 /* What a list of users depends on beyond its rows' records: which users it holds. */
