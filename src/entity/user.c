@@ -66,12 +66,17 @@ typedef struct {
 } user_ref;
 
 /* Open addressing, linear probing, at most half full; all of it forgotten when the
- * epoch grows or it holds REFS_MAX. */
+ * epoch grows or it holds REFS_MAX. The first copy a worker needs at an epoch brings
+ * those of the first REFS_BULK users (all of them, on most instances) in one statement:
+ * the users a list names are spread over the whole table, and read as they come up,
+ * most requests of a worker's first minutes ran one more statement for them. */
 #define REFS_MAX 65536
+#define REFS_BULK "16384"
 static struct {
 	user_ref *slot;
 	size_t cap, n;
 	long long epoch;
+	long long bulk_epoch; /* the epoch of the last bulk read, + 1; 0: none yet */
 } refs;
 
 const db_stmt entity_user_stmts[] = {
@@ -80,6 +85,11 @@ const db_stmt entity_user_stmts[] = {
 	 "SELECT " USER_EPOCH ", u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at),"
 	 " u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"
 	 " FROM users u WHERE u.id = ANY ($1::bigint[])", 1, 2 + RF_N},
+	/* The first REFS_BULK users, the same way. */
+	{"users_refs_bulk",
+	 "SELECT " USER_EPOCH ", u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at),"
+	 " u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"
+	 " FROM users u ORDER BY u.id LIMIT " REFS_BULK, 0, 2 + RF_N},
 	{0},
 };
 
@@ -142,32 +152,9 @@ static void refs_at(long long epoch)
 	}
 }
 
-/* Reads the users that column col of res refers to (USER_REF) and this worker lacks,
- * in one statement. */
-static void refs_fill(request *r, const PGresult *res, int col)
+/* Keeps the users of got (users_refs' columns). */
+static void refs_keep(const PGresult *got)
 {
-	buf ids;
-	buf_init(&ids, r->ctx.a, 256);
-	buf_putc(&ids, '{');
-	int n = 0;
-	for (int row = 0; row < PQntuples(res); row++) {
-		if (PQgetisnull(res, row, col) || !PQgetisnull(res, row, col + UC_USERNAME))
-			continue;
-		long long id = db_int(res, row, col);
-		if (id <= 0 || refs_find(id))
-			continue;
-		if (n++)
-			buf_putc(&ids, ',');
-		buf_put_int(&ids, id);
-	}
-	buf_putc(&ids, '}');
-	if (!n)
-		return;
-	const char *v[1] = {buf_cstr(&ids)};
-	int err;
-	PGresult *got = db_query(&r->ctx, "users_refs", 1, v, &err);
-	if (!got)
-		return;
 	for (int row = 0; row < PQntuples(got); row++) {
 		refs_at(db_int(got, row, 0));
 		long long id = db_int(got, row, 1);
@@ -197,6 +184,40 @@ static void refs_fill(request *r, const PGresult *res, int col)
 			block += l + 1;
 		}
 	}
+}
+
+/* Reads the users that column col of res refers to (USER_REF) and this worker lacks,
+ * in one statement; the first time at an epoch, the first REFS_BULK users before. */
+static void refs_fill(request *r, const PGresult *res, int col)
+{
+	int err;
+	if (refs.bulk_epoch != refs.epoch + 1) {
+		PGresult *all = db_query(&r->ctx, "users_refs_bulk", 0, NULL, &err);
+		if (all)
+			refs_keep(all);
+		refs.bulk_epoch = refs.epoch + 1;
+	}
+	buf ids;
+	buf_init(&ids, r->ctx.a, 256);
+	buf_putc(&ids, '{');
+	int n = 0;
+	for (int row = 0; row < PQntuples(res); row++) {
+		if (PQgetisnull(res, row, col) || !PQgetisnull(res, row, col + UC_USERNAME))
+			continue;
+		long long id = db_int(res, row, col);
+		if (id <= 0 || refs_find(id))
+			continue;
+		if (n++)
+			buf_putc(&ids, ',');
+		buf_put_int(&ids, id);
+	}
+	buf_putc(&ids, '}');
+	if (!n)
+		return;
+	const char *v[1] = {buf_cstr(&ids)};
+	PGresult *got = db_query(&r->ctx, "users_refs", 1, v, &err);
+	if (got)
+		refs_keep(got);
 }
 
 /* The copy of the user that row's USER_REF at col refers to, read when missing; NULL

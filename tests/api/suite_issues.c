@@ -723,6 +723,18 @@ START_TEST(test_issues_user_refs)
 			R(api("GET", I(&w, 1, "/notes"), w.owner, NULL))->json, 0);
 		ck_assert_str_eq(jstr(jget(note, "author"), "username"), w.reporter_name);
 	}
+	/* a user made after the workers read their copies (no epoch grows): read when named */
+	long long late_id;
+	char *late_name;
+	char *late = user("ilate", &late_id, &late_name);
+	sql_member("Project", w.id, late_id, 20);
+	ck_code(R(api("POST", I(&w, 1, "/notes"), late, "body=late")), 201);
+	for (int i = 0; i < 12; i++) {
+		json_object *note = json_object_array_get_idx(
+			R(api("GET", I(&w, 1, "/notes"), w.owner, NULL))->json, 0);
+		ck_assert_str_eq(jstr(jget(note, "author"), "username"), late_name);
+		ck_assert_int_eq(jint(jget(note, "author"), "id"), late_id);
+	}
 	char *name = S(unique("renamed"));
 	ck_code(R(api("PUT", S(fmt("/users/%lld", w.reporter_id)), w.admin,
 		      S(fmt("username=%s&name=Renamed%%20One", name)))), 200);
@@ -740,8 +752,10 @@ START_TEST(test_issues_user_refs)
 		one = R(api("GET", I(&w, 1, ""), w.owner, NULL))->json;
 		ck_assert_str_eq(jstr(jget(one, "assignee"), "username"), name);
 		ck_assert_str_eq(jstr(jget(one, "author"), "state"), "blocked");
+		/* newest first: the late user's, then the reporter's */
 		json_object *note = json_object_array_get_idx(
-			R(api("GET", I(&w, 1, "/notes"), w.owner, NULL))->json, 0);
+			R(api("GET", I(&w, 1, "/notes"), w.owner, NULL))->json, 1);
+		ck_assert_str_eq(jstr(note, "body"), "hi");
 		ck_assert_str_eq(jstr(jget(note, "author"), "name"), "Renamed One");
 	}
 	/* a user removed: no author, no assignee */
