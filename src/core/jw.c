@@ -185,6 +185,39 @@ void jw_put_str(jw *w, const char *key, const char *s)
 	jw_str(w, s);
 }
 
+void jw_put_time(jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	/* YYYY-MM-DD HH:MM:SS[.f{1,6}]+00: milliseconds, truncated as to_char's MS */
+	if (!s || strlen(s) < 22 || s[10] != ' ' || s[13] != ':' || s[16] != ':') {
+		jw_str(w, s);
+		return;
+	}
+	const char *f = s + 19, *end;
+	char ms[4] = "000";
+	if (*f == '.') {
+		f++;
+		for (int i = 0; i < 3 && f[i] >= '0' && f[i] <= '9'; i++)
+			ms[i] = f[i];
+		while (*f >= '0' && *f <= '9')
+			f++;
+	}
+	end = f;
+	if (strcmp(end, "+00") != 0) { /* another zone, a BC date: as it is */
+		jw_str(w, s);
+		return;
+	}
+	char out[32];
+	memcpy(out, s, 10);
+	out[10] = 'T';
+	memcpy(out + 11, s + 11, 8);
+	out[19] = '.';
+	memcpy(out + 20, ms, 3);
+	out[23] = 'Z';
+	out[24] = '\0';
+	jw_str(w, out);
+}
+
 void jw_put_int(jw *w, const char *key, long long v)
 {
 	jw_key(w, key);

@@ -47,5 +47,10 @@ void jw_put_str(jw *w, const char *key, const char *s);
 void jw_put_int(jw *w, const char *key, long long v);
 void jw_put_bool(jw *w, const char *key, bool v);
 void jw_put_int_or_null(jw *w, const char *key, const char *s);
+/* A time as GitLab writes it, 2017-07-19T11:04:06.123Z, of s: a timestamptz as
+ * PostgreSQL prints it in UTC with DateStyle ISO (2017-07-19 11:04:06.123456+00: its
+ * printing costs half of iso8601()'s to_char), or text already in that form; null for
+ * NULL. */
+void jw_put_time(jw *w, const char *key, const char *s);
 
 #endif

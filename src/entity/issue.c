@@ -72,9 +72,9 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 	jw_put_str(w, "title", V(IC_TITLE));
 	jw_put_str(w, "description", V(IC_DESCRIPTION));
 	jw_put_str(w, "state", V(IC_STATE));
-	jw_put_str(w, "created_at", V(IC_CREATED_AT));
-	jw_put_str(w, "updated_at", V(IC_UPDATED_AT));
-	jw_put_str(w, "closed_at", V(IC_CLOSED_AT));
+	jw_put_time(w, "created_at", V(IC_CREATED_AT));
+	jw_put_time(w, "updated_at", V(IC_UPDATED_AT));
+	jw_put_time(w, "closed_at", V(IC_CLOSED_AT));
 	jw_key(w, "closed_by");
 	entity_user_summary_write(w, r, res, row, col + IC_CLOSED_BY);
 	jw_key(w, "labels");

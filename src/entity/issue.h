@@ -23,8 +23,8 @@
 	" AND sa.user_id = me.id) OR EXISTS (SELECT 1 FROM notes sn WHERE sn.noteable_type = 'Issue'" \
 	" AND sn.noteable_id = i.id AND sn.author_id = me.id AND NOT sn.system), false)"
 #define ISSUE_COLS_SUBSCRIBED(SUBSCRIBED)                                                      \
-	"i.id, i.iid, i.project_id, i.title, i.description, i.state, iso8601(i.created_at),"   \
-	" iso8601(i.updated_at), iso8601(i.closed_at), i.label_titles, i.user_notes_count,"    \
+	"i.id, i.iid, i.project_id, i.title, i.description, i.state, i.created_at,"   \
+	" i.updated_at, i.closed_at, i.label_titles, i.user_notes_count,"    \
 	" i.upvotes, i.downvotes, i.due_date::text, i.confidential, i.discussion_locked, n.full_path || '/' || p.path,"  \
 	" i.time_estimate, i.total_time_spent, " SUBSCRIBED ","                                   \
 	" " USER_REF("i.author_id") ", " USER_REF(ISSUE_ASSIGNEE) ","                            \

@@ -24,9 +24,9 @@ void entity_job_write(jw *w, request *r, const PGresult *res, int row, int col,
 		jw_raw(w, coverage, strlen(coverage));
 	else
 		jw_null(w);
-	jw_put_str(w, "created_at", V(JC_CREATED_AT));
-	jw_put_str(w, "started_at", V(JC_STARTED_AT));
-	jw_put_str(w, "finished_at", V(JC_FINISHED_AT));
+	jw_put_time(w, "created_at", V(JC_CREATED_AT));
+	jw_put_time(w, "started_at", V(JC_STARTED_AT));
+	jw_put_time(w, "finished_at", V(JC_FINISHED_AT));
 	jw_key(w, "user");
 	if (V(JC_USER))
 		entity_user_write(w, r, res, row, col + JC_USER, USER_VIEW_SINGLE);

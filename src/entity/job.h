@@ -18,8 +18,8 @@
 	"(b.artifacts_file IS NOT NULL AND b.erased_at IS NULL"                                   \
 	" AND (b.artifacts_expire_at IS NULL OR b.artifacts_expire_at > now()))"
 #define JOB_COLS                                                                               \
-	"s.id, s.name, s.stage, s.ref, b.tag, s.status, s.coverage::text, iso8601(s.created_at)," \
-	" iso8601(s.started_at), iso8601(s.finished_at), s.sha, p.id, p.ref, p.sha, p.status,"   \
+	"s.id, s.name, s.stage, s.ref, b.tag, s.status, s.coverage::text, s.created_at," \
+	" s.started_at, s.finished_at, s.sha, p.id, p.ref, p.sha, p.status,"   \
 	" rn.id, rn.description, rn.active, rn.is_shared, rn.name,"                              \
 	" CASE WHEN " SQL_JOB_ARTIFACTS " THEN b.artifacts_file END, b.artifacts_size, "        \
 	USER_SINGLE_REF("s.author_id")

@@ -55,8 +55,8 @@ static void head_members(jw *w, request *r, const PGresult *res, int row, int co
 	jw_put_str(w, "title", V(MRC_TITLE));
 	jw_put_str(w, "description", V(MRC_DESCRIPTION));
 	jw_put_str(w, "state", V(MRC_STATE));
-	jw_put_str(w, "created_at", V(MRC_CREATED_AT));
-	jw_put_str(w, "updated_at", V(MRC_UPDATED_AT));
+	jw_put_time(w, "created_at", V(MRC_CREATED_AT));
+	jw_put_time(w, "updated_at", V(MRC_UPDATED_AT));
 }
 
 void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, int row, int col)
@@ -117,10 +117,10 @@ void entity_merge_request_begin(jw *w, request *r, const PGresult *res, int row,
 	jw_put_bool(w, "subscribed", B(MRC_SUBSCRIBED));
 	jw_key(w, "merged_by");
 	entity_user_summary_write(w, r, res, row, col + MRC_MERGED_BY);
-	jw_put_str(w, "merged_at", V(MRC_MERGED_AT));
+	jw_put_time(w, "merged_at", V(MRC_MERGED_AT));
 	jw_key(w, "closed_by");
 	entity_user_summary_write(w, r, res, row, col + MRC_CLOSED_BY);
-	jw_put_str(w, "closed_at", V(MRC_CLOSED_AT));
+	jw_put_time(w, "closed_at", V(MRC_CLOSED_AT));
 	/* the pipeline fields: pipelines are issue 9's */
 	jw_put_str(w, "latest_build_started_at", NULL);
 	jw_put_str(w, "latest_build_finished_at", NULL);

@@ -20,7 +20,7 @@
 	" mr.author_id = me.id OR mr.assignee_id = me.id OR EXISTS (SELECT 1 FROM notes sn"    \
 	" WHERE sn.noteable_type = 'MergeRequest' AND sn.noteable_id = mr.id"                  \
 	" AND sn.author_id = me.id AND NOT sn.system), false),"                                \
-	" iso8601(mr.merged_at), iso8601(mr.closed_at),"                                       \
+	" mr.merged_at, mr.closed_at,"                                       \
 	" " USER_REF("mr.author_id") ", " USER_REF("mr.assignee_id") ","                         \
 	" " USER_REF("mr.merged_by_id") ", " USER_REF("mr.closed_by_id") ", " MILESTONE_COLS
 /* MR_COLS for the lists, whose views (entity_merge_request_basic and _simple) show
@@ -34,7 +34,7 @@
 /* The columns of MR_COLS up to total_time_spent, PATH that of web_url. */
 #define MR_COLS_HEAD(PATH)                                                                     \
 	"mr.id, mr.iid, mr.target_project_id, mr.source_project_id, mr.title, mr.description," \
-	" mr.state, iso8601(mr.created_at), iso8601(mr.updated_at), mr.target_branch,"         \
+	" mr.state, mr.created_at, mr.updated_at, mr.target_branch,"         \
 	" mr.source_branch, mr.upvotes, mr.downvotes, mr.label_titles,"                        \
 	" mr.merge_when_pipeline_succeeds,"                                                    \
 	" mr.merge_status, mr.sha, mr.merge_commit_sha, mr.user_notes_count,"                  \

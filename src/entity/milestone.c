@@ -22,8 +22,8 @@ void entity_milestone_write(jw *w, request *r, const PGresult *res, int row, int
 	jw_put_str(w, "title", V(4));
 	jw_put_str(w, "description", V(5));
 	jw_put_str(w, "state", V(6));
-	jw_put_str(w, "created_at", V(7));
-	jw_put_str(w, "updated_at", V(8));
+	jw_put_time(w, "created_at", V(7));
+	jw_put_time(w, "updated_at", V(8));
 	jw_put_str(w, "due_date", V(9));
 	jw_put_str(w, "start_date", V(10));
 	jw_end_object(w);

@@ -8,7 +8,7 @@
  * without one). */
 #define MILESTONE_COLS                                                                         \
 	"m.id, m.iid, m.project_id, m.group_id, m.title, m.description, m.state,"              \
-	" iso8601(m.created_at), iso8601(m.updated_at), m.due_date::text, m.start_date::text"
+	" m.created_at, m.updated_at, m.due_date::text, m.start_date::text"
 #define MILESTONE_NCOLS 11
 
 /* The milestone whose MILESTONE_COLS start at col of row: project_id or group_id (the one

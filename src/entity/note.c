@@ -14,8 +14,8 @@ void entity_note_write(jw *w, request *r, const PGresult *res, int row, int col)
 	jw_put_str(w, "attachment", V(2));
 	jw_key(w, "author");
 	entity_user_summary_write(w, r, res, row, col + 9);
-	jw_put_str(w, "created_at", V(3));
-	jw_put_str(w, "updated_at", V(4));
+	jw_put_time(w, "created_at", V(3));
+	jw_put_time(w, "updated_at", V(4));
 	jw_put_bool(w, "system", db_bool(res, row, col + 5));
 	jw_put_int_or_null(w, "noteable_id", V(6));
 	jw_put_str(w, "noteable_type", V(7));

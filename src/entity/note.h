@@ -16,7 +16,7 @@
 /* The same with the noteable's iid given (IID: an expression), for a statement whose
  * notes are all of one issue that it has read already. */
 #define NOTE_COLS_IID(IID)                                                                     \
-	"n.id, n.note, n.attachment, iso8601(n.created_at), iso8601(n.updated_at), n.system, "  \
+	"n.id, n.note, n.attachment, n.created_at, n.updated_at, n.system, "  \
 	"n.noteable_id, n.noteable_type, " IID ", " USER_REF("n.author_id")
 #define NOTE_NCOLS 14
 

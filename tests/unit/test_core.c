@@ -252,6 +252,41 @@ START_TEST(test_jw_strings_as_json_c)
 }
 END_TEST
 
+/* jw_put_time: a timestamptz as PostgreSQL prints it in UTC (0 to 6 digits of a second)
+ * in GitLab's form, milliseconds truncated as to_char's MS; anything else as it is. */
+START_TEST(test_jw_put_time)
+{
+	static const char *const cases[][2] = {
+		{"2017-07-19 11:04:06+00", "\"2017-07-19T11:04:06.000Z\""},
+		{"2017-07-19 11:04:06.1+00", "\"2017-07-19T11:04:06.100Z\""},
+		{"2017-07-19 11:04:06.12+00", "\"2017-07-19T11:04:06.120Z\""},
+		{"2017-07-19 11:04:06.123+00", "\"2017-07-19T11:04:06.123Z\""},
+		{"2017-07-19 11:04:06.123999+00", "\"2017-07-19T11:04:06.123Z\""},
+		{"2017-07-19 11:04:06.000001+00", "\"2017-07-19T11:04:06.000Z\""},
+		{"2017-07-19T11:04:06.123Z", "\"2017-07-19T11:04:06.123Z\""},
+		{"2017-07-19 11:04:06.5+02", "\"2017-07-19 11:04:06.5+02\""},
+		{"0044-03-15 12:00:00+00 BC", "\"0044-03-15 12:00:00+00 BC\""},
+		{"infinity", "\"infinity\""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		jw w;
+		jw_init(&w, A, 4);
+		jw_begin_object(&w);
+		jw_put_time(&w, "t", cases[i][0]);
+		jw_end_object(&w);
+		char want[64];
+		snprintf(want, sizeof(want), "{\"t\":%s}", cases[i][1]);
+		ck_assert_str_eq(buf_cstr(&w.b), want);
+	}
+	jw w;
+	jw_init(&w, A, 4);
+	jw_begin_object(&w);
+	jw_put_time(&w, "t", NULL);
+	jw_end_object(&w);
+	ck_assert_str_eq(buf_cstr(&w.b), "{\"t\":null}");
+}
+END_TEST
+
 START_TEST(test_jw_document_as_json_c)
 {
 	json_object *o = json_object_new_object();
@@ -977,6 +1012,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_jw_strings_as_json_c);
 	tcase_add_test(tc, test_jw_document_as_json_c);
+	tcase_add_test(tc, test_jw_put_time);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("config");
