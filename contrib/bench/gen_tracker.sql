@@ -18,9 +18,9 @@
 --   milestone of their project, 60% with an assignee, 0..3 labels of their project;
 -- - notes on them (skewed: a few issues have hundreds), 10% system notes, each after
 --   its issue was opened; issues.user_notes_count and updated_at follow them and
---   projects.open_issues_count (of every project: gen.sql gives them made-up ones)
---   counts the open issues that are not confidential, as the triggers of sql/0013 keep
---   them.
+--   projects.open_issues_count (of every project: gen.sql gives them made-up ones) and
+--   closed_issues_count count the open and the closed issues that are not confidential,
+--   as the triggers of sql/0013 and sql/0037 keep them.
 -- No "opened" / "commented on" events for these (events are not what the tracker's
 -- rows read). Loaded with session_replication_role = replica (no trigger runs: no
 -- counter trigger, no foreign key check, no response cache bump; the rows are right by
@@ -180,12 +180,13 @@ FROM (SELECT ll.target_id, array_agg(l.title ORDER BY l.title) AS titles FROM la
 	WHERE ll.target_type = 'Issue' GROUP BY 1) t
 WHERE t.target_id = i.id;
 
--- projects.open_issues_count as tracker_issue_counts keeps it
+-- projects.open_issues_count and closed_issues_count as tracker_issue_counts keeps them
 ANALYZE issues, notes, issue_assignees, label_links, labels, milestones;
-UPDATE projects p SET open_issues_count = c.n
-	FROM (SELECT q.id, count(i.id) AS n FROM projects q LEFT JOIN issues i ON i.project_id = q.id
-		AND i.state = 'opened' AND NOT i.confidential GROUP BY q.id) c
-	WHERE c.id = p.id AND p.open_issues_count <> c.n;
+UPDATE projects p SET open_issues_count = c.o, closed_issues_count = c.c
+	FROM (SELECT q.id, count(i.id) FILTER (WHERE i.state = 'opened') AS o,
+		count(i.id) FILTER (WHERE i.state = 'closed') AS c FROM projects q
+		LEFT JOIN issues i ON i.project_id = q.id AND NOT i.confidential GROUP BY q.id) c
+	WHERE c.id = p.id AND (p.open_issues_count, p.closed_issues_count) <> (c.o, c.c);
 
 SELECT cache_bump(ARRAY[0::bigint]);
 COMMIT;

@@ -112,55 +112,73 @@
 	" ORDER BY i.created_at DESC, i.id DESC) pg ON true"                                     \
 	" WHERE p.id = $1 AND p.issues_enabled AND NOT p.pending_delete"
 
-/* The open issues of GET /issues?scope=all that the caller ($1..$3) sees, no filter but
- * the state, created_at desc; $4 limit, $5 offset. ISSUES_LIST reads every issue of
- * every project the caller sees and filters, counts and sorts them all (about 0.3 s for
- * an ordinary user of 10,000 public projects with 100,000 open issues). Here:
+/* The issues of GET /issues?scope=all that the caller ($1..$3) sees, no filter but the
+ * state, created_at desc; $4 limit, $5 offset. ISSUES_LIST reads every issue of every
+ * project the caller sees and filters, counts and sorts them all (about 0.3 s for an
+ * ordinary user of 10,000 public projects with 100,000 open issues). Here:
  * - vp: the projects whose issues the caller sees (as ISSUES_LIST's), once;
- * - conf: the open confidential issues the caller may read in them, found from what
- *   makes them readable (all of them for an admin; authored; assigned; in a project of
- *   which they are a reporter or more; in their own namespace), each by its index;
- * - the count: the projects' open_issues_count (the open issues that are not
- *   confidential, which sql/0013's trigger keeps) and conf's;
- * - the page: the open issues read newest first from issues(state, created_at, id), each
- *   checked against vp and conf in a hash, until the page is full.
+ * - conf: the confidential issues the caller may read in them (of the state STATE asks
+ *   of its issues alias), found from what makes them readable (all of them for an admin;
+ *   authored; assigned; in a project of which they are a reporter or more; in their own
+ *   namespace), each by its index;
+ * - the count: COUNT of the projects' open_issues_count and closed_issues_count (the
+ *   issues that are not confidential, which sql/0013's and sql/0037's trigger keeps),
+ *   and conf's;
+ * - the page (PAGE, its issues as i): read newest first from issues(state, created_at,
+ *   id) (ISSUES_ALL_PAGE), each checked against vp and conf in a hash, until it is full.
  * The "OR false" keeps each IN a hashed filter of the scan: alone, the planner makes it a
- * join, and a join gives up the index's order (every open issue sorted for the page).
- * The page's project, namespace and milestone are read by key (LATERAL ... OFFSET 0):
- * the generic plan cannot tell that LIMIT $4 is small and would hash whole tables. */
-#define ISSUES_LIST_ALL_OPENED                                                                  \
+ * join, and a join gives up the index's order (every issue sorted for the page). The
+ * page's project, namespace and milestone are read by key (LATERAL ... OFFSET 0): the
+ * generic plan cannot tell that LIMIT $4 is small and would hash whole tables. */
+#define ISSUES_LIST_ALL(STATE, COUNT, PAGE)                                                     \
 	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
-	" vp AS MATERIALIZED (SELECT p.id, p.open_issues_count FROM me, projects p"             \
-	"  WHERE NOT p.pending_delete AND p.issues_enabled AND " SQL_PROJECT_LISTED("p") "),"   \
+	" vp AS MATERIALIZED (SELECT p.id, p.open_issues_count, p.closed_issues_count"          \
+	"  FROM me, projects p WHERE NOT p.pending_delete AND p.issues_enabled"                 \
+	"  AND " SQL_PROJECT_LISTED("p") "),"                                                   \
 	" conf AS MATERIALIZED (SELECT c.id FROM ("                                             \
 	"  SELECT c.id, c.project_id FROM me, issues c WHERE me.admin AND c.confidential"       \
-	"   AND c.state = 'opened'"                                                             \
+	STATE("c")                                                                              \
 	"  UNION SELECT c.id, c.project_id FROM me JOIN issues c ON c.author_id = me.id"        \
-	"   WHERE c.confidential AND c.state = 'opened'"                                        \
+	"   WHERE c.confidential" STATE("c")                                                    \
 	"  UNION SELECT c.id, c.project_id FROM me JOIN issue_assignees a ON a.user_id = me.id"  \
-	"   JOIN issues c ON c.id = a.issue_id WHERE c.confidential AND c.state = 'opened'"     \
+	"   JOIN issues c ON c.id = a.issue_id WHERE c.confidential" STATE("c")                 \
 	"  UNION SELECT c.id, c.project_id FROM me JOIN project_authorizations pa"              \
 	"   ON pa.user_id = me.id JOIN issues c ON c.project_id = pa.project_id"                \
 	"   WHERE pa.expires_at > current_date AND pa.access_level >= 20 AND c.confidential"    \
-	"   AND c.state = 'opened'"                                                             \
+	STATE("c")                                                                              \
 	"  UNION SELECT c.id, c.project_id FROM me JOIN namespaces own ON own.owner_id = me.id" \
 	"   AND own.kind = 'user' JOIN projects op ON op.namespace_id = own.id"                 \
-	"   JOIN issues c ON c.project_id = op.id WHERE c.confidential AND c.state = 'opened'"  \
+	"   JOIN issues c ON c.project_id = op.id WHERE c.confidential" STATE("c")              \
 	"  ) c WHERE (c.project_id IN (SELECT id FROM vp) OR false))"                           \
-	" SELECT (SELECT coalesce(sum(open_issues_count), 0) FROM vp)"                          \
-	"  + (SELECT count(*) FROM conf), pg.* FROM me LEFT JOIN LATERAL"                       \
-	" (SELECT " ISSUE_LIST_COLS " FROM (SELECT li.* FROM issues li"                         \
-	"  WHERE li.state = 'opened' AND (li.project_id IN (SELECT id FROM vp) OR false)"       \
-	"  AND (NOT li.confidential OR (li.id IN (SELECT id FROM conf) OR false))"              \
-	"  ORDER BY li.created_at DESC, li.id DESC LIMIT $4 OFFSET $5) i"                       \
+	" SELECT (SELECT coalesce(sum(" COUNT "), 0) FROM vp) + (SELECT count(*) FROM conf),"   \
+	" pg.* FROM me LEFT JOIN LATERAL (SELECT " ISSUE_LIST_COLS " FROM " PAGE " i"           \
 	" JOIN LATERAL (SELECT * FROM projects p WHERE p.id = i.project_id OFFSET 0) p ON true" \
 	" JOIN LATERAL (SELECT * FROM namespaces n WHERE n.id = p.namespace_id OFFSET 0) n"     \
 	"  ON true LEFT JOIN LATERAL (SELECT * FROM milestones m WHERE m.id = i.milestone_id"   \
 	"  OFFSET 0) m ON true ORDER BY i.created_at DESC, i.id DESC) pg ON true"
+/* The issues of state S that the caller sees, newest first, LIMIT L. */
+#define ISSUES_ALL_PAGE(S, L)                                                                   \
+	"(SELECT li.* FROM issues li WHERE li.state = " S                                       \
+	" AND (li.project_id IN (SELECT id FROM vp) OR false)"                                  \
+	" AND (NOT li.confidential OR (li.id IN (SELECT id FROM conf) OR false))"               \
+	" ORDER BY li.created_at DESC, li.id DESC LIMIT " L ")"
+#define ISSUES_STATE_IS(A) " AND " A ".state = $6::text"
+#define ISSUES_STATE_ANY(A) ""
 
 const db_stmt issues_stmts[] = {
-	/* ISSUES_LIST_ALL_OPENED: the caller $1..$3, $4 limit, $5 offset */
-	{"issues_list_all_opened", ISSUES_LIST_ALL_OPENED, 5, 1 + ISSUE_NCOLS},
+	/* ISSUES_LIST_ALL: the caller $1..$3, $4 limit, $5 offset; of state $6 ('opened' or
+	 * 'closed'), or in every state (a merge of the two states' ordered scans). */
+	{"issues_list_all_state",
+	 ISSUES_LIST_ALL(ISSUES_STATE_IS,
+			 "CASE WHEN $6 = 'opened' THEN open_issues_count ELSE closed_issues_count END",
+			 ISSUES_ALL_PAGE("$6", "$4 OFFSET $5")),
+	 6, 1 + ISSUE_NCOLS},
+	{"issues_list_all_any",
+	 ISSUES_LIST_ALL(ISSUES_STATE_ANY, "open_issues_count + closed_issues_count",
+			 "(SELECT * FROM (" ISSUES_ALL_PAGE("'opened'", "$4::bigint + $5::bigint")
+			 " UNION ALL " ISSUES_ALL_PAGE("'closed'", "$4 + $5") ") u"
+			 " ORDER BY u.created_at DESC, u.id DESC LIMIT $4 OFFSET $5)"),
+	 5, 1 + ISSUE_NCOLS},
 	/* The issues the caller sees, filtered, a page of them in order (ISSUES_LIST): in
 	 * every project; in project $4 ($5 NULL); in group $5 and its subgroups ($4 NULL).
 	 * $1..$3 the caller, $6 state, $7 label titles (all of them), $8 without labels, $9
@@ -609,13 +627,15 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 		api_respond_page_jw(r, &f.pg, res, entity_issue_basic_write, 1536);
 		return 0;
 	}
-	if (!project_id && !group_id && filters_plain(&f) && f.state &&
-	    strcmp(f.state, "opened") == 0) {
-		const char *v[5];
+	if (!project_id && !group_id && filters_plain(&f)) {
+		const char *v[6];
 		access_me_params(&r->ctx, v);
 		v[3] = pagination_limit(r, &f.pg);
 		v[4] = pagination_offset(r, &f.pg);
-		PGresult *res = db_query(&r->ctx, "issues_list_all_opened", 5, v, &err);
+		v[5] = f.state;
+		PGresult *res = db_query(&r->ctx, f.state ? "issues_list_all_state"
+							  : "issues_list_all_any",
+					 f.state ? 6 : 5, v, &err);
 		if (!res)
 			return err;
 		api_respond_page_jw(r, &f.pg, res, entity_issue_basic_write, 1536);

@@ -637,12 +637,28 @@ static const char *iids_in(resp *r, long long id)
 	return out;
 }
 
-/* GET /issues?scope=all&state=opened has its own statement (issues_list_all_opened):
- * the same answers as the general one's (a filter that changes nothing takes that one),
- * pages and X-Total included, for an admin, members of every level, a stranger and an
- * external user; the confidential issues that each may read (authored, assigned, as a
- * reporter or more) and no other; nothing of a project whose issues are off. */
-START_TEST(test_issues_list_all_opened)
+/* GET /issues?scope=all with no filter but the state has its own statements
+ * (issues_list_all_state and _any): the same answers as the general one's (a filter that
+ * changes nothing takes that one), pages and X-Total included, in every state, for an
+ * admin, members of every level, a stranger and an external user; the confidential
+ * issues that each may read (authored, assigned, as a reporter or more) and no other;
+ * nothing of a project whose issues are off; counts that follow a close, a reopen and a
+ * confidential issue made plain. */
+static void ck_all_same(const char *token)
+{
+	static const char *const states[] = {"state=opened", "state=closed", "state=all", NULL};
+	for (int s = 0; states[s]; s++) {
+		const char *base = S(fmt("/issues?scope=all&%s", states[s]));
+		const char *general = S(fmt("%s&created_after=1970-01-01T00:00:00Z", base));
+		ck_same_list(base, general, token, "per_page=20");
+		for (int page = 1; page <= 3; page++)
+			ck_same_list(base, general, token, S(fmt("per_page=2&page=%d", page)));
+	}
+	ck_same_list("/issues?scope=all", "/issues?scope=all&created_after=1970-01-01T00:00:00Z",
+		     token, "per_page=5");
+}
+
+START_TEST(test_issues_list_all)
 {
 	world w, pub, in, off;
 	make_world(&w, "private");
@@ -668,14 +684,16 @@ START_TEST(test_issues_list_all_opened)
 	const char *ext = user("iext", &ext_id, NULL);
 	free(sql_value("UPDATE users SET external = true WHERE id = %lld", ext_id));
 	const char *base = "/issues?scope=all&state=opened";
-	const char *general = "/issues?scope=all&state=opened&created_after=1970-01-01T00:00:00Z";
 	const char *callers[] = {w.admin, w.guest, w.reporter, w.owner, w.stranger, ext};
-	for (size_t c = 0; c < sizeof(callers) / sizeof(*callers); c++) {
-		ck_same_list(base, general, callers[c], "per_page=20");
-		for (int page = 1; page <= 3; page++)
-			ck_same_list(base, general, callers[c], S(fmt("per_page=2&page=%d", page)));
-	}
+	for (size_t c = 0; c < sizeof(callers) / sizeof(*callers); c++)
+		ck_all_same(callers[c]);
 	const char *newest = "/issues?scope=all&state=opened&per_page=100";
+	const char *closed = "/issues?scope=all&state=closed&per_page=100";
+	const char *every = "/issues?scope=all&per_page=100";
+	ck_assert_str_eq(iids_in(R(api("GET", closed, w.reporter, NULL)), w.id), "5");
+	ck_assert_str_eq(iids_in(R(api("GET", closed, w.stranger, NULL)), w.id), "");
+	ck_assert_str_eq(iids_in(R(api("GET", every, w.reporter, NULL)), w.id), "5,4,3,2,1");
+	ck_assert_str_eq(iids_in(R(api("GET", every, w.guest, NULL)), w.id), "5,3,2,1");
 	ck_assert_str_eq(iids_in(R(api("GET", newest, w.guest, NULL)), w.id), "3,2,1");
 	ck_assert_str_eq(iids_in(R(api("GET", newest, w.reporter, NULL)), w.id), "4,3,2,1");
 	ck_assert_str_eq(iids_in(R(api("GET", newest, w.admin, NULL)), w.id), "4,3,2,1");
@@ -696,7 +714,17 @@ START_TEST(test_issues_list_all_opened)
 	ck_assert_int_eq(after, before);
 	ck_assert_str_eq(iids_in(R(api("GET", newest, w.stranger, NULL)), pub.id), "2,1");
 	ck_assert_str_eq(iids_in(R(api("GET", newest, w.stranger, NULL)), in.id), "");
-	ck_same_list(base, general, w.stranger, "per_page=20");
+	ck_assert_str_eq(iids_in(R(api("GET", closed, w.stranger, NULL)), in.id), "1");
+	/* a reopened issue and a confidential one closed, on both statements */
+	ck_code(R(api("PUT", I(&w, 5, ""), w.owner, "state_event=reopen")), 200);
+	ck_code(R(api("PUT", I(&w, 4, ""), w.owner, "state_event=close")), 200);
+	ck_code(R(api("PUT", S(fmt("/projects/%lld/issues/2", pub.id)), pub.owner,
+		      "state_event=close")), 200);
+	ck_all_same(w.stranger);
+	ck_all_same(w.reporter);
+	ck_all_same(w.admin);
+	ck_assert_str_eq(iids_in(R(api("GET", closed, w.reporter, NULL)), w.id), "4");
+	ck_assert_str_eq(iids_in(R(api("GET", closed, w.guest, NULL)), w.id), "");
 }
 END_TEST
 
@@ -1019,7 +1047,7 @@ Suite *suite_issues(void)
 	tcase_add_test(tc, test_issues_disabled);
 	tcase_add_test(tc, test_issues_filters);
 	tcase_add_test(tc, test_issues_list_plain);
-	tcase_add_test(tc, test_issues_list_all_opened);
+	tcase_add_test(tc, test_issues_list_all);
 	tcase_add_test(tc, test_issues_user_refs);
 	tcase_add_test(tc, test_issues_global_and_group);
 	tcase_add_test(tc, test_issues_move);
