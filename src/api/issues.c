@@ -615,39 +615,29 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 		f.milestone = milestone_title;
 	}
 	int err;
+	PGresult *res;
 	if (list_plain(r, &f, project_id)) {
 		const char *v[4] = {project_id, pagination_limit(r, &f.pg),
 				    pagination_offset(r, &f.pg), f.state};
-		PGresult *res = api_query(r,
-					  f.state ? "issues_list_project_state"
-						  : "issues_list_project_plain",
-					  f.state ? 4 : 3, v, &err);
-		if (!res)
-			return err;
-		api_respond_page_jw(r, &f.pg, res, entity_issue_basic_write, 1536);
-		return 0;
-	}
-	if (!project_id && !group_id && filters_plain(&f)) {
+		res = api_query(r, f.state ? "issues_list_project_state" : "issues_list_project_plain",
+				f.state ? 4 : 3, v, &err);
+	} else if (!project_id && !group_id && filters_plain(&f)) {
 		const char *v[6];
 		access_me_params(&r->ctx, v);
 		v[3] = pagination_limit(r, &f.pg);
 		v[4] = pagination_offset(r, &f.pg);
 		v[5] = f.state;
-		PGresult *res = db_query(&r->ctx, f.state ? "issues_list_all_state"
-							  : "issues_list_all_any",
-					 f.state ? 6 : 5, v, &err);
-		if (!res)
-			return err;
-		api_respond_page_jw(r, &f.pg, res, entity_issue_basic_write, 1536);
-		return 0;
+		res = db_query(&r->ctx, f.state ? "issues_list_all_state" : "issues_list_all_any",
+			       f.state ? 6 : 5, v, &err);
+	} else {
+		const char *v[26];
+		tracker_filter_params(r, &f, project_id, group_id, v);
+		res = db_query(&r->ctx,
+			       project_id ? "issues_list_project"
+			       : group_id ? "issues_list_group"
+					  : "issues_list",
+			       26, v, &err);
 	}
-	const char *v[26];
-	tracker_filter_params(r, &f, project_id, group_id, v);
-	PGresult *res = db_query(&r->ctx,
-				 project_id ? "issues_list_project"
-				 : group_id ? "issues_list_group"
-					    : "issues_list",
-				 26, v, &err);
 	if (!res)
 		return err;
 	api_respond_page_jw(r, &f.pg, res, entity_issue_basic_write, 1536);

@@ -193,7 +193,7 @@ void jw_put_time(jw *w, const char *key, const char *s)
 		jw_str(w, s);
 		return;
 	}
-	const char *f = s + 19, *end;
+	const char *f = s + 19;
 	char ms[4] = "000";
 	if (*f == '.') {
 		f++;
@@ -202,8 +202,7 @@ void jw_put_time(jw *w, const char *key, const char *s)
 		while (*f >= '0' && *f <= '9')
 			f++;
 	}
-	end = f;
-	if (strcmp(end, "+00") != 0) { /* another zone, a BC date: as it is */
+	if (strcmp(f, "+00") != 0) { /* another zone, a BC date: as it is */
 		jw_str(w, s);
 		return;
 	}

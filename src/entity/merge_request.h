@@ -25,8 +25,8 @@
 	" " USER_REF("mr.merged_by_id") ", " USER_REF("mr.closed_by_id") ", " MILESTONE_COLS
 /* MR_COLS for the lists, whose views (entity_merge_request_basic and _simple) show
  * neither subscribed, merged_by/at nor closed_by/at: those columns NULL (no `me`
- * needed), PATH the full path of the target project (MR_PATH with MR_PATH_JOINS, or a
- * parameter when the statement knows the project), read with MR_LIST_JOINS. */
+ * needed), PATH the full path of the target project (MR_PATH with MR_PATH_JOINS, or NULL
+ * in a list of the route's project: web_url takes the scope's), read with MR_LIST_JOINS. */
 #define MR_LIST_COLS(PATH)                                                                     \
 	MR_COLS_HEAD(PATH) ", NULL, NULL, NULL,"                                               \
 	" " USER_REF("mr.author_id") ", " USER_REF("mr.assignee_id") ","                         \

@@ -79,17 +79,17 @@ static struct {
 	long long bulk_epoch; /* the epoch of the last bulk read, + 1; 0: none yet */
 } refs;
 
+/* The epoch, then users u's ids and fields (RF_*), as refs_keep reads them. */
+#define REFS_SELECT                                                                             \
+	"SELECT " USER_EPOCH ", u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at)," \
+	" u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"    \
+	" FROM users u"
+
 const db_stmt entity_user_stmts[] = {
-	/* The users of ids $1 (bigint[]), with the epoch they are of. */
-	{"users_refs",
-	 "SELECT " USER_EPOCH ", u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at),"
-	 " u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"
-	 " FROM users u WHERE u.id = ANY ($1::bigint[])", 1, 2 + RF_N},
-	/* The first REFS_BULK users, the same way. */
-	{"users_refs_bulk",
-	 "SELECT " USER_EPOCH ", u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at),"
-	 " u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"
-	 " FROM users u ORDER BY u.id LIMIT " REFS_BULK, 0, 2 + RF_N},
+	/* The users of ids $1 (bigint[]). */
+	{"users_refs", REFS_SELECT " WHERE u.id = ANY ($1::bigint[])", 1, 2 + RF_N},
+	/* The first REFS_BULK users. */
+	{"users_refs_bulk", REFS_SELECT " ORDER BY u.id LIMIT " REFS_BULK, 0, 2 + RF_N},
 	{0},
 };
 
