@@ -60,7 +60,7 @@ const db_stmt users_stmts[] = {
 	 "SELECT c.*, p.* FROM (SELECT 1) one"
 	 " LEFT JOIN (SELECT " AUTH_LEAN " FROM " AUTH_FROM ") c ON true"
 	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM users u WHERE u.id = $3 AND NOT u.ghost) p"
-	 " ON true", 3, 34},
+	 " ON true", 3, AUTH_LEAN_NCOLS + USER_NCOLS},
 	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost", 1, USER_NCOLS},
 	/* Emails are stored in lower case, as Devise does (case_insensitive_keys).
 	 * $1 username $2 email $3 name $4 password_hash $5 skype $6 linkedin $7 twitter

@@ -18,12 +18,13 @@
 	" u.can_create_group, t.kind, t.scopes::text AS scopes FROM " AUTH_FROM "), "           \
 	FIND                                                                                    \
 	" SELECT me.id, me.username, me.admin, me.external, me.email, me.can_create_group,"     \
-	" me.kind, me.scopes, s.* FROM me LEFT JOIN LATERAL (SELECT " SCOPE_PROJECT_COLS        \
+	" me.kind, me.scopes, " USER_EPOCH ", s.* FROM me LEFT JOIN LATERAL (SELECT " SCOPE_PROJECT_COLS        \
 	" FROM " SCOPE_PROJECT_FROM LOCK ") s ON true"
 
 const db_stmt auth_stmts[] = {
 	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM, 2, AUTH_NCOLS},
-	{"auth_token_lean", "SELECT " AUTH_LEAN " FROM " AUTH_FROM, 2, AUTH_LEAN_NCOLS},
+	{"auth_token_lean", "SELECT " AUTH_LEAN_COLS ", " USER_EPOCH " FROM " AUTH_FROM, 2,
+	 AUTH_LEAN_NCOLS},
 #define BY_ID SCOPE_PROJECT_BY_ID("$3")
 #define BY_PATH SCOPE_PROJECT_BY_PATH("$3", "$4")
 #define NCOLS (AUTH_LEAN_NCOLS + SCOPE_PROJECT_NCOLS)
@@ -197,6 +198,8 @@ int auth_accept_lean(request *r, unsigned flags, PGresult *res, int row, int col
 	c->can_create_group = db_bool(res, row, col + AL_CAN_CREATE_GROUP);
 	c->token_kind = db_val(res, row, col + AL_KIND);
 	c->scopes = db_val(res, row, col + AL_SCOPES);
+	if (!PQgetisnull(res, row, col + AL_USERS_EPOCH))
+		r->users_epoch = db_int(res, row, col + AL_USERS_EPOCH);
 	return accept_caller(r, flags, c);
 }
 

@@ -21,13 +21,18 @@ extern const db_stmt auth_stmts[];
 /* Column (after USER_COLS) of the sealed private token, shown to admins by GET /user. */
 #define AUTH_COL_PRIVATE_TOKEN (USER_NCOLS + 2)
 /* What the dispatcher and the handlers need of the caller, and no more: every column
- * of AUTH_SELECT costs at each execution of every statement that embeds it. */
-#define AUTH_LEAN                                                                              \
+ * of AUTH_SELECT costs at each execution of every statement that embeds it. Last, the
+ * users' epoch for the presenters' copies of users (r->users_epoch), read once a request
+ * with the caller (a subplan each in every USER_REF, it cost more than the list): the
+ * statements that embed AUTH_LEAN present no such copy and leave it NULL (unknown: the
+ * presenters read it if they need it). */
+#define AUTH_LEAN_COLS                                                                         \
 	"u.id, u.username, u.is_admin, u.external, u.email, u.can_create_group, t.kind,"        \
 	" t.scopes::text"
+#define AUTH_LEAN AUTH_LEAN_COLS ", NULL::bigint"
 enum auth_lean_col {
 	AL_ID, AL_USERNAME, AL_IS_ADMIN, AL_EXTERNAL, AL_EMAIL, AL_CAN_CREATE_GROUP, AL_KIND,
-	AL_SCOPES, AUTH_LEAN_NCOLS
+	AL_SCOPES, AL_USERS_EPOCH, AUTH_LEAN_NCOLS
 };
 #define AUTH_FROM                                                                                \
 	"tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1 AND "                      \

@@ -29,9 +29,9 @@
 	" i.time_estimate, i.total_time_spent, " SUBSCRIBED ","                                   \
 	" " USER_REF("i.author_id") ", " USER_REF(ISSUE_ASSIGNEE) ","                            \
 	" " USER_REF("i.closed_by_id") ", " MILESTONE_COLS
-/* Issue i's assignee (GitLab 10 CE: at most one), its lowest id. */
-#define ISSUE_ASSIGNEE                                                                         \
-	"(SELECT min(ia.user_id) FROM issue_assignees ia WHERE ia.issue_id = i.id)"
+/* Issue i's assignee (GitLab 10 CE: at most one), the lowest id of its issue_assignees,
+ * as the row keeps it (sql/0038_issue_assignee.sql). */
+#define ISSUE_ASSIGNEE "i.assignee_id"
 #define ISSUE_NCOLS (20 + 15 + MILESTONE_NCOLS)
 /* What ISSUE_COLS reads besides i: its project p and namespace n, its milestone m (its
  * users are references: USER_REF). */

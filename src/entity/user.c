@@ -90,6 +90,8 @@ const db_stmt entity_user_stmts[] = {
 	{"users_refs", REFS_SELECT " WHERE u.id = ANY ($1::bigint[])", 1, 2 + RF_N},
 	/* The first REFS_BULK users. */
 	{"users_refs_bulk", REFS_SELECT " ORDER BY u.id LIMIT " REFS_BULK, 0, 2 + RF_N},
+	/* The epoch, when authentication did not read it (r->users_epoch). */
+	{"users_epoch", "SELECT " USER_EPOCH, 0, 1},
 	{0},
 };
 
@@ -224,7 +226,15 @@ static void refs_fill(request *r, const PGresult *res, int col)
  * when there is no such user. */
 static const user_ref *refs_get(request *r, const PGresult *res, int row, int col)
 {
-	refs_at(db_int(res, row, col + UC_AVATAR));
+	if (!r->users_epoch) {
+		int err;
+		PGresult *e = db_query(&r->ctx, "users_epoch", 0, NULL, &err);
+		if (e && PQntuples(e) == 1)
+			r->users_epoch = db_int(e, 0, 0);
+		else
+			refs_clear(); /* the copies read now bring the epoch */
+	}
+	refs_at(r->users_epoch);
 	long long id = db_int(res, row, col);
 	const user_ref *u = refs_find(id);
 	if (!u) {

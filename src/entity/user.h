@@ -28,15 +28,17 @@
 
 /* A user by reference, in place of USER_BASIC_COLS (USER_REF) or USER_SINGLE_COLS
  * (USER_SINGLE_REF) of users u: the id ID (an expression, NULL for none), the username
- * NULL, and in the avatar's column the users' epoch (USER_EPOCH). The presenters read
- * such a user from the worker's copies of user records, kept while the epoch stays the
- * same and read, for those it lacks, in one statement per result column; a statement
- * with many rows then joins no users. The epoch is the sum of the response cache's
- * versions of key 0 and of CACHE_KEY_USER_VIEWS, which a transaction that changes a
- * column of a user's basic or single view, or deletes a user, bumps at its commit
- * (sql/0033_user_refs.sql): a copy is never older than the statement's snapshot. */
+ * NULL. The presenters read such a user from the worker's copies of user records, kept
+ * while the users' epoch (USER_EPOCH) stays the same and read, for those it lacks, in
+ * one statement per result column; a statement with many rows then joins no users. The
+ * epoch is the sum of the response cache's versions of key 0 and of
+ * CACHE_KEY_USER_VIEWS, which a transaction that changes a column of a user's basic or
+ * single view, or deletes a user, bumps at its commit (sql/0033_user_refs.sql). It is
+ * read once a request, with the caller (r->users_epoch, auth/auth.h AUTH_LEAN), or by
+ * the first copy a request needs: a copy is never older than that statement's snapshot,
+ * the one a response cache miss runs in (http/cache.h). */
 #define USER_EPOCH "(SELECT sum(ue.v) FROM cache_epochs ue WHERE ue.k IN (0, 5))"
-#define USER_REF(ID) ID ", NULL::text, NULL::text, NULL::text, " USER_EPOCH "::text"
+#define USER_REF(ID) ID ", NULL::text, NULL::text, NULL::text, NULL::text"
 #define USER_SINGLE_REF(ID)                                                                    \
 	USER_REF(ID) ", NULL::text, NULL::text, NULL::boolean, NULL::text, NULL::text,"         \
 	" NULL::text, NULL::text, NULL::text, NULL::text, NULL::text"

@@ -40,7 +40,7 @@
 							    * protected branches
 							    * (sql/0023) */
 #define CACHE_KEY_USER_VIEWS 5LL /* kind 5 of id 0: any user's basic or single view
-				  * (entity/user.h USER_REF) */
+				  * (entity/user.h USER_EPOCH) */
 /* The sets a list's rows and order come from (negative: each is summed over its stripes
  * in the database). Bumped when a row enters or leaves, or changes a column that lists
  * filter or sort on; not by what is only shown (stars, activity: the rows' keys). */

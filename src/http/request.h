@@ -66,6 +66,8 @@ typedef struct request {
 	const char *token_digest; /* hex SHA-256 of the credential, NULL when none sent */
 	bool oauth;           /* credential came as Bearer/access_token */
 	const char *sudo;     /* value of sudo param/header */
+	long long users_epoch; /* the users' epoch (entity/user.h USER_EPOCH) read with the
+				* caller; 0 until a statement read it */
 
 	/* what goes out */
 	int status;

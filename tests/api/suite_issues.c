@@ -547,6 +547,61 @@ static resp *plain_list(const world *w, const char *token, const char *query, co
 	return a;
 }
 
+/* The assignee the lists show, kept on the issue's row (sql/0038_issue_assignee.sql)
+ * through every way issue_assignees changes: the API, a second row (the lowest id shows),
+ * a row moved to another issue, the assignee's removal. */
+static long long list_assignee(const world *w, long long iid)
+{
+	resp *r = R(api("GET", P(w, "/issues?per_page=100"), w->owner, NULL));
+	ck_status(r, 200);
+	for (size_t i = 0; i < json_object_array_length(r->json); i++) {
+		json_object *o = json_object_array_get_idx(r->json, i);
+		if (jint(o, "iid") != iid)
+			continue;
+		json_object *a = jget(o, "assignee"), *all = jget(o, "assignees");
+		ck_assert_int_eq(json_object_array_length(all), a && !json_object_is_type(a, json_type_null));
+		return jnull(o, "assignee") ? 0 : jint(a, "id");
+	}
+	ck_abort_msg("issue %lld not listed", iid);
+	return -1;
+}
+
+START_TEST(test_issues_assignee_row)
+{
+	world w;
+	make_world(&w, "private");
+	long long one = create_iid(&w, w.owner, S(fmt("title=one&assignee_ids[]=%lld", w.reporter_id)));
+	long long two = create_iid(&w, w.owner, "title=two");
+	ck_assert_int_eq(list_assignee(&w, one), w.reporter_id);
+	ck_assert_int_eq(list_assignee(&w, two), 0);
+	ck_code(R(api("PUT", I(&w, one, ""), w.owner, S(fmt("assignee_ids[]=%lld", w.developer_id)))), 200);
+	ck_assert_int_eq(list_assignee(&w, one), w.developer_id);
+	ck_code(R(api("PUT", I(&w, two, ""), w.owner, S(fmt("assignee_id=%lld", w.master_id)))), 200);
+	ck_assert_int_eq(list_assignee(&w, two), w.master_id);
+	/* a second assignee of a lower id (GitLab 10 CE shows one: the lowest) */
+	long long id_one = sql_int("SELECT id FROM issues WHERE project_id = %lld AND iid = %lld",
+				   w.id, one);
+	long long id_two = sql_int("SELECT id FROM issues WHERE project_id = %lld AND iid = %lld",
+				   w.id, two);
+	free(sql_value("INSERT INTO issue_assignees (issue_id, user_id) VALUES (%lld, %lld)", id_one,
+		       w.owner_id));
+	ck_assert_int_eq(list_assignee(&w, one), w.owner_id);
+	/* moved to the other issue: both change */
+	free(sql_value("UPDATE issue_assignees SET issue_id = %lld WHERE issue_id = %lld AND user_id = %lld",
+		       id_two, id_one, w.owner_id));
+	ck_assert_int_eq(list_assignee(&w, one), w.developer_id);
+	ck_assert_int_eq(list_assignee(&w, two), w.owner_id);
+	/* unassigned; the assignee removed */
+	ck_code(R(api("PUT", I(&w, two, ""), w.owner, "assignee_id=0")), 200);
+	ck_assert_int_eq(list_assignee(&w, two), 0);
+	ck_code(R(api("DELETE", S(fmt("/users/%lld", w.developer_id)), w.admin, NULL)), 204);
+	ck_assert_int_eq(list_assignee(&w, one), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM issues i WHERE i.project_id = %lld AND"
+				 " i.assignee_id IS DISTINCT FROM (SELECT min(a.user_id)"
+				 " FROM issue_assignees a WHERE a.issue_id = i.id)", w.id), 0);
+}
+END_TEST
+
 START_TEST(test_issues_list_plain)
 {
 	world w;
@@ -1047,6 +1102,7 @@ Suite *suite_issues(void)
 	tcase_add_test(tc, test_issues_disabled);
 	tcase_add_test(tc, test_issues_filters);
 	tcase_add_test(tc, test_issues_list_plain);
+	tcase_add_test(tc, test_issues_assignee_row);
 	tcase_add_test(tc, test_issues_list_all);
 	tcase_add_test(tc, test_issues_user_refs);
 	tcase_add_test(tc, test_issues_global_and_group);
