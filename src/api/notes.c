@@ -39,12 +39,14 @@
 	" RETURNING 1)," SQL_TOUCH_NEW(T, I)
 
 /* Issue $2 of project $1 as a noteable: id, iid, author, confidential, locked, issues
- * enabled, its assignees' ids (NOTEABLE_NCOLS). Nothing of the caller: the list's
- * statement goes with the project's (notes_check_list_issue). */
+ * enabled, and if it is confidential the ids of its assignees, who may read it too
+ * (NOTEABLE_NCOLS). Nothing of the caller: the list's statement goes with the project's
+ * (notes_check_list_issue). */
 #define SQL_NOTEABLE_ISSUE                                                                      \
 	"SELECT i.id, i.iid, i.author_id, i.confidential, coalesce(i.discussion_locked, false),"  \
-	" p.issues_enabled, ARRAY(SELECT a.user_id FROM issue_assignees a"                      \
-	" WHERE a.issue_id = i.id) FROM issues i JOIN projects p ON p.id = i.project_id"        \
+	" p.issues_enabled, CASE WHEN i.confidential THEN ARRAY(SELECT a.user_id"              \
+	" FROM issue_assignees a WHERE a.issue_id = i.id) END"                                   \
+	" FROM issues i JOIN projects p ON p.id = i.project_id"                                  \
 	" WHERE i.project_id = $1 AND i.iid = $2"
 #define NOTEABLE_NCOLS 7
 
