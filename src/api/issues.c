@@ -98,19 +98,17 @@
  * all at their defaults (state all, scope all, created_at desc) but the state when
  * COND_C and COND_LI are " AND c.state = $4" and " AND li.state = $4": the page's rows
  * read in order from issues(project_id, created_at, id) (no join back by id: the scan
- * reads them), the count a narrow count(*) of the same index, then the joins that
- * present the page, the project and its namespace read once. A small plan with no
- * per-row filter, where ISSUES_LIST visits, filters, counts and sorts every issue of
- * the project. A project whose issues are disabled gives no row (X-Total 0, no issue),
- * as ISSUES_LIST answers it. */
+ * reads them), the count a narrow count(*) of the same index, then the milestones;
+ * the project's path is the route's scope's (ISSUE_PROJECT_LIST_COLS). A small plan
+ * with no per-row filter, where ISSUES_LIST visits, filters, counts and sorts every
+ * issue of the project. Only for a project whose issues are enabled (list_plain). */
 #define ISSUES_LIST_PLAIN(COND_C, COND_LI)                                                      \
 	"SELECT (SELECT count(*) FROM issues c WHERE c.project_id = $1" COND_C "), pg.*"        \
-	" FROM projects p JOIN namespaces n ON n.id = p.namespace_id LEFT JOIN LATERAL"         \
-	" (SELECT " ISSUE_LIST_COLS " FROM (SELECT li.* FROM issues li"                         \
+	" FROM (SELECT 1) one LEFT JOIN LATERAL"                                                 \
+	" (SELECT " ISSUE_PROJECT_LIST_COLS " FROM (SELECT li.* FROM issues li"                 \
 	"  WHERE li.project_id = $1" COND_LI " ORDER BY li.created_at DESC, li.id DESC"         \
 	"  LIMIT $2 OFFSET $3) i" ISSUE_JOINS_MILESTONE                                          \
-	" ORDER BY i.created_at DESC, i.id DESC) pg ON true"                                     \
-	" WHERE p.id = $1 AND p.issues_enabled AND NOT p.pending_delete"
+	" ORDER BY i.created_at DESC, i.id DESC) pg ON true"
 
 /* The issues of GET /issues?scope=all that the caller ($1..$3) sees, no filter but the
  * state, created_at desc; $4 limit, $5 offset. ISSUES_LIST reads every issue of every
@@ -600,7 +598,8 @@ static int check_project_list(request *r)
 static bool list_plain(request *r, const tracker_filters *f, const char *project_id)
 {
 	return project_id && r->project && strcmp(project_id, r->project->id) == 0 &&
-	       can_read_confidential_issues(&r->project->pa) && filters_plain(f);
+	       r->project->issues_enabled && can_read_confidential_issues(&r->project->pa) &&
+	       filters_plain(f);
 }
 
 int issues_list_page(request *r, const char *project_id, const char *group_id,

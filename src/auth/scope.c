@@ -15,7 +15,7 @@ enum {
 	PS_ID, PS_NAMESPACE_ID, PS_NS_FULL_PATH, PS_NS_KIND, PS_NS_OWNER_ID, PS_PATH, PS_NAME,
 	PS_FORKED_FROM_ID, PS_DEFAULT_BRANCH, PS_DESCRIPTION, PS_VISIBILITY, PS_NS_VISIBILITY,
 	PS_REQUEST_ACCESS_ENABLED, PS_SHARED_RUNNERS_ENABLED, PS_WIKI_ENABLED, PS_PUBLIC_JOBS,
-	PS_JOBS_ENABLED, PS_MERGE_REQUESTS_ENABLED, PS_ACCESS,
+	PS_JOBS_ENABLED, PS_MERGE_REQUESTS_ENABLED, PS_ISSUES_ENABLED, PS_ACCESS,
 	PS_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };
 _Static_assert(PS_NCOLS == SCOPE_PROJECT_NCOLS, "SCOPE_PROJECT_COLS and its columns");
@@ -112,6 +112,7 @@ int scope_project_row(ctx *c, const PGresult *res, int col, project_scope *out)
 	out->public_jobs = db_bool(res, 0, col + PS_PUBLIC_JOBS);
 	out->jobs_enabled = db_bool(res, 0, col + PS_JOBS_ENABLED);
 	out->merge_requests_enabled = db_bool(res, 0, col + PS_MERGE_REQUESTS_ENABLED);
+	out->issues_enabled = db_bool(res, 0, col + PS_ISSUES_ENABLED);
 	return 0;
 }
 

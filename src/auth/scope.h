@@ -37,6 +37,7 @@ typedef struct project_scope {
 	bool public_jobs;          /* the CI settings that decide who reads jobs */
 	bool jobs_enabled;
 	bool merge_requests_enabled;
+	bool issues_enabled;
 	project_access pa;         /* the caller's abilities */
 } project_scope;
 
@@ -70,8 +71,9 @@ typedef struct group_scope {
 	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"    \
 	" p.default_branch, p.description, p.visibility, n.visibility,"                         \
 	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"     \
-	" p.jobs_enabled, p.merge_requests_enabled, " SQL_PROJECT_ACCESS_COLS("p", "n", "pa")
-#define SCOPE_PROJECT_NCOLS (18 + PROJECT_ACCESS_NCOLS)
+	" p.jobs_enabled, p.merge_requests_enabled, p.issues_enabled, "                          \
+	SQL_PROJECT_ACCESS_COLS("p", "n", "pa")
+#define SCOPE_PROJECT_NCOLS (19 + PROJECT_ACCESS_NCOLS)
 #define SCOPE_PROJECT_FROM                                                                    \
 	"t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                             \
 	" JOIN namespaces n ON n.id = p.namespace_id"                                           \

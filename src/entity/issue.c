@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auth/scope.h"
 #include "db/db.h"
 #include "entity/entity.h"
 #include "http/cache.h"
@@ -105,7 +106,13 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 	jw_str_begin(w);
 	jw_str_part(w, r->ctx.cfg->external_url);
 	jw_str_part(w, "/");
-	jw_str_part(w, V(IC_PATH));
+	if (V(IC_PATH)) {
+		jw_str_part(w, V(IC_PATH));
+	} else { /* a list of the route's project */
+		jw_str_part(w, r->project->ns_full_path);
+		jw_str_part(w, "/");
+		jw_str_part(w, r->project->path);
+	}
 	jw_str_part(w, "/issues/");
 	jw_str_part(w, V(IC_IID));
 	jw_str_end(w);

@@ -12,9 +12,13 @@
  * caller's explicit subscription, else whether they take part (author, assignee, or a
  * comment of theirs), as GitLab's Subscribable. Labels are the titles, sorted, as the row
  * keeps them (sql/0034_label_titles.sql). */
-#define ISSUE_COLS ISSUE_COLS_SUBSCRIBED(ISSUE_SUBSCRIBED)
+#define ISSUE_COLS ISSUE_COLS_AS(ISSUE_SUBSCRIBED, ISSUE_PATH)
 /* The same for a list (IssueBasic, which shows no subscribed): the column is NULL. */
-#define ISSUE_LIST_COLS ISSUE_COLS_SUBSCRIBED("NULL::boolean")
+#define ISSUE_LIST_COLS ISSUE_COLS_AS("NULL::boolean", ISSUE_PATH)
+/* The same for a list of the route's project, which does not read p and n: the
+ * presenter takes the project's full path from the route's scope (web_url). */
+#define ISSUE_PROJECT_LIST_COLS ISSUE_COLS_AS("NULL::boolean", "NULL::text")
+#define ISSUE_PATH "n.full_path || '/' || p.path"
 #define ISSUE_SUBSCRIBED                                                                       \
 	"coalesce((SELECT s.subscribed FROM subscriptions s"                                   \
 	" WHERE s.subscribable_type = 'Issue' AND s.subscribable_id = i.id"                      \
@@ -22,10 +26,10 @@
 	" OR EXISTS (SELECT 1 FROM issue_assignees sa WHERE sa.issue_id = i.id"                  \
 	" AND sa.user_id = me.id) OR EXISTS (SELECT 1 FROM notes sn WHERE sn.noteable_type = 'Issue'" \
 	" AND sn.noteable_id = i.id AND sn.author_id = me.id AND NOT sn.system), false)"
-#define ISSUE_COLS_SUBSCRIBED(SUBSCRIBED)                                                      \
+#define ISSUE_COLS_AS(SUBSCRIBED, PATH)                                                        \
 	"i.id, i.iid, i.project_id, i.title, i.description, i.state, i.created_at,"   \
 	" i.updated_at, i.closed_at, i.label_titles, i.user_notes_count,"    \
-	" i.upvotes, i.downvotes, i.due_date::text, i.confidential, i.discussion_locked, n.full_path || '/' || p.path,"  \
+	" i.upvotes, i.downvotes, i.due_date::text, i.confidential, i.discussion_locked, " PATH ","  \
 	" i.time_estimate, i.total_time_spent, " SUBSCRIBED ","                                   \
 	" " USER_REF("i.author_id") ", " USER_REF(ISSUE_ASSIGNEE) ","                            \
 	" " USER_REF("i.closed_by_id") ", " MILESTONE_COLS
