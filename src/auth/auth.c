@@ -10,16 +10,17 @@
 #include "http/router.h"
 
 /* The caller by token ($1, $2 as AUTH_FROM) and the project of a route (FIND: by id $3,
- * or by path $3 and $4, auth/scope.h) in one statement: AUTH_LEAN's columns, then the scope's
- * (SCOPE_PROJECT_COLS, NULL when there is no such project), locked as LOCK says; no row
- * when the token matches nothing. */
+ * or by path $3 and $4, auth/scope.h) in one statement: AUTH_LEAN's columns (the users'
+ * epoch read), then the scope's (SCOPE_PROJECT_COLS, NULL when there is no such project),
+ * locked as LOCK says; no row when the token matches nothing. */
 #define AUTH_PROJECT(FIND, LOCK)                                                               \
 	"WITH me AS (SELECT u.id, u.is_admin AS admin, u.external, u.username, u.email,"        \
 	" u.can_create_group, t.kind, t.scopes::text AS scopes FROM " AUTH_FROM "), "           \
 	FIND                                                                                    \
 	" SELECT me.id, me.username, me.admin, me.external, me.email, me.can_create_group,"     \
-	" me.kind, me.scopes, " USER_EPOCH ", s.* FROM me LEFT JOIN LATERAL (SELECT " SCOPE_PROJECT_COLS        \
-	" FROM " SCOPE_PROJECT_FROM LOCK ") s ON true"
+	" me.kind, me.scopes, " USER_EPOCH ", s.* FROM me"                                       \
+	" LEFT JOIN LATERAL (SELECT " SCOPE_PROJECT_COLS " FROM " SCOPE_PROJECT_FROM LOCK ")"    \
+	" s ON true"
 
 const db_stmt auth_stmts[] = {
 	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM, 2, AUTH_NCOLS},
