@@ -786,6 +786,42 @@ END_TEST
 /* The users of a list are references that each worker copies (entity/user.h USER_REF):
  * a rename, a new avatar or a block shows in every list at once, whichever worker
  * answers, and in one issue, its notes and the merge requests. */
+/* The users' epoch that keeps the copies of users current, read with the caller: on a
+ * project's route (auth_project) and on a route without a project (auth_token_lean); a
+ * rename shows at once in each. */
+START_TEST(test_issues_user_refs_epoch)
+{
+	world w;
+	make_world(&w, "public");
+	create(&w, w.guest, "title=one");
+	const char *global = "/issues?scope=all&per_page=100";
+	char *name = S(unique("epoch"));
+	for (int round = 0; round < 2; round++) {
+		const char *want = round ? name : w.guest_name;
+		for (int i = 0; i < 12; i++) {
+			resp *a = R(api("GET", P(&w, "/issues"), w.stranger, NULL));
+			ck_assert_msg(a->status == 200, "%ld %s", a->status, a->body);
+			json_object *one = json_object_array_get_idx(a->json, 0);
+			ck_assert_str_eq(jstr(jget(one, "author"), "username"), want);
+			resp *g = R(api("GET", global, w.guest, NULL));
+			ck_assert_msg(g->status == 200, "%ld %s", g->status, g->body);
+			bool seen = false;
+			for (size_t k = 0; k < json_object_array_length(g->json); k++) {
+				json_object *o = json_object_array_get_idx(g->json, k);
+				if (jint(o, "project_id") != w.id)
+					continue;
+				ck_assert_str_eq(jstr(jget(o, "author"), "username"), want);
+				seen = true;
+			}
+			ck_assert(seen);
+		}
+		if (!round)
+			ck_code(R(api("PUT", S(fmt("/users/%lld", w.guest_id)), w.admin,
+				      S(fmt("username=%s", name)))), 200);
+	}
+}
+END_TEST
+
 START_TEST(test_issues_user_refs)
 {
 	world w;
@@ -1105,6 +1141,7 @@ Suite *suite_issues(void)
 	tcase_add_test(tc, test_issues_assignee_row);
 	tcase_add_test(tc, test_issues_list_all);
 	tcase_add_test(tc, test_issues_user_refs);
+	tcase_add_test(tc, test_issues_user_refs_epoch);
 	tcase_add_test(tc, test_issues_global_and_group);
 	tcase_add_test(tc, test_issues_move);
 	tcase_add_test(tc, test_issues_subscriptions);
