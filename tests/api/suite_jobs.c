@@ -770,6 +770,57 @@ START_TEST(test_jobs_cancel_while_runner_finishes)
 }
 END_TEST
 
+/* The X-Total of a project's unfiltered job and pipeline lists, kept in
+ * ci_project_counts (sql/0039_ci_counts.sql) through inserts, a retry (a new job), a
+ * removed pipeline (its jobs with it) and a removed project; then every project's count
+ * is what its rows say. */
+static void ck_totals(const fx *f, long long jobs, long long pipelines)
+{
+	const char *jl = S(fmt("/projects/%lld/jobs", f->id));
+	const char *pl = S(fmt("/projects/%lld/pipelines", f->id));
+	ck_pages(R(api("GET", jl, f->owner, NULL)), jl, "", jobs, 20, 1);
+	ck_pages(R(api("GET", pl, f->owner, NULL)), pl, "", pipelines, 20, 1);
+}
+
+START_TEST(test_jobs_counts)
+{
+	fx f;
+	project(&f, "private");
+	ck_totals(&f, 0, 0);
+	long long p = pipeline(&f, "master", "failed");
+	long long a = job_at(&f, p, "build", 0, "failed", "on_success");
+	job_at(&f, p, "test", 1, "skipped", "on_success");
+	long long q = pipeline(&f, "master", "success");
+	job(&f, q, "one", "success");
+	ck_totals(&f, 3, 2);
+	char *dev = member(f.id, 30, NULL);
+	ck_code(R(api("POST", jpath(&f, a, "/retry"), dev, NULL)), 201);
+	ck_totals(&f, 4, 2);
+	/* several in one statement */
+	free(sql_value("WITH s AS (INSERT INTO commit_statuses (project_id, sha, ref, name, stage,"
+		       " status, pipeline_id) SELECT project_id, sha, ref, 'x' || g, 'test', 'created', id"
+		       " FROM ci_pipelines, generate_series(1, 3) g WHERE id = %lld RETURNING id,"
+		       " project_id, pipeline_id) INSERT INTO ci_builds (id, project_id, pipeline_id)"
+		       " SELECT id, project_id, pipeline_id FROM s", q));
+	ck_totals(&f, 7, 2);
+	free(sql_value("DELETE FROM ci_pipelines WHERE id = %lld", p));
+	ck_totals(&f, 4, 1);
+	fx g;
+	project(&g, "private");
+	job(&g, pipeline(&g, "master", "success"), "one", "success");
+	ck_totals(&g, 1, 1);
+	free(sql_value("DELETE FROM projects WHERE id = %lld", g.id));
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_project_counts c"
+				 " WHERE c.project_id = %lld AND (c.pipelines, c.builds) <> (0, 0)", g.id), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM (SELECT project_id FROM ci_pipelines"
+				 " UNION SELECT project_id FROM ci_builds UNION SELECT project_id FROM"
+				 " ci_project_counts) x LEFT JOIN ci_project_counts c USING (project_id)"
+				 " WHERE (coalesce(c.pipelines, 0), coalesce(c.builds, 0)) <>"
+				 " ((SELECT count(*) FROM ci_pipelines WHERE project_id = x.project_id),"
+				 " (SELECT count(*) FROM ci_builds WHERE project_id = x.project_id))"), 0);
+}
+END_TEST
+
 START_TEST(test_jobs_retry)
 {
 	fx f;
@@ -939,6 +990,7 @@ Suite *suite_jobs(void)
 	tcase_add_test(tc, test_jobs_list_scope);
 	tcase_add_test(tc, test_jobs_pagination);
 	tcase_add_test(tc, test_jobs_list_plain);
+	tcase_add_test(tc, test_jobs_counts);
 	tcase_add_test(tc, test_jobs_access);
 	tcase_add_test(tc, test_jobs_trace);
 	tcase_add_test(tc, test_jobs_artifacts);
