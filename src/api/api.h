@@ -28,6 +28,9 @@
 /* The same as PW with the project locked FOR KEY SHARE: routes that only add or change
  * rows under the project (notes), which need it to stay, not to stay the same */
 #define PA (ROUTE_PROJECT | ROUTE_TX | ROUTE_KEY_SHARE)
+/* A reading route of a project that presents no user by reference (the repository's,
+ * the pipelines'): its authentication skips the users' epoch */
+#define PRN (ROUTE_PROJECT | ROUTE_NO_USER_REFS)
 
 /* users.c */
 int users_create(request *r);

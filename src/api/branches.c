@@ -474,8 +474,8 @@ static int protected_delete(request *r)
 
 /* The module's routes (http/router.h), in the order they are matched. */
 const route branches_routes[] = {
-	{"GET", V4 "/projects/:id/repository/branches", branches_list, PR, NULL},
-	{"GET", V4 "/projects/:id/repository/branches/:branch", branches_show, PR | ROUTE_CACHE,
+	{"GET", V4 "/projects/:id/repository/branches", branches_list, PRN, NULL},
+	{"GET", V4 "/projects/:id/repository/branches/:branch", branches_show, PRN | ROUTE_CACHE,
 	 show_check},
 	{"PUT", V4 "/projects/:id/repository/branches/:branch/protect", branches_protect,
 	 AUTH | PW, protect_check},
@@ -485,8 +485,8 @@ const route branches_routes[] = {
 	{"DELETE", V4 "/projects/:id/repository/branches/:branch", branches_delete, AUTH | PW, NULL},
 	{"DELETE", V4 "/projects/:id/repository/merged_branches", branches_delete_merged,
 	 AUTH | PW, NULL},
-	{"GET", V4 "/projects/:id/protected_branches", protected_list, AUTH | PR, NULL},
-	{"GET", V4 "/projects/:id/protected_branches/:name", protected_show, AUTH | PR, NULL},
+	{"GET", V4 "/projects/:id/protected_branches", protected_list, AUTH | PRN, NULL},
+	{"GET", V4 "/projects/:id/protected_branches/:name", protected_show, AUTH | PRN, NULL},
 	{"POST", V4 "/projects/:id/protected_branches", protected_create, AUTH | PW,
 	 protected_check},
 	{"DELETE", V4 "/projects/:id/protected_branches/:name", protected_delete, AUTH | PW, NULL},

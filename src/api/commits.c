@@ -731,18 +731,18 @@ static int statuses_create(request *r)
  * with the push event and job it records (git/hooks.h), or not at all; the branch's
  * compare-and-swap still decides between them and pushes. */
 const route commits_routes[] = {
-	{"GET", V4 "/projects/:id/repository/commits", commits_list, PR | ROUTE_CACHE,
+	{"GET", V4 "/projects/:id/repository/commits", commits_list, PRN | ROUTE_CACHE,
 	 commits_check_list},
 	{"POST", V4 "/projects/:id/repository/commits", commits_create, AUTH | PW,
 	 commits_check_create},
-	{"GET", V4 "/projects/:id/repository/commits/:sha", commits_show, PR, NULL},
+	{"GET", V4 "/projects/:id/repository/commits/:sha", commits_show, PRN, NULL},
 	{"POST", V4 "/projects/:id/repository/commits/:sha/cherry_pick", commits_cherry_pick,
 	 AUTH | PW, commits_check_branch},
-	{"GET", V4 "/projects/:id/repository/commits/:sha/diff", commits_diff, PR, NULL},
-	{"GET", V4 "/projects/:id/repository/commits/:sha/comments", commits_comments, PR, NULL},
+	{"GET", V4 "/projects/:id/repository/commits/:sha/diff", commits_diff, PRN, NULL},
+	{"GET", V4 "/projects/:id/repository/commits/:sha/comments", commits_comments, PRN, NULL},
 	{"POST", V4 "/projects/:id/repository/commits/:sha/comments", commits_comment, AUTH | PW,
 	 commits_check_comment},
-	{"GET", V4 "/projects/:id/repository/commits/:sha/statuses", statuses_list, AUTH | PR, NULL},
+	{"GET", V4 "/projects/:id/repository/commits/:sha/statuses", statuses_list, AUTH | PRN, NULL},
 	{"POST", V4 "/projects/:id/statuses/:sha", statuses_create, AUTH | PW, statuses_check},
 	{NULL, NULL, NULL, 0, NULL},
 };

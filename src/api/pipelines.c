@@ -391,8 +391,8 @@ static int pipelines_cancel(request *r)
 /* The module's routes (http/router.h), in the order they are matched. Reads need no
  * credentials on a project whose jobs are public (GitLab 10: authenticate_non_get!). */
 const route pipelines_routes[] = {
-	{"GET", V4 "/projects/:id/pipelines", pipelines_list, PR, check_list},
-	{"GET", V4 "/projects/:id/pipelines/:pipeline_id", pipelines_show, PR, check_id},
+	{"GET", V4 "/projects/:id/pipelines", pipelines_list, PRN, check_list},
+	{"GET", V4 "/projects/:id/pipelines/:pipeline_id", pipelines_show, PRN, check_id},
 	{"POST", V4 "/projects/:id/pipeline", pipelines_create, AUTH | PA, check_create},
 	{"POST", V4 "/projects/:id/pipelines/:pipeline_id/retry", pipelines_retry, AUTH | PA,
 	 check_id},

@@ -297,8 +297,8 @@ static int tags_release_update(request *r)
 
 /* The module's routes (http/router.h), in the order they are matched. */
 const route tags_routes[] = {
-	{"GET", V4 "/projects/:id/repository/tags", tags_list, PR, NULL},
-	{"GET", V4 "/projects/:id/repository/tags/:tag_name", tags_show, PR, NULL},
+	{"GET", V4 "/projects/:id/repository/tags", tags_list, PRN, NULL},
+	{"GET", V4 "/projects/:id/repository/tags/:tag_name", tags_show, PRN, NULL},
 	{"POST", V4 "/projects/:id/repository/tags", tags_create, AUTH | PW, create_check},
 	{"DELETE", V4 "/projects/:id/repository/tags/:tag_name", tags_delete, AUTH | PW, NULL},
 	{"POST", V4 "/projects/:id/repository/tags/:tag_name/release", tags_release_create,

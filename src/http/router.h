@@ -29,6 +29,9 @@ enum route_flag {
 	ROUTE_KEY_SHARE = 1 << 10, /* with ROUTE_TX and ROUTE_PROJECT: the project is locked
 				    * FOR KEY SHARE instead (auth/scope.h SCOPE_KEY_SHARE): the
 				    * route only adds or changes rows under it */
+	ROUTE_NO_USER_REFS = 1 << 11, /* the handler presents no user by reference
+				       * (entity/user.h USER_REF): authentication need not
+				       * read the users' epoch (one that does reads it) */
 };
 
 typedef struct route {
