@@ -161,13 +161,10 @@ INSERT INTO ci_builds (id, project_id, pipeline_id, options, yaml_variables)
 		'[{"key":"RAILS_ENV","value":"test","public":true}]'
 	FROM tj;
 
--- ci_project_counts as the triggers of sql/0039 keep it
-INSERT INTO ci_project_counts AS c (project_id, pipelines, builds)
-SELECT project_id, sum(n), sum(m) FROM (
-	SELECT project_id, count(*) AS n, 0 AS m FROM ci_pipelines GROUP BY 1
-	UNION ALL SELECT project_id, 0, count(*) FROM ci_builds GROUP BY 1) x
-GROUP BY project_id
-ON CONFLICT (project_id) DO UPDATE SET pipelines = excluded.pipelines, builds = excluded.builds;
+-- ci_project_counts: what the triggers of sql/0039 would have added for these rows
+SELECT ci_counts_add(array_agg(project_id), array_agg(n), array_agg(m)) FROM (
+	SELECT project_id, count(*) AS n, 0::bigint AS m FROM tq GROUP BY 1
+	UNION ALL SELECT project_id, 0, count(*) FROM tj GROUP BY 1) x;
 
 ANALYZE ci_pipelines, commit_statuses, ci_builds, ci_project_counts;
 SELECT cache_bump(ARRAY[0::bigint]);

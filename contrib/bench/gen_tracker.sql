@@ -181,10 +181,8 @@ FROM (SELECT ll.target_id, array_agg(l.title ORDER BY l.title) AS titles FROM la
 WHERE t.target_id = i.id;
 
 -- issues.assignee_id as the triggers of sql/0038 keep it
-UPDATE issues i SET assignee_id = a.user_id
-FROM (SELECT ia.issue_id, min(ia.user_id) AS user_id FROM issue_assignees ia
-	JOIN ti ON ti.id = ia.issue_id GROUP BY 1) a
-WHERE a.issue_id = i.id;
+SELECT issue_assignee_write(ARRAY(SELECT DISTINCT issue_id FROM issue_assignees ia
+	JOIN ti ON ti.id = ia.issue_id));
 
 -- projects.open_issues_count and closed_issues_count as tracker_issue_counts keeps them
 ANALYZE issues, notes, issue_assignees, label_links, labels, milestones;

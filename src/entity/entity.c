@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "auth/scope.h"
 #include "db/db.h"
 
 /* The keys are the presenters' constants (or strings of the request's arena, which
@@ -47,4 +48,25 @@ void entity_text_array_write(jw *w, request *r, const char *array)
 	for (int k = 0; k < n; k++)
 		jw_str(w, items[k]);
 	jw_end_array(w);
+}
+
+void entity_web_url_write(jw *w, request *r, const char *path, const char *kind,
+			  const char *iid)
+{
+	jw_key(w, "web_url");
+	jw_str_begin(w);
+	jw_str_part(w, r->ctx.cfg->external_url);
+	jw_str_part(w, "/");
+	if (path) {
+		jw_str_part(w, path);
+	} else {
+		jw_str_part(w, r->project->ns_full_path);
+		jw_str_part(w, "/");
+		jw_str_part(w, r->project->path);
+	}
+	jw_str_part(w, "/");
+	jw_str_part(w, kind);
+	jw_str_part(w, "/");
+	jw_str_part(w, iid);
+	jw_str_end(w);
 }

@@ -14,9 +14,14 @@ void json_put_int(json_object *o, const char *key, long long v);
 void json_put_bool(json_object *o, const char *key, bool v);
 /* Adds key: integer parsed from s, or null when s is NULL. */
 void json_put_int_or_null(json_object *o, const char *key, const char *s);
-/* URL of an uploaded avatar, or NULL when there is none. */
 /* The text[] column value (PostgreSQL's array text) as a JSON array of its strings. */
 void entity_text_array_write(jw *w, request *r, const char *array);
+/* URL of an uploaded avatar, or NULL when there is none. */
 const char *entity_avatar_url(request *r, const char *kind, const char *id, const char *file);
+/* Writes "web_url": the page of a project's record, EXTERNAL_URL/PATH/KIND/IID, where
+ * PATH is the project's full path, or NULL for the route's project (r->project: a list
+ * of one project reads no path). */
+void entity_web_url_write(jw *w, request *r, const char *path, const char *kind,
+			  const char *iid);
 
 #endif

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "auth/scope.h"
 #include "db/db.h"
 #include "entity/entity.h"
 #include "http/cache.h"
@@ -102,20 +101,7 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 		jw_bool(w, db_bool(res, row, col + IC_DISCUSSION_LOCKED));
 	else
 		jw_null(w);
-	jw_key(w, "web_url");
-	jw_str_begin(w);
-	jw_str_part(w, r->ctx.cfg->external_url);
-	jw_str_part(w, "/");
-	if (V(IC_PATH)) {
-		jw_str_part(w, V(IC_PATH));
-	} else { /* a list of the route's project */
-		jw_str_part(w, r->project->ns_full_path);
-		jw_str_part(w, "/");
-		jw_str_part(w, r->project->path);
-	}
-	jw_str_part(w, "/issues/");
-	jw_str_part(w, V(IC_IID));
-	jw_str_end(w);
+	entity_web_url_write(w, r, V(IC_PATH), "issues", V(IC_IID));
 	jw_key(w, "time_stats");
 	entity_time_stats_write(w, r, res, row, col + IC_TIME_ESTIMATE);
 	if (single) {

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "auth/scope.h"
 #include "db/db.h"
 #include "entity/entity.h"
 #include "entity/issue.h"
@@ -21,24 +20,6 @@ bool entity_merge_request_wip(const char *title)
 		if (strncasecmp(title, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;
 	return false;
-}
-
-static void web_url(jw *w, request *r, const PGresult *res, int row, int col)
-{
-	jw_key(w, "web_url");
-	jw_str_begin(w);
-	jw_str_part(w, r->ctx.cfg->external_url);
-	jw_str_part(w, "/");
-	if (PQgetisnull(res, row, col + MRC_PATH)) { /* a list of the route's project */
-		jw_str_part(w, r->project->ns_full_path);
-		jw_str_part(w, "/");
-		jw_str_part(w, r->project->path);
-	} else {
-		jw_str_part(w, db_val(res, row, col + MRC_PATH));
-	}
-	jw_str_part(w, "/merge_requests/");
-	jw_str_part(w, db_val(res, row, col + MRC_IID));
-	jw_str_end(w);
 }
 
 #define V(c) db_val(res, row, col + (c))
@@ -63,7 +44,7 @@ void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, i
 {
 	jw_begin_object(w);
 	head_members(w, r, res, row, col);
-	web_url(w, r, res, row, col);
+	entity_web_url_write(w, r, V(MRC_PATH), "merge_requests", V(MRC_IID));
 	jw_end_object(w);
 }
 
@@ -98,7 +79,7 @@ static void basic_members(jw *w, request *r, const PGresult *res, int row, int c
 		jw_null(w);
 	jw_put_bool(w, "should_remove_source_branch", B(MRC_SHOULD_REMOVE));
 	jw_put_bool(w, "force_remove_source_branch", B(MRC_FORCE_REMOVE));
-	web_url(w, r, res, row, col);
+	entity_web_url_write(w, r, V(MRC_PATH), "merge_requests", V(MRC_IID));
 	jw_key(w, "time_stats");
 	entity_time_stats_write(w, r, res, row, col + MRC_TIME_ESTIMATE);
 }
