@@ -85,13 +85,17 @@ struct worker_slot {
 
 static struct worker_slot slots[MAX_WORKERS];
 static int nslots;
-/* The response cache the workers of the current generation share (http/cache.h). */
-static cache *response_cache;
+/* The response cache and the authentication cache the workers of the current
+ * generation share (http/cache.h's store). */
+static cache *response_cache, *auth_cache;
 
 static void cache_renew(const config *cfg)
 {
-	cache_free(response_cache); /* the master's mapping; older workers keep theirs */
+	/* the master's mappings; older workers keep theirs */
+	cache_free(response_cache);
+	cache_free(auth_cache);
 	response_cache = cfg->cache_size_mb > 0 ? cache_new((size_t)cfg->cache_size_mb << 20) : NULL;
+	auth_cache = cfg->auth_cache_mb > 0 ? cache_new((size_t)cfg->auth_cache_mb << 20) : NULL;
 }
 
 static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int generation,
@@ -107,7 +111,7 @@ static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int gene
 			close(fd);
 			_exit(background_run(cfg, key));
 		}
-		_exit(worker_run(cfg, fd, key, response_cache));
+		_exit(worker_run(cfg, fd, key, response_cache, auth_cache));
 	}
 	if (pid < 0) {
 		log_error("fork: %s", strerror(errno));

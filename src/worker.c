@@ -290,7 +290,8 @@ static int wait_for_work(int ep, int sfd)
 	}
 }
 
-int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc)
+int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc,
+	       cache *ac)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	/* A request's memory (PGresults, JSON, arena blocks) goes back to malloc at its end;
@@ -331,6 +332,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 		request_init(&r, a, cfg);
 		ctx_init(&r.ctx, a, cfg, &d, key);
 		r.cache = rc;
+		r.auth_cache = ac;
 		handle(&fr, &r);
 		write_response(&fr, &r);
 		FCGX_Finish_r(&fr);

@@ -8,8 +8,10 @@
 #include "http/request.h"
 #include "http/router.h"
 
-/* Runs the accept loop, with the instance's response cache rc (NULL: none); returns the exit status when SIGTERM asked it to stop. */
-int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc);
+/* Runs the accept loop, with the instance's response cache rc and authentication cache
+ * ac (NULL: none); returns the exit status when SIGTERM asked it to stop. */
+int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc,
+	       cache *ac);
 /* Serves one parsed request with the route of tables (router_match) that matches it: authentication,
  * the response cache, the scope (ROUTE_PROJECT, ROUTE_GROUP), the transaction
  * (ROUTE_TX), the handler; then the check that no transaction is left open on the

@@ -19,6 +19,9 @@ enum {
 	PS_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };
 _Static_assert(PS_NCOLS == SCOPE_PROJECT_NCOLS, "SCOPE_PROJECT_COLS and its columns");
+_Static_assert((int)PS_ID == (int)SCOPE_PROJECT_COL_ID &&
+		       (int)PS_NAMESPACE_ID == (int)SCOPE_PROJECT_COL_NAMESPACE_ID,
+	       "SCOPE_PROJECT_COLS and its columns");
 
 /* A group by id ($4) or full path ($5), with the caller's access and what a change of
  * visibility is checked against: the parent's visibility, the highest of its subgroups

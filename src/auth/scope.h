@@ -74,6 +74,8 @@ typedef struct group_scope {
 	" p.jobs_enabled, p.merge_requests_enabled, p.issues_enabled, "                          \
 	SQL_PROJECT_ACCESS_COLS("p", "n", "pa")
 #define SCOPE_PROJECT_NCOLS (19 + PROJECT_ACCESS_NCOLS)
+/* The columns of the project's id and its namespace's id in SCOPE_PROJECT_COLS. */
+enum { SCOPE_PROJECT_COL_ID, SCOPE_PROJECT_COL_NAMESPACE_ID };
 #define SCOPE_PROJECT_FROM                                                                    \
 	"t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                             \
 	" JOIN namespaces n ON n.id = p.namespace_id"                                           \

@@ -33,6 +33,7 @@ static const struct key keys[] = {
 	I(backlog, "1024"),
 	S(socket_mode, "0660"),
 	I(cache_size_mb, "64"),
+	I(auth_cache_mb, "8"),
 	B(cache_verify, "false"),
 	I(raw_inline_max, "1048576"),
 	I(max_artifacts_size, "104857600"),

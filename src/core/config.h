@@ -20,6 +20,7 @@ typedef struct {
 	int backlog;
 	char *socket_mode;   /* octal permissions of a unix socket we create */
 	int cache_size_mb;   /* response cache of each worker (http/cache.h); 0: none */
+	int auth_cache_mb;   /* authentication cache (auth/auth.c); 0: none */
 	bool cache_verify;   /* every cache hit runs the handler too and must match (tests) */
 	int raw_inline_max;  /* raw files up to this many bytes are answered by collabd;
 			      * larger ones go to the download cache and nginx sends them */

@@ -63,6 +63,8 @@ typedef struct {
 	long long id; /* 0: a free slot */
 	char *f[RF_N]; /* in one allocation with the entry's strings */
 	char *block;
+	char *basic;   /* the basic view as JSON, once written (NULL: not yet) */
+	size_t basic_len;
 } user_ref;
 
 /* Open addressing, linear probing, at most half full; all of it forgotten when the
@@ -98,8 +100,10 @@ const db_stmt entity_user_stmts[] = {
 /* Forgets every copy. */
 static void refs_clear(void)
 {
-	for (size_t i = 0; i < refs.cap; i++)
+	for (size_t i = 0; i < refs.cap; i++) {
 		free(refs.slot[i].block);
+		free(refs.slot[i].basic);
+	}
 	free(refs.slot);
 	refs.slot = NULL;
 	refs.cap = refs.n = 0;
@@ -169,12 +173,15 @@ static void refs_keep(const PGresult *got)
 			free(block);
 			break;
 		}
-		if (u->id)
+		if (u->id) {
 			free(u->block);
-		else
+			free(u->basic);
+		} else {
 			refs.n++;
+		}
 		u->id = id;
 		u->block = block;
+		u->basic = NULL;
 		for (int f = 0; f < RF_N; f++) {
 			if (PQgetisnull(got, row, 2 + f)) {
 				u->f[f] = NULL;
@@ -224,7 +231,7 @@ static void refs_fill(request *r, const PGresult *res, int col)
 
 /* The copy of the user that row's USER_REF at col refers to, read when missing; NULL
  * when there is no such user. */
-static const user_ref *refs_get(request *r, const PGresult *res, int row, int col)
+static user_ref *refs_get(request *r, const PGresult *res, int row, int col)
 {
 	if (!r->users_epoch) {
 		int err;
@@ -236,7 +243,7 @@ static const user_ref *refs_get(request *r, const PGresult *res, int row, int co
 	}
 	refs_at(r->users_epoch);
 	long long id = db_int(res, row, col);
-	const user_ref *u = refs_find(id);
+	user_ref *u = refs_find(id);
 	if (!u) {
 		refs_fill(r, res, col);
 		u = refs_find(id);
@@ -244,32 +251,16 @@ static const user_ref *refs_get(request *r, const PGresult *res, int row, int co
 	return u;
 }
 
-void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
-		       enum user_view view)
+/* The record of user id with fields f (RF_*). */
+static void user_fields_write(jw *w, request *r, long long id, const char *id_text,
+			      const char *const *f, enum user_view view)
 {
-	const char *f[RF_N], *id = db_val(res, row, col + UC_ID);
-	if (id && PQgetisnull(res, row, col + UC_USERNAME)) {
-		const user_ref *u = refs_get(r, res, row, col);
-		if (!u) {
-			jw_null(w);
-			return;
-		}
-		memcpy(f, u->f, sizeof(f));
-	} else {
-		static const int c[RF_N] = {UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR,
-					    UC_CREATED_AT, UC_BIO, UC_LOCATION, UC_SKYPE,
-					    UC_LINKEDIN, UC_TWITTER, UC_WEBSITE_URL,
-					    UC_ORGANIZATION};
-		for (int i = 0; i < (view == USER_VIEW_BASIC ? RF_CREATED_AT : RF_N); i++)
-			f[i] = db_val(res, row, col + c[i]);
-	}
-	cache_depend(r, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
 	jw_begin_object(w);
-	jw_put_int(w, "id", db_int(res, row, col + UC_ID));
+	jw_put_int(w, "id", id);
 	jw_put_str(w, "name", f[RF_NAME]);
 	jw_put_str(w, "username", f[RF_USERNAME]);
 	jw_put_str(w, "state", f[RF_STATE]);
-	jw_put_str(w, "avatar_url", entity_avatar_url(r, "user", id, f[RF_AVATAR]));
+	jw_put_str(w, "avatar_url", entity_avatar_url(r, "user", id_text, f[RF_AVATAR]));
 	jw_key(w, "web_url");
 	jw_str_begin(w);
 	jw_str_part(w, r->ctx.cfg->external_url);
@@ -287,6 +278,48 @@ void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 		jw_put_str(w, "organization", f[RF_ORGANIZATION]);
 	}
 	jw_end_object(w);
+}
+
+void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
+		       enum user_view view)
+{
+	const char *f[RF_N], *id = db_val(res, row, col + UC_ID);
+	long long id_num = db_int(res, row, col + UC_ID);
+	if (id && PQgetisnull(res, row, col + UC_USERNAME)) {
+		user_ref *u = refs_get(r, res, row, col);
+		if (!u) {
+			jw_null(w);
+			return;
+		}
+		cache_depend(r, CACHE_KEY_USER(id_num));
+		if (view != USER_VIEW_BASIC) {
+			user_fields_write(w, r, id_num, id, (const char *const *)u->f, view);
+			return;
+		}
+		/* the basic view of a copy, as many lists show it for each row: written once */
+		if (!u->basic) {
+			jw t;
+			jw_init(&t, r->ctx.a, 256);
+			user_fields_write(&t, r, id_num, id, (const char *const *)u->f, view);
+			u->basic = malloc(t.b.len);
+			if (!u->basic) {
+				jw_raw(w, t.b.data, t.b.len);
+				return;
+			}
+			memcpy(u->basic, t.b.data, t.b.len);
+			u->basic_len = t.b.len;
+		}
+		jw_raw(w, u->basic, u->basic_len);
+		return;
+	}
+	static const int c[RF_N] = {UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR,
+				    UC_CREATED_AT, UC_BIO, UC_LOCATION, UC_SKYPE,
+				    UC_LINKEDIN, UC_TWITTER, UC_WEBSITE_URL,
+				    UC_ORGANIZATION};
+	for (int i = 0; i < (view == USER_VIEW_BASIC ? RF_CREATED_AT : RF_N); i++)
+		f[i] = db_val(res, row, col + c[i]);
+	cache_depend(r, CACHE_KEY_USER(id_num));
+	user_fields_write(w, r, id_num, id, f, view);
 }
 
 bool entity_user_present(request *r, const PGresult *res, int row, int col)

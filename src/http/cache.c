@@ -541,9 +541,7 @@ static int verify_finish(request *r, const char *key, int rc)
  * made with the triggers disabled can leave behind). */
 #define CACHE_MAX_AGE 3600
 
-/* The end of the UTC day (a token's expiry is a date: one valid now stays valid until
- * then), or CACHE_MAX_AGE from now if sooner. */
-static time_t expiry(time_t now)
+time_t cache_expiry(time_t now)
 {
 	time_t midnight = now - now % 86400 + 86400;
 	return midnight < now + CACHE_MAX_AGE ? midnight : now + CACHE_MAX_AGE;
@@ -565,7 +563,7 @@ int cache_finish(request *r, int rc)
 	long long sum = store ? versions(r, r->cache_deps, r->cache_ndeps) : -1;
 	if (db_commit(&r->ctx) < 0 || sum < 0)
 		return rc;
-	cache_entry e = {.expires = expiry(time(NULL)), .ndeps = r->cache_ndeps, .sum = sum,
+	cache_entry e = {.expires = cache_expiry(time(NULL)), .ndeps = r->cache_ndeps, .sum = sum,
 			 .status = r->status, .headers = r->headers.data ? r->headers.data : "",
 			 .headers_len = r->headers.len, .body = r->body, .body_len = r->body_len,
 			 .nsealed = r->cache_nsecrets};

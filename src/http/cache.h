@@ -87,6 +87,10 @@ void cache_put(cache *c, const cache_entry *e);
  * in *len; NULL when a secret is too short to be told from the rest (under 8 bytes). */
 char *cache_mask_secrets(arena *a, const char *body, size_t body_len, const char *const *plain,
 			 int n, size_t *len);
+/* When an entry stored at now expires: at the end of the UTC day (a token's expiry, a
+ * membership's, is a date: one valid now stays valid until then), or an hour from now
+ * if sooner. */
+time_t cache_expiry(time_t now);
 /* The entries there (for tests). */
 size_t cache_count(cache *c);
 

@@ -86,6 +86,8 @@ typedef struct request {
 	const char *cache_plain[CACHE_MAX_SECRETS];  /* secrets shown, opened ... */
 	const char *cache_sealed[CACHE_MAX_SECRETS]; /* ... from these */
 	int cache_nsecrets;
+	/* the authentication cache (auth/auth.c): the worker's, NULL when off */
+	struct cache *auth_cache;
 } request;
 
 /* Sets up r for a new request in arena a. */

@@ -230,6 +230,79 @@ START_TEST(test_cache_caller_writes)
 }
 END_TEST
 
+/* The authentication cache (auth_cache_mb, src/auth/auth.c): a project's route that the
+ * response cache does not keep (its issues) finds the caller and the project from the
+ * row the workers keep for the token and the project id, after one statement has found
+ * the versions of its keys unchanged. Each change of what that row was read from, made
+ * through the API or in SQL, shows in the next series of requests, on every worker of
+ * both instances (with cache_verify, a row kept past its change also answers 500): the
+ * caller's membership of the project and of its group, the project's visibility, the
+ * group's path (the issues' web_url), a revoked token and a blocked user. */
+START_TEST(test_cache_authentication)
+{
+	long long uid, oid;
+	char *user = S(make_user("acache-me", &uid, NULL));
+	char *other = S(make_user("acache-other", &oid, NULL));
+	char *gpath = S(unique("acache-g"));
+	long long gid = create("/groups", admin_token(),
+			       S(fmt("name=%s&path=%s&visibility=internal", gpath, gpath)));
+	char *name = S(unique("acache-p"));
+	long long pid = create("/projects", admin_token(),
+			       S(fmt("name=%s&path=%s&namespace_id=%lld&visibility=private", name,
+				     name, gid)));
+	long long iid;
+	fixture_issue(pid, uid, "Kept", false, &iid);
+	const char *path = S(fmt("/projects/%lld/issues", pid));
+	const char *web = S(fmt("/%s/%s/issues/%lld\"", gpath, name, iid));
+
+	/* a member of the project, then not, then of its group, then not (in SQL) */
+	create(S(fmt("/projects/%lld/members", pid)), admin_token(),
+	       S(fmt("user_id=%lld&access_level=20", uid)));
+	reads(path, user, 200, web, NULL);
+	resp *r = R(api("DELETE", S(fmt("/projects/%lld/members/%lld", pid, uid)), admin_token(),
+			NULL));
+	ck_status(r, 204);
+	reads(path, user, 404, "404 Project Not Found", NULL);
+	create(S(fmt("/groups/%lld/members", gid)), admin_token(),
+	       S(fmt("user_id=%lld&access_level=30", uid)));
+	reads(path, user, 200, web, NULL);
+	free(sql_value("DELETE FROM members WHERE source_type = 'Namespace' AND source_id = %lld"
+		       " AND user_id = %lld", gid, uid));
+	reads(path, user, 404, "404 Project Not Found", NULL);
+	sql_member("Namespace", gid, uid, 30);
+	reads(path, user, 200, web, NULL);
+
+	/* the project's visibility, for a caller who is no member */
+	reads(path, other, 404, "404 Project Not Found", NULL);
+	put(S(fmt("/projects/%lld", pid)), admin_token(), "visibility=internal");
+	reads(path, other, 200, web, NULL);
+	put(S(fmt("/projects/%lld", pid)), admin_token(), "visibility=private");
+	reads(path, other, 404, "404 Project Not Found", NULL);
+
+	/* the group's path, in the issues' web_url */
+	char *moved = S(unique("acache-moved"));
+	put(S(fmt("/groups/%lld", gid)), admin_token(), S(fmt("path=%s", moved)));
+	reads(path, user, 200, S(fmt("/%s/%s/issues/%lld\"", moved, name, iid)), web);
+
+	/* a revoked token, a blocked user */
+	r = R(api("POST", S(fmt("/users/%lld/impersonation_tokens", uid)), admin_token(),
+		  "name=second&scopes[]=api"));
+	ck_status(r, 201);
+	const char *second = S(strdup(jstr(r->json, "token")));
+	long long tid = jint(r->json, "id");
+	reads(path, second, 200, NULL, NULL);
+	r = R(api("DELETE", S(fmt("/users/%lld/impersonation_tokens/%lld", uid, tid)), admin_token(),
+		  NULL));
+	ck_status(r, 204);
+	reads(path, second, 401, "401 Unauthorized", NULL);
+	reads(path, user, 200, NULL, NULL);
+	create(S(fmt("/users/%lld/block", uid)), admin_token(), NULL);
+	reads(path, user, 401, "401 Unauthorized", NULL);
+	create(S(fmt("/users/%lld/unblock", uid)), admin_token(), NULL);
+	reads(path, user, 200, NULL, NULL);
+}
+END_TEST
+
 /* A write made in SQL, not through the API (the triggers bump the versions wherever the
  * rows change): a project shared with a group by hand, then the group renamed and the
  * link removed by hand. The caller's level through the link shows in nothing but the
@@ -612,6 +685,7 @@ Suite *suite_cache(void)
 	tcase_add_test(tc, test_cache_one_caller_per_answer);
 	tcase_add_test(tc, test_cache_project_writes);
 	tcase_add_test(tc, test_cache_caller_writes);
+	tcase_add_test(tc, test_cache_authentication);
 	tcase_add_test(tc, test_cache_lists);
 	tcase_add_test(tc, test_cache_sql_writes);
 	tcase_add_test(tc, test_cache_list_follows_groups);
