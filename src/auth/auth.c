@@ -44,13 +44,24 @@ const db_stmt auth_stmts[] = {
 	{"auth_project_no_epoch", AUTH_PROJECT_AS(BY_ID, "", "NULL::bigint", ""), 3, NCOLS},
 	/* auth_project and, last, the sum of the versions of the keys it reads, for the
 	 * authentication cache */
-	{"auth_project_fill",
-	 AUTH_PROJECT_AS(BY_ID, "", USER_EPOCH,
-			 ", (SELECT coalesce(sum(e.v), 0) FROM cache_epochs e"
-			 " WHERE e.k = ANY (" AUTH_PROJECT_KEYS "))"),
+#define VERSIONS                                                                               \
+	", (SELECT coalesce(sum(e.v), 0) FROM cache_epochs e WHERE e.k = ANY (" AUTH_PROJECT_KEYS \
+	"))"
+	{"auth_project_fill", AUTH_PROJECT_AS(BY_ID, "", USER_EPOCH, VERSIONS), 3, NCOLS + 1},
+	{"auth_project_lock_fill", AUTH_PROJECT_AS(BY_ID, " FOR UPDATE OF p", USER_EPOCH, VERSIONS),
 	 3, NCOLS + 1},
+	{"auth_project_key_share_fill",
+	 AUTH_PROJECT_AS(BY_ID, " FOR KEY SHARE OF p", USER_EPOCH, VERSIONS), 3, NCOLS + 1},
+#undef VERSIONS
 	/* $1 keys: their versions (a key never bumped has none: 0) */
 	{"auth_versions", "SELECT k, v FROM cache_epochs WHERE k = ANY ($1::bigint[])", 1, 2},
+	/* The project $1 locked as auth_project_lock and auth_project_key_share lock it, when
+	 * the row is found in the authentication cache. */
+	{"auth_lock", "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"
+	 " FOR UPDATE OF p", 1, 1},
+	{"auth_key_share",
+	 "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"
+	 " FOR KEY SHARE OF p", 1, 1},
 	{"auth_project_lock", AUTH_PROJECT(BY_ID, " FOR UPDATE OF p"), 3, NCOLS},
 	{"auth_project_key_share", AUTH_PROJECT(BY_ID, " FOR KEY SHARE OF p"), 3, NCOLS},
 	{"auth_project_path", AUTH_PROJECT(BY_PATH, ""), 4, NCOLS},
@@ -254,9 +265,10 @@ bool auth_with_project(const request *r, unsigned flags)
  * stands for auth_project's; changed, auth_project_fill reads it again. So a revoked
  * token, a blocked user, a membership or a visibility changed through any instance is
  * seen by the next request, as without the cache; a token or membership that expires
- * (a date) by the end of the UTC day the row was read (cache_expiry). Only the reading
- * routes of a project by id: the writing ones lock the project in their transaction,
- * and a path may come to name another project. With cache_verify, every row found is
+ * (a date) by the end of the UTC day the row was read (cache_expiry). A writing route
+ * locks the project in its transaction before it reads the versions (auth_cache_find).
+ * Only routes by project id: a path may come to name another project. With
+ * cache_verify, every row found is
  * also read again by auth_project and compared (a difference is logged and answered
  * 500). */
 #define AUTH_ROW_NCOLS (AUTH_LEAN_NCOLS + SCOPE_PROJECT_NCOLS)
@@ -344,10 +356,14 @@ static void auth_cache_put(request *r, const char *key, const PGresult *res)
 	cache_put(r->auth_cache, &e);
 }
 
-/* The row kept under key, if the versions of its keys are still those it was read with:
- * 0 with it in *out (NULL: none, or no longer so; the versions read in the round trip of
- * the prefetched statement, r->prefetched), or an ERR_ code. */
-static int auth_cache_find(request *r, const char *key, PGresult **out)
+/* The row kept under key for project id, if the versions of its keys are still those it
+ * was read with: 0 with it in *out (NULL: none, or no longer so), or an ERR_ code. A
+ * reading route reads the versions in the round trip of its prefetched statement
+ * (r->prefetched); a writing route's transaction first locks the project as the row's
+ * statement would have (FOR UPDATE, FOR KEY SHARE), and reads them in the next
+ * statement, after any writer it waited for. */
+static int auth_cache_find(request *r, const char *key, scope_lock lock, const char *id,
+			   PGresult **out)
 {
 	*out = NULL;
 	cache_entry e;
@@ -362,10 +378,23 @@ static int auth_cache_find(request *r, const char *key, PGresult **out)
 	const char *v[1] = {buf_cstr(&keys)};
 	int err;
 	PGresult *q;
-	if (r->prefetch.stmt && !db_in_transaction(&r->ctx))
+	if (lock != SCOPE_READ) {
+		const db_call versions = {"auth_versions", 1, v};
+		const char *lv[1] = {id};
+		PGresult *locked = db_query_with(&r->ctx, lock == SCOPE_UPDATE ? "auth_lock"
+										: "auth_key_share",
+						 1, lv, &versions, &q, &err);
+		if (!locked)
+			return err;
+		if (!q)
+			return ERR_INTERNAL; /* the transaction cannot go on */
+		if (PQntuples(locked) != 1)
+			return 0; /* gone: the row's statement tells */
+	} else if (r->prefetch.stmt && !db_in_transaction(&r->ctx)) {
 		q = db_query_with(&r->ctx, "auth_versions", 1, v, &r->prefetch, &r->prefetched, &err);
-	else
+	} else {
 		q = db_query(&r->ctx, "auth_versions", 1, v, &err);
+	}
 	if (!q)
 		return err;
 	long long sum = 0, epoch = 0;
@@ -423,13 +452,18 @@ int auth_authenticate_project(request *r, unsigned flags, scope_lock lock, PGres
 	const char *key = NULL;
 	PGresult *q = NULL;
 	int err;
-	if (r->auth_cache && lock == SCOPE_READ && !by_path) {
+	if (r->auth_cache && !by_path) {
+		static const char *const fill[] = {
+			[SCOPE_READ] = "auth_project_fill",
+			[SCOPE_UPDATE] = "auth_project_lock_fill",
+			[SCOPE_KEY_SHARE] = "auth_project_key_share_fill",
+		};
 		key = auth_cache_key(r, v[2]);
-		if ((err = auth_cache_find(r, key, &q)) < 0)
+		if ((err = auth_cache_find(r, key, lock, v[2], &q)) < 0)
 			return err;
 		if (q && r->ctx.cfg->cache_verify && (err = auth_cache_verify(r, v, q)) < 0)
 			return err;
-		stmt = "auth_project_fill";
+		stmt = fill[lock];
 	} else if (lock == SCOPE_READ && !by_path && (flags & ROUTE_NO_USER_REFS)) {
 		stmt = "auth_project_no_epoch";
 	}

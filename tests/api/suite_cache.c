@@ -237,7 +237,8 @@ END_TEST
  * through the API or in SQL, shows in the next series of requests, on every worker of
  * both instances (with cache_verify, a row kept past its change also answers 500): the
  * caller's membership of the project and of its group, the project's visibility, the
- * group's path (the issues' web_url), a revoked token and a blocked user. */
+ * group's path (the issues' web_url), a revoked token and a blocked user; for a writing
+ * route (a comment), the membership of the group. */
 START_TEST(test_cache_authentication)
 {
 	long long uid, oid;
@@ -266,9 +267,20 @@ START_TEST(test_cache_authentication)
 	create(S(fmt("/groups/%lld/members", gid)), admin_token(),
 	       S(fmt("user_id=%lld&access_level=30", uid)));
 	reads(path, user, 200, web, NULL);
+	/* writing routes too: each of READS comments finds the caller's row kept */
+	const char *notes = S(fmt("/projects/%lld/issues/%lld/notes", pid, iid));
+	for (int i = 0; i < READS; i++)
+		create(notes, user, "body=Kept");
 	free(sql_value("DELETE FROM members WHERE source_type = 'Namespace' AND source_id = %lld"
 		       " AND user_id = %lld", gid, uid));
 	reads(path, user, 404, "404 Project Not Found", NULL);
+	for (int i = 0; i < READS; i++) {
+		r = R(api("POST", notes, user, "body=Gone"));
+		ck_status(r, 404);
+	}
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes n JOIN issues i ON i.id = n.noteable_id"
+				 " WHERE n.noteable_type = 'Issue' AND i.project_id = %lld AND NOT n.system",
+				 pid), READS);
 	sql_member("Namespace", gid, uid, 30);
 	reads(path, user, 200, web, NULL);
 
