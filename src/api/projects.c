@@ -173,12 +173,11 @@
  * that selects or orders: the default order, created_at desc), the same rows, total and
  * columns as PROJECTS_LIST of PL_MEMBERSHIP(PL_FILTER_LEAN) give for it, with a plan that
  * holds only what those parameters use (PL_FAST_OK() in projects_list_scoped() decides):
- * - the candidates: the caller's projects in project_authorizations (listed for their
- *   caller whatever their visibility: SQL_PROJECT_LISTED need not be asked of them),
- *   with the sort key from the same index entries (sql/0040), and those of the caller's
- *   personal namespace that are listed (for admins, public ones, internal ones for one
- *   who is not external), less the projects being deleted (projects_pending_delete_idx:
- *   only those); plain sort keys instead of PL_ORDER's;
+ * - the candidates: the projects of `mine` (listed for their caller whatever their
+ *   visibility: SQL_PROJECT_LISTED need not be asked of them) and those of the caller's
+ *   personal namespace that are listed without being in `mine` (for admins, public
+ *   ones, internal ones for one who is not external), found by their ids in one index
+ *   scan that reads the sort key too; plain sort keys instead of PL_ORDER's;
  * - the page's rows joined to projects by key (no fence: pg is a handful of rows);
  * - the groups the page's projects are shared with found once for the page
  *   (PL_PAGE_LINKS), not by a subquery on every row, and the caller's standing by
@@ -197,16 +196,13 @@
 #define PL_FAST_COLS                                                                          \
 	PROJECT_COLS_SHARED(PL_PAGE_LINKS) ", " PROJECT_CALLER_LIST_COLS_ANY(PL_FAST_IDS)
 #define PL_MEMBERSHIP_FAST_AS(ME, first, from)                                                \
-	"WITH " ME ","                                                                         \
-	" pg AS (SELECT c.id, c.created_at, count(*) OVER () AS total FROM ("                  \
-	"  SELECT pa.project_id AS id, pa.project_created_at AS created_at FROM me"             \
-	"  JOIN project_authorizations pa ON pa.user_id = me.id WHERE pa.expires_at > current_date" \
-	"  UNION SELECT up.id, up.created_at FROM me"                                          \
+	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                           \
+	" pg AS (SELECT p.id, p.created_at, count(*) OVER () AS total FROM projects p"          \
+	"  WHERE p.id = ANY (ARRAY(SELECT id FROM mine UNION ALL SELECT up.id FROM me"         \
 	"  JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"     \
 	"  ON up.namespace_id = un.id AND NOT up.pending_delete WHERE me.admin"                 \
-	"  OR up.visibility = 20 OR (up.visibility = 10 AND NOT me.external)) c"                \
-	"  WHERE NOT EXISTS (SELECT 1 FROM projects d WHERE d.id = c.id AND d.pending_delete)"  \
-	"  ORDER BY c.created_at DESC, c.id DESC LIMIT $4 OFFSET $5)"                           \
+	"  OR up.visibility = 20 OR (up.visibility = 10 AND NOT me.external)))"                 \
+	"  AND NOT p.pending_delete ORDER BY p.created_at DESC, p.id DESC LIMIT $4 OFFSET $5)"  \
 	"SELECT " first "(SELECT total FROM pg LIMIT 1), true, pr.* FROM " from                  \
 	" LEFT JOIN LATERAL (SELECT " PL_FAST_COLS " FROM pg JOIN projects p ON p.id = pg.id"   \
 	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"                            \

@@ -56,11 +56,6 @@
 	" until %s: table %s, recomputed %s)', user_id, project_id, expires_at, tl, rl), ' ')"  \
 	" FROM (SELECT * FROM d ORDER BY 1, 2, 3 LIMIT 5) f), '') FROM d"
 
-/* Rows whose copy of their project's created_at (sql/0040) is not the project's. */
-#define DIFF_CREATED                                                                           \
-	"SELECT count(*) FROM project_authorizations t JOIN projects p ON p.id = t.project_id"  \
-	" WHERE t.project_created_at IS DISTINCT FROM p.created_at"
-
 static void check_consistent(const char *when, unsigned seed)
 {
 	char *levels = sql_value("%s", DIFF_LEVELS);
@@ -73,11 +68,6 @@ static void check_consistent(const char *when, unsigned seed)
 		      "seed %u, %s: rows of project_authorizations differ from their recomputation: %s",
 		      seed, when, rows);
 	free(rows);
-	char *created = sql_value("%s", DIFF_CREATED);
-	ck_assert_msg(strcmp(created, "0") == 0,
-		      "seed %u, %s: %s rows of project_authorizations with another created_at than "
-		      "their project's", seed, when, created);
-	free(created);
 }
 
 /* ---- the random series ---- */
