@@ -32,18 +32,17 @@
 /* A page of jobs without a status filter, newest first: the page's ci_builds rows taken
  * straight from an index (WHERE: their condition on ci_builds k), then joined for those
  * rows only, and the count from the index entries alone (index-only: ci_builds rows are
- * never updated); the columns of jobs_list. The runners are joined to the page, not
- * looked up for each row: a lookup per row (a LATERAL with OFFSET 0) was a scan of the
- * whole of a small ci_runners table for each row, which the planner prefers to its index
- * below a few pages (20 scans of 100 runners: 674K of the statement's 2.84M PostgreSQL
- * instructions, where the join scans them once, 1.76M in all); a large table is
- * looked up by its key. */
+ * never updated); the columns of jobs_list. The pipelines and runners are joined to the
+ * page as for one job (JOB_JOINS), not looked up per row: a LATERAL ... OFFSET 0 lookup
+ * scanned the whole of a small ci_runners table for each row, which the planner prefers
+ * to its index below a few pages (20 scans of 100 runners: 674K of the statement's 2.84M
+ * PostgreSQL instructions, where the join scans them once, 1.76M in all); a large table
+ * is still looked up by its key. */
 #define JOBS_PAGE(COUNT, WHERE, LIMIT)                                                         \
 	"SELECT " COUNT ", x.* FROM (SELECT 1) one"                                              \
 	" LEFT JOIN LATERAL (SELECT " JOB_COLS " FROM (SELECT * FROM ci_builds k WHERE " WHERE \
-	" ORDER BY k.id DESC " LIMIT ") b JOIN commit_statuses s ON s.id = b.id"              \
-	" JOIN ci_pipelines p ON p.id = s.pipeline_id LEFT JOIN ci_runners rn"                 \
-	" ON rn.id = b.runner_id ORDER BY b.id DESC) x ON true"
+	" ORDER BY k.id DESC " LIMIT ") b JOIN commit_statuses s ON s.id = b.id" JOB_JOINS     \
+	" ORDER BY b.id DESC) x ON true"
 
 const db_stmt jobs_stmts[] = {
 	{"jobs_pipeline", "SELECT id FROM ci_pipelines WHERE id = $2 AND project_id = $1", 2, 1},

@@ -8,10 +8,11 @@
 #include "entity/user.h"
 #include "http/request.h"
 
-#define JOB_FROM                                                                               \
-	"commit_statuses s JOIN ci_builds b ON b.id = s.id"                                      \
+/* The pipeline p and runner rn of the job s, b (its ci_builds row). */
+#define JOB_JOINS                                                                              \
 	" JOIN ci_pipelines p ON p.id = s.pipeline_id"                                            \
 	" LEFT JOIN ci_runners rn ON rn.id = b.runner_id"
+#define JOB_FROM "commit_statuses s JOIN ci_builds b ON b.id = s.id" JOB_JOINS
 /* The job's artifacts archive may be downloaded: uploaded, not erased, not expired
  * (GitLab 10's Ci::Build#artifacts?, whose file check is the download's). */
 #define SQL_JOB_ARTIFACTS                                                                      \
