@@ -1,6 +1,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcgiapp.h>
 #include <malloc.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "auth/auth.h"
@@ -181,26 +183,117 @@ static const char *reason(int status)
 	}
 }
 
+/* The response is sent as FastCGI records written here, all of them (STDOUT records of
+ * the head and body, the empty one that ends the stream, END_REQUEST) in one writev,
+ * where libfcgi's stream cuts it into a write(2) per 8 KiB, each a wake-up of nginx's
+ * worker: five for a page of projects. FCGI_REC_MAX: a record's content at most, a
+ * multiple of 8 (no padding but in the last). */
+enum { FCGI_VERSION = 1, FCGI_END_REQUEST = 3, FCGI_STDOUT = 6, FCGI_REC_MAX = 65528 };
+
+static void fcgi_record_header(unsigned char *h, int type, int id, size_t len)
+{
+	h[0] = FCGI_VERSION;
+	h[1] = (unsigned char)type;
+	h[2] = (unsigned char)(id >> 8);
+	h[3] = (unsigned char)id;
+	h[4] = (unsigned char)(len >> 8);
+	h[5] = (unsigned char)len;
+	h[6] = 0;
+	h[7] = 0;
+}
+
+/* Writes the n entries of iov to fd, resuming after a partial write; false on an error
+ * (the web server gone: nothing more to do). */
+static bool write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n < IOV_MAX ? n : IOV_MAX);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return true;
+}
+
 static void write_response(FCGX_Request *fr, request *r)
 {
-	char head[256];
 	bool has_body = r->body && r->status != 204 && r->status != 304;
-	int n = snprintf(head, sizeof(head), "Status: %d %s\r\n", r->status, reason(r->status));
-	FCGX_PutStr(head, n, fr->out);
-	if (has_body) {
-		n = snprintf(head, sizeof(head),
-			     "Content-Type: %s\r\nContent-Length: %zu\r\n",
-			     r->content_type ? r->content_type : "application/json", r->body_len);
-		FCGX_PutStr(head, n, fr->out);
+	buf head;
+	buf_init(&head, r->ctx.a, 256);
+	buf_printf(&head, "Status: %d %s\r\n", r->status, reason(r->status));
+	if (has_body)
+		buf_printf(&head, "Content-Type: %s\r\nContent-Length: %zu\r\n",
+			   r->content_type ? r->content_type : "application/json", r->body_len);
+	if (r->request_id)
+		buf_printf(&head, "X-Request-Id: %s\r\n", r->request_id);
+	buf_append(&head, r->headers.data, r->headers.len);
+	buf_append(&head, "\r\n", 2);
+	/* the stream: the head, then the body; in records of at most FCGI_REC_MAX bytes */
+	struct {
+		const char *p;
+		size_t len;
+	} seg[2] = {{head.data, head.len}, {r->body, has_body && !r->head ? r->body_len : 0}};
+	size_t total = seg[0].len + seg[1].len, records = (total + FCGI_REC_MAX - 1) / FCGI_REC_MAX;
+	struct iovec *iov = arena_alloc(r->ctx.a, (records * 3 + 1) * sizeof(*iov));
+	unsigned char *h = arena_alloc(r->ctx.a, (records + 3) * 8);
+	int n = 0, s = 0;
+	size_t off = 0;
+	for (size_t i = 0; i < records; i++, h += 8) {
+		size_t len = total - i * FCGI_REC_MAX < FCGI_REC_MAX ? total - i * FCGI_REC_MAX
+								      : FCGI_REC_MAX;
+		fcgi_record_header(h, FCGI_STDOUT, fr->requestId, len);
+		iov[n++] = (struct iovec){h, 8};
+		while (len > 0) {
+			size_t take = seg[s].len - off < len ? seg[s].len - off : len;
+			if (take > 0)
+				iov[n++] = (struct iovec){(char *)seg[s].p + off, take};
+			len -= take;
+			off += take;
+			if (off == seg[s].len) {
+				s++;
+				off = 0;
+			}
+		}
 	}
-	if (r->request_id) {
-		n = snprintf(head, sizeof(head), "X-Request-Id: %s\r\n", r->request_id);
-		FCGX_PutStr(head, n, fr->out);
+	/* the end of the stream and of the request: application status 0, request
+	 * complete */
+	fcgi_record_header(h, FCGI_STDOUT, fr->requestId, 0);
+	fcgi_record_header(h + 8, FCGI_END_REQUEST, fr->requestId, 8);
+	memset(h + 16, 0, 8);
+	iov[n++] = (struct iovec){h, 24};
+	write_all(fr->ipcFd, iov, n);
+}
+
+/* Ends the connection of a request answered by write_response(). When the request has
+ * been read to its end, closed at once; when it has not (a body refused unread), by
+ * libfcgi's close, which reads what the web server still sends until it closes its end
+ * (a connection closed with unread data resets the web server's, losing the response).
+ * The worker then takes the next connection instead of waiting for nginx to close this
+ * one. A connection kept (FCGI_KEEP_CONN) stays open. */
+static void finish(FCGX_Request *fr, bool read_whole)
+{
+	if (fr->keepConnection) {
+		FCGX_Free(fr, 0);
+		return;
 	}
-	FCGX_PutStr(r->headers.data, (int)r->headers.len, fr->out);
-	FCGX_PutStr("\r\n", 2, fr->out);
-	if (has_body && !r->head)
-		FCGX_PutStr(r->body, (int)r->body_len, fr->out);
+	if (!read_whole || FCGX_GetChar(fr->in) != EOF) {
+		FCGX_Free(fr, 1);
+		return;
+	}
+	FCGX_Free(fr, 0);
+	close(fr->ipcFd);
+	fr->ipcFd = -1;
 }
 
 /* The largest body accepted for METHOD URI: max_body, or max_artifacts_size for a job's
@@ -225,7 +318,8 @@ static const char *fcgi_header(void *hctx, const char *name)
 	return FCGX_GetParam(name, ((FCGX_Request *)hctx)->envp);
 }
 
-static void handle(FCGX_Request *fr, request *r)
+/* Answers the request of fr into r: true when its body (if any) has been read whole. */
+static bool handle(FCGX_Request *fr, request *r)
 {
 	const char *method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
 	const char *uri = FCGX_GetParam("REQUEST_URI", fr->envp);
@@ -239,12 +333,12 @@ static void handle(FCGX_Request *fr, request *r)
 	log_set_request_id(r->request_id);
 	if (!method || !uri) {
 		respond_error(r, fail(r, ERR_BAD_REQUEST, "incomplete request"));
-		return;
+		return false;
 	}
 	long long len = clen && *clen ? strtoll(clen, NULL, 10) : 0;
 	if (len < 0 || len > body_limit(r->ctx.cfg, method, uri)) {
 		respond_error(r, ERR_TOO_LARGE);
-		return;
+		return false;
 	}
 	char *body = NULL;
 	if (len > 0) {
@@ -252,15 +346,15 @@ static void handle(FCGX_Request *fr, request *r)
 		int got = FCGX_GetStr(body, (int)len, fr->in);
 		if (got != len) {
 			respond_error(r, fail(r, ERR_BAD_REQUEST, "incomplete body"));
-			return;
+			return false;
 		}
 	}
 	int rc = request_parse(r, method, uri, ctype, body, (size_t)len);
-	if (rc < 0) {
+	if (rc < 0)
 		respond_error(r, rc);
-		return;
-	}
-	worker_dispatch(r);
+	else
+		worker_dispatch(r);
+	return true;
 }
 
 /* Waits for a connection or a stop signal. Each worker has its own epoll set holding
@@ -333,9 +427,9 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 		ctx_init(&r.ctx, a, cfg, &d, key);
 		r.cache = rc;
 		r.auth_cache = ac;
-		handle(&fr, &r);
+		bool read_whole = handle(&fr, &r);
 		write_response(&fr, &r);
-		FCGX_Finish_r(&fr);
+		finish(&fr, read_whole);
 		log_set_request_id(NULL);
 		arena_reset(a);
 	}
