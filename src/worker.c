@@ -1,8 +1,8 @@
 #include "worker.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <fcgiapp.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -202,16 +202,16 @@ static void fcgi_record_header(unsigned char *h, int type, int id, size_t len)
 	h[7] = 0;
 }
 
-/* Writes the n entries of iov to fd, resuming after a partial write; false on an error
+/* Writes the n entries of iov to fd, resuming after a partial write; stops at an error
  * (the web server gone: nothing more to do). */
-static bool write_all(int fd, struct iovec *iov, int n)
+static void write_all(int fd, struct iovec *iov, int n)
 {
 	while (n > 0) {
 		ssize_t w = writev(fd, iov, n < IOV_MAX ? n : IOV_MAX);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return false;
+			return;
 		}
 		while (n > 0 && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
@@ -223,7 +223,6 @@ static bool write_all(int fd, struct iovec *iov, int n)
 			iov->iov_len -= (size_t)w;
 		}
 	}
-	return true;
 }
 
 static void write_response(FCGX_Request *fr, request *r)
