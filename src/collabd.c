@@ -21,6 +21,7 @@
 #include "background.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "core/turns.h"
 #include "db/db.h"
 #include "git/repo.h"
 #include "git/hooks.h"
@@ -88,6 +89,8 @@ static int nslots;
 /* The response cache and the authentication cache the workers of the current
  * generation share (http/cache.h's store). */
 static cache *response_cache, *auth_cache;
+/* The turns of the current generation's write transactions (core/turns.h). */
+static int write_turns = -1;
 
 static void cache_renew(const config *cfg)
 {
@@ -96,6 +99,14 @@ static void cache_renew(const config *cfg)
 	cache_free(auth_cache);
 	response_cache = cfg->cache_size_mb > 0 ? cache_new((size_t)cfg->cache_size_mb << 20) : NULL;
 	auth_cache = cfg->auth_cache_mb > 0 ? cache_new((size_t)cfg->auth_cache_mb << 20) : NULL;
+}
+
+/* A new set of turns for a new generation: the old workers' waits end as the set they
+ * wait on goes, and they finish without one. */
+static void turns_renew(const config *cfg)
+{
+	turns_free(write_turns);
+	write_turns = turns_new(cfg->write_transactions);
 }
 
 static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int generation,
@@ -111,7 +122,7 @@ static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int gene
 			close(fd);
 			_exit(background_run(cfg, key));
 		}
-		_exit(worker_run(cfg, fd, key, response_cache, auth_cache));
+		_exit(worker_run(cfg, fd, key, response_cache, auth_cache, write_turns));
 	}
 	if (pid < 0) {
 		log_error("fork: %s", strerror(errno));
@@ -279,6 +290,7 @@ static int serve(const char *cfg_path)
 
 	int generation = 1;
 	cache_renew(&cfg);
+	turns_renew(&cfg);
 	int want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
 	for (int i = 0; i < want; i++)
 		spawn(&cfg, fd, key, generation, false);
@@ -333,6 +345,7 @@ static int serve(const char *cfg_path)
 				log_set_level(lvl);
 			int old_gen = generation++;
 			cache_renew(&cfg); /* what it holds was made with the old configuration */
+			turns_renew(&cfg);
 			want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
 			for (int i = 0; i < want; i++)
 				spawn(&cfg, fd, key, generation, false);
@@ -368,6 +381,7 @@ static int serve(const char *cfg_path)
 	if (unix_path)
 		unlink(unix_path);
 	free(unix_path);
+	turns_free(write_turns);
 	config_free(&cfg);
 	log_info("stopped");
 	return 0;

@@ -17,6 +17,7 @@
 #include "auth/auth.h"
 #include "auth/scope.h"
 #include "core/log.h"
+#include "core/turns.h"
 #include "http/cache.h"
 #include "http/router.h"
 #include "modules.h"
@@ -86,7 +87,10 @@ static int scoped(request *r)
 	return rc < 0 ? rc : r->route->handler(r);
 }
 
-int worker_transaction(request *r, handler_fn fn)
+/* The turns of this worker's write transactions (worker_run's). */
+static int write_turns = -1;
+
+static int transaction(request *r, handler_fn fn)
 {
 	ctx *c = &r->ctx;
 	int rc = db_begin(c);
@@ -103,6 +107,14 @@ int worker_transaction(request *r, handler_fn fn)
 		r->headers.len = 0; /* what the handler meant to answer did not happen */
 		return err;
 	}
+	return rc;
+}
+
+int worker_transaction(request *r, handler_fn fn)
+{
+	turns_take(write_turns);
+	int rc = transaction(r, fn);
+	turns_give(write_turns);
 	return rc;
 }
 
@@ -384,8 +396,9 @@ static int wait_for_work(int ep, int sfd)
 }
 
 int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc,
-	       cache *ac)
+	       cache *ac, int turns)
 {
+	write_turns = turns;
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	/* A request's memory (PGresults, JSON, arena blocks) goes back to malloc at its end;
 	 * glibc's defaults would hand the top of the heap back to the kernel (brk) and unmap

@@ -9,9 +9,10 @@
 #include "http/router.h"
 
 /* Runs the accept loop, with the instance's response cache rc and authentication cache
- * ac (NULL: none); returns the exit status when SIGTERM asked it to stop. */
+ * ac (NULL: none), and the turns of its write transactions (core/turns.h; -1: none);
+ * returns the exit status when SIGTERM asked it to stop. */
 int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc,
-	       cache *ac);
+	       cache *ac, int turns);
 /* Serves one parsed request with the route of tables (router_match) that matches it: authentication,
  * the response cache, the scope (ROUTE_PROJECT, ROUTE_GROUP), the transaction
  * (ROUTE_TX), the handler; then the check that no transaction is left open on the
@@ -22,7 +23,9 @@ void worker_dispatch_tables(request *r, const route *const *tables);
 void worker_dispatch(request *r);
 /* Runs fn(r) in a transaction: committed when it succeeds (0 or more, and an answer
  * under 400), rolled back otherwise, with the hooks of either (db_on_rollback). The
- * dispatcher's for ROUTE_TX, and the command line's. */
+ * dispatcher's for ROUTE_TX, and the command line's. A worker's waits first for its turn
+ * (write_transactions): more transactions at once than that only share the cores and
+ * the WAL flushes, and each takes longer. */
 int worker_transaction(request *r, handler_fn fn);
 
 #endif

@@ -23,6 +23,7 @@ struct key {
 static const struct key keys[] = {
 	S(listen, "127.0.0.1:9000"),
 	I(workers, "0"),
+	I(write_transactions, "0"),
 	S(database_url, "dbname=collabd"),
 	S(external_url, "http://localhost:8080"),
 	S(key_file, "/etc/collabd/instance.key"),
@@ -143,10 +144,13 @@ int config_load(config *cfg, const char *path)
 		if (v && set(cfg, &keys[i], v) < 0)
 			return -1;
 	}
-	if (cfg->workers == 0) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		cfg->workers = cores > 0 ? (int)cores * 2 : 2;
-	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cores < 1)
+		cores = 1;
+	if (cfg->workers == 0)
+		cfg->workers = (int)cores * 2;
+	if (cfg->write_transactions == 0)
+		cfg->write_transactions = (int)cores * 4;
 	/* Link headers and web_url are built by appending a path. */
 	size_t n = strlen(cfg->external_url);
 	while (n > 0 && cfg->external_url[n - 1] == '/')

@@ -1,10 +1,13 @@
-/* Unit suite: core (arena, buf, jw, config, crypto, sshkey, validate). */
+/* Unit suite: core (arena, buf, jw, config, crypto, sshkey, turns, validate). */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sem.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/arena.h"
@@ -14,6 +17,7 @@
 #include "core/files.h"
 #include "core/jw.h"
 #include "core/sshkey.h"
+#include "core/turns.h"
 #include "core/validate.h"
 
 static arena *A;
@@ -385,8 +389,142 @@ START_TEST(test_config_defaults)
 	ck_assert_int_eq(c.max_body, 10485760);
 	ck_assert_int_eq(c.backlog, 1024);
 	ck_assert_int_gt(c.workers, 0); /* 0 means 2 x cores */
+	ck_assert_int_eq(c.write_transactions, 2 * c.workers); /* 0 means 4 x cores */
 	config_free(&c);
 	ck_assert_ptr_null(c.listen);
+}
+END_TEST
+
+/* ---- turns ---- */
+
+/* What the children of a turns test share: how many hold a turn now, the most that
+ * did at once, and the order in which they got theirs. */
+typedef struct {
+	int holding, most, n;
+	char order[16];
+} turns_log;
+
+static turns_log *turns_log_new(void)
+{
+	turns_log *l = mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			    -1, 0);
+	ck_assert_ptr_ne(l, MAP_FAILED);
+	memset(l, 0, sizeof(*l));
+	return l;
+}
+
+/* A child that takes a turn of id, notes it as `name` in l, holds it ms milliseconds,
+ * and gives it back (or dies holding it when give is false). */
+static pid_t turns_child(int id, turns_log *l, char name, int ms, bool give)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid > 0)
+		return pid;
+	turns_take(id);
+	int now = __atomic_add_fetch(&l->holding, 1, __ATOMIC_SEQ_CST);
+	int most = __atomic_load_n(&l->most, __ATOMIC_SEQ_CST);
+	while (now > most && !__atomic_compare_exchange_n(&l->most, &most, now, false,
+							  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	l->order[__atomic_fetch_add(&l->n, 1, __ATOMIC_SEQ_CST)] = name;
+	usleep((useconds_t)ms * 1000);
+	__atomic_sub_fetch(&l->holding, 1, __ATOMIC_SEQ_CST);
+	if (give)
+		turns_give(id);
+	_exit(0);
+}
+
+static void turns_wait_child(pid_t pid)
+{
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Until n processes wait for a turn of id (GETNCNT), at most 10 s. */
+static void turns_await_waiters(int id, int n)
+{
+	for (int i = 0; i < 10000 && semctl(id, 0, GETNCNT) != n; i++)
+		usleep(1000);
+	ck_assert_int_eq(semctl(id, 0, GETNCNT), n);
+}
+
+START_TEST(test_turns_at_most_n)
+{
+	int id = turns_new(2);
+	ck_assert_int_ge(id, 0);
+	turns_log *l = turns_log_new();
+	pid_t pids[6];
+	for (int i = 0; i < 6; i++)
+		pids[i] = turns_child(id, l, (char)('a' + i), 30, true);
+	for (int i = 0; i < 6; i++)
+		turns_wait_child(pids[i]);
+	ck_assert_int_eq(l->n, 6);
+	ck_assert_int_eq(l->most, 2);
+	ck_assert_int_eq(semctl(id, 0, GETVAL), 2); /* every turn given back */
+	turns_free(id);
+	munmap(l, sizeof(*l));
+}
+END_TEST
+
+START_TEST(test_turns_in_order)
+{
+	/* with the one turn held, a, b and c come to wait in that order; each gets the turn
+	 * in the order it came, whatever the scheduler does */
+	int id = turns_new(1);
+	ck_assert_int_ge(id, 0);
+	turns_log *l = turns_log_new();
+	turns_take(id);
+	pid_t a = turns_child(id, l, 'a', 1, true);
+	turns_await_waiters(id, 1);
+	pid_t b = turns_child(id, l, 'b', 1, true);
+	turns_await_waiters(id, 2);
+	pid_t c = turns_child(id, l, 'c', 1, true);
+	turns_await_waiters(id, 3);
+	turns_give(id);
+	turns_wait_child(a);
+	turns_wait_child(b);
+	turns_wait_child(c);
+	ck_assert_str_eq(l->order, "abc");
+	turns_free(id);
+	munmap(l, sizeof(*l));
+}
+END_TEST
+
+START_TEST(test_turns_of_the_dead)
+{
+	/* a process that dies with its turn gives it back (a worker killed mid-transaction
+	 * does not shrink the instance's turns for good) */
+	int id = turns_new(1);
+	ck_assert_int_ge(id, 0);
+	turns_log *l = turns_log_new();
+	turns_wait_child(turns_child(id, l, 'a', 0, false));
+	ck_assert_int_eq(l->n, 1);
+	ck_assert_int_eq(semctl(id, 0, GETVAL), 1);
+	turns_wait_child(turns_child(id, l, 'b', 0, true));
+	ck_assert_str_eq(l->order, "ab");
+	turns_free(id);
+	munmap(l, sizeof(*l));
+}
+END_TEST
+
+START_TEST(test_turns_none_or_gone)
+{
+	/* no set: a turn at once; a set removed while one waits: the wait ends */
+	turns_take(-1);
+	turns_give(-1);
+	int id = turns_new(1);
+	ck_assert_int_ge(id, 0);
+	turns_log *l = turns_log_new();
+	turns_take(id);
+	pid_t a = turns_child(id, l, 'a', 0, true);
+	turns_await_waiters(id, 1);
+	turns_free(id);
+	turns_wait_child(a);
+	ck_assert_str_eq(l->order, "a");
+	turns_take(id); /* gone: no wait */
+	munmap(l, sizeof(*l));
 }
 END_TEST
 
@@ -1040,6 +1178,13 @@ int main(void)
 	tcase_add_test(tc, test_crypto_base64_vectors);
 	tcase_add_test(tc, test_crypto_base64_binary_roundtrip);
 	tcase_add_test(tc, test_crypto_base64_malformed);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("turns");
+	tcase_add_test(tc, test_turns_at_most_n);
+	tcase_add_test(tc, test_turns_in_order);
+	tcase_add_test(tc, test_turns_of_the_dead);
+	tcase_add_test(tc, test_turns_none_or_gone);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("files");
