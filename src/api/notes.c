@@ -115,6 +115,17 @@ const db_stmt notes_stmts[] = {
 	 * noteables, whose plans open their tables and indexes at each execution. */
 	{"notes_insert_issue", NOTES_INSERT(""), 6, NOTE_NCOLS},
 #undef NOTES_INSERT
+	/* A comment on issue $2 of project $1 in one statement: the issue as notes_issue
+	 * finds it (no row: no such issue) after the note, which is added when the project
+	 * has issues (its columns NULL otherwise); $3 author, $4 body, $5 created_at or
+	 * NULL. Whether the caller may comment is decided on the row that comes back, and
+	 * a refusal rolls the note back (create_on_issue). */
+	{"notes_create_issue",
+	 "WITH x AS MATERIALIZED (" SQL_NOTEABLE_ISSUE "), n AS (INSERT INTO notes (project_id,"
+	 " noteable_type, noteable_id, author_id, note, created_at) SELECT $1, 'Issue', x.id, $3,"
+	 " $4, coalesce($5::timestamptz, now()) FROM x WHERE x.issues_enabled RETURNING *)"
+	 " SELECT pg.*, x.* FROM x LEFT JOIN LATERAL (SELECT " NOTE_COLS_IID("x.iid")
+	 " FROM n) pg ON true", 5, NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 body, $3 type, $4 noteable */
 	{"notes_update",
 	 "WITH n AS (UPDATE notes SET note = $2, updated_at = now() WHERE id = $1 RETURNING *),"
@@ -397,46 +408,88 @@ static const char *note_and_event_data(request *r, jw *w, const PGresult *res)
 	return arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&w->b));
 }
 
+/* The creation time given with a comment, taken from admins and the project's owner
+ * only (else NULL: now). */
+static const char *given_created_at(request *r)
+{
+	const char *created_at = NULL;
+	if (param_datetime(r, "created_at", &created_at) != 0 ||
+	    !(r->ctx.user->admin || is_caller(r, r->project->ns_owner_id)))
+		return NULL;
+	return created_at;
+}
+
+/* The answer to a comment: row 0 of res, the note added to noteable n, and its event. */
+static int created(request *r, const noteable *n, const PGresult *res)
+{
+	jw note;
+	const char *data = note_and_event_data(r, &note, res);
+	int rc = events_record_data(r, r->project->id, caller_id(r), "commented", "commented on",
+				    "Note", db_val(res, 0, 0), n->iid, NULL, data);
+	if (rc < 0)
+		return rc;
+	respond_jw(r, 201, &note);
+	return 0;
+}
+
+/* 0, or ERR_FORBIDDEN when noteable n's discussion is locked to the caller
+ * (IssuablePolicy: a locked discussion takes comments from members only). */
+static int locked_out(request *r, const noteable *n)
+{
+	return n->locked && !project_member(r) ? fail(r, ERR_FORBIDDEN, NULL) : 0;
+}
+
+/* A comment on an issue whose body is a note (not only an emoji, and valid): the issue
+ * and the note in one statement, one round trip where finding the issue first takes
+ * two. The note is added before the issue's rules are read; a refusal (404, 403)
+ * rolls it back with the route's transaction. The answers are create's, in its order. */
+static int create_on_issue(request *r, const char *body)
+{
+	const char *v[5] = {r->project->id, param_str(r, noteable_issue.param), caller_id(r), body,
+			    given_created_at(r)};
+	int err;
+	PGresult *res = db_query(&r->ctx, "notes_create_issue", 5, v, &err);
+	if (!res)
+		return err;
+	noteable n;
+	int rc = noteable_read(r, &noteable_issue, false, res, NOTE_NCOLS, &n);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if ((rc = locked_out(r, &n)) < 0)
+		return rc;
+	return created(r, &n, res);
+}
+
 static int create(request *r, const noteable_kind *k)
 {
+	const char *body = param_str(r, "body");
+	const char *name;
+	size_t len = emoji_only(body, strlen(body), &name);
+	const char *problem = body_problem(body);
+	if (k == &noteable_issue && !len && !problem)
+		return create_on_issue(r, body);
 	noteable n;
 	int rc = noteable_find(r, k, false, &n);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	/* IssuablePolicy: a locked discussion takes comments from members only */
-	if (n.locked && !project_member(r))
-		return fail(r, ERR_FORBIDDEN, NULL);
-	const char *body = param_str(r, "body");
-	const char *name;
-	size_t len = emoji_only(body, strlen(body), &name);
+	if ((rc = locked_out(r, &n)) < 0)
+		return rc;
 	if (len) {
 		const char *emoji = arena_strndup(r->ctx.a, name, len);
 		if (award_emoji_allowed(r, n.author_id, emoji))
 			return award_emoji_create(r, n.type, n.id, emoji, "Note");
 	}
-	const char *problem = body_problem(body);
 	if (problem)
 		return api_error(r, 404,
 				 arena_printf(r->ctx.a, "404 Note %s Not Found",
 					      ruby_errors(r, "note", problem)));
-	/* the creation time given is taken from admins and the project's owner only */
-	const char *created_at = NULL;
-	if (param_datetime(r, "created_at", &created_at) != 0 ||
-	    !(r->ctx.user->admin || is_caller(r, r->project->ns_owner_id)))
-		created_at = NULL;
-	const char *v[6] = {r->project->id, n.type, n.id, caller_id(r), body, created_at};
+	const char *v[6] = {r->project->id, n.type, n.id, caller_id(r), body, given_created_at(r)};
 	int err;
 	PGresult *res = db_query(&r->ctx, k == &noteable_issue ? "notes_insert_issue" : "notes_insert",
 				 6, v, &err);
 	if (!res)
 		return err;
-	jw note;
-	const char *data = note_and_event_data(r, &note, res);
-	if ((rc = events_record_data(r, r->project->id, caller_id(r), "commented", "commented on",
-				     "Note", db_val(res, 0, 0), n.iid, NULL, data)) < 0)
-		return rc;
-	respond_jw(r, 201, &note);
-	return 0;
+	return created(r, &n, res);
 }
 
 /* The note of the route that the caller may change (GitLab's admin_note: its author,

@@ -547,6 +547,18 @@ START_TEST(test_notes_access_confidential)
 }
 END_TEST
 
+/* The issue's updated_at is long past (make_stale), or within the last minute (touched). */
+static void make_stale(long long issue)
+{
+	free(sql_value("UPDATE issues SET updated_at = '2017-01-01' WHERE id = %lld", issue));
+}
+
+static bool touched(long long issue)
+{
+	return sql_int("SELECT count(*) FROM issues WHERE id = %lld"
+		       " AND updated_at > now() - interval '1 minute'", issue) == 1;
+}
+
 /* Edits and deletions: the note's author, masters, the owner and admins; and a locked
  * discussion takes comments from members only. */
 START_TEST(test_notes_access_change)
@@ -587,14 +599,24 @@ START_TEST(test_notes_access_change)
 	}
 	ck_assert_int_eq(user_notes_count(issue), 0);
 
-	/* locked: members (any level) and admins still comment, others may not */
+	/* locked: members (any level) and admins still comment, others may not; a refused
+	 * comment leaves nothing (the note, its count, its event, the issue's updated_at) */
 	fixture_issue_lock(issue, true);
+	make_stale(issue);
+	long long notes_before = sql_int("SELECT count(*) FROM notes WHERE noteable_id = %lld", issue);
+	long long events_before = sql_int("SELECT count(*) FROM events WHERE project_id = %lld", p.id);
 	char *sfx = fmt("/%s/notes", parent);
 	char *path = fmt("/projects/%lld%s", p.id, sfx);
 	resp *r = api("POST", path, outsider, "body=late");
 	ck_body(r, 403, "{\"message\":\"403 Forbidden\"}");
 	resp_free(r);
 	free(path);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes WHERE noteable_id = %lld", issue),
+			 notes_before);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE project_id = %lld", p.id),
+			 events_before);
+	ck_assert_int_eq(user_notes_count(issue), 0);
+	ck_assert(!touched(issue));
 	ck_assert_int_eq(call("GET", p.id, sfx, outsider, NULL), 200);
 	ck_assert_int_eq(call("POST", p.id, sfx, guest, "body=in"), 201);
 	ck_assert_int_eq(call("POST", p.id, sfx, admin, "body=in"), 201);
@@ -612,18 +634,6 @@ START_TEST(test_notes_access_change)
 	free(p.owner_tok);
 }
 END_TEST
-
-/* The issue's updated_at is long past (make_stale), or within the last minute (touched). */
-static void make_stale(long long issue)
-{
-	free(sql_value("UPDATE issues SET updated_at = '2017-01-01' WHERE id = %lld", issue));
-}
-
-static bool touched(long long issue)
-{
-	return sql_int("SELECT count(*) FROM issues WHERE id = %lld"
-		       " AND updated_at > now() - interval '1 minute'", issue) == 1;
-}
 
 /* The issue follows its comments (GitLab's touch: true): a new comment, an edit and a
  * deletion each move its updated_at to now, and its user_notes_count counts the new
