@@ -90,13 +90,20 @@ static int scoped(request *r)
 /* The turns of this worker's write transactions (worker_run's). */
 static int write_turns = -1;
 
-static int transaction(request *r, handler_fn fn)
+int worker_transaction(request *r, handler_fn fn)
 {
 	ctx *c = &r->ctx;
+	turns_take(write_turns);
 	int rc = db_begin(c);
-	if (rc < 0)
+	bool begun = rc >= 0;
+	if (begun)
+		rc = fn(r);
+	/* the turn is for the work: the COMMIT waits for its WAL flush without one, and
+	 * others work meanwhile (a writer waiting for its row lock holds a turn; the
+	 * transaction it waits for is done with its own) */
+	turns_give(write_turns);
+	if (!begun)
 		return rc;
-	rc = fn(r);
 	/* an answer of 400 and up (a 409 or 403 with a body of its own) changes nothing */
 	if (rc < 0 || r->status >= 400) {
 		db_rollback(c);
@@ -107,14 +114,6 @@ static int transaction(request *r, handler_fn fn)
 		r->headers.len = 0; /* what the handler meant to answer did not happen */
 		return err;
 	}
-	return rc;
-}
-
-int worker_transaction(request *r, handler_fn fn)
-{
-	turns_take(write_turns);
-	int rc = transaction(r, fn);
-	turns_give(write_turns);
 	return rc;
 }
 
