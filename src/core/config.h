@@ -8,8 +8,9 @@
 typedef struct {
 	char *listen;        /* unix socket path, host:port, or "stdin" (fd 0) */
 	int workers;         /* 0: 2 x cores */
-	int write_transactions; /* of the workers, at most this many in a write transaction
-				 * at once (core/turns.h); 0: 4 x cores */
+	int write_transactions; /* of the workers, at most this many running a write
+				 * transaction's statements at once (core/turns.h; the
+				 * COMMIT goes without a turn); 0: 4 x cores */
 	char *database_url;  /* libpq conninfo */
 	char *external_url;  /* scheme://host[:port] used in web_url, Link headers */
 	char *key_file;      /* instance key (AES-256-GCM), created by `collabd keygen` */
