@@ -288,7 +288,7 @@ int background_run(const config *cfg, const unsigned char key[32])
 		return 1;
 	}
 	db d;
-	if (db_connect(&d, cfg->database_url, statements) < 0)
+	if (db_open(&d, cfg->database_url, statements) < 0)
 		log_warn("background process starts without a database connection; retrying");
 	arena *a = arena_new();
 	int listening = 0; /* the backend that LISTENs for us (0: none) */

@@ -239,7 +239,7 @@ static int install_hooks(const config *cfg, const char *cfg_path)
 static int migrate_storage(const config *cfg)
 {
 	db d;
-	if (db_connect(&d, cfg->database_url, statements) < 0)
+	if (db_open(&d, cfg->database_url, statements) < 0)
 		return -1;
 	arena *a = arena_new();
 	ctx c;
@@ -403,7 +403,7 @@ static int cli_open(struct cli *c, const char *cfg_path)
 	if (config_load(&c->cfg, cfg_path) < 0)
 		return -1;
 	if (load_key(&c->cfg, c->key) < 0 || check_schema(&c->cfg) < 0 ||
-	    db_connect(&c->d, c->cfg.database_url, statements) < 0) {
+	    db_open(&c->d, c->cfg.database_url, statements) < 0) {
 		db_close(&c->d);
 		config_free(&c->cfg);
 		return -1;
@@ -607,7 +607,7 @@ static int hook_command(const char *cfg_path, int argc, char **argv)
 		return 1;
 	db d;
 	int rc = -1;
-	if (db_connect(&d, cfg.database_url, statements) == 0) {
+	if (db_open(&d, cfg.database_url, statements) == 0) {
 		arena *a = arena_new();
 		ctx c;
 		ctx_init(&c, a, &cfg, &d, NULL);
@@ -653,7 +653,7 @@ static int authorized_keys_command(const char *cfg_path, int argc, char **argv)
 		return 1;
 	db d;
 	int rc = -1;
-	if (db_connect(&d, cfg.database_url, shell_keys_registry) == 0) {
+	if (db_open(&d, cfg.database_url, shell_keys_registry) == 0) {
 		arena *a = arena_new();
 		ctx c;
 		ctx_init(&c, a, &cfg, &d, NULL);
@@ -682,7 +682,7 @@ static int shell_command(const char *cfg_path, int argc, char **argv)
 	arena *a = arena_new();
 	ctx c;
 	shell_plan plan;
-	if (db_connect(&d, cfg.database_url, shell_registry) == 0) {
+	if (db_open(&d, cfg.database_url, shell_registry) == 0) {
 		ctx_init(&c, a, &cfg, &d, NULL);
 		rc = shell_decide(&c, argv[1], getenv("SSH_ORIGINAL_COMMAND"), stderr, &plan);
 	}

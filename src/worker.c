@@ -423,7 +423,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 	}
 
 	db d;
-	if (db_connect(&d, cfg->database_url, statements) < 0)
+	if (db_open(&d, cfg->database_url, statements) < 0)
 		log_warn("worker starts without a database connection; requests get 503 until it is back");
 	FCGX_Init();
 	router_index(route_tables);

@@ -75,7 +75,11 @@ stack_pg_start() {
 		done
 	fi
 	echo "$port" > "$pg/port"
+	# the server's Unix socket, as a database on the same machine is reached (the default
+	# database_url, systemd/collabd.conf.example): loopback TCP costs each round trip
+	# more in the kernel; TCP when the socket's path is too long for one
 	local url="host=127.0.0.1 port=$port user=postgres dbname=collabd"
+	[ -S "$pg/run/.s.PGSQL.$port" ] && [ ${#pg} -lt 80 ] && url="host=$pg/run port=$port user=postgres dbname=collabd"
 	if ! psql "host=127.0.0.1 port=$port user=postgres dbname=postgres" -tAc "SELECT 1 FROM pg_database WHERE datname='collabd'" | grep -q 1; then
 		psql "host=127.0.0.1 port=$port user=postgres dbname=postgres" -qc "CREATE DATABASE collabd" >/dev/null || return 1
 	fi

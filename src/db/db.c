@@ -60,7 +60,8 @@ static PGconn *open_conn(const char *conninfo)
 	return PQconnectdbParams(keys, values, 1);
 }
 
-static int prepare_all(db *d)
+/* The session's settings, on a new connection. 0, or -1. */
+static int setup(db *d)
 {
 	/* Generic plans: planned once per connection, not at every execution (the custom
 	 * plans PostgreSQL otherwise keeps for LIMIT $n statements cost more to plan than
@@ -77,6 +78,68 @@ static int prepare_all(db *d)
 	PQclear(res);
 	if (!ok)
 		return -1;
+	memset(d->ready, 0, (size_t)(d->mask + 1) * sizeof(*d->ready));
+	d->prepared = true;
+	return 0;
+}
+
+static unsigned name_hash(const char *name)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+/* The slot of statement name in d's index, or -1 when the index has none of that name. */
+static int slot_of(const db *d, const char *name)
+{
+	if (!d->slots)
+		return -1;
+	for (unsigned i = name_hash(name) & d->mask;; i = (i + 1) & d->mask) {
+		if (!d->slots[i])
+			return -1;
+		if (strcmp(d->slots[i]->name, name) == 0)
+			return (int)i;
+	}
+}
+
+static void index_add(db *d, const db_stmt *s)
+{
+	unsigned i = name_hash(s->name) & d->mask;
+	while (d->slots[i] && strcmp(d->slots[i]->name, s->name) != 0)
+		i = (i + 1) & d->mask;
+	d->slots[i] = s;
+}
+
+/* d's index of tx_stmts and the registry's statements. 0, or -1 (out of memory). */
+static int build_index(db *d)
+{
+	size_t n = 0;
+	for (const db_stmt *s = tx_stmts; s->name; s++)
+		n++;
+	for (int m = 0; d->registry[m]; m++)
+		for (const db_stmt *s = d->registry[m]; s->name; s++)
+			n++;
+	size_t size = 16;
+	while (size < 2 * n)
+		size *= 2;
+	d->slots = calloc(size, sizeof(*d->slots));
+	d->ready = calloc(size, sizeof(*d->ready));
+	if (!d->slots || !d->ready)
+		return -1;
+	d->mask = (unsigned)size - 1;
+	for (const db_stmt *s = tx_stmts; s->name; s++)
+		index_add(d, s);
+	for (int m = 0; d->registry[m]; m++)
+		for (const db_stmt *s = d->registry[m]; s->name; s++)
+			index_add(d, s);
+	return 0;
+}
+
+/* Every statement prepared now, each one's shape checked. 0, or -1 (logged). */
+static int prepare_all(db *d)
+{
 	int failed = 0;
 	for (const db_stmt *s = tx_stmts; s->name; s++)
 		failed += prepare_one(d->conn, s) < 0;
@@ -85,7 +148,7 @@ static int prepare_all(db *d)
 			failed += prepare_one(d->conn, s) < 0;
 	if (failed)
 		return -1;
-	d->prepared = true;
+	memset(d->ready, 1, (size_t)(d->mask + 1) * sizeof(*d->ready));
 	return 0;
 }
 
@@ -104,6 +167,9 @@ int db_describe(db *d, bool all, FILE *out)
 				if (!ok || shape(d->conn, s, &np, &nc) < 0)
 					np = nc = -1;
 			}
+			int slot = slot_of(d, s->name);
+			if (slot >= 0 && np >= 0)
+				d->ready[slot] = true;
 			bool same = np == s->nparams && nc == s->ncols;
 			differ += !same;
 			if (all || !same)
@@ -114,16 +180,31 @@ int db_describe(db *d, bool all, FILE *out)
 	return differ;
 }
 
-int db_connect(db *d, const char *conninfo, const db_stmt *const *registry)
+int db_open(db *d, const char *conninfo, const db_stmt *const *registry)
 {
 	memset(d, 0, sizeof(*d));
 	d->registry = registry;
 	d->conninfo = strdup(conninfo);
+	if (!d->conninfo || build_index(d) < 0) {
+		log_error("database: out of memory");
+		return -1;
+	}
 	d->conn = open_conn(conninfo);
 	if (PQstatus(d->conn) != CONNECTION_OK) {
 		log_error("database: %s", PQerrorMessage(d->conn));
 		return -1;
 	}
+	if (setup(d) < 0) {
+		log_error("database: %s", PQerrorMessage(d->conn));
+		return -1;
+	}
+	return 0;
+}
+
+int db_connect(db *d, const char *conninfo, const db_stmt *const *registry)
+{
+	if (db_open(d, conninfo, registry) < 0)
+		return -1;
 	return prepare_all(d);
 }
 
@@ -150,8 +231,8 @@ int db_ensure(db *d)
 	d->conn = open_conn(d->conninfo);
 	if (PQstatus(d->conn) != CONNECTION_OK)
 		return -1;
-	if (prepare_all(d) < 0) {
-		log_error("database: prepare failed after reconnect");
+	if (setup(d) < 0) {
+		log_error("database: setting up the connection failed after reconnect");
 		return -1;
 	}
 	log_info("database connection re-established");
@@ -173,6 +254,8 @@ void db_close(db *d)
 	if (d->conn)
 		PQfinish(d->conn);
 	free(d->conninfo);
+	free(d->slots);
+	free(d->ready);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -187,28 +270,51 @@ static bool result_ok(const PGresult *res)
 	return st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK;
 }
 
-/* calls[0..k-1] sent at once (libpq's pipeline mode), one round trip: their results in
+/* The slot of stmt when it is not yet prepared on d's connection (db_open's lazy
+ * preparation), else -1 (prepared, or a name the index does not have: it runs as it is
+ * and fails as such). */
+static int unprepared(const db *d, const char *stmt)
+{
+	int i = slot_of(d, stmt);
+	return i >= 0 && !d->ready[i] ? i : -1;
+}
+
+/* calls[0..k-1] sent at once (libpq's pipeline mode), one round trip, each preceded by
+ * its preparation when it is the first time the connection runs it: their results in
  * res[0..k-1] (NULL for none), or -1 when the connection failed (res all NULL). A
  * statement after a failed one does not run (PGRES_PIPELINE_ABORTED). */
 static int exec_pipeline_all(db *d, const db_call *calls, int k, PGresult **res)
 {
+	/* what was sent, in order: a call's index, or -1 - slot for a preparation */
+	int sent[2 * DB_PIPELINE_MAX], nsent = 0;
 	for (int i = 0; i < k; i++)
 		res[i] = NULL;
 	if (!PQenterPipelineMode(d->conn))
 		goto broken;
-	for (int i = 0; i < k; i++)
+	for (int i = 0; i < k; i++) {
+		int slot = unprepared(d, calls[i].stmt);
+		for (int j = 0; j < nsent && slot >= 0; j++)
+			if (sent[j] == -1 - slot)
+				slot = -1; /* an earlier call of this pipeline prepares it */
+		if (slot >= 0) {
+			if (!PQsendPrepare(d->conn, d->slots[slot]->name, d->slots[slot]->sql, 0, NULL))
+				goto broken;
+			sent[nsent++] = -1 - slot;
+		}
 		if (!PQsendQueryPrepared(d->conn, calls[i].stmt, calls[i].n, calls[i].values, NULL,
 					 NULL, 0))
 			goto broken;
+		sent[nsent++] = i;
+	}
 	if (!PQpipelineSync(d->conn))
 		goto broken;
-	/* each statement's result followed by a NULL, then the sync's; a NULL after a NULL:
-	 * the connection is gone */
-	int query = 0, nulls = 0;
+	/* each one's result followed by a NULL, then the sync's; a NULL after a NULL: the
+	 * connection is gone */
+	int op = 0, nulls = 0;
 	for (;;) {
 		PGresult *x = PQgetResult(d->conn);
 		if (!x) {
-			query++;
+			op++;
 			if (++nulls > 1)
 				break;
 			continue;
@@ -218,10 +324,18 @@ static int exec_pipeline_all(db *d, const db_call *calls, int k, PGresult **res)
 			PQclear(x);
 			break;
 		}
-		if (query < k && !res[query])
-			res[query] = x;
-		else
+		if (op < nsent && sent[op] < 0) {
+			if (PQresultStatus(x) == PGRES_COMMAND_OK)
+				d->ready[-1 - sent[op]] = true;
+			else if (PQresultStatus(x) != PGRES_PIPELINE_ABORTED)
+				log_error("prepare %s: %s", d->slots[-1 - sent[op]]->name,
+					  PQresultErrorMessage(x));
 			PQclear(x);
+		} else if (op < nsent && !res[sent[op]]) {
+			res[sent[op]] = x;
+		} else {
+			PQclear(x);
+		}
 	}
 	if (!PQexitPipelineMode(d->conn)) {
 		for (int i = 0; i < k; i++) {
@@ -278,7 +392,7 @@ static int waiting(db *d, db_call *calls)
  * deferred statements (d->defer): all in one round trip. */
 static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const *values)
 {
-	if (!d->begin && !d->ndefer)
+	if (!d->begin && !d->ndefer && unprepared(d, stmt) < 0)
 		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
 	db_call calls[DB_PIPELINE_MAX];
 	int k = waiting(d, calls);

@@ -10,11 +10,12 @@
 #include "core/ctx.h"
 
 /* A statement and its shape: the parameters it takes ($1..$nparams) and the columns it
- * answers (0 for a command without RETURNING). Each connection compares the shape with
- * what PostgreSQL finds when it prepares the statement (PQdescribePrepared): a mismatch
- * fails at start-up, not as wrong JSON on one combination of flags. A statement whose
- * columns are read through an enum declares that enum's count, so that a column added
- * to one and not the other is caught. `collabd statements` prints the shapes found. */
+ * answers (0 for a command without RETURNING). db_connect compares the shape with what
+ * PostgreSQL finds when it prepares the statement (PQdescribePrepared), as the master
+ * does at start-up: a mismatch fails there, not as wrong JSON on one combination of
+ * flags. A statement whose columns are read through an enum declares that enum's count,
+ * so that a column added to one and not the other is caught. `collabd statements`
+ * prints the shapes found. */
 typedef struct {
 	const char *name;
 	const char *sql;
@@ -38,7 +39,14 @@ typedef struct db {
 	char *conninfo;
 	const db_stmt *const *registry; /* statement tables, each ended by {NULL, NULL}; the
 					  * list ended by NULL */
-	bool prepared;
+	bool prepared; /* the connection is usable (set up, not seen broken) */
+	/* The registry's statements and tx_begin & co. by name (open addressing, a power of
+	 * two of slots, NULL for a free one), and whether each is prepared on the current
+	 * connection: a statement is prepared the first time the connection runs it, in the
+	 * same round trip (a reconnection, or a worker's start, prepares nothing at once). */
+	const db_stmt **slots;
+	bool *ready;
+	unsigned mask;
 	/* The BEGIN that db_begin or db_begin_snapshot asked for (tx_begin,
 	 * tx_begin_snapshot) and that goes with the transaction's first statement, in one
 	 * round trip; NULL when none is waiting. */
@@ -49,8 +57,11 @@ typedef struct db {
 	int ndefer;
 } db;
 
-/* Connects and prepares every statement of registry (kept: a reconnection prepares
- * them again), checking each one's shape. 0, or -1 (logged). */
+/* Connects for the statements of registry (kept for reconnections), each prepared on
+ * the connection the first time it runs there. 0, or -1 (logged). */
+int db_open(db *d, const char *conninfo, const db_stmt *const *registry);
+/* db_open, then prepares every statement of registry at once, checking each one's shape
+ * (the master's start-up check, `collabd statements`). 0, or -1 (logged). */
 int db_connect(db *d, const char *conninfo, const db_stmt *const *registry);
 /* Re-establishes a broken connection; 0 when the connection is usable. */
 int db_ensure(db *d);

@@ -532,6 +532,71 @@ START_TEST(test_statement_shapes)
 }
 END_TEST
 
+/* The prepared statements of d's connection, as PostgreSQL lists them. */
+static long long prepared_count(db *d)
+{
+	PGresult *r = PQexec(d->conn, "SELECT count(*) FROM pg_prepared_statements");
+	ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+	long long n = atoll(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return n;
+}
+
+/* db_open prepares nothing; a statement is prepared the first time the connection runs
+ * it, in the same round trip (also in a pipeline, also twice in one, not when an earlier
+ * statement of the pipeline failed), and again on a new connection. */
+START_TEST(test_lazy_prepare)
+{
+	const db_stmt *const registry[] = {right, NULL};
+	db d;
+	ck_assert_int_eq(db_open(&d, cfg.database_url, registry), 0);
+	ck_assert_int_eq(prepared_count(&d), 0);
+	ctx c;
+	ctx_init(&c, A, &cfg, &d, NULL);
+	const char *v[] = {"7"};
+	PGresult *r = db_query(&c, "core_shape_right", 1, v, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "7");
+	ck_assert_int_eq(prepared_count(&d), 1);
+	r = db_query(&c, "core_shape_right", 1, v, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(prepared_count(&d), 1);
+	/* BEGIN, the same statement deferred twice, and the COMMIT: one pipeline */
+	const char *none[] = {"-1"};
+	ck_assert_int_eq(db_begin(&c), 0);
+	ck_assert_int_eq(db_defer(&c, "core_shape_command", 1, none), 0);
+	ck_assert_int_eq(db_defer(&c, "core_shape_command", 1, none), 0);
+	ck_assert_int_eq(db_commit(&c), 0);
+	ck_assert_int_eq(prepared_count(&d), 4); /* and tx_begin, tx_commit */
+	/* a statement after a failed one is not prepared, and is prepared the next time */
+	db_close(&d);
+	ck_assert_int_eq(db_open(&d, cfg.database_url, registry), 0);
+	ctx_init(&c, A, &cfg, &d, NULL);
+	const char *bad[] = {"x"};
+	int err = 0;
+	ck_assert_int_eq(db_begin(&c), 0);
+	ck_assert_int_eq(db_defer(&c, "core_shape_command", 1, bad), 0);
+	ck_assert_ptr_null(db_query(&c, "core_shape_right", 1, v, &err));
+	db_rollback(&c);
+	r = db_query(&c, "core_shape_right", 1, v, &err);
+	ck_assert_msg(r != NULL, "error %d", err);
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "7");
+	/* a new connection (the server ended the old one) prepares anew */
+	int pid = PQbackendPID(d.conn);
+	(void)keep(sql_value("SELECT pg_terminate_backend(%d)", pid));
+	for (int i = 0; i < 100 && strcmp(keep(sql_value("SELECT count(*) FROM pg_stat_activity"
+							  " WHERE pid = %d", pid)), "0") != 0; i++)
+		usleep(20000);
+	ck_assert_int_eq(db_ensure_idle(&d), 0);
+	ck_assert_int_ne(PQbackendPID(d.conn), pid);
+	ck_assert_int_eq(prepared_count(&d), 0);
+	r = db_query(&c, "core_shape_right", 1, v, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(PQgetvalue(r, 0, 0), "7");
+	db_close(&d);
+}
+END_TEST
+
 Suite *suite_core(void)
 {
 	Suite *s = suite_create("core");
@@ -547,6 +612,7 @@ Suite *suite_core(void)
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_dispatcher_scope);
 	tcase_add_test(tc, test_statement_shapes);
+	tcase_add_test(tc, test_lazy_prepare);
 	suite_add_tcase(s, tc);
 	return s;
 }
