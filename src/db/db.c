@@ -27,11 +27,13 @@ static int shape(PGconn *conn, const db_stmt *s, int *np, int *nc)
 	return rc;
 }
 
-/* Prepares s and checks its shape: 0, or -1 (logged). */
-static int prepare_one(PGconn *conn, const db_stmt *s)
+/* Prepares s and checks its shape: 0, or -1 (logged); *prepared whether it was prepared
+ * (a shape that differs fails with the statement prepared). */
+static int prepare_one(PGconn *conn, const db_stmt *s, bool *prepared)
 {
 	PGresult *res = PQprepare(conn, s->name, s->sql, 0, NULL);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+	*prepared = PQresultStatus(res) == PGRES_COMMAND_OK;
+	if (!*prepared) {
 		log_error("prepare %s: %s", s->name, PQresultErrorMessage(res));
 		PQclear(res);
 		return -1;
@@ -78,7 +80,8 @@ static int setup(db *d)
 	PQclear(res);
 	if (!ok)
 		return -1;
-	memset(d->ready, 0, (size_t)(d->mask + 1) * sizeof(*d->ready));
+	if (d->ready)
+		memset(d->ready, 0, (size_t)(d->mask + 1) * sizeof(*d->ready));
 	d->prepared = true;
 	return 0;
 }
@@ -137,19 +140,28 @@ static int build_index(db *d)
 	return 0;
 }
 
+/* s prepared now and its shape checked (prepare_one), marked prepared in d's index when
+ * it prepared. 0, or -1 (logged). */
+static int prepare_indexed(db *d, const db_stmt *s)
+{
+	bool prepared;
+	int rc = prepare_one(d->conn, s, &prepared);
+	int slot = slot_of(d, s->name);
+	if (slot >= 0)
+		d->ready[slot] = prepared;
+	return rc;
+}
+
 /* Every statement prepared now, each one's shape checked. 0, or -1 (logged). */
 static int prepare_all(db *d)
 {
 	int failed = 0;
 	for (const db_stmt *s = tx_stmts; s->name; s++)
-		failed += prepare_one(d->conn, s) < 0;
+		failed += prepare_indexed(d, s) < 0;
 	for (int m = 0; d->registry[m]; m++)
 		for (const db_stmt *s = d->registry[m]; s->name; s++)
-			failed += prepare_one(d->conn, s) < 0;
-	if (failed)
-		return -1;
-	memset(d->ready, 1, (size_t)(d->mask + 1) * sizeof(*d->ready));
-	return 0;
+			failed += prepare_indexed(d, s) < 0;
+	return failed ? -1 : 0;
 }
 
 int db_describe(db *d, bool all, FILE *out)
