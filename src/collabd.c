@@ -653,7 +653,7 @@ static int authorized_keys_command(const char *cfg_path, int argc, char **argv)
 		return 1;
 	db d;
 	int rc = -1;
-	if (db_open(&d, cfg.database_url, shell_keys_registry) == 0) {
+	if (db_open(&d, cfg.database_url, statements) == 0) {
 		arena *a = arena_new();
 		ctx c;
 		ctx_init(&c, a, &cfg, &d, NULL);
@@ -682,7 +682,7 @@ static int shell_command(const char *cfg_path, int argc, char **argv)
 	arena *a = arena_new();
 	ctx c;
 	shell_plan plan;
-	if (db_open(&d, cfg.database_url, shell_registry) == 0) {
+	if (db_open(&d, cfg.database_url, statements) == 0) {
 		ctx_init(&c, a, &cfg, &d, NULL);
 		rc = shell_decide(&c, argv[1], getenv("SSH_ORIGINAL_COMMAND"), stderr, &plan);
 	}

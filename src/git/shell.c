@@ -23,9 +23,6 @@ const db_stmt shell_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-const db_stmt *const shell_keys_registry[] = {shell_stmts, NULL};
-const db_stmt *const shell_registry[] = {shell_stmts, scope_stmts, NULL};
-
 /* The blob of a key's base64 text; false when it is none. */
 static bool key_blob(arena *a, const char *b64, unsigned char **blob, size_t *n)
 {

@@ -18,10 +18,6 @@
 #include "db/db.h"
 
 extern const db_stmt shell_stmts[];
-/* The statement tables of the two commands, which connect for one question and prepare
- * nothing else: authorized-keys needs shell_stmts, the shell the scope's too. */
-extern const db_stmt *const shell_keys_registry[];
-extern const db_stmt *const shell_registry[];
 
 /* The authorized_keys line of the key of that type and base64 blob (as sshd's %t and %k
  * give them) when it is an active user's: the forced command runs `command` (the
