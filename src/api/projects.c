@@ -179,22 +179,14 @@
  *   ones, internal ones for one who is not external), found by their ids in one index
  *   scan that reads the sort key too; plain sort keys instead of PL_ORDER's;
  * - the page's rows joined to projects by key (no fence: pg is a handful of rows);
- * - the groups the page's projects are shared with found once for the page
- *   (PL_PAGE_LINKS), not by a subquery on every row, and the caller's standing by
- *   PROJECT_CALLER_LIST_COLS_ANY.
+ * - the groups each project is shared with as the full list finds them
+ *   (PROJECT_SHARED_LINKS), looked for only by the rows whose count says they have
+ *   some; the caller's memberships and notification settings found once for the page
+ *   (PROJECT_CALLER_LIST_COLS_ANY).
  * $1..$3 the caller (or, _auth, $1 digest, $2 oauth, $3 NULL), $4 limit, $5 offset. */
-#define PL_FAST_IDS "ARRAY(SELECT id FROM pg)"
-/* The column shared of the fast list: the links of all the page's projects as a JSON
- * text [[project, group, name, access], ...] in the order of the projects then of the
- * links, NULL when there are none, the same on every row (page_links() hands them out;
- * the caller's level in those groups, which PROJECT_SHARED_LINKS adds, is not read by a
- * list). */
-#define PL_PAGE_LINKS                                                                         \
-	"(SELECT json_agg(json_build_array(l.project_id, l.group_id, lg.name, l.group_access)"  \
-	" ORDER BY l.project_id, l.id)::text FROM project_group_links l JOIN namespaces lg"      \
-	" ON lg.id = l.group_id WHERE l.project_id = ANY (" PL_FAST_IDS "))"
 #define PL_FAST_COLS                                                                          \
-	PROJECT_COLS_SHARED(PL_PAGE_LINKS) ", " PROJECT_CALLER_LIST_COLS_ANY(PL_FAST_IDS)
+	PROJECT_COLS_SHARED(PROJECT_SHARED_LINKS("me.id")) ", "                                \
+	PROJECT_CALLER_LIST_COLS_ANY("ARRAY(SELECT id FROM pg)")
 #define PL_MEMBERSHIP_FAST_AS(ME, first, from)                                                \
 	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                           \
 	" pg AS (SELECT p.id, p.created_at, count(*) OVER () AS total FROM projects p"          \
@@ -438,9 +430,6 @@ static int list_param_error(request *r, int rc)
 	return rc;
 }
 
-static int extras(request *r, const PGresult *res, int n, int col, project_extra *x,
-		  int *shared_level, bool page);
-
 int projects_list_scoped(request *r, const char *user, const char *group_id)
 {
 	page_req pg;
@@ -559,7 +548,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	if (!basic) {
 		x = arena_alloc(r->ctx.a, (size_t)n * sizeof(*x));
 		callers = arena_alloc(r->ctx.a, (size_t)n * sizeof(*callers));
-		if ((rc = extras(r, res, n, col, x, NULL, fast)) < 0)
+		if ((rc = projects_extras(r, res, n, col, x, NULL)) < 0)
 			return rc;
 	}
 	jw w;
@@ -695,48 +684,8 @@ static void read_links(request *r, const char *text, project_extra *x, int *shar
 	json_object_put(links);
 }
 
-/* x[i].shared_with_groups from the links of the whole page (PL_PAGE_LINKS: the same text
- * on every row, [[project, group, name, access], ...] in the order of the projects then
- * of the links), read once. */
-static void page_links(request *r, const PGresult *res, int n, int col, project_extra *x)
-{
-	const char *text = NULL;
-	for (int i = 0; i < n && !text; i++)
-		if (project_val(res, i, col, PC_ID))
-			text = db_val(res, i, col + PC_SHARED);
-	if (!text)
-		return;
-	json_object *links = json_tokener_parse(text);
-	size_t nl = json_object_is_type(links, json_type_array) ? json_object_array_length(links)
-								 : 0;
-	for (int i = 0; i < n; i++) {
-		const char *id = project_val(res, i, col, PC_ID);
-		long long pid = id ? strtoll(id, NULL, 10) : 0;
-		jw w = {0};
-		for (size_t j = 0; id && j < nl; j++) {
-			json_object *l = json_object_array_get_idx(links, j);
-			if (json_object_get_int64(json_object_array_get_idx(l, 0)) != pid)
-				continue;
-			if (!w.b.data) {
-				jw_init(&w, r->ctx.a, 256);
-				jw_begin_array(&w);
-			}
-			entity_project_group_link(
-				&w, r, json_object_get_int64(json_object_array_get_idx(l, 1)),
-				json_object_get_string(json_object_array_get_idx(l, 2)),
-				json_object_get_int(json_object_array_get_idx(l, 3)));
-		}
-		if (w.b.data) {
-			jw_end_array(&w);
-			x[i].shared_with_groups = buf_cstr(&w.b);
-		}
-	}
-	json_object_put(links);
-}
-
-/* projects_extras(), the links of the page found once (PL_PAGE_LINKS) when page. */
-static int extras(request *r, const PGresult *res, int n, int col, project_extra *x,
-		  int *shared_level, bool page)
+int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
+		    int *shared_level)
 {
 	const char *forks = NULL, *shared = NULL;
 	for (int i = 0; i < n; i++) {
@@ -747,26 +696,18 @@ static int extras(request *r, const PGresult *res, int n, int col, project_extra
 		const char *from = project_val(res, i, col, PC_FORKED_FROM_ID);
 		if (from)
 			id_list_add(r, &forks, from);
-		const char *links = id && !page ? db_val(res, i, col + PC_SHARED) : NULL;
+		const char *links = id ? db_val(res, i, col + PC_SHARED) : NULL;
 		if (links && links[0] == '[')
 			read_links(r, links, &x[i], shared_level ? &shared_level[i] : NULL);
 		else if (links && links[0] == 't')
 			id_list_add(r, &shared, id);
 	}
-	if (page)
-		page_links(r, res, n, col, x);
 	int rc = 0;
 	if (forks)
 		rc = add_fork_sources(r, res, n, col, x, forks);
 	if (rc == 0 && shared)
 		rc = add_links(r, res, n, col, x, shared_level, shared);
 	return rc;
-}
-
-int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
-		    int *shared_level)
-{
-	return extras(r, res, n, col, x, shared_level, false);
 }
 
 /* The :id of a project route names it by id when it is digits (at most 18: more are no

@@ -29,7 +29,8 @@
  * project is shared with only whether there are any (forked_from_id, shared): the
  * handler fetches those apart, for the projects that have them (projects_extras()). */
 #define PROJECT_COLS PROJECT_COLS_SHARED(PROJECT_SHARED)
-#define PROJECT_SHARED "EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = p.id)"
+/* Whether any: the count the row keeps (sql/0041), without a probe of the links. */
+#define PROJECT_SHARED "p.group_links_count > 0"
 /* PROJECT_COLS with SHARED as the column of the groups the project is shared with: whether
  * there are any (PROJECT_SHARED), or the links themselves (PROJECT_SHARED_LINKS). */
 #define PROJECT_COLS_SHARED(SHARED)                                                            \
@@ -138,13 +139,14 @@ enum {
 /* The same links of project p, for the caller whose id is the SQL expression ME, as the
  * column shared of PROJECT_COLS_SHARED: a JSON text [[group, name, access, caller's
  * level], ...] in the order of the links, NULL when there are none. A list has them in
- * its statement, rather than a second one for the projects that are shared. */
+ * its statement, rather than a second one for the projects that are shared, and looks
+ * for them only in the rows whose count (sql/0041) says there are some. */
 #define PROJECT_SHARED_LINKS(ME)                                                               \
-	"(SELECT json_agg(json_build_array(l.group_id, lg.name, l.group_access, coalesce((SELECT" \
+	"CASE WHEN p.group_links_count > 0 THEN (SELECT json_agg(json_build_array(l.group_id, lg.name, l.group_access, coalesce((SELECT" \
 	" max(m.access_level) FROM members m WHERE m.user_id = " ME                             \
 	" AND m.source_type = 'Namespace' AND m.source_id = ANY (lg.traversal_ids)"             \
 	" AND " SQL_MEMBER_ACTIVE("m") "), 0)) ORDER BY l.id)::text FROM project_group_links l"   \
-	" JOIN namespaces lg ON lg.id = l.group_id WHERE l.project_id = p.id)"
+	" JOIN namespaces lg ON lg.id = l.group_id WHERE l.project_id = p.id) END"
 
 /* The caller's standing on a project, from PROJECT_CALLER_COLS. */
 typedef struct {

@@ -8,8 +8,9 @@
  * projects and users deleted, projects and subgroups created. Every few changes it
  * compares, over the whole database, each caller's level on each project as the table
  * gives it (the highest unexpired row) with the level derived from scratch from members,
- * namespaces.traversal_ids and project_group_links (the former SQL_PROJECT_ACCESS), and
- * the rows themselves with their recomputation.
+ * namespaces.traversal_ids and project_group_links (the former SQL_PROJECT_ACCESS), the
+ * rows themselves with their recomputation, and each project's count of the groups it is
+ * shared with (projects.group_links_count, sql/0041) with its links.
  *
  * test_authorizations_concurrent runs changes of the same user's access in two
  * transactions on two connections, interleaved (both statements before either commit),
@@ -68,6 +69,16 @@ static void check_consistent(const char *when, unsigned seed)
 		      "seed %u, %s: rows of project_authorizations differ from their recomputation: %s",
 		      seed, when, rows);
 	free(rows);
+	/* the count of links each project keeps (sql/0041) */
+	char *counts = sql_value(
+		"SELECT count(*) || ' ' || coalesce(string_agg(format('(project %%s: %%s, counted %%s)',"
+		" id, group_links_count, n), ' '), '') FROM (SELECT p.id, p.group_links_count,"
+		" (SELECT count(*) FROM project_group_links l WHERE l.project_id = p.id) AS n"
+		" FROM projects p) c WHERE group_links_count <> n");
+	ck_assert_msg(strncmp(counts, "0 ", 2) == 0,
+		      "seed %u, %s: projects' counts of links differ from their links: %s", seed,
+		      when, counts);
+	free(counts);
 }
 
 /* ---- the random series ---- */
