@@ -57,6 +57,8 @@ static int usage(void)
 		"                                (SSH_ORIGINAL_COMMAND, see git/shell.h)\n"
 		"  statements [--all]            print the statements whose shape (parameters,\n"
 		"                                columns) differs from their table's; 1 if any\n"
+		"  routes                        print the endpoints the route tables serve\n"
+		"                                (Markdown: doc/endpoints.md is its output)\n"
 		"CONFIG is a key = value file (or $COLLABD_CONFIG); COLLABD_<KEY> overrides.\n");
 	return 2;
 }
@@ -715,6 +717,53 @@ static int statements_command(const char *cfg_path, int argc, char **argv)
 	return differ != 0;
 }
 
+/* The "who may" column of routes_command: what the dispatcher enforces before the
+ * handler (the handler may ask for more, a level in the project for instance). */
+static const char *route_access(unsigned flags)
+{
+	if (flags & ROUTE_ADMIN)
+		return "admin";
+	if (flags & ROUTE_NO_AUTH)
+		return "anyone (credentials not read)";
+	if (flags & ROUTE_AUTH)
+		return flags & ROUTE_READ_USER ? "signed in (read_user scope too)" : "signed in";
+	return "anyone";
+}
+
+/* Prints every route of every module as a Markdown document, so that the list of
+ * endpoints the project serves is made from the tables the dispatcher uses. */
+static int routes_command(int argc)
+{
+	if (argc != 1)
+		return usage();
+	int total = 0;
+	for (int t = 0; route_tables[t]; t++)
+		for (const route *rt = route_tables[t]; rt->method; rt++)
+			total++;
+	printf("# Endpoints\n\n"
+	       "Made by `collabd routes` from the route tables (`<module>_routes` in\n"
+	       "`src/api/<module>.c`); `make check` fails when this file differs from them.\n"
+	       "%d routes. Every `GET` is also answered to `HEAD`. \"Who may\" is what the\n"
+	       "dispatcher asks before the handler runs; the handler applies the access model\n"
+	       "(visibility, the caller's level) to the project or group of `:id` and the\n"
+	       "records it reads.\n",
+	       total);
+	for (int t = 0; route_tables[t]; t++) {
+		printf("\n## %s\n\n| method | path | who may |\n|---|---|---|\n",
+		       route_table_names[t]);
+		for (const route *rt = route_tables[t]; rt->method; rt++)
+			printf("| %s | `%s` | %s%s%s |\n", rt->method, rt->pattern,
+			       route_access(rt->flags),
+			       rt->flags & (ROUTE_PROJECT | ROUTE_GROUP)
+				       ? (rt->flags & (ROUTE_AUTH | ROUTE_ADMIN) ? ", who sees the "
+										 : " who sees the ")
+				       : "",
+			       rt->flags & ROUTE_PROJECT ? "project"
+			       : rt->flags & ROUTE_GROUP ? "group" : "");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cfg_opt = NULL;
@@ -764,6 +813,8 @@ int main(int argc, char **argv)
 		return private_token(cfg_path, argc - i, argv + i);
 	if (strcmp(cmd, "runners-token") == 0)
 		return runners_token(cfg_path, argc - i, argv + i);
+	if (strcmp(cmd, "routes") == 0)
+		return routes_command(argc - i);
 	if (strcmp(cmd, "version") == 0) {
 		printf("collabd 10.0.0-collabd (%s)\n", GIT_REVISION);
 		return 0;

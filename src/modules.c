@@ -32,3 +32,10 @@ const route *const route_tables[] = {
 #undef MODULE
 	NULL,
 };
+
+const char *const route_table_names[] = {
+#define MODULE(name) #name,
+#include "src/api/modules.def"
+#undef MODULE
+	NULL,
+};

@@ -12,5 +12,7 @@
 extern const db_stmt *const statements[];
 /* The API's route tables (each ended by a route whose method is NULL), ended by NULL. */
 extern const route *const route_tables[];
+/* The module of each route table (src/api/<name>.c), in the same order. */
+extern const char *const route_table_names[];
 
 #endif
