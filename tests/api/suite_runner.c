@@ -4,6 +4,7 @@
  * jobs are SQL fixtures (the rows of sql/0022_ci.sql) until pipeline creation exists.
  * Every runner registered with tags gets a tag of its own test, and its jobs that tag,
  * so that a shared runner of one test never takes another test's job. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,10 +555,10 @@ END_TEST
 static char *slug_of(const char *s)
 {
 	char *out = S(strdup(s));
-	for (char *p = out; *p; p++)
-		*p = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p
-		     : (*p >= 'A' && *p <= 'Z')                            ? (char)(*p + 32)
-									   : '-';
+	for (char *p = out; *p; p++) {
+		char c = (char)tolower((unsigned char)*p);
+		*p = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+	}
 	out[strlen(out) > 63 ? 63 : strlen(out)] = '\0';
 	char *start = out;
 	while (*start == '-')
