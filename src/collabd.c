@@ -816,7 +816,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "routes") == 0)
 		return routes_command(argc - i);
 	if (strcmp(cmd, "version") == 0) {
-		printf("collabd 10.0.0-collabd (%s)\n", GIT_REVISION);
+		printf("collabd %s (%s)\n", API_VERSION, GIT_REVISION);
 		return 0;
 	}
 	return usage();

@@ -13,6 +13,9 @@
 #include "http/request.h"
 #include "http/router.h"
 
+/* The GitLab version collabd answers as (GET /version; the jobs' CI_SERVER_VERSION). */
+#define API_VERSION "10.0.0-collabd"
+
 /* Shorthands of the modules' route tables (http/router.h). */
 #define V4 "/api/v4"
 #define AUTH ROUTE_AUTH

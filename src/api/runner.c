@@ -30,7 +30,9 @@
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/log.h"
+#include "entity/commit.h"
 #include "entity/entity.h"
+#include "git/commits.h"
 #include "git/repo.h"
 
 /* A job's timeout in seconds, GitLab 10's default projects.build_timeout (there is no
@@ -46,7 +48,8 @@ enum {
 	J_OPTIONS, J_YAML_VARS, J_PROTECTED, J_PIPELINE_ID, J_PIPELINE_VARS, J_SOURCE,
 	J_NS_ID, J_NS_PATH, J_PROJECT_PATH, J_VISIBILITY, J_USER_ID, J_USER_EMAIL,
 	J_USER_LOGIN, J_USER_NAME, J_RUNNER_ID, J_RUNNER_DESCRIPTION, J_RUNNER_TAGS,
-	J_ENVIRONMENT, J_TRIGGER_VARS, J_SCHEDULE_ID, J_WHEN, J_NCOLS
+	J_ENV_NAME, J_TRIGGER_VARS, J_SCHEDULE_ID, J_WHEN, J_REF_SLUG, J_PATH_SLUG,
+	J_CONFIG_PATH, J_ENV_SLUG, J_ENV_URL, J_NCOLS
 };
 
 const db_stmt runner_stmts[] = {
@@ -134,13 +137,26 @@ const db_stmt runner_stmts[] = {
 	 "UPDATE commit_statuses SET status = 'failed', finished_at = now(), updated_at = now()"
 	 " WHERE id = $1 AND status = 'running'", 1, 0},
 	{"runner_process", "SELECT ci_process_pipeline($1)", 1, 1},
-	/* $1 the job: what its payload shows (J_ columns) */
+	/* $1 the job: what its payload shows (J_ columns). Whether its ref is protected is
+	 * the ref's protection now, as GitLab 10's Project#protected_for?(ref) when the
+	 * variables are made, not what it was when the pipeline was created (ci_builds.protected,
+	 * which picks the runners): a branch protected since gets the protected variables, one
+	 * unprotected since no longer does. A tag is never protected (there are no protected
+	 * tags here). The runner's tags as ActsAsTaggableOn's TagList#to_s joins them; the
+	 * environment only when it exists (Ci::Build#persisted_environment), with the job's
+	 * url unexpanded (the runner expands it) or else the environment's. */
 	{"runner_job",
 	 "SELECT cs.id, cs.name, cs.stage, cs.project_id, p.name, cs.ref, cs.sha, pl.before_sha,"
-	 " b.tag, b.options, b.yaml_variables, b.protected, pl.id, pl.variables, pl.source,"
+	 " b.tag, b.options, b.yaml_variables,"
+	 " NOT b.tag AND branch_push_level(cs.project_id, cs.ref) IS NOT NULL,"
+	 " pl.id, pl.variables, pl.source,"
 	 " n.id, n.full_path, p.path, p.visibility, u.id, u.email, u.username, u.name, r.id,"
-	 " r.description, array_to_string(r.tag_list, ','), b.environment, tr.variables,"
-	 " pl.pipeline_schedule_id, cs.\"when\""
+	 " r.description, array_to_string(r.tag_list, ', '), e.name, tr.variables,"
+	 " pl.pipeline_schedule_id, cs.\"when\", ci_ref_slug(cs.ref),"
+	 " ci_ref_slug(n.full_path || '/' || p.path),"
+	 " coalesce(nullif(p.ci_config_path, ''), '.gitlab-ci.yml'), e.slug,"
+	 " coalesce(CASE WHEN jsonb_typeof(b.options -> 'environment') = 'object'"
+	 "  THEN b.options -> 'environment' ->> 'url' END, e.external_url)"
 	 " FROM commit_statuses cs JOIN ci_builds b ON b.id = cs.id"
 	 " JOIN ci_pipelines pl ON pl.id = cs.pipeline_id JOIN projects p ON p.id = cs.project_id"
 	 " JOIN namespaces n ON n.id = p.namespace_id"
@@ -148,6 +164,7 @@ const db_stmt runner_stmts[] = {
 	 " LEFT JOIN ci_runners r ON r.id = b.runner_id"
 	 " LEFT JOIN ci_trigger_requests tr ON tr.id = coalesce(b.trigger_request_id,"
 	 "  pl.trigger_request_id)"
+	 " LEFT JOIN environments e ON e.project_id = cs.project_id AND e.name = b.environment"
 	 " WHERE cs.id = $1", 1, J_NCOLS},
 	/* The secret variables of a job: $1 the project's namespace, $2 the project, $3 the
 	 * pipeline's schedule, $4 whether the ref is protected. src 1: the groups', root
@@ -411,28 +428,6 @@ static int runners_verify(request *r)
 
 /* ---- the job payload (GitLab 10's Entities::JobRequest::Response) ---- */
 
-/* GitLab's Gitlab::Utils.slugify: lower case, anything but [a-z0-9] a dash, at most 63
- * characters, no dash at either end. */
-static const char *slugify(request *r, const char *s)
-{
-	size_t n = strlen(s);
-	if (n > 63)
-		n = 63;
-	char *out = arena_alloc(r->ctx.a, n + 1);
-	for (size_t i = 0; i < n; i++) {
-		char c = (char)tolower((unsigned char)s[i]);
-		out[i] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
-	}
-	out[n] = '\0';
-	char *start = out;
-	while (*start == '-')
-		start++;
-	size_t len = strlen(start);
-	while (len && start[len - 1] == '-')
-		start[--len] = '\0';
-	return start;
-}
-
 static void add_var(json_object *vars, const char *key, const char *value, bool public)
 {
 	json_object *o = json_object_new_object();
@@ -580,9 +575,46 @@ static json_object *cache_list(json_object *c)
 	return arr;
 }
 
-/* The variables of the job in row 0 of j (GitLab 10's Ci::Build#variables, in its
- * order: a later one of the same key wins in the runner): predefined, yaml, group,
- * project, trigger, pipeline, schedule. */
+/* The URL the runner clones from (Ci::Build#repo_url): the project's HTTP URL from the
+ * configured external URL, with the job's token as gitlab-ci-token's password. */
+static const char *repo_url(request *r, const PGresult *j, const char *token)
+{
+	const char *ext = r->ctx.cfg->external_url;
+	const char *rest = strstr(ext, "://");
+	size_t scheme = rest ? (size_t)(rest - ext) + 3 : 0;
+	return arena_printf(r->ctx.a, "%.*sgitlab-ci-token:%s@%s/%s/%s.git", (int)scheme, ext,
+			    token, ext + scheme, db_val(j, 0, J_NS_PATH),
+			    db_val(j, 0, J_PROJECT_PATH));
+}
+
+/* The message of the job's commit, read from the repository (GitLab 10 reads it there
+ * too: Ci::Pipeline#git_commit_message); NULL when the repository or the commit is not
+ * there (nil in GitLab, an empty value to the runner). */
+static const char *commit_message(request *r, const PGresult *j)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	if (gitc_open(&r->ctx, db_val(j, 0, J_PROJECT_ID), &repo) != 0 ||
+	    gitc_commit_by_id(&r->ctx, repo, db_val(j, 0, J_SHA), &commit) != 0)
+		return NULL;
+	return git_commit_message(commit);
+}
+
+/* The variables of the job in row 0 of j: GitLab 10.8's Ci::Build#variables, in its
+ * order (a later one of the same key wins in the runner) and with its public flags:
+ * persisted (the job's id, token and clone URL), predefined (the server, the job, the
+ * commit and their deprecated CI_BUILD_ names), the project's, the pipeline's, the
+ * runner's, yaml, the user's, group, project, trigger, pipeline, schedule, and the
+ * environment's last.
+ *
+ * Left out as GitLab 10.8 leaves them out here: CI_REGISTRY, CI_REGISTRY_IMAGE,
+ * CI_REGISTRY_USER and CI_REGISTRY_PASSWORD (there is no container registry),
+ * CI_DEPLOY_USER and CI_DEPLOY_PASSWORD (there are no deploy tokens), GITLAB_FEATURES and
+ * CHAT_* (Enterprise Edition), AUTO_DEVOPS_* and deployment services' variables (none
+ * here). The runner adds its own: CI_SERVER, CI_PROJECT_DIR, CI_RUNNER_VERSION,
+ * CI_RUNNER_REVISION, CI_RUNNER_EXECUTABLE_ARCH, CI_SHARED_ENVIRONMENT or
+ * CI_DISPOSABLE_ENVIRONMENT. Later releases' (CI_COMMIT_BEFORE_SHA, CI_JOB_URL,
+ * CI_PIPELINE_URL, CI_PIPELINE_IID, CI_SERVER_HOST...) are not given. */
 static int job_variables(request *r, const PGresult *j, const char *token, json_object **out)
 {
 	const config *cfg = r->ctx.cfg;
@@ -591,66 +623,83 @@ static int job_variables(request *r, const PGresult *j, const char *token, json_
 	const char *full = arena_printf(r->ctx.a, "%s/%s", db_val(j, 0, J_NS_PATH),
 					db_val(j, 0, J_PROJECT_PATH));
 	const char *ref = db_val(j, 0, J_REF);
+	const char *ref_slug = db_val(j, 0, J_REF_SLUG);
 	bool tag = db_bool(j, 0, J_TAG);
+	bool manual = strcmp(db_val(j, 0, J_WHEN), "manual") == 0;
+	bool triggered =
+		db_val(j, 0, J_TRIGGER_VARS) || strcmp(db_val(j, 0, J_SOURCE), "trigger") == 0;
 	static const char *const vis[] = {"private", "internal", "public"};
 	long long v = db_int(j, 0, J_VISIBILITY);
+	/* persisted_variables */
+	add_var(vars, "CI_JOB_ID", db_val(j, 0, J_ID), true);
+	add_var(vars, "CI_JOB_TOKEN", token, false);
+	add_var(vars, "CI_BUILD_ID", db_val(j, 0, J_ID), true);
+	add_var(vars, "CI_BUILD_TOKEN", token, false);
+	add_var(vars, "CI_REPOSITORY_URL", repo_url(r, j, token), false);
+	/* predefined_variables */
 	add_var(vars, "CI", "true", true);
 	add_var(vars, "GITLAB_CI", "true", true);
 	add_var(vars, "CI_SERVER_NAME", "GitLab", true);
-	add_var(vars, "CI_SERVER_VERSION", "10.0.0-collabd", true);
+	add_var(vars, "CI_SERVER_VERSION", API_VERSION, true);
 	add_var(vars, "CI_SERVER_REVISION", GIT_REVISION, true);
-	add_var(vars, "CI_JOB_ID", db_val(j, 0, J_ID), true);
 	add_var(vars, "CI_JOB_NAME", db_val(j, 0, J_NAME), true);
 	add_var(vars, "CI_JOB_STAGE", db_val(j, 0, J_STAGE), true);
-	add_var(vars, "CI_JOB_TOKEN", token, false);
 	add_var(vars, "CI_COMMIT_SHA", db_val(j, 0, J_SHA), true);
 	add_var(vars, "CI_COMMIT_REF_NAME", ref, true);
-	add_var(vars, "CI_COMMIT_REF_SLUG", slugify(r, ref), true);
+	add_var(vars, "CI_COMMIT_REF_SLUG", ref_slug, true);
 	if (tag)
 		add_var(vars, "CI_COMMIT_TAG", ref, true);
-	if (strcmp(db_val(j, 0, J_WHEN), "manual") == 0)
-		add_var(vars, "CI_JOB_MANUAL", "true", true);
-	if (db_val(j, 0, J_TRIGGER_VARS) || strcmp(db_val(j, 0, J_SOURCE), "trigger") == 0)
+	if (triggered)
 		add_var(vars, "CI_PIPELINE_TRIGGERED", "true", true);
-	/* the deprecated names GitLab 10 still gives */
-	add_var(vars, "CI_BUILD_ID", db_val(j, 0, J_ID), true);
+	if (manual)
+		add_var(vars, "CI_JOB_MANUAL", "true", true);
+	/* legacy_variables: the names before 9.0 that 10.8 still gives */
 	add_var(vars, "CI_BUILD_REF", db_val(j, 0, J_SHA), true);
 	add_var(vars, "CI_BUILD_BEFORE_SHA", db_val(j, 0, J_BEFORE_SHA), true);
 	add_var(vars, "CI_BUILD_REF_NAME", ref, true);
-	add_var(vars, "CI_BUILD_REF_SLUG", slugify(r, ref), true);
+	add_var(vars, "CI_BUILD_REF_SLUG", ref_slug, true);
 	add_var(vars, "CI_BUILD_NAME", db_val(j, 0, J_NAME), true);
 	add_var(vars, "CI_BUILD_STAGE", db_val(j, 0, J_STAGE), true);
-	add_var(vars, "CI_BUILD_TOKEN", token, false);
 	if (tag)
 		add_var(vars, "CI_BUILD_TAG", ref, true);
+	if (triggered)
+		add_var(vars, "CI_BUILD_TRIGGERED", "true", true);
+	if (manual)
+		add_var(vars, "CI_BUILD_MANUAL", "true", true);
+	/* Project#predefined_variables */
 	add_var(vars, "CI_PROJECT_ID", db_val(j, 0, J_PROJECT_ID), true);
 	add_var(vars, "CI_PROJECT_NAME", db_val(j, 0, J_PROJECT_PATH), true);
 	add_var(vars, "CI_PROJECT_PATH", full, true);
-	add_var(vars, "CI_PROJECT_PATH_SLUG", slugify(r, full), true);
+	add_var(vars, "CI_PROJECT_PATH_SLUG", db_val(j, 0, J_PATH_SLUG), true);
 	add_var(vars, "CI_PROJECT_NAMESPACE", db_val(j, 0, J_NS_PATH), true);
 	add_var(vars, "CI_PROJECT_URL", arena_printf(r->ctx.a, "%s/%s", cfg->external_url, full),
 		true);
 	add_var(vars, "CI_PROJECT_VISIBILITY", v >= 20 ? vis[2] : v >= 10 ? vis[1] : vis[0],
 		true);
+	/* Ci::Pipeline#predefined_variables */
+	const char *message = commit_message(r, j);
 	add_var(vars, "CI_PIPELINE_ID", db_val(j, 0, J_PIPELINE_ID), true);
+	add_var(vars, "CI_CONFIG_PATH", db_val(j, 0, J_CONFIG_PATH), true);
 	add_var(vars, "CI_PIPELINE_SOURCE", db_val(j, 0, J_SOURCE), true);
-	add_var(vars, "CI_CONFIG_PATH", ".gitlab-ci.yml", true);
+	add_var(vars, "CI_COMMIT_MESSAGE", message, true);
+	add_var(vars, "CI_COMMIT_TITLE",
+		message ? entity_commit_full_title(&r->ctx, message) : NULL, true);
+	add_var(vars, "CI_COMMIT_DESCRIPTION",
+		message ? entity_commit_description(&r->ctx, message) : NULL, true);
+	/* Ci::Runner#predefined_variables */
 	if (db_val(j, 0, J_RUNNER_ID)) {
 		add_var(vars, "CI_RUNNER_ID", db_val(j, 0, J_RUNNER_ID), true);
 		add_var(vars, "CI_RUNNER_DESCRIPTION", db_val(j, 0, J_RUNNER_DESCRIPTION), true);
 		add_var(vars, "CI_RUNNER_TAGS", db_val(j, 0, J_RUNNER_TAGS), true);
 	}
+	add_var_list(vars, jsonb(r, j, 0, J_YAML_VARS), true);
+	/* user_variables */
 	if (db_val(j, 0, J_USER_ID)) {
 		add_var(vars, "GITLAB_USER_ID", db_val(j, 0, J_USER_ID), true);
 		add_var(vars, "GITLAB_USER_EMAIL", db_val(j, 0, J_USER_EMAIL), true);
 		add_var(vars, "GITLAB_USER_LOGIN", db_val(j, 0, J_USER_LOGIN), true);
 		add_var(vars, "GITLAB_USER_NAME", db_val(j, 0, J_USER_NAME), true);
 	}
-	if (db_val(j, 0, J_ENVIRONMENT)) {
-		add_var(vars, "CI_ENVIRONMENT_NAME", db_val(j, 0, J_ENVIRONMENT), true);
-		add_var(vars, "CI_ENVIRONMENT_SLUG", slugify(r, db_val(j, 0, J_ENVIRONMENT)), true);
-	}
-	add_var_list(vars, jsonb(r, j, 0, J_YAML_VARS), true);
 
 	const char *pv[4] = {db_val(j, 0, J_NS_ID), db_val(j, 0, J_PROJECT_ID),
 			     db_val(j, 0, J_SCHEDULE_ID),
@@ -677,6 +726,14 @@ static int job_variables(request *r, const PGresult *j, const char *token, json_
 			add_var(vars, db_val(res, i, 1), plain, false);
 		}
 	}
+	/* persisted_environment_variables: the url unexpanded, after the name and slug it
+	 * may use */
+	if (db_val(j, 0, J_ENV_NAME)) {
+		add_var(vars, "CI_ENVIRONMENT_NAME", db_val(j, 0, J_ENV_NAME), true);
+		add_var(vars, "CI_ENVIRONMENT_SLUG", db_val(j, 0, J_ENV_SLUG), true);
+		if (db_val(j, 0, J_ENV_URL))
+			add_var(vars, "CI_ENVIRONMENT_URL", db_val(j, 0, J_ENV_URL), true);
+	}
 	return 0;
 }
 
@@ -690,7 +747,6 @@ static int job_payload(request *r, const char *id, const char *token, json_objec
 		return err;
 	if (PQntuples(j) != 1)
 		return ERR_INTERNAL;
-	const config *cfg = r->ctx.cfg;
 	json_object *opts = jsonb(r, j, 0, J_OPTIONS);
 	json_object *o = json_object_new_object();
 	request_own(r, o);
@@ -705,15 +761,8 @@ static int job_payload(request *r, const char *id, const char *token, json_objec
 	json_put_str(info, "project_name", db_val(j, 0, J_PROJECT_NAME));
 	json_object_object_add(o, "job_info", info);
 
-	/* http://gitlab-ci-token:TOKEN@host/ns/project.git */
-	const char *ext = cfg->external_url;
-	const char *rest = strstr(ext, "://");
-	size_t scheme = rest ? (size_t)(rest - ext) + 3 : 0;
 	json_object *git = json_object_new_object();
-	json_put_str(git, "repo_url",
-		     arena_printf(r->ctx.a, "%.*sgitlab-ci-token:%s@%s/%s/%s.git", (int)scheme, ext,
-				  token, ext + scheme, db_val(j, 0, J_NS_PATH),
-				  db_val(j, 0, J_PROJECT_PATH)));
+	json_put_str(git, "repo_url", repo_url(r, j, token));
 	json_put_str(git, "ref", db_val(j, 0, J_REF));
 	json_put_str(git, "sha", db_val(j, 0, J_SHA));
 	json_put_str(git, "before_sha", db_val(j, 0, J_BEFORE_SHA));

@@ -64,14 +64,39 @@ static size_t utf8_prefix(const char *s, size_t n, bool *more)
 	return i;
 }
 
-const char *entity_commit_title(ctx *c, const char *message)
+const char *entity_commit_full_title(ctx *c, const char *message)
 {
-	/* the first line; a message of blanks only has none */
+	/* a message of blanks only has no first line */
 	const char *m = message ? message : "";
 	if (strspn(m, " \t\r\n\f\v") == strlen(m))
 		return "--no commit message";
 	const char *nl = strchr(m, '\n');
-	char *line = arena_strndup(c->a, m, nl ? (size_t)(nl - m) : strlen(m));
+	return arena_strndup(c->a, m, nl ? (size_t)(nl - m) : strlen(m));
+}
+
+const char *entity_commit_description(ctx *c, const char *message)
+{
+	const char *m = message ? message : "";
+	bool more;
+	utf8_prefix(entity_commit_full_title(c, m), 99, &more);
+	if (more)
+		return m; /* a title of 100 characters or more is cut: the whole message */
+	const char *nl = strchr(m, '\n');
+	if (!nl)
+		return NULL;
+	/* what follows the first line, less one line end (Ruby's chomp) */
+	const char *rest = nl + 1;
+	size_t n = strlen(rest);
+	if (n >= 2 && rest[n - 2] == '\r' && rest[n - 1] == '\n')
+		n -= 2;
+	else if (n >= 1 && (rest[n - 1] == '\n' || rest[n - 1] == '\r'))
+		n--;
+	return arena_strndup(c->a, rest, n);
+}
+
+const char *entity_commit_title(ctx *c, const char *message)
+{
+	const char *line = entity_commit_full_title(c, message);
 	bool more;
 	utf8_prefix(line, 99, &more);
 	if (!more)

@@ -25,5 +25,12 @@ const char *entity_commit_text(ctx *c, const git_commit *commit, size_t *len);
 const char *entity_git_time(ctx *c, const git_time *t);
 /* GitLab's Commit#title of message (NULL or empty: "--no commit message"), in c's arena. */
 const char *entity_commit_title(ctx *c, const char *message);
+/* Commit#full_title: the whole first line of message ("--no commit message" when it is
+ * blank), in c's arena (or static). */
+const char *entity_commit_full_title(ctx *c, const char *message);
+/* Commit#description: message without its first line and one line end at its end, or
+ * the whole message when the first line has 100 characters or more; NULL when message has
+ * a single line. In c's arena, or message itself. */
+const char *entity_commit_description(ctx *c, const char *message);
 
 #endif

@@ -4,6 +4,7 @@
  * jobs are SQL fixtures (the rows of sql/0022_ci.sql) until pipeline creation exists.
  * Every runner registered with tags gets a tag of its own test, and its jobs that tag,
  * so that a shared runner of one test never takes another test's job. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,6 +394,14 @@ static void secret_variable(long long project_id, const char *key, bool protecte
 		       key, protected ? "true" : "false", project_id));
 }
 
+/* POST /projects/:id/protected_branches name (a name or a pattern), as the owner. */
+static void protect_branch(fx *f, const char *name)
+{
+	ck_status(R(api("POST", S(fmt("/projects/%lld/protected_branches", f->id)), f->owner,
+			S(fmt("name=%s", name)))),
+		  201);
+}
+
 START_TEST(test_runner_payload)
 {
 	fx f;
@@ -532,12 +541,313 @@ START_TEST(test_runner_protected_variables)
 	ck_status(r, 201);
 	ck_assert_str_eq(var(r->json, "OPEN", NULL), secret);
 	ck_assert(var(r->json, "PROT", NULL) == NULL);
+	protect_branch(&f, "master");
 	long long p2 = pipeline(&f, "master", true);
 	job(&f, p2, 0, "b", "{}", NULL, false);
 	process(p2);
 	r = request_job(tok);
 	ck_status(r, 201);
 	ck_assert_str_eq(var(r->json, "PROT", NULL), secret);
+}
+END_TEST
+
+/* Gitlab::Utils.slugify, for the expected values. */
+static char *slug_of(const char *s)
+{
+	char *out = S(strdup(s));
+	for (char *p = out; *p; p++) {
+		char c = (char)tolower((unsigned char)*p);
+		*p = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+	}
+	out[strlen(out) > 63 ? 63 : strlen(out)] = '\0';
+	char *start = out;
+	while (*start == '-')
+		start++;
+	for (size_t n = strlen(start); n && start[n - 1] == '-'; n--)
+		start[n - 1] = '\0';
+	return start;
+}
+
+/* The keys of the payload's variables, in order, joined by spaces. */
+static char *var_keys(json_object *payload)
+{
+	json_object *vars = jget(payload, "variables");
+	size_t len = 1;
+	for (size_t i = 0; i < json_object_array_length(vars); i++)
+		len += strlen(jstr(json_object_array_get_idx(vars, i), "key")) + 1;
+	char *out = S(calloc(1, len));
+	for (size_t i = 0; i < json_object_array_length(vars); i++) {
+		if (i)
+			strcat(out, " ");
+		strcat(out, jstr(json_object_array_get_idx(vars, i), "key"));
+	}
+	return out;
+}
+
+/* GitLab 10.8's predefined variables (Ci::Build#variables), in its order, with its values
+ * and public flags, from what the database and the repository hold. */
+START_TEST(test_runner_predefined_variables)
+{
+	fx f;
+	project(&f, "internal");
+	ck_status(R(api("PUT", S(fmt("/projects/%lld", f.id)), f.owner,
+			"ci_config_path=ci/pipeline.yml")),
+		  200);
+	const char *msg = "Fix the frobnicator\\n\\nIt no longer spins.\\nSecond line.\\n";
+	resp *c = R(api_json("POST", S(fmt("/projects/%lld/repository/commits", f.id)), f.owner,
+			     S(fmt("{\"branch\":\"master\",\"commit_message\":\"%s\","
+				   "\"actions\":[{\"action\":\"create\",\"file_path\":\"a.txt\","
+				   "\"content\":\"a\"}]}", msg))));
+	ck_status(c, 201);
+	char *sha = S(strdup(jstr(c->json, "id")));
+	resp *env = R(api("POST", S(fmt("/projects/%lld/environments", f.id)), f.owner,
+			  "name=Production&external_url=https://prod.example.com"));
+	ck_status(env, 201);
+	char *env_slug = S(strdup(jstr(env->json, "slug")));
+	resp *me = R(api("GET", "/user", f.owner, NULL));
+	ck_status(me, 200);
+	resp *version = R(api("GET", "/version", f.owner, NULL));
+	ck_status(version, 200);
+
+	/* a branch pipeline at the commit, its job deploying to the environment */
+	long long p = pipeline(&f, "Feature/Frob_1", false);
+	free(sql_value("UPDATE ci_pipelines SET sha = '%s', before_sha = repeat('b', 40)"
+		       " WHERE id = %lld", sha, p));
+	long long j = job(&f, p, 0, "rspec", "{}", NULL, false);
+	free(sql_value("UPDATE ci_builds SET environment = 'Production' WHERE id = %lld", j));
+	/* a tag pipeline's manual job, whose environment's url is its own, and one whose
+	 * environment does not exist yet (GitLab 10.8 gives none of its variables) */
+	long long tp = pipeline(&f, "v1.0", false);
+	free(sql_value("UPDATE ci_pipelines SET sha = '%s', tag = true WHERE id = %lld", sha, tp));
+	long long tj = job(&f, tp, 0, "deploy", "{}",
+			   "{\"script\":[\"make\"],\"environment\":{\"name\":\"Production\","
+			   "\"url\":\"https://$CI_ENVIRONMENT_SLUG.example.com\"}}",
+			   false);
+	free(sql_value("UPDATE ci_builds SET tag = true, environment = 'Production'"
+		       " WHERE id = %lld", tj));
+	long long nj = job(&f, tp, 0, "review", "{}", NULL, false);
+	free(sql_value("UPDATE ci_builds SET tag = true, environment = 'review/x' WHERE id = %lld",
+		       nj));
+	process(p);
+	process(tp);
+	free(sql_value("UPDATE commit_statuses SET \"when\" = 'manual' WHERE id = %lld", tj));
+
+	long long runner_id;
+	char *tok = register_runner(project_token(f.id, f.owner),
+				    ",\"tag_list\":\"docker,linux\"", &runner_id);
+	resp *r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), j);
+	json_object *o = r->json;
+	const char *job_tok = jstr(o, "token");
+	ck_assert_str_eq(var_keys(o),
+			 "CI_JOB_ID CI_JOB_TOKEN CI_BUILD_ID CI_BUILD_TOKEN CI_REPOSITORY_URL"
+			 " CI GITLAB_CI CI_SERVER_NAME CI_SERVER_VERSION CI_SERVER_REVISION"
+			 " CI_JOB_NAME CI_JOB_STAGE CI_COMMIT_SHA CI_COMMIT_REF_NAME"
+			 " CI_COMMIT_REF_SLUG CI_BUILD_REF CI_BUILD_BEFORE_SHA CI_BUILD_REF_NAME"
+			 " CI_BUILD_REF_SLUG CI_BUILD_NAME CI_BUILD_STAGE CI_PROJECT_ID"
+			 " CI_PROJECT_NAME CI_PROJECT_PATH CI_PROJECT_PATH_SLUG"
+			 " CI_PROJECT_NAMESPACE CI_PROJECT_URL CI_PROJECT_VISIBILITY"
+			 " CI_PIPELINE_ID CI_CONFIG_PATH CI_PIPELINE_SOURCE CI_COMMIT_MESSAGE"
+			 " CI_COMMIT_TITLE CI_COMMIT_DESCRIPTION CI_RUNNER_ID"
+			 " CI_RUNNER_DESCRIPTION CI_RUNNER_TAGS YAML_VAR GITLAB_USER_ID"
+			 " GITLAB_USER_EMAIL GITLAB_USER_LOGIN GITLAB_USER_NAME"
+			 " CI_ENVIRONMENT_NAME CI_ENVIRONMENT_SLUG CI_ENVIRONMENT_URL");
+	/* every one public but the three that carry the job's token */
+	json_object *vars = jget(o, "variables");
+	for (size_t i = 0; i < json_object_array_length(vars); i++) {
+		json_object *v = json_object_array_get_idx(vars, i);
+		const char *k = jstr(v, "key");
+		bool secret = strcmp(k, "CI_JOB_TOKEN") == 0 || strcmp(k, "CI_BUILD_TOKEN") == 0 ||
+			      strcmp(k, "CI_REPOSITORY_URL") == 0;
+		ck_assert_msg(jbool(v, "public") == !secret, "%s public", k);
+	}
+	const char *host = api_url() + strlen("http://");
+	char *ns = S(strndup(f.path, strcspn(f.path, "/")));
+	ck_assert_str_eq(var(o, "CI_JOB_ID", NULL), S(fmt("%lld", j)));
+	ck_assert_str_eq(var(o, "CI_JOB_TOKEN", NULL), job_tok);
+	ck_assert_str_eq(var(o, "CI_BUILD_ID", NULL), S(fmt("%lld", j)));
+	ck_assert_str_eq(var(o, "CI_BUILD_TOKEN", NULL), job_tok);
+	ck_assert_str_eq(var(o, "CI_REPOSITORY_URL", NULL),
+			 S(fmt("http://gitlab-ci-token:%s@%s/%s.git", job_tok, host, f.path)));
+	ck_assert_str_eq(var(o, "CI_REPOSITORY_URL", NULL), jstr(jget(o, "git_info"), "repo_url"));
+	ck_assert_str_eq(var(o, "CI", NULL), "true");
+	ck_assert_str_eq(var(o, "GITLAB_CI", NULL), "true");
+	ck_assert_str_eq(var(o, "CI_SERVER_NAME", NULL), "GitLab");
+	ck_assert_str_eq(var(o, "CI_SERVER_VERSION", NULL), jstr(version->json, "version"));
+	ck_assert_str_eq(var(o, "CI_SERVER_REVISION", NULL), jstr(version->json, "revision"));
+	ck_assert_str_eq(var(o, "CI_JOB_NAME", NULL), "rspec");
+	ck_assert_str_eq(var(o, "CI_BUILD_NAME", NULL), "rspec");
+	ck_assert_str_eq(var(o, "CI_JOB_STAGE", NULL), "stage0");
+	ck_assert_str_eq(var(o, "CI_BUILD_STAGE", NULL), "stage0");
+	ck_assert_str_eq(var(o, "CI_COMMIT_SHA", NULL), sha);
+	ck_assert_str_eq(var(o, "CI_BUILD_REF", NULL), sha);
+	char before[41];
+	memset(before, 'b', 40);
+	before[40] = '\0';
+	ck_assert_str_eq(var(o, "CI_BUILD_BEFORE_SHA", NULL), before);
+	ck_assert_str_eq(var(o, "CI_COMMIT_REF_NAME", NULL), "Feature/Frob_1");
+	ck_assert_str_eq(var(o, "CI_BUILD_REF_NAME", NULL), "Feature/Frob_1");
+	ck_assert_str_eq(var(o, "CI_COMMIT_REF_SLUG", NULL), "feature-frob-1");
+	ck_assert_str_eq(var(o, "CI_BUILD_REF_SLUG", NULL), "feature-frob-1");
+	ck_assert_str_eq(var(o, "CI_PROJECT_ID", NULL), S(fmt("%lld", f.id)));
+	ck_assert_str_eq(var(o, "CI_PROJECT_NAME", NULL), strchr(f.path, '/') + 1);
+	ck_assert_str_eq(var(o, "CI_PROJECT_PATH", NULL), f.path);
+	ck_assert_str_eq(var(o, "CI_PROJECT_PATH_SLUG", NULL), slug_of(f.path));
+	ck_assert_str_eq(var(o, "CI_PROJECT_NAMESPACE", NULL), ns);
+	ck_assert_str_eq(var(o, "CI_PROJECT_URL", NULL), S(fmt("%s/%s", api_url(), f.path)));
+	ck_assert_str_eq(var(o, "CI_PROJECT_VISIBILITY", NULL), "internal");
+	ck_assert_str_eq(var(o, "CI_PIPELINE_ID", NULL), S(fmt("%lld", p)));
+	ck_assert_str_eq(var(o, "CI_CONFIG_PATH", NULL), "ci/pipeline.yml");
+	ck_assert_str_eq(var(o, "CI_PIPELINE_SOURCE", NULL), "push");
+	ck_assert_str_eq(var(o, "CI_COMMIT_MESSAGE", NULL),
+			 "Fix the frobnicator\n\nIt no longer spins.\nSecond line.\n");
+	ck_assert_str_eq(var(o, "CI_COMMIT_TITLE", NULL), "Fix the frobnicator");
+	ck_assert_str_eq(var(o, "CI_COMMIT_DESCRIPTION", NULL),
+			 "\nIt no longer spins.\nSecond line.");
+	ck_assert_str_eq(var(o, "CI_RUNNER_ID", NULL), S(fmt("%lld", runner_id)));
+	ck_assert_str_eq(var(o, "CI_RUNNER_DESCRIPTION", NULL), "test runner");
+	ck_assert_str_eq(var(o, "CI_RUNNER_TAGS", NULL), "docker, linux");
+	ck_assert_str_eq(var(o, "GITLAB_USER_ID", NULL), S(fmt("%lld", f.owner_id)));
+	ck_assert_str_eq(var(o, "GITLAB_USER_EMAIL", NULL), jstr(me->json, "email"));
+	ck_assert_str_eq(var(o, "GITLAB_USER_LOGIN", NULL), jstr(me->json, "username"));
+	ck_assert_str_eq(var(o, "GITLAB_USER_NAME", NULL), jstr(me->json, "name"));
+	ck_assert_str_eq(var(o, "CI_ENVIRONMENT_NAME", NULL), "Production");
+	ck_assert_str_eq(var(o, "CI_ENVIRONMENT_SLUG", NULL), env_slug);
+	ck_assert_str_ne(env_slug, "production"); /* the environment's, not a slugify */
+	ck_assert_str_eq(var(o, "CI_ENVIRONMENT_URL", NULL), "https://prod.example.com");
+	ck_assert(var(o, "CI_COMMIT_TAG", NULL) == NULL);
+	ck_assert(var(o, "CI_JOB_MANUAL", NULL) == NULL);
+
+	/* the tag's manual job: the tag's and the manual job's variables, the url its own
+	 * and unexpanded (the runner expands it) */
+	r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), tj);
+	o = r->json;
+	ck_assert_str_eq(var(o, "CI_COMMIT_TAG", NULL), "v1.0");
+	ck_assert_str_eq(var(o, "CI_BUILD_TAG", NULL), "v1.0");
+	ck_assert_str_eq(var(o, "CI_COMMIT_REF_SLUG", NULL), "v1-0");
+	ck_assert_str_eq(var(o, "CI_JOB_MANUAL", NULL), "true");
+	ck_assert_str_eq(var(o, "CI_BUILD_MANUAL", NULL), "true");
+	ck_assert_str_eq(var(o, "CI_ENVIRONMENT_URL", NULL),
+			 "https://$CI_ENVIRONMENT_SLUG.example.com");
+	ck_assert_str_eq(var(o, "CI_COMMIT_TITLE", NULL), "Fix the frobnicator");
+
+	/* an environment not yet made: none of its variables */
+	r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), nj);
+	ck_assert(var(r->json, "CI_ENVIRONMENT_NAME", NULL) == NULL);
+	ck_assert(var(r->json, "CI_ENVIRONMENT_SLUG", NULL) == NULL);
+	ck_assert(var(r->json, "CI_ENVIRONMENT_URL", NULL) == NULL);
+	ck_assert(var(r->json, "CI_JOB_MANUAL", NULL) == NULL);
+}
+END_TEST
+
+/* A commit whose title is 100 characters or more: the description is the whole message;
+ * one of a single line has none; a job whose commit is not in the repository gets empty
+ * ones. */
+START_TEST(test_runner_commit_variables)
+{
+	fx f;
+	project(&f, "private");
+	char title[121];
+	memset(title, 'x', 120);
+	title[120] = '\0';
+	const char *msgs[] = {S(fmt("%s\\nmore", title)), "One line only"};
+	const char *want_desc[] = {S(fmt("%s\nmore", title)), ""};
+	long long jobs[3];
+	for (int i = 0; i < 2; i++) {
+		resp *c = R(api_json("POST", S(fmt("/projects/%lld/repository/commits", f.id)),
+				     f.owner,
+				     S(fmt("{\"branch\":\"master\",\"commit_message\":\"%s\","
+					   "\"actions\":[{\"action\":\"create\",\"file_path\":"
+					   "\"f%d\",\"content\":\"a\"}]}", msgs[i], i))));
+		ck_status(c, 201);
+		long long p = pipeline(&f, "master", false);
+		free(sql_value("UPDATE ci_pipelines SET sha = '%s' WHERE id = %lld",
+			       jstr(c->json, "id"), p));
+		jobs[i] = job(&f, p, 0, "t", "{}", NULL, false);
+		process(p);
+	}
+	long long p = pipeline(&f, "master", false); /* at a sha the repository lacks */
+	jobs[2] = job(&f, p, 0, "t", "{}", NULL, false);
+	process(p);
+	char *tok = register_runner(project_token(f.id, f.owner), NULL, NULL);
+	for (int i = 0; i < 3; i++) {
+		resp *r = request_job(tok);
+		ck_status(r, 201);
+		ck_assert_int_eq(jint(r->json, "id"), jobs[i]);
+		if (i == 2) {
+			ck_assert_str_eq(var(r->json, "CI_COMMIT_MESSAGE", NULL), "");
+			ck_assert_str_eq(var(r->json, "CI_COMMIT_TITLE", NULL), "");
+			ck_assert_str_eq(var(r->json, "CI_COMMIT_DESCRIPTION", NULL), "");
+			continue;
+		}
+		ck_assert_str_eq(var(r->json, "CI_COMMIT_TITLE", NULL), i == 0 ? title : msgs[1]);
+		ck_assert_str_eq(var(r->json, "CI_COMMIT_DESCRIPTION", NULL), want_desc[i]);
+	}
+}
+END_TEST
+
+/* Protected variables follow the ref's protection when the job is handed out, not when
+ * its pipeline was made: a branch protected since (by name or by a pattern) gets them,
+ * one unprotected since does not. */
+START_TEST(test_runner_protected_at_hand_out)
+{
+	fx f;
+	project(&f, "private");
+	char *secret = project_token(f.id, f.owner);
+	secret_variable(f.id, "OPEN", false);
+	secret_variable(f.id, "PROT", true);
+	char *tok = register_runner(project_token(f.id, f.owner), NULL, NULL);
+
+	/* made on an unprotected branch, taken after it was protected */
+	long long p = pipeline(&f, "master", false);
+	long long j = job(&f, p, 0, "a", "{}", NULL, false);
+	process(p);
+	protect_branch(&f, "master");
+	resp *r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), j);
+	ck_assert_str_eq(var(r->json, "PROT", NULL), secret);
+	ck_assert_str_eq(var(r->json, "OPEN", NULL), secret);
+
+	/* the same through a wildcard protection */
+	p = pipeline(&f, "release/1.0", false);
+	j = job(&f, p, 0, "b", "{}", NULL, false);
+	process(p);
+	protect_branch(&f, "release/*");
+	r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), j);
+	ck_assert_str_eq(var(r->json, "PROT", NULL), secret);
+
+	/* made on a protected branch, taken after it was unprotected */
+	protect_branch(&f, "stable");
+	p = pipeline(&f, "stable", true);
+	j = job(&f, p, 0, "c", "{}", NULL, false);
+	process(p);
+	ck_code(R(api("DELETE", S(fmt("/projects/%lld/protected_branches/stable", f.id)), f.owner,
+		      NULL)),
+		204);
+	r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), j);
+	ck_assert(var(r->json, "PROT", NULL) == NULL);
+	ck_assert_str_eq(var(r->json, "OPEN", NULL), secret);
+
+	/* a tag named as a protected branch is not that branch */
+	p = pipeline(&f, "master", false);
+	free(sql_value("UPDATE ci_pipelines SET tag = true WHERE id = %lld", p));
+	j = job(&f, p, 0, "d", "{}", NULL, false);
+	free(sql_value("UPDATE ci_builds SET tag = true WHERE id = %lld", j));
+	process(p);
+	r = request_job(tok);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), j);
+	ck_assert(var(r->json, "PROT", NULL) == NULL);
 }
 END_TEST
 
@@ -1125,6 +1435,9 @@ Suite *suite_runner(void)
 	tcase_add_test(tc, test_runner_race);
 	tcase_add_test(tc, test_runner_payload);
 	tcase_add_test(tc, test_runner_protected_variables);
+	tcase_add_test(tc, test_runner_predefined_variables);
+	tcase_add_test(tc, test_runner_commit_variables);
+	tcase_add_test(tc, test_runner_protected_at_hand_out);
 	tcase_add_test(tc, test_runner_trace_and_update);
 	tcase_add_test(tc, test_runner_id_spelling);
 	tcase_add_test(tc, test_runner_failure);
