@@ -73,26 +73,54 @@ void arena_destroy(arena *a)
 	free(a);
 }
 
+/* size bytes (a multiple of 16) of a, not zeroed. A request larger than a quarter of a
+ * block gets a block of its own, put behind the head: the head keeps its free room for
+ * the small allocations that follow (a blob's bytes or a response body would otherwise
+ * leave the rest of the head unused and start a new one for the next small string). */
+static void *take(arena *a, size_t size)
+{
+	struct block *b = a->head;
+	if (b->size - b->used >= size) {
+		void *p = b->data + b->used;
+		b->used += size;
+		return p;
+	}
+	if (size > ARENA_BLOCK / 4) {
+		b = block_new(size);
+		b->used = size;
+		if (a->head == a->first) {
+			/* the first block stays at the tail, so that reset can keep it */
+			b->next = a->head;
+			a->head = b;
+		} else {
+			b->next = a->head->next;
+			a->head->next = b;
+		}
+		return b->data;
+	}
+	b = block_new(ARENA_BLOCK);
+	b->next = a->head;
+	a->head = b;
+	b->used = size;
+	return b->data;
+}
+
 void *arena_alloc(arena *a, size_t size)
 {
 	size = (size + 15) & ~(size_t)15;
-	struct block *b = a->head;
-	if (b->size - b->used < size) {
-		/* New blocks go in front; the first block stays at the tail so that
-		 * reset can keep it. A big request gets a block of its own size. */
-		b = block_new(size > ARENA_BLOCK ? size : ARENA_BLOCK);
-		b->next = a->head;
-		a->head = b;
-	}
-	void *p = b->data + b->used;
-	b->used += size;
+	void *p = take(a, size);
 	memset(p, 0, size);
 	return p;
 }
 
+void *arena_alloc_uninit(arena *a, size_t size)
+{
+	return take(a, (size + 15) & ~(size_t)15);
+}
+
 char *arena_strndup(arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = arena_alloc_uninit(a, n + 1);
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
