@@ -23,6 +23,7 @@ struct cleanup {
 struct arena {
 	struct block *head;
 	struct block *first;
+	struct block *big; /* the blocks of one big allocation each */
 	struct cleanup *cleanups;
 };
 
@@ -59,6 +60,12 @@ void arena_reset(arena *a)
 		free(b);
 		b = next;
 	}
+	for (b = a->big; b;) {
+		struct block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->big = NULL;
 	a->head = a->first;
 	a->first->next = NULL;
 	a->first->used = 0;
@@ -74,35 +81,28 @@ void arena_destroy(arena *a)
 }
 
 /* size bytes (a multiple of 16) of a, not zeroed. A request larger than a quarter of a
- * block gets a block of its own, put behind the head: the head keeps its free room for
+ * block gets a block of its own, on a list of its own: the head keeps its free room for
  * the small allocations that follow (a blob's bytes or a response body would otherwise
  * leave the rest of the head unused and start a new one for the next small string). */
 static void *take(arena *a, size_t size)
 {
 	struct block *b = a->head;
-	if (b->size - b->used >= size) {
-		void *p = b->data + b->used;
-		b->used += size;
-		return p;
-	}
-	if (size > ARENA_BLOCK / 4) {
-		b = block_new(size);
-		b->used = size;
-		if (a->head == a->first) {
-			/* the first block stays at the tail, so that reset can keep it */
+	if (b->size - b->used < size) {
+		if (size > ARENA_BLOCK / 4) {
+			b = block_new(size);
+			b->next = a->big;
+			a->big = b;
+		} else {
+			/* New blocks go in front; the first block stays at the tail so that
+			 * reset can keep it. */
+			b = block_new(ARENA_BLOCK);
 			b->next = a->head;
 			a->head = b;
-		} else {
-			b->next = a->head->next;
-			a->head->next = b;
 		}
-		return b->data;
 	}
-	b = block_new(ARENA_BLOCK);
-	b->next = a->head;
-	a->head = b;
-	b->used = size;
-	return b->data;
+	void *p = b->data + b->used;
+	b->used += size;
+	return p;
 }
 
 void *arena_alloc(arena *a, size_t size)
@@ -157,6 +157,8 @@ size_t arena_capacity(const arena *a)
 {
 	size_t n = 0;
 	for (const struct block *b = a->head; b; b = b->next)
+		n += b->size;
+	for (const struct block *b = a->big; b; b = b->next)
 		n += b->size;
 	return n;
 }
