@@ -352,12 +352,14 @@ static bool handle(FCGX_Request *fr, request *r)
 	}
 	char *body = NULL;
 	if (len > 0) {
-		body = arena_alloc(r->ctx.a, (size_t)len + 1);
+		/* not zeroed: up to max_body, all of it written by the read */
+		body = arena_alloc_uninit(r->ctx.a, (size_t)len + 1);
 		int got = FCGX_GetStr(body, (int)len, fr->in);
 		if (got != len) {
 			respond_error(r, fail(r, ERR_BAD_REQUEST, "incomplete body"));
 			return false;
 		}
+		body[len] = '\0';
 	}
 	int rc = request_parse(r, method, uri, ctype, body, (size_t)len);
 	if (rc < 0)

@@ -383,16 +383,27 @@ static int read_actions(request *r, gitc_action **out, size_t *n)
 	return 0;
 }
 
+/* The actions the parameter checks of the request being answered read, for its handler:
+ * an action's content is up to max_body of JSON to parse and base64 to decode, done
+ * once. The checks run before the handler every time (and clear this first); a worker
+ * answers one request at a time. */
+static struct {
+	const request *r;
+	gitc_action *acts;
+	size_t n;
+} checked;
+
 static int commits_check_create(request *r)
 {
 	const char *s;
 	int rc;
+	checked.r = NULL;
 	if ((rc = param_require(r, "branch", &s)) < 0 ||
-	    (rc = param_require(r, "commit_message", &s)) < 0)
+	    (rc = param_require(r, "commit_message", &s)) < 0 ||
+	    (rc = read_actions(r, &checked.acts, &checked.n)) < 0)
 		return rc;
-	gitc_action *acts;
-	size_t n;
-	return read_actions(r, &acts, &n);
+	checked.r = r;
+	return 0;
 }
 
 static int commits_create(request *r)
@@ -403,8 +414,11 @@ static int commits_create(request *r)
 	    (rc = param_require(r, "commit_message", &req.message)) < 0 ||
 	    (rc = content_can_push(r)) < 0)
 		return rc;
-	gitc_action *acts;
-	if ((rc = read_actions(r, &acts, &req.nactions)) < 0)
+	gitc_action *acts = checked.acts;
+	req.nactions = checked.n;
+	bool have = checked.r == r;
+	checked.r = NULL;
+	if (!have && (rc = read_actions(r, &acts, &req.nactions)) < 0)
 		return rc;
 	req.actions = acts;
 	req.start_branch = param_str(r, "start_branch");

@@ -23,6 +23,7 @@ struct cleanup {
 struct arena {
 	struct block *head;
 	struct block *first;
+	struct block *big; /* the blocks of one big allocation each */
 	struct cleanup *cleanups;
 };
 
@@ -59,6 +60,12 @@ void arena_reset(arena *a)
 		free(b);
 		b = next;
 	}
+	for (b = a->big; b;) {
+		struct block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->big = NULL;
 	a->head = a->first;
 	a->first->next = NULL;
 	a->first->used = 0;
@@ -73,26 +80,47 @@ void arena_destroy(arena *a)
 	free(a);
 }
 
-void *arena_alloc(arena *a, size_t size)
+/* size bytes (a multiple of 16) of a, not zeroed. A request larger than a quarter of a
+ * block gets a block of its own, on a list of its own: the head keeps its free room for
+ * the small allocations that follow (a blob's bytes or a response body would otherwise
+ * leave the rest of the head unused and start a new one for the next small string). */
+static void *take(arena *a, size_t size)
 {
-	size = (size + 15) & ~(size_t)15;
 	struct block *b = a->head;
 	if (b->size - b->used < size) {
-		/* New blocks go in front; the first block stays at the tail so that
-		 * reset can keep it. A big request gets a block of its own size. */
-		b = block_new(size > ARENA_BLOCK ? size : ARENA_BLOCK);
-		b->next = a->head;
-		a->head = b;
+		if (size > ARENA_BLOCK / 4) {
+			b = block_new(size);
+			b->next = a->big;
+			a->big = b;
+		} else {
+			/* New blocks go in front; the first block stays at the tail so that
+			 * reset can keep it. */
+			b = block_new(ARENA_BLOCK);
+			b->next = a->head;
+			a->head = b;
+		}
 	}
 	void *p = b->data + b->used;
 	b->used += size;
+	return p;
+}
+
+void *arena_alloc(arena *a, size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	void *p = take(a, size);
 	memset(p, 0, size);
 	return p;
 }
 
+void *arena_alloc_uninit(arena *a, size_t size)
+{
+	return take(a, (size + 15) & ~(size_t)15);
+}
+
 char *arena_strndup(arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = arena_alloc_uninit(a, n + 1);
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
@@ -129,6 +157,8 @@ size_t arena_capacity(const arena *a)
 {
 	size_t n = 0;
 	for (const struct block *b = a->head; b; b = b->next)
+		n += b->size;
+	for (const struct block *b = a->big; b; b = b->next)
 		n += b->size;
 	return n;
 }

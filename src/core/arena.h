@@ -17,6 +17,9 @@ void arena_destroy(arena *a);
 
 /* Zeroed memory owned by the arena. */
 void *arena_alloc(arena *a, size_t size);
+/* The same, not zeroed: for memory the caller writes whole before reading it (buffers,
+ * copies), where zeroing megabytes first would be a pass over them for nothing. */
+void *arena_alloc_uninit(arena *a, size_t size);
 char *arena_strdup(arena *a, const char *s);
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

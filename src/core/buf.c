@@ -8,18 +8,19 @@ void buf_init(buf *b, arena *a, size_t cap)
 {
 	b->a = a;
 	b->cap = cap ? cap : 64;
-	b->data = arena_alloc(a, b->cap);
+	b->data = arena_alloc_uninit(a, b->cap);
+	b->data[0] = '\0';
 	b->len = 0;
 }
 
-static void buf_reserve(buf *b, size_t extra)
+void buf_reserve(buf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return;
 	size_t cap = b->cap * 2;
 	while (cap < b->len + extra + 1)
 		cap *= 2;
-	char *d = arena_alloc(b->a, cap);
+	char *d = arena_alloc_uninit(b->a, cap);
 	memcpy(d, b->data, b->len);
 	b->data = d;
 	b->cap = cap;
@@ -83,6 +84,32 @@ void buf_urlencode(buf *b, const char *s)
 			buf_append(b, e, 3);
 		}
 	}
+}
+
+void buf_put_base64(buf *b, const void *p, size_t n)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *s = p;
+	buf_reserve(b, (n + 2) / 3 * 4);
+	char *o = b->data + b->len;
+	for (size_t i = n / 3; i > 0; i--, s += 3) {
+		unsigned v = (unsigned)s[0] << 16 | (unsigned)s[1] << 8 | s[2];
+		o[0] = t[v >> 18];
+		o[1] = t[v >> 12 & 63];
+		o[2] = t[v >> 6 & 63];
+		o[3] = t[v & 63];
+		o += 4;
+	}
+	if (n % 3) {
+		unsigned v = (unsigned)s[0] << 16 | (n % 3 == 2 ? (unsigned)s[1] << 8 : 0);
+		o[0] = t[v >> 18];
+		o[1] = t[v >> 12 & 63];
+		o[2] = n % 3 == 2 ? t[v >> 6 & 63] : '=';
+		o[3] = '=';
+		o += 4;
+	}
+	*o = '\0';
+	b->len = (size_t)(o - b->data);
 }
 
 const char *buf_cstr(buf *b)

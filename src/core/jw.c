@@ -147,6 +147,17 @@ void jw_str(jw *w, const char *s)
 	jw_str_end(w);
 }
 
+void jw_base64(jw *w, const void *p, size_t n)
+{
+	/* the base64 alphabet and '=' are all plain: nothing to escape, nothing to scan */
+	sep(w);
+	buf_reserve(&w->b, (n + 2) / 3 * 4 + 2);
+	put(&w->b, "\"", 1);
+	buf_put_base64(&w->b, p, n);
+	put(&w->b, "\"", 1);
+	w->comma = true;
+}
+
 void jw_int(jw *w, long long v)
 {
 	sep(w);
@@ -183,6 +194,12 @@ void jw_put_str(jw *w, const char *key, const char *s)
 {
 	jw_key(w, key);
 	jw_str(w, s);
+}
+
+void jw_put_base64(jw *w, const char *key, const void *p, size_t n)
+{
+	jw_key(w, key);
+	jw_base64(w, p, n);
 }
 
 void jw_put_time(jw *w, const char *key, const char *s)

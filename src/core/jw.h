@@ -29,6 +29,9 @@ void jw_key(jw *w, const char *key);
 /* Values. jw_str writes null for NULL. */
 void jw_str(jw *w, const char *s);
 void jw_int(jw *w, long long v);
+/* A string value: the base64 of the n bytes at p (buf_put_base64), written straight into
+ * the buffer, with no base64 text made first. */
+void jw_base64(jw *w, const void *p, size_t n);
 void jw_bool(jw *w, bool v);
 void jw_null(jw *w);
 /* A value that is already a JSON text (written by a jw, or another value's text). */
@@ -47,6 +50,7 @@ void jw_put_str(jw *w, const char *key, const char *s);
 void jw_put_int(jw *w, const char *key, long long v);
 void jw_put_bool(jw *w, const char *key, bool v);
 void jw_put_int_or_null(jw *w, const char *key, const char *s);
+void jw_put_base64(jw *w, const char *key, const void *p, size_t n);
 /* A time as GitLab writes it, 2017-07-19T11:04:06.123Z, of s: a timestamptz as
  * PostgreSQL prints it in UTC with DateStyle ISO (2017-07-19 11:04:06.123456+00: its
  * printing costs half of iso8601()'s to_char), or text already in that form; null for

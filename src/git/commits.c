@@ -963,49 +963,48 @@ int gitc_cherry_pick(ctx *c, git_repository *repo, git_commit *commit, const cha
 
 /* ---- base64 ---- */
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-const char *gitc_base64(ctx *c, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	char *out = arena_alloc(c->a, (n + 2) / 3 * 4 + 1), *o = out;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)s[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)s[i + 1] << 8;
-		if (i + 2 < n)
-			v |= s[i + 2];
-		*o++ = b64[(v >> 18) & 63];
-		*o++ = b64[(v >> 12) & 63];
-		*o++ = i + 1 < n ? b64[(v >> 6) & 63] : '=';
-		*o++ = i + 2 < n ? b64[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
+/* 1 + the value of each base64 character; B64_SKIP for the whitespace a client may wrap
+ * its text with, B64_PAD for '=', 0 for anything else. */
+enum { B64_BAD = 0, B64_SKIP = 65, B64_PAD };
+static const unsigned char b64_value[256] = {
+	['A'] = 1,  2,	3,  4,	5,  6,	7,  8,	9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+	21, 22, 23, 24, 25, 26,
+	['a'] = 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
+	47, 48, 49, 50, 51, 52,
+	['0'] = 53, 54, 55, 56, 57, 58, 59, 60, 61, 62,
+	['+'] = 63,
+	['/'] = 64,
+	['='] = B64_PAD,
+	['\n'] = B64_SKIP,
+	['\r'] = B64_SKIP,
+	[' '] = B64_SKIP,
+	['\t'] = B64_SKIP,
+};
 
 char *gitc_unbase64(ctx *c, const char *s, size_t *n)
 {
 	size_t len = strlen(s);
-	char *out = arena_alloc(c->a, len / 4 * 3 + 4), *o = out;
+	/* one table look-up a character, into memory not zeroed first: a file's content is
+	 * up to max_body */
+	char *out = arena_alloc_uninit(c->a, len / 4 * 3 + 4), *o = out;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	unsigned v = 0;
 	int bits = 0, pad = 0;
-	for (size_t i = 0; i < len; i++) {
-		char ch = s[i];
-		if (ch == '\n' || ch == '\r' || ch == ' ' || ch == '\t')
-			continue;
-		if (ch == '=') {
+	for (; p < end; p++) {
+		unsigned char d = b64_value[*p];
+		if (d > B64_BAD && d < B64_SKIP) {
+			if (pad)
+				return NULL;
+			v = (v << 6) | (unsigned)(d - 1);
+			bits += 6;
+			if (bits >= 8) {
+				bits -= 8;
+				*o++ = (char)((v >> bits) & 0xFF);
+			}
+		} else if (d == B64_PAD) {
 			pad++;
-			continue;
-		}
-		const char *pos = strchr(b64, ch);
-		if (!pos || !ch || pad)
+		} else if (d == B64_BAD) {
 			return NULL;
-		v = (v << 6) | (unsigned)(pos - b64);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			*o++ = (char)((v >> bits) & 0xFF);
 		}
 	}
 	if (pad > 2)

@@ -120,8 +120,8 @@ int gitc_cherry_pick(ctx *c, git_repository *repo, git_commit *commit, const cha
 
 /* Valid path of a file in a commit (no empty, ".", ".." or ".git" component). */
 bool gitc_valid_path(const char *path);
-/* Base64 of n bytes, in c's arena; and its inverse (NULL when s is not base64). */
-const char *gitc_base64(ctx *c, const void *p, size_t n);
+/* The bytes of the base64 text s (whitespace ignored), in c's arena, their count in *n;
+ * NULL when s is not base64. (The other way: buf_put_base64, core/buf.h.) */
 char *gitc_unbase64(ctx *c, const char *s, size_t *n);
 
 #endif

@@ -197,6 +197,144 @@ START_TEST(test_files_base64)
 }
 END_TEST
 
+/* n bytes that do not compress (every byte value, in no order), from seed. */
+static unsigned char *noise(size_t n, unsigned long long seed)
+{
+	unsigned char *p = malloc(n);
+	unsigned long long x = seed * 2654435761ULL + 1;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (unsigned char)(x >> 24);
+	}
+	return p;
+}
+
+/* The base64 of n bytes (padded); with a line break after every 76 characters when
+ * wrap, as base64(1) and many clients write it. */
+static char *b64encode(const unsigned char *p, size_t n, bool wrap)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t len = (n + 2) / 3 * 4;
+	char *out = malloc(len + len / 76 + 2), *o = out;
+	size_t col = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+		char q[4] = {tab[v >> 18], tab[v >> 12 & 63], i + 1 < n ? tab[v >> 6 & 63] : '=',
+			     i + 2 < n ? tab[v & 63] : '='};
+		for (int k = 0; k < 4; k++) {
+			*o++ = q[k];
+			if (wrap && ++col == 76) {
+				*o++ = '\n';
+				col = 0;
+			}
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* git's id of a blob of the n bytes at p (git hash-object). */
+static char *git_blob_id_of(const unsigned char *p, size_t n)
+{
+	char *work = git_work_new(), *out = NULL;
+	char *file = S(fmt("%s/blob.bin", work));
+	FILE *fp = fopen(file, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(p, 1, n, fp), n);
+	fclose(fp);
+	ck_assert_int_eq(git_sh(work, &out, "hash-object %s", file), 0);
+	git_work_remove(work);
+	out[strcspn(out, "\n")] = '\0';
+	return S(out);
+}
+
+/* The file at path on master holds exactly the n bytes at p, as a blob whose id is
+ * blob_id, last changed by commit last: its JSON (content, size, ids), its blob's JSON
+ * and its raw bytes. */
+static void ck_large_file(const fx *f, const char *path, const unsigned char *p, size_t n,
+			  const char *blob_id, const char *last)
+{
+	char *b64 = S(b64encode(p, n, false));
+	resp *r = R(api("GET", S(fmt("%s?ref=master", file_url(f, path, ""))), f->token, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(jint(r->json, "size"), (long long)n);
+	ck_jstr(r, "encoding", "base64");
+	ck_assert_uint_eq(strlen(jstr(r->json, "content")), strlen(b64));
+	ck_assert(strcmp(jstr(r->json, "content"), b64) == 0);
+	ck_jstr(r, "blob_id", blob_id);
+	ck_jstr(r, "commit_id", tip(f, "master"));
+	ck_jstr(r, "last_commit_id", last);
+	ck_jstr(r, "file_path", path);
+	r = R(api("GET", S(fmt("/projects/%lld/repository/blobs/%s", f->id, blob_id)), f->token,
+		  NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(jint(r->json, "size"), (long long)n);
+	ck_assert(strcmp(jstr(r->json, "content"), b64) == 0);
+	ck_jstr(r, "sha", blob_id);
+	r = R(api("GET", S(fmt("%s?ref=master", file_url(f, path, "/raw"))), f->token, NULL));
+	ck_status(r, 200);
+	ck_assert_uint_eq(r->body_len, n);
+	ck_assert(memcmp(r->body, p, n) == 0);
+}
+
+/* Files of several MiB written through the API (as base64, within max_body) and read
+ * back byte for byte; a body over max_body is refused and changes nothing. */
+START_TEST(test_files_large)
+{
+	fx f;
+	project(&f, "private");
+	put_file(&f, "README", "x");
+	/* 6 MiB by POST /files/:path, its base64 wrapped at 76 columns */
+	size_t n1 = 6 << 20;
+	unsigned char *d1 = noise(n1, 1);
+	char *wrapped = b64encode(d1, n1, true);
+	char *form = fmt("branch=master&commit_message=big&encoding=base64&content=%s", S(enc(wrapped)));
+	free(wrapped);
+	resp *r = R(api("POST", file_url(&f, "big/one.bin", ""), f.token, form));
+	free(form);
+	ck_status(r, 201);
+	char *id1 = git_blob_id_of(d1, n1);
+	ck_large_file(&f, "big/one.bin", d1, n1, id1, tip(&f, "master"));
+	/* 5 MiB by a commit's JSON action, beside it */
+	size_t n2 = 5 << 20;
+	unsigned char *d2 = noise(n2, 2);
+	char *b64 = b64encode(d2, n2, false);
+	char *json = fmt("{\"branch\":\"master\",\"commit_message\":\"two\",\"actions\":["
+			 "{\"action\":\"create\",\"file_path\":\"big/two.bin\","
+			 "\"encoding\":\"base64\",\"content\":\"%s\"}]}",
+			 b64);
+	free(b64);
+	r = R(api_json("POST", S(fmt("/projects/%lld/repository/commits", f.id)), f.token, json));
+	free(json);
+	ck_status(r, 201);
+	const char *made = S(strdup(jstr(r->json, "id")));
+	ck_large_file(&f, "big/two.bin", d2, n2, git_blob_id_of(d2, n2), made);
+	/* the first file is still there, unchanged; last changed before */
+	resp *one = R(api("GET", S(fmt("%s?ref=master", file_url(&f, "big/one.bin", ""))), f.token,
+			  NULL));
+	ck_jstr(one, "blob_id", id1);
+	ck_assert_str_ne(jstr(one->json, "last_commit_id"), made);
+	/* over max_body (10 MiB): 413, and the file and the branch as they were */
+	size_t n3 = 8 << 20;
+	unsigned char *d3 = noise(n3, 3);
+	char *b3 = b64encode(d3, n3, false);
+	form = fmt("branch=master&commit_message=over&encoding=base64&content=%s", S(enc(b3)));
+	free(b3);
+	ck_assert_uint_gt(strlen(form), 10 << 20);
+	r = R(api("PUT", file_url(&f, "big/one.bin", ""), f.token, form));
+	free(form);
+	ck_status(r, 413);
+	ck_assert_str_eq(tip(&f, "master"), made);
+	ck_large_file(&f, "big/one.bin", d1, n1, id1, jstr(one->json, "last_commit_id"));
+	free(d1);
+	free(d2);
+	free(d3);
+}
+END_TEST
+
 START_TEST(test_files_tree)
 {
 	static const char *const TREE_FIELDS[] = {"id", "name", "type", "path", "mode", NULL};
@@ -353,6 +491,7 @@ Suite *suite_files(void)
 	tcase_add_test(tc, test_files_crud);
 	tcase_add_test(tc, test_files_errors);
 	tcase_add_test(tc, test_files_base64);
+	tcase_add_test(tc, test_files_large);
 	tcase_add_test(tc, test_files_tree);
 	tcase_add_test(tc, test_files_compare_contributors);
 	tcase_add_test(tc, test_files_access);

@@ -77,6 +77,32 @@ START_TEST(test_arena_big_allocation)
 }
 END_TEST
 
+/* A big allocation has a block of its own behind the head: the small ones around it
+ * share the head block, and arena_alloc_uninit's memory is the caller's to fill whole. */
+START_TEST(test_arena_big_allocation_keeps_head)
+{
+	char *before = arena_strdup(A, "before");
+	size_t base = arena_capacity(A);
+	size_t big = 3 * base + 5;
+	unsigned char *p = arena_alloc_uninit(A, big);
+	ck_assert_uint_eq((uintptr_t)p % 16, 0);
+	memset(p, 0x5A, big); /* ASan checks the bounds */
+	char *after = arena_strdup(A, "after");
+	/* the big block and nothing else: "after" went where "before" is */
+	ck_assert_uint_eq(arena_capacity(A), base + ((big + 15) & ~(size_t)15));
+	ck_assert_ptr_eq(after, before + 16);
+	unsigned char *q = arena_alloc(A, big);
+	for (size_t i = 0; i < big; i++)
+		ck_assert_uint_eq(q[i], 0);
+	ck_assert_str_eq(before, "before");
+	ck_assert_str_eq(after, "after");
+	ck_assert_uint_eq(p[big - 1], 0x5A);
+	arena_reset(A);
+	ck_assert_uint_eq(arena_capacity(A), base);
+	ck_assert_str_eq(arena_strdup(A, "again"), "again");
+}
+END_TEST
+
 START_TEST(test_arena_many_blocks)
 {
 	size_t base = arena_capacity(A);
@@ -212,6 +238,36 @@ START_TEST(test_buf_urlencode)
 }
 END_TEST
 
+/* buf_put_base64 is crypto_base64_encode with padding, for every length mod 3 and every
+ * byte value, appended to what the buffer holds and growing it. */
+START_TEST(test_buf_put_base64)
+{
+	unsigned char bytes[700];
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 37 + i / 256);
+	for (size_t n = 0; n < sizeof(bytes); n += n < 20 ? 1 : 97) {
+		buf b;
+		buf_init(&b, A, 4);
+		buf_puts(&b, "x:");
+		buf_put_base64(&b, bytes, n);
+		const char *want = crypto_base64_encode(A, bytes, n, 1);
+		ck_assert_uint_eq(b.len, 2 + strlen(want));
+		ck_assert_uint_eq(strlen(buf_cstr(&b)), b.len);
+		ck_assert_str_eq(buf_cstr(&b) + 2, want);
+		buf_putc(&b, '!');
+		ck_assert_str_eq(buf_cstr(&b) + 2 + strlen(want), "!");
+	}
+	buf b;
+	buf_init(&b, A, 0);
+	buf_put_base64(&b, NULL, 0);
+	ck_assert_str_eq(buf_cstr(&b), "");
+	buf_put_base64(&b, "\x00\xff\x10\x41", 4);
+	ck_assert_str_eq(buf_cstr(&b), "AP8QQQ==");
+	buf_put_base64(&b, "\xfb\xff", 2);
+	ck_assert_str_eq(buf_cstr(&b), "AP8QQQ==+/8=");
+}
+END_TEST
+
 /* ---- jw ---- */
 
 /* What respond_json() sends for o. */
@@ -288,6 +344,41 @@ START_TEST(test_jw_put_time)
 	jw_put_time(&w, "t", NULL);
 	jw_end_object(&w);
 	ck_assert_str_eq(buf_cstr(&w.b), "{\"t\":null}");
+}
+END_TEST
+
+/* jw_put_base64: the member json-c writes for the base64 text ('/' as it is), from a
+ * writer that starts too small for it. */
+START_TEST(test_jw_base64_as_json_c)
+{
+	size_t n = 100000;
+	unsigned char *bytes = arena_alloc(A, n);
+	for (size_t i = 0; i < n; i++)
+		bytes[i] = (unsigned char)(i * 131 + i / 7);
+	for (size_t len = 0; len <= n; len += len < 4 ? 1 : n - 4) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "size", json_object_new_int64((long long)len));
+		json_object_object_add(o, "content",
+				       json_object_new_string(crypto_base64_encode(A, bytes, len, 1)));
+		json_object_object_add(o, "sha", json_object_new_string("abc"));
+		jw w;
+		jw_init(&w, A, 4);
+		jw_begin_object(&w);
+		jw_put_int(&w, "size", (long long)len);
+		jw_put_base64(&w, "content", bytes, len);
+		jw_put_str(&w, "sha", "abc");
+		jw_end_object(&w);
+		ck_assert_uint_eq(w.b.len, strlen(json_c_text(o)));
+		ck_assert_str_eq(buf_cstr(&w.b), json_c_text(o));
+		json_object_put(o);
+	}
+	jw w;
+	jw_init(&w, A, 0);
+	jw_begin_array(&w);
+	jw_base64(&w, "\xfb\xff", 2);
+	jw_base64(&w, "", 0);
+	jw_end_array(&w);
+	ck_assert_str_eq(buf_cstr(&w.b), "[\"+/8=\",\"\"]");
 }
 END_TEST
 
@@ -1132,6 +1223,7 @@ int main(void)
 	tcase_add_test(tc, test_arena_alignment);
 	tcase_add_test(tc, test_arena_zeroed_after_reuse);
 	tcase_add_test(tc, test_arena_big_allocation);
+	tcase_add_test(tc, test_arena_big_allocation_keeps_head);
 	tcase_add_test(tc, test_arena_many_blocks);
 	tcase_add_test(tc, test_arena_reset_runs_cleanups_newest_first);
 	tcase_add_test(tc, test_arena_destroy_runs_cleanups);
@@ -1144,12 +1236,14 @@ int main(void)
 	tcase_add_test(tc, test_buf_append_grows);
 	tcase_add_test(tc, test_buf_printf_grows);
 	tcase_add_test(tc, test_buf_urlencode);
+	tcase_add_test(tc, test_buf_put_base64);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("jw");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_jw_strings_as_json_c);
 	tcase_add_test(tc, test_jw_document_as_json_c);
+	tcase_add_test(tc, test_jw_base64_as_json_c);
 	tcase_add_test(tc, test_jw_put_time);
 	suite_add_tcase(s, tc);
 
