@@ -1,7 +1,7 @@
 /* Environments (spec 4.6; GitLab 10's lib/api/environments.rb): list, create, update,
  * delete and stop. Reporters and up read them (read_environment), developers and up
- * create, update and delete them (create_environment, update_environment) and stop them
- * (create_deployment), as GitLab 10.x. The model's rules (name format, slug, external_url)
+ * create them (create_environment) and stop them (create_deployment), masters and up
+ * update and delete them (update_environment: ProjectPolicy's master rule in 10.x). The model's rules (name format, slug, external_url)
  * are SQL functions of sql/0027_environments.sql, which the deployments a successful job
  * records use too. */
 #include <string.h>
@@ -59,9 +59,10 @@ static int env_level(request *r)
 	return project_ability_level(&r->project->pa);
 }
 
-static bool can_write(request *r)
+/* Whether the caller may change the route's environments with an ability of level. */
+static bool can_write(request *r, int level)
 {
-	return env_level(r) >= ACCESS_DEVELOPER && !r->project->pa.archived;
+	return env_level(r) >= level && !r->project->pa.archived;
 }
 
 /* external_url as the model keeps it: NULL when absent or blank (nullify_external_url). */
@@ -166,7 +167,7 @@ static int environments_check_create(request *r)
 
 static int environments_create(request *r)
 {
-	if (!can_write(r))
+	if (!can_write(r, ACCESS_DEVELOPER))
 		return ERR_FORBIDDEN;
 	const char *name = param_str(r, "name"), *url = external_url(r);
 	int rc = env_validate(r, name, url, NULL);
@@ -195,7 +196,7 @@ static int environments_check_update(request *r)
 
 static int environments_update(request *r)
 {
-	if (!can_write(r))
+	if (!can_write(r, ACCESS_MASTER))
 		return ERR_FORBIDDEN;
 	PGresult *env;
 	int rc = find_env(r, &env);
@@ -216,7 +217,7 @@ static int environments_update(request *r)
 
 static int environments_delete(request *r)
 {
-	if (!can_write(r))
+	if (!can_write(r, ACCESS_MASTER))
 		return ERR_FORBIDDEN;
 	PGresult *env;
 	int rc = find_env(r, &env);
@@ -233,7 +234,7 @@ static int environments_delete(request *r)
  * deployment played by the caller. */
 static int environments_stop(request *r)
 {
-	if (!can_write(r))
+	if (!can_write(r, ACCESS_DEVELOPER))
 		return ERR_FORBIDDEN;
 	PGresult *env;
 	int rc = find_env(r, &env);

@@ -566,22 +566,30 @@ static int sides_of(request *r, const PGresult *res, merge_sides *out)
 				db_val(res, 0, MRC_TARGET_BRANCH), db_val(res, 0, MRC_IID), out);
 }
 
+/* A page of the request's commits (GitLab 10: Kaminari.paginate_array, the usual
+ * pagination headers). */
 static int merge_requests_commits(request *r)
 {
 	const char *iid;
+	page_req pg;
 	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0)
+	if (rc < 0 || (rc = pagination_parse(r, &pg)) < 0)
 		return rc;
 	PGresult *res;
 	if ((rc = fetch(r, iid, NULL, &res)) != 0)
 		return rc < 0 ? rc : 0;
 	merge_sides s;
 	json_object *list = NULL;
+	long long total = 0;
 	rc = sides_of(r, res, &s);
 	if (rc == MERGE_ENOTFOUND)
 		list = json_object_new_array(); /* no source branch (any more): no commits */
-	else if (rc < 0 || merge_commits_json(&r->ctx, &s, &list) < 0)
+	else if (rc < 0 ||
+		 merge_commits_json(&r->ctx, &s, pg.offset, pg.per_page, &list, &total) < 0) {
+		json_object_put(list);
 		return ERR_INTERNAL;
+	}
+	pagination_headers(r, &pg, total);
 	respond_json(r, 200, list);
 	return 0;
 }

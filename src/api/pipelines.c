@@ -337,8 +337,9 @@ static int updatable(request *r, bool lock, PGresult **out)
 	return ok ? 0 : ERR_FORBIDDEN;
 }
 
-/* Processes pipeline id and answers it. */
-static int process_and_present(request *r, const char *id)
+/* Processes pipeline id and answers it with status (GitLab 10: 201 for a retry, the POST's
+ * default, and 200 for a cancel, its explicit `status 200`). */
+static int process_and_present(request *r, const char *id, int status)
 {
 	int rc = ci_pipeline_process(&r->ctx, id);
 	if (rc < 0)
@@ -347,7 +348,7 @@ static int process_and_present(request *r, const char *id)
 	rc = find_pipeline(r, id, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : ERR_INTERNAL;
-	respond_json(r, 201, entity_pipeline(r, res, 0, 0));
+	respond_json(r, status, entity_pipeline(r, res, 0, 0));
 	return 0;
 }
 
@@ -365,7 +366,7 @@ static int pipelines_retry(request *r)
 	if (!db_query(&r->ctx, "pipelines_retry_jobs", 2, v, &err) ||
 	    !db_query(&r->ctx, "pipelines_unskip", 1, v, &err))
 		return err;
-	return process_and_present(r, id);
+	return process_and_present(r, id, 201);
 }
 
 /* Cancel changes the jobs a runner may hold first and locks the pipeline after, then
@@ -385,7 +386,7 @@ static int pipelines_cancel(request *r)
 	    !db_query(&r->ctx, "pipelines_lock", 1, (const char *[]){id}, &err) ||
 	    !db_query(&r->ctx, "pipelines_cancel_created", 1, (const char *[]){id}, &err))
 		return err;
-	return process_and_present(r, id);
+	return process_and_present(r, id, 200);
 }
 
 /* The module's routes (http/router.h), in the order they are matched. Reads need no

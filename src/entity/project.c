@@ -304,6 +304,7 @@ void entity_project_write(jw *w, request *r, const PGresult *res, int row, int c
 	jw_put_str(w, "path", V(PC_NS_PATH));
 	jw_put_str(w, "kind", V(PC_NS_KIND));
 	jw_put_str(w, "full_path", ns);
+	jw_put_int_or_null(w, "parent_id", V(PC_NS_PARENT_ID)); /* 10.8's NamespaceBasic */
 	jw_end_object(w);
 	if (x && x->forked_from) {
 		jw_key(w, "forked_from_project");

@@ -47,8 +47,8 @@
 	" p.request_access_enabled, p.only_allow_merge_if_all_discussions_are_resolved,"        \
 	" p.printing_merge_request_link_enabled, p.shared_runners_enabled, p.lfs_enabled,"      \
 	" p.commit_count, p.storage_size, p.repository_size, p.lfs_objects_size,"               \
-	" p.job_artifacts_size, n.owner_id, p.merge_method"
-#define PROJECT_NCOLS 49
+	" p.job_artifacts_size, n.owner_id, p.merge_method, n.parent_id"
+#define PROJECT_NCOLS 50
 
 /* What the statement knows of the caller (whose id is the SQL expression ME, NULL when
  * anonymous) and the project of PROJECT_COLS, right after them, each found once: their
@@ -112,13 +112,13 @@ enum project_col {
 	PC_ONLY_ALLOW_MERGE_IF_ALL_DISCUSSIONS_ARE_RESOLVED, PC_PRINTING_MR_LINK_ENABLED,
 	PC_SHARED_RUNNERS_ENABLED, PC_LFS_ENABLED, PC_COMMIT_COUNT, PC_STORAGE_SIZE,
 	PC_REPOSITORY_SIZE, PC_LFS_OBJECTS_SIZE, PC_JOB_ARTIFACTS_SIZE, PC_NS_OWNER_ID,
-	PC_MERGE_METHOD,
+	PC_MERGE_METHOD, PC_NS_PARENT_ID,
 	/* PROJECT_CALLER_COLS */
 	PC_MEMBER_LEVEL = PROJECT_NCOLS, PC_GROUP_LEVELS, PC_NOTIFICATION_LEVELS,
 };
 /* The column lists and the enum agree (statements declare their counts from these). */
 _Static_assert(PC_NS_ID + 1 == PROJECT_BASIC_NCOLS, "PROJECT_BASIC_COLS");
-_Static_assert(PC_MERGE_METHOD + 1 == PROJECT_NCOLS, "PROJECT_COLS and enum project_col");
+_Static_assert(PC_NS_PARENT_ID + 1 == PROJECT_NCOLS, "PROJECT_COLS and enum project_col");
 _Static_assert(PC_NOTIFICATION_LEVELS + 1 == PROJECT_NCOLS + PROJECT_CALLER_NCOLS,
 	       "PROJECT_CALLER_COLS and enum project_col");
 

@@ -133,11 +133,13 @@ static int merge_base(const merge_sides *s, git_oid *out)
 	return rc < 0 ? -1 : 0;
 }
 
-int merge_commits_json(ctx *c, const merge_sides *s, json_object **out)
+int merge_commits_json(ctx *c, const merge_sides *s, long long offset, long long limit,
+		       json_object **out, long long *total)
 {
 	git_revwalk *walk = NULL;
 	int rc = -1;
 	*out = json_object_new_array();
+	*total = 0;
 	if (git_revwalk_new(&walk, s->repo) < 0)
 		goto cleanup;
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
@@ -146,7 +148,11 @@ int merge_commits_json(ctx *c, const merge_sides *s, json_object **out)
 		goto cleanup;
 	git_oid id;
 	int e;
+	/* the whole walk counts them; only the page's are read and presented */
 	while ((e = git_revwalk_next(&id, walk)) == 0) {
+		long long i = (*total)++;
+		if (i < offset || i - offset >= limit)
+			continue;
 		git_commit *commit = lookup(c, s->repo, &id);
 		if (!commit)
 			goto cleanup;

@@ -40,9 +40,11 @@ int merge_sides_find(ctx *c, const char *target_project_id, const char *source_p
 /* Whether the sides merge without conflicts: 0 with *out, MERGE_ENOTFOUND when there is
  * no target branch, or -1. */
 int merge_check(ctx *c, const merge_sides *s, bool *out);
-/* The commits of the request (in the source, not in the target: newest first) as
- * Entities::Commit records into *out (a new array). */
-int merge_commits_json(ctx *c, const merge_sides *s, json_object **out);
+/* The commits of the request (in the source, not in the target: newest first), those
+ * from offset on, at most limit, as Entities::Commit records into *out (a new array),
+ * and how many there are in all into *total. 0 or -1. */
+int merge_commits_json(ctx *c, const merge_sides *s, long long offset, long long limit,
+		       json_object **out, long long *total);
 /* The diff entries (Entities::RepoDiff) from the merge base to the source head into
  * *out (a new array). */
 int merge_changes_json(ctx *c, const merge_sides *s, json_object **out);

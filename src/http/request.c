@@ -507,14 +507,17 @@ int param_datetime(request *r, const char *name, const char **out)
 	return 0;
 }
 
+/* GitLab 10 casts a date parameter as Rails does a date column (Date._parse): a
+ * date-time such as a client's 2020-01-01T10:00:00+02:00 is that day, its time and
+ * offset dropped, not converted. */
 int param_date(request *r, const char *name, const char **out)
 {
 	const char *v = param_str(r, name);
 	if (!v)
 		return 1;
-	if (!valid_date(v))
+	if (!valid_datetime(v)) /* a date is one too */
 		return fail_invalid(r, name);
-	*out = v;
+	*out = strlen(v) == 10 ? v : arena_strndup(r->ctx.a, v, 10);
 	return 0;
 }
 

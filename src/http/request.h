@@ -121,8 +121,10 @@ int param_array(request *r, const char *name, const char ***out);
 int param_require(request *r, const char *name, const char **out);
 /* Text of at most max characters: 0, 1 when absent, ERR_VALIDATION when too long. */
 int param_text(request *r, const char *name, size_t max, const char **out);
-/* ISO 8601 date-time / YYYY-MM-DD: 0, 1 when absent, ERR_INVALID when malformed. */
+/* ISO 8601 date-time: 0, 1 when absent, ERR_INVALID when malformed. */
 int param_datetime(request *r, const char *name, const char **out);
+/* A date: YYYY-MM-DD, or an ISO 8601 date-time whose calendar date is taken as written
+ * (*out: its YYYY-MM-DD, in r's arena); 0, 1 when absent, ERR_INVALID when malformed. */
 int param_date(request *r, const char *name, const char **out);
 /* One of the NULL-terminated allowed values: 0, 1 when absent, ERR_INVALID
  * ("name does not have a valid value") otherwise. */

@@ -297,6 +297,81 @@ START_TEST(test_award_emoji_access)
 }
 END_TEST
 
+/* The owner of a personal project reads its confidential issues (a master-level reader,
+ * as GitLab 10's IssuePolicy: reporters and up), whoever wrote them: they award on such
+ * an issue and on its notes, list and take back their awards; a guest still may not. */
+START_TEST(test_award_emoji_owner_confidential)
+{
+	fx f;
+	f.owner_tok = make_user("aown", &f.owner, NULL);
+	f.id = api_project(f.owner_tok, "private", NULL);
+	long long dev_id;
+	char *dev = member(&f, 30, &dev_id);
+	char *guest = member(&f, 10, NULL);
+	/* by the developer, through the API, confidential, assigned to nobody */
+	char *path = fmt("/projects/%lld/issues", f.id);
+	resp *r = api("POST", path, dev, "title=secret&confidential=true");
+	ck_status(r, 201);
+	ck_assert(jbool(r->json, "confidential"));
+	long long iid = jint(r->json, "iid");
+	resp_free(r);
+	free(path);
+	path = fmt("/projects/%lld/issues/%lld/notes", f.id, iid);
+	r = api("POST", path, dev, "body=hush");
+	ck_status(r, 201);
+	long long note = jint(r->json, "id");
+	resp_free(r);
+	free(path);
+	char *base = fmt("/projects/%lld/issues/%lld/award_emoji", f.id, iid);
+	char *on_note = fmt("/projects/%lld/issues/%lld/notes/%lld/award_emoji", f.id, iid, note);
+	const char *paths[] = {base, on_note};
+	for (int i = 0; i < 2; i++) {
+		long long id = award(paths[i], f.owner_tok, "thumbsup");
+		r = api("GET", paths[i], f.owner_tok, NULL);
+		ck_status(r, 200);
+		ck_assert_int_eq(json_object_array_length(r->json), 1);
+		resp_free(r);
+		char *one = fmt("%s/%lld", paths[i], id);
+		r = api("GET", one, f.owner_tok, NULL);
+		ck_status(r, 200);
+		ck_jstr(r, "name", "thumbsup");
+		resp_free(r);
+		r = api("POST", paths[i], guest, "name=heart");
+		ck_body(r, 404, "{\"message\":\"404 Award Emoji Not Found\"}");
+		resp_free(r);
+		r = api("DELETE", one, f.owner_tok, NULL);
+		ck_status(r, 204);
+		resp_free(r);
+		award(paths[i], f.owner_tok, "tada");
+		free(one);
+	}
+	free(on_note);
+	free(base);
+	/* their own confidential issue: any emoji but a vote, which nobody gives what they
+	 * wrote (10.8's Awardable#user_can_award?): that one is the 404 */
+	path = fmt("/projects/%lld/issues", f.id);
+	r = api("POST", path, f.owner_tok, "title=mine&confidential=true");
+	ck_status(r, 201);
+	iid = jint(r->json, "iid");
+	resp_free(r);
+	free(path);
+	base = fmt("/projects/%lld/issues/%lld/award_emoji", f.id, iid);
+	award(base, f.owner_tok, "smile");
+	r = api("POST", base, f.owner_tok, "name=thumbsup");
+	ck_body(r, 404, "{\"message\":\"404 Award Emoji Not Found\"}");
+	resp_free(r);
+	award(base, dev, "thumbsup");
+	r = api("GET", base, f.owner_tok, NULL);
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 2);
+	resp_free(r);
+	free(base);
+	free(guest);
+	free(dev);
+	free(f.owner_tok);
+}
+END_TEST
+
 /* Awards on notes (of issues and snippets) and on snippets. */
 START_TEST(test_award_emoji_notes_and_snippets)
 {
@@ -429,6 +504,7 @@ Suite *suite_award_emoji(void)
 	tcase_add_test(tc, test_award_emoji_errors);
 	tcase_add_test(tc, test_award_emoji_delete_access);
 	tcase_add_test(tc, test_award_emoji_access);
+	tcase_add_test(tc, test_award_emoji_owner_confidential);
 	tcase_add_test(tc, test_award_emoji_notes_and_snippets);
 	tcase_add_test(tc, test_award_emoji_merge_requests);
 	suite_add_tcase(s, tc);

@@ -201,7 +201,7 @@ static void apply(const fx *f, const char *op, const char *where)
 		ck_code(R(api("POST", S(fmt("/projects/%lld/pipelines/%lld/cancel", f->project,
 					    f->pipeline)),
 			      f->owner, NULL)),
-			201);
+			200);
 	} else if (sscanf(op, "retry %63s", name) == 1) {
 		long long n = sql_int("SELECT ci_retry_job(%lld, %lld, true)", job_id(f, name),
 				      f->owner_id);

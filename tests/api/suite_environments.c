@@ -278,7 +278,8 @@ START_TEST(test_environments_update)
 		"{\"error\":\"environment_id is invalid\"}");
 	/* who may */
 	ck_code(R(api("PUT", one(p.id, a, ""), member(p.id, 20), "name=r")), 403);
-	ck_code(R(api("PUT", one(p.id, a, ""), member(p.id, 30), "name=d")), 200);
+	ck_code(R(api("PUT", one(p.id, a, ""), member(p.id, 30), "name=d")), 403);
+	ck_code(R(api("PUT", one(p.id, a, ""), member(p.id, 40), "name=d")), 200);
 	ck_code(R(api("PUT", one(p.id, a, ""), member(p.id, 0), "name=o")), 404);
 	ck_code(R(api("PUT", one(p.id, a, ""), NULL, "name=o")), 401);
 }
@@ -304,9 +305,56 @@ START_TEST(test_environments_delete)
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM environments WHERE id = %lld", a), 0);
 	ck_body(R(api("DELETE", one(p.id, a, ""), p.owner, NULL)), 404,
 		"{\"message\":\"404 Not found\"}");
-	/* developers may (update_environment in 10.x) */
-	ck_code(R(api("DELETE", one(p.id, b, ""), member(p.id, 30), NULL)), 204);
+	/* masters may, developers not (update_environment: masters in 10.x) */
+	ck_code(R(api("DELETE", one(p.id, b, ""), member(p.id, 30), NULL)), 403);
+	ck_code(R(api("DELETE", one(p.id, b, ""), member(p.id, 40), NULL)), 204);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM environments WHERE id = %lld", other), 1);
+}
+END_TEST
+
+/* Every role on each change (GitLab 10.8's lib/api/environments.rb and ProjectPolicy):
+ * create_environment (POST) and create_deployment (stop) are developers', and
+ * update_environment (PUT, DELETE) masters'; the owner of a personal project and admins
+ * count as owners. A refusal is 403 for a member who sees the project, before the
+ * environment is looked up, and changes nothing. */
+START_TEST(test_environments_roles)
+{
+	fx_project p;
+	project(&p, "private");
+	static const struct {
+		int level;
+		long put, del, stop, post;
+	} rows[] = {
+		{10, 403, 403, 403, 403},
+		{20, 403, 403, 403, 403},
+		{30, 403, 403, 200, 201},
+		{40, 200, 204, 200, 201},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		char *t = member(p.id, rows[i].level);
+		long long e = add(p.id, p.owner, S(fmt("env%zu", i)), NULL);
+		ck_code(R(api("PUT", one(p.id, e, ""), t, S(fmt("name=renamed%zu", i)))),
+			rows[i].put);
+		ck_assert_str_eq(env_column("name", e),
+				 rows[i].put == 200 ? S(fmt("renamed%zu", i)) : S(fmt("env%zu", i)));
+		ck_code(R(api("POST", one(p.id, e, "/stop"), t, NULL)), rows[i].stop);
+		ck_assert_str_eq(env_column("state", e),
+				 rows[i].stop == 200 ? "stopped" : "available");
+		ck_code(R(api("DELETE", one(p.id, e, ""), t, NULL)), rows[i].del);
+		ck_assert_int_eq(sql_int("SELECT count(*) FROM environments WHERE id = %lld", e),
+				 rows[i].del == 204 ? 0 : 1);
+		ck_code(R(api("POST", epath(p.id, ""), t, S(fmt("name=made%zu", i)))), rows[i].post);
+		/* refused before the lookup: no 404 for an environment that is not there */
+		if (rows[i].put == 403)
+			ck_body(R(api("PUT", one(p.id, 999999999, ""), t, "name=x")), 403,
+				"{\"message\":\"403 Forbidden\"}");
+	}
+	/* the owner of the personal project and an admin */
+	long long e = add(p.id, p.owner, "mine", NULL);
+	ck_code(R(api("PUT", one(p.id, e, ""), p.owner, "name=mine2")), 200);
+	ck_code(R(api("PUT", one(p.id, e, ""), admin_token(), "name=mine3")), 200);
+	ck_code(R(api("POST", one(p.id, e, "/stop"), admin_token(), NULL)), 200);
+	ck_code(R(api("DELETE", one(p.id, e, ""), p.owner, NULL)), 204);
 }
 END_TEST
 
@@ -572,6 +620,7 @@ Suite *suite_environments(void)
 	tcase_add_test(tc, test_environments_list);
 	tcase_add_test(tc, test_environments_update);
 	tcase_add_test(tc, test_environments_delete);
+	tcase_add_test(tc, test_environments_roles);
 	tcase_add_test(tc, test_environments_deployments);
 	tcase_add_test(tc, test_environments_stop);
 	tcase_add_test(tc, test_environments_end_to_end);

@@ -201,6 +201,25 @@ START_TEST(test_issues_create_show)
 }
 END_TEST
 
+/* due_date as GitLab 10 casts it to the date column: a date-time is its calendar date as
+ * written, on create and edit; what is no date stays 400 and changes nothing. */
+START_TEST(test_issues_due_date_forms)
+{
+	world w;
+	make_world(&w, "private");
+	resp *r = create(&w, w.owner, "title=d&due_date=2020-01-01T10:00:00%2B02:00");
+	ck_jstr(r, "due_date", "2020-01-01");
+	long long iid = jint(r->json, "iid");
+	const char *one = P(&w, S(fmt("/issues/%lld", iid)));
+	r = R(api("PUT", one, w.owner, "due_date=2020-01-05T23:59:59Z"));
+	ck_status(r, 200);
+	ck_jstr(r, "due_date", "2020-01-05");
+	ck_body(R(api("PUT", one, w.owner, "due_date=2020-01-05T99:00:00Z")), 400,
+		"{\"error\":\"due_date is invalid\"}");
+	ck_jstr(R(api("GET", one, w.owner, NULL)), "due_date", "2020-01-05");
+}
+END_TEST
+
 /* What only reporters and up may set, guests' issues leave out; created_at is the
  * owner's and admins'. */
 START_TEST(test_issues_create_privileged_fields)
@@ -1131,6 +1150,7 @@ Suite *suite_issues(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_checked_fixture(tc, NULL, release);
 	tcase_add_test(tc, test_issues_create_show);
+	tcase_add_test(tc, test_issues_due_date_forms);
 	tcase_add_test(tc, test_issues_create_privileged_fields);
 	tcase_add_test(tc, test_issues_edit);
 	tcase_add_test(tc, test_issues_delete);

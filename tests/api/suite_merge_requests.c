@@ -670,6 +670,94 @@ START_TEST(test_notes_participants_mwps)
 }
 END_TEST
 
+/* The commits of a request come in pages (GitLab 10: Kaminari.paginate_array), newest
+ * first, with the usual headers; a page past the end is empty, a bad page 400. */
+START_TEST(test_commits_pages)
+{
+	world w;
+	make_world(&w, "private");
+	const char *one = commit_to(w.id, w.developer, "pages", "master", "create", "a.txt", "a",
+				    "One");
+	commit_to(w.id, w.developer, "pages", NULL, "create", "b.txt", "b", "Two");
+	commit_to(w.id, w.developer, "pages", NULL, "create", "c.txt", "c", "Three");
+	long long iid = create_iid(&w, "source_branch=pages&target_branch=master&title=p");
+	const char *path = S(fmt("/projects/%lld/merge_requests/%lld/commits", w.id, iid));
+	resp *r = R(api("GET", path, w.reporter, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 3);
+	ck_pages(r, path, "", 3, 20, 1);
+	r = R(api("GET", S(fmt("%s?per_page=2", path)), w.reporter, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 2);
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "title"), "Three");
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 1), "title"), "Two");
+	ck_pages(r, path, "", 3, 2, 1);
+	r = R(api("GET", S(fmt("%s?page=2&per_page=2", path)), w.reporter, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "id"), one);
+	ck_pages(r, path, "", 3, 2, 2);
+	r = R(api("GET", S(fmt("%s?page=5&per_page=2", path)), w.reporter, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 0);
+	ck_header(r, "X-Total", "3");
+	ck_status(R(api("GET", S(fmt("%s?page=x", path)), w.reporter, NULL)), 400);
+	/* no source branch any more: no commits, one empty page */
+	ck_status(R(api("DELETE", P(&w, "/repository/branches/pages"), w.owner, NULL)), 204);
+	r = R(api("GET", path, w.reporter, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 0);
+	ck_pages(r, path, "", 0, 20, 1);
+	release_all();
+}
+END_TEST
+
+/* A request's notes name its iid (GitLab 10's Entities::Note: noteable_iid for issues
+ * and merge requests) in every answer: created, listed, shown, edited. */
+START_TEST(test_notes_noteable_iid)
+{
+	world w;
+	make_world(&w, "private");
+	branch(&w, "first", "a.txt");
+	branch(&w, "second", "b.txt");
+	create_iid(&w, "source_branch=first&target_branch=master&title=a");
+	resp *mr = create(&w, w.developer, "source_branch=second&target_branch=master&title=b");
+	long long iid = jint(mr->json, "iid"), id = jint(mr->json, "id");
+	ck_assert_int_eq(iid, 2);
+	resp *r = R(api("POST", M(&w, iid, "/notes"), w.reporter, "body=hm"));
+	ck_status(r, 201);
+	ck_jstr(r, "noteable_type", "MergeRequest");
+	ck_assert_int_eq(jint(r->json, "noteable_id"), id);
+	ck_assert_int_eq(jint(r->json, "noteable_iid"), iid);
+	long long note = jint(r->json, "id");
+	r = R(api("GET", M(&w, iid, "/notes"), w.reporter, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "noteable_iid"), iid);
+	r = R(api("GET", M(&w, iid, S(fmt("/notes/%lld", note))), w.reporter, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(jint(r->json, "noteable_iid"), iid);
+	r = R(api("PUT", M(&w, iid, S(fmt("/notes/%lld", note))), w.reporter, "body=ok"));
+	ck_status(r, 200);
+	ck_assert_int_eq(jint(r->json, "noteable_iid"), iid);
+	/* an issue's note its issue's iid, a snippet's none */
+	ck_status(R(api("POST", P(&w, "/issues"), w.owner, "title=i")), 201);
+	r = R(api("POST", P(&w, "/issues/1/notes"), w.reporter, "body=i"));
+	ck_status(r, 201);
+	ck_jstr(r, "noteable_type", "Issue");
+	ck_assert_int_eq(jint(r->json, "noteable_iid"), 1);
+	r = R(api("POST", P(&w, "/snippets"), w.owner,
+		  "title=s&file_name=s.txt&code=x&visibility=private"));
+	ck_status(r, 201);
+	r = R(api("POST", P(&w, S(fmt("/snippets/%lld/notes", jint(r->json, "id")))), w.reporter,
+		  "body=s"));
+	ck_status(r, 201);
+	ck_jstr(r, "noteable_type", "Snippet");
+	ck_assert(jnull(r->json, "noteable_iid"));
+	release_all();
+}
+END_TEST
+
 /* ---- the git flow ---- */
 
 /* http://u:token@host:port/<path>.git */
@@ -1026,6 +1114,8 @@ Suite *suite_merge_requests(void)
 	tcase_add_test(tc, test_group_list);
 	tcase_add_test(tc, test_update_delete);
 	tcase_add_test(tc, test_notes_participants_mwps);
+	tcase_add_test(tc, test_commits_pages);
+	tcase_add_test(tc, test_notes_noteable_iid);
 	tcase_add_test(tc, test_git_flow_merge);
 	tcase_add_test(tc, test_merge_refusals);
 	tcase_add_test(tc, test_merge_methods);

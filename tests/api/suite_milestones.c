@@ -150,6 +150,55 @@ END_TEST
 
 /* Who may: developers of a project (masters of a group) create and edit; guests read;
  * others do not see it. */
+/* Dates as GitLab 10 casts them: a date, or a date-time whose calendar date is taken as
+ * written (time and offset dropped), stored and shown as YYYY-MM-DD, in a form or a JSON
+ * body; what is no date (nor date-time) is 400 and changes nothing. */
+static void dates(int scope)
+{
+	fx_source *s = source(scope);
+	resp *r = R(api("POST", M(s, ""), s->owner_token,
+			"title=d&start_date=2019-12-31T10:00:00%2B02:00&due_date=2020-01-01T00:00:00Z"));
+	ck_status(r, 201);
+	ck_jstr(r, "start_date", "2019-12-31");
+	ck_jstr(r, "due_date", "2020-01-01");
+	const char *one = M(s, S(fmt("/%lld", jint(r->json, "id"))));
+	r = R(api("PUT", one, s->owner_token, "due_date=2020-02-01T23:30:00-05:00"));
+	ck_status(r, 200);
+	ck_jstr(r, "due_date", "2020-02-01");
+	r = R(api_json("PUT", one, s->owner_token,
+		       "{\"due_date\":\"2020-03-01T10:00:00.000Z\",\"start_date\":\"2020-02-15\"}"));
+	ck_status(r, 200);
+	ck_jstr(r, "due_date", "2020-03-01");
+	ck_jstr(r, "start_date", "2020-02-15");
+	/* the day as written, not in UTC (2020-03-01, which would pass): after the due date */
+	ck_body(R(api("PUT", one, s->owner_token, "start_date=2020-03-02T01:00:00%2B09:00")), 400,
+		"{\"message\":\"Failed to update milestone {:due_date=>[\\\"must be greater than "
+		"start date\\\"]}\"}");
+	static const char *const bad[] = {"2020-01-01Tnoon", "2020-13-01T00:00:00Z",
+					  "2020-01-01T24:00:00Z", "2020-01-01T10:00:00%2B99:00",
+					  "2020-01-01x", "soon", NULL};
+	for (int i = 0; bad[i]; i++) {
+		ck_body(R(api("PUT", one, s->owner_token, S(fmt("due_date=%s", bad[i])))), 400,
+			"{\"error\":\"due_date is invalid\"}");
+		ck_body(R(api("POST", M(s, ""), s->owner_token,
+			      S(fmt("title=bad%d&start_date=%s", i, bad[i])))),
+			400, "{\"error\":\"start_date is invalid\"}");
+	}
+	r = R(api("GET", one, s->owner_token, NULL));
+	ck_jstr(r, "due_date", "2020-03-01");
+	ck_jstr(r, "start_date", "2020-02-15");
+	ck_assert_int_eq(json_object_array_length(R(api("GET", M(s, ""), s->owner_token,
+							 NULL))->json),
+			 1);
+}
+
+START_TEST(test_milestones_dates)
+{
+	dates(0);
+	dates(1);
+}
+END_TEST
+
 START_TEST(test_milestones_access)
 {
 	for (int scope = 0; scope < 2; scope++) {
@@ -230,6 +279,7 @@ Suite *suite_milestones(void)
 	tcase_add_test(tc, test_milestones_project);
 	tcase_add_test(tc, test_milestones_group);
 	tcase_add_test(tc, test_milestones_access);
+	tcase_add_test(tc, test_milestones_dates);
 	tcase_add_test(tc, test_milestones_issues);
 	suite_add_tcase(s, tc);
 	return s;

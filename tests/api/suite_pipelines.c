@@ -485,7 +485,7 @@ START_TEST(test_list_filters)
 	ck_status(r, 201);
 	long long m2 = jint(r->json, "id");
 	/* m1 finished: canceled */
-	ck_status(R(api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", m1))), f.owner, NULL)), 201);
+	ck_status(R(api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", m1))), f.owner, NULL)), 200);
 	/* fe failed with a yaml error (as a push's would be) */
 	S(sql_value("UPDATE ci_pipelines SET yaml_errors = 'x', status = 'failed'"
 		    " WHERE id = %lld", fe));
@@ -679,7 +679,7 @@ START_TEST(test_retry_cancel)
 	const char *retry = P(&f, S(fmt("/pipelines/%lld/retry", id)));
 	/* cancel: every unfinished job canceled, the pipeline canceled */
 	resp *r = R(api("POST", cancel, f.owner, NULL));
-	ck_status(r, 201);
+	ck_status(r, 200);
 	ck_fields(r->json, FULL_FIELDS);
 	ck_jstr(r, "status", "canceled");
 	ck_assert(!jnull(r->json, "finished_at"));
@@ -688,7 +688,7 @@ START_TEST(test_retry_cancel)
 	ck_assert_str_eq(job_status(id, "after"), "canceled");
 	/* again: nothing more to cancel */
 	r = R(api("POST", cancel, f.owner, NULL));
-	ck_status(r, 201);
+	ck_status(r, 200);
 	ck_jstr(r, "status", "canceled");
 	/* retry: canceled jobs copied (the old ones kept, retried), the first stage runs;
 	 * the pipeline running again (GitLab 10's enqueue from canceled), its finished_at
@@ -744,13 +744,79 @@ START_TEST(test_retry_cancel)
 	ck_body(R(api("POST", cancel, developer, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
 	ck_assert_str_eq(job_status(id, "build"), "pending");
 	r = R(api("POST", cancel, master, NULL));
-	ck_status(r, 201);
+	ck_status(r, 200);
 	ck_jstr(r, "status", "canceled");
 	ck_status(R(api("POST", retry, admin_token(), NULL)), 201);
 	ck_status(R(api("DELETE", P(&f, "/protected_branches/master"), f.owner, NULL)), 204);
 	r = R(api("POST", cancel, developer, NULL));
-	ck_status(r, 201);
+	ck_status(r, 200);
 	ck_jstr(r, "status", "canceled");
+}
+END_TEST
+
+/* The jobs of pipeline id as the API lists them (GET /pipelines/:id/jobs, query q):
+ * "name:status" of each, newest first, joined by ",". */
+static const char *listed_jobs(const fx *f, long long id, const char *q)
+{
+	resp *r = R(api("GET", P(f, S(fmt("/pipelines/%lld/jobs%s", id, q))), f->owner, NULL));
+	ck_status(r, 200);
+	ck_assert_msg(json_object_is_type(r->json, json_type_array), "%s", r->body);
+	char *out = S(calloc(1, 4096));
+	for (size_t i = 0; i < json_object_array_length(r->json); i++) {
+		json_object *j = json_object_array_get_idx(r->json, i);
+		sprintf(out + strlen(out), "%s%s:%s", i ? "," : "", jstr(j, "name"),
+			jstr(j, "status"));
+	}
+	return out;
+}
+
+/* python-gitlab's pipeline.cancel() and pipeline.retry() over HTTP: GitLab 10 answers a
+ * cancel 200 (its `status 200`) and a retry 201; the retry copies the canceled jobs as
+ * new ones (RetryPipelineService), the first stage pending at once, and the pipeline
+ * leaves canceled (the event enqueue: running from a finished state). The old jobs stay,
+ * retried: GitLab 10's pipeline.builds lists them too, the scope filters them out. */
+START_TEST(test_cancel_then_retry_over_http)
+{
+	fx f;
+	project(&f, "private");
+	commit(&f, "master", "create", ".gitlab-ci.yml",
+	       "one:\n  stage: build\n  script: x\n  except: [pushes]\n"
+	       "two:\n  stage: test\n  script: y\n  except: [pushes]\n",
+	       "ci");
+	wait_pushes(f.id);
+	long long id = create_ok(&f, "master");
+	ck_assert_str_eq(listed_jobs(&f, id, ""), "two:created,one:pending");
+
+	resp *r = R(api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", id))), f.owner, NULL));
+	ck_status(r, 200);
+	ck_fields(r->json, FULL_FIELDS);
+	ck_jstr(r, "status", "canceled");
+	ck_assert_int_eq(jint(r->json, "id"), id);
+	ck_assert_str_eq(listed_jobs(&f, id, ""), "two:canceled,one:canceled");
+
+	r = R(api("POST", P(&f, S(fmt("/pipelines/%lld/retry", id))), f.owner, NULL));
+	ck_status(r, 201);
+	ck_fields(r->json, FULL_FIELDS);
+	ck_jstr(r, "status", "running");
+	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", id))), f.owner, NULL));
+	ck_jstr(r, "status", "running");
+	ck_assert_str_eq(listed_jobs(&f, id, ""),
+			 "two:created,one:pending,two:canceled,one:canceled");
+	ck_assert_str_eq(listed_jobs(&f, id, "?scope[]=pending&scope[]=created"),
+			 "two:created,one:pending");
+	ck_assert_str_eq(listed_jobs(&f, id, "?scope=canceled"), "two:canceled,one:canceled");
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld"
+				 " AND retried AND status = 'canceled'", id), 2);
+	/* nothing left to retry: the same pipeline, no more copies */
+	ck_status(R(api("POST", P(&f, S(fmt("/pipelines/%lld/retry", id))), f.owner, NULL)), 201);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
+				 id), 4);
+	/* canceled again: the new jobs, 200 */
+	r = R(api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", id))), f.owner, NULL));
+	ck_status(r, 200);
+	ck_jstr(r, "status", "canceled");
+	ck_assert_str_eq(listed_jobs(&f, id, "?scope=canceled"),
+			 "two:canceled,one:canceled,two:canceled,one:canceled");
 }
 END_TEST
 
@@ -799,7 +865,7 @@ START_TEST(test_cancel_while_runner_finishes)
 	ck_assert(child >= 0);
 	if (child == 0) {
 		resp *r = api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", p))), f.owner, NULL);
-		_exit(r && r->status == 201 ? 0 : 1);
+		_exit(r && r->status == 200 ? 0 : 1);
 	}
 	usleep(700 * 1000); /* the cancel waits by now */
 	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'pending', queued_at = now()"
@@ -832,6 +898,7 @@ Suite *suite_pipelines(void)
 	tcase_add_test(tc, test_list_plain);
 	tcase_add_test(tc, test_show_and_read_access);
 	tcase_add_test(tc, test_retry_cancel);
+	tcase_add_test(tc, test_cancel_then_retry_over_http);
 	tcase_add_test(tc, test_cancel_while_runner_finishes);
 	suite_add_tcase(s, tc);
 	return s;

@@ -44,7 +44,9 @@ static const char *const WITH_ACCESS_ADMIN_STATS[] = {F_PROJECT, "permissions", 
 						      "runners_token", "statistics", NULL};
 static const char *const WITH_ACCESS_STATS[] = {F_PROJECT, "permissions", "statistics", NULL};
 static const char *const OWNER[] = {"id", "name", "created_at", NULL};
-static const char *const NAMESPACE[] = {"id", "name", "path", "kind", "full_path", NULL};
+/* GitLab 10.8's NamespaceBasic */
+static const char *const NAMESPACE[] = {"id",        "name",      "path", "kind",
+					"full_path", "parent_id", NULL};
 static const char *const PERMISSIONS[] = {"project_access", "group_access", NULL};
 static const char *const ACCESS[] = {"access_level", "notification_level", NULL};
 static const char *const STATISTICS[] = {"commit_count", "storage_size", "repository_size",
@@ -526,6 +528,55 @@ START_TEST(test_projects_create_in_group)
 	ck_body(R(api("POST", "/projects", owner.token,
 		      S(fmt("name=x%s&path=%s&namespace_id=%lld", sub, sub, gid)))),
 		400, "{\"message\":{\"path\":[\"has already been taken\"]}}");
+}
+END_TEST
+
+/* A project's namespace (10.8's NamespaceBasic) names its parent: none for a user's or a
+ * top-level group's, the group above for a subgroup's; the same in every view of the
+ * record (create, show, the lists, a group's projects, the simple view aside). */
+START_TEST(test_projects_namespace_parent)
+{
+	struct user owner = new_user("prj_nsp");
+	char *gpath = S(unique("grp-"));
+	long long gid = create_group(owner.token, gpath, "private");
+	char *sub = S(unique("sub-"));
+	resp *r = R(api("POST", "/groups", owner.token,
+			S(fmt("name=%s&path=%s&parent_id=%lld", sub, sub, gid))));
+	ck_status(r, 201);
+	long long sid = jint(r->json, "id");
+	r = R(api("POST", "/projects", owner.token, S(fmt("path=p&namespace_id=%lld", sid))));
+	ck_status(r, 201);
+	long long id = jint(r->json, "id");
+	json_object *ns = jget(r->json, "namespace");
+	ck_fields(ns, NAMESPACE);
+	ck_assert_int_eq(jint(ns, "id"), sid);
+	ck_assert_int_eq(jint(ns, "parent_id"), gid);
+	ck_str(ns, "full_path", S(fmt("%s/%s", gpath, sub)));
+	r = show(id, owner.token);
+	ck_status(r, 200);
+	ck_assert_int_eq(jint(jget(r->json, "namespace"), "parent_id"), gid);
+	r = R(api("GET", S(fmt("/projects?search=%s", sub)), owner.token, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	ns = jget(json_object_array_get_idx(r->json, 0), "namespace");
+	ck_fields(ns, NAMESPACE);
+	ck_assert_int_eq(jint(ns, "parent_id"), gid);
+	r = R(api("GET", S(fmt("/groups/%lld/projects", sid)), owner.token, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(jint(jget(json_object_array_get_idx(r->json, 0), "namespace"),
+			      "parent_id"),
+			 gid);
+	/* a top-level group's project and a personal one: null */
+	r = R(api("POST", "/projects", owner.token, S(fmt("path=q&namespace_id=%lld", gid))));
+	ck_status(r, 201);
+	ns = jget(r->json, "namespace");
+	ck_fields(ns, NAMESPACE);
+	ck_assert(jnull(ns, "parent_id"));
+	r = R(api("POST", "/projects", owner.token, "path=mine"));
+	ck_status(r, 201);
+	ns = jget(r->json, "namespace");
+	ck_str(ns, "kind", "user");
+	ck_assert(jnull(ns, "parent_id"));
 }
 END_TEST
 
@@ -1530,6 +1581,7 @@ Suite *suite_projects(void)
 	tcase_add_test(tc, test_projects_create_errors);
 	tcase_add_test(tc, test_projects_create_limit);
 	tcase_add_test(tc, test_projects_create_in_group);
+	tcase_add_test(tc, test_projects_namespace_parent);
 	tcase_add_test(tc, test_projects_create_for_user);
 	tcase_add_test(tc, test_projects_show);
 	tcase_add_test(tc, test_projects_show_visibility);
