@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "core/validate.h"
 #include "background.h"
+#include "core/validate.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
 #include "git/hooks.h"

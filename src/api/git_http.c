@@ -9,6 +9,9 @@
  *   403 + X-Collabd-Status: 404          not found, or not visible to the caller (nginx
  *                                        answers 404: auth_request passes on only 401
  *                                        and 403)
+ *   403                                  an info/refs query naming more than one
+ *                                        service, or another than git's two
+ * A 503 (database down) is made a 503 for git by nginx (@collabd_git_auth_unavailable).
  * Credentials: HTTP Basic with a personal access, impersonation or private token (the
  * username is not checked against a token, as GitLab 10), "oauth2" and an OAuth token,
  * or else a username and its password (tried last, as GitLab 10: its hash is slow);

@@ -28,10 +28,10 @@
 #include <json-c/json.h>
 
 #include "api/api.h"
-#include "core/validate.h"
 #include "background.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/issue.h"
 #include "entity/merge_request.h"

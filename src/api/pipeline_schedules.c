@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "api/api.h"
-#include "core/validate.h"
 #include "ci/cron.h"
 #include "core/crypto.h"
+#include "core/validate.h"
 #include "entity/ci_settings.h"
 
 const db_stmt pipeline_schedules_stmts[] = {

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "core/validate.h"
 #include "ci/job.h"
 #include "ci/pipeline.h"
+#include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/pipeline.h"
 #include "git/refs.h"

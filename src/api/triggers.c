@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "core/validate.h"
 #include "ci/pipeline.h"
 #include "ci/schedules.h"
 #include "core/crypto.h"
+#include "core/validate.h"
 #include "entity/ci_settings.h"
 #include "entity/pipeline.h"
 
