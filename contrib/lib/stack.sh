@@ -103,6 +103,7 @@ stack_nginx_git_locations() {
         # (DIR/fcgiwrap.sock, stack_fcgiwrap_start) does the rest; the hooks are those
         # collabd serve writes under the storage path.
         location ~ "^/(?<collabd_git_path>.+?)(?<collabd_git_op>/info/refs|/git-upload-pack|/git-receive-pack)\$" {
+            set \$collabd_git_unavailable "";
             auth_request /_internal/git-auth;
             auth_request_set \$collabd_git_user \$upstream_http_x_collabd_user;
             auth_request_set \$collabd_git_repo \$upstream_http_x_collabd_repo;
@@ -148,10 +149,20 @@ stack_nginx_git_locations() {
             fastcgi_param COLLABD_GIT_METHOD \$request_method;
             fastcgi_param COLLABD_GIT_URI \$request_uri;
             fastcgi_param HTTP_PROXY "";
+            fastcgi_intercept_errors on;
+            error_page 502 503 504 = @collabd_git_auth_unavailable;
+        }
+        location @collabd_git_auth_unavailable {
+            set \$collabd_git_unavailable 1;
+            return 403;
         }
         location @collabd_git_403 {
             types { }
             default_type text/plain;
+            if (\$collabd_git_unavailable) {
+                add_header Retry-After 5 always;
+                return 503 "The service is unavailable; try again later.";
+            }
             if (\$collabd_git_status = 404) {
                 return 404 "The project you were looking for could not be found.";
             }

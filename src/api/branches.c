@@ -5,6 +5,7 @@
 
 #include "api/api.h"
 #include "background.h"
+#include "core/validate.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
 #include "git/hooks.h"
@@ -274,7 +275,7 @@ static int branches_create(request *r)
 	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	const char *name = param_str(r, "branch"), *ref = param_str(r, "ref");
-	if (!refs_valid_branch_name(name))
+	if (!valid_ref_name(name))
 		return api_error(r, 400, "Branch name is invalid");
 	git_repository *repo = NULL;
 	git_commit *existing = NULL, *target = NULL;
@@ -291,7 +292,7 @@ static int branches_create(request *r)
 	} else if (!allowed) {
 		rc = api_error(r, 400, "You are not allowed to push code to protected branches on "
 				       "this project.");
-	} else if (refs_resolve_commit(repo, ref, &target) != 0) {
+	} else if (!valid_ref_name(ref) || refs_resolve_commit(repo, ref, &target) != 0) {
 		rc = api_error(r, 400, "Invalid reference name");
 	} else if ((e = refs_branch_create(&r->ctx, repo, name, git_commit_id(target))) ==
 		   GIT_EEXISTS) {
@@ -443,6 +444,8 @@ static int protected_create(request *r)
 		return rc;
 	if (!can_update_project(&r->project->pa))
 		return ERR_FORBIDDEN;
+	if (!valid_ref_pattern(name))
+		return api_error(r, 400, "Branch name is invalid");
 	protected_level(r, "push_access_level", &push);
 	protected_level(r, "merge_access_level", &merge);
 	const char *v[4] = {r->project->id, name, push, merge};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/user.h"
 #include "git/hooks.h"
@@ -451,7 +452,7 @@ static int commits_cherry_pick(request *r)
 	git_commit *c, *made;
 	if ((rc = content_repo(r, &repo)) < 0 || (rc = find_commit(r, repo, &c)) < 0)
 		return rc;
-	if (!gitc_branch_exists(repo, branch, NULL))
+	if (!valid_ref_name(branch) || !gitc_branch_exists(repo, branch, NULL))
 		return fail_not_found(r, "Branch");
 	bool allowed;
 	if ((rc = content_may_push_branch(r, branch, &allowed)) < 0)

@@ -9,6 +9,9 @@
  *   403 + X-Collabd-Status: 404          not found, or not visible to the caller (nginx
  *                                        answers 404: auth_request passes on only 401
  *                                        and 403)
+ *   403                                  an info/refs query naming more than one
+ *                                        service, or another than git's two
+ * A 503 (database down) is made a 503 for git by nginx (@collabd_git_auth_unavailable).
  * Credentials: HTTP Basic with a personal access, impersonation or private token (the
  * username is not checked against a token, as GitLab 10), "oauth2" and an OAuth token,
  * or else a username and its password (tried last, as GitLab 10: its hash is slow);
@@ -137,11 +140,45 @@ static int not_found(request *r)
 	return fail(r, ERR_FORBIDDEN, "404 Project Not Found");
 }
 
+/* Whether the query of an info/refs request names one service, git's upload-pack or
+ * receive-pack (*push for the latter), or none (the dumb protocol, which only reads).
+ * git-http-backend decodes the parameters' names and values and serves the last
+ * "service": a query naming two would be authorised for one and served as the other, so
+ * more than one, or any other, is no request to answer. */
+static bool info_refs_service(request *r, const char *query, bool *push)
+{
+	int seen = 0;
+	*push = false;
+	for (const char *p = query; p && *p;) {
+		const char *amp = strchr(p, '&');
+		size_t len = amp ? (size_t)(amp - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		size_t klen = eq ? (size_t)(eq - p) : len;
+		const char *key = url_decode(r->ctx.a, p, klen, true);
+		if (!key)
+			return false;
+		if (strcmp(key, "service") == 0) {
+			const char *value = eq ? url_decode(r->ctx.a, eq + 1, len - klen - 1, true) : "";
+			if (!value || ++seen > 1)
+				return false;
+			if (strcmp(value, "git-receive-pack") == 0)
+				*push = true;
+			else if (strcmp(value, "git-upload-pack") != 0)
+				return false;
+		}
+		p = amp ? amp + 1 : NULL;
+	}
+	return true;
+}
+
+enum { GIT_URI_OK, GIT_URI_NONE, GIT_URI_BAD_SERVICE };
+
 /* Splits the git request's URI (/<full path>[.git]/<operation>?<query>) into the
- * project's full path (decoded) and whether it pushes; false when it is no smart HTTP
- * request of a project. */
-static bool parse_git_uri(request *r, const char *method, const char *uri, const char **full,
-			  bool *push)
+ * project's full path (decoded) and whether it pushes: GIT_URI_OK, GIT_URI_NONE when it
+ * is no smart HTTP request of a project, GIT_URI_BAD_SERVICE when its service is not
+ * one (info_refs_service). */
+static int parse_git_uri(request *r, const char *method, const char *uri, const char **full,
+			 bool *push)
 {
 	static const char *const ops[] = {"/info/refs", "/git-upload-pack", "/git-receive-pack"};
 	const char *q = strchr(uri, '?');
@@ -155,21 +192,18 @@ static bool parse_git_uri(request *r, const char *method, const char *uri, const
 		}
 	}
 	if (op < 0 || uri[0] != '/')
-		return false;
+		return GIT_URI_NONE;
 	if (len > 5 && strncmp(uri + len - 4, ".git", 4) == 0)
 		len -= 4;
 	char *path = url_decode(r->ctx.a, uri + 1, len - 1, false);
 	if (!path || !*path)
-		return false;
+		return GIT_URI_NONE;
 	*full = path;
-	if (op == 0) {
-		const char *service = q ? strstr(q, "service=") : NULL;
-		*push = service && strncmp(service + 8, "git-receive-pack", 16) == 0;
-	} else {
-		*push = op == 2;
-	}
+	*push = op == 2;
 	(void)method;
-	return true;
+	if (op == 0 && !info_refs_service(r, q ? q + 1 : NULL, push))
+		return GIT_URI_BAD_SERVICE;
+	return GIT_URI_OK;
 }
 
 static int git_auth(request *r)
@@ -181,8 +215,11 @@ static int git_auth(request *r)
 		return ERR_NO_ROUTE;
 	const char *full;
 	bool push;
-	if (!parse_git_uri(r, method, uri, &full, &push))
+	int parsed = parse_git_uri(r, method, uri, &full, &push);
+	if (parsed == GIT_URI_NONE)
 		return not_found(r);
+	if (parsed == GIT_URI_BAD_SERVICE) /* before anyone is asked about: nothing to find */
+		return fail(r, ERR_FORBIDDEN, "Unsupported service");
 	caller *c;
 	const char *job_project;
 	int rc = basic_caller(r, request_header(r, "HTTP_AUTHORIZATION"), &c, &job_project);

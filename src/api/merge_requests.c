@@ -31,6 +31,7 @@
 #include "background.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/issue.h"
 #include "entity/merge_request.h"
@@ -998,13 +999,14 @@ static int merge_requests_create(request *r)
 	bool same = strcmp(target.id, r->project->id) == 0;
 	if (same && strcmp(in.source_branch, in.target_branch) == 0)
 		return model_error(r, 422, "You can't use same project/branch for source and target");
-	/* the branches exist */
+	/* the branches exist (a name no branch may have is answered as one that is not there) */
 	git_repository *source_repo, *target_repo;
 	git_oid head;
-	if (gitc_open(&r->ctx, r->project->id, &source_repo) != 0 ||
+	if (!valid_ref_name(in.source_branch) ||
+	    gitc_open(&r->ctx, r->project->id, &source_repo) != 0 ||
 	    !gitc_branch_exists(source_repo, in.source_branch, &head))
 		return fail_validation(r, "source_branch", "Invalid source branch");
-	if (gitc_open(&r->ctx, target.id, &target_repo) != 0 ||
+	if (!valid_ref_name(in.target_branch) || gitc_open(&r->ctx, target.id, &target_repo) != 0 ||
 	    !gitc_branch_exists(target_repo, in.target_branch, NULL))
 		return fail_validation(r, "target_branch", "Invalid target branch");
 	if ((rc = open_pair_conflict(r, r->project->id, in.source_branch, target.id,
@@ -1056,7 +1058,8 @@ static int merge_requests_update(request *r)
 	bool admin = can_push_code(&r->project->pa, r->ctx.user);
 	if (in.target_branch && strcmp(in.target_branch, m.target_branch) != 0) {
 		git_repository *repo;
-		if (gitc_open(&r->ctx, r->project->id, &repo) != 0 ||
+		if (!valid_ref_name(in.target_branch) ||
+		    gitc_open(&r->ctx, r->project->id, &repo) != 0 ||
 		    !gitc_branch_exists(repo, in.target_branch, NULL))
 			return fail_validation(r, "target_branch", "Invalid target branch");
 		if (m.source_project && strcmp(m.source_project, r->project->id) == 0 &&

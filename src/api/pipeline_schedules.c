@@ -15,6 +15,7 @@
 #include "api/api.h"
 #include "ci/cron.h"
 #include "core/crypto.h"
+#include "core/validate.h"
 #include "entity/ci_settings.h"
 
 const db_stmt pipeline_schedules_stmts[] = {
@@ -135,6 +136,8 @@ static void validate(request *r, const char *description, const char *ref, const
 		fail_validation(r, "cron_timezone", "can't be blank");
 	if (!*ref)
 		fail_validation(r, "ref", "can't be blank");
+	else if (!valid_ref_name(ref))
+		fail_validation(r, "ref", "is invalid");
 	if (!*description)
 		fail_validation(r, "description", "can't be blank");
 	if (r->validation)

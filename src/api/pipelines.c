@@ -9,6 +9,7 @@
 #include "api/api.h"
 #include "ci/job.h"
 #include "ci/pipeline.h"
+#include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/pipeline.h"
 #include "git/refs.h"
@@ -283,6 +284,8 @@ static int pipelines_create(request *r)
 	if (write_level(r) < ACCESS_DEVELOPER)
 		return ERR_FORBIDDEN; /* create_pipeline */
 	const char *ref = param_str(r, "ref");
+	if (!valid_ref_name(ref)) /* what GitLab answers for a ref that is not there */
+		return refused(r, "Reference not found");
 	git_repository *repo;
 	if (refs_open(&r->ctx, r->project->id, &repo) < 0)
 		return ERR_INTERNAL;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/validate.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
 #include "git/hooks.h"
@@ -180,7 +181,7 @@ static int tags_create(request *r)
 	const char *name = param_str(r, "tag_name"), *ref = param_str(r, "ref");
 	const char *message = param_str(r, "message");
 	const char *notes = param_str(r, "release_description");
-	if (!refs_valid_tag_name(name))
+	if (!valid_ref_name(name))
 		return api_error(r, 400, "Tag name invalid");
 	const char *who = NULL, *email = NULL;
 	if (message && (rc = tagger(r, &who, &email)) < 0)
@@ -190,7 +191,7 @@ static int tags_create(request *r)
 	if ((rc = open_repo(r, &repo)) < 0)
 		return rc;
 	int e;
-	if (refs_resolve_commit(repo, ref, &target) != 0) {
+	if (!valid_ref_name(ref) || refs_resolve_commit(repo, ref, &target) != 0) {
 		rc = api_error(r, 400, arena_printf(r->ctx.a, "Target %s is invalid", ref));
 	} else if ((e = refs_tag_create(&r->ctx, repo, name, target,
 					message ? strip(r, message) : NULL, who, email)) ==

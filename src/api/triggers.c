@@ -15,6 +15,7 @@
 #include "ci/pipeline.h"
 #include "ci/schedules.h"
 #include "core/crypto.h"
+#include "core/validate.h"
 #include "entity/ci_settings.h"
 #include "entity/pipeline.h"
 
@@ -272,6 +273,9 @@ static int triggers_invoke(request *r)
 		return err;
 	if (PQntuples(t) == 0)
 		return api_error(r, 404, "404 Not Found");
+	/* GitLab's answer for a ref that is not there, before anything is recorded */
+	if (!valid_ref_name(ref))
+		return fail_validation(r, "base", "Reference not found");
 	const char *project = db_val(t, 0, TK_PROJECT);
 	bool owned = db_val(t, 0, TK_OWNER) != NULL, ok;
 	int level = owned ? (int)db_int(t, 0, TK_LEVEL) : ACCESS_DEVELOPER;

@@ -216,3 +216,46 @@ bool valid_text(const char *s)
 	}
 	return true;
 }
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool ref_name_ok(const char *s, bool wildcard)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 1024 || !valid_text(s))
+		return false;
+	/* an option to any git command line it reaches, or what git itself means by it */
+	if (s[0] == '-' || strcmp(s, "@") == 0 || strcmp(s, "HEAD") == 0 ||
+	    starts_with(s, "refs/heads/") || starts_with(s, "refs/remotes/"))
+		return false;
+	if (strstr(s, "..") || strstr(s, "@{") || s[n - 1] == '.')
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || strchr(" ~^:?[\\", *p) || (*p == '*' && !wildcard))
+			return false;
+	/* components: none empty (no leading, trailing or double '/'), none starting with
+	 * '.' or ending in ".lock" */
+	for (const char *c = s;;) {
+		const char *end = strchr(c, '/');
+		size_t len = end ? (size_t)(end - c) : strlen(c);
+		if (len == 0 || len > 250 || c[0] == '.' ||
+		    (len >= 5 && memcmp(c + len - 5, ".lock", 5) == 0))
+			return false;
+		if (!end)
+			return true;
+		c = end + 1;
+	}
+}
+
+bool valid_ref_name(const char *s)
+{
+	return ref_name_ok(s, false);
+}
+
+bool valid_ref_pattern(const char *s)
+{
+	return ref_name_ok(s, true);
+}

@@ -32,5 +32,14 @@ bool valid_date(const char *s);
 size_t utf8_chars(const char *s);
 /* Valid UTF-8 without NUL or other C0 controls but tab, CR and LF. */
 bool valid_text(const char *s);
+/* The one check of a branch or tag name the API is given (to create, to point at, to
+ * store): git's check-ref-format of refs/heads/<s> (no "..", "@{", "//", control
+ * character or DEL, space, ~ ^ : ? * [ \, no component starting with '.' or ending in
+ * ".lock", no trailing '/' or '.'), and, as GitLab's GitRefValidator, not starting with
+ * '-', "refs/heads/" or "refs/remotes/", not "HEAD", not "@" alone; valid UTF-8, at most
+ * 1024 bytes and 250 a component (a lock file's name must fit the file system). */
+bool valid_ref_name(const char *s);
+/* The same for a protected branch's name, which may be a wildcard: '*' anywhere. */
+bool valid_ref_pattern(const char *s);
 
 #endif

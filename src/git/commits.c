@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "core/log.h"
+#include "core/validate.h"
 #include "entity/commit.h"
 #include "git/graph.h"
 #include "git/repo.h"
@@ -831,6 +832,15 @@ int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 {
 	const char *start = req->start_branch ? req->start_branch : req->branch;
 	bool same = strcmp(start, req->branch) == 0;
+	/* GitLab 10's words: a start branch that cannot be one is a branch that is not there,
+	 * and a branch the commit would create is checked as a new branch */
+	if (!valid_ref_name(start) && (!same || !gitc_is_empty(repo)))
+		return user_error(msg, "You can only create or edit files when you are on a branch");
+	if (!valid_ref_name(req->branch))
+		return user_error(msg, arena_printf(c->a,
+						    "Something went wrong when we tried to create "
+						    "'%s' for you: Branch name is invalid",
+						    req->branch));
 	git_oid base_id;
 	bool have_base = gitc_branch_exists(repo, start, &base_id);
 	if (!gitc_is_empty(repo)) {
@@ -846,8 +856,6 @@ int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 	} else if (!same && gitc_branch_exists(repo, req->branch, NULL)) {
 		return GITC_EMOVED;
 	}
-	if (!git_reference_is_valid_name(arena_printf(c->a, "refs/heads/%s", req->branch)))
-		return user_error(msg, "Branch name is invalid");
 	git_commit *base = NULL;
 	git_index *index = NULL;
 	if (git_index_new(&index) < 0)

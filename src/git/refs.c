@@ -11,15 +11,6 @@
 #include "git/hooks.h"
 #include "git/repo.h"
 
-static void git_init_once(void)
-{
-	static int ready;
-	if (!ready) {
-		git_libgit2_init();
-		ready = 1;
-	}
-}
-
 static void log_git(const char *what, const char *name)
 {
 	const git_error *e = git_error_last();
@@ -34,30 +25,6 @@ int refs_open(ctx *c, const char *project_id, git_repository **out)
 		return 0; /* never created: no refs */
 	}
 	return rc < 0 ? -1 : 0;
-}
-
-static bool valid_ref(const char *prefix, const char *name)
-{
-	if (!name || !*name || strncmp(name, "refs/heads/", 11) == 0 ||
-	    strncmp(name, "refs/remotes/", 13) == 0)
-		return false;
-	char full[1024];
-	if (snprintf(full, sizeof(full), "%s%s", prefix, name) >= (int)sizeof(full))
-		return false;
-	int valid = 0;
-	return git_reference_name_is_valid(&valid, full) == 0 && valid;
-}
-
-bool refs_valid_branch_name(const char *name)
-{
-	git_init_once();
-	return valid_ref("refs/heads/", name);
-}
-
-bool refs_valid_tag_name(const char *name)
-{
-	git_init_once();
-	return valid_ref("refs/tags/", name);
 }
 
 static int by_name(const void *a, const void *b)

@@ -18,11 +18,6 @@
  * repository on disk (never created) opens as NULL with 0: no refs. */
 int refs_open(ctx *c, const char *project_id, git_repository **out);
 
-/* Whether name is a valid branch / tag name (GitLab's GitRefValidator: refs/heads/<name>
- * is a valid ref name and name does not start with refs/heads/ or refs/remotes/). */
-bool refs_valid_branch_name(const char *name);
-bool refs_valid_tag_name(const char *name);
-
 /* The names of every branch (tag) of repo, sorted by byte order: their number (0 when
  * repo is NULL), or -1. */
 int refs_branch_names(ctx *c, git_repository *repo, const char ***out);

@@ -11,6 +11,7 @@
 
 #include "core/crypto.h"
 #include "core/log.h"
+#include "core/validate.h"
 #include "git/archive.h"
 
 const db_stmt repo_stmts[] = {
@@ -372,10 +373,9 @@ int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_
 	git_repository *repo = NULL;
 	git_reference *found = NULL, *head = NULL;
 	int rc = -1;
-	int valid = 0;
 	if (previous)
 		*previous = NULL;
-	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid) {
+	if (!valid_ref_name(branch)) {
 		rc = 1;
 		goto cleanup;
 	}

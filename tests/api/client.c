@@ -790,3 +790,9 @@ void ck_same_list(const char *path_a, const char *path_b, const char *token, con
 	ck_same_answer(R(api("GET", ua, token, NULL)), R(api("GET", ub, token, NULL)),
 		       S(fmt("%s and %s", ua, ub)));
 }
+
+const char *const bad_ref_names[] = {
+	"--upload-pack=id", "-D", "--all", "-", "@", "HEAD", "del\x7fname", "a..b", "a b", "tab\tname",
+	"a~1", "a^", "a:b", "a?b", "a[b", "a\\b", "a@{1}", "x.lock", "a/x.lock", ".hidden", "a/.b",
+	"a/", "/a", "a//b", "a.", "refs/heads/x", NULL,
+};

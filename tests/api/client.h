@@ -211,4 +211,11 @@ void git_work_remove(char *work);
  * frees). The environment passes on (GIT_SSH_COMMAND). */
 int git_sh(const char *work, char **out, const char *f, ...) __attribute__((format(printf, 3, 4)));
 
+/* ---- ref names ---- */
+
+/* Names no branch or tag may have (DESIGN.md's one ref name check), NULL-terminated:
+ * options to a git command line, git's own names, DEL and each of check-ref-format's
+ * rules broken once. None has '*' (a protected branch's wildcard). Send them with enc. */
+extern const char *const bad_ref_names[];
+
 #endif

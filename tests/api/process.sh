@@ -6,8 +6,8 @@
 #  - SIGHUP replaces the workers of an instance with no failed request under load;
 #  - one instance stopped (SIGTERM) and started again under load: nginx passes the
 #    requests to the other one, no GET fails (run's start_instance restarts it);
-#  - a database down gives 503s (never a hang or a 500); once it is back, every request
-#    succeeds, the first of each worker included.
+#  - a database down gives 503s (never a hang or a 500), to the API and to git over HTTP;
+#    once it is back, every request succeeds, the first of each worker included.
 # Prints "process: N passed, M failed" and returns non-zero on any failure.
 
 proc_pass=0 proc_fail=0
@@ -114,10 +114,26 @@ check "no failed request while an instance stopped and started again" all_200_un
 echo "process: statuses across the restart: $(grep -v '^end$' "$dir/restart.log" | sort | uniq -c | tr -s ' \n' ' ')"
 
 # 4. database restart: 503 while down, recovery without intervention
+# git over HTTP asks collabd first (nginx's auth_request): a project to ask about
+git_path=$(curl -s -X POST -H "PRIVATE-TOKEN: $COLLABD_ADMIN_TOKEN" \
+	--data "name=process-git-$$&visibility=public" "$COLLABD_URL/api/v4/projects" |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["path_with_namespace"])')
+git_refs() { # SERVICE: the status of GET info/refs as the admin
+	curl -s -o /dev/null -m 10 -w '%{http_code}' -u "root:$COLLABD_ADMIN_TOKEN" \
+		"$COLLABD_URL/$git_path.git/info/refs?service=$1"
+}
+check "git answers before the database stops (got $(git_refs git-upload-pack))" \
+	[ "$(git_refs git-upload-pack)" = 200 ]
 pgbin=$(pg_bindir)
 as_pg "$pgbin/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null
 down=$(get_user)
 check "database down answers 503 (got $down)" [ "$down" = 503 ]
+git_down="$(git_refs git-upload-pack) $(git_refs git-receive-pack)"
+check "database down: git's info/refs answers 503 (got $git_down)" [ "$git_down" = "503 503" ]
+git_said=$(GIT_TERMINAL_PROMPT=0 timeout 20 git ls-remote \
+	"http://root:$COLLABD_ADMIN_TOKEN@${COLLABD_URL#http://}/$git_path.git" 2>&1)
+check "database down: git ls-remote sees 503 ($git_said)" \
+	grep -q "error: 503" <<<"$git_said"
 as_pg "$pgbin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
 	-o "-p $(cat "$dir/pg/port") -k $dir/pg/run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null
 # once it accepts connections again, the first request of every worker succeeds: a worker
@@ -130,6 +146,7 @@ root_seen() {
 		grep -q '"username":"root"'
 }
 check "data written before the restart is still there" root_seen
+check "git answers again once the database is back" [ "$(git_refs git-upload-pack)" = 200 ]
 
 echo "process: $proc_pass passed, $proc_fail failed"
 [ $proc_fail = 0 ]

@@ -284,6 +284,43 @@ START_TEST(test_branches_create)
 }
 END_TEST
 
+/* Every name no branch may have is refused with GitLab's words and makes nothing: as
+ * the new branch, as the ref it starts from, and as a protected branch's name (where a
+ * wildcard is a name); read, it is a branch that is not there, never a 500. */
+START_TEST(test_branches_bad_names)
+{
+	world w;
+	make_world(&w, "private");
+	const char *path = P(&w, "/repository/branches");
+	const char *list = S(fmt("%s?per_page=100", path));
+	const char *before = R(api("GET", list, w.developer, NULL))->body;
+	for (const char *const *n = bad_ref_names; *n; n++) {
+		const char *e = S(enc(*n));
+		resp *r = R(api("POST", path, w.developer, S(fmt("branch=%s&ref=master", e))));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), "Branch name is invalid") == 0,
+			      "branch %s: %ld %s", *n, r->status, r->body);
+		r = R(api("POST", path, w.developer, S(fmt("branch=fresh&ref=%s", e))));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), "Invalid reference name") == 0,
+			      "ref %s: %ld %s", *n, r->status, r->body);
+		r = R(api("POST", P(&w, "/protected_branches"), w.master, S(fmt("name=%s", e))));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), "Branch name is invalid") == 0,
+			      "protected %s: %ld %s", *n, r->status, r->body);
+		r = R(api("GET", S(fmt("%s/%s", path, e)), w.developer, NULL));
+		ck_assert_msg(r->status == 404 || r->status == 400, "show %s: %ld", *n, r->status);
+	}
+	ck_assert_str_eq(R(api("GET", list, w.developer, NULL))->body, before);
+	ck_assert_str_eq(rev(w.id, "refs/heads/fresh"), "");
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM protected_branches WHERE project_id = %lld", w.id), 0);
+	/* what is allowed beside them */
+	ck_code(R(api("POST", path, w.developer, "branch=a-%40b.c%2Fd&ref=master")), 201);
+	ck_code(R(api("POST", P(&w, "/protected_branches"), w.master, "name=rel-*%2Fx")), 201);
+}
+END_TEST
+
 START_TEST(test_branches_delete)
 {
 	world w;
@@ -545,6 +582,7 @@ Suite *suite_branches(void)
 	tcase_add_test(tc, test_branches_pages);
 	tcase_add_test(tc, test_branches_show);
 	tcase_add_test(tc, test_branches_create);
+	tcase_add_test(tc, test_branches_bad_names);
 	tcase_add_test(tc, test_branches_delete);
 	tcase_add_test(tc, test_branches_protect);
 	tcase_add_test(tc, test_branches_protected_rule);

@@ -216,6 +216,78 @@ START_TEST(test_commits_create_errors)
 }
 END_TEST
 
+/* A commit creating file n on branch from start (NULL: none), as JSON. */
+static const char *commit_json(const char *branch, const char *start)
+{
+	json_object *o = json_object_new_object(), *acts = json_object_new_array(),
+		    *act = json_object_new_object();
+	json_object_object_add(o, "branch", json_object_new_string(branch));
+	if (start)
+		json_object_object_add(o, "start_branch", json_object_new_string(start));
+	json_object_object_add(o, "commit_message", json_object_new_string("m"));
+	json_object_object_add(act, "action", json_object_new_string("create"));
+	json_object_object_add(act, "file_path", json_object_new_string("n"));
+	json_object_object_add(act, "content", json_object_new_string("x"));
+	json_object_array_add(acts, act);
+	json_object_object_add(o, "actions", acts);
+	char *s = S(strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)));
+	json_object_put(o);
+	return s;
+}
+
+/* Every name no branch may have, as the branch a commit goes to (GitLab 10's words for
+ * a branch it would create, and for one that is not there), as the branch it starts
+ * from, or as the branch of a cherry-pick: 400 (404) and no branch moves or appears; as
+ * a ref to read from, a 404, never a 500. An empty repository's first commit too. */
+START_TEST(test_commits_bad_branch_names)
+{
+	fx f, empty;
+	project(&f, "private");
+	project(&empty, "private");
+	const char *sha = commit_file(&f, "master", "a.txt", "a");
+	const char *branches = S(fmt("/projects/%lld/repository/branches", f.id));
+	const char *before = R(api("GET", branches, f.token, NULL))->body;
+	const char *pick = S(fmt("/projects/%lld/repository/commits/%s/cherry_pick", f.id, sha));
+	for (const char *const *n = bad_ref_names; *n; n++) {
+		const char *created = S(fmt("Something went wrong when we tried to create '%s' for "
+					    "you: Branch name is invalid",
+					    *n));
+		const char *off = "You can only create or edit files when you are on a branch";
+		resp *r = commit(&f, f.token, commit_json(*n, "master"));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), created) == 0,
+			      "branch %s: %ld %s", *n, r->status, r->body);
+		r = commit(&f, f.token, commit_json(*n, NULL));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), off) == 0,
+			      "same branch %s: %ld %s", *n, r->status, r->body);
+		r = commit(&f, f.token, commit_json("fresh", *n));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), off) == 0,
+			      "start branch %s: %ld %s", *n, r->status, r->body);
+		r = commit(&empty, empty.token, commit_json(*n, NULL));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), created) == 0,
+			      "empty, branch %s: %ld %s", *n, r->status, r->body);
+		ck_body(R(api("POST", pick, f.token, S(fmt("branch=%s", S(enc(*n)))))), 404,
+			"{\"message\":\"404 Branch Not Found\"}");
+		r = R(api("GET", S(fmt("/projects/%lld/repository/commits?ref_name=%s", f.id,
+				       S(enc(*n)))),
+			  f.token, NULL));
+		ck_assert_msg(r->status == 404 || r->status == 400 || r->status == 200,
+			      "list %s: %ld", *n, r->status);
+		r = R(api("GET", S(fmt("/projects/%lld/repository/commits/%s", f.id, S(enc(*n)))),
+			  f.token, NULL));
+		ck_assert_msg(r->status == 404 || r->status == 400, "show %s: %ld", *n, r->status);
+	}
+	ck_assert_str_eq(R(api("GET", branches, f.token, NULL))->body, before);
+	ck_assert_str_eq(branch_tip(&f, "master"), sha);
+	ck_assert_str_eq(R(api("GET", S(fmt("/projects/%lld/repository/branches", empty.id)),
+			       empty.token, NULL))->body,
+			 "[]");
+}
+END_TEST
+
 START_TEST(test_commits_list)
 {
 	fx f;
@@ -606,6 +678,7 @@ Suite *suite_commits(void)
 	tcase_add_checked_fixture(tc, NULL, release);
 	tcase_add_test(tc, test_commits_create_show);
 	tcase_add_test(tc, test_commits_create_errors);
+	tcase_add_test(tc, test_commits_bad_branch_names);
 	tcase_add_test(tc, test_commits_list);
 	tcase_add_test(tc, test_commits_access);
 	tcase_add_test(tc, test_commits_compare_and_swap);

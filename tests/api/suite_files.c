@@ -162,6 +162,55 @@ START_TEST(test_files_errors)
 }
 END_TEST
 
+/* Every name no branch may have: as the branch a file write goes to (GitLab 10's words
+ * for a branch it would create, and for one that is not there), or the one it starts
+ * from, a 400, and no branch moves or appears; as a ref to read a file or a tree from, a
+ * 404, never a 500 (nor an option to git). */
+START_TEST(test_files_bad_branch_names)
+{
+	fx f;
+	project(&f, "private");
+	put_file(&f, "a.txt", "a");
+	const char *tip_before = tip(&f, "master");
+	const char *branches = S(fmt("/projects/%lld/repository/branches", f.id));
+	const char *before = R(api("GET", branches, f.token, NULL))->body;
+	const char *u = file_url(&f, "n.txt", ""), *a = file_url(&f, "a.txt", "");
+	const char *off = "You can only create or edit files when you are on a branch";
+	for (const char *const *n = bad_ref_names; *n; n++) {
+		const char *e = S(enc(*n));
+		const char *created = S(fmt("Something went wrong when we tried to create '%s' for "
+					    "you: Branch name is invalid",
+					    *n));
+		resp *r = R(api("POST", u, f.token,
+				S(fmt("branch=%s&start_branch=master&commit_message=m&content=x", e))));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), created) == 0,
+			      "branch %s: %ld %s", *n, r->status, r->body);
+		r = R(api("PUT", a, f.token, S(fmt("branch=%s&commit_message=m&content=x", e))));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), off) == 0,
+			      "same branch %s: %ld %s", *n, r->status, r->body);
+		r = R(api("POST", u, f.token,
+			  S(fmt("branch=fresh&start_branch=%s&commit_message=m&content=x", e))));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), off) == 0,
+			      "start branch %s: %ld %s", *n, r->status, r->body);
+		const char *reads[] = {
+			S(fmt("%s?ref=%s", a, e)),
+			S(fmt("%s?ref=%s", file_url(&f, "a.txt", "/raw"), e)),
+			S(fmt("/projects/%lld/repository/tree?ref=%s", f.id, e)),
+		};
+		for (size_t i = 0; i < sizeof(reads) / sizeof(*reads); i++) {
+			r = R(api("GET", reads[i], f.token, NULL));
+			ck_assert_msg(r->status == 404 || r->status == 400, "GET %s: %ld %s", reads[i],
+				      r->status, r->body);
+		}
+	}
+	ck_assert_str_eq(R(api("GET", branches, f.token, NULL))->body, before);
+	ck_assert_str_eq(tip(&f, "master"), tip_before);
+}
+END_TEST
+
 START_TEST(test_files_base64)
 {
 	fx f;
@@ -490,6 +539,7 @@ Suite *suite_files(void)
 	tcase_add_checked_fixture(tc, NULL, release);
 	tcase_add_test(tc, test_files_crud);
 	tcase_add_test(tc, test_files_errors);
+	tcase_add_test(tc, test_files_bad_branch_names);
 	tcase_add_test(tc, test_files_base64);
 	tcase_add_test(tc, test_files_large);
 	tcase_add_test(tc, test_files_tree);

@@ -175,6 +175,58 @@ START_TEST(test_access_question)
 }
 END_TEST
 
+/* info/refs is authorised for the service its query names, and git-http-backend serves
+ * the last "service" parameter: a query naming two (a reporter asking to pull, then to
+ * push), or a service that is neither of git's two, is refused, whoever asks; git's
+ * answer (its "# service=" line) never comes. */
+START_TEST(test_one_service)
+{
+	long long owner_id, reporter_id;
+	char *owner = make_user("git", &owner_id, NULL);
+	char *reporter = make_user("git", &reporter_id, NULL);
+	char *priv;
+	long long priv_id = api_project(owner, "private", &priv);
+	add_member(priv_id, reporter_id, 20);
+	static const struct {
+		const char *who, *service;
+	} refused[] = {
+		{"reporter", "git-upload-pack&service=git-receive-pack"},
+		{"reporter", "git-receive-pack&service=git-upload-pack"},
+		{"reporter", "git-upload-pack&%73ervice=git-receive-pack"},
+		{"reporter", "git-upload-pack&service"},
+		{"owner", "git-upload-pack&service=git-receive-pack"},
+		{"owner", "git-upload-pack&service=git-upload-pack"},
+		{"owner", "git-upload-archive"},
+		{"owner", "git-receive-pack%00"},
+		{"owner", ""},
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		const char *token = strcmp(refused[i].who, "owner") == 0 ? owner : reporter;
+		resp *r = info_refs(token, priv, refused[i].service);
+		ck_assert_msg(r->status == 403, "%s, service=%s: %ld", refused[i].who,
+			      refused[i].service, r->status);
+		ck_assert_msg(!strstr(r->body, "# service="), "%s, service=%s: git answered",
+			      refused[i].who, refused[i].service);
+		resp_free(r);
+	}
+	/* one service, and other parameters beside it, as before */
+	resp *r = info_refs(reporter, priv, "git-upload-pack&x=1");
+	ck_status(r, 200);
+	ck_assert_ptr_nonnull(strstr(r->body, "# service=git-upload-pack"));
+	resp_free(r);
+	r = info_refs(reporter, priv, "git-receive-pack");
+	ck_status(r, 403);
+	resp_free(r);
+	r = info_refs(owner, priv, "git-receive-pack");
+	ck_status(r, 200);
+	ck_assert_ptr_nonnull(strstr(r->body, "# service=git-receive-pack"));
+	resp_free(r);
+	free(owner);
+	free(reporter);
+	free(priv);
+}
+END_TEST
+
 /* Basic credentials: a token is tried before the username's password (GitLab 10's order;
  * the password's hash is the slow check): a user whose password is another user's token
  * is that other user with it. The password still works when no token matches. */
@@ -364,6 +416,7 @@ Suite *suite_git(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_access_question);
 	tcase_add_test(tc, test_token_before_password);
+	tcase_add_test(tc, test_one_service);
 	tcase_add_test(tc, test_clone_push_and_record);
 	tcase_add_test(tc, test_protected_branch);
 	suite_add_tcase(s, tc);

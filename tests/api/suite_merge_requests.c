@@ -531,6 +531,41 @@ END_TEST
 
 /* ---- edit, delete, subscriptions ---- */
 
+/* Every name no branch may have is no branch of a request, as its source or target
+ * (created or changed): GitLab's answer for a branch that is not there, even when git
+ * itself was made to hold such a branch, and no request is made or changed. */
+START_TEST(test_bad_branch_names)
+{
+	world w;
+	make_world(&w, "private");
+	branch(&w, "feature", "a.txt");
+	/* branches git takes but the API does not, put there with git itself */
+	static const char *const pushed[] = {"-D", "--all", "--upload-pack=id", "-", "@"};
+	char *dir = S(repo_dir_of(w.id));
+	for (size_t i = 0; i < sizeof(pushed) / sizeof(*pushed); i++) {
+		int rc = system(S(fmt("git --git-dir='%s' update-ref 'refs/heads/%s' master", dir,
+				      pushed[i])));
+		ck_assert_msg(rc == 0, "update-ref %s", pushed[i]);
+	}
+	long long iid = create_iid(&w, "source_branch=feature&target_branch=master&title=T");
+	for (const char *const *n = bad_ref_names; *n; n++) {
+		const char *e = S(enc(*n));
+		ck_body(R(api("POST", P(&w, "/merge_requests"), w.developer,
+			      S(fmt("source_branch=%s&target_branch=master&title=T", e)))),
+			400, "{\"message\":{\"source_branch\":[\"Invalid source branch\"]}}");
+		ck_body(R(api("POST", P(&w, "/merge_requests"), w.developer,
+			      S(fmt("source_branch=feature&target_branch=%s&title=T", e)))),
+			400, "{\"message\":{\"target_branch\":[\"Invalid target branch\"]}}");
+		ck_body(R(api("PUT", M(&w, iid, ""), w.developer, S(fmt("target_branch=%s", e)))),
+			400, "{\"message\":{\"target_branch\":[\"Invalid target branch\"]}}");
+	}
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM merge_requests WHERE target_project_id = %lld", w.id), 1);
+	resp *r = R(api("GET", M(&w, iid, ""), w.developer, NULL));
+	ck_jstr(r, "target_branch", "master");
+}
+END_TEST
+
 START_TEST(test_update_delete)
 {
 	world w;
@@ -1113,6 +1148,7 @@ Suite *suite_merge_requests(void)
 	tcase_add_test(tc, test_list_plain);
 	tcase_add_test(tc, test_group_list);
 	tcase_add_test(tc, test_update_delete);
+	tcase_add_test(tc, test_bad_branch_names);
 	tcase_add_test(tc, test_notes_participants_mwps);
 	tcase_add_test(tc, test_commits_pages);
 	tcase_add_test(tc, test_notes_noteable_iid);

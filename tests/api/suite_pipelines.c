@@ -464,6 +464,31 @@ END_TEST
 
 /* ---- the list ---- */
 
+/* Every name no branch or tag may have is a ref that is not there (GitLab's words), even
+ * when git itself was made to hold such a branch: no pipeline is made. */
+START_TEST(test_create_bad_ref_names)
+{
+	fx f;
+	project(&f, "private");
+	commit(&f, "master", "create", ".gitlab-ci.yml", "build:\n  script: x\n", "ci");
+	wait_pushes(f.id);
+	static const char *const pushed[] = {"-D", "--all", "--upload-pack=id", "-", "@"};
+	char *dir = S(repo_dir_of(f.id));
+	for (size_t i = 0; i < sizeof(pushed) / sizeof(*pushed); i++)
+		ck_assert_int_eq(system(S(fmt("git --git-dir='%s' update-ref 'refs/heads/%s' master",
+					      dir, pushed[i]))),
+				 0);
+	long long before = npipelines(f.id);
+	for (const char *const *n = bad_ref_names; *n; n++) {
+		resp *r = create(&f, f.owner, S(enc(*n)));
+		ck_assert_msg(r->status == 400, "%s: %ld %s", *n, r->status, r->body);
+		ck_base_error(r, "Reference not found");
+	}
+	ck_assert_int_eq(npipelines(f.id), before);
+	create_ok(&f, "master");
+}
+END_TEST
+
 START_TEST(test_list_filters)
 {
 	fx f;
@@ -894,6 +919,7 @@ Suite *suite_pipelines(void)
 	tcase_add_test(tc, test_git_push);
 	tcase_add_test(tc, test_push_errors_and_skip);
 	tcase_add_test(tc, test_create);
+	tcase_add_test(tc, test_create_bad_ref_names);
 	tcase_add_test(tc, test_list_filters);
 	tcase_add_test(tc, test_list_plain);
 	tcase_add_test(tc, test_show_and_read_access);

@@ -230,6 +230,28 @@ START_TEST(test_schedules_errors)
 }
 END_TEST
 
+/* A schedule's ref is a branch or tag name: every name none may have is invalid, on
+ * create and on update, and nothing is stored. */
+START_TEST(test_schedules_bad_ref_names)
+{
+	fx f;
+	project(&f, "private");
+	char *p = spath(f.id, "");
+	long long id = add(f.id, f.owner, "description=d&ref=master&cron=0%201%20*%20*%20*");
+	for (const char *const *n = bad_ref_names; *n; n++) {
+		const char *e = S(enc(*n));
+		ck_body(R(api("POST", p, f.owner,
+			      S(fmt("description=d&ref=%s&cron=*%%20*%%20*%%20*%%20*", e)))),
+			400, "{\"message\":{\"ref\":[\"is invalid\"]}}");
+		ck_body(R(api("PUT", one(f.id, id, ""), f.owner, S(fmt("ref=%s", e)))), 400,
+			"{\"message\":{\"ref\":[\"is invalid\"]}}");
+	}
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipeline_schedules WHERE project_id ="
+				 " %lld", f.id), 1);
+	ck_jstr(R(api("GET", one(f.id, id, ""), f.owner, NULL)), "ref", "master");
+}
+END_TEST
+
 START_TEST(test_schedules_update)
 {
 	fx f;
@@ -482,6 +504,7 @@ Suite *suite_schedules(void)
 	tcase_add_test(tc, test_schedules_create_and_show);
 	tcase_add_test(tc, test_schedules_list);
 	tcase_add_test(tc, test_schedules_errors);
+	tcase_add_test(tc, test_schedules_bad_ref_names);
 	tcase_add_test(tc, test_schedules_update);
 	tcase_add_test(tc, test_schedules_variables);
 	tcase_add_test(tc, test_schedules_access);

@@ -229,6 +229,35 @@ START_TEST(test_tags_create)
 }
 END_TEST
 
+/* Every name no tag may have is refused with GitLab's words and makes nothing, as the
+ * tag or as the ref it points at; read, it is a tag that is not there, never a 500. */
+START_TEST(test_tags_bad_names)
+{
+	world w;
+	make_world(&w, "private");
+	const char *path = P(&w, "/repository/tags");
+	const char *list = S(fmt("%s?per_page=100", path));
+	const char *before = R(api("GET", list, w.developer, NULL))->body;
+	for (const char *const *n = bad_ref_names; *n; n++) {
+		const char *e = S(enc(*n));
+		resp *r = R(api("POST", path, w.developer, S(fmt("tag_name=%s&ref=master", e))));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), "Tag name invalid") == 0,
+			      "tag %s: %ld %s", *n, r->status, r->body);
+		r = R(api("POST", path, w.developer,
+			  S(fmt("tag_name=fresh&ref=%s&message=m&release_description=d", e))));
+		const char *want = S(fmt("Target %s is invalid", *n));
+		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
+				      strcmp(jstr(r->json, "message"), want) == 0,
+			      "ref %s: %ld %s", *n, r->status, r->body);
+		r = R(api("GET", S(fmt("%s/%s", path, e)), w.developer, NULL));
+		ck_assert_msg(r->status == 404 || r->status == 400, "show %s: %ld", *n, r->status);
+	}
+	ck_assert_str_eq(R(api("GET", list, w.developer, NULL))->body, before);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM releases WHERE project_id = %lld", w.id), 0);
+}
+END_TEST
+
 START_TEST(test_tags_delete)
 {
 	world w;
@@ -321,6 +350,7 @@ Suite *suite_tags(void)
 	tcase_add_test(tc, test_tags_pages);
 	tcase_add_test(tc, test_tags_show);
 	tcase_add_test(tc, test_tags_create);
+	tcase_add_test(tc, test_tags_bad_names);
 	tcase_add_test(tc, test_tags_delete);
 	tcase_add_test(tc, test_tags_release);
 	tcase_add_test(tc, test_tags_access);

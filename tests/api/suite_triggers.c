@@ -317,6 +317,40 @@ START_TEST(test_triggers_invoke)
 }
 END_TEST
 
+/* Every name no branch or tag may have is a ref that is not there (GitLab's words),
+ * even when git itself was made to hold such a branch: no pipeline, no trigger request;
+ * in the path (the webhook form) too. */
+START_TEST(test_triggers_invoke_bad_ref_names)
+{
+	fx f;
+	project(&f, "private");
+	ci_file(f.id, f.owner);
+	char *token;
+	add(f.id, f.owner, "t", &token);
+	static const char *const pushed[] = {"-D", "--all", "--upload-pack=id", "-", "@"};
+	char *dir = S(repo_dir_of(f.id));
+	for (size_t i = 0; i < sizeof(pushed) / sizeof(*pushed); i++)
+		ck_assert_int_eq(system(S(fmt("git --git-dir='%s' update-ref 'refs/heads/%s' master",
+					      dir, pushed[i]))),
+				 0);
+	char *pid = S(fmt("%lld", f.id));
+	for (const char *const *n = bad_ref_names; *n; n++) {
+		const char *e = S(enc(*n));
+		ck_body(invoke(pid, S(fmt("token=%s&ref=%s", token, e))), 400,
+			"{\"message\":{\"base\":[\"Reference not found\"]}}");
+		resp *r = R(api("POST", S(fmt("/projects/%lld/ref/%s/trigger/pipeline?token=%s", f.id,
+					      e, token)),
+				NULL, NULL));
+		ck_assert_msg(r->status == 400 || r->status == 404, "path %s: %ld %s", *n, r->status,
+			      r->body);
+	}
+	ck_assert_int_eq(trigger_pipelines(f.id), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_trigger_requests q JOIN ci_triggers t"
+				 " ON t.id = q.trigger_id WHERE t.project_id = %lld", f.id),
+			 0);
+}
+END_TEST
+
 START_TEST(test_triggers_invoke_errors)
 {
 	fx f;
@@ -403,6 +437,7 @@ Suite *suite_triggers(void)
 	tcase_add_test(tc, test_triggers_pagination);
 	tcase_add_test(tc, test_triggers_invoke);
 	tcase_add_test(tc, test_triggers_invoke_errors);
+	tcase_add_test(tc, test_triggers_invoke_bad_ref_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

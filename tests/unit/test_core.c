@@ -1181,6 +1181,29 @@ START_TEST(test_valid_text)
 }
 END_TEST
 
+/* git check-ref-format's rules and GitLab's additions, each rule broken once. */
+#define BAD_REF_NAMES                                                                            \
+	"", "-D", "--all", "--upload-pack=id", "-", "@", "HEAD", "del\x7f", "tab\tx", "nl\nx",   \
+	"a b", "a..b", "a@{1}", "a~1", "a^", "a:b", "a?", "a[b", "a\\b", "a//b", "/a", "a/",     \
+	"a.", ".a", "a/.b", "a.lock", "a.lock/b", "refs/heads/a", "refs/remotes/a", "\xc3\x28"
+
+START_TEST(test_valid_ref_name)
+{
+	EXPECT(valid_ref_name, true, "master", "feature/x-1", "v1.0.0", "a-", "a@b", "HEADS",
+	       "release/10.x", "caf\xc3\xa9", "a.b/c.d", "x.locks", "refs/tags/v1",
+	       "0123456789abcdef0123456789abcdef01234567");
+	EXPECT(valid_ref_name, false, BAD_REF_NAMES, "release-*", "*");
+	char long_component[252];
+	memset(long_component, 'a', 251);
+	long_component[251] = '\0';
+	ck_assert(!valid_ref_name(long_component));
+	long_component[250] = '\0';
+	ck_assert(valid_ref_name(long_component));
+	EXPECT(valid_ref_pattern, true, "release-*", "*", "*-stable", "feature/*", "master");
+	EXPECT(valid_ref_pattern, false, BAD_REF_NAMES);
+}
+END_TEST
+
 /* ---- files ---- */
 
 START_TEST(test_files_image_type)
@@ -1300,6 +1323,7 @@ int main(void)
 	tcase_add_test(tc, test_valid_datetime);
 	tcase_add_test(tc, test_valid_date);
 	tcase_add_test(tc, test_valid_text);
+	tcase_add_test(tc, test_valid_ref_name);
 	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);
