@@ -29,9 +29,15 @@ static scope_lock route_lock(unsigned flags)
 					 : SCOPE_UPDATE;
 }
 
-/* The parameter checks of the route (400 before the scope's 404). */
+/* The parameter checks of the route (400 before the scope's 404): text parameters
+ * without NUL bytes (http/request.h param_check_text), then the route's own. */
 static int check_params(request *r)
 {
+	if (!(r->route->flags & ROUTE_BYTES)) {
+		int rc = param_check_text(r, NULL);
+		if (rc < 0)
+			return rc;
+	}
 	if (!r->route->check)
 		return 0;
 	int rc = r->route->check(r);

@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,12 @@
 /* The longest trace tail searched for the coverage (GitLab reads the whole trace; a
  * coverage line is printed at the end). */
 #define COVERAGE_TAIL (1 << 20)
+
+/* The columns of runner_job_auth. */
+enum {
+	JA_PROJECT_ID, JA_STATUS, JA_TRACE_SIZE, JA_TOKEN_OK, JA_PIPELINE_ID, JA_PENDING_DELETE,
+	JA_ERASED, JA_NCOLS
+};
 
 /* The job row of the payload: enum of its columns. */
 enum {
@@ -85,14 +92,14 @@ const db_stmt runner_stmts[] = {
 	 * token digest. The runner (none: not found); whether runner_request must run:
 	 * the runner's contacted_at is due (once a minute) or it is active and some job is
 	 * pending (a probe of the pending index, not whether this runner may take it);
-	 * and the time for X-GitLab-Last-Update. */
+	 * the time for X-GitLab-Last-Update; whether the runner is active. */
 	{"runner_poll",
 	 "SELECT rn.id, rn.contacted_at IS NULL OR rn.contacted_at < now() - interval '1 minute'"
 	 " OR (rn.active AND EXISTS (SELECT 1 FROM commit_statuses cs"
 	 "  WHERE cs.status = 'pending' AND cs.pipeline_id IS NOT NULL)),"
-	 " extract(epoch FROM now())::bigint::text"
+	 " extract(epoch FROM now())::bigint::text, rn.active"
 	 " FROM (SELECT 1) one LEFT JOIN ci_runners rn ON rn.token_digest = $1",
-	 1, 3},
+	 1, 4},
 	/* POST /jobs/request in one statement: $1 the runner's token digest, $2 the digest
 	 * of the token the job gets, $3..$7 the runner's info. The runner (none: not
 	 * found), whether it is active, the job it took (NULL: none), that job's pipeline,
@@ -192,16 +199,15 @@ const db_stmt runner_stmts[] = {
 	 "  OR d.name IN (SELECT jsonb_array_elements_text(jb.options->'dependencies')))"
 	 " ORDER BY d.stage_idx, d.id", 1, 4},
 	/* $1 the job, $2 the digest of the token sent: the job's project, status, trace
-	 * size, whether the token is the running job's (and the job not erased, its
-	 * project not being deleted: GitLab's 403s), its pipeline; locked: the job's
-	 * writers (trace patches, updates) go one at a time */
+	 * size, whether the token is the job's, its pipeline, whether its project is being
+	 * deleted, whether it was erased (JA_ columns); locked: the job's writers (trace
+	 * patches, updates) go one at a time */
 	{"runner_job_auth",
-	 "SELECT b.project_id, cs.status, b.trace_size,"
-	 " cs.status = 'running' AND b.token_digest = $2 AND b.erased_at IS NULL"
-	 " AND NOT p.pending_delete, cs.pipeline_id"
+	 "SELECT b.project_id, cs.status, b.trace_size, b.token_digest = $2, cs.pipeline_id,"
+	 " p.pending_delete, b.erased_at IS NOT NULL"
 	 " FROM ci_builds b JOIN commit_statuses cs ON cs.id = b.id"
 	 " JOIN projects p ON p.id = b.project_id WHERE b.id = $1"
-	 " FOR UPDATE OF b", 2, 5},
+	 " FOR UPDATE OF b", 2, JA_NCOLS},
 	{"runner_trace_size", "UPDATE ci_builds SET trace_size = $2 WHERE id = $1", 2, 0},
 	/* $1 the job, $2 success or failed: the pipeline and the coverage regex, none when
 	 * the job was no longer running */
@@ -219,15 +225,18 @@ const db_stmt runner_stmts[] = {
 	 "UPDATE ci_builds SET artifacts_file = $2, artifacts_size = $3,"
 	 " artifacts_expire_at = now() + $4::bigint * interval '1 second' WHERE id = $1", 4, 0},
 	/* $1 the job whose artifacts are asked for, $2 the digest of the token sent: its
-	 * project, its archive's file name, and whether the token is that of a running job
-	 * of its pipeline that may have them (itself, or one of a later stage) */
+	 * project, its archive's file name, whether the token is that of a running job of
+	 * its pipeline that may have them (itself, or one of a later stage), whether its
+	 * project is being deleted, whether it was erased */
 	{"runner_artifacts_get",
-	 "SELECT d.project_id, CASE WHEN d.erased_at IS NULL THEN d.artifacts_file END,"
+	 "SELECT d.project_id, d.artifacts_file,"
 	 " EXISTS (SELECT 1 FROM ci_builds t"
 	 "  JOIN commit_statuses tc ON tc.id = t.id WHERE t.token_digest = $2"
 	 "  AND tc.status = 'running' AND t.pipeline_id = d.pipeline_id"
-	 "  AND (t.id = d.id OR tc.stage_idx > dc.stage_idx))"
-	 " FROM ci_builds d JOIN commit_statuses dc ON dc.id = d.id WHERE d.id = $1", 2, 3},
+	 "  AND (t.id = d.id OR tc.stage_idx > dc.stage_idx)),"
+	 " p.pending_delete, d.erased_at IS NOT NULL"
+	 " FROM ci_builds d JOIN commit_statuses dc ON dc.id = d.id"
+	 " JOIN projects p ON p.id = d.project_id WHERE d.id = $1", 2, 5},
 	{NULL, NULL, 0, 0},
 };
 
@@ -317,13 +326,21 @@ static int token_param(request *r, const char **out)
 	return 0;
 }
 
-/* A job's token: the JOB-TOKEN header or the token parameter; NULL when neither. */
+/* A job's token: the token parameter or the JOB-TOKEN header (GitLab's order);
+ * NULL when neither. */
 static const char *job_token(request *r)
 {
-	const char *t = request_header(r, "HTTP_JOB_TOKEN");
+	const char *t = param_str(r, "token");
 	if (!t || !*t)
-		t = param_str(r, "token");
+		t = request_header(r, "HTTP_JOB_TOKEN");
 	return t && *t ? t : NULL;
+}
+
+/* GitLab 10's forbidden!(reason): its message parts joined with a space, the reason's
+ * part beginning with one of its own. */
+static int forbidden(request *r, const char *reason)
+{
+	return fail(r, ERR_FORBIDDEN, arena_printf(r->ctx.a, "403 Forbidden  - %s", reason));
 }
 
 /* A boolean parameter as text for SQL ("true"/"false"), NULL when absent; ERR_INVALID
@@ -829,12 +846,17 @@ static int job_payload(request *r, const char *id, const char *token, json_objec
 /* ---- POST /jobs/request ---- */
 
 /* No job for the runner: 204, X-GitLab-Last-Update the runner's last_update (it sends
- * it back; it only tells that nothing was pending then) or now. */
-static int no_job(request *r, const char *now)
+ * it back; it only tells that nothing was pending then; GitLab 10's are hex digits) or
+ * now. A paused runner gets none, as from GitLab 10 (no_content! before the queue). */
+static int no_job(request *r, const char *now, bool active)
 {
 	const char *last = param_str(r, "last_update");
-	respond_header(r, "X-GitLab-Last-Update",
-		       last && *last && strlen(last) < 64 && !strpbrk(last, "\r\n") ? last : now);
+	if (active)
+		respond_header(r, "X-GitLab-Last-Update",
+			       last && *last && strlen(last) < 64 &&
+					       strspn(last, "0123456789abcdefABCDEF") == strlen(last)
+				       ? last
+				       : now);
 	respond_empty(r, 204);
 	return 0;
 }
@@ -853,7 +875,7 @@ static int jobs_request(request *r)
 	if (!db_val(res, 0, 0))
 		return ERR_FORBIDDEN;
 	if (!db_bool(res, 0, 1))
-		return no_job(r, db_val(res, 0, 2));
+		return no_job(r, db_val(res, 0, 2), db_bool(res, 0, 3));
 	/* the token a job would get, made beforehand so that taking the job is one
 	 * statement: getrandom and a digest cost less than a round trip */
 	char job_tok[TOKEN_LEN + 1];
@@ -868,7 +890,7 @@ static int jobs_request(request *r)
 		return ERR_FORBIDDEN;
 	const char *job = db_val(res, 0, 2);
 	if (!job)
-		return no_job(r, db_val(res, 0, 4));
+		return no_job(r, db_val(res, 0, 4), db_bool(res, 0, 1));
 	const char *pv[1] = {db_val(res, 0, 3)};
 	json_object *payload = NULL;
 	rc = db_query(&r->ctx, "runner_process", 1, pv, &err) ? 0 : err;
@@ -904,10 +926,24 @@ static const char *canonical_id(request *r, const char *id)
 	return arena_printf(r->ctx.a, "%lld", strtoll(id, NULL, 10));
 }
 
-/* The job of :id for the token sent, locked (in the route's transaction): 0; 1 when it
- * answered 404 (no such job); ERR_FORBIDDEN when the token is not that of the job
- * while it runs. */
-static int job_auth(request *r, const char *token, job_ref *out)
+/* What a job's route answers when the job is not running: GitLab 10's reason, and
+ * whether the job's status goes with it (Job-Status: the runner stops a job whose
+ * update or trace is refused so). */
+typedef struct {
+	const char *reason;
+	bool status_header;
+} not_running;
+
+/* PUT /jobs/:id, PATCH /jobs/:id/trace (job_forbidden!) */
+static const not_running UPDATE_REFUSED = {"Job is not running", true};
+static const not_running AUTHORIZE_REFUSED = {"Job is not running", false};
+static const not_running UPLOAD_REFUSED = {"Job is not running!", false};
+
+/* The running job of :id for the token sent, locked (in the route's transaction): 0;
+ * 1 when it answered 404 (no such job); ERR_FORBIDDEN when the token is not the job's
+ * (403 Forbidden), its project is being deleted or it was erased, or it does not run
+ * (refused's reason), in GitLab 10's order (authenticate_job!). */
+static int job_auth(request *r, const char *token, const not_running *refused, job_ref *out)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
@@ -922,13 +958,22 @@ static int job_auth(request *r, const char *token, job_ref *out)
 		api_error(r, 404, "404 Not Found");
 		return 1;
 	}
-	if (!token || !db_bool(res, 0, 3))
+	if (!token || !db_bool(res, 0, JA_TOKEN_OK))
 		return ERR_FORBIDDEN;
+	if (db_bool(res, 0, JA_PENDING_DELETE))
+		return forbidden(r, "Project has been deleted!");
+	if (db_bool(res, 0, JA_ERASED))
+		return forbidden(r, "Job has been erased!");
+	if (strcmp(db_val(res, 0, JA_STATUS), "running") != 0) {
+		if (refused->status_header)
+			respond_header(r, "Job-Status", db_val(res, 0, JA_STATUS));
+		return forbidden(r, refused->reason);
+	}
 	out->id = canonical_id(r, id);
-	out->project_id = db_val(res, 0, 0);
-	out->status = db_val(res, 0, 1);
-	out->trace_size = db_int(res, 0, 2);
-	out->pipeline_id = db_val(res, 0, 4);
+	out->project_id = db_val(res, 0, JA_PROJECT_ID);
+	out->status = db_val(res, 0, JA_STATUS);
+	out->trace_size = db_int(res, 0, JA_TRACE_SIZE);
+	out->pipeline_id = db_val(res, 0, JA_PIPELINE_ID);
 	return 0;
 }
 
@@ -982,8 +1027,10 @@ static int set_trace_size(request *r, const job_ref *j, long long size)
 	return db_query(&r->ctx, "runner_trace_size", 2, v, &err) ? 0 : err;
 }
 
-/* The last COVERAGE_TAIL bytes of the trace as text PostgreSQL takes: bytes outside
- * printable ASCII (NUL, invalid UTF-8) become '?'; a coverage regex matches digits. */
+/* The last COVERAGE_TAIL bytes of the trace as text PostgreSQL takes, for the coverage
+ * regex (ci_trace_coverage) only: bytes outside printable ASCII (NUL, ANSI escapes,
+ * invalid UTF-8) become '?', which no coverage pattern's digits match. The trace file
+ * itself keeps every byte. */
 static const char *trace_tail(request *r, const job_ref *j, long long size)
 {
 	long long from = size > COVERAGE_TAIL ? size - COVERAGE_TAIL : 0;
@@ -1008,19 +1055,33 @@ static int jobs_check_id(request *r)
 	return api_id(r, "id", &id);
 }
 
+/* GitLab 10's declarations of PUT /jobs/:id: token and id required; the trace is bytes
+ * (NUL bytes and all: a runner's trace holds what the job printed), every other
+ * parameter text. */
+static int jobs_check_update(request *r)
+{
+	const char *t;
+	int rc = token_param(r, &t);
+	if (rc < 0 || (rc = jobs_check_id(r)) < 0)
+		return rc;
+	return param_check_text(r, "trace");
+}
+
 /* PUT /jobs/:id: state (running, success, failed), trace (the whole trace, replacing
- * what was sent before), failure_reason. */
+ * what was sent before, byte for byte), failure_reason (taken, not kept: no runner
+ * waits on it, and a newer runner's reasons are not refused). */
 static int jobs_update(request *r)
 {
 	job_ref j;
-	int rc = job_auth(r, param_str(r, "token"), &j);
+	int rc = job_auth(r, param_str(r, "token"), &UPDATE_REFUSED, &j);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	param *trace = param_find(r, "trace");
+	const char *trace;
+	size_t trace_len;
 	long long size = j.trace_size;
-	if (trace && trace->value) {
-		size = (long long)strlen(trace->value);
-		if ((rc = trace_write(r, &j, 0, trace->value, (size_t)size)) < 0 ||
+	if (param_bytes(r, "trace", &trace, &trace_len) == 0) {
+		size = (long long)trace_len;
+		if ((rc = trace_write(r, &j, 0, trace, trace_len)) < 0 ||
 		    (rc = set_trace_size(r, &j, size)) < 0)
 			return rc;
 	}
@@ -1050,22 +1111,39 @@ static int jobs_update(request *r)
 	return 0;
 }
 
-/* PATCH /jobs/:id/trace with Content-Range: START-END and the bytes as the body. */
+/* The start of a Content-Range as GitLab 10 reads it (the part before '-', to_i): leading
+ * white space, a sign and digits, anything else 0; -1 when it is no offset a trace can
+ * have (negative, or past LLONG_MAX), which never matches the trace's size. */
+static long long range_start(const char *range)
+{
+	const char *p = range;
+	while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+		p++;
+	bool negative = *p == '-';
+	if (*p == '+' || *p == '-')
+		p++;
+	long long v = 0;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (v > (LLONG_MAX - (*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	return negative && v ? -1 : v;
+}
+
+/* PATCH /jobs/:id/trace with Content-Range: START-END and the bytes as the body (the
+ * END gitlab-runner sends is START plus the patch's length, one past the last byte:
+ * GitLab 10 reads only the START, and so does this). */
 static int jobs_trace(request *r)
 {
+	job_ref j;
+	int rc = job_auth(r, job_token(r), &UPDATE_REFUSED, &j);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	const char *range = request_header(r, "HTTP_CONTENT_RANGE");
 	if (!range)
 		return api_error(r, 400, "400 Missing header Content-Range");
-	char *end;
-	errno = 0;
-	long long start = strtoll(range, &end, 10);
-	if (!isdigit((unsigned char)*range) || errno || *end != '-' ||
-	    !isdigit((unsigned char)end[1]))
-		return api_error(r, 400, "400 Invalid header Content-Range");
-	job_ref j;
-	int rc = job_auth(r, job_token(r), &j);
-	if (rc != 0)
-		return rc < 0 ? rc : 0;
+	long long start = range_start(range);
 	if (start != j.trace_size) {
 		respond_header(r, "Range", arena_printf(r->ctx.a, "0-%lld", j.trace_size));
 		return api_error(r, 416, "416 Range Not Satisfiable");
@@ -1158,7 +1236,7 @@ static int too_large(request *r)
 static int jobs_artifacts_authorize(request *r)
 {
 	job_ref j;
-	int rc = job_auth(r, job_token(r), &j);
+	int rc = job_auth(r, job_token(r), &AUTHORIZE_REFUSED, &j);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	long long size;
@@ -1237,7 +1315,7 @@ static int stage_file(request *r, const char *path, const char *cache, const cha
 static int jobs_artifacts_upload(request *r)
 {
 	job_ref j;
-	int rc = job_auth(r, job_token(r), &j);
+	int rc = job_auth(r, job_token(r), &UPLOAD_REFUSED, &j);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	const char *data, *filename;
@@ -1298,6 +1376,10 @@ static int jobs_artifacts_download(request *r)
 		return api_error(r, 404, "404 Not Found");
 	if (!token || !db_bool(res, 0, 2))
 		return ERR_FORBIDDEN;
+	if (db_bool(res, 0, 3))
+		return forbidden(r, "Project has been deleted!");
+	if (db_bool(res, 0, 4))
+		return forbidden(r, "Job has been erased!");
 	const char *file = db_val(res, 0, 1);
 	if (!file)
 		return api_error(r, 404, "404 Not Found");
@@ -1319,7 +1401,7 @@ const route runner_routes[] = {
 	{"DELETE", V4 "/runners", runners_unregister, ROUTE_NO_AUTH, runners_check_token},
 	{"POST", V4 "/runners/verify", runners_verify, ROUTE_NO_AUTH, runners_check_token},
 	{"POST", V4 "/jobs/request", jobs_request, ROUTE_NO_AUTH, runners_check_token},
-	{"PUT", V4 "/jobs/:id", jobs_update, ROUTE_NO_AUTH | TX, jobs_check_id},
+	{"PUT", V4 "/jobs/:id", jobs_update, ROUTE_NO_AUTH | TX | ROUTE_BYTES, jobs_check_update},
 	{"PATCH", V4 "/jobs/:id/trace", jobs_trace, ROUTE_NO_AUTH | TX, jobs_check_id},
 	{"POST", V4 "/jobs/:id/artifacts/authorize", jobs_artifacts_authorize,
 	 ROUTE_NO_AUTH | TX, jobs_check_id},

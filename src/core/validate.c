@@ -190,31 +190,43 @@ bool valid_datetime(const char *s)
 	return *p == '\0';
 }
 
-bool valid_text(const char *s)
+/* The length of the UTF-8 sequence at p[0..n) (n >= 1), 0 when it is not one that
+ * PostgreSQL takes: overlong forms, UTF-16 surrogates, code points past U+10FFFF. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	if (c < 0x80)
+		return 1;
+	size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+	if (!len || len > n || c == 0xC0 || c == 0xC1 || c > 0xF4)
+		return 0;
+	if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0) ||
+	    (c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+	return len;
+}
+
+bool valid_utf8(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		unsigned char c = *p;
-		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_seq(p + i, n - i);
+		if (!len)
 			return false;
-		if (c < 0x80) {
-			p++;
-			continue;
-		}
-		int n = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
-		if (n < 0 || c == 0xC0 || c == 0xC1 || c > 0xF4)
-			return false;
-		/* overlong forms, UTF-16 surrogates and code points past U+10FFFF, which
-		 * PostgreSQL refuses as invalid UTF-8 */
-		if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0) ||
-		    (c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))
-			return false;
-		for (int i = 1; i <= n; i++)
-			if ((p[i] & 0xC0) != 0x80)
-				return false;
-		p += n + 1;
+		i += len;
 	}
 	return true;
+}
+
+bool valid_text(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+			return false;
+	return valid_utf8(s, strlen(s));
 }
 
 static bool starts_with(const char *s, const char *prefix)

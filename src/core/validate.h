@@ -30,7 +30,11 @@ bool valid_datetime(const char *s);
 bool valid_date(const char *s);
 /* The number of characters (code points) of UTF-8 text s. */
 size_t utf8_chars(const char *s);
-/* Valid UTF-8 without NUL or other C0 controls but tab, CR and LF. */
+/* s[0..n) is UTF-8 that PostgreSQL takes as valid (control characters and NUL
+ * included: whether a NUL may be stored is the caller's question). */
+bool valid_utf8(const char *s, size_t n);
+/* Valid UTF-8 without C0 controls but tab, CR and LF: what a path capture may hold (it
+ * names a record; text parameters take any valid UTF-8). */
 bool valid_text(const char *s);
 /* The one check of a branch or tag name the API is given (to create, to point at, to
  * store): git's check-ref-format of refs/heads/<s> (no "..", "@{", "//", control

@@ -39,7 +39,7 @@ static int hexval(char c)
 	return -1;
 }
 
-char *url_decode(arena *a, const char *s, size_t n, bool plus)
+char *url_decode_n(arena *a, const char *s, size_t n, bool plus, size_t *len)
 {
 	char *out = arena_alloc(a, n + 1), *o = out;
 	for (size_t i = 0; i < n; i++) {
@@ -51,7 +51,7 @@ char *url_decode(arena *a, const char *s, size_t n, bool plus)
 			if (h < 0 || l < 0)
 				return NULL;
 			c = (char)(h * 16 + l);
-			if (c == '\0')
+			if (c == '\0' && !len)
 				return NULL;
 			i += 2;
 		} else if (c == '+' && plus) {
@@ -60,7 +60,14 @@ char *url_decode(arena *a, const char *s, size_t n, bool plus)
 		*o++ = c;
 	}
 	*o = '\0';
+	if (len)
+		*len = (size_t)(o - out);
 	return out;
+}
+
+char *url_decode(arena *a, const char *s, size_t n, bool plus)
+{
+	return url_decode_n(a, s, n, plus, NULL);
 }
 
 static int param_count(request *r)
@@ -71,13 +78,15 @@ static int param_count(request *r)
 	return n;
 }
 
-void param_add(request *r, const char *name, const char *value, bool array,
-	       enum param_source src, bool front)
+/* Adds value[0..len) (NUL bytes included). */
+static void param_add_n(request *r, const char *name, const char *value, size_t len, bool array,
+			enum param_source src, bool front)
 {
 	param *p = arena_alloc(r->ctx.a, sizeof(*p));
 	p->name = name;
 	p->value = value;
-	p->len = value ? strlen(value) : 0;
+	p->len = len;
+	p->file = false;
 	p->array = array;
 	p->source = src;
 	if (front) {
@@ -94,6 +103,12 @@ void param_add(request *r, const char *name, const char *value, bool array,
 	}
 }
 
+void param_add(request *r, const char *name, const char *value, bool array,
+	       enum param_source src, bool front)
+{
+	param_add_n(r, name, value, value ? strlen(value) : 0, array, src, front);
+}
+
 /* Splits "a=1&b[]=2" into parameters. */
 static int parse_urlencoded(request *r, const char *s, size_t n, enum param_source src)
 {
@@ -105,12 +120,15 @@ static int parse_urlencoded(request *r, const char *s, size_t n, enum param_sour
 		if (j > i) {
 			const char *eq = memchr(s + i, '=', j - i);
 			size_t klen = eq ? (size_t)(eq - (s + i)) : j - i;
+			/* a name is no value: it holds no NUL */
 			char *name = url_decode(r->ctx.a, s + i, klen, true);
-			char *value = eq ? url_decode(r->ctx.a, eq + 1, (size_t)(s + j - eq - 1), true)
+			size_t vlen = 0;
+			char *value = eq ? url_decode_n(r->ctx.a, eq + 1, (size_t)(s + j - eq - 1), true,
+							&vlen)
 					 : arena_strdup(r->ctx.a, "");
 			if (!name || !value)
 				return fail(r, ERR_BAD_REQUEST, "invalid percent-encoding");
-			if (!valid_text(name) || !valid_text(value))
+			if (!valid_utf8(name, strlen(name)) || !valid_utf8(value, vlen))
 				return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
 			size_t nl = strlen(name);
 			bool array = nl > 2 && strcmp(name + nl - 2, "[]") == 0;
@@ -119,7 +137,7 @@ static int parse_urlencoded(request *r, const char *s, size_t n, enum param_sour
 			if (*name) {
 				if (param_count(r) >= MAX_PARAMS)
 					return fail(r, ERR_BAD_REQUEST, "too many parameters");
-				param_add(r, name, value, array, src, false);
+				param_add_n(r, name, value, vlen, array, src, false);
 			}
 		}
 		i = j + 1;
@@ -127,25 +145,36 @@ static int parse_urlencoded(request *r, const char *s, size_t n, enum param_sour
 	return 0;
 }
 
-static const char INVALID_TEXT[] = "";
-
-static const char *json_scalar(request *r, json_object *v)
+/* The parameter value of JSON value v (NULL for null) and its length: 0, or
+ * ERR_BAD_REQUEST for a string that is not UTF-8. A string keeps its NUL bytes
+ * (\u0000): whether a parameter may hold them is param_check_text's question. */
+static int json_scalar(request *r, json_object *v, const char **out, size_t *len)
 {
+	const char *t;
 	switch (json_object_get_type(v)) {
 	case json_type_null:
-		return NULL;
+		*out = NULL;
+		*len = 0;
+		return 0;
 	case json_type_boolean:
-		return json_object_get_boolean(v) ? "true" : "false";
+		t = json_object_get_boolean(v) ? "true" : "false";
+		break;
 	case json_type_string: {
-		const char *t = json_object_get_string(v);
 		size_t n = (size_t)json_object_get_string_len(v);
-		if (strlen(t) != n || !valid_text(t))
-			return INVALID_TEXT;
-		return arena_strndup(r->ctx.a, t, n);
+		t = json_object_get_string(v);
+		if (!valid_utf8(t, n))
+			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
+		*out = arena_strndup(r->ctx.a, t, n);
+		*len = n;
+		return 0;
 	}
 	default:
-		return arena_strdup(r->ctx.a, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		t = arena_strdup(r->ctx.a, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		break;
 	}
+	*out = t;
+	*len = strlen(t);
+	return 0;
 }
 
 /* 1 when the JSON text (already parsed by json-c) has a \u escape of a lone UTF-16
@@ -239,7 +268,7 @@ static int parse_json(request *r, const char *body, size_t n)
 	{
 		if (count++ >= MAX_PARAMS)
 			return fail(r, ERR_BAD_REQUEST, "too many parameters");
-		if (!valid_text(key))
+		if (!valid_utf8(key, strlen(key)))
 			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
 		if (json_object_is_type(val, json_type_array)) {
 			/* one value past the bound is enough for param_array to refuse them */
@@ -247,16 +276,20 @@ static int parse_json(request *r, const char *body, size_t n)
 			if (len > PARAM_ARRAY_MAX + 1)
 				len = PARAM_ARRAY_MAX + 1;
 			for (size_t i = 0; i < len; i++) {
-				const char *v = json_scalar(r, json_object_array_get_idx(val, i));
-				if (v == INVALID_TEXT)
-					return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
-				param_add(r, arena_strdup(r->ctx.a, key), v, true, SRC_BODY, false);
+				const char *v;
+				size_t vlen;
+				int rc = json_scalar(r, json_object_array_get_idx(val, i), &v, &vlen);
+				if (rc < 0)
+					return rc;
+				param_add_n(r, arena_strdup(r->ctx.a, key), v, vlen, true, SRC_BODY, false);
 			}
 		} else {
-			const char *v = json_scalar(r, val);
-			if (v == INVALID_TEXT)
-				return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
-			param_add(r, arena_strdup(r->ctx.a, key), v, false, SRC_BODY, false);
+			const char *v;
+			size_t vlen;
+			int rc = json_scalar(r, val, &v, &vlen);
+			if (rc < 0)
+				return rc;
+			param_add_n(r, arena_strdup(r->ctx.a, key), v, vlen, false, SRC_BODY, false);
 		}
 	}
 	return 0;
@@ -344,13 +377,15 @@ static int parse_multipart(request *r, const char *ctype, const char *body, size
 			name[nl - 2] = '\0';
 		/* Files keep their bytes; the view carries text, so a file part is kept
 		 * under its name and its filename under name.filename. */
-		char *value = arena_strndup(r->ctx.a, data, (size_t)(next - data));
-		if (!filename && (strlen(value) != (size_t)(next - data) || !valid_text(value)))
+		size_t vlen = (size_t)(next - data);
+		char *value = arena_strndup(r->ctx.a, data, vlen);
+		if (!filename && !valid_utf8(value, vlen))
 			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
-		if (!valid_text(name) || (filename && !valid_text(filename)))
+		if (!valid_utf8(name, strlen(name)) ||
+		    (filename && !valid_utf8(filename, strlen(filename))))
 			return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
-		param_add(r, name, value, array, SRC_BODY, false);
-		r->params_tail->len = (size_t)(next - data);
+		param_add_n(r, name, value, vlen, array, SRC_BODY, false);
+		r->params_tail->file = filename != NULL;
 		if (filename)
 			param_add(r, arena_printf(r->ctx.a, "%s.filename", name), filename, false, SRC_BODY,
 				  false);
@@ -532,6 +567,25 @@ int param_oneof(request *r, const char *name, const char *const *allowed, const 
 			return 0;
 		}
 	return fail_not_valid_value(r, name);
+}
+
+int param_check_text(request *r, const char *bytes)
+{
+	for (param *p = r->params; p; p = p->next)
+		if (p->value && !p->file && memchr(p->value, '\0', p->len) &&
+		    !(bytes && strcmp(p->name, bytes) == 0))
+			return fail_invalid(r, p->name);
+	return 0;
+}
+
+int param_bytes(request *r, const char *name, const char **data, size_t *len)
+{
+	param *p = param_find(r, name);
+	if (!p || !p->value)
+		return 1;
+	*data = p->value;
+	*len = p->len;
+	return 0;
 }
 
 int param_file(request *r, const char *name, const char **data, size_t *len, const char **filename)

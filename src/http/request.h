@@ -24,7 +24,9 @@ typedef struct param {
 	const char *value; /* NULL for a JSON null */
 	bool array;        /* sent as name[] or as a JSON array element */
 	enum param_source source;
-	size_t len;        /* bytes of value (a file part may hold NUL bytes) */
+	size_t len;        /* bytes of value: NUL bytes may be among them (a file part, a
+			    * job's trace; param_check_text refuses them elsewhere) */
+	bool file;         /* a file part of a multipart body: bytes, not text */
 	struct param *next;
 } param;
 
@@ -129,6 +131,14 @@ int param_date(request *r, const char *name, const char **out);
 /* One of the NULL-terminated allowed values: 0, 1 when absent, ERR_INVALID
  * ("name does not have a valid value") otherwise. */
 int param_oneof(request *r, const char *name, const char *const *allowed, const char **out);
+/* Text is any valid UTF-8 (the parsers refuse the rest), control characters included;
+ * only a NUL byte, which no text column of PostgreSQL stores, makes a parameter invalid.
+ * 0, or ERR_INVALID ("name is invalid") naming the first parameter with a NUL byte but
+ * bytes (the one a route takes as bytes, NULL: none) and file parts. The dispatcher runs
+ * it before every route's checks, but for ROUTE_BYTES routes, whose checks run it. */
+int param_check_text(request *r, const char *bytes);
+/* The bytes of a parameter, NUL bytes included: 0 with them, 1 when absent. */
+int param_bytes(request *r, const char *name, const char **data, size_t *len);
 /* A file part of a multipart body: 0 with its bytes and file name, or 1 when absent. */
 int param_file(request *r, const char *name, const char **data, size_t *len, const char **filename);
 /* Adds a parameter (used by the router for path captures and by the parsers). */
@@ -158,6 +168,8 @@ void respond_error(request *r, int code);
 /* Decodes %XX and (when plus) '+' in s[0..n) into a new string in a; NULL when an
  * escape is malformed or decodes to a NUL byte. */
 char *url_decode(arena *a, const char *s, size_t n, bool plus);
+/* The same keeping NUL bytes (%00), with the decoded length in *len. */
+char *url_decode_n(arena *a, const char *s, size_t n, bool plus, size_t *len);
 /* Own a json_object for the life of the request. */
 json_object *request_own(request *r, json_object *obj);
 

@@ -32,6 +32,9 @@ enum route_flag {
 	ROUTE_NO_USER_REFS = 1 << 11, /* the handler presents no user by reference
 				       * (entity/user.h USER_REF): authentication need not
 				       * read the users' epoch (one that does reads it) */
+	ROUTE_BYTES = 1 << 12,    /* a parameter of the route is bytes (a job's trace): its
+				   * checks run param_check_text naming it, where the
+				   * dispatcher runs it for every other route */
 };
 
 typedef struct route {

@@ -348,6 +348,85 @@ START_TEST(test_hostile_avatar_removed)
 }
 END_TEST
 
+/* ---- text is text ---- */
+
+/* The issues of project pid: their number. */
+static long long issue_count(const char *token, long long pid)
+{
+	resp *r = R(api("GET", S(fmt("/projects/%lld/issues?per_page=1", pid)), token, NULL));
+	ck_status(r, 200);
+	return atoll(resp_header(r, "X-Total"));
+}
+
+/* A text parameter takes any valid UTF-8, control characters included (ANSI escapes,
+ * bell, DEL), from JSON, a form, a query and a multipart body, and gives it back
+ * exactly; only a NUL byte (which no text column stores) is refused, naming the field,
+ * and invalid UTF-8 as before. Nothing refused is created. */
+START_TEST(test_hostile_control_characters)
+{
+	long long uid;
+	char *tok = S(make_user("ctl", &uid, NULL));
+	long long pid = api_project(tok, "private", NULL);
+	const char *path = S(fmt("/projects/%lld/issues", pid));
+	static const char title[] = "\x1b[31;1mred\x1b[0;m \x07" "bell\x7f\x01\t\xc3\xa9";
+	/* JSON */
+	resp *r = R(api_json("POST", path, tok,
+			     "{\"title\":\"\\u001b[31;1mred\\u001b[0;m \\u0007bell\\u007f\\u0001\\t"
+			     "\\u00e9\",\"description\":\"\\u001b[0K\\r\\nline\"}"));
+	ck_status(r, 201);
+	ck_jstr(r, "title", title);
+	ck_jstr(r, "description", "\x1b[0K\r\nline");
+	r = R(api("GET", S(fmt("%s/%lld", path, jint(r->json, "iid"))), tok, NULL));
+	ck_status(r, 200);
+	ck_jstr(r, "title", title);
+	/* a form, a query */
+	r = R(api("POST", path, tok, "title=%1B%5B31%3B1Mred%1B%5B0%3Bm+%07bell%7F%01%09%C3%A9"));
+	ck_status(r, 201);
+	ck_jstr(r, "title", "\x1b[31;1Mred\x1b[0;m \x07" "bell\x7f\x01\t\xc3\xa9");
+	r = R(api("POST", S(fmt("%s?title=%%1B%%5B0K%%01", path)), tok, NULL));
+	ck_status(r, 201);
+	ck_jstr(r, "title", "\x1b[0K\x01");
+	/* multipart */
+	const char *hs[] = {S(fmt("PRIVATE-TOKEN: %s", tok)), NULL};
+	r = R(api_h("POST", path, hs,
+		    "--b7\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n\x1b[0Kmp\x02"
+		    "\r\n--b7--\r\n",
+		    "multipart/form-data; boundary=b7"));
+	ck_status(r, 201);
+	ck_jstr(r, "title", "\x1b[0Kmp\x02");
+	long long before = issue_count(tok, pid);
+	ck_assert_int_eq(before, 4);
+
+	/* a NUL byte: 400 naming the field, from every source */
+	ck_body(R(api_json("POST", path, tok, "{\"title\":\"a\\u0000b\"}")), 400,
+		"{\"error\":\"title is invalid\"}");
+	ck_body(R(api_json("POST", path, tok, "{\"title\":\"ok\",\"description\":\"\\u0000\"}")),
+		400, "{\"error\":\"description is invalid\"}");
+	ck_body(R(api_json("POST", path, tok, "{\"title\":\"ok\",\"labels\":[\"a\",\"b\\u0000\"]}")),
+		400, "{\"error\":\"labels is invalid\"}");
+	ck_body(R(api("POST", path, tok, "title=a%00b")), 400, "{\"error\":\"title is invalid\"}");
+	ck_body(R(api("POST", S(fmt("%s?title=%%00", path)), tok, NULL)), 400,
+		"{\"error\":\"title is invalid\"}");
+	static const char mp[] = "--b7\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n"
+				 "a\0b\r\n--b7--\r\n";
+	r = R(http_request("POST", S(fmt("%s/api/v4%s", api_url(), path)), hs, mp, sizeof(mp) - 1,
+			   "multipart/form-data; boundary=b7"));
+	ck_body(r, 400, "{\"error\":\"title is invalid\"}");
+	/* an update refused the same, changing nothing */
+	r = R(api_json("PUT", S(fmt("%s/1", path)), tok,
+		       "{\"title\":\"changed\",\"description\":\"x\\u0000\"}"));
+	ck_body(r, 400, "{\"error\":\"description is invalid\"}");
+	r = R(api("GET", S(fmt("%s/1", path)), tok, NULL));
+	ck_jstr(r, "title", title);
+	/* invalid UTF-8, a control character or not */
+	ck_body(R(api_json("POST", path, tok, "{\"title\":\"\\u0001\xc3\"}")), 400,
+		"{\"message\":\"400 (Bad request) parameters must be valid UTF-8 text\"}");
+	ck_code(R(api("POST", path, tok, "title=%01%FF")), 400);
+	ck_code(R(api("POST", path, tok, "title=%ED%A0%80")), 400);
+	ck_assert_int_eq(issue_count(tok, pid), before);
+}
+END_TEST
+
 Suite *suite_hostile(void)
 {
 	Suite *s = suite_create("hostile");
@@ -361,6 +440,7 @@ Suite *suite_hostile(void)
 	tcase_add_test(tc, test_hostile_avatar_html);
 	tcase_add_test(tc, test_hostile_uploads_types);
 	tcase_add_test(tc, test_hostile_avatar_removed);
+	tcase_add_test(tc, test_hostile_control_characters);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -249,7 +249,10 @@ START_TEST(test_runner_request_none)
 	process(p);
 	free(sql_value("UPDATE ci_runners SET active = false WHERE token_digest ="
 		       " encode(sha256('%s'::bytea), 'hex')", tok));
-	ck_code(request_job(tok), 204);
+	r = request_job(tok);
+	ck_status(r, 204);
+	/* GitLab 10: no_content! before the queue, no X-GitLab-Last-Update */
+	ck_assert_ptr_null(resp_header(r, "X-GitLab-Last-Update"));
 	ck_assert_str_eq(status_of(j), "pending");
 	free(sql_value("UPDATE ci_runners SET active = true WHERE token_digest ="
 		       " encode(sha256('%s'::bytea), 'hex')", tok));
@@ -916,15 +919,29 @@ START_TEST(test_runner_trace_and_update)
 	ck_code(patch_trace(j, jt, "3-8", "again"), 416);
 	ck_assert_str_eq(trace_file(f.id, j), "hello\nCoverage: 12.5%\n");
 	ck_assert_int_eq(sql_int("SELECT trace_size FROM ci_builds WHERE id = %lld", j), 22);
-	/* bad header, bad token, no job */
+	/* bad header, bad token, no job; the job first, as GitLab 10 (authenticate_job!),
+	 * then the header, whose start alone it reads (to_i: "x" is 0) */
 	ck_body(patch_trace(j, jt, NULL, "x"), 400,
 		"{\"message\":\"400 Missing header Content-Range\"}");
-	ck_code(patch_trace(j, jt, "x-y", "x"), 400);
+	ck_body(patch_trace(j, "wrong", NULL, "x"), 403, "{\"message\":\"403 Forbidden\"}");
+	r = patch_trace(j, jt, "x-y", "x");
+	ck_status(r, 416);
+	ck_header(r, "Range", "0-22");
+	r = patch_trace(j, jt, " 22-and-more", "");
+	ck_status(r, 202);
+	ck_header(r, "Range", "0-22");
+	ck_code(patch_trace(j, jt, "-22-0", "x"), 416);
+	ck_code(patch_trace(j, jt, "99999999999999999999999-1", "x"), 416);
 	ck_code(patch_trace(j, "wrong", "22-23", "x"), 403);
 	ck_code(patch_trace(999999999, jt, "0-1", "x"), 404);
 	ck_code(update_job(j, "wrong", "success", NULL), 403);
 	ck_code(update_job(999999999, jt, "success", NULL), 404);
-	ck_code(runner_call("PUT", "/jobs/abc", "{}"), 400);
+	ck_body(runner_call("PUT", "/jobs/abc", S(fmt("{\"token\":\"%s\"}", jt))), 400,
+		"{\"error\":\"id is invalid\"}");
+	/* the token is required (GitLab 10: requires :token), not a 403 */
+	ck_body(runner_call("PUT", S(fmt("/jobs/%lld", j)), "{\"state\":\"success\"}"), 400,
+		"{\"message\":\"400 (Bad request) \\\"token\\\" not given\"}");
+	ck_assert_str_eq(status_of(j), "running");
 	/* running: nothing changes */
 	ck_code(update_job(j, jt, "running", NULL), 200);
 	ck_assert_str_eq(status_of(j), "running");
@@ -936,10 +953,16 @@ START_TEST(test_runner_trace_and_update)
 	ck_assert(sql_int("SELECT count(*) FROM commit_statuses WHERE id = %lld AND"
 			  " finished_at IS NOT NULL", j) == 1);
 	ck_assert_str_eq(status_of(next), "pending");
-	/* the token stops with the job */
-	ck_code(update_job(j, jt, "failed", NULL), 403);
-	ck_code(patch_trace(j, jt, "22-23", "x"), 403);
+	/* the job has ended: its update and its trace are refused with its status (GitLab
+	 * 10's job_forbidden!), which stops the runner; nothing changes */
+	r = update_job(j, jt, "failed", "overwritten");
+	ck_body(r, 403, "{\"message\":\"403 Forbidden  - Job is not running\"}");
+	ck_header(r, "Job-Status", "success");
+	r = patch_trace(j, jt, "22-23", "x");
+	ck_body(r, 403, "{\"message\":\"403 Forbidden  - Job is not running\"}");
+	ck_header(r, "Job-Status", "success");
 	ck_assert_str_eq(status_of(j), "success");
+	ck_assert_str_eq(trace_file(f.id, j), "hello\nCoverage: 12.5%\n");
 	/* the next job: its whole trace in the update replaces the file */
 	r = request_job(tok);
 	ck_status(r, 201);
@@ -992,8 +1015,12 @@ START_TEST(test_runner_failure)
 	r = request_job(tok);
 	ck_status(r, 201);
 	free(sql_value("UPDATE commit_statuses SET status = 'canceled' WHERE id = %lld", c));
-	ck_code(update_job(c, jstr(r->json, "token"), "success", NULL), 403);
-	ck_code(patch_trace(c, jstr(r->json, "token"), "0-1", "x"), 403);
+	resp *u = update_job(c, jstr(r->json, "token"), "success", NULL);
+	ck_body(u, 403, "{\"message\":\"403 Forbidden  - Job is not running\"}");
+	ck_header(u, "Job-Status", "canceled");
+	u = patch_trace(c, jstr(r->json, "token"), "0-1", "x");
+	ck_status(u, 403);
+	ck_header(u, "Job-Status", "canceled");
 	ck_assert_str_eq(status_of(c), "canceled");
 	/* an erased job, a project being deleted: 403 as GitLab */
 	long long p4 = pipeline(&f, "master", false);
@@ -1002,10 +1029,12 @@ START_TEST(test_runner_failure)
 	r = request_job(tok);
 	ck_status(r, 201);
 	free(sql_value("UPDATE ci_builds SET erased_at = now() WHERE id = %lld", e));
-	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 403);
+	ck_body(update_job(e, jstr(r->json, "token"), "success", NULL), 403,
+		"{\"message\":\"403 Forbidden  - Job has been erased!\"}");
 	free(sql_value("UPDATE ci_builds SET erased_at = NULL WHERE id = %lld", e));
 	free(sql_value("UPDATE projects SET pending_delete = true WHERE id = %lld", f.id));
-	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 403);
+	ck_body(update_job(e, jstr(r->json, "token"), "success", NULL), 403,
+		"{\"message\":\"403 Forbidden  - Project has been deleted!\"}");
 	free(sql_value("UPDATE projects SET pending_delete = false WHERE id = %lld", f.id));
 	ck_code(update_job(e, jstr(r->json, "token"), "success", NULL), 200);
 	ck_assert_str_eq(pipeline_status(p4), "success");
@@ -1128,8 +1157,12 @@ START_TEST(test_runner_artifacts)
 	ck_assert(memcmp(r->body, zip, zn) == 0);
 	ck_assert(strstr(resp_header(r, "Content-Disposition"), "artifacts.zip") != NULL);
 	ck_code(update_job(build, bt, "success", NULL), 200);
-	/* the finished job's token no longer works */
+	/* the finished job's token no longer works; nor does it upload or authorize */
 	ck_code(download(build, bt), 403);
+	ck_body(upload(build, bt, zip, zn, NULL), 403,
+		"{\"message\":\"403 Forbidden  - Job is not running!\"}");
+	ck_body(runner_call("POST", auth, S(fmt("{\"token\":\"%s\",\"filesize\":1}", bt))), 403,
+		"{\"message\":\"403 Forbidden  - Job is not running\"}");
 	/* the next stage depends on it: its payload names them, its token downloads them */
 	r = request_job(tok);
 	ck_status(r, 201);
@@ -1147,6 +1180,15 @@ START_TEST(test_runner_artifacts)
 	ck_code(download(build, "bad"), 403);
 	ck_code(download(test, tt), 404); /* no artifacts */
 	ck_code(download(999999999, tt), 404);
+	/* erased, or its project being deleted: GitLab 10's 403s */
+	free(sql_value("UPDATE ci_builds SET erased_at = now() WHERE id = %lld", build));
+	ck_body(download(build, tt), 403, "{\"message\":\"403 Forbidden  - Job has been erased!\"}");
+	free(sql_value("UPDATE ci_builds SET erased_at = NULL WHERE id = %lld", build));
+	free(sql_value("UPDATE projects SET pending_delete = true WHERE id = %lld", f.id));
+	ck_body(download(build, tt), 403,
+		"{\"message\":\"403 Forbidden  - Project has been deleted!\"}");
+	free(sql_value("UPDATE projects SET pending_delete = false WHERE id = %lld", f.id));
+	ck_code(download(build, tt), 200);
 	/* a job of another pipeline may not have them */
 	long long p2 = pipeline(&f, "master", false);
 	long long other = job(&f, p2, 1, "other", "{}", NULL, false);
@@ -1422,6 +1464,219 @@ START_TEST(test_runner_end_to_end)
 }
 END_TEST
 
+/* ---- a replay of gitlab-runner 10.8.2 ---- */
+
+/* What gitlab-runner 10.8.2 sends (network/gitlab.go, common/network.go of v10.8.2):
+ * doJSON's requests carry Content-Type: application/json, its User-Agent, and Accept:
+ * application/json when it reads an answer; the info of registration has no executor
+ * (getRunnerVersion(RunnerConfig{})), that of a job request and an update the shell
+ * executor's; FeaturesInfo.Artifacts is tagged "features". PatchTrace sends the bytes as
+ * text/plain with Content-Range "<offset>-<limit>" (limit: the length of the trace so
+ * far) and JOB-TOKEN; the archive goes as multipart part "file" (CreateFormFile), the
+ * token as JOB-TOKEN, expire_in in the query; DownloadArtifacts sends JOB-TOKEN alone. */
+#define UA_10_8 "User-Agent: gitlab-runner 10.8.2 (10-8-stable; go1.9.4; linux/amd64)"
+#define INFO_REGISTER_10_8                                                                     \
+	"{\"name\":\"gitlab-runner\",\"version\":\"10.8.2\",\"revision\":\"44ab4d42\","          \
+	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"features\":{\"variables\":false,"   \
+	"\"image\":false,\"services\":false,\"features\":false,\"cache\":false,"                \
+	"\"shared\":false}}"
+#define INFO_10_8                                                                              \
+	"{\"name\":\"gitlab-runner\",\"version\":\"10.8.2\",\"revision\":\"44ab4d42\","          \
+	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"executor\":\"shell\","             \
+	"\"features\":{\"variables\":true,\"image\":false,\"services\":false,"                  \
+	"\"features\":true,\"cache\":true,\"shared\":true}}"
+
+/* doJSON: METHOD /api/v4/<path> with a JSON body; accept when the runner reads the
+ * answer's body. */
+static resp *replay_json(const char *method, const char *path, const char *json, bool accept)
+{
+	const char *headers[] = {UA_10_8, accept ? "Accept: application/json" : NULL, NULL};
+	return R(http_request(method, S(fmt("%s/api/v4/%s", api_url(), path)), headers, json,
+			      strlen(json), "application/json"));
+}
+
+/* PatchTrace: the bytes of trace[offset..limit). */
+static resp *replay_patch(long long id, const char *token, const char *trace, size_t offset,
+			  size_t limit)
+{
+	const char *headers[] = {S(fmt("Content-Range: %zu-%zu", offset, limit)),
+				 S(fmt("JOB-TOKEN: %s", token)), UA_10_8, NULL};
+	return R(http_request("PATCH", S(fmt("%s/api/v4/jobs/%lld/trace", api_url(), id)), headers,
+			      trace + offset, limit - offset, "text/plain"));
+}
+
+/* s[0..n) as a Go json.Marshal string: control characters, <, > and & as \u00XX. */
+static char *go_json_string(const char *s, size_t n)
+{
+	char *out = S(malloc(n * 6 + 3)), *o = out;
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c == '\n') {
+			o += sprintf(o, "\\n");
+		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+			o += sprintf(o, "\\u%04x", c);
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	*o = '\0';
+	return out;
+}
+
+START_TEST(test_runner_replay_10_8)
+{
+	fx f;
+	project(&f, "private");
+	char *tag = S(unique("replay"));
+	long long p = pipeline(&f, "master", false);
+	long long build = job(&f, p, 0, "build", S(fmt("{%s}", tag)),
+			      "{\"script\":[\"make\"],\"artifacts\":{\"paths\":[\"out/\"],"
+			      "\"expire_in\":\"1 week\"}}",
+			      false);
+	long long test = job(&f, p, 1, "test", S(fmt("{%s}", tag)), NULL, false);
+	process(p);
+
+	/* gitlab-runner register, then verify */
+	resp *r = replay_json("POST", "runners",
+			      S(fmt("{\"description\":\"replay\",\"tag_list\":\"%s\","
+				    "\"run_untagged\":false,\"locked\":true,\"info\":"
+				    INFO_REGISTER_10_8 ",\"token\":\"%s\"}",
+				    tag, project_token(f.id, f.owner))),
+			      true);
+	ck_status(r, 201);
+	ck_header(r, "Content-Type", "application/json");
+	char *tok = S(strdup(jstr(r->json, "token")));
+	ck_code(replay_json("POST", "runners/verify", S(fmt("{\"token\":\"%s\"}", tok)), false),
+		200);
+
+	/* the first stage's job */
+	char *request = S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\"}", tok));
+	r = replay_json("POST", "jobs/request", request, true);
+	ck_status(r, 201);
+	ck_header(r, "Content-Type", "application/json");
+	ck_assert_int_eq(jint(r->json, "id"), build);
+	char *bt = S(strdup(jstr(r->json, "token")));
+	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "artifacts"), 0),
+			      "expire_in"), "1 week");
+	/* incrementalUpdate: the state first, without a trace */
+	char *running = S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\",\"state\":\"running\"}", bt));
+	ck_code(replay_json("PUT", S(fmt("jobs/%lld", build)), running, false), 200);
+	/* the trace in patches: ANSI codes, a NUL byte, UTF-8 */
+	static const char trace[] = "\x1b[0KRunning with gitlab-runner 10.8.2 (44ab4d42)\n"
+				    "\x1b[0;m\x1b[0;33mUsing Shell executor...\x1b[0;m\n"
+				    "\x1b[32;1m$ make\x1b[0;m\nbuilt <caf\xc3\xa9> & \0done\r\n"
+				    "\x1b[0K\x1b[32;1mJob succeeded\n\x1b[0;m";
+	size_t tn = sizeof(trace) - 1, cut1 = 50, cut2 = 120;
+	ck_assert(cut2 < tn && trace[cut2 - 1] != '\0');
+	r = replay_patch(build, bt, trace, 0, cut1);
+	ck_status(r, 202);
+	ck_header(r, "Job-Status", "running");
+	ck_header(r, "Range", S(fmt("0-%zu", cut1)));
+	r = replay_patch(build, bt, trace, cut1, cut2);
+	ck_status(r, 202);
+	ck_header(r, "Range", S(fmt("0-%zu", cut2)));
+	/* a patch sent again (its answer lost): the range the runner resends from */
+	r = replay_patch(build, bt, trace, cut1, cut2);
+	ck_status(r, 416);
+	ck_header(r, "Range", S(fmt("0-%zu", cut2)));
+	r = replay_patch(build, bt, trace, cut2, tn);
+	ck_status(r, 202);
+	ck_header(r, "Range", S(fmt("0-%zu", tn)));
+
+	/* artifacts-uploader: the archive as Go's multipart.Writer writes it */
+	static const char zip[] = "PK\003\004replay\0\377archive";
+	size_t zn = sizeof(zip) - 1;
+	const char *boundary = "3f1e5a0c9b7d2e4f6a8c0b1d3e5f7a9c2b4d6e8f0a1c3e5b7d9f1a3c5e7b";
+	char *part = S(fmt("--%s\r\nContent-Disposition: form-data; name=\"file\";"
+			   " filename=\"artifacts.zip\"\r\nContent-Type: application/octet-stream"
+			   "\r\n\r\n", boundary));
+	char *tail = S(fmt("\r\n--%s--\r\n", boundary));
+	size_t bn = strlen(part) + zn + strlen(tail);
+	char *body = S(malloc(bn));
+	memcpy(body, part, strlen(part));
+	memcpy(body + strlen(part), zip, zn);
+	memcpy(body + strlen(part) + zn, tail, strlen(tail));
+	const char *uh[] = {S(fmt("JOB-TOKEN: %s", bt)), UA_10_8, "Transfer-Encoding: chunked",
+			    NULL};
+	r = R(http_request("POST",
+			   S(fmt("%s/api/v4/jobs/%lld/artifacts?expire_in=1+week", api_url(), build)),
+			   uh, body, bn, S(fmt("multipart/form-data; boundary=%s", boundary))));
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), build);
+
+	/* the final update: the state and the whole trace, as JSON */
+	char *final = S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\",\"state\":\"success\","
+			    "\"trace\":%s}", bt, go_json_string(trace, tn)));
+	ck_assert_ptr_nonnull(strstr(final, "\\u001b[0K"));
+	ck_assert_ptr_nonnull(strstr(final, "\\u0000done"));
+	r = replay_json("PUT", S(fmt("jobs/%lld", build)), final, false);
+	ck_status(r, 200);
+	ck_assert_str_eq(status_of(build), "success");
+	/* sent again (a retry after a lost answer): the job has ended, the runner stops */
+	r = replay_json("PUT", S(fmt("jobs/%lld", build)), final, false);
+	ck_body(r, 403, "{\"message\":\"403 Forbidden  - Job is not running\"}");
+	ck_header(r, "Job-Status", "success");
+
+	/* the second stage's job lists its dependency with its archive */
+	r = replay_json("POST", "jobs/request", request, true);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), test);
+	char *tt = S(strdup(jstr(r->json, "token")));
+	json_object *deps = jget(r->json, "dependencies");
+	ck_assert_int_eq(json_object_array_length(deps), 1);
+	json_object *dep = json_object_array_get_idx(deps, 0);
+	ck_assert_int_eq(jint(dep, "id"), build);
+	ck_assert_str_eq(jstr(dep, "name"), "build");
+	ck_assert_str_eq(jstr(jget(dep, "artifacts_file"), "filename"), "artifacts.zip");
+	ck_assert_int_eq(jint(jget(dep, "artifacts_file"), "size"), zn);
+	/* artifacts-downloader with the dependency's token */
+	const char *dh[] = {S(fmt("JOB-TOKEN: %s", jstr(dep, "token"))), NULL};
+	r = R(http_request("GET", S(fmt("%s/api/v4/jobs/%lld/artifacts", api_url(), build)), dh,
+			   NULL, 0, NULL));
+	ck_status(r, 200);
+	ck_assert(r->body_len == zn && memcmp(r->body, zip, zn) == 0);
+	/* its updates: the state, an ANSI trace without NUL (what every job's final update
+	 * was refused for), success */
+	ck_code(replay_json("PUT", S(fmt("jobs/%lld", test)),
+			    S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\",\"state\":\"running\"}",
+				  tt)),
+			    false),
+		200);
+	static const char ansi[] = "\x1b[0KRunning\n\x1b[32;1m$ make check\x1b[0;m\nok\n";
+	r = replay_json("PUT", S(fmt("jobs/%lld", test)),
+			S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\",\"state\":\"success\","
+			      "\"trace\":%s}", tt, go_json_string(ansi, sizeof(ansi) - 1))),
+			false);
+	ck_status(r, 200);
+
+	/* the statuses, the trace byte for byte, the archive */
+	ck_assert_str_eq(status_of(build), "success");
+	ck_assert_str_eq(status_of(test), "success");
+	ck_assert_str_eq(pipeline_status(p), "success");
+	r = R(api("GET", S(fmt("/projects/%lld/jobs/%lld/trace", f.id, build)), f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(r->body_len, tn);
+	ck_assert(memcmp(r->body, trace, tn) == 0);
+	r = R(api("GET", S(fmt("/projects/%lld/jobs/%lld/trace", f.id, test)), f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(r->body_len, sizeof(ansi) - 1);
+	ck_assert(memcmp(r->body, ansi, sizeof(ansi) - 1) == 0);
+	ck_assert_int_eq(sql_int("SELECT trace_size FROM ci_builds WHERE id = %lld", build), tn);
+	r = R(api("GET", S(fmt("/projects/%lld/jobs/%lld/artifacts", f.id, build)), f.owner, NULL));
+	ck_status(r, 200);
+	ck_assert(r->body_len == zn && memcmp(r->body, zip, zn) == 0);
+	/* the runner polls again: nothing */
+	r = replay_json("POST", "jobs/request", request, true);
+	ck_status(r, 204);
+	ck_assert_ptr_nonnull(resp_header(r, "X-GitLab-Last-Update"));
+}
+END_TEST
+
 Suite *suite_runner(void)
 {
 	Suite *s = suite_create("runner");
@@ -1445,6 +1700,7 @@ Suite *suite_runner(void)
 	tcase_add_test(tc, test_runner_artifacts_again);
 	tcase_add_test(tc, test_runner_git_job_token);
 	tcase_add_test(tc, test_runner_end_to_end);
+	tcase_add_test(tc, test_runner_replay_10_8);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/jw.h"
+#include "core/log.h"
 #include "core/sshkey.h"
 #include "core/turns.h"
 #include "core/validate.h"
@@ -1204,6 +1205,53 @@ START_TEST(test_valid_ref_name)
 }
 END_TEST
 
+/* Text parameters: any valid UTF-8, control characters and NUL included (a NUL's fate
+ * is the parameter view's, http/request.h param_check_text); the same refusals as
+ * valid_text for what is not UTF-8 PostgreSQL takes. */
+START_TEST(test_valid_utf8)
+{
+	static const char *const good[] = {"", "plain", "\x1b[32;1m$ make\x1b[0;m", "\x01\x7f",
+					   "caf\xc3\xa9", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		ck_assert_msg(valid_utf8(good[i], strlen(good[i])), "refused %zu", i);
+	ck_assert(valid_utf8("a\0b\0", 4));
+	static const char *const bad[] = {"\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+					  "\xe0\x80\xaf", "\xff", "ok\xe2\x82"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_msg(!valid_utf8(bad[i], strlen(bad[i])), "accepted %zu", i);
+	/* a sequence cut by the length is not one, whatever follows it */
+	ck_assert(!valid_utf8("\xc3\xa9", 1));
+	ck_assert(!valid_utf8("a\0\xff", 3));
+}
+END_TEST
+
+/* What a client sent reaches a log line escaped: no line of its own, no terminal
+ * control. */
+START_TEST(test_log_escapes_controls)
+{
+	char path[] = "/tmp/collabd-log-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	int saved = dup(STDERR_FILENO);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+	log_set_request_id("r\n1");
+	log_error("user %s", "eve\ncollabd[1] error: forged\x1b[2J\x7f\t");
+	log_set_request_id(NULL);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	char line[512];
+	ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	line[n] = '\0';
+	ck_assert_ptr_nonnull(strstr(line, " error req=r\\x0a1: user eve\\x0acollabd[1] error: "
+					  "forged\\x1b[2J\\x7f\\x09\n"));
+	ck_assert_ptr_eq(strchr(line, '\n'), line + n - 1);
+}
+END_TEST
+
 /* ---- files ---- */
 
 START_TEST(test_files_image_type)
@@ -1324,6 +1372,8 @@ int main(void)
 	tcase_add_test(tc, test_valid_date);
 	tcase_add_test(tc, test_valid_text);
 	tcase_add_test(tc, test_valid_ref_name);
+	tcase_add_test(tc, test_valid_utf8);
+	tcase_add_test(tc, test_log_escapes_controls);
 	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);
