@@ -384,26 +384,23 @@ static int read_actions(request *r, gitc_action **out, size_t *n)
 	return 0;
 }
 
-/* The actions the parameter checks of the request being answered read, for its handler:
- * an action's content is up to max_body of JSON to parse and base64 to decode, done
- * once. The checks run before the handler every time (and clear this first); a worker
- * answers one request at a time. */
-static struct {
-	const request *r;
+/* The actions the check decoded (r->checked), for the handler: an action's content is
+ * up to max_body of JSON to parse and base64 to decode, done once. */
+typedef struct {
 	gitc_action *acts;
 	size_t n;
-} checked;
+} checked_actions;
 
 static int commits_check_create(request *r)
 {
 	const char *s;
 	int rc;
-	checked.r = NULL;
+	checked_actions *c = arena_alloc(r->ctx.a, sizeof(*c));
 	if ((rc = param_require(r, "branch", &s)) < 0 ||
 	    (rc = param_require(r, "commit_message", &s)) < 0 ||
-	    (rc = read_actions(r, &checked.acts, &checked.n)) < 0)
+	    (rc = read_actions(r, &c->acts, &c->n)) < 0)
 		return rc;
-	checked.r = r;
+	r->checked = c;
 	return 0;
 }
 
@@ -415,11 +412,10 @@ static int commits_create(request *r)
 	    (rc = param_require(r, "commit_message", &req.message)) < 0 ||
 	    (rc = content_can_push(r)) < 0)
 		return rc;
-	gitc_action *acts = checked.acts;
-	req.nactions = checked.n;
-	bool have = checked.r == r;
-	checked.r = NULL;
-	if (!have && (rc = read_actions(r, &acts, &req.nactions)) < 0)
+	const checked_actions *c = r->checked; /* set by the route's check */
+	gitc_action *acts = c ? c->acts : NULL;
+	req.nactions = c ? c->n : 0;
+	if (!c && (rc = read_actions(r, &acts, &req.nactions)) < 0)
 		return rc;
 	req.actions = acts;
 	req.start_branch = param_str(r, "start_branch");

@@ -63,6 +63,9 @@ typedef struct request {
 	db_call prefetch;
 	PGresult *prefetched;
 	struct group_scope *group;     /* ROUTE_GROUP: the group of :id */
+	/* What a route's check parsed at some cost (in the arena), for its handler to take
+	 * instead of parsing it again: a commit's decoded actions. NULL when none. */
+	void *checked;
 
 	/* who asks (the caller is ctx.user) */
 	const char *token_digest; /* hex SHA-256 of the credential, NULL when none sent */
