@@ -39,9 +39,10 @@ trap cleanup EXIT
 url=$(stack_pg_start "$dir")
 port=$(free_port)
 stack_collabd_conf "$dir" 1 "$url" "$port"
-# no response cache: every request runs its handler (a 10 MiB file's answer would be
-# served from the cache from the third request on)
-echo "cache_size_mb = 0" >> "$dir/collabd-1.conf"
+# no response cache by default: every request runs its handler (a 10 MiB file's answer
+# would be served from the cache from the third request on); BIG_CACHE_MB=64 measures
+# the default configuration, whose cache keeps (or refuses) the big answers
+echo "cache_size_mb = ${BIG_CACHE_MB:-0}" >> "$dir/collabd-1.conf"
 export COLLABD_CONFIG=$dir/collabd-1.conf
 "$bin" keygen >/dev/null
 "$bin" migrate >/dev/null
