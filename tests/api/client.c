@@ -796,3 +796,16 @@ const char *const bad_ref_names[] = {
 	"a~1", "a^", "a:b", "a?b", "a[b", "a\\b", "a@{1}", "x.lock", "a/x.lock", ".hidden", "a/.b",
 	"a/", "/a", "a//b", "a.", "refs/heads/x", NULL,
 };
+
+void put_bad_branches(long long project_id)
+{
+	static const char *const names[] = {"-D", "--all", "--upload-pack=id", "-", "@"};
+	char *dir = repo_dir_of(project_id);
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char *cmd = fmt("git --git-dir='%s' update-ref 'refs/heads/%s' master", dir, names[i]);
+		int rc = system(cmd);
+		free(cmd);
+		ck_assert_msg(rc == 0, "update-ref %s", names[i]);
+	}
+	free(dir);
+}

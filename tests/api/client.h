@@ -217,5 +217,9 @@ int git_sh(const char *work, char **out, const char *f, ...) __attribute__((form
  * options to a git command line, git's own names, DEL and each of check-ref-format's
  * rules broken once. None has '*' (a protected branch's wildcard). Send them with enc. */
 extern const char *const bad_ref_names[];
+/* Puts branches git itself takes but the API must not (-D, --all, --upload-pack=id, -, @)
+ * into the project's repository at its master, with git update-ref, so that a test of a
+ * bad name sees it refused for the name, not because no such branch exists. */
+void put_bad_branches(long long project_id);
 
 #endif

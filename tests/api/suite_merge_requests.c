@@ -540,13 +540,7 @@ START_TEST(test_bad_branch_names)
 	make_world(&w, "private");
 	branch(&w, "feature", "a.txt");
 	/* branches git takes but the API does not, put there with git itself */
-	static const char *const pushed[] = {"-D", "--all", "--upload-pack=id", "-", "@"};
-	char *dir = S(repo_dir_of(w.id));
-	for (size_t i = 0; i < sizeof(pushed) / sizeof(*pushed); i++) {
-		int rc = system(S(fmt("git --git-dir='%s' update-ref 'refs/heads/%s' master", dir,
-				      pushed[i])));
-		ck_assert_msg(rc == 0, "update-ref %s", pushed[i]);
-	}
+	put_bad_branches(w.id);
 	long long iid = create_iid(&w, "source_branch=feature&target_branch=master&title=T");
 	for (const char *const *n = bad_ref_names; *n; n++) {
 		const char *e = S(enc(*n));

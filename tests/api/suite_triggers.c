@@ -327,12 +327,7 @@ START_TEST(test_triggers_invoke_bad_ref_names)
 	ci_file(f.id, f.owner);
 	char *token;
 	add(f.id, f.owner, "t", &token);
-	static const char *const pushed[] = {"-D", "--all", "--upload-pack=id", "-", "@"};
-	char *dir = S(repo_dir_of(f.id));
-	for (size_t i = 0; i < sizeof(pushed) / sizeof(*pushed); i++)
-		ck_assert_int_eq(system(S(fmt("git --git-dir='%s' update-ref 'refs/heads/%s' master",
-					      dir, pushed[i]))),
-				 0);
+	put_bad_branches(f.id);
 	char *pid = S(fmt("%lld", f.id));
 	for (const char *const *n = bad_ref_names; *n; n++) {
 		const char *e = S(enc(*n));
