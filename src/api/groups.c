@@ -17,8 +17,6 @@
 #include "entity/group.h"
 #include "entity/project.h"
 
-#define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
-
 /* The page of the groups of from (a FROM list that yields namespaces g) for which cond
  * holds, by the sort key (from the whitelist below): $4 search, $5 ids to skip, $6 limit,
  * $7 offset, $8 statistics. */
@@ -26,7 +24,7 @@
 	"WITH " SQL_ME ", mygroups AS (" SQL_MY_GROUPS "),"                                    \
 	" f AS NOT MATERIALIZED (SELECT g.id, " key " AS k FROM me, " from                      \
 	" WHERE g.kind = 'group' AND " cond                                                    \
-	" AND ($4::text IS NULL OR g.name ILIKE " LIKE("$4") " OR g.path ILIKE " LIKE("$4") ")" \
+	" AND ($4::text IS NULL OR g.name ILIKE " SQL_LIKE("$4") " OR g.path ILIKE " SQL_LIKE("$4") ")" \
 	" AND ($5::bigint[] IS NULL OR g.id <> ALL ($5::bigint[])))"                           \
 	"SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "   \
 	GROUP_COLS ", " GROUP_STATISTICS_COL("$8::boolean")                                     \

@@ -19,8 +19,6 @@
 #include "http/pagination.h"
 
 /* A substring pattern of p, its pattern characters taken literally. */
-#define LIKE(p)                                                                                 \
-	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 
 /* Issue i has user U as its assignee. */
 #define ASSIGNED(U)                                                                             \
@@ -82,8 +80,8 @@
 	"  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"                    \
 	"   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id))" \
 	"  AND ($17::bigint[] IS NULL OR i.iid = ANY ($17))"                                    \
-	"  AND ($18::text IS NULL OR i.title ILIKE " LIKE("$18") " OR i.description ILIKE "     \
-	LIKE("$18") ")"                                                                         \
+	"  AND ($18::text IS NULL OR i.title ILIKE " SQL_LIKE("$18") " OR i.description ILIKE "     \
+	SQL_LIKE("$18") ")"                                                                         \
 	"  AND ($19::timestamptz IS NULL OR i.created_at >= $19)"                               \
 	"  AND ($20::timestamptz IS NULL OR i.created_at <= $20)"                               \
 	"  AND ($21::timestamptz IS NULL OR i.updated_at >= $21)"                               \

@@ -10,8 +10,6 @@
 #include "http/router.h"
 
 /* A substring pattern of p, its pattern characters taken literally. */
-#define LIKE(p)                                                                                 \
-	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 
 const db_stmt members_stmts[] = {
 	/* $1 source type, $2 source id, $3 query (name or username contains it, or the email
@@ -19,7 +17,7 @@ const db_stmt members_stmts[] = {
 	{"members_list",
 	 "WITH f AS NOT MATERIALIZED (SELECT m.id FROM members m JOIN users u ON u.id = m.user_id"
 	 " WHERE m.source_type = $1 AND m.source_id = $2 AND " SQL_MEMBER_ACTIVE("m")
-	 " AND ($3::text IS NULL OR u.username ILIKE " LIKE("$3") " OR u.name ILIKE " LIKE("$3")
+	 " AND ($3::text IS NULL OR u.username ILIKE " SQL_LIKE("$3") " OR u.name ILIKE " SQL_LIKE("$3")
 	 " OR lower(u.email) = lower($3)))"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " MEMBER_COLS " FROM f JOIN members m ON m.id = f.id JOIN users u"

@@ -42,8 +42,6 @@
 #include "http/pagination.h"
 
 /* A substring pattern of p, its pattern characters taken literally. */
-#define LIKE(p)                                                                                 \
-	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 
 /* Milestone $M of project $P (its own or one of the groups above it), else NULL. */
 #define MR_PROJECT_MILESTONE(M, P)                                                              \
@@ -95,8 +93,8 @@
 	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                 \
 	"   AND e.user_id = me.id))"                                                            \
 	"  AND ($17::bigint[] IS NULL OR mr.iid = ANY ($17))"                                   \
-	"  AND ($18::text IS NULL OR mr.title ILIKE " LIKE("$18") " OR mr.description ILIKE "   \
-	LIKE("$18") ")"                                                                         \
+	"  AND ($18::text IS NULL OR mr.title ILIKE " SQL_LIKE("$18") " OR mr.description ILIKE "   \
+	SQL_LIKE("$18") ")"                                                                         \
 	"  AND ($19::timestamptz IS NULL OR mr.created_at >= $19)"                              \
 	"  AND ($20::timestamptz IS NULL OR mr.created_at <= $20)"                              \
 	"  AND ($21::timestamptz IS NULL OR mr.updated_at >= $21)"                              \

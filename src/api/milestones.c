@@ -10,9 +10,6 @@
 #include "entity/milestone.h"
 #include "http/pagination.h"
 
-#define LIKE(p)                                                                                 \
-	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
-
 /* The milestone's parent: project $1 or group $2. */
 #define PARENT(M)                                                                               \
 	"(" M ".project_id = $1::bigint OR " M ".group_id = $2::bigint)"
@@ -22,8 +19,8 @@ const db_stmt milestones_stmts[] = {
 	{"milestones_list",
 	 "WITH f AS (SELECT m.id FROM milestones m WHERE " PARENT("m")
 	 " AND ($3::text IS NULL OR m.state = $3) AND ($4::bigint[] IS NULL OR m.iid = ANY ($4))"
-	 " AND ($5::text IS NULL OR m.title ILIKE " LIKE("$5") " OR m.description ILIKE "
-	 LIKE("$5") "))"
+	 " AND ($5::text IS NULL OR m.title ILIKE " SQL_LIKE("$5") " OR m.description ILIKE "
+	 SQL_LIKE("$5") "))"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " MILESTONE_COLS " FROM f JOIN milestones m ON m.id = f.id ORDER BY m.id"
 	 " LIMIT $6 OFFSET $7) pg ON true", 7, 1 + MILESTONE_NCOLS},

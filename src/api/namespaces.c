@@ -6,8 +6,6 @@
 #include "auth/access.h"
 #include "entity/group.h"
 
-#define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
-
 /* members_count_with_descendants is for those who administer the group. */
 #define NS_COLS NAMESPACE_COLS("(me.admin OR " SQL_GROUP_ACCESS("n") " >= 50)")
 
@@ -15,7 +13,7 @@
  * $5 limit, $6 offset. */
 #define NAMESPACES_LIST(from)                                                                 \
 	"WITH " SQL_ME ", f AS NOT MATERIALIZED (SELECT n.id FROM " from                        \
-	" WHERE $4::text IS NULL OR n.name ILIKE " LIKE("$4") " OR n.path ILIKE " LIKE("$4") ")" \
+	" WHERE $4::text IS NULL OR n.name ILIKE " SQL_LIKE("$4") " OR n.path ILIKE " SQL_LIKE("$4") ")" \
 	"SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "   \
 	NS_COLS " FROM (SELECT id FROM f ORDER BY id LIMIT $5 OFFSET $6) pg"                    \
 	" CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = pg.id OFFSET 0) n CROSS JOIN me" \

@@ -27,8 +27,6 @@
 #include "http/pagination.h"
 #include "http/router.h"
 
-#define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
-
 /* ---- lists ---- */
 
 /* The filters of a list, on projects p and me: $4 archived (NULL: any), $5 visibility,
@@ -45,9 +43,9 @@
 	" AND ($11::boolean IS NOT TRUE OR p.merge_requests_enabled)"
 #define PL_FILTER                                                                             \
 	PL_FILTER_PLAIN                                                                        \
-	" AND ($6::text IS NULL OR p.name ILIKE " LIKE("$6") " OR p.path ILIKE " LIKE("$6")     \
-	"  OR p.description ILIKE " LIKE("$6") " OR p.namespace_id IN (SELECT sn.id"            \
-	"  FROM namespaces sn WHERE sn.name ILIKE " LIKE("$6") "))"                             \
+	" AND ($6::text IS NULL OR p.name ILIKE " SQL_LIKE("$6") " OR p.path ILIKE " SQL_LIKE("$6")     \
+	"  OR p.description ILIKE " SQL_LIKE("$6") " OR p.namespace_id IN (SELECT sn.id"            \
+	"  FROM namespaces sn WHERE sn.name ILIKE " SQL_LIKE("$6") "))"                             \
 	" AND ($7::boolean IS NOT TRUE OR p.namespace_id IN (SELECT id FROM owned_ns))"         \
 	" AND ($9::boolean IS NOT TRUE OR me.id IS NULL OR p.id IN (SELECT s.project_id"        \
 	"  FROM me sm JOIN users_star_projects s ON s.user_id = sm.id))"                       \

@@ -17,8 +17,6 @@
 #include "http/pagination.h"
 #include "http/router.h"
 
-#define LIKE(p) "'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
-
 /* The page's ids come from the primary key; the view's columns are computed only for
  * those rows, fetched one by one (LATERAL ... OFFSET 0), which stays the plan for any
  * LIMIT: statements run with generic plans (db.c). */
@@ -30,8 +28,8 @@
 	"WITH f AS NOT MATERIALIZED (SELECT u.id FROM users u WHERE NOT u.ghost"                 \
 	" AND ($1::boolean IS NOT TRUE OR u.state = 'active')"                                   \
 	" AND ($2::boolean IS NOT TRUE OR u.state = 'blocked')"                                  \
-	" AND ($3::text IS NULL OR u.username ILIKE " LIKE("$3") " OR u.name ILIKE " LIKE("$3")  \
-	" OR ($12::boolean AND u.email ILIKE " LIKE("$3") ") OR lower(u.email) = lower($3))"    \
+	" AND ($3::text IS NULL OR u.username ILIKE " SQL_LIKE("$3") " OR u.name ILIKE " SQL_LIKE("$3")  \
+	" OR ($12::boolean AND u.email ILIKE " SQL_LIKE("$3") ") OR lower(u.email) = lower($3))"    \
 	" AND ($4::text IS NULL OR lower(u.username) = lower($4))"                               \
 	" AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id"    \
 	"      AND i.extern_uid = $5 AND i.provider = $6::text))"                                \

@@ -9,6 +9,11 @@
 
 #include "core/ctx.h"
 
+/* SQL text: "contains p" for LIKE, p (a parameter such as "$2") with its LIKE
+ * metacharacters (backslash, %, _) escaped, so that a search matches what was typed. */
+#define SQL_LIKE(p)                                                                            \
+	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
+
 /* A statement and its shape: the parameters it takes ($1..$nparams) and the columns it
  * answers (0 for a command without RETURNING). db_connect compares the shape with what
  * PostgreSQL finds when it prepares the statement (PQdescribePrepared), as the master
