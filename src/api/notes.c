@@ -13,8 +13,8 @@
  * route locks the project FOR KEY SHARE (api.h PA), so that comments do not wait for
  * each other (each waits only for a comment on the same noteable, whose row it
  * touches) while edits, deletions and the changes of an issue (FOR UPDATE) still wait
- * for them and they for those. Merge requests do not exist yet: their routes check
- * their parameters, then answer 404 Merge Request Not Found. */
+ * for them and they for those. Issues, project snippets and merge requests are the
+ * noteables (noteable_kind). */
 #include <string.h>
 
 #include "api/api.h"

@@ -3,11 +3,12 @@
  * or, as an admin, for a user), edit, delete, fork, star and unstar, archive and
  * unarchive.
  *
- * Every project has a bare repository at <storage>/<namespace full path>/<path>.git
- * (git/repo.h), created with the project, moved by a rename, and moved aside by a
- * deletion to <path>+<id>+deleted.git, which the background process removes together
- * with the rows (background.c, job delete_project). Until then the project is
- * pending_delete: no statement here or elsewhere finds it. */
+ * Every project has a bare repository stored by its id (git/repo.h:
+ * <storage>/repositories/@hashed/..., as GitLab's hashed storage), created with the
+ * project; a rename or a transfer moves nothing on disk. A deletion marks the project
+ * pending_delete, and the background process removes the rows, the repository and the
+ * wiki (background.c, job delete_project); until then no statement here or elsewhere
+ * finds it. */
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>
