@@ -1,9 +1,9 @@
 /* Environments (spec 4.6; GitLab 10's lib/api/environments.rb): list, create, update,
  * delete and stop. Reporters and up read them (read_environment), developers and up
  * create them (create_environment) and stop them (create_deployment), masters and up
- * update and delete them (update_environment: ProjectPolicy's master rule in 10.x). The model's rules (name format, slug, external_url)
- * are SQL functions of sql/0027_environments.sql, which the deployments a successful job
- * records use too. */
+ * update and delete them (update_environment: ProjectPolicy's master rule in 10.x). The
+ * model's rules (name format, slug, external_url) are SQL functions of
+ * sql/0027_environments.sql, which the deployments a successful job records use too. */
 #include <string.h>
 
 #include "api/api.h"

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/buf.h"
+
 int crypto_random(void *out, size_t n)
 {
 	unsigned char *p = out;
@@ -136,19 +138,19 @@ int crypto_key_create(const char *path)
 char *crypto_seal(arena *a, const unsigned char key[32], const char *plain)
 {
 	size_t n = strlen(plain);
-	unsigned char *buf = arena_alloc(a, NONCE + n + TAG);
-	if (crypto_random(buf, NONCE) < 0)
+	unsigned char *bytes = arena_alloc(a, NONCE + n + TAG);
+	if (crypto_random(bytes, NONCE) < 0)
 		return NULL;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-	int len = 0, ok = ctx && EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, buf) &&
-			  EVP_EncryptUpdate(ctx, buf + NONCE, &len, (const unsigned char *)plain, (int)n) &&
-			  EVP_EncryptFinal_ex(ctx, buf + NONCE + len, &len) &&
-			  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, TAG, buf + NONCE + n);
+	int len = 0, ok = ctx && EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, bytes) &&
+			  EVP_EncryptUpdate(ctx, bytes + NONCE, &len, (const unsigned char *)plain, (int)n) &&
+			  EVP_EncryptFinal_ex(ctx, bytes + NONCE + len, &len) &&
+			  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, TAG, bytes + NONCE + n);
 	EVP_CIPHER_CTX_free(ctx);
 	if (!ok)
 		return NULL;
 	char *out = arena_alloc(a, 2 * (NONCE + n + TAG) + 1);
-	hex(out, buf, NONCE + n + TAG);
+	hex(out, bytes, NONCE + n + TAG);
 	return out;
 }
 
@@ -158,14 +160,14 @@ char *crypto_open(arena *a, const unsigned char key[32], const char *sealed)
 	if (hl % 2 || hl / 2 < NONCE + TAG)
 		return NULL;
 	size_t total = hl / 2, n = total - NONCE - TAG;
-	unsigned char *buf = arena_alloc(a, total);
-	if (unhex(buf, sealed, total) < 0)
+	unsigned char *bytes = arena_alloc(a, total);
+	if (unhex(bytes, sealed, total) < 0)
 		return NULL;
 	char *out = arena_alloc(a, n + 1);
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-	int len = 0, ok = ctx && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, buf) &&
-			  EVP_DecryptUpdate(ctx, (unsigned char *)out, &len, buf + NONCE, (int)n) &&
-			  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, TAG, buf + NONCE + n) &&
+	int len = 0, ok = ctx && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, bytes) &&
+			  EVP_DecryptUpdate(ctx, (unsigned char *)out, &len, bytes + NONCE, (int)n) &&
+			  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, TAG, bytes + NONCE + n) &&
 			  EVP_DecryptFinal_ex(ctx, (unsigned char *)out + len, &len) > 0;
 	EVP_CIPHER_CTX_free(ctx);
 	return ok ? out : NULL;
@@ -245,22 +247,11 @@ int crypto_base64_decode(arena *a, const char *in, unsigned char **out, size_t *
 
 char *crypto_base64_encode(arena *a, const unsigned char *in, size_t n, int pad)
 {
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *o = arena_alloc(a, (n + 2) / 3 * 4 + 1), *p = o;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
-			     (i + 2 < n ? in[i + 2] : 0);
-		*p++ = t[v >> 18 & 63];
-		*p++ = t[v >> 12 & 63];
-		if (i + 1 < n)
-			*p++ = t[v >> 6 & 63];
-		else if (pad)
-			*p++ = '=';
-		if (i + 2 < n)
-			*p++ = t[v & 63];
-		else if (pad)
-			*p++ = '=';
-	}
-	*p = '\0';
-	return o;
+	buf b;
+	buf_init(&b, a, (n + 2) / 3 * 4 + 1);
+	buf_put_base64(&b, in, n);
+	if (!pad)
+		while (b.len > 0 && b.data[b.len - 1] == '=')
+			b.data[--b.len] = '\0';
+	return b.data;
 }

@@ -34,6 +34,8 @@ int crypto_password_check(const char *password, const char *hash);
 
 /* Standard base64 decode (no whitespace); -1 when malformed. *out in a. */
 int crypto_base64_decode(arena *a, const char *in, unsigned char **out, size_t *out_len);
+/* Standard base64 of n bytes (with = padding when pad), in a (buf_put_base64 into a
+ * buffer of its own). */
 char *crypto_base64_encode(arena *a, const unsigned char *in, size_t n, int pad);
 
 #endif
