@@ -46,6 +46,17 @@ static int check_params(request *r)
 	return rc;
 }
 
+/* rc, after the route's project was looked for: found (0), the presenters' URLs of its
+ * records name its path. */
+static int project_found(request *r, int rc)
+{
+	if (rc == 0) {
+		r->ctx.project_ns = r->project->ns_full_path;
+		r->ctx.project_path = r->project->path;
+	}
+	return rc;
+}
+
 /* The project or group of a scoped route, found and visible (locked in a writing
  * route's transaction: FOR UPDATE, or FOR KEY SHARE for ROUTE_KEY_SHARE), after the
  * parameter checks. A project's route with a token finds the caller and the project in
@@ -70,14 +81,15 @@ static int resolve_scope(request *r, unsigned flags)
 			r->ctx.err_detail = "Project";
 			return ERR_NOT_FOUND;
 		}
-		return scope_project_row(&r->ctx, res, AUTH_LEAN_NCOLS, r->project);
+		return project_found(r, scope_project_row(&r->ctx, res, AUTH_LEAN_NCOLS, r->project));
 	}
 	int rc = check_params(r);
 	if (rc < 0)
 		return rc;
 	if (flags & ROUTE_PROJECT) {
 		r->project = arena_alloc(r->ctx.a, sizeof(*r->project));
-		return scope_project(&r->ctx, param_str(r, "id"), route_lock(flags), r->project);
+		return project_found(r, scope_project(&r->ctx, param_str(r, "id"), route_lock(flags),
+							    r->project));
 	}
 	if (flags & ROUTE_GROUP) {
 		r->group = arena_alloc(r->ctx.a, sizeof(*r->group));

@@ -79,7 +79,7 @@ static int access_requests_create(request *r)
 		r->ctx.err_detail = NULL;
 		return fail_validation(r, "user_id", "already exists in source");
 	}
-	respond_json(r, 201, entity_access_request(r, res, 0, 0));
+	respond_json(r, 201, entity_access_request(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -116,7 +116,7 @@ static int access_requests_approve(request *r)
 		return fail_not_found(r, "Access Request");
 	if ((rc = member_source_event(r, &s, user_id, true)) < 0)
 		return rc;
-	respond_json(r, 200, entity_access_request_approved(r, res, 0, 0));
+	respond_json(r, 200, entity_access_request_approved(&r->ctx, res, 0, 0));
 	return 0;
 }
 

@@ -22,7 +22,7 @@ void api_respond_page(request *r, const page_req *pg, const PGresult *res, prese
 	json_object *list = json_object_new_array();
 	for (int i = 0; i < PQntuples(res); i++)
 		if (!PQgetisnull(res, i, 1))
-			json_object_array_add(list, present(r, res, i, 1));
+			json_object_array_add(list, present(&r->ctx, res, i, 1));
 	pagination_headers(r, pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
 	respond_json(r, 200, list);
 }
@@ -35,7 +35,7 @@ void api_respond_page_jw(request *r, const page_req *pg, const PGresult *res, wr
 	jw_begin_array(&w);
 	for (int i = 0; i < PQntuples(res); i++)
 		if (!PQgetisnull(res, i, 1))
-			write(&w, r, res, i, 1);
+			write(&w, &r->ctx, res, i, 1);
 	jw_end_array(&w);
 	pagination_headers(r, pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
 	respond_jw(r, 200, &w);
@@ -46,7 +46,7 @@ void api_respond_record(request *r, int status, writer_fn write, const PGresult 
 {
 	jw w;
 	jw_init(&w, r->ctx.a, 1024);
-	write(&w, r, res, row, col);
+	write(&w, &r->ctx, res, row, col);
 	respond_jw(r, status, &w);
 }
 
@@ -72,4 +72,11 @@ PGresult *api_query(request *r, const char *stmt, int n, const char *const *valu
 		same = same_text(p->values[i], values[i]);
 	r->prefetched = NULL;
 	return same ? res : db_query(&r->ctx, stmt, n, values, err);
+}
+
+void api_set_project(request *r, struct project_scope *p)
+{
+	r->project = p;
+	r->ctx.project_ns = p ? p->ns_full_path : NULL;
+	r->ctx.project_path = p ? p->path : NULL;
 }

@@ -242,13 +242,13 @@ void variables_validate_key(request *r, const char *key);
 int ci_jobs_enabled(request *r);
 
 /* A presenter of one record whose columns start at col. */
-typedef json_object *(*presenter_fn)(request *r, const PGresult *res, int row, int col);
+typedef json_object *(*presenter_fn)(ctx *c, const PGresult *res, int row, int col);
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
 /* A writer of one record whose columns start at col (core/jw.h: straight into the
  * response, no json-c tree). */
-typedef void (*writer_fn)(jw *w, request *r, const PGresult *res, int row, int col);
+typedef void (*writer_fn)(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* api_respond_page with a writer; bytes_per_row sizes the buffer to start with. */
 void api_respond_page_jw(request *r, const page_req *pg, const PGresult *res, writer_fn write,
 			 size_t bytes_per_row);
@@ -266,6 +266,10 @@ int api_error(request *r, int status, const char *message);
  * result when it is exactly this statement with these parameters (then used once),
  * else the statement run now. */
 PGresult *api_query(request *r, const char *stmt, int n, const char *const *values, int *err);
+
+/* Makes p the project the request is about (r->project), whose path the presenters put
+ * in the URLs of its records (ctx's project_ns and project_path). */
+void api_set_project(request *r, struct project_scope *p);
 
 /* Shared by handlers: an integer path/body id, ERR_INVALID ("name is invalid") when it
  * is not one. */

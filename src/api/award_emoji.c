@@ -65,7 +65,7 @@ int award_emoji_create(request *r, const char *type, const char *id, const char 
 		return err;
 	if (PQntuples(res) == 0)
 		return invalid(r, what, "has already been taken");
-	respond_json(r, 201, entity_award_emoji(r, res, 0, 0));
+	respond_json(r, 201, entity_award_emoji(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -148,7 +148,7 @@ static int show(request *r, const noteable_kind *k, bool on_note)
 	int rc = find_award(r, k, on_note, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	respond_json(r, 200, entity_award_emoji(r, res, 0, 0));
+	respond_json(r, 200, entity_award_emoji(&r->ctx, res, 0, 0));
 	return 0;
 }
 

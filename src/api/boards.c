@@ -131,7 +131,7 @@ static int boards_list(request *r)
 		int from = row;
 		while (row < nl && db_int(lists, row, 0) == id)
 			row++;
-		json_object_array_add(out, entity_board(r, id, lists, from, row, 1));
+		json_object_array_add(out, entity_board(&r->ctx, id, lists, from, row, 1));
 	}
 	pagination_headers(r, &pg, db_int(res, 0, 0));
 	respond_json(r, 200, out);
@@ -199,7 +199,7 @@ static int boards_list_show(request *r)
 	int rc = find_board(r);
 	if (rc < 0 || (rc = find_list(r, &res)) < 0)
 		return rc;
-	respond_json(r, 200, entity_board_list(r, res, 0, 0));
+	respond_json(r, 200, entity_board_list(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -232,7 +232,7 @@ static int boards_list_create(request *r)
 	const char *sv[2] = {v[0], db_val(res, 0, 0)};
 	if (!(res = db_query(&r->ctx, "boards_list_show", 2, sv, &err)))
 		return err;
-	respond_json(r, 201, entity_board_list(r, res, 0, 0));
+	respond_json(r, 201, entity_board_list(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -267,7 +267,7 @@ static int boards_list_move(request *r)
 		return err;
 	if ((rc = find_list(r, &res)) < 0)
 		return rc;
-	respond_json(r, 200, entity_board_list(r, res, 0, 0));
+	respond_json(r, 200, entity_board_list(&r->ctx, res, 0, 0));
 	return 0;
 }
 

@@ -374,9 +374,9 @@ static json_object *access_levels(int level)
 }
 
 /* Entities::ProtectedBranch: name, push_access_levels, merge_access_levels. */
-static json_object *present_protected(request *r, const PGresult *res, int row, int col)
+static json_object *present_protected(ctx *c, const PGresult *res, int row, int col)
 {
-	(void)r;
+	(void)c;
 	json_object *o = json_object_new_object();
 	json_put_str(o, "name", db_val(res, row, col));
 	json_object_object_add(o, "push_access_levels", access_levels((int)db_int(res, row, col + 1)));
@@ -413,7 +413,7 @@ static int protected_show(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return api_error(r, 404, "404 Not found"); /* GitLab's RecordNotFound */
-	respond_json(r, 200, present_protected(r, res, 0, 0));
+	respond_json(r, 200, present_protected(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -456,7 +456,7 @@ static int protected_create(request *r)
 	if (PQntuples(res) == 0)
 		return fail(r, ERR_CONFLICT,
 			    arena_printf(r->ctx.a, "Protected branch '%s' already exists", name));
-	respond_json(r, 201, present_protected(r, res, 0, 0));
+	respond_json(r, 201, present_protected(&r->ctx, res, 0, 0));
 	return 0;
 }
 

@@ -61,7 +61,7 @@ static int broadcast_messages_show(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Broadcast Message");
-	respond_json(r, 200, entity_broadcast_message(r, res, 0, 0));
+	respond_json(r, 200, entity_broadcast_message(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -99,7 +99,7 @@ static int broadcast_messages_create(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_validation(r, "ends_at", "must be after starts_at");
-	respond_json(r, 201, entity_broadcast_message(r, res, 0, 0));
+	respond_json(r, 201, entity_broadcast_message(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -117,7 +117,7 @@ static int broadcast_messages_update(request *r)
 		return fail_not_found(r, "Broadcast Message");
 	if (PQgetisnull(res, 0, 0))
 		return fail_validation(r, "ends_at", "must be after starts_at");
-	respond_json(r, 200, entity_broadcast_message(r, res, 0, 0));
+	respond_json(r, 200, entity_broadcast_message(&r->ctx, res, 0, 0));
 	return 0;
 }
 

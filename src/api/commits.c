@@ -137,9 +137,9 @@ int content_may_push_branch(request *r, const char *branch, bool *out)
 void content_depend(request *r)
 {
 	long long id = atoll(r->project->id);
-	cache_depend(r, CACHE_KEY_PROJECT(id));
-	cache_depend(r, CACHE_KEY_NAMESPACE(atoll(r->project->namespace_id)));
-	cache_depend(r, CACHE_KEY_REPOSITORY(id));
+	deps_add(&r->ctx, CACHE_KEY_PROJECT(id));
+	deps_add(&r->ctx, CACHE_KEY_NAMESPACE(atoll(r->project->namespace_id)));
+	deps_add(&r->ctx, CACHE_KEY_REPOSITORY(id));
 }
 
 int content_repo(request *r, git_repository **out)
@@ -479,7 +479,7 @@ static int commits_cherry_pick(request *r)
 
 /* ---- comments ---- */
 
-static json_object *present_note(request *r, const PGresult *res, int row, int col)
+static json_object *present_note(ctx *c, const PGresult *res, int row, int col)
 {
 	json_object *o = json_object_new_object();
 #define NV(i) db_val(res, row, col + (i))
@@ -487,7 +487,7 @@ static json_object *present_note(request *r, const PGresult *res, int row, int c
 	json_put_str(o, "path", NV(1));
 	json_put_int_or_null(o, "line", NV(2));
 	json_put_str(o, "line_type", NV(3));
-	json_object_object_add(o, "author", NV(5) ? entity_user(r, res, row, col + 5,
+	json_object_object_add(o, "author", NV(5) ? entity_user(c, res, row, col + 5,
 								 USER_VIEW_BASIC)
 						  : NULL);
 	json_put_str(o, "created_at", NV(4));
@@ -558,13 +558,13 @@ static int commits_comment(request *r)
 	PGresult *res = db_query(&r->ctx, "commits_note_insert", 7, v, &err);
 	if (!res)
 		return err;
-	respond_json(r, 201, present_note(r, res, 0, 0));
+	respond_json(r, 201, present_note(&r->ctx, res, 0, 0));
 	return 0;
 }
 
 /* ---- statuses ---- */
 
-static json_object *present_status(request *r, const PGresult *res, int row, int col)
+static json_object *present_status(ctx *c, const PGresult *res, int row, int col)
 {
 	json_object *o = json_object_new_object();
 #define SV(i) db_val(res, row, col + (i))
@@ -581,7 +581,7 @@ static json_object *present_status(request *r, const PGresult *res, int row, int
 	json_put_bool(o, "allow_failure", db_bool(res, row, col + 10));
 	json_object_object_add(o, "coverage",
 			       SV(11) ? json_object_new_double(strtod(SV(11), NULL)) : NULL);
-	json_object_object_add(o, "author", SV(12) ? entity_user(r, res, row, col + 12,
+	json_object_object_add(o, "author", SV(12) ? entity_user(c, res, row, col + 12,
 								  USER_VIEW_BASIC)
 						   : NULL);
 #undef SV
@@ -733,7 +733,7 @@ static int statuses_create(request *r)
 	const char *s[1] = {id};
 	if (!(res = db_query(&r->ctx, "commits_status_show", 1, s, &err)))
 		return err;
-	respond_json(r, 201, present_status(r, res, 0, 0));
+	respond_json(r, 201, present_status(&r->ctx, res, 0, 0));
 	return 0;
 }
 

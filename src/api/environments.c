@@ -178,7 +178,7 @@ static int environments_create(request *r)
 	PGresult *res = db_query(&r->ctx, "environments_insert", 3, v, &err);
 	if (!res)
 		return env_taken(r, err);
-	respond_json(r, 201, entity_environment(r, res, 0, 0));
+	respond_json(r, 201, entity_environment(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -211,7 +211,7 @@ static int environments_update(request *r)
 	PGresult *res = db_query(&r->ctx, "environments_update", 4, v, &err);
 	if (!res)
 		return env_taken(r, err);
-	respond_json(r, 200, entity_environment(r, res, 0, 0));
+	respond_json(r, 200, entity_environment(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -244,7 +244,7 @@ static int environments_stop(request *r)
 	int err;
 	if (!db_query(&r->ctx, "environments_stop", 2, v, &err))
 		return err;
-	respond_json(r, 200, entity_environment(r, env, 0, 0));
+	respond_json(r, 200, entity_environment(&r->ctx, env, 0, 0));
 	return 0;
 }
 

@@ -158,7 +158,7 @@ static int group_detail_projects(request *r, const char *id, json_object *o)
 	json_object *lists[2] = {json_object_new_array(), json_object_new_array()};
 	for (int i = 0; i < PQntuples(res); i++)
 		json_object_array_add(lists[db_int(res, i, 0) ? 1 : 0],
-				      entity_project(r, res, i, 1, PROJECT_VIEW_FULL, &x[i]));
+				      entity_project(&r->ctx, res, i, 1, PROJECT_VIEW_FULL, &x[i]));
 	json_object_object_add(o, "projects", lists[0]);
 	json_object_object_add(o, "shared_projects", lists[1]);
 	return 0;
@@ -168,7 +168,7 @@ static int group_detail_projects(request *r, const char *id, json_object *o)
  * caller may see. */
 static int present_group(request *r, const group_scope *g, int status)
 {
-	json_object *o = entity_group(r, g->res, 0, 0, -1);
+	json_object *o = entity_group(&r->ctx, g->res, 0, 0, -1);
 	request_own(r, o);
 	int rc = group_detail_projects(r, g->id, o);
 	if (rc < 0)
@@ -185,9 +185,9 @@ static int present_detail(request *r, const char *id, int status)
 	return rc < 0 ? rc : present_group(r, &g, status);
 }
 
-static json_object *present_list_row(request *r, const PGresult *res, int row, int col)
+static json_object *present_list_row(ctx *c, const PGresult *res, int row, int col)
 {
-	return entity_group(r, res, row, col, col + GROUP_NCOLS);
+	return entity_group(c, res, row, col, col + GROUP_NCOLS);
 }
 
 /* ---- GET /groups ---- */

@@ -1151,9 +1151,9 @@ static int issues_move(request *r)
 		return rc;
 	/* presented as the caller sees it in its new project */
 	project_scope *from = r->project;
-	r->project = &target;
+	api_set_project(r, &target);
 	rc = respond_issue(r, 201, id);
-	r->project = from;
+	api_set_project(r, from);
 	return rc;
 }
 

@@ -212,7 +212,7 @@ static const char *job_commit(request *r, commit_memo *m, const char *sha)
 
 static void present(jw *w, request *r, commit_memo *m, const PGresult *res, int row, int col)
 {
-	entity_job_write(w, r, res, row, col, job_commit(r, m, db_val(res, row, col + JC_SHA)));
+	entity_job_write(w, &r->ctx, res, row, col, job_commit(r, m, db_val(res, row, col + JC_SHA)));
 }
 
 /* The job :job_id of the route's project: 0 with its row (JOB_COLS), or GitLab 10's 404

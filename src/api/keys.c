@@ -74,7 +74,7 @@ static int keys_show_mine(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Key");
-	respond_json(r, 200, entity_key(r, res, 0, 0));
+	respond_json(r, 200, entity_key(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -107,7 +107,7 @@ static int create(request *r, const char *user_id)
 	}
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
-	respond_json(r, 201, entity_key(r, res, 0, 0));
+	respond_json(r, 201, entity_key(&r->ctx, res, 0, 0));
 	return 0;
 }
 

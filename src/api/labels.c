@@ -225,7 +225,7 @@ static int present(request *r, const label_scope *sc, const char *id, int status
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Label");
-	respond_json(r, status, entity_label(r, res, 0, 0));
+	respond_json(r, status, entity_label(&r->ctx, res, 0, 0));
 	return 0;
 }
 

@@ -218,7 +218,7 @@ static int members_show(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Member");
-	respond_json(r, 200, entity_member(r, res, 0, 0));
+	respond_json(r, 200, entity_member(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -252,7 +252,7 @@ static int members_add(request *r)
 		return fail(r, ERR_CONFLICT, "Member already exists");
 	if ((rc = member_source_event(r, &s, user_id, true)) < 0)
 		return rc;
-	respond_json(r, 201, entity_member(r, res, 0, 1));
+	respond_json(r, 201, entity_member(&r->ctx, res, 0, 1));
 	return 0;
 }
 
@@ -302,7 +302,7 @@ static int members_update(request *r)
 	PGresult *res = db_query(&r->ctx, "members_update", 4, v, &err);
 	if (!res)
 		return err;
-	respond_json(r, 200, entity_member(r, res, 0, 0));
+	respond_json(r, 200, entity_member(&r->ctx, res, 0, 0));
 	return 0;
 }
 

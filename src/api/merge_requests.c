@@ -611,7 +611,7 @@ static int merge_requests_changes(request *r)
 		return ERR_INTERNAL;
 	jw w;
 	jw_init(&w, r->ctx.a, 4096);
-	entity_merge_request_begin(&w, r, res, 0, 0);
+	entity_merge_request_begin(&w, &r->ctx, res, 0, 0);
 	jw_put_str(&w, "changes_count",
 		   arena_printf(r->ctx.a, "%zu", json_object_array_length(changes)));
 	jw_key(&w, "changes");
@@ -638,7 +638,7 @@ static int merge_requests_participants(request *r)
 		return err;
 	json_object *list = json_object_new_array();
 	for (int i = 0; i < PQntuples(users); i++)
-		json_object_array_add(list, entity_user(r, users, i, 0, USER_VIEW_BASIC));
+		json_object_array_add(list, entity_user(&r->ctx, users, i, 0, USER_VIEW_BASIC));
 	respond_json(r, 200, list);
 	return 0;
 }
@@ -1029,15 +1029,15 @@ static int merge_requests_create(request *r)
 	const char *id = db_val(res, 0, 0), *iid = db_val(res, 0, 1), *title = db_val(res, 0, 2);
 	/* the request is the target project's from here on */
 	project_scope *source = r->project;
-	r->project = &target;
+	api_set_project(r, &target);
 	if ((admin && in.assignee && (rc = assign(r, id, in.assignee, false)) < 0) ||
 	    (admin && in.labels && (rc = set_labels(r, id, in.labels, false)) < 0) ||
 	    (rc = state_event(r, id, iid, title, "opened")) < 0 || (rc = queue_check(r, id)) < 0 ||
 	    (rc = respond_mr(r, 201, id)) < 0) {
-		r->project = source;
+		api_set_project(r, source);
 		return rc;
 	}
-	r->project = source;
+	api_set_project(r, source);
 	return 0;
 }
 

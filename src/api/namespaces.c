@@ -38,9 +38,9 @@ const db_stmt namespaces_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-static json_object *present(request *r, const PGresult *res, int row, int col)
+static json_object *present(ctx *c, const PGresult *res, int row, int col)
 {
-	return entity_namespace(r, res, row, col);
+	return entity_namespace(c, res, row, col);
 }
 
 static int namespaces_list(request *r)
@@ -79,7 +79,7 @@ static int namespaces_show(request *r)
 		return err;
 	if (PQntuples(res) == 0 || !db_bool(res, 0, NAMESPACE_NCOLS))
 		return fail_not_found(r, "Namespace");
-	respond_json(r, 200, entity_namespace(r, res, 0, 0));
+	respond_json(r, 200, entity_namespace(&r->ctx, res, 0, 0));
 	return 0;
 }
 

@@ -404,7 +404,7 @@ static int show(request *r, const noteable_kind *k)
 static const char *note_and_event_data(request *r, jw *w, const PGresult *res)
 {
 	jw_init(w, r->ctx.a, 1024);
-	entity_note_write(w, r, res, 0, 0);
+	entity_note_write(w, &r->ctx, res, 0, 0);
 	return arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&w->b));
 }
 

@@ -90,7 +90,7 @@ static int present(request *r, const char *id, int status)
 		return err;
 	if (PQntuples(res) == 0)
 		return not_found(r);
-	respond_json(r, status, entity_schedule_details(r, res, 0, 0));
+	respond_json(r, status, entity_schedule_details(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -339,7 +339,7 @@ static int schedules_var_create(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_validation(r, "key", "has already been taken");
-	respond_json(r, 201, entity_schedule_variable(r, res, 0, 0));
+	respond_json(r, 201, entity_schedule_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -367,7 +367,7 @@ static int schedules_var_update(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Variable");
-	respond_json(r, 200, entity_schedule_variable(r, res, 0, 0));
+	respond_json(r, 200, entity_schedule_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -385,7 +385,7 @@ static int schedules_var_delete(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Variable");
-	respond_json(r, 202, entity_schedule_variable(r, res, 0, 0));
+	respond_json(r, 202, entity_schedule_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
 

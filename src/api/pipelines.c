@@ -220,7 +220,7 @@ static int pipelines_list(request *r)
 	jw_begin_array(&w);
 	for (int i = 0; i < n; i++)
 		if (!PQgetisnull(res, i, 1))
-			entity_pipeline_basic_write(&w, r, res, i, 1);
+			entity_pipeline_basic_write(&w, &r->ctx, res, i, 1);
 	jw_end_array(&w);
 	pagination_headers(r, &pg, n ? db_int(res, 0, 0) : 0);
 	respond_jw(r, 200, &w);
@@ -256,7 +256,7 @@ static int pipelines_show(request *r)
 	int rc = may_read(r);
 	if (rc < 0 || (rc = find_pipeline(r, NULL, &res)) != 0)
 		return rc < 0 ? rc : 0;
-	respond_json(r, 200, entity_pipeline(r, res, 0, 0));
+	respond_json(r, 200, entity_pipeline(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -313,7 +313,7 @@ static int pipelines_create(request *r)
 	PGresult *res;
 	if ((rc = find_pipeline(r, arena_printf(r->ctx.a, "%lld", id), &res)) != 0)
 		return rc < 0 ? rc : ERR_INTERNAL;
-	respond_json(r, 201, entity_pipeline(r, res, 0, 0));
+	respond_json(r, 201, entity_pipeline(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -351,7 +351,7 @@ static int process_and_present(request *r, const char *id, int status)
 	rc = find_pipeline(r, id, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : ERR_INTERNAL;
-	respond_json(r, status, entity_pipeline(r, res, 0, 0));
+	respond_json(r, status, entity_pipeline(&r->ctx, res, 0, 0));
 	return 0;
 }
 

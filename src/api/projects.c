@@ -499,7 +499,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		self_auth = false;
 		access_me_params(&r->ctx, v);
 	}
-	entity_project_list_depend(r, order, v[5] != NULL, user != NULL);
+	entity_project_list_depend(&r->ctx, order, v[5] != NULL, user != NULL);
 	int err, base = 0; /* the column of the total */
 	PGresult *res;
 	if (fast) {
@@ -543,7 +543,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	project_caller *callers = NULL;
 	project_caller_page page = {0};
 	if (!basic && n > 0)
-		project_caller_page_read(&page, r, res, 0, col);
+		project_caller_page_read(&page, &r->ctx, res, 0, col);
 	if (!basic) {
 		x = arena_alloc(r->ctx.a, (size_t)n * sizeof(*x));
 		callers = arena_alloc(r->ctx.a, (size_t)n * sizeof(*callers));
@@ -557,10 +557,10 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		if (PQgetisnull(res, i, col))
 			continue;
 		if (!basic) {
-			project_caller_read_list(&callers[i], r, &page, res, i, col);
+			project_caller_read_list(&callers[i], &r->ctx, &page, res, i, col);
 			x[i].caller = &callers[i];
 		}
-		entity_project_write(&w, r, res, i, col, flags, basic ? NULL : &x[i]);
+		entity_project_write(&w, &r->ctx, res, i, col, flags, basic ? NULL : &x[i]);
 	}
 	jw_end_array(&w);
 	pagination_headers(r, &pg, total ? strtoll(total, NULL, 10) : 0);
@@ -612,7 +612,7 @@ static int add_fork_sources(request *r, const PGresult *res, int n, int col, pro
 				continue;
 			jw w;
 			jw_init(&w, r->ctx.a, 1024);
-			entity_project_write(&w, r, src, j, 0, PROJECT_VIEW_BASIC, NULL);
+			entity_project_write(&w, &r->ctx, src, j, 0, PROJECT_VIEW_BASIC, NULL);
 			x[i].forked_from = buf_cstr(&w.b);
 		}
 	}
@@ -640,7 +640,7 @@ static int add_links(request *r, const PGresult *res, int n, int col, project_ex
 				jw_init(&w, r->ctx.a, 256);
 				jw_begin_array(&w);
 			}
-			entity_project_group_link(&w, r, db_int(links, j, PLK_GROUP_ID),
+			entity_project_group_link(&w, &r->ctx, db_int(links, j, PLK_GROUP_ID),
 						  db_val(links, j, PLK_GROUP_NAME),
 						  db_int(links, j, PLK_GROUP_ACCESS));
 			int level = access_shared_level((int)db_int(links, j, PLK_GROUP_ACCESS),
@@ -670,7 +670,7 @@ static void read_links(request *r, const char *text, project_extra *x, int *shar
 		json_object *l = json_object_array_get_idx(links, j);
 		long long group = json_object_get_int64(json_object_array_get_idx(l, 0));
 		int access = json_object_get_int(json_object_array_get_idx(l, 2));
-		entity_project_group_link(&w, r, group,
+		entity_project_group_link(&w, &r->ctx, group,
 					  json_object_get_string(json_object_array_get_idx(l, 1)),
 					  access);
 		int level = access_shared_level(
@@ -725,7 +725,7 @@ static int project_shown_load(request *r, const PGresult *res, int col, struct p
 {
 	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PC_ID))
 		return fail_not_found(r, "Project");
-	project_caller_read(&out->caller, r, res, 0, col);
+	project_caller_read(&out->caller, &r->ctx, res, 0, col);
 	int shared_level = 0, rc = projects_extras(r, res, 1, col, &out->x, &shared_level);
 	if (rc < 0)
 		return rc;
@@ -779,7 +779,7 @@ static int projects_show(request *r)
 			return fail_not_found(r, "Project");
 		jw w;
 		jw_init(&w, r->ctx.a, 1024);
-		entity_project_write(&w, r, res, 0, col, PROJECT_VIEW_BASIC, NULL);
+		entity_project_write(&w, &r->ctx, res, 0, col, PROJECT_VIEW_BASIC, NULL);
 		respond_jw(r, 200, &w);
 		return 0;
 	}
@@ -792,7 +792,7 @@ static int projects_show(request *r)
 			 (stats ? PROJECT_STATISTICS : 0);
 	jw w;
 	jw_init(&w, r->ctx.a, 4096);
-	entity_project_write(&w, r, res, 0, col, flags, &p.x);
+	entity_project_write(&w, &r->ctx, res, 0, col, flags, &p.x);
 	respond_jw(r, 200, &w);
 	return 0;
 }
@@ -814,7 +814,7 @@ static int present(request *r, const char *id, int status, bool admin_view)
 		PROJECT_VIEW_FULL | (admin_view && can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0);
 	jw w;
 	jw_init(&w, r->ctx.a, 4096);
-	entity_project_write(&w, r, res, 0, 0, flags, &p.x);
+	entity_project_write(&w, &r->ctx, res, 0, 0, flags, &p.x);
 	respond_jw(r, status, &w);
 	return 0;
 }

@@ -154,7 +154,7 @@ static int present_details(request *r, const PGresult *res)
 		return err;
 	/* the token: to admins, and to whoever may see a specific runner */
 	bool token = admin || !db_bool(res, 0, 3);
-	respond_json(r, 200, entity_runner_details(r, res, 0, 0, token, projects));
+	respond_json(r, 200, entity_runner_details(&r->ctx, res, 0, 0, token, projects));
 	return 0;
 }
 
@@ -372,7 +372,7 @@ static int runners_project_enable(request *r)
 		return err;
 	if (PQntuples(in) == 0)
 		return fail(r, ERR_CONFLICT, "Runner was already enabled for this project");
-	respond_json(r, 201, entity_runner(r, res, 0, 0));
+	respond_json(r, 201, entity_runner(&r->ctx, res, 0, 0));
 	return 0;
 }
 

@@ -111,7 +111,7 @@ static int present(request *r, const char *id, int status)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Snippet");
-	respond_json(r, status, entity_snippet(r, res, 0, 0));
+	respond_json(r, status, entity_snippet(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -147,7 +147,7 @@ static int snippets_show(request *r)
 	int rc = snippets_on(r);
 	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
 		return rc;
-	respond_json(r, 200, entity_snippet(r, res, 0, 0));
+	respond_json(r, 200, entity_snippet(&r->ctx, res, 0, 0));
 	return 0;
 }
 

@@ -43,9 +43,9 @@ const db_stmt tokens_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-static json_object *present_token(request *r, const PGresult *res, int row, int col)
+static json_object *present_token(ctx *c, const PGresult *res, int row, int col)
 {
-	return entity_token(r, res, row, col, NULL);
+	return entity_token(c, res, row, col, NULL);
 }
 
 static int user_param(request *r, const char **out)
@@ -91,7 +91,7 @@ static int impersonation_tokens_show(request *r)
 		return fail_not_found(r, "User");
 	if (PQgetisnull(res, 0, 1))
 		return fail_not_found(r, "Impersonation Token");
-	respond_json(r, 200, entity_token(r, res, 0, 1, NULL));
+	respond_json(r, 200, entity_token(&r->ctx, res, 0, 1, NULL));
 	return 0;
 }
 
@@ -145,7 +145,7 @@ int tokens_create(request *r, const char *kind)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
-	respond_json(r, 201, entity_token(r, res, 0, 0, token));
+	respond_json(r, 201, entity_token(&r->ctx, res, 0, 0, token));
 	return 0;
 }
 

@@ -84,7 +84,7 @@ static int present(request *r, const char *id, int status)
 		return err;
 	if (PQntuples(res) == 0)
 		return not_found(r);
-	respond_json(r, status, entity_trigger(r, res, 0, 0));
+	respond_json(r, status, entity_trigger(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -323,7 +323,7 @@ static int triggers_invoke(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return ERR_INTERNAL;
-	respond_json(r, 201, entity_pipeline(r, res, 0, 0));
+	respond_json(r, 201, entity_pipeline(&r->ctx, res, 0, 0));
 	return 0;
 }
 

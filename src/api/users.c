@@ -133,14 +133,14 @@ const db_stmt users_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-static json_object *present_basic(request *r, const PGresult *res, int row, int col)
+static json_object *present_basic(ctx *c, const PGresult *res, int row, int col)
 {
-	return entity_user(r, res, row, col, USER_VIEW_BASIC);
+	return entity_user(c, res, row, col, USER_VIEW_BASIC);
 }
 
-static json_object *present_admin(request *r, const PGresult *res, int row, int col)
+static json_object *present_admin(ctx *c, const PGresult *res, int row, int col)
 {
-	return entity_user(r, res, row, col, USER_VIEW_ADMIN);
+	return entity_user(c, res, row, col, USER_VIEW_ADMIN);
 }
 
 static int users_list(request *r)
@@ -171,7 +171,7 @@ static int users_list(request *r)
 		pagination_limit(r, &pg), pagination_offset(r, &pg),
 		auth_is_admin(r) ? "true" : "false",
 	};
-	entity_user_list_depend(r);
+	entity_user_list_depend(&r->ctx);
 	bool filtered = false;
 	for (int i = 0; i < 9; i++)
 		filtered = filtered || v[i];
@@ -216,7 +216,7 @@ static int users_show(request *r)
 	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + UC_ID))
 		return fail_not_found(r, "User");
 	enum user_view view = auth_is_admin(r) ? USER_VIEW_ADMIN : USER_VIEW_SINGLE;
-	respond_json(r, 200, entity_user(r, res, 0, col, view));
+	respond_json(r, 200, entity_user(&r->ctx, res, 0, col, view));
 	return 0;
 }
 
@@ -229,14 +229,14 @@ static int present_user(request *r, const char *id, int status)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
-	respond_json(r, status, entity_user(r, res, 0, 0, USER_VIEW_ADMIN));
+	respond_json(r, status, entity_user(&r->ctx, res, 0, 0, USER_VIEW_ADMIN));
 	return 0;
 }
 
 static int user_current(request *r)
 {
 	caller *c = r->ctx.user;
-	json_object *o = entity_user(r, c->res, c->row, c->col,
+	json_object *o = entity_user(&r->ctx, c->res, c->row, c->col,
 				     c->admin ? USER_VIEW_ADMIN : USER_VIEW_SELF);
 	if (c->admin) {
 		/* The authentication row carries the sealed token; after sudo, fetch it. */
@@ -253,7 +253,7 @@ static int user_current(request *r)
 			}
 			sealed = PQntuples(res) ? db_val(res, 0, 0) : NULL;
 		}
-		json_put_str(o, "private_token", sealed ? cache_open_secret(r, sealed) : NULL);
+		json_put_str(o, "private_token", sealed ? deps_open_secret(&r->ctx, sealed) : NULL);
 	}
 	respond_json(r, 200, o);
 	return 0;

@@ -126,7 +126,7 @@ static int variables_show(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, s.what);
-	respond_json(r, 200, entity_ci_variable(r, res, 0, 0));
+	respond_json(r, 200, entity_ci_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -162,7 +162,7 @@ static int variables_create(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_validation(r, "key", "has already been taken");
-	respond_json(r, 201, entity_ci_variable(r, res, 0, 0));
+	respond_json(r, 201, entity_ci_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
 
@@ -190,7 +190,7 @@ static int variables_update(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, s.what);
-	respond_json(r, 200, entity_ci_variable(r, res, 0, 0));
+	respond_json(r, 200, entity_ci_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
 

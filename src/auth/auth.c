@@ -158,8 +158,8 @@ static int apply_sudo(request *r)
 	c->impersonated = true;
 	r->ctx.user = c;
 	/* which user the name names changes with any user's rename */
-	cache_depend(r, CACHE_SET_USERS);
-	cache_depend(r, CACHE_KEY_USER(c->id));
+	deps_add(&r->ctx, CACHE_SET_USERS);
+	deps_add(&r->ctx, CACHE_KEY_USER(c->id));
 	return 0;
 }
 
@@ -169,7 +169,7 @@ static int accept_caller(request *r, unsigned flags, caller *c)
 {
 	r->ctx.user = c;
 	if (c) {
-		cache_depend(r, CACHE_KEY_USER(c->id));
+		deps_add(&r->ctx, CACHE_KEY_USER(c->id));
 		if (!has_scope(c->scopes, "api")) {
 			bool read_only = (flags & ROUTE_READ_USER) && strcmp(r->method, "GET") == 0 &&
 					 has_scope(c->scopes, "read_user");
@@ -232,7 +232,7 @@ int auth_accept_lean(request *r, unsigned flags, PGresult *res, int row, int col
 	c->token_kind = db_val(res, row, col + AL_KIND);
 	c->scopes = db_val(res, row, col + AL_SCOPES);
 	if (!PQgetisnull(res, row, col + AL_USERS_EPOCH))
-		r->users_epoch = db_int(res, row, col + AL_USERS_EPOCH);
+		r->ctx.users_epoch = db_int(res, row, col + AL_USERS_EPOCH);
 	return accept_caller(r, flags, c);
 }
 
@@ -412,7 +412,7 @@ static int auth_cache_find(request *r, const char *key, scope_lock lock, const c
 	}
 	*out = auth_row_unpack(r, e.body, e.body_len);
 	if (*out)
-		r->users_epoch = epoch;
+		r->ctx.users_epoch = epoch;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 struct pg_result;
 struct db;
+struct dep_list;
 
 /* The authenticated caller (auth_authenticate() for a request). */
 typedef struct caller {
@@ -50,6 +51,15 @@ typedef struct ctx {
 	caller *user;             /* NULL when anonymous (or the system itself) */
 	const char *err_detail;   /* what the last ERR_ returned is about */
 	tx_hook *hooks;           /* of the open transaction, newest first */
+	struct dep_list *deps;        /* what the response being kept depends on (core/deps.h),
+				   * NULL when none is being kept */
+	/* The project a request is about (its route's :id): its namespace's full path and
+	 * its path, which presenters put in the URLs of its records when a statement read
+	 * no path for them. NULL: none. */
+	const char *project_ns;
+	const char *project_path;
+	long long users_epoch;    /* the users' epoch (entity/user.h USER_EPOCH) read with
+				   * the caller; 0 until a statement read it */
 } ctx;
 
 static inline void ctx_init(ctx *c, arena *a, const config *cfg, struct db *db,

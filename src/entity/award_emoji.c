@@ -3,15 +3,15 @@
 #include "db/db.h"
 #include "entity/entity.h"
 #include "entity/user.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_award_emoji(request *r, const PGresult *res, int row, int col)
+json_object *entity_award_emoji(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* award emoji have no key in the response cache */
+	deps_none(c); /* award emoji have no key in the response cache */
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col));
 	json_put_str(o, "name", db_val(res, row, col + 1));
-	json_object_object_add(o, "user", entity_user(r, res, row, col + 6, USER_VIEW_BASIC));
+	json_object_object_add(o, "user", entity_user(c, res, row, col + 6, USER_VIEW_BASIC));
 	json_put_str(o, "created_at", db_val(res, row, col + 2));
 	json_put_str(o, "updated_at", db_val(res, row, col + 3));
 	json_put_int_or_null(o, "awardable_id", db_val(res, row, col + 4));

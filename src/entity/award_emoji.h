@@ -4,7 +4,9 @@
 #define COLLABD_ENTITY_AWARD_EMOJI_H
 
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns of award_emoji a and its user u. */
 #define AWARD_COLS                                                                             \
@@ -12,6 +14,6 @@
 	"a.awardable_type, " USER_BASIC_COLS
 #define AWARD_NCOLS 11
 
-json_object *entity_award_emoji(request *r, const PGresult *res, int row, int col);
+json_object *entity_award_emoji(ctx *c, const PGresult *res, int row, int col);
 
 #endif

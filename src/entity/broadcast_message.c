@@ -2,11 +2,11 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_broadcast_message(request *r, const PGresult *res, int row, int col)
+json_object *entity_broadcast_message(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* active follows the clock; messages have no key */
+	deps_none(c); /* active follows the clock; messages have no key */
 	json_object *o = json_object_new_object();
 	json_put_str(o, "message", db_val(res, row, col + 1));
 	json_put_str(o, "starts_at", db_val(res, row, col + 2));

@@ -2,12 +2,14 @@
 #ifndef COLLABD_ENTITY_BROADCAST_MESSAGE_H
 #define COLLABD_ENTITY_BROADCAST_MESSAGE_H
 
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 #define BROADCAST_COLS                                                                     \
 	"b.id, b.message, iso8601(b.starts_at), iso8601(b.ends_at), b.color, b.font, "     \
 	"(b.starts_at <= now() AND b.ends_at > now())"
 
-json_object *entity_broadcast_message(request *r, const PGresult *res, int row, int col);
+json_object *entity_broadcast_message(ctx *c, const PGresult *res, int row, int col);
 
 #endif

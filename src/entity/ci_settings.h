@@ -6,7 +6,9 @@
 #define COLLABD_ENTITY_CI_SETTINGS_H
 
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* A variable of ci_variables, ci_group_variables (protected shown) or
  * ci_pipeline_schedule_variables (not) v. */
@@ -14,8 +16,8 @@
 #define CI_VARIABLE_NCOLS 3
 #define SCHEDULE_VARIABLE_COLS "v.key, v.value_sealed"
 #define SCHEDULE_VARIABLE_NCOLS 2
-json_object *entity_ci_variable(request *r, const PGresult *res, int row, int col);
-json_object *entity_schedule_variable(request *r, const PGresult *res, int row, int col);
+json_object *entity_ci_variable(ctx *c, const PGresult *res, int row, int col);
+json_object *entity_schedule_variable(ctx *c, const PGresult *res, int row, int col);
 
 /* A trigger t with its owner u (LEFT JOIN: none when the owner's account is gone). */
 #define TRIGGER_FROM "ci_triggers t LEFT JOIN users u ON u.id = t.owner_id"
@@ -25,7 +27,7 @@ json_object *entity_schedule_variable(request *r, const PGresult *res, int row, 
 #define TRIGGER_NCOLS 12
 /* The trigger; its token in full to its owner (and to anyone for a trigger that has no
  * owner), else its first four characters (GitLab's Ci::Trigger#short_token). */
-json_object *entity_trigger(request *r, const PGresult *res, int row, int col);
+json_object *entity_trigger(ctx *c, const PGresult *res, int row, int col);
 
 /* A schedule s with its owner u. */
 #define SCHEDULE_FROM "ci_pipeline_schedules s LEFT JOIN users u ON u.id = s.owner_id"
@@ -42,7 +44,7 @@ json_object *entity_trigger(request *r, const PGresult *res, int row, int col);
 	" sv.key, 'value_sealed', sv.value_sealed) ORDER BY sv.id), '[]')::text"                 \
 	" FROM ci_pipeline_schedule_variables sv WHERE sv.pipeline_schedule_id = s.id)"
 #define SCHEDULE_DETAILS_NCOLS (SCHEDULE_NCOLS + 2)
-json_object *entity_schedule(request *r, const PGresult *res, int row, int col);
-json_object *entity_schedule_details(request *r, const PGresult *res, int row, int col);
+json_object *entity_schedule(ctx *c, const PGresult *res, int row, int col);
+json_object *entity_schedule_details(ctx *c, const PGresult *res, int row, int col);
 
 #endif

@@ -32,37 +32,37 @@ void json_put_int_or_null(json_object *o, const char *key, const char *s)
 	put(o, key, s ? json_object_new_int64(strtoll(s, NULL, 10)) : NULL);
 }
 
-const char *entity_avatar_url(request *r, const char *kind, const char *id, const char *file)
+const char *entity_avatar_url(ctx *c, const char *kind, const char *id, const char *file)
 {
 	if (!file)
 		return NULL;
-	return arena_printf(r->ctx.a, "%s/uploads/-/system/%s/avatar/%s/%s", r->ctx.cfg->external_url, kind,
+	return arena_printf(c->a, "%s/uploads/-/system/%s/avatar/%s/%s", c->cfg->external_url, kind,
 			    id, file);
 }
 
-void entity_text_array_write(jw *w, request *r, const char *array)
+void entity_text_array_write(jw *w, ctx *c, const char *array)
 {
 	const char **items;
-	int n = db_text_array(r->ctx.a, array, &items);
+	int n = db_text_array(c->a, array, &items);
 	jw_begin_array(w);
 	for (int k = 0; k < n; k++)
 		jw_str(w, items[k]);
 	jw_end_array(w);
 }
 
-void entity_web_url_write(jw *w, request *r, const char *path, const char *kind,
+void entity_web_url_write(jw *w, ctx *c, const char *path, const char *kind,
 			  const char *iid)
 {
 	jw_key(w, "web_url");
 	jw_str_begin(w);
-	jw_str_part(w, r->ctx.cfg->external_url);
+	jw_str_part(w, c->cfg->external_url);
 	jw_str_part(w, "/");
 	if (path) {
 		jw_str_part(w, path);
 	} else {
-		jw_str_part(w, r->project->ns_full_path);
+		jw_str_part(w, c->project_ns);
 		jw_str_part(w, "/");
-		jw_str_part(w, r->project->path);
+		jw_str_part(w, c->project_path);
 	}
 	jw_str_part(w, "/");
 	jw_str_part(w, kind);

@@ -2,11 +2,11 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_environment(request *r, const PGresult *res, int row, int col)
+json_object *entity_environment(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* environments have no key in the response cache */
+	deps_none(c); /* environments have no key in the response cache */
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col));
 	json_put_str(o, "name", db_val(res, row, col + 1));

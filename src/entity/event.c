@@ -3,11 +3,11 @@
 #include "db/db.h"
 #include "entity/entity.h"
 #include "entity/user.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_event(request *r, const PGresult *res, int row, int col)
+json_object *entity_event(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* events have no key in the response cache */
+	deps_none(c); /* events have no key in the response cache */
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "title", NULL);
 	json_put_int_or_null(o, "project_id", db_val(res, row, col + 1));
@@ -18,7 +18,7 @@ json_object *entity_event(request *r, const PGresult *res, int row, int col)
 	json_put_int(o, "author_id", db_int(res, row, col + 6));
 	json_put_str(o, "target_title", db_val(res, row, col + 7));
 	json_put_str(o, "created_at", db_val(res, row, col + 8));
-	json_object_object_add(o, "author", entity_user(r, res, row, col + 10, USER_VIEW_BASIC));
+	json_object_object_add(o, "author", entity_user(c, res, row, col + 10, USER_VIEW_BASIC));
 	json_put_str(o, "author_username", db_val(res, row, col + 11));
 	/* data holds the extra objects of some events: note, push_data */
 	const char *data = db_val(res, row, col + 9);

@@ -2,7 +2,9 @@
 #ifndef COLLABD_ENTITY_EVENT_H
 #define COLLABD_ENTITY_EVENT_H
 
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* events e joined to its author u */
 #define EVENT_COLS                                                                           \
@@ -11,6 +13,6 @@
 	"u.id, u.username, u.name, u.state, u.avatar"
 #define EVENT_NCOLS 15
 
-json_object *entity_event(request *r, const PGresult *res, int row, int col);
+json_object *entity_event(ctx *c, const PGresult *res, int row, int col);
 
 #endif

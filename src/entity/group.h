@@ -6,7 +6,9 @@
 #include <stdbool.h>
 
 #include "auth/access.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns of a group, from namespaces g, in this order. */
 #define GROUP_COLS                                                                            \
@@ -34,7 +36,7 @@ _Static_assert(GC_PARENT_ID + 1 == GROUP_NCOLS, "GROUP_COLS and enum group_col")
  * visibility, lfs_enabled, avatar_url, web_url, request_access_enabled, full_name,
  * full_path, parent_id; and statistics when stats_col >= 0 and that column (a
  * GROUP_STATISTICS_COL) is not NULL. */
-json_object *entity_group(request *r, const PGresult *res, int row, int col, int stats_col);
+json_object *entity_group(ctx *c, const PGresult *res, int row, int col, int stats_col);
 
 /* The columns of a namespace, from namespaces n, in this order; the last one is the
  * members_count_with_descendants to show, or NULL (shown to those who administer the
@@ -49,6 +51,6 @@ json_object *entity_group(request *r, const PGresult *res, int row, int col, int
 
 /* The namespace whose NAMESPACE_COLS start at column col of row: id, name, path, kind,
  * full_path, parent_id, and members_count_with_descendants when given. */
-json_object *entity_namespace(request *r, const PGresult *res, int row, int col);
+json_object *entity_namespace(ctx *c, const PGresult *res, int row, int col);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
 const char *entity_human_duration(arena *a, long long seconds)
 {
@@ -34,14 +34,14 @@ const char *entity_human_duration(arena *a, long long seconds)
 	return arena_strdup(a, out);
 }
 
-void entity_time_stats_write(jw *w, request *r, const PGresult *res, int row, int col)
+void entity_time_stats_write(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
 	long long estimate = db_int(res, row, col), spent = db_int(res, row, col + 1);
 	jw_begin_object(w);
 	jw_put_int(w, "time_estimate", estimate);
 	jw_put_int(w, "total_time_spent", spent);
-	jw_put_str(w, "human_time_estimate", entity_human_duration(r->ctx.a, estimate));
-	jw_put_str(w, "human_total_time_spent", entity_human_duration(r->ctx.a, spent));
+	jw_put_str(w, "human_time_estimate", entity_human_duration(c->a, estimate));
+	jw_put_str(w, "human_total_time_spent", entity_human_duration(c->a, spent));
 	jw_end_object(w);
 }
 
@@ -60,9 +60,9 @@ static void issue_link(jw *w, const char *key, const char *api, const char *iid,
 
 /* The list view; when single, the single view: the same members, then _links and
  * subscribed. */
-static void write_issue(jw *w, request *r, const PGresult *res, int row, int col, bool single)
+static void write_issue(jw *w, ctx *c, const PGresult *res, int row, int col, bool single)
 {
-	cache_depend_none(r); /* issues have no key in the response cache */
+	deps_none(c); /* issues have no key in the response cache */
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
 	jw_begin_object(w);
@@ -76,21 +76,21 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 	jw_put_time(w, "updated_at", V(IC_UPDATED_AT));
 	jw_put_time(w, "closed_at", V(IC_CLOSED_AT));
 	jw_key(w, "closed_by");
-	entity_user_summary_write(w, r, res, row, col + IC_CLOSED_BY);
+	entity_user_summary_write(w, c, res, row, col + IC_CLOSED_BY);
 	jw_key(w, "labels");
-	entity_text_array_write(w, r, V(IC_LABELS));
+	entity_text_array_write(w, c, V(IC_LABELS));
 	jw_key(w, "milestone");
-	entity_milestone_write(w, r, res, row, col + IC_MILESTONE);
+	entity_milestone_write(w, c, res, row, col + IC_MILESTONE);
 	/* the assignee twice: the only one of assignees, and assignee */
 	jw_key(w, "assignees");
 	jw_begin_array(w);
-	if (entity_user_present(r, res, row, col + IC_ASSIGNEE))
-		entity_user_write(w, r, res, row, col + IC_ASSIGNEE, USER_VIEW_BASIC);
+	if (entity_user_present(c, res, row, col + IC_ASSIGNEE))
+		entity_user_write(w, c, res, row, col + IC_ASSIGNEE, USER_VIEW_BASIC);
 	jw_end_array(w);
 	jw_key(w, "author");
-	entity_user_summary_write(w, r, res, row, col + IC_AUTHOR);
+	entity_user_summary_write(w, c, res, row, col + IC_AUTHOR);
 	jw_key(w, "assignee");
-	entity_user_summary_write(w, r, res, row, col + IC_ASSIGNEE);
+	entity_user_summary_write(w, c, res, row, col + IC_ASSIGNEE);
 	jw_put_int(w, "user_notes_count", I(IC_USER_NOTES_COUNT));
 	jw_put_int(w, "upvotes", I(IC_UPVOTES));
 	jw_put_int(w, "downvotes", I(IC_DOWNVOTES));
@@ -101,12 +101,12 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 		jw_bool(w, db_bool(res, row, col + IC_DISCUSSION_LOCKED));
 	else
 		jw_null(w);
-	entity_web_url_write(w, r, V(IC_PATH), "issues", V(IC_IID));
+	entity_web_url_write(w, c, V(IC_PATH), "issues", V(IC_IID));
 	jw_key(w, "time_stats");
-	entity_time_stats_write(w, r, res, row, col + IC_TIME_ESTIMATE);
+	entity_time_stats_write(w, c, res, row, col + IC_TIME_ESTIMATE);
 	if (single) {
-		const char *api = arena_printf(r->ctx.a, "%s/api/v4/projects/%s",
-					       r->ctx.cfg->external_url, V(IC_PROJECT_ID));
+		const char *api = arena_printf(c->a, "%s/api/v4/projects/%s",
+					       c->cfg->external_url, V(IC_PROJECT_ID));
 		jw_key(w, "_links");
 		jw_begin_object(w);
 		issue_link(w, "self", api, V(IC_IID), "");
@@ -121,12 +121,12 @@ static void write_issue(jw *w, request *r, const PGresult *res, int row, int col
 #undef I
 }
 
-void entity_issue_basic_write(jw *w, request *r, const PGresult *res, int row, int col)
+void entity_issue_basic_write(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
-	write_issue(w, r, res, row, col, false);
+	write_issue(w, c, res, row, col, false);
 }
 
-void entity_issue_write(jw *w, request *r, const PGresult *res, int row, int col)
+void entity_issue_write(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
-	write_issue(w, r, res, row, col, true);
+	write_issue(w, c, res, row, col, true);
 }

@@ -5,7 +5,9 @@
 
 #include "entity/milestone.h"
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The issues row i with what it shows, from the joins of ISSUE_JOINS, for a statement
  * whose WITH list has the caller as `me` (auth/access.h SQL_ME): subscribed is the
@@ -57,12 +59,12 @@ _Static_assert(IC_MILESTONE + MILESTONE_NCOLS == ISSUE_NCOLS, "ISSUE_COLS and en
 
 /* Writes to w the issue whose ISSUE_COLS start at col of row: the list view
  * (IssueBasic). */
-void entity_issue_basic_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_issue_basic_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* The single view: the list view with _links and subscribed. */
-void entity_issue_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_issue_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* Writes {time_estimate, total_time_spent, human_time_estimate, human_total_time_spent}
  * of the two integer columns (seconds) at col and col + 1. */
-void entity_time_stats_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_time_stats_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* A duration in GitLab's short human form ("1w 2d 3h 30m"; 1mo = 4w, 1w = 5d, 1d = 8h),
  * NULL for 0, in a. */
 const char *entity_human_duration(arena *a, long long seconds);

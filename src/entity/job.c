@@ -5,7 +5,7 @@
 #include "db/db.h"
 #include "entity/entity.h"
 
-void entity_job_write(jw *w, request *r, const PGresult *res, int row, int col,
+void entity_job_write(jw *w, ctx *c, const PGresult *res, int row, int col,
 		      const char *commit)
 {
 #define V(c) db_val(res, row, col + (c))
@@ -29,7 +29,7 @@ void entity_job_write(jw *w, request *r, const PGresult *res, int row, int col,
 	jw_put_time(w, "finished_at", V(JC_FINISHED_AT));
 	jw_key(w, "user");
 	if (V(JC_USER))
-		entity_user_write(w, r, res, row, col + JC_USER, USER_VIEW_SINGLE);
+		entity_user_write(w, c, res, row, col + JC_USER, USER_VIEW_SINGLE);
 	else
 		jw_null(w);
 	jw_key(w, "artifacts_file");

@@ -6,7 +6,9 @@
 #define COLLABD_ENTITY_JOB_H
 
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The pipeline p and runner rn of the job s, b (its ci_builds row). */
 #define JOB_JOINS                                                                              \
@@ -36,7 +38,7 @@ enum job_col {
 /* The job whose JOB_COLS start at column col of row in res, written into w, with commit
  * (the JSON text of its commit's record, gitc_commit_json; NULL when the repository
  * lacks it: null). */
-void entity_job_write(jw *w, request *r, const PGresult *res, int row, int col,
+void entity_job_write(jw *w, ctx *c, const PGresult *res, int row, int col,
 		      const char *commit);
 
 #endif

@@ -2,10 +2,12 @@
 #ifndef COLLABD_ENTITY_KEY_H
 #define COLLABD_ENTITY_KEY_H
 
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 #define KEY_COLS "k.id, k.title, k.key, iso8601(k.created_at)"
 
-json_object *entity_key(request *r, const PGresult *res, int row, int col);
+json_object *entity_key(ctx *c, const PGresult *res, int row, int col);
 
 #endif

@@ -2,11 +2,11 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_label_basic(request *r, const PGresult *res, int row, int col)
+json_object *entity_label_basic(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* labels have no key in the response cache */
+	deps_none(c); /* labels have no key in the response cache */
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col));
 	json_put_str(o, "name", db_val(res, row, col + 1));
@@ -15,9 +15,9 @@ json_object *entity_label_basic(request *r, const PGresult *res, int row, int co
 	return o;
 }
 
-json_object *entity_label(request *r, const PGresult *res, int row, int col)
+json_object *entity_label(ctx *c, const PGresult *res, int row, int col)
 {
-	json_object *o = entity_label_basic(r, res, row, col);
+	json_object *o = entity_label_basic(c, res, row, col);
 	json_put_int(o, "open_issues_count", db_int(res, row, col + 4));
 	json_put_int(o, "closed_issues_count", db_int(res, row, col + 5));
 	json_put_int(o, "open_merge_requests_count", db_int(res, row, col + 6));

@@ -5,7 +5,9 @@
 #define COLLABD_ENTITY_LABEL_H
 
 #include "auth/access.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns LabelBasic reads, from labels l. */
 #define LABEL_BASIC_COLS "l.id, l.title, l.color, l.description"
@@ -55,7 +57,7 @@
 	" ELSE coalesce(" P ", 0) END)"
 #define LABEL_NCOLS 9
 
-json_object *entity_label(request *r, const PGresult *res, int row, int col);
-json_object *entity_label_basic(request *r, const PGresult *res, int row, int col);
+json_object *entity_label(ctx *c, const PGresult *res, int row, int col);
+json_object *entity_label_basic(ctx *c, const PGresult *res, int row, int col);
 
 #endif

@@ -2,7 +2,7 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
 enum {
 	MC_ACCESS_LEVEL = 5, /* after USER_BASIC_COLS */
@@ -11,9 +11,9 @@ enum {
 	MC_REQUESTED_AT,
 };
 
-json_object *entity_member(request *r, const PGresult *res, int row, int col)
+json_object *entity_member(ctx *c, const PGresult *res, int row, int col)
 {
-	json_object *o = entity_user(r, res, row, col, USER_VIEW_BASIC);
+	json_object *o = entity_user(c, res, row, col, USER_VIEW_BASIC);
 	json_put_int(o, "access_level", db_int(res, row, col + MC_ACCESS_LEVEL));
 	json_put_str(o, "expires_at", db_val(res, row, col + MC_EXPIRES_AT));
 	return o;
@@ -21,9 +21,9 @@ json_object *entity_member(request *r, const PGresult *res, int row, int col)
 
 /* The requester part both access request shapes share (a membership row: the user's
  * key, as for a member). */
-static json_object *requester(request *r, const PGresult *res, int row, int col)
+static json_object *requester(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend(r, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
+	deps_add(c, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col + UC_ID));
 	json_put_str(o, "username", db_val(res, row, col + UC_USERNAME));
@@ -33,16 +33,16 @@ static json_object *requester(request *r, const PGresult *res, int row, int col)
 	return o;
 }
 
-json_object *entity_access_request(request *r, const PGresult *res, int row, int col)
+json_object *entity_access_request(ctx *c, const PGresult *res, int row, int col)
 {
-	json_object *o = requester(r, res, row, col);
+	json_object *o = requester(c, res, row, col);
 	json_put_str(o, "requested_at", db_val(res, row, col + MC_REQUESTED_AT));
 	return o;
 }
 
-json_object *entity_access_request_approved(request *r, const PGresult *res, int row, int col)
+json_object *entity_access_request_approved(ctx *c, const PGresult *res, int row, int col)
 {
-	json_object *o = requester(r, res, row, col);
+	json_object *o = requester(c, res, row, col);
 	json_put_int(o, "access_level", db_int(res, row, col + MC_ACCESS_LEVEL));
 	return o;
 }

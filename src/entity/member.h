@@ -5,7 +5,9 @@
 #define COLLABD_ENTITY_MEMBER_H
 
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns every membership statement selects, in this order, from users u and
  * members m. */
@@ -15,10 +17,10 @@
 #define MEMBER_NCOLS 9
 
 /* id, username, name, state, avatar_url, web_url, access_level, expires_at */
-json_object *entity_member(request *r, const PGresult *res, int row, int col);
+json_object *entity_member(ctx *c, const PGresult *res, int row, int col);
 /* id, username, name, state, created_at, requested_at */
-json_object *entity_access_request(request *r, const PGresult *res, int row, int col);
+json_object *entity_access_request(ctx *c, const PGresult *res, int row, int col);
 /* id, username, name, state, created_at, access_level */
-json_object *entity_access_request_approved(request *r, const PGresult *res, int row, int col);
+json_object *entity_access_request_approved(ctx *c, const PGresult *res, int row, int col);
 
 #endif

@@ -7,7 +7,9 @@
 #include "core/jw.h"
 #include "entity/milestone.h"
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The merge_requests row mr with what it shows, from the joins of MR_JOINS, for a
  * statement whose WITH list has the caller as `me` (auth/access.h SQL_ME): subscribed
@@ -67,16 +69,16 @@ _Static_assert(MRC_MILESTONE + MILESTONE_NCOLS == MR_NCOLS, "MR_COLS and enum mr
 
 /* The request whose MR_COLS start at col of row, written into w: the list view
  * (MergeRequestBasic). */
-void entity_merge_request_basic_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_merge_request_basic_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* The simple view (view=simple): id, iid, project_id, title, description, state,
  * created_at, updated_at, web_url. */
-void entity_merge_request_simple_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_merge_request_simple_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* The single view: the list view with subscribed, merged_by/at, closed_by/at and the
  * pipeline fields (none yet). */
-void entity_merge_request_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_merge_request_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* The same, left open for the caller's members (the changes of /changes): jw_end_object
  * ends it. */
-void entity_merge_request_begin(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_merge_request_begin(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* Whether a title marks a work in progress (GitLab's WIP prefixes: "WIP:", "WIP ",
  * "[WIP]", "WIP-", case aside). */
 bool entity_merge_request_wip(const char *title);

@@ -2,11 +2,11 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-void entity_milestone_write(jw *w, request *r, const PGresult *res, int row, int col)
+void entity_milestone_write(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* milestones have no key in the response cache */
+	deps_none(c); /* milestones have no key in the response cache */
 	if (PQgetisnull(res, row, col)) {
 		jw_null(w);
 		return;

@@ -2,7 +2,9 @@
 #ifndef COLLABD_ENTITY_MILESTONE_H
 #define COLLABD_ENTITY_MILESTONE_H
 
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns of a milestones row m, in this order (NULL throughout for a LEFT JOIN
  * without one). */
@@ -13,6 +15,6 @@
 
 /* The milestone whose MILESTONE_COLS start at col of row: project_id or group_id (the one
  * it has), as GitLab 10's Entities::Milestone; null when the row has none there. */
-void entity_milestone_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_milestone_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 
 #endif

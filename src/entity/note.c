@@ -2,18 +2,18 @@
 
 #include "db/db.h"
 #include "entity/user.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-void entity_note_write(jw *w, request *r, const PGresult *res, int row, int col)
+void entity_note_write(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* notes have no key in the response cache */
+	deps_none(c); /* notes have no key in the response cache */
 #define V(i) db_val(res, row, col + (i))
 	jw_begin_object(w);
 	jw_put_int(w, "id", db_int(res, row, col));
 	jw_put_str(w, "body", V(1));
 	jw_put_str(w, "attachment", V(2));
 	jw_key(w, "author");
-	entity_user_summary_write(w, r, res, row, col + 9);
+	entity_user_summary_write(w, c, res, row, col + 9);
 	jw_put_time(w, "created_at", V(3));
 	jw_put_time(w, "updated_at", V(4));
 	jw_put_bool(w, "system", db_bool(res, row, col + 5));

@@ -6,7 +6,9 @@
 #define COLLABD_ENTITY_NOTE_H
 
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns of notes n, its author by reference (USER_REF: an author's deleted
  * account leaves the note without one). noteable_iid: an issue's or a merge request's
@@ -23,6 +25,6 @@
 #define NOTE_NCOLS 14
 
 /* The note whose NOTE_COLS start at col of row, written into w. */
-void entity_note_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_note_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 
 #endif

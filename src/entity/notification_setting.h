@@ -4,7 +4,9 @@
 
 #include <stdbool.h>
 
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The 12 custom events, in the order of NOTIFICATION_EVENT_COLS; NULL-terminated. */
 #define NOTIFICATION_EVENT_COUNT 12

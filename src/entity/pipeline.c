@@ -2,11 +2,11 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_pipeline_basic(request *r, const PGresult *res, int row, int col)
+json_object *entity_pipeline_basic(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* pipelines have no key in the response cache */
+	deps_none(c); /* pipelines have no key in the response cache */
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col));
 	json_put_str(o, "sha", db_val(res, row, col + 1));
@@ -15,9 +15,9 @@ json_object *entity_pipeline_basic(request *r, const PGresult *res, int row, int
 	return o;
 }
 
-void entity_pipeline_basic_write(jw *w, request *r, const PGresult *res, int row, int col)
+void entity_pipeline_basic_write(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* pipelines have no key in the response cache */
+	deps_none(c); /* pipelines have no key in the response cache */
 	jw_begin_object(w);
 	jw_put_int(w, "id", db_int(res, row, col));
 	jw_put_str(w, "sha", db_val(res, row, col + 1));
@@ -26,14 +26,14 @@ void entity_pipeline_basic_write(jw *w, request *r, const PGresult *res, int row
 	jw_end_object(w);
 }
 
-json_object *entity_pipeline(request *r, const PGresult *res, int row, int col)
+json_object *entity_pipeline(ctx *c, const PGresult *res, int row, int col)
 {
-	json_object *o = entity_pipeline_basic(r, res, row, col);
+	json_object *o = entity_pipeline_basic(c, res, row, col);
 #define V(c) db_val(res, row, col + (c))
 	json_put_str(o, "before_sha", V(4));
 	json_put_bool(o, "tag", db_bool(res, row, col + 5));
 	json_put_str(o, "yaml_errors", V(6));
-	json_object_object_add(o, "user", V(14) ? entity_user(r, res, row, col + 14,
+	json_object_object_add(o, "user", V(14) ? entity_user(c, res, row, col + 14,
 								USER_VIEW_BASIC)
 						: NULL);
 	json_put_str(o, "created_at", V(7));

@@ -6,7 +6,9 @@
 
 #include "core/jw.h"
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The rows PIPELINE_COLS reads: ci_pipelines p with the user who made it, u (LEFT JOIN:
  * none for a pipeline of no one, or whose user is gone). The coverage is the average of
@@ -25,9 +27,9 @@
 #define PIPELINE_BASIC_COLS "p.id, p.sha, p.ref, p.status"
 #define PIPELINE_BASIC_NCOLS 4
 
-json_object *entity_pipeline_basic(request *r, const PGresult *res, int row, int col);
+json_object *entity_pipeline_basic(ctx *c, const PGresult *res, int row, int col);
 /* The basic view written into w (the list's). */
-void entity_pipeline_basic_write(jw *w, request *r, const PGresult *res, int row, int col);
-json_object *entity_pipeline(request *r, const PGresult *res, int row, int col);
+void entity_pipeline_basic_write(jw *w, ctx *c, const PGresult *res, int row, int col);
+json_object *entity_pipeline(ctx *c, const PGresult *res, int row, int col);
 
 #endif

@@ -6,29 +6,29 @@
 #include "auth/access.h"
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-const char *project_ssh_url(request *r, const char *ns, const char *path)
+const char *project_ssh_url(ctx *c, const char *ns, const char *path)
 {
-	return arena_printf(r->ctx.a, "git@%s:%s/%s.git", r->ctx.cfg->ssh_host, ns, path);
+	return arena_printf(c->a, "git@%s:%s/%s.git", c->cfg->ssh_host, ns, path);
 }
 
-const char *project_http_url(request *r, const char *ns, const char *path)
+const char *project_http_url(ctx *c, const char *ns, const char *path)
 {
-	return arena_printf(r->ctx.a, "%s/%s/%s.git", r->ctx.cfg->external_url, ns, path);
+	return arena_printf(c->a, "%s/%s/%s.git", c->cfg->external_url, ns, path);
 }
 
-const char *project_web_url(request *r, const char *ns, const char *path)
+const char *project_web_url(ctx *c, const char *ns, const char *path)
 {
-	return arena_printf(r->ctx.a, "%s/%s/%s", r->ctx.cfg->external_url, ns, path);
+	return arena_printf(c->a, "%s/%s/%s", c->cfg->external_url, ns, path);
 }
 
 /* <external_url>/api/v4/projects/<id>, in r's arena. */
-static const char *project_api_url(request *r, const char *id)
+static const char *project_api_url(ctx *c, const char *id)
 {
 	buf b;
-	buf_init(&b, r->ctx.a, 128);
-	buf_puts(&b, r->ctx.cfg->external_url);
+	buf_init(&b, c->a, 128);
+	buf_puts(&b, c->cfg->external_url);
 	buf_puts(&b, "/api/v4/projects/");
 	buf_puts(&b, id);
 	return buf_cstr(&b);
@@ -41,10 +41,10 @@ static int compare_tags(const void *a, const void *b)
 
 /* The tags of the text[] literal as a JSON array, sorted (byte order, as the database's
  * C collation; one order whatever the database's locale). */
-static void tag_list(jw *w, request *r, const char *literal)
+static void tag_list(jw *w, ctx *c, const char *literal)
 {
 	const char **tags;
-	int n = db_text_array(r->ctx.a, literal, &tags);
+	int n = db_text_array(c->a, literal, &tags);
 	if (n > 1)
 		qsort(tags, (size_t)n, sizeof(*tags), compare_tags);
 	jw_begin_array(w);
@@ -66,33 +66,33 @@ static int notification_level(const char *name)
 }
 
 /* What both readers of the caller's standing start with. */
-static void caller_init(project_caller *out, request *r, const PGresult *res, int row, int col)
+static void caller_init(project_caller *out, ctx *c, const PGresult *res, int row, int col)
 {
 	memset(out, 0, sizeof(*out));
 	out->project_notification = out->group_notification = 3;
-	long long me = r->ctx.user ? r->ctx.user->id : 0;
+	long long me = c->user ? c->user->id : 0;
 	const char *owner = db_val(res, row, col + PC_NS_OWNER_ID);
 	bool personal = strcmp(db_val(res, row, col + PC_NS_KIND), "user") == 0;
 	out->levels.ns_owner = me && personal && owner && strtoll(owner, NULL, 10) == me;
 }
 
-void project_caller_page_read(project_caller_page *out, request *r, const PGresult *res, int row,
+void project_caller_page_read(project_caller_page *out, ctx *c, const PGresult *res, int row,
 			      int col)
 {
-	out->nmembers = db_int_array(r->ctx.a, db_val(res, row, col + PC_MEMBER_LEVEL),
+	out->nmembers = db_int_array(c->a, db_val(res, row, col + PC_MEMBER_LEVEL),
 				     &out->members);
-	out->nsettings = db_text_array(r->ctx.a, db_val(res, row, col + PC_NOTIFICATION_LEVELS),
+	out->nsettings = db_text_array(c->a, db_val(res, row, col + PC_NOTIFICATION_LEVELS),
 				       &out->settings);
 }
 
-void project_caller_read_list(project_caller *out, request *r, const project_caller_page *page,
+void project_caller_read_list(project_caller *out, ctx *c, const project_caller_page *page,
 			      const PGresult *res, int row, int col)
 {
-	caller_init(out, r, res, row, col);
+	caller_init(out, c, res, row, col);
 	long long id = db_int(res, row, col + PC_ID), ns_id = db_int(res, row, col + PC_NS_ID);
 	long long *m = page->members, *groups;
 	int n = page->nmembers;
-	int ngroups = db_int_array(r->ctx.a, db_val(res, row, col + PC_GROUP_LEVELS), &groups);
+	int ngroups = db_int_array(c->a, db_val(res, row, col + PC_GROUP_LEVELS), &groups);
 	/* {{0 project or 1 group, id, level}, ...}: the project's own membership; the highest
 	 * level of the groups above it, and the one of its own group */
 	for (int i = 0; i + 2 < n; i += 3) {
@@ -128,13 +128,13 @@ void project_caller_read_list(project_caller *out, request *r, const project_cal
 	}
 }
 
-void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col)
+void project_caller_read(project_caller *out, ctx *c, const PGresult *res, int row, int col)
 {
-	caller_init(out, r, res, row, col);
+	caller_init(out, c, res, row, col);
 	out->levels.member_level = (int)db_int(res, row, col + PC_MEMBER_LEVEL);
 	/* {{group id, level}, ...}: the highest level, and the one of the project's group */
 	long long *g;
-	int n = db_int_array(r->ctx.a, db_val(res, row, col + PC_GROUP_LEVELS), &g);
+	int n = db_int_array(c->a, db_val(res, row, col + PC_GROUP_LEVELS), &g);
 	long long ns_id = db_int(res, row, col + PC_NS_ID);
 	for (int i = 0; i + 1 < n; i += 2) {
 		int level = (int)g[i + 1];
@@ -144,7 +144,7 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 			out->own_group_level = level;
 	}
 	const char **settings;
-	n = db_text_array(r->ctx.a, db_val(res, row, col + PC_NOTIFICATION_LEVELS), &settings);
+	n = db_text_array(c->a, db_val(res, row, col + PC_NOTIFICATION_LEVELS), &settings);
 	for (int i = 0; i < n; i++) {
 		const char *level = strchr(settings[i], ':');
 		if (!level)
@@ -156,10 +156,10 @@ void project_caller_read(project_caller *out, request *r, const PGresult *res, i
 	}
 }
 
-void entity_project_group_link(jw *w, request *r, long long group_id, const char *name,
+void entity_project_group_link(jw *w, ctx *c, long long group_id, const char *name,
 			       long long access)
 {
-	cache_depend(r, CACHE_KEY_NAMESPACE(group_id));
+	deps_add(c, CACHE_KEY_NAMESPACE(group_id));
 	jw_begin_object(w);
 	jw_put_int(w, "group_id", group_id);
 	jw_put_str(w, "group_name", name);
@@ -181,13 +181,13 @@ static void access_of(jw *w, int level, int notification)
 }
 
 /* The project's URLs: ssh_url_to_repo, http_url_to_repo, web_url. */
-static void urls(jw *w, request *r, const char *ns, const char *path)
+static void urls(jw *w, ctx *c, const char *ns, const char *path)
 {
-	const char *ext = r->ctx.cfg->external_url;
+	const char *ext = c->cfg->external_url;
 	jw_key(w, "ssh_url_to_repo");
 	jw_str_begin(w);
 	jw_str_part(w, "git@");
-	jw_str_part(w, r->ctx.cfg->ssh_host);
+	jw_str_part(w, c->cfg->ssh_host);
 	jw_str_part(w, ":");
 	jw_str_part(w, ns);
 	jw_str_part(w, "/");
@@ -230,14 +230,14 @@ static void link(jw *w, const char *key, const char *api, const char *suffix)
 	jw_str_end(w);
 }
 
-void entity_project_write(jw *w, request *r, const PGresult *res, int row, int col,
+void entity_project_write(jw *w, ctx *c, const PGresult *res, int row, int col,
 			  unsigned flags, const project_extra *x)
 {
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
 #define B(c) db_bool(res, row, col + (c))
-	cache_depend(r, CACHE_KEY_PROJECT(I(PC_ID)));
-	cache_depend(r, CACHE_KEY_NAMESPACE(I(PC_NS_ID)));
+	deps_add(c, CACHE_KEY_PROJECT(I(PC_ID)));
+	deps_add(c, CACHE_KEY_NAMESPACE(I(PC_NS_ID)));
 	const char *ns = V(PC_NS_FULL_PATH), *path = V(PC_PATH);
 	jw_begin_object(w);
 	jw_put_int(w, "id", I(PC_ID));
@@ -245,8 +245,8 @@ void entity_project_write(jw *w, request *r, const PGresult *res, int row, int c
 	jw_put_str(w, "default_branch", V(PC_DEFAULT_BRANCH));
 	if (!(flags & PROJECT_VIEW_FULL)) {
 		jw_key(w, "tag_list");
-		tag_list(w, r, V(PC_TAG_LIST));
-		urls(w, r, ns, path);
+		tag_list(w, c, V(PC_TAG_LIST));
+		urls(w, c, ns, path);
 		jw_put_str(w, "name", V(PC_NAME));
 		joined(w, "name_with_namespace", V(PC_NS_FULL_NAME), " / ", V(PC_NAME));
 		jw_put_str(w, "path", path);
@@ -259,21 +259,21 @@ void entity_project_write(jw *w, request *r, const PGresult *res, int row, int c
 		return;
 	}
 	if (V(PC_NS_OWNER_ID))
-		cache_depend(r, CACHE_KEY_USER(I(PC_NS_OWNER_ID)));
+		deps_add(c, CACHE_KEY_USER(I(PC_NS_OWNER_ID)));
 	if (V(PC_FORKED_FROM_ID)) {
 		/* the source, shown or not: whether the caller may see it is the source's (its
 		 * row; its namespace's place among the groups, which any namespace may change) */
-		cache_depend(r, CACHE_KEY_PROJECT(I(PC_FORKED_FROM_ID)));
+		deps_add(c, CACHE_KEY_PROJECT(I(PC_FORKED_FROM_ID)));
 		if (!x || !x->forked_from)
-			cache_depend(r, CACHE_SET_NAMESPACES);
+			deps_add(c, CACHE_SET_NAMESPACES);
 	}
 	bool issues = B(PC_ISSUES_ENABLED), mrs = B(PC_MERGE_REQUESTS_ENABLED);
 	jw_put_str(w, "visibility", visibility_name((int)I(PC_VISIBILITY)));
-	urls(w, r, ns, path);
+	urls(w, c, ns, path);
 	jw_key(w, "tag_list");
-	tag_list(w, r, V(PC_TAG_LIST));
+	tag_list(w, c, V(PC_TAG_LIST));
 	const char **owner;
-	if (V(PC_OWNER) && db_text_array(r->ctx.a, V(PC_OWNER), &owner) == 3) {
+	if (V(PC_OWNER) && db_text_array(c->a, V(PC_OWNER), &owner) == 3) {
 		jw_key(w, "owner");
 		jw_begin_object(w);
 		jw_put_int_or_null(w, "id", owner[0]);
@@ -314,24 +314,24 @@ void entity_project_write(jw *w, request *r, const PGresult *res, int row, int c
 	if (flags & PROJECT_CAN_ADMIN)
 		jw_put_str(w, "import_error", V(PC_IMPORT_ERROR));
 	if ((flags & PROJECT_PERMISSIONS) && x && x->caller) {
-		const project_caller *c = x->caller;
+		const project_caller *pc = x->caller;
 		jw_key(w, "permissions");
 		jw_begin_object(w);
 		jw_key(w, "project_access");
-		access_of(w, c->levels.member_level, c->project_notification);
+		access_of(w, pc->levels.member_level, pc->project_notification);
 		jw_key(w, "group_access");
-		access_of(w, c->own_group_level, c->group_notification);
+		access_of(w, pc->own_group_level, pc->group_notification);
 		jw_end_object(w);
 	}
 	jw_put_bool(w, "archived", B(PC_ARCHIVED));
-	jw_put_str(w, "avatar_url", entity_avatar_url(r, "project", V(PC_ID), V(PC_AVATAR)));
+	jw_put_str(w, "avatar_url", entity_avatar_url(c, "project", V(PC_ID), V(PC_AVATAR)));
 	jw_put_bool(w, "shared_runners_enabled", B(PC_SHARED_RUNNERS_ENABLED));
 	jw_put_bool(w, "lfs_enabled", B(PC_LFS_ENABLED));
 	jw_put_int(w, "forks_count", I(PC_FORKS_COUNT));
 	jw_put_int(w, "star_count", I(PC_STAR_COUNT));
 	if (flags & PROJECT_CAN_ADMIN) {
 		const char *sealed = V(PC_RUNNERS_TOKEN);
-		jw_put_str(w, "runners_token", sealed ? cache_open_secret(r, sealed) : NULL);
+		jw_put_str(w, "runners_token", sealed ? deps_open_secret(c, sealed) : NULL);
 	}
 	jw_put_bool(w, "public_jobs", B(PC_PUBLIC_JOBS));
 	jw_put_str(w, "ci_config_path", V(PC_CI_CONFIG_PATH));
@@ -359,7 +359,7 @@ void entity_project_write(jw *w, request *r, const PGresult *res, int row, int c
 	}
 	/* Links to the features the project has on (GitLab 10: issues_available? and
 	 * mrs_available?) and to the rest. */
-	const char *api = project_api_url(r, V(PC_ID));
+	const char *api = project_api_url(c, V(PC_ID));
 	jw_key(w, "_links");
 	jw_begin_object(w);
 	jw_put_str(w, "self", api);
@@ -378,25 +378,25 @@ void entity_project_write(jw *w, request *r, const PGresult *res, int row, int c
 #undef B
 }
 
-json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
+json_object *entity_project(ctx *c, const PGresult *res, int row, int col, unsigned flags,
 			    const project_extra *x)
 {
 	jw w;
-	jw_init(&w, r->ctx.a, 2048);
-	entity_project_write(&w, r, res, row, col, flags, x);
+	jw_init(&w, c->a, 2048);
+	entity_project_write(&w, c, res, row, col, flags, x);
 	return json_tokener_parse(buf_cstr(&w.b));
 }
 
-void entity_project_list_depend(request *r, const char *order_by, bool search, bool by_user)
+void entity_project_list_depend(ctx *c, const char *order_by, bool search, bool by_user)
 {
-	cache_depend(r, CACHE_SET_PROJECTS);
+	deps_add(c, CACHE_SET_PROJECTS);
 	if (search || strcmp(order_by, "name") == 0 || strcmp(order_by, "path") == 0)
-		cache_depend(r, CACHE_SET_PROJECT_TEXT);
+		deps_add(c, CACHE_SET_PROJECT_TEXT);
 	if (strcmp(order_by, "updated_at") == 0 || strcmp(order_by, "last_activity_at") == 0)
-		cache_depend(r, CACHE_SET_PROJECT_TIMES);
+		deps_add(c, CACHE_SET_PROJECT_TIMES);
 	/* which private projects the caller sees through groups follows the groups' places
 	 * (traversal_ids); search reads the namespaces' names, owned=true their owners */
-	cache_depend(r, CACHE_SET_NAMESPACES);
+	deps_add(c, CACHE_SET_NAMESPACES);
 	if (by_user)
-		cache_depend(r, CACHE_SET_USERS);
+		deps_add(c, CACHE_SET_USERS);
 }

@@ -9,7 +9,9 @@
 
 #include "auth/access.h"
 #include "core/jw.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns the simple view reads, from projects p and its namespaces n, in this
  * order. The URLs are built from the namespace's full path and the project's path; the
@@ -173,25 +175,25 @@ enum project_view {
 
 /* Writes to w the project whose columns start at column col of row, in the view that
  * flags (enum project_view) give, with x's parts (x may be NULL for the simple view). The
- * runners token is opened with r->ctx.key. The record depends (response cache) on the
+ * runners token is opened with c->key. The record depends (response cache) on the
  * project's key and its namespace's; the full view also on the owner of a personal
  * project and the fork source (its simple view, when shown, declares its own). */
-void entity_project_write(jw *w, request *r, const PGresult *res, int row, int col,
+void entity_project_write(jw *w, ctx *c, const PGresult *res, int row, int col,
 			  unsigned flags, const project_extra *x);
 /* The same as a json-c object (the caller owns it), for a presenter that builds one. */
-json_object *entity_project(request *r, const PGresult *res, int row, int col, unsigned flags,
+json_object *entity_project(ctx *c, const PGresult *res, int row, int col, unsigned flags,
 			    const project_extra *x);
 /* Writes one of shared_with_groups: the link to group_id (named name) giving access; it
  * depends on the group's key (its name). */
-void entity_project_group_link(jw *w, request *r, long long group_id, const char *name,
+void entity_project_group_link(jw *w, ctx *c, long long group_id, const char *name,
 			       long long access);
 /* What a list of projects depends on beyond its rows' records (response cache): which
  * projects it holds and through which groups, their order by order_by ("id",
  * "created_at", "name", ...), what search reads, the users when it names one (by_user). */
-void entity_project_list_depend(request *r, const char *order_by, bool search, bool by_user);
+void entity_project_list_depend(ctx *c, const char *order_by, bool search, bool by_user);
 /* Reads the PROJECT_CALLER_COLS that follow the PROJECT_COLS at col of row, for r's
  * caller (whose id the statement was given). */
-void project_caller_read(project_caller *out, request *r, const PGresult *res, int row, int col);
+void project_caller_read(project_caller *out, ctx *c, const PGresult *res, int row, int col);
 /* What PROJECT_CALLER_LIST_COLS hold for every row of a page alike, read once. */
 typedef struct {
 	long long *members; /* {0 or 1, id, level} triples */
@@ -199,16 +201,16 @@ typedef struct {
 	const char **settings;
 	int nsettings;
 } project_caller_page;
-void project_caller_page_read(project_caller_page *out, request *r, const PGresult *res, int row,
+void project_caller_page_read(project_caller_page *out, ctx *c, const PGresult *res, int row,
 			      int col);
 /* The same as project_caller_read() from PROJECT_CALLER_LIST_COLS, with page read from
  * any row of the same result. */
-void project_caller_read_list(project_caller *out, request *r, const project_caller_page *page,
+void project_caller_read_list(project_caller *out, ctx *c, const project_caller_page *page,
 			      const PGresult *res, int row, int col);
 /* git@<ssh_host>:<full path>.git, <external_url>/<full path>.git, <external_url>/<full
  * path> for the namespace full path ns and the project path, in r's arena. */
-const char *project_ssh_url(request *r, const char *ns, const char *path);
-const char *project_http_url(request *r, const char *ns, const char *path);
-const char *project_web_url(request *r, const char *ns, const char *path);
+const char *project_ssh_url(ctx *c, const char *ns, const char *path);
+const char *project_http_url(ctx *c, const char *ns, const char *path);
+const char *project_web_url(ctx *c, const char *ns, const char *path);
 
 #endif

@@ -2,11 +2,11 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_runner(request *r, const PGresult *res, int row, int col)
+json_object *entity_runner(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* runners have no key in the response cache */
+	deps_none(c); /* runners have no key in the response cache */
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col));
 	json_put_str(o, "description", db_val(res, row, col + 1));
@@ -16,14 +16,14 @@ json_object *entity_runner(request *r, const PGresult *res, int row, int col)
 	return o;
 }
 
-json_object *entity_runner_details(request *r, const PGresult *res, int row, int col,
+json_object *entity_runner_details(ctx *c, const PGresult *res, int row, int col,
 				   bool show_token, const PGresult *projects)
 {
-	json_object *o = entity_runner(r, res, row, col);
+	json_object *o = entity_runner(c, res, row, col);
 #define V(c) db_val(res, row, col + RUNNER_NCOLS + (c))
 	json_object *tags = json_object_new_array();
 	const char **t;
-	int n = db_text_array(r->ctx.a, V(0), &t);
+	int n = db_text_array(c->a, V(0), &t);
 	for (int i = 0; i < n; i++)
 		json_object_array_add(tags, json_object_new_string(t[i]));
 	json_object_object_add(o, "tag_list", tags);
@@ -35,7 +35,7 @@ json_object *entity_runner_details(request *r, const PGresult *res, int row, int
 	json_put_str(o, "architecture", V(6));
 	json_put_str(o, "contacted_at", V(7));
 	if (show_token)
-		json_put_str(o, "token", V(8) ? cache_open_secret(r, V(8)) : NULL);
+		json_put_str(o, "token", V(8) ? deps_open_secret(c, V(8)) : NULL);
 	json_object *list = json_object_new_array();
 	for (int i = 0; projects && i < PQntuples(projects); i++) {
 		json_object *p = json_object_new_object();

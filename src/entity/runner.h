@@ -5,7 +5,9 @@
 #ifndef COLLABD_ENTITY_RUNNER_H
 #define COLLABD_ENTITY_RUNNER_H
 
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns of ci_runners R that the summary reads, then those the details add. */
 #define RUNNER_COLS(R) R ".id, " R ".description, " R ".active, " R ".is_shared, " R ".name"
@@ -21,10 +23,10 @@
 	"p.id, p.name, n.full_name || ' / ' || p.name, p.path, n.full_path || '/' || p.path"
 #define RUNNER_PROJECT_NCOLS 5
 
-json_object *entity_runner(request *r, const PGresult *res, int row, int col);
+json_object *entity_runner(ctx *c, const PGresult *res, int row, int col);
 /* The details of row's runner: its token only when show_token (the instance key opens
  * it), and as its projects the rows of projects (RUNNER_PROJECT_COLS from column 0). */
-json_object *entity_runner_details(request *r, const PGresult *res, int row, int col,
+json_object *entity_runner_details(ctx *c, const PGresult *res, int row, int col,
 				   bool show_token, const PGresult *projects);
 
 #endif

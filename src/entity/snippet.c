@@ -3,23 +3,23 @@
 #include "db/db.h"
 #include "entity/entity.h"
 #include "entity/project.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_snippet(request *r, const PGresult *res, int row, int col)
+json_object *entity_snippet(ctx *c, const PGresult *res, int row, int col)
 {
-	cache_depend_none(r); /* snippets have no key in the response cache */
+	deps_none(c); /* snippets have no key in the response cache */
 	json_object *o = json_object_new_object();
 #define V(c) db_val(res, row, col + (c))
 	json_put_int(o, "id", db_int(res, row, col));
 	json_put_str(o, "title", V(1));
 	json_put_str(o, "file_name", V(2));
 	json_put_str(o, "description", V(3));
-	json_object_object_add(o, "author", entity_user(r, res, row, col + 9, USER_VIEW_BASIC));
+	json_object_object_add(o, "author", entity_user(c, res, row, col + 9, USER_VIEW_BASIC));
 	json_put_str(o, "updated_at", V(4));
 	json_put_str(o, "created_at", V(5));
 	json_put_int(o, "project_id", db_int(res, row, col + 6));
-	const char *project_url = project_web_url(r, V(7), V(8));
-	json_put_str(o, "web_url", arena_printf(r->ctx.a, "%s/snippets/%s", project_url, V(0)));
+	const char *project_url = project_web_url(c, V(7), V(8));
+	json_put_str(o, "web_url", arena_printf(c->a, "%s/snippets/%s", project_url, V(0)));
 #undef V
 	return o;
 }

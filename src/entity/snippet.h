@@ -4,7 +4,9 @@
 #define COLLABD_ENTITY_SNIPPET_H
 
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The rows SNIPPET_COLS reads: snippets s with their author u, project p and its
  * namespace n. */
@@ -16,6 +18,6 @@
 	" iso8601(s.created_at), s.project_id, n.full_path, p.path, " USER_BASIC_COLS
 #define SNIPPET_NCOLS 14
 
-json_object *entity_snippet(request *r, const PGresult *res, int row, int col);
+json_object *entity_snippet(ctx *c, const PGresult *res, int row, int col);
 
 #endif

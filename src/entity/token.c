@@ -2,11 +2,11 @@
 
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_token(request *r, const PGresult *res, int row, int col, const char *token)
+json_object *entity_token(ctx *c, const PGresult *res, int row, int col, const char *token)
 {
-	cache_depend(r, CACHE_KEY_USER(db_int(res, row, col + 5))); /* tokens bump their user */
+	deps_add(c, CACHE_KEY_USER(db_int(res, row, col + 5))); /* tokens bump their user */
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", db_int(res, row, col));
 	json_put_str(o, "name", db_val(res, row, col + 1));

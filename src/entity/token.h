@@ -2,7 +2,9 @@
 #ifndef COLLABD_ENTITY_TOKEN_H
 #define COLLABD_ENTITY_TOKEN_H
 
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 #define TOKEN_COLS                                                                              \
 	"t.id, t.name, t.revoked, iso8601(t.created_at), array_to_json(t.scopes)::text, t.user_id, " \
@@ -10,6 +12,6 @@
 	"t.expires_at::text, t.kind = 'impersonation'"
 
 /* token is the secret, shown only at creation; NULL otherwise. */
-json_object *entity_token(request *r, const PGresult *res, int row, int col, const char *token);
+json_object *entity_token(ctx *c, const PGresult *res, int row, int col, const char *token);
 
 #endif

@@ -6,19 +6,19 @@
 #include "core/buf.h"
 #include "db/db.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
-json_object *entity_user(request *r, const PGresult *res, int row, int col, enum user_view view)
+json_object *entity_user(ctx *c, const PGresult *res, int row, int col, enum user_view view)
 {
-	cache_depend(r, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
+	deps_add(c, CACHE_KEY_USER(db_int(res, row, col + UC_ID)));
 	json_object *o = json_object_new_object();
 #define V(c) db_val(res, row, col + (c))
 	json_put_int(o, "id", db_int(res, row, col + UC_ID));
 	json_put_str(o, "name", V(UC_NAME));
 	json_put_str(o, "username", V(UC_USERNAME));
 	json_put_str(o, "state", V(UC_STATE));
-	json_put_str(o, "avatar_url", entity_avatar_url(r, "user", V(UC_ID), V(UC_AVATAR)));
-	json_put_str(o, "web_url", arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->external_url, V(UC_USERNAME)));
+	json_put_str(o, "avatar_url", entity_avatar_url(c, "user", V(UC_ID), V(UC_AVATAR)));
+	json_put_str(o, "web_url", arena_printf(c->a, "%s/%s", c->cfg->external_url, V(UC_USERNAME)));
 	if (view == USER_VIEW_BASIC)
 		return o;
 	json_put_str(o, "created_at", V(UC_CREATED_AT));
@@ -92,7 +92,7 @@ const db_stmt entity_user_stmts[] = {
 	{"users_refs", REFS_SELECT " WHERE u.id = ANY ($1::bigint[])", 1, 2 + RF_N},
 	/* The first REFS_BULK users. */
 	{"users_refs_bulk", REFS_SELECT " ORDER BY u.id LIMIT " REFS_BULK, 0, 2 + RF_N},
-	/* The epoch, when authentication did not read it (r->users_epoch). */
+	/* The epoch, when authentication did not read it (c->users_epoch). */
 	{"users_epoch", "SELECT " USER_EPOCH, 0, 1},
 	{0},
 };
@@ -197,17 +197,17 @@ static void refs_keep(const PGresult *got)
 
 /* Reads the users that column col of res refers to (USER_REF) and this worker lacks,
  * in one statement; the first time at an epoch, the first REFS_BULK users before. */
-static void refs_fill(request *r, const PGresult *res, int col)
+static void refs_fill(ctx *c, const PGresult *res, int col)
 {
 	int err;
 	if (refs.bulk_epoch != refs.epoch + 1) {
-		PGresult *all = db_query(&r->ctx, "users_refs_bulk", 0, NULL, &err);
+		PGresult *all = db_query(c, "users_refs_bulk", 0, NULL, &err);
 		if (all)
 			refs_keep(all);
 		refs.bulk_epoch = refs.epoch + 1;
 	}
 	buf ids;
-	buf_init(&ids, r->ctx.a, 256);
+	buf_init(&ids, c->a, 256);
 	buf_putc(&ids, '{');
 	int n = 0;
 	for (int row = 0; row < PQntuples(res); row++) {
@@ -224,35 +224,35 @@ static void refs_fill(request *r, const PGresult *res, int col)
 	if (!n)
 		return;
 	const char *v[1] = {buf_cstr(&ids)};
-	PGresult *got = db_query(&r->ctx, "users_refs", 1, v, &err);
+	PGresult *got = db_query(c, "users_refs", 1, v, &err);
 	if (got)
 		refs_keep(got);
 }
 
 /* The copy of the user that row's USER_REF at col refers to, read when missing; NULL
  * when there is no such user. */
-static user_ref *refs_get(request *r, const PGresult *res, int row, int col)
+static user_ref *refs_get(ctx *c, const PGresult *res, int row, int col)
 {
-	if (!r->users_epoch) {
+	if (!c->users_epoch) {
 		int err;
-		PGresult *e = db_query(&r->ctx, "users_epoch", 0, NULL, &err);
+		PGresult *e = db_query(c, "users_epoch", 0, NULL, &err);
 		if (e && PQntuples(e) == 1)
-			r->users_epoch = db_int(e, 0, 0);
+			c->users_epoch = db_int(e, 0, 0);
 		else
 			refs_clear(); /* the copies read now bring the epoch */
 	}
-	refs_at(r->users_epoch);
+	refs_at(c->users_epoch);
 	long long id = db_int(res, row, col);
 	user_ref *u = refs_find(id);
 	if (!u) {
-		refs_fill(r, res, col);
+		refs_fill(c, res, col);
 		u = refs_find(id);
 	}
 	return u;
 }
 
 /* The record of user id with fields f (RF_*). */
-static void user_fields_write(jw *w, request *r, long long id, const char *id_text,
+static void user_fields_write(jw *w, ctx *c, long long id, const char *id_text,
 			      const char *const *f, enum user_view view)
 {
 	jw_begin_object(w);
@@ -260,10 +260,10 @@ static void user_fields_write(jw *w, request *r, long long id, const char *id_te
 	jw_put_str(w, "name", f[RF_NAME]);
 	jw_put_str(w, "username", f[RF_USERNAME]);
 	jw_put_str(w, "state", f[RF_STATE]);
-	jw_put_str(w, "avatar_url", entity_avatar_url(r, "user", id_text, f[RF_AVATAR]));
+	jw_put_str(w, "avatar_url", entity_avatar_url(c, "user", id_text, f[RF_AVATAR]));
 	jw_key(w, "web_url");
 	jw_str_begin(w);
-	jw_str_part(w, r->ctx.cfg->external_url);
+	jw_str_part(w, c->cfg->external_url);
 	jw_str_part(w, "/");
 	jw_str_part(w, f[RF_USERNAME]);
 	jw_str_end(w);
@@ -280,27 +280,27 @@ static void user_fields_write(jw *w, request *r, long long id, const char *id_te
 	jw_end_object(w);
 }
 
-void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
+void entity_user_write(jw *w, ctx *c, const PGresult *res, int row, int col,
 		       enum user_view view)
 {
 	const char *f[RF_N], *id = db_val(res, row, col + UC_ID);
 	long long id_num = db_int(res, row, col + UC_ID);
 	if (id && PQgetisnull(res, row, col + UC_USERNAME)) {
-		user_ref *u = refs_get(r, res, row, col);
+		user_ref *u = refs_get(c, res, row, col);
 		if (!u) {
 			jw_null(w);
 			return;
 		}
-		cache_depend(r, CACHE_KEY_USER(id_num));
+		deps_add(c, CACHE_KEY_USER(id_num));
 		if (view != USER_VIEW_BASIC) {
-			user_fields_write(w, r, id_num, id, (const char *const *)u->f, view);
+			user_fields_write(w, c, id_num, id, (const char *const *)u->f, view);
 			return;
 		}
 		/* the basic view of a copy, as many lists show it for each row: written once */
 		if (!u->basic) {
 			jw t;
-			jw_init(&t, r->ctx.a, 256);
-			user_fields_write(&t, r, id_num, id, (const char *const *)u->f, view);
+			jw_init(&t, c->a, 256);
+			user_fields_write(&t, c, id_num, id, (const char *const *)u->f, view);
 			u->basic = malloc(t.b.len);
 			if (!u->basic) {
 				jw_raw(w, t.b.data, t.b.len);
@@ -312,32 +312,32 @@ void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
 		jw_raw(w, u->basic, u->basic_len);
 		return;
 	}
-	static const int c[RF_N] = {UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR,
+	static const int cols[RF_N] = {UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR,
 				    UC_CREATED_AT, UC_BIO, UC_LOCATION, UC_SKYPE,
 				    UC_LINKEDIN, UC_TWITTER, UC_WEBSITE_URL,
 				    UC_ORGANIZATION};
 	for (int i = 0; i < (view == USER_VIEW_BASIC ? RF_CREATED_AT : RF_N); i++)
-		f[i] = db_val(res, row, col + c[i]);
-	cache_depend(r, CACHE_KEY_USER(id_num));
-	user_fields_write(w, r, id_num, id, f, view);
+		f[i] = db_val(res, row, col + cols[i]);
+	deps_add(c, CACHE_KEY_USER(id_num));
+	user_fields_write(w, c, id_num, id, f, view);
 }
 
-bool entity_user_present(request *r, const PGresult *res, int row, int col)
+bool entity_user_present(ctx *c, const PGresult *res, int row, int col)
 {
 	if (PQgetisnull(res, row, col + UC_ID))
 		return false;
-	return !PQgetisnull(res, row, col + UC_USERNAME) || refs_get(r, res, row, col);
+	return !PQgetisnull(res, row, col + UC_USERNAME) || refs_get(c, res, row, col);
 }
 
-void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col)
+void entity_user_summary_write(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
 	if (PQgetisnull(res, row, col))
 		jw_null(w);
 	else
-		entity_user_write(w, r, res, row, col, USER_VIEW_BASIC);
+		entity_user_write(w, c, res, row, col, USER_VIEW_BASIC);
 }
 
-void entity_user_list_depend(request *r)
+void entity_user_list_depend(ctx *c)
 {
-	cache_depend(r, CACHE_SET_USERS);
+	deps_add(c, CACHE_SET_USERS);
 }

@@ -5,7 +5,9 @@
 
 #include "core/jw.h"
 #include "db/db.h"
-#include "http/request.h"
+#include "core/ctx.h"
+#include "core/jw.h"
+#include "db/db.h"
 
 /* The columns every user statement selects, in this order, from users u. */
 #define USER_COLS                                                                                \
@@ -34,7 +36,7 @@
  * epoch is the sum of the response cache's versions of key 0 and of
  * CACHE_KEY_USER_VIEWS, which a transaction that changes a column of a user's basic or
  * single view, or deletes a user, bumps at its commit (sql/0033_user_refs.sql). It is
- * read once a request, with the caller (r->users_epoch, auth/auth.h AUTH_LEAN), or by
+ * read once a request, with the caller (c->users_epoch, auth/auth.h AUTH_LEAN), or by
  * the first copy a request needs: a copy is never older than that statement's snapshot,
  * the one a response cache miss runs in (http/cache.h). */
 #define USER_EPOCH "(SELECT sum(ue.v) FROM cache_epochs ue WHERE ue.k IN (0, 5))"
@@ -62,19 +64,19 @@ enum user_view {
 
 /* The user whose USER_COLS start at column col of row in res; it depends on the user's
  * key (response cache). */
-json_object *entity_user(request *r, const PGresult *res, int row, int col, enum user_view view);
+json_object *entity_user(ctx *c, const PGresult *res, int row, int col, enum user_view view);
 /* The same, written into w, for the basic and single views only. */
-void entity_user_write(jw *w, request *r, const PGresult *res, int row, int col,
+void entity_user_write(jw *w, ctx *c, const PGresult *res, int row, int col,
 		       enum user_view view);
 /* The basic view of the user at col, or null when the row has none there. */
-void entity_user_summary_write(jw *w, request *r, const PGresult *res, int row, int col);
+void entity_user_summary_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 /* Whether the row has a user at col that entity_user_write shows as a record: not a
  * reference to a user removed since the statement read it (a list of users leaves it
  * out, where one user is null). */
-bool entity_user_present(request *r, const PGresult *res, int row, int col);
+bool entity_user_present(ctx *c, const PGresult *res, int row, int col);
 /* The statement of the worker's copies of user records (USER_REF). */
 extern const db_stmt entity_user_stmts[];
 /* What a list of users depends on beyond its rows' records: which users it holds. */
-void entity_user_list_depend(request *r);
+void entity_user_list_depend(ctx *c);
 
 #endif

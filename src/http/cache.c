@@ -222,11 +222,11 @@ void cache_put(cache *c, const cache_entry *e)
 	size_t sealed_len = 0;
 	for (int i = 0; i < e->nsealed; i++)
 		sealed_len += strlen(e->sealed[i]) + 1;
-	if (e->ndeps > CACHE_MAX_DEPS || e->ndeps < 0)
+	if (e->ndeps > DEPS_MAX || e->ndeps < 0)
 		return;
 	size_t size = ALIGN8(sizeof(struct record) + sizeof(*e->deps) * (size_t)e->ndeps +
 			     e->headers_len + e->body_len + 2 + sealed_len);
-	if (size > c->data_size / 4 || e->nsealed > CACHE_MAX_SECRETS || e->nsealed < 0 ||
+	if (size > c->data_size / 4 || e->nsealed > DEPS_MAX_SECRETS || e->nsealed < 0 ||
 	    strlen(e->key) >= sizeof(((struct record *)0)->key))
 		return;
 	uint64_t h = hash_of(e->key);
@@ -288,62 +288,6 @@ size_t cache_count(cache *c)
 		n += c->slots[i].hash && record_at(c, &c->slots[i]);
 	unlock(c);
 	return n;
-}
-
-static int compare_keys(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* r's deps sorted, each once. */
-static void deps_compact(request *r)
-{
-	if (r->cache_ndeps < 2)
-		return;
-	qsort(r->cache_deps, (size_t)r->cache_ndeps, sizeof(*r->cache_deps), compare_keys);
-	int n = 1;
-	for (int i = 1; i < r->cache_ndeps; i++)
-		if (r->cache_deps[i] != r->cache_deps[n - 1])
-			r->cache_deps[n++] = r->cache_deps[i];
-	r->cache_ndeps = n;
-}
-
-/* Appended as they come (a page of rows names the same namespace or owner again and
- * again: the neighbour is skipped at once, the rest when the array fills or at the end). */
-void cache_depend(request *r, long long key)
-{
-	if (!r->cache_key)
-		return;
-	if (r->cache_ndeps && r->cache_deps[r->cache_ndeps - 1] == key)
-		return;
-	if (r->cache_ndeps == CACHE_MAX_DEPS) {
-		deps_compact(r);
-		if (r->cache_ndeps == CACHE_MAX_DEPS) {
-			r->cache_none = true;
-			return;
-		}
-	}
-	r->cache_deps[r->cache_ndeps++] = key;
-}
-
-void cache_depend_none(request *r)
-{
-	r->cache_none = true;
-}
-
-const char *cache_open_secret(request *r, const char *sealed)
-{
-	const char *plain = crypto_open(r->ctx.a, r->ctx.key, sealed);
-	if (plain && r->cache_key) {
-		if (r->cache_nsecrets == CACHE_MAX_SECRETS) {
-			r->cache_none = true;
-		} else {
-			r->cache_plain[r->cache_nsecrets] = plain;
-			r->cache_sealed[r->cache_nsecrets++] = sealed;
-		}
-	}
-	return plain;
 }
 
 #define SECRET_MARK '\x01'
@@ -454,7 +398,10 @@ static bool run_in_snapshot(request *r, const char *key, bool begun)
 	if (!begun && db_begin_snapshot(&r->ctx) < 0)
 		return false; /* runs uncached; the handler meets the same database */
 	r->cache_key = key;
-	cache_depend(r, CACHE_KEY_ALL);
+	r->deps.n = r->deps.nsecrets = 0;
+	r->deps.none = false;
+	r->ctx.deps = &r->deps;
+	deps_add(&r->ctx, CACHE_KEY_ALL);
 	return false;
 }
 
@@ -553,26 +500,27 @@ int cache_finish(request *r, int rc)
 		return rc;
 	const char *key = r->cache_key;
 	r->cache_key = NULL;
+	r->ctx.deps = NULL;
 	if (verifying.r == r)
 		return verify_finish(r, key, rc);
 	if (rc < 0)
 		return rc; /* the dispatcher rolls back */
-	bool store = r->status == 200 && !r->cache_none && r->body;
+	bool store = r->status == 200 && !r->deps.none && r->body;
 	if (store)
-		deps_compact(r);
-	long long sum = store ? versions(r, r->cache_deps, r->cache_ndeps) : -1;
+		deps_compact(&r->deps);
+	long long sum = store ? versions(r, r->deps.keys, r->deps.n) : -1;
 	if (db_commit(&r->ctx) < 0 || sum < 0)
 		return rc;
-	cache_entry e = {.expires = cache_expiry(time(NULL)), .ndeps = r->cache_ndeps, .sum = sum,
+	cache_entry e = {.expires = cache_expiry(time(NULL)), .ndeps = r->deps.n, .sum = sum,
 			 .status = r->status, .headers = r->headers.data ? r->headers.data : "",
 			 .headers_len = r->headers.len, .body = r->body, .body_len = r->body_len,
-			 .nsealed = r->cache_nsecrets};
+			 .nsealed = r->deps.nsecrets};
 	snprintf(e.key, sizeof(e.key), "%s", key);
-	memcpy(e.deps, r->cache_deps, sizeof(*e.deps) * (size_t)r->cache_ndeps);
-	memcpy(e.sealed, r->cache_sealed, sizeof(e.sealed));
+	memcpy(e.deps, r->deps.keys, sizeof(*e.deps) * (size_t)r->deps.n);
+	memcpy(e.sealed, r->deps.sealed, sizeof(e.sealed));
 	if (e.nsealed) {
 		/* kept sealed, as in the database */
-		e.body = cache_mask_secrets(r->ctx.a, r->body, r->body_len, r->cache_plain, e.nsealed,
+		e.body = cache_mask_secrets(r->ctx.a, r->body, r->body_len, r->deps.plain, e.nsealed,
 					    &e.body_len);
 		if (!e.body)
 			return rc;

@@ -25,30 +25,9 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "core/deps.h"
 #include "db/db.h"
 #include "http/request.h"
-
-/* The keys of rows: id * 16 + kind (sql/0010_cache_keys.sql). */
-#define CACHE_KEY_ALL 0LL
-#define CACHE_KEY_USER(id) ((long long)(id) * 16 + 1)    /* user, identities, tokens,
-							   * memberships, notification
-							   * settings, stars */
-#define CACHE_KEY_PROJECT(id) ((long long)(id) * 16 + 2) /* project, its links, members,
-							   * stars */
-#define CACHE_KEY_NAMESPACE(id) ((long long)(id) * 16 + 3) /* one namespace row */
-#define CACHE_KEY_REPOSITORY(id) ((long long)(id) * 16 + 4) /* a project's refs and
-							    * protected branches
-							    * (sql/0023) */
-#define CACHE_KEY_USER_VIEWS 5LL /* kind 5 of id 0: any user's basic or single view
-				  * (entity/user.h USER_EPOCH) */
-/* The sets a list's rows and order come from (negative: each is summed over its stripes
- * in the database). Bumped when a row enters or leaves, or changes a column that lists
- * filter or sort on; not by what is only shown (stars, activity: the rows' keys). */
-#define CACHE_SET_USERS (-1LL)         /* users and identities */
-#define CACHE_SET_PROJECTS (-2LL)      /* projects (and group links): who sees which */
-#define CACHE_SET_NAMESPACES (-3LL)    /* namespaces: names, owners, paths */
-#define CACHE_SET_PROJECT_TEXT (-4LL)  /* projects' name, path, description */
-#define CACHE_SET_PROJECT_TIMES (-5LL) /* projects' updated_at, last_activity_at */
 
 /* A stored response, as cache_put() takes it and cache_get() copies it out. Secrets
  * (a private or runners token) are kept sealed, as in the database: the body holds
@@ -56,7 +35,7 @@
 typedef struct {
 	char key[65]; /* hex SHA-256 of what determines the response */
 	time_t expires;
-	long long deps[CACHE_MAX_DEPS];
+	long long deps[DEPS_MAX];
 	int ndeps;
 	long long sum; /* of the deps' versions when stored */
 	int status;
@@ -64,7 +43,7 @@ typedef struct {
 	size_t headers_len;
 	const char *body;
 	size_t body_len;
-	const char *sealed[CACHE_MAX_SECRETS];
+	const char *sealed[DEPS_MAX_SECRETS];
 	int nsealed;
 } cache_entry;
 
@@ -93,14 +72,6 @@ char *cache_mask_secrets(arena *a, const char *body, size_t body_len, const char
 time_t cache_expiry(time_t now);
 /* The entries there (for tests). */
 size_t cache_count(cache *c);
-
-/* The request's response depends on key (a CACHE_KEY_ or CACHE_SET_) / on something no
- * key names (not stored). Called by the presenters; cheap when nothing is cached. */
-void cache_depend(request *r, long long key);
-void cache_depend_none(request *r);
-/* Opens the sealed secret (crypto_open with the instance key) for the response being
- * built; a cached copy of the response keeps it sealed. NULL when it does not open. */
-const char *cache_open_secret(request *r, const char *sealed);
 
 /* The dispatcher's side, for a ROUTE_CACHE route once the credentials are read:
  * cache_serve() answers from the cache (true) or starts the snapshot the handler runs

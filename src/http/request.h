@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/ctx.h"
+#include "core/deps.h"
 #include "core/errors.h"
 #include "core/jw.h"
 #include "db/db.h"
@@ -33,10 +34,6 @@ typedef struct param {
 struct route;
 struct project_scope;
 struct group_scope;
-
-/* The most keys a cached response may depend on, and secrets it may show (http/cache.h). */
-#define CACHE_MAX_DEPS 512
-#define CACHE_MAX_SECRETS 4
 
 typedef struct request {
 	ctx ctx;              /* arena, database, configuration, key, caller (core/ctx.h) */
@@ -71,8 +68,6 @@ typedef struct request {
 	const char *token_digest; /* hex SHA-256 of the credential, NULL when none sent */
 	bool oauth;           /* credential came as Bearer/access_token */
 	const char *sudo;     /* value of sudo param/header */
-	long long users_epoch; /* the users' epoch (entity/user.h USER_EPOCH) read with the
-				* caller; 0 until a statement read it */
 
 	/* what goes out */
 	int status;
@@ -85,12 +80,7 @@ typedef struct request {
 	/* the response cache (http/cache.h): the worker's, NULL when off */
 	struct cache *cache;
 	const char *cache_key;   /* set while a ROUTE_CACHE request runs in its snapshot */
-	long long cache_deps[CACHE_MAX_DEPS];
-	int cache_ndeps;
-	bool cache_none;         /* depends on something no key names: not stored */
-	const char *cache_plain[CACHE_MAX_SECRETS];  /* secrets shown, opened ... */
-	const char *cache_sealed[CACHE_MAX_SECRETS]; /* ... from these */
-	int cache_nsecrets;
+	dep_list deps;              /* what it depends on (ctx.deps points here meanwhile) */
 	/* the authentication cache (auth/auth.c): the worker's, NULL when off */
 	struct cache *auth_cache;
 } request;
