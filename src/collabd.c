@@ -89,7 +89,7 @@ struct worker_slot {
 static struct worker_slot slots[MAX_WORKERS];
 static int nslots;
 /* The response cache and the authentication cache the workers of the current
- * generation share (http/cache.h's store). */
+ * generation share (cache/store.h). */
 static cache *response_cache, *auth_cache;
 /* The turns of the current generation's write transactions (core/turns.h). */
 static int write_turns = -1;

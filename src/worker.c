@@ -18,6 +18,7 @@
 #include "auth/scope.h"
 #include "core/log.h"
 #include "core/turns.h"
+#include "cache/auth.h"
 #include "http/cache.h"
 #include "http/router.h"
 #include "modules.h"
@@ -46,6 +47,14 @@ static int check_params(request *r)
 	return rc;
 }
 
+/* Whether a route with these flags authenticates with cache_auth_project: a project's
+ * route, with a token and no sudo. */
+static bool with_project(const request *r, unsigned flags)
+{
+	return (flags & ROUTE_PROJECT) && r->cred.token_digest && !r->cred.sudo &&
+	       !(flags & (ROUTE_NO_AUTH | ROUTE_SELF_AUTH | ROUTE_CALLER_RECORD));
+}
+
 /* rc, after the route's project was looked for: found (0), the presenters' URLs of its
  * records name its path. */
 static int project_found(request *r, int rc)
@@ -64,7 +73,7 @@ static int project_found(request *r, int rc)
  * checks', then the scope's. */
 static int resolve_scope(request *r, unsigned flags)
 {
-	if (auth_with_project(r, flags)) {
+	if (with_project(r, flags)) {
 		/* the checks first, as they may name the statement the handler will run
 		 * (r->prefetch, api_query), to send with the project's; their answer after
 		 * authentication's */
@@ -73,7 +82,9 @@ static int resolve_scope(request *r, unsigned flags)
 		if (check < 0 || (flags & ROUTE_TX))
 			r->prefetch = (db_call){0};
 		PGresult *res;
-		int rc = auth_authenticate_project(r, flags, route_lock(flags), &res);
+		int rc = cache_auth_project(&r->ctx, &r->cred, flags, param_str(r, "id"),
+					    route_lock(flags), flags & ROUTE_NO_USER_REFS,
+					    r->auth_cache, &r->prefetch, &r->prefetched, &res);
 		if (rc < 0 || (rc = check) < 0)
 			return rc;
 		r->project = arena_alloc(r->ctx.a, sizeof(*r->project));
@@ -156,14 +167,14 @@ void worker_dispatch_tables(request *r, const route *const *tables)
 		return;
 	}
 	if (!(rt->flags & ROUTE_NO_AUTH))
-		auth_read_credentials(r);
+		request_read_credentials(r);
 	if (r->cache && (rt->flags & ROUTE_CACHE) && cache_serve(r))
 		return;
 	if (!(rt->flags & ROUTE_NO_AUTH)) {
-		bool deferred = ((rt->flags & ROUTE_SELF_AUTH) && r->token_digest && !r->sudo) ||
-				auth_with_project(r, rt->flags);
+		bool deferred = ((rt->flags & ROUTE_SELF_AUTH) && r->cred.token_digest && !r->cred.sudo) ||
+				with_project(r, rt->flags);
 		if (!deferred)
-			rc = auth_authenticate(r, rt->flags);
+			rc = auth_authenticate(&r->ctx, &r->cred, rt->flags);
 	}
 	if (rc == 0)
 		rc = run_handler(r, rt);

@@ -13,7 +13,7 @@
 #include "git/hooks.h"
 #include "git/commits.h"
 #include "git/graph.h"
-#include "http/cache.h"
+#include "core/deps.h"
 
 /* The columns of a commit status (Entities::CommitStatus), then its author. */
 #define STATUS_COLS                                                                             \

@@ -24,7 +24,7 @@
 #include "entity/entity.h"
 #include "entity/project.h"
 #include "git/repo.h"
-#include "http/cache.h"
+#include "core/deps.h"
 #include "http/pagination.h"
 #include "http/router.h"
 
@@ -421,8 +421,8 @@ static const char *const list_stmts[][2][2] = {
  * the routes authenticated before their handler. */
 static int list_param_error(request *r, int rc)
 {
-	if (!r->ctx.user && r->token_digest) {
-		int auth = auth_authenticate(r, r->route->flags);
+	if (!r->ctx.user && r->cred.token_digest) {
+		int auth = auth_authenticate(&r->ctx, &r->cred, r->route->flags);
 		if (auth < 0)
 			return auth;
 	}
@@ -452,12 +452,12 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	if (rc < 0)
 		return list_param_error(r, rc);
 	/* with a token not yet looked up (ROUTE_SELF_AUTH), the statement finds the caller */
-	bool self_auth = !r->ctx.user && r->token_digest;
+	bool self_auth = !r->ctx.user && r->cred.token_digest;
 	bool signed_in = r->ctx.user || self_auth;
 	const char *v[17];
 	access_me_params(&r->ctx, v);
 	if (self_auth) {
-		auth_params(r, v);
+		auth_params(&r->cred, v);
 		v[2] = NULL;
 	}
 	v[3] = archived;
@@ -494,7 +494,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		    strcmp(order, "created_at") == 0 && strcmp(sort, "desc") == 0;
 	if (self_auth && (kind == LIST_ALL || kind == LIST_STARRED)) {
 		/* their statements have no _auth variant: the caller first */
-		if ((rc = auth_authenticate(r, r->route->flags)) < 0)
+		if ((rc = auth_authenticate(&r->ctx, &r->cred, r->route->flags)) < 0)
 			return rc;
 		self_auth = false;
 		access_me_params(&r->ctx, v);
@@ -513,7 +513,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	if (!res)
 		return err;
 	if (self_auth) {
-		if ((rc = auth_accept_lean(r, r->route->flags, res, 0, 0)) < 0)
+		if ((rc = auth_accept_lean(&r->ctx, &r->cred, r->route->flags, res, 0, 0)) < 0)
 			return rc;
 		base = AUTH_LEAN_NCOLS;
 	}
@@ -753,17 +753,17 @@ static int projects_show(request *r)
 		return rc;
 	PGresult *res;
 	int col, err;
-	if (!r->ctx.user && r->token_digest) {
+	if (!r->ctx.user && r->cred.token_digest) {
 		/* authentication, the caller's standing and the record in one statement */
 		const char *v[3];
-		auth_params(r, v);
+		auth_params(&r->cred, v);
 		v[2] = ref;
 		res = db_query(&r->ctx, scope_ref_is_id(ref) ? "projects_show_auth"
 							 : "projects_show_auth_path",
 			       3, v, &err);
 		if (!res)
 			return err;
-		if ((rc = auth_accept_lean(r, r->route->flags, res, 0, 0)) < 0)
+		if ((rc = auth_accept_lean(&r->ctx, &r->cred, r->route->flags, res, 0, 0)) < 0)
 			return rc;
 		col = AUTH_LEAN_NCOLS;
 	} else {

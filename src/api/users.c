@@ -12,7 +12,7 @@
 #include "core/log.h"
 #include "core/validate.h"
 #include "entity/entity.h"
-#include "http/cache.h"
+#include "core/deps.h"
 #include "entity/user.h"
 #include "http/pagination.h"
 #include "http/router.h"
@@ -163,26 +163,26 @@ static int users_list(request *r)
 	if (provider && !extern_uid)
 		return fail_missing(r, "extern_uid");
 	/* Filters on identities and the external flag are for admins, as in GitLab. */
-	if ((external || extern_uid) && !auth_is_admin(r))
+	if ((external || extern_uid) && !auth_is_admin(&r->ctx))
 		return ERR_FORBIDDEN;
 	const char *v[12] = {
 		active ? "true" : NULL,  blocked ? "true" : NULL, param_str(r, "search"),
 		param_str(r, "username"), extern_uid, provider, external ? "true" : NULL, before, after,
 		pagination_limit(r, &pg), pagination_offset(r, &pg),
-		auth_is_admin(r) ? "true" : "false",
+		auth_is_admin(&r->ctx) ? "true" : "false",
 	};
 	entity_user_list_depend(&r->ctx);
 	bool filtered = false;
 	for (int i = 0; i < 9; i++)
 		filtered = filtered || v[i];
 	int err;
-	bool admin = auth_is_admin(r);
+	bool admin = auth_is_admin(&r->ctx);
 	PGresult *res = filtered ? db_query(&r->ctx, admin ? "users_list" : "users_list_basic", 12, v, &err)
 				 : db_query(&r->ctx, admin ? "users_list_all" : "users_list_all_basic", 2,
 					    v + 9, &err);
 	if (!res)
 		return err;
-	api_respond_page(r, &pg, res, auth_is_admin(r) ? present_admin : present_basic);
+	api_respond_page(r, &pg, res, auth_is_admin(&r->ctx) ? present_admin : present_basic);
 	return 0;
 }
 
@@ -194,15 +194,15 @@ static int users_show(request *r)
 		return rc;
 	PGresult *res;
 	int col, err;
-	if (!r->ctx.user && r->token_digest) {
+	if (!r->ctx.user && r->cred.token_digest) {
 		/* authentication and the record in one statement */
 		const char *v[3];
-		auth_params(r, v);
+		auth_params(&r->cred, v);
 		v[2] = id;
 		res = db_query(&r->ctx, "users_show_auth", 3, v, &err);
 		if (!res)
 			return err;
-		rc = auth_accept_lean(r, r->route->flags, res, 0, 0);
+		rc = auth_accept_lean(&r->ctx, &r->cred, r->route->flags, res, 0, 0);
 		if (rc < 0)
 			return rc;
 		col = AUTH_LEAN_NCOLS;
@@ -215,7 +215,7 @@ static int users_show(request *r)
 	}
 	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + UC_ID))
 		return fail_not_found(r, "User");
-	enum user_view view = auth_is_admin(r) ? USER_VIEW_ADMIN : USER_VIEW_SINGLE;
+	enum user_view view = auth_is_admin(&r->ctx) ? USER_VIEW_ADMIN : USER_VIEW_SINGLE;
 	respond_json(r, 200, entity_user(&r->ctx, res, 0, col, view));
 	return 0;
 }

@@ -5,7 +5,7 @@
 #include "auth/scope.h"
 #include "db/db.h"
 #include "entity/user.h"
-#include "http/request.h"
+#include "core/ctx.h"
 
 extern const db_stmt auth_stmts[];
 
@@ -39,32 +39,39 @@ enum auth_lean_col {
 	"(t.kind = 'oauth') = $2::boolean AND NOT t.revoked AND "                                  \
 	"(t.expires_at IS NULL OR t.expires_at > current_date) AND u.state = 'active' AND NOT u.ghost"
 
-/* Reads the credential the request carries (header or parameter) into r->token_digest
- * and r->oauth, and the sudo value into r->sudo. */
-void auth_read_credentials(request *r);
-/* Full authentication for a route with the given flags: looks the token up (all of the
- * caller's record with ROUTE_CALLER_RECORD, AUTH_LEAN otherwise), checks scope, applies
- * sudo, enforces ROUTE_AUTH and ROUTE_ADMIN. 0 or an ERR_ code. */
-int auth_authenticate(request *r, unsigned flags);
-/* Whether a route with these flags authenticates with auth_authenticate_project: a
- * project's route, with a token and no sudo. */
-bool auth_with_project(const request *r, unsigned flags);
-/* auth_authenticate and the statement of scope_project in one round trip: the caller
- * found by token with the route's project (:id), locked as lock says. 0 with *res the
- * row to read the scope from (scope_project_row at AUTH_LEAN_NCOLS), NULL when :id
- * names no project, or an ERR_ code of authentication. */
-int auth_authenticate_project(request *r, unsigned flags, scope_lock lock, PGresult **res);
+/* What a request presents to be someone. */
+typedef struct credential {
+	const char *token_digest; /* hex SHA-256 of the token sent, NULL when none */
+	bool oauth;               /* sent as Bearer/access_token */
+	const char *sudo;         /* the sudo value (header or parameter), NULL when none */
+	bool reading;             /* a GET: what a read_user token may do */
+} credential;
+
+/* What a route asks of its caller (http/router.h's ROUTE_ flags of the same values). */
+enum auth_need {
+	AUTH_USER = 1 << 0,          /* 401 without valid credentials */
+	AUTH_ADMIN = 1 << 1,         /* 403 unless the caller is an admin */
+	AUTH_READ_USER = 1 << 2,     /* also allowed to tokens with only the read_user scope */
+	AUTH_CALLER_RECORD = 1 << 5, /* all of the caller's record is read (c->user->res) */
+};
+
+/* Full authentication for a route needing need: looks the token up (all of the caller's
+ * record with AUTH_CALLER_RECORD, AUTH_LEAN otherwise), checks scope, applies sudo,
+ * enforces AUTH_USER and AUTH_ADMIN; the caller in c->user. 0 or an ERR_ code. */
+int auth_authenticate(ctx *c, const credential *cr, unsigned need);
 /* Same checks for a caller row already fetched at column col of row (AUTH_SELECT
  * columns; all NULL, or no row, when the token matched nothing). */
-int auth_accept_row(request *r, unsigned flags, PGresult *res, int row, int col);
-/* The same for AUTH_LEAN columns; r->ctx.user->res stays NULL. */
-int auth_accept_lean(request *r, unsigned flags, PGresult *res, int row, int col);
+int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, int row,
+		    int col);
+/* The same for AUTH_LEAN columns; c->user->res stays NULL. */
+int auth_accept_lean(ctx *c, const credential *cr, unsigned need, PGresult *res, int row,
+		     int col);
 /* Parameters $1 and $2 for statements embedding AUTH_FROM. */
-void auth_params(request *r, const char **values);
-/* 1 when the caller may use sudo etc.: an admin. */
-static inline int auth_is_admin(const request *r)
+void auth_params(const credential *cr, const char **values);
+/* Whether the caller is an admin. */
+static inline bool auth_is_admin(const ctx *c)
 {
-	return r->ctx.user && r->ctx.user->admin;
+	return c->user && c->user->admin;
 }
 
 #endif

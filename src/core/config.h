@@ -22,7 +22,7 @@ typedef struct {
 				 * POST /jobs/:id/artifacts instead of max_body */
 	int backlog;
 	char *socket_mode;   /* octal permissions of a unix socket we create */
-	int cache_size_mb;   /* response cache of each worker (http/cache.h); 0: none */
+	int cache_size_mb;   /* response cache of each worker (cache/response.h); 0: none */
 	int auth_cache_mb;   /* authentication cache (auth/auth.c); 0: none */
 	bool cache_verify;   /* every cache hit runs the handler too and must match (tests) */
 	int raw_inline_max;  /* raw files up to this many bytes are answered by collabd;

@@ -38,7 +38,7 @@
  * single view, or deletes a user, bumps at its commit (sql/0033_user_refs.sql). It is
  * read once a request, with the caller (c->users_epoch, auth/auth.h AUTH_LEAN), or by
  * the first copy a request needs: a copy is never older than that statement's snapshot,
- * the one a response cache miss runs in (http/cache.h). */
+ * the one a response cache miss runs in (cache/response.h). */
 #define USER_EPOCH "(SELECT sum(ue.v) FROM cache_epochs ue WHERE ue.k IN (0, 5))"
 #define USER_REF(ID) ID ", NULL::text, NULL::text, NULL::text, NULL::text"
 #define USER_SINGLE_REF(ID)                                                                    \

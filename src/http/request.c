@@ -1,5 +1,6 @@
 #include "http/request.h"
 
+#include "core/crypto.h"
 #include "core/validate.h"
 
 #include <ctype.h>
@@ -598,4 +599,32 @@ int param_file(request *r, const char *name, const char **data, size_t *len, con
 	*len = p->len;
 	*filename = fname;
 	return 0;
+}
+
+void request_read_credentials(request *r)
+{
+	/* An empty value counts as absent, so that it does not hide the next source. */
+	const char *token = request_header(r, "HTTP_PRIVATE_TOKEN");
+	if (!token || !*token)
+		token = param_str(r, "private_token");
+	if (!token || !*token) {
+		const char *h = request_header(r, "HTTP_AUTHORIZATION");
+		token = NULL;
+		if (h && strncasecmp(h, "Bearer ", 7) == 0) {
+			token = h + 7;
+			while (*token == ' ')
+				token++;
+		}
+		if (!token || !*token)
+			token = param_str(r, "access_token");
+		r->cred.oauth = token && *token;
+	}
+	if (token && *token)
+		r->cred.token_digest = crypto_sha256_hex(r->ctx.a, token, strlen(token));
+	r->cred.reading = strcmp(r->method, "GET") == 0;
+	r->cred.sudo = request_header(r, "HTTP_SUDO");
+	if (!r->cred.sudo || !*r->cred.sudo)
+		r->cred.sudo = param_str(r, "sudo");
+	if (r->cred.sudo && !*r->cred.sudo)
+		r->cred.sudo = NULL;
 }

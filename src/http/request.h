@@ -16,6 +16,7 @@
 #include "core/deps.h"
 #include "core/errors.h"
 #include "core/jw.h"
+#include "auth/auth.h"
 #include "db/db.h"
 
 enum param_source { SRC_PATH, SRC_QUERY, SRC_BODY };
@@ -64,10 +65,8 @@ typedef struct request {
 	 * instead of parsing it again: a commit's decoded actions. NULL when none. */
 	void *checked;
 
-	/* who asks (the caller is ctx.user) */
-	const char *token_digest; /* hex SHA-256 of the credential, NULL when none sent */
-	bool oauth;           /* credential came as Bearer/access_token */
-	const char *sudo;     /* value of sudo param/header */
+	/* who asks (the caller is ctx.user, found from cred) */
+	credential cred;
 
 	/* what goes out */
 	int status;
@@ -77,7 +76,7 @@ typedef struct request {
 	const char *content_type; /* of a body that is not JSON (raw file bytes); NULL: JSON */
 	json_object *validation; /* for ERR_VALIDATION */
 
-	/* the response cache (http/cache.h): the worker's, NULL when off */
+	/* the response cache (cache/response.h): the worker's, NULL when off */
 	struct cache *cache;
 	const char *cache_key;   /* set while a ROUTE_CACHE request runs in its snapshot */
 	dep_list deps;              /* what it depends on (ctx.deps points here meanwhile) */
@@ -98,6 +97,9 @@ void request_init(request *r, arena *a, const config *cfg);
  * multipart). */
 int request_parse(request *r, const char *method, const char *uri, const char *content_type,
 		  const char *body, size_t body_len);
+/* Reads the credential the request carries (header or parameter) and the sudo value into
+ * r->cred. */
+void request_read_credentials(request *r);
 /* Header by its CGI name (HTTP_PRIVATE_TOKEN); NULL when absent. */
 const char *request_header(request *r, const char *cgi_name);
 

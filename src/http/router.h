@@ -11,14 +11,15 @@ typedef int (*handler_fn)(request *r);
 
 enum route_flag {
 	ROUTE_PUBLIC = 0,         /* credentials optional: r->ctx.user may be NULL */
-	ROUTE_AUTH = 1 << 0,      /* 401 without valid credentials */
-	ROUTE_ADMIN = 1 << 1,     /* 403 unless the caller is an admin (implies AUTH) */
-	ROUTE_READ_USER = 1 << 2, /* also allowed to tokens with only the read_user scope */
+	ROUTE_AUTH = AUTH_USER,   /* 401 without valid credentials */
+	ROUTE_ADMIN = AUTH_ADMIN, /* 403 unless the caller is an admin (implies AUTH) */
+	ROUTE_READ_USER = AUTH_READ_USER, /* also allowed to tokens with only the read_user
+					   * scope */
 	ROUTE_NO_AUTH = 1 << 3,   /* credentials are not looked at (OAuth token endpoint) */
 	ROUTE_SELF_AUTH = 1 << 4, /* handler authenticates inside its own statement */
-	ROUTE_CALLER_RECORD = 1 << 5, /* the handler presents the caller's own record
+	ROUTE_CALLER_RECORD = AUTH_CALLER_RECORD, /* the handler presents the caller's own record
 				       * (r->ctx.user->res): authentication fetches all of it */
-	ROUTE_CACHE = 1 << 6,     /* 200s kept in the response cache (http/cache.h): the
+	ROUTE_CACHE = 1 << 6,     /* 200s kept in the response cache (cache/response.h): the
 				   * handler names what they depend on */
 	ROUTE_PROJECT = 1 << 7,   /* :id is a project the caller can see, found before the
 				   * handler (r->project; 404 Project Not Found), auth/scope.h */

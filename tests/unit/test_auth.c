@@ -67,7 +67,7 @@ static void credentials(const char *method, const char *uri, ...)
 	R.header_fn = header_fn;
 	R.header_ctx = headers;
 	ck_assert_int_eq(request_parse(&R, method, uri, NULL, NULL, 0), 0);
-	auth_read_credentials(&R);
+	request_read_credentials(&R);
 }
 
 static const char *digest(const char *token)
@@ -80,78 +80,78 @@ static const char *digest(const char *token)
 START_TEST(test_no_credentials)
 {
 	credentials("GET", "/api/v4/user", NULL);
-	ck_assert_ptr_null(R.token_digest);
-	ck_assert(!R.oauth);
-	ck_assert_ptr_null(R.sudo);
+	ck_assert_ptr_null(R.cred.token_digest);
+	ck_assert(!R.cred.oauth);
+	ck_assert_ptr_null(R.cred.sudo);
 	/* no header function at all */
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(request_parse(&R, "GET", "/api/v4/user", NULL, NULL, 0), 0);
-	auth_read_credentials(&R);
-	ck_assert_ptr_null(R.token_digest);
-	ck_assert_ptr_null(R.sudo);
+	request_read_credentials(&R);
+	ck_assert_ptr_null(R.cred.token_digest);
+	ck_assert_ptr_null(R.cred.sudo);
 }
 END_TEST
 
 START_TEST(test_private_token_header)
 {
 	credentials("GET", "/api/v4/user", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(!R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(!R.cred.oauth);
 }
 END_TEST
 
 START_TEST(test_private_token_param)
 {
 	credentials("GET", "/api/v4/user?private_token=abc", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(!R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(!R.cred.oauth);
 	/* also from a form body */
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(request_parse(&R, "POST", "/api/v4/user/keys",
 				       "application/x-www-form-urlencoded", "private_token=xyz-_1", 20),
 			 0);
-	auth_read_credentials(&R);
-	ck_assert_str_eq(R.token_digest, digest("xyz-_1"));
+	request_read_credentials(&R);
+	ck_assert_str_eq(R.cred.token_digest, digest("xyz-_1"));
 }
 END_TEST
 
 START_TEST(test_private_token_header_wins_over_param)
 {
 	credentials("GET", "/api/v4/user?private_token=other", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
 }
 END_TEST
 
 START_TEST(test_bearer)
 {
 	credentials("GET", "/api/v4/user", "HTTP_AUTHORIZATION", "Bearer abc", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(R.cred.oauth);
 	credentials("GET", "/api/v4/user", "HTTP_AUTHORIZATION", "bearer   abc", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(R.cred.oauth);
 	/* other schemes are not ours */
 	credentials("GET", "/api/v4/user", "HTTP_AUTHORIZATION", "Basic YWJjOmRlZg==", NULL);
-	ck_assert_ptr_null(R.token_digest);
-	ck_assert(!R.oauth);
+	ck_assert_ptr_null(R.cred.token_digest);
+	ck_assert(!R.cred.oauth);
 	credentials("GET", "/api/v4/user", "HTTP_AUTHORIZATION", "Bearerabc", NULL);
-	ck_assert_ptr_null(R.token_digest);
+	ck_assert_ptr_null(R.cred.token_digest);
 	/* an empty bearer token is no credential */
 	credentials("GET", "/api/v4/user", "HTTP_AUTHORIZATION", "Bearer ", NULL);
-	ck_assert_ptr_null(R.token_digest);
+	ck_assert_ptr_null(R.cred.token_digest);
 }
 END_TEST
 
 START_TEST(test_access_token_param)
 {
 	credentials("GET", "/api/v4/user?access_token=abc", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(R.cred.oauth);
 	/* the Authorization header is looked at first */
 	credentials("GET", "/api/v4/user?access_token=other", "HTTP_AUTHORIZATION", "Bearer abc",
 		    NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(R.cred.oauth);
 }
 END_TEST
 
@@ -159,48 +159,48 @@ START_TEST(test_private_token_wins_over_oauth)
 {
 	credentials("GET", "/api/v4/user?access_token=other", "HTTP_PRIVATE_TOKEN", "abc",
 		    "HTTP_AUTHORIZATION", "Bearer other", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(!R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(!R.cred.oauth);
 	credentials("GET", "/api/v4/user?private_token=abc&access_token=other", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(!R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(!R.cred.oauth);
 }
 END_TEST
 
 START_TEST(test_empty_private_token_is_absent)
 {
 	credentials("GET", "/api/v4/user?private_token=abc", "HTTP_PRIVATE_TOKEN", "", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(!R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(!R.cred.oauth);
 	credentials("GET", "/api/v4/user?private_token=", "HTTP_AUTHORIZATION", "Bearer abc", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(R.cred.oauth);
 	credentials("GET", "/api/v4/user?private_token=", NULL);
-	ck_assert_ptr_null(R.token_digest);
-	ck_assert(!R.oauth);
+	ck_assert_ptr_null(R.cred.token_digest);
+	ck_assert(!R.cred.oauth);
 	credentials("GET", "/api/v4/user?access_token=abc", "HTTP_AUTHORIZATION", "Bearer  ", NULL);
-	ck_assert_str_eq(R.token_digest, ABC_SHA256);
-	ck_assert(R.oauth);
+	ck_assert_str_eq(R.cred.token_digest, ABC_SHA256);
+	ck_assert(R.cred.oauth);
 	credentials("GET", "/api/v4/user?access_token=", "HTTP_AUTHORIZATION", "Bearer ", NULL);
-	ck_assert_ptr_null(R.token_digest);
-	ck_assert(!R.oauth);
+	ck_assert_ptr_null(R.cred.token_digest);
+	ck_assert(!R.cred.oauth);
 	credentials("GET", "/api/v4/user?sudo=root", "HTTP_SUDO", "", NULL);
-	ck_assert_str_eq(R.sudo, "root");
+	ck_assert_str_eq(R.cred.sudo, "root");
 }
 END_TEST
 
 START_TEST(test_sudo)
 {
 	credentials("GET", "/api/v4/user", "HTTP_PRIVATE_TOKEN", "abc", "HTTP_SUDO", "root", NULL);
-	ck_assert_str_eq(R.sudo, "root");
+	ck_assert_str_eq(R.cred.sudo, "root");
 	credentials("GET", "/api/v4/user?sudo=42", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_str_eq(R.sudo, "42");
+	ck_assert_str_eq(R.cred.sudo, "42");
 	credentials("GET", "/api/v4/user?sudo=42", "HTTP_SUDO", "root", NULL);
-	ck_assert_str_eq(R.sudo, "root");
+	ck_assert_str_eq(R.cred.sudo, "root");
 	credentials("GET", "/api/v4/user?sudo=", NULL);
-	ck_assert_ptr_null(R.sudo);
+	ck_assert_ptr_null(R.cred.sudo);
 	credentials("GET", "/api/v4/user", "HTTP_SUDO", "", NULL);
-	ck_assert_ptr_null(R.sudo);
+	ck_assert_ptr_null(R.cred.sudo);
 }
 END_TEST
 
@@ -208,14 +208,14 @@ START_TEST(test_auth_params)
 {
 	const char *v[2];
 	credentials("GET", "/api/v4/user", "HTTP_AUTHORIZATION", "Bearer abc", NULL);
-	auth_params(&R, v);
+	auth_params(&R.cred, v);
 	ck_assert_str_eq(v[0], ABC_SHA256);
 	ck_assert_str_eq(v[1], "true");
 	credentials("GET", "/api/v4/user", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	auth_params(&R, v);
+	auth_params(&R.cred, v);
 	ck_assert_str_eq(v[1], "false");
 	credentials("GET", "/api/v4/user", NULL);
-	auth_params(&R, v);
+	auth_params(&R.cred, v);
 	ck_assert_ptr_null(v[0]);
 }
 END_TEST
@@ -225,14 +225,14 @@ END_TEST
 START_TEST(test_anonymous)
 {
 	credentials("GET", "/api/v4/projects", NULL);
-	ck_assert_int_eq(auth_authenticate(&R, ROUTE_PUBLIC), 0);
+	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_PUBLIC), 0);
 	ck_assert_ptr_null(R.ctx.user);
-	ck_assert_int_eq(auth_authenticate(&R, ROUTE_READ_USER), 0);
-	ck_assert_int_eq(auth_authenticate(&R, ROUTE_AUTH), ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_authenticate(&R, ROUTE_ADMIN), ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_authenticate(&R, ROUTE_AUTH | ROUTE_ADMIN), ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_PUBLIC, NULL, 0, 0), 0);
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_READ_USER), 0);
+	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_AUTH), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_ADMIN), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_AUTH | ROUTE_ADMIN), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, NULL, 0, 0), 0);
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
 	ck_assert_ptr_null(R.ctx.user);
 }
 END_TEST
@@ -241,8 +241,8 @@ START_TEST(test_anonymous_sudo_is_unauthorized)
 {
 	/* sudo without a credential is not looked at; the route decides */
 	credentials("GET", "/api/v4/user?sudo=root", NULL);
-	ck_assert_int_eq(auth_authenticate(&R, ROUTE_AUTH), ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_authenticate(&R, ROUTE_PUBLIC), 0);
+	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_AUTH), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_PUBLIC), 0);
 	ck_assert_ptr_null(R.ctx.user);
 }
 END_TEST
@@ -312,20 +312,20 @@ static int accept_caller(const char *method, const char *uri, unsigned flags,
 		  const struct caller_row *row)
 {
 	credentials(method, uri, "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_ptr_nonnull(R.token_digest);
-	return auth_accept_row(&R, flags, caller_result(0, row, 1), 0, 0);
+	ck_assert_ptr_nonnull(R.cred.token_digest);
+	return auth_accept_row(&R.ctx, &R.cred, flags, caller_result(0, row, 1), 0, 0);
 }
 
 START_TEST(test_token_without_row_is_unauthorized)
 {
 	credentials("GET", "/api/v4/projects", "HTTP_PRIVATE_TOKEN", "abc", NULL);
 	/* a credential that was sent and did not match is 401 even on a public route */
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_PUBLIC, NULL, 0, 0), ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_PUBLIC, caller_result(0, NULL, 0), 0, 0),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, NULL, 0, 0), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(0, NULL, 0), 0, 0),
 			 ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_PUBLIC, caller_result(2, &NO_MATCH, 1), 0, 2),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(2, &NO_MATCH, 1), 0, 2),
 			 ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_PUBLIC, caller_result(0, &USER_API, 1), 1, 0),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(0, &USER_API, 1), 1, 0),
 			 ERR_UNAUTHORIZED); /* row past the end */
 	ck_assert_ptr_null(R.ctx.user);
 }
@@ -341,7 +341,7 @@ START_TEST(test_token_caller)
 	ck_assert_str_eq(R.ctx.user->token_kind, "personal");
 	ck_assert_str_eq(R.ctx.user->scopes, "{api}");
 	ck_assert(!R.ctx.user->impersonated);
-	ck_assert_int_eq(auth_is_admin(&R), 0);
+	ck_assert_int_eq(auth_is_admin(&R.ctx), 0);
 	ck_assert_int_eq(accept_caller("GET", "/api/v4/projects", ROUTE_PUBLIC, &USER_API), 0);
 	ck_assert_int_eq(R.ctx.user->id, 42);
 }
@@ -353,12 +353,12 @@ START_TEST(test_token_caller_at_column)
 	const struct caller_row rows[] = {USER_API, ADMIN_API};
 	credentials("GET", "/api/v4/users/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
 	PGresult *res = caller_result(3, rows, 2);
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_ADMIN, res, 1, 3), 0);
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_ADMIN, res, 1, 3), 0);
 	ck_assert_int_eq(R.ctx.user->id, 1);
 	ck_assert_str_eq(R.ctx.user->username, "root");
 	ck_assert_int_eq(R.ctx.user->row, 1);
 	ck_assert_int_eq(R.ctx.user->col, 3);
-	ck_assert_int_eq(auth_is_admin(&R), 1);
+	ck_assert_int_eq(auth_is_admin(&R.ctx), 1);
 }
 END_TEST
 
@@ -411,7 +411,7 @@ START_TEST(test_sudo_needs_admin)
 {
 	/* refused before any lookup of the sudo user, so no database is needed */
 	credentials("GET", "/api/v4/user?sudo=root", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_AUTH, caller_result(0, &USER_API, 1), 0, 0),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, caller_result(0, &USER_API, 1), 0, 0),
 			 ERR_FORBIDDEN);
 	ck_assert_str_eq(R.ctx.err_detail, "403 Forbidden  - Must be admin to use sudo");
 	respond_error(&R, ERR_FORBIDDEN);
@@ -419,7 +419,7 @@ START_TEST(test_sudo_needs_admin)
 	ck_assert_str_eq(R.body, "{\"message\":\"403 Forbidden  - Must be admin to use sudo\"}");
 	/* a token without the api scope is refused for its scope first */
 	credentials("GET", "/api/v4/user", "HTTP_PRIVATE_TOKEN", "abc", "HTTP_SUDO", "root", NULL);
-	ck_assert_int_eq(auth_accept_row(&R, ROUTE_AUTH, caller_result(0, &USER_READ, 1), 0, 0),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, caller_result(0, &USER_READ, 1), 0, 0),
 			 ERR_SCOPE);
 }
 END_TEST
@@ -460,7 +460,7 @@ START_TEST(test_lean_caller)
 		[AL_KIND] = "personal", [AL_SCOPES] = "{api}",
 	};
 	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(2, c), 0, 2), 0);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(2, c), 0, 2), 0);
 	ck_assert_int_eq(R.ctx.user->id, 42);
 	ck_assert_str_eq(R.ctx.user->username, "john");
 	ck_assert(!R.ctx.user->admin);
@@ -472,22 +472,22 @@ START_TEST(test_lean_caller)
 	/* the same checks as for the full row */
 	c[AL_SCOPES] = "{read_user}";
 	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(0, c), 0, 0), ERR_SCOPE);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(0, c), 0, 0), ERR_SCOPE);
 	c[AL_SCOPES] = "{api}";
 	credentials("POST", "/api/v4/users", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_ADMIN, lean_result(0, c), 0, 0), ERR_FORBIDDEN);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_ADMIN, lean_result(0, c), 0, 0), ERR_FORBIDDEN);
 	/* no match: NULL columns, or no row at all */
 	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(1, NULL), 0, 1),
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(1, NULL), 0, 1),
 			 ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, caller_result(0, NULL, 0), 0, 0),
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(0, NULL, 0), 0, 0),
 			 ERR_UNAUTHORIZED);
 	ck_assert_ptr_null(R.ctx.user);
 	/* no credential: anonymous */
 	credentials("GET", "/api/v4/projects/1", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, NULL, 0, 0), 0);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, NULL, 0, 0), 0);
 	ck_assert_ptr_null(R.ctx.user);
-	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
 }
 END_TEST
 
@@ -500,7 +500,7 @@ START_TEST(test_sudo_needs_private_token)
 		struct caller_row admin = ADMIN_API;
 		admin.kind = kinds[i];
 		credentials("GET", "/api/v4/user?sudo=john", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-		ck_assert_msg(auth_accept_row(&R, ROUTE_AUTH, caller_result(0, &admin, 1), 0, 0) ==
+		ck_assert_msg(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, caller_result(0, &admin, 1), 0, 0) ==
 				      ERR_FORBIDDEN,
 			      "%s token may sudo", kinds[i]);
 		ck_assert_str_eq(R.ctx.err_detail,
@@ -514,7 +514,7 @@ START_TEST(test_sudo_needs_private_token)
 	};
 	credentials("GET", "/api/v4/projects/1", "HTTP_SUDO", "john", "HTTP_PRIVATE_TOKEN", "abc",
 		    NULL);
-	ck_assert_int_eq(auth_accept_lean(&R, ROUTE_PUBLIC, lean_result(0, c), 0, 0), ERR_FORBIDDEN);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(0, c), 0, 0), ERR_FORBIDDEN);
 	respond_error(&R, ERR_FORBIDDEN);
 	ck_assert_str_eq(R.body, "{\"message\":\"403 Forbidden  - Private token must be specified "
 				 "in order to use sudo\"}");
