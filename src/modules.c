@@ -11,6 +11,7 @@
 #include "git/repo.h"
 #include "git/shell.h"
 #include "entity/user.h"
+#include "db/user_refs.h"
 #include "db/versions.h"
 
 #define MODULE(name) extern const db_stmt name##_stmts[]; extern const route name##_routes[];
@@ -19,7 +20,7 @@
 
 const db_stmt *const statements[] = {
 	auth_stmts, scope_stmts, background_stmts, db_versions_stmts, repo_stmts, hooks_stmts,
-	shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts, entity_user_stmts,
+	shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts, db_user_refs_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

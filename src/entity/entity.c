@@ -2,7 +2,6 @@
 
 #include <stdlib.h>
 
-#include "auth/scope.h"
 #include "db/db.h"
 
 /* The keys are the presenters' constants (or strings of the request's arena, which

@@ -8,7 +8,6 @@
 #include "entity/milestone.h"
 #include "entity/user.h"
 #include "core/ctx.h"
-#include "core/jw.h"
 #include "db/db.h"
 
 /* The merge_requests row mr with what it shows, from the joins of MR_JOINS, for a

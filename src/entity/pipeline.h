@@ -7,7 +7,6 @@
 #include "core/jw.h"
 #include "entity/user.h"
 #include "core/ctx.h"
-#include "core/jw.h"
 #include "db/db.h"
 
 /* The rows PIPELINE_COLS reads: ci_pipelines p with the user who made it, u (LEFT JOIN:

@@ -10,7 +10,6 @@
 #include "auth/access.h"
 #include "core/jw.h"
 #include "core/ctx.h"
-#include "core/jw.h"
 #include "db/db.h"
 
 /* The columns the simple view reads, from projects p and its namespaces n, in this

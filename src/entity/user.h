@@ -3,11 +3,10 @@
 #ifndef COLLABD_ENTITY_USER_H
 #define COLLABD_ENTITY_USER_H
 
-#include "core/jw.h"
-#include "db/db.h"
 #include "core/ctx.h"
 #include "core/jw.h"
 #include "db/db.h"
+#include "db/user_refs.h"
 
 /* The columns every user statement selects, in this order, from users u. */
 #define USER_COLS                                                                                \
@@ -31,7 +30,7 @@
 /* A user by reference, in place of USER_BASIC_COLS (USER_REF) or USER_SINGLE_COLS
  * (USER_SINGLE_REF) of users u: the id ID (an expression, NULL for none), the username
  * NULL. The presenters read such a user from the worker's copies of user records, kept
- * while the users' epoch (USER_EPOCH) stays the same and read, for those it lacks, in
+ * while the users' epoch (db/user_refs.h USER_EPOCH) stays the same and read, for those it lacks, in
  * one statement per result column; a statement with many rows then joins no users. The
  * epoch is the sum of the response cache's versions of key 0 and of
  * CACHE_KEY_USER_VIEWS, which a transaction that changes a column of a user's basic or
@@ -39,11 +38,6 @@
  * read once a request, with the caller (c->users_epoch, auth/auth.h AUTH_LEAN), or by
  * the first copy a request needs: a copy is never older than that statement's snapshot,
  * the one a response cache miss runs in (cache/response.h). */
-#define USER_EPOCH "(SELECT sum(ue.v) FROM cache_epochs ue WHERE ue.k IN (0, 5))"
-#define USER_REF(ID) ID ", NULL::text, NULL::text, NULL::text, NULL::text"
-#define USER_SINGLE_REF(ID)                                                                    \
-	USER_REF(ID) ", NULL::text, NULL::text, NULL::boolean, NULL::text, NULL::text,"         \
-	" NULL::text, NULL::text, NULL::text, NULL::text, NULL::text"
 
 enum user_col {
 	UC_ID, UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR, UC_CREATED_AT, UC_EMAIL, UC_IS_ADMIN,
@@ -74,8 +68,6 @@ void entity_user_summary_write(jw *w, ctx *c, const PGresult *res, int row, int 
  * reference to a user removed since the statement read it (a list of users leaves it
  * out, where one user is null). */
 bool entity_user_present(ctx *c, const PGresult *res, int row, int col);
-/* The statement of the worker's copies of user records (USER_REF). */
-extern const db_stmt entity_user_stmts[];
 /* What a list of users depends on beyond its rows' records: which users it holds. */
 void entity_user_list_depend(ctx *c);
 
