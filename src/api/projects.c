@@ -755,15 +755,10 @@ static int projects_show(request *r)
 	int col, err;
 	if (!r->ctx.user && r->cred.token_digest) {
 		/* authentication, the caller's standing and the record in one statement */
-		const char *v[3];
-		auth_params(&r->cred, v);
-		v[2] = ref;
-		res = db_query(&r->ctx, scope_ref_is_id(ref) ? "projects_show_auth"
-							 : "projects_show_auth_path",
-			       3, v, &err);
-		if (!res)
-			return err;
-		if ((rc = auth_accept_lean(&r->ctx, &r->cred, r->route->flags, res, 0, 0)) < 0)
+		rc = auth_query(&r->ctx, &r->cred, r->route->flags,
+				scope_ref_is_id(ref) ? "projects_show_auth" : "projects_show_auth_path",
+				ref, &res);
+		if (rc < 0)
 			return rc;
 		col = AUTH_LEAN_NCOLS;
 	} else {

@@ -196,14 +196,8 @@ static int users_show(request *r)
 	int col, err;
 	if (!r->ctx.user && r->cred.token_digest) {
 		/* authentication and the record in one statement */
-		const char *v[3];
-		auth_params(&r->cred, v);
-		v[2] = id;
-		res = db_query(&r->ctx, "users_show_auth", 3, v, &err);
-		if (!res)
-			return err;
-		rc = auth_accept_lean(&r->ctx, &r->cred, r->route->flags, res, 0, 0);
-		if (rc < 0)
+		if ((rc = auth_query(&r->ctx, &r->cred, r->route->flags, "users_show_auth", id,
+				     &res)) < 0)
 			return rc;
 		col = AUTH_LEAN_NCOLS;
 	} else {

@@ -230,3 +230,15 @@ int auth_authenticate(ctx *c, const credential *cr, unsigned need)
 	return record ? auth_accept_row(c, cr, need, res, 0, 0)
 		      : auth_accept_lean(c, cr, need, res, 0, 0);
 }
+
+int auth_query(ctx *c, const credential *cr, unsigned need, const char *stmt, const char *arg,
+	       PGresult **res)
+{
+	const char *v[3];
+	auth_params(cr, v);
+	v[2] = arg;
+	int err;
+	if (!(*res = db_query(c, stmt, 3, v, &err)))
+		return err;
+	return auth_accept_lean(c, cr, need, *res, 0, 0);
+}

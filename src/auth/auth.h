@@ -66,6 +66,12 @@ int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, 
 /* The same for AUTH_LEAN columns; c->user->res stays NULL. */
 int auth_accept_lean(ctx *c, const credential *cr, unsigned need, PGresult *res, int row,
 		     int col);
+/* Authentication and a handler's record in one round trip: runs stmt, whose first
+ * columns are AUTH_LEAN's (from AUTH_FROM with $1 and $2) and whose $3 is arg, then
+ * accepts its caller as auth_accept_lean; the record's columns start at AUTH_LEAN_NCOLS.
+ * 0 with *res, or an ERR_ code. */
+int auth_query(ctx *c, const credential *cr, unsigned need, const char *stmt, const char *arg,
+	       PGresult **res);
 /* Parameters $1 and $2 for statements embedding AUTH_FROM. */
 void auth_params(const credential *cr, const char **values);
 /* Whether the caller is an admin. */

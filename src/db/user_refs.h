@@ -1,5 +1,5 @@
 /* The worker's copies of user records: the fields of users' basic and single views,
- * for the rows that name a user by reference (entity/user.h USER_REF), kept while the
+ * for the rows that name a user by reference (USER_REF below), kept while the
  * users' epoch (USER_EPOCH) stays the same. */
 #ifndef COLLABD_DB_USER_REFS_H
 #define COLLABD_DB_USER_REFS_H
