@@ -7,19 +7,21 @@
 #include "ci/job.h"
 #include "ci/pipeline.h"
 #include "ci/schedules.h"
+#include "db/queue.h"
+#include "entity/user.h"
 #include "git/hooks.h"
 #include "git/repo.h"
-#include "git/shell.h"
-#include "entity/user.h"
+#include "hook.h"
 #include "http/cache.h"
+#include "shell.h"
 
 #define MODULE(name) extern const db_stmt name##_stmts[]; extern const route name##_routes[];
 #include "src/api/modules.def"
 #undef MODULE
 
 const db_stmt *const statements[] = {
-	auth_stmts, scope_stmts, background_stmts, cache_stmts, repo_stmts, hooks_stmts,
-	shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts, entity_user_stmts,
+	auth_stmts, scope_stmts, queue_stmts, background_stmts, cache_stmts, repo_stmts,
+	hooks_stmts, hook_stmts, shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts, entity_user_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE
