@@ -11,35 +11,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/buf.h"
 #include "core/log.h"
-#include "modules.h"
+#include "db/queue.h"
 #include "api/api.h"
 #include "ci/job.h"
 #include "ci/pipeline.h"
 #include "ci/schedules.h"
+#include "git/archive.h"
 #include "git/refs.h"
 #include "git/repo.h"
 
 const db_stmt background_stmts[] = {
-	{"background_listen", "LISTEN " BACKGROUND_CHANNEL, 0, 0},
-	/* $1 kind, $2 payload (a JSON object) */
-	{"background_enqueue",
-	 "WITH j AS (INSERT INTO background_jobs (kind, payload) VALUES ($1, $2::jsonb)"
-	 " RETURNING id) SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j", 2, 1},
-	/* The oldest due job of the kinds $1 (text[]) that no other process holds: jobs of a
-	 * kind this collabd does not run (a newer one's, or the push jobs that CI turns
-	 * into pipelines) wait for one that does. */
-	{"background_claim",
-	 "SELECT id, kind, payload::text, attempts FROM background_jobs WHERE run_at <= now()"
-	 " AND kind = ANY ($1::text[]) ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED", 1, 4},
-	{"background_done", "DELETE FROM background_jobs WHERE id = $1", 1, 0},
-	/* A failed job waits 5 s, 10 s, 20 s, ... at most an hour before its next try. */
-	{"background_failed",
-	 "UPDATE background_jobs SET attempts = attempts + 1, last_error = left($2, 1000),"
-	 " run_at = now() + least(interval '1 hour',"
-	 " interval '5 seconds' * power(2, least(attempts, 20)))"
-	 " WHERE id = $1", 2, 0},
 	/* The rows of a project that DELETE /projects/:id marked; what refers to it goes
 	 * with it (cascades and the members/notification settings trigger). */
 	{"background_delete_project", "DELETE FROM projects WHERE id = $1 AND pending_delete", 1, 0},
@@ -49,13 +31,6 @@ const db_stmt background_stmts[] = {
 	 "DELETE FROM members WHERE expires_at <= current_date AND requested_at IS NULL", 0, 0},
 	{NULL, NULL, 0, 0},
 };
-
-int background_enqueue(ctx *c, const char *kind, const char *payload)
-{
-	const char *v[2] = {kind, payload};
-	int err;
-	return db_query(c, "background_enqueue", 2, v, &err) ? 0 : err;
-}
 
 /* A path under the storage path as the API queued it: relative, without empty, "." or
  * ".." components. */
@@ -127,7 +102,11 @@ static int job_remove_repository(ctx *c, json_object *payload, const char **why)
 	const char *id = payload_project_id(c, payload, why);
 	if (!id)
 		return -1;
-	if (repo_remove(c, id) < 0) {
+	int rc = repo_remove(c, id);
+	/* the cached archives and blobs beside it (git/archive.h) */
+	if (archive_remove(c, id) < 0)
+		rc = -1;
+	if (rc < 0) {
 		*why = arena_printf(c->a, "cannot remove the repository of project %s: %s", id,
 				    strerror(errno));
 		return -1;
@@ -179,74 +158,41 @@ static int job_push(ctx *c, json_object *payload, const char **why)
 	return ci_pipeline_on_push(c, payload, why);
 }
 
-static const struct {
-	const char *kind;
-	int (*run)(ctx *c, json_object *payload, const char **why);
-} jobs[] = {
-	{"remove_path", job_remove_path},
-	{"remove_repository", job_remove_repository},
-	{"delete_project", job_delete_project},
-	{"delete_merged_branches", job_delete_merged_branches},
-	{"push", job_push},
-	{"merge_request_check", merge_requests_on_check},
+/* The function of each kind (db/jobs.def). */
+static int (*const jobs[JOB_NKINDS])(ctx *c, json_object *payload, const char **why) = {
+#define JOB(NAME, kind, run) [JOB_##NAME] = run,
+#include "db/jobs.def"
+#undef JOB
 };
-
-/* The kinds of jobs above, as a text[] literal. */
-static const char *job_kinds(ctx *c)
-{
-	buf b;
-	buf_init(&b, c->a, 128);
-	buf_putc(&b, '{');
-	for (size_t i = 0; i < sizeof(jobs) / sizeof(*jobs); i++) {
-		if (i)
-			buf_putc(&b, ',');
-		buf_puts(&b, jobs[i].kind);
-	}
-	buf_putc(&b, '}');
-	return buf_cstr(&b);
-}
 
 int background_run_one(ctx *c)
 {
 	if (db_begin(c) < 0)
 		return -1;
-	int err;
-	const char *kinds[1] = {job_kinds(c)};
-	PGresult *res = db_query(c, "background_claim", 1, kinds, &err);
-	if (!res) {
+	queue_job job;
+	int rc = queue_claim(c, &job);
+	if (rc <= 0) {
 		db_rollback(c);
-		return -1;
+		return rc < 0 ? -1 : 0;
 	}
-	if (PQntuples(res) == 0) {
-		db_rollback(c);
-		return 0;
-	}
-	const char *id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
-	const char *kind = arena_strdup(c->a, PQgetvalue(res, 0, 1));
+	const char *kind = queue_kind_name(job.kind);
 	const char *why = NULL;
-	json_object *payload = json_tokener_parse(PQgetvalue(res, 0, 2));
-	int rc = -1;
-	if (!payload || !json_object_is_type(payload, json_type_object)) {
+	json_object *payload = json_tokener_parse(job.payload);
+	rc = -1;
+	if (!payload || !json_object_is_type(payload, json_type_object))
 		why = "the payload is not a JSON object";
-	} else {
-		why = "unknown job kind";
-		for (size_t i = 0; i < sizeof(jobs) / sizeof(*jobs); i++)
-			if (strcmp(kind, jobs[i].kind) == 0) {
-				why = NULL;
-				rc = jobs[i].run(c, payload, &why);
-				break;
-			}
-	}
+	else
+		rc = jobs[job.kind](c, payload, &why);
 	json_object_put(payload);
-	const char *v[2] = {id, NULL};
-	if (rc == 0 && db_query(c, "background_done", 1, v, &err) && db_commit(c) == 0) {
-		log_info("background job %s (%s) done", id, kind);
+	if (rc == 0 && queue_finish(c, &job) == 0 && db_commit(c) == 0) {
+		log_info("background job %s (%s) done", job.id, kind);
 		return 1;
 	}
 	db_rollback(c);
-	v[1] = why ? why : "the transaction failed";
-	log_warn("background job %s (%s) failed: %s", id, kind, v[1]);
-	return db_query(c, "background_failed", 2, v, &err) ? 1 : -1;
+	if (!why)
+		why = "the transaction failed";
+	log_warn("background job %s (%s) failed: %s", job.id, kind, why);
+	return queue_retry(c, &job, why) == 0 ? 1 : -1;
 }
 
 /* Reads what arrived on the connection and drops the notifications (they only wake
@@ -271,7 +217,8 @@ static bool stop_requested(int sfd)
 	return poll(&p, 1, 0) > 0;
 }
 
-int background_run(const config *cfg, const unsigned char key[32])
+int background_run(const config *cfg, const unsigned char key[32],
+		   const db_stmt *const *statements)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	prctl(PR_SET_NAME, BACKGROUND_PROCESS_NAME);
@@ -298,8 +245,7 @@ int background_run(const config *cfg, const unsigned char key[32])
 		if (db_ensure(&d) == 0 && listening != PQbackendPID(d.conn)) {
 			ctx c;
 			ctx_init(&c, a, cfg, &d, key);
-			int err;
-			if (db_query(&c, "background_listen", 0, NULL, &err))
+			if (queue_listen(&c) == 0)
 				listening = PQbackendPID(d.conn);
 			arena_reset(a);
 		}

@@ -7,10 +7,12 @@
 #include "ci/job.h"
 #include "ci/pipeline.h"
 #include "ci/schedules.h"
+#include "db/queue.h"
+#include "entity/user.h"
 #include "git/hooks.h"
 #include "git/repo.h"
-#include "git/shell.h"
-#include "entity/user.h"
+#include "hook.h"
+#include "shell.h"
 #include "db/user_refs.h"
 #include "db/versions.h"
 
@@ -19,8 +21,9 @@
 #undef MODULE
 
 const db_stmt *const statements[] = {
-	auth_stmts, scope_stmts, background_stmts, db_versions_stmts, repo_stmts, hooks_stmts,
-	shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts, db_user_refs_stmts,
+	auth_stmts, scope_stmts, queue_stmts, background_stmts, db_versions_stmts, repo_stmts,
+	hooks_stmts, hook_stmts, shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts,
+	db_user_refs_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

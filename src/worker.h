@@ -22,8 +22,8 @@ void worker_dispatch_tables(request *r, const route *const *tables);
 /* The same with the program's route tables (modules.h). */
 void worker_dispatch(request *r);
 /* Runs fn(r) in a transaction: committed when it succeeds (0 or more, and an answer
- * under 400), rolled back otherwise, with the hooks of either (db_on_rollback). The
- * dispatcher's for ROUTE_TX, and the command line's. A worker waits first for its turn
+ * under 400), rolled back otherwise, with the hooks of either (db_on_rollback): the
+ * dispatcher's for ROUTE_TX. A worker waits first for its turn
  * (write_transactions) and gives it back before the COMMIT: more transactions at work
  * at once than that only share the cores, and each takes longer. */
 int worker_transaction(request *r, handler_fn fn);

@@ -7,6 +7,7 @@
 
 #include "auth/access.h"
 #include "auth/scope.h"
+#include "core/crypto.h"
 #include "db/db.h"
 #include "entity/project.h"
 #include "http/pagination.h"
@@ -34,12 +35,6 @@
 /* A reading route of a project that presents no user by reference (the repository's,
  * the pipelines'): its authentication skips the users' epoch */
 #define PRN (ROUTE_PROJECT | ROUTE_NO_USER_REFS)
-
-/* users.c */
-int users_create(request *r);
-
-/* tokens.c: shared by impersonation tokens and the command line's personal access tokens. */
-int tokens_create(request *r, const char *kind);
 
 /* events.c: events are written in the same transaction as the action that causes
  * them. action is the filter value (created, joined, left, ...), action_name what the
@@ -227,6 +222,43 @@ int merge_requests_on_check(ctx *c, struct json_object *payload, const char **wh
  * ERR_CONFLICT when another request made one at the same moment. The titles are the
  * caller's to validate. */
 int labels_ensure(request *r, const char *project_id, const char *titles, const char **ids);
+
+/* users.c: the writable attributes of a user as text (NULL: not given), for POST and PUT
+ * /users and `collabd user-create`. password is the plain one; users_check fills
+ * password_hash from it. */
+typedef struct user_input {
+	const char *username, *email, *name, *password, *password_hash, *skype, *linkedin,
+		*twitter, *website_url, *organization, *projects_limit, *bio, *location, *admin,
+		*can_create_group, *external, *extern_uid, *provider;
+	bool reset_password;
+	const char *avatar, *avatar_type; /* uploaded file and the image type of its bytes */
+	size_t avatar_len;
+} user_input;
+/* Where the rules of a user's fields report what a field breaks, in GitLab's words
+ * (field "email", message "is invalid"): a request's validation body, the command
+ * line's stderr. */
+typedef void user_problem_fn(void *arg, const char *field, const char *message);
+/* The rules of a user's name, username, email and password (create: a password or
+ * reset_password is required), as POST /users applies them; the password hashed into
+ * in->password_hash. 0; ERR_VALIDATION when a field broke one (each told to problem);
+ * ERR_INVALID (c->err_detail the message) without a password; ERR_INTERNAL. */
+int users_check(ctx *c, user_input *in, bool create, user_problem_fn *problem, void *arg);
+/* Creates the user of in (checked by users_check), with their namespace, identity,
+ * avatar and private token, in c's open transaction, confirmed or not: 0 with the id in
+ * *id; ERR_CONFLICT with c->err_detail GitLab's message ("Email has already been
+ * taken") or NULL; ERR_VALIDATION told to problem (an identity taken); or an ERR_ code. */
+int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *problem,
+		 void *arg, const char **id);
+
+/* tokens.c: the rules of a token's scopes (api, read_user; each kept once), name (at
+ * most 255 characters) and expires_at (a date), as the token endpoints apply them, and
+ * its row: a token of kind (personal, impersonation) for user uid, in c's transaction.
+ * 0 with the row (TOKEN_COLS) in *res and the secret, shown this once, in token;
+ * ERR_MISSING or ERR_INVALID (c->err_detail as the API words it), ERR_VALIDATION told
+ * to problem, ERR_NOT_FOUND ("User"), or an ERR_ code. */
+int tokens_insert(ctx *c, const char *uid, const char *name, const char *const *scopes, int n,
+		  const char *expires, const char *kind, user_problem_fn *problem, void *arg,
+		  PGresult **res, char token[TOKEN_LEN + 1]);
 
 /* runner.c: the instance's shared runners registration token (ci_settings), made on
  * first use; 0 with it in c's arena, or an ERR_ code. */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "background.h"
+#include "db/queue.h"
 #include "core/validate.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
@@ -351,7 +351,7 @@ static int branches_delete_merged(request *r)
 	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	const char *payload = arena_printf(r->ctx.a, "{\"project_id\": %s}", r->project->id);
-	int rc = background_enqueue(&r->ctx, "delete_merged_branches", payload);
+	int rc = queue_enqueue(&r->ctx, JOB_DELETE_MERGED_BRANCHES, payload);
 	if (rc < 0)
 		return rc;
 	return api_error(r, 202, "202 Accepted");

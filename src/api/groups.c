@@ -11,7 +11,7 @@
 
 #include "api/api.h"
 #include "auth/access.h"
-#include "background.h"
+#include "db/queue.h"
 #include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/group.h"
@@ -60,7 +60,7 @@
 	" dn AS (DELETE FROM namespaces WHERE id IN (SELECT id FROM tree) RETURNING id),"      \
 	" j AS (INSERT INTO background_jobs (kind, payload) SELECT 'remove_repository',"        \
 	"  jsonb_build_object('project_id', dp.id) FROM dp RETURNING id)"                       \
-	"SELECT pg_notify('" BACKGROUND_CHANNEL "', j.id::text) FROM j"
+	"SELECT pg_notify('" QUEUE_CHANNEL "', j.id::text) FROM j"
 
 /* How many projects of each kind GroupDetail shows (GitLab's later limit; 10.0 showed
  * them all). */

@@ -28,7 +28,7 @@
 #include <json-c/json.h>
 
 #include "api/api.h"
-#include "background.h"
+#include "db/queue.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/validate.h"
@@ -803,8 +803,8 @@ static int state_event(request *r, const char *id, const char *iid, const char *
 /* Queues the background check of request id's merge_status. */
 static int queue_check(request *r, const char *id)
 {
-	return background_enqueue(&r->ctx, "merge_request_check",
-				  arena_printf(r->ctx.a, "{\"merge_request_id\": %s}", id));
+	return queue_enqueue(&r->ctx, JOB_MERGE_REQUEST_CHECK,
+			     arena_printf(r->ctx.a, "{\"merge_request_id\": %s}", id));
 }
 
 /* Sets the labels of request id to the titles of list (made for the project when

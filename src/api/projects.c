@@ -17,7 +17,7 @@
 #include "api/api.h"
 #include "auth/access.h"
 #include "auth/auth.h"
-#include "background.h"
+#include "db/queue.h"
 #include "core/crypto.h"
 #include "core/log.h"
 #include "core/validate.h"
@@ -1352,8 +1352,8 @@ static int projects_delete(request *r)
 		return fail_not_found(r, "Project");
 	/* the background process removes the rows and the repository (stored by id: a new
 	 * project of that path has a repository of its own at once) */
-	int rc = background_enqueue(&r->ctx, "delete_project",
-				    arena_printf(r->ctx.a, "{\"project_id\": %s}", p->id));
+	int rc = queue_enqueue(&r->ctx, JOB_DELETE_PROJECT,
+			       arena_printf(r->ctx.a, "{\"project_id\": %s}", p->id));
 	if (rc < 0)
 		return rc;
 	json_object *o = json_object_new_object();

@@ -5,9 +5,13 @@
 #include "api/api.h"
 #include "auth/auth.h"
 #include "core/crypto.h"
+#include "core/validate.h"
 #include "entity/entity.h"
 #include "entity/token.h"
 #include "http/pagination.h"
+
+/* the parameters of tokens_insert */
+enum { TI_USER, TI_NAME, TI_DIGEST, TI_SCOPES, TI_EXPIRES_AT, TI_KIND, TI_NPARAMS };
 
 const db_stmt tokens_stmts[] = {
 	/* $1 user, $2 state (all, active, inactive), $3 limit, $4 offset */
@@ -22,11 +26,11 @@ const db_stmt tokens_stmts[] = {
 	 "SELECT u.id, p.* FROM users u LEFT JOIN LATERAL (SELECT " TOKEN_COLS " FROM tokens t"
 	 " WHERE t.id = $2 AND t.user_id = u.id AND t.kind = 'impersonation') p ON true"
 	 " WHERE u.id = $1 AND NOT u.ghost", 2, 10},
-	/* $1 user, $2 name, $3 digest, $4 scopes, $5 expires_at, $6 kind */
+	/* $1 user, $2 name, $3 digest, $4 scopes, $5 expires_at, $6 kind (TI_*, below) */
 	{"tokens_insert",
 	 "INSERT INTO tokens AS t (user_id, kind, name, digest, scopes, expires_at)"
 	 " SELECT u.id, $6, $2, $3, $4::text[], $5::date FROM users u"
-	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS, 6, 9},
+	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS, TI_NPARAMS, 9},
 	{"imp_tokens_revoke",
 	 "WITH t AS (UPDATE tokens SET revoked = true WHERE id = $2 AND user_id = $1"
 	 " AND kind = 'impersonation' RETURNING id)"
@@ -95,9 +99,72 @@ static int impersonation_tokens_show(request *r)
 	return 0;
 }
 
+int tokens_insert(ctx *c, const char *uid, const char *name, const char *const *scopes, int n,
+		  const char *expires, const char *kind, user_problem_fn *problem, void *arg,
+		  PGresult **res, char token[TOKEN_LEN + 1])
+{
+	if (expires && !valid_datetime(expires)) {
+		c->err_detail = "expires_at is invalid";
+		return ERR_INVALID;
+	}
+	if (expires && strlen(expires) > 10)
+		expires = arena_strndup(c->a, expires, 10);
+	if (n == 0) {
+		c->err_detail = "scopes";
+		return ERR_MISSING;
+	}
+	/* each scope once, in the order first given */
+	static const char *const known[] = {"api", "read_user"};
+	int order[2], kinds = 0;
+	bool seen[2] = {false, false};
+	for (int i = 0; i < n; i++) {
+		int k = !scopes[i] ? -1
+		      : strcmp(scopes[i], known[0]) == 0 ? 0
+		      : strcmp(scopes[i], known[1]) == 0 ? 1 : -1;
+		if (k < 0) {
+			c->err_detail = "scopes does not have a valid value";
+			return ERR_INVALID;
+		}
+		if (!seen[k]) {
+			seen[k] = true;
+			order[kinds++] = k;
+		}
+	}
+	buf s;
+	buf_init(&s, c->a, 32);
+	buf_putc(&s, '{');
+	for (int i = 0; i < kinds; i++)
+		buf_printf(&s, "%s%s", i ? "," : "", known[order[i]]);
+	buf_putc(&s, '}');
+	if (utf8_chars(name) > 255) {
+		problem(arg, "name", "is too long (maximum is 255 characters)");
+		return ERR_VALIDATION;
+	}
+	if (crypto_token(token) < 0)
+		return ERR_INTERNAL;
+	const char *v[TI_NPARAMS] = {
+		[TI_USER] = uid, [TI_NAME] = name,
+		[TI_DIGEST] = crypto_sha256_hex(c->a, token, strlen(token)),
+		[TI_SCOPES] = buf_cstr(&s), [TI_EXPIRES_AT] = expires, [TI_KIND] = kind,
+	};
+	int err;
+	if (!(*res = db_query(c, "tokens_insert", TI_NPARAMS, v, &err)))
+		return err;
+	if (PQntuples(*res) == 0) {
+		c->err_detail = "User";
+		return ERR_NOT_FOUND;
+	}
+	return 0;
+}
+
+static void report_problem(void *r, const char *field, const char *message)
+{
+	fail_validation(r, field, message);
+}
+
 /* Creates a token of kind (impersonation, personal) for :user_id from name, scopes[]
  * and expires_at; answers it with its secret, shown this once. */
-int tokens_create(request *r, const char *kind)
+static int tokens_create(request *r, const char *kind)
 {
 	const char *uid, *name, *expires = NULL;
 	int rc;
@@ -109,42 +176,11 @@ int tokens_create(request *r, const char *kind)
 	int n = param_array(r, "scopes", &scopes);
 	if (n < 0)
 		return n;
-	if (n == 0)
-		return fail_missing(r, "scopes");
-	/* each scope once, in the order first given */
-	static const char *const known[] = {"api", "read_user"};
-	int order[2], kinds = 0;
-	bool seen[2] = {false, false};
-	for (int i = 0; i < n; i++) {
-		int k = !scopes[i] ? -1
-		      : strcmp(scopes[i], known[0]) == 0 ? 0
-		      : strcmp(scopes[i], known[1]) == 0 ? 1 : -1;
-		if (k < 0)
-			return fail_not_valid_value(r, "scopes");
-		if (!seen[k]) {
-			seen[k] = true;
-			order[kinds++] = k;
-		}
-	}
-	buf s;
-	buf_init(&s, r->ctx.a, 32);
-	buf_putc(&s, '{');
-	for (int i = 0; i < kinds; i++)
-		buf_printf(&s, "%s%s", i ? "," : "", known[order[i]]);
-	buf_putc(&s, '}');
-	if (param_text(r, "name", 255, &name) < 0)
-		return ERR_VALIDATION;
 	char token[TOKEN_LEN + 1];
-	if (crypto_token(token) < 0)
-		return ERR_INTERNAL;
-	const char *v[6] = {uid, name, crypto_sha256_hex(r->ctx.a, token, strlen(token)), buf_cstr(&s),
-			    expires, kind};
-	int err;
-	PGresult *res = db_query(&r->ctx, "tokens_insert", 6, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
+	PGresult *res;
+	if ((rc = tokens_insert(&r->ctx, uid, name, scopes, n, expires, kind, report_problem, r,
+				&res, token)) < 0)
+		return rc;
 	respond_json(r, 201, entity_token(&r->ctx, res, 0, 0, token));
 	return 0;
 }

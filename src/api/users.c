@@ -6,11 +6,11 @@
 
 #include "api/api.h"
 #include "auth/auth.h"
-#include "background.h"
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/log.h"
 #include "core/validate.h"
+#include "db/queue.h"
 #include "entity/entity.h"
 #include "core/deps.h"
 #include "entity/user.h"
@@ -44,6 +44,13 @@
 	"SELECT (SELECT value FROM counters WHERE name = 'users'), p.* FROM (SELECT 1) one"      \
 	USERS_PAGE("SELECT id FROM users WHERE NOT ghost ORDER BY id DESC LIMIT $1 OFFSET $2", cols)
 
+/* the parameters of users_insert */
+enum {
+	UI_USERNAME, UI_EMAIL, UI_NAME, UI_PASSWORD_HASH, UI_SKYPE, UI_LINKEDIN, UI_TWITTER,
+	UI_WEBSITE_URL, UI_ORGANIZATION, UI_PROJECTS_LIMIT, UI_BIO, UI_LOCATION, UI_ADMIN,
+	UI_CAN_CREATE_GROUP, UI_CONFIRMED, UI_EXTERNAL, UI_NPARAMS
+};
+
 const db_stmt users_stmts[] = {
 	/* $1 active, $2 blocked, $3 search, $4 username, $5 extern_uid, $6 provider,
 	 * $7 external, $8 created_before, $9 created_after, $10 limit, $11 offset,
@@ -63,14 +70,15 @@ const db_stmt users_stmts[] = {
 	/* Emails are stored in lower case, as Devise does (case_insensitive_keys).
 	 * $1 username $2 email $3 name $4 password_hash $5 skype $6 linkedin $7 twitter
 	 * $8 website_url $9 organization $10 projects_limit $11 bio $12 location $13 admin
-	 * $14 can_create_group $15 confirmed $16 external */
+	 * $14 can_create_group $15 confirmed $16 external (UI_*) */
 	{"users_insert",
 	 "INSERT INTO users (username, email, name, password_hash, skype, linkedin, twitter,"
 	 " website_url, organization, projects_limit, bio, location, is_admin, can_create_group,"
 	 " confirmed_at, external) VALUES ($1, lower($2), $3, $4, coalesce($5, ''), coalesce($6, ''),"
 	 " coalesce($7, ''), coalesce($8, ''), $9, coalesce($10::integer, 100000), $11, $12,"
 	 " coalesce($13::boolean, false), coalesce($14::boolean, true),"
-	 " CASE WHEN $15::boolean THEN now() END, coalesce($16::boolean, false)) RETURNING id", 16, 1},
+	 " CASE WHEN $15::boolean THEN now() END, coalesce($16::boolean, false)) RETURNING id",
+	 UI_NPARAMS, 1},
 	{"users_identity_upsert",
 	 "INSERT INTO identities (user_id, provider, extern_uid) VALUES ($1, $2, $3)"
 	 " ON CONFLICT (user_id, provider) DO UPDATE SET extern_uid = EXCLUDED.extern_uid", 3, 0},
@@ -253,15 +261,6 @@ static int user_current(request *r)
 	return 0;
 }
 
-/* The writable attributes of a user, read and checked once for create and update. */
-struct user_input {
-	const char *username, *email, *name, *password_hash, *skype, *linkedin, *twitter,
-		*website_url, *organization, *projects_limit, *bio, *location, *admin,
-		*can_create_group, *external, *extern_uid, *provider;
-	const char *avatar, *avatar_type; /* uploaded file and the image type of its bytes */
-	size_t avatar_len;
-};
-
 #define AVATAR_MAX (200 * 1024)
 /* A user's avatars, under the storage path; avatar_url is external_url/ this /name. */
 #define AVATAR_DIR "uploads/-/system/user/avatar/%s"
@@ -269,7 +268,7 @@ struct user_input {
 /* An avatar is an image of at most 200 KB, as in GitLab: a file name with an image
  * extension, and bytes that are an image of one of those types whatever the name says
  * (a name is no type: nginx would send a.html.png cut to 100 characters as HTML). */
-static void read_avatar(request *r, struct user_input *in)
+static void read_avatar(request *r, user_input *in)
 {
 	const char *data, *filename;
 	size_t len;
@@ -296,13 +295,13 @@ static void read_avatar(request *r, struct user_input *in)
 	in->avatar_type = type;
 }
 
-/* Queues the removal of path (relative to the storage path) for when r's transaction
+/* Queues the removal of path (relative to the storage path) for when c's transaction
  * commits. 0 or an ERR_ code. */
-static int remove_at_commit(request *r, const char *path)
+static int remove_at_commit(ctx *c, const char *path)
 {
 	json_object *payload = json_object_new_object();
 	json_object_object_add(payload, "path", json_object_new_string(path));
-	int rc = background_enqueue(&r->ctx, "remove_path", json_object_to_json_string(payload));
+	int rc = queue_enqueue(c, JOB_REMOVE_PATH, json_object_to_json_string(payload));
 	json_object_put(payload);
 	return rc;
 }
@@ -316,29 +315,105 @@ static void discard_file(void *path)
 /* Writes the avatar under a new random name with the extension of its type, records
  * it, and queues the removal of the file it replaces, inside the transaction; the file
  * is removed if the transaction rolls back. */
-static int save_avatar(request *r, const char *id, struct user_input *in)
+static int save_avatar(ctx *c, const char *id, const user_input *in)
 {
 	if (!in->avatar)
 		return 0;
 	char token[TOKEN_LEN + 1];
 	if (crypto_token(token) < 0)
 		return ERR_INTERNAL;
-	const char *dir = arena_printf(r->ctx.a, AVATAR_DIR, id);
-	const char *name = arena_printf(r->ctx.a, "%s.%s", token, in->avatar_type);
-	const char *path = arena_printf(r->ctx.a, "%s/%s/%s", r->ctx.cfg->storage_path, dir, name);
+	const char *dir = arena_printf(c->a, AVATAR_DIR, id);
+	const char *name = arena_printf(c->a, "%s.%s", token, in->avatar_type);
+	const char *path = arena_printf(c->a, "%s/%s/%s", c->cfg->storage_path, dir, name);
 	if (files_write(path, in->avatar, in->avatar_len) < 0) {
 		log_error("cannot write avatar: %s", strerror(errno));
 		return ERR_INTERNAL;
 	}
-	db_on_rollback(&r->ctx, discard_file, (void *)path);
+	db_on_rollback(c, discard_file, (void *)path);
 	const char *v[2] = {id, name};
 	int err;
-	PGresult *res = db_query(&r->ctx, "users_set_avatar", 2, v, &err);
+	PGresult *res = db_query(c, "users_set_avatar", 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0 || PQgetisnull(res, 0, 0))
 		return 0;
-	return remove_at_commit(r, arena_printf(r->ctx.a, "%s/%s", dir, PQgetvalue(res, 0, 0)));
+	return remove_at_commit(c, arena_printf(c->a, "%s/%s", dir, PQgetvalue(res, 0, 0)));
+}
+
+/* A unique violation as GitLab words it: ERR_CONFLICT with c->err_detail the message,
+ * or a field's ERR_VALIDATION through problem. Any other err as it is. */
+static int conflict_for(ctx *c, int err, user_problem_fn *problem, void *arg)
+{
+	if (err != ERR_CONFLICT)
+		return err;
+	const char *constraint = c->err_detail ? c->err_detail : "";
+	c->err_detail = NULL;
+	if (strcmp(constraint, "users_email_key") == 0)
+		c->err_detail = "Email has already been taken";
+	else if (strcmp(constraint, "users_username_key") == 0 ||
+		 strcmp(constraint, "namespaces_full_path_key") == 0)
+		c->err_detail = "Username has already been taken";
+	else if (strncmp(constraint, "identities_", 11) == 0) {
+		problem(arg, "extern_uid", "has already been taken");
+		return ERR_VALIDATION;
+	}
+	return ERR_CONFLICT;
+}
+
+static int save_identity(ctx *c, const char *id, const user_input *in, user_problem_fn *problem,
+			 void *arg)
+{
+	if (!in->extern_uid)
+		return 0;
+	const char *v[3] = {id, in->provider, in->extern_uid};
+	int err;
+	return db_query(c, "users_identity_upsert", 3, v, &err) ? 0
+								: conflict_for(c, err, problem, arg);
+}
+
+/* A problem of a request's user fields goes to its 400 validation body. */
+static void report_problem(void *r, const char *field, const char *message)
+{
+	fail_validation(r, field, message);
+}
+
+int users_check(ctx *c, user_input *in, bool create, user_problem_fn *problem, void *arg)
+{
+	int verr = 0;
+	if (in->name && !*in->name) {
+		problem(arg, "name", "can't be blank");
+		verr = ERR_VALIDATION;
+	}
+	if (in->username && !valid_namespace_path(in->username)) {
+		problem(arg, "username",
+			"can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or "
+			"end in '.', '.git' or '.atom'.");
+		verr = ERR_VALIDATION;
+	} else if (in->username && path_reserved_top_level(in->username)) {
+		problem(arg, "username", arena_printf(c->a, "%s is a reserved name", in->username));
+		verr = ERR_VALIDATION;
+	}
+	if (in->email && !valid_email(in->email)) {
+		problem(arg, "email", "is invalid");
+		verr = ERR_VALIDATION;
+	}
+	if (create && !in->password && !in->reset_password) {
+		c->err_detail = "password, reset_password are missing, at least one parameter must "
+				"be provided";
+		return ERR_INVALID;
+	}
+	if (in->password && !in->reset_password) {
+		size_t n = strlen(in->password);
+		const char *why = n < 8 ? "is too short (minimum is 8 characters)"
+				: n > 128 ? "is too long (maximum is 128 characters)" : NULL;
+		if (why) {
+			problem(arg, "password", why);
+			verr = ERR_VALIDATION;
+		} else if (!(in->password_hash = crypto_password_hash(c->a, in->password))) {
+			return ERR_INTERNAL;
+		}
+	}
+	return verr;
 }
 
 static const char *bool_text(request *r, const char *name, int *rc)
@@ -352,7 +427,7 @@ static const char *bool_text(request *r, const char *name, int *rc)
 	return x == 0 ? (b ? "true" : "false") : NULL;
 }
 
-static int read_user_input(request *r, struct user_input *in, bool create)
+static int read_user_input(request *r, user_input *in, bool create)
 {
 	memset(in, 0, sizeof(*in));
 	int rc = 0;
@@ -390,38 +465,22 @@ static int read_user_input(request *r, struct user_input *in, bool create)
 	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
 		if (param_text(r, texts[i], 255, slots[i]) == ERR_VALIDATION)
 			verr = ERR_VALIDATION;
-	if (param_text(r, "name", 255, &in->name) == ERR_VALIDATION)
+	bool name_ok = param_text(r, "name", 255, &in->name) != ERR_VALIDATION;
+	if (!name_ok)
 		verr = ERR_VALIDATION;
-	else if (in->name && !*in->name)
-		verr = fail_validation(r, "name", "can't be blank");
 	in->username = param_str(r, "username");
-	if (in->username && !valid_namespace_path(in->username))
-		verr = fail_validation(r, "username",
-				       "can contain only letters, digits, '_', '-' and '.'. Cannot "
-				       "start with '-' or end in '.', '.git' or '.atom'.");
-	else if (in->username && path_reserved_top_level(in->username))
-		verr = fail_validation(r, "username",
-				       arena_printf(r->ctx.a, "%s is a reserved name", in->username));
 	in->email = param_str(r, "email");
-	if (in->email && !valid_email(in->email))
-		verr = fail_validation(r, "email", "is invalid");
-	const char *password = param_str(r, "password");
-	bool reset = false;
-	if ((x = param_bool(r, "reset_password", &reset)) < 0)
+	in->password = param_str(r, "password");
+	if ((x = param_bool(r, "reset_password", &in->reset_password)) < 0)
 		return x;
-	if (create && !password && !reset)
-		return fail(r, ERR_INVALID,
-			    "password, reset_password are missing, at least one parameter must be "
-			    "provided");
-	if (password && !reset) {
-		size_t n = strlen(password);
-		if (n < 8)
-			verr = fail_validation(r, "password", "is too short (minimum is 8 characters)");
-		else if (n > 128)
-			verr = fail_validation(r, "password", "is too long (maximum is 128 characters)");
-		else if (!(in->password_hash = crypto_password_hash(r->ctx.a, password)))
-			return ERR_INTERNAL;
-	}
+	/* a name too long is not also blank */
+	const char *name = in->name;
+	if (!name_ok)
+		in->name = NULL;
+	x = users_check(&r->ctx, in, create, report_problem, r);
+	in->name = name;
+	if (x < 0 && x != ERR_VALIDATION)
+		return x;
 	read_avatar(r, in);
 	if ((in->extern_uid == NULL) != (in->provider == NULL))
 		return fail_missing(r, in->extern_uid ? "provider" : "extern_uid");
@@ -430,63 +489,54 @@ static int read_user_input(request *r, struct user_input *in, bool create)
 	return verr;
 }
 
-static int conflict_for(request *r, int err)
+int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *problem,
+		 void *arg, const char **id_out)
 {
-	if (err != ERR_CONFLICT)
+	char token[TOKEN_LEN + 1];
+	if (crypto_token(token) < 0)
+		return ERR_INTERNAL;
+	const char *sealed = crypto_seal(c->a, c->key, token);
+	if (!sealed)
+		return ERR_INTERNAL;
+	const char *v[UI_NPARAMS] = {
+		[UI_USERNAME] = in->username, [UI_EMAIL] = in->email, [UI_NAME] = in->name,
+		[UI_PASSWORD_HASH] = in->password_hash, [UI_SKYPE] = in->skype,
+		[UI_LINKEDIN] = in->linkedin, [UI_TWITTER] = in->twitter,
+		[UI_WEBSITE_URL] = in->website_url, [UI_ORGANIZATION] = in->organization,
+		[UI_PROJECTS_LIMIT] = in->projects_limit, [UI_BIO] = in->bio,
+		[UI_LOCATION] = in->location, [UI_ADMIN] = in->admin,
+		[UI_CAN_CREATE_GROUP] = in->can_create_group,
+		[UI_CONFIRMED] = confirmed ? "true" : "false", [UI_EXTERNAL] = in->external,
+	};
+	int err, rc;
+	PGresult *res = db_query(c, "users_insert", UI_NPARAMS, v, &err);
+	if (!res)
+		return conflict_for(c, err, problem, arg);
+	const char *id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
+	const char *nv[1] = {id};
+	if (!db_query(c, "users_namespace_insert", 1, nv, &err))
+		return conflict_for(c, err, problem, arg);
+	if ((rc = save_identity(c, id, in, problem, arg)) < 0 || (rc = save_avatar(c, id, in)) < 0)
+		return rc;
+	const char *tv[3] = {id, crypto_sha256_hex(c->a, token, strlen(token)), sealed};
+	if (!db_query(c, "users_private_token_insert", 3, tv, &err))
 		return err;
-	if (strcmp(r->ctx.err_detail, "users_email_key") == 0)
-		return fail(r, ERR_CONFLICT, "Email has already been taken");
-	if (strcmp(r->ctx.err_detail, "users_username_key") == 0 ||
-	    strcmp(r->ctx.err_detail, "namespaces_full_path_key") == 0)
-		return fail(r, ERR_CONFLICT, "Username has already been taken");
-	if (strncmp(r->ctx.err_detail, "identities_", 11) == 0) {
-		r->ctx.err_detail = NULL;
-		return fail_validation(r, "extern_uid", "has already been taken");
-	}
-	return fail(r, ERR_CONFLICT, NULL);
+	*id_out = id;
+	return 0;
 }
 
-static int save_identity(request *r, const char *id, const struct user_input *in)
+static int users_create(request *r)
 {
-	if (!in->extern_uid)
-		return 0;
-	const char *v[3] = {id, in->provider, in->extern_uid};
-	int err;
-	return db_query(&r->ctx, "users_identity_upsert", 3, v, &err) ? 0 : conflict_for(r, err);
-}
-
-int users_create(request *r)
-{
-	struct user_input in;
+	user_input in;
 	int rc = read_user_input(r, &in, true);
 	if (rc < 0)
 		return rc;
 	bool skip = false;
 	if ((rc = param_bool(r, "skip_confirmation", &skip)) < 0)
 		return rc;
-	char token[TOKEN_LEN + 1];
-	if (crypto_token(token) < 0)
-		return ERR_INTERNAL;
-	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
-	if (!sealed)
-		return ERR_INTERNAL;
-	const char *v[16] = {in.username, in.email, in.name, in.password_hash, in.skype, in.linkedin,
-			     in.twitter, in.website_url, in.organization, in.projects_limit, in.bio,
-			     in.location, in.admin, in.can_create_group, skip ? "true" : "false",
-			     in.external};
-	int err;
-	PGresult *res = db_query(&r->ctx, "users_insert", 16, v, &err);
-	if (!res)
-		return conflict_for(r, err);
-	const char *id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
-	const char *nv[1] = {id};
-	if (!db_query(&r->ctx, "users_namespace_insert", 1, nv, &err))
-		return conflict_for(r, err);
-	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
+	const char *id;
+	if ((rc = users_insert(&r->ctx, &in, skip, report_problem, r, &id)) < 0)
 		return rc;
-	const char *tv[3] = {id, crypto_sha256_hex(r->ctx.a, token, strlen(token)), sealed};
-	if (!db_query(&r->ctx, "users_private_token_insert", 3, tv, &err))
-		return err;
 	return present_user(r, id, 201);
 }
 
@@ -496,7 +546,7 @@ static int users_update(request *r)
 	int rc = api_id(r, "id", &id);
 	if (rc < 0)
 		return rc;
-	struct user_input in;
+	user_input in;
 	if ((rc = read_user_input(r, &in, false)) < 0)
 		return rc;
 	const char *v[16] = {id, in.username, in.email, in.name, in.password_hash, in.skype,
@@ -506,14 +556,15 @@ static int users_update(request *r)
 	int err;
 	PGresult *res = db_query(&r->ctx, "users_update", 16, v, &err);
 	if (!res)
-		return conflict_for(r, err);
+		return conflict_for(&r->ctx, err, report_problem, r);
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
 	const char *new_name = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 2));
 	const char *nv[3] = {id, new_name, PQgetvalue(res, 0, 3)};
 	if (!db_query(&r->ctx, "users_namespace_update", 3, nv, &err))
-		return conflict_for(r, err);
-	if ((rc = save_identity(r, id, &in)) < 0 || (rc = save_avatar(r, id, &in)) < 0)
+		return conflict_for(&r->ctx, err, report_problem, r);
+	if ((rc = save_identity(&r->ctx, id, &in, report_problem, r)) < 0 ||
+	    (rc = save_avatar(&r->ctx, id, &in)) < 0)
 		return rc;
 	/* repositories are stored by project id: a new username moves nothing on disk */
 	return present_user(r, id, 200);
@@ -548,7 +599,7 @@ static int users_delete(request *r)
 	}
 	/* the avatars go with the user, once this commits */
 	if (!db_query(&r->ctx, "users_delete", 1, v, &err) ||
-	    (err = remove_at_commit(r, arena_printf(r->ctx.a, AVATAR_DIR, id))) < 0)
+	    (err = remove_at_commit(&r->ctx, arena_printf(r->ctx.a, AVATAR_DIR, id))) < 0)
 		return err;
 	respond_empty(r, 204);
 	return 0;

@@ -12,13 +12,15 @@
 #include "core/crypto.h"
 #include "core/log.h"
 #include "core/validate.h"
-#include "git/archive.h"
+
+/* the columns of repo_legacy_list */
+enum { RL_ID, RL_OLD_PATH, RL_NCOLS };
 
 const db_stmt repo_stmts[] = {
 	/* Every project with the path its repository had before storage by id. */
 	{"repo_legacy_list",
 	 "SELECT p.id, n.full_path || '/' || p.path FROM projects p"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id", 0, 2},
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id", 0, RL_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -310,8 +312,6 @@ int repo_remove(ctx *c, const char *project_id)
 	int rc = repo_remove_dir(repo_path(c, project_id));
 	if (repo_remove_dir(repo_wiki_path(c, project_id)) < 0)
 		rc = -1;
-	if (archive_remove(c, project_id) < 0)
-		rc = -1;
 	/* its jobs' traces and artifacts (sql/0022_ci.sql) */
 	static const char *const ci[] = {"traces", "artifacts"};
 	for (size_t i = 0; i < sizeof(ci) / sizeof(*ci); i++)
@@ -429,7 +429,7 @@ int repo_migrate_legacy(ctx *c)
 		return -1;
 	int moved = 0;
 	for (int i = 0; i < PQntuples(res); i++) {
-		const char *id = PQgetvalue(res, i, 0), *old = PQgetvalue(res, i, 1);
+		const char *id = PQgetvalue(res, i, RL_ID), *old = PQgetvalue(res, i, RL_OLD_PATH);
 		const char *from = arena_printf(c->a, "%s/%s", c->cfg->storage_path, old);
 		int a = move_legacy(arena_printf(c->a, "%s.git", from), repo_path(c, id));
 		int b = move_legacy(arena_printf(c->a, "%s.wiki.git", from), repo_wiki_path(c, id));

@@ -169,7 +169,7 @@ static int h_fail(request *r)
 {
 	db_on_rollback(&r->ctx, count_undo, NULL);
 	db_on_commit(&r->ctx, count_commit, NULL);
-	(void)db_query(&r->ctx, "background_enqueue", 2,
+	(void)db_query(&r->ctx, "queue_enqueue", 2,
 		       (const char *const[]){"core_test", "{}"}, NULL);
 	return fail_invalid(r, "x");
 }
@@ -178,7 +178,7 @@ static int h_fail(request *r)
 static int h_conflict(request *r)
 {
 	db_on_rollback(&r->ctx, count_undo, NULL);
-	(void)db_query(&r->ctx, "background_enqueue", 2,
+	(void)db_query(&r->ctx, "queue_enqueue", 2,
 		       (const char *const[]){"core_test", "{}"}, NULL);
 	respond_json(r, 409, json_object_new_object());
 	return 0;
@@ -213,12 +213,12 @@ static int h_defer(request *r)
 	bool bad = strcmp(how, "bad") == 0 || strcmp(how, "bad_then") == 0;
 	db_on_rollback(&r->ctx, count_undo, NULL);
 	db_on_commit(&r->ctx, count_commit, NULL);
-	int rc = db_defer(&r->ctx, "background_enqueue", 2, bad ? defer_bad : defer_ok);
+	int rc = db_defer(&r->ctx, "queue_enqueue", 2, bad ? defer_bad : defer_ok);
 	if (rc < 0)
 		return rc;
 	if (strcmp(how, "then") == 0 || strcmp(how, "bad_then") == 0) {
 		int err;
-		if (!db_query(&r->ctx, "background_enqueue", 2, defer_ok, &err))
+		if (!db_query(&r->ctx, "queue_enqueue", 2, defer_ok, &err))
 			return err;
 	}
 	if (strcmp(how, "fail") == 0)

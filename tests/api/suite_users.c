@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -838,6 +839,76 @@ START_TEST(test_users_create_conflicts)
 }
 END_TEST
 
+/* The command line's user-create and token-create: the rules and words of POST /users
+ * and the token endpoints (one function each, api/users.c, api/tokens.c), no request. */
+static char *cli_run(const char *args, int *status)
+{
+	const char *bin = getenv("COLLABD_BIN");
+	ck_assert_msg(bin && getenv("COLLABD_CONFIG"), "COLLABD_BIN and COLLABD_CONFIG");
+	FILE *f = popen(S(fmt("'%s' %s 2>&1", bin, args)), "r");
+	ck_assert_ptr_nonnull(f);
+	char out[2048];
+	size_t n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	int rc = pclose(f);
+	*status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+	return S(strdup(out));
+}
+
+static void ck_cli_refused(const char *args, const char *words)
+{
+	int status;
+	char *out = cli_run(args, &status);
+	ck_assert_msg(status == 1 && strstr(out, words), "%s: exit %d, \"%s\", expected \"%s\"",
+		      args, status, out, words);
+}
+
+START_TEST(test_users_cli_create)
+{
+	char *name = S(unique("usr_cli"));
+	int status;
+	char *out = cli_run(S(fmt("user-create %s %s@Example.com 'Cli User' --password secret1234",
+				  name, name)), &status);
+	ck_assert_msg(status == 0, "exit %d: %s", status, out);
+	out[strcspn(out, "\r\n")] = '\0';
+	resp *r = R(api("GET", "/user", out, NULL));
+	ck_status(r, 200);
+	ck_str_member(r->json, "username", name);
+	ck_str_member(r->json, "email", S(fmt("%s@example.com", name)));
+	ck_assert(!json_object_get_boolean(jget(r->json, "is_admin")));
+	ck_assert_int_eq(count_username(name), 1);
+	/* what POST /users refuses, refused in its words, and nothing made */
+	char *upper = S(strdup(name));
+	for (char *s = upper; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+	char *other = S(unique("usr_cli2"));
+	ck_cli_refused(S(fmt("user-create %s %s@example.com x --password secret1234", upper, other)),
+		       "Username has already been taken");
+	ck_cli_refused(S(fmt("user-create %s %s@EXAMPLE.com x --password secret1234", other, name)),
+		       "Email has already been taken");
+	ck_cli_refused(S(fmt("user-create %s not-an-email x --password secret1234", other)),
+		       "email is invalid");
+	ck_cli_refused(S(fmt("user-create %s %s@example.com x --password short", other, other)),
+		       "password is too short (minimum is 8 characters)");
+	ck_cli_refused(S(fmt("user-create %s %s@example.com ''", other, other)),
+		       "name can't be blank");
+	ck_cli_refused(S(fmt("user-create %s.git %s@example.com x --password secret1234", other,
+			     other)),
+		       "username can contain only letters");
+	ck_assert_int_eq(count_username(other), 0);
+	/* a personal access token, by the rules of the token endpoints */
+	ck_cli_refused(S(fmt("token-create %s --scopes api,sudo", name)),
+		       "scopes does not have a valid value");
+	ck_cli_refused(S(fmt("token-create %s --expires tomorrow", name)), "expires_at is invalid");
+	ck_cli_refused(S(fmt("token-create %s --scopes ,", name)), "\"scopes\" not given");
+	char *token = cli_personal_token(name, "read_user,api,read_user", "2999-01-01");
+	r = R(api("GET", "/user", token, NULL));
+	ck_status(r, 200);
+	ck_str_member(r->json, "username", name);
+	free(token);
+}
+END_TEST
+
 START_TEST(test_users_create_json)
 {
 	char *name = S(unique("usr_json"));
@@ -1361,6 +1432,7 @@ Suite *suite_users(void)
 	tcase_add_test(tc, test_users_create_missing);
 	tcase_add_test(tc, test_users_create_validation);
 	tcase_add_test(tc, test_users_create_conflicts);
+	tcase_add_test(tc, test_users_cli_create);
 	tcase_add_test(tc, test_users_create_json);
 	tcase_add_test(tc, test_users_update);
 	tcase_add_test(tc, test_users_update_errors);

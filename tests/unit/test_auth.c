@@ -11,7 +11,7 @@
 #include "auth/access.h"
 #include "auth/auth.h"
 #include "core/crypto.h"
-#include "git/shell.h"
+#include "shell.h"
 #include "http/router.h"
 
 static arena *A;
@@ -575,7 +575,7 @@ START_TEST(test_project_access_decide)
 }
 END_TEST
 
-/* ---- the commands the SSH shell runs (git/shell.c) ---- */
+/* ---- the commands the SSH shell runs (shell.c) ---- */
 
 START_TEST(test_ssh_command_accepted)
 {

@@ -1,4 +1,5 @@
-/* Unit suite: db (what it reads from PostgreSQL's text output; no database). */
+/* Unit suite: db (what it reads from PostgreSQL's text output, the job queue's kinds;
+ * no database). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #undef fail
 
 #include "db/db.h"
+#include "db/queue.h"
 
 static arena *A;
 
@@ -74,6 +76,37 @@ START_TEST(test_int_array)
 }
 END_TEST
 
+/* The kinds of db/jobs.def, each under its own name, and nothing else. */
+START_TEST(test_queue_kinds)
+{
+	for (int k = 0; k < JOB_NKINDS; k++) {
+		const char *name = queue_kind_name(k);
+		ck_assert_ptr_nonnull(name);
+		ck_assert_int_eq(queue_kind_parse(name), k);
+	}
+	ck_assert_str_eq(queue_kind_name(JOB_PUSH), "push");
+	ck_assert_int_eq(queue_kind_parse("merge_request_check"), JOB_MERGE_REQUEST_CHECK);
+	ck_assert_ptr_null(queue_kind_name(-1));
+	ck_assert_ptr_null(queue_kind_name(JOB_NKINDS));
+	ck_assert_int_eq(queue_kind_parse("core_test"), -1);
+	ck_assert_int_eq(queue_kind_parse(""), -1);
+	ck_assert_int_eq(queue_kind_parse(NULL), -1);
+}
+END_TEST
+
+/* enqueue refuses a kind that is not in db/jobs.def (no job nobody runs) before it
+ * touches the connection, which this context does not have */
+START_TEST(test_queue_enqueue_unknown_kind)
+{
+	ctx c;
+	ctx_init(&c, A, NULL, NULL, NULL);
+	ck_assert_int_eq(queue_enqueue(&c, JOB_NKINDS, "{}"), ERR_INVALID);
+	ck_assert_int_eq(queue_enqueue(&c, -1, "{}"), ERR_INVALID);
+	ck_assert_int_eq(queue_enqueue(&c, JOB_NKINDS + 100, "{}"), ERR_INVALID);
+	ck_assert_int_eq(queue_enqueue(&c, JOB_PUSH, NULL), ERR_INVALID);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("db");
@@ -82,6 +115,11 @@ int main(void)
 	tcase_add_test(tc, test_text_array);
 	tcase_add_test(tc, test_int_array);
 	suite_add_tcase(s, tc);
+	TCase *q = tcase_create("job queue");
+	tcase_add_checked_fixture(q, setup, teardown);
+	tcase_add_test(q, test_queue_kinds);
+	tcase_add_test(q, test_queue_enqueue_unknown_kind);
+	suite_add_tcase(s, q);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -6,7 +6,7 @@
  * finds the project with the key's user as the caller (the same scope and access rules
  * as the API and git over HTTP: auth/scope.c, auth/access.c) and runs git on the
  * repository stored by the project's id, with the environment the hooks read (GL_ID,
- * GL_PROJECT, core.hooksPath: git/hooks.h). No shell ever sees what the client sent.
+ * GL_PROJECT, core.hooksPath: hook.h). No shell ever sees what the client sent.
  * contrib/sshd/collabd.conf shows sshd's side. */
 #ifndef COLLABD_SHELL_H
 #define COLLABD_SHELL_H
@@ -53,5 +53,17 @@ int shell_exec(const shell_plan *plan);
  * segments, control characters, no namespace). *push tells receive-pack. */
 int shell_parse_command(arena *a, const char *command, const char **program, const char **path,
 			bool *push);
+
+/* `collabd authorized-keys TYPE KEY` (argv[0] is "authorized-keys"), sshd's
+ * AuthorizedKeysCommand with %t %k: the line of a known key, whose forced command runs
+ * this binary with this configuration; nothing for any other key. Both connect with
+ * the program's statements. The exit status: 0,
+ * or 1 when it cannot tell (sshd then refuses the key). */
+int shell_authorized_keys_main(const db_stmt *const *statements, const char *cfg_path, int argc,
+			       char **argv);
+/* `collabd shell key-ID` (argv[0] is "shell"), the forced command of that line: runs
+ * git for the key's user in place of this process when the client asked for a
+ * repository they may use, else says why not on stderr and exits 1. */
+int shell_main(const db_stmt *const *statements, const char *cfg_path, int argc, char **argv);
 
 #endif

@@ -1,6 +1,8 @@
-#include "git/shell.h"
+/* Git over SSH: `collabd authorized-keys` and `collabd shell` (shell.h). */
+#include "shell.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,18 +10,24 @@
 #include "auth/scope.h"
 #include "core/buf.h"
 #include "core/crypto.h"
+#include "core/log.h"
 #include "core/sshkey.h"
+#include "entry.h"
 #include "git/repo.h"
+
+/* the columns of shell_key_by_fingerprint and of shell_key_user */
+enum { SKF_ID, SKF_KEY, SKF_NCOLS };
+enum { SKU_ID, SKU_ADMIN, SKU_EXTERNAL, SKU_USERNAME, SKU_ACTIVE, SKU_NCOLS };
 
 const db_stmt shell_stmts[] = {
 	/* $1 MD5 fingerprint (sshkey.h): the key (keys_fingerprint_key) of an active user */
 	{"shell_key_by_fingerprint",
 	 "SELECT k.id, k.key FROM keys k JOIN users u ON u.id = k.user_id"
-	 " WHERE k.fingerprint = $1 AND u.state = 'active' AND NOT u.ghost", 1, 2},
+	 " WHERE k.fingerprint = $1 AND u.state = 'active' AND NOT u.ghost", 1, SKF_NCOLS},
 	/* $1 key id: its user, whatever their state */
 	{"shell_key_user",
 	 "SELECT u.id, u.is_admin, u.external, u.username, u.state = 'active' FROM keys k"
-	 " JOIN users u ON u.id = k.user_id WHERE k.id = $1 AND NOT u.ghost", 1, 5},
+	 " JOIN users u ON u.id = k.user_id WHERE k.id = $1 AND NOT u.ghost", 1, SKU_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -51,7 +59,7 @@ int shell_authorized_key(ctx *c, const char *command, const char *type, const ch
 	sshkey stored;
 	unsigned char *sblob;
 	size_t sn;
-	if (sshkey_parse(c->a, PQgetvalue(res, 0, 1), &stored) < 0 ||
+	if (sshkey_parse(c->a, PQgetvalue(res, 0, SKF_KEY), &stored) < 0 ||
 	    strcmp(stored.type, k.type) != 0)
 		return 1;
 	const char *sb64 = stored.normalized + strlen(stored.type) + 1;
@@ -62,7 +70,7 @@ int shell_authorized_key(ctx *c, const char *command, const char *type, const ch
 	fprintf(out,
 		"command=\"%s shell key-%s\",no-port-forwarding,no-X11-forwarding,"
 		"no-agent-forwarding,no-pty %s %s\n",
-		command, PQgetvalue(res, 0, 0), stored.type, sb64);
+		command, PQgetvalue(res, 0, SKF_ID), stored.type, sb64);
 	return 0;
 }
 
@@ -166,16 +174,16 @@ static int key_caller(ctx *c, const char *key_arg, FILE *err)
 		fprintf(err, "GitLab: This SSH key is not known (it may have been removed).\n");
 		return 1;
 	}
-	if (!db_bool(res, 0, 4)) {
+	if (!db_bool(res, 0, SKU_ACTIVE)) {
 		fprintf(err, "GitLab: Your account has been blocked.\n");
 		return 1;
 	}
 	caller *u = arena_alloc(c->a, sizeof(*u));
 	memset(u, 0, sizeof(*u));
-	u->id = db_int(res, 0, 0);
-	u->admin = db_bool(res, 0, 1);
-	u->external = db_bool(res, 0, 2);
-	u->username = arena_strdup(c->a, PQgetvalue(res, 0, 3));
+	u->id = db_int(res, 0, SKU_ID);
+	u->admin = db_bool(res, 0, SKU_ADMIN);
+	u->external = db_bool(res, 0, SKU_EXTERNAL);
+	u->username = arena_strdup(c->a, PQgetvalue(res, 0, SKU_USERNAME));
 	c->user = u;
 	return 0;
 }
@@ -280,4 +288,71 @@ fail:
 	while (nowned > 0)
 		free(owned[--nowned]);
 	return -1;
+}
+
+static bool plain_path(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-@,:=") ==
+	       strlen(s);
+}
+
+int shell_authorized_keys_main(const db_stmt *const *statements, const char *cfg_path, int argc,
+			       char **argv)
+{
+	if (argc != 3)
+		return entry_usage();
+	char exe[PATH_MAX], conf[PATH_MAX];
+	if (entry_self_paths(cfg_path, exe, conf) < 0)
+		return 1;
+	/* the line's command="..." goes through sshd's option quoting and then the login
+	 * shell: only paths that need neither */
+	if (!plain_path(exe) || !plain_path(conf)) {
+		fprintf(stderr, "collabd: for an authorized_keys line the paths %s and %s may only "
+				"have letters, digits and / . _ + - @ , : =\n",
+			exe, conf);
+		return 1;
+	}
+	config cfg;
+	if (config_load(&cfg, cfg_path) < 0)
+		return 1;
+	db d;
+	int rc = -1;
+	if (db_open(&d, cfg.database_url, statements) == 0) {
+		arena *a = arena_new();
+		ctx c;
+		ctx_init(&c, a, &cfg, &d, NULL);
+		const char *command = *conf ? arena_printf(a, "%s -c %s", exe, conf) : exe;
+		rc = shell_authorized_key(&c, command, argv[1], argv[2], stdout);
+		arena_destroy(a);
+	}
+	db_close(&d);
+	config_free(&cfg);
+	return rc < 0 ? 1 : 0;
+}
+
+int shell_main(const db_stmt *const *statements, const char *cfg_path, int argc, char **argv)
+{
+	if (argc != 2)
+		return entry_usage();
+	log_use_syslog("collabd-shell"); /* stderr is the git client's */
+	config cfg;
+	if (config_load(&cfg, cfg_path) < 0)
+		return 1;
+	db d;
+	int rc = -1;
+	arena *a = arena_new();
+	ctx c;
+	shell_plan plan;
+	if (db_open(&d, cfg.database_url, statements) == 0) {
+		ctx_init(&c, a, &cfg, &d, NULL);
+		rc = shell_decide(&c, argv[1], getenv("SSH_ORIGINAL_COMMAND"), stderr, &plan);
+	}
+	db_close(&d); /* not inherited by git */
+	if (rc == 0)
+		(void)shell_exec(&plan); /* returns only when git cannot run */
+	else if (rc < 0)
+		fprintf(stderr, "GitLab: collabd could not serve this request; try again later.\n");
+	arena_destroy(a);
+	config_free(&cfg);
+	return 1;
 }
