@@ -102,7 +102,27 @@ static int respond_branch(request *r, git_repository *repo, const char *name,
 	return 0;
 }
 
-static int branches_list(request *r)
+/* present_branches of a page of names, their commits and the default branch's head read
+ * here (refs_present_fn). */
+static int present_branch_page(request *r, git_repository *repo, const char *const *names,
+			       int n, json_object *out)
+{
+	const char *head_name;
+	git_oid head;
+	bool has_head = refs_head(&r->ctx, repo, &head_name, &head) == 0;
+	git_commit **commits = arena_alloc(r->ctx.a, (size_t)(n + 1) * sizeof(*commits));
+	int rc = 0, got = 0;
+	for (; got < n && rc == 0; got++)
+		if (refs_branch_commit(repo, names[got], &commits[got]) != 0)
+			rc = ERR_INTERNAL; /* listed a moment ago: a ref to no commit */
+	if (rc == 0)
+		rc = present_branches(r, repo, names, commits, n, has_head ? &head : NULL, out);
+	for (int i = 0; i < got; i++)
+		git_commit_free(commits[i]);
+	return rc;
+}
+
+int branches_list_refs(request *r, bool tags, const char *search, refs_present_fn present)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -113,43 +133,23 @@ static int branches_list(request *r)
 	git_repository *repo = NULL;
 	if ((rc = open_repo(r, &repo)) < 0)
 		return rc;
-	const char **names, *head_name;
-	git_oid head;
-	int n = refs_branch_names(&r->ctx, repo, &names);
-	if (n < 0) {
-		rc = ERR_INTERNAL;
-		goto cleanup;
-	}
-	/* search (GitLab 10.6): the names that contain it, case aside */
-	const char *search = param_str(r, "search");
-	if (search) {
-		int kept = 0;
-		for (int i = 0; i < n; i++)
-			if (strcasestr(names[i], search))
-				names[kept++] = names[i];
-		n = kept;
-	}
-	bool has_head = refs_head(&r->ctx, repo, &head_name, &head) == 0;
-	long long from = pg.offset < n ? pg.offset : n;
-	int count = (int)(n - from < pg.per_page ? n - from : pg.per_page), got = 0;
-	const char **page = names + from;
-	git_commit **commits = arena_alloc(r->ctx.a, (size_t)(count + 1) * sizeof(*commits));
-	for (; got < count; got++)
-		if (refs_branch_commit(repo, page[got], &commits[got]) != 0) {
-			rc = ERR_INTERNAL; /* listed a moment ago: a ref to no commit */
-			goto free_commits;
-		}
+	const char **page;
+	int total;
+	int n = refs_page(&r->ctx, repo, tags, search, pg.offset, pg.per_page, &page, &total);
+	if (n < 0)
+		return ERR_INTERNAL;
 	json_object *list = request_own(r, json_object_new_array());
-	if ((rc = present_branches(r, repo, page, commits, count, has_head ? &head : NULL,
-				   list)) < 0)
-		goto free_commits;
-	pagination_headers(r, &pg, n);
+	if ((rc = present(r, repo, page, n, list)) < 0)
+		return rc;
+	pagination_headers(r, &pg, total);
 	respond_json(r, 200, json_object_get(list));
-free_commits:
-	for (int i = 0; i < got; i++)
-		git_commit_free(commits[i]);
-cleanup:
-	return rc;
+	return 0;
+}
+
+static int branches_list(request *r)
+{
+	/* search (GitLab 10.6): the names that contain it, case aside */
+	return branches_list_refs(r, false, param_str(r, "search"), present_branch_page);
 }
 
 /* The branch of :branch and its commit: 0, or 404 Branch Not Found. */

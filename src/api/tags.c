@@ -73,34 +73,7 @@ static int open_repo(request *r, git_repository **repo)
 
 static int tags_list(request *r)
 {
-	page_req pg;
-	int rc = pagination_parse(r, &pg);
-	if (rc < 0)
-		return rc;
-	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user))
-		return ERR_FORBIDDEN;
-	git_repository *repo = NULL;
-	if ((rc = open_repo(r, &repo)) < 0)
-		return rc;
-	const char **names;
-	int n = refs_tag_names(&r->ctx, repo, &names);
-	if (n < 0) {
-		rc = ERR_INTERNAL;
-		goto cleanup;
-	}
-	/* reverse name order: page p takes names from the end */
-	long long from = pg.offset < n ? pg.offset : n;
-	int count = (int)(n - from < pg.per_page ? n - from : pg.per_page);
-	const char **page = arena_alloc(r->ctx.a, (size_t)(count + 1) * sizeof(*page));
-	for (int i = 0; i < count; i++)
-		page[i] = names[n - 1 - from - i];
-	json_object *list = request_own(r, json_object_new_array());
-	if ((rc = present_tags(r, repo, page, count, list)) < 0)
-		goto cleanup;
-	pagination_headers(r, &pg, n);
-	respond_json(r, 200, json_object_get(list));
-cleanup:
-	return rc;
+	return branches_list_refs(r, true, NULL, present_tags);
 }
 
 /* Whether tag :tag_name exists: 0, or ERR_NOT_FOUND (404 Tag Not Found). */
