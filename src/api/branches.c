@@ -12,6 +12,8 @@
 #include "git/refs.h"
 
 #define PB_COLS "pb.name, pb.push_access_level, pb.merge_access_level"
+enum { PB_NAME, PB_PUSH, PB_MERGE, PB_NCOLS };
+enum { BF_PROTECTED, BF_DEV_PUSH, BF_DEV_MERGE, BF_NCOLS };
 
 const db_stmt branches_stmts[] = {
 	/* $1 project, $2 branch names (text[]): for each, in order, whether a protection
@@ -22,7 +24,7 @@ const db_stmt branches_stmts[] = {
 	 " coalesce(bool_or(pb.merge_access_level = 30), false)"
 	 " FROM unnest($2::text[]) WITH ORDINALITY b(name, i) LEFT JOIN protected_branches pb"
 	 " ON pb.project_id = $1 AND protected_branch_matches(pb.name, b.name)"
-	 " GROUP BY b.i ORDER BY b.i", 2, 3},
+	 " GROUP BY b.i ORDER BY b.i", 2, BF_NCOLS},
 	/* $1 project, $2 branch: the level a push needs, NULL when not protected */
 	{"branches_push_level", "SELECT branch_push_level($1, $2)", 2, 1},
 	/* The legacy protect: $3/$4 the push/merge level, NULL for masters on a new
@@ -40,15 +42,16 @@ const db_stmt branches_stmts[] = {
 	{"protected_branches_list",
 	 "SELECT (SELECT count(*) FROM protected_branches WHERE project_id = $1), p.*"
 	 " FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " PB_COLS " FROM protected_branches pb"
-	 " WHERE pb.project_id = $1 ORDER BY pb.id LIMIT $2 OFFSET $3) p ON true", 3, 4},
+	 " WHERE pb.project_id = $1 ORDER BY pb.id LIMIT $2 OFFSET $3) p ON true", 3,
+	 1 + PB_NCOLS},
 	{"protected_branches_show",
 	 "SELECT " PB_COLS " FROM protected_branches pb WHERE pb.project_id = $1 AND pb.name = $2",
-	 2, 3},
+	 2, PB_NCOLS},
 	/* no row when the name is protected already */
 	{"protected_branches_insert",
 	 "INSERT INTO protected_branches AS pb (project_id, name, push_access_level,"
 	 " merge_access_level) VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, name) DO NOTHING"
-	 " RETURNING " PB_COLS, 4, 3},
+	 " RETURNING " PB_COLS, 4, PB_NCOLS},
 	{"protected_branches_delete",
 	 "DELETE FROM protected_branches WHERE project_id = $1 AND name = $2 RETURNING id", 2, 1},
 	{NULL, NULL, 0, 0},
@@ -79,9 +82,9 @@ static int present_branches(request *r, git_repository *repo, const char *const 
 		json_object_object_add(o, "commit", entity_commit_kept(&r->ctx, commits[i]));
 		json_put_bool(o, "merged",
 			      head && refs_merged(repo, git_commit_id(commits[i]), head));
-		json_put_bool(o, "protected", db_bool(res, i, 0));
-		json_put_bool(o, "developers_can_push", db_bool(res, i, 1));
-		json_put_bool(o, "developers_can_merge", db_bool(res, i, 2));
+		json_put_bool(o, "protected", db_bool(res, i, BF_PROTECTED));
+		json_put_bool(o, "developers_can_push", db_bool(res, i, BF_DEV_PUSH));
+		json_put_bool(o, "developers_can_merge", db_bool(res, i, BF_DEV_MERGE));
 		json_object_array_add(out, o);
 	}
 	return 0;
@@ -378,10 +381,11 @@ static json_object *present_protected(request *r, const PGresult *res, int row, 
 {
 	(void)r;
 	json_object *o = json_object_new_object();
-	json_put_str(o, "name", db_val(res, row, col));
-	json_object_object_add(o, "push_access_levels", access_levels((int)db_int(res, row, col + 1)));
+	json_put_str(o, "name", db_val(res, row, col + PB_NAME));
+	json_object_object_add(o, "push_access_levels",
+			       access_levels((int)db_int(res, row, col + PB_PUSH)));
 	json_object_object_add(o, "merge_access_levels",
-			       access_levels((int)db_int(res, row, col + 2)));
+			       access_levels((int)db_int(res, row, col + PB_MERGE)));
 	return o;
 }
 
