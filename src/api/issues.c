@@ -490,7 +490,9 @@ static int check_iid(request *r)
 	return issue_iid(r, "issue_iid", &iid);
 }
 
-static int issues_show(request *r)
+/* The route's issue (:issue_iid) answered with write from column col of its row:
+ * GET .../issues/:issue_iid and its time_stats. */
+static int show_issue(request *r, writer_fn write, int col)
 {
 	const char *iid;
 	int rc = issue_iid(r, "issue_iid", &iid);
@@ -499,8 +501,13 @@ static int issues_show(request *r)
 	PGresult *res;
 	if ((rc = fetch(r, iid, NULL, &res)) != 0)
 		return rc < 0 ? rc : not_found(r);
-	api_respond_record(r, 200, entity_issue_write, res, 0, 0);
+	api_respond_record(r, 200, write, res, 0, col);
 	return 0;
+}
+
+static int issues_show(request *r)
+{
+	return show_issue(r, entity_issue_write, 0);
 }
 
 /* Answers status with issue id as the caller sees it now. */
@@ -1036,15 +1043,7 @@ static int issues_reset_spent_time(request *r)
 
 static int issues_time_stats(request *r)
 {
-	const char *iid;
-	int rc = issue_iid(r, "issue_iid", &iid);
-	if (rc < 0)
-		return rc;
-	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
-		return rc < 0 ? rc : not_found(r);
-	api_respond_record(r, 200, entity_time_stats_write, res, 0, IC_TIME_ESTIMATE);
-	return 0;
+	return show_issue(r, entity_time_stats_write, IC_TIME_ESTIMATE);
 }
 
 #define ISSUE V4 "/projects/:id/issues/:issue_iid"

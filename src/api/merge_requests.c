@@ -777,6 +777,14 @@ static int lock_mr(request *r, const char *iid, locked_mr *out)
 	return 0;
 }
 
+/* The route's request (:merge_request_iid) locked: as lock_mr. */
+static int lock_route_mr(request *r, locked_mr *m)
+{
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	return rc < 0 ? rc : lock_mr(r, iid, m);
+}
+
 static int system_note(request *r, const char *id, const char *body)
 {
 	return issuable_system_note(r, &mr_kind, r->project->id, id, body);
@@ -1071,12 +1079,9 @@ static int merge_requests_update(request *r)
 
 static int merge_requests_delete(request *r)
 {
-	const char *iid;
-	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0)
-		return rc;
 	locked_mr m;
-	if ((rc = lock_mr(r, iid, &m)) != 0)
+	int rc = lock_route_mr(r, &m);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (!can_admin_project(&r->project->pa))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
@@ -1269,12 +1274,9 @@ static int merge_requests_merge(request *r)
 
 static int merge_requests_cancel_mwps(request *r)
 {
-	const char *iid;
-	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0)
-		return rc;
 	locked_mr m;
-	if ((rc = lock_mr(r, iid, &m)) != 0)
+	int rc = lock_route_mr(r, &m);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	/* can_cancel_merge_when_pipeline_succeeds?: those who may push to the project */
 	if (!can_push_code(&r->project->pa, r->ctx.user))
