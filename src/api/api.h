@@ -99,6 +99,14 @@ void content_error(request *r, int status, const char *message);
 int content_write(request *r, struct git_repository *repo, struct gitc_commit_req *req,
 		  struct git_commit **out);
 
+/* branches.c: GET /projects/:id/repository/branches and /tags: the route's project's
+ * branches or tags (tags true) that contain search (NULL: all), a page of them in the
+ * order of git/refs.h's refs_page presented by present (which adds n records of names to
+ * out), with the pagination headers; ERR_FORBIDDEN to whom may not read the code. */
+typedef int (*refs_present_fn)(request *r, struct git_repository *repo,
+			       const char *const *names, int n, struct json_object *out);
+int branches_list_refs(request *r, bool tags, const char *search, refs_present_fn present);
+
 /* members.c: project and group members; access_requests.c (4.11). Each handler serves
  * both /projects/:id/... and /groups/:id/...: the route's scope (r->project or
  * r->group) is the source. */
@@ -175,31 +183,6 @@ bool award_emoji_allowed(request *r, const char *author_id, const char *name);
  * issues, milestones.c). */
 int issues_list_page(request *r, const char *project_id, const char *group_id,
 		     const char *default_scope, const char *milestone_title);
-/* The common filters of the issue and merge request lists (spec 4.5, 4.6), read and
- * checked as GitLab 10's parameter declarations do: state one of states ("all": none),
- * scope one of scopes (default_scope when absent). */
-typedef struct {
-	page_req pg;
-	const char *state, *labels, *milestone, *milestone_mode, *scope, *author, *assignee,
-		*emoji, *iids, *search, *created_after, *created_before, *updated_after,
-		*updated_before, *order_by, *sort;
-	bool no_label, no_assignee, no_emoji;
-} tracker_filters;
-int tracker_read_filters(request *r, const char *const *states, const char *const *scopes,
-			 const char *default_scope, tracker_filters *f);
-/* GitLab's system note of a label change ("added ~1 ~2 labels and removed ~3 label"),
- * of the ids added and removed (bigint[] literals or NULL); NULL when neither has any. */
-const char *tracker_labels_note(request *r, const char *added_ids, const char *removed_ids);
-/* The list statements' parameters $1..$26 from f: the caller ($1..$3), project_id,
- * group_id, the filters, the page. */
-void tracker_filter_params(request *r, tracker_filters *f, const char *project_id,
-			   const char *group_id, const char **v);
-/* The labels parameter of issues and merge requests as given (a comma-separated list,
- * or an array joined with commas; NULL when absent); and the titles of such a list (list,
- * or the labels parameter when NULL), trimmed, without empty ones and repeats, as a
- * text[] literal with their number in *count. */
-const char *issues_param_labels_raw(request *r);
-const char *issues_param_labels(request *r, const char *list, int *count);
 /* merge_requests.c (4.6): a page of the merge requests the caller sees, with the
  * filters of the merge request lists, of project_id or of group_id (with its
  * subgroups; neither: every project), default scope default_scope, with milestone

@@ -12,6 +12,8 @@
 #include "git/refs.h"
 
 #define PB_COLS "pb.name, pb.push_access_level, pb.merge_access_level"
+enum { PB_NAME, PB_PUSH, PB_MERGE, PB_NCOLS };
+enum { BF_PROTECTED, BF_DEV_PUSH, BF_DEV_MERGE, BF_NCOLS };
 
 const db_stmt branches_stmts[] = {
 	/* $1 project, $2 branch names (text[]): for each, in order, whether a protection
@@ -22,7 +24,7 @@ const db_stmt branches_stmts[] = {
 	 " coalesce(bool_or(pb.merge_access_level = 30), false)"
 	 " FROM unnest($2::text[]) WITH ORDINALITY b(name, i) LEFT JOIN protected_branches pb"
 	 " ON pb.project_id = $1 AND protected_branch_matches(pb.name, b.name)"
-	 " GROUP BY b.i ORDER BY b.i", 2, 3},
+	 " GROUP BY b.i ORDER BY b.i", 2, BF_NCOLS},
 	/* $1 project, $2 branch: the level a push needs, NULL when not protected */
 	{"branches_push_level", "SELECT branch_push_level($1, $2)", 2, 1},
 	/* The legacy protect: $3/$4 the push/merge level, NULL for masters on a new
@@ -40,15 +42,16 @@ const db_stmt branches_stmts[] = {
 	{"protected_branches_list",
 	 "SELECT (SELECT count(*) FROM protected_branches WHERE project_id = $1), p.*"
 	 " FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " PB_COLS " FROM protected_branches pb"
-	 " WHERE pb.project_id = $1 ORDER BY pb.id LIMIT $2 OFFSET $3) p ON true", 3, 4},
+	 " WHERE pb.project_id = $1 ORDER BY pb.id LIMIT $2 OFFSET $3) p ON true", 3,
+	 1 + PB_NCOLS},
 	{"protected_branches_show",
 	 "SELECT " PB_COLS " FROM protected_branches pb WHERE pb.project_id = $1 AND pb.name = $2",
-	 2, 3},
+	 2, PB_NCOLS},
 	/* no row when the name is protected already */
 	{"protected_branches_insert",
 	 "INSERT INTO protected_branches AS pb (project_id, name, push_access_level,"
 	 " merge_access_level) VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, name) DO NOTHING"
-	 " RETURNING " PB_COLS, 4, 3},
+	 " RETURNING " PB_COLS, 4, PB_NCOLS},
 	{"protected_branches_delete",
 	 "DELETE FROM protected_branches WHERE project_id = $1 AND name = $2 RETURNING id", 2, 1},
 	{NULL, NULL, 0, 0},
@@ -79,9 +82,9 @@ static int present_branches(request *r, git_repository *repo, const char *const 
 		json_object_object_add(o, "commit", entity_commit_kept(&r->ctx, commits[i]));
 		json_put_bool(o, "merged",
 			      head && refs_merged(repo, git_commit_id(commits[i]), head));
-		json_put_bool(o, "protected", db_bool(res, i, 0));
-		json_put_bool(o, "developers_can_push", db_bool(res, i, 1));
-		json_put_bool(o, "developers_can_merge", db_bool(res, i, 2));
+		json_put_bool(o, "protected", db_bool(res, i, BF_PROTECTED));
+		json_put_bool(o, "developers_can_push", db_bool(res, i, BF_DEV_PUSH));
+		json_put_bool(o, "developers_can_merge", db_bool(res, i, BF_DEV_MERGE));
 		json_object_array_add(out, o);
 	}
 	return 0;
@@ -102,7 +105,27 @@ static int respond_branch(request *r, git_repository *repo, const char *name,
 	return 0;
 }
 
-static int branches_list(request *r)
+/* present_branches of a page of names, their commits and the default branch's head read
+ * here (refs_present_fn). */
+static int present_branch_page(request *r, git_repository *repo, const char *const *names,
+			       int n, json_object *out)
+{
+	const char *head_name;
+	git_oid head;
+	bool has_head = refs_head(&r->ctx, repo, &head_name, &head) == 0;
+	git_commit **commits = arena_alloc(r->ctx.a, (size_t)(n + 1) * sizeof(*commits));
+	int rc = 0, got = 0;
+	for (; got < n && rc == 0; got++)
+		if (refs_branch_commit(repo, names[got], &commits[got]) != 0)
+			rc = ERR_INTERNAL; /* listed a moment ago: a ref to no commit */
+	if (rc == 0)
+		rc = present_branches(r, repo, names, commits, n, has_head ? &head : NULL, out);
+	for (int i = 0; i < got; i++)
+		git_commit_free(commits[i]);
+	return rc;
+}
+
+int branches_list_refs(request *r, bool tags, const char *search, refs_present_fn present)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -113,43 +136,23 @@ static int branches_list(request *r)
 	git_repository *repo = NULL;
 	if ((rc = open_repo(r, &repo)) < 0)
 		return rc;
-	const char **names, *head_name;
-	git_oid head;
-	int n = refs_branch_names(&r->ctx, repo, &names);
-	if (n < 0) {
-		rc = ERR_INTERNAL;
-		goto cleanup;
-	}
-	/* search (GitLab 10.6): the names that contain it, case aside */
-	const char *search = param_str(r, "search");
-	if (search) {
-		int kept = 0;
-		for (int i = 0; i < n; i++)
-			if (strcasestr(names[i], search))
-				names[kept++] = names[i];
-		n = kept;
-	}
-	bool has_head = refs_head(&r->ctx, repo, &head_name, &head) == 0;
-	long long from = pg.offset < n ? pg.offset : n;
-	int count = (int)(n - from < pg.per_page ? n - from : pg.per_page), got = 0;
-	const char **page = names + from;
-	git_commit **commits = arena_alloc(r->ctx.a, (size_t)(count + 1) * sizeof(*commits));
-	for (; got < count; got++)
-		if (refs_branch_commit(repo, page[got], &commits[got]) != 0) {
-			rc = ERR_INTERNAL; /* listed a moment ago: a ref to no commit */
-			goto free_commits;
-		}
+	const char **page;
+	int total;
+	int n = refs_page(&r->ctx, repo, tags, search, pg.offset, pg.per_page, &page, &total);
+	if (n < 0)
+		return ERR_INTERNAL;
 	json_object *list = request_own(r, json_object_new_array());
-	if ((rc = present_branches(r, repo, page, commits, count, has_head ? &head : NULL,
-				   list)) < 0)
-		goto free_commits;
-	pagination_headers(r, &pg, n);
+	if ((rc = present(r, repo, page, n, list)) < 0)
+		return rc;
+	pagination_headers(r, &pg, total);
 	respond_json(r, 200, json_object_get(list));
-free_commits:
-	for (int i = 0; i < got; i++)
-		git_commit_free(commits[i]);
-cleanup:
-	return rc;
+	return 0;
+}
+
+static int branches_list(request *r)
+{
+	/* search (GitLab 10.6): the names that contain it, case aside */
+	return branches_list_refs(r, false, param_str(r, "search"), present_branch_page);
 }
 
 /* The branch of :branch and its commit: 0, or 404 Branch Not Found. */
@@ -378,10 +381,11 @@ static json_object *present_protected(ctx *c, const PGresult *res, int row, int 
 {
 	(void)c;
 	json_object *o = json_object_new_object();
-	json_put_str(o, "name", db_val(res, row, col));
-	json_object_object_add(o, "push_access_levels", access_levels((int)db_int(res, row, col + 1)));
+	json_put_str(o, "name", db_val(res, row, col + PB_NAME));
+	json_object_object_add(o, "push_access_levels",
+			       access_levels((int)db_int(res, row, col + PB_PUSH)));
 	json_object_object_add(o, "merge_access_levels",
-			       access_levels((int)db_int(res, row, col + 2)));
+			       access_levels((int)db_int(res, row, col + PB_MERGE)));
 	return o;
 }
 

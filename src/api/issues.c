@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
+#include "api/issuable.h"
 #include "entity/entity.h"
 #include "entity/issue.h"
 #include "http/pagination.h"
@@ -161,6 +161,23 @@
 #define ISSUES_STATE_IS(A) " AND " A ".state = $6::text"
 #define ISSUES_STATE_ANY(A) ""
 
+/* issues_list_all_*: the caller, the page, the state */
+enum { IA_ME, IA_LIMIT = IA_ME + 3, IA_OFFSET, IA_STATE, IA_NPARAMS };
+/* issues_get (issues_get_id: IG_PROJECT is the issue's id, no IG_IID): ISSUE_COLS, then */
+enum { IG_ME, IG_PROJECT = IG_ME + 3, IG_IID, IG_NPARAMS };
+enum { IG_ENABLED = ISSUE_NCOLS, IG_INVOLVED, IG_NCOLS };
+/* issues_lock: issuable_lock's columns, then */
+enum { LK_CONFIDENTIAL = ILK_NCOLS, LK_ESTIMATE, LK_SPENT, LK_MOVED_TO, LK_ENABLED, LK_NCOLS };
+enum { II_PROJECT, II_TITLE, II_DESCRIPTION, II_AUTHOR, II_MILESTONE, II_CONFIDENTIAL,
+       II_LOCKED, II_DUE_DATE, II_CREATED_AT, II_NPARAMS };
+enum { IIR_ID, IIR_IID, IIR_TITLE, IIR_NCOLS };
+enum { IU_ID, IU_TITLE, IU_DESCRIPTION_GIVEN, IU_DESCRIPTION, IU_MILESTONE_GIVEN, IU_MILESTONE,
+       IU_CONFIDENTIAL, IU_LOCKED, IU_DUE_DATE_GIVEN, IU_DUE_DATE, IU_STATE_EVENT, IU_CALLER,
+       IU_UPDATED_AT, IU_PROJECT, IU_NPARAMS };
+enum { IUR_STATE, IUR_MILESTONE, IUR_MILESTONE_REF, IUR_CONFIDENTIAL, IUR_NCOLS };
+enum { IT_ESTIMATE, IT_SPENT, IT_NCOLS };
+enum { IM_ID, IM_IID, IM_TITLE, IM_NCOLS };
+
 const db_stmt issues_stmts[] = {
 	/* ISSUES_LIST_ALL: the caller $1..$3, $4 limit, $5 offset; of state $6 ('opened' or
 	 * 'closed'), or in every state (a merge of the two states' ordered scans). */
@@ -168,13 +185,13 @@ const db_stmt issues_stmts[] = {
 	 ISSUES_LIST_ALL(ISSUES_STATE_IS,
 			 "CASE WHEN $6 = 'opened' THEN open_issues_count ELSE closed_issues_count END",
 			 ISSUES_ALL_PAGE("$6", "$4 OFFSET $5")),
-	 6, 1 + ISSUE_NCOLS},
+	 IA_NPARAMS, 1 + ISSUE_NCOLS},
 	{"issues_list_all_any",
 	 ISSUES_LIST_ALL(ISSUES_STATE_ANY, "open_issues_count + closed_issues_count",
 			 "(SELECT * FROM (" ISSUES_ALL_PAGE("'opened'", "$4::bigint + $5::bigint")
 			 " UNION ALL " ISSUES_ALL_PAGE("'closed'", "$4 + $5") ") u"
 			 " ORDER BY u.created_at DESC, u.id DESC LIMIT $4 OFFSET $5)"),
-	 5, 1 + ISSUE_NCOLS},
+	 IA_NPARAMS - 1, 1 + ISSUE_NCOLS},
 	/* The issues the caller sees, filtered, a page of them in order (ISSUES_LIST): in
 	 * every project; in project $4 ($5 NULL); in group $5 and its subgroups ($4 NULL).
 	 * $1..$3 the caller, $6 state, $7 label titles (all of them), $8 without labels, $9
@@ -182,14 +199,14 @@ const db_stmt issues_stmts[] = {
 	 * assignee, $14 without assignee, $15 the caller's award emoji, $16 without the caller's award, $17 iids,
 	 * $18 search, $19..$22 created after/before, updated after/before, $23 by updated_at,
 	 * $24 ascending, $25 limit, $26 offset. */
-	{"issues_list", ISSUES_LIST("$4::bigint IS NULL AND $5::bigint IS NULL"), 26,
+	{"issues_list", ISSUES_LIST("$4::bigint IS NULL AND $5::bigint IS NULL"), TF_NPARAMS,
 	 1 + ISSUE_NCOLS},
-	{"issues_list_project", ISSUES_LIST("p.id = $4::bigint AND $5::bigint IS NULL"), 26,
+	{"issues_list_project", ISSUES_LIST("p.id = $4::bigint AND $5::bigint IS NULL"), TF_NPARAMS,
 	 1 + ISSUE_NCOLS},
 	{"issues_list_group",
 	 ISSUES_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
 		     " WHERE g.traversal_ids @> ARRAY[$5::bigint])"),
-	 26, 1 + ISSUE_NCOLS},
+	 TF_NPARAMS, 1 + ISSUE_NCOLS},
 	/* ISSUES_LIST_PLAIN: project $1, $2 limit, $3 offset; and of state $4. */
 	{"issues_list_project_plain", ISSUES_LIST_PLAIN("", ""), 3, 1 + ISSUE_NCOLS},
 	{"issues_list_project_state",
@@ -200,22 +217,22 @@ const db_stmt issues_stmts[] = {
 	 "WITH " SQL_ME " SELECT " ISSUE_COLS ", p.issues_enabled,"
 	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED("me.id")
 	 " FROM me, issues i" ISSUE_JOINS " WHERE i.project_id = $4 AND i.iid = $5",
-	 5, ISSUE_NCOLS + 2},
+	 IG_NPARAMS, IG_NCOLS},
 	/* The same by id. */
 	{"issues_get_id",
 	 "WITH " SQL_ME " SELECT " ISSUE_COLS ", p.issues_enabled,"
 	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED("me.id")
 	 " FROM me, issues i" ISSUE_JOINS " WHERE i.id = $4",
-	 4, ISSUE_NCOLS + 2},
+	 IG_NPARAMS - 1, IG_NCOLS},
 	/* Issue $2 of project $1 locked for a change, with what the change compares:
-	 * id, author, its assignee, state, confidential, milestone, title, estimate, time
+	 * id, author, its assignee, state, milestone, title, confidential, estimate, time
 	 * spent, moved_to_id, issues_enabled. */
 	{"issues_lock",
 	 "SELECT i.id, i.author_id, (SELECT min(a.user_id) FROM issue_assignees a"
-	 " WHERE a.issue_id = i.id), i.state, i.confidential, i.milestone_id, i.title,"
+	 " WHERE a.issue_id = i.id), i.state, i.milestone_id, i.title, i.confidential,"
 	 " i.time_estimate, i.total_time_spent, i.moved_to_id, p.issues_enabled"
 	 " FROM issues i JOIN projects p ON p.id = i.project_id"
-	 " WHERE i.project_id = $1 AND i.iid = $2 FOR UPDATE OF i", 2, 11},
+	 " WHERE i.project_id = $1 AND i.iid = $2 FOR UPDATE OF i", 2, LK_NCOLS},
 	{"issues_project_enabled", "SELECT issues_enabled FROM projects WHERE id = $1", 1, 1},
 	/* $1 project, $2 title, $3 description, $4 author, $5 milestone, $6 confidential,
 	 * $7 discussion_locked, $8 due date, $9 created_at (NULL: now). */
@@ -224,7 +241,7 @@ const db_stmt issues_stmts[] = {
 	 " confidential, discussion_locked, due_date, created_at, updated_at)"
 	 " VALUES ($1, next_iid('issues', 'Project', $1), $2, $3, $4, " PROJECT_MILESTONE("$5", "$1")
 	 ", coalesce($6::boolean, false), $7, $8::date, coalesce($9::timestamptz, now()),"
-	 " coalesce($9::timestamptz, now())) RETURNING id, iid, title", 9, 3},
+	 " coalesce($9::timestamptz, now())) RETURNING id, iid, title", II_NPARAMS, IIR_NCOLS},
 	/* $1 issue; $2 title, $3/$4 description given/value, $5/$6 milestone given/id (one
 	 * of project $14's, else none), $7 confidential, $8 discussion_locked, $9/$10 due
 	 * date given/value, $11 state event, $12 the caller, $13 updated_at. The new state,
@@ -246,9 +263,10 @@ const db_stmt issues_stmts[] = {
 	 " updated_at = coalesce($13::timestamptz, now()) WHERE i.id = $1 RETURNING i.*)"
 	 " SELECT u.state, u.milestone_id, CASE WHEN m.project_id IS NOT NULL THEN '%' || m.iid"
 	 " ELSE '%\"' || m.title || '\"' END, u.confidential FROM u"
-	 " LEFT JOIN milestones m ON m.id = u.milestone_id", 14, 4},
+	 " LEFT JOIN milestones m ON m.id = u.milestone_id", IU_NPARAMS, IUR_NCOLS},
 	/* Assigns issue $1 to user $2 (none when NULL) when the user may see project $3: the
-	 * former and the new assignee's usernames (the former one stays when $2 may not). */
+	 * former and the new assignee's usernames (the former one stays when $2 may not),
+	 * whether it changed (issuable_assign). */
 	{"issues_assign",
 	 "WITH me AS (SELECT u.id, u.is_admin AS admin, u.external FROM users u"
 	 "  WHERE u.id = $2::bigint AND NOT u.ghost),"
@@ -265,37 +283,15 @@ const db_stmt issues_stmts[] = {
 	 "  THEN (SELECT u.username FROM ok JOIN users u ON u.id = ok.id)"
 	 "  ELSE (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
 	 "  ORDER BY u.id LIMIT 1) END,"
-	 " (SELECT count(*) FROM go) + (SELECT count(*) FROM ins)", 3, 3},
-	/* The labels of issue $1 of project $2 become those titled $3 (the project's label
-	 * before a group's): the ids added and removed. */
-	{"issues_set_labels",
-	 "WITH want AS (SELECT DISTINCT ON (l.title) l.id FROM labels l, projects p"
-	 "  WHERE p.id = $2 AND l.title = ANY ($3::text[]) AND (l.project_id = p.id"
-	 "  OR l.group_id IN " PROJECT_GROUPS("p") ") ORDER BY l.title, l.project_id NULLS LAST),"
-	 " go AS (DELETE FROM label_links ll WHERE ll.target_type = 'Issue' AND ll.target_id = $1"
-	 "  AND ll.label_id NOT IN (SELECT id FROM want) RETURNING ll.label_id),"
-	 " ins AS (INSERT INTO label_links (label_id, target_type, target_id)"
-	 "  SELECT id, 'Issue', $1 FROM want ON CONFLICT DO NOTHING RETURNING label_id)"
-	 " SELECT (SELECT array_agg(label_id ORDER BY label_id) FROM ins)::text,"
-	 " (SELECT array_agg(label_id ORDER BY label_id) FROM go)::text", 3, 2},
-	/* A system note by $3 on issue $2 of project $1. */
-	{"issues_system_note",
-	 "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note, system)"
-	 " VALUES ($1, 'Issue', $2, $3, $4, true)", 4, 0},
+	 " EXISTS (SELECT 1 FROM go) OR EXISTS (SELECT 1 FROM ins)", 3, IAS_NCOLS},
 	{"issues_delete", "DELETE FROM issues WHERE id = $1", 1, 0},
-	/* $1 issue, $2 user, $3 subscribed */
-	{"issues_subscribe",
-	 "INSERT INTO subscriptions (user_id, subscribable_type, subscribable_id, subscribed)"
-	 " VALUES ($2, 'Issue', $1, $3) ON CONFLICT (subscribable_type, subscribable_id, user_id,"
-	 " (coalesce(project_id, 0))) DO UPDATE SET subscribed = EXCLUDED.subscribed,"
-	 " updated_at = now()", 3, 0},
 	/* $1 issue, $2 estimate (NULL: keep), $3 spent to add (NULL: none), $4 reset spent.
 	 * The estimate and the time spent after. */
 	{"issues_time",
 	 "UPDATE issues SET time_estimate = coalesce($2::integer, time_estimate),"
 	 " total_time_spent = CASE WHEN $4::boolean THEN 0"
 	 "  ELSE total_time_spent + coalesce($3::integer, 0) END, updated_at = now()"
-	 " WHERE id = $1 RETURNING time_estimate, total_time_spent", 4, 2},
+	 " WHERE id = $1 RETURNING time_estimate, total_time_spent", 4, IT_NCOLS},
 	/* Project $1 exists (a move's target that the caller may not see). */
 	{"issues_project_exists",
 	 "SELECT 1 FROM projects WHERE id = $1 AND NOT pending_delete", 1, 1},
@@ -328,7 +324,7 @@ const db_stmt issues_stmts[] = {
 	 "  created_at, updated_at) SELECT e.name, e.user_id, 'Issue', n.id, e.created_at,"
 	 "  e.updated_at FROM n, award_emoji e WHERE e.awardable_type = 'Issue'"
 	 "  AND e.awardable_id = $1)"
-	 " SELECT id, iid, title FROM n", 2, 3},
+	 " SELECT id, iid, title FROM n", 2, IM_NCOLS},
 	/* The moved issue $1 is closed (by $3) and points at the new one, $2. */
 	{"issues_moved",
 	 "UPDATE issues SET moved_to_id = $2, state = 'closed', updated_at = now(),"
@@ -340,210 +336,7 @@ const db_stmt issues_stmts[] = {
 
 /* ---- reading the input ---- */
 
-static const char *caller_id(request *r)
-{
-	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-}
-
-/* An Array[Integer] parameter (name[]=1&name[]=2, a JSON array, or one value): the
- * count of values in *out (0 when absent), or ERR_INVALID. */
-static int int_list(request *r, const char *name, const char ***out)
-{
-	int n = param_array(r, name, out);
-	if (n < 0)
-		return n;
-	if (n == 0) {
-		const char *one = param_str(r, name);
-		if (!one || !param_find(r, name) || param_find(r, name)->array)
-			return 0;
-		const char **v = arena_alloc(r->ctx.a, 2 * sizeof(*v));
-		v[0] = one;
-		v[1] = NULL;
-		*out = v;
-		n = 1;
-	}
-	for (int i = 0; i < n; i++) {
-		char *end;
-		const char *s = (*out)[i];
-		if (!s || !*s || isspace((unsigned char)*s) || (strtoll(s, &end, 10), *end))
-			return fail_invalid(r, name);
-	}
-	return n;
-}
-
-/* A PostgreSQL array literal of the integers v[0, n), or NULL when n is 0. */
-static const char *int_array_literal(request *r, const char **v, int n)
-{
-	if (n == 0)
-		return NULL;
-	buf b;
-	buf_init(&b, r->ctx.a, 64);
-	buf_puts(&b, "{");
-	for (int i = 0; i < n; i++) {
-		if (i)
-			buf_puts(&b, ",");
-		buf_printf(&b, "%lld", strtoll(v[i], NULL, 10));
-	}
-	buf_puts(&b, "}");
-	return buf_cstr(&b);
-}
-
-/* The label titles of a comma-separated list, trimmed, empty ones and repeats left
- * out, as a PostgreSQL text[] literal; *count gets their number. */
-static const char *label_titles(request *r, const char *list, int *count)
-{
-	buf b;
-	buf_init(&b, r->ctx.a, 64);
-	buf_puts(&b, "{");
-	const char **seen = arena_alloc(r->ctx.a, sizeof(*seen) * (strlen(list) / 2 + 2));
-	int n = 0;
-	const char *s = list;
-	while (*s) {
-		const char *e = strchr(s, ',');
-		if (!e)
-			e = s + strlen(s);
-		const char *a = s, *z = e;
-		while (a < z && isspace((unsigned char)*a))
-			a++;
-		while (z > a && isspace((unsigned char)z[-1]))
-			z--;
-		if (z > a) {
-			char *t = arena_strndup(r->ctx.a, a, (size_t)(z - a));
-			bool dup = false;
-			for (int i = 0; i < n && !dup; i++)
-				dup = strcmp(seen[i], t) == 0;
-			if (!dup) {
-				seen[n] = t;
-				buf_puts(&b, n++ ? ",\"" : "\"");
-				for (const char *c = t; *c; c++) {
-					if (*c == '"' || *c == '\\')
-						buf_puts(&b, "\\");
-					buf_printf(&b, "%c", *c);
-				}
-				buf_puts(&b, "\"");
-			}
-		}
-		s = *e ? e + 1 : e;
-	}
-	buf_puts(&b, "}");
-	*count = n;
-	return buf_cstr(&b);
-}
-
-/* labels: a comma-separated list, or an array of titles (clients that send JSON); NULL
- * when absent. */
-static const char *labels_param(request *r)
-{
-	const char **v;
-	int n = param_array(r, "labels", &v);
-	if (n <= 0)
-		return param_str(r, "labels");
-	buf b;
-	buf_init(&b, r->ctx.a, 64);
-	for (int i = 0; i < n; i++) {
-		if (i)
-			buf_puts(&b, ",");
-		buf_puts(&b, v[i] ? v[i] : "");
-	}
-	return buf_cstr(&b);
-}
-
 /* ---- the lists ---- */
-
-int tracker_read_filters(request *r, const char *const *states, const char *const *scopes,
-			 const char *default_scope, tracker_filters *f)
-{
-	static const char *const orders[] = {"created_at", "updated_at", NULL};
-	static const char *const sorts[] = {"asc", "desc", NULL};
-	*f = (tracker_filters){.scope = default_scope, .order_by = "created_at", .sort = "desc"};
-	long long n;
-	const char **iids;
-	int rc;
-	if ((rc = pagination_parse(r, &f->pg)) < 0 ||
-	    (rc = param_oneof(r, "state", states, &f->state)) < 0 ||
-	    (rc = param_oneof(r, "scope", scopes, &f->scope)) < 0 ||
-	    (rc = param_oneof(r, "order_by", orders, &f->order_by)) < 0 ||
-	    (rc = param_oneof(r, "sort", sorts, &f->sort)) < 0 ||
-	    (rc = param_int(r, "author_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
-	    (rc = param_datetime(r, "created_after", &f->created_after)) < 0 ||
-	    (rc = param_datetime(r, "created_before", &f->created_before)) < 0 ||
-	    (rc = param_datetime(r, "updated_after", &f->updated_after)) < 0 ||
-	    (rc = param_datetime(r, "updated_before", &f->updated_before)) < 0)
-		return rc;
-	if ((rc = int_list(r, "iids", &iids)) < 0)
-		return rc;
-	f->iids = int_array_literal(r, iids, rc);
-	if (f->state && strcmp(f->state, "all") == 0)
-		f->state = NULL;
-	f->author = param_str(r, "author_id");
-	f->assignee = param_str(r, "assignee_id");
-	if (f->assignee && strtoll(f->assignee, NULL, 10) == 0) { /* 0: no assignee */
-		f->assignee = NULL;
-		f->no_assignee = true;
-	}
-	const char *labels = labels_param(r);
-	if (labels && *labels) {
-		if (strcmp(labels, "No Label") == 0 || strcmp(labels, "No+Label") == 0) {
-			f->no_label = true;
-		} else {
-			int count;
-			f->labels = label_titles(r, labels, &count);
-			if (count == 0)
-				f->labels = NULL;
-		}
-	}
-	const char *m = param_str(r, "milestone");
-	if (m && *m) {
-		if (strcmp(m, "No Milestone") == 0 || strcmp(m, "No+Milestone") == 0)
-			f->milestone_mode = "none";
-		else if (strcmp(m, "Any Milestone") == 0 || strcmp(m, "Any+Milestone") == 0 ||
-			 strcmp(m, "Any") == 0)
-			f->milestone_mode = "any";
-		else {
-			f->milestone_mode = "title";
-			f->milestone = m;
-		}
-	}
-	const char *emoji = param_str(r, "my_reaction_emoji");
-	if (emoji && *emoji) {
-		if (strcasecmp(emoji, "None") == 0)
-			f->no_emoji = true;
-		else
-			f->emoji = emoji;
-	}
-	const char *search = param_str(r, "search");
-	f->search = search && *search ? search : NULL;
-	return 0;
-}
-
-void tracker_filter_params(request *r, tracker_filters *f, const char *project_id,
-			   const char *group_id, const char **v)
-{
-	access_me_params(&r->ctx, v);
-	v[3] = project_id;
-	v[4] = group_id;
-	v[5] = f->state;
-	v[6] = f->labels;
-	v[7] = f->no_label ? "true" : "false";
-	v[8] = f->milestone;
-	v[9] = f->milestone_mode;
-	v[10] = f->scope;
-	v[11] = f->author;
-	v[12] = f->assignee;
-	v[13] = f->no_assignee ? "true" : "false";
-	v[14] = f->emoji;
-	v[15] = f->no_emoji ? "true" : "false";
-	v[16] = f->iids;
-	v[17] = f->search;
-	v[18] = f->created_after;
-	v[19] = f->created_before;
-	v[20] = f->updated_after;
-	v[21] = f->updated_before;
-	v[22] = strcmp(f->order_by, "updated_at") == 0 ? "true" : "false";
-	v[23] = strcmp(f->sort, "asc") == 0 ? "true" : "false";
-	v[24] = pagination_limit(r, &f->pg);
-	v[25] = pagination_offset(r, &f->pg);
-}
 
 /* The filters of the issue lists; scope defaults to default_scope. */
 static int read_list_filters(request *r, const char *default_scope, tracker_filters *f)
@@ -619,21 +412,20 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 		res = api_query(r, f.state ? "issues_list_project_state" : "issues_list_project_plain",
 				f.state ? 4 : 3, v, &err);
 	} else if (!project_id && !group_id && filters_plain(&f)) {
-		const char *v[6];
+		const char *v[] = {[IA_LIMIT] = pagination_limit(r, &f.pg),
+				   [IA_OFFSET] = pagination_offset(r, &f.pg), [IA_STATE] = f.state};
+		_Static_assert(sizeof(v) / sizeof(*v) == IA_NPARAMS, "issues_list_all_state");
 		access_me_params(&r->ctx, v);
-		v[3] = pagination_limit(r, &f.pg);
-		v[4] = pagination_offset(r, &f.pg);
-		v[5] = f.state;
 		res = db_query(&r->ctx, f.state ? "issues_list_all_state" : "issues_list_all_any",
-			       f.state ? 6 : 5, v, &err);
+			       f.state ? IA_NPARAMS : IA_NPARAMS - 1, v, &err);
 	} else {
-		const char *v[26];
+		const char *v[TF_NPARAMS];
 		tracker_filter_params(r, &f, project_id, group_id, v);
 		res = db_query(&r->ctx,
 			       project_id ? "issues_list_project"
 			       : group_id ? "issues_list_group"
 					  : "issues_list",
-			       26, v, &err);
+			       TF_NPARAMS, v, &err);
 	}
 	if (!res)
 		return err;
@@ -663,18 +455,18 @@ static int issues_list_project(request *r)
  * to see (the caller answers its 404). */
 static int fetch(request *r, const char *iid, const char *id, PGresult **out)
 {
-	const char *v[5];
+	const char *v[] = {[IG_PROJECT] = id ? id : r->project->id, [IG_IID] = iid};
+	_Static_assert(sizeof(v) / sizeof(*v) == IG_NPARAMS, "issues_get");
 	access_me_params(&r->ctx, v);
-	v[3] = id ? id : r->project->id;
-	v[4] = iid;
 	int err;
-	PGresult *res = db_query(&r->ctx, id ? "issues_get_id" : "issues_get", id ? 4 : 5, v, &err);
+	PGresult *res = db_query(&r->ctx, id ? "issues_get_id" : "issues_get",
+				 id ? IG_NPARAMS - 1 : IG_NPARAMS, v, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) == 0 || !db_bool(res, 0, ISSUE_NCOLS) ||
+	if (PQntuples(res) == 0 || !db_bool(res, 0, IG_ENABLED) ||
 	    !can_read_project(&r->project->pa))
 		return 1;
-	if (db_bool(res, 0, IC_CONFIDENTIAL) && !db_bool(res, 0, ISSUE_NCOLS + 1) &&
+	if (db_bool(res, 0, IC_CONFIDENTIAL) && !db_bool(res, 0, IG_INVOLVED) &&
 	    !can_read_confidential_issues(&r->project->pa))
 		return 1;
 	*out = res;
@@ -698,7 +490,9 @@ static int check_iid(request *r)
 	return issue_iid(r, "issue_iid", &iid);
 }
 
-static int issues_show(request *r)
+/* The route's issue (:issue_iid) answered with write from column col of its row:
+ * GET .../issues/:issue_iid and its time_stats. */
+static int show_issue(request *r, writer_fn write, int col)
 {
 	const char *iid;
 	int rc = issue_iid(r, "issue_iid", &iid);
@@ -707,8 +501,13 @@ static int issues_show(request *r)
 	PGresult *res;
 	if ((rc = fetch(r, iid, NULL, &res)) != 0)
 		return rc < 0 ? rc : not_found(r);
-	api_respond_record(r, 200, entity_issue_write, res, 0, 0);
+	api_respond_record(r, 200, write, res, 0, col);
 	return 0;
+}
+
+static int issues_show(request *r)
+{
+	return show_issue(r, entity_issue_write, 0);
 }
 
 /* Answers status with issue id as the caller sees it now. */
@@ -724,136 +523,53 @@ static int respond_issue(request *r, int status, const char *id)
 
 /* ---- writing: the locked issue, notes and events ---- */
 
+static int find_issue(request *r, const char *iid, const char *id, PGresult **out);
+
+static const issuable_kind issue_kind = {
+	.type = "Issue",
+	.lock_stmt = "issues_lock",
+	.assign_stmt = "issues_assign",
+	.find = find_issue,
+	.col_id = IC_ID,
+	.col_subscribed = IC_SUBSCRIBED,
+	.respond = respond_issue,
+};
+
+/* fetch, answering its 404. */
+static int find_issue(request *r, const char *iid, const char *id, PGresult **out)
+{
+	int rc = fetch(r, iid, id, out);
+	if (rc == 1)
+		not_found(r);
+	return rc;
+}
+
 typedef struct {
-	const char *id, *author, *assignee, *state, *milestone, *title, *moved_to;
+	issuable_row c;
+	const char *moved_to;
 	bool confidential, issues_enabled;
 	long long estimate, spent;
 } locked_issue;
 
-enum { LK_ID, LK_AUTHOR, LK_ASSIGNEE, LK_STATE, LK_CONFIDENTIAL, LK_MILESTONE, LK_TITLE,
-       LK_ESTIMATE, LK_SPENT, LK_MOVED_TO, LK_ENABLED };
-
 /* Locks issue iid of the route's project: 0, or 1 when the caller may not see it. */
 static int lock_issue(request *r, const char *iid, locked_issue *out)
 {
-	const char *v[2] = {r->project->id, iid};
-	int err;
-	PGresult *res = db_query(&r->ctx, "issues_lock", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return 1;
-	*out = (locked_issue){
-		.id = db_val(res, 0, LK_ID), .author = db_val(res, 0, LK_AUTHOR),
-		.assignee = db_val(res, 0, LK_ASSIGNEE), .state = db_val(res, 0, LK_STATE),
-		.milestone = db_val(res, 0, LK_MILESTONE), .title = db_val(res, 0, LK_TITLE),
-		.moved_to = db_val(res, 0, LK_MOVED_TO),
-		.confidential = db_bool(res, 0, LK_CONFIDENTIAL),
-		.issues_enabled = db_bool(res, 0, LK_ENABLED),
-		.estimate = db_int(res, 0, LK_ESTIMATE), .spent = db_int(res, 0, LK_SPENT),
-	};
-	const char *me = caller_id(r);
-	bool involved = (out->author && strcmp(out->author, me) == 0) ||
-			(out->assignee && strcmp(out->assignee, me) == 0);
+	PGresult *res;
+	int rc = issuable_lock(r, &issue_kind, iid, &res, &out->c);
+	if (rc != 0)
+		return rc;
+	out->moved_to = db_val(res, 0, LK_MOVED_TO);
+	out->confidential = db_bool(res, 0, LK_CONFIDENTIAL);
+	out->issues_enabled = db_bool(res, 0, LK_ENABLED);
+	out->estimate = db_int(res, 0, LK_ESTIMATE);
+	out->spent = db_int(res, 0, LK_SPENT);
+	const char *me = issuable_caller(r);
+	bool involved = (out->c.author && strcmp(out->c.author, me) == 0) ||
+			(out->c.assignee && strcmp(out->c.assignee, me) == 0);
 	if (!can_read_issues(&r->project->pa, out->issues_enabled) ||
 	    (out->confidential && !involved && !can_read_confidential_issues(&r->project->pa)))
 		return 1;
 	return 0;
-}
-
-/* GitLab's update_issue: the author, the assignee, or reporters and up. */
-static bool can_update(request *r, const locked_issue *is)
-{
-	const char *me = caller_id(r);
-	if (r->project->pa.archived)
-		return false;
-	return can_admin_issue(&r->project->pa) || (is->author && strcmp(is->author, me) == 0) ||
-	       (is->assignee && strcmp(is->assignee, me) == 0);
-}
-
-static int system_note(request *r, const char *project_id, const char *issue_id, const char *body)
-{
-	const char *v[4] = {project_id, issue_id, caller_id(r), body};
-	int err;
-	return db_query(&r->ctx, "issues_system_note", 4, v, &err) ? 0 : err;
-}
-
-/* The event of an issue's state: opened (action created), closed, reopened. */
-static int state_event(request *r, const char *project_id, const char *id, const char *iid,
-		       const char *title, const char *action_name)
-{
-	const char *action = strcmp(action_name, "opened") == 0 ? "created" : action_name;
-	return events_record(r, project_id, caller_id(r), action, action_name, "Issue", id, iid,
-			     title);
-}
-
-/* "~1 ~2" of the ids of a PostgreSQL array literal; *n their number. */
-static const char *label_refs(request *r, const char *literal, int *n)
-{
-	long long *ids;
-	*n = literal ? db_int_array(r->ctx.a, literal, &ids) : 0;
-	if (*n <= 0) {
-		*n = 0;
-		return NULL;
-	}
-	buf b;
-	buf_init(&b, r->ctx.a, 64);
-	for (int i = 0; i < *n; i++)
-		buf_printf(&b, "%s~%lld", i ? " " : "", ids[i]);
-	return buf_cstr(&b);
-}
-
-const char *tracker_labels_note(request *r, const char *added_ids, const char *removed_ids)
-{
-	int added, removed;
-	const char *a = label_refs(r, added_ids, &added);
-	const char *d = label_refs(r, removed_ids, &removed);
-	if (added + removed == 0)
-		return NULL;
-	return arena_printf(r->ctx.a, "%s%s%s%s%s %s", a ? "added " : "", a ? a : "",
-			    a && d ? " and " : "", d ? "removed " : "", d ? d : "",
-			    added + removed == 1 ? "label" : "labels");
-}
-
-/* Sets the labels of issue id to the titles of list (creating those the project lacks),
- * with GitLab's system note when they change ("added ~1 ~2 labels and removed ~3
- * label"). */
-static int set_labels(request *r, const char *id, const char *list, bool note)
-{
-	int count, err;
-	const char *titles = label_titles(r, list, &count);
-	if (count > 0 && (err = labels_ensure(r, r->project->id, titles, NULL)) < 0)
-		return err;
-	const char *w[3] = {id, r->project->id, titles};
-	PGresult *res = db_query(&r->ctx, "issues_set_labels", 3, w, &err);
-	if (!res)
-		return err;
-	if (!note)
-		return 0;
-	const char *body = tracker_labels_note(r, db_val(res, 0, 0), db_val(res, 0, 1));
-	return body ? system_note(r, r->project->id, id, body) : 0;
-}
-
-/* Assigns issue id to user (NULL: nobody) when the user may see the project, with
- * GitLab's system note when the assignee changes. */
-static int assign(request *r, const char *id, const char *user, bool note)
-{
-	const char *v[3] = {id, user, r->project->id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "issues_assign", 3, v, &err);
-	if (!res)
-		return err;
-	const char *was = db_val(res, 0, 0), *now = db_val(res, 0, 1);
-	if (!note || db_int(res, 0, 2) == 0)
-		return 0;
-	const char *body;
-	if (was && now)
-		body = arena_printf(r->ctx.a, "assigned to @%s and unassigned @%s", now, was);
-	else if (was)
-		body = "removed assignee";
-	else
-		body = arena_printf(r->ctx.a, "assigned to @%s", now);
-	return system_note(r, r->project->id, id, body);
 }
 
 /* The issue attributes of POST and PUT, read and checked by type. */
@@ -865,14 +581,6 @@ struct issue_input {
 	int given; /* how many of them */
 };
 
-static int read_bool(request *r, const char *name, int *out)
-{
-	bool b;
-	int rc = param_bool(r, name, &b);
-	*out = rc == 0 ? b : -1;
-	return rc < 0 ? rc : 0;
-}
-
 static int read_issue_input(request *r, bool create, struct issue_input *in)
 {
 	static const char *const events[] = {"reopen", "close", NULL};
@@ -883,13 +591,13 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 	if (create && (rc = param_require(r, "title", &in->title)) < 0)
 		return rc;
 	if ((rc = param_int(r, "milestone_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
-	    (rc = read_bool(r, "confidential", &in->confidential)) < 0 ||
-	    (rc = read_bool(r, "discussion_locked", &in->discussion_locked)) < 0 ||
+	    (rc = issuable_read_bool(r, "confidential", &in->confidential)) < 0 ||
+	    (rc = issuable_read_bool(r, "discussion_locked", &in->discussion_locked)) < 0 ||
 	    (rc = param_datetime(r, "created_at", &in->created_at)) < 0 ||
 	    (rc = param_datetime(r, "updated_at", &in->updated_at)) < 0 ||
 	    (!create && (rc = param_oneof(r, "state_event", events, &in->state_event)) < 0))
 		return rc;
-	int nids = int_list(r, "assignee_ids", &ids);
+	int nids = issuable_int_list(r, "assignee_ids", &ids);
 	if (nids < 0)
 		return nids;
 	const char *due = param_str(r, "due_date");
@@ -902,7 +610,7 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 	in->description_given = in->description != NULL;
 	in->milestone = param_str(r, "milestone_id");
 	in->milestone_given = in->milestone != NULL;
-	in->labels = labels_param(r);
+	in->labels = issuable_labels_param(r);
 	in->labels_given = in->labels != NULL;
 	if (nids > 0) {
 		in->assignee_given = true;
@@ -980,23 +688,34 @@ static int issues_create(request *r)
 	 * project's owner */
 	bool admin = can_admin_issue(pa);
 	const char *created_at = pa->admin || pa->ns_owner ? in.created_at : NULL;
-	const char *v[9] = {r->project->id, in.title, in.description, caller_id(r),
-			    admin ? in.milestone : NULL,
-			    in.confidential < 0 ? NULL : in.confidential ? "true" : "false",
-			    !admin || in.discussion_locked < 0 ? NULL
-			    : in.discussion_locked	       ? "true"
+	const char *v[] = {
+		[II_PROJECT] = r->project->id,
+		[II_TITLE] = in.title,
+		[II_DESCRIPTION] = in.description,
+		[II_AUTHOR] = issuable_caller(r),
+		[II_MILESTONE] = admin ? in.milestone : NULL,
+		[II_CONFIDENTIAL] = in.confidential < 0 ? NULL : in.confidential ? "true" : "false",
+		[II_LOCKED] = !admin || in.discussion_locked < 0 ? NULL
+			      : in.discussion_locked	       ? "true"
 							       : "false",
-			    in.due_date, created_at};
+		[II_DUE_DATE] = in.due_date,
+		[II_CREATED_AT] = created_at,
+	};
+	_Static_assert(sizeof(v) / sizeof(*v) == II_NPARAMS, "issues_insert");
 	int err;
-	PGresult *res = db_query(&r->ctx, "issues_insert", 9, v, &err);
+	PGresult *res = db_query(&r->ctx, "issues_insert", II_NPARAMS, v, &err);
 	if (!res)
 		return err;
-	const char *id = db_val(res, 0, 0), *iid = db_val(res, 0, 1), *title = db_val(res, 0, 2);
-	if (admin && in.assignee && (rc = assign(r, id, in.assignee, false)) < 0)
+	const char *id = db_val(res, 0, IIR_ID), *iid = db_val(res, 0, IIR_IID);
+	const char *title = db_val(res, 0, IIR_TITLE);
+	if (admin && in.assignee &&
+	    (rc = issuable_assign(r, &issue_kind, id, in.assignee, false)) < 0)
 		return rc;
-	if (admin && in.labels && (rc = set_labels(r, id, in.labels, false)) < 0)
+	if (admin && in.labels &&
+	    (rc = issuable_set_labels(r, &issue_kind, id, in.labels, false)) < 0)
 		return rc;
-	if ((rc = state_event(r, r->project->id, id, iid, title, "opened")) < 0)
+	if ((rc = issuable_state_event(r, &issue_kind, r->project->id, id, iid, title,
+				       "opened")) < 0)
 		return rc;
 	return respond_issue(r, 201, id);
 }
@@ -1011,49 +730,55 @@ static int issues_update(request *r)
 	locked_issue is;
 	if ((rc = lock_issue(r, iid, &is)) != 0)
 		return rc < 0 ? rc : not_found(r);
-	if (!can_update(r, &is))
-		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
 	const project_access *pa = &r->project->pa;
 	bool admin = can_admin_issue(pa);
+	/* GitLab's update_issue: the author, the assignee, or reporters and up */
+	if (!issuable_can_update(r, admin, &is.c))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
 	const char *updated_at = pa->admin || pa->ns_owner ? in.updated_at : NULL;
-	const char *v[14] = {
-		is.id, in.title, in.description_given ? "true" : "false", in.description,
-		admin && in.milestone_given ? "true" : "false", in.milestone,
-		in.confidential < 0 ? NULL : in.confidential ? "true" : "false",
-		!admin || in.discussion_locked < 0 ? NULL : in.discussion_locked ? "true" : "false",
-		in.due_date_given ? "true" : "false", in.due_date, in.state_event, caller_id(r),
-		updated_at, r->project->id};
+	const char *v[] = {
+		[IU_ID] = is.c.id,
+		[IU_TITLE] = in.title,
+		[IU_DESCRIPTION_GIVEN] = in.description_given ? "true" : "false",
+		[IU_DESCRIPTION] = in.description,
+		[IU_MILESTONE_GIVEN] = admin && in.milestone_given ? "true" : "false",
+		[IU_MILESTONE] = in.milestone,
+		[IU_CONFIDENTIAL] = in.confidential < 0 ? NULL : in.confidential ? "true" : "false",
+		[IU_LOCKED] = !admin || in.discussion_locked < 0 ? NULL
+			      : in.discussion_locked	       ? "true"
+							       : "false",
+		[IU_DUE_DATE_GIVEN] = in.due_date_given ? "true" : "false",
+		[IU_DUE_DATE] = in.due_date,
+		[IU_STATE_EVENT] = in.state_event,
+		[IU_CALLER] = issuable_caller(r),
+		[IU_UPDATED_AT] = updated_at,
+		[IU_PROJECT] = r->project->id,
+	};
+	_Static_assert(sizeof(v) / sizeof(*v) == IU_NPARAMS, "issues_update");
 	int err;
-	PGresult *res = db_query(&r->ctx, "issues_update", 14, v, &err);
+	PGresult *res = db_query(&r->ctx, "issues_update", IU_NPARAMS, v, &err);
 	if (!res)
 		return err;
-	const char *state = db_val(res, 0, 0), *milestone = db_val(res, 0, 1);
-	bool confidential = db_bool(res, 0, 3);
-	const char *title = in.title ? in.title : is.title;
-	if (strcmp(state, is.state) != 0) {
-		const char *what = strcmp(state, "closed") == 0 ? "closed" : "reopened";
-		if ((rc = system_note(r, r->project->id, is.id, what)) < 0 ||
-		    (rc = state_event(r, r->project->id, is.id, iid, title, what)) < 0)
-			return rc;
-	}
-	if ((milestone == NULL) != (is.milestone == NULL) ||
-	    (milestone && strcmp(milestone, is.milestone) != 0)) {
-		const char *body = milestone ? arena_printf(r->ctx.a, "changed milestone to %s",
-							    db_val(res, 0, 2))
-					     : "removed milestone";
-		if ((rc = system_note(r, r->project->id, is.id, body)) < 0)
-			return rc;
-	}
-	if (admin && in.labels_given && (rc = set_labels(r, is.id, in.labels, true)) < 0)
+	const char *state = db_val(res, 0, IUR_STATE);
+	bool confidential = db_bool(res, 0, IUR_CONFIDENTIAL);
+	const char *title = in.title ? in.title : is.c.title;
+	if ((rc = issuable_state_changed(r, &issue_kind, &is.c, iid, state, title)) < 0 ||
+	    (rc = issuable_title_changed(r, &issue_kind, &is.c, in.title)) < 0 ||
+	    (rc = issuable_milestone_changed(r, &issue_kind, &is.c, db_val(res, 0, IUR_MILESTONE),
+					     db_val(res, 0, IUR_MILESTONE_REF))) < 0)
 		return rc;
-	if (admin && in.assignee_given && (rc = assign(r, is.id, in.assignee, true)) < 0)
+	if (admin && in.labels_given &&
+	    (rc = issuable_set_labels(r, &issue_kind, is.c.id, in.labels, true)) < 0)
+		return rc;
+	if (admin && in.assignee_given &&
+	    (rc = issuable_assign(r, &issue_kind, is.c.id, in.assignee, true)) < 0)
 		return rc;
 	if (confidential != is.confidential &&
-	    (rc = system_note(r, r->project->id, is.id,
-			      confidential ? "made the issue confidential"
-					   : "made the issue visible to everyone")) < 0)
+	    (rc = issuable_system_note(r, &issue_kind, r->project->id, is.c.id,
+				       confidential ? "made the issue confidential"
+						    : "made the issue visible to everyone")) < 0)
 		return rc;
-	return respond_issue(r, 200, is.id);
+	return respond_issue(r, 200, is.c.id);
 }
 
 static int issues_delete(request *r)
@@ -1067,7 +792,7 @@ static int issues_delete(request *r)
 		return rc < 0 ? rc : fail_not_found(r, "Issue");
 	if (!can_destroy_issue(&r->project->pa))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
-	const char *v[1] = {is.id};
+	const char *v[1] = {is.c.id};
 	int err;
 	if (!db_query(&r->ctx, "issues_delete", 1, v, &err))
 		return err;
@@ -1122,18 +847,19 @@ static int issues_move(request *r)
 		return api_error(r, 400, "Cannot move issue due to insufficient permissions!");
 	if (strcmp(target.id, r->project->id) == 0)
 		return api_error(r, 400, "Cannot move issue to project it originates from!");
-	const char *v[2] = {is.id, target.id};
+	const char *v[2] = {is.c.id, target.id};
 	int err;
 	PGresult *res = db_query(&r->ctx, "issues_move", 2, v, &err);
 	if (!res)
 		return err;
-	const char *id = db_val(res, 0, 0), *new_iid = db_val(res, 0, 1), *title = db_val(res, 0, 2);
-	const char *w[3] = {is.id, id, caller_id(r)};
+	const char *id = db_val(res, 0, IM_ID), *new_iid = db_val(res, 0, IM_IID);
+	const char *title = db_val(res, 0, IM_TITLE);
+	const char *w[3] = {is.c.id, id, issuable_caller(r)};
 	if (!db_query(&r->ctx, "issues_moved", 3, w, &err))
 		return err;
 	/* the assignee follows when they may see the target */
-	if (is.assignee) {
-		const char *a[3] = {id, is.assignee, target.id};
+	if (is.c.assignee) {
+		const char *a[3] = {id, is.c.assignee, target.id};
 		if (!db_query(&r->ctx, "issues_assign", 3, a, &err))
 			return err;
 	}
@@ -1141,13 +867,15 @@ static int issues_move(request *r)
 					    r->project->path, iid);
 	const char *to_ref = arena_printf(r->ctx.a, "%s/%s#%s", target.ns_full_path, target.path,
 					  new_iid);
-	if ((rc = system_note(r, target.id, id, arena_printf(r->ctx.a, "moved from %s", from_ref))) < 0 ||
-	    (rc = system_note(r, r->project->id, is.id,
-			      arena_printf(r->ctx.a, "moved to %s", to_ref))) < 0 ||
-	    (rc = state_event(r, target.id, id, new_iid, title, "opened")) < 0)
+	const issuable_kind *k = &issue_kind;
+	if ((rc = issuable_system_note(r, k, target.id, id,
+				       arena_printf(r->ctx.a, "moved from %s", from_ref))) < 0 ||
+	    (rc = issuable_system_note(r, k, r->project->id, is.c.id,
+				       arena_printf(r->ctx.a, "moved to %s", to_ref))) < 0 ||
+	    (rc = issuable_state_event(r, k, target.id, id, new_iid, title, "opened")) < 0)
 		return rc;
-	if (strcmp(is.state, "opened") == 0 &&
-	    (rc = state_event(r, r->project->id, is.id, iid, is.title, "closed")) < 0)
+	if (strcmp(is.c.state, "opened") == 0 &&
+	    (rc = issuable_state_event(r, k, r->project->id, is.c.id, iid, is.c.title, "closed")) < 0)
 		return rc;
 	/* presented as the caller sees it in its new project */
 	project_scope *from = r->project;
@@ -1159,39 +887,14 @@ static int issues_move(request *r)
 
 /* ---- subscriptions ---- */
 
-static int check_subscribable(request *r)
-{
-	const char *iid;
-	return issue_iid(r, "subscribable_id", &iid);
-}
-
-static int subscription(request *r, bool subscribe)
-{
-	const char *iid;
-	int rc = issue_iid(r, "subscribable_id", &iid);
-	if (rc < 0)
-		return rc;
-	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
-		return rc < 0 ? rc : not_found(r);
-	if (db_bool(res, 0, IC_SUBSCRIBED) == subscribe)
-		return ERR_NOT_MODIFIED;
-	const char *id = db_val(res, 0, IC_ID);
-	const char *v[3] = {id, caller_id(r), subscribe ? "true" : "false"};
-	int err;
-	if (!db_query(&r->ctx, "issues_subscribe", 3, v, &err))
-		return err;
-	return respond_issue(r, 201, id);
-}
-
 static int issues_subscribe(request *r)
 {
-	return subscription(r, true);
+	return issuable_subscription(r, &issue_kind, true);
 }
 
 static int issues_unsubscribe(request *r)
 {
-	return subscription(r, false);
+	return issuable_subscription(r, &issue_kind, false);
 }
 
 /* ---- time tracking ---- */
@@ -1295,23 +998,24 @@ static int time_tracking(request *r, enum time_op op)
 			       : op == TIME_RESET_ESTIMATE ? "0"
 							   : NULL;
 	const char *spent = op == TIME_ADD_SPENT ? arena_printf(r->ctx.a, "%lld", seconds) : NULL;
-	const char *v[4] = {is.id, estimate, spent, op == TIME_RESET_SPENT ? "true" : "false"};
+	const char *v[4] = {is.c.id, estimate, spent, op == TIME_RESET_SPENT ? "true" : "false"};
 	int err;
 	PGresult *res = db_query(&r->ctx, "issues_time", 4, v, &err);
 	if (!res)
 		return err;
 	const char *note = NULL;
-	if (estimate && db_int(res, 0, 0) != is.estimate)
-		note = db_int(res, 0, 0) == 0
+	if (estimate && db_int(res, 0, IT_ESTIMATE) != is.estimate)
+		note = db_int(res, 0, IT_ESTIMATE) == 0
 			       ? "removed time estimate"
 			       : arena_printf(r->ctx.a, "changed time estimate to %s",
-					      entity_human_duration(r->ctx.a, db_int(res, 0, 0)));
+					      entity_human_duration(r->ctx.a,
+								    db_int(res, 0, IT_ESTIMATE)));
 	else if (op == TIME_RESET_SPENT && is.spent != 0)
 		note = "removed time spent";
 	else if (op == TIME_ADD_SPENT && seconds != 0)
 		note = arena_printf(r->ctx.a, "%s %s of time spent", seconds > 0 ? "added" : "subtracted",
 				    entity_human_duration(r->ctx.a, seconds < 0 ? -seconds : seconds));
-	if (note && (rc = system_note(r, r->project->id, is.id, note)) < 0)
+	if (note && (rc = issuable_system_note(r, &issue_kind, r->project->id, is.c.id, note)) < 0)
 		return rc;
 	api_respond_record(r, op == TIME_ADD_SPENT ? 201 : 200, entity_time_stats_write, res, 0, 0);
 	return 0;
@@ -1339,15 +1043,7 @@ static int issues_reset_spent_time(request *r)
 
 static int issues_time_stats(request *r)
 {
-	const char *iid;
-	int rc = issue_iid(r, "issue_iid", &iid);
-	if (rc < 0)
-		return rc;
-	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
-		return rc < 0 ? rc : not_found(r);
-	api_respond_record(r, 200, entity_time_stats_write, res, 0, IC_TIME_ESTIMATE);
-	return 0;
+	return show_issue(r, entity_time_stats_write, IC_TIME_ESTIMATE);
 }
 
 #define ISSUE V4 "/projects/:id/issues/:issue_iid"
@@ -1363,9 +1059,9 @@ const route issues_routes[] = {
 	{"DELETE", ISSUE, issues_delete, AUTH | PW, check_iid},
 	{"POST", ISSUE "/move", issues_move, AUTH | PW, check_move},
 	{"POST", V4 "/projects/:id/issues/:subscribable_id/subscribe", issues_subscribe,
-	 AUTH | PW, check_subscribable},
+	 AUTH | PW, issuable_check_subscribable},
 	{"POST", V4 "/projects/:id/issues/:subscribable_id/unsubscribe", issues_unsubscribe,
-	 AUTH | PW, check_subscribable},
+	 AUTH | PW, issuable_check_subscribable},
 	{"POST", ISSUE "/time_estimate", issues_time_estimate, AUTH | PW, check_duration},
 	{"POST", ISSUE "/reset_time_estimate", issues_reset_time_estimate, AUTH | PW, check_iid},
 	{"POST", ISSUE "/add_spent_time", issues_add_spent_time, AUTH | PW, check_duration},
@@ -1373,21 +1069,3 @@ const route issues_routes[] = {
 	{"GET", ISSUE "/time_stats", issues_time_stats, AUTH | PR, check_iid},
 	{NULL, NULL, NULL, 0, NULL},
 };
-
-/* ---- shared with the merge requests (api.h) ---- */
-
-const char *issues_param_labels(request *r, const char *list, int *count)
-{
-	if (!list)
-		list = labels_param(r);
-	if (!list) {
-		*count = 0;
-		return NULL;
-	}
-	return label_titles(r, list, count);
-}
-
-const char *issues_param_labels_raw(request *r)
-{
-	return labels_param(r);
-}

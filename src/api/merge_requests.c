@@ -28,6 +28,7 @@
 #include <json-c/json.h>
 
 #include "api/api.h"
+#include "api/issuable.h"
 #include "db/queue.h"
 #include "core/buf.h"
 #include "core/log.h"
@@ -124,6 +125,35 @@
 	"(SELECT s.id, s.created_at FROM merge_requests s WHERE s.target_project_id = $1"        \
 	" AND s.state = " STATE " ORDER BY s.created_at DESC, s.id DESC LIMIT " LIMIT ")"
 
+/* mrs_list*: tracker_filter_params's, then */
+enum { MRL_SOURCE_BRANCH = TF_NPARAMS, MRL_TARGET_BRANCH, MRL_NPARAMS };
+enum { MPS_PROJECT, MPS_STATE, MPS_STATE2, MPS_LIMIT, MPS_OFFSET, MPS_NPARAMS };
+enum { MPA_PROJECT, MPA_LIMIT, MPA_OFFSET, MPA_NPARAMS };
+/* mrs_get (mrs_get_id: MG_PROJECT is the request's id, no MG_IID): MR_COLS, then */
+enum { MG_ME, MG_PROJECT = MG_ME + 3, MG_IID, MG_NPARAMS };
+enum { MG_ENABLED = MR_NCOLS, MG_NCOLS };
+/* mrs_lock: issuable_lock's columns, then */
+enum { LK_IID = ILK_NCOLS, LK_SOURCE_PROJECT, LK_SOURCE_BRANCH, LK_TARGET_BRANCH,
+       LK_DESCRIPTION, LK_FORCE_REMOVE, LK_MWPS, LK_ENABLED, LK_SHA, LK_MERGE_METHOD,
+       LK_NCOLS };
+enum { MOP_SOURCE_PROJECT, MOP_SOURCE_BRANCH, MOP_TARGET_PROJECT, MOP_TARGET_BRANCH, MOP_ID,
+       MOP_NPARAMS };
+enum { MI_TARGET_PROJECT, MI_SOURCE_PROJECT, MI_SOURCE_BRANCH, MI_TARGET_BRANCH, MI_TITLE,
+       MI_DESCRIPTION, MI_AUTHOR, MI_MILESTONE, MI_REMOVE_SOURCE, MI_SHA, MI_NPARAMS };
+enum { MIR_ID, MIR_IID, MIR_TITLE, MIR_NCOLS };
+enum { MU_ID, MU_TITLE, MU_DESCRIPTION_GIVEN, MU_DESCRIPTION, MU_MILESTONE_GIVEN, MU_MILESTONE,
+       MU_PROJECT, MU_TARGET_BRANCH, MU_STATE_EVENT, MU_CALLER, MU_LOCKED, MU_REMOVE_SOURCE,
+       MU_NPARAMS };
+enum { MUR_STATE, MUR_MILESTONE, MUR_MILESTONE_REF, MUR_TARGET_BRANCH, MUR_NCOLS };
+enum { MBL_MERGE, MBL_PUSH, MBL_NCOLS };
+enum { MW_ID, MW_ON, MW_USER, MW_MESSAGE, MW_REMOVE_SOURCE, MW_NPARAMS };
+enum { MCI_ID, MCI_IID, MCI_TITLE, MCI_NCOLS };
+enum { MCS_ME, MCS_PROJECT = MCS_ME + 3, MCS_IIDS, MCS_LIMIT, MCS_OFFSET, MCS_NPARAMS };
+/* USER_BASIC_COLS */
+enum { MP_ID, MP_USERNAME, MP_NAME, MP_STATE, MP_AVATAR, MP_NCOLS };
+enum { MTC_ID, MTC_IID, MTC_TARGET_PROJECT, MTC_SOURCE_PROJECT, MTC_SOURCE_BRANCH,
+       MTC_TARGET_BRANCH, MTC_MERGE_METHOD, MTC_NCOLS };
+
 const db_stmt merge_requests_stmts[] = {
 	/* The requests the caller sees, filtered, a page of them in order (MRS_LIST): in
 	 * every project; in project $4 ($5 NULL); in group $5 and its subgroups ($4 NULL).
@@ -134,9 +164,10 @@ const db_stmt merge_requests_stmts[] = {
 	 * $18 search, $19..$22 created after/before, updated after/before, $23 by
 	 * updated_at, $24 ascending, $25 limit, $26 offset, $27 source branch, $28 target
 	 * branch. */
-	{"mrs_list", MRS_LIST("$4::bigint IS NULL AND $5::bigint IS NULL"), 28, 1 + MR_NCOLS},
+	{"mrs_list", MRS_LIST("$4::bigint IS NULL AND $5::bigint IS NULL"), MRL_NPARAMS,
+	 1 + MR_NCOLS},
 	{"mrs_list_project", MRS_LIST("mr.target_project_id = $4::bigint AND $5::bigint IS NULL"),
-	 28, 1 + MR_NCOLS},
+	 MRL_NPARAMS, 1 + MR_NCOLS},
 	/* Project $1's requests in state $2, or $2 and $3 ('opened' and 'locked', as
 	 * 'opened' asks; else $3 NULL), a page of them ($4 limit, $5 offset)
 	 * (MRS_PROJECT_PAGE): as mrs_list_project with these only. Their parameters are
@@ -149,7 +180,7 @@ const db_stmt merge_requests_stmts[] = {
 			  "(" MRS_STATE_IDS("$2", "$4::bigint + $5::bigint") " UNION ALL "
 			  MRS_STATE_IDS("$3", "$4 + $5") " ORDER BY created_at DESC, id DESC"
 			  " LIMIT $4 OFFSET $5) f", MRS_PROJECT_PATH),
-	 5, 1 + MR_NCOLS},
+	 MPS_NPARAMS, 1 + MR_NCOLS},
 	/* Project $1's requests in every state, a page ($2 limit, $3 offset). */
 	{"mrs_list_project_all",
 	 MRS_PROJECT_PAGE("(SELECT count(*) FROM merge_requests c WHERE c.target_project_id"
@@ -157,37 +188,37 @@ const db_stmt merge_requests_stmts[] = {
 			  "(SELECT s.id, s.created_at FROM merge_requests s"
 			  " WHERE s.target_project_id = $1 ORDER BY s.created_at DESC, s.id DESC"
 			  " LIMIT $2 OFFSET $3) f", MRS_PROJECT_PATH),
-	 3, 1 + MR_NCOLS},
+	 MPA_NPARAMS, 1 + MR_NCOLS},
 	{"mrs_list_group",
 	 MRS_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
 		  " WHERE g.traversal_ids @> ARRAY[$5::bigint])"),
-	 28, 1 + MR_NCOLS},
+	 MRL_NPARAMS, 1 + MR_NCOLS},
 	/* Request $5 of project $4 as the caller ($1..$3) sees it, and whether the
 	 * project's merge requests are enabled. */
 	{"mrs_get",
 	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
 	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.target_project_id = $4 AND mr.iid = $5",
-	 5, MR_NCOLS + 1},
+	 MG_NPARAMS, MG_NCOLS},
 	/* The same by id. */
 	{"mrs_get_id",
 	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
 	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.id = $4",
-	 4, MR_NCOLS + 1},
+	 MG_NPARAMS - 1, MG_NCOLS},
 	/* Request $2 of project $1 locked for a change, with what the change compares, and
 	 * the project's merge_method. */
 	{"mrs_lock",
-	 "SELECT mr.id, mr.iid, mr.author_id, mr.assignee_id, mr.state, mr.milestone_id,"
-	 " mr.title, mr.source_project_id, mr.source_branch, mr.target_branch, mr.description,"
+	 "SELECT mr.id, mr.author_id, mr.assignee_id, mr.state, mr.milestone_id, mr.title,"
+	 " mr.iid, mr.source_project_id, mr.source_branch, mr.target_branch, mr.description,"
 	 " mr.force_remove_source_branch, mr.merge_when_pipeline_succeeds, p.merge_requests_enabled,"
 	 " mr.sha, p.merge_method FROM merge_requests mr JOIN projects p"
 	 " ON p.id = mr.target_project_id"
-	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, 16},
+	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, LK_NCOLS},
 	/* The open request of the branches $1..$4 (source project and branch, target
 	 * project and branch) other than $5: its iid. */
 	{"mrs_open_pair",
 	 "SELECT iid FROM merge_requests WHERE source_project_id = $1 AND source_branch = $2"
 	 " AND target_project_id = $3 AND target_branch = $4 AND state IN " OPEN_STATES
-	 " AND id IS DISTINCT FROM $5::bigint", 5, 1},
+	 " AND id IS DISTINCT FROM $5::bigint", MOP_NPARAMS, 1},
 	/* $1 target project, $2 source project, $3 source branch, $4 target branch, $5
 	 * title, $6 description, $7 author, $8 milestone, $9 remove the source branch, $10
 	 * the source head. Nothing when an open request of the same branches exists. */
@@ -197,7 +228,8 @@ const db_stmt merge_requests_stmts[] = {
 	 " sha) VALUES ($1, next_iid('merge_requests', 'Project', $1), $2, $3, $4, $5, $6, $7, "
 	 MR_PROJECT_MILESTONE("$8", "$1") ", coalesce($9::boolean, false), $10)"
 	 " ON CONFLICT (source_project_id, source_branch, target_project_id, target_branch)"
-	 " WHERE state IN " OPEN_STATES " DO NOTHING RETURNING id, iid, title", 10, 3},
+	 " WHERE state IN " OPEN_STATES " DO NOTHING RETURNING id, iid, title", MI_NPARAMS,
+	 MIR_NCOLS},
 	/* $1 request; $2 title, $3/$4 description given/value, $5/$6 milestone given/id (one
 	 * of project $7's), $8 target branch, $9 state event, $10 the caller, $11
 	 * discussion_locked, $12 remove the source branch. The new state, milestone id and
@@ -221,7 +253,7 @@ const db_stmt merge_requests_stmts[] = {
 	 " updated_at = now() WHERE mr.id = $1 RETURNING mr.*)"
 	 " SELECT u.state, u.milestone_id, CASE WHEN m.project_id IS NOT NULL THEN '%' || m.iid"
 	 " ELSE '%\"' || m.title || '\"' END, u.target_branch FROM u"
-	 " LEFT JOIN milestones m ON m.id = u.milestone_id", 12, 4},
+	 " LEFT JOIN milestones m ON m.id = u.milestone_id", MU_NPARAMS, MUR_NCOLS},
 	/* Assigns request $1 to user $2 (none when NULL) when the user may see project $3:
 	 * the former and the new assignee's usernames, whether it changed. */
 	{"mrs_assign",
@@ -235,31 +267,12 @@ const db_stmt merge_requests_stmts[] = {
 	 " SELECT (SELECT ou.username FROM old JOIN users ou ON ou.id = old.assignee_id),"
 	 " (SELECT nu.username FROM u JOIN users nu ON nu.id = u.assignee_id),"
 	 " EXISTS (SELECT 1 FROM u, old WHERE u.assignee_id IS DISTINCT FROM old.assignee_id)",
-	 3, 3},
-	/* The labels of request $1 become those of ids $2: the ids added and removed. */
-	{"mrs_set_labels",
-	 "WITH go AS (DELETE FROM label_links ll WHERE ll.target_type = 'MergeRequest'"
-	 "  AND ll.target_id = $1 AND ll.label_id <> ALL ($2::bigint[]) RETURNING ll.label_id),"
-	 " ins AS (INSERT INTO label_links (label_id, target_type, target_id)"
-	 "  SELECT DISTINCT x, 'MergeRequest', $1 FROM unnest($2::bigint[]) x"
-	 "  ON CONFLICT DO NOTHING RETURNING label_id)"
-	 " SELECT (SELECT array_agg(label_id ORDER BY label_id) FROM ins)::text,"
-	 " (SELECT array_agg(label_id ORDER BY label_id) FROM go)::text", 2, 2},
-	/* A system note by $3 on request $2 of project $1. */
-	{"mrs_system_note",
-	 "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note, system)"
-	 " VALUES ($1, 'MergeRequest', $2, $3, $4, true)", 4, 0},
+	 3, IAS_NCOLS},
 	{"mrs_delete", "DELETE FROM merge_requests WHERE id = $1", 1, 0},
-	/* $1 request, $2 user, $3 subscribed */
-	{"mrs_subscribe",
-	 "INSERT INTO subscriptions (user_id, subscribable_type, subscribable_id, subscribed)"
-	 " VALUES ($2, 'MergeRequest', $1, $3) ON CONFLICT (subscribable_type, subscribable_id,"
-	 " user_id, (coalesce(project_id, 0))) DO UPDATE SET subscribed = EXCLUDED.subscribed,"
-	 " updated_at = now()", 3, 0},
 	/* The levels merging into / pushing to branch $2 of project $1 needs (NULL: not
 	 * protected). */
 	{"mrs_branch_levels",
-	 "SELECT branch_merge_level($1, $2), branch_push_level($1, $2)", 2, 2},
+	 "SELECT branch_merge_level($1, $2), branch_push_level($1, $2)", 2, MBL_NCOLS},
 	/* Request $1 merged as commit $2 by $3 ($4: the source branch is to be removed). */
 	{"mrs_merged",
 	 "UPDATE merge_requests SET state = 'merged', merge_commit_sha = $2, merged_by_id = $3,"
@@ -275,7 +288,7 @@ const db_stmt merge_requests_stmts[] = {
 	{"mrs_mwps",
 	 "UPDATE merge_requests SET merge_when_pipeline_succeeds = $2, merge_user_id = $3,"
 	 " merge_commit_message = $4, should_remove_source_branch = coalesce($5::boolean,"
-	 " should_remove_source_branch), updated_at = now() WHERE id = $1", 5, 0},
+	 " should_remove_source_branch), updated_at = now() WHERE id = $1", MW_NPARAMS, 0},
 	/* Closes the open issues of project $1 whose iids are $2, by $3 through request !$4:
 	 * their id, iid and title (each with GitLab's system note). */
 	{"mrs_close_issues",
@@ -284,7 +297,7 @@ const db_stmt merge_requests_stmts[] = {
 	 "  AND state = 'opened' RETURNING id, iid, title),"
 	 " n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note, system)"
 	 "  SELECT $1, 'Issue', c.id, $3, 'closed via merge request !' || $4, true FROM c)"
-	 " SELECT id, iid, title FROM c ORDER BY iid", 4, 3},
+	 " SELECT id, iid, title FROM c ORDER BY iid", 4, MCI_NCOLS},
 	/* The issues of project $4 with iids $5 that the caller ($1..$3) may see, a page
 	 * of them ($6 limit, $7 offset) by iid. */
 	{"mrs_closes_issues",
@@ -296,14 +309,14 @@ const db_stmt merge_requests_stmts[] = {
 	 "  OR " SQL_PROJECT_ACCESS("ip") " >= 20))"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
 	 " (SELECT " ISSUE_LIST_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
-	 "  ORDER BY i.iid LIMIT $6 OFFSET $7) pg ON true", 7, 1 + ISSUE_NCOLS},
+	 "  ORDER BY i.iid LIMIT $6 OFFSET $7) pg ON true", MCS_NPARAMS, 1 + ISSUE_NCOLS},
 	/* Who takes part in request $1: its author, its assignee, and those who commented,
 	 * by id. */
 	{"mrs_participants",
 	 "SELECT " USER_BASIC_COLS " FROM users u WHERE u.id IN (SELECT author_id FROM"
 	 " merge_requests WHERE id = $1 UNION SELECT assignee_id FROM merge_requests WHERE id = $1"
 	 " UNION SELECT author_id FROM notes WHERE noteable_type = 'MergeRequest'"
-	 " AND noteable_id = $1 AND NOT system) ORDER BY u.id", 1, 5},
+	 " AND noteable_id = $1 AND NOT system) ORDER BY u.id", 1, MP_NCOLS},
 	/* The open requests from or into branch $2 of project $1 (a push), or request $3,
 	 * with their target project's merge_method. */
 	{"mrs_to_check",
@@ -312,21 +325,11 @@ const db_stmt merge_requests_stmts[] = {
 	 " JOIN projects p ON p.id = mr.target_project_id WHERE mr.state IN " OPEN_STATES
 	 " AND (((mr.source_project_id = $1 AND mr.source_branch = $2)"
 	 " OR (mr.target_project_id = $1 AND mr.target_branch = $2)) OR mr.id = $3::bigint)"
-	 " ORDER BY mr.id", 3, 7},
+	 " ORDER BY mr.id", 3, MTC_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
 /* ---- reading the input ---- */
-
-static const char *caller_id(request *r)
-{
-	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-}
-
-static bool is_caller(request *r, const char *user_id)
-{
-	return user_id && strcmp(user_id, caller_id(r)) == 0;
-}
 
 static const char *oid_hex(request *r, const git_oid *id)
 {
@@ -375,21 +378,22 @@ static int check_list(request *r)
 static void plain_call(request *r, const char *project_id, const struct list_filters *f,
 		       db_call *c)
 {
-	const char **v = arena_alloc(r->ctx.a, 5 * sizeof(*v));
+	_Static_assert((int)MPS_NPARAMS >= (int)MPA_NPARAMS, "plain_call's values");
+	const char **v = arena_alloc(r->ctx.a, MPS_NPARAMS * sizeof(*v));
 	const char *limit = pagination_limit(r, &f->t.pg);
 	const char *offset = pagination_offset(r, &f->t.pg);
 	if (f->t.state) {
-		v[0] = project_id;
-		v[1] = f->t.state;
-		v[2] = strcmp(f->t.state, "opened") == 0 ? "locked" : NULL;
-		v[3] = limit;
-		v[4] = offset;
-		*c = (db_call){"mrs_list_project_state", 5, v};
+		v[MPS_PROJECT] = project_id;
+		v[MPS_STATE] = f->t.state;
+		v[MPS_STATE2] = strcmp(f->t.state, "opened") == 0 ? "locked" : NULL;
+		v[MPS_LIMIT] = limit;
+		v[MPS_OFFSET] = offset;
+		*c = (db_call){"mrs_list_project_state", MPS_NPARAMS, v};
 	} else {
-		v[0] = project_id;
-		v[1] = limit;
-		v[2] = offset;
-		*c = (db_call){"mrs_list_project_all", 3, v};
+		v[MPA_PROJECT] = project_id;
+		v[MPA_LIMIT] = limit;
+		v[MPA_OFFSET] = offset;
+		*c = (db_call){"mrs_list_project_all", MPA_NPARAMS, v};
 	}
 }
 
@@ -455,13 +459,13 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 		plain_call(r, project_id, &f, &c);
 		res = api_query(r, c.stmt, c.n, c.values, &err);
 	} else {
-		const char *v[28];
+		const char *v[MRL_NPARAMS];
 		tracker_filter_params(r, &f.t, project_id, group_id, v);
-		v[26] = f.source_branch;
-		v[27] = f.target_branch;
+		v[MRL_SOURCE_BRANCH] = f.source_branch;
+		v[MRL_TARGET_BRANCH] = f.target_branch;
 		const char *stmt = project_id ? "mrs_list_project" : group_id ? "mrs_list_group"
 									      : "mrs_list";
-		res = db_query(&r->ctx, stmt, 28, v, &err);
+		res = db_query(&r->ctx, stmt, MRL_NPARAMS, v, &err);
 	}
 	if (!res)
 		return err;
@@ -513,19 +517,19 @@ static int not_found(request *r)
  * may not read it (answered 403), or an ERR_ code. */
 static int fetch(request *r, const char *iid, const char *id, PGresult **out)
 {
-	const char *v[5];
+	const char *v[] = {[MG_PROJECT] = id ? id : r->project->id, [MG_IID] = iid};
+	_Static_assert(sizeof(v) / sizeof(*v) == MG_NPARAMS, "mrs_get");
 	access_me_params(&r->ctx, v);
-	v[3] = id ? id : r->project->id;
-	v[4] = iid;
 	int err;
-	PGresult *res = db_query(&r->ctx, id ? "mrs_get_id" : "mrs_get", id ? 4 : 5, v, &err);
+	PGresult *res = db_query(&r->ctx, id ? "mrs_get_id" : "mrs_get",
+				 id ? MG_NPARAMS - 1 : MG_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0) {
 		not_found(r);
 		return 1;
 	}
-	if (!can_read(r, db_bool(res, 0, MR_NCOLS))) {
+	if (!can_read(r, db_bool(res, 0, MG_ENABLED))) {
 		fail(r, ERR_FORBIDDEN, "403 Forbidden");
 		return ERR_FORBIDDEN;
 	}
@@ -717,14 +721,13 @@ static int merge_requests_closes_issues(request *r)
 		return rc < 0 ? rc : 0;
 	int n;
 	const char *iids = closing_iids(r, db_val(res, 0, MRC_DESCRIPTION), &n);
-	const char *v[7];
+	const char *v[] = {[MCS_PROJECT] = r->project->id, [MCS_IIDS] = iids ? iids : "{}",
+			   [MCS_LIMIT] = pagination_limit(r, &pg),
+			   [MCS_OFFSET] = pagination_offset(r, &pg)};
+	_Static_assert(sizeof(v) / sizeof(*v) == MCS_NPARAMS, "mrs_closes_issues");
 	access_me_params(&r->ctx, v);
-	v[3] = r->project->id;
-	v[4] = iids ? iids : "{}";
-	v[5] = pagination_limit(r, &pg);
-	v[6] = pagination_offset(r, &pg);
 	int err;
-	PGresult *issues = db_query(&r->ctx, "mrs_closes_issues", 7, v, &err);
+	PGresult *issues = db_query(&r->ctx, "mrs_closes_issues", MCS_NPARAMS, v, &err);
 	if (!issues)
 		return err;
 	api_respond_page_jw(r, &pg, issues, entity_issue_basic_write, 1536);
@@ -733,71 +736,59 @@ static int merge_requests_closes_issues(request *r)
 
 /* ---- writing: the locked request, notes and events ---- */
 
+static const issuable_kind mr_kind = {
+	.type = "MergeRequest",
+	.lock_stmt = "mrs_lock",
+	.assign_stmt = "mrs_assign",
+	.find = fetch,
+	.col_id = MRC_ID,
+	.col_subscribed = MRC_SUBSCRIBED,
+	.respond = respond_mr,
+};
+
 typedef struct {
-	const char *id, *iid, *author, *assignee, *state, *milestone, *title, *source_project,
-		*source_branch, *target_branch, *description, *sha, *merge_method;
+	issuable_row c;
+	const char *iid, *source_project, *source_branch, *target_branch, *description, *sha,
+		*merge_method;
 	bool force_remove, mwps, enabled;
 } locked_mr;
-
-enum { LK_ID, LK_IID, LK_AUTHOR, LK_ASSIGNEE, LK_STATE, LK_MILESTONE, LK_TITLE,
-       LK_SOURCE_PROJECT, LK_SOURCE_BRANCH, LK_TARGET_BRANCH, LK_DESCRIPTION, LK_FORCE_REMOVE,
-       LK_MWPS, LK_ENABLED, LK_SHA, LK_MERGE_METHOD };
 
 /* Locks request iid of the route's project: 0; 1 when there is none (answered 404); or
  * ERR_FORBIDDEN when the caller may not read it. */
 static int lock_mr(request *r, const char *iid, locked_mr *out)
 {
-	const char *v[2] = {r->project->id, iid};
-	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_lock", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0) {
+	PGresult *res;
+	int rc = issuable_lock(r, &mr_kind, iid, &res, &out->c);
+	if (rc == 1)
 		not_found(r);
-		return 1;
-	}
-	*out = (locked_mr){
-		.id = db_val(res, 0, LK_ID), .iid = db_val(res, 0, LK_IID),
-		.author = db_val(res, 0, LK_AUTHOR), .assignee = db_val(res, 0, LK_ASSIGNEE),
-		.state = db_val(res, 0, LK_STATE), .milestone = db_val(res, 0, LK_MILESTONE),
-		.title = db_val(res, 0, LK_TITLE), .source_project = db_val(res, 0, LK_SOURCE_PROJECT),
-		.source_branch = db_val(res, 0, LK_SOURCE_BRANCH),
-		.target_branch = db_val(res, 0, LK_TARGET_BRANCH),
-		.description = db_val(res, 0, LK_DESCRIPTION), .sha = db_val(res, 0, LK_SHA),
-		.merge_method = db_val(res, 0, LK_MERGE_METHOD),
-		.force_remove = db_bool(res, 0, LK_FORCE_REMOVE), .mwps = db_bool(res, 0, LK_MWPS),
-		.enabled = db_bool(res, 0, LK_ENABLED),
-	};
+	if (rc != 0)
+		return rc;
+	out->iid = db_val(res, 0, LK_IID);
+	out->source_project = db_val(res, 0, LK_SOURCE_PROJECT);
+	out->source_branch = db_val(res, 0, LK_SOURCE_BRANCH);
+	out->target_branch = db_val(res, 0, LK_TARGET_BRANCH);
+	out->description = db_val(res, 0, LK_DESCRIPTION);
+	out->sha = db_val(res, 0, LK_SHA);
+	out->merge_method = db_val(res, 0, LK_MERGE_METHOD);
+	out->force_remove = db_bool(res, 0, LK_FORCE_REMOVE);
+	out->mwps = db_bool(res, 0, LK_MWPS);
+	out->enabled = db_bool(res, 0, LK_ENABLED);
 	if (!can_read(r, out->enabled))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
 	return 0;
 }
 
-/* GitLab's update_merge_request: developers and up, the author and the assignee. */
-static bool can_update(request *r, const locked_mr *m)
+/* The route's request (:merge_request_iid) locked: as lock_mr. */
+static int lock_route_mr(request *r, locked_mr *m)
 {
-	if (r->project->pa.archived)
-		return false;
-	return can_push_code(&r->project->pa, r->ctx.user) || is_caller(r, m->author) ||
-	       is_caller(r, m->assignee);
+	const char *iid;
+	int rc = mr_iid(r, "merge_request_iid", &iid);
+	return rc < 0 ? rc : lock_mr(r, iid, m);
 }
 
 static int system_note(request *r, const char *id, const char *body)
 {
-	const char *v[4] = {r->project->id, id, caller_id(r), body};
-	int err;
-	return db_query(&r->ctx, "mrs_system_note", 4, v, &err) ? 0 : err;
-}
-
-/* The event of a request's state: opened (action created), closed, reopened, merged
- * (GitLab's action name "accepted"). */
-static int state_event(request *r, const char *id, const char *iid, const char *title,
-		       const char *what)
-{
-	const char *action = strcmp(what, "opened") == 0 ? "created" : what;
-	const char *name = strcmp(what, "merged") == 0 ? "accepted" : what;
-	return events_record(r, r->project->id, caller_id(r), action, name, "MergeRequest", id,
-			     iid, title);
+	return issuable_system_note(r, &mr_kind, r->project->id, id, body);
 }
 
 /* Queues the background check of request id's merge_status. */
@@ -805,48 +796,6 @@ static int queue_check(request *r, const char *id)
 {
 	return queue_enqueue(&r->ctx, JOB_MERGE_REQUEST_CHECK,
 			     arena_printf(r->ctx.a, "{\"merge_request_id\": %s}", id));
-}
-
-/* Sets the labels of request id to the titles of list (made for the project when
- * neither it nor a group above has them), with GitLab's system note when they change. */
-static int set_labels(request *r, const char *id, const char *list, bool note)
-{
-	int count;
-	const char *literal = issues_param_labels(r, list, &count), *ids = "{}";
-	int rc = count > 0 ? labels_ensure(r, r->project->id, literal, &ids) : 0;
-	if (rc < 0)
-		return rc;
-	const char *v[2] = {id, ids};
-	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_set_labels", 2, v, &err);
-	if (!res)
-		return err;
-	if (!note)
-		return 0;
-	const char *body = tracker_labels_note(r, db_val(res, 0, 0), db_val(res, 0, 1));
-	return body ? system_note(r, id, body) : 0;
-}
-
-/* Assigns request id to user (NULL: nobody) when the user may see the project, with
- * GitLab's system note when the assignee changes. */
-static int assign(request *r, const char *id, const char *user, bool note)
-{
-	const char *v[3] = {id, user, r->project->id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_assign", 3, v, &err);
-	if (!res)
-		return err;
-	if (!note || !db_bool(res, 0, 2))
-		return 0;
-	const char *was = db_val(res, 0, 0), *now = db_val(res, 0, 1);
-	const char *body;
-	if (was && now)
-		body = arena_printf(r->ctx.a, "assigned to @%s and unassigned @%s", now, was);
-	else if (was)
-		body = "removed assignee";
-	else
-		body = arena_printf(r->ctx.a, "assigned to @%s", now);
-	return system_note(r, id, body);
 }
 
 /* GitLab's render_api_error!(errors[...], status) of a model error: {"message":[text]}. */
@@ -864,9 +813,12 @@ static int model_error(request *r, int status, const char *text)
 static int open_pair_conflict(request *r, const char *source_project, const char *source_branch,
 			      const char *target_project, const char *target_branch, const char *id)
 {
-	const char *v[5] = {source_project, source_branch, target_project, target_branch, id};
+	const char *v[] = {[MOP_SOURCE_PROJECT] = source_project, [MOP_SOURCE_BRANCH] = source_branch,
+			   [MOP_TARGET_PROJECT] = target_project, [MOP_TARGET_BRANCH] = target_branch,
+			   [MOP_ID] = id};
+	_Static_assert(sizeof(v) / sizeof(*v) == MOP_NPARAMS, "mrs_open_pair");
 	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_open_pair", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "mrs_open_pair", MOP_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -888,14 +840,6 @@ struct mr_input {
 	bool description_given, assignee_given, milestone_given, labels_given;
 };
 
-static int read_bool(request *r, const char *name, int *out)
-{
-	bool b;
-	int rc = param_bool(r, name, &b);
-	*out = rc == 0 ? b : -1;
-	return rc < 0 ? rc : 0;
-}
-
 static int read_input(request *r, bool create, struct mr_input *in)
 {
 	static const char *const events[] = {"close", "reopen", NULL};
@@ -908,8 +852,8 @@ static int read_input(request *r, bool create, struct mr_input *in)
 		return rc;
 	if ((rc = param_int(r, "milestone_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
 	    (create && (rc = param_int(r, "target_project_id", &n)) < 0) ||
-	    (rc = read_bool(r, "remove_source_branch", &in->remove_source_branch)) < 0 ||
-	    (!create && (rc = read_bool(r, "discussion_locked", &in->discussion_locked)) < 0) ||
+	    (rc = issuable_read_bool(r, "remove_source_branch", &in->remove_source_branch)) < 0 ||
+	    (!create && (rc = issuable_read_bool(r, "discussion_locked", &in->discussion_locked)) < 0) ||
 	    (!create && (rc = param_oneof(r, "state_event", events, &in->state_event)) < 0))
 		return rc;
 	if (create) {
@@ -936,7 +880,7 @@ static int read_input(request *r, bool create, struct mr_input *in)
 		in->milestone = NULL;
 	else if (in->milestone)
 		in->milestone = arena_printf(r->ctx.a, "%lld", strtoll(in->milestone, NULL, 10));
-	in->labels = issues_param_labels_raw(r);
+	in->labels = issuable_labels_param(r);
 	in->labels_given = in->labels != NULL;
 	if (!create && !in->title && !in->target_branch && !in->description_given &&
 	    !in->assignee_given && !in->milestone_given && !in->labels_given && !in->state_event &&
@@ -1012,13 +956,23 @@ static int merge_requests_create(request *r)
 		return rc < 0 ? rc : 0;
 	/* milestone, labels and assignee: what developers of the target may set */
 	bool admin = can_push_code(&target.pa, r->ctx.user);
-	const char *v[10] = {target.id, r->project->id, in.source_branch, in.target_branch,
-			     in.title, in.description, caller_id(r), admin ? in.milestone : NULL,
-			     in.remove_source_branch < 0 ? NULL
-			     : in.remove_source_branch ? "true" : "false",
-			     oid_hex(r, &head)};
+	const char *v[] = {
+		[MI_TARGET_PROJECT] = target.id,
+		[MI_SOURCE_PROJECT] = r->project->id,
+		[MI_SOURCE_BRANCH] = in.source_branch,
+		[MI_TARGET_BRANCH] = in.target_branch,
+		[MI_TITLE] = in.title,
+		[MI_DESCRIPTION] = in.description,
+		[MI_AUTHOR] = issuable_caller(r),
+		[MI_MILESTONE] = admin ? in.milestone : NULL,
+		[MI_REMOVE_SOURCE] = in.remove_source_branch < 0 ? NULL
+				     : in.remove_source_branch ? "true"
+							       : "false",
+		[MI_SHA] = oid_hex(r, &head),
+	};
+	_Static_assert(sizeof(v) / sizeof(*v) == MI_NPARAMS, "mrs_insert");
 	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_insert", 10, v, &err);
+	PGresult *res = db_query(&r->ctx, "mrs_insert", MI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0) { /* another request made it meanwhile */
@@ -1026,14 +980,16 @@ static int merge_requests_create(request *r)
 					in.target_branch, NULL);
 		return rc < 0 ? rc : rc ? 0 : ERR_INTERNAL;
 	}
-	const char *id = db_val(res, 0, 0), *iid = db_val(res, 0, 1), *title = db_val(res, 0, 2);
+	const char *id = db_val(res, 0, MIR_ID), *iid = db_val(res, 0, MIR_IID);
+	const char *title = db_val(res, 0, MIR_TITLE);
 	/* the request is the target project's from here on */
 	project_scope *source = r->project;
 	api_set_project(r, &target);
-	if ((admin && in.assignee && (rc = assign(r, id, in.assignee, false)) < 0) ||
-	    (admin && in.labels && (rc = set_labels(r, id, in.labels, false)) < 0) ||
-	    (rc = state_event(r, id, iid, title, "opened")) < 0 || (rc = queue_check(r, id)) < 0 ||
-	    (rc = respond_mr(r, 201, id)) < 0) {
+	const issuable_kind *k = &mr_kind;
+	if ((admin && in.assignee && (rc = issuable_assign(r, k, id, in.assignee, false)) < 0) ||
+	    (admin && in.labels && (rc = issuable_set_labels(r, k, id, in.labels, false)) < 0) ||
+	    (rc = issuable_state_event(r, k, r->project->id, id, iid, title, "opened")) < 0 ||
+	    (rc = queue_check(r, id)) < 0 || (rc = respond_mr(r, 201, id)) < 0) {
 		api_set_project(r, source);
 		return rc;
 	}
@@ -1051,9 +1007,10 @@ static int merge_requests_update(request *r)
 	locked_mr m;
 	if ((rc = lock_mr(r, iid, &m)) != 0)
 		return rc < 0 ? rc : 0;
-	if (!can_update(r, &m))
-		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
+	/* GitLab's update_merge_request: developers and up, the author and the assignee */
 	bool admin = can_push_code(&r->project->pa, r->ctx.user);
+	if (!issuable_can_update(r, admin, &m.c))
+		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
 	if (in.target_branch && strcmp(in.target_branch, m.target_branch) != 0) {
 		git_repository *repo;
 		if (!valid_ref_name(in.target_branch) ||
@@ -1066,69 +1023,70 @@ static int merge_requests_update(request *r)
 					   "You can't use same project/branch for source and target");
 	}
 	bool reopening = in.state_event && strcmp(in.state_event, "reopen") == 0 &&
-			 strcmp(m.state, "closed") == 0;
-	if ((reopening || (in.target_branch && strcmp(m.state, "opened") == 0)) && m.source_project &&
+			 strcmp(m.c.state, "closed") == 0;
+	if ((reopening || (in.target_branch && strcmp(m.c.state, "opened") == 0)) &&
+	    m.source_project &&
 	    (rc = open_pair_conflict(r, m.source_project, m.source_branch, r->project->id,
-				     in.target_branch ? in.target_branch : m.target_branch, m.id)) != 0)
+				     in.target_branch ? in.target_branch : m.target_branch,
+				     m.c.id)) != 0)
 		return rc < 0 ? rc : 0;
-	const char *v[12] = {
-		m.id, in.title, in.description_given ? "true" : "false", in.description,
-		admin && in.milestone_given ? "true" : "false", in.milestone, r->project->id,
-		in.target_branch, in.state_event, caller_id(r),
-		!admin || in.discussion_locked < 0 ? NULL : in.discussion_locked ? "true" : "false",
-		in.remove_source_branch < 0 ? NULL : in.remove_source_branch ? "true" : "false"};
+	const char *v[] = {
+		[MU_ID] = m.c.id,
+		[MU_TITLE] = in.title,
+		[MU_DESCRIPTION_GIVEN] = in.description_given ? "true" : "false",
+		[MU_DESCRIPTION] = in.description,
+		[MU_MILESTONE_GIVEN] = admin && in.milestone_given ? "true" : "false",
+		[MU_MILESTONE] = in.milestone,
+		[MU_PROJECT] = r->project->id,
+		[MU_TARGET_BRANCH] = in.target_branch,
+		[MU_STATE_EVENT] = in.state_event,
+		[MU_CALLER] = issuable_caller(r),
+		[MU_LOCKED] = !admin || in.discussion_locked < 0 ? NULL
+			      : in.discussion_locked	       ? "true"
+							       : "false",
+		[MU_REMOVE_SOURCE] = in.remove_source_branch < 0 ? NULL
+				     : in.remove_source_branch ? "true"
+							       : "false",
+	};
+	_Static_assert(sizeof(v) / sizeof(*v) == MU_NPARAMS, "mrs_update");
 	int err;
-	PGresult *res = db_query(&r->ctx, "mrs_update", 12, v, &err);
+	PGresult *res = db_query(&r->ctx, "mrs_update", MU_NPARAMS, v, &err);
 	if (!res)
 		return err;
-	const char *state = db_val(res, 0, 0), *milestone = db_val(res, 0, 1);
-	const char *title = in.title ? in.title : m.title;
-	if (strcmp(state, m.state) != 0) {
-		const char *what = strcmp(state, "closed") == 0 ? "closed" : "reopened";
-		if ((rc = system_note(r, m.id, what)) < 0 ||
-		    (rc = state_event(r, m.id, iid, title, what)) < 0)
-			return rc;
-	}
-	if (in.title && strcmp(in.title, m.title) != 0 &&
-	    (rc = system_note(r, m.id,
-			      arena_printf(r->ctx.a, "changed title from **%s** to **%s**", m.title,
-					   in.title))) < 0)
+	const char *title = in.title ? in.title : m.c.title;
+	if ((rc = issuable_state_changed(r, &mr_kind, &m.c, iid, db_val(res, 0, MUR_STATE),
+					 title)) < 0 ||
+	    (rc = issuable_title_changed(r, &mr_kind, &m.c, in.title)) < 0)
 		return rc;
 	if (in.target_branch && strcmp(in.target_branch, m.target_branch) != 0 &&
-	    ((rc = system_note(r, m.id,
+	    ((rc = system_note(r, m.c.id,
 			       arena_printf(r->ctx.a, "changed target branch from `%s` to `%s`",
 					    m.target_branch, in.target_branch))) < 0 ||
-	     (rc = queue_check(r, m.id)) < 0))
+	     (rc = queue_check(r, m.c.id)) < 0))
 		return rc;
-	if (reopening && (rc = queue_check(r, m.id)) < 0)
+	if (reopening && (rc = queue_check(r, m.c.id)) < 0)
 		return rc;
-	if ((milestone == NULL) != (m.milestone == NULL) ||
-	    (milestone && strcmp(milestone, m.milestone) != 0)) {
-		const char *body = milestone ? arena_printf(r->ctx.a, "changed milestone to %s",
-							    db_val(res, 0, 2))
-					     : "removed milestone";
-		if ((rc = system_note(r, m.id, body)) < 0)
-			return rc;
-	}
-	if (admin && in.labels_given && (rc = set_labels(r, m.id, in.labels, true)) < 0)
+	if ((rc = issuable_milestone_changed(r, &mr_kind, &m.c, db_val(res, 0, MUR_MILESTONE),
+					     db_val(res, 0, MUR_MILESTONE_REF))) < 0)
 		return rc;
-	if (admin && in.assignee_given && (rc = assign(r, m.id, in.assignee, true)) < 0)
+	if (admin && in.labels_given &&
+	    (rc = issuable_set_labels(r, &mr_kind, m.c.id, in.labels, true)) < 0)
 		return rc;
-	return respond_mr(r, 200, m.id);
+	if (admin && in.assignee_given &&
+	    (rc = issuable_assign(r, &mr_kind, m.c.id, in.assignee, true)) < 0)
+		return rc;
+	return respond_mr(r, 200, m.c.id);
 }
 
 static int merge_requests_delete(request *r)
 {
-	const char *iid;
-	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0)
-		return rc;
 	locked_mr m;
-	if ((rc = lock_mr(r, iid, &m)) != 0)
+	int rc = lock_route_mr(r, &m);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (!can_admin_project(&r->project->pa))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
-	const char *v[1] = {m.id};
+	const char *v[1] = {m.c.id};
 	int err;
 	if (!db_query(&r->ctx, "mrs_delete", 1, v, &err))
 		return err;
@@ -1156,7 +1114,7 @@ static const char *default_message(request *r, const locked_mr *m)
 	buf b;
 	buf_init(&b, r->ctx.a, 256);
 	buf_printf(&b, "Merge branch '%s' into '%s'\n\n%s", m->source_branch, m->target_branch,
-		   m->title);
+		   m->c.title);
 	int n;
 	const char *iids = closing_iids(r, m->description, &n);
 	if (n > 0) {
@@ -1182,7 +1140,7 @@ static int remove_source_branch(request *r, const merge_sides *s, const locked_m
 	PGresult *res = db_query(&r->ctx, "mrs_branch_levels", 2, v, &err);
 	if (!res)
 		return err;
-	if (!PQgetisnull(res, 0, 1))
+	if (!PQgetisnull(res, 0, MBL_PUSH))
 		return 0; /* protected */
 	int rc = refs_branch_delete(&r->ctx, s->repo, m->source_branch, &s->source);
 	if (rc == GIT_ENOTFOUND || rc == GIT_EMODIFIED)
@@ -1223,11 +1181,11 @@ static int merge_requests_merge(request *r)
 	if (!levels)
 		return err;
 	int level = code_push_level(&r->project->pa);
-	const char *need = db_val(levels, 0, 0);
+	const char *need = db_val(levels, 0, MBL_MERGE);
 	if (r->project->pa.archived || (need ? level < atoi(need) : level < ACCESS_DEVELOPER))
 		return ERR_UNAUTHORIZED;
 	/* mergeable_state?: open and not a work in progress */
-	if (strcmp(m.state, "opened") != 0 || entity_merge_request_wip(m.title))
+	if (strcmp(m.c.state, "opened") != 0 || entity_merge_request_wip(m.c.title))
 		return api_error(r, 405, "405 Method Not Allowed");
 	merge_sides s;
 	rc = merge_sides_find(&r->ctx, r->project->id, m.source_project, m.source_branch,
@@ -1257,16 +1215,18 @@ static int merge_requests_merge(request *r)
 		/* Stored for the pipelines of issue 9: the CI process merges the request
 		 * when the head pipeline succeeds (merge_user_id, merge_commit_message,
 		 * should_remove_source_branch), as MergeWhenPipelineSucceedsService. */
-		const char *v[5] = {m.id, "true", caller_id(r), message,
-				    remove ? "true" : "false"};
-		if (!db_query(&r->ctx, "mrs_mwps", 5, v, &err))
+		const char *v[] = {[MW_ID] = m.c.id, [MW_ON] = "true",
+				   [MW_USER] = issuable_caller(r), [MW_MESSAGE] = message,
+				   [MW_REMOVE_SOURCE] = remove ? "true" : "false"};
+		_Static_assert(sizeof(v) / sizeof(*v) == MW_NPARAMS, "mrs_mwps");
+		if (!db_query(&r->ctx, "mrs_mwps", MW_NPARAMS, v, &err))
 			return err;
 		if (!m.mwps &&
-		    (rc = system_note(r, m.id,
+		    (rc = system_note(r, m.c.id,
 				      arena_printf(r->ctx.a, "enabled an automatic merge when the "
 							     "pipeline for %s succeeds", head))) < 0)
 			return rc;
-		return respond_mr(r, 200, m.id);
+		return respond_mr(r, 200, m.c.id);
 	}
 	const char *name, *email;
 	if ((rc = content_committer(r, &name, &email)) < 0)
@@ -1287,89 +1247,63 @@ static int merge_requests_merge(request *r)
 	const char *ref = arena_printf(r->ctx.a, "refs/heads/%s", m.target_branch);
 	if ((rc = hooks_pushed(&r->ctx, s.repo, r->project, ref, &s.target, &merged)) < 0)
 		return rc;
-	const char *v[4] = {m.id, oid_hex(r, &merged), caller_id(r), remove ? "true" : "false"};
+	const char *v[4] = {m.c.id, oid_hex(r, &merged), issuable_caller(r), remove ? "true" : "false"};
 	if (!db_query(&r->ctx, "mrs_merged", 4, v, &err))
 		return err;
-	if ((rc = system_note(r, m.id, "merged")) < 0 ||
-	    (rc = state_event(r, m.id, m.iid, m.title, "merged")) < 0)
+	if ((rc = system_note(r, m.c.id, "merged")) < 0 ||
+	    (rc = issuable_state_event(r, &mr_kind, r->project->id, m.c.id, m.iid, m.c.title, "merged")) < 0)
 		return rc;
 	/* the issues the description closes */
 	int n;
 	const char *iids = closing_iids(r, m.description, &n);
 	if (n > 0) {
-		const char *w[4] = {r->project->id, iids, caller_id(r), m.iid};
+		const char *w[4] = {r->project->id, iids, issuable_caller(r), m.iid};
 		PGresult *closed = db_query(&r->ctx, "mrs_close_issues", 4, w, &err);
 		if (!closed)
 			return err;
 		for (int i = 0; i < PQntuples(closed); i++)
-			if ((rc = events_record(r, r->project->id, caller_id(r), "closed", "closed",
-						"Issue", db_val(closed, i, 0), db_val(closed, i, 1),
-						db_val(closed, i, 2))) < 0)
+			if ((rc = events_record(r, r->project->id, issuable_caller(r), "closed", "closed",
+						"Issue", db_val(closed, i, MCI_ID),
+						db_val(closed, i, MCI_IID),
+						db_val(closed, i, MCI_TITLE))) < 0)
 				return rc;
 	}
 	if (remove && (rc = remove_source_branch(r, &s, &m)) < 0)
 		return rc;
-	return respond_mr(r, 200, m.id);
+	return respond_mr(r, 200, m.c.id);
 }
 
 static int merge_requests_cancel_mwps(request *r)
 {
-	const char *iid;
-	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0)
-		return rc;
 	locked_mr m;
-	if ((rc = lock_mr(r, iid, &m)) != 0)
+	int rc = lock_route_mr(r, &m);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	/* can_cancel_merge_when_pipeline_succeeds?: those who may push to the project */
 	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_UNAUTHORIZED;
 	if (m.mwps) {
-		const char *v[5] = {m.id, "false", NULL, NULL, NULL};
+		const char *v[] = {[MW_ID] = m.c.id, [MW_ON] = "false", [MW_REMOVE_SOURCE] = NULL};
+		_Static_assert(sizeof(v) / sizeof(*v) == MW_NPARAMS, "mrs_mwps");
 		int err;
-		if (!db_query(&r->ctx, "mrs_mwps", 5, v, &err))
+		if (!db_query(&r->ctx, "mrs_mwps", MW_NPARAMS, v, &err))
 			return err;
-		if ((rc = system_note(r, m.id, "canceled the automatic merge")) < 0)
+		if ((rc = system_note(r, m.c.id, "canceled the automatic merge")) < 0)
 			return rc;
 	}
-	return respond_mr(r, 201, m.id);
+	return respond_mr(r, 201, m.c.id);
 }
 
 /* ---- subscriptions ---- */
 
-static int check_subscribable(request *r)
-{
-	const char *iid;
-	return mr_iid(r, "subscribable_id", &iid);
-}
-
-static int subscription(request *r, bool subscribe)
-{
-	const char *iid;
-	int rc = mr_iid(r, "subscribable_id", &iid);
-	if (rc < 0)
-		return rc;
-	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
-		return rc < 0 ? rc : 0;
-	if (db_bool(res, 0, MRC_SUBSCRIBED) == subscribe)
-		return ERR_NOT_MODIFIED;
-	const char *id = db_val(res, 0, MRC_ID);
-	const char *v[3] = {id, caller_id(r), subscribe ? "true" : "false"};
-	int err;
-	if (!db_query(&r->ctx, "mrs_subscribe", 3, v, &err))
-		return err;
-	return respond_mr(r, 201, id);
-}
-
 static int merge_requests_subscribe(request *r)
 {
-	return subscription(r, true);
+	return issuable_subscription(r, &mr_kind, true);
 }
 
 static int merge_requests_unsubscribe(request *r)
 {
-	return subscription(r, false);
+	return issuable_subscription(r, &mr_kind, false);
 }
 
 /* ---- the background process: merge_status after a push ---- */
@@ -1394,20 +1328,23 @@ static int check_requests(ctx *c, const char *project, const char *branch, const
 	}
 	for (int i = 0; i < PQntuples(res); i++) {
 		merge_sides s;
-		int rc = merge_sides_find(c, db_val(res, i, 2), db_val(res, i, 3), db_val(res, i, 4),
-					  db_val(res, i, 5), db_val(res, i, 1), &s);
+		int rc = merge_sides_find(c, db_val(res, i, MTC_TARGET_PROJECT),
+					  db_val(res, i, MTC_SOURCE_PROJECT),
+					  db_val(res, i, MTC_SOURCE_BRANCH),
+					  db_val(res, i, MTC_TARGET_BRANCH), db_val(res, i, MTC_IID), &s);
 		if (rc == MERGE_ENOTFOUND)
 			continue; /* no source branch (any more): left as it was */
 		bool clean = false;
 		if (rc == 0 && s.have_target)
-			rc = mergeable(c, &s, db_val(res, i, 6), &clean);
+			rc = mergeable(c, &s, db_val(res, i, MTC_MERGE_METHOD), &clean);
 		if (rc < 0) {
-			*why = arena_printf(c->a, "cannot check merge request %s", db_val(res, i, 0));
+			*why = arena_printf(c->a, "cannot check merge request %s",
+					    db_val(res, i, MTC_ID));
 			return -1;
 		}
 		char hex[GIT_OID_HEXSZ + 1];
 		git_oid_tostr(hex, sizeof(hex), &s.source);
-		const char *w[3] = {db_val(res, i, 0), hex,
+		const char *w[3] = {db_val(res, i, MTC_ID), hex,
 				    clean ? "can_be_merged" : "cannot_be_merged"};
 		if (!db_query(c, "mrs_status", 3, w, &err)) {
 			*why = "cannot record a merge status";
@@ -1474,8 +1411,8 @@ const route merge_requests_routes[] = {
 	{"POST", MR "/cancel_merge_when_pipeline_succeeds", merge_requests_cancel_mwps, AUTH | PW,
 	 check_iid},
 	{"POST", V4 "/projects/:id/merge_requests/:subscribable_id/subscribe",
-	 merge_requests_subscribe, AUTH | PW, check_subscribable},
+	 merge_requests_subscribe, AUTH | PW, issuable_check_subscribable},
 	{"POST", V4 "/projects/:id/merge_requests/:subscribable_id/unsubscribe",
-	 merge_requests_unsubscribe, AUTH | PW, check_subscribable},
+	 merge_requests_unsubscribe, AUTH | PW, issuable_check_subscribable},
 	{NULL, NULL, NULL, 0, NULL},
 };

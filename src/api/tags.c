@@ -9,20 +9,23 @@
 #include "git/hooks.h"
 #include "git/refs.h"
 
+enum { TT_NAME, TT_EMAIL, TT_NCOLS };
+enum { TR_TAG, TR_DESCRIPTION, TR_NCOLS };
+
 const db_stmt tags_stmts[] = {
 	/* $1 project, $2 tag names (text[]): the release notes of each, in order (NULL: none) */
 	{"tags_releases",
 	 "SELECT r.description FROM unnest($2::text[]) WITH ORDINALITY t(name, i)"
 	 " LEFT JOIN releases r ON r.project_id = $1 AND r.tag = t.name ORDER BY t.i", 2, 1},
 	/* the tagger of an annotated tag: the caller */
-	{"tags_tagger", "SELECT name, email FROM users WHERE id = $1", 1, 2},
+	{"tags_tagger", "SELECT name, email FROM users WHERE id = $1", 1, TT_NCOLS},
 	/* $1 project, $2 tag, $3 description; no row when the tag has a release already */
 	{"tags_release_insert",
 	 "INSERT INTO releases (project_id, tag, description) VALUES ($1, $2, $3)"
-	 " ON CONFLICT (project_id, tag) DO NOTHING RETURNING tag, description", 3, 2},
+	 " ON CONFLICT (project_id, tag) DO NOTHING RETURNING tag, description", 3, TR_NCOLS},
 	{"tags_release_update",
 	 "UPDATE releases SET description = $3, updated_at = now()"
-	 " WHERE project_id = $1 AND tag = $2 RETURNING tag, description", 3, 2},
+	 " WHERE project_id = $1 AND tag = $2 RETURNING tag, description", 3, TR_NCOLS},
 	{"tags_release_delete", "DELETE FROM releases WHERE project_id = $1 AND tag = $2", 2, 0},
 	{NULL, NULL, 0, 0},
 };
@@ -73,34 +76,7 @@ static int open_repo(request *r, git_repository **repo)
 
 static int tags_list(request *r)
 {
-	page_req pg;
-	int rc = pagination_parse(r, &pg);
-	if (rc < 0)
-		return rc;
-	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user))
-		return ERR_FORBIDDEN;
-	git_repository *repo = NULL;
-	if ((rc = open_repo(r, &repo)) < 0)
-		return rc;
-	const char **names;
-	int n = refs_tag_names(&r->ctx, repo, &names);
-	if (n < 0) {
-		rc = ERR_INTERNAL;
-		goto cleanup;
-	}
-	/* reverse name order: page p takes names from the end */
-	long long from = pg.offset < n ? pg.offset : n;
-	int count = (int)(n - from < pg.per_page ? n - from : pg.per_page);
-	const char **page = arena_alloc(r->ctx.a, (size_t)(count + 1) * sizeof(*page));
-	for (int i = 0; i < count; i++)
-		page[i] = names[n - 1 - from - i];
-	json_object *list = request_own(r, json_object_new_array());
-	if ((rc = present_tags(r, repo, page, count, list)) < 0)
-		goto cleanup;
-	pagination_headers(r, &pg, n);
-	respond_json(r, 200, json_object_get(list));
-cleanup:
-	return rc;
+	return branches_list_refs(r, true, NULL, present_tags);
 }
 
 /* Whether tag :tag_name exists: 0, or ERR_NOT_FOUND (404 Tag Not Found). */
@@ -155,8 +131,8 @@ static int tagger(request *r, const char **name, const char **email)
 		return err;
 	if (PQntuples(res) == 0)
 		return ERR_INTERNAL;
-	*name = db_val(res, 0, 0);
-	*email = db_val(res, 0, 1);
+	*name = db_val(res, 0, TT_NAME);
+	*email = db_val(res, 0, TT_EMAIL);
 	return 0;
 }
 
@@ -282,7 +258,7 @@ static int release_write(request *r, bool create)
 	if (PQntuples(res) == 0)
 		return create ? fail(r, ERR_CONFLICT, "Release already exists")
 			      : api_error(r, 404, "Release does not exist");
-	respond_json(r, create ? 201 : 200, present_release(db_val(res, 0, 0), db_val(res, 0, 1)));
+	respond_json(r, create ? 201 : 200, present_release(db_val(res, 0, TR_TAG), db_val(res, 0, TR_DESCRIPTION)));
 	return 0;
 }
 

@@ -77,6 +77,30 @@ int refs_tag_names(ctx *c, git_repository *repo, const char ***out)
 	return ref_names(c, repo, "refs/tags/", out);
 }
 
+int refs_page(ctx *c, git_repository *repo, bool tags, const char *search, long long offset,
+	      long long limit, const char ***out, int *total)
+{
+	const char **names;
+	int n = ref_names(c, repo, tags ? "refs/tags/" : "refs/heads/", &names);
+	if (n < 0)
+		return -1;
+	if (search) {
+		int kept = 0;
+		for (int i = 0; i < n; i++)
+			if (strcasestr(names[i], search))
+				names[kept++] = names[i];
+		n = kept;
+	}
+	long long from = offset < n ? offset : n;
+	int count = (int)(n - from < limit ? n - from : limit);
+	const char **page = arena_alloc(c->a, (size_t)(count + 1) * sizeof(*page));
+	for (int i = 0; i < count; i++)
+		page[i] = tags ? names[n - 1 - from - i] : names[from + i];
+	*out = page;
+	*total = n;
+	return count;
+}
+
 /* The commit a ref names (peeled): 0, GIT_ENOTFOUND, or -1. */
 static int lookup_commit(git_repository *repo, const char *full, git_commit **out)
 {

@@ -22,6 +22,12 @@ int refs_open(ctx *c, const char *project_id, git_repository **out);
  * repo is NULL), or -1. */
 int refs_branch_names(ctx *c, git_repository *repo, const char ***out);
 int refs_tag_names(ctx *c, git_repository *repo, const char ***out);
+/* One page of them, as the API lists them: branches (tags false) in byte order, tags in
+ * reverse byte order; with search not NULL only the names that contain it, case aside.
+ * At most limit names from offset in *out, their number returned, and how many there are
+ * in all in *total; or -1. */
+int refs_page(ctx *c, git_repository *repo, bool tags, const char *search, long long offset,
+	      long long limit, const char ***out, int *total);
 
 /* The commit the branch names: 0, GIT_ENOTFOUND, or -1. */
 int refs_branch_commit(git_repository *repo, const char *name, git_commit **out);

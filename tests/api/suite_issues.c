@@ -296,7 +296,8 @@ START_TEST(test_issues_edit)
 	ck_assert_int_eq(open_count(&w), 0);
 	/* closing again changes nothing */
 	ck_status(R(api("PUT", I(&w, 1, ""), w.reporter, "state_event=close")), 200);
-	ck_assert_str_eq(strchr(notes_of(id), '|') + 1, "closed");
+	ck_assert_str_eq(strchr(notes_of(id), '|') + 1,
+			 "changed title from **Bug** to **Bug2**|closed");
 	r = R(api("PUT", I(&w, 1, ""), w.guest, "state_event=reopen"));
 	ck_jstr(r, "state", "opened");
 	ck_assert(jnull(r->json, "closed_at") && jnull(r->json, "closed_by"));
@@ -320,7 +321,8 @@ START_TEST(test_issues_edit)
 	char *dev_name = sql_value("SELECT username FROM users WHERE id = %lld", w.developer_id);
 	S(dev_name);
 	ck_assert_str_eq(notes_of(id),
-			 S(fmt("added ~%lld label|closed|reopened|changed milestone to %%%lld|added ~%lld ~%lld and "
+			 S(fmt("added ~%lld label|changed title from **Bug** to **Bug2**|closed|reopened|"
+			       "changed milestone to %%%lld|added ~%lld ~%lld and "
 			       "removed ~%lld labels|assigned to @%s|made the issue confidential",
 			       la, ms_iid, lb, lc, la, dev_name)));
 	ck_assert_int_eq(open_count(&w), 0); /* confidential issues are not counted */
@@ -343,6 +345,23 @@ START_TEST(test_issues_edit)
 	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 2), "action_name"), "reopened");
 	r = R(api("GET", P(&w, "/events?action=closed"), w.owner, NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
+}
+END_TEST
+
+/* A title edited: GitLab's "changed title" system note, as a merge request's (the one
+ * update path of issuable.c); none when the title stays. */
+START_TEST(test_issues_title_note)
+{
+	world w;
+	make_world(&w, "private");
+	long long id = jint(create(&w, w.guest, "title=Old%20one")->json, "id");
+	ck_status(R(api("PUT", I(&w, 1, ""), w.guest, "title=New%20one")), 200);
+	ck_assert_str_eq(notes_of(id), "changed title from **Old one** to **New one**");
+	ck_status(R(api("PUT", I(&w, 1, ""), w.reporter, "title=New%20one&description=x")), 200);
+	ck_assert_str_eq(notes_of(id), "changed title from **Old one** to **New one**");
+	/* refused: no note */
+	ck_status(R(api("PUT", I(&w, 1, ""), w.guest, "title=")), 400);
+	ck_assert_str_eq(notes_of(id), "changed title from **Old one** to **New one**");
 }
 END_TEST
 
@@ -1153,6 +1172,7 @@ Suite *suite_issues(void)
 	tcase_add_test(tc, test_issues_due_date_forms);
 	tcase_add_test(tc, test_issues_create_privileged_fields);
 	tcase_add_test(tc, test_issues_edit);
+	tcase_add_test(tc, test_issues_title_note);
 	tcase_add_test(tc, test_issues_delete);
 	tcase_add_test(tc, test_issues_access_matrix);
 	tcase_add_test(tc, test_issues_disabled);
