@@ -146,7 +146,7 @@ int content_repo(request *r, git_repository **out)
 {
 	content_depend(r);
 	int rc = gitc_open(&r->ctx, r->project->id, out);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Repository");
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
@@ -187,11 +187,11 @@ int content_write(request *r, git_repository *repo, gitc_commit_req *req, git_co
 	const char *msg = NULL;
 	bool existed = gitc_branch_exists(repo, req->branch, NULL);
 	rc = gitc_commit_create(&r->ctx, repo, req, out, &msg);
-	if (rc == GITC_EUSER) {
+	if (rc == ERR_REFUSED) {
 		content_error(r, 400, msg);
 		return 1;
 	}
-	if (rc == GITC_EMOVED) {
+	if (rc == ERR_MOVED) {
 		content_error(r, 400, "You are attempting to update a file that has changed since "
 				      "you started editing it.");
 		return 1;
@@ -211,7 +211,7 @@ static int find_commit(request *r, git_repository *repo, git_commit **out)
 {
 	const char *sha = param_str(r, "sha");
 	int rc = gitc_commit_of(&r->ctx, repo, sha, out);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Commit");
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
@@ -264,7 +264,7 @@ static int commits_list(request *r)
 	long long total;
 	rc = gitc_log(&r->ctx, repo, ref && *ref ? ref : NULL, since, until,
 		      path && *path ? path : NULL, pg.offset, pg.per_page, &list, &total);
-	if (rc < 0) {
+	if (rc < 0 && rc != ERR_NOT_FOUND) { /* no such ref: no commits */
 		json_object_put(list);
 		return ERR_INTERNAL;
 	}
@@ -461,9 +461,9 @@ static int commits_cherry_pick(request *r)
 	if ((rc = content_committer(r, &name, &email)) < 0)
 		return rc;
 	rc = gitc_cherry_pick(&r->ctx, repo, c, branch, name, email, &made, &msg);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Branch");
-	if (rc == GITC_EUSER || rc == GITC_EMOVED) {
+	if (rc == ERR_REFUSED || rc == ERR_MOVED) {
 		content_error(r, 400, msg ? msg : "You are attempting to update a file that has "
 						  "changed since you started editing it.");
 		return 0;

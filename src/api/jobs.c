@@ -730,10 +730,10 @@ static int jobs_play(request *r)
 	if ((rc = may_update(r)) < 0 || (rc = may_update_job(r, res)) < 0)
 		return rc;
 	const char *id = db_val(res, 0, JC_ID);
-	if ((rc = ci_job_play(&r->ctx, id, r->ctx.user->id)) < 0)
-		return rc;
-	if (rc == 1)
+	if ((rc = ci_job_play(&r->ctx, id, r->ctx.user->id)) == ERR_REFUSED)
 		return fail_missing(r, "Unplayable Job"); /* GitLab's bad_request!, word for word */
+	if (rc < 0)
+		return rc;
 	return respond_job(r, id, 200);
 }
 

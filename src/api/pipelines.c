@@ -306,7 +306,7 @@ static int pipelines_create(request *r)
 	long long id;
 	const char *why;
 	rc = ci_pipeline_create(&r->ctx, &s, &id, &why);
-	if (rc == CI_PIPELINE_REFUSED)
+	if (rc == ERR_REFUSED)
 		return refused(r, why);
 	if (rc < 0)
 		return rc;

@@ -313,7 +313,7 @@ static int triggers_invoke(request *r)
 	long long id;
 	const char *why = NULL;
 	rc = ci_pipeline_create(&r->ctx, &s, &id, &why);
-	if (rc == CI_PIPELINE_REFUSED)
+	if (rc == ERR_REFUSED)
 		return fail_validation(r, "base", why ? why : "No pipeline created");
 	if (rc < 0)
 		return rc;

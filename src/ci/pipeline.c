@@ -232,7 +232,7 @@ static int insert_pipeline(ctx *c, const ci_pipeline_spec *s, const row *w, cons
 static int refuse(const char **why, const char *text)
 {
 	*why = text;
-	return CI_PIPELINE_REFUSED;
+	return ERR_REFUSED;
 }
 
 int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const char **why)
@@ -381,7 +381,7 @@ int ci_pipeline_on_push(ctx *c, json_object *payload, const char **why)
 	if (!json_object_object_get_ex(payload, "project_id", &pid) ||
 	    !json_object_is_type(pid, json_type_int) || !ref || !after) {
 		*why = "the payload has no project_id, ref and after";
-		return -1;
+		return ERR_INTERNAL;
 	}
 	const char *name;
 	if (strncmp(ref, "refs/heads/", 11) == 0)
@@ -409,11 +409,11 @@ int ci_pipeline_on_push(ctx *c, json_object *payload, const char **why)
 	int rc = ci_pipeline_create(c, &s, &id, &refused);
 	if (rc == ERR_NOT_FOUND)
 		return 0; /* the project is gone */
-	if (rc < 0) {
+	if (rc < 0 && rc != ERR_REFUSED) {
 		*why = "cannot create the pipeline";
-		return -1;
+		return ERR_INTERNAL;
 	}
-	if (rc == CI_PIPELINE_REFUSED)
+	if (rc == ERR_REFUSED)
 		log_info("push of project %s %s: no pipeline: %s", s.project_id, ref, refused);
 	else
 		log_info("push of project %s %s: pipeline %lld", s.project_id, ref, id);

@@ -93,7 +93,7 @@ static int fire(ctx *c, const PGresult *res)
 	const char *why = NULL;
 	int rc = ci_pipeline_create(c, &s, &pipeline, &why);
 	json_object_put(vars);
-	if (rc == CI_PIPELINE_REFUSED) {
+	if (rc == ERR_REFUSED) {
 		log_info("pipeline schedule %s: no pipeline: %s", id, why ? why : "refused");
 		return 0;
 	}
