@@ -6,7 +6,6 @@
 #include "entity/broadcast_message.h"
 #include "http/pagination.h"
 
-#define BROADCAST_NCOLS 7 /* BROADCAST_COLS */
 /* broadcast_insert's parameters; broadcast_update's follow its id */
 enum { BM_MESSAGE, BM_STARTS_AT, BM_ENDS_AT, BM_COLOR, BM_FONT, BM_NPARAMS };
 enum { BU_ID, BU_INPUT, BU_NPARAMS = BU_INPUT + BM_NPARAMS };

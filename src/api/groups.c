@@ -66,6 +66,12 @@
  * them all). */
 #define GROUP_DETAIL_PROJECTS "100"
 
+enum { GI_NAME, GI_PATH, GI_DESCRIPTION, GI_VISIBILITY, GI_LFS_ENABLED,
+       GI_REQUEST_ACCESS_ENABLED, GI_PARENT, GI_NPARAMS };
+/* groups_update: the group, then the attributes (NULL keeps one) */
+enum { GU_ID, GU_NAME, GU_PATH, GU_DESCRIPTION, GU_VISIBILITY, GU_LFS_ENABLED,
+       GU_REQUEST_ACCESS_ENABLED, GU_NPARAMS };
+
 const db_stmt groups_stmts[] = {
 	GROUPS_LIST_OF("all", "namespaces g", "true"),
 	GROUPS_LIST_OF("visible",
@@ -87,8 +93,7 @@ const db_stmt groups_stmts[] = {
 	 " WHERE l.group_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
 	 " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ")) x JOIN projects p ON p.id = x.id"
 	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id", 4, 1 + PROJECT_NCOLS},
-	/* $1 name $2 path $3 description $4 visibility $5 lfs_enabled
-	 * $6 request_access_enabled $7 parent (locked by the caller) */
+	/* (locked by the caller) */
 	{"groups_insert",
 	 "WITH par AS (SELECT id, traversal_ids, full_path, full_name FROM namespaces"
 	 " WHERE id = $7::bigint AND kind = 'group'),"
@@ -99,7 +104,7 @@ const db_stmt groups_stmts[] = {
 	 " coalesce(par.full_path || '/', '') || $2, coalesce(par.full_name || ' / ', '') || $1,"
 	 " coalesce($3, ''), $4::smallint, coalesce($5::boolean, true),"
 	 " coalesce($6::boolean, false) FROM nid LEFT JOIN par ON true"
-	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id", 7, 1},
+	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id", GI_NPARAMS, 1},
 	{"groups_owner_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
 	 " VALUES ('Namespace', $1, $2, 50, $2)", 2, 0},
@@ -109,7 +114,7 @@ const db_stmt groups_stmts[] = {
 	 " description = coalesce($4, description), visibility = coalesce($5::smallint, visibility),"
 	 " lfs_enabled = coalesce($6::boolean, lfs_enabled),"
 	 " request_access_enabled = coalesce($7::boolean, request_access_enabled),"
-	 " updated_at = now() WHERE id = $1 AND kind = 'group'", 7, 0},
+	 " updated_at = now() WHERE id = $1 AND kind = 'group'", GU_NPARAMS, 0},
 	/* After a rename of group $1: full paths and names of it and its subgroups. */
 	{"groups_rebuild_paths",
 	 "WITH g AS (SELECT n.full_path AS old_fp, n.full_name AS old_fn,"
@@ -430,10 +435,16 @@ static int groups_create(request *r)
 		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", path));
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[7] = {name, path, in.description, arena_printf(r->ctx.a, "%d", vis),
-			    in.lfs_enabled, in.request_access_enabled, parent_ref ? parent.id : NULL};
+	const char *v[] = {[GI_NAME] = name,
+			   [GI_PATH] = path,
+			   [GI_DESCRIPTION] = in.description,
+			   [GI_VISIBILITY] = arena_printf(r->ctx.a, "%d", vis),
+			   [GI_LFS_ENABLED] = in.lfs_enabled,
+			   [GI_REQUEST_ACCESS_ENABLED] = in.request_access_enabled,
+			   [GI_PARENT] = parent_ref ? parent.id : NULL};
+	DB_PARAMS(v, GI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "groups_insert", 7, v, &err);
+	PGresult *res = db_query(&r->ctx, "groups_insert", GI_NPARAMS, v, &err);
 	if (!res)
 		return taken(r, err);
 	if (PQntuples(res) == 0)
@@ -467,10 +478,16 @@ static int groups_update(request *r)
 		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", in.path));
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[7] = {g->id, in.name, in.path, in.description, in.visibility, in.lfs_enabled,
-			    in.request_access_enabled};
+	const char *v[] = {[GU_ID] = g->id,
+			   [GU_NAME] = in.name,
+			   [GU_PATH] = in.path,
+			   [GU_DESCRIPTION] = in.description,
+			   [GU_VISIBILITY] = in.visibility,
+			   [GU_LFS_ENABLED] = in.lfs_enabled,
+			   [GU_REQUEST_ACCESS_ENABLED] = in.request_access_enabled};
+	DB_PARAMS(v, GU_NPARAMS);
 	int err;
-	if (!db_query(&r->ctx, "groups_update", 7, v, &err))
+	if (!db_query(&r->ctx, "groups_update", GU_NPARAMS, v, &err))
 		return taken(r, err);
 	if ((in.name || in.path) && !db_query(&r->ctx, "groups_rebuild_paths", 1, v, &err))
 		return taken(r, err);

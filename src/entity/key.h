@@ -5,6 +5,7 @@
 #include "http/request.h"
 
 #define KEY_COLS "k.id, k.title, k.key, iso8601(k.created_at)"
+#define KEY_NCOLS 4
 
 json_object *entity_key(request *r, const PGresult *res, int row, int col);
 
