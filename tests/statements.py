@@ -20,8 +20,9 @@ EXCLUDED = {
 }
 EXCLUDED_DIRS = ("src/entity/",)
 
-ENTRY = re.compile(r'\{\s*"([a-z_0-9]+)"\s*,')
+ENTRY = re.compile(r'\{\s*"([a-z_0-9]+)"(?:\s*(?:[A-Za-z_]+|"[a-z_0-9]*"))*\s*,')
 CALL = re.compile(r'\bdb_(?:query|query_with|defer)\s*\(')
+PRINTED = re.compile(r'\b(?:\w*printf|\w*strcat|\w*strcpy|buf_\w+)\s*\(')
 
 
 def line_of(text, pos):
@@ -124,9 +125,9 @@ def check(path, text):
         if len(args) < 2:
             continue
         name = args[1]
-        # a literal, a choice between literals, or a name chosen from a table; never
-        # one made by a call (arena_printf, snprintf into a buffer passed on). The
-        # condition of a choice may call anything.
+        # a literal, a choice between literals, or a name chosen from a table of
+        # literals; never one printed at run time (arena_printf, snprintf, buf_printf,
+        # strcat). The condition of a choice may call anything.
         depth, q = 0, -1
         for i, ch in enumerate(name):
             if ch in "([{":
@@ -136,7 +137,7 @@ def check(path, text):
             elif ch == "?" and depth == 0:
                 q = i
                 break
-        if "(" in name[q + 1:]:
+        if PRINTED.search(name[q + 1:]):
             found.append("%s:%d: statement name made at run time: %s"
                          % (path, line_of(text, m.start()), " ".join(name.split())))
     return found
@@ -161,11 +162,12 @@ static int f(ctx *c, bool b)
 	db_query(c, s->stmt, 1, v, &err);
 	db_query(c, pick(b) ? "xx_show" : "xx_count", 1, v, &err);
 	db_defer(c, arena_printf(c->a, "xx_%s", kind), 1, v);
-	return db_query(c, b ? "xx_show" : name_of(b), 1, v, &err) != NULL;
+	db_query(c, table_of(b), 1, v, &err);
+	return db_query(c, b ? "xx_show" : buf_cstr(&name), 1, v, &err) != NULL;
 }
 """
 SAMPLE_FOUND = [("xx_list", 10, "columns"), ("xx_insert", 12, "parameters"),
-                ("run time", 19, "arena_printf"), ("run time", 20, "name_of")]
+                ("run time", 19, "arena_printf"), ("run time", 21, "buf_cstr")]
 
 
 def self_test():

@@ -39,13 +39,19 @@
 /* The groups of GET /groups, as GitLab 10's GroupsFinder: every one for admins, those
  * the caller may see (all_available, and for anonymous callers), those they own
  * (owned=true), or those they belong to. */
-/* The lists' columns: the total, the group, its statistics. */
+/* The lists' columns: the total, the group, its statistics; their parameters, SQL_ME's
+ * first. */
 #define GL_NCOLS (1 + GROUP_NCOLS + 1)
+enum { GL_SEARCH = ME_NPARAMS, GL_SKIP, GL_LIMIT, GL_OFFSET, GL_STATISTICS, GL_NPARAMS };
 #define GROUPS_LIST_OF(name, from, cond)                                                      \
-	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"), 8, GL_NCOLS},   \
-	{"groups_list_" name "_name_desc", GROUPS_LIST(from, cond, "lower(g.name)", "DESC"), 8, GL_NCOLS}, \
-	{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC"), 8, GL_NCOLS},   \
-	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC"), 8, GL_NCOLS}
+	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"),        \
+	 GL_NPARAMS, GL_NCOLS},                                                                \
+	{"groups_list_" name "_name_desc", GROUPS_LIST(from, cond, "lower(g.name)", "DESC"),      \
+	 GL_NPARAMS, GL_NCOLS},                                                                \
+	{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC"),        \
+	 GL_NPARAMS, GL_NCOLS},                                                                \
+	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC"),      \
+	 GL_NPARAMS, GL_NCOLS}
 
 /* Removes the groups that the query ids lists (one row, bigint[] a), their subgroups and
  * every project in them, and queues the removal of their repositories. Members,
@@ -261,16 +267,16 @@ static int groups_list(request *r)
 	bool admin = r->ctx.user && r->ctx.user->admin;
 	enum list_kind which = owned ? GL_OWNED : admin ? GL_ALL
 					 : (!r->ctx.user || all_available) ? GL_VISIBLE : GL_MEMBER;
-	const char *v[8];
+	const char *v[GL_NPARAMS];
 	access_me_params(&r->ctx, v);
-	v[3] = search;
-	v[4] = skip;
-	v[5] = pagination_limit(r, &pg);
-	v[6] = pagination_offset(r, &pg);
-	v[7] = statistics && admin ? "true" : "false";
+	v[GL_SEARCH] = search;
+	v[GL_SKIP] = skip;
+	v[GL_LIMIT] = pagination_limit(r, &pg);
+	v[GL_OFFSET] = pagination_offset(r, &pg);
+	v[GL_STATISTICS] = statistics && admin ? "true" : "false";
 	const char *stmt = list_stmts[which][strcmp(order, "path") == 0][strcmp(sort, "desc") == 0];
 	int err;
-	PGresult *res = db_query(&r->ctx, stmt, 8, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, GL_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, present_list_row);
