@@ -1411,7 +1411,7 @@ static int jobs_artifacts_download(request *r)
 		       arena_printf(r->ctx.a, "attachment; filename=%s", file));
 	respond_header(r, "X-Accel-Redirect",
 		       arena_printf(r->ctx.a, "/_internal/ci/artifacts/%s/%s/artifacts.zip",
-				    db_val(res, 0, 0), canonical_id(r, id)));
+				    db_val(res, 0, RA_PROJECT), canonical_id(r, id)));
 	return 0;
 }
 
