@@ -31,6 +31,8 @@
 #define AUTH_PROJECT_KEYS                                                                      \
 	"ARRAY[0, me.id * 16 + 1, s.id * 16 + 2, s.namespace_id * 16 + 3]"
 
+enum { AV_KEY, AV_VERSION, AV_NCOLS };
+
 const db_stmt auth_stmts[] = {
 	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM, 2, AUTH_NCOLS},
 	{"auth_token_lean", "SELECT " AUTH_LEAN_COLS ", " USER_EPOCH " FROM " AUTH_FROM, 2,
@@ -54,7 +56,8 @@ const db_stmt auth_stmts[] = {
 	 AUTH_PROJECT_AS(BY_ID, " FOR KEY SHARE OF p", USER_EPOCH, VERSIONS), 3, NCOLS + 1},
 #undef VERSIONS
 	/* $1 keys: their versions (a key never bumped has none: 0) */
-	{"auth_versions", "SELECT k, v FROM cache_epochs WHERE k = ANY ($1::bigint[])", 1, 2},
+	{"auth_versions", "SELECT k, v FROM cache_epochs WHERE k = ANY ($1::bigint[])", 1,
+	 AV_NCOLS},
 	/* The project $1 locked as auth_project_lock and auth_project_key_share lock it, when
 	 * the row is found in the authentication cache. */
 	{"auth_lock", "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"
@@ -399,7 +402,7 @@ static int auth_cache_find(request *r, const char *key, scope_lock lock, const c
 		return err;
 	long long sum = 0, epoch = 0;
 	for (int i = 0; i < PQntuples(q); i++) {
-		long long k = db_int(q, i, 0), ver = db_int(q, i, 1);
+		long long k = db_int(q, i, AV_KEY), ver = db_int(q, i, AV_VERSION);
 		for (int j = 0; j < e.ndeps; j++)
 			if (e.deps[j] == k)
 				sum += ver;

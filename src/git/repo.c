@@ -14,11 +14,13 @@
 #include "core/validate.h"
 #include "git/archive.h"
 
+enum { RL_ID, RL_LEGACY_PATH, RL_NCOLS };
+
 const db_stmt repo_stmts[] = {
 	/* Every project with the path its repository had before storage by id. */
 	{"repo_legacy_list",
 	 "SELECT p.id, n.full_path || '/' || p.path FROM projects p"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id", 0, 2},
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id", 0, RL_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -429,7 +431,7 @@ int repo_migrate_legacy(ctx *c)
 		return -1;
 	int moved = 0;
 	for (int i = 0; i < PQntuples(res); i++) {
-		const char *id = PQgetvalue(res, i, 0), *old = PQgetvalue(res, i, 1);
+		const char *id = PQgetvalue(res, i, RL_ID), *old = PQgetvalue(res, i, RL_LEGACY_PATH);
 		const char *from = arena_printf(c->a, "%s/%s", c->cfg->storage_path, old);
 		int a = move_legacy(arena_printf(c->a, "%s.git", from), repo_path(c, id));
 		int b = move_legacy(arena_printf(c->a, "%s.wiki.git", from), repo_wiki_path(c, id));
