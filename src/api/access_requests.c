@@ -6,6 +6,9 @@
 #include "entity/member.h"
 #include "http/pagination.h"
 
+/* access_requests_delete's row */
+enum { ARD_REQUESTED, ARD_DELETED, ARD_NCOLS };
+
 const db_stmt access_requests_stmts[] = {
 	/* $1 source type, $2 source id, $3 limit, $4 offset; oldest request first */
 	{"access_requests_list",
@@ -13,25 +16,25 @@ const db_stmt access_requests_stmts[] = {
 	 " AND m.source_id = $2 AND m.requested_at IS NOT NULL)"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " MEMBER_COLS " FROM f JOIN members m ON m.id = f.id JOIN users u"
-	 " ON u.id = m.user_id ORDER BY m.id LIMIT $3 OFFSET $4) p ON true", 4, 10},
+	 " ON u.id = m.user_id ORDER BY m.id LIMIT $3 OFFSET $4) p ON true", 4, 1 + MEMBER_NCOLS},
 	/* $3 the requester; a second request violates members_source_user_key */
 	{"access_requests_insert",
 	 "WITH m AS (INSERT INTO members (source_type, source_id, user_id, access_level,"
 	 " requested_at) VALUES ($1, $2, $3, 30, now()) RETURNING *)"
-	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 3, 9},
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 3, MEMBER_NCOLS},
 	/* $3 the requester, $4 the access level it gets */
 	{"access_requests_approve",
 	 "WITH m AS (UPDATE members SET requested_at = NULL, access_level = $4, updated_at = now()"
 	 " WHERE source_type = $1 AND source_id = $2 AND user_id = $3 AND requested_at IS NOT NULL"
 	 " RETURNING *)"
-	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 4, 9},
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 4, MEMBER_NCOLS},
 	/* $3 the requester, $4 whether the caller may deny it: whether the request exists
 	 * and whether it was removed */
 	{"access_requests_delete",
 	 "WITH q AS (SELECT id FROM members WHERE source_type = $1 AND source_id = $2"
 	 " AND user_id = $3 AND requested_at IS NOT NULL),"
 	 " d AS (DELETE FROM members WHERE id IN (SELECT id FROM q) AND $4::boolean RETURNING id)"
-	 "SELECT (SELECT count(*) FROM q), (SELECT count(*) FROM d)", 4, 2},
+	 "SELECT (SELECT count(*) FROM q), (SELECT count(*) FROM d)", 4, ARD_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -135,7 +138,7 @@ static int access_requests_deny(request *r)
 	PGresult *res = db_query(&r->ctx, "access_requests_delete", 4, v, &err);
 	if (!res)
 		return err;
-	if (db_int(res, 0, 0) == 0)
+	if (db_int(res, 0, ARD_REQUESTED) == 0)
 		return fail_not_found(r, "Access Request");
 	if (!allowed)
 		return ERR_FORBIDDEN;

@@ -11,12 +11,15 @@
 #include "entity/board.h"
 #include "entity/entity.h"
 
+/* boards_page's rows: the count of all, then a board of the page (NULL for none) */
+enum { BP_TOTAL, BP_ID, BP_NCOLS };
+
 const db_stmt boards_stmts[] = {
 	/* $1 project, $2 limit, $3 offset */
 	{"boards_page",
 	 "SELECT (SELECT count(*) FROM boards WHERE project_id = $1), x.id FROM (SELECT 1) one"
 	 " LEFT JOIN LATERAL (SELECT b.id FROM boards b WHERE b.project_id = $1 ORDER BY b.id"
-	 " LIMIT $2 OFFSET $3) x ON true", 3, 2},
+	 " LIMIT $2 OFFSET $3) x ON true", 3, BP_NCOLS},
 	/* $1 boards (bigint[]): their label lists, by board and position */
 	{"boards_lists",
 	 "SELECT bl.board_id, " BOARD_LIST_COLS " FROM board_lists bl JOIN labels l"
@@ -104,16 +107,16 @@ static int boards_list(request *r)
 	PGresult *res = db_query(&r->ctx, "boards_page", 3, v, &err);
 	if (!res)
 		return err;
-	if (db_int(res, 0, 0) == 0) {
+	if (db_int(res, 0, BP_TOTAL) == 0) {
 		if ((rc = ensure_board(r)) < 0)
 			return rc;
 		if (!(res = db_query(&r->ctx, "boards_page", 3, v, &err)))
 			return err;
 	}
-	int n = PQntuples(res) == 1 && PQgetisnull(res, 0, 1) ? 0 : PQntuples(res);
+	int n = PQntuples(res) == 1 && PQgetisnull(res, 0, BP_ID) ? 0 : PQntuples(res);
 	const char **ids = arena_alloc(r->ctx.a, (size_t)(n + 1) * sizeof(*ids));
 	for (int i = 0; i < n; i++)
-		ids[i] = db_val(res, i, 1);
+		ids[i] = db_val(res, i, BP_ID);
 	buf b;
 	buf_init(&b, r->ctx.a, 64);
 	buf_putc(&b, '{');

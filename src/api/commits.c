@@ -42,9 +42,20 @@
 	" THEN 'running'"                                                                       \
 	" WHEN count(*) FILTER (WHERE status = 'manual') > 0 THEN 'manual' ELSE 'failed' END"
 
+enum { CU_NAME, CU_EMAIL, CU_NCOLS };
+enum { CSL_PROJECT, CSL_SHA, CSL_REF, CSL_STAGE, CSL_NAME, CSL_ALL, CSL_LIMIT, CSL_OFFSET,
+       CSL_NPARAMS };
+enum { CSO_PROJECT, CSO_SHA, CSO_NAME, CSO_REF, CSO_AUTHOR, CSO_NPARAMS };
+enum { CSO_ID, CSO_STATUS, CSO_NCOLS };
+enum { CSI_PROJECT, CSI_SHA, CSI_REF, CSI_NAME, CSI_STATUS, CSI_TARGET_URL, CSI_DESCRIPTION,
+       CSI_COVERAGE, CSI_AUTHOR, CSI_NPARAMS };
+enum { CSU_ID, CSU_STATUS, CSU_TARGET_URL, CSU_DESCRIPTION, CSU_COVERAGE, CSU_NPARAMS };
+enum { CNI_PROJECT, CNI_COMMIT, CNI_AUTHOR, CNI_NOTE, CNI_PATH, CNI_LINE, CNI_LINE_TYPE,
+       CNI_NPARAMS };
+
 const db_stmt commits_stmts[] = {
 	/* $1 user id: the committer of the API's commits */
-	{"commits_user", "SELECT name, email FROM users WHERE id = $1", 1, 2},
+	{"commits_user", "SELECT name, email FROM users WHERE id = $1", 1, CU_NCOLS},
 	/* $1 project, $2 branch: the level a push needs (NULL: not protected) */
 	{"commits_push_level", "SELECT branch_push_level($1, $2)", 2, 1},
 	/* $1 an ISO 8601 date-time: Unix seconds */
@@ -62,20 +73,21 @@ const db_stmt commits_stmts[] = {
 	 " FROM commit_statuses x WHERE x.project_id = $1 AND x.sha = $2 GROUP BY x.name, x.ref)))"
 	 " SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " STATUS_COLS " FROM f s LEFT JOIN users u ON u.id = s.author_id"
-	 " ORDER BY s.id LIMIT $7 OFFSET $8) p ON true", 8, 1 + STATUS_NCOLS},
+	 " ORDER BY s.id LIMIT $7 OFFSET $8) p ON true", CSL_NPARAMS, 1 + STATUS_NCOLS},
 	/* $1 project, $2 sha, $3 name, $4 ref, $5 author: the pending or running status that
 	 * a new state changes (GitLab's find_or_initialize_by on running_or_pending) */
 	{"commits_status_open",
 	 "SELECT id, status FROM commit_statuses WHERE project_id = $1 AND sha = $2 AND name = $3"
 	 " AND ref = $4 AND author_id = $5 AND status IN ('pending', 'running')"
-	 " ORDER BY id DESC LIMIT 1 FOR UPDATE", 5, 2},
+	 " ORDER BY id DESC LIMIT 1 FOR UPDATE", CSO_NPARAMS, CSO_NCOLS},
 	/* $1 project, $2 sha, $3 ref, $4 name, $5 status, $6 target_url, $7 description,
 	 * $8 coverage, $9 author */
 	{"commits_status_insert",
 	 "INSERT INTO commit_statuses (project_id, sha, ref, name, status, target_url, description,"
 	 " coverage, author_id, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7,"
 	 " $8::double precision, $9, CASE WHEN $5 = 'running' THEN now() END,"
-	 " CASE WHEN $5 IN ('success', 'failed', 'canceled') THEN now() END) RETURNING id", 9, 1},
+	 " CASE WHEN $5 IN ('success', 'failed', 'canceled') THEN now() END) RETURNING id",
+	 CSI_NPARAMS, 1},
 	/* $1 id, $2 status, $3 target_url, $4 description, $5 coverage */
 	{"commits_status_update",
 	 "UPDATE commit_statuses SET status = $2, target_url = coalesce($3, target_url),"
@@ -83,7 +95,7 @@ const db_stmt commits_stmts[] = {
 	 " coverage = coalesce($5::double precision, coverage), updated_at = now(),"
 	 " started_at = CASE WHEN $2 = 'running' THEN coalesce(started_at, now()) ELSE started_at END,"
 	 " finished_at = CASE WHEN $2 IN ('success', 'failed', 'canceled') THEN now() END"
-	 " WHERE id = $1", 5, 0},
+	 " WHERE id = $1", CSU_NPARAMS, 0},
 	{"commits_status_show",
 	 "SELECT " STATUS_COLS " FROM commit_statuses s LEFT JOIN users u ON u.id = s.author_id"
 	 " WHERE s.id = $1", 1, STATUS_NCOLS},
@@ -98,7 +110,8 @@ const db_stmt commits_stmts[] = {
 	{"commits_note_insert",
 	 "WITH n AS (INSERT INTO notes (project_id, noteable_type, commit_id, author_id, note, path,"
 	 " line, line_type) VALUES ($1, 'Commit', $2, $3, $4, $5, $6::integer, $7) RETURNING *)"
-	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id", 7, NOTE_NCOLS},
+	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id", CNI_NPARAMS,
+	 NOTE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -146,7 +159,7 @@ int content_repo(request *r, git_repository **out)
 {
 	content_depend(r);
 	int rc = gitc_open(&r->ctx, r->project->id, out);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Repository");
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
@@ -160,8 +173,8 @@ int content_committer(request *r, const char **name, const char **email)
 		return err;
 	if (PQntuples(res) == 0)
 		return ERR_UNAUTHORIZED;
-	*name = db_val(res, 0, 0);
-	*email = db_val(res, 0, 1);
+	*name = db_val(res, 0, CU_NAME);
+	*email = db_val(res, 0, CU_EMAIL);
 	return 0;
 }
 
@@ -187,11 +200,11 @@ int content_write(request *r, git_repository *repo, gitc_commit_req *req, git_co
 	const char *msg = NULL;
 	bool existed = gitc_branch_exists(repo, req->branch, NULL);
 	rc = gitc_commit_create(&r->ctx, repo, req, out, &msg);
-	if (rc == GITC_EUSER) {
+	if (rc == ERR_REFUSED) {
 		content_error(r, 400, msg);
 		return 1;
 	}
-	if (rc == GITC_EMOVED) {
+	if (rc == ERR_MOVED) {
 		content_error(r, 400, "You are attempting to update a file that has changed since "
 				      "you started editing it.");
 		return 1;
@@ -211,7 +224,7 @@ static int find_commit(request *r, git_repository *repo, git_commit **out)
 {
 	const char *sha = param_str(r, "sha");
 	int rc = gitc_commit_of(&r->ctx, repo, sha, out);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Commit");
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
@@ -264,7 +277,7 @@ static int commits_list(request *r)
 	long long total;
 	rc = gitc_log(&r->ctx, repo, ref && *ref ? ref : NULL, since, until,
 		      path && *path ? path : NULL, pg.offset, pg.per_page, &list, &total);
-	if (rc < 0) {
+	if (rc < 0 && rc != ERR_NOT_FOUND) { /* no such ref: no commits */
 		json_object_put(list);
 		return ERR_INTERNAL;
 	}
@@ -461,9 +474,9 @@ static int commits_cherry_pick(request *r)
 	if ((rc = content_committer(r, &name, &email)) < 0)
 		return rc;
 	rc = gitc_cherry_pick(&r->ctx, repo, c, branch, name, email, &made, &msg);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Branch");
-	if (rc == GITC_EUSER || rc == GITC_EMOVED) {
+	if (rc == ERR_REFUSED || rc == ERR_MOVED) {
 		content_error(r, 400, msg ? msg : "You are attempting to update a file that has "
 						  "changed since you started editing it.");
 		return 0;
@@ -551,11 +564,18 @@ static int commits_comment(request *r)
 					    strcmp(line_type, "new") == 0);
 	if (placed)
 		line_text = arena_printf(r->ctx.a, "%lld", line);
-	const char *v[7] = {r->project->id, sha_of(r, c),
-			    arena_printf(r->ctx.a, "%lld", r->ctx.user->id), note,
-			    placed ? path : NULL, line_text, placed ? line_type : NULL};
+	const char *v[] = {
+		[CNI_PROJECT] = r->project->id,
+		[CNI_COMMIT] = sha_of(r, c),
+		[CNI_AUTHOR] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+		[CNI_NOTE] = note,
+		[CNI_PATH] = placed ? path : NULL,
+		[CNI_LINE] = line_text,
+		[CNI_LINE_TYPE] = placed ? line_type : NULL,
+	};
+	DB_PARAMS(v, CNI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "commits_note_insert", 7, v, &err);
+	PGresult *res = db_query(&r->ctx, "commits_note_insert", CNI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	respond_json(r, 201, present_note(&r->ctx, res, 0, 0));
@@ -601,12 +621,19 @@ static int statuses_list(request *r)
 		return rc;
 	const char *ref = param_str(r, "ref"), *stage = param_str(r, "stage"),
 		   *name = param_str(r, "name");
-	const char *v[8] = {r->project->id, param_str(r, "sha"), ref && *ref ? ref : NULL,
-			    stage && *stage ? stage : NULL, name && *name ? name : NULL,
-			    all ? "true" : "false", pagination_limit(r, &pg),
-			    pagination_offset(r, &pg)};
+	const char *v[] = {
+		[CSL_PROJECT] = r->project->id,
+		[CSL_SHA] = param_str(r, "sha"),
+		[CSL_REF] = ref && *ref ? ref : NULL,
+		[CSL_STAGE] = stage && *stage ? stage : NULL,
+		[CSL_NAME] = name && *name ? name : NULL,
+		[CSL_ALL] = all ? "true" : "false",
+		[CSL_LIMIT] = pagination_limit(r, &pg),
+		[CSL_OFFSET] = pagination_offset(r, &pg),
+	};
+	DB_PARAMS(v, CSL_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "commits_statuses_list", 8, v, &err);
+	PGresult *res = db_query(&r->ctx, "commits_statuses_list", CSL_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, present_status);
@@ -702,12 +729,14 @@ static int statuses_create(request *r)
 	if (coverage && !*coverage)
 		coverage = NULL;
 	const char *me = arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-	const char *v[9] = {r->project->id, sha, name, ref, me};
+	const char *v[] = {[CSO_PROJECT] = r->project->id, [CSO_SHA] = sha, [CSO_NAME] = name,
+			   [CSO_REF] = ref, [CSO_AUTHOR] = me};
+	DB_PARAMS(v, CSO_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "commits_status_open", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "commits_status_open", CSO_NPARAMS, v, &err);
 	if (!res)
 		return err;
-	const char *cur = PQntuples(res) ? db_val(res, 0, 1) : "created";
+	const char *cur = PQntuples(res) ? db_val(res, 0, CSO_STATUS) : "created";
 	const char *event, *next = transition(cur, state, &event);
 	if (!next) {
 		content_error(r, 400, arena_printf(r->ctx.a,
@@ -718,14 +747,20 @@ static int statuses_create(request *r)
 	}
 	const char *id;
 	if (PQntuples(res)) {
-		id = db_val(res, 0, 0);
-		const char *u[5] = {id, next, target_url, description, coverage};
-		if (!db_query(&r->ctx, "commits_status_update", 5, u, &err))
+		id = db_val(res, 0, CSO_ID);
+		const char *u[] = {[CSU_ID] = id, [CSU_STATUS] = next,
+				   [CSU_TARGET_URL] = target_url, [CSU_DESCRIPTION] = description,
+				   [CSU_COVERAGE] = coverage};
+		DB_PARAMS(u, CSU_NPARAMS);
+		if (!db_query(&r->ctx, "commits_status_update", CSU_NPARAMS, u, &err))
 			return err;
 	} else {
-		const char *in[9] = {r->project->id, sha, ref, name, next, target_url, description,
-				     coverage, me};
-		PGresult *ins = db_query(&r->ctx, "commits_status_insert", 9, in, &err);
+		const char *in[] = {[CSI_PROJECT] = r->project->id, [CSI_SHA] = sha,
+				    [CSI_REF] = ref, [CSI_NAME] = name, [CSI_STATUS] = next,
+				    [CSI_TARGET_URL] = target_url, [CSI_DESCRIPTION] = description,
+				    [CSI_COVERAGE] = coverage, [CSI_AUTHOR] = me};
+		DB_PARAMS(in, CSI_NPARAMS);
+		PGresult *ins = db_query(&r->ctx, "commits_status_insert", CSI_NPARAMS, in, &err);
 		if (!ins)
 			return err;
 		id = db_val(ins, 0, 0);

@@ -12,6 +12,8 @@
 
 #define ENV_FIELD_MAX 255
 
+enum { EC_NAME_VALID, EC_URL_VALID, EC_NAME_TAKEN, EC_URL_TAKEN, EC_NCOLS };
+
 const db_stmt environments_stmts[] = {
 	/* $1 project, $2 limit, $3 offset; oldest first */
 	{"environments_list",
@@ -29,7 +31,7 @@ const db_stmt environments_stmts[] = {
 	 " AND id IS DISTINCT FROM $4::bigint),"
 	 " EXISTS (SELECT 1 FROM environments WHERE project_id = $1 AND external_url = $3"
 	 " AND id IS DISTINCT FROM $4::bigint)",
-	 4, 4},
+	 4, EC_NCOLS},
 	{"environments_insert",
 	 "INSERT INTO environments (project_id, name, slug, external_url)"
 	 " VALUES ($1, $2, ci_environment_slug($2), $3)"
@@ -84,22 +86,22 @@ static int env_validate(request *r, const char *name, const char *url, const cha
 	if (name) {
 		if (!*name)
 			fail_validation(r, "name", "can't be blank");
-		if (db_bool(res, 0, 2))
+		if (db_bool(res, 0, EC_NAME_TAKEN))
 			fail_validation(r, "name", "has already been taken");
 		if (utf8_chars(name) > ENV_FIELD_MAX)
 			fail_validation(r, "name", "is too long (maximum is 255 characters)");
-		if (!db_bool(res, 0, 0))
+		if (!db_bool(res, 0, EC_NAME_VALID))
 			fail_validation(r, "name",
 					"can contain only letters, digits, '-', '_', '/', '$', "
 					"'{', '}', '.' and spaces");
 	}
 	if (url) {
-		if (db_bool(res, 0, 3))
+		if (db_bool(res, 0, EC_URL_TAKEN))
 			fail_validation(r, "external_url", "has already been taken");
 		if (utf8_chars(url) > ENV_FIELD_MAX)
 			fail_validation(r, "external_url",
 					"is too long (maximum is 255 characters)");
-		if (!db_bool(res, 0, 1))
+		if (!db_bool(res, 0, EC_URL_VALID))
 			fail_validation(r, "external_url", "must be a valid URL");
 	}
 	return r->validation ? ERR_VALIDATION : 0;

@@ -55,6 +55,13 @@
 	" CASE WHEN $9::boolean THEN e.id END ASC, e.created_at DESC, e.id DESC"                   \
 	" LIMIT $10 OFFSET $11) pg ON true"
 
+/* events_by_author's and events_by_project's parameters: SQL_ME's, the author or the
+ * project, the filters, the page */
+enum { EV_WHO = ME_NPARAMS, EV_ACTION, EV_TARGET, EV_BEFORE, EV_AFTER, EV_ASC, EV_LIMIT, EV_OFFSET,
+       EV_NPARAMS };
+enum { EI_PROJECT, EI_AUTHOR, EI_ACTION, EI_ACTION_NAME, EI_TARGET_TYPE, EI_TARGET_ID,
+       EI_TARGET_IID, EI_TARGET_TITLE, EI_DATA, EI_NPARAMS };
+
 const db_stmt events_stmts[] = {
 	/* $1..$3 the caller (SQL_ME), $4 the author's id or username, then as above. The
 	 * visibility of each project the author has events in is decided once (pv). */
@@ -67,15 +74,17 @@ const db_stmt events_stmts[] = {
 	 " f AS (SELECT e.* FROM events e, a WHERE e.author_id = a.id"
 	 "  AND (e.project_id IS NULL OR e.project_id IN (SELECT id FROM pv))" EVENTS_FILTERS
 	 EVENTS_READABLE ")"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM a" EVENTS_PAGE, 11, 16},
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM a" EVENTS_PAGE, EV_NPARAMS, 1 + EVENT_NCOLS},
 	/* $1..$3 the caller, $4 the project (the route's scope), then as above. */
 	{"events_by_project",
 	 "WITH " SQL_ME ", f AS (SELECT e.* FROM events e WHERE e.project_id = $4::bigint"
 	 EVENTS_FILTERS EVENTS_READABLE ")"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one" EVENTS_PAGE, 11, 16},
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one" EVENTS_PAGE, EV_NPARAMS,
+	 1 + EVENT_NCOLS},
 	{"events_insert",
 	 "INSERT INTO events (project_id, author_id, action, action_name, target_type, target_id,"
-	 " target_iid, target_title, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)", 9, 0},
+	 " target_iid, target_title, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)",
+	 EI_NPARAMS, 0},
 	{NULL, NULL, 0, 0},
 };
 
@@ -92,10 +101,14 @@ int events_record_data(request *r, const char *project_id, const char *author_id
 		       const char *target_id, const char *target_iid, const char *target_title,
 		       const char *data)
 {
-	const char *v[9] = {project_id, author_id, action,       action_name, target_type,
-			    target_id,  target_iid, target_title, data};
+	const char *v[] = {[EI_PROJECT] = project_id,	  [EI_AUTHOR] = author_id,
+			   [EI_ACTION] = action,	  [EI_ACTION_NAME] = action_name,
+			   [EI_TARGET_TYPE] = target_type, [EI_TARGET_ID] = target_id,
+			   [EI_TARGET_IID] = target_iid,	  [EI_TARGET_TITLE] = target_title,
+			   [EI_DATA] = data};
+	DB_PARAMS(v, EI_NPARAMS);
 	/* nothing reads it back: it goes with the transaction's next statement or commit */
-	return db_defer(&r->ctx, "events_insert", 9, v);
+	return db_defer(&r->ctx, "events_insert", EI_NPARAMS, v);
 }
 
 /* The filter values of GitLab 10 (Event.actions, Event.target_types), and the class
@@ -149,18 +162,20 @@ static int list(request *r, const char *stmt, const char *who, const char *not_f
 		for (int i = 0; target_types[i]; i++)
 			if (target == target_types[i])
 				target = target_names[i];
-	const char *v[11];
+	const char *v[] = {
+		[EV_WHO] = who ? who : "",
+		[EV_ACTION] = action,
+		[EV_TARGET] = target,
+		[EV_BEFORE] = before,
+		[EV_AFTER] = after,
+		[EV_ASC] = strcmp(sort, "asc") == 0 ? "true" : "false",
+		[EV_LIMIT] = pagination_limit(r, &pg),
+		[EV_OFFSET] = pagination_offset(r, &pg),
+	};
+	DB_PARAMS(v, EV_NPARAMS);
 	access_me_params(&r->ctx, v);
-	v[3] = who ? who : "";
-	v[4] = action;
-	v[5] = target;
-	v[6] = before;
-	v[7] = after;
-	v[8] = strcmp(sort, "asc") == 0 ? "true" : "false";
-	v[9] = pagination_limit(r, &pg);
-	v[10] = pagination_offset(r, &pg);
 	int err;
-	PGresult *res = db_query(&r->ctx, stmt, 11, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, EV_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)

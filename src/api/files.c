@@ -27,7 +27,7 @@ static const char *hex(request *r, const git_oid *oid)
 static int commit_of(request *r, git_repository *repo, const char *ref, git_commit **out)
 {
 	int rc = gitc_commit_of(&r->ctx, repo, ref, out);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Commit");
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
@@ -105,10 +105,10 @@ static int file_commit(request *r, git_repository **repo, git_commit **commit)
 	return 0;
 }
 
-/* 404 File Not Found for GITC_ENOTFOUND. */
+/* 404 File Not Found for ERR_NOT_FOUND. */
 static int file_found(request *r, int rc)
 {
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "File");
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
@@ -283,15 +283,15 @@ static int repository_tree(request *r)
 	if ((rc = content_repo(r, &repo)) < 0)
 		return rc;
 	rc = gitc_commit_of(&r->ctx, repo, ref && *ref ? ref : NULL, &commit);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Tree");
 	if (rc < 0)
 		return ERR_INTERNAL;
 	json_object *list = NULL;
 	rc = gitc_tree_json(&r->ctx, repo, commit, param_str(r, "path"), recursive, &list);
-	if (rc < 0)
+	if (rc < 0 && rc != ERR_NOT_FOUND)
 		return ERR_INTERNAL;
-	respond_slice(r, &pg, rc == GITC_ENOTFOUND ? json_object_new_array() : list);
+	respond_slice(r, &pg, rc == ERR_NOT_FOUND ? json_object_new_array() : list);
 	return 0;
 }
 
@@ -301,7 +301,7 @@ static int blob_of(request *r, git_repository **repo, git_blob **blob)
 	if (rc < 0 || (rc = content_repo(r, repo)) < 0)
 		return rc;
 	rc = gitc_blob_by_id(&r->ctx, *repo, param_str(r, "sha"), blob);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Blob");
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
@@ -334,7 +334,7 @@ static int blobs_raw(request *r)
 	if (rc < 0 || (rc = content_repo(r, &repo)) < 0)
 		return rc;
 	rc = gitc_blob_id(repo, param_str(r, "sha"), &id);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Blob");
 	return rc < 0 ? ERR_INTERNAL : respond_raw(r, repo, &id);
 }
@@ -368,7 +368,7 @@ static int repository_archive(request *r)
 	    ((!ref || !*ref) && refs_head(&r->ctx, repo, &ref, &head) != 0))
 		return fail_not_found(r, "File");
 	rc = gitc_commit_of(&r->ctx, repo, ref, &commit);
-	if (rc == GITC_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "File");
 	if (rc < 0)
 		return ERR_INTERNAL;

@@ -38,19 +38,24 @@
 	" AND (t.expires_at IS NULL OR t.expires_at > current_date) AND 'api' = ANY (t.scopes)"   \
 	" AND u.state = 'active' AND NOT u.ghost"
 
+/* The user rows: id, admin, external, then the job's project (git_job_user) or the
+ * password hash (git_password_user) */
+enum { GU_ID, GU_ADMIN, GU_EXTERNAL, GU_NCOLS, GU_JOB_PROJECT = GU_NCOLS,
+       GU_PASSWORD_HASH = GU_NCOLS, GU_MORE_NCOLS };
+
 const db_stmt git_http_stmts[] = {
-	{"git_token_user", GIT_TOKEN_USER, 2, 3},
+	{"git_token_user", GIT_TOKEN_USER, 2, GU_NCOLS},
 	/* $1 a job token's digest: the running job's user (id, admin, external) and project */
 	{"git_job_user",
 	 "SELECT u.id, u.is_admin, u.external, b.project_id FROM ci_builds b"
 	 " JOIN commit_statuses cs ON cs.id = b.id JOIN ci_pipelines pl ON pl.id = b.pipeline_id"
 	 " JOIN users u ON u.id = coalesce(cs.author_id, pl.user_id)"
 	 " WHERE b.token_digest = $1 AND cs.status = 'running' AND u.state = 'active'"
-	 " AND NOT u.ghost", 1, 4},
+	 " AND NOT u.ghost", 1, GU_MORE_NCOLS},
 	/* $1 username or email: id, admin, external, password hash */
 	{"git_password_user",
 	 "SELECT id, is_admin, external, password_hash FROM users WHERE (lower(username) = lower($1)"
-	 " OR lower(email) = lower($1)) AND state = 'active' AND NOT ghost", 1, 4},
+	 " OR lower(email) = lower($1)) AND state = 'active' AND NOT ghost", 1, GU_MORE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -70,7 +75,7 @@ static int credentials_user(request *r, const char *login, const char *password,
 			return err;
 		if (PQntuples(res) != 1)
 			return ERR_UNAUTHORIZED;
-		*job_project = db_val(res, 0, 3);
+		*job_project = db_val(res, 0, GU_JOB_PROJECT);
 		*out = res;
 		return 0;
 	}
@@ -84,7 +89,7 @@ static int credentials_user(request *r, const char *login, const char *password,
 		const char *v[1] = {login};
 		if (!(res = db_query(&r->ctx, "git_password_user", 1, v, &err)))
 			return err;
-		if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 3)))
+		if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, GU_PASSWORD_HASH)))
 			return ERR_UNAUTHORIZED;
 	}
 	*out = res;
@@ -121,9 +126,9 @@ static int basic_caller(request *r, const char *h, caller **out, const char **jo
 		return rc;
 	caller *c = arena_alloc(r->ctx.a, sizeof(*c));
 	memset(c, 0, sizeof(*c));
-	c->id = db_int(res, 0, 0);
-	c->admin = db_bool(res, 0, 1);
-	c->external = db_bool(res, 0, 2);
+	c->id = db_int(res, 0, GU_ID);
+	c->admin = db_bool(res, 0, GU_ADMIN);
+	c->external = db_bool(res, 0, GU_EXTERNAL);
 	*out = c;
 	return 0;
 }

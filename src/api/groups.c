@@ -39,13 +39,19 @@
 /* The groups of GET /groups, as GitLab 10's GroupsFinder: every one for admins, those
  * the caller may see (all_available, and for anonymous callers), those they own
  * (owned=true), or those they belong to. */
-/* The lists' columns: the total, the group, its statistics. */
+/* The lists' columns: the total, the group, its statistics; their parameters, SQL_ME's
+ * first. */
 #define GL_NCOLS (1 + GROUP_NCOLS + 1)
+enum { GL_SEARCH = ME_NPARAMS, GL_SKIP, GL_LIMIT, GL_OFFSET, GL_STATISTICS, GL_NPARAMS };
 #define GROUPS_LIST_OF(name, from, cond)                                                      \
-	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"), 8, GL_NCOLS},   \
-	{"groups_list_" name "_name_desc", GROUPS_LIST(from, cond, "lower(g.name)", "DESC"), 8, GL_NCOLS}, \
-	{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC"), 8, GL_NCOLS},   \
-	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC"), 8, GL_NCOLS}
+	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"),        \
+	 GL_NPARAMS, GL_NCOLS},                                                                \
+	{"groups_list_" name "_name_desc", GROUPS_LIST(from, cond, "lower(g.name)", "DESC"),      \
+	 GL_NPARAMS, GL_NCOLS},                                                                \
+	{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC"),        \
+	 GL_NPARAMS, GL_NCOLS},                                                                \
+	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC"),      \
+	 GL_NPARAMS, GL_NCOLS}
 
 /* Removes the groups that the query ids lists (one row, bigint[] a), their subgroups and
  * every project in them, and queues the removal of their repositories. Members,
@@ -65,6 +71,12 @@
 /* How many projects of each kind GroupDetail shows (GitLab's later limit; 10.0 showed
  * them all). */
 #define GROUP_DETAIL_PROJECTS "100"
+
+enum { GI_NAME, GI_PATH, GI_DESCRIPTION, GI_VISIBILITY, GI_LFS_ENABLED,
+       GI_REQUEST_ACCESS_ENABLED, GI_PARENT, GI_NPARAMS };
+/* groups_update: the group, then the attributes (NULL keeps one) */
+enum { GU_ID, GU_NAME, GU_PATH, GU_DESCRIPTION, GU_VISIBILITY, GU_LFS_ENABLED,
+       GU_REQUEST_ACCESS_ENABLED, GU_NPARAMS };
 
 const db_stmt groups_stmts[] = {
 	GROUPS_LIST_OF("all", "namespaces g", "true"),
@@ -87,8 +99,7 @@ const db_stmt groups_stmts[] = {
 	 " WHERE l.group_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
 	 " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ")) x JOIN projects p ON p.id = x.id"
 	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id", 4, 1 + PROJECT_NCOLS},
-	/* $1 name $2 path $3 description $4 visibility $5 lfs_enabled
-	 * $6 request_access_enabled $7 parent (locked by the caller) */
+	/* (locked by the caller) */
 	{"groups_insert",
 	 "WITH par AS (SELECT id, traversal_ids, full_path, full_name FROM namespaces"
 	 " WHERE id = $7::bigint AND kind = 'group'),"
@@ -99,7 +110,7 @@ const db_stmt groups_stmts[] = {
 	 " coalesce(par.full_path || '/', '') || $2, coalesce(par.full_name || ' / ', '') || $1,"
 	 " coalesce($3, ''), $4::smallint, coalesce($5::boolean, true),"
 	 " coalesce($6::boolean, false) FROM nid LEFT JOIN par ON true"
-	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id", 7, 1},
+	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id", GI_NPARAMS, 1},
 	{"groups_owner_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
 	 " VALUES ('Namespace', $1, $2, 50, $2)", 2, 0},
@@ -109,7 +120,7 @@ const db_stmt groups_stmts[] = {
 	 " description = coalesce($4, description), visibility = coalesce($5::smallint, visibility),"
 	 " lfs_enabled = coalesce($6::boolean, lfs_enabled),"
 	 " request_access_enabled = coalesce($7::boolean, request_access_enabled),"
-	 " updated_at = now() WHERE id = $1 AND kind = 'group'", 7, 0},
+	 " updated_at = now() WHERE id = $1 AND kind = 'group'", GU_NPARAMS, 0},
 	/* After a rename of group $1: full paths and names of it and its subgroups. */
 	{"groups_rebuild_paths",
 	 "WITH g AS (SELECT n.full_path AS old_fp, n.full_name AS old_fn,"
@@ -256,16 +267,16 @@ static int groups_list(request *r)
 	bool admin = r->ctx.user && r->ctx.user->admin;
 	enum list_kind which = owned ? GL_OWNED : admin ? GL_ALL
 					 : (!r->ctx.user || all_available) ? GL_VISIBLE : GL_MEMBER;
-	const char *v[8];
+	const char *v[GL_NPARAMS];
 	access_me_params(&r->ctx, v);
-	v[3] = search;
-	v[4] = skip;
-	v[5] = pagination_limit(r, &pg);
-	v[6] = pagination_offset(r, &pg);
-	v[7] = statistics && admin ? "true" : "false";
+	v[GL_SEARCH] = search;
+	v[GL_SKIP] = skip;
+	v[GL_LIMIT] = pagination_limit(r, &pg);
+	v[GL_OFFSET] = pagination_offset(r, &pg);
+	v[GL_STATISTICS] = statistics && admin ? "true" : "false";
 	const char *stmt = list_stmts[which][strcmp(order, "path") == 0][strcmp(sort, "desc") == 0];
 	int err;
-	PGresult *res = db_query(&r->ctx, stmt, 8, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, GL_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, present_list_row);
@@ -430,10 +441,16 @@ static int groups_create(request *r)
 		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", path));
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[7] = {name, path, in.description, arena_printf(r->ctx.a, "%d", vis),
-			    in.lfs_enabled, in.request_access_enabled, parent_ref ? parent.id : NULL};
+	const char *v[] = {[GI_NAME] = name,
+			   [GI_PATH] = path,
+			   [GI_DESCRIPTION] = in.description,
+			   [GI_VISIBILITY] = arena_printf(r->ctx.a, "%d", vis),
+			   [GI_LFS_ENABLED] = in.lfs_enabled,
+			   [GI_REQUEST_ACCESS_ENABLED] = in.request_access_enabled,
+			   [GI_PARENT] = parent_ref ? parent.id : NULL};
+	DB_PARAMS(v, GI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "groups_insert", 7, v, &err);
+	PGresult *res = db_query(&r->ctx, "groups_insert", GI_NPARAMS, v, &err);
 	if (!res)
 		return taken(r, err);
 	if (PQntuples(res) == 0)
@@ -467,10 +484,16 @@ static int groups_update(request *r)
 		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", in.path));
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[7] = {g->id, in.name, in.path, in.description, in.visibility, in.lfs_enabled,
-			    in.request_access_enabled};
+	const char *v[] = {[GU_ID] = g->id,
+			   [GU_NAME] = in.name,
+			   [GU_PATH] = in.path,
+			   [GU_DESCRIPTION] = in.description,
+			   [GU_VISIBILITY] = in.visibility,
+			   [GU_LFS_ENABLED] = in.lfs_enabled,
+			   [GU_REQUEST_ACCESS_ENABLED] = in.request_access_enabled};
+	DB_PARAMS(v, GU_NPARAMS);
 	int err;
-	if (!db_query(&r->ctx, "groups_update", 7, v, &err))
+	if (!db_query(&r->ctx, "groups_update", GU_NPARAMS, v, &err))
 		return taken(r, err);
 	if ((in.name || in.path) && !db_query(&r->ctx, "groups_rebuild_paths", 1, v, &err))
 		return taken(r, err);

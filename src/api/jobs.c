@@ -44,6 +44,8 @@
 	" ORDER BY k.id DESC " LIMIT ") b JOIN commit_statuses s ON s.id = b.id" JOB_JOINS     \
 	" ORDER BY b.id DESC) x ON true"
 
+enum { JL_PROJECT, JL_PIPELINE, JL_STATUSES, JL_LIMIT, JL_OFFSET, JL_NPARAMS };
+
 const db_stmt jobs_stmts[] = {
 	{"jobs_pipeline", "SELECT id FROM ci_pipelines WHERE id = $2 AND project_id = $1", 2, 1},
 	/* $1 project, $2 pipeline or NULL, $3 statuses (text[]) or NULL, $4 limit, $5
@@ -59,7 +61,7 @@ const db_stmt jobs_stmts[] = {
 	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " JOB_COLS " FROM " JOB_FROM " WHERE s.id IN (SELECT id FROM f"
 	 " ORDER BY id DESC LIMIT $4 OFFSET $5) ORDER BY s.id DESC) x ON true",
-	 5, 1 + JOB_NCOLS},
+	 JL_NPARAMS, 1 + JOB_NCOLS},
 	/* The lists without scope, the common requests (JOBS_PAGE): a project's jobs from
 	 * ci_builds_project (project_id, id) backwards, 20 rows read, where jobs_list
 	 * materialises and sorts the ids of every job of the project (a project of 250 jobs:
@@ -321,11 +323,12 @@ static int list(request *r, const char *pipeline_id)
 	}
 	const char *limit = pagination_limit(r, &pg), *offset = pagination_offset(r, &pg);
 	PGresult *res;
-	if (scope) /* the statuses of scope: the general statement */
-		res = db_query(&r->ctx, "jobs_list", 5,
-			       (const char *[]){r->project->id, pipeline_id, scope, limit, offset},
-			       &err);
-	else if (pipeline_id)
+	if (scope) { /* the statuses of scope: the general statement */
+		const char *v[] = {[JL_PROJECT] = r->project->id, [JL_PIPELINE] = pipeline_id,
+				   [JL_STATUSES] = scope, [JL_LIMIT] = limit, [JL_OFFSET] = offset};
+		DB_PARAMS(v, JL_NPARAMS);
+		res = db_query(&r->ctx, "jobs_list", JL_NPARAMS, v, &err);
+	} else if (pipeline_id)
 		res = db_query(&r->ctx, "jobs_list_pipeline", 4,
 			       (const char *[]){r->project->id, pipeline_id, limit, offset}, &err);
 	else
@@ -730,10 +733,10 @@ static int jobs_play(request *r)
 	if ((rc = may_update(r)) < 0 || (rc = may_update_job(r, res)) < 0)
 		return rc;
 	const char *id = db_val(res, 0, JC_ID);
-	if ((rc = ci_job_play(&r->ctx, id, r->ctx.user->id)) < 0)
-		return rc;
-	if (rc == 1)
+	if ((rc = ci_job_play(&r->ctx, id, r->ctx.user->id)) == ERR_REFUSED)
 		return fail_missing(r, "Unplayable Job"); /* GitLab's bad_request!, word for word */
+	if (rc < 0)
+		return rc;
 	return respond_job(r, id, 200);
 }
 

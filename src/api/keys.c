@@ -13,12 +13,14 @@ const db_stmt keys_stmts[] = {
 	{"keys_list",
 	 "SELECT (SELECT count(*) FROM keys WHERE user_id = $1), p.* FROM users u"
 	 " LEFT JOIN LATERAL (SELECT " KEY_COLS " FROM keys k WHERE k.user_id = u.id"
-	 " ORDER BY k.id LIMIT $2 OFFSET $3) p ON true WHERE u.id = $1 AND NOT u.ghost", 3, 5},
-	{"keys_show", "SELECT " KEY_COLS " FROM keys k WHERE k.id = $1 AND k.user_id = $2", 2, 4},
+	 " ORDER BY k.id LIMIT $2 OFFSET $3) p ON true WHERE u.id = $1 AND NOT u.ghost", 3,
+	 1 + KEY_NCOLS},
+	{"keys_show", "SELECT " KEY_COLS " FROM keys k WHERE k.id = $1 AND k.user_id = $2", 2,
+	 KEY_NCOLS},
 	{"keys_insert",
 	 "INSERT INTO keys AS k (user_id, title, key, fingerprint)"
 	 " SELECT u.id, $2, $3, $4 FROM users u WHERE u.id = $1 AND NOT u.ghost"
-	 " RETURNING " KEY_COLS, 4, 4},
+	 " RETURNING " KEY_COLS, 4, KEY_NCOLS},
 	/* $1 key id, $2 user id: no row when the user does not exist, NULL when the key
 	 * is not the user's (as GitLab: 404 User before 404 Key) */
 	{"keys_delete",

@@ -19,6 +19,16 @@
 #define SQL_LABEL_REF(REF)                                                                     \
 	"(l.id = CASE WHEN " REF " ~ '^[0-9]{1,18}$' THEN " REF "::bigint END OR l.title = " REF ")"
 
+/* labels_list's and labels_show's parameters follow SQL_ME's */
+enum { LL_PROJECT = ME_NPARAMS, LL_GROUP, LL_LIMIT, LL_OFFSET, LL_NPARAMS };
+enum { LS_PROJECT = ME_NPARAMS, LS_ID, LS_NPARAMS };
+enum { LFA_ID, LFA_GROUP_LABEL, LFA_NCOLS };
+enum { LFT_ID, LFT_GROUP_NAME, LFT_NCOLS };
+/* labels_insert's; labels_find_title takes the first three */
+enum { LI_PROJECT, LI_GROUP, LI_TITLE, LI_COLOR, LI_DESCRIPTION, LI_PRIORITY, LI_NPARAMS };
+enum { LU_ID, LU_TITLE, LU_COLOR, LU_HAS_DESCRIPTION, LU_DESCRIPTION, LU_HAS_PRIORITY,
+       LU_PRIORITY, LU_NPARAMS };
+
 const db_stmt labels_stmts[] = {
 	/* $1 project: whether labels are available (issues or merge requests on) */
 	{"labels_enabled",
@@ -29,23 +39,24 @@ const db_stmt labels_stmts[] = {
 	 "WITH " SQL_ME ", avail AS (" SQL_AVAILABLE_LABELS("$4::bigint", "$5::bigint") ")"
 	 " SELECT (SELECT count(*) FROM avail), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " LABEL_COLS("$4::bigint") " FROM avail l, me ORDER BY l.title, l.id"
-	 " LIMIT $6 OFFSET $7) x ON true", 7, 1 + LABEL_NCOLS},
+	 " LIMIT $6 OFFSET $7) x ON true", LL_NPARAMS, 1 + LABEL_NCOLS},
 	/* $1..$3 the caller, $4 project (NULL in a group), $5 label id */
 	{"labels_show",
 	 "WITH " SQL_ME " SELECT " LABEL_COLS("$4::bigint") " FROM labels l, me WHERE l.id = $5",
-	 5, LABEL_NCOLS},
+	 LS_NPARAMS, LABEL_NCOLS},
 	/* $1 project, $2 group (one of them NULL), $3 id or title: the available label it
 	 * names (id first) and whether it is a group label */
 	{"labels_find_available",
 	 "SELECT l.id, l.group_id IS NOT NULL FROM (" SQL_AVAILABLE_LABELS("$1::bigint",
 									  "$2::bigint") ") l"
-	 " WHERE " SQL_LABEL_REF("$3") " ORDER BY l.title = $3, l.id LIMIT 1", 3, 2},
+	 " WHERE " SQL_LABEL_REF("$3") " ORDER BY l.title = $3, l.id LIMIT 1", 3, LFA_NCOLS},
 	/* $1 project, $2 group, $3 title: the available label of that title, and the name of
 	 * the group that holds it (NULL for a project's own) */
 	{"labels_find_title",
 	 "SELECT l.id, (SELECT g.name FROM namespaces g WHERE g.id = l.group_id)"
 	 " FROM (" SQL_AVAILABLE_LABELS("$1::bigint", "$2::bigint") ") l WHERE l.title = $3"
-	 " ORDER BY l.group_id = $2 DESC NULLS FIRST, l.group_id NULLS FIRST LIMIT 1", 3, 2},
+	 " ORDER BY l.group_id = $2 DESC NULLS FIRST, l.group_id NULLS FIRST LIMIT 1", 3,
+	 LFT_NCOLS},
 	/* $1 project, $2 group, $3 title: the project's (the group's) own label of that
 	 * title, locked */
 	{"labels_find_own",
@@ -53,14 +64,14 @@ const db_stmt labels_stmts[] = {
 	 " FOR UPDATE", 3, 1},
 	{"labels_insert",
 	 "INSERT INTO labels (project_id, group_id, title, color, description, priority)"
-	 " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id", 6, 1},
+	 " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id", LI_NPARAMS, 1},
 	/* $1 label, $2 new title or NULL, $3 color or NULL, $4 whether the description is
 	 * given, $5 the description, $6 whether the priority is given, $7 the priority */
 	{"labels_update",
 	 "UPDATE labels SET title = coalesce($2, title), color = coalesce($3, color),"
 	 " description = CASE WHEN $4::boolean THEN $5 ELSE description END,"
 	 " priority = CASE WHEN $6::boolean THEN $7::int ELSE priority END, updated_at = now()"
-	 " WHERE id = $1", 7, 0},
+	 " WHERE id = $1", LU_NPARAMS, 0},
 	/* $1 label: removed with its board lists, the lists after them moved up one so that
 	 * every board's positions stay 0..n-1 */
 	{"labels_delete",
@@ -215,12 +226,11 @@ static int labels_scope(request *r, bool admin, label_scope *out)
 /* Answers label id as Entities::Label in the scope, with status. */
 static int present(request *r, const label_scope *sc, const char *id, int status)
 {
-	const char *v[5];
+	const char *v[] = {[LS_PROJECT] = sc->project, [LS_ID] = id};
+	DB_PARAMS(v, LS_NPARAMS);
 	access_me_params(&r->ctx, v);
-	v[3] = sc->project;
-	v[4] = id;
 	int err;
-	PGresult *res = db_query(&r->ctx, "labels_show", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "labels_show", LS_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -269,14 +279,13 @@ static int labels_list(request *r)
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0 || (rc = labels_scope(r, false, &sc)) < 0)
 		return rc;
-	const char *v[7];
+	const char *v[] = {[LL_PROJECT] = sc.project, [LL_GROUP] = sc.group,
+			   [LL_LIMIT] = pagination_limit(r, &pg),
+			   [LL_OFFSET] = pagination_offset(r, &pg)};
+	DB_PARAMS(v, LL_NPARAMS);
 	access_me_params(&r->ctx, v);
-	v[3] = sc.project;
-	v[4] = sc.group;
-	v[5] = pagination_limit(r, &pg);
-	v[6] = pagination_offset(r, &pg);
 	int err;
-	PGresult *res = db_query(&r->ctx, "labels_list", 7, v, &err);
+	PGresult *res = db_query(&r->ctx, "labels_list", LL_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_label);
@@ -302,7 +311,8 @@ static int labels_create(request *r)
 	const char *title = param_str(r, "name");
 	const char *color = label_color(r->ctx.a, param_str(r, "color"));
 	const char *description = NULL, *priority;
-	const char *v[6] = {sc.project, sc.group, title};
+	const char *v[LI_NPARAMS] = {[LI_PROJECT] = sc.project, [LI_GROUP] = sc.group,
+				     [LI_TITLE] = title};
 	int err;
 	PGresult *res = db_query(&r->ctx, "labels_find_title", 3, v, &err);
 	if (!res)
@@ -319,10 +329,10 @@ static int labels_create(request *r)
 		return rc;
 	if (r->validation)
 		return ERR_VALIDATION;
-	v[3] = color;
-	v[4] = description;
-	v[5] = priority;
-	res = db_query(&r->ctx, "labels_insert", 6, v, &err);
+	v[LI_COLOR] = color;
+	v[LI_DESCRIPTION] = description;
+	v[LI_PRIORITY] = priority;
+	res = db_query(&r->ctx, "labels_insert", LI_NPARAMS, v, &err);
 	if (!res) {
 		if (err == ERR_CONFLICT) /* made at the same moment by another request */
 			return fail(r, ERR_CONFLICT, "Label already exists");
@@ -377,15 +387,15 @@ static int labels_update(request *r)
 		PGresult *same = db_query(&r->ctx, "labels_find_title", 3, fv, &err);
 		if (!same)
 			return err;
-		bool taken = PQntuples(same) > 0 && strcmp(db_val(same, 0, 0), id) != 0;
-		if (taken && (PQgetisnull(same, 0, 1) || sc.group))
+		bool taken = PQntuples(same) > 0 && strcmp(db_val(same, 0, LFT_ID), id) != 0;
+		if (taken && (PQgetisnull(same, 0, LFT_GROUP_NAME) || sc.group))
 			fail_validation(r, "title", "has already been taken");
 		else if (taken)
 			fail_validation(r, "title",
 					arena_printf(r->ctx.a,
 						     "already exists at group level for %s. "
 						     "Please choose another one.",
-						     db_val(same, 0, 1)));
+						     db_val(same, 0, LFT_GROUP_NAME)));
 	} else if (title) {
 		fail_validation(r, "title", "can't be blank");
 	}
@@ -400,9 +410,15 @@ static int labels_update(request *r)
 		return rc;
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *uv[7] = {id,          title,    color, has_description ? "true" : "false",
-			     description, rc == 0 ? "true" : "false", priority};
-	if (!db_query(&r->ctx, "labels_update", 7, uv, &err)) {
+	const char *uv[] = {[LU_ID] = id,
+			    [LU_TITLE] = title,
+			    [LU_COLOR] = color,
+			    [LU_HAS_DESCRIPTION] = has_description ? "true" : "false",
+			    [LU_DESCRIPTION] = description,
+			    [LU_HAS_PRIORITY] = rc == 0 ? "true" : "false",
+			    [LU_PRIORITY] = priority};
+	DB_PARAMS(uv, LU_NPARAMS);
+	if (!db_query(&r->ctx, "labels_update", LU_NPARAMS, uv, &err)) {
 		if (err == ERR_CONFLICT) {
 			r->ctx.err_detail = NULL;
 			return fail_validation(r, "title", "has already been taken");
@@ -448,10 +464,10 @@ static int set_subscription(request *r, bool subscribe)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Label");
-	const char *id = db_val(res, 0, 0);
+	const char *id = db_val(res, 0, LFA_ID);
 	v[0] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
 	v[1] = id;
-	v[2] = db_bool(res, 0, 1) ? sc.project : NULL;
+	v[2] = db_bool(res, 0, LFA_GROUP_LABEL) ? sc.project : NULL;
 	res = db_query(&r->ctx, subscribe ? "labels_subscribe" : "labels_unsubscribe", 3, v, &err);
 	if (!res)
 		return err;

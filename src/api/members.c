@@ -11,6 +11,13 @@
 
 /* A substring pattern of p, its pattern characters taken literally. */
 
+enum { ML_SOURCE_TYPE, ML_SOURCE_ID, ML_QUERY, ML_LIMIT, ML_OFFSET, ML_NPARAMS };
+enum { MI_SOURCE_TYPE, MI_SOURCE_ID, MI_USER, MI_LEVEL, MI_EXPIRES_AT, MI_CREATED_BY,
+       MI_NPARAMS };
+/* members_insert's row: whether the user exists, then the member (NULLs when none) */
+enum { MI_USER_EXISTS, MI_MEMBER, MI_NCOLS = MI_MEMBER + MEMBER_NCOLS };
+enum { MT_ID, MT_REQUEST, MT_LAST_OWNER, MT_NCOLS };
+
 const db_stmt members_stmts[] = {
 	/* $1 source type, $2 source id, $3 query (name or username contains it, or the email
 	 * is it), $4 limit, $5 offset; in the order members joined. */
@@ -21,12 +28,13 @@ const db_stmt members_stmts[] = {
 	 " OR lower(u.email) = lower($3)))"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " MEMBER_COLS " FROM f JOIN members m ON m.id = f.id JOIN users u"
-	 " ON u.id = m.user_id ORDER BY m.id LIMIT $4 OFFSET $5) p ON true", 5, 10},
+	 " ON u.id = m.user_id ORDER BY m.id LIMIT $4 OFFSET $5) p ON true", ML_NPARAMS,
+	 1 + MEMBER_NCOLS},
 	/* $1 source type, $2 source id, $3 user id */
 	{"members_show",
 	 "SELECT " MEMBER_COLS " FROM members m JOIN users u ON u.id = m.user_id"
 	 " WHERE m.source_type = $1 AND m.source_id = $2 AND m.user_id = $3"
-	 " AND " SQL_MEMBER_ACTIVE("m"), 3, 9},
+	 " AND " SQL_MEMBER_ACTIVE("m"), 3, MEMBER_NCOLS},
 	/* $4 access level, $5 expires_at, $6 created by. A pending access request of the
 	 * user becomes the membership (as GitLab's add_user). Column 0 says whether the
 	 * user exists; no member columns when the user is a member already. */
@@ -39,7 +47,8 @@ const db_stmt members_stmts[] = {
 	 " created_by = coalesce(m.created_by, EXCLUDED.created_by), updated_at = now()"
 	 " WHERE m.requested_at IS NOT NULL RETURNING m.*)"
 	 "SELECT (SELECT count(*) FROM nu), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " MEMBER_COLS " FROM ins m JOIN users u ON u.id = m.user_id) p ON true", 6, 10},
+	 " (SELECT " MEMBER_COLS " FROM ins m JOIN users u ON u.id = m.user_id) p ON true",
+	 MI_NPARAMS, MI_NCOLS},
 	/* The member or access request of user $3, locked together with the source's owners
 	 * (all in id order: concurrent removals cannot leave a group without an owner, nor
 	 * deadlock): its id, whether it is a pending request, whether it is the last owner. */
@@ -50,12 +59,12 @@ const db_stmt members_stmts[] = {
 	 " ORDER BY m.id FOR UPDATE)"
 	 "SELECT t.id, t.requested_at IS NOT NULL, t.access_level = 50 AND t.requested_at IS NULL"
 	 " AND (SELECT count(*) FROM l WHERE l.access_level = 50 AND l.requested_at IS NULL) = 1"
-	 " FROM l t WHERE t.user_id = $3", 3, 3},
+	 " FROM l t WHERE t.user_id = $3", 3, MT_NCOLS},
 	/* $1 member id, $2 access level, $3 expires_at, $4 expires_at given */
 	{"members_update",
 	 "WITH m AS (UPDATE members SET access_level = $2, expires_at = CASE WHEN $4::boolean"
 	 " THEN $3::date ELSE expires_at END, updated_at = now() WHERE id = $1 RETURNING *)"
-	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 4, 9},
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 4, MEMBER_NCOLS},
 	{"members_delete", "DELETE FROM members WHERE id = $1", 1, 0},
 	{NULL, NULL, 0, 0},
 };
@@ -187,10 +196,13 @@ static int members_list(request *r)
 	member_source s;
 	member_source_of(r, &s);
 	const char *query = param_str(r, "query");
-	const char *v[5] = {s.source_type, s.id, query && *query ? query : NULL,
-			    pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	const char *v[] = {[ML_SOURCE_TYPE] = s.source_type, [ML_SOURCE_ID] = s.id,
+			   [ML_QUERY] = query && *query ? query : NULL,
+			   [ML_LIMIT] = pagination_limit(r, &pg),
+			   [ML_OFFSET] = pagination_offset(r, &pg)};
+	DB_PARAMS(v, ML_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "members_list", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "members_list", ML_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_member);
@@ -241,18 +253,21 @@ static int members_add(request *r)
 	bool expires_given;
 	if ((rc = read_member_input(r, &s, &level, &expires_at, &expires_given)) < 0)
 		return rc;
-	const char *v[6] = {s.source_type, s.id, user_id, level, expires_at, caller_id(r)};
+	const char *v[] = {[MI_SOURCE_TYPE] = s.source_type, [MI_SOURCE_ID] = s.id,
+			   [MI_USER] = user_id, [MI_LEVEL] = level, [MI_EXPIRES_AT] = expires_at,
+			   [MI_CREATED_BY] = caller_id(r)};
+	DB_PARAMS(v, MI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "members_insert", 6, v, &err);
+	PGresult *res = db_query(&r->ctx, "members_insert", MI_NPARAMS, v, &err);
 	if (!res)
 		return err == ERR_CONFLICT ? fail(r, ERR_CONFLICT, "Member already exists") : err;
-	if (db_int(res, 0, 0) == 0)
+	if (db_int(res, 0, MI_USER_EXISTS) == 0)
 		return fail_not_found(r, "User");
-	if (PQgetisnull(res, 0, 1))
+	if (PQgetisnull(res, 0, MI_MEMBER))
 		return fail(r, ERR_CONFLICT, "Member already exists");
 	if ((rc = member_source_event(r, &s, user_id, true)) < 0)
 		return rc;
-	respond_json(r, 201, entity_member(&r->ctx, res, 0, 1));
+	respond_json(r, 201, entity_member(&r->ctx, res, 0, MI_MEMBER));
 	return 0;
 }
 
@@ -266,10 +281,10 @@ static int lock_member(request *r, const member_source *s, const char *user_id,
 	PGresult *res = db_query(&r->ctx, "members_target", 3, v, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) == 0 || db_bool(res, 0, 1))
+	if (PQntuples(res) == 0 || db_bool(res, 0, MT_REQUEST))
 		return fail_not_found(r, "Member");
-	*member_id = db_val(res, 0, 0);
-	*last_owner = !s->project && db_bool(res, 0, 2);
+	*member_id = db_val(res, 0, MT_ID);
+	*last_owner = !s->project && db_bool(res, 0, MT_LAST_OWNER);
 	return 0;
 }
 

@@ -585,7 +585,7 @@ static int merge_requests_commits(request *r)
 	json_object *list = NULL;
 	long long total = 0;
 	rc = sides_of(r, res, &s);
-	if (rc == MERGE_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		list = json_object_new_array(); /* no source branch (any more): no commits */
 	else if (rc < 0 ||
 		 merge_commits_json(&r->ctx, &s, pg.offset, pg.per_page, &list, &total) < 0) {
@@ -609,7 +609,7 @@ static int merge_requests_changes(request *r)
 	merge_sides s;
 	json_object *changes = NULL;
 	rc = sides_of(r, res, &s);
-	if (rc == MERGE_ENOTFOUND)
+	if (rc == ERR_NOT_FOUND)
 		changes = json_object_new_array();
 	else if (rc < 0 || merge_changes_json(&r->ctx, &s, &changes) < 0)
 		return ERR_INTERNAL;
@@ -1154,8 +1154,8 @@ static int remove_source_branch(request *r, const merge_sides *s, const locked_m
 
 /* GitLab's mergeable? once the state is checked: the sides merge cleanly and, when the
  * project's merge_method is ff or rebase_merge, the target branch is an ancestor of the
- * source head (should_be_rebased? otherwise). 0 with *out, MERGE_ENOTFOUND when there is
- * no target branch, or -1. */
+ * source head (should_be_rebased? otherwise). 0 with *out, ERR_NOT_FOUND when there is
+ * no target branch, or ERR_INTERNAL. */
 static int mergeable(ctx *c, const merge_sides *s, const char *merge_method, bool *out)
 {
 	int rc = merge_check(c, s, out);
@@ -1190,7 +1190,7 @@ static int merge_requests_merge(request *r)
 	merge_sides s;
 	rc = merge_sides_find(&r->ctx, r->project->id, m.source_project, m.source_branch,
 			      m.target_branch, m.iid, &s);
-	if (rc == MERGE_ENOTFOUND || (rc == 0 && !s.have_target))
+	if (rc == ERR_NOT_FOUND || (rc == 0 && !s.have_target))
 		return api_error(r, 406, "Branch cannot be merged");
 	if (rc < 0)
 		return ERR_INTERNAL;
@@ -1238,9 +1238,9 @@ static int merge_requests_merge(request *r)
 		rc = merge_ff(&r->ctx, &s, m.target_branch, &merged);
 	else
 		rc = merge_commit(&r->ctx, &s, m.target_branch, message, name, email, &merged);
-	if (rc == MERGE_EMOVED)
+	if (rc == ERR_MOVED)
 		return api_error(r, 409, "The target branch moved while merging: try again");
-	if (rc == MERGE_ECONFLICT || rc == MERGE_ENOTFOUND)
+	if (rc == ERR_CONFLICT || rc == ERR_NOT_FOUND)
 		return api_error(r, 406, "Branch cannot be merged");
 	if (rc < 0)
 		return ERR_INTERNAL;
@@ -1332,7 +1332,7 @@ static int check_requests(ctx *c, const char *project, const char *branch, const
 					  db_val(res, i, MTC_SOURCE_PROJECT),
 					  db_val(res, i, MTC_SOURCE_BRANCH),
 					  db_val(res, i, MTC_TARGET_BRANCH), db_val(res, i, MTC_IID), &s);
-		if (rc == MERGE_ENOTFOUND)
+		if (rc == ERR_NOT_FOUND)
 			continue; /* no source branch (any more): left as it was */
 		bool clean = false;
 		if (rc == 0 && s.have_target)

@@ -14,6 +14,13 @@
 #define PARENT(M)                                                                               \
 	"(" M ".project_id = $1::bigint OR " M ".group_id = $2::bigint)"
 
+/* The parameters: the parent's (PARENT), then the statement's own */
+enum { MP_PROJECT, MP_GROUP, MP_NPARAMS };
+enum { MLS_STATE = MP_NPARAMS, MLS_IIDS, MLS_SEARCH, MLS_LIMIT, MLS_OFFSET, MLS_NPARAMS };
+enum { MIN_TITLE = MP_NPARAMS, MIN_DESCRIPTION, MIN_DUE_DATE, MIN_START_DATE, MIN_NPARAMS };
+enum { MUP_ID, MUP_TITLE, MUP_HAS_DESCRIPTION, MUP_DESCRIPTION, MUP_HAS_DUE_DATE, MUP_DUE_DATE,
+       MUP_HAS_START_DATE, MUP_START_DATE, MUP_STATE_EVENT, MUP_NPARAMS };
+
 const db_stmt milestones_stmts[] = {
 	/* $3 state, $4 iids, $5 search (title or description), $6 limit, $7 offset */
 	{"milestones_list",
@@ -23,7 +30,7 @@ const db_stmt milestones_stmts[] = {
 	 SQL_LIKE("$5") "))"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " MILESTONE_COLS " FROM f JOIN milestones m ON m.id = f.id ORDER BY m.id"
-	 " LIMIT $6 OFFSET $7) pg ON true", 7, 1 + MILESTONE_NCOLS},
+	 " LIMIT $6 OFFSET $7) pg ON true", MLS_NPARAMS, 1 + MILESTONE_NCOLS},
 	{"milestones_get",
 	 "SELECT " MILESTONE_COLS " FROM milestones m WHERE m.id = $3 AND " PARENT("m"), 3,
 	 MILESTONE_NCOLS},
@@ -35,8 +42,8 @@ const db_stmt milestones_stmts[] = {
 	 "WITH m AS (INSERT INTO milestones (project_id, group_id, iid, title, description,"
 	 " due_date, start_date) VALUES ($1, $2, CASE WHEN $1::bigint IS NOT NULL"
 	 " THEN next_iid('milestones', 'Project', $1) ELSE next_iid('milestones', 'Namespace', $2)"
-	 " END, $3, $4, $5::date, $6::date) RETURNING *) SELECT " MILESTONE_COLS " FROM m", 6,
-	 MILESTONE_NCOLS},
+	 " END, $3, $4, $5::date, $6::date) RETURNING *) SELECT " MILESTONE_COLS " FROM m",
+	 MIN_NPARAMS, MILESTONE_NCOLS},
 	/* $1 id, $2 title (NULL: kept), $3/$4 description given/value, $5/$6 due date,
 	 * $7/$8 start date, $9 state event */
 	{"milestones_update",
@@ -46,7 +53,7 @@ const db_stmt milestones_stmts[] = {
 	 " start_date = CASE WHEN $7::boolean THEN $8::date ELSE m.start_date END,"
 	 " state = CASE $9::text WHEN 'close' THEN 'closed' WHEN 'activate' THEN 'active'"
 	 " ELSE m.state END, updated_at = now() WHERE m.id = $1 RETURNING *)"
-	 " SELECT " MILESTONE_COLS " FROM m", 9, MILESTONE_NCOLS},
+	 " SELECT " MILESTONE_COLS " FROM m", MUP_NPARAMS, MILESTONE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -56,8 +63,8 @@ enum { MC_ID, MC_IID, MC_PROJECT_ID, MC_GROUP_ID, MC_TITLE, MC_DESCRIPTION, MC_S
 /* The route's parent as the statements' $1 and $2. */
 static void parent(request *r, const char **v)
 {
-	v[0] = r->project ? r->project->id : NULL;
-	v[1] = r->project ? NULL : r->group->id;
+	v[MP_PROJECT] = r->project ? r->project->id : NULL;
+	v[MP_GROUP] = r->project ? NULL : r->group->id;
 }
 
 static bool can_admin(request *r)
@@ -118,15 +125,15 @@ static int check_list(request *r)
 static int milestones_list(request *r)
 {
 	page_req pg;
-	const char *v[7];
-	int rc = read_list(r, &pg, &v[2], &v[3], &v[4]);
+	const char *v[MLS_NPARAMS];
+	int rc = read_list(r, &pg, &v[MLS_STATE], &v[MLS_IIDS], &v[MLS_SEARCH]);
 	if (rc < 0)
 		return rc;
 	parent(r, v);
-	v[5] = pagination_limit(r, &pg);
-	v[6] = pagination_offset(r, &pg);
+	v[MLS_LIMIT] = pagination_limit(r, &pg);
+	v[MLS_OFFSET] = pagination_offset(r, &pg);
 	int err;
-	PGresult *res = db_query(&r->ctx, "milestones_list", 7, v, &err);
+	PGresult *res = db_query(&r->ctx, "milestones_list", MLS_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page_jw(r, &pg, res, entity_milestone_write, 512);
@@ -258,14 +265,12 @@ static int milestones_create(request *r)
 	if ((rc = validate(r, "create", in.title, in.due_date, in.start_date, &answered)) < 0 ||
 	    answered)
 		return rc;
-	const char *v[6];
+	const char *v[] = {[MIN_TITLE] = in.title, [MIN_DESCRIPTION] = in.description,
+			   [MIN_DUE_DATE] = in.due_date, [MIN_START_DATE] = in.start_date};
+	DB_PARAMS(v, MIN_NPARAMS);
 	parent(r, v);
-	v[2] = in.title;
-	v[3] = in.description;
-	v[4] = in.due_date;
-	v[5] = in.start_date;
 	int err;
-	PGresult *res = db_query(&r->ctx, "milestones_insert", 6, v, &err);
+	PGresult *res = db_query(&r->ctx, "milestones_insert", MIN_NPARAMS, v, &err);
 	if (!res) {
 		if (err == ERR_CONFLICT)
 			return invalid(r, "create", "title", "has already been taken");
@@ -291,13 +296,18 @@ static int milestones_update(request *r)
 	bool answered;
 	if ((rc = validate(r, "update", in.title, due, start, &answered)) < 0 || answered)
 		return rc;
-	const char *v[9] = {db_val(old, 0, MC_ID),	 in.title,
-			    in.description ? "true" : "false", in.description,
-			    in.due_given ? "true" : "false",   in.due_date,
-			    in.start_given ? "true" : "false", in.start_date,
-			    in.state_event};
+	const char *v[] = {[MUP_ID] = db_val(old, 0, MC_ID),
+			   [MUP_TITLE] = in.title,
+			   [MUP_HAS_DESCRIPTION] = in.description ? "true" : "false",
+			   [MUP_DESCRIPTION] = in.description,
+			   [MUP_HAS_DUE_DATE] = in.due_given ? "true" : "false",
+			   [MUP_DUE_DATE] = in.due_date,
+			   [MUP_HAS_START_DATE] = in.start_given ? "true" : "false",
+			   [MUP_START_DATE] = in.start_date,
+			   [MUP_STATE_EVENT] = in.state_event};
+	DB_PARAMS(v, MUP_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "milestones_update", 9, v, &err);
+	PGresult *res = db_query(&r->ctx, "milestones_update", MUP_NPARAMS, v, &err);
 	if (!res) {
 		if (err == ERR_CONFLICT)
 			return invalid(r, "update", "title", "has already been taken");

@@ -48,7 +48,18 @@
 	" FROM issue_assignees a WHERE a.issue_id = i.id) END"                                   \
 	" FROM issues i JOIN projects p ON p.id = i.project_id"                                  \
 	" WHERE i.project_id = $1 AND i.iid = $2"
-#define NOTEABLE_NCOLS 7
+/* A noteable's columns (an issue's, a merge request's, a snippet's): NB_FLAG is an
+ * issue's confidential and a snippet's visibility; an issue's assignees follow */
+enum { NB_ID, NB_IID, NB_AUTHOR, NB_FLAG, NB_LOCKED, NB_ENABLED, NB_NCOLS,
+       NB_ASSIGNEES = NB_NCOLS, NOTEABLE_NCOLS };
+/* notes_list's parameters; notes_list_issue's are the same with the project and the
+ * issue's iid first, notes_list_issue_recent's and _oldest's those four without the
+ * order */
+enum { NL_TYPE, NL_NOTEABLE, NL_CREATED_FIRST, NL_ASC, NL_LIMIT, NL_OFFSET, NL_NPARAMS,
+       NL_PROJECT = NL_TYPE, NL_IID = NL_NOTEABLE };
+enum { NLR_PROJECT, NLR_IID, NLR_LIMIT, NLR_OFFSET, NLR_NPARAMS };
+enum { NI_PROJECT, NI_TYPE, NI_NOTEABLE, NI_AUTHOR, NI_BODY, NI_CREATED_AT, NI_NPARAMS };
+enum { NCI_PROJECT, NCI_IID, NCI_AUTHOR, NCI_BODY, NCI_CREATED_AT, NCI_NPARAMS };
 
 /* The order of a page of notes f: $C created_at first (else updated_at), $A ascending. */
 #define NOTES_ORDER(C, A)                                                                       \
@@ -74,32 +85,34 @@ const db_stmt notes_stmts[] = {
 	{"notes_merge_request",
 	 "SELECT mr.id, mr.iid, mr.author_id, NULL::integer, coalesce(mr.discussion_locked, false),"
 	 " p.merge_requests_enabled FROM merge_requests mr JOIN projects p"
-	 " ON p.id = mr.target_project_id WHERE mr.target_project_id = $1 AND mr.iid = $2", 2, 6},
+	 " ON p.id = mr.target_project_id WHERE mr.target_project_id = $1 AND mr.iid = $2", 2,
+	 NB_NCOLS},
 	{"notes_issue", SQL_NOTEABLE_ISSUE, 2, NOTEABLE_NCOLS},
 	/* $1 project, $2 id: id, iid (none), author, visibility, locked (never), snippets
 	 * enabled */
 	{"notes_snippet",
 	 "SELECT s.id, NULL::bigint, s.author_id, s.visibility, false, p.snippets_enabled"
 	 " FROM snippets s JOIN projects p ON p.id = s.project_id"
-	 " WHERE s.project_id = $1 AND s.id = $2", 2, 6},
+	 " WHERE s.project_id = $1 AND s.id = $2", 2, NB_NCOLS},
 	/* $1 type, $2 noteable, $3 created_at first (else updated_at), $4 ascending, $5
 	 * limit, $6 offset */
 	{"notes_list",
 	 "WITH f AS (SELECT * FROM notes WHERE noteable_type = $1 AND noteable_id = $2)"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " NOTE_COLS " FROM f n"
-	 NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true", 6, 1 + NOTE_NCOLS},
+	 NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true", NL_NPARAMS, 1 + NOTE_NCOLS},
 	/* The same for issue $2 of project $1 (NOTES_LIST_ISSUE): $3 created_at first, $4
 	 * ascending, $5 limit, $6 offset. */
-	{"notes_list_issue", NOTES_LIST_ISSUE(NOTES_ORDER("$3", "$4"), "$5", "$6"), 6,
+	{"notes_list_issue", NOTES_LIST_ISSUE(NOTES_ORDER("$3", "$4"), "$5", "$6"), NL_NPARAMS,
 	 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* The same in the order of created_at, newest first (GitLab's default) or oldest
 	 * first, read in the index's order: only the page's notes are read, where an order
 	 * of parameters sorts every note of the issue. $3 limit, $4 offset. */
 	{"notes_list_issue_recent",
-	 NOTES_LIST_ISSUE(" ORDER BY n.created_at DESC, n.id DESC", "$3", "$4"), 4,
+	 NOTES_LIST_ISSUE(" ORDER BY n.created_at DESC, n.id DESC", "$3", "$4"), NLR_NPARAMS,
 	 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
-	{"notes_list_issue_oldest", NOTES_LIST_ISSUE(" ORDER BY n.created_at, n.id", "$3", "$4"), 4,
+	{"notes_list_issue_oldest", NOTES_LIST_ISSUE(" ORDER BY n.created_at, n.id", "$3", "$4"),
+	 NLR_NPARAMS,
 	 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 type, $3 noteable */
 	{"notes_show",
@@ -110,10 +123,10 @@ const db_stmt notes_stmts[] = {
 	"WITH n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"  \
 	" created_at) VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now())) RETURNING *)" \
 	TOUCH " SELECT " NOTE_COLS " FROM n"
-	{"notes_insert", NOTES_INSERT("," SQL_TOUCH_NEW("$2", "$3")), 6, NOTE_NCOLS},
+	{"notes_insert", NOTES_INSERT("," SQL_TOUCH_NEW("$2", "$3")), NI_NPARAMS, NOTE_NCOLS},
 	/* An issue's (sql/0030's trigger touches the issue): without the touches of the other
 	 * noteables, whose plans open their tables and indexes at each execution. */
-	{"notes_insert_issue", NOTES_INSERT(""), 6, NOTE_NCOLS},
+	{"notes_insert_issue", NOTES_INSERT(""), NI_NPARAMS, NOTE_NCOLS},
 #undef NOTES_INSERT
 	/* A comment on issue $2 of project $1 in one statement: the issue as notes_issue
 	 * finds it (no row: no such issue) after the note, which is added when the project
@@ -125,7 +138,7 @@ const db_stmt notes_stmts[] = {
 	 " noteable_type, noteable_id, author_id, note, created_at) SELECT $1, 'Issue', x.id, $3,"
 	 " $4, coalesce($5::timestamptz, now()) FROM x WHERE x.issues_enabled RETURNING *)"
 	 " SELECT pg.*, x.* FROM x LEFT JOIN LATERAL (SELECT " NOTE_COLS_IID("x.iid")
-	 " FROM n) pg ON true", 5, NOTE_NCOLS + NOTEABLE_NCOLS},
+	 " FROM n) pg ON true", NCI_NPARAMS, NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 body, $3 type, $4 noteable */
 	{"notes_update",
 	 "WITH n AS (UPDATE notes SET note = $2, updated_at = now() WHERE id = $1 RETURNING *),"
@@ -192,18 +205,18 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 		api_error(r, 404, "404 Not found"); /* GitLab's RecordNotFound */
 		return 1;
 	}
-	out->id = db_val(res, 0, col);
-	out->iid = db_val(res, 0, col + 1);
-	out->author_id = db_val(res, 0, col + 2);
-	out->locked = db_bool(res, 0, col + 4);
-	bool enabled = db_bool(res, 0, col + 5);
+	out->id = db_val(res, 0, col + NB_ID);
+	out->iid = db_val(res, 0, col + NB_IID);
+	out->author_id = db_val(res, 0, col + NB_AUTHOR);
+	out->locked = db_bool(res, 0, col + NB_LOCKED);
+	bool enabled = db_bool(res, 0, col + NB_ENABLED);
 	bool author = is_caller(r, out->author_id);
 	if (k == &noteable_issue) {
 		/* IssuePolicy: a confidential issue is for reporters and up, its author and
 		 * its assignees */
-		bool confidential = db_bool(res, 0, col + 3);
+		bool confidential = db_bool(res, 0, col + NB_FLAG);
 		out->readable = enabled && (!confidential || project_reporter(r) || author ||
-					    caller_among(r, db_val(res, 0, col + 6)));
+					    caller_among(r, db_val(res, 0, col + NB_ASSIGNEES)));
 	} else if (k == &noteable_merge_request) {
 		/* MergeRequestPolicy: read_merge_request, the project's code */
 		out->readable = enabled && can_read_code(&r->project->pa, r->project->visibility,
@@ -212,7 +225,7 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 		/* ProjectSnippetPolicy: public ones for anyone who sees the project, internal
 		 * ones for signed-in users who are not external, private ones for members;
 		 * and their author */
-		int vis = (int)db_int(res, 0, col + 3);
+		int vis = (int)db_int(res, 0, col + NB_FLAG);
 		out->readable = enabled && (r->ctx.user->admin || author || vis == VIS_PUBLIC ||
 					    (vis == VIS_INTERNAL && !r->ctx.user->external) ||
 					    project_member(r));
@@ -267,8 +280,8 @@ static const char *const order_bys[] = {"created_at", "updated_at", NULL};
 static const char *const sorts[] = {"asc", "desc", NULL};
 
 /* The page of a list (pg) and the last parameters of its statement, notes_list's or
- * notes_list_issue's $3..$6, in v[0..3]: created_at first (else updated_at),
- * ascending, limit, offset. 0, or an ERR_ code. */
+ * notes_list_issue's $3..$6, in v (NL_NPARAMS of them): created_at first (else
+ * updated_at), ascending, limit, offset. 0, or an ERR_ code. */
 static int list_params(request *r, page_req *pg, const char **v)
 {
 	const char *order_by = "created_at", *sort = "desc";
@@ -276,46 +289,48 @@ static int list_params(request *r, page_req *pg, const char **v)
 	if ((rc = param_oneof(r, "order_by", order_bys, &order_by)) < 0 ||
 	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 || (rc = pagination_parse(r, pg)) < 0)
 		return rc;
-	v[0] = strcmp(order_by, "created_at") == 0 ? "true" : "false";
-	v[1] = strcmp(sort, "asc") == 0 ? "true" : "false";
-	v[2] = pagination_limit(r, pg);
-	v[3] = pagination_offset(r, pg);
+	v[NL_CREATED_FIRST] = strcmp(order_by, "created_at") == 0 ? "true" : "false";
+	v[NL_ASC] = strcmp(sort, "asc") == 0 ? "true" : "false";
+	v[NL_LIMIT] = pagination_limit(r, pg);
+	v[NL_OFFSET] = pagination_offset(r, pg);
 	return 0;
 }
 
 static int notes_check_list(request *r)
 {
 	page_req pg;
-	const char *v[4];
+	const char *v[NL_NPARAMS];
 	int rc = notes_check_ids(r);
 	if (rc < 0 || (rc = list_params(r, &pg, v)) < 0)
 		return rc;
 	return 0;
 }
 
-/* The statement of issue iid of project id's list, v[2..5] list_params' (v has 6 slots
- * and is the call's): ordered by created_at, the one of that order. */
+/* The statement of issue iid of project id's list, v list_params' (NL_NPARAMS slots,
+ * and the call's): ordered by created_at, the one of that order. */
 static db_call issue_list_call(const char *id, const char *iid, const char **v)
 {
-	v[0] = id;
-	v[1] = iid;
-	if (strcmp(v[2], "true") != 0)
-		return (db_call){"notes_list_issue", 6, v};
-	const char *asc = v[3];
-	v[2] = v[4];
-	v[3] = v[5];
+	v[NL_PROJECT] = id;
+	v[NL_IID] = iid;
+	if (strcmp(v[NL_CREATED_FIRST], "true") != 0)
+		return (db_call){"notes_list_issue", NL_NPARAMS, v};
+	_Static_assert((int)NLR_PROJECT == (int)NL_PROJECT && (int)NLR_IID == (int)NL_IID,
+		       "the issue first");
+	const char *asc = v[NL_ASC];
+	v[NLR_LIMIT] = v[NL_LIMIT];
+	v[NLR_OFFSET] = v[NL_OFFSET];
 	return (db_call){strcmp(asc, "true") == 0 ? "notes_list_issue_oldest"
 						  : "notes_list_issue_recent",
-			 4, v};
+			 NLR_NPARAMS, v};
 }
 
 /* An issue's list: its statement goes with the project's (api_query). */
 static int notes_check_list_issue(request *r)
 {
 	page_req pg;
-	const char **v = arena_alloc(r->ctx.a, 6 * sizeof(*v));
+	const char **v = arena_alloc(r->ctx.a, NL_NPARAMS * sizeof(*v));
 	int rc = notes_check_ids(r);
-	if (rc < 0 || (rc = list_params(r, &pg, v + 2)) < 0)
+	if (rc < 0 || (rc = list_params(r, &pg, v)) < 0)
 		return rc;
 	r->prefetch = issue_list_call(param_str(r, "id"), param_str(r, "issue_iid"), v);
 	return 0;
@@ -359,9 +374,9 @@ static const char *ruby_errors(request *r, const char *attr, const char *message
 static int list(request *r, const noteable_kind *k)
 {
 	page_req pg;
-	const char *v[6];
+	const char *v[NL_NPARAMS];
 	noteable n;
-	int rc = list_params(r, &pg, v + 2);
+	int rc = list_params(r, &pg, v);
 	if (rc < 0)
 		return rc;
 	int err;
@@ -380,9 +395,9 @@ static int list(request *r, const noteable_kind *k)
 	}
 	if ((rc = noteable_find(r, k, false, &n)) != 0)
 		return rc < 0 ? rc : 0;
-	v[0] = n.type;
-	v[1] = n.id;
-	if (!(res = db_query(&r->ctx, "notes_list", 6, v, &err)))
+	v[NL_TYPE] = n.type;
+	v[NL_NOTEABLE] = n.id;
+	if (!(res = db_query(&r->ctx, "notes_list", NL_NPARAMS, v, &err)))
 		return err;
 	api_respond_page_jw(r, &pg, res, entity_note_write, 512);
 	return 0;
@@ -445,10 +460,14 @@ static int locked_out(request *r, const noteable *n)
  * rolls it back with the route's transaction. The answers are create's, in its order. */
 static int create_on_issue(request *r, const char *body)
 {
-	const char *v[5] = {r->project->id, param_str(r, noteable_issue.param), caller_id(r), body,
-			    given_created_at(r)};
+	const char *v[] = {[NCI_PROJECT] = r->project->id,
+			   [NCI_IID] = param_str(r, noteable_issue.param),
+			   [NCI_AUTHOR] = caller_id(r),
+			   [NCI_BODY] = body,
+			   [NCI_CREATED_AT] = given_created_at(r)};
+	DB_PARAMS(v, NCI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "notes_create_issue", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "notes_create_issue", NCI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	noteable n;
@@ -483,10 +502,13 @@ static int create(request *r, const noteable_kind *k)
 		return api_error(r, 404,
 				 arena_printf(r->ctx.a, "404 Note %s Not Found",
 					      ruby_errors(r, "note", problem)));
-	const char *v[6] = {r->project->id, n.type, n.id, caller_id(r), body, given_created_at(r)};
+	const char *v[] = {[NI_PROJECT] = r->project->id, [NI_TYPE] = n.type,
+			   [NI_NOTEABLE] = n.id,	     [NI_AUTHOR] = caller_id(r),
+			   [NI_BODY] = body,		     [NI_CREATED_AT] = given_created_at(r)};
+	DB_PARAMS(v, NI_NPARAMS);
 	int err;
 	PGresult *res = db_query(&r->ctx, k == &noteable_issue ? "notes_insert_issue" : "notes_insert",
-				 6, v, &err);
+				 NI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	return created(r, &n, res);

@@ -11,10 +11,11 @@
 #include "core/validate.h"
 #include "entity/notification_setting.h"
 
-/* Every statement answers one row per source found: 0 the source's id, 1 whether the
- * caller may see it, 2 the level, then the 12 events, then the notification email
+/* Every statement answers one row per source found: the source's id, whether the
+ * caller may see it, the level, then the 12 events, then the notification email
  * (global setting only). No row: no such source. */
-#define NS_COL_LEVEL 2
+enum { NS_COL_SOURCE, NS_COL_VISIBLE, NS_COL_LEVEL, NS_COL_EVENTS,
+       NS_COL_EMAIL = NS_COL_EVENTS + NOTIFICATION_EVENT_COUNT, NS_NCOLS };
 
 /* $1 the caller, $2 the group or project (the route's scope: found and visible) */
 #define SOURCE_SHOW(TYPE)                                                                       \
@@ -60,15 +61,16 @@
 	" THEN " U ".notification_email ELSE " U ".email END"
 
 const db_stmt notification_settings_stmts[] = {
-	{"ns_project_show", SOURCE_SHOW("Project"), 2, 16},
-	{"ns_project_update", SOURCE_UPDATE("Project"), 4, 16},
-	{"ns_group_show", SOURCE_SHOW("Namespace"), 2, 16},
-	{"ns_group_update", SOURCE_UPDATE("Namespace"), 4, 16},
+	{"ns_project_show", SOURCE_SHOW("Project"), 2, NS_NCOLS},
+	{"ns_project_update", SOURCE_UPDATE("Project"), 4, NS_NCOLS},
+	{"ns_group_show", SOURCE_SHOW("Namespace"), 2, NS_NCOLS},
+	{"ns_group_update", SOURCE_UPDATE("Namespace"), 4, NS_NCOLS},
 	/* $1 the user */
 	{"ns_global_show",
 	 "SELECT 0, true, coalesce(s.level, 'participating'), " NOTIFICATION_EVENT_COLS("s.") ", "
 	 NOTIFICATION_EMAIL("u") " FROM users u LEFT JOIN notification_settings s"
-	 " ON s.user_id = u.id AND s.source_type = 'Global' AND s.source_id = 0 WHERE u.id = $1", 1, 16},
+	 " ON s.user_id = u.id AND s.source_type = 'Global' AND s.source_id = 0 WHERE u.id = $1", 1,
+	 NS_NCOLS},
 	/* $1 the user, $2 notification email (NULL keeps it; nothing is written unless it
 	 * is the user's), $3 level, $4 events */
 	{"ns_global_update",
@@ -78,7 +80,7 @@ const db_stmt notification_settings_stmts[] = {
 	 "  WHERE users.id = u.id AND $2 IS NOT NULL), "
 	 NS_UPSERT("Global", "participating", "(SELECT u.id AS uid, 0 AS sid FROM u)", "$3", "$4")
 	 " SELECT 0, true, ins.*, CASE WHEN $2 IS NOT NULL THEN u.email ELSE "
-	 NOTIFICATION_EMAIL("u") " END FROM u, ins", 4, 16},
+	 NOTIFICATION_EMAIL("u") " END FROM u, ins", 4, NS_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 

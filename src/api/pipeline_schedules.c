@@ -18,6 +18,12 @@
 #include "core/validate.h"
 #include "entity/ci_settings.h"
 
+enum { LK_ID, LK_OWNER, LK_DESCRIPTION, LK_REF, LK_CRON, LK_ZONE, LK_NCOLS };
+enum { SI_PROJECT, SI_OWNER, SI_DESCRIPTION, SI_REF, SI_CRON, SI_ZONE, SI_NEXT_RUN, SI_ACTIVE,
+       SI_NPARAMS };
+enum { SU_ID, SU_DESCRIPTION, SU_REF, SU_CRON, SU_ZONE, SU_NEXT_RUN, SU_ACTIVE, SU_OWNER,
+       SU_NPARAMS };
+
 const db_stmt pipeline_schedules_stmts[] = {
 	/* $1 project, $2 active (NULL: all), $3 limit, $4 offset */
 	{"schedules_list",
@@ -32,20 +38,20 @@ const db_stmt pipeline_schedules_stmts[] = {
 	/* what a change is checked against, the row locked */
 	{"schedules_lock",
 	 "SELECT id, owner_id, description, ref, cron, cron_timezone FROM ci_pipeline_schedules"
-	 " WHERE project_id = $1 AND id = $2 FOR UPDATE", 2, 6},
+	 " WHERE project_id = $1 AND id = $2 FOR UPDATE", 2, LK_NCOLS},
 	/* $1 project, $2 owner, $3 description, $4 ref, $5 cron, $6 zone, $7 next run
 	 * (epoch), $8 active */
 	{"schedules_insert",
 	 "INSERT INTO ci_pipeline_schedules (project_id, owner_id, description, ref, cron,"
 	 " cron_timezone, next_run_at, active) VALUES ($1, $2, $3, $4, $5, $6,"
-	 " to_timestamp($7::double precision), $8) RETURNING id", 8, 1},
+	 " to_timestamp($7::double precision), $8) RETURNING id", SI_NPARAMS, 1},
 	/* $1 schedule, $2 description, $3 ref, $4 cron, $5 zone, $6 next run (epoch),
 	 * $7 active or NULL, $8 owner or NULL */
 	{"schedules_update",
 	 "UPDATE ci_pipeline_schedules SET description = $2, ref = $3, cron = $4,"
 	 " cron_timezone = $5, next_run_at = to_timestamp($6::double precision),"
 	 " active = coalesce($7::boolean, active), owner_id = coalesce($8::bigint, owner_id),"
-	 " updated_at = now() WHERE id = $1", 8, 0},
+	 " updated_at = now() WHERE id = $1", SU_NPARAMS, 0},
 	{"schedules_delete", "DELETE FROM ci_pipeline_schedules WHERE id = $1", 1, 0},
 	/* $1 schedule, $2 key, $3 sealed value: no row when the key is taken */
 	{"schedules_var_insert",
@@ -62,7 +68,6 @@ const db_stmt pipeline_schedules_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-enum { LK_ID, LK_OWNER, LK_DESCRIPTION, LK_REF, LK_CRON, LK_ZONE };
 
 static int level(request *r)
 {
@@ -228,10 +233,17 @@ static int schedules_create(request *r)
 	validate(r, description, ref, cron, zone, &next);
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[8] = {r->project->id, arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
-			    description, ref, cron, zone, next, active ? active : "true"};
+	const char *v[] = {[SI_PROJECT] = r->project->id,
+			   [SI_OWNER] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+			   [SI_DESCRIPTION] = description,
+			   [SI_REF] = ref,
+			   [SI_CRON] = cron,
+			   [SI_ZONE] = zone,
+			   [SI_NEXT_RUN] = next,
+			   [SI_ACTIVE] = active ? active : "true"};
+	DB_PARAMS(v, SI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "schedules_insert", 8, v, &err);
+	PGresult *res = db_query(&r->ctx, "schedules_insert", SI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	return present(r, db_val(res, 0, 0), 201);
@@ -253,12 +265,15 @@ static int save(request *r, const PGresult *lk, const char *owner, int status)
 	validate(r, description, ref, cron, zone, &next);
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[8] = {db_val(lk, 0, LK_ID), description, ref, cron, zone, next, active,
-			    owner};
+	const char *v[] = {[SU_ID] = db_val(lk, 0, LK_ID), [SU_DESCRIPTION] = description,
+			   [SU_REF] = ref,			   [SU_CRON] = cron,
+			   [SU_ZONE] = zone,			   [SU_NEXT_RUN] = next,
+			   [SU_ACTIVE] = active,		   [SU_OWNER] = owner};
+	DB_PARAMS(v, SU_NPARAMS);
 	int err;
-	if (!db_query(&r->ctx, "schedules_update", 8, v, &err))
+	if (!db_query(&r->ctx, "schedules_update", SU_NPARAMS, v, &err))
 		return err;
-	return present(r, v[0], status);
+	return present(r, v[SU_ID], status);
 }
 
 static int check_update(request *r)
@@ -283,16 +298,22 @@ static int schedules_take_ownership(request *r)
 	if (rc < 0)
 		return rc;
 	/* only the owner changes: no attribute of the request counts */
-	const char *v[8] = {db_val(lk, 0, LK_ID), db_val(lk, 0, LK_DESCRIPTION),
-			    db_val(lk, 0, LK_REF), db_val(lk, 0, LK_CRON), db_val(lk, 0, LK_ZONE),
-			    NULL, NULL, arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	const char *v[] = {[SU_ID] = db_val(lk, 0, LK_ID),
+			   [SU_DESCRIPTION] = db_val(lk, 0, LK_DESCRIPTION),
+			   [SU_REF] = db_val(lk, 0, LK_REF),
+			   [SU_CRON] = db_val(lk, 0, LK_CRON),
+			   [SU_ZONE] = db_val(lk, 0, LK_ZONE),
+			   [SU_NEXT_RUN] = NULL,
+			   [SU_ACTIVE] = NULL,
+			   [SU_OWNER] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	DB_PARAMS(v, SU_NPARAMS);
 	time_t t;
-	if (ci_cron_next_of(v[3], v[4], time(NULL), &t) == 0)
-		v[5] = arena_printf(r->ctx.a, "%lld", (long long)t);
+	if (ci_cron_next_of(v[SU_CRON], v[SU_ZONE], time(NULL), &t) == 0)
+		v[SU_NEXT_RUN] = arena_printf(r->ctx.a, "%lld", (long long)t);
 	int err;
-	if (!db_query(&r->ctx, "schedules_update", 8, v, &err))
+	if (!db_query(&r->ctx, "schedules_update", SU_NPARAMS, v, &err))
 		return err;
-	return present(r, v[0], 201);
+	return present(r, v[SU_ID], 201);
 }
 
 /* As the spec: the removed schedule, as it was. */

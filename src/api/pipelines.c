@@ -25,6 +25,10 @@
 	" AND ($8::text IS NULL OR p.user_id IN (SELECT id FROM users WHERE lower(username) ="     \
 	" lower($8)))"
 
+/* The list's parameters (see pipelines_stmts) */
+enum { PL_PROJECT, PL_STATUSES, PL_REFS, PL_STATUS, PL_REF, PL_YAML_ERRORS, PL_NAME, PL_USERNAME,
+       PL_LIMIT, PL_OFFSET, PL_NPARAMS };
+
 /* A page of the list in one order (ORDER: the ORDER BY list), ties by id the same way. */
 #define LIST(NAME, ORDER)                                                                      \
 	{"pipelines_list_" NAME,                                                               \
@@ -32,7 +36,7 @@
 	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"         \
 	 " (SELECT " PIPELINE_BASIC_COLS " FROM ci_pipelines p WHERE p.id IN (SELECT id FROM f)" \
 	 " ORDER BY " ORDER " LIMIT $9 OFFSET $10) x ON true",                                  \
-	 10, 1 + PIPELINE_BASIC_NCOLS}
+	 PL_NPARAMS, 1 + PIPELINE_BASIC_NCOLS}
 
 const db_stmt pipelines_stmts[] = {
 	/* $1 project, $2 statuses of the scope (running, pending, finished), $3 the names of
@@ -174,31 +178,51 @@ static int ref_names(request *r, bool tags, const char **out)
 	return 0;
 }
 
+/* The LIST statement of each order_by, descending and ascending. */
+static const struct {
+	const char *order, *desc, *asc;
+} list_orders[] = {
+	{"id", "pipelines_list_id_desc", "pipelines_list_id_asc"},
+	{"status", "pipelines_list_status_desc", "pipelines_list_status_asc"},
+	{"ref", "pipelines_list_ref_desc", "pipelines_list_ref_asc"},
+	{"user_id", "pipelines_list_user_id_desc", "pipelines_list_user_id_asc"},
+};
+
+/* The statement of order and sort (checked by pipelines_check_list: id's otherwise). */
+static const char *list_stmt(const char *order, const char *sort)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < sizeof(list_orders) / sizeof(*list_orders); i++)
+		if (strcmp(order, list_orders[i].order) == 0)
+			k = i;
+	return strcmp(sort, "asc") == 0 ? list_orders[k].asc : list_orders[k].desc;
+}
+
 static int pipelines_list(request *r)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0 || (rc = may_read(r)) < 0)
 		return rc;
-	const char *v[10] = {r->project->id};
+	const char *v[PL_NPARAMS] = {[PL_PROJECT] = r->project->id};
 	const char *scope = param_str(r, "scope");
 	if (scope && strcmp(scope, "running") == 0)
-		v[1] = "{running}";
+		v[PL_STATUSES] = "{running}";
 	else if (scope && strcmp(scope, "pending") == 0)
-		v[1] = "{pending}";
+		v[PL_STATUSES] = "{pending}";
 	else if (scope && strcmp(scope, "finished") == 0)
-		v[1] = "{success,failed,canceled}";
-	else if (scope && (rc = ref_names(r, strcmp(scope, "tags") == 0, &v[2])) < 0)
+		v[PL_STATUSES] = "{success,failed,canceled}";
+	else if (scope && (rc = ref_names(r, strcmp(scope, "tags") == 0, &v[PL_REFS])) < 0)
 		return rc;
-	v[3] = param_str(r, "status");
-	v[4] = param_str(r, "ref");
+	v[PL_STATUS] = param_str(r, "status");
+	v[PL_REF] = param_str(r, "ref");
 	bool yaml_errors;
 	if (param_bool(r, "yaml_errors", &yaml_errors) == 0)
-		v[5] = yaml_errors ? "true" : "false";
-	v[6] = param_str(r, "name");
-	v[7] = param_str(r, "username");
-	v[8] = pagination_limit(r, &pg);
-	v[9] = pagination_offset(r, &pg);
+		v[PL_YAML_ERRORS] = yaml_errors ? "true" : "false";
+	v[PL_NAME] = param_str(r, "name");
+	v[PL_USERNAME] = param_str(r, "username");
+	v[PL_LIMIT] = pagination_limit(r, &pg);
+	v[PL_OFFSET] = pagination_offset(r, &pg);
 	const char *order = param_str(r, "order_by"), *sort = param_str(r, "sort");
 	if (!order)
 		order = "id";
@@ -207,11 +231,10 @@ static int pipelines_list(request *r)
 	int err;
 	PGresult *res;
 	if (plain(r))
-		res = api_query(r, "pipelines_list_plain", 3, (const char *[]){v[0], v[8], v[9]},
-				&err);
+		res = api_query(r, "pipelines_list_plain", 3,
+				(const char *[]){v[PL_PROJECT], v[PL_LIMIT], v[PL_OFFSET]}, &err);
 	else
-		res = db_query(&r->ctx, arena_printf(r->ctx.a, "pipelines_list_%s_%s", order, sort),
-			       10, v, &err);
+		res = db_query(&r->ctx, list_stmt(order, sort), PL_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	int n = PQntuples(res);
@@ -306,7 +329,7 @@ static int pipelines_create(request *r)
 	long long id;
 	const char *why;
 	rc = ci_pipeline_create(&r->ctx, &s, &id, &why);
-	if (rc == CI_PIPELINE_REFUSED)
+	if (rc == ERR_REFUSED)
 		return refused(r, why);
 	if (rc < 0)
 		return rc;

@@ -152,20 +152,27 @@
 	PROJECT_CALLER_LIST_COLS("SELECT id FROM pg")
 #define PL_FULL_NCOLS (PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS)
 #define PL_SIMPLE_NCOLS (PL_RECORD + PROJECT_BASIC_NCOLS)
+/* The lists' parameters: SQL_ME's (or the token's, PL_ME_AUTH), then as PL_FILTER, PL_KEYS
+ * and PROJECTS_LIST; the fast membership list's: the page only */
+enum { PLS_ARCHIVED = ME_NPARAMS, PLS_VISIBILITY, PLS_SEARCH, PLS_OWNED, PLS_MEMBERSHIP,
+       PLS_STARRED, PLS_ISSUES, PLS_MRS, PLS_USER, PLS_GROUP, PLS_ORDER, PLS_ASC, PLS_LIMIT,
+       PLS_OFFSET, PLS_NPARAMS };
+enum { PLF_LIMIT = ME_NPARAMS, PLF_OFFSET, PLF_NPARAMS };
 #define PROJECTS_LISTS(name, candidates, user)                                                \
-	{"projects_list_" name, PROJECTS_LIST(SQL_ME, candidates, user, PL_FULL_COLS), 17,      \
-	 PL_FULL_NCOLS},                                                                       \
+	{"projects_list_" name, PROJECTS_LIST(SQL_ME, candidates, user, PL_FULL_COLS),          \
+	 PLS_NPARAMS, PL_FULL_NCOLS},                                                          \
 	{"projects_list_" name "_simple",                                                      \
-	 PROJECTS_LIST(SQL_ME, candidates, user, PROJECT_BASIC_COLS), 17, PL_SIMPLE_NCOLS}
+	 PROJECTS_LIST(SQL_ME, candidates, user, PROJECT_BASIC_COLS), PLS_NPARAMS,              \
+	 PL_SIMPLE_NCOLS}
 /* The same and the _auth variants, for the kinds whose candidates name the caller only as
  * me (not $1). */
 #define PROJECTS_LISTS_AUTH(name, candidates, user)                                           \
 	PROJECTS_LISTS(name, candidates, user),                                                \
-	{"projects_list_" name "_auth", PROJECTS_LIST_AUTH(candidates, user, PL_FULL_COLS), 17,  \
-	 AUTH_LEAN_NCOLS + PL_FULL_NCOLS},                                                     \
+	{"projects_list_" name "_auth", PROJECTS_LIST_AUTH(candidates, user, PL_FULL_COLS),     \
+	 PLS_NPARAMS, AUTH_LEAN_NCOLS + PL_FULL_NCOLS},                                        \
 	{"projects_list_" name "_simple_auth",                                                 \
 	 PROJECTS_LIST_AUTH(candidates, user, PROJECT_BASIC_COLS),                              \
-	 17, AUTH_LEAN_NCOLS + PL_SIMPLE_NCOLS}
+	 PLS_NPARAMS, AUTH_LEAN_NCOLS + PL_SIMPLE_NCOLS}
 #define PL_RECORD 2
 
 /* The membership list as it is asked for most (membership=true and no other parameter
@@ -244,7 +251,8 @@
 	"  AND (lower(n.full_path) = lower($4) OR lower(n.path) = lower($4)"                   \
 	"  OR lower(n.name) = lower($4)) ORDER BY lower(n.full_path) = lower($4) DESC,"        \
 	"  lower(n.path) = lower($4) DESC, n.id LIMIT 1)) n FOR NO KEY UPDATE OF u"
-enum { TN_ID, TN_KIND, TN_FULL_PATH, TN_VISIBILITY, TN_OWNER_ID, TN_ALLOWED, TN_LIMIT, TN_COUNT };
+enum { TN_ID, TN_KIND, TN_FULL_PATH, TN_VISIBILITY, TN_OWNER_ID, TN_ALLOWED, TN_LIMIT, TN_COUNT,
+       TN_NCOLS };
 
 /* The flags a project takes, in the order of the insert and update statements. */
 static const char *const flag_names[] = {
@@ -256,6 +264,15 @@ static const char *const flag_names[] = {
 };
 #define NFLAGS (sizeof(flag_names) / sizeof(*flag_names))
 enum { FLAG_SHARED_RUNNERS = 6, FLAG_PUBLIC_JOBS = 9 };
+
+enum { PT_NAME, PT_PATH, PT_WIKI, PT_NCOLS };
+/* projects_insert's parameters: the flags in flag_names' order */
+enum { PI_NAMESPACE, PI_NAME, PI_PATH, PI_DESCRIPTION, PI_VISIBILITY, PI_DEFAULT_BRANCH,
+       PI_CREATOR, PI_FORKED_FROM, PI_FLAGS, PI_TAG_LIST = PI_FLAGS + NFLAGS, PI_RUNNERS_DIGEST,
+       PI_RUNNERS_SEALED, PI_CI_CONFIG_PATH, PI_IMPORT_STATUS, PI_MERGE_METHOD, PI_NPARAMS };
+enum { PU_ID, PU_NAME, PU_PATH, PU_DESCRIPTION, PU_VISIBILITY, PU_DEFAULT_BRANCH, PU_FLAGS,
+       PU_TAG_LIST = PU_FLAGS + NFLAGS, PU_CI_CONFIG_PATH, PU_MERGE_METHOD, PU_NPARAMS };
+enum { PUSER_ID, PUSER_ADMIN, PUSER_EXTERNAL, PUSER_NCOLS };
 
 #define FLAG_SET(i, col) " " col " = coalesce($" #i "::boolean, " col "),"
 
@@ -271,9 +288,9 @@ const db_stmt projects_stmts[] = {
 	PROJECTS_LISTS("starred", PL_STARRED, PL_NO_USER),
 	/* $1..$3 me (_auth: $1 digest, $2 oauth, $3 NULL), $4 limit, $5 offset */
 	{"projects_list_membership_fast",
-	 PL_MEMBERSHIP_FAST_AS(SQL_ME, "", "(SELECT 1) one"), 5, PL_FULL_NCOLS},
-	{"projects_list_membership_fast_auth", PL_MEMBERSHIP_FAST_AS(PL_ME_AUTH, "a.*, ", "auth a"), 5,
-	 AUTH_LEAN_NCOLS + PL_FULL_NCOLS},
+	 PL_MEMBERSHIP_FAST_AS(SQL_ME, "", "(SELECT 1) one"), PLF_NPARAMS, PL_FULL_NCOLS},
+	{"projects_list_membership_fast_auth", PL_MEMBERSHIP_FAST_AS(PL_ME_AUTH, "a.*, ", "auth a"),
+	 PLF_NPARAMS, AUTH_LEAN_NCOLS + PL_FULL_NCOLS},
 	/* $1 the caller's id (NULL when anonymous), $2 the project's id or full path */
 	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2")), 2, PS_SHOW_NCOLS},
 	{"projects_show_path", PROJECT_SHOW("$1::bigint", PROJECT_BY_PATH("$2")), 2, PS_SHOW_NCOLS},
@@ -288,7 +305,7 @@ const db_stmt projects_stmts[] = {
 	 " JOIN namespaces n ON n.id = p.namespace_id"
 	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p"), 4, PROJECT_BASIC_NCOLS},
 	{"projects_links", PROJECT_LINKS_SELECT, 2, PLK_NCOLS},
-	{"projects_target_ns", PROJECT_TARGET_NS, 4, 8},
+	{"projects_target_ns", PROJECT_TARGET_NS, 4, TN_NCOLS},
 	/* Creations (and forks) into namespace $1 take turns from here to their commit: the
 	 * check of taken names and paths that follows sees the projects of those before, and
 	 * names every attribute taken, from whichever instance they came. */
@@ -306,11 +323,8 @@ const db_stmt projects_stmts[] = {
 	 " AND lower(sub.path) = lower($3)),"
 	 " EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND NOT pending_delete"
 	 " AND id IS DISTINCT FROM $4::bigint AND lower(path) = lower(CASE WHEN lower($3)"
-	 " LIKE '%.wiki' THEN left($3, -5) ELSE $3 || '.wiki' END))", 4, 3},
-	/* $1 namespace $2 name $3 path $4 description $5 visibility $6 default_branch
-	 * $7 creator $8 forked from, $9..$22 the flags (flag_names), $23 tag_list (a JSON
-	 * array), $24 runners token digest, $25 sealed, $26 ci_config_path,
-	 * $27 import_status, $28 merge_method */
+	 " LIKE '%.wiki' THEN left($3, -5) ELSE $3 || '.wiki' END))", 4, PT_NCOLS},
+	/* PI_: the tag_list a JSON array */
 	{"projects_insert",
 	 "INSERT INTO projects (namespace_id, name, path, description, visibility, default_branch,"
 	 " creator_id, forked_from_id, issues_enabled, merge_requests_enabled, jobs_enabled,"
@@ -329,14 +343,13 @@ const db_stmt projects_stmts[] = {
 	 " coalesce($20::boolean, false), coalesce($21::boolean, false),"
 	 " coalesce($22::boolean, true),"
 	 " coalesce(ARRAY(SELECT jsonb_array_elements_text($23::jsonb)), '{}'), $24, $25, $26,"
-	 " coalesce($27, 'none'), coalesce($28, 'merge')) RETURNING id", 28, 1},
+	 " coalesce($27, 'none'), coalesce($28, 'merge')) RETURNING id", PI_NPARAMS, 1},
 	/* The owner of a personal project is its master (GitLab 10: the creator; here the
 	 * namespace's owner, which is the creator but when an admin creates it). */
 	{"projects_member_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
 	 " VALUES ('Project', $1, $2, 40, $3) ON CONFLICT DO NOTHING", 3, 0},
-	/* $1 id, $2 name $3 path $4 description $5 visibility $6 default_branch, $7..$20 the
-	 * flags, $21 tag_list, $22 ci_config_path, $23 merge_method; NULL keeps a value */
+	/* PU_; NULL keeps a value */
 	{"projects_update",
 	 "UPDATE projects SET name = coalesce($2, name), path = coalesce($3, path),"
 	 " description = coalesce($4, description),"
@@ -354,7 +367,7 @@ const db_stmt projects_stmts[] = {
 	 " ELSE ARRAY(SELECT jsonb_array_elements_text($21::jsonb)) END,"
 	 " ci_config_path = coalesce($22, ci_config_path),"
 	 " merge_method = coalesce($23, merge_method), updated_at = now()"
-	 " WHERE id = $1 AND NOT pending_delete", 23, 0},
+	 " WHERE id = $1 AND NOT pending_delete", PU_NPARAMS, 0},
 	/* Marks project $1 deleted; its fork source counts one fork less. */
 	{"projects_mark_deleted",
 	 "WITH d AS (UPDATE projects SET pending_delete = true, updated_at = now()"
@@ -379,7 +392,7 @@ const db_stmt projects_stmts[] = {
 	 "UPDATE projects SET archived = $2, updated_at = now() WHERE id = $1", 2, 0},
 	/* POST /projects/user/:user_id: the user as SQL_ME's $1..$3 */
 	{"projects_user",
-	 "SELECT id, is_admin, external FROM users WHERE id = $1 AND NOT ghost", 1, 3},
+	 "SELECT id, is_admin, external FROM users WHERE id = $1 AND NOT ghost", 1, PUSER_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -402,18 +415,25 @@ static const char *bool_param(request *r, const char *name, int *rc)
 	return x == 0 ? (b ? "true" : "false") : NULL;
 }
 
-/* The statement of each kind of list (PROJECTS_LISTS), lean or not, full or simple. */
+/* The statement of each kind of list (PROJECTS_LISTS), lean or not, full or simple, and
+ * its _auth variant (PROJECTS_LISTS_AUTH; all and starred have none: their caller is
+ * authenticated first). */
 enum list_kind { LIST_ALL, LIST_MEMBERSHIP, LIST_SCOPED, LIST_STARRED };
-static const char *const list_stmts[][2][2] = {
-	[LIST_ALL] = {{"projects_list_all", "projects_list_all_simple"},
-		      {"projects_list_all_lean", "projects_list_all_lean_simple"}},
-	[LIST_MEMBERSHIP] = {{"projects_list_membership", "projects_list_membership_simple"},
-			     {"projects_list_membership_lean",
-			      "projects_list_membership_lean_simple"}},
-	[LIST_SCOPED] = {{"projects_list_scoped", "projects_list_scoped_simple"},
-			 {"projects_list_scoped", "projects_list_scoped_simple"}},
-	[LIST_STARRED] = {{"projects_list_starred", "projects_list_starred_simple"},
-			  {"projects_list_starred", "projects_list_starred_simple"}},
+static const char *const list_stmts[][2][2][2] = {
+	[LIST_ALL] = {{{"projects_list_all", NULL}, {"projects_list_all_simple", NULL}},
+		      {{"projects_list_all_lean", NULL}, {"projects_list_all_lean_simple", NULL}}},
+	[LIST_MEMBERSHIP] = {{{"projects_list_membership", "projects_list_membership_auth"},
+			      {"projects_list_membership_simple",
+			       "projects_list_membership_simple_auth"}},
+			     {{"projects_list_membership_lean", "projects_list_membership_lean_auth"},
+			      {"projects_list_membership_lean_simple",
+			       "projects_list_membership_lean_simple_auth"}}},
+	[LIST_SCOPED] = {{{"projects_list_scoped", "projects_list_scoped_auth"},
+			  {"projects_list_scoped_simple", "projects_list_scoped_simple_auth"}},
+			 {{"projects_list_scoped", "projects_list_scoped_auth"},
+			  {"projects_list_scoped_simple", "projects_list_scoped_simple_auth"}}},
+	[LIST_STARRED] = {{{"projects_list_starred", NULL}, {"projects_list_starred_simple", NULL}},
+			  {{"projects_list_starred", NULL}, {"projects_list_starred_simple", NULL}}},
 };
 
 /* A parameter's error rc, after the authentication of a caller the list's statement would
@@ -454,26 +474,28 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	/* with a token not yet looked up (ROUTE_SELF_AUTH), the statement finds the caller */
 	bool self_auth = !r->ctx.user && r->cred.token_digest;
 	bool signed_in = r->ctx.user || self_auth;
-	const char *v[17];
+	const char *v[] = {
+		[PLS_ARCHIVED] = archived,
+		[PLS_VISIBILITY] = vis ? arena_printf(r->ctx.a, "%d", visibility_parse(vis)) : NULL,
+		[PLS_SEARCH] = param_str(r, "search"),
+		[PLS_OWNED] = owned,
+		[PLS_MEMBERSHIP] = membership,
+		[PLS_STARRED] = starred,
+		[PLS_ISSUES] = issues,
+		[PLS_MRS] = mrs,
+		[PLS_USER] = user,
+		[PLS_GROUP] = group_id,
+		[PLS_ORDER] = order,
+		[PLS_ASC] = strcmp(sort, "asc") == 0 ? "true" : "false",
+		[PLS_LIMIT] = pagination_limit(r, &pg),
+		[PLS_OFFSET] = pagination_offset(r, &pg),
+	};
+	DB_PARAMS(v, PLS_NPARAMS);
 	access_me_params(&r->ctx, v);
 	if (self_auth) {
 		auth_params(&r->cred, v);
-		v[2] = NULL;
+		v[ME_EXTERNAL] = NULL;
 	}
-	v[3] = archived;
-	v[4] = vis ? arena_printf(r->ctx.a, "%d", visibility_parse(vis)) : NULL;
-	v[5] = param_str(r, "search");
-	v[6] = owned;
-	v[7] = membership;
-	v[8] = starred;
-	v[9] = issues;
-	v[10] = mrs;
-	v[11] = user;
-	v[12] = group_id;
-	v[13] = order;
-	v[14] = strcmp(sort, "asc") == 0 ? "true" : "false";
-	v[15] = pagination_limit(r, &pg);
-	v[16] = pagination_offset(r, &pg);
 	/* Without a caller or with simple=true, BasicProjectDetails; else ProjectWithAccess
 	 * (no runners token in lists). */
 	bool basic = !signed_in || (simple && strcmp(simple, "true") == 0);
@@ -484,9 +506,9 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 			      : user || group_id				  ? LIST_SCOPED
 			      : starring					  ? LIST_STARRED
 										  : LIST_ALL;
-	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[5] &&
+	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[PLS_SEARCH] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
-	const char *stmt = list_stmts[kind][lean][basic];
+	const char *stmt = list_stmts[kind][lean][basic][0];
 	/* PL_MEMBERSHIP_FAST_AS: the full view of the membership list with no filter and
 	 * the default order, for a caller */
 	bool fast = kind == LIST_MEMBERSHIP && lean && !basic && signed_in && !archived && !vis &&
@@ -499,16 +521,19 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		self_auth = false;
 		access_me_params(&r->ctx, v);
 	}
-	entity_project_list_depend(&r->ctx, order, v[5] != NULL, user != NULL);
+	entity_project_list_depend(&r->ctx, order, v[PLS_SEARCH] != NULL, user != NULL);
 	int err, base = 0; /* the column of the total */
 	PGresult *res;
 	if (fast) {
-		const char *fv[5] = {v[0], v[1], v[2], v[15], v[16]};
+		const char *fv[] = {[ME_ID] = v[ME_ID],		  [ME_ADMIN] = v[ME_ADMIN],
+				    [ME_EXTERNAL] = v[ME_EXTERNAL], [PLF_LIMIT] = v[PLS_LIMIT],
+				    [PLF_OFFSET] = v[PLS_OFFSET]};
+		DB_PARAMS(fv, PLF_NPARAMS);
 		res = db_query(&r->ctx, self_auth ? "projects_list_membership_fast_auth"
-						  : "projects_list_membership_fast", 5, fv, &err);
+						  : "projects_list_membership_fast", PLF_NPARAMS, fv, &err);
 	} else {
-		res = db_query(&r->ctx, self_auth ? arena_printf(r->ctx.a, "%s_auth", stmt) : stmt, 17,
-			       v, &err);
+		res = db_query(&r->ctx, list_stmts[kind][lean][basic][self_auth], PLS_NPARAMS, v,
+			       &err);
 	}
 	if (!res)
 		return err;
@@ -524,12 +549,12 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	if (!total && pg.offset > 0) {
 		/* a page past the end: its first row counts them all (the fast list's too:
 		 * the general statement of its kind has the same rows) */
-		const char *fv[17];
+		const char *fv[PLS_NPARAMS];
 		memcpy(fv, v, sizeof(fv));
 		access_me_params(&r->ctx, fv);
-		fv[15] = "1";
-		fv[16] = "0";
-		PGresult *first = db_query(&r->ctx, stmt, 17, fv, &err);
+		fv[PLS_LIMIT] = "1";
+		fv[PLS_OFFSET] = "0";
+		PGresult *first = db_query(&r->ctx, stmt, PLS_NPARAMS, fv, &err);
 		if (!first)
 			return err;
 		total = PQntuples(first) ? db_val(first, 0, 0) : NULL;
@@ -1046,12 +1071,12 @@ static int check_taken(request *r, const char *ns, const char *name, const char 
 	PGresult *res = db_query(&r->ctx, "projects_taken", 4, v, &err);
 	if (!res)
 		return err;
-	bool name_taken = name && db_bool(res, 0, 0);
-	if (path && db_bool(res, 0, 2) && !name_taken)
+	bool name_taken = name && db_bool(res, 0, PT_NAME);
+	if (path && db_bool(res, 0, PT_WIKI) && !name_taken)
 		name_taken = true; /* GitLab names the name for a wiki path conflict */
 	if (name_taken)
 		fail_validation(r, "name", "has already been taken");
-	if (path && db_bool(res, 0, 1))
+	if (path && db_bool(res, 0, PT_PATH))
 		fail_validation(r, "path", "has already been taken");
 	return 0;
 }
@@ -1134,18 +1159,25 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
 	if (!sealed)
 		return ERR_INTERNAL;
-	const char *v[28] = {ns->id, np->name, np->path, np->description, np->visibility,
-			     np->default_branch, np->creator, np->forked_from};
+	const char *v[] = {[PI_NAMESPACE] = ns->id,
+			   [PI_NAME] = np->name,
+			   [PI_PATH] = np->path,
+			   [PI_DESCRIPTION] = np->description,
+			   [PI_VISIBILITY] = np->visibility,
+			   [PI_DEFAULT_BRANCH] = np->default_branch,
+			   [PI_CREATOR] = np->creator,
+			   [PI_FORKED_FROM] = np->forked_from,
+			   [PI_TAG_LIST] = np->tag_list,
+			   [PI_RUNNERS_DIGEST] = crypto_sha256_hex(r->ctx.a, token, strlen(token)),
+			   [PI_RUNNERS_SEALED] = sealed,
+			   [PI_CI_CONFIG_PATH] = np->ci_config_path,
+			   [PI_IMPORT_STATUS] = np->import_status,
+			   [PI_MERGE_METHOD] = np->merge_method};
+	DB_PARAMS(v, PI_NPARAMS);
 	for (size_t i = 0; i < NFLAGS; i++)
-		v[8 + i] = np->flags ? np->flags[i] : NULL;
-	v[22] = np->tag_list;
-	v[23] = crypto_sha256_hex(r->ctx.a, token, strlen(token));
-	v[24] = sealed;
-	v[25] = np->ci_config_path;
-	v[26] = np->import_status;
-	v[27] = np->merge_method;
+		v[PI_FLAGS + i] = np->flags ? np->flags[i] : NULL;
 	int err;
-	PGresult *res = db_query(&r->ctx, "projects_insert", 28, v, &err);
+	PGresult *res = db_query(&r->ctx, "projects_insert", PI_NPARAMS, v, &err);
 	if (!res)
 		return taken_for(r, err);
 	*id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
@@ -1253,9 +1285,10 @@ static int projects_create_for_user(request *r)
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
 	/* the project is created as that user, as GitLab's CreateService.new(user, ...) */
-	const char *uv[3] = {arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0)),
-			     db_bool(res, 0, 1) ? "true" : "false",
-			     db_bool(res, 0, 2) ? "true" : "false"};
+	const char *uv[ME_NPARAMS] = {
+		[ME_ID] = arena_strdup(r->ctx.a, PQgetvalue(res, 0, PUSER_ID)),
+		[ME_ADMIN] = db_bool(res, 0, PUSER_ADMIN) ? "true" : "false",
+		[ME_EXTERNAL] = db_bool(res, 0, PUSER_EXTERNAL) ? "true" : "false"};
 	return create_as(r, uv, false);
 }
 
@@ -1313,15 +1346,20 @@ static int projects_update(request *r)
 		return rc;
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[23] = {p->id, in.name, in.path, in.description, in.visibility,
-			     in.default_branch};
+	const char *v[] = {[PU_ID] = p->id,
+			   [PU_NAME] = in.name,
+			   [PU_PATH] = in.path,
+			   [PU_DESCRIPTION] = in.description,
+			   [PU_VISIBILITY] = in.visibility,
+			   [PU_DEFAULT_BRANCH] = in.default_branch,
+			   [PU_TAG_LIST] = in.tag_list,
+			   [PU_CI_CONFIG_PATH] = in.ci_config_path,
+			   [PU_MERGE_METHOD] = in.merge_method};
+	DB_PARAMS(v, PU_NPARAMS);
 	for (size_t i = 0; i < NFLAGS; i++)
-		v[6 + i] = in.flags[i];
-	v[20] = in.tag_list;
-	v[21] = in.ci_config_path;
-	v[22] = in.merge_method;
+		v[PU_FLAGS + i] = in.flags[i];
 	int err;
-	if (!db_query(&r->ctx, "projects_update", 23, v, &err))
+	if (!db_query(&r->ctx, "projects_update", PU_NPARAMS, v, &err))
 		return taken_for(r, err);
 	/* the default branch must exist (GitLab's change_head); HEAD is put back if the
 	 * transaction does not commit */

@@ -59,6 +59,18 @@ enum {
 	J_CONFIG_PATH, J_ENV_SLUG, J_ENV_URL, J_NCOLS
 };
 
+/* A runner's info (runner_info), in runner_register's and runner_request's parameters */
+enum { RI_NAME, RI_VERSION, RI_REVISION, RI_PLATFORM, RI_ARCHITECTURE, RI_COUNT };
+enum { RR_REGISTRATION, RR_DIGEST, RR_SEALED, RR_DESCRIPTION, RR_ACTIVE, RR_LOCKED,
+       RR_RUN_UNTAGGED, RR_TAG_LIST, RR_INFO, RR_NPARAMS = RR_INFO + RI_COUNT };
+enum { RP_ID, RP_DUE, RP_TIME, RP_ACTIVE, RP_NCOLS };
+enum { RQ_RUNNER, RQ_JOB_DIGEST, RQ_INFO, RQ_NPARAMS = RQ_INFO + RI_COUNT };
+enum { RQ_ID, RQ_ACTIVE, RQ_JOB, RQ_PIPELINE, RQ_TIME, RQ_NCOLS };
+enum { RV_SRC, RV_KEY, RV_VALUE_SEALED, RV_NCOLS };
+enum { RD_ID, RD_NAME, RD_FILE, RD_SIZE, RD_NCOLS };
+enum { RF_PIPELINE, RF_COVERAGE_REGEX, RF_NCOLS };
+enum { RA_PROJECT, RA_FILE, RA_ALLOWED, RA_PENDING_DELETE, RA_ERASED, RA_NCOLS };
+
 const db_stmt runner_stmts[] = {
 	{"runner_settings_token",
 	 "SELECT runners_token_sealed FROM ci_settings WHERE id = 1", 0, 1},
@@ -85,7 +97,7 @@ const db_stmt runner_stmts[] = {
 	 "  RETURNING id),"
 	 " rp AS (INSERT INTO ci_runner_projects (runner_id, project_id)"
 	 "  SELECT rn.id, src.project_id FROM rn, src WHERE src.project_id IS NOT NULL)"
-	 " SELECT id FROM rn", 13, 1},
+	 " SELECT id FROM rn", RR_NPARAMS, 1},
 	{"runner_verify", "SELECT id FROM ci_runners WHERE token_digest = $1", 1, 1},
 	{"runner_delete", "DELETE FROM ci_runners WHERE token_digest = $1 RETURNING id", 1, 1},
 	/* POST /jobs/request's first statement, all that an idle poll costs: $1 the runner's
@@ -99,7 +111,7 @@ const db_stmt runner_stmts[] = {
 	 "  WHERE cs.status = 'pending' AND cs.pipeline_id IS NOT NULL)),"
 	 " extract(epoch FROM now())::bigint::text, rn.active"
 	 " FROM (SELECT 1) one LEFT JOIN ci_runners rn ON rn.token_digest = $1",
-	 1, 4},
+	 1, RP_NCOLS},
 	/* POST /jobs/request in one statement: $1 the runner's token digest, $2 the digest
 	 * of the token the job gets, $3..$7 the runner's info. The runner (none: not
 	 * found), whether it is active, the job it took (NULL: none), that job's pipeline,
@@ -137,7 +149,7 @@ const db_stmt runner_stmts[] = {
 	 "  FROM claim WHERE b.id = claim.id)"
 	 " SELECT rn.id, rn.active, (SELECT id FROM claim), (SELECT pipeline_id FROM claim),"
 	 " extract(epoch FROM now())::bigint::text FROM (SELECT 1) one LEFT JOIN rn ON true",
-	 7, 5},
+	 RQ_NPARAMS, RQ_NCOLS},
 	/* a job taken whose payload could not be made fails: back in the queue, it would
 	 * be the first every runner takes again */
 	{"runner_drop",
@@ -186,7 +198,7 @@ const db_stmt runner_stmts[] = {
 	 "  WHERE project_id = $2"
 	 " UNION ALL SELECT 3, 0, id, key, value_sealed, false FROM ci_pipeline_schedule_variables"
 	 "  WHERE pipeline_schedule_id = $3) v"
-	 " WHERE NOT protected OR $4::boolean ORDER BY src, depth, id", 4, 3},
+	 " WHERE NOT protected OR $4::boolean ORDER BY src, depth, id", 4, RV_NCOLS},
 	/* $1 the job: the jobs of earlier stages of its pipeline (or those of them that
 	 * options.dependencies names) that have artifacts */
 	{"runner_job_dependencies",
@@ -197,7 +209,7 @@ const db_stmt runner_stmts[] = {
 	 " JOIN ci_builds db ON db.id = d.id AND db.artifacts_file IS NOT NULL"
 	 " WHERE j.id = $1 AND (jsonb_typeof(jb.options->'dependencies') IS DISTINCT FROM 'array'"
 	 "  OR d.name IN (SELECT jsonb_array_elements_text(jb.options->'dependencies')))"
-	 " ORDER BY d.stage_idx, d.id", 1, 4},
+	 " ORDER BY d.stage_idx, d.id", 1, RD_NCOLS},
 	/* $1 the job, $2 the digest of the token sent: the job's project, status, trace
 	 * size, whether the token is the job's, its pipeline, whether its project is being
 	 * deleted, whether it was erased (JA_ columns); locked: the job's writers (trace
@@ -214,7 +226,7 @@ const db_stmt runner_stmts[] = {
 	{"runner_job_finish",
 	 "UPDATE commit_statuses cs SET status = $2, finished_at = now(), updated_at = now()"
 	 " FROM ci_builds b WHERE cs.id = $1 AND b.id = cs.id AND cs.status = 'running'"
-	 " RETURNING cs.pipeline_id, b.options->>'coverage'", 2, 2},
+	 " RETURNING cs.pipeline_id, b.options->>'coverage'", 2, RF_NCOLS},
 	{"runner_job_coverage",
 	 "UPDATE commit_statuses SET coverage = ci_trace_coverage($2, $3) WHERE id = $1", 3, 0},
 	{"runner_job_touch",
@@ -236,7 +248,7 @@ const db_stmt runner_stmts[] = {
 	 "  AND (t.id = d.id OR tc.stage_idx > dc.stage_idx)),"
 	 " p.pending_delete, d.erased_at IS NOT NULL"
 	 " FROM ci_builds d JOIN commit_statuses dc ON dc.id = d.id"
-	 " JOIN projects p ON p.id = d.project_id WHERE d.id = $1", 2, 5},
+	 " JOIN projects p ON p.id = d.project_id WHERE d.id = $1", 2, RA_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -304,13 +316,14 @@ static json_object *info_object(request *r)
 	return o ? request_own(r, o) : NULL;
 }
 
-/* The info fields name, version, revision, platform, architecture into v[0..4]. */
+/* The info fields name, version, revision, platform, architecture into v[0..RI_COUNT). */
 static void runner_info(request *r, const char **v)
 {
-	static const char *const keys[] = {"name", "version", "revision", "platform",
-					   "architecture"};
+	static const char *const keys[] = {[RI_NAME] = "name", [RI_VERSION] = "version",
+					   [RI_REVISION] = "revision", [RI_PLATFORM] = "platform",
+					   [RI_ARCHITECTURE] = "architecture"};
 	json_object *info = info_object(r);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < RI_COUNT; i++) {
 		const char *s = info_field(r, info, keys[i]);
 		v[i] = s && strlen(s) <= 255 ? s : NULL;
 	}
@@ -392,11 +405,17 @@ static int runners_register(request *r)
 	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, fresh);
 	if (!sealed)
 		return ERR_INTERNAL;
-	const char *v[13] = {digest(r, token), digest(r, fresh), sealed,
-			     description, active, locked, run_untagged, tags};
-	runner_info(r, v + 8);
+	const char *v[RR_NPARAMS] = {[RR_REGISTRATION] = digest(r, token),
+				     [RR_DIGEST] = digest(r, fresh),
+				     [RR_SEALED] = sealed,
+				     [RR_DESCRIPTION] = description,
+				     [RR_ACTIVE] = active,
+				     [RR_LOCKED] = locked,
+				     [RR_RUN_UNTAGGED] = run_untagged,
+				     [RR_TAG_LIST] = tags};
+	runner_info(r, v + RR_INFO);
 	int err;
-	PGresult *res = db_query(&r->ctx, "runner_register", 13, v, &err);
+	PGresult *res = db_query(&r->ctx, "runner_register", RR_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) != 1)
@@ -736,11 +755,12 @@ static int job_variables(request *r, const PGresult *j, const char *token, json_
 			}
 			add_var_list(vars, jsonb(r, j, 0, J_PIPELINE_VARS), false);
 		}
-		for (; i < n && db_int(res, i, 0) == pass; i++) {
-			const char *plain = crypto_open(r->ctx.a, r->ctx.key, db_val(res, i, 2));
+		for (; i < n && db_int(res, i, RV_SRC) == pass; i++) {
+			const char *plain =
+				crypto_open(r->ctx.a, r->ctx.key, db_val(res, i, RV_VALUE_SEALED));
 			if (!plain)
 				return ERR_INTERNAL;
-			add_var(vars, db_val(res, i, 1), plain, false);
+			add_var(vars, db_val(res, i, RV_KEY), plain, false);
 		}
 	}
 	/* persisted_environment_variables: the url unexpanded, after the name and slug it
@@ -827,14 +847,14 @@ static int job_payload(request *r, const char *id, const char *token, json_objec
 	json_object *darr = json_object_new_array();
 	for (int i = 0; i < PQntuples(deps); i++) {
 		json_object *d = json_object_new_object();
-		json_put_int(d, "id", db_int(deps, i, 0));
-		json_put_str(d, "name", db_val(deps, i, 1));
+		json_put_int(d, "id", db_int(deps, i, RD_ID));
+		json_put_str(d, "name", db_val(deps, i, RD_NAME));
 		/* the taking job's own token: it may download its dependencies' archives
 		 * while it runs (a finished job's token no longer works) */
 		json_put_str(d, "token", token);
 		json_object *f = json_object_new_object();
-		json_put_str(f, "filename", db_val(deps, i, 2));
-		json_put_int(f, "size", db_int(deps, i, 3));
+		json_put_str(f, "filename", db_val(deps, i, RD_FILE));
+		json_put_int(f, "size", db_int(deps, i, RD_SIZE));
 		json_object_object_add(d, "artifacts_file", f);
 		json_object_array_add(darr, d);
 	}
@@ -867,31 +887,31 @@ static int jobs_request(request *r)
 	int rc = token_param(r, &token);
 	if (rc < 0)
 		return rc;
-	const char *v[7] = {digest(r, token)};
+	const char *v[RQ_NPARAMS] = {[RQ_RUNNER] = digest(r, token)};
 	int err;
 	PGresult *res = db_query(&r->ctx, "runner_poll", 1, v, &err);
 	if (!res)
 		return err;
-	if (!db_val(res, 0, 0))
+	if (!db_val(res, 0, RP_ID))
 		return ERR_FORBIDDEN;
-	if (!db_bool(res, 0, 1))
-		return no_job(r, db_val(res, 0, 2), db_bool(res, 0, 3));
+	if (!db_bool(res, 0, RP_DUE))
+		return no_job(r, db_val(res, 0, RP_TIME), db_bool(res, 0, RP_ACTIVE));
 	/* the token a job would get, made beforehand so that taking the job is one
 	 * statement: getrandom and a digest cost less than a round trip */
 	char job_tok[TOKEN_LEN + 1];
 	if (crypto_token(job_tok) < 0)
 		return ERR_INTERNAL;
-	v[1] = digest(r, job_tok);
-	runner_info(r, v + 2);
-	res = db_query(&r->ctx, "runner_request", 7, v, &err);
+	v[RQ_JOB_DIGEST] = digest(r, job_tok);
+	runner_info(r, v + RQ_INFO);
+	res = db_query(&r->ctx, "runner_request", RQ_NPARAMS, v, &err);
 	if (!res)
 		return err;
-	if (!db_val(res, 0, 0))
+	if (!db_val(res, 0, RQ_ID))
 		return ERR_FORBIDDEN;
-	const char *job = db_val(res, 0, 2);
+	const char *job = db_val(res, 0, RQ_JOB);
 	if (!job)
-		return no_job(r, db_val(res, 0, 4), db_bool(res, 0, 1));
-	const char *pv[1] = {db_val(res, 0, 3)};
+		return no_job(r, db_val(res, 0, RQ_TIME), db_bool(res, 0, RQ_ACTIVE));
+	const char *pv[1] = {db_val(res, 0, RQ_PIPELINE)};
 	json_object *payload = NULL;
 	rc = db_query(&r->ctx, "runner_process", 1, pv, &err) ? 0 : err;
 	if (rc == 0)
@@ -1094,12 +1114,13 @@ static int jobs_update(request *r)
 			return err;
 		if (PQntuples(res) != 1)
 			return ERR_FORBIDDEN;
-		if (db_val(res, 0, 1)) {
-			const char *cv[3] = {j.id, trace_tail(r, &j, size), db_val(res, 0, 1)};
+		if (db_val(res, 0, RF_COVERAGE_REGEX)) {
+			const char *cv[3] = {j.id, trace_tail(r, &j, size),
+					     db_val(res, 0, RF_COVERAGE_REGEX)};
 			if (!db_query(&r->ctx, "runner_job_coverage", 3, cv, &err))
 				return err;
 		}
-		const char *pv[1] = {db_val(res, 0, 0)};
+		const char *pv[1] = {db_val(res, 0, RF_PIPELINE)};
 		if (!db_query(&r->ctx, "runner_process", 1, pv, &err))
 			return err;
 	} else {
@@ -1374,13 +1395,13 @@ static int jobs_artifacts_download(request *r)
 		return err;
 	if (PQntuples(res) != 1)
 		return api_error(r, 404, "404 Not Found");
-	if (!token || !db_bool(res, 0, 2))
+	if (!token || !db_bool(res, 0, RA_ALLOWED))
 		return ERR_FORBIDDEN;
-	if (db_bool(res, 0, 3))
+	if (db_bool(res, 0, RA_PENDING_DELETE))
 		return forbidden(r, "Project has been deleted!");
-	if (db_bool(res, 0, 4))
+	if (db_bool(res, 0, RA_ERASED))
 		return forbidden(r, "Job has been erased!");
-	const char *file = db_val(res, 0, 1);
+	const char *file = db_val(res, 0, RA_FILE);
 	if (!file)
 		return api_error(r, 404, "404 Not Found");
 	respond_empty(r, 200);
@@ -1390,7 +1411,7 @@ static int jobs_artifacts_download(request *r)
 		       arena_printf(r->ctx.a, "attachment; filename=%s", file));
 	respond_header(r, "X-Accel-Redirect",
 		       arena_printf(r->ctx.a, "/_internal/ci/artifacts/%s/%s/artifacts.zip",
-				    db_val(res, 0, 0), canonical_id(r, id)));
+				    db_val(res, 0, RA_PROJECT), canonical_id(r, id)));
 	return 0;
 }
 

@@ -44,6 +44,10 @@
 	" (SELECT count(*) FROM ci_runner_projects c WHERE c.runner_id = r.id)"                  \
 	" FROM ci_runners r WHERE r.id = $2"
 
+enum { RLP_PROJECT, RLP_SHARED, RLP_SCOPE, RLP_LIMIT, RLP_OFFSET, RLP_NPARAMS };
+enum { RU_ID, RU_HAS_DESCRIPTION, RU_DESCRIPTION, RU_ACTIVE, RU_TAG_LIST, RU_RUN_UNTAGGED,
+       RU_LOCKED, RU_ACCESS_LEVEL, RU_NPARAMS };
+
 const db_stmt runners_stmts[] = {
 	/* $1 the caller, $2 scope, $3 limit, $4 offset: found from the caller's projects
 	 * (SQL_CI_AUTHORIZED as a set), not by looking at every runner */
@@ -66,7 +70,7 @@ const db_stmt runners_stmts[] = {
 	 "WITH f AS (SELECT r.id FROM ci_runners r WHERE (r.id IN (SELECT runner_id"
 	 " FROM ci_runner_projects WHERE project_id = $1) OR ($2::boolean AND r.is_shared))"
 	 " AND " SQL_RUNNER_SCOPE("r", "$3") ")" SQL_RUNNER_PAGE("$4", "$5"),
-	 5, 1 + RUNNER_NCOLS},
+	 RLP_NPARAMS, 1 + RUNNER_NCOLS},
 	/* $1 the caller, $2 runner: its details, whether the caller may use it, the number of
 	 * its projects; the same locked for the writes that follow in the route's
 	 * transaction */
@@ -94,7 +98,7 @@ const db_stmt runners_stmts[] = {
 	 " locked = coalesce($7::boolean, locked),"
 	 " access_level = coalesce($8, access_level), updated_at = now()"
 	 " WHERE id = $1 RETURNING NOT run_untagged AND cardinality(tag_list) = 0",
-	 8, 1},
+	 RU_NPARAMS, 1},
 	{"runners_delete", "DELETE FROM ci_runners WHERE id = $1", 1, 0},
 	/* $1 runner, $2 project: the runner enabled there (no row: it already was) */
 	{"runners_enable",
@@ -279,16 +283,17 @@ static int runners_update(request *r)
 	if (rc < 0 || (rc = projects_read_tag_list(r, &tags)) < 0 ||
 	    (rc = param_oneof(r, "access_level", ACCESS_LEVELS, &level)) < 0)
 		return rc;
-	const char *v[8] = {db_val(res, 0, 0),
-			    param_find(r, "description") ? "true" : "false",
-			    param_str(r, "description"),
-			    active,
-			    tags,
-			    untagged,
-			    locked,
-			    level};
+	const char *v[] = {[RU_ID] = db_val(res, 0, 0),
+			   [RU_HAS_DESCRIPTION] = param_find(r, "description") ? "true" : "false",
+			   [RU_DESCRIPTION] = param_str(r, "description"),
+			   [RU_ACTIVE] = active,
+			   [RU_TAG_LIST] = tags,
+			   [RU_RUN_UNTAGGED] = untagged,
+			   [RU_LOCKED] = locked,
+			   [RU_ACCESS_LEVEL] = level};
+	DB_PARAMS(v, RU_NPARAMS);
 	int err;
-	PGresult *up = db_query(&r->ctx, "runners_update", 8, v, &err);
+	PGresult *up = db_query(&r->ctx, "runners_update", RU_NPARAMS, v, &err);
 	if (!up)
 		return err;
 	if (PQntuples(up) && db_bool(up, 0, 0))
@@ -333,11 +338,14 @@ static int runners_project_list(request *r)
 		return rc;
 	if (!can_update_project(&r->project->pa))
 		return ERR_FORBIDDEN;
-	const char *v[5] = {r->project->id, r->project->shared_runners_enabled ? "true" : "false",
-			    scope && *scope ? scope : NULL, pagination_limit(r, &pg),
-			    pagination_offset(r, &pg)};
+	const char *v[] = {[RLP_PROJECT] = r->project->id,
+			   [RLP_SHARED] = r->project->shared_runners_enabled ? "true" : "false",
+			   [RLP_SCOPE] = scope && *scope ? scope : NULL,
+			   [RLP_LIMIT] = pagination_limit(r, &pg),
+			   [RLP_OFFSET] = pagination_offset(r, &pg)};
+	DB_PARAMS(v, RLP_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "runners_list_project", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "runners_list_project", RLP_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_runner);

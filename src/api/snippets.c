@@ -17,6 +17,17 @@
 	"(s.visibility = 20 OR (s.visibility = 10 AND me.id IS NOT NULL AND NOT me.external)"     \
 	" OR me.admin OR s.author_id = me.id OR " M ")"
 
+/* The caller's parameters (caller_params): SQL_ME's, whether they are a member, the
+ * project; then the statement's own */
+enum { SC_MEMBER = ME_NPARAMS, SC_PROJECT, SC_NPARAMS };
+enum { SL_LIMIT = SC_NPARAMS, SL_OFFSET, SL_NPARAMS };
+enum { SS_ID = SC_NPARAMS, SS_NPARAMS };
+enum { SHOW_AUTHOR = SNIPPET_NCOLS, SHOW_CONTENT, SHOW_NCOLS };
+enum { SI_PROJECT, SI_AUTHOR, SI_TITLE, SI_FILE_NAME, SI_CONTENT, SI_DESCRIPTION, SI_VISIBILITY,
+       SI_NPARAMS };
+enum { SU_ID, SU_TITLE, SU_FILE_NAME, SU_CONTENT, SU_HAS_DESCRIPTION, SU_DESCRIPTION,
+       SU_VISIBILITY, SU_NPARAMS };
+
 const db_stmt snippets_stmts[] = {
 	{"snippets_enabled", "SELECT snippets_enabled FROM projects WHERE id = $1", 1, 1},
 	/* $1..$3 the caller (SQL_ME), $4 whether they are a member of the project, $5 the
@@ -27,16 +38,16 @@ const db_stmt snippets_stmts[] = {
 	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " SNIPPET_COLS " FROM " SNIPPET_FROM " WHERE s.id IN (SELECT id FROM f)"
 	 " ORDER BY s.id DESC LIMIT $6 OFFSET $7) x ON true",
-	 7, 1 + SNIPPET_NCOLS},
+	 SL_NPARAMS, 1 + SNIPPET_NCOLS},
 	/* $1..$3 the caller, $4 member, $5 project, $6 snippet: the snippet when the caller
 	 * sees it, with its author's id and its content */
 	{"snippets_show",
 	 "WITH " SQL_ME " SELECT " SNIPPET_COLS ", s.author_id, s.content FROM " SNIPPET_FROM ", me"
 	 " WHERE s.id = $6 AND s.project_id = $5 AND " SQL_SNIPPET_VISIBLE("$4::boolean"),
-	 6, SNIPPET_NCOLS + 2},
+	 SS_NPARAMS, SHOW_NCOLS},
 	{"snippets_insert",
 	 "INSERT INTO snippets (project_id, author_id, title, file_name, content, description,"
-	 " visibility) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id", 7, 1},
+	 " visibility) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id", SI_NPARAMS, 1},
 	/* $1 snippet; $2..$4 title, file_name, content or NULL; $5 whether the description is
 	 * given, $6 it; $7 visibility or NULL */
 	{"snippets_update",
@@ -44,12 +55,11 @@ const db_stmt snippets_stmts[] = {
 	 " content = coalesce($4, content),"
 	 " description = CASE WHEN $5::boolean THEN $6 ELSE description END,"
 	 " visibility = coalesce($7::smallint, visibility), updated_at = now() WHERE id = $1",
-	 7, 0},
+	 SU_NPARAMS, 0},
 	{"snippets_delete", "DELETE FROM snippets WHERE id = $1", 1, 0},
 	{NULL, NULL, 0, 0},
 };
 
-enum { SHOW_AUTHOR = SNIPPET_NCOLS, SHOW_CONTENT };
 
 static const char *const VISIBILITIES[] = {"private", "internal", "public", NULL};
 
@@ -73,18 +83,18 @@ static bool is_member(request *r)
 static void caller_params(request *r, const char **v)
 {
 	access_me_params(&r->ctx, v);
-	v[3] = is_member(r) ? "true" : "false";
-	v[4] = r->project->id;
+	v[SC_MEMBER] = is_member(r) ? "true" : "false";
+	v[SC_PROJECT] = r->project->id;
 }
 
 /* The snippet of :snippet_id that the caller sees: 0 with its row, or 404 Snippet. */
 static int find_snippet(request *r, PGresult **out)
 {
-	const char *v[6];
+	const char *v[SS_NPARAMS];
 	caller_params(r, v);
-	v[5] = param_str(r, "snippet_id");
+	v[SS_ID] = param_str(r, "snippet_id");
 	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_show", 6, v, &err);
+	PGresult *res = db_query(&r->ctx, "snippets_show", SS_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -102,11 +112,11 @@ static bool can_admin_snippet(request *r, const PGresult *res)
 
 static int present(request *r, const char *id, int status)
 {
-	const char *v[6];
+	const char *v[SS_NPARAMS];
 	caller_params(r, v);
-	v[5] = id;
+	v[SS_ID] = id;
 	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_show", 6, v, &err);
+	PGresult *res = db_query(&r->ctx, "snippets_show", SS_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -123,12 +133,12 @@ static int snippets_list(request *r)
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0 || (rc = snippets_on(r)) < 0)
 		return rc;
-	const char *v[7];
+	const char *v[SL_NPARAMS];
 	caller_params(r, v);
-	v[5] = pagination_limit(r, &pg);
-	v[6] = pagination_offset(r, &pg);
+	v[SL_LIMIT] = pagination_limit(r, &pg);
+	v[SL_OFFSET] = pagination_offset(r, &pg);
 	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_list", 7, v, &err);
+	PGresult *res = db_query(&r->ctx, "snippets_list", SL_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_snippet);
@@ -222,10 +232,16 @@ static int snippets_create(request *r)
 		fail_validation(r, "content", "can't be blank");
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[7] = {r->project->id, arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
-			    title, file_name, content, param_str(r, "description"), visibility};
+	const char *v[] = {[SI_PROJECT] = r->project->id,
+			   [SI_AUTHOR] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+			   [SI_TITLE] = title,
+			   [SI_FILE_NAME] = file_name,
+			   [SI_CONTENT] = content,
+			   [SI_DESCRIPTION] = param_str(r, "description"),
+			   [SI_VISIBILITY] = visibility};
+	DB_PARAMS(v, SI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_insert", 7, v, &err);
+	PGresult *res = db_query(&r->ctx, "snippets_insert", SI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	return present(r, db_val(res, 0, 0), 201);
@@ -261,15 +277,17 @@ static int snippets_update(request *r)
 	if (r->validation)
 		return ERR_VALIDATION;
 	const char *description = param_str(r, "description");
-	const char *v[7] = {db_val(res, 0, 0),
-			    title,
-			    file_name,
-			    content && *content ? content : NULL, /* a blank code is ignored */
-			    param_find(r, "description") ? "true" : "false",
-			    description,
-			    visibility};
+	const char *v[] = {[SU_ID] = db_val(res, 0, 0),
+			   [SU_TITLE] = title,
+			   [SU_FILE_NAME] = file_name,
+			   /* a blank code is ignored */
+			   [SU_CONTENT] = content && *content ? content : NULL,
+			   [SU_HAS_DESCRIPTION] = param_find(r, "description") ? "true" : "false",
+			   [SU_DESCRIPTION] = description,
+			   [SU_VISIBILITY] = visibility};
+	DB_PARAMS(v, SU_NPARAMS);
 	int err;
-	if (!db_query(&r->ctx, "snippets_update", 7, v, &err))
+	if (!db_query(&r->ctx, "snippets_update", SU_NPARAMS, v, &err))
 		return err;
 	return present(r, db_val(res, 0, 0), 200);
 }

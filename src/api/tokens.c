@@ -10,8 +10,11 @@
 #include "entity/token.h"
 #include "http/pagination.h"
 
-/* the parameters of tokens_insert */
+/* imp_tokens_show's row: the user, then the token (NULLs: none) */
+enum { ITS_USER, ITS_TOKEN, ITS_NCOLS = ITS_TOKEN + TOKEN_NCOLS };
 enum { TI_USER, TI_NAME, TI_DIGEST, TI_SCOPES, TI_EXPIRES_AT, TI_KIND, TI_NPARAMS };
+enum { ITR_USER, ITR_REVOKED, ITR_NCOLS };
+enum { OU_ID, OU_PASSWORD_HASH, OU_NCOLS };
 
 const db_stmt tokens_stmts[] = {
 	/* $1 user, $2 state (all, active, inactive), $3 limit, $4 offset */
@@ -21,23 +24,23 @@ const db_stmt tokens_stmts[] = {
 	 " t.expires_at > current_date))))"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM users u LEFT JOIN LATERAL"
 	 " (SELECT " TOKEN_COLS " FROM f t ORDER BY t.id LIMIT $3 OFFSET $4) p ON true"
-	 " WHERE u.id = $1 AND NOT u.ghost", 4, 10},
+	 " WHERE u.id = $1 AND NOT u.ghost", 4, 1 + TOKEN_NCOLS},
 	{"imp_tokens_show",
 	 "SELECT u.id, p.* FROM users u LEFT JOIN LATERAL (SELECT " TOKEN_COLS " FROM tokens t"
 	 " WHERE t.id = $2 AND t.user_id = u.id AND t.kind = 'impersonation') p ON true"
-	 " WHERE u.id = $1 AND NOT u.ghost", 2, 10},
-	/* $1 user, $2 name, $3 digest, $4 scopes, $5 expires_at, $6 kind (TI_*, below) */
+	 " WHERE u.id = $1 AND NOT u.ghost", 2, ITS_NCOLS},
 	{"tokens_insert",
 	 "INSERT INTO tokens AS t (user_id, kind, name, digest, scopes, expires_at)"
 	 " SELECT u.id, $6, $2, $3, $4::text[], $5::date FROM users u"
-	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS, TI_NPARAMS, 9},
+	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS, TI_NPARAMS, TOKEN_NCOLS},
 	{"imp_tokens_revoke",
 	 "WITH t AS (UPDATE tokens SET revoked = true WHERE id = $2 AND user_id = $1"
 	 " AND kind = 'impersonation' RETURNING id)"
-	 "SELECT u.id, (SELECT id FROM t) FROM users u WHERE u.id = $1 AND NOT u.ghost", 2, 2},
+	 "SELECT u.id, (SELECT id FROM t) FROM users u WHERE u.id = $1 AND NOT u.ghost", 2,
+	 ITR_NCOLS},
 	{"oauth_user",
 	 "SELECT id, password_hash FROM users WHERE (lower(username) = lower($1) OR"
-	 " lower(email) = lower($1)) AND state = 'active' AND NOT ghost", 1, 2},
+	 " lower(email) = lower($1)) AND state = 'active' AND NOT ghost", 1, OU_NCOLS},
 	/* $1 user, $2 digest, $3 refresh digest */
 	{"oauth_insert",
 	 "WITH s AS (UPDATE users SET last_sign_in_at = current_sign_in_at,"
@@ -93,9 +96,9 @@ static int impersonation_tokens_show(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
-	if (PQgetisnull(res, 0, 1))
+	if (PQgetisnull(res, 0, ITS_TOKEN))
 		return fail_not_found(r, "Impersonation Token");
-	respond_json(r, 200, entity_token(&r->ctx, res, 0, 1, NULL));
+	respond_json(r, 200, entity_token(&r->ctx, res, 0, ITS_TOKEN, NULL));
 	return 0;
 }
 
@@ -203,7 +206,7 @@ static int impersonation_tokens_revoke(request *r)
 		return err;
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
-	if (PQgetisnull(res, 0, 1))
+	if (PQgetisnull(res, 0, ITR_REVOKED))
 		return fail_not_found(r, "Impersonation Token");
 	respond_empty(r, 204);
 	return 0;
@@ -226,7 +229,7 @@ static int oauth_token(request *r)
 	PGresult *res = db_query(&r->ctx, "oauth_user", 1, v, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, 1)))
+	if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, OU_PASSWORD_HASH)))
 		return fail(r, ERR_OAUTH, "401 invalid_grant");
 	char token[65], refresh[65];
 	unsigned char raw[32];
@@ -239,7 +242,7 @@ static int oauth_token(request *r)
 		return ERR_INTERNAL;
 	for (int i = 0; i < 32; i++)
 		snprintf(refresh + 2 * i, 3, "%02x", raw[i]);
-	const char *iv[3] = {db_val(res, 0, 0), crypto_sha256_hex(r->ctx.a, token, 64),
+	const char *iv[3] = {db_val(res, 0, OU_ID), crypto_sha256_hex(r->ctx.a, token, 64),
 			     crypto_sha256_hex(r->ctx.a, refresh, 64)};
 	PGresult *ins = db_query(&r->ctx, "oauth_insert", 3, iv, &err);
 	if (!ins)

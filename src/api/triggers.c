@@ -19,6 +19,9 @@
 #include "entity/ci_settings.h"
 #include "entity/pipeline.h"
 
+enum { TI_PROJECT, TI_OWNER, TI_DESCRIPTION, TI_DIGEST, TI_SEALED, TI_NPARAMS };
+enum { TK_ID, TK_PROJECT, TK_OWNER, TK_LEVEL, TK_ADMIN, TK_NCOLS };
+
 const db_stmt triggers_stmts[] = {
 	/* $1 project, $2 limit, $3 offset */
 	{"triggers_list",
@@ -32,7 +35,7 @@ const db_stmt triggers_stmts[] = {
 	/* $1 project, $2 owner, $3 description, $4 token digest, $5 sealed token */
 	{"triggers_insert",
 	 "INSERT INTO ci_triggers (project_id, owner_id, description, token_digest, token_sealed)"
-	 " VALUES ($1, $2, $3, $4, $5) RETURNING id", 5, 1},
+	 " VALUES ($1, $2, $3, $4, $5) RETURNING id", TI_NPARAMS, 1},
 	/* $3 the description or NULL, $4 the new owner or NULL */
 	{"triggers_update",
 	 "UPDATE ci_triggers SET description = coalesce($3, description),"
@@ -50,7 +53,7 @@ const db_stmt triggers_stmts[] = {
 	 " JOIN namespaces n ON n.id = p.namespace_id"
 	 " WHERE t.token_digest = $1 AND t.deleted_at IS NULL"
 	 " AND (p.id = CASE WHEN $2 ~ '^[0-9]{1,18}$' THEN $2::bigint END"
-	 " OR lower(n.full_path || '/' || p.path) = lower($2))", 2, 5},
+	 " OR lower(n.full_path || '/' || p.path) = lower($2))", 2, TK_NCOLS},
 	/* an invocation of trigger $1 with its variables $2 (a JSON object) */
 	{"triggers_request",
 	 "WITH used AS (UPDATE ci_triggers SET last_used = now() WHERE id = $1)"
@@ -131,11 +134,14 @@ static int triggers_create(request *r)
 	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
 	if (!sealed)
 		return ERR_INTERNAL;
-	const char *v[5] = {r->project->id, arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
-			    param_str(r, "description"),
-			    crypto_sha256_hex(r->ctx.a, token, strlen(token)), sealed};
+	const char *v[] = {[TI_PROJECT] = r->project->id,
+			   [TI_OWNER] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+			   [TI_DESCRIPTION] = param_str(r, "description"),
+			   [TI_DIGEST] = crypto_sha256_hex(r->ctx.a, token, strlen(token)),
+			   [TI_SEALED] = sealed};
+	DB_PARAMS(v, TI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "triggers_insert", 5, v, &err);
+	PGresult *res = db_query(&r->ctx, "triggers_insert", TI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	return present(r, db_val(res, 0, 0), 201);
@@ -248,7 +254,6 @@ static int check_invoke(request *r)
 	return param_str(r, "token") ? 0 : fail_missing(r, "token");
 }
 
-enum { TK_ID, TK_PROJECT, TK_OWNER, TK_LEVEL, TK_ADMIN };
 
 /* A trigger's token runs a pipeline of its project on ref, as its owner (GitLab 10's
  * PipelineTriggerService): no user authentication, the token is the credential, and a
@@ -313,7 +318,7 @@ static int triggers_invoke(request *r)
 	long long id;
 	const char *why = NULL;
 	rc = ci_pipeline_create(&r->ctx, &s, &id, &why);
-	if (rc == CI_PIPELINE_REFUSED)
+	if (rc == ERR_REFUSED)
 		return fail_validation(r, "base", why ? why : "No pipeline created");
 	if (rc < 0)
 		return rc;

@@ -44,22 +44,26 @@
 	"SELECT (SELECT value FROM counters WHERE name = 'users'), p.* FROM (SELECT 1) one"      \
 	USERS_PAGE("SELECT id FROM users WHERE NOT ghost ORDER BY id DESC LIMIT $1 OFFSET $2", cols)
 
-/* the parameters of users_insert */
-enum {
-	UI_USERNAME, UI_EMAIL, UI_NAME, UI_PASSWORD_HASH, UI_SKYPE, UI_LINKEDIN, UI_TWITTER,
-	UI_WEBSITE_URL, UI_ORGANIZATION, UI_PROJECTS_LIMIT, UI_BIO, UI_LOCATION, UI_ADMIN,
-	UI_CAN_CREATE_GROUP, UI_CONFIRMED, UI_EXTERNAL, UI_NPARAMS
-};
+/* USERS_LIST's parameters: the filters (before UL_LIMIT), the page, and whether the
+ * caller is an admin (search matches email substrings only for admins); USERS_LIST_ALL's
+ * are the page's alone */
+enum { UL_ACTIVE, UL_BLOCKED, UL_SEARCH, UL_USERNAME, UL_EXTERN_UID, UL_PROVIDER, UL_EXTERNAL,
+       UL_CREATED_BEFORE, UL_CREATED_AFTER, UL_LIMIT, UL_OFFSET, UL_ADMIN, UL_NPARAMS };
+enum { UI_USERNAME, UI_EMAIL, UI_NAME, UI_PASSWORD_HASH, UI_SKYPE, UI_LINKEDIN, UI_TWITTER,
+       UI_WEBSITE_URL, UI_ORGANIZATION, UI_PROJECTS_LIMIT, UI_BIO, UI_LOCATION, UI_ADMIN,
+       UI_CAN_CREATE_GROUP, UI_CONFIRMED, UI_EXTERNAL, UI_NPARAMS };
+enum { UU_ID, UU_USERNAME, UU_EMAIL, UU_NAME, UU_PASSWORD_HASH, UU_SKYPE, UU_LINKEDIN,
+       UU_TWITTER, UU_WEBSITE_URL, UU_ORGANIZATION, UU_PROJECTS_LIMIT, UU_BIO, UU_LOCATION,
+       UU_ADMIN, UU_CAN_CREATE_GROUP, UU_EXTERNAL, UU_NPARAMS };
+enum { UUC_ID, UUC_OLD_USERNAME, UUC_USERNAME, UUC_NAME, UUC_NCOLS };
+enum { ULT_ID, ULT_USERNAME, ULT_NCOLS };
 
 const db_stmt users_stmts[] = {
-	/* $1 active, $2 blocked, $3 search, $4 username, $5 extern_uid, $6 provider,
-	 * $7 external, $8 created_before, $9 created_after, $10 limit, $11 offset,
-	 * $12 caller is admin (search matches email substrings only for admins) */
-	{"users_list", USERS_LIST(USER_COLS), 12, 1 + USER_NCOLS},
-	{"users_list_basic", USERS_LIST(USER_BASIC_COLS), 12, 6},
+	{"users_list", USERS_LIST(USER_COLS), UL_NPARAMS, 1 + USER_NCOLS},
+	{"users_list_basic", USERS_LIST(USER_BASIC_COLS), UL_NPARAMS, 1 + USER_BASIC_NCOLS},
 	/* No filter: $1 limit, $2 offset */
 	{"users_list_all", USERS_LIST_ALL(USER_COLS), 2, 1 + USER_NCOLS},
-	{"users_list_all_basic", USERS_LIST_ALL(USER_BASIC_COLS), 2, 6},
+	{"users_list_all_basic", USERS_LIST_ALL(USER_BASIC_COLS), 2, 1 + USER_BASIC_NCOLS},
 	/* The caller (by token: $1 digest, $2 oauth) and the user $3 in one round trip. */
 	{"users_show_auth",
 	 "SELECT c.*, p.* FROM (SELECT 1) one"
@@ -67,10 +71,7 @@ const db_stmt users_stmts[] = {
 	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM users u WHERE u.id = $3 AND NOT u.ghost) p"
 	 " ON true", 3, AUTH_LEAN_NCOLS + USER_NCOLS},
 	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost", 1, USER_NCOLS},
-	/* Emails are stored in lower case, as Devise does (case_insensitive_keys).
-	 * $1 username $2 email $3 name $4 password_hash $5 skype $6 linkedin $7 twitter
-	 * $8 website_url $9 organization $10 projects_limit $11 bio $12 location $13 admin
-	 * $14 can_create_group $15 confirmed $16 external (UI_*) */
+	/* Emails are stored in lower case, as Devise does (case_insensitive_keys). */
 	{"users_insert",
 	 "INSERT INTO users (username, email, name, password_hash, skype, linkedin, twitter,"
 	 " website_url, organization, projects_limit, bio, location, is_admin, can_create_group,"
@@ -104,7 +105,8 @@ const db_stmt users_stmts[] = {
 	 " can_create_group = coalesce($15::boolean, can_create_group),"
 	 " external = coalesce($16::boolean, external), updated_at = now()"
 	 " FROM (SELECT username AS old_username FROM users WHERE id = $1 FOR UPDATE) o"
-	 " WHERE id = $1 AND NOT ghost RETURNING id, o.old_username, username, name", 16, 4},
+	 " WHERE id = $1 AND NOT ghost RETURNING id, o.old_username, username, name", UU_NPARAMS,
+	 UUC_NCOLS},
 	/* The user's own namespace: created with the user, renamed with it. */
 	{"users_namespace_insert",
 	 "INSERT INTO namespaces (id, kind, name, path, owner_id, full_path, full_name,"
@@ -132,7 +134,8 @@ const db_stmt users_stmts[] = {
 	 "   'ghost' || (SELECT coalesce(max(id), 0) + 1 FROM users) || '@ghost.invalid',"
 	 "   'Ghost User', true, 0, false"
 	 " WHERE NOT EXISTS (SELECT 1 FROM users WHERE ghost) ON CONFLICT DO NOTHING", 0, 0},
-	{"users_lock_target", "SELECT id, username FROM users WHERE id = $1 AND NOT ghost FOR UPDATE", 1, 2},
+	{"users_lock_target", "SELECT id, username FROM users WHERE id = $1 AND NOT ghost FOR UPDATE", 1,
+	 ULT_NCOLS},
 	{"users_move_contributions",
 	 "UPDATE events SET author_id = (SELECT id FROM users WHERE ghost ORDER BY id LIMIT 1)"
 	 " WHERE author_id = $1", 1, 0},
@@ -173,21 +176,32 @@ static int users_list(request *r)
 	/* Filters on identities and the external flag are for admins, as in GitLab. */
 	if ((external || extern_uid) && !auth_is_admin(&r->ctx))
 		return ERR_FORBIDDEN;
-	const char *v[12] = {
-		active ? "true" : NULL,  blocked ? "true" : NULL, param_str(r, "search"),
-		param_str(r, "username"), extern_uid, provider, external ? "true" : NULL, before, after,
-		pagination_limit(r, &pg), pagination_offset(r, &pg),
-		auth_is_admin(&r->ctx) ? "true" : "false",
+	const char *v[] = {
+		[UL_ACTIVE] = active ? "true" : NULL,
+		[UL_BLOCKED] = blocked ? "true" : NULL,
+		[UL_SEARCH] = param_str(r, "search"),
+		[UL_USERNAME] = param_str(r, "username"),
+		[UL_EXTERN_UID] = extern_uid,
+		[UL_PROVIDER] = provider,
+		[UL_EXTERNAL] = external ? "true" : NULL,
+		[UL_CREATED_BEFORE] = before,
+		[UL_CREATED_AFTER] = after,
+		[UL_LIMIT] = pagination_limit(r, &pg),
+		[UL_OFFSET] = pagination_offset(r, &pg),
+		[UL_ADMIN] = auth_is_admin(&r->ctx) ? "true" : "false",
 	};
+	DB_PARAMS(v, UL_NPARAMS);
+	_Static_assert(UL_OFFSET == UL_LIMIT + 1, "USERS_LIST_ALL's $1 and $2");
 	entity_user_list_depend(&r->ctx);
 	bool filtered = false;
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < UL_LIMIT; i++)
 		filtered = filtered || v[i];
 	int err;
 	bool admin = auth_is_admin(&r->ctx);
-	PGresult *res = filtered ? db_query(&r->ctx, admin ? "users_list" : "users_list_basic", 12, v, &err)
+	PGresult *res = filtered ? db_query(&r->ctx, admin ? "users_list" : "users_list_basic",
+					    UL_NPARAMS, v, &err)
 				 : db_query(&r->ctx, admin ? "users_list_all" : "users_list_all_basic", 2,
-					    v + 9, &err);
+					    v + UL_LIMIT, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, auth_is_admin(&r->ctx) ? present_admin : present_basic);
@@ -549,18 +563,31 @@ static int users_update(request *r)
 	user_input in;
 	if ((rc = read_user_input(r, &in, false)) < 0)
 		return rc;
-	const char *v[16] = {id, in.username, in.email, in.name, in.password_hash, in.skype,
-			     in.linkedin, in.twitter, in.website_url, in.organization,
-			     in.projects_limit, in.bio, in.location, in.admin, in.can_create_group,
-			     in.external};
+	const char *v[] = {[UU_ID] = id,
+			   [UU_USERNAME] = in.username,
+			   [UU_EMAIL] = in.email,
+			   [UU_NAME] = in.name,
+			   [UU_PASSWORD_HASH] = in.password_hash,
+			   [UU_SKYPE] = in.skype,
+			   [UU_LINKEDIN] = in.linkedin,
+			   [UU_TWITTER] = in.twitter,
+			   [UU_WEBSITE_URL] = in.website_url,
+			   [UU_ORGANIZATION] = in.organization,
+			   [UU_PROJECTS_LIMIT] = in.projects_limit,
+			   [UU_BIO] = in.bio,
+			   [UU_LOCATION] = in.location,
+			   [UU_ADMIN] = in.admin,
+			   [UU_CAN_CREATE_GROUP] = in.can_create_group,
+			   [UU_EXTERNAL] = in.external};
+	DB_PARAMS(v, UU_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, "users_update", 16, v, &err);
+	PGresult *res = db_query(&r->ctx, "users_update", UU_NPARAMS, v, &err);
 	if (!res)
 		return conflict_for(&r->ctx, err, report_problem, r);
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
-	const char *new_name = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 2));
-	const char *nv[3] = {id, new_name, PQgetvalue(res, 0, 3)};
+	const char *new_name = arena_strdup(r->ctx.a, PQgetvalue(res, 0, UUC_USERNAME));
+	const char *nv[3] = {id, new_name, PQgetvalue(res, 0, UUC_NAME)};
 	if (!db_query(&r->ctx, "users_namespace_update", 3, nv, &err))
 		return conflict_for(&r->ctx, err, report_problem, r);
 	if ((rc = save_identity(&r->ctx, id, &in, report_problem, r)) < 0 ||

@@ -43,9 +43,17 @@ int ci_jobs_enabled(request *r)
 	return r->project->jobs_enabled ? 0 : ERR_FORBIDDEN;
 }
 
-/* The route's scope: its statements' prefix, its id, and what its 404 names. */
+/* The statements of a scope (VAR_STMTS' names), by kind. */
+enum var_kind { VAR_LIST, VAR_SHOW, VAR_INSERT, VAR_UPDATE, VAR_DELETE, VAR_KINDS };
+#define VAR_NAMES(P)                                                                            \
+	{[VAR_LIST] = P "_list", [VAR_SHOW] = P "_show", [VAR_INSERT] = P "_insert",               \
+	 [VAR_UPDATE] = P "_update", [VAR_DELETE] = P "_delete"}
+static const char *const project_var_stmts[VAR_KINDS] = VAR_NAMES("variables_project");
+static const char *const group_var_stmts[VAR_KINDS] = VAR_NAMES("variables_group");
+
+/* The route's scope: its statements, its id, and what its 404 names. */
 typedef struct {
-	const char *prefix;
+	const char *const *stmts;
 	const char *id;
 	const char *what;
 } var_scope;
@@ -54,20 +62,20 @@ typedef struct {
 static int scope_of(request *r, var_scope *out)
 {
 	if (r->project) {
-		*out = (var_scope){"variables_project", r->project->id, "Variable"};
+		*out = (var_scope){project_var_stmts, r->project->id, "Variable"};
 		if (project_ability_level(&r->project->pa) < ACCESS_MASTER)
 			return ERR_FORBIDDEN;
 		return ci_jobs_enabled(r);
 	}
-	*out = (var_scope){"variables_group", r->group->id, "GroupVariable"};
+	*out = (var_scope){group_var_stmts, r->group->id, "GroupVariable"};
 	const group_access *ga = &r->group->ga;
 	return ga->admin || ga->level >= ACCESS_MASTER ? 0 : ERR_FORBIDDEN;
 }
 
-static PGresult *run(request *r, const var_scope *s, const char *kind, int n,
+static PGresult *run(request *r, const var_scope *s, enum var_kind kind, int n,
 		     const char *const *v, int *err)
 {
-	return db_query(&r->ctx, arena_printf(r->ctx.a, "%s_%s", s->prefix, kind), n, v, err);
+	return db_query(&r->ctx, s->stmts[kind], n, v, err);
 }
 
 void variables_validate_key(request *r, const char *key)
@@ -106,7 +114,7 @@ static int variables_list(request *r)
 		return rc;
 	const char *v[3] = {s.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = run(r, &s, "list", 3, v, &err);
+	PGresult *res = run(r, &s, VAR_LIST, 3, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, entity_ci_variable);
@@ -121,7 +129,7 @@ static int variables_show(request *r)
 		return rc;
 	const char *v[2] = {s.id, param_str(r, "key")};
 	int err;
-	PGresult *res = run(r, &s, "show", 2, v, &err);
+	PGresult *res = run(r, &s, VAR_SHOW, 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -157,7 +165,7 @@ static int variables_create(request *r)
 		return ERR_INTERNAL;
 	const char *v[4] = {s.id, key, sealed, prot};
 	int err;
-	PGresult *res = run(r, &s, "insert", 4, v, &err);
+	PGresult *res = run(r, &s, VAR_INSERT, 4, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -185,7 +193,7 @@ static int variables_update(request *r)
 		return ERR_INTERNAL;
 	const char *v[4] = {s.id, param_str(r, "key"), sealed, prot};
 	int err;
-	PGresult *res = run(r, &s, "update", 4, v, &err);
+	PGresult *res = run(r, &s, VAR_UPDATE, 4, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -202,7 +210,7 @@ static int variables_delete(request *r)
 		return rc;
 	const char *v[2] = {s.id, param_str(r, "key")};
 	int err;
-	PGresult *res = run(r, &s, "delete", 2, v, &err);
+	PGresult *res = run(r, &s, VAR_DELETE, 2, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)

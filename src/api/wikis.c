@@ -315,7 +315,7 @@ static const char *path_of_title(request *r, const char *title, const char *dir)
 
 /* Makes the commit of actions on master as the caller with message, and touches the
  * project's activity: 0 when master moved to it, 1 when it answered (GitLab's 400),
- * GITC_EMOVED when master moved meanwhile (nothing written), or an ERR_ code. */
+ * ERR_MOVED when master moved meanwhile (nothing written), or an ERR_ code. */
 static int wiki_commit(request *r, git_repository *repo, const gitc_action *actions, size_t n,
 		       const char *message)
 {
@@ -331,12 +331,12 @@ static int wiki_commit(request *r, git_repository *repo, const gitc_action *acti
 	git_commit *made;
 	const char *msg = NULL;
 	rc = gitc_commit_create(&r->ctx, repo, &req, &made, &msg);
-	if (rc == GITC_EUSER) {
+	if (rc == ERR_REFUSED) {
 		content_error(r, 400, msg);
 		return 1;
 	}
-	if (rc == GITC_EMOVED)
-		return GITC_EMOVED;
+	if (rc == ERR_MOVED)
+		return ERR_MOVED;
 	if (rc < 0)
 		return ERR_INTERNAL;
 	const char *v[1] = {r->project->id};
@@ -405,7 +405,7 @@ static int wikis_create(request *r)
 		rc = wiki_commit(r, repo, &a, 1, message);
 		if (rc == 0)
 			return respond_page(r, 201, base, format, content->value, content->len);
-		if (rc != GITC_EMOVED)
+		if (rc != ERR_MOVED)
 			return rc < 0 ? rc : 0;
 	}
 	return busy(r);
@@ -467,7 +467,7 @@ static int wikis_update(request *r)
 		rc = wiki_commit(r, repo, moved ? acts : acts + 1, moved ? 2 : 1, message);
 		if (rc == 0)
 			return respond_page(r, 200, base, fmt, bytes, len);
-		if (rc != GITC_EMOVED)
+		if (rc != ERR_MOVED)
 			return rc < 0 ? rc : 0;
 	}
 	return busy(r);
@@ -491,7 +491,7 @@ static int wikis_delete(request *r)
 			respond_empty(r, 204);
 			return 0;
 		}
-		if (rc != GITC_EMOVED)
+		if (rc != ERR_MOVED)
 			return rc < 0 ? rc : 0;
 		rc = 0;
 	}

@@ -35,6 +35,8 @@ enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 #define SQL_ME                                                                                  \
 	"me AS (SELECT $1::bigint AS id, coalesce($2::boolean, false) AS admin,"                 \
 	" coalesce($3::boolean, false) AS external)"
+/* The parameters SQL_ME takes ($1..$3), that a statement's own parameters follow. */
+enum { ME_ID, ME_ADMIN, ME_EXTERNAL, ME_NPARAMS };
 
 /* Membership row M counts: a member, not a pending access request, and not expired
  * (GitLab 10 removes members on their expires_at date; the background process removes

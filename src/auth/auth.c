@@ -53,7 +53,8 @@ const db_stmt auth_stmts[] = {
 	 AUTH_PROJECT_AS(BY_ID, " FOR KEY SHARE OF p", USER_EPOCH, VERSIONS), 3, NCOLS + 1},
 #undef VERSIONS
 	/* $1 keys: their versions (a key never bumped has none: 0) */
-	{"auth_versions", "SELECT k, v FROM cache_epochs WHERE k = ANY ($1::bigint[])", 1, 2},
+	{"auth_versions", "SELECT k, v FROM cache_epochs WHERE k = ANY ($1::bigint[])", 1,
+	 AV_NCOLS},
 	/* The project $1 locked as auth_project_lock and auth_project_key_share lock it, when
 	 * the row is found in the authentication cache. */
 	{"auth_lock", "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"

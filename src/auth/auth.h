@@ -9,6 +9,9 @@
 
 extern const db_stmt auth_stmts[];
 
+/* The columns of auth_versions: a key, its version. */
+enum { AV_KEY, AV_VERSION, AV_NCOLS };
+
 /* The columns and FROM clause that turn a token digest ($1) and a flag "sent as OAuth"
  * ($2) into the caller's row: USER_COLS then kind and scopes. Statements that fetch a
  * record together with the caller (one round trip) embed these; AUTH_SELECT is for the

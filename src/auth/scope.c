@@ -42,16 +42,23 @@ enum {
 	GS_NCOLS,
 };
 
+/* The parameters: SQL_ME's, then the project's (group's) id, or its path: by id, the
+ * path is left out */
+enum { SP_ID = ME_NPARAMS, SP_BY_ID_NPARAMS, SP_PATH = SP_BY_ID_NPARAMS, SP_NPARAMS };
+enum { SG_ID = ME_NPARAMS, SG_PATH, SG_NPARAMS };
+
 const db_stmt scope_stmts[] = {
-	{"scope_project", PROJECT_SCOPE(BY_ID, ""), 4, PS_NCOLS},
-	{"scope_project_lock", PROJECT_SCOPE(BY_ID, " FOR UPDATE OF p"), 4, PS_NCOLS},
-	{"scope_project_key_share", PROJECT_SCOPE(BY_ID, " FOR KEY SHARE OF p"), 4, PS_NCOLS},
-	{"scope_project_path", PROJECT_SCOPE(BY_PATH, ""), 5, PS_NCOLS},
-	{"scope_project_path_lock", PROJECT_SCOPE(BY_PATH, " FOR UPDATE OF p"), 5, PS_NCOLS},
-	{"scope_project_path_key_share", PROJECT_SCOPE(BY_PATH, " FOR KEY SHARE OF p"), 5,
+	{"scope_project", PROJECT_SCOPE(BY_ID, ""), SP_BY_ID_NPARAMS, PS_NCOLS},
+	{"scope_project_lock", PROJECT_SCOPE(BY_ID, " FOR UPDATE OF p"), SP_BY_ID_NPARAMS, PS_NCOLS},
+	{"scope_project_key_share", PROJECT_SCOPE(BY_ID, " FOR KEY SHARE OF p"), SP_BY_ID_NPARAMS,
 	 PS_NCOLS},
-	{"scope_group", GROUP_SCOPE(""), 5, GS_NCOLS},
-	{"scope_group_lock", GROUP_SCOPE(" FOR UPDATE OF g"), 5, GS_NCOLS},
+	{"scope_project_path", PROJECT_SCOPE(BY_PATH, ""), SP_NPARAMS, PS_NCOLS},
+	{"scope_project_path_lock", PROJECT_SCOPE(BY_PATH, " FOR UPDATE OF p"), SP_NPARAMS,
+	 PS_NCOLS},
+	{"scope_project_path_key_share", PROJECT_SCOPE(BY_PATH, " FOR KEY SHARE OF p"), SP_NPARAMS,
+	 PS_NCOLS},
+	{"scope_group", GROUP_SCOPE(""), SG_NPARAMS, GS_NCOLS},
+	{"scope_group_lock", GROUP_SCOPE(" FOR UPDATE OF g"), SG_NPARAMS, GS_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -122,10 +129,10 @@ int scope_project_row(ctx *c, const PGresult *res, int col, project_scope *out)
 int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out)
 {
 	memset(out, 0, sizeof(*out));
-	const char *v[5];
+	const char *v[SP_NPARAMS];
 	access_me_params(c, v);
 	bool by_path;
-	int rc = scope_project_ref(c, ref, v + 3, &by_path);
+	int rc = scope_project_ref(c, ref, v + SP_ID, &by_path);
 	if (rc < 0)
 		return rc;
 	int err;
@@ -134,7 +141,8 @@ int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out)
 		[SCOPE_UPDATE] = {"scope_project_lock", "scope_project_path_lock"},
 		[SCOPE_KEY_SHARE] = {"scope_project_key_share", "scope_project_path_key_share"},
 	};
-	PGresult *res = db_query(c, stmts[lock][by_path], by_path ? 5 : 4, v, &err);
+	PGresult *res =
+		db_query(c, stmts[lock][by_path], by_path ? SP_NPARAMS : SP_BY_ID_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	return scope_project_row(c, res, 0, out);
@@ -161,15 +169,16 @@ static int vis_or_none(const PGresult *res, int col)
 int scope_group(ctx *c, const char *ref, scope_lock lock, group_scope *out)
 {
 	memset(out, 0, sizeof(*out));
-	const char *v[5];
+	const char *v[SG_NPARAMS];
 	access_me_params(c, v);
 	bool id = scope_ref_is_id(ref);
-	v[3] = id ? ref : NULL;
-	v[4] = id ? NULL : ref;
+	v[SG_ID] = id ? ref : NULL;
+	v[SG_PATH] = id ? NULL : ref;
 	if (!ref || !*ref)
 		return not_found(c, "Group");
 	int err;
-	PGresult *res = db_query(c, lock != SCOPE_READ ? "scope_group_lock" : "scope_group", 5, v, &err);
+	PGresult *res = db_query(c, lock != SCOPE_READ ? "scope_group_lock" : "scope_group",
+				 SG_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)

@@ -152,7 +152,7 @@ static int auth_cache_find(ctx *c, cache *store, const db_call *prefetch,
 		return err;
 	long long sum = 0, epoch = 0;
 	for (int i = 0; i < PQntuples(q); i++) {
-		long long k = db_int(q, i, 0), ver = db_int(q, i, 1);
+		long long k = db_int(q, i, AV_KEY), ver = db_int(q, i, AV_VERSION);
 		for (int j = 0; j < e.ndeps; j++)
 			if (e.deps[j] == k)
 				sum += ver;

@@ -55,7 +55,7 @@ int ci_job_play(ctx *c, const char *job_id, long long user_id)
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
-		return 1;
+		return ERR_REFUSED;
 	return ci_pipeline_process(c, db_val(res, 0, 0));
 }
 

@@ -24,8 +24,8 @@ bool ci_can_update_build(const project_access *a, bool jobs_enabled);
 
 /* Plays manual job job_id as user_id (GitLab 10's PlayBuildService: the job becomes
  * pending, queued now, and the player is its user), then processes its pipeline. Call
- * inside a transaction. 0 when played, 1 when the job is no manual job (GitLab's
- * "Unplayable Job"), or an ERR_ code. */
+ * inside a transaction. 0 when played, ERR_REFUSED when the job is no manual job
+ * (GitLab's "Unplayable Job"), or another ERR_ code. */
 int ci_job_play(ctx *c, const char *job_id, long long user_id);
 /* ci_process_pipeline(pipeline_id) (sql/0022_ci.sql): starts what the finished stages
  * allow and recomputes the pipeline's status. 0 or an ERR_ code. */

@@ -15,6 +15,14 @@
 
 #define ZERO_SHA "0000000000000000000000000000000000000000"
 
+enum { PP_JOBS_ENABLED, PP_CONFIG_PATH, PP_FULL_PATH, PP_PROTECTED, PP_NCOLS };
+enum { PI_PROJECT, PI_REF, PI_SHA, PI_BEFORE_SHA, PI_TAG, PI_PROTECTED, PI_SOURCE, PI_STATUS,
+       PI_YAML_ERRORS, PI_USER, PI_TRIGGER_REQUEST, PI_SCHEDULE, PI_VARIABLES, PI_COMMITTED_AT,
+       PI_NPARAMS };
+enum { PJ_PROJECT, PJ_PIPELINE, PJ_SHA, PJ_REF, PJ_NAME, PJ_STAGE, PJ_STAGE_IDX, PJ_WHEN,
+       PJ_ALLOW_FAILURE, PJ_USER, PJ_TAG, PJ_PROTECTED, PJ_TAG_LIST, PJ_OPTIONS,
+       PJ_YAML_VARIABLES, PJ_ENVIRONMENT, PJ_TRIGGER_REQUEST, PJ_NPARAMS };
+
 const db_stmt ci_pipeline_stmts[] = {
 	/* $1 project, $2 ref: its jobs switch, configuration path, full path, and whether
 	 * the ref is a protected branch */
@@ -23,10 +31,8 @@ const db_stmt ci_pipeline_stmts[] = {
 	 " branch_push_level(p.id, $2) IS NOT NULL"
 	 " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
 	 " WHERE p.id = $1 AND NOT p.pending_delete",
-	 2, 4},
-	/* $1 project, $2 ref, $3 sha, $4 before_sha, $5 tag, $6 protected, $7 source,
-	 * $8 status, $9 yaml_errors, $10 user, $11 trigger request, $12 schedule,
-	 * $13 variables, $14 committed_at (Unix seconds) */
+	 2, PP_NCOLS},
+	/* PI_; committed_at in Unix seconds */
 	{"ci_pipeline_insert",
 	 "INSERT INTO ci_pipelines (project_id, ref, sha, before_sha, tag, protected, source,"
 	 " status, yaml_errors, user_id, trigger_request_id, pipeline_schedule_id, variables,"
@@ -34,10 +40,8 @@ const db_stmt ci_pipeline_stmts[] = {
 	 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,"
 	 " to_timestamp($14::double precision),"
 	 " CASE WHEN $8 IN ('failed', 'skipped') THEN now() END) RETURNING id",
-	 14, 1},
-	/* one job: $1 project, $2 pipeline, $3 sha, $4 ref, $5 name, $6 stage, $7 stage_idx,
-	 * $8 when, $9 allow_failure, $10 user, $11 tag, $12 protected, $13 tag_list (a JSON
-	 * array), $14 options, $15 yaml_variables, $16 environment, $17 trigger request */
+	 PI_NPARAMS, 1},
+	/* one job (PJ_; tag_list a JSON array) */
 	{"ci_pipeline_job",
 	 "WITH s AS (INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status,"
 	 " allow_failure, author_id, pipeline_id, stage_idx, \"when\")"
@@ -46,7 +50,7 @@ const db_stmt ci_pipeline_stmts[] = {
 	 " yaml_variables, environment, trigger_request_id)"
 	 " SELECT s.id, $1, $2, $11, $12, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)),"
 	 " $14::jsonb, $15::jsonb, $16, $17 FROM s",
-	 17, 0},
+	 PJ_NPARAMS, 0},
 	/* $1 project, $2 branch, $3 level: whether the level may push or merge to it */
 	{"ci_pipeline_ref_allowed",
 	 "SELECT coalesce(branch_push_level($1, $2) <= $3 OR branch_merge_level($1, $2) <= $3,"
@@ -177,9 +181,9 @@ static int project_of(ctx *c, const char *project_id, const char *ref, project_i
 		return err;
 	if (PQntuples(res) == 0)
 		return ERR_NOT_FOUND;
-	const char *path = db_val(res, 0, 1);
-	*out = (project_info){db_bool(res, 0, 0), path && *path ? path : ".gitlab-ci.yml",
-			      db_val(res, 0, 2), db_bool(res, 0, 3)};
+	const char *path = db_val(res, 0, PP_CONFIG_PATH);
+	*out = (project_info){db_bool(res, 0, PP_JOBS_ENABLED), path && *path ? path : ".gitlab-ci.yml",
+			      db_val(res, 0, PP_FULL_PATH), db_bool(res, 0, PP_PROTECTED)};
 	return 0;
 }
 
@@ -205,24 +209,25 @@ typedef struct {
 
 static int insert_pipeline(ctx *c, const ci_pipeline_spec *s, const row *w, const char **id)
 {
-	const char *v[14] = {
-		s->project_id,
-		s->ref,
-		w->sha,
-		s->before_sha ? s->before_sha : ZERO_SHA,
-		w->tag ? "true" : "false",
-		w->protected_ref ? "true" : "false",
-		s->source,
-		w->status,
-		w->yaml_errors,
-		s->user_id ? arena_printf(c->a, "%lld", s->user_id) : NULL,
-		s->trigger_request_id,
-		s->schedule_id,
-		s->variables ? json_text(c, s->variables) : NULL,
-		w->committed_at,
+	const char *v[] = {
+		[PI_PROJECT] = s->project_id,
+		[PI_REF] = s->ref,
+		[PI_SHA] = w->sha,
+		[PI_BEFORE_SHA] = s->before_sha ? s->before_sha : ZERO_SHA,
+		[PI_TAG] = w->tag ? "true" : "false",
+		[PI_PROTECTED] = w->protected_ref ? "true" : "false",
+		[PI_SOURCE] = s->source,
+		[PI_STATUS] = w->status,
+		[PI_YAML_ERRORS] = w->yaml_errors,
+		[PI_USER] = s->user_id ? arena_printf(c->a, "%lld", s->user_id) : NULL,
+		[PI_TRIGGER_REQUEST] = s->trigger_request_id,
+		[PI_SCHEDULE] = s->schedule_id,
+		[PI_VARIABLES] = s->variables ? json_text(c, s->variables) : NULL,
+		[PI_COMMITTED_AT] = w->committed_at,
 	};
+	DB_PARAMS(v, PI_NPARAMS);
 	int err;
-	PGresult *res = db_query(c, "ci_pipeline_insert", 14, v, &err);
+	PGresult *res = db_query(c, "ci_pipeline_insert", PI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	*id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
@@ -232,7 +237,7 @@ static int insert_pipeline(ctx *c, const ci_pipeline_spec *s, const row *w, cons
 static int refuse(const char **why, const char *text)
 {
 	*why = text;
-	return CI_PIPELINE_REFUSED;
+	return ERR_REFUSED;
 }
 
 int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const char **why)
@@ -321,27 +326,28 @@ int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const c
 					  pi.full_path, s->variables, &vars);
 			env = expand(c, j->environment, vars, nv);
 		}
-		const char *v[17] = {
-			s->project_id,
-			pid,
-			w.sha,
-			s->ref,
-			j->name,
-			j->stage,
-			arena_printf(c->a, "%d", j->stage_idx),
-			j->when,
-			j->allow_failure ? "true" : "false",
-			user,
-			w.tag ? "true" : "false",
-			w.protected_ref ? "true" : "false",
-			json_text(c, j->tags),
-			json_text(c, j->options),
-			json_text(c, j->variables),
-			env,
-			s->trigger_request_id,
+		const char *v[] = {
+			[PJ_PROJECT] = s->project_id,
+			[PJ_PIPELINE] = pid,
+			[PJ_SHA] = w.sha,
+			[PJ_REF] = s->ref,
+			[PJ_NAME] = j->name,
+			[PJ_STAGE] = j->stage,
+			[PJ_STAGE_IDX] = arena_printf(c->a, "%d", j->stage_idx),
+			[PJ_WHEN] = j->when,
+			[PJ_ALLOW_FAILURE] = j->allow_failure ? "true" : "false",
+			[PJ_USER] = user,
+			[PJ_TAG] = w.tag ? "true" : "false",
+			[PJ_PROTECTED] = w.protected_ref ? "true" : "false",
+			[PJ_TAG_LIST] = json_text(c, j->tags),
+			[PJ_OPTIONS] = json_text(c, j->options),
+			[PJ_YAML_VARIABLES] = json_text(c, j->variables),
+			[PJ_ENVIRONMENT] = env,
+			[PJ_TRIGGER_REQUEST] = s->trigger_request_id,
 		};
+		DB_PARAMS(v, PJ_NPARAMS);
 		int err;
-		if (!db_query(c, "ci_pipeline_job", 17, v, &err))
+		if (!db_query(c, "ci_pipeline_job", PJ_NPARAMS, v, &err))
 			return err;
 	}
 	rc = ci_pipeline_process(c, pid);
@@ -381,7 +387,7 @@ int ci_pipeline_on_push(ctx *c, json_object *payload, const char **why)
 	if (!json_object_object_get_ex(payload, "project_id", &pid) ||
 	    !json_object_is_type(pid, json_type_int) || !ref || !after) {
 		*why = "the payload has no project_id, ref and after";
-		return -1;
+		return ERR_INTERNAL;
 	}
 	const char *name;
 	if (strncmp(ref, "refs/heads/", 11) == 0)
@@ -409,11 +415,11 @@ int ci_pipeline_on_push(ctx *c, json_object *payload, const char **why)
 	int rc = ci_pipeline_create(c, &s, &id, &refused);
 	if (rc == ERR_NOT_FOUND)
 		return 0; /* the project is gone */
-	if (rc < 0) {
+	if (rc < 0 && rc != ERR_REFUSED) {
 		*why = "cannot create the pipeline";
-		return -1;
+		return ERR_INTERNAL;
 	}
-	if (rc == CI_PIPELINE_REFUSED)
+	if (rc == ERR_REFUSED)
 		log_info("push of project %s %s: no pipeline: %s", s.project_id, ref, refused);
 	else
 		log_info("push of project %s %s: pipeline %lld", s.project_id, ref, id);

@@ -25,17 +25,15 @@ typedef struct {
 	json_object *variables;         /* NULL or [{key, value}] of a trigger, schedule, API */
 } ci_pipeline_spec;
 
-/* ci_pipeline_create's answer when no pipeline is made: *why says why in GitLab 10's
- * words ("Reference not found", "Missing .gitlab-ci.yml file", "No stages / jobs for
- * this pipeline.", a configuration error for the sources that do not keep a failed
- * pipeline, ...), which the API answers 400 {"message":{"base":[why]}}. */
-#define CI_PIPELINE_REFUSED 1
-
 /* Creates the pipeline s describes in the caller's open transaction (no access check:
  * the caller decided that the user may, see ci_may_run_on_ref). 0 with *id; a failed
  * pipeline with yaml_errors (a push's or a trigger's invalid file) and a skipped one
  * (a push of a commit whose message says [ci skip] or [skip ci]) are pipelines too.
- * CI_PIPELINE_REFUSED with *why (in c's arena), or an ERR_ code of the database. */
+ * ERR_REFUSED when no pipeline is made, with *why (in c's arena) saying why in GitLab
+ * 10's words ("Reference not found", "Missing .gitlab-ci.yml file", "No stages / jobs
+ * for this pipeline.", a configuration error for the sources that do not keep a failed
+ * pipeline, ...), which the API answers 400 {"message":{"base":[why]}}; or another
+ * ERR_ code (of the database). */
 int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const char **why);
 
 /* Whether a caller of project access level `level` may run a pipeline on ref of
@@ -47,7 +45,8 @@ int ci_may_run_on_ref(ctx *c, const char *project_id, int level, bool admin, con
 
 /* Runs the `push` background job's pipeline part: a pipeline for the branch or tag the
  * payload {project_id, ref (refs/heads/... or refs/tags/...), before, after, user_id}
- * moved, unless it was deleted or the project's jobs are off. 0, or -1 with *why. */
+ * moved, unless it was deleted or the project's jobs are off. 0, or ERR_INTERNAL with
+ * *why. */
 int ci_pipeline_on_push(ctx *c, json_object *payload, const char **why);
 
 #endif

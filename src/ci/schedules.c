@@ -10,6 +10,9 @@
 #include "core/crypto.h"
 #include "core/log.h"
 
+enum { DUE_ID, DUE_PROJECT, DUE_REF, DUE_CRON, DUE_ZONE, DUE_OWNER, DUE_LEVEL, DUE_ADMIN,
+       DUE_VARS, DUE_NOW, DUE_NCOLS };
+
 const db_stmt ci_schedules_stmts[] = {
 	/* The most overdue active schedule that no other process holds, locked until the
 	 * commit: what its pipeline needs, its owner's level and whether they are an admin,
@@ -22,16 +25,13 @@ const db_stmt ci_schedules_stmts[] = {
 	 " WHERE v.pipeline_schedule_id = s.id), extract(epoch FROM now())::bigint"
 	 " FROM ci_pipeline_schedules s JOIN projects p ON p.id = s.project_id"
 	 " AND NOT p.pending_delete WHERE s.active AND s.next_run_at <= now()"
-	 " ORDER BY s.next_run_at, s.id LIMIT 1 FOR UPDATE OF s SKIP LOCKED", 0, 10},
+	 " ORDER BY s.next_run_at, s.id LIMIT 1 FOR UPDATE OF s SKIP LOCKED", 0, DUE_NCOLS},
 	/* $2 the next run (epoch seconds; NULL: never) */
 	{"ci_schedules_next",
 	 "UPDATE ci_pipeline_schedules SET next_run_at = to_timestamp($2::double precision)"
 	 " WHERE id = $1", 2, 0},
 	{NULL, NULL, 0, 0},
 };
-
-enum { DUE_ID, DUE_PROJECT, DUE_REF, DUE_CRON, DUE_ZONE, DUE_OWNER, DUE_LEVEL, DUE_ADMIN,
-       DUE_VARS, DUE_NOW };
 
 /* The schedule's variables, opened, as [{key, value}] (the pipeline's variables); NULL
  * when a value cannot be opened. */
@@ -93,7 +93,7 @@ static int fire(ctx *c, const PGresult *res)
 	const char *why = NULL;
 	int rc = ci_pipeline_create(c, &s, &pipeline, &why);
 	json_object_put(vars);
-	if (rc == CI_PIPELINE_REFUSED) {
+	if (rc == ERR_REFUSED) {
 		log_info("pipeline schedule %s: no pipeline: %s", id, why ? why : "refused");
 		return 0;
 	}

@@ -1,6 +1,10 @@
-/* The expected failures: handlers, database access, repository operations and access
- * decisions return 0 or one of these. The one table that maps them to an HTTP status
- * and body is http/response.c's; the command line, the hooks and the shell print them. */
+/* The expected failures: handlers, database access (db/), repository operations (git/),
+ * CI (ci/) and access decisions return 0 or one of these, so that `< 0` is a failure
+ * everywhere and a code means the same thing in every layer. The one table that maps
+ * them to an HTTP status and body is http/response.c's; the command line, the hooks and
+ * the shell print them. The codes after ERR_URI_TOO_LONG are answers of the layers below
+ * api/ that their callers turn into GitLab's words: they never reach the table (500 if
+ * one did). */
 #ifndef COLLABD_ERRORS_H
 #define COLLABD_ERRORS_H
 
@@ -22,6 +26,8 @@ enum {
 	ERR_OAUTH = -15,         /* OAuth error body {"error":detail,...} with status in detail */
 	ERR_NOT_MODIFIED = -16,  /* 304, no body */
 	ERR_URI_TOO_LONG = -17,  /* 414 {"message":"414 Request-URI Too Large"} */
+	ERR_MOVED = -18,         /* a ref moved (or appeared) meanwhile: compare-and-swap lost */
+	ERR_REFUSED = -19,       /* refused: it does not apply (the function says why in *msg, *why) */
 };
 
 #endif

@@ -28,6 +28,13 @@ typedef struct {
 	int ncols;
 } db_stmt;
 
+/* The parameter array v of a statement of n parameters, indexed by the enum of its
+ * parameters ([XX_NAME] = ...) whose last member, XX_NPARAMS, is n: v holds exactly n
+ * values, checked at build time (a parameter added to the statement and not to v, or
+ * the other way round, does not compile). */
+#define DB_PARAMS(v, n)                                                                        \
+	_Static_assert(sizeof(v) / sizeof((v)[0]) == (n), #v ": the parameters of " #n)
+
 /* A statement with its parameters, as db_defer keeps it. */
 typedef struct db_call {
 	const char *stmt;

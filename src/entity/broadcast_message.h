@@ -9,6 +9,7 @@
 #define BROADCAST_COLS                                                                     \
 	"b.id, b.message, iso8601(b.starts_at), iso8601(b.ends_at), b.color, b.font, "     \
 	"(b.starts_at <= now() AND b.ends_at > now())"
+#define BROADCAST_NCOLS 7
 
 json_object *entity_broadcast_message(ctx *c, const PGresult *res, int row, int col);
 

@@ -7,6 +7,7 @@
 #include "db/db.h"
 
 #define KEY_COLS "k.id, k.title, k.key, iso8601(k.created_at)"
+#define KEY_NCOLS 4
 
 json_object *entity_key(ctx *c, const PGresult *res, int row, int col);
 

@@ -26,6 +26,7 @@
 #define USER_SINGLE_NCOLS 15
 /* The leading columns of USER_COLS that the basic view reads. */
 #define USER_BASIC_COLS "u.id, u.username, u.name, u.state, u.avatar"
+#define USER_BASIC_NCOLS 5
 
 /* A user by reference, in place of USER_BASIC_COLS (USER_REF) or USER_SINGLE_COLS
  * (USER_SINGLE_REF) of users u: the id ID (an expression, NULL for none), the username

@@ -46,8 +46,8 @@ int gitc_open(ctx *c, const char *project_id, git_repository **out)
 {
 	int rc = repo_open(c, project_id, out);
 	if (rc == GIT_ENOTFOUND)
-		return GITC_ENOTFOUND;
-	return rc < 0 ? -1 : 0;
+		return ERR_NOT_FOUND;
+	return rc < 0 ? ERR_INTERNAL : 0;
 }
 
 static bool all_hex(const char *s)
@@ -65,7 +65,7 @@ static int peel_commit(ctx *c, git_object *obj, git_commit **out)
 {
 	git_object *peeled = NULL;
 	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0)
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	*out = own_commit(c, (git_commit *)peeled);
 	return 0;
 }
@@ -75,7 +75,7 @@ int gitc_commit_of(ctx *c, git_repository *repo, const char *ref, git_commit **o
 	git_reference *r = NULL;
 	if (!ref || !*ref) {
 		if (git_repository_head(&r, repo) < 0)
-			return GITC_ENOTFOUND;
+			return ERR_NOT_FOUND;
 	} else {
 		const char *names[2] = {arena_printf(c->a, "refs/heads/%s", ref),
 					arena_printf(c->a, "refs/tags/%s", ref)};
@@ -88,17 +88,17 @@ int gitc_commit_of(ctx *c, git_repository *repo, const char *ref, git_commit **o
 		own_reference(c, r);
 		git_object *obj = NULL;
 		if (git_reference_peel(&obj, r, GIT_OBJECT_COMMIT) < 0)
-			return GITC_ENOTFOUND;
+			return ERR_NOT_FOUND;
 		*out = own_commit(c, (git_commit *)obj);
 		return 0;
 	}
 	if (!all_hex(ref))
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_oid oid;
 	git_object *obj = NULL;
 	if (git_oid_fromstrn(&oid, ref, strlen(ref)) < 0 ||
 	    git_object_lookup_prefix(&obj, repo, &oid, strlen(ref), GIT_OBJECT_ANY) < 0)
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	own_object(c, obj);
 	return peel_commit(c, obj, out);
 }
@@ -109,7 +109,7 @@ int gitc_commit_by_id(ctx *c, git_repository *repo, const char *sha, git_commit 
 	git_object *obj = NULL;
 	if (!sha || strlen(sha) != GIT_OID_HEXSZ || !all_hex(sha) ||
 	    git_oid_fromstr(&oid, sha) < 0 || git_object_lookup(&obj, repo, &oid, GIT_OBJECT_ANY) < 0)
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	own_object(c, obj);
 	return peel_commit(c, obj, out);
 }
@@ -213,7 +213,7 @@ int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, lon
 	graph_walk *w = graph_walk_new(repo, git_commit_id(tip));
 	if (!w || (path && !graph_walk_path(w, path))) {
 		graph_walk_free(w);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	long long want = limit > 0 ? limit : 0, got = 0;
 	git_oid *page = arena_alloc(c->a, (size_t)(want + 1) * sizeof(*page));
@@ -228,12 +228,12 @@ int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, lon
 	}
 	graph_walk_free(w);
 	if (rc < 0)
-		return -1;
+		return ERR_INTERNAL;
 	for (long long i = 0; i < got; i++) {
 		git_commit *commit = NULL;
 		if (git_commit_lookup(&commit, repo, &page[i]) < 0) {
 			log_git("commit lookup");
-			return -1;
+			return ERR_INTERNAL;
 		}
 		json_object_array_add(*out, entity_commit_kept(c, own_commit(c, commit)));
 	}
@@ -251,22 +251,22 @@ static int commit_diff(ctx *c, git_repository *repo, git_commit *commit, git_dif
 	git_tree *tree = NULL, *ptree = NULL;
 	git_commit *parent = NULL;
 	if (git_commit_tree(&tree, commit) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_tree(c, tree);
 	if (git_commit_parentcount(commit) > 0) {
 		if (git_commit_parent(&parent, commit, 0) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		own_commit(c, parent);
 		if (git_commit_tree(&ptree, parent) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		own_tree(c, ptree);
 	}
 	git_diff *diff = NULL;
 	if (git_diff_tree_to_tree(&diff, repo, ptree, tree, NULL) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_diff(c, diff);
 	if (git_diff_find_similar(diff, NULL) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	*out = diff;
 	return 0;
 }
@@ -328,10 +328,10 @@ int gitc_diff_json(ctx *c, git_repository *repo, git_tree *old_tree, git_tree *n
 {
 	git_diff *diff = NULL;
 	if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, NULL) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_diff(c, diff);
 	if (git_diff_find_similar(diff, NULL) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	*out = diff_entries(c, diff);
 	return 0;
 }
@@ -341,7 +341,7 @@ int gitc_commit_diff_json(ctx *c, git_repository *repo, git_commit *commit, json
 	git_diff *diff;
 	if (commit_diff(c, repo, commit, &diff) < 0) {
 		log_git("commit diff");
-		return -1;
+		return ERR_INTERNAL;
 	}
 	*out = diff_entries(c, diff);
 	return 0;
@@ -423,7 +423,7 @@ int gitc_tree_json(ctx *c, git_repository *repo, git_commit *commit, const char 
 {
 	git_tree *root = NULL, *tree = NULL;
 	if (git_commit_tree(&root, commit) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_tree(c, root);
 	tree = root;
 	const char *base = "";
@@ -434,13 +434,13 @@ int gitc_tree_json(ctx *c, git_repository *repo, git_commit *commit, const char 
 		const char *p = arena_strndup(c->a, path, n);
 		git_tree_entry *e = NULL;
 		if (!*p || git_tree_entry_bypath(&e, root, p) < 0)
-			return GITC_ENOTFOUND;
+			return ERR_NOT_FOUND;
 		own_tree_entry(c, e);
 		if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
-			return GITC_ENOTFOUND;
+			return ERR_NOT_FOUND;
 		git_object *obj = NULL;
 		if (git_tree_entry_to_object(&obj, repo, e) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		own_object(c, obj);
 		tree = (git_tree *)obj;
 		base = arena_printf(c->a, "%s/", p);
@@ -471,22 +471,22 @@ int gitc_blob_id_at(ctx *c, git_commit *commit, const char *path, git_oid *out)
 	repo_memo known;
 	if (repo_memo_get(key, &known)) {
 		git_oid_cpy(out, &known.oid);
-		return known.n ? 0 : GITC_ENOTFOUND;
+		return known.n ? 0 : ERR_NOT_FOUND;
 	}
 	git_tree *root = NULL;
 	git_tree_entry *e = NULL;
 	if (git_commit_tree(&root, commit) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_tree(c, root);
 	int rc = git_tree_entry_bypath(&e, root, path);
 	if (rc < 0 && rc != GIT_ENOTFOUND)
-		return GITC_ENOTFOUND; /* not a path (an empty segment): nothing to keep */
+		return ERR_NOT_FOUND; /* not a path (an empty segment): nothing to keep */
 	if (e)
 		own_tree_entry(c, e);
 	bool blob = e && git_tree_entry_type(e) == GIT_OBJECT_BLOB;
 	repo_memo_put(key, blob, blob ? git_tree_entry_id(e) : NULL);
 	if (!blob)
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_oid_cpy(out, git_tree_entry_id(e));
 	return 0;
 }
@@ -500,7 +500,7 @@ int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *p
 		return rc;
 	git_blob *b = NULL;
 	if (git_blob_lookup(&b, repo, &id) < 0)
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	*out = own_blob(c, b);
 	return 0;
 }
@@ -508,12 +508,12 @@ int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *p
 int gitc_blob_by_id(ctx *c, git_repository *repo, const char *sha, git_blob **out)
 {
 	if (!all_hex(sha))
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_oid oid;
 	git_object *obj = NULL;
 	if (git_oid_fromstrn(&oid, sha, strlen(sha)) < 0 ||
 	    git_object_lookup_prefix(&obj, repo, &oid, strlen(sha), GIT_OBJECT_BLOB) < 0)
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	*out = (git_blob *)own_object(c, obj);
 	return 0;
 }
@@ -521,14 +521,14 @@ int gitc_blob_by_id(ctx *c, git_repository *repo, const char *sha, git_blob **ou
 int gitc_blob_id(git_repository *repo, const char *sha, git_oid *out)
 {
 	if (!all_hex(sha))
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_odb *odb = NULL;
 	git_oid prefix;
 	size_t size;
 	git_object_t type;
-	int rc = GITC_ENOTFOUND;
+	int rc = ERR_NOT_FOUND;
 	if (git_repository_odb(&odb, repo) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	if (git_oid_fromstrn(&prefix, sha, strlen(sha)) == 0 &&
 	    git_odb_exists_prefix(out, odb, &prefix, strlen(sha)) == 0 &&
 	    git_odb_read_header(&size, &type, odb, out) == 0 && type == GIT_OBJECT_BLOB)
@@ -542,10 +542,10 @@ int gitc_blob_size(git_repository *repo, const git_oid *id, size_t *out)
 	git_odb *odb = NULL;
 	git_object_t type;
 	if (git_repository_odb(&odb, repo) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	int rc = git_odb_read_header(out, &type, odb, id) == 0 && type == GIT_OBJECT_BLOB
 			 ? 0
-			 : GITC_ENOTFOUND;
+			 : ERR_NOT_FOUND;
 	git_odb_free(odb);
 	return rc;
 }
@@ -558,12 +558,12 @@ int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
 	repo_memo known;
 	if (repo_memo_get(key, &known)) {
 		git_oid_cpy(out, &known.oid);
-		return known.n ? 0 : GITC_ENOTFOUND;
+		return known.n ? 0 : ERR_NOT_FOUND;
 	}
 	int rc = graph_last_commit(repo, git_commit_id(commit), path, out);
-	if (rc == 0 || rc == GIT_ENOTFOUND)
+	if (rc == 0 || rc == ERR_NOT_FOUND)
 		repo_memo_put(key, rc == 0, rc == 0 ? out : NULL);
-	return rc == GIT_ENOTFOUND ? GITC_ENOTFOUND : rc;
+	return rc;
 }
 
 /* ---- compare and contributors ---- */
@@ -581,12 +581,12 @@ int gitc_compare_json(ctx *c, git_repository *repo, const char *from, const char
 	if (have && !same) {
 		git_revwalk *walk = NULL;
 		if (git_revwalk_new(&walk, repo) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		own_revwalk(c, walk);
 		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
 		if (git_revwalk_push(walk, git_commit_id(head)) < 0 ||
 		    git_revwalk_hide(walk, git_commit_id(base)) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		git_oid oid;
 		while (git_revwalk_next(&oid, walk) == 0) {
 			git_commit *cm = NULL;
@@ -611,12 +611,12 @@ int gitc_compare_json(ctx *c, git_repository *repo, const char *from, const char
 		git_tree *t1 = NULL, *t2 = NULL;
 		if (git_commit_tree(&t1, from_commit) < 0 || git_commit_tree(&t2, head) < 0) {
 			git_tree_free(t1);
-			return -1;
+			return ERR_INTERNAL;
 		}
 		own_tree(c, t1);
 		own_tree(c, t2);
 		if (gitc_diff_json(c, repo, t1, t2, &diffs) < 0)
-			return -1;
+			return ERR_INTERNAL;
 	}
 	json_object_object_add(o, "commit", last);
 	json_object_object_add(o, "commits", commits);
@@ -635,11 +635,11 @@ int gitc_contributors_json(ctx *c, git_repository *repo, json_object **out)
 		return 0;
 	git_revwalk *walk = NULL;
 	if (git_revwalk_new(&walk, repo) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_revwalk(c, walk);
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
 	if (git_revwalk_push(walk, git_commit_id(tip)) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	json_object *by_email = json_object_new_object();
 	git_oid oid;
 	int seen = 0;
@@ -720,7 +720,7 @@ static int add_blob(git_repository *repo, git_index *index, const char *path, co
 	git_index_entry e;
 	memset(&e, 0, sizeof(e));
 	if (git_blob_create_from_buffer(&e.id, repo, data, len) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	e.path = path;
 	e.mode = mode;
 	e.file_size = (uint32_t)len;
@@ -730,7 +730,7 @@ static int add_blob(git_repository *repo, git_index *index, const char *path, co
 static int user_error(const char **msg, const char *text)
 {
 	*msg = text;
-	return GITC_EUSER;
+	return ERR_REFUSED;
 }
 
 static int apply_action(ctx *c, git_repository *repo, git_index *index, const gitc_action *a,
@@ -758,12 +758,12 @@ static int apply_action(ctx *c, git_repository *repo, git_index *index, const gi
 			return user_error(msg, "A file with this name doesn't exist");
 		return add_blob(repo, index, a->file_path, a->content ? a->content : "", a->content_len,
 				cur->mode) < 0
-			       ? -1
+			       ? ERR_INTERNAL
 			       : 0;
 	case GITC_DELETE:
 		if (!cur)
 			return user_error(msg, "A file with this name doesn't exist");
-		return git_index_remove(index, a->file_path, 0) < 0 ? -1 : 0;
+		return git_index_remove(index, a->file_path, 0) < 0 ? ERR_INTERNAL : 0;
 	case GITC_MOVE: {
 		const char *from = a->previous_path ? a->previous_path : a->file_path;
 		if (!gitc_valid_path(from))
@@ -780,7 +780,7 @@ static int apply_action(ctx *c, git_repository *repo, git_index *index, const gi
 		git_oid id = old->id;
 		unsigned mode = old->mode;
 		if (git_index_remove(index, from, 0) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		if (index_has_file_above(c, index, a->file_path))
 			return user_error(msg, "A file with this name already exists");
 		if (a->content)
@@ -792,11 +792,11 @@ static int apply_action(ctx *c, git_repository *repo, git_index *index, const gi
 		return git_index_add(index, &e) < 0 ? user_error(msg, "Invalid path") : 0;
 	}
 	}
-	return -1;
+	return ERR_INTERNAL;
 }
 
 /* Moves refs/heads/<branch> to new_id: from *expected when not NULL (compare-and-swap),
- * else only when it does not exist yet. 0, GITC_EMOVED or -1. */
+ * else only when it does not exist yet. 0, ERR_MOVED or ERR_INTERNAL. */
 static int move_branch(ctx *c, git_repository *repo, const char *branch, const git_oid *new_id,
 		       const git_oid *expected, const char *log_message)
 {
@@ -807,10 +807,10 @@ static int move_branch(ctx *c, git_repository *repo, const char *branch, const g
 			  : git_reference_create(&ref, repo, name, new_id, 0, log_message);
 	git_reference_free(ref);
 	if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ELOCKED)
-		return GITC_EMOVED;
+		return ERR_MOVED;
 	if (rc < 0) {
 		log_git("update branch");
-		return -1;
+		return ERR_INTERNAL;
 	}
 	/* a first branch of an empty repository becomes HEAD's when HEAD names none */
 	if (git_repository_head_unborn(repo) == 1)
@@ -822,7 +822,7 @@ static int signature(ctx *c, const char *name, const char *email, git_signature 
 {
 	if (git_signature_now(out, name && *name ? name : "unknown",
 			      email && *email ? email : "unknown") < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_signature(c, *out);
 	return 0;
 }
@@ -854,23 +854,23 @@ int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 							    "changes",
 							    req->branch));
 	} else if (!same && gitc_branch_exists(repo, req->branch, NULL)) {
-		return GITC_EMOVED;
+		return ERR_MOVED;
 	}
 	git_commit *base = NULL;
 	git_index *index = NULL;
 	if (git_index_new(&index) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_index(c, index);
 	if (have_base) {
 		if (git_commit_lookup(&base, repo, &base_id) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		own_commit(c, base);
 		git_tree *tree = NULL;
 		if (git_commit_tree(&tree, base) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		own_tree(c, tree);
 		if (git_index_read_tree(index, tree) < 0)
-			return -1;
+			return ERR_INTERNAL;
 	}
 	if (req->last_commit_id && base && req->nactions > 0) {
 		git_oid last;
@@ -887,11 +887,11 @@ int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 	git_oid tree_id, commit_id;
 	if (git_index_write_tree_to(&tree_id, index, repo) < 0) {
 		log_git("write tree");
-		return -1;
+		return ERR_INTERNAL;
 	}
 	git_tree *tree = NULL;
 	if (git_tree_lookup(&tree, repo, &tree_id) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_tree(c, tree);
 	git_signature *author, *committer;
 	if (signature(c, req->author_name ? req->author_name : req->committer_name,
@@ -902,7 +902,7 @@ int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 	if (git_commit_create(&commit_id, repo, NULL, author, committer, NULL, req->message, tree,
 			      base ? 1 : 0, parents) < 0) {
 		log_git("create commit");
-		return -1;
+		return ERR_INTERNAL;
 	}
 	int rc = move_branch(c, repo, req->branch, &commit_id, same && base ? &base_id : NULL,
 			     "commit (collabd API)");
@@ -910,7 +910,7 @@ int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 		return rc;
 	git_commit *made = NULL;
 	if (git_commit_lookup(&made, repo, &commit_id) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	*out = own_commit(c, made);
 	return 0;
 }
@@ -925,10 +925,10 @@ int gitc_cherry_pick(ctx *c, git_repository *repo, git_commit *commit, const cha
 		"content.";
 	git_oid base_id;
 	if (!gitc_branch_exists(repo, branch, &base_id))
-		return GITC_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_commit *base = NULL;
 	if (git_commit_lookup(&base, repo, &base_id) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_commit(c, base);
 	git_index *index = NULL;
 	unsigned mainline = git_commit_parentcount(commit) > 1 ? 1 : 0;
@@ -939,16 +939,16 @@ int gitc_cherry_pick(ctx *c, git_repository *repo, git_commit *commit, const cha
 		return user_error(msg, sorry);
 	git_oid tree_id, commit_id;
 	if (git_index_write_tree_to(&tree_id, index, repo) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	if (git_oid_equal(&tree_id, git_commit_tree_id(base)))
 		return user_error(msg, sorry);
 	git_tree *tree = NULL;
 	if (git_tree_lookup(&tree, repo, &tree_id) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	own_tree(c, tree);
 	git_signature *committer;
 	if (signature(c, committer_name, committer_email, &committer) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	const char *message = git_commit_message(commit);
 	size_t n = strlen(message);
 	while (n && message[n - 1] == '\n')
@@ -958,13 +958,13 @@ int gitc_cherry_pick(ctx *c, git_repository *repo, git_commit *commit, const cha
 	const git_commit *parents[1] = {base};
 	if (git_commit_create(&commit_id, repo, NULL, git_commit_author(commit), committer, NULL,
 			      full, tree, 1, parents) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	int rc = move_branch(c, repo, branch, &commit_id, &base_id, "cherry-pick (collabd API)");
 	if (rc != 0)
 		return rc;
 	git_commit *made = NULL;
 	if (git_commit_lookup(&made, repo, &commit_id) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	*out = own_commit(c, made);
 	return 0;
 }

@@ -3,7 +3,10 @@
  * git object these functions hand out lives until c's arena is reset (registered there);
  * the JSON objects are new references the caller owns. Branch updates are
  * compare-and-swap on the ref: two writers from one base give one commit and one
- * GITC_EMOVED, never a lost commit. */
+ * ERR_MOVED, never a lost commit. Functions return 0 or a negative ERR_ code
+ * (core/errors.h): ERR_NOT_FOUND (no such ref, commit, path or blob), ERR_MOVED (the
+ * branch moved while the commit was made), ERR_REFUSED (a refusal GitLab words: *msg says
+ * it), ERR_INTERNAL (an error, logged). */
 #ifndef COLLABD_GIT_COMMITS_H
 #define COLLABD_GIT_COMMITS_H
 
@@ -14,21 +17,14 @@
 
 #include "core/ctx.h"
 
-/* Expected failures of the functions below (besides 0 and -1, an error that is logged). */
-enum {
-	GITC_ENOTFOUND = 1, /* no such ref, commit, path or blob */
-	GITC_EMOVED = 2,    /* the branch moved while the commit was made */
-	GITC_EUSER = 3,     /* a refusal GitLab words: *msg says it */
-};
-
 /* Opens project_id's repository (repo_open: valid until c's arena is reset, not the
- * caller's to free). 0, GITC_ENOTFOUND when there is none on disk, -1 on error. */
+ * caller's to free). 0, ERR_NOT_FOUND when there is none on disk, ERR_INTERNAL. */
 int gitc_open(ctx *c, const char *project_id, git_repository **out);
 /* The commit that ref names: a branch, a tag, or a (possibly abbreviated) hash; NULL or ""
- * is HEAD. 0, GITC_ENOTFOUND, or -1. */
+ * is HEAD. 0, ERR_NOT_FOUND, or ERR_INTERNAL. */
 int gitc_commit_of(ctx *c, git_repository *repo, const char *ref, git_commit **out);
 /* The commit of a full id (40 hex digits), as git and libgit2's rev-parse take one: an
- * object name before any ref of that name, so no ref is looked up. 0, GITC_ENOTFOUND. */
+ * object name before any ref of that name, so no ref is looked up. 0, ERR_NOT_FOUND. */
 int gitc_commit_by_id(ctx *c, git_repository *repo, const char *sha, git_commit **out);
 /* Whether refs/heads/<branch> exists (out: its commit id). */
 bool gitc_branch_exists(git_repository *repo, const char *branch, git_oid *out);
@@ -41,8 +37,8 @@ json_object *gitc_commit_json(ctx *c, git_repository *repo, git_commit *commit, 
 
 /* A page of the history of ref (HEAD when NULL): commits newest first, committed in
  * [since, until] (Unix seconds; LLONG_MIN / LLONG_MAX when open) and touching path (a
- * file or directory, NULL: any). *total counts all of them. 0, GITC_ENOTFOUND (no such
- * ref: no commits), or -1. */
+ * file or directory, NULL: any). *total counts all of them. 0, ERR_NOT_FOUND (no such
+ * ref: no commits), or ERR_INTERNAL. */
 int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, long long until,
 	     const char *path, long long offset, long long limit, json_object **out,
 	     long long *total);
@@ -58,18 +54,18 @@ bool gitc_diff_has_line(ctx *c, git_repository *repo, git_commit *commit, const 
 			long long line, bool new_side);
 
 /* The entries of the tree at path of commit (recursive: every entry below it), trees
- * first, then blobs, then submodules (Entities::RepoTreeObject). GITC_ENOTFOUND when
+ * first, then blobs, then submodules (Entities::RepoTreeObject). ERR_NOT_FOUND when
  * path is not a tree of the commit (an empty list for GitLab 10). */
 int gitc_tree_json(ctx *c, git_repository *repo, git_commit *commit, const char *path,
 		   bool recursive, json_object **out);
-/* The blob at path of commit: 0 with it, or GITC_ENOTFOUND. */
+/* The blob at path of commit: 0 with it, or ERR_NOT_FOUND. */
 int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *path,
 		 git_blob **out);
 /* A blob by (abbreviated) id. */
 int gitc_blob_by_id(ctx *c, git_repository *repo, const char *sha, git_blob **out);
 /* The same without reading the blob's bytes (a large file's raw answer does not need
  * them when the download cache holds it): the id of the blob at path of commit, of blob
- * sha (abbreviated or not), and a blob's size. 0, GITC_ENOTFOUND, or -1. */
+ * sha (abbreviated or not), and a blob's size. 0, ERR_NOT_FOUND, or ERR_INTERNAL. */
 int gitc_blob_id_at(ctx *c, git_commit *commit, const char *path, git_oid *out);
 int gitc_blob_id(git_repository *repo, const char *sha, git_oid *out);
 int gitc_blob_size(git_repository *repo, const git_oid *id, size_t *out);
@@ -107,13 +103,13 @@ typedef struct gitc_commit_req {
 } gitc_commit_req;
 
 /* Makes the commit of req and moves the branch to it (compare-and-swap). 0 with the
- * new commit in *out; GITC_EUSER with GitLab's message in *msg; GITC_EMOVED when the
- * branch moved meanwhile (nothing changed); -1. */
+ * new commit in *out; ERR_REFUSED with GitLab's message in *msg; ERR_MOVED when the
+ * branch moved meanwhile (nothing changed); ERR_INTERNAL. */
 int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 		       git_commit **out, const char **msg);
 /* Cherry-picks commit onto branch (compare-and-swap): 0 with the new commit,
- * GITC_ENOTFOUND when there is no such branch, GITC_EUSER (*msg) when it does not apply
- * or is empty, GITC_EMOVED, -1. */
+ * ERR_NOT_FOUND when there is no such branch, ERR_REFUSED (*msg) when it does not apply
+ * or is empty, ERR_MOVED, ERR_INTERNAL. */
 int gitc_cherry_pick(ctx *c, git_repository *repo, git_commit *commit, const char *branch,
 		     const char *committer_name, const char *committer_email, git_commit **out,
 		     const char **msg);

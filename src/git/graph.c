@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errors.h"
 #include "core/log.h"
 
 /* The table is emptied (between two calls) past these sizes: ~100 MB at most. */
@@ -542,10 +543,10 @@ int graph_last_commit(git_repository *repo, const git_oid *tip, const char *path
 {
 	graph_walk *w = graph_walk_new(repo, tip);
 	if (!w)
-		return -1;
+		return ERR_INTERNAL;
 	long long time;
 	int rc = !graph_walk_path(w, path) ? -1 : graph_walk_next(w, out, &time);
-	rc = rc == 1 ? 0 : rc == 0 ? GIT_ENOTFOUND : -1;
+	rc = rc == 1 ? 0 : rc == 0 ? ERR_NOT_FOUND : ERR_INTERNAL;
 	graph_walk_free(w);
 	return rc;
 }

@@ -34,7 +34,7 @@ bool graph_walk_path(graph_walk *w, const char *path);
 void graph_walk_free(graph_walk *w);
 
 /* The newest commit of tip's history (graph_walk's order) that changes path: 0 with
- * *out, GIT_ENOTFOUND when none does, -1 on an error. */
+ * *out, ERR_NOT_FOUND when none does, ERR_INTERNAL on an error. */
 int graph_last_commit(git_repository *repo, const git_oid *tip, const char *path,
 		      git_oid *out);
 

@@ -37,14 +37,14 @@ static git_commit *lookup(ctx *c, git_repository *repo, const git_oid *id)
 	return commit;
 }
 
-/* Fetches branch of the source repository at path into ref of repo: 0, MERGE_ENOTFOUND
- * when the source has no such branch, -1. */
+/* Fetches branch of the source repository at path into ref of repo: 0, ERR_NOT_FOUND
+ * when the source has no such branch, ERR_INTERNAL. */
 static int fetch_source(ctx *c, git_repository *repo, const char *path, const char *branch,
 			const char *ref)
 {
 	git_repository *source = NULL;
 	git_remote *remote = NULL;
-	int rc = MERGE_ENOTFOUND;
+	int rc = ERR_NOT_FOUND;
 	if (git_repository_open_bare(&source, path) < 0 || !gitc_branch_exists(source, branch, NULL))
 		goto cleanup;
 	char *spec = arena_printf(c->a, "+refs/heads/%s:%s", branch, ref);
@@ -56,7 +56,7 @@ static int fetch_source(ctx *c, git_repository *repo, const char *path, const ch
 	if (git_remote_create_anonymous(&remote, repo, path) < 0 ||
 	    git_remote_fetch(remote, &specs, &opts, NULL) < 0) {
 		log_git("fetch the source of a fork");
-		rc = -1;
+		rc = ERR_INTERNAL;
 		goto cleanup;
 	}
 	rc = 0;
@@ -72,35 +72,35 @@ int merge_sides_find(ctx *c, const char *target_project_id, const char *source_p
 {
 	memset(out, 0, sizeof(*out));
 	int rc = gitc_open(c, target_project_id, &out->repo);
-	if (rc == GITC_ENOTFOUND)
-		return MERGE_ENOTFOUND;
+	if (rc == ERR_NOT_FOUND)
+		return ERR_NOT_FOUND;
 	if (rc < 0)
-		return -1;
+		return ERR_INTERNAL;
 	out->have_target = gitc_branch_exists(out->repo, target_branch, &out->target);
 	if (!source_project_id)
-		return MERGE_ENOTFOUND; /* the fork is gone */
+		return ERR_NOT_FOUND; /* the fork is gone */
 	if (strcmp(source_project_id, target_project_id) == 0)
-		return gitc_branch_exists(out->repo, source_branch, &out->source) ? 0 : MERGE_ENOTFOUND;
+		return gitc_branch_exists(out->repo, source_branch, &out->source) ? 0 : ERR_NOT_FOUND;
 	const char *ref = arena_printf(c->a, "refs/merge-requests/%s/head", iid);
 	rc = fetch_source(c, out->repo, repo_path(c, source_project_id), source_branch, ref);
 	if (rc != 0)
 		return rc;
-	return git_reference_name_to_id(&out->source, out->repo, ref) == 0 ? 0 : MERGE_ENOTFOUND;
+	return git_reference_name_to_id(&out->source, out->repo, ref) == 0 ? 0 : ERR_NOT_FOUND;
 }
 
-/* The in-memory merge of s's sides into *out (the arena's). 0 or -1. */
+/* The in-memory merge of s's sides into *out (the arena's). 0 or ERR_INTERNAL. */
 static int merge_index(ctx *c, const merge_sides *s, git_commit **ours, git_commit **theirs,
 		       git_index **out)
 {
 	*ours = lookup(c, s->repo, &s->target);
 	*theirs = lookup(c, s->repo, &s->source);
 	if (!*ours || !*theirs)
-		return -1;
+		return ERR_INTERNAL;
 	git_merge_options opts;
 	git_merge_options_init(&opts, GIT_MERGE_OPTIONS_VERSION);
 	if (git_merge_commits(out, s->repo, *ours, *theirs, &opts) < 0) {
 		log_git("merge");
-		return -1;
+		return ERR_INTERNAL;
 	}
 	arena_defer(c->a, free_index, *out);
 	return 0;
@@ -109,11 +109,11 @@ static int merge_index(ctx *c, const merge_sides *s, git_commit **ours, git_comm
 int merge_check(ctx *c, const merge_sides *s, bool *out)
 {
 	if (!s->have_target)
-		return MERGE_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_commit *ours, *theirs;
 	git_index *index;
 	if (merge_index(c, s, &ours, &theirs, &index) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	*out = !git_index_has_conflicts(index);
 	return 0;
 }
@@ -130,14 +130,14 @@ static int merge_base(const merge_sides *s, git_oid *out)
 		git_oid_cpy(out, &s->source);
 		return 1;
 	}
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? ERR_INTERNAL : 0;
 }
 
 int merge_commits_json(ctx *c, const merge_sides *s, long long offset, long long limit,
 		       json_object **out, long long *total)
 {
 	git_revwalk *walk = NULL;
-	int rc = -1;
+	int rc = ERR_INTERNAL;
 	*out = json_object_new_array();
 	*total = 0;
 	if (git_revwalk_new(&walk, s->repo) < 0)
@@ -158,7 +158,7 @@ int merge_commits_json(ctx *c, const merge_sides *s, long long offset, long long
 			goto cleanup;
 		json_object_array_add(*out, gitc_commit_json(c, s->repo, commit, false));
 	}
-	rc = e == GIT_ITEROVER ? 0 : -1;
+	rc = e == GIT_ITEROVER ? 0 : ERR_INTERNAL;
 cleanup:
 	if (rc < 0)
 		log_git("commits of a merge request");
@@ -171,16 +171,16 @@ int merge_changes_json(ctx *c, const merge_sides *s, json_object **out)
 	git_oid base;
 	int rc = merge_base(s, &base);
 	if (rc < 0)
-		return -1;
+		return ERR_INTERNAL;
 	git_commit *head = lookup(c, s->repo, &s->source);
 	git_commit *from = rc == 0 && s->have_target ? lookup(c, s->repo, &base) : NULL;
 	git_tree *new_tree = NULL, *old_tree = NULL;
 	if (!head || git_commit_tree(&new_tree, head) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	arena_defer(c->a, free_tree, new_tree);
 	if (from) {
 		if (git_commit_tree(&old_tree, from) < 0)
-			return -1;
+			return ERR_INTERNAL;
 		arena_defer(c->a, free_tree, old_tree);
 	}
 	return gitc_diff_json(c, s->repo, old_tree, new_tree, out);
@@ -190,17 +190,17 @@ int merge_commit(ctx *c, const merge_sides *s, const char *target_branch, const 
 		 const char *name, const char *email, git_oid *out)
 {
 	if (!s->have_target)
-		return MERGE_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_commit *ours, *theirs;
 	git_index *index;
 	if (merge_index(c, s, &ours, &theirs, &index) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	if (git_index_has_conflicts(index))
-		return MERGE_ECONFLICT;
+		return ERR_CONFLICT;
 	git_oid tree_id;
 	git_tree *tree = NULL;
 	git_signature *sig = NULL;
-	int rc = -1;
+	int rc = ERR_INTERNAL;
 	if (git_index_write_tree_to(&tree_id, index, s->repo) < 0 ||
 	    git_tree_lookup(&tree, s->repo, &tree_id) < 0) {
 		log_git("write the merged tree");
@@ -215,8 +215,7 @@ int merge_commit(ctx *c, const merge_sides *s, const char *target_branch, const 
 		goto cleanup;
 	}
 	rc = refs_branch_update(c, s->repo, target_branch, out, &s->target);
-	if (rc == GIT_EMODIFIED)
-		rc = MERGE_EMOVED;
+	rc = rc == GIT_EMODIFIED ? ERR_MOVED : rc < 0 ? ERR_INTERNAL : 0;
 cleanup:
 	git_signature_free(sig);
 	git_tree_free(tree);
@@ -226,7 +225,7 @@ cleanup:
 int merge_ff_possible(const merge_sides *s, bool *out)
 {
 	if (!s->have_target)
-		return MERGE_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	if (git_oid_equal(&s->source, &s->target)) {
 		*out = true;
 		return 0;
@@ -234,7 +233,7 @@ int merge_ff_possible(const merge_sides *s, bool *out)
 	int rc = git_graph_descendant_of(s->repo, &s->source, &s->target);
 	if (rc < 0) {
 		log_git("fast-forward check");
-		return -1;
+		return ERR_INTERNAL;
 	}
 	*out = rc == 1;
 	return 0;
@@ -247,8 +246,8 @@ int merge_ff(ctx *c, const merge_sides *s, const char *target_branch, git_oid *o
 	if (rc != 0)
 		return rc;
 	if (!ff)
-		return MERGE_ECONFLICT;
+		return ERR_CONFLICT;
 	git_oid_cpy(out, &s->source);
 	rc = refs_branch_update(c, s->repo, target_branch, out, &s->target);
-	return rc == GIT_EMODIFIED ? MERGE_EMOVED : rc;
+	return rc == GIT_EMODIFIED ? ERR_MOVED : rc < 0 ? ERR_INTERNAL : 0;
 }

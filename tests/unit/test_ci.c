@@ -1,5 +1,7 @@
-/* Unit suite: ci (.gitlab-ci.yml as GitLab 10 read it; no database). */
+/* Unit suite: ci (.gitlab-ci.yml as GitLab 10 read it; no database), and the expected
+ * failures of the repository functions the pipelines read through (core/errors.h). */
 #include <check.h>
+#include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,10 @@
 #undef fail
 
 #include "ci/yaml.h"
+#include "core/errors.h"
+#include "git/commits.h"
+#include "git/graph.h"
+#include "git/repo.h"
 
 static arena *A;
 
@@ -425,6 +431,92 @@ START_TEST(test_slug)
 }
 END_TEST
 
+/* ---- one error convention: 0 or a negative ERR_ code ---- */
+
+START_TEST(test_error_codes_distinct)
+{
+	static const int codes[] = {
+		ERR_MISSING,	     ERR_INVALID,   ERR_VALIDATION, ERR_BAD_REQUEST, ERR_UNAUTHORIZED,
+		ERR_FORBIDDEN,	     ERR_SCOPE,	    ERR_NOT_FOUND,  ERR_NO_ROUTE,    ERR_SUDO_NOT_FOUND,
+		ERR_CONFLICT,	     ERR_TOO_LARGE, ERR_UNAVAILABLE, ERR_INTERNAL,   ERR_OAUTH,
+		ERR_NOT_MODIFIED,    ERR_URI_TOO_LONG, ERR_MOVED,   ERR_REFUSED,
+	};
+	size_t n = sizeof(codes) / sizeof(*codes);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_lt(codes[i], 0);
+		for (size_t j = i + 1; j < n; j++)
+			ck_assert_int_ne(codes[i], codes[j]);
+	}
+}
+END_TEST
+
+/* A bare repository in a temporary directory with one commit on master that adds
+ * README; its id in *tip. */
+static git_repository *repo_with_commit(char *dir, git_oid *tip)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	git_repository *repo = NULL;
+	ck_assert_int_eq(git_repository_init(&repo, dir, 1), 0);
+	git_oid blob, tree;
+	ck_assert_int_eq(git_blob_create_from_buffer(&blob, repo, "hello\n", 6), 0);
+	git_treebuilder *tb = NULL;
+	ck_assert_int_eq(git_treebuilder_new(&tb, repo, NULL), 0);
+	ck_assert_int_eq(git_treebuilder_insert(NULL, tb, "README", &blob, GIT_FILEMODE_BLOB), 0);
+	ck_assert_int_eq(git_treebuilder_write(&tree, tb), 0);
+	git_treebuilder_free(tb);
+	git_tree *t = NULL;
+	ck_assert_int_eq(git_tree_lookup(&t, repo, &tree), 0);
+	git_signature *sig = NULL;
+	ck_assert_int_eq(git_signature_new(&sig, "A", "a@example.com", 1500000000, 0), 0);
+	ck_assert_int_eq(git_commit_create(tip, repo, "refs/heads/master", sig, sig, NULL, "first",
+					   t, 0, NULL),
+			 0);
+	git_signature_free(sig);
+	git_tree_free(t);
+	return repo;
+}
+
+START_TEST(test_git_expected_failures)
+{
+	git_libgit2_init();
+	char dir[] = "/tmp/collabd-unit-git.XXXXXX";
+	git_oid tip;
+	git_repository *repo = repo_with_commit(dir, &tip);
+	arena *a = arena_new();
+	ctx c;
+	ctx_init(&c, a, NULL, NULL, NULL);
+	git_commit *commit = NULL;
+	ck_assert_int_eq(gitc_commit_of(&c, repo, "master", &commit), 0);
+	ck_assert_int_eq(gitc_commit_of(&c, repo, "no-such-branch", &commit), ERR_NOT_FOUND);
+	ck_assert_int_eq(gitc_commit_of(&c, repo, "master", &commit), 0);
+	git_blob *blob = NULL;
+	ck_assert_int_eq(gitc_blob_at(&c, repo, commit, "README", &blob), 0);
+	ck_assert_int_eq(gitc_blob_at(&c, repo, commit, "missing", &blob), ERR_NOT_FOUND);
+	git_oid last;
+	ck_assert_int_eq(graph_last_commit(repo, &tip, "README", &last), 0);
+	ck_assert(git_oid_equal(&last, &tip));
+	ck_assert_int_eq(graph_last_commit(repo, &tip, "missing", &last), ERR_NOT_FOUND);
+	/* a refusal in GitLab's words, and a branch that is not there: nothing written */
+	const char *msg = NULL;
+	gitc_commit_req req = {.branch = "master", .start_branch = "no-such-branch",
+			       .message = "m", .committer_name = "A",
+			       .committer_email = "a@example.com"};
+	git_commit *made = NULL;
+	ck_assert_int_eq(gitc_commit_create(&c, repo, &req, &made, &msg), ERR_REFUSED);
+	ck_assert_str_eq(msg, "You can only create or edit files when you are on a branch");
+	msg = NULL;
+	ck_assert_int_eq(gitc_cherry_pick(&c, repo, commit, "no-such-branch", "A", "a@example.com",
+					  &made, &msg),
+			 ERR_NOT_FOUND);
+	git_oid head;
+	ck_assert_int_eq(git_reference_name_to_id(&head, repo, "refs/heads/master"), 0);
+	ck_assert(git_oid_equal(&head, &tip));
+	arena_destroy(a);
+	git_repository_free(repo);
+	ck_assert_int_eq(repo_remove_dir(dir), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ci");
@@ -442,6 +534,11 @@ int main(void)
 	tcase_add_test(tc, test_hostile);
 	tcase_add_test(tc, test_only_except);
 	tcase_add_test(tc, test_slug);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("errors");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_error_codes_distinct);
+	tcase_add_test(tc, test_git_expected_failures);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
