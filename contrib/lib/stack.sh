@@ -28,10 +28,13 @@ pg_bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1;
 
 free_port() {
 	# a port nobody listens on, below the kernel's ephemeral range (32768-60999) so that
-	# no client connection holds it either
-	local p
+	# no client connection holds it either; from PORT_RANGE ("FIRST COUNT") when it is
+	# set: stacks started at the same time (the lanes of tests/api/run) each take ports
+	# from a range of their own, so that two never pick the same one before it is bound
+	local p first=10000 count=22000
+	[ -n "${PORT_RANGE:-}" ] && read -r first count <<<"$PORT_RANGE"
 	for _ in $(seq 1 200); do
-		p=$(( 10000 + RANDOM % 22000 ))
+		p=$(( first + RANDOM % count ))
 		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p"; return 0; fi
 	done
 	return 1
@@ -58,7 +61,9 @@ stack_pg_start() {
 	local pg; pg=$(readlink -f "$dir/pg")
 	[ "$(id -u)" = 0 ] && chown postgres:postgres "$pg"
 	if [ ! -f "$pg/data/PG_VERSION" ]; then
-		as_pg "$bin/initdb" -D "$pg/data" -U postgres -A trust -E UTF8 --no-locale >"$pg/initdb.log" 2>&1 \
+		# --no-sync: the server runs with fsync=off (below), its files are as safe as
+		# initdb's; syncing them costs seconds, to every lane of tests/api/run
+		as_pg "$bin/initdb" --no-sync -D "$pg/data" -U postgres -A trust -E UTF8 --no-locale >"$pg/initdb.log" 2>&1 \
 			|| { cat "$pg/initdb.log" >&2; return 1; }
 	fi
 	local port; port=$(cat "$pg/port" 2>/dev/null || free_port)
