@@ -164,7 +164,7 @@ static int create(request *r, const noteable_kind *k, bool on_note)
 	return award_emoji_create(r, a.type, a.id, name, "Award Emoji");
 }
 
-static int delete(request *r, const noteable_kind *k, bool on_note)
+static int delete_award(request *r, const noteable_kind *k, bool on_note)
 {
 	PGresult *res;
 	int rc = find_award(r, k, on_note, &res);
@@ -200,7 +200,7 @@ static int award_emoji_check_create(request *r)
 	static int award_emoji_list_##name(request *r) { return list(r, &(kind), false); }      \
 	static int award_emoji_show_##name(request *r) { return show(r, &(kind), false); }      \
 	static int award_emoji_create_##name(request *r) { return create(r, &(kind), false); }  \
-	static int award_emoji_delete_##name(request *r) { return delete(r, &(kind), false); }  \
+	static int award_emoji_delete_##name(request *r) { return delete_award(r, &(kind), false); }  \
 	static int award_emoji_list_##name##_note(request *r) { return list(r, &(kind), true); } \
 	static int award_emoji_show_##name##_note(request *r) { return show(r, &(kind), true); } \
 	static int award_emoji_create_##name##_note(request *r)                                 \
@@ -209,7 +209,7 @@ static int award_emoji_check_create(request *r)
 	}                                                                                       \
 	static int award_emoji_delete_##name##_note(request *r)                                 \
 	{                                                                                       \
-		return delete(r, &(kind), true);                                                \
+		return delete_award(r, &(kind), true);                                                \
 	}
 AWARD_HANDLERS(issue, noteable_issue)
 AWARD_HANDLERS(snippet, noteable_snippet)

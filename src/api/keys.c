@@ -125,7 +125,7 @@ static int keys_create_user(request *r)
 	return rc < 0 ? rc : create(r, id);
 }
 
-static int delete(request *r, const char *user_id)
+static int delete_key(request *r, const char *user_id)
 {
 	const char *key_id;
 	int rc = api_id(r, "key_id", &key_id);
@@ -146,14 +146,14 @@ static int delete(request *r, const char *user_id)
 
 static int keys_delete_mine(request *r)
 {
-	return delete(r, caller_id(r));
+	return delete_key(r, caller_id(r));
 }
 
 static int keys_delete_user(request *r)
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
-	return rc < 0 ? rc : delete(r, id);
+	return rc < 0 ? rc : delete_key(r, id);
 }
 
 /* The module's routes (http/router.h), in the order they are matched. */

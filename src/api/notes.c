@@ -551,7 +551,7 @@ static int update(request *r, const noteable_kind *k)
 	return 0;
 }
 
-static int delete(request *r, const noteable_kind *k)
+static int delete_note(request *r, const noteable_kind *k)
 {
 	noteable n;
 	PGresult *res;
@@ -572,7 +572,7 @@ static int delete(request *r, const noteable_kind *k)
 	static int notes_show_##name(request *r) { return show(r, &(kind)); }                   \
 	static int notes_create_##name(request *r) { return create(r, &(kind)); }               \
 	static int notes_update_##name(request *r) { return update(r, &(kind)); }               \
-	static int notes_delete_##name(request *r) { return delete(r, &(kind)); }
+	static int notes_delete_##name(request *r) { return delete_note(r, &(kind)); }
 NOTES_HANDLERS(issue, noteable_issue)
 NOTES_HANDLERS(snippet, noteable_snippet)
 NOTES_HANDLERS(merge_request, noteable_merge_request)
