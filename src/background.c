@@ -24,7 +24,8 @@
 const db_stmt background_stmts[] = {
 	/* The rows of a project that DELETE /projects/:id marked; what refers to it goes
 	 * with it (cascades and the members/notification settings trigger). */
-	{"background_delete_project", "DELETE FROM projects WHERE id = $1 AND pending_delete", 1, 0},
+	{"background_delete_project", "DELETE FROM projects WHERE id = $1 AND pending_delete", 1,
+	 0},
 	/* Memberships past their expires_at date (GitLab 10's RemoveExpiredMembersWorker);
 	 * access already ends on that date (SQL_MEMBER_ACTIVE). */
 	{"background_remove_expired_members",
@@ -217,8 +218,7 @@ static bool stop_requested(int sfd)
 	return poll(&p, 1, 0) > 0;
 }
 
-int background_run(const config *cfg, const unsigned char key[32],
-		   const db_stmt *const *statements)
+int background_run(const config *cfg, const unsigned char key[32], const db_stmt *const *statements)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	prctl(PR_SET_NAME, BACKGROUND_PROCESS_NAME);

@@ -350,7 +350,8 @@ static int routes_command(int argc)
 										 : " who sees the ")
 				       : "",
 			       rt->flags & ROUTE_PROJECT ? "project"
-			       : rt->flags & ROUTE_GROUP ? "group" : "");
+			       : rt->flags & ROUTE_GROUP ? "group"
+							 : "");
 	}
 	return 0;
 }

@@ -73,7 +73,8 @@ static void cache_renew(const config *cfg)
 	/* the master's mappings; older workers keep theirs */
 	cache_free(response_cache);
 	cache_free(auth_cache);
-	response_cache = cfg->cache_size_mb > 0 ? cache_new((size_t)cfg->cache_size_mb << 20) : NULL;
+	response_cache = cfg->cache_size_mb > 0 ? cache_new((size_t)cfg->cache_size_mb << 20)
+						: NULL;
 	auth_cache = cfg->auth_cache_mb > 0 ? cache_new((size_t)cfg->auth_cache_mb << 20) : NULL;
 }
 
@@ -178,8 +179,9 @@ static int serve(const char *cfg_path)
 	unsigned char key[32];
 	char *unix_path = NULL;
 	int fd = -1;
-	if (entry_load_key(&cfg, key) < 0 || entry_check_schema(&cfg) < 0 || check_statements(&cfg) < 0 ||
-	    install_hooks(&cfg, cfg_path) < 0 || (fd = open_listener(&cfg, &unix_path)) < 0) {
+	if (entry_load_key(&cfg, key) < 0 || entry_check_schema(&cfg) < 0 ||
+	    check_statements(&cfg) < 0 || install_hooks(&cfg, cfg_path) < 0 ||
+	    (fd = open_listener(&cfg, &unix_path)) < 0) {
 		config_free(&cfg);
 		return 1;
 	}
@@ -226,9 +228,11 @@ static int serve(const char *cfg_path)
 					slots[i].pid = 0;
 					if (current && !got_term) {
 						if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)
-							log_warn("%s %d died (status %d); respawning",
-								 background ? "background process" : "worker",
-								 (int)pid, status);
+							log_warn(
+								"%s %d died (status %d); respawning",
+								background ? "background process"
+									   : "worker",
+								(int)pid, status);
 						if (early)
 							sleep(1); /* do not spin on a worker that cannot start */
 						spawn(&cfg, fd, key, generation, background);
@@ -248,7 +252,8 @@ static int serve(const char *cfg_path)
 					cfg = fresh;
 					memcpy(key, fresh_key, 32);
 				} else {
-					log_error("reload: cannot read the instance key; keeping the old one");
+					log_error(
+						"reload: cannot read the instance key; keeping the old one");
 					config_free(&fresh);
 				}
 			} else {

@@ -41,8 +41,9 @@ int entry_usage(void)
 int entry_load_key(const config *cfg, unsigned char key[32])
 {
 	if (crypto_key_load(cfg->key_file, key) < 0) {
-		log_error("cannot read the instance key %s (32 bytes, mode 0600); run `collabd keygen`",
-			  cfg->key_file);
+		log_error(
+			"cannot read the instance key %s (32 bytes, mode 0600); run `collabd keygen`",
+			cfg->key_file);
 		return -1;
 	}
 	return 0;

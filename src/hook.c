@@ -22,7 +22,8 @@ const db_stmt hook_stmts[] = {
 	/* $1 user id: the caller of a push */
 	{"hook_user",
 	 "SELECT id, is_admin, external FROM users WHERE id = $1 AND state = 'active'"
-	 " AND NOT ghost", 1, HU_NCOLS},
+	 " AND NOT ghost",
+	 1, HU_NCOLS},
 	/* $1 project, $2 branch */
 	{"hook_push_level", "SELECT branch_push_level($1, $2)", 2, 1},
 	{NULL, NULL, 0, 0},
@@ -130,13 +131,15 @@ int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in
 		if (PQgetisnull(res, 0, 0))
 			continue; /* not protected: developers and up push (the access question) */
 		if (strcmp(u->new, HOOKS_ZERO) == 0) {
-			fprintf(err, "GitLab: You are not allowed to delete protected branches from "
-				     "this project. Only a project master or owner can delete a "
-				     "protected branch.\n");
+			fprintf(err,
+				"GitLab: You are not allowed to delete protected branches from "
+				"this project. Only a project master or owner can delete a "
+				"protected branch.\n");
 			rc = 1;
 		} else if (level < db_int(res, 0, 0)) {
-			fprintf(err, "GitLab: You are not allowed to push code to protected branches "
-				     "on this project.\n");
+			fprintf(err,
+				"GitLab: You are not allowed to push code to protected branches "
+				"on this project.\n");
 			rc = 1;
 		} else if (strcmp(u->old, HOOKS_ZERO) != 0) {
 			if (!repo && !(repo = open_here())) {

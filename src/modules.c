@@ -16,13 +16,25 @@
 #include "db/user_refs.h"
 #include "db/versions.h"
 
-#define MODULE(name) extern const db_stmt name##_stmts[]; extern const route name##_routes[];
+#define MODULE(name)                                                                               \
+	extern const db_stmt name##_stmts[];                                                       \
+	extern const route name##_routes[];
 #include "src/api/modules.def"
 #undef MODULE
 
 const db_stmt *const statements[] = {
-	auth_stmts, scope_stmts, queue_stmts, background_stmts, db_versions_stmts, repo_stmts,
-	hooks_stmts, hook_stmts, shell_stmts, ci_job_stmts, ci_pipeline_stmts, ci_schedules_stmts,
+	auth_stmts,
+	scope_stmts,
+	queue_stmts,
+	background_stmts,
+	db_versions_stmts,
+	repo_stmts,
+	hooks_stmts,
+	hook_stmts,
+	shell_stmts,
+	ci_job_stmts,
+	ci_pipeline_stmts,
+	ci_schedules_stmts,
 	db_user_refs_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"

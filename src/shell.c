@@ -23,11 +23,13 @@ const db_stmt shell_stmts[] = {
 	/* $1 MD5 fingerprint (sshkey.h): the key (keys_fingerprint_key) of an active user */
 	{"shell_key_by_fingerprint",
 	 "SELECT k.id, k.key FROM keys k JOIN users u ON u.id = k.user_id"
-	 " WHERE k.fingerprint = $1 AND u.state = 'active' AND NOT u.ghost", 1, SKF_NCOLS},
+	 " WHERE k.fingerprint = $1 AND u.state = 'active' AND NOT u.ghost",
+	 1, SKF_NCOLS},
 	/* $1 key id: its user, whatever their state */
 	{"shell_key_user",
 	 "SELECT u.id, u.is_admin, u.external, u.username, u.state = 'active' FROM keys k"
-	 " JOIN users u ON u.id = k.user_id WHERE k.id = $1 AND NOT u.ghost", 1, SKU_NCOLS},
+	 " JOIN users u ON u.id = k.user_id WHERE k.id = $1 AND NOT u.ghost",
+	 1, SKU_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -37,8 +39,7 @@ static bool key_blob(arena *a, const char *b64, unsigned char **blob, size_t *n)
 	return b64 && *b64 && crypto_base64_decode(a, b64, blob, n) == 0 && *n > 0;
 }
 
-int shell_authorized_key(ctx *c, const char *command, const char *type, const char *b64,
-			 FILE *out)
+int shell_authorized_key(ctx *c, const char *command, const char *type, const char *b64, FILE *out)
 {
 	sshkey k;
 	unsigned char *blob;
@@ -188,8 +189,7 @@ static int key_caller(ctx *c, const char *key_arg, FILE *err)
 	return 0;
 }
 
-int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err,
-		 shell_plan *out)
+int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err, shell_plan *out)
 {
 	int rc = key_caller(c, key_arg, err);
 	if (rc != 0)
@@ -219,7 +219,7 @@ int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err,
 	if (rc < 0)
 		return -1;
 	if (!can_git(&p.pa, p.visibility, p.wiki_enabled, c->user, wiki, push)) {
-		const char *why = !push ? "download code from this project"
+		const char *why = !push  ? "download code from this project"
 				  : wiki ? "write to this project's wiki"
 					 : "push code to this project";
 		fprintf(err, "GitLab: You are not allowed to %s.\n", why);
@@ -258,12 +258,12 @@ int shell_exec(const shell_plan *plan)
 	const char *protocol = getenv("GIT_PROTOCOL");
 	char *owned[16];
 	int nowned = 0;
-#define PUT(...)                                                                                \
-	do {                                                                                    \
-		char *s_;                                                                       \
-		if (asprintf(&s_, __VA_ARGS__) < 0)                                             \
-			goto fail;                                                              \
-		env[n++] = owned[nowned++] = s_;                                                \
+#define PUT(...)                                                                                   \
+	do {                                                                                       \
+		char *s_;                                                                          \
+		if (asprintf(&s_, __VA_ARGS__) < 0)                                                \
+			goto fail;                                                                 \
+		env[n++] = owned[nowned++] = s_;                                                   \
 	} while (0)
 	if (path)
 		PUT("PATH=%s", path);
@@ -292,7 +292,8 @@ fail:
 
 static bool plain_path(const char *s)
 {
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-@,:=") ==
+	return strspn(s,
+		      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-@,:=") ==
 	       strlen(s);
 }
 
@@ -307,8 +308,9 @@ int shell_authorized_keys_main(const db_stmt *const *statements, const char *cfg
 	/* the line's command="..." goes through sshd's option quoting and then the login
 	 * shell: only paths that need neither */
 	if (!plain_path(exe) || !plain_path(conf)) {
-		fprintf(stderr, "collabd: for an authorized_keys line the paths %s and %s may only "
-				"have letters, digits and / . _ + - @ , : =\n",
+		fprintf(stderr,
+			"collabd: for an authorized_keys line the paths %s and %s may only "
+			"have letters, digits and / . _ + - @ , : =\n",
 			exe, conf);
 		return 1;
 	}

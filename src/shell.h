@@ -24,8 +24,7 @@ extern const db_stmt shell_stmts[];
  * collabd binary and its configuration, already a shell word list) with
  * `shell key-<id>`. 0 with the line written to out, 1 when no active user has this
  * key, -1 on a database error. */
-int shell_authorized_key(ctx *c, const char *command, const char *type, const char *b64,
-			 FILE *out);
+int shell_authorized_key(ctx *c, const char *command, const char *type, const char *b64, FILE *out);
 
 /* What a session may run: the program, the repository and the environment of the
  * hooks. Strings in the ctx's arena. */
@@ -40,8 +39,7 @@ typedef struct {
 /* Decides the session of key_arg ("key-<id>") that asks for command (the client's
  * SSH_ORIGINAL_COMMAND, NULL for an interactive login): 0 and *out when it may run,
  * 1 when it is refused (the reason written to err), -1 on a database error. */
-int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err,
-		 shell_plan *out);
+int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err, shell_plan *out);
 /* Runs the plan in place of this process (execve with only the environment git and the
  * hooks need, GIT_PROTOCOL kept when it is a valid one). Returns only when that fails. */
 int shell_exec(const shell_plan *plan);

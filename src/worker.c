@@ -25,7 +25,7 @@
 
 static scope_lock route_lock(unsigned flags)
 {
-	return !(flags & ROUTE_TX)	   ? SCOPE_READ
+	return !(flags & ROUTE_TX)       ? SCOPE_READ
 	       : flags & ROUTE_KEY_SHARE ? SCOPE_KEY_SHARE
 					 : SCOPE_UPDATE;
 }
@@ -92,15 +92,16 @@ static int resolve_scope(request *r, unsigned flags)
 			r->ctx.err_detail = "Project";
 			return ERR_NOT_FOUND;
 		}
-		return project_found(r, scope_project_row(&r->ctx, res, AUTH_LEAN_NCOLS, r->project));
+		return project_found(r,
+				     scope_project_row(&r->ctx, res, AUTH_LEAN_NCOLS, r->project));
 	}
 	int rc = check_params(r);
 	if (rc < 0)
 		return rc;
 	if (flags & ROUTE_PROJECT) {
 		r->project = arena_alloc(r->ctx.a, sizeof(*r->project));
-		return project_found(r, scope_project(&r->ctx, param_str(r, "id"), route_lock(flags),
-							    r->project));
+		return project_found(r, scope_project(&r->ctx, param_str(r, "id"),
+						      route_lock(flags), r->project));
 	}
 	if (flags & ROUTE_GROUP) {
 		r->group = arena_alloc(r->ctx.a, sizeof(*r->group));
@@ -171,8 +172,9 @@ void worker_dispatch_tables(request *r, const route *const *tables)
 	if (r->cache && (rt->flags & ROUTE_CACHE) && cache_serve(r))
 		return;
 	if (!(rt->flags & ROUTE_NO_AUTH)) {
-		bool deferred = ((rt->flags & ROUTE_SELF_AUTH) && r->cred.token_digest && !r->cred.sudo) ||
-				with_project(r, rt->flags);
+		bool deferred =
+			((rt->flags & ROUTE_SELF_AUTH) && r->cred.token_digest && !r->cred.sudo) ||
+			with_project(r, rt->flags);
 		if (!deferred)
 			rc = auth_authenticate(&r->ctx, &r->cred, rt->flags);
 	}
@@ -202,24 +204,42 @@ void worker_dispatch(request *r)
 static const char *reason(int status)
 {
 	switch (status) {
-	case 200: return "OK";
-	case 201: return "Created";
-	case 202: return "Accepted";
-	case 204: return "No Content";
-	case 304: return "Not Modified";
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 409: return "Conflict";
-	case 412: return "Precondition Failed";
-	case 413: return "Payload Too Large";
-	case 414: return "URI Too Long";
-	case 422: return "Unprocessable Entity";
-	case 429: return "Too Many Requests";
-	case 503: return "Service Unavailable";
-	default: return "Internal Server Error";
+	case 200:
+		return "OK";
+	case 201:
+		return "Created";
+	case 202:
+		return "Accepted";
+	case 204:
+		return "No Content";
+	case 304:
+		return "Not Modified";
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 409:
+		return "Conflict";
+	case 412:
+		return "Precondition Failed";
+	case 413:
+		return "Payload Too Large";
+	case 414:
+		return "URI Too Long";
+	case 422:
+		return "Unprocessable Entity";
+	case 429:
+		return "Too Many Requests";
+	case 503:
+		return "Service Unavailable";
+	default:
+		return "Internal Server Error";
 	}
 }
 
@@ -290,7 +310,7 @@ static void write_response(FCGX_Request *fr, request *r)
 	size_t off = 0;
 	for (size_t i = 0; i < records; i++, h += 8) {
 		size_t len = total - i * FCGI_REC_MAX < FCGI_REC_MAX ? total - i * FCGI_REC_MAX
-								      : FCGI_REC_MAX;
+								     : FCGI_REC_MAX;
 		fcgi_record_header(h, FCGI_STDOUT, fr->requestId, len);
 		iov[n++] = (struct iovec){h, 8};
 		while (len > 0) {
@@ -425,8 +445,8 @@ static int wait_for_work(int ep, int sfd)
 	}
 }
 
-int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc,
-	       cache *ac, int turns)
+int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc, cache *ac,
+	       int turns)
 {
 	write_turns = turns;
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -455,7 +475,8 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 
 	db d;
 	if (db_open(&d, cfg->database_url, statements) < 0)
-		log_warn("worker starts without a database connection; requests get 503 until it is back");
+		log_warn(
+			"worker starts without a database connection; requests get 503 until it is back");
 	FCGX_Init();
 	router_index(route_tables);
 	FCGX_Request fr;

@@ -11,8 +11,8 @@
 /* Runs the accept loop, with the instance's response cache rc and authentication cache
  * ac (NULL: none), and the turns of its write transactions (core/turns.h; -1: none);
  * returns the exit status when SIGTERM asked it to stop. */
-int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc,
-	       cache *ac, int turns);
+int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], cache *rc, cache *ac,
+	       int turns);
 /* Serves one parsed request with the route of tables (router_match) that matches it: authentication,
  * the response cache, the scope (ROUTE_PROJECT, ROUTE_GROUP), the transaction
  * (ROUTE_TX), the handler; then the check that no transaction is left open on the

@@ -16,25 +16,29 @@ const db_stmt access_requests_stmts[] = {
 	 " AND m.source_id = $2 AND m.requested_at IS NOT NULL)"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " MEMBER_COLS " FROM f JOIN members m ON m.id = f.id JOIN users u"
-	 " ON u.id = m.user_id ORDER BY m.id LIMIT $3 OFFSET $4) p ON true", 4, 1 + MEMBER_NCOLS},
+	 " ON u.id = m.user_id ORDER BY m.id LIMIT $3 OFFSET $4) p ON true",
+	 4, 1 + MEMBER_NCOLS},
 	/* $3 the requester; a second request violates members_source_user_key */
 	{"access_requests_insert",
 	 "WITH m AS (INSERT INTO members (source_type, source_id, user_id, access_level,"
 	 " requested_at) VALUES ($1, $2, $3, 30, now()) RETURNING *)"
-	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 3, MEMBER_NCOLS},
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id",
+	 3, MEMBER_NCOLS},
 	/* $3 the requester, $4 the access level it gets */
 	{"access_requests_approve",
 	 "WITH m AS (UPDATE members SET requested_at = NULL, access_level = $4, updated_at = now()"
 	 " WHERE source_type = $1 AND source_id = $2 AND user_id = $3 AND requested_at IS NOT NULL"
 	 " RETURNING *)"
-	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 4, MEMBER_NCOLS},
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id",
+	 4, MEMBER_NCOLS},
 	/* $3 the requester, $4 whether the caller may deny it: whether the request exists
 	 * and whether it was removed */
 	{"access_requests_delete",
 	 "WITH q AS (SELECT id FROM members WHERE source_type = $1 AND source_id = $2"
 	 " AND user_id = $3 AND requested_at IS NOT NULL),"
 	 " d AS (DELETE FROM members WHERE id IN (SELECT id FROM q) AND $4::boolean RETURNING id)"
-	 "SELECT (SELECT count(*) FROM q), (SELECT count(*) FROM d)", 4, ARD_NCOLS},
+	 "SELECT (SELECT count(*) FROM q), (SELECT count(*) FROM d)",
+	 4, ARD_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -53,7 +57,8 @@ static int access_requests_list(request *r)
 	member_source_of(r, &s);
 	if (!member_source_can_admin(&s))
 		return ERR_FORBIDDEN;
-	const char *v[4] = {s.source_type, s.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	const char *v[4] = {s.source_type, s.id, pagination_limit(r, &pg),
+			    pagination_offset(r, &pg)};
 	int err;
 	PGresult *res = db_query(&r->ctx, "access_requests_list", 4, v, &err);
 	if (!res)
@@ -152,9 +157,13 @@ const route access_requests_routes[] = {
 	{"GET", V4 "/projects/:id/access_requests", access_requests_list, AUTH | PR, NULL},
 	{"POST", V4 "/groups/:id/access_requests", access_requests_create, AUTH | GW, NULL},
 	{"POST", V4 "/projects/:id/access_requests", access_requests_create, AUTH | PW, NULL},
-	{"PUT", V4 "/groups/:id/access_requests/:user_id/approve", access_requests_approve, AUTH | GW, access_requests_check_approve},
-	{"PUT", V4 "/projects/:id/access_requests/:user_id/approve", access_requests_approve, AUTH | PW, access_requests_check_approve},
-	{"DELETE", V4 "/groups/:id/access_requests/:user_id", access_requests_deny, AUTH | GW, members_check_user},
-	{"DELETE", V4 "/projects/:id/access_requests/:user_id", access_requests_deny, AUTH | PW, members_check_user},
+	{"PUT", V4 "/groups/:id/access_requests/:user_id/approve", access_requests_approve,
+	 AUTH | GW, access_requests_check_approve},
+	{"PUT", V4 "/projects/:id/access_requests/:user_id/approve", access_requests_approve,
+	 AUTH | PW, access_requests_check_approve},
+	{"DELETE", V4 "/groups/:id/access_requests/:user_id", access_requests_deny, AUTH | GW,
+	 members_check_user},
+	{"DELETE", V4 "/projects/:id/access_requests/:user_id", access_requests_deny, AUTH | PW,
+	 members_check_user},
 	{NULL, NULL, NULL, 0, NULL},
 };

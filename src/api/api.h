@@ -103,8 +103,8 @@ int content_write(request *r, struct git_repository *repo, struct gitc_commit_re
  * branches or tags (tags true) that contain search (NULL: all), a page of them in the
  * order of git/refs.h's refs_page presented by present (which adds n records of names to
  * out), with the pagination headers; ERR_FORBIDDEN to whom may not read the code. */
-typedef int (*refs_present_fn)(request *r, struct git_repository *repo,
-			       const char *const *names, int n, struct json_object *out);
+typedef int (*refs_present_fn)(request *r, struct git_repository *repo, const char *const *names,
+			       int n, struct json_object *out);
 int branches_list_refs(request *r, bool tags, const char *search, refs_present_fn present);
 
 /* members.c: project and group members; access_requests.c (4.11). Each handler serves
@@ -115,14 +115,14 @@ int members_check_user(request *r);
 
 /* The project or group whose members a route is about, with the caller's access. */
 typedef struct {
-	bool project;              /* else a group */
-	const char *source_type;   /* members.source_type: "Project" or "Namespace" */
-	const char *id;            /* the project's or group's id */
-	const char *ns_owner_id;   /* a personal project's namespace owner, else NULL */
+	bool project;            /* else a group */
+	const char *source_type; /* members.source_type: "Project" or "Namespace" */
+	const char *id;          /* the project's or group's id */
+	const char *ns_owner_id; /* a personal project's namespace owner, else NULL */
 	int visibility;
 	bool request_access_enabled;
-	project_access pa;         /* when project */
-	group_access ga;           /* when a group */
+	project_access pa; /* when project */
+	group_access ga;   /* when a group */
 } member_source;
 /* The route's scope as a member source. */
 void member_source_of(request *r, member_source *out);
@@ -149,7 +149,7 @@ typedef struct noteable_kind {
 extern const noteable_kind noteable_issue, noteable_snippet, noteable_merge_request;
 
 typedef struct {
-	const char *type;      /* as its kind's */
+	const char *type; /* as its kind's */
 	const char *id;
 	const char *iid;       /* an issue's; NULL for a snippet */
 	const char *author_id; /* NULL when the author's account is gone */
@@ -210,8 +210,8 @@ int labels_ensure(request *r, const char *project_id, const char *titles, const 
  * /users and `collabd user-create`. password is the plain one; users_check fills
  * password_hash from it. */
 typedef struct user_input {
-	const char *username, *email, *name, *password, *password_hash, *skype, *linkedin,
-		*twitter, *website_url, *organization, *projects_limit, *bio, *location, *admin,
+	const char *username, *email, *name, *password, *password_hash, *skype, *linkedin, *twitter,
+		*website_url, *organization, *projects_limit, *bio, *location, *admin,
 		*can_create_group, *external, *extern_uid, *provider;
 	bool reset_password;
 	const char *avatar, *avatar_type; /* uploaded file and the image type of its bytes */
@@ -230,8 +230,8 @@ int users_check(ctx *c, user_input *in, bool create, user_problem_fn *problem, v
  * avatar and private token, in c's open transaction, confirmed or not: 0 with the id in
  * *id; ERR_CONFLICT with c->err_detail GitLab's message ("Email has already been
  * taken") or NULL; ERR_VALIDATION told to problem (an identity taken); or an ERR_ code. */
-int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *problem,
-		 void *arg, const char **id);
+int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *problem, void *arg,
+		 const char **id);
 
 /* tokens.c: the rules of a token's scopes (api, read_user; each kept once), name (at
  * most 255 characters) and expires_at (a date), as the token endpoints apply them, and

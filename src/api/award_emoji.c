@@ -24,16 +24,19 @@ const db_stmt award_emoji_stmts[] = {
 	 "WITH f AS (SELECT * FROM award_emoji WHERE awardable_type = $1 AND awardable_id = $2)"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " AWARD_COLS " FROM f a JOIN users u ON u.id = a.user_id ORDER BY a.id"
-	 " LIMIT $3 OFFSET $4) pg ON true", 4, 1 + AWARD_NCOLS},
+	 " LIMIT $3 OFFSET $4) pg ON true",
+	 4, 1 + AWARD_NCOLS},
 	/* $1 award, $2 type, $3 awardable */
 	{"award_emoji_show",
 	 "SELECT " AWARD_COLS " FROM award_emoji a JOIN users u ON u.id = a.user_id"
-	 " WHERE a.id = $1 AND a.awardable_type = $2 AND a.awardable_id = $3", 3, AWARD_NCOLS},
+	 " WHERE a.id = $1 AND a.awardable_type = $2 AND a.awardable_id = $3",
+	 3, AWARD_NCOLS},
 	/* $1 type, $2 awardable, $3 name, $4 user: no row when the user awarded it already */
 	{"award_emoji_insert",
 	 "WITH a AS (INSERT INTO award_emoji (awardable_type, awardable_id, name, user_id)"
 	 " VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING *)"
-	 " SELECT " AWARD_COLS " FROM a JOIN users u ON u.id = a.user_id", 4, AWARD_NCOLS},
+	 " SELECT " AWARD_COLS " FROM a JOIN users u ON u.id = a.user_id",
+	 4, AWARD_NCOLS},
 	{"award_emoji_delete", "DELETE FROM award_emoji WHERE id = $1", 1, 0},
 	{NULL, NULL, 0, 0},
 };
@@ -41,8 +44,8 @@ const db_stmt award_emoji_stmts[] = {
 /* GitLab's not_found!("<what> <errors>"): the validation errors of an award. */
 static int invalid(request *r, const char *what, const char *errors)
 {
-	return api_error(r, 404,
-			 arena_printf(r->ctx.a, "404 %s {:name=>[\"%s\"]} Not Found", what, errors));
+	return api_error(
+		r, 404, arena_printf(r->ctx.a, "404 %s {:name=>[\"%s\"]} Not Found", what, errors));
 }
 
 bool award_emoji_allowed(request *r, const char *author_id, const char *name)
@@ -196,34 +199,54 @@ static int award_emoji_check_create(request *r)
 }
 
 /* The eight handlers of one kind of noteable: on it, and on its notes. */
-#define AWARD_HANDLERS(name, kind)                                                              \
-	static int award_emoji_list_##name(request *r) { return list(r, &(kind), false); }      \
-	static int award_emoji_show_##name(request *r) { return show(r, &(kind), false); }      \
-	static int award_emoji_create_##name(request *r) { return create(r, &(kind), false); }  \
-	static int award_emoji_delete_##name(request *r) { return delete_award(r, &(kind), false); }  \
-	static int award_emoji_list_##name##_note(request *r) { return list(r, &(kind), true); } \
-	static int award_emoji_show_##name##_note(request *r) { return show(r, &(kind), true); } \
-	static int award_emoji_create_##name##_note(request *r)                                 \
-	{                                                                                       \
-		return create(r, &(kind), true);                                                \
-	}                                                                                       \
-	static int award_emoji_delete_##name##_note(request *r)                                 \
-	{                                                                                       \
-		return delete_award(r, &(kind), true);                                                \
+#define AWARD_HANDLERS(name, kind)                                                                 \
+	static int award_emoji_list_##name(request *r)                                             \
+	{                                                                                          \
+		return list(r, &(kind), false);                                                    \
+	}                                                                                          \
+	static int award_emoji_show_##name(request *r)                                             \
+	{                                                                                          \
+		return show(r, &(kind), false);                                                    \
+	}                                                                                          \
+	static int award_emoji_create_##name(request *r)                                           \
+	{                                                                                          \
+		return create(r, &(kind), false);                                                  \
+	}                                                                                          \
+	static int award_emoji_delete_##name(request *r)                                           \
+	{                                                                                          \
+		return delete_award(r, &(kind), false);                                            \
+	}                                                                                          \
+	static int award_emoji_list_##name##_note(request *r)                                      \
+	{                                                                                          \
+		return list(r, &(kind), true);                                                     \
+	}                                                                                          \
+	static int award_emoji_show_##name##_note(request *r)                                      \
+	{                                                                                          \
+		return show(r, &(kind), true);                                                     \
+	}                                                                                          \
+	static int award_emoji_create_##name##_note(request *r)                                    \
+	{                                                                                          \
+		return create(r, &(kind), true);                                                   \
+	}                                                                                          \
+	static int award_emoji_delete_##name##_note(request *r)                                    \
+	{                                                                                          \
+		return delete_award(r, &(kind), true);                                             \
 	}
 AWARD_HANDLERS(issue, noteable_issue)
 AWARD_HANDLERS(snippet, noteable_snippet)
 AWARD_HANDLERS(merge_request, noteable_merge_request)
 
-#define AWARD_ROUTES(name, suffix, parent)                                                      \
-	{"GET", V4 "/projects/:id/" parent "/award_emoji", award_emoji_list_##name##suffix,     \
-	 AUTH | PR, award_emoji_check_list},                                                    \
-	{"GET", V4 "/projects/:id/" parent "/award_emoji/:award_id",                            \
-	 award_emoji_show_##name##suffix, AUTH | PR, notes_check_ids},                          \
-	{"POST", V4 "/projects/:id/" parent "/award_emoji", award_emoji_create_##name##suffix,  \
-	 AUTH | PW, award_emoji_check_create},                                                  \
-	{"DELETE", V4 "/projects/:id/" parent "/award_emoji/:award_id",                         \
-	 award_emoji_delete_##name##suffix, AUTH | PW, notes_check_ids}
+#define AWARD_ROUTES(name, suffix, parent)                                                         \
+	{"GET", V4 "/projects/:id/" parent "/award_emoji", award_emoji_list_##name##suffix,        \
+	 AUTH | PR, award_emoji_check_list},                                                       \
+		{"GET", V4 "/projects/:id/" parent "/award_emoji/:award_id",                       \
+		 award_emoji_show_##name##suffix, AUTH | PR, notes_check_ids},                     \
+		{"POST", V4 "/projects/:id/" parent "/award_emoji",                                \
+		 award_emoji_create_##name##suffix, AUTH | PW, award_emoji_check_create},          \
+	{                                                                                          \
+		"DELETE", V4 "/projects/:id/" parent "/award_emoji/:award_id",                     \
+			award_emoji_delete_##name##suffix, AUTH | PW, notes_check_ids              \
+	}
 
 /* The module's routes (http/router.h), in the order they are matched. */
 const route award_emoji_routes[] = {

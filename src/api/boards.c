@@ -19,12 +19,14 @@ const db_stmt boards_stmts[] = {
 	{"boards_page",
 	 "SELECT (SELECT count(*) FROM boards WHERE project_id = $1), x.id FROM (SELECT 1) one"
 	 " LEFT JOIN LATERAL (SELECT b.id FROM boards b WHERE b.project_id = $1 ORDER BY b.id"
-	 " LIMIT $2 OFFSET $3) x ON true", 3, BP_NCOLS},
+	 " LIMIT $2 OFFSET $3) x ON true",
+	 3, BP_NCOLS},
 	/* $1 boards (bigint[]): their label lists, by board and position */
 	{"boards_lists",
 	 "SELECT bl.board_id, " BOARD_LIST_COLS " FROM board_lists bl JOIN labels l"
 	 " ON l.id = bl.label_id WHERE bl.board_id = ANY ($1::bigint[]) AND bl.list_type = 1"
-	 " ORDER BY bl.board_id, bl.position", 1, 1 + BOARD_LIST_NCOLS},
+	 " ORDER BY bl.board_id, bl.position",
+	 1, 1 + BOARD_LIST_NCOLS},
 	/* the project's row, locked: one default board however many ask at once */
 	{"boards_lock", "SELECT id FROM projects WHERE id = $1 FOR UPDATE", 1, 1},
 	{"boards_create_default",
@@ -32,41 +34,49 @@ const db_stmt boards_stmts[] = {
 	 " (SELECT 1 FROM boards WHERE project_id = $1) RETURNING id),"
 	 " l AS (INSERT INTO board_lists (board_id, list_type) SELECT b.id, t.type FROM b,"
 	 " (VALUES (0::smallint), (2::smallint)) t(type))"
-	 " SELECT count(*) FROM b", 1, 1},
+	 " SELECT count(*) FROM b",
+	 1, 1},
 	{"boards_find", "SELECT id FROM boards WHERE id = $2 AND project_id = $1", 2, 1},
 	/* $1 board, $2 limit, $3 offset */
 	{"boards_lists_page",
 	 "SELECT (SELECT count(*) FROM board_lists WHERE board_id = $1 AND list_type = 1), x.*"
 	 " FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " BOARD_LIST_COLS " FROM board_lists bl"
 	 " JOIN labels l ON l.id = bl.label_id WHERE bl.board_id = $1 AND bl.list_type = 1"
-	 " ORDER BY bl.position LIMIT $2 OFFSET $3) x ON true", 3, 1 + BOARD_LIST_NCOLS},
+	 " ORDER BY bl.position LIMIT $2 OFFSET $3) x ON true",
+	 3, 1 + BOARD_LIST_NCOLS},
 	/* $1 board, $2 list: a label list, and how many label lists the board has */
 	{"boards_list_show",
 	 "SELECT " BOARD_LIST_COLS ", (SELECT count(*) FROM board_lists c WHERE c.board_id = $1"
 	 " AND c.list_type = 1) FROM board_lists bl JOIN labels l ON l.id = bl.label_id"
-	 " WHERE bl.id = $2 AND bl.board_id = $1 AND bl.list_type = 1", 2, BOARD_LIST_NCOLS + 1},
+	 " WHERE bl.id = $2 AND bl.board_id = $1 AND bl.list_type = 1",
+	 2, BOARD_LIST_NCOLS + 1},
 	/* $1 project, $2 label: whether the project may use it */
 	{"boards_label_available",
-	 "SELECT EXISTS (SELECT 1 FROM (" SQL_AVAILABLE_LABELS("$1::bigint", "NULL::bigint") ") l"
-	 " WHERE l.id = $2)", 2, 1},
+	 "SELECT EXISTS (SELECT 1 FROM (" SQL_AVAILABLE_LABELS("$1::bigint",
+							       "NULL::bigint") ") l"
+									       " WHERE l.id = $2)",
+	 2, 1},
 	/* $1 board, $2 label: a new list, last; no row when the label has one */
 	{"boards_list_insert",
 	 "INSERT INTO board_lists (board_id, label_id, list_type, position)"
 	 " SELECT $1, $2, 1, coalesce(max(position) + 1, 0) FROM board_lists"
-	 " WHERE board_id = $1 AND list_type = 1 ON CONFLICT DO NOTHING RETURNING id", 2, 1},
+	 " WHERE board_id = $1 AND list_type = 1 ON CONFLICT DO NOTHING RETURNING id",
+	 2, 1},
 	/* $1 board, $2 list, $3 its position, $4 the new one: the lists between move by
 	 * one */
 	{"boards_list_move",
 	 "UPDATE board_lists SET updated_at = now(), position = CASE WHEN id = $2 THEN $4::int"
 	 " WHEN $3::int < $4::int THEN position - 1 ELSE position + 1 END"
 	 " WHERE board_id = $1 AND list_type = 1 AND (id = $2"
-	 " OR position BETWEEN least($3::int, $4::int) AND greatest($3::int, $4::int))", 4, 0},
+	 " OR position BETWEEN least($3::int, $4::int) AND greatest($3::int, $4::int))",
+	 4, 0},
 	/* $1 board, $2 list: removed, the lists after it moved up one */
 	{"boards_list_delete",
 	 "WITH d AS (DELETE FROM board_lists WHERE id = $2 AND board_id = $1 AND list_type = 1"
 	 " RETURNING position), s AS (UPDATE board_lists b SET position = b.position - 1,"
 	 " updated_at = now() FROM d WHERE b.board_id = $1 AND b.list_type = 1"
-	 " AND b.position > d.position) SELECT count(*) FROM d", 2, 1},
+	 " AND b.position > d.position) SELECT count(*) FROM d",
+	 2, 1},
 	{NULL, NULL, 0, 0},
 };
 

@@ -24,7 +24,8 @@ const db_stmt branches_stmts[] = {
 	 " coalesce(bool_or(pb.merge_access_level = 30), false)"
 	 " FROM unnest($2::text[]) WITH ORDINALITY b(name, i) LEFT JOIN protected_branches pb"
 	 " ON pb.project_id = $1 AND protected_branch_matches(pb.name, b.name)"
-	 " GROUP BY b.i ORDER BY b.i", 2, BF_NCOLS},
+	 " GROUP BY b.i ORDER BY b.i",
+	 2, BF_NCOLS},
 	/* $1 project, $2 branch: the level a push needs, NULL when not protected */
 	{"branches_push_level", "SELECT branch_push_level($1, $2)", 2, 1},
 	/* The legacy protect: $3/$4 the push/merge level, NULL for masters on a new
@@ -42,8 +43,8 @@ const db_stmt branches_stmts[] = {
 	{"protected_branches_list",
 	 "SELECT (SELECT count(*) FROM protected_branches WHERE project_id = $1), p.*"
 	 " FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " PB_COLS " FROM protected_branches pb"
-	 " WHERE pb.project_id = $1 ORDER BY pb.id LIMIT $2 OFFSET $3) p ON true", 3,
-	 1 + PB_NCOLS},
+	 " WHERE pb.project_id = $1 ORDER BY pb.id LIMIT $2 OFFSET $3) p ON true",
+	 3, 1 + PB_NCOLS},
 	{"protected_branches_show",
 	 "SELECT " PB_COLS " FROM protected_branches pb WHERE pb.project_id = $1 AND pb.name = $2",
 	 2, PB_NCOLS},
@@ -51,7 +52,8 @@ const db_stmt branches_stmts[] = {
 	{"protected_branches_insert",
 	 "INSERT INTO protected_branches AS pb (project_id, name, push_access_level,"
 	 " merge_access_level) VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, name) DO NOTHING"
-	 " RETURNING " PB_COLS, 4, PB_NCOLS},
+	 " RETURNING " PB_COLS,
+	 4, PB_NCOLS},
 	{"protected_branches_delete",
 	 "DELETE FROM protected_branches WHERE project_id = $1 AND name = $2 RETURNING id", 2, 1},
 	{NULL, NULL, 0, 0},
@@ -91,8 +93,8 @@ static int present_branches(request *r, git_repository *repo, const char *const 
 }
 
 /* One branch record, answered with status. */
-static int respond_branch(request *r, git_repository *repo, const char *name,
-			  git_commit *commit, int status)
+static int respond_branch(request *r, git_repository *repo, const char *name, git_commit *commit,
+			  int status)
 {
 	const char *head_name;
 	git_oid head;
@@ -107,8 +109,8 @@ static int respond_branch(request *r, git_repository *repo, const char *name,
 
 /* present_branches of a page of names, their commits and the default branch's head read
  * here (refs_present_fn). */
-static int present_branch_page(request *r, git_repository *repo, const char *const *names,
-			       int n, json_object *out)
+static int present_branch_page(request *r, git_repository *repo, const char *const *names, int n,
+			       json_object *out)
 {
 	const char *head_name;
 	git_oid head;
@@ -217,7 +219,8 @@ static int protect_or_unprotect(request *r, bool protect)
 	int rc = protect ? protect_levels(r, &push, &merge) : 0;
 	if (rc < 0)
 		return rc;
-	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user) || !can_update_project(&r->project->pa))
+	if (!can_read_code(&r->project->pa, r->project->visibility, r->ctx.user) ||
+	    !can_update_project(&r->project->pa))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
 	git_commit *commit = NULL;
@@ -293,8 +296,9 @@ static int branches_create(request *r)
 	} else if ((rc = protection_of(r, name, &protected, &allowed)) < 0) {
 		;
 	} else if (!allowed) {
-		rc = api_error(r, 400, "You are not allowed to push code to protected branches on "
-				       "this project.");
+		rc = api_error(r, 400,
+			       "You are not allowed to push code to protected branches on "
+			       "this project.");
 	} else if (!valid_ref_name(ref) || refs_resolve_commit(repo, ref, &target) != 0) {
 		rc = api_error(r, 400, "Invalid reference name");
 	} else if ((e = refs_branch_create(&r->ctx, repo, name, git_commit_id(target))) ==
@@ -484,14 +488,15 @@ const route branches_routes[] = {
 	{"GET", V4 "/projects/:id/repository/branches", branches_list, PRN, NULL},
 	{"GET", V4 "/projects/:id/repository/branches/:branch", branches_show, PRN | ROUTE_CACHE,
 	 show_check},
-	{"PUT", V4 "/projects/:id/repository/branches/:branch/protect", branches_protect,
-	 AUTH | PW, protect_check},
+	{"PUT", V4 "/projects/:id/repository/branches/:branch/protect", branches_protect, AUTH | PW,
+	 protect_check},
 	{"PUT", V4 "/projects/:id/repository/branches/:branch/unprotect", branches_unprotect,
 	 AUTH | PW, NULL},
 	{"POST", V4 "/projects/:id/repository/branches", branches_create, AUTH | PW, create_check},
-	{"DELETE", V4 "/projects/:id/repository/branches/:branch", branches_delete, AUTH | PW, NULL},
-	{"DELETE", V4 "/projects/:id/repository/merged_branches", branches_delete_merged,
-	 AUTH | PW, NULL},
+	{"DELETE", V4 "/projects/:id/repository/branches/:branch", branches_delete, AUTH | PW,
+	 NULL},
+	{"DELETE", V4 "/projects/:id/repository/merged_branches", branches_delete_merged, AUTH | PW,
+	 NULL},
 	{"GET", V4 "/projects/:id/protected_branches", protected_list, AUTH | PRN, NULL},
 	{"GET", V4 "/projects/:id/protected_branches/:name", protected_show, AUTH | PRN, NULL},
 	{"POST", V4 "/projects/:id/protected_branches", protected_create, AUTH | PW,

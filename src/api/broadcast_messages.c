@@ -14,7 +14,8 @@ const db_stmt broadcast_messages_stmts[] = {
 	{"broadcast_list",
 	 "SELECT (SELECT count(*) FROM broadcast_messages), p.* FROM (SELECT 1) one"
 	 " LEFT JOIN LATERAL (SELECT " BROADCAST_COLS " FROM broadcast_messages b ORDER BY b.id"
-	 " LIMIT $1 OFFSET $2) p ON true", 2, 1 + BROADCAST_NCOLS},
+	 " LIMIT $1 OFFSET $2) p ON true",
+	 2, 1 + BROADCAST_NCOLS},
 	{"broadcast_show", "SELECT " BROADCAST_COLS " FROM broadcast_messages b WHERE b.id = $1", 1,
 	 BROADCAST_NCOLS},
 	/* $1 message, $2 starts_at, $3 ends_at, $4 color, $5 font */
@@ -34,7 +35,8 @@ const db_stmt broadcast_messages_stmts[] = {
 	 " font = coalesce($6, cur.font), updated_at = now() FROM cur WHERE b.id = cur.id"
 	 " AND coalesce($4::timestamptz, cur.ends_at) >= coalesce($3::timestamptz, cur.starts_at)"
 	 " RETURNING " BROADCAST_COLS ")"
-	 "SELECT u.* FROM cur LEFT JOIN u ON true", BU_NPARAMS, BROADCAST_NCOLS},
+	 "SELECT u.* FROM cur LEFT JOIN u ON true",
+	 BU_NPARAMS, BROADCAST_NCOLS},
 	{"broadcast_delete", "DELETE FROM broadcast_messages WHERE id = $1 RETURNING id", 1, 1},
 	{NULL, NULL, 0, 0},
 };

@@ -16,42 +16,68 @@
 #include "core/deps.h"
 
 /* The columns of a commit status (Entities::CommitStatus), then its author. */
-#define STATUS_COLS                                                                             \
+#define STATUS_COLS                                                                                 \
 	"s.id, s.sha, s.ref, s.status, s.name, s.target_url, s.description, iso8601(s.created_at)," \
 	" iso8601(s.started_at), iso8601(s.finished_at), s.allow_failure, s.coverage, " USER_COLS
 #define STATUS_NCOLS (12 + USER_NCOLS)
 /* A commit comment (Entities::CommitNote), then its author. */
-#define NOTE_COLS                                                                               \
-	"n.note, n.path, n.line, n.line_type, iso8601(n.created_at), " USER_COLS
+#define NOTE_COLS "n.note, n.path, n.line, n.line_type, iso8601(n.created_at), " USER_COLS
 #define NOTE_NCOLS (5 + USER_NCOLS)
 
 /* GitLab's composite status of a set of statuses (HasStatus.status_sql) over l. */
-#define SQL_COMPOSITE                                                                           \
-	"CASE WHEN count(*) = 0 THEN NULL"                                                      \
-	" WHEN count(*) = count(*) FILTER (WHERE status = 'skipped') THEN 'skipped'"            \
-	" WHEN count(*) = count(*) FILTER (WHERE status = 'success' OR (status = 'failed'"     \
-	" AND allow_failure)) THEN 'success'"                                                   \
-	" WHEN count(*) = count(*) FILTER (WHERE status = 'created') THEN 'created'"            \
-	" WHEN count(*) = count(*) FILTER (WHERE status IN ('success', 'skipped')"              \
-	" OR (status = 'failed' AND allow_failure)) THEN 'success'"                             \
-	" WHEN count(*) = count(*) FILTER (WHERE status IN ('success', 'skipped', 'canceled')"  \
-	" OR (status = 'failed' AND allow_failure)) THEN 'canceled'"                            \
-	" WHEN count(*) = count(*) FILTER (WHERE status IN ('created', 'skipped', 'pending'))" \
-	" THEN 'pending'"                                                                       \
-	" WHEN count(*) FILTER (WHERE status IN ('running', 'pending', 'created')) > 0"         \
-	" THEN 'running'"                                                                       \
+#define SQL_COMPOSITE                                                                              \
+	"CASE WHEN count(*) = 0 THEN NULL"                                                         \
+	" WHEN count(*) = count(*) FILTER (WHERE status = 'skipped') THEN 'skipped'"               \
+	" WHEN count(*) = count(*) FILTER (WHERE status = 'success' OR (status = 'failed'"         \
+	" AND allow_failure)) THEN 'success'"                                                      \
+	" WHEN count(*) = count(*) FILTER (WHERE status = 'created') THEN 'created'"               \
+	" WHEN count(*) = count(*) FILTER (WHERE status IN ('success', 'skipped')"                 \
+	" OR (status = 'failed' AND allow_failure)) THEN 'success'"                                \
+	" WHEN count(*) = count(*) FILTER (WHERE status IN ('success', 'skipped', 'canceled')"     \
+	" OR (status = 'failed' AND allow_failure)) THEN 'canceled'"                               \
+	" WHEN count(*) = count(*) FILTER (WHERE status IN ('created', 'skipped', 'pending'))"     \
+	" THEN 'pending'"                                                                          \
+	" WHEN count(*) FILTER (WHERE status IN ('running', 'pending', 'created')) > 0"            \
+	" THEN 'running'"                                                                          \
 	" WHEN count(*) FILTER (WHERE status = 'manual') > 0 THEN 'manual' ELSE 'failed' END"
 
 enum { CU_NAME, CU_EMAIL, CU_NCOLS };
-enum { CSL_PROJECT, CSL_SHA, CSL_REF, CSL_STAGE, CSL_NAME, CSL_ALL, CSL_LIMIT, CSL_OFFSET,
-       CSL_NPARAMS };
+enum {
+	CSL_PROJECT,
+	CSL_SHA,
+	CSL_REF,
+	CSL_STAGE,
+	CSL_NAME,
+	CSL_ALL,
+	CSL_LIMIT,
+	CSL_OFFSET,
+	CSL_NPARAMS
+};
 enum { CSO_PROJECT, CSO_SHA, CSO_NAME, CSO_REF, CSO_AUTHOR, CSO_NPARAMS };
 enum { CSO_ID, CSO_STATUS, CSO_NCOLS };
-enum { CSI_PROJECT, CSI_SHA, CSI_REF, CSI_NAME, CSI_STATUS, CSI_TARGET_URL, CSI_DESCRIPTION,
-       CSI_COVERAGE, CSI_AUTHOR, CSI_NPARAMS };
+enum {
+	CSI_PROJECT,
+	CSI_SHA,
+	CSI_REF,
+	CSI_NAME,
+	CSI_STATUS,
+	CSI_TARGET_URL,
+	CSI_DESCRIPTION,
+	CSI_COVERAGE,
+	CSI_AUTHOR,
+	CSI_NPARAMS
+};
 enum { CSU_ID, CSU_STATUS, CSU_TARGET_URL, CSU_DESCRIPTION, CSU_COVERAGE, CSU_NPARAMS };
-enum { CNI_PROJECT, CNI_COMMIT, CNI_AUTHOR, CNI_NOTE, CNI_PATH, CNI_LINE, CNI_LINE_TYPE,
-       CNI_NPARAMS };
+enum {
+	CNI_PROJECT,
+	CNI_COMMIT,
+	CNI_AUTHOR,
+	CNI_NOTE,
+	CNI_PATH,
+	CNI_LINE,
+	CNI_LINE_TYPE,
+	CNI_NPARAMS
+};
 
 const db_stmt commits_stmts[] = {
 	/* $1 user id: the committer of the API's commits */
@@ -64,7 +90,8 @@ const db_stmt commits_stmts[] = {
 	{"commits_status",
 	 "WITH l AS (SELECT DISTINCT ON (name, ref) status, allow_failure FROM commit_statuses"
 	 " WHERE project_id = $1 AND sha = $2 ORDER BY name, ref, id DESC)"
-	 " SELECT " SQL_COMPOSITE " FROM l", 2, 1},
+	 " SELECT " SQL_COMPOSITE " FROM l",
+	 2, 1},
 	/* $1 project, $2 sha, $3 ref, $4 stage, $5 name, $6 all, $7 limit, $8 offset */
 	{"commits_statuses_list",
 	 "WITH f AS (SELECT s.* FROM commit_statuses s WHERE s.project_id = $1 AND s.sha = $2"
@@ -73,13 +100,15 @@ const db_stmt commits_stmts[] = {
 	 " FROM commit_statuses x WHERE x.project_id = $1 AND x.sha = $2 GROUP BY x.name, x.ref)))"
 	 " SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " STATUS_COLS " FROM f s LEFT JOIN users u ON u.id = s.author_id"
-	 " ORDER BY s.id LIMIT $7 OFFSET $8) p ON true", CSL_NPARAMS, 1 + STATUS_NCOLS},
+	 " ORDER BY s.id LIMIT $7 OFFSET $8) p ON true",
+	 CSL_NPARAMS, 1 + STATUS_NCOLS},
 	/* $1 project, $2 sha, $3 name, $4 ref, $5 author: the pending or running status that
 	 * a new state changes (GitLab's find_or_initialize_by on running_or_pending) */
 	{"commits_status_open",
 	 "SELECT id, status FROM commit_statuses WHERE project_id = $1 AND sha = $2 AND name = $3"
 	 " AND ref = $4 AND author_id = $5 AND status IN ('pending', 'running')"
-	 " ORDER BY id DESC LIMIT 1 FOR UPDATE", CSO_NPARAMS, CSO_NCOLS},
+	 " ORDER BY id DESC LIMIT 1 FOR UPDATE",
+	 CSO_NPARAMS, CSO_NCOLS},
 	/* $1 project, $2 sha, $3 ref, $4 name, $5 status, $6 target_url, $7 description,
 	 * $8 coverage, $9 author */
 	{"commits_status_insert",
@@ -95,23 +124,26 @@ const db_stmt commits_stmts[] = {
 	 " coverage = coalesce($5::double precision, coverage), updated_at = now(),"
 	 " started_at = CASE WHEN $2 = 'running' THEN coalesce(started_at, now()) ELSE started_at END,"
 	 " finished_at = CASE WHEN $2 IN ('success', 'failed', 'canceled') THEN now() END"
-	 " WHERE id = $1", CSU_NPARAMS, 0},
+	 " WHERE id = $1",
+	 CSU_NPARAMS, 0},
 	{"commits_status_show",
 	 "SELECT " STATUS_COLS " FROM commit_statuses s LEFT JOIN users u ON u.id = s.author_id"
-	 " WHERE s.id = $1", 1, STATUS_NCOLS},
+	 " WHERE s.id = $1",
+	 1, STATUS_NCOLS},
 	/* $1 project, $2 commit, $3 limit, $4 offset */
 	{"commits_notes_list",
 	 "WITH f AS (SELECT n.* FROM notes n WHERE n.project_id = $1 AND n.noteable_type = 'Commit'"
 	 " AND n.commit_id = $2)"
 	 " SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " NOTE_COLS " FROM f n LEFT JOIN users u ON u.id = n.author_id"
-	 " ORDER BY n.created_at, n.id LIMIT $3 OFFSET $4) p ON true", 4, 1 + NOTE_NCOLS},
+	 " ORDER BY n.created_at, n.id LIMIT $3 OFFSET $4) p ON true",
+	 4, 1 + NOTE_NCOLS},
 	/* $1 project, $2 commit, $3 author, $4 note, $5 path, $6 line, $7 line_type */
 	{"commits_note_insert",
 	 "WITH n AS (INSERT INTO notes (project_id, noteable_type, commit_id, author_id, note, path,"
 	 " line, line_type) VALUES ($1, 'Commit', $2, $3, $4, $5, $6::integer, $7) RETURNING *)"
-	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id", CNI_NPARAMS,
-	 NOTE_NCOLS},
+	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id",
+	 CNI_NPARAMS, NOTE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -205,8 +237,9 @@ int content_write(request *r, git_repository *repo, gitc_commit_req *req, git_co
 		return 1;
 	}
 	if (rc == ERR_MOVED) {
-		content_error(r, 400, "You are attempting to update a file that has changed since "
-				      "you started editing it.");
+		content_error(r, 400,
+			      "You are attempting to update a file that has changed since "
+			      "you started editing it.");
 		return 1;
 	}
 	if (rc < 0)
@@ -255,7 +288,8 @@ static int commits_check_list(request *r)
 	long long t;
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
-	if (rc < 0 || (rc = epoch_param(r, "since", &t)) < 0 || (rc = epoch_param(r, "until", &t)) < 0)
+	if (rc < 0 || (rc = epoch_param(r, "since", &t)) < 0 ||
+	    (rc = epoch_param(r, "until", &t)) < 0)
 		return rc;
 	return 0;
 }
@@ -298,8 +332,7 @@ static int add_status(request *r, json_object *o, const char *sha)
 	return 0;
 }
 
-static int respond_commit(request *r, int status, git_repository *repo, git_commit *c,
-			  bool detail)
+static int respond_commit(request *r, int status, git_repository *repo, git_commit *c, bool detail)
 {
 	json_object *o = request_own(r, gitc_commit_json(&r->ctx, repo, c, detail));
 	if (detail) {
@@ -352,8 +385,8 @@ static int read_actions(request *r, gitc_action **out, size_t *n)
 			return fail_invalid(r, "actions");
 		json_object *v;
 		const char *s[5] = {NULL};
-		static const char *const keys[] = {"action", "file_path", "previous_path", "content",
-						   "encoding"};
+		static const char *const keys[] = {"action", "file_path", "previous_path",
+						   "content", "encoding"};
 		for (int k = 0; k < 5; k++)
 			if (json_object_object_get_ex(o, keys[k], &v) && v) {
 				if (!json_object_is_type(v, json_type_string))
@@ -377,8 +410,10 @@ static int read_actions(request *r, gitc_action **out, size_t *n)
 		if (s[4] && strcmp(s[4], "text") != 0 && strcmp(s[4], "base64") != 0)
 			return fail_not_valid_value(r, "actions[encoding]");
 		gitc_action *a = &acts[i];
-		a->kind = kind == 0 ? GITC_CREATE : kind == 1 ? GITC_DELETE : kind == 2 ? GITC_MOVE
-									: GITC_UPDATE;
+		a->kind = kind == 0   ? GITC_CREATE
+			  : kind == 1 ? GITC_DELETE
+			  : kind == 2 ? GITC_MOVE
+				      : GITC_UPDATE;
 		a->file_path = s[1];
 		a->previous_path = s[2];
 		a->content = s[3];
@@ -477,8 +512,10 @@ static int commits_cherry_pick(request *r)
 	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "Branch");
 	if (rc == ERR_REFUSED || rc == ERR_MOVED) {
-		content_error(r, 400, msg ? msg : "You are attempting to update a file that has "
-						  "changed since you started editing it.");
+		content_error(r, 400,
+			      msg ? msg
+				  : "You are attempting to update a file that has "
+				    "changed since you started editing it.");
 		return 0;
 	}
 	if (rc < 0)
@@ -500,9 +537,8 @@ static json_object *present_note(ctx *c, const PGresult *res, int row, int col)
 	json_put_str(o, "path", NV(1));
 	json_put_int_or_null(o, "line", NV(2));
 	json_put_str(o, "line_type", NV(3));
-	json_object_object_add(o, "author", NV(5) ? entity_user(c, res, row, col + 5,
-								 USER_VIEW_BASIC)
-						  : NULL);
+	json_object_object_add(o, "author",
+			       NV(5) ? entity_user(c, res, row, col + 5, USER_VIEW_BASIC) : NULL);
 	json_put_str(o, "created_at", NV(4));
 #undef NV
 	return o;
@@ -601,9 +637,8 @@ static json_object *present_status(ctx *c, const PGresult *res, int row, int col
 	json_put_bool(o, "allow_failure", db_bool(res, row, col + 10));
 	json_object_object_add(o, "coverage",
 			       SV(11) ? json_object_new_double(strtod(SV(11), NULL)) : NULL);
-	json_object_object_add(o, "author", SV(12) ? entity_user(c, res, row, col + 12,
-								  USER_VIEW_BASIC)
-						   : NULL);
+	json_object_object_add(o, "author",
+			       SV(12) ? entity_user(c, res, row, col + 12, USER_VIEW_BASIC) : NULL);
 #undef SV
 	return o;
 }
@@ -642,8 +677,8 @@ static int statuses_list(request *r)
 
 static int statuses_check(request *r)
 {
-	static const char *const states[] = {"pending", "running", "success", "failed", "canceled",
-					     NULL};
+	static const char *const states[] = {"pending", "running",  "success",
+					     "failed",  "canceled", NULL};
 	const char *s;
 	int rc = param_oneof(r, "state", states, &s);
 	if (rc == 1)
@@ -694,11 +729,12 @@ static const char *transition(const char *cur, const char *state, const char **e
 	}
 	if (strcmp(state, "running") == 0) {
 		*event = "run";
-		return strcmp(cur, "created") == 0 || strcmp(cur, "pending") == 0 ? "running" : NULL;
+		return strcmp(cur, "created") == 0 || strcmp(cur, "pending") == 0 ? "running"
+										  : NULL;
 	}
-	*event = strcmp(state, "success") == 0 ? "success"
+	*event = strcmp(state, "success") == 0  ? "success"
 		 : strcmp(state, "failed") == 0 ? "drop"
-						 : "cancel";
+						: "cancel";
 	return open ? state : NULL;
 }
 
@@ -729,8 +765,11 @@ static int statuses_create(request *r)
 	if (coverage && !*coverage)
 		coverage = NULL;
 	const char *me = arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-	const char *v[] = {[CSO_PROJECT] = r->project->id, [CSO_SHA] = sha, [CSO_NAME] = name,
-			   [CSO_REF] = ref, [CSO_AUTHOR] = me};
+	const char *v[] = {[CSO_PROJECT] = r->project->id,
+			   [CSO_SHA] = sha,
+			   [CSO_NAME] = name,
+			   [CSO_REF] = ref,
+			   [CSO_AUTHOR] = me};
 	DB_PARAMS(v, CSO_NPARAMS);
 	int err;
 	PGresult *res = db_query(&r->ctx, "commits_status_open", CSO_NPARAMS, v, &err);
@@ -739,26 +778,34 @@ static int statuses_create(request *r)
 	const char *cur = PQntuples(res) ? db_val(res, 0, CSO_STATUS) : "created";
 	const char *event, *next = transition(cur, state, &event);
 	if (!next) {
-		content_error(r, 400, arena_printf(r->ctx.a,
-						   "Cannot transition status via :%s from :%s "
-						   "(Reason(s): Status cannot transition via \"%s\")",
-						   event, cur, event));
+		content_error(r, 400,
+			      arena_printf(r->ctx.a,
+					   "Cannot transition status via :%s from :%s "
+					   "(Reason(s): Status cannot transition via \"%s\")",
+					   event, cur, event));
 		return 0;
 	}
 	const char *id;
 	if (PQntuples(res)) {
 		id = db_val(res, 0, CSO_ID);
-		const char *u[] = {[CSU_ID] = id, [CSU_STATUS] = next,
-				   [CSU_TARGET_URL] = target_url, [CSU_DESCRIPTION] = description,
+		const char *u[] = {[CSU_ID] = id,
+				   [CSU_STATUS] = next,
+				   [CSU_TARGET_URL] = target_url,
+				   [CSU_DESCRIPTION] = description,
 				   [CSU_COVERAGE] = coverage};
 		DB_PARAMS(u, CSU_NPARAMS);
 		if (!db_query(&r->ctx, "commits_status_update", CSU_NPARAMS, u, &err))
 			return err;
 	} else {
-		const char *in[] = {[CSI_PROJECT] = r->project->id, [CSI_SHA] = sha,
-				    [CSI_REF] = ref, [CSI_NAME] = name, [CSI_STATUS] = next,
-				    [CSI_TARGET_URL] = target_url, [CSI_DESCRIPTION] = description,
-				    [CSI_COVERAGE] = coverage, [CSI_AUTHOR] = me};
+		const char *in[] = {[CSI_PROJECT] = r->project->id,
+				    [CSI_SHA] = sha,
+				    [CSI_REF] = ref,
+				    [CSI_NAME] = name,
+				    [CSI_STATUS] = next,
+				    [CSI_TARGET_URL] = target_url,
+				    [CSI_DESCRIPTION] = description,
+				    [CSI_COVERAGE] = coverage,
+				    [CSI_AUTHOR] = me};
 		DB_PARAMS(in, CSI_NPARAMS);
 		PGresult *ins = db_query(&r->ctx, "commits_status_insert", CSI_NPARAMS, in, &err);
 		if (!ins)
@@ -788,7 +835,8 @@ const route commits_routes[] = {
 	{"GET", V4 "/projects/:id/repository/commits/:sha/comments", commits_comments, PRN, NULL},
 	{"POST", V4 "/projects/:id/repository/commits/:sha/comments", commits_comment, AUTH | PW,
 	 commits_check_comment},
-	{"GET", V4 "/projects/:id/repository/commits/:sha/statuses", statuses_list, AUTH | PRN, NULL},
+	{"GET", V4 "/projects/:id/repository/commits/:sha/statuses", statuses_list, AUTH | PRN,
+	 NULL},
 	{"POST", V4 "/projects/:id/statuses/:sha", statuses_create, AUTH | PW, statuses_check},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -20,7 +20,7 @@ const db_stmt environments_stmts[] = {
 	 "WITH f AS (SELECT id FROM environments WHERE project_id = $1)"
 	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " ENVIRONMENT_COLS("e") " FROM environments e WHERE e.id IN (SELECT id FROM f)"
-	 " ORDER BY e.id LIMIT $2 OFFSET $3) x ON true",
+					   " ORDER BY e.id LIMIT $2 OFFSET $3) x ON true",
 	 3, 1 + ENVIRONMENT_NCOLS},
 	/* $1 project, $2 name, $3 external_url (either NULL when not checked), $4 the
 	 * environment that keeps them (NULL for a new one): the name's and the URL's format,
@@ -40,7 +40,7 @@ const db_stmt environments_stmts[] = {
 	/* $1 project, $2 environment, locked for the route's change */
 	{"environments_find",
 	 "SELECT " ENVIRONMENT_COLS("e") " FROM environments e"
-	 " WHERE e.project_id = $1 AND e.id = $2 FOR UPDATE",
+					 " WHERE e.project_id = $1 AND e.id = $2 FOR UPDATE",
 	 2, ENVIRONMENT_NCOLS},
 	/* $1 environment, $2 name or NULL, $3 whether external_url is given, $4 it */
 	{"environments_update",
@@ -261,7 +261,7 @@ const route environments_routes[] = {
 	 environments_check_update},
 	{"DELETE", V4 "/projects/:id/environments/:environment_id", environments_delete, AUTH | PA,
 	 environments_check_id},
-	{"POST", V4 "/projects/:id/environments/:environment_id/stop", environments_stop,
-	 AUTH | PA, environments_check_id},
+	{"POST", V4 "/projects/:id/environments/:environment_id/stop", environments_stop, AUTH | PA,
+	 environments_check_id},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -34,8 +34,7 @@ static int commit_of(request *r, git_repository *repo, const char *ref, git_comm
 
 /* Hands the download cache's file rel (relative to the storage path) to nginx, which
  * sends it with the headers given here (nginx/collabd.conf, location /_internal/cache/). */
-static void respond_cached(request *r, const char *rel, const char *type,
-			   const char *disposition)
+static void respond_cached(request *r, const char *rel, const char *type, const char *disposition)
 {
 	respond_empty(r, 200);
 	respond_header(r, "Content-Type", type);
@@ -64,8 +63,8 @@ static int respond_raw(request *r, git_repository *repo, const git_oid *id)
 	bool large = size > (size_t)r->ctx.cfg->raw_inline_max;
 	char head[RAW_PROBE];
 	size_t n;
-	if (large && archive_blob_head(&r->ctx, r->project->id, sha, head, sizeof(head), &n,
-				       &rel) == 0) {
+	if (large &&
+	    archive_blob_head(&r->ctx, r->project->id, sha, head, sizeof(head), &n, &rel) == 0) {
 		respond_cached(r, rel, raw_type(head, n), NULL);
 		return 0;
 	}
@@ -153,8 +152,8 @@ static int files_raw(request *r)
 	git_commit *commit;
 	git_oid id;
 	int rc = file_commit(r, &repo, &commit);
-	if (rc < 0 ||
-	    (rc = file_found(r, gitc_blob_id_at(&r->ctx, commit, param_str(r, "file_path"), &id))) < 0)
+	if (rc < 0 || (rc = file_found(r, gitc_blob_id_at(&r->ctx, commit,
+							  param_str(r, "file_path"), &id))) < 0)
 		return rc;
 	return respond_raw(r, repo, &id);
 }
@@ -253,7 +252,8 @@ static void respond_slice(request *r, const page_req *pg, json_object *list)
 	long long total = (long long)json_object_array_length(list);
 	json_object *page = json_object_new_array();
 	for (long long i = pg->offset; i < total && i < pg->offset + pg->per_page; i++)
-		json_object_array_add(page, json_object_get(json_object_array_get_idx(list, (size_t)i)));
+		json_object_array_add(page,
+				      json_object_get(json_object_array_get_idx(list, (size_t)i)));
 	json_object_put(list);
 	pagination_headers(r, pg, total);
 	respond_json(r, 200, page);
@@ -389,10 +389,10 @@ static int repository_archive(request *r)
 			buf_putc(&name, '\\');
 		buf_putc(&name, *p);
 	}
-	const char *disposition = arena_printf(r->ctx.a, "attachment; filename=\"%s.%s\"",
-					       buf_cstr(&name), ext);
-	respond_cached(r, rel, strcmp(ext, "zip") == 0 ? "application/zip"
-							: "application/octet-stream",
+	const char *disposition =
+		arena_printf(r->ctx.a, "attachment; filename=\"%s.%s\"", buf_cstr(&name), ext);
+	respond_cached(r, rel,
+		       strcmp(ext, "zip") == 0 ? "application/zip" : "application/octet-stream",
 		       disposition);
 	return 0;
 }
@@ -414,8 +414,7 @@ static int repository_compare(request *r)
 {
 	bool straight = false;
 	int rc = compare_check(r);
-	if (rc < 0 || (rc = param_bool(r, "straight", &straight)) < 0 ||
-	    (rc = content_read(r)) < 0)
+	if (rc < 0 || (rc = param_bool(r, "straight", &straight)) < 0 || (rc = content_read(r)) < 0)
 		return rc;
 	git_repository *repo;
 	if ((rc = content_repo(r, &repo)) < 0)
@@ -452,7 +451,8 @@ static int repository_contributors(request *r)
  * transactions: the branch moves with the push event and job it records (git/hooks.h),
  * or not at all. */
 const route files_routes[] = {
-	{"GET", V4 "/projects/:id/repository/files/:file_path/raw", files_raw, PRN, files_check_show},
+	{"GET", V4 "/projects/:id/repository/files/:file_path/raw", files_raw, PRN,
+	 files_check_show},
 	{"GET", V4 "/projects/:id/repository/files/:file_path", files_show, PRN | ROUTE_CACHE,
 	 files_check_show},
 	{"POST", V4 "/projects/:id/repository/files/:file_path", files_create, AUTH | PW,

@@ -32,16 +32,23 @@
 
 /* The token's user (no OAuth token unless oauth): id, admin, external. Blocked users,
  * revoked and expired tokens, and tokens without the api scope find nothing. */
-#define GIT_TOKEN_USER                                                                          \
-	"SELECT u.id, u.is_admin, u.external FROM tokens t JOIN users u ON u.id = t.user_id"     \
-	" WHERE t.digest = $1 AND (t.kind = 'oauth') = $2::boolean AND NOT t.revoked"             \
-	" AND (t.expires_at IS NULL OR t.expires_at > current_date) AND 'api' = ANY (t.scopes)"   \
+#define GIT_TOKEN_USER                                                                             \
+	"SELECT u.id, u.is_admin, u.external FROM tokens t JOIN users u ON u.id = t.user_id"       \
+	" WHERE t.digest = $1 AND (t.kind = 'oauth') = $2::boolean AND NOT t.revoked"              \
+	" AND (t.expires_at IS NULL OR t.expires_at > current_date) AND 'api' = ANY (t.scopes)"    \
 	" AND u.state = 'active' AND NOT u.ghost"
 
 /* The user rows: id, admin, external, then the job's project (git_job_user) or the
  * password hash (git_password_user) */
-enum { GU_ID, GU_ADMIN, GU_EXTERNAL, GU_NCOLS, GU_JOB_PROJECT = GU_NCOLS,
-       GU_PASSWORD_HASH = GU_NCOLS, GU_MORE_NCOLS };
+enum {
+	GU_ID,
+	GU_ADMIN,
+	GU_EXTERNAL,
+	GU_NCOLS,
+	GU_JOB_PROJECT = GU_NCOLS,
+	GU_PASSWORD_HASH = GU_NCOLS,
+	GU_MORE_NCOLS
+};
 
 const db_stmt git_http_stmts[] = {
 	{"git_token_user", GIT_TOKEN_USER, 2, GU_NCOLS},
@@ -51,11 +58,13 @@ const db_stmt git_http_stmts[] = {
 	 " JOIN commit_statuses cs ON cs.id = b.id JOIN ci_pipelines pl ON pl.id = b.pipeline_id"
 	 " JOIN users u ON u.id = coalesce(cs.author_id, pl.user_id)"
 	 " WHERE b.token_digest = $1 AND cs.status = 'running' AND u.state = 'active'"
-	 " AND NOT u.ghost", 1, GU_MORE_NCOLS},
+	 " AND NOT u.ghost",
+	 1, GU_MORE_NCOLS},
 	/* $1 username or email: id, admin, external, password hash */
 	{"git_password_user",
 	 "SELECT id, is_admin, external, password_hash FROM users WHERE (lower(username) = lower($1)"
-	 " OR lower(email) = lower($1)) AND state = 'active' AND NOT ghost", 1, GU_MORE_NCOLS},
+	 " OR lower(email) = lower($1)) AND state = 'active' AND NOT ghost",
+	 1, GU_MORE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -64,8 +73,8 @@ const db_stmt git_http_stmts[] = {
  * project in *job_project; else a token's user, or a user and their password (tried last,
  * as GitLab 10's find_for_git_client: the password hash is slow on purpose, and most git
  * clients send a token). 0 with *out, ERR_UNAUTHORIZED when they do not match. */
-static int credentials_user(request *r, const char *login, const char *password,
-			    PGresult **out, const char **job_project)
+static int credentials_user(request *r, const char *login, const char *password, PGresult **out,
+			    const char **job_project)
 {
 	int err;
 	PGresult *res;
@@ -89,7 +98,8 @@ static int credentials_user(request *r, const char *login, const char *password,
 		const char *v[1] = {login};
 		if (!(res = db_query(&r->ctx, "git_password_user", 1, v, &err)))
 			return err;
-		if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, GU_PASSWORD_HASH)))
+		if (PQntuples(res) != 1 ||
+		    !crypto_password_check(password, db_val(res, 0, GU_PASSWORD_HASH)))
 			return ERR_UNAUTHORIZED;
 	}
 	*out = res;
@@ -163,7 +173,8 @@ static bool info_refs_service(request *r, const char *query, bool *push)
 		if (!key)
 			return false;
 		if (strcmp(key, "service") == 0) {
-			const char *value = eq ? url_decode(r->ctx.a, eq + 1, len - klen - 1, true) : "";
+			const char *value = eq ? url_decode(r->ctx.a, eq + 1, len - klen - 1, true)
+					       : "";
 			if (!value || ++seen > 1)
 				return false;
 			if (strcmp(value, "git-receive-pack") == 0)

@@ -20,20 +20,22 @@
 /* The page of the groups of from (a FROM list that yields namespaces g) for which cond
  * holds, by the sort key (from the whitelist below): $4 search, $5 ids to skip, $6 limit,
  * $7 offset, $8 statistics. */
-#define GROUPS_LIST(from, cond, key, dir)                                                     \
-	"WITH " SQL_ME ", mygroups AS (" SQL_MY_GROUPS "),"                                    \
-	" f AS NOT MATERIALIZED (SELECT g.id, " key " AS k FROM me, " from                      \
-	" WHERE g.kind = 'group' AND " cond                                                    \
-	" AND ($4::text IS NULL OR g.name ILIKE " SQL_LIKE("$4") " OR g.path ILIKE " SQL_LIKE("$4") ")" \
-	" AND ($5::bigint[] IS NULL OR g.id <> ALL ($5::bigint[])))"                           \
-	"SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "   \
-	GROUP_COLS ", " GROUP_STATISTICS_COL("$8::boolean")                                     \
-	" FROM (SELECT id, k FROM f ORDER BY k " dir ", id " dir " LIMIT $6 OFFSET $7) pg"     \
-	" CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = pg.id OFFSET 0) g"           \
-	" ORDER BY pg.k " dir ", pg.id " dir ") p ON true"
+#define GROUPS_LIST(from, cond, key, dir)                                                                                 \
+	"WITH " SQL_ME ", mygroups AS (" SQL_MY_GROUPS "),"                                                               \
+	" f AS NOT MATERIALIZED (SELECT g.id, " key " AS k FROM me, " from                                                \
+	" WHERE g.kind = 'group' AND " cond                                                                               \
+	" AND ($4::text IS NULL OR g.name ILIKE " SQL_LIKE("$4") " OR g.path ILIKE " SQL_LIKE(                            \
+		"$4") ")"                                                                                                 \
+		      " AND ($5::bigint[] IS NULL OR g.id <> ALL ($5::bigint[])))"                                        \
+		      "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " GROUP_COLS    \
+		      ", " GROUP_STATISTICS_COL(                                                                          \
+			      "$8::boolean") " FROM (SELECT id, k FROM f ORDER BY k " dir                                 \
+					     ", id " dir " LIMIT $6 OFFSET $7) pg"                                        \
+					     " CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = pg.id OFFSET 0) g" \
+					     " ORDER BY pg.k " dir ", pg.id " dir ") p ON true"
 
 /* The groups whose ids the query ids yields, fetched one by one. */
-#define GROUPS_BY_ID(ids)                                                                     \
+#define GROUPS_BY_ID(ids)                                                                          \
 	"(" ids ") gi CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = gi.id OFFSET 0) g"
 
 /* The groups of GET /groups, as GitLab 10's GroupsFinder: every one for admins, those
@@ -43,46 +45,65 @@
  * first. */
 #define GL_NCOLS (1 + GROUP_NCOLS + 1)
 enum { GL_SEARCH = ME_NPARAMS, GL_SKIP, GL_LIMIT, GL_OFFSET, GL_STATISTICS, GL_NPARAMS };
-#define GROUPS_LIST_OF(name, from, cond)                                                      \
-	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"),        \
-	 GL_NPARAMS, GL_NCOLS},                                                                \
-	{"groups_list_" name "_name_desc", GROUPS_LIST(from, cond, "lower(g.name)", "DESC"),      \
-	 GL_NPARAMS, GL_NCOLS},                                                                \
-	{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC"),        \
-	 GL_NPARAMS, GL_NCOLS},                                                                \
-	{"groups_list_" name "_path_desc", GROUPS_LIST(from, cond, "lower(g.path)", "DESC"),      \
-	 GL_NPARAMS, GL_NCOLS}
+#define GROUPS_LIST_OF(name, from, cond)                                                           \
+	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"),         \
+	 GL_NPARAMS, GL_NCOLS},                                                                    \
+		{"groups_list_" name "_name_desc",                                                 \
+		 GROUPS_LIST(from, cond, "lower(g.name)", "DESC"), GL_NPARAMS, GL_NCOLS},          \
+		{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC"), \
+		 GL_NPARAMS, GL_NCOLS},                                                            \
+	{                                                                                          \
+		"groups_list_" name "_path_desc",                                                  \
+			GROUPS_LIST(from, cond, "lower(g.path)", "DESC"), GL_NPARAMS, GL_NCOLS     \
+	}
 
 /* Removes the groups that the query ids lists (one row, bigint[] a), their subgroups and
  * every project in them, and queues the removal of their repositories. Members,
  * notification settings and project links go with the rows (triggers, cascades); the
  * DELETEs run whether or not the rest reads them. The background processes are woken at
  * commit. */
-#define GROUPS_DESTROY(ids)                                                                   \
-	"WITH ids AS (" ids "),"                                                               \
-	" tree AS (SELECT n.id FROM namespaces n, ids WHERE n.traversal_ids && ids.a"           \
-	"  AND n.kind = 'group' FOR UPDATE OF n),"                                            \
-	" dp AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM tree) RETURNING id),"\
-	" dn AS (DELETE FROM namespaces WHERE id IN (SELECT id FROM tree) RETURNING id),"      \
-	" j AS (INSERT INTO background_jobs (kind, payload) SELECT 'remove_repository',"        \
-	"  jsonb_build_object('project_id', dp.id) FROM dp RETURNING id)"                       \
+#define GROUPS_DESTROY(ids)                                                                        \
+	"WITH ids AS (" ids "),"                                                                   \
+	" tree AS (SELECT n.id FROM namespaces n, ids WHERE n.traversal_ids && ids.a"              \
+	"  AND n.kind = 'group' FOR UPDATE OF n),"                                                 \
+	" dp AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM tree) RETURNING id),"  \
+	" dn AS (DELETE FROM namespaces WHERE id IN (SELECT id FROM tree) RETURNING id),"          \
+	" j AS (INSERT INTO background_jobs (kind, payload) SELECT 'remove_repository',"           \
+	"  jsonb_build_object('project_id', dp.id) FROM dp RETURNING id)"                          \
 	"SELECT pg_notify('" QUEUE_CHANNEL "', j.id::text) FROM j"
 
 /* How many projects of each kind GroupDetail shows (GitLab's later limit; 10.0 showed
  * them all). */
 #define GROUP_DETAIL_PROJECTS "100"
 
-enum { GI_NAME, GI_PATH, GI_DESCRIPTION, GI_VISIBILITY, GI_LFS_ENABLED,
-       GI_REQUEST_ACCESS_ENABLED, GI_PARENT, GI_NPARAMS };
+enum {
+	GI_NAME,
+	GI_PATH,
+	GI_DESCRIPTION,
+	GI_VISIBILITY,
+	GI_LFS_ENABLED,
+	GI_REQUEST_ACCESS_ENABLED,
+	GI_PARENT,
+	GI_NPARAMS
+};
 /* groups_update: the group, then the attributes (NULL keeps one) */
-enum { GU_ID, GU_NAME, GU_PATH, GU_DESCRIPTION, GU_VISIBILITY, GU_LFS_ENABLED,
-       GU_REQUEST_ACCESS_ENABLED, GU_NPARAMS };
+enum {
+	GU_ID,
+	GU_NAME,
+	GU_PATH,
+	GU_DESCRIPTION,
+	GU_VISIBILITY,
+	GU_LFS_ENABLED,
+	GU_REQUEST_ACCESS_ENABLED,
+	GU_NPARAMS
+};
 
 const db_stmt groups_stmts[] = {
 	GROUPS_LIST_OF("all", "namespaces g", "true"),
-	GROUPS_LIST_OF("visible",
-		       "namespaces g LEFT JOIN (SELECT DISTINCT id FROM mygroups) mg ON mg.id = g.id",
-		       SQL_GROUP_LISTED("g", "mg")),
+	GROUPS_LIST_OF(
+		"visible",
+		"namespaces g LEFT JOIN (SELECT DISTINCT id FROM mygroups) mg ON mg.id = g.id",
+		SQL_GROUP_LISTED("g", "mg")),
 	GROUPS_LIST_OF("member", GROUPS_BY_ID("SELECT DISTINCT id FROM mygroups"), "true"),
 	GROUPS_LIST_OF("owned",
 		       GROUPS_BY_ID("SELECT m.source_id AS id FROM me JOIN members m"
@@ -92,13 +113,16 @@ const db_stmt groups_stmts[] = {
 	/* GroupDetail: the projects of group $4 (k 0) and those shared with it (k 1) that the
 	 * caller may see, by id. */
 	{"groups_detail_projects",
-	 "WITH " SQL_ME " SELECT x.k, " PROJECT_COLS " FROM ((SELECT 0 AS k, p.id FROM me, projects p"
-	 " WHERE p.namespace_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
-	 " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ") UNION ALL (SELECT 1, p.id"
-	 " FROM me, project_group_links l JOIN projects p ON p.id = l.project_id"
-	 " WHERE l.group_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
-	 " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ")) x JOIN projects p ON p.id = x.id"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id", 4, 1 + PROJECT_NCOLS},
+	 "WITH " SQL_ME " SELECT x.k, " PROJECT_COLS
+	 " FROM ((SELECT 0 AS k, p.id FROM me, projects p"
+	 " WHERE p.namespace_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE(
+		 "p") " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS ") UNION ALL (SELECT 1, p.id"
+		      " FROM me, project_group_links l JOIN projects p ON p.id = l.project_id"
+		      " WHERE l.group_id = $4 AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE(
+			      "p") " ORDER BY p.id LIMIT " GROUP_DETAIL_PROJECTS
+				   ")) x JOIN projects p ON p.id = x.id"
+				   " JOIN namespaces n ON n.id = p.namespace_id ORDER BY x.k, p.id",
+	 4, 1 + PROJECT_NCOLS},
 	/* (locked by the caller) */
 	{"groups_insert",
 	 "WITH par AS (SELECT id, traversal_ids, full_path, full_name FROM namespaces"
@@ -110,17 +134,20 @@ const db_stmt groups_stmts[] = {
 	 " coalesce(par.full_path || '/', '') || $2, coalesce(par.full_name || ' / ', '') || $1,"
 	 " coalesce($3, ''), $4::smallint, coalesce($5::boolean, true),"
 	 " coalesce($6::boolean, false) FROM nid LEFT JOIN par ON true"
-	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id", GI_NPARAMS, 1},
+	 " WHERE ($7::bigint IS NULL) = (par.id IS NULL) RETURNING id",
+	 GI_NPARAMS, 1},
 	{"groups_owner_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
-	 " VALUES ('Namespace', $1, $2, 50, $2)", 2, 0},
+	 " VALUES ('Namespace', $1, $2, 50, $2)",
+	 2, 0},
 	/* $1 id, then the attributes; NULL keeps one */
 	{"groups_update",
 	 "UPDATE namespaces SET name = coalesce($2, name), path = coalesce($3, path),"
 	 " description = coalesce($4, description), visibility = coalesce($5::smallint, visibility),"
 	 " lfs_enabled = coalesce($6::boolean, lfs_enabled),"
 	 " request_access_enabled = coalesce($7::boolean, request_access_enabled),"
-	 " updated_at = now() WHERE id = $1 AND kind = 'group'", GU_NPARAMS, 0},
+	 " updated_at = now() WHERE id = $1 AND kind = 'group'",
+	 GU_NPARAMS, 0},
 	/* After a rename of group $1: full paths and names of it and its subgroups. */
 	{"groups_rebuild_paths",
 	 "WITH g AS (SELECT n.full_path AS old_fp, n.full_name AS old_fn,"
@@ -130,7 +157,8 @@ const db_stmt groups_stmts[] = {
 	 "UPDATE namespaces d SET full_path = g.new_fp || substr(d.full_path, length(g.old_fp) + 1),"
 	 " full_name = g.new_fn || substr(d.full_name, length(g.old_fn) + 1), updated_at = now()"
 	 " FROM g WHERE d.traversal_ids @> ARRAY[$1::bigint]"
-	 " AND (g.old_fp <> g.new_fp OR g.old_fn <> g.new_fn)", 1, 0},
+	 " AND (g.old_fp <> g.new_fp OR g.old_fn <> g.new_fn)",
+	 1, 0},
 	{"groups_destroy", GROUPS_DESTROY("SELECT ARRAY[$1::bigint] AS a"), 1, 1},
 	/* Hard deletion of user $1: the groups they own alone go with them (GitLab's
 	 * solo_owned_groups: no other direct owner). */
@@ -140,12 +168,14 @@ const db_stmt groups_stmts[] = {
 			" AND m.access_level = 50 AND m.requested_at IS NULL AND NOT EXISTS"
 			" (SELECT 1 FROM members o WHERE o.source_type = 'Namespace'"
 			" AND o.source_id = m.source_id AND o.access_level = 50"
-			" AND o.requested_at IS NULL AND o.user_id <> $1)"), 1, 1},
+			" AND o.requested_at IS NULL AND o.user_id <> $1)"),
+	 1, 1},
 	/* The project to transfer, by id ($1) or namespace path ($2) and path ($3). */
 	/* A project moved into group $2 keeps its visibility up to the group's. */
 	{"groups_transfer",
 	 "UPDATE projects p SET namespace_id = g.id, visibility = least(p.visibility, g.visibility),"
-	 " updated_at = now() FROM namespaces g WHERE p.id = $1 AND g.id = $2", 2, 0},
+	 " updated_at = now() FROM namespaces g WHERE p.id = $1 AND g.id = $2",
+	 2, 0},
 	{NULL, NULL, 0, 0},
 };
 
@@ -232,9 +262,13 @@ static int skip_groups_param(request *r, const char **out)
 /* The statement of each kind of list (GROUPS_LIST_OF), by order (name, path) and sort
  * (asc, desc). */
 enum list_kind { GL_ALL, GL_VISIBLE, GL_MEMBER, GL_OWNED };
-#define LIST_NAMES(name)                                                                        \
-	{{"groups_list_" name "_name_asc", "groups_list_" name "_name_desc"},                    \
-	 {"groups_list_" name "_path_asc", "groups_list_" name "_path_desc"}}
+#define LIST_NAMES(name)                                                                           \
+	{                                                                                          \
+		{"groups_list_" name "_name_asc", "groups_list_" name "_name_desc"},               \
+		{                                                                                  \
+			"groups_list_" name "_path_asc", "groups_list_" name "_path_desc"          \
+		}                                                                                  \
+	}
 static const char *const list_stmts[][2][2] = {
 	[GL_ALL] = LIST_NAMES("all"),
 	[GL_VISIBLE] = LIST_NAMES("visible"),
@@ -257,7 +291,8 @@ static int groups_list(request *r)
 	static const char *const sorts[] = {"asc", "desc", NULL};
 	const char *order = "name", *sort = "asc", *skip;
 	if ((rc = param_oneof(r, "order_by", orders, &order)) < 0 ||
-	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 || (rc = skip_groups_param(r, &skip)) < 0)
+	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 ||
+	    (rc = skip_groups_param(r, &skip)) < 0)
 		return rc;
 	const char *search = param_str(r, "search");
 	if (search && !*search)
@@ -265,8 +300,10 @@ static int groups_list(request *r)
 	/* GitLab 10's GroupsFinder: owned first; admins see every group; anonymous callers
 	 * and all_available see what they may see; otherwise the caller's own groups. */
 	bool admin = r->ctx.user && r->ctx.user->admin;
-	enum list_kind which = owned ? GL_OWNED : admin ? GL_ALL
-					 : (!r->ctx.user || all_available) ? GL_VISIBLE : GL_MEMBER;
+	enum list_kind which = owned                             ? GL_OWNED
+			       : admin                           ? GL_ALL
+			       : (!r->ctx.user || all_available) ? GL_VISIBLE
+								 : GL_MEMBER;
 	const char *v[GL_NPARAMS];
 	access_me_params(&r->ctx, v);
 	v[GL_SEARCH] = search;
@@ -352,16 +389,18 @@ static int read_group_input(request *r, group_input *in)
 		if (!*in->name)
 			fail_validation(r, "name", "can't be blank");
 		else if (!valid_group_name(in->name))
-			fail_validation(r, "name",
-					"can contain only letters, digits, '_', '.', dash and space.");
+			fail_validation(
+				r, "name",
+				"can contain only letters, digits, '_', '.', dash and space.");
 	}
 	in->path = param_str(r, "path");
 	if (in->path && !*in->path)
 		fail_validation(r, "path", "can't be blank");
 	else if (in->path && !valid_namespace_path(in->path))
-		fail_validation(r, "path",
-				"can contain only letters, digits, '_', '-' and '.'. Cannot start with "
-				"'-' or end in '.', '.git' or '.atom'.");
+		fail_validation(
+			r, "path",
+			"can contain only letters, digits, '_', '-' and '.'. Cannot start with "
+			"'-' or end in '.', '.git' or '.atom'.");
 	param_text(r, "description", 255, &in->description);
 	return 0;
 }
@@ -383,11 +422,12 @@ static void check_visibility(request *r, int vis, int parent_vis, int child_vis,
 					     "with higher visibility.",
 					     visibility_name(vis)));
 	if (child_vis > vis)
-		fail_validation(r, "visibility_level",
-				arena_printf(r->ctx.a,
-					     "%s is not allowed since there are sub-groups with higher "
-					     "visibility.",
-					     visibility_name(vis)));
+		fail_validation(
+			r, "visibility_level",
+			arena_printf(r->ctx.a,
+				     "%s is not allowed since there are sub-groups with higher "
+				     "visibility.",
+				     visibility_name(vis)));
 }
 
 /* A unique violation of a namespaces index: the attribute that is taken. */
@@ -415,7 +455,8 @@ static int groups_create(request *r)
 {
 	const char *name, *path;
 	int rc;
-	if ((rc = param_require(r, "name", &name)) < 0 || (rc = param_require(r, "path", &path)) < 0)
+	if ((rc = param_require(r, "name", &name)) < 0 ||
+	    (rc = param_require(r, "path", &path)) < 0)
 		return rc;
 	long long parent_id;
 	int has_parent = param_int(r, "parent_id", &parent_id);
@@ -437,7 +478,8 @@ static int groups_create(request *r)
 	}
 	int vis = in.vis >= 0 ? in.vis : VIS_PRIVATE;
 	check_visibility(r, vis, parent_ref ? parent.visibility : -1, -1, -1);
-	if (!r->validation && (parent_ref ? path_reserved_subgroup(path) : path_reserved_top_level(path)))
+	if (!r->validation &&
+	    (parent_ref ? path_reserved_subgroup(path) : path_reserved_top_level(path)))
 		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", path));
 	if (r->validation)
 		return ERR_VALIDATION;
@@ -481,7 +523,8 @@ static int groups_update(request *r)
 		check_visibility(r, in.vis, g->parent_vis, g->child_vis, g->project_vis);
 	if (in.path && !r->validation &&
 	    (g->root ? path_reserved_top_level(in.path) : path_reserved_subgroup(in.path)))
-		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", in.path));
+		fail_validation(r, "path",
+				arena_printf(r->ctx.a, "%s is a reserved name", in.path));
 	if (r->validation)
 		return ERR_VALIDATION;
 	const char *v[] = {[GU_ID] = g->id,
@@ -536,7 +579,8 @@ static int groups_transfer_project(request *r)
 	if (rc < 0)
 		return rc;
 	if (strcmp(p.namespace_id, g->id) == 0)
-		return fail_validation(r, "new_namespace", "Transfer failed, please contact an admin.");
+		return fail_validation(r, "new_namespace",
+				       "Transfer failed, please contact an admin.");
 	const char *tv[2] = {p.id, g->id};
 	int err;
 	if (!db_query(&r->ctx, "groups_transfer", 2, tv, &err)) {

@@ -16,13 +16,15 @@ const db_stmt issuable_stmts[] = {
 	/* A system note by $3 on record $2 (of type $5) of project $1. */
 	{"issuable_system_note",
 	 "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note, system)"
-	 " VALUES ($1, $5, $2, $3, $4, true)", ISN_NPARAMS, 0},
+	 " VALUES ($1, $5, $2, $3, $4, true)",
+	 ISN_NPARAMS, 0},
 	/* $1 record (of type $4), $2 user, $3 subscribed */
 	{"issuable_subscribe",
 	 "INSERT INTO subscriptions (user_id, subscribable_type, subscribable_id, subscribed)"
 	 " VALUES ($2, $4, $1, $3) ON CONFLICT (subscribable_type, subscribable_id, user_id,"
 	 " (coalesce(project_id, 0))) DO UPDATE SET subscribed = EXCLUDED.subscribed,"
-	 " updated_at = now()", ISU_NPARAMS, 0},
+	 " updated_at = now()",
+	 ISU_NPARAMS, 0},
 	/* The labels of record $1 (of type $3) become those of ids $2: the ids added and
 	 * removed. */
 	{"issuable_set_labels",
@@ -32,7 +34,8 @@ const db_stmt issuable_stmts[] = {
 	 "  SELECT DISTINCT x, $3, $1 FROM unnest($2::bigint[]) x"
 	 "  ON CONFLICT DO NOTHING RETURNING label_id)"
 	 " SELECT (SELECT array_agg(label_id ORDER BY label_id) FROM ins)::text,"
-	 " (SELECT array_agg(label_id ORDER BY label_id) FROM go)::text", 3, ISL_NCOLS},
+	 " (SELECT array_agg(label_id ORDER BY label_id) FROM go)::text",
+	 3, ISL_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -164,7 +167,8 @@ int tracker_read_filters(request *r, const char *const *states, const char *cons
 	    (rc = param_oneof(r, "scope", scopes, &f->scope)) < 0 ||
 	    (rc = param_oneof(r, "order_by", orders, &f->order_by)) < 0 ||
 	    (rc = param_oneof(r, "sort", sorts, &f->sort)) < 0 ||
-	    (rc = param_int(r, "author_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
+	    (rc = param_int(r, "author_id", &n)) < 0 ||
+	    (rc = param_int(r, "assignee_id", &n)) < 0 ||
 	    (rc = param_datetime(r, "created_after", &f->created_after)) < 0 ||
 	    (rc = param_datetime(r, "created_before", &f->created_before)) < 0 ||
 	    (rc = param_datetime(r, "updated_after", &f->updated_after)) < 0 ||
@@ -258,9 +262,12 @@ int issuable_lock(request *r, const issuable_kind *k, const char *iid, PGresult 
 	if (PQntuples(l) == 0)
 		return 1;
 	*out = (issuable_row){
-		.id = db_val(l, 0, ILK_ID), .author = db_val(l, 0, ILK_AUTHOR),
-		.assignee = db_val(l, 0, ILK_ASSIGNEE), .state = db_val(l, 0, ILK_STATE),
-		.milestone = db_val(l, 0, ILK_MILESTONE), .title = db_val(l, 0, ILK_TITLE),
+		.id = db_val(l, 0, ILK_ID),
+		.author = db_val(l, 0, ILK_AUTHOR),
+		.assignee = db_val(l, 0, ILK_ASSIGNEE),
+		.state = db_val(l, 0, ILK_STATE),
+		.milestone = db_val(l, 0, ILK_MILESTONE),
+		.title = db_val(l, 0, ILK_TITLE),
 	};
 	*res = l;
 	return 0;
@@ -275,19 +282,21 @@ bool issuable_can_update(request *r, bool admin, const issuable_row *row)
 	       (row->assignee && strcmp(row->assignee, me) == 0);
 }
 
-int issuable_system_note(request *r, const issuable_kind *k, const char *project_id,
-			 const char *id, const char *body)
+int issuable_system_note(request *r, const issuable_kind *k, const char *project_id, const char *id,
+			 const char *body)
 {
-	const char *v[] = {[ISN_PROJECT] = project_id, [ISN_ID] = id,
-			   [ISN_AUTHOR] = issuable_caller(r), [ISN_BODY] = body,
+	const char *v[] = {[ISN_PROJECT] = project_id,
+			   [ISN_ID] = id,
+			   [ISN_AUTHOR] = issuable_caller(r),
+			   [ISN_BODY] = body,
 			   [ISN_TYPE] = k->type};
 	_Static_assert(sizeof(v) / sizeof(*v) == ISN_NPARAMS, "issuable_system_note");
 	int err;
 	return db_query(&r->ctx, "issuable_system_note", ISN_NPARAMS, v, &err) ? 0 : err;
 }
 
-int issuable_state_event(request *r, const issuable_kind *k, const char *project_id,
-			 const char *id, const char *iid, const char *title, const char *what)
+int issuable_state_event(request *r, const issuable_kind *k, const char *project_id, const char *id,
+			 const char *iid, const char *title, const char *what)
 {
 	const char *action = strcmp(what, "opened") == 0 ? "created" : what;
 	const char *name = strcmp(what, "merged") == 0 ? "accepted" : what;
@@ -375,8 +384,7 @@ int issuable_set_labels(request *r, const issuable_kind *k, const char *id, cons
 	return body ? issuable_system_note(r, k, r->project->id, id, body) : 0;
 }
 
-int issuable_assign(request *r, const issuable_kind *k, const char *id, const char *user,
-		    bool note)
+int issuable_assign(request *r, const issuable_kind *k, const char *id, const char *user, bool note)
 {
 	const char *v[3] = {id, user, r->project->id};
 	int err;
@@ -416,8 +424,10 @@ int issuable_subscription(request *r, const issuable_kind *k, bool subscribe)
 	if (db_bool(res, 0, k->col_subscribed) == subscribe)
 		return ERR_NOT_MODIFIED;
 	const char *id = db_val(res, 0, k->col_id);
-	const char *v[] = {[ISU_ID] = id, [ISU_USER] = issuable_caller(r),
-			   [ISU_SUBSCRIBED] = subscribe ? "true" : "false", [ISU_TYPE] = k->type};
+	const char *v[] = {[ISU_ID] = id,
+			   [ISU_USER] = issuable_caller(r),
+			   [ISU_SUBSCRIBED] = subscribe ? "true" : "false",
+			   [ISU_TYPE] = k->type};
 	_Static_assert(sizeof(v) / sizeof(*v) == ISU_NPARAMS, "issuable_subscribe");
 	int err;
 	if (!db_query(&r->ctx, "issuable_subscribe", ISU_NPARAMS, v, &err))

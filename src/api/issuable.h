@@ -13,9 +13,9 @@
  * scope one of scopes (default_scope when absent). */
 typedef struct {
 	page_req pg;
-	const char *state, *labels, *milestone, *milestone_mode, *scope, *author, *assignee,
-		*emoji, *iids, *search, *created_after, *created_before, *updated_after,
-		*updated_before, *order_by, *sort;
+	const char *state, *labels, *milestone, *milestone_mode, *scope, *author, *assignee, *emoji,
+		*iids, *search, *created_after, *created_before, *updated_after, *updated_before,
+		*order_by, *sort;
 	bool no_label, no_assignee, no_emoji;
 } tracker_filters;
 int tracker_read_filters(request *r, const char *const *states, const char *const *scopes,
@@ -104,12 +104,12 @@ int issuable_lock(request *r, const issuable_kind *k, const char *iid, PGresult 
 bool issuable_can_update(request *r, bool admin, const issuable_row *row);
 
 /* A system note by the caller on record id of project_id. 0 or an ERR_ code. */
-int issuable_system_note(request *r, const issuable_kind *k, const char *project_id,
-			 const char *id, const char *body);
+int issuable_system_note(request *r, const issuable_kind *k, const char *project_id, const char *id,
+			 const char *body);
 /* The event of a record's state by the caller: what is opened (action created), closed,
  * reopened or merged (action name accepted). 0 or an ERR_ code. */
-int issuable_state_event(request *r, const issuable_kind *k, const char *project_id,
-			 const char *id, const char *iid, const char *title, const char *what);
+int issuable_state_event(request *r, const issuable_kind *k, const char *project_id, const char *id,
+			 const char *iid, const char *title, const char *what);
 /* What an edit of record was (the locked row, the route's project's) writes, each when
  * it changed something: the state's system note and event (new_state; the event under
  * title), the title's note (new_title, NULL when not given), the milestone's note

@@ -21,19 +21,20 @@
 /* A substring pattern of p, its pattern characters taken literally. */
 
 /* Issue i has user U as its assignee. */
-#define ASSIGNED(U)                                                                             \
+#define ASSIGNED(U)                                                                                \
 	"EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id AND a.user_id = " U ")"
 
 /* The ids of the groups that project p's milestones and labels may come from: its
  * namespace and the groups above it. */
-#define PROJECT_GROUPS(P)                                                                       \
-	"(SELECT unnest(gn.traversal_ids) FROM namespaces gn WHERE gn.id = " P ".namespace_id"  \
+#define PROJECT_GROUPS(P)                                                                          \
+	"(SELECT unnest(gn.traversal_ids) FROM namespaces gn WHERE gn.id = " P ".namespace_id"     \
 	" AND gn.kind = 'group')"
 
 /* Milestone $M of project $P, or NULL when it is none of the project's or its groups'. */
-#define PROJECT_MILESTONE(M, P)                                                                 \
-	"(SELECT vm.id FROM milestones vm, projects vp WHERE vm.id = " M "::bigint"              \
-	" AND vp.id = " P " AND (vm.project_id = vp.id OR vm.group_id IN " PROJECT_GROUPS("vp") "))"
+#define PROJECT_MILESTONE(M, P)                                                                    \
+	"(SELECT vm.id FROM milestones vm, projects vp WHERE vm.id = " M "::bigint"                \
+	" AND vp.id = " P                                                                          \
+	" AND (vm.project_id = vp.id OR vm.group_id IN " PROJECT_GROUPS("vp") "))"
 
 /* The statement of the issues lists, the scope's condition on project p given (one
  * statement per scope, so that each has its plan: prepared statements run generic plans,
@@ -43,53 +44,58 @@
  * generic plan's estimate of the filters below is a row or two, and a join that trusts
  * it compares every issue with every project). The page is taken of the filtered ids
  * (f) before the joins that present it. */
-#define ISSUES_ORDER                                                                            \
-	"CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC, f.k DESC,"   \
+#define ISSUES_ORDER                                                                               \
+	"CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC, f.k DESC,"      \
 	" f.id DESC"
-#define ISSUES_LIST(SCOPE)                                                                      \
-	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
-	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"            \
-	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20)," \
-	" vp AS (SELECT p.id, p.namespace_id FROM me, projects p"                               \
-	"  WHERE NOT p.pending_delete AND p.issues_enabled AND " SCOPE                          \
-	"  AND " SQL_PROJECT_LISTED("p") "),"                                                   \
-	" f AS (SELECT i.id, CASE WHEN $23::boolean THEN i.updated_at ELSE i.created_at END AS k" \
-	"  FROM me, vp p CROSS JOIN LATERAL (SELECT * FROM issues li"                           \
-	"   WHERE li.project_id = p.id OFFSET 0) i"                                             \
-	"  WHERE (NOT i.confidential OR me.admin OR i.author_id = me.id OR " ASSIGNED("me.id")    \
-	"   OR i.project_id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"    \
-	"   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"     \
-	"  AND ($6::text IS NULL OR i.state = $6)"                                              \
-	"  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"      \
-	"   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue'"                 \
-	"   AND ll.target_id = i.id AND l.title = ANY ($7)) = cardinality($7))"                 \
-	"  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"                    \
-	"   WHERE ll.target_type = 'Issue' AND ll.target_id = i.id))"                           \
-	"  AND ($10::text IS NULL OR ($10 = 'none' AND i.milestone_id IS NULL)"                 \
-	"   OR ($10 = 'any' AND i.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"       \
-	"   (SELECT 1 FROM milestones mt WHERE mt.id = i.milestone_id AND mt.title = $9::text)))" \
-	"  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND i.author_id = me.id)"           \
-	"   OR ($11 = 'assigned-to-me' AND " ASSIGNED("me.id") "))"                             \
-	"  AND ($12::bigint IS NULL OR i.author_id = $12)"                                      \
-	"  AND ($13::bigint IS NULL OR " ASSIGNED("$13") ")"                                    \
-	"  AND (NOT $14::boolean OR NOT EXISTS (SELECT 1 FROM issue_assignees a"                \
-	"   WHERE a.issue_id = i.id))"                                                          \
-	"  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"                       \
-	"   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id"   \
-	"   AND e.name = $15))"                                                                 \
-	"  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"                    \
-	"   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id))" \
-	"  AND ($17::bigint[] IS NULL OR i.iid = ANY ($17))"                                    \
-	"  AND ($18::text IS NULL OR i.title ILIKE " SQL_LIKE("$18") " OR i.description ILIKE "     \
-	SQL_LIKE("$18") ")"                                                                         \
-	"  AND ($19::timestamptz IS NULL OR i.created_at >= $19)"                               \
-	"  AND ($20::timestamptz IS NULL OR i.created_at <= $20)"                               \
-	"  AND ($21::timestamptz IS NULL OR i.updated_at >= $21)"                               \
-	"  AND ($22::timestamptz IS NULL OR i.updated_at <= $22))"                              \
-	" SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                      \
-	" (SELECT " ISSUE_LIST_COLS " FROM (SELECT * FROM f ORDER BY " ISSUES_ORDER             \
-	"  LIMIT $25 OFFSET $26) f JOIN issues i ON i.id = f.id" ISSUE_JOINS                    \
-	"  ORDER BY " ISSUES_ORDER ") pg ON true"
+#define ISSUES_LIST(SCOPE)                                                                                                                                              \
+	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                                                                                               \
+	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"                                                                                    \
+	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20),"                                                                        \
+	" vp AS (SELECT p.id, p.namespace_id FROM me, projects p"                                                                                                       \
+	"  WHERE NOT p.pending_delete AND p.issues_enabled AND " SCOPE                                                                                                  \
+	"  AND " SQL_PROJECT_LISTED(                                                                                                                                    \
+		"p") "),"                                                                                                                                               \
+		     " f AS (SELECT i.id, CASE WHEN $23::boolean THEN i.updated_at ELSE i.created_at END AS k"                                                          \
+		     "  FROM me, vp p CROSS JOIN LATERAL (SELECT * FROM issues li"                                                                                      \
+		     "   WHERE li.project_id = p.id OFFSET 0) i"                                                                                                        \
+		     "  WHERE (NOT i.confidential OR me.admin OR i.author_id = me.id OR " ASSIGNED(                                                                     \
+			     "me.id") "   OR i.project_id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"                                              \
+				      "   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"                                               \
+				      "  AND ($6::text IS NULL OR i.state = $6)"                                                                                        \
+				      "  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"                                                \
+				      "   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue'"                                                           \
+				      "   AND ll.target_id = i.id AND l.title = ANY ($7)) = cardinality($7))"                                                           \
+				      "  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"                                                              \
+				      "   WHERE ll.target_type = 'Issue' AND ll.target_id = i.id))"                                                                     \
+				      "  AND ($10::text IS NULL OR ($10 = 'none' AND i.milestone_id IS NULL)"                                                           \
+				      "   OR ($10 = 'any' AND i.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"                                                 \
+				      "   (SELECT 1 FROM milestones mt WHERE mt.id = i.milestone_id AND mt.title = $9::text)))"                                         \
+				      "  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND i.author_id = me.id)"                                                     \
+				      "   OR ($11 = 'assigned-to-me' AND " ASSIGNED(                                                                                    \
+					      "me.id") "))"                                                                                                             \
+						       "  AND ($12::bigint IS NULL OR i.author_id = $12)"                                                               \
+						       "  AND ($13::bigint IS NULL OR " ASSIGNED(                                                                       \
+							       "$13") ")"                                                                                               \
+								      "  AND (NOT $14::boolean OR NOT EXISTS (SELECT 1 FROM issue_assignees a"                          \
+								      "   WHERE a.issue_id = i.id))"                                                                    \
+								      "  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"                                 \
+								      "   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id"             \
+								      "   AND e.name = $15))"                                                                           \
+								      "  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"                              \
+								      "   WHERE e.awardable_type = 'Issue' AND e.awardable_id = i.id AND e.user_id = me.id))"           \
+								      "  AND ($17::bigint[] IS NULL OR i.iid = ANY ($17))"                                              \
+								      "  AND ($18::text IS NULL OR i.title ILIKE " SQL_LIKE("$18") " OR i.description ILIKE " SQL_LIKE( \
+									      "$18") ")"                                                                                \
+										     "  AND ($19::timestamptz IS NULL OR i.created_at >= $19)"                          \
+										     "  AND ($20::timestamptz IS NULL OR i.created_at <= $20)"                          \
+										     "  AND ($21::timestamptz IS NULL OR i.updated_at >= $21)"                          \
+										     "  AND ($22::timestamptz IS NULL OR i.updated_at <= $22))"                         \
+										     " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                 \
+										     " (SELECT " ISSUE_LIST_COLS                                                        \
+										     " FROM (SELECT * FROM f ORDER BY " ISSUES_ORDER                                    \
+										     "  LIMIT $25 OFFSET $26) f JOIN issues i ON i.id = f.id" ISSUE_JOINS               \
+										     "  ORDER BY " ISSUES_ORDER                                                         \
+										     ") pg ON true"
 
 /* The plain list of project $1 for a caller who sees all its issues (the confidential
  * ones too, so that no row is checked: issues_list_page decides it in C), the filters
@@ -100,12 +106,12 @@
  * the project's path is the route's scope's (ISSUE_PROJECT_LIST_COLS). A small plan
  * with no per-row filter, where ISSUES_LIST visits, filters, counts and sorts every
  * issue of the project. Only for a project whose issues are enabled (list_plain). */
-#define ISSUES_LIST_PLAIN(COND_C, COND_LI)                                                      \
-	"SELECT (SELECT count(*) FROM issues c WHERE c.project_id = $1" COND_C "), pg.*"        \
-	" FROM (SELECT 1) one LEFT JOIN LATERAL"                                                 \
-	" (SELECT " ISSUE_PROJECT_LIST_COLS " FROM (SELECT li.* FROM issues li"                 \
-	"  WHERE li.project_id = $1" COND_LI " ORDER BY li.created_at DESC, li.id DESC"         \
-	"  LIMIT $2 OFFSET $3) i" ISSUE_JOINS_MILESTONE                                          \
+#define ISSUES_LIST_PLAIN(COND_C, COND_LI)                                                         \
+	"SELECT (SELECT count(*) FROM issues c WHERE c.project_id = $1" COND_C "), pg.*"           \
+	" FROM (SELECT 1) one LEFT JOIN LATERAL"                                                   \
+	" (SELECT " ISSUE_PROJECT_LIST_COLS " FROM (SELECT li.* FROM issues li"                    \
+	"  WHERE li.project_id = $1" COND_LI " ORDER BY li.created_at DESC, li.id DESC"            \
+	"  LIMIT $2 OFFSET $3) i" ISSUE_JOINS_MILESTONE                                            \
 	" ORDER BY i.created_at DESC, i.id DESC) pg ON true"
 
 /* The issues of GET /issues?scope=all that the caller ($1..$3) sees, no filter but the
@@ -126,37 +132,39 @@
  * join, and a join gives up the index's order (every issue sorted for the page). The
  * page's project, namespace and milestone are read by key (LATERAL ... OFFSET 0): the
  * generic plan cannot tell that LIMIT $4 is small and would hash whole tables. */
-#define ISSUES_LIST_ALL(STATE, COUNT, PAGE)                                                     \
-	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
-	" vp AS MATERIALIZED (SELECT p.id, p.open_issues_count, p.closed_issues_count"          \
-	"  FROM me, projects p WHERE NOT p.pending_delete AND p.issues_enabled"                 \
-	"  AND " SQL_PROJECT_LISTED("p") "),"                                                   \
-	" conf AS MATERIALIZED (SELECT c.id FROM ("                                             \
-	"  SELECT c.id, c.project_id FROM me, issues c WHERE me.admin AND c.confidential"       \
-	STATE("c")                                                                              \
-	"  UNION SELECT c.id, c.project_id FROM me JOIN issues c ON c.author_id = me.id"        \
-	"   WHERE c.confidential" STATE("c")                                                    \
-	"  UNION SELECT c.id, c.project_id FROM me JOIN issue_assignees a ON a.user_id = me.id"  \
-	"   JOIN issues c ON c.id = a.issue_id WHERE c.confidential" STATE("c")                 \
-	"  UNION SELECT c.id, c.project_id FROM me JOIN project_authorizations pa"              \
-	"   ON pa.user_id = me.id JOIN issues c ON c.project_id = pa.project_id"                \
-	"   WHERE pa.expires_at > current_date AND pa.access_level >= 20 AND c.confidential"    \
-	STATE("c")                                                                              \
-	"  UNION SELECT c.id, c.project_id FROM me JOIN namespaces own ON own.owner_id = me.id" \
-	"   AND own.kind = 'user' JOIN projects op ON op.namespace_id = own.id"                 \
-	"   JOIN issues c ON c.project_id = op.id WHERE c.confidential" STATE("c")              \
-	"  ) c WHERE (c.project_id IN (SELECT id FROM vp) OR false))"                           \
-	" SELECT (SELECT coalesce(sum(" COUNT "), 0) FROM vp) + (SELECT count(*) FROM conf),"   \
-	" pg.* FROM me LEFT JOIN LATERAL (SELECT " ISSUE_LIST_COLS " FROM " PAGE " i"           \
-	" JOIN LATERAL (SELECT * FROM projects p WHERE p.id = i.project_id OFFSET 0) p ON true" \
-	" JOIN LATERAL (SELECT * FROM namespaces n WHERE n.id = p.namespace_id OFFSET 0) n"     \
-	"  ON true LEFT JOIN LATERAL (SELECT * FROM milestones m WHERE m.id = i.milestone_id"   \
-	"  OFFSET 0) m ON true ORDER BY i.created_at DESC, i.id DESC) pg ON true"
+#define ISSUES_LIST_ALL(STATE, COUNT, PAGE)                                                                                                                                   \
+	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                                                                                                     \
+	" vp AS MATERIALIZED (SELECT p.id, p.open_issues_count, p.closed_issues_count"                                                                                        \
+	"  FROM me, projects p WHERE NOT p.pending_delete AND p.issues_enabled"                                                                                               \
+	"  AND " SQL_PROJECT_LISTED(                                                                                                                                          \
+		"p") "),"                                                                                                                                                     \
+		     " conf AS MATERIALIZED (SELECT c.id FROM ("                                                                                                              \
+		     "  SELECT c.id, c.project_id FROM me, issues c WHERE me.admin AND c.confidential" STATE(                                                                 \
+			     "c") "  UNION SELECT c.id, c.project_id FROM me JOIN issues c ON c.author_id = me.id"                                                            \
+				  "   WHERE c.confidential" STATE(                                                                                                            \
+					  "c") "  UNION SELECT c.id, c.project_id FROM me JOIN issue_assignees a ON a.user_id = me.id"                                        \
+					       "   JOIN issues c ON c.id = a.issue_id WHERE c.confidential" STATE(                                                            \
+						       "c") "  UNION SELECT c.id, c.project_id FROM me JOIN project_authorizations pa"                                        \
+							    "   ON pa.user_id = me.id JOIN issues c ON c.project_id = pa.project_id"                                          \
+							    "   WHERE pa.expires_at > current_date AND pa.access_level >= 20 AND c.confidential" STATE(                       \
+								    "c") "  UNION SELECT c.id, c.project_id FROM me JOIN namespaces own ON own.owner_id = me.id"              \
+									 "   AND own.kind = 'user' JOIN projects op ON op.namespace_id = own.id"                              \
+									 "   JOIN issues c ON c.project_id = op.id WHERE c.confidential" STATE(                               \
+										 "c") "  ) c WHERE (c.project_id IN (SELECT id FROM vp) OR false))"                           \
+										      " SELECT (SELECT coalesce(sum(" COUNT                                                   \
+										      "), 0) FROM vp) + (SELECT count(*) FROM conf),"                                         \
+										      " pg.* FROM me LEFT JOIN LATERAL (SELECT " ISSUE_LIST_COLS                              \
+										      " FROM " PAGE                                                                           \
+										      " i"                                                                                    \
+										      " JOIN LATERAL (SELECT * FROM projects p WHERE p.id = i.project_id OFFSET 0) p ON true" \
+										      " JOIN LATERAL (SELECT * FROM namespaces n WHERE n.id = p.namespace_id OFFSET 0) n"     \
+										      "  ON true LEFT JOIN LATERAL (SELECT * FROM milestones m WHERE m.id = i.milestone_id"   \
+										      "  OFFSET 0) m ON true ORDER BY i.created_at DESC, i.id DESC) pg ON true"
 /* The issues of state S that the caller sees, newest first, LIMIT L. */
-#define ISSUES_ALL_PAGE(S, L)                                                                   \
-	"(SELECT li.* FROM issues li WHERE li.state = " S                                       \
-	" AND (li.project_id IN (SELECT id FROM vp) OR false)"                                  \
-	" AND (NOT li.confidential OR (li.id IN (SELECT id FROM conf) OR false))"               \
+#define ISSUES_ALL_PAGE(S, L)                                                                      \
+	"(SELECT li.* FROM issues li WHERE li.state = " S                                          \
+	" AND (li.project_id IN (SELECT id FROM vp) OR false)"                                     \
+	" AND (NOT li.confidential OR (li.id IN (SELECT id FROM conf) OR false))"                  \
 	" ORDER BY li.created_at DESC, li.id DESC LIMIT " L ")"
 #define ISSUES_STATE_IS(A) " AND " A ".state = $6::text"
 #define ISSUES_STATE_ANY(A) ""
@@ -168,12 +176,36 @@ enum { IG_ME, IG_PROJECT = IG_ME + 3, IG_IID, IG_NPARAMS };
 enum { IG_ENABLED = ISSUE_NCOLS, IG_INVOLVED, IG_NCOLS };
 /* issues_lock: issuable_lock's columns, then */
 enum { LK_CONFIDENTIAL = ILK_NCOLS, LK_ESTIMATE, LK_SPENT, LK_MOVED_TO, LK_ENABLED, LK_NCOLS };
-enum { II_PROJECT, II_TITLE, II_DESCRIPTION, II_AUTHOR, II_MILESTONE, II_CONFIDENTIAL,
-       II_LOCKED, II_DUE_DATE, II_CREATED_AT, II_NPARAMS };
+enum {
+	II_PROJECT,
+	II_TITLE,
+	II_DESCRIPTION,
+	II_AUTHOR,
+	II_MILESTONE,
+	II_CONFIDENTIAL,
+	II_LOCKED,
+	II_DUE_DATE,
+	II_CREATED_AT,
+	II_NPARAMS
+};
 enum { IIR_ID, IIR_IID, IIR_TITLE, IIR_NCOLS };
-enum { IU_ID, IU_TITLE, IU_DESCRIPTION_GIVEN, IU_DESCRIPTION, IU_MILESTONE_GIVEN, IU_MILESTONE,
-       IU_CONFIDENTIAL, IU_LOCKED, IU_DUE_DATE_GIVEN, IU_DUE_DATE, IU_STATE_EVENT, IU_CALLER,
-       IU_UPDATED_AT, IU_PROJECT, IU_NPARAMS };
+enum {
+	IU_ID,
+	IU_TITLE,
+	IU_DESCRIPTION_GIVEN,
+	IU_DESCRIPTION,
+	IU_MILESTONE_GIVEN,
+	IU_MILESTONE,
+	IU_CONFIDENTIAL,
+	IU_LOCKED,
+	IU_DUE_DATE_GIVEN,
+	IU_DUE_DATE,
+	IU_STATE_EVENT,
+	IU_CALLER,
+	IU_UPDATED_AT,
+	IU_PROJECT,
+	IU_NPARAMS
+};
 enum { IUR_STATE, IUR_MILESTONE, IUR_MILESTONE_REF, IUR_CONFIDENTIAL, IUR_NCOLS };
 enum { IT_ESTIMATE, IT_SPENT, IT_NCOLS };
 enum { IM_ID, IM_IID, IM_TITLE, IM_NCOLS };
@@ -182,15 +214,18 @@ const db_stmt issues_stmts[] = {
 	/* ISSUES_LIST_ALL: the caller $1..$3, $4 limit, $5 offset; of state $6 ('opened' or
 	 * 'closed'), or in every state (a merge of the two states' ordered scans). */
 	{"issues_list_all_state",
-	 ISSUES_LIST_ALL(ISSUES_STATE_IS,
-			 "CASE WHEN $6 = 'opened' THEN open_issues_count ELSE closed_issues_count END",
-			 ISSUES_ALL_PAGE("$6", "$4 OFFSET $5")),
+	 ISSUES_LIST_ALL(
+		 ISSUES_STATE_IS,
+		 "CASE WHEN $6 = 'opened' THEN open_issues_count ELSE closed_issues_count END",
+		 ISSUES_ALL_PAGE("$6", "$4 OFFSET $5")),
 	 IA_NPARAMS, 1 + ISSUE_NCOLS},
 	{"issues_list_all_any",
-	 ISSUES_LIST_ALL(ISSUES_STATE_ANY, "open_issues_count + closed_issues_count",
-			 "(SELECT * FROM (" ISSUES_ALL_PAGE("'opened'", "$4::bigint + $5::bigint")
-			 " UNION ALL " ISSUES_ALL_PAGE("'closed'", "$4 + $5") ") u"
-			 " ORDER BY u.created_at DESC, u.id DESC LIMIT $4 OFFSET $5)"),
+	 ISSUES_LIST_ALL(
+		 ISSUES_STATE_ANY, "open_issues_count + closed_issues_count",
+		 "(SELECT * FROM (" ISSUES_ALL_PAGE("'opened'", "$4::bigint + $5::bigint") " UNION ALL " ISSUES_ALL_PAGE(
+			 "'closed'",
+			 "$4 + $5") ") u"
+				    " ORDER BY u.created_at DESC, u.id DESC LIMIT $4 OFFSET $5)"),
 	 IA_NPARAMS - 1, 1 + ISSUE_NCOLS},
 	/* The issues the caller sees, filtered, a page of them in order (ISSUES_LIST): in
 	 * every project; in project $4 ($5 NULL); in group $5 and its subgroups ($4 NULL).
@@ -215,14 +250,15 @@ const db_stmt issues_stmts[] = {
 	 * are enabled and whether the caller is its author or assignee. */
 	{"issues_get",
 	 "WITH " SQL_ME " SELECT " ISSUE_COLS ", p.issues_enabled,"
-	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED("me.id")
-	 " FROM me, issues i" ISSUE_JOINS " WHERE i.project_id = $4 AND i.iid = $5",
+	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED(
+		 "me.id") " FROM me, issues i" ISSUE_JOINS
+			  " WHERE i.project_id = $4 AND i.iid = $5",
 	 IG_NPARAMS, IG_NCOLS},
 	/* The same by id. */
 	{"issues_get_id",
 	 "WITH " SQL_ME " SELECT " ISSUE_COLS ", p.issues_enabled,"
-	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED("me.id")
-	 " FROM me, issues i" ISSUE_JOINS " WHERE i.id = $4",
+	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED(
+		 "me.id") " FROM me, issues i" ISSUE_JOINS " WHERE i.id = $4",
 	 IG_NPARAMS - 1, IG_NCOLS},
 	/* Issue $2 of project $1 locked for a change, with what the change compares:
 	 * id, author, its assignee, state, milestone, title, confidential, estimate, time
@@ -232,16 +268,19 @@ const db_stmt issues_stmts[] = {
 	 " WHERE a.issue_id = i.id), i.state, i.milestone_id, i.title, i.confidential,"
 	 " i.time_estimate, i.total_time_spent, i.moved_to_id, p.issues_enabled"
 	 " FROM issues i JOIN projects p ON p.id = i.project_id"
-	 " WHERE i.project_id = $1 AND i.iid = $2 FOR UPDATE OF i", 2, LK_NCOLS},
+	 " WHERE i.project_id = $1 AND i.iid = $2 FOR UPDATE OF i",
+	 2, LK_NCOLS},
 	{"issues_project_enabled", "SELECT issues_enabled FROM projects WHERE id = $1", 1, 1},
 	/* $1 project, $2 title, $3 description, $4 author, $5 milestone, $6 confidential,
 	 * $7 discussion_locked, $8 due date, $9 created_at (NULL: now). */
 	{"issues_insert",
 	 "INSERT INTO issues (project_id, iid, title, description, author_id, milestone_id,"
 	 " confidential, discussion_locked, due_date, created_at, updated_at)"
-	 " VALUES ($1, next_iid('issues', 'Project', $1), $2, $3, $4, " PROJECT_MILESTONE("$5", "$1")
-	 ", coalesce($6::boolean, false), $7, $8::date, coalesce($9::timestamptz, now()),"
-	 " coalesce($9::timestamptz, now())) RETURNING id, iid, title", II_NPARAMS, IIR_NCOLS},
+	 " VALUES ($1, next_iid('issues', 'Project', $1), $2, $3, $4, " PROJECT_MILESTONE(
+		 "$5",
+		 "$1") ", coalesce($6::boolean, false), $7, $8::date, coalesce($9::timestamptz, now()),"
+		       " coalesce($9::timestamptz, now())) RETURNING id, iid, title",
+	 II_NPARAMS, IIR_NCOLS},
 	/* $1 issue; $2 title, $3/$4 description given/value, $5/$6 milestone given/id (one
 	 * of project $14's, else none), $7 confidential, $8 discussion_locked, $9/$10 due
 	 * date given/value, $11 state event, $12 the caller, $13 updated_at. The new state,
@@ -249,41 +288,45 @@ const db_stmt issues_stmts[] = {
 	{"issues_update",
 	 "WITH u AS (UPDATE issues i SET title = coalesce($2, i.title),"
 	 " description = CASE WHEN $3::boolean THEN $4 ELSE i.description END,"
-	 " milestone_id = CASE WHEN $5::boolean THEN " PROJECT_MILESTONE("$6", "$14")
-	 "  ELSE i.milestone_id END,"
-	 " confidential = coalesce($7::boolean, i.confidential),"
-	 " discussion_locked = coalesce($8::boolean, i.discussion_locked),"
-	 " due_date = CASE WHEN $9::boolean THEN $10::date ELSE i.due_date END,"
-	 " state = CASE $11::text WHEN 'close' THEN 'closed' WHEN 'reopen' THEN 'opened'"
-	 "  ELSE i.state END,"
-	 " closed_at = CASE WHEN $11 = 'close' AND i.state = 'opened' THEN now()"
-	 "  WHEN $11 = 'reopen' THEN NULL ELSE i.closed_at END,"
-	 " closed_by_id = CASE WHEN $11 = 'close' AND i.state = 'opened' THEN $12::bigint"
-	 "  WHEN $11 = 'reopen' THEN NULL ELSE i.closed_by_id END,"
-	 " updated_at = coalesce($13::timestamptz, now()) WHERE i.id = $1 RETURNING i.*)"
-	 " SELECT u.state, u.milestone_id, CASE WHEN m.project_id IS NOT NULL THEN '%' || m.iid"
-	 " ELSE '%\"' || m.title || '\"' END, u.confidential FROM u"
-	 " LEFT JOIN milestones m ON m.id = u.milestone_id", IU_NPARAMS, IUR_NCOLS},
+	 " milestone_id = CASE WHEN $5::boolean THEN " PROJECT_MILESTONE(
+		 "$6",
+		 "$14") "  ELSE i.milestone_id END,"
+			" confidential = coalesce($7::boolean, i.confidential),"
+			" discussion_locked = coalesce($8::boolean, i.discussion_locked),"
+			" due_date = CASE WHEN $9::boolean THEN $10::date ELSE i.due_date END,"
+			" state = CASE $11::text WHEN 'close' THEN 'closed' WHEN 'reopen' THEN 'opened'"
+			"  ELSE i.state END,"
+			" closed_at = CASE WHEN $11 = 'close' AND i.state = 'opened' THEN now()"
+			"  WHEN $11 = 'reopen' THEN NULL ELSE i.closed_at END,"
+			" closed_by_id = CASE WHEN $11 = 'close' AND i.state = 'opened' THEN $12::bigint"
+			"  WHEN $11 = 'reopen' THEN NULL ELSE i.closed_by_id END,"
+			" updated_at = coalesce($13::timestamptz, now()) WHERE i.id = $1 RETURNING i.*)"
+			" SELECT u.state, u.milestone_id, CASE WHEN m.project_id IS NOT NULL THEN '%' || m.iid"
+			" ELSE '%\"' || m.title || '\"' END, u.confidential FROM u"
+			" LEFT JOIN milestones m ON m.id = u.milestone_id",
+	 IU_NPARAMS, IUR_NCOLS},
 	/* Assigns issue $1 to user $2 (none when NULL) when the user may see project $3: the
 	 * former and the new assignee's usernames (the former one stays when $2 may not),
 	 * whether it changed (issuable_assign). */
 	{"issues_assign",
 	 "WITH me AS (SELECT u.id, u.is_admin AS admin, u.external FROM users u"
 	 "  WHERE u.id = $2::bigint AND NOT u.ghost),"
-	 " ok AS (SELECT me.id FROM me, projects p WHERE p.id = $3 AND " SQL_PROJECT_VISIBLE("p") "),"
-	 " old AS (SELECT a.user_id FROM issue_assignees a WHERE a.issue_id = $1),"
-	 " go AS (DELETE FROM issue_assignees a WHERE a.issue_id = $1"
-	 "  AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ok))"
-	 "  AND a.user_id IS DISTINCT FROM (SELECT id FROM ok) RETURNING a.user_id),"
-	 " ins AS (INSERT INTO issue_assignees (issue_id, user_id) SELECT $1, id FROM ok"
-	 "  ON CONFLICT DO NOTHING RETURNING user_id)"
-	 " SELECT (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
-	 "  ORDER BY u.id LIMIT 1),"
-	 " CASE WHEN $2::bigint IS NULL THEN NULL WHEN EXISTS (SELECT 1 FROM ok)"
-	 "  THEN (SELECT u.username FROM ok JOIN users u ON u.id = ok.id)"
-	 "  ELSE (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
-	 "  ORDER BY u.id LIMIT 1) END,"
-	 " EXISTS (SELECT 1 FROM go) OR EXISTS (SELECT 1 FROM ins)", 3, IAS_NCOLS},
+	 " ok AS (SELECT me.id FROM me, projects p WHERE p.id = $3 AND " SQL_PROJECT_VISIBLE(
+		 "p") "),"
+		      " old AS (SELECT a.user_id FROM issue_assignees a WHERE a.issue_id = $1),"
+		      " go AS (DELETE FROM issue_assignees a WHERE a.issue_id = $1"
+		      "  AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ok))"
+		      "  AND a.user_id IS DISTINCT FROM (SELECT id FROM ok) RETURNING a.user_id),"
+		      " ins AS (INSERT INTO issue_assignees (issue_id, user_id) SELECT $1, id FROM ok"
+		      "  ON CONFLICT DO NOTHING RETURNING user_id)"
+		      " SELECT (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
+		      "  ORDER BY u.id LIMIT 1),"
+		      " CASE WHEN $2::bigint IS NULL THEN NULL WHEN EXISTS (SELECT 1 FROM ok)"
+		      "  THEN (SELECT u.username FROM ok JOIN users u ON u.id = ok.id)"
+		      "  ELSE (SELECT u.username FROM old JOIN users u ON u.id = old.user_id"
+		      "  ORDER BY u.id LIMIT 1) END,"
+		      " EXISTS (SELECT 1 FROM go) OR EXISTS (SELECT 1 FROM ins)",
+	 3, IAS_NCOLS},
 	{"issues_delete", "DELETE FROM issues WHERE id = $1", 1, 0},
 	/* $1 issue, $2 estimate (NULL: keep), $3 spent to add (NULL: none), $4 reset spent.
 	 * The estimate and the time spent after. */
@@ -291,10 +334,11 @@ const db_stmt issues_stmts[] = {
 	 "UPDATE issues SET time_estimate = coalesce($2::integer, time_estimate),"
 	 " total_time_spent = CASE WHEN $4::boolean THEN 0"
 	 "  ELSE total_time_spent + coalesce($3::integer, 0) END, updated_at = now()"
-	 " WHERE id = $1 RETURNING time_estimate, total_time_spent", 4, IT_NCOLS},
+	 " WHERE id = $1 RETURNING time_estimate, total_time_spent",
+	 4, IT_NCOLS},
 	/* Project $1 exists (a move's target that the caller may not see). */
-	{"issues_project_exists",
-	 "SELECT 1 FROM projects WHERE id = $1 AND NOT pending_delete", 1, 1},
+	{"issues_project_exists", "SELECT 1 FROM projects WHERE id = $1 AND NOT pending_delete", 1,
+	 1},
 	/* Moves issue $1 to project $2 (locked by the caller) as a new issue there: its
 	 * attributes, the target's milestone and labels of the same titles, its notes and
 	 * award emoji. The new issue's id, iid and title. */
@@ -306,31 +350,34 @@ const db_stmt issues_stmts[] = {
 	 "  SELECT $2, next_iid('issues', 'Project', $2), o.title, o.description, o.state,"
 	 "  o.author_id, (SELECT tm.id FROM milestones om, milestones tm, projects tp"
 	 "   WHERE om.id = o.milestone_id AND tp.id = $2 AND tm.title = om.title"
-	 "   AND (tm.project_id = tp.id OR tm.group_id IN " PROJECT_GROUPS("tp") ")"
-	 "   ORDER BY tm.project_id NULLS LAST LIMIT 1),"
-	 "  o.confidential, o.discussion_locked, o.due_date, o.time_estimate, o.closed_at,"
-	 "  o.closed_by_id, o.created_at, now() FROM o RETURNING id, iid, title),"
-	 " lab AS (INSERT INTO label_links (label_id, target_type, target_id)"
-	 "  SELECT DISTINCT ON (tl.title) tl.id, 'Issue', n.id FROM n, label_links ll"
-	 "  JOIN labels ol ON ol.id = ll.label_id, labels tl, projects tp"
-	 "  WHERE ll.target_type = 'Issue' AND ll.target_id = $1 AND tp.id = $2"
-	 "  AND tl.title = ol.title AND (tl.project_id = tp.id OR tl.group_id IN "
-	 PROJECT_GROUPS("tp") ") ORDER BY tl.title, tl.project_id NULLS LAST),"
-	 " nts AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
-	 "  system, attachment, created_at, updated_at) SELECT $2, 'Issue', n.id, x.author_id,"
-	 "  x.note, x.system, x.attachment, x.created_at, x.updated_at FROM n, notes x"
-	 "  WHERE x.noteable_type = 'Issue' AND x.noteable_id = $1 ORDER BY x.id),"
-	 " aw AS (INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id,"
-	 "  created_at, updated_at) SELECT e.name, e.user_id, 'Issue', n.id, e.created_at,"
-	 "  e.updated_at FROM n, award_emoji e WHERE e.awardable_type = 'Issue'"
-	 "  AND e.awardable_id = $1)"
-	 " SELECT id, iid, title FROM n", 2, IM_NCOLS},
+	 "   AND (tm.project_id = tp.id OR tm.group_id IN " PROJECT_GROUPS(
+		 "tp") ")"
+		       "   ORDER BY tm.project_id NULLS LAST LIMIT 1),"
+		       "  o.confidential, o.discussion_locked, o.due_date, o.time_estimate, o.closed_at,"
+		       "  o.closed_by_id, o.created_at, now() FROM o RETURNING id, iid, title),"
+		       " lab AS (INSERT INTO label_links (label_id, target_type, target_id)"
+		       "  SELECT DISTINCT ON (tl.title) tl.id, 'Issue', n.id FROM n, label_links ll"
+		       "  JOIN labels ol ON ol.id = ll.label_id, labels tl, projects tp"
+		       "  WHERE ll.target_type = 'Issue' AND ll.target_id = $1 AND tp.id = $2"
+		       "  AND tl.title = ol.title AND (tl.project_id = tp.id OR tl.group_id IN " PROJECT_GROUPS(
+			       "tp") ") ORDER BY tl.title, tl.project_id NULLS LAST),"
+				     " nts AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
+				     "  system, attachment, created_at, updated_at) SELECT $2, 'Issue', n.id, x.author_id,"
+				     "  x.note, x.system, x.attachment, x.created_at, x.updated_at FROM n, notes x"
+				     "  WHERE x.noteable_type = 'Issue' AND x.noteable_id = $1 ORDER BY x.id),"
+				     " aw AS (INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id,"
+				     "  created_at, updated_at) SELECT e.name, e.user_id, 'Issue', n.id, e.created_at,"
+				     "  e.updated_at FROM n, award_emoji e WHERE e.awardable_type = 'Issue'"
+				     "  AND e.awardable_id = $1)"
+				     " SELECT id, iid, title FROM n",
+	 2, IM_NCOLS},
 	/* The moved issue $1 is closed (by $3) and points at the new one, $2. */
 	{"issues_moved",
 	 "UPDATE issues SET moved_to_id = $2, state = 'closed', updated_at = now(),"
 	 " closed_at = CASE WHEN state = 'opened' THEN now() ELSE closed_at END,"
 	 " closed_by_id = CASE WHEN state = 'opened' THEN $3::bigint ELSE closed_by_id END"
-	 " WHERE id = $1", 3, 0},
+	 " WHERE id = $1",
+	 3, 0},
 	{NULL, NULL, 0, 0},
 };
 
@@ -409,11 +456,13 @@ int issues_list_page(request *r, const char *project_id, const char *group_id,
 	if (list_plain(r, &f, project_id)) {
 		const char *v[4] = {project_id, pagination_limit(r, &f.pg),
 				    pagination_offset(r, &f.pg), f.state};
-		res = api_query(r, f.state ? "issues_list_project_state" : "issues_list_project_plain",
+		res = api_query(r,
+				f.state ? "issues_list_project_state" : "issues_list_project_plain",
 				f.state ? 4 : 3, v, &err);
 	} else if (!project_id && !group_id && filters_plain(&f)) {
 		const char *v[] = {[IA_LIMIT] = pagination_limit(r, &f.pg),
-				   [IA_OFFSET] = pagination_offset(r, &f.pg), [IA_STATE] = f.state};
+				   [IA_OFFSET] = pagination_offset(r, &f.pg),
+				   [IA_STATE] = f.state};
 		_Static_assert(sizeof(v) / sizeof(*v) == IA_NPARAMS, "issues_list_all_state");
 		access_me_params(&r->ctx, v);
 		res = db_query(&r->ctx, f.state ? "issues_list_all_state" : "issues_list_all_any",
@@ -574,8 +623,8 @@ static int lock_issue(request *r, const char *iid, locked_issue *out)
 
 /* The issue attributes of POST and PUT, read and checked by type. */
 struct issue_input {
-	const char *title, *description, *milestone, *labels, *due_date, *created_at,
-		*updated_at, *state_event, *assignee;
+	const char *title, *description, *milestone, *labels, *due_date, *created_at, *updated_at,
+		*state_event, *assignee;
 	int confidential, discussion_locked; /* -1 absent */
 	bool description_given, milestone_given, labels_given, due_date_given, assignee_given;
 	int given; /* how many of them */
@@ -590,7 +639,8 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 	const char **ids;
 	if (create && (rc = param_require(r, "title", &in->title)) < 0)
 		return rc;
-	if ((rc = param_int(r, "milestone_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
+	if ((rc = param_int(r, "milestone_id", &n)) < 0 ||
+	    (rc = param_int(r, "assignee_id", &n)) < 0 ||
 	    (rc = issuable_read_bool(r, "confidential", &in->confidential)) < 0 ||
 	    (rc = issuable_read_bool(r, "discussion_locked", &in->discussion_locked)) < 0 ||
 	    (rc = param_datetime(r, "created_at", &in->created_at)) < 0 ||
@@ -632,10 +682,11 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 		    (in->confidential >= 0) + (in->discussion_locked >= 0) +
 		    (in->created_at != NULL) + (in->state_event != NULL);
 	if (!create && in->given == 0)
-		return fail(r, ERR_INVALID,
-			    "title, description, assignee_ids, assignee_id, milestone_id, "
-			    "discussion_locked, labels, created_at, due_date, confidential, state_event"
-			    " are missing, at least one parameter must be provided");
+		return fail(
+			r, ERR_INVALID,
+			"title, description, assignee_ids, assignee_id, milestone_id, "
+			"discussion_locked, labels, created_at, due_date, confidential, state_event"
+			" are missing, at least one parameter must be provided");
 	if (in->title && (!create || true)) {
 		if (!*in->title)
 			fail_validation(r, "title", "can't be blank");
@@ -694,10 +745,12 @@ static int issues_create(request *r)
 		[II_DESCRIPTION] = in.description,
 		[II_AUTHOR] = issuable_caller(r),
 		[II_MILESTONE] = admin ? in.milestone : NULL,
-		[II_CONFIDENTIAL] = in.confidential < 0 ? NULL : in.confidential ? "true" : "false",
+		[II_CONFIDENTIAL] = in.confidential < 0 ? NULL
+				    : in.confidential   ? "true"
+							: "false",
 		[II_LOCKED] = !admin || in.discussion_locked < 0 ? NULL
-			      : in.discussion_locked	       ? "true"
-							       : "false",
+			      : in.discussion_locked             ? "true"
+								 : "false",
 		[II_DUE_DATE] = in.due_date,
 		[II_CREATED_AT] = created_at,
 	};
@@ -714,8 +767,8 @@ static int issues_create(request *r)
 	if (admin && in.labels &&
 	    (rc = issuable_set_labels(r, &issue_kind, id, in.labels, false)) < 0)
 		return rc;
-	if ((rc = issuable_state_event(r, &issue_kind, r->project->id, id, iid, title,
-				       "opened")) < 0)
+	if ((rc = issuable_state_event(r, &issue_kind, r->project->id, id, iid, title, "opened")) <
+	    0)
 		return rc;
 	return respond_issue(r, 201, id);
 }
@@ -743,10 +796,12 @@ static int issues_update(request *r)
 		[IU_DESCRIPTION] = in.description,
 		[IU_MILESTONE_GIVEN] = admin && in.milestone_given ? "true" : "false",
 		[IU_MILESTONE] = in.milestone,
-		[IU_CONFIDENTIAL] = in.confidential < 0 ? NULL : in.confidential ? "true" : "false",
+		[IU_CONFIDENTIAL] = in.confidential < 0 ? NULL
+				    : in.confidential   ? "true"
+							: "false",
 		[IU_LOCKED] = !admin || in.discussion_locked < 0 ? NULL
-			      : in.discussion_locked	       ? "true"
-							       : "false",
+			      : in.discussion_locked             ? "true"
+								 : "false",
 		[IU_DUE_DATE_GIVEN] = in.due_date_given ? "true" : "false",
 		[IU_DUE_DATE] = in.due_date,
 		[IU_STATE_EVENT] = in.state_event,
@@ -863,10 +918,10 @@ static int issues_move(request *r)
 		if (!db_query(&r->ctx, "issues_assign", 3, a, &err))
 			return err;
 	}
-	const char *from_ref = arena_printf(r->ctx.a, "%s/%s#%s", r->project->ns_full_path,
-					    r->project->path, iid);
-	const char *to_ref = arena_printf(r->ctx.a, "%s/%s#%s", target.ns_full_path, target.path,
-					  new_iid);
+	const char *from_ref =
+		arena_printf(r->ctx.a, "%s/%s#%s", r->project->ns_full_path, r->project->path, iid);
+	const char *to_ref =
+		arena_printf(r->ctx.a, "%s/%s#%s", target.ns_full_path, target.path, new_iid);
 	const issuable_kind *k = &issue_kind;
 	if ((rc = issuable_system_note(r, k, target.id, id,
 				       arena_printf(r->ctx.a, "moved from %s", from_ref))) < 0 ||
@@ -875,7 +930,8 @@ static int issues_move(request *r)
 	    (rc = issuable_state_event(r, k, target.id, id, new_iid, title, "opened")) < 0)
 		return rc;
 	if (strcmp(is.c.state, "opened") == 0 &&
-	    (rc = issuable_state_event(r, k, r->project->id, is.c.id, iid, is.c.title, "closed")) < 0)
+	    (rc = issuable_state_event(r, k, r->project->id, is.c.id, iid, is.c.title, "closed")) <
+		    0)
 		return rc;
 	/* presented as the caller sees it in its new project */
 	project_scope *from = r->project;
@@ -907,14 +963,12 @@ static int parse_duration(const char *s, long long *out)
 	static const struct {
 		const char *name;
 		double seconds;
-	} units[] = {{"months", 576000}, {"month", 576000}, {"mo", 576000},
-		     {"weeks", 144000},  {"week", 144000},  {"w", 144000},
-		     {"days", 28800},    {"day", 28800},    {"d", 28800},
-		     {"hours", 3600},    {"hour", 3600},    {"hrs", 3600},
-		     {"hr", 3600},       {"h", 3600},       {"minutes", 60},
-		     {"minute", 60},     {"mins", 60},      {"min", 60},
-		     {"m", 60},          {"seconds", 1},    {"second", 1},
-		     {"secs", 1},        {"sec", 1},        {"s", 1}};
+	} units[] = {{"months", 576000}, {"month", 576000}, {"mo", 576000},  {"weeks", 144000},
+		     {"week", 144000},   {"w", 144000},     {"days", 28800}, {"day", 28800},
+		     {"d", 28800},       {"hours", 3600},   {"hour", 3600},  {"hrs", 3600},
+		     {"hr", 3600},       {"h", 3600},       {"minutes", 60}, {"minute", 60},
+		     {"mins", 60},       {"min", 60},       {"m", 60},       {"seconds", 1},
+		     {"second", 1},      {"secs", 1},       {"sec", 1},      {"s", 1}};
 	while (isspace((unsigned char)*s))
 		s++;
 	bool negative = *s == '-';
@@ -943,7 +997,8 @@ static int parse_duration(const char *s, long long *out)
 				len++;
 			unit = 0;
 			for (size_t k = 0; k < sizeof(units) / sizeof(*units); k++)
-				if (strlen(units[k].name) == len && strncasecmp(s, units[k].name, len) == 0)
+				if (strlen(units[k].name) == len &&
+				    strncasecmp(s, units[k].name, len) == 0)
 					unit = units[k].seconds;
 			if (unit == 0)
 				return -1;
@@ -994,7 +1049,7 @@ static int time_tracking(request *r, enum time_op op)
 				       "Time to subtract exceeds the total time spent");
 	if (op == TIME_ADD_SPENT && is.spent + seconds > 2147483647LL)
 		return fail_validation(r, "time_spent", "has an invalid format");
-	const char *estimate = op == TIME_ESTIMATE	   ? arena_printf(r->ctx.a, "%lld", seconds)
+	const char *estimate = op == TIME_ESTIMATE         ? arena_printf(r->ctx.a, "%lld", seconds)
 			       : op == TIME_RESET_ESTIMATE ? "0"
 							   : NULL;
 	const char *spent = op == TIME_ADD_SPENT ? arena_printf(r->ctx.a, "%lld", seconds) : NULL;
@@ -1013,8 +1068,9 @@ static int time_tracking(request *r, enum time_op op)
 	else if (op == TIME_RESET_SPENT && is.spent != 0)
 		note = "removed time spent";
 	else if (op == TIME_ADD_SPENT && seconds != 0)
-		note = arena_printf(r->ctx.a, "%s %s of time spent", seconds > 0 ? "added" : "subtracted",
-				    entity_human_duration(r->ctx.a, seconds < 0 ? -seconds : seconds));
+		note = arena_printf(
+			r->ctx.a, "%s %s of time spent", seconds > 0 ? "added" : "subtracted",
+			entity_human_duration(r->ctx.a, seconds < 0 ? -seconds : seconds));
 	if (note && (rc = issuable_system_note(r, &issue_kind, r->project->id, is.c.id, note)) < 0)
 		return rc;
 	api_respond_record(r, op == TIME_ADD_SPENT ? 201 : 200, entity_time_stats_write, res, 0, 0);
@@ -1058,8 +1114,8 @@ const route issues_routes[] = {
 	{"PUT", ISSUE, issues_update, AUTH | PW, check_update},
 	{"DELETE", ISSUE, issues_delete, AUTH | PW, check_iid},
 	{"POST", ISSUE "/move", issues_move, AUTH | PW, check_move},
-	{"POST", V4 "/projects/:id/issues/:subscribable_id/subscribe", issues_subscribe,
-	 AUTH | PW, issuable_check_subscribable},
+	{"POST", V4 "/projects/:id/issues/:subscribable_id/subscribe", issues_subscribe, AUTH | PW,
+	 issuable_check_subscribable},
 	{"POST", V4 "/projects/:id/issues/:subscribable_id/unsubscribe", issues_unsubscribe,
 	 AUTH | PW, issuable_check_subscribable},
 	{"POST", ISSUE "/time_estimate", issues_time_estimate, AUTH | PW, check_duration},

@@ -38,10 +38,10 @@
  * to its index below a few pages (20 scans of 100 runners: 674K of the statement's 2.84M
  * PostgreSQL instructions, where the join scans them once, 1.76M in all); a large table
  * is still looked up by its key. */
-#define JOBS_PAGE(COUNT, WHERE, LIMIT)                                                         \
-	"SELECT " COUNT ", x.* FROM (SELECT 1) one"                                              \
-	" LEFT JOIN LATERAL (SELECT " JOB_COLS " FROM (SELECT * FROM ci_builds k WHERE " WHERE \
-	" ORDER BY k.id DESC " LIMIT ") b JOIN commit_statuses s ON s.id = b.id" JOB_JOINS     \
+#define JOBS_PAGE(COUNT, WHERE, LIMIT)                                                             \
+	"SELECT " COUNT ", x.* FROM (SELECT 1) one"                                                \
+	" LEFT JOIN LATERAL (SELECT " JOB_COLS " FROM (SELECT * FROM ci_builds k WHERE " WHERE     \
+	" ORDER BY k.id DESC " LIMIT ") b JOIN commit_statuses s ON s.id = b.id" JOB_JOINS         \
 	" ORDER BY b.id DESC) x ON true"
 
 enum { JL_PROJECT, JL_PIPELINE, JL_STATUSES, JL_LIMIT, JL_OFFSET, JL_NPARAMS };
@@ -75,9 +75,9 @@ const db_stmt jobs_stmts[] = {
 	/* $1 project, $2 pipeline (of the project), $3 limit, $4 offset */
 	{"jobs_list_pipeline",
 	 JOBS_PAGE("(SELECT count(*) FROM ci_builds k WHERE k.pipeline_id = $2"
-		   " AND k.project_id = $1)", "k.pipeline_id = $2 AND k.project_id = $1",
-		   "LIMIT $3 OFFSET $4"), 4,
-	 1 + JOB_NCOLS},
+		   " AND k.project_id = $1)",
+		   "k.pipeline_id = $2 AND k.project_id = $1", "LIMIT $3 OFFSET $4"),
+	 4, 1 + JOB_NCOLS},
 	/* $1 project, $2 job */
 	{"jobs_show", "SELECT " JOB_COLS " FROM " JOB_FROM " WHERE s.id = $2 AND b.project_id = $1",
 	 2, JOB_NCOLS},
@@ -111,14 +111,15 @@ const db_stmt jobs_stmts[] = {
 	 * already retried, would leave two copies of it to run */
 	{"jobs_retryable",
 	 "SELECT NOT retried AND status IN ('success', 'failed', 'canceled')"
-	 " FROM commit_statuses WHERE id = $1", 1, 1},
+	 " FROM commit_statuses WHERE id = $1",
+	 1, 1},
 	{"jobs_retry", "SELECT ci_retry_job($1, $2, true)", 2, 1},
 	{NULL, NULL, 0, 0},
 };
 
 /* GitLab 10's CommitStatus::AVAILABLE_STATUSES: the values of scope. */
-static const char *const STATUSES[] = {"created", "pending", "running", "success", "failed",
-				       "canceled", "skipped", "manual", NULL};
+static const char *const STATUSES[] = {"created",  "pending", "running", "success", "failed",
+				       "canceled", "skipped", "manual",  NULL};
 
 /* ---- access ---- */
 
@@ -214,7 +215,8 @@ static const char *job_commit(request *r, commit_memo *m, const char *sha)
 
 static void present(jw *w, request *r, commit_memo *m, const PGresult *res, int row, int col)
 {
-	entity_job_write(w, &r->ctx, res, row, col, job_commit(r, m, db_val(res, row, col + JC_SHA)));
+	entity_job_write(w, &r->ctx, res, row, col,
+			 job_commit(r, m, db_val(res, row, col + JC_SHA)));
 }
 
 /* The job :job_id of the route's project: 0 with its row (JOB_COLS), or GitLab 10's 404
@@ -324,8 +326,11 @@ static int list(request *r, const char *pipeline_id)
 	const char *limit = pagination_limit(r, &pg), *offset = pagination_offset(r, &pg);
 	PGresult *res;
 	if (scope) { /* the statuses of scope: the general statement */
-		const char *v[] = {[JL_PROJECT] = r->project->id, [JL_PIPELINE] = pipeline_id,
-				   [JL_STATUSES] = scope, [JL_LIMIT] = limit, [JL_OFFSET] = offset};
+		const char *v[] = {[JL_PROJECT] = r->project->id,
+				   [JL_PIPELINE] = pipeline_id,
+				   [JL_STATUSES] = scope,
+				   [JL_LIMIT] = limit,
+				   [JL_OFFSET] = offset};
 		DB_PARAMS(v, JL_NPARAMS);
 		res = db_query(&r->ctx, "jobs_list", JL_NPARAMS, v, &err);
 	} else if (pipeline_id)
@@ -388,8 +393,7 @@ static bool regular_file(const char *path, off_t *size)
 }
 
 /* Hands rel (a file relative to the storage path, under ci/ or cache/) to nginx. */
-static void respond_accel(request *r, const char *rel, const char *type,
-			  const char *disposition)
+static void respond_accel(request *r, const char *rel, const char *type, const char *disposition)
 {
 	respond_empty(r, 200);
 	respond_header(r, "Content-Type", type);
@@ -603,16 +607,16 @@ static int extract(zip_t *z, zip_uint64_t idx, const zip_stat_t *st, const char 
  * The cached file is named by the archive's identity (inode, modification time, size:
  * an upload renames a new file in) as well as the entry's name: a job that uploads its
  * artifacts again is never answered from its first archive. */
-static int artifact_entry(request *r, const char *job_id, const char *zip_path,
-			  const char *name, const char **rel)
+static int artifact_entry(request *r, const char *job_id, const char *zip_path, const char *name,
+			  const char **rel)
 {
 	struct stat zst;
 	if (stat(zip_path, &zst) != 0)
 		return ENTRY_NONE;
-	const char *key =
-		arena_printf(r->ctx.a, "%llu %lld.%09ld %lld\n%s", (unsigned long long)zst.st_ino,
-			     (long long)zst.st_mtim.tv_sec, (long)zst.st_mtim.tv_nsec,
-			     (long long)zst.st_size, name);
+	const char *key = arena_printf(r->ctx.a, "%llu %lld.%09ld %lld\n%s",
+				       (unsigned long long)zst.st_ino,
+				       (long long)zst.st_mtim.tv_sec, (long)zst.st_mtim.tv_nsec,
+				       (long long)zst.st_size, name);
 	*rel = arena_printf(r->ctx.a, "cache/artifacts/%s/%s/%s", r->project->id, job_id,
 			    crypto_sha256_hex(r->ctx.a, key, strlen(key)));
 	const char *path = arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, *rel);

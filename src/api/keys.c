@@ -13,19 +13,21 @@ const db_stmt keys_stmts[] = {
 	{"keys_list",
 	 "SELECT (SELECT count(*) FROM keys WHERE user_id = $1), p.* FROM users u"
 	 " LEFT JOIN LATERAL (SELECT " KEY_COLS " FROM keys k WHERE k.user_id = u.id"
-	 " ORDER BY k.id LIMIT $2 OFFSET $3) p ON true WHERE u.id = $1 AND NOT u.ghost", 3,
-	 1 + KEY_NCOLS},
+	 " ORDER BY k.id LIMIT $2 OFFSET $3) p ON true WHERE u.id = $1 AND NOT u.ghost",
+	 3, 1 + KEY_NCOLS},
 	{"keys_show", "SELECT " KEY_COLS " FROM keys k WHERE k.id = $1 AND k.user_id = $2", 2,
 	 KEY_NCOLS},
 	{"keys_insert",
 	 "INSERT INTO keys AS k (user_id, title, key, fingerprint)"
 	 " SELECT u.id, $2, $3, $4 FROM users u WHERE u.id = $1 AND NOT u.ghost"
-	 " RETURNING " KEY_COLS, 4, KEY_NCOLS},
+	 " RETURNING " KEY_COLS,
+	 4, KEY_NCOLS},
 	/* $1 key id, $2 user id: no row when the user does not exist, NULL when the key
 	 * is not the user's (as GitLab: 404 User before 404 Key) */
 	{"keys_delete",
 	 "WITH d AS (DELETE FROM keys WHERE id = $1 AND user_id = $2 RETURNING id)"
-	 " SELECT (SELECT id FROM d) FROM users u WHERE u.id = $2 AND NOT u.ghost", 2, 1},
+	 " SELECT (SELECT id FROM d) FROM users u WHERE u.id = $2 AND NOT u.ghost",
+	 2, 1},
 	{NULL, NULL, 0, 0},
 };
 
@@ -84,7 +86,8 @@ static int create(request *r, const char *user_id)
 {
 	const char *title, *text;
 	int rc;
-	if ((rc = param_require(r, "title", &title)) < 0 || (rc = param_require(r, "key", &text)) < 0)
+	if ((rc = param_require(r, "title", &title)) < 0 ||
+	    (rc = param_require(r, "key", &text)) < 0)
 		return rc;
 	param_text(r, "title", 255, &title);
 	if (strlen(text) > 16384) {

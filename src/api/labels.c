@@ -16,7 +16,7 @@
 #include "entity/label.h"
 
 /* Label lookup by id or title: the id first (GitLab's find_by_id || find_by_title). */
-#define SQL_LABEL_REF(REF)                                                                     \
+#define SQL_LABEL_REF(REF)                                                                         \
 	"(l.id = CASE WHEN " REF " ~ '^[0-9]{1,18}$' THEN " REF "::bigint END OR l.title = " REF ")"
 
 /* labels_list's and labels_show's parameters follow SQL_ME's */
@@ -26,8 +26,16 @@ enum { LFA_ID, LFA_GROUP_LABEL, LFA_NCOLS };
 enum { LFT_ID, LFT_GROUP_NAME, LFT_NCOLS };
 /* labels_insert's; labels_find_title takes the first three */
 enum { LI_PROJECT, LI_GROUP, LI_TITLE, LI_COLOR, LI_DESCRIPTION, LI_PRIORITY, LI_NPARAMS };
-enum { LU_ID, LU_TITLE, LU_COLOR, LU_HAS_DESCRIPTION, LU_DESCRIPTION, LU_HAS_PRIORITY,
-       LU_PRIORITY, LU_NPARAMS };
+enum {
+	LU_ID,
+	LU_TITLE,
+	LU_COLOR,
+	LU_HAS_DESCRIPTION,
+	LU_DESCRIPTION,
+	LU_HAS_PRIORITY,
+	LU_PRIORITY,
+	LU_NPARAMS
+};
 
 const db_stmt labels_stmts[] = {
 	/* $1 project: whether labels are available (issues or merge requests on) */
@@ -36,10 +44,14 @@ const db_stmt labels_stmts[] = {
 	/* $1..$3 the caller (SQL_ME), $4 project, $5 group (one of them NULL), $6 limit,
 	 * $7 offset */
 	{"labels_list",
-	 "WITH " SQL_ME ", avail AS (" SQL_AVAILABLE_LABELS("$4::bigint", "$5::bigint") ")"
-	 " SELECT (SELECT count(*) FROM avail), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " LABEL_COLS("$4::bigint") " FROM avail l, me ORDER BY l.title, l.id"
-	 " LIMIT $6 OFFSET $7) x ON true", LL_NPARAMS, 1 + LABEL_NCOLS},
+	 "WITH " SQL_ME ", avail AS (" SQL_AVAILABLE_LABELS(
+		 "$4::bigint",
+		 "$5::bigint") ")"
+			       " SELECT (SELECT count(*) FROM avail), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+			       " (SELECT " LABEL_COLS(
+				       "$4::bigint") " FROM avail l, me ORDER BY l.title, l.id"
+						     " LIMIT $6 OFFSET $7) x ON true",
+	 LL_NPARAMS, 1 + LABEL_NCOLS},
 	/* $1..$3 the caller, $4 project (NULL in a group), $5 label id */
 	{"labels_show",
 	 "WITH " SQL_ME " SELECT " LABEL_COLS("$4::bigint") " FROM labels l, me WHERE l.id = $5",
@@ -47,31 +59,38 @@ const db_stmt labels_stmts[] = {
 	/* $1 project, $2 group (one of them NULL), $3 id or title: the available label it
 	 * names (id first) and whether it is a group label */
 	{"labels_find_available",
-	 "SELECT l.id, l.group_id IS NOT NULL FROM (" SQL_AVAILABLE_LABELS("$1::bigint",
-									  "$2::bigint") ") l"
-	 " WHERE " SQL_LABEL_REF("$3") " ORDER BY l.title = $3, l.id LIMIT 1", 3, LFA_NCOLS},
+	 "SELECT l.id, l.group_id IS NOT NULL FROM (" SQL_AVAILABLE_LABELS(
+		 "$1::bigint",
+		 "$2::bigint") ") l"
+			       " WHERE " SQL_LABEL_REF("$3") " ORDER BY l.title = $3, l.id LIMIT 1",
+	 3, LFA_NCOLS},
 	/* $1 project, $2 group, $3 title: the available label of that title, and the name of
 	 * the group that holds it (NULL for a project's own) */
 	{"labels_find_title",
 	 "SELECT l.id, (SELECT g.name FROM namespaces g WHERE g.id = l.group_id)"
-	 " FROM (" SQL_AVAILABLE_LABELS("$1::bigint", "$2::bigint") ") l WHERE l.title = $3"
-	 " ORDER BY l.group_id = $2 DESC NULLS FIRST, l.group_id NULLS FIRST LIMIT 1", 3,
-	 LFT_NCOLS},
+	 " FROM (" SQL_AVAILABLE_LABELS(
+		 "$1::bigint",
+		 "$2::bigint") ") l WHERE l.title = $3"
+			       " ORDER BY l.group_id = $2 DESC NULLS FIRST, l.group_id NULLS FIRST LIMIT 1",
+	 3, LFT_NCOLS},
 	/* $1 project, $2 group, $3 title: the project's (the group's) own label of that
 	 * title, locked */
 	{"labels_find_own",
 	 "SELECT id FROM labels WHERE (project_id = $1 OR group_id = $2) AND title = $3"
-	 " FOR UPDATE", 3, 1},
+	 " FOR UPDATE",
+	 3, 1},
 	{"labels_insert",
 	 "INSERT INTO labels (project_id, group_id, title, color, description, priority)"
-	 " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id", LI_NPARAMS, 1},
+	 " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+	 LI_NPARAMS, 1},
 	/* $1 label, $2 new title or NULL, $3 color or NULL, $4 whether the description is
 	 * given, $5 the description, $6 whether the priority is given, $7 the priority */
 	{"labels_update",
 	 "UPDATE labels SET title = coalesce($2, title), color = coalesce($3, color),"
 	 " description = CASE WHEN $4::boolean THEN $5 ELSE description END,"
 	 " priority = CASE WHEN $6::boolean THEN $7::int ELSE priority END, updated_at = now()"
-	 " WHERE id = $1", LU_NPARAMS, 0},
+	 " WHERE id = $1",
+	 LU_NPARAMS, 0},
 	/* $1 label: removed with its board lists, the lists after them moved up one so that
 	 * every board's positions stay 0..n-1 */
 	{"labels_delete",
@@ -79,7 +98,8 @@ const db_stmt labels_stmts[] = {
 	 " shift AS (UPDATE board_lists b SET position = b.position - 1, updated_at = now()"
 	 " FROM gone g WHERE b.board_id = g.board_id AND b.list_type = 1"
 	 " AND b.position > g.position)"
-	 " DELETE FROM labels WHERE id = $1", 1, 0},
+	 " DELETE FROM labels WHERE id = $1",
+	 1, 0},
 	/* $1 user, $2 label, $3 the project a group label is subscribed in (NULL for a
 	 * project label): a row when the subscription changed */
 	{"labels_subscribe",
@@ -87,7 +107,8 @@ const db_stmt labels_stmts[] = {
 	 " subscribed) VALUES ($1, 'Label', $2, $3, true)"
 	 " ON CONFLICT (subscribable_type, subscribable_id, user_id, coalesce(project_id, 0))"
 	 " DO UPDATE SET subscribed = true, updated_at = now() WHERE NOT s.subscribed"
-	 " RETURNING 1", 3, 1},
+	 " RETURNING 1",
+	 3, 1},
 	{"labels_unsubscribe",
 	 "UPDATE subscriptions SET subscribed = false, updated_at = now()"
 	 " WHERE subscribable_type = 'Label' AND subscribable_id = $2 AND user_id = $1"
@@ -97,14 +118,17 @@ const db_stmt labels_stmts[] = {
 	 * label of that title, the project's own made (GitLab's default color) when there is
 	 * none; NULL when another transaction made it at the same moment */
 	{"labels_ensure",
-	 "WITH avail AS (" SQL_AVAILABLE_LABELS("$1::bigint", "NULL::bigint") "),"
-	 " t AS (SELECT x.title, x.i FROM unnest($2::text[]) WITH ORDINALITY x(title, i)),"
-	 " ins AS (INSERT INTO labels (project_id, title, color) SELECT DISTINCT $1::bigint,"
-	 " t.title, '#428bca' FROM t WHERE NOT EXISTS (SELECT 1 FROM avail a"
-	 " WHERE a.title = t.title) ON CONFLICT DO NOTHING RETURNING id, title)"
-	 " SELECT coalesce((SELECT a.id FROM avail a WHERE a.title = t.title"
-	 " ORDER BY a.group_id NULLS FIRST LIMIT 1), (SELECT ins.id FROM ins"
-	 " WHERE ins.title = t.title)) FROM t ORDER BY t.i", 2, 1},
+	 "WITH avail AS (" SQL_AVAILABLE_LABELS(
+		 "$1::bigint",
+		 "NULL::bigint") "),"
+				 " t AS (SELECT x.title, x.i FROM unnest($2::text[]) WITH ORDINALITY x(title, i)),"
+				 " ins AS (INSERT INTO labels (project_id, title, color) SELECT DISTINCT $1::bigint,"
+				 " t.title, '#428bca' FROM t WHERE NOT EXISTS (SELECT 1 FROM avail a"
+				 " WHERE a.title = t.title) ON CONFLICT DO NOTHING RETURNING id, title)"
+				 " SELECT coalesce((SELECT a.id FROM avail a WHERE a.title = t.title"
+				 " ORDER BY a.group_id NULLS FIRST LIMIT 1), (SELECT ins.id FROM ins"
+				 " WHERE ins.title = t.title)) FROM t ORDER BY t.i",
+	 2, 1},
 	{NULL, NULL, 0, 0},
 };
 
@@ -115,52 +139,153 @@ static const struct {
 	const char *name;
 	const char *hex;
 } css_colors[] = {
-	{"aliceblue", "f0f8ff"}, {"antiquewhite", "faebd7"}, {"aqua", "00ffff"},
-	{"aquamarine", "7fffd4"}, {"azure", "f0ffff"}, {"beige", "f5f5dc"}, {"bisque", "ffe4c4"},
-	{"black", "000000"}, {"blanchedalmond", "ffebcd"}, {"blue", "0000ff"},
-	{"blueviolet", "8a2be2"}, {"brown", "a52a2a"}, {"burlywood", "deb887"},
-	{"cadetblue", "5f9ea0"}, {"chartreuse", "7fff00"}, {"chocolate", "d2691e"},
-	{"coral", "ff7f50"}, {"cornflowerblue", "6495ed"}, {"cornsilk", "fff8dc"},
-	{"crimson", "dc143c"}, {"cyan", "00ffff"}, {"darkblue", "00008b"}, {"darkcyan", "008b8b"},
-	{"darkgoldenrod", "b8860b"}, {"darkgray", "a9a9a9"}, {"darkgreen", "006400"},
-	{"darkgrey", "a9a9a9"}, {"darkkhaki", "bdb76b"}, {"darkmagenta", "8b008b"},
-	{"darkolivegreen", "556b2f"}, {"darkorange", "ff8c00"}, {"darkorchid", "9932cc"},
-	{"darkred", "8b0000"}, {"darksalmon", "e9967a"}, {"darkseagreen", "8fbc8f"},
-	{"darkslateblue", "483d8b"}, {"darkslategray", "2f4f4f"}, {"darkslategrey", "2f4f4f"},
-	{"darkturquoise", "00ced1"}, {"darkviolet", "9400d3"}, {"deeppink", "ff1493"},
-	{"deepskyblue", "00bfff"}, {"dimgray", "696969"}, {"dimgrey", "696969"},
-	{"dodgerblue", "1e90ff"}, {"firebrick", "b22222"}, {"floralwhite", "fffaf0"},
-	{"forestgreen", "228b22"}, {"fuchsia", "ff00ff"}, {"gainsboro", "dcdcdc"},
-	{"ghostwhite", "f8f8ff"}, {"gold", "ffd700"}, {"goldenrod", "daa520"}, {"gray", "808080"},
-	{"green", "008000"}, {"greenyellow", "adff2f"}, {"grey", "808080"}, {"honeydew", "f0fff0"},
-	{"hotpink", "ff69b4"}, {"indianred", "cd5c5c"}, {"indigo", "4b0082"}, {"ivory", "fffff0"},
-	{"khaki", "f0e68c"}, {"lavender", "e6e6fa"}, {"lavenderblush", "fff0f5"},
-	{"lawngreen", "7cfc00"}, {"lemonchiffon", "fffacd"}, {"lightblue", "add8e6"},
-	{"lightcoral", "f08080"}, {"lightcyan", "e0ffff"}, {"lightgoldenrodyellow", "fafad2"},
-	{"lightgray", "d3d3d3"}, {"lightgreen", "90ee90"}, {"lightgrey", "d3d3d3"},
-	{"lightpink", "ffb6c1"}, {"lightsalmon", "ffa07a"}, {"lightseagreen", "20b2aa"},
-	{"lightskyblue", "87cefa"}, {"lightslategray", "778899"}, {"lightslategrey", "778899"},
-	{"lightsteelblue", "b0c4de"}, {"lightyellow", "ffffe0"}, {"lime", "00ff00"},
-	{"limegreen", "32cd32"}, {"linen", "faf0e6"}, {"magenta", "ff00ff"}, {"maroon", "800000"},
-	{"mediumaquamarine", "66cdaa"}, {"mediumblue", "0000cd"}, {"mediumorchid", "ba55d3"},
-	{"mediumpurple", "9370db"}, {"mediumseagreen", "3cb371"}, {"mediumslateblue", "7b68ee"},
-	{"mediumspringgreen", "00fa9a"}, {"mediumturquoise", "48d1cc"},
-	{"mediumvioletred", "c71585"}, {"midnightblue", "191970"}, {"mintcream", "f5fffa"},
-	{"mistyrose", "ffe4e1"}, {"moccasin", "ffe4b5"}, {"navajowhite", "ffdead"},
-	{"navy", "000080"}, {"oldlace", "fdf5e6"}, {"olive", "808000"}, {"olivedrab", "6b8e23"},
-	{"orange", "ffa500"}, {"orangered", "ff4500"}, {"orchid", "da70d6"},
-	{"palegoldenrod", "eee8aa"}, {"palegreen", "98fb98"}, {"paleturquoise", "afeeee"},
-	{"palevioletred", "db7093"}, {"papayawhip", "ffefd5"}, {"peachpuff", "ffdab9"},
-	{"peru", "cd853f"}, {"pink", "ffc0cb"}, {"plum", "dda0dd"}, {"powderblue", "b0e0e6"},
-	{"purple", "800080"}, {"red", "ff0000"}, {"rosybrown", "bc8f8f"}, {"royalblue", "4169e1"},
-	{"saddlebrown", "8b4513"}, {"salmon", "fa8072"}, {"sandybrown", "f4a460"},
-	{"seagreen", "2e8b57"}, {"seashell", "fff5ee"}, {"sienna", "a0522d"},
-	{"silver", "c0c0c0"}, {"skyblue", "87ceeb"}, {"slateblue", "6a5acd"},
-	{"slategray", "708090"}, {"slategrey", "708090"}, {"snow", "fffafa"},
-	{"springgreen", "00ff7f"}, {"steelblue", "4682b4"}, {"tan", "d2b48c"}, {"teal", "008080"},
-	{"thistle", "d8bfd8"}, {"tomato", "ff6347"}, {"turquoise", "40e0d0"},
-	{"violet", "ee82ee"}, {"wheat", "f5deb3"}, {"white", "ffffff"},
-	{"whitesmoke", "f5f5f5"}, {"yellow", "ffff00"}, {"yellowgreen", "9acd32"},
+	{"aliceblue", "f0f8ff"},
+	{"antiquewhite", "faebd7"},
+	{"aqua", "00ffff"},
+	{"aquamarine", "7fffd4"},
+	{"azure", "f0ffff"},
+	{"beige", "f5f5dc"},
+	{"bisque", "ffe4c4"},
+	{"black", "000000"},
+	{"blanchedalmond", "ffebcd"},
+	{"blue", "0000ff"},
+	{"blueviolet", "8a2be2"},
+	{"brown", "a52a2a"},
+	{"burlywood", "deb887"},
+	{"cadetblue", "5f9ea0"},
+	{"chartreuse", "7fff00"},
+	{"chocolate", "d2691e"},
+	{"coral", "ff7f50"},
+	{"cornflowerblue", "6495ed"},
+	{"cornsilk", "fff8dc"},
+	{"crimson", "dc143c"},
+	{"cyan", "00ffff"},
+	{"darkblue", "00008b"},
+	{"darkcyan", "008b8b"},
+	{"darkgoldenrod", "b8860b"},
+	{"darkgray", "a9a9a9"},
+	{"darkgreen", "006400"},
+	{"darkgrey", "a9a9a9"},
+	{"darkkhaki", "bdb76b"},
+	{"darkmagenta", "8b008b"},
+	{"darkolivegreen", "556b2f"},
+	{"darkorange", "ff8c00"},
+	{"darkorchid", "9932cc"},
+	{"darkred", "8b0000"},
+	{"darksalmon", "e9967a"},
+	{"darkseagreen", "8fbc8f"},
+	{"darkslateblue", "483d8b"},
+	{"darkslategray", "2f4f4f"},
+	{"darkslategrey", "2f4f4f"},
+	{"darkturquoise", "00ced1"},
+	{"darkviolet", "9400d3"},
+	{"deeppink", "ff1493"},
+	{"deepskyblue", "00bfff"},
+	{"dimgray", "696969"},
+	{"dimgrey", "696969"},
+	{"dodgerblue", "1e90ff"},
+	{"firebrick", "b22222"},
+	{"floralwhite", "fffaf0"},
+	{"forestgreen", "228b22"},
+	{"fuchsia", "ff00ff"},
+	{"gainsboro", "dcdcdc"},
+	{"ghostwhite", "f8f8ff"},
+	{"gold", "ffd700"},
+	{"goldenrod", "daa520"},
+	{"gray", "808080"},
+	{"green", "008000"},
+	{"greenyellow", "adff2f"},
+	{"grey", "808080"},
+	{"honeydew", "f0fff0"},
+	{"hotpink", "ff69b4"},
+	{"indianred", "cd5c5c"},
+	{"indigo", "4b0082"},
+	{"ivory", "fffff0"},
+	{"khaki", "f0e68c"},
+	{"lavender", "e6e6fa"},
+	{"lavenderblush", "fff0f5"},
+	{"lawngreen", "7cfc00"},
+	{"lemonchiffon", "fffacd"},
+	{"lightblue", "add8e6"},
+	{"lightcoral", "f08080"},
+	{"lightcyan", "e0ffff"},
+	{"lightgoldenrodyellow", "fafad2"},
+	{"lightgray", "d3d3d3"},
+	{"lightgreen", "90ee90"},
+	{"lightgrey", "d3d3d3"},
+	{"lightpink", "ffb6c1"},
+	{"lightsalmon", "ffa07a"},
+	{"lightseagreen", "20b2aa"},
+	{"lightskyblue", "87cefa"},
+	{"lightslategray", "778899"},
+	{"lightslategrey", "778899"},
+	{"lightsteelblue", "b0c4de"},
+	{"lightyellow", "ffffe0"},
+	{"lime", "00ff00"},
+	{"limegreen", "32cd32"},
+	{"linen", "faf0e6"},
+	{"magenta", "ff00ff"},
+	{"maroon", "800000"},
+	{"mediumaquamarine", "66cdaa"},
+	{"mediumblue", "0000cd"},
+	{"mediumorchid", "ba55d3"},
+	{"mediumpurple", "9370db"},
+	{"mediumseagreen", "3cb371"},
+	{"mediumslateblue", "7b68ee"},
+	{"mediumspringgreen", "00fa9a"},
+	{"mediumturquoise", "48d1cc"},
+	{"mediumvioletred", "c71585"},
+	{"midnightblue", "191970"},
+	{"mintcream", "f5fffa"},
+	{"mistyrose", "ffe4e1"},
+	{"moccasin", "ffe4b5"},
+	{"navajowhite", "ffdead"},
+	{"navy", "000080"},
+	{"oldlace", "fdf5e6"},
+	{"olive", "808000"},
+	{"olivedrab", "6b8e23"},
+	{"orange", "ffa500"},
+	{"orangered", "ff4500"},
+	{"orchid", "da70d6"},
+	{"palegoldenrod", "eee8aa"},
+	{"palegreen", "98fb98"},
+	{"paleturquoise", "afeeee"},
+	{"palevioletred", "db7093"},
+	{"papayawhip", "ffefd5"},
+	{"peachpuff", "ffdab9"},
+	{"peru", "cd853f"},
+	{"pink", "ffc0cb"},
+	{"plum", "dda0dd"},
+	{"powderblue", "b0e0e6"},
+	{"purple", "800080"},
+	{"red", "ff0000"},
+	{"rosybrown", "bc8f8f"},
+	{"royalblue", "4169e1"},
+	{"saddlebrown", "8b4513"},
+	{"salmon", "fa8072"},
+	{"sandybrown", "f4a460"},
+	{"seagreen", "2e8b57"},
+	{"seashell", "fff5ee"},
+	{"sienna", "a0522d"},
+	{"silver", "c0c0c0"},
+	{"skyblue", "87ceeb"},
+	{"slateblue", "6a5acd"},
+	{"slategray", "708090"},
+	{"slategrey", "708090"},
+	{"snow", "fffafa"},
+	{"springgreen", "00ff7f"},
+	{"steelblue", "4682b4"},
+	{"tan", "d2b48c"},
+	{"teal", "008080"},
+	{"thistle", "d8bfd8"},
+	{"tomato", "ff6347"},
+	{"turquoise", "40e0d0"},
+	{"violet", "ee82ee"},
+	{"wheat", "f5deb3"},
+	{"white", "ffffff"},
+	{"whitesmoke", "f5f5f5"},
+	{"yellow", "ffff00"},
+	{"yellowgreen", "9acd32"},
 };
 
 /* The color s names as #rrggbb (lower case) in a: #rgb, #rrggbb (any case) or a CSS
@@ -279,7 +404,8 @@ static int labels_list(request *r)
 	int rc = pagination_parse(r, &pg);
 	if (rc < 0 || (rc = labels_scope(r, false, &sc)) < 0)
 		return rc;
-	const char *v[] = {[LL_PROJECT] = sc.project, [LL_GROUP] = sc.group,
+	const char *v[] = {[LL_PROJECT] = sc.project,
+			   [LL_GROUP] = sc.group,
 			   [LL_LIMIT] = pagination_limit(r, &pg),
 			   [LL_OFFSET] = pagination_offset(r, &pg)};
 	DB_PARAMS(v, LL_NPARAMS);
@@ -311,8 +437,8 @@ static int labels_create(request *r)
 	const char *title = param_str(r, "name");
 	const char *color = label_color(r->ctx.a, param_str(r, "color"));
 	const char *description = NULL, *priority;
-	const char *v[LI_NPARAMS] = {[LI_PROJECT] = sc.project, [LI_GROUP] = sc.group,
-				     [LI_TITLE] = title};
+	const char *v[LI_NPARAMS] = {
+		[LI_PROJECT] = sc.project, [LI_GROUP] = sc.group, [LI_TITLE] = title};
 	int err;
 	PGresult *res = db_query(&r->ctx, "labels_find_title", 3, v, &err);
 	if (!res)

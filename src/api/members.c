@@ -12,8 +12,7 @@
 /* A substring pattern of p, its pattern characters taken literally. */
 
 enum { ML_SOURCE_TYPE, ML_SOURCE_ID, ML_QUERY, ML_LIMIT, ML_OFFSET, ML_NPARAMS };
-enum { MI_SOURCE_TYPE, MI_SOURCE_ID, MI_USER, MI_LEVEL, MI_EXPIRES_AT, MI_CREATED_BY,
-       MI_NPARAMS };
+enum { MI_SOURCE_TYPE, MI_SOURCE_ID, MI_USER, MI_LEVEL, MI_EXPIRES_AT, MI_CREATED_BY, MI_NPARAMS };
 /* members_insert's row: whether the user exists, then the member (NULLs when none) */
 enum { MI_USER_EXISTS, MI_MEMBER, MI_NCOLS = MI_MEMBER + MEMBER_NCOLS };
 enum { MT_ID, MT_REQUEST, MT_LAST_OWNER, MT_NCOLS };
@@ -23,18 +22,19 @@ const db_stmt members_stmts[] = {
 	 * is it), $4 limit, $5 offset; in the order members joined. */
 	{"members_list",
 	 "WITH f AS NOT MATERIALIZED (SELECT m.id FROM members m JOIN users u ON u.id = m.user_id"
-	 " WHERE m.source_type = $1 AND m.source_id = $2 AND " SQL_MEMBER_ACTIVE("m")
-	 " AND ($3::text IS NULL OR u.username ILIKE " SQL_LIKE("$3") " OR u.name ILIKE " SQL_LIKE("$3")
-	 " OR lower(u.email) = lower($3)))"
-	 "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " MEMBER_COLS " FROM f JOIN members m ON m.id = f.id JOIN users u"
-	 " ON u.id = m.user_id ORDER BY m.id LIMIT $4 OFFSET $5) p ON true", ML_NPARAMS,
-	 1 + MEMBER_NCOLS},
+	 " WHERE m.source_type = $1 AND m.source_id = $2 AND " SQL_MEMBER_ACTIVE("m") " AND ($3::text IS NULL OR u.username ILIKE " SQL_LIKE(
+		 "$3") " OR u.name ILIKE " SQL_LIKE("$3") " OR lower(u.email) = lower($3)))"
+							  "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+							  " (SELECT " MEMBER_COLS
+							  " FROM f JOIN members m ON m.id = f.id JOIN users u"
+							  " ON u.id = m.user_id ORDER BY m.id LIMIT $4 OFFSET $5) p ON true",
+	 ML_NPARAMS, 1 + MEMBER_NCOLS},
 	/* $1 source type, $2 source id, $3 user id */
 	{"members_show",
 	 "SELECT " MEMBER_COLS " FROM members m JOIN users u ON u.id = m.user_id"
 	 " WHERE m.source_type = $1 AND m.source_id = $2 AND m.user_id = $3"
-	 " AND " SQL_MEMBER_ACTIVE("m"), 3, MEMBER_NCOLS},
+	 " AND " SQL_MEMBER_ACTIVE("m"),
+	 3, MEMBER_NCOLS},
 	/* $4 access level, $5 expires_at, $6 created by. A pending access request of the
 	 * user becomes the membership (as GitLab's add_user). Column 0 says whether the
 	 * user exists; no member columns when the user is a member already. */
@@ -59,12 +59,14 @@ const db_stmt members_stmts[] = {
 	 " ORDER BY m.id FOR UPDATE)"
 	 "SELECT t.id, t.requested_at IS NOT NULL, t.access_level = 50 AND t.requested_at IS NULL"
 	 " AND (SELECT count(*) FROM l WHERE l.access_level = 50 AND l.requested_at IS NULL) = 1"
-	 " FROM l t WHERE t.user_id = $3", 3, MT_NCOLS},
+	 " FROM l t WHERE t.user_id = $3",
+	 3, MT_NCOLS},
 	/* $1 member id, $2 access level, $3 expires_at, $4 expires_at given */
 	{"members_update",
 	 "WITH m AS (UPDATE members SET access_level = $2, expires_at = CASE WHEN $4::boolean"
 	 " THEN $3::date ELSE expires_at END, updated_at = now() WHERE id = $1 RETURNING *)"
-	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id", 4, MEMBER_NCOLS},
+	 "SELECT " MEMBER_COLS " FROM m JOIN users u ON u.id = m.user_id",
+	 4, MEMBER_NCOLS},
 	{"members_delete", "DELETE FROM members WHERE id = $1", 1, 0},
 	{NULL, NULL, 0, 0},
 };
@@ -196,7 +198,8 @@ static int members_list(request *r)
 	member_source s;
 	member_source_of(r, &s);
 	const char *query = param_str(r, "query");
-	const char *v[] = {[ML_SOURCE_TYPE] = s.source_type, [ML_SOURCE_ID] = s.id,
+	const char *v[] = {[ML_SOURCE_TYPE] = s.source_type,
+			   [ML_SOURCE_ID] = s.id,
 			   [ML_QUERY] = query && *query ? query : NULL,
 			   [ML_LIMIT] = pagination_limit(r, &pg),
 			   [ML_OFFSET] = pagination_offset(r, &pg)};
@@ -253,8 +256,11 @@ static int members_add(request *r)
 	bool expires_given;
 	if ((rc = read_member_input(r, &s, &level, &expires_at, &expires_given)) < 0)
 		return rc;
-	const char *v[] = {[MI_SOURCE_TYPE] = s.source_type, [MI_SOURCE_ID] = s.id,
-			   [MI_USER] = user_id, [MI_LEVEL] = level, [MI_EXPIRES_AT] = expires_at,
+	const char *v[] = {[MI_SOURCE_TYPE] = s.source_type,
+			   [MI_SOURCE_ID] = s.id,
+			   [MI_USER] = user_id,
+			   [MI_LEVEL] = level,
+			   [MI_EXPIRES_AT] = expires_at,
 			   [MI_CREATED_BY] = caller_id(r)};
 	DB_PARAMS(v, MI_NPARAMS);
 	int err;
@@ -334,9 +340,9 @@ static int members_remove(request *r)
 	if ((rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
 		return rc;
 	bool self = is_caller(r, user_id);
-	bool allowed = s.project ? can_destroy_project_member(&s.pa, target_is_ns_owner(&s, user_id),
-							      self)
-				 : can_destroy_group_member(&s.ga, last_owner, self);
+	bool allowed =
+		s.project ? can_destroy_project_member(&s.pa, target_is_ns_owner(&s, user_id), self)
+			  : can_destroy_group_member(&s.ga, last_owner, self);
 	if (!allowed)
 		return ERR_FORBIDDEN;
 	const char *v[1] = {member_id};
@@ -355,11 +361,13 @@ const route members_routes[] = {
 	{"GET", V4 "/projects/:id/members/:user_id", members_show, AUTH | PR, members_check_user},
 	{"POST", V4 "/projects/:id/members", members_add, AUTH | PW, members_check},
 	{"PUT", V4 "/projects/:id/members/:user_id", members_update, AUTH | PW, members_check},
-	{"DELETE", V4 "/projects/:id/members/:user_id", members_remove, AUTH | PW, members_check_user},
+	{"DELETE", V4 "/projects/:id/members/:user_id", members_remove, AUTH | PW,
+	 members_check_user},
 	{"GET", V4 "/groups/:id/members", members_list, AUTH | GR, NULL},
 	{"GET", V4 "/groups/:id/members/:user_id", members_show, AUTH | GR, members_check_user},
 	{"POST", V4 "/groups/:id/members", members_add, AUTH | GW, members_check},
 	{"PUT", V4 "/groups/:id/members/:user_id", members_update, AUTH | GW, members_check},
-	{"DELETE", V4 "/groups/:id/members/:user_id", members_remove, AUTH | GW, members_check_user},
+	{"DELETE", V4 "/groups/:id/members/:user_id", members_remove, AUTH | GW,
+	 members_check_user},
 	{NULL, NULL, NULL, 0, NULL},
 };

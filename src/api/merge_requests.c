@@ -45,10 +45,10 @@
 /* A substring pattern of p, its pattern characters taken literally. */
 
 /* Milestone $M of project $P (its own or one of the groups above it), else NULL. */
-#define MR_PROJECT_MILESTONE(M, P)                                                              \
-	"(SELECT vm.id FROM milestones vm, projects vp WHERE vm.id = " M "::bigint"              \
-	" AND vp.id = " P " AND (vm.project_id = vp.id OR vm.group_id IN (SELECT"                \
-	" unnest(gn.traversal_ids) FROM namespaces gn WHERE gn.id = vp.namespace_id"             \
+#define MR_PROJECT_MILESTONE(M, P)                                                                 \
+	"(SELECT vm.id FROM milestones vm, projects vp WHERE vm.id = " M "::bigint"                \
+	" AND vp.id = " P " AND (vm.project_id = vp.id OR vm.group_id IN (SELECT"                  \
+	" unnest(gn.traversal_ids) FROM namespaces gn WHERE gn.id = vp.namespace_id"               \
 	" AND gn.kind = 'group')))"
 
 /* The open states (locked: while a merge runs). */
@@ -59,53 +59,55 @@
  * generic plans, in which a condition such as ($4 IS NULL OR mr.target_project_id = $4)
  * is no index condition, and a project's list read every request). The page is taken of
  * the filtered ids (f) before the joins that present it. */
-#define MRS_ORDER                                                                               \
-	"CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC, f.k DESC,"   \
+#define MRS_ORDER                                                                                  \
+	"CASE WHEN $24::boolean THEN f.k END ASC, CASE WHEN $24 THEN f.id END ASC, f.k DESC,"      \
 	" f.id DESC"
-#define MRS_LIST(SCOPE)                                                                         \
-	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                       \
-	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"            \
-	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20)," \
-	" f AS (SELECT mr.id, CASE WHEN $23::boolean THEN mr.updated_at ELSE mr.created_at END AS k" \
-	"  FROM me, merge_requests mr JOIN projects p ON p.id = mr.target_project_id"           \
-	"  WHERE NOT p.pending_delete AND p.merge_requests_enabled"                             \
-	"  AND " SCOPE                                                                          \
-	"  AND (me.admin OR p.visibility = 20 OR (p.visibility = 10 AND NOT me.external)"       \
-	"   OR p.id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"            \
-	"   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"     \
-	"  AND ($6::text IS NULL OR mr.state = $6 OR ($6 = 'opened' AND mr.state = 'locked'))"  \
-	"  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"      \
-	"   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"          \
-	"   AND ll.target_id = mr.id AND l.title = ANY ($7)) = cardinality($7))"                \
-	"  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"                    \
-	"   WHERE ll.target_type = 'MergeRequest' AND ll.target_id = mr.id))"                   \
-	"  AND ($10::text IS NULL OR ($10 = 'none' AND mr.milestone_id IS NULL)"                \
-	"   OR ($10 = 'any' AND mr.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"      \
-	"   (SELECT 1 FROM milestones mt WHERE mt.id = mr.milestone_id AND mt.title = $9::text)))" \
-	"  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND mr.author_id = me.id)"          \
-	"   OR ($11 = 'assigned-to-me' AND mr.assignee_id = me.id))"                            \
-	"  AND ($12::bigint IS NULL OR mr.author_id = $12)"                                     \
-	"  AND ($13::bigint IS NULL OR mr.assignee_id = $13)"                                   \
-	"  AND (NOT $14::boolean OR mr.assignee_id IS NULL)"                                    \
-	"  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"                       \
-	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                 \
-	"   AND e.user_id = me.id AND e.name = $15))"                                           \
-	"  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"                    \
-	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                 \
-	"   AND e.user_id = me.id))"                                                            \
-	"  AND ($17::bigint[] IS NULL OR mr.iid = ANY ($17))"                                   \
-	"  AND ($18::text IS NULL OR mr.title ILIKE " SQL_LIKE("$18") " OR mr.description ILIKE "   \
-	SQL_LIKE("$18") ")"                                                                         \
-	"  AND ($19::timestamptz IS NULL OR mr.created_at >= $19)"                              \
-	"  AND ($20::timestamptz IS NULL OR mr.created_at <= $20)"                              \
-	"  AND ($21::timestamptz IS NULL OR mr.updated_at >= $21)"                              \
-	"  AND ($22::timestamptz IS NULL OR mr.updated_at <= $22)"                              \
-	"  AND ($27::text IS NULL OR mr.source_branch = $27)"                                   \
-	"  AND ($28::text IS NULL OR mr.target_branch = $28))"                                  \
-	" SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                      \
-	" (SELECT " MR_LIST_COLS(MR_PATH) " FROM (SELECT * FROM f ORDER BY " MRS_ORDER          \
-	"  LIMIT $25 OFFSET $26) f JOIN merge_requests mr ON mr.id = f.id" MR_PATH_JOINS        \
-	MR_LIST_JOINS "  ORDER BY " MRS_ORDER ") pg ON true"
+#define MRS_LIST(SCOPE)                                                                                                  \
+	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                                                \
+	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"                                     \
+	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20),"                         \
+	" f AS (SELECT mr.id, CASE WHEN $23::boolean THEN mr.updated_at ELSE mr.created_at END AS k"                     \
+	"  FROM me, merge_requests mr JOIN projects p ON p.id = mr.target_project_id"                                    \
+	"  WHERE NOT p.pending_delete AND p.merge_requests_enabled"                                                      \
+	"  AND " SCOPE                                                                                                   \
+	"  AND (me.admin OR p.visibility = 20 OR (p.visibility = 10 AND NOT me.external)"                                \
+	"   OR p.id IN (SELECT id FROM rep) OR EXISTS (SELECT 1 FROM namespaces own"                                     \
+	"   WHERE own.id = p.namespace_id AND own.kind = 'user' AND own.owner_id = me.id))"                              \
+	"  AND ($6::text IS NULL OR mr.state = $6 OR ($6 = 'opened' AND mr.state = 'locked'))"                           \
+	"  AND ($7::text[] IS NULL OR (SELECT count(DISTINCT l.title) FROM label_links ll"                               \
+	"   JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest'"                                   \
+	"   AND ll.target_id = mr.id AND l.title = ANY ($7)) = cardinality($7))"                                         \
+	"  AND (NOT $8::boolean OR NOT EXISTS (SELECT 1 FROM label_links ll"                                             \
+	"   WHERE ll.target_type = 'MergeRequest' AND ll.target_id = mr.id))"                                            \
+	"  AND ($10::text IS NULL OR ($10 = 'none' AND mr.milestone_id IS NULL)"                                         \
+	"   OR ($10 = 'any' AND mr.milestone_id IS NOT NULL) OR ($10 = 'title' AND EXISTS"                               \
+	"   (SELECT 1 FROM milestones mt WHERE mt.id = mr.milestone_id AND mt.title = $9::text)))"                       \
+	"  AND ($11::text = 'all' OR ($11 = 'created-by-me' AND mr.author_id = me.id)"                                   \
+	"   OR ($11 = 'assigned-to-me' AND mr.assignee_id = me.id))"                                                     \
+	"  AND ($12::bigint IS NULL OR mr.author_id = $12)"                                                              \
+	"  AND ($13::bigint IS NULL OR mr.assignee_id = $13)"                                                            \
+	"  AND (NOT $14::boolean OR mr.assignee_id IS NULL)"                                                             \
+	"  AND ($15::text IS NULL OR EXISTS (SELECT 1 FROM award_emoji e"                                                \
+	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                                          \
+	"   AND e.user_id = me.id AND e.name = $15))"                                                                    \
+	"  AND (NOT $16::boolean OR NOT EXISTS (SELECT 1 FROM award_emoji e"                                             \
+	"   WHERE e.awardable_type = 'MergeRequest' AND e.awardable_id = mr.id"                                          \
+	"   AND e.user_id = me.id))"                                                                                     \
+	"  AND ($17::bigint[] IS NULL OR mr.iid = ANY ($17))"                                                            \
+	"  AND ($18::text IS NULL OR mr.title ILIKE " SQL_LIKE("$18") " OR mr.description ILIKE " SQL_LIKE(              \
+		"$18") ")"                                                                                               \
+		       "  AND ($19::timestamptz IS NULL OR mr.created_at >= $19)"                                        \
+		       "  AND ($20::timestamptz IS NULL OR mr.created_at <= $20)"                                        \
+		       "  AND ($21::timestamptz IS NULL OR mr.updated_at >= $21)"                                        \
+		       "  AND ($22::timestamptz IS NULL OR mr.updated_at <= $22)"                                        \
+		       "  AND ($27::text IS NULL OR mr.source_branch = $27)"                                             \
+		       "  AND ($28::text IS NULL OR mr.target_branch = $28))"                                            \
+		       " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"                                \
+		       " (SELECT " MR_LIST_COLS(                                                                         \
+			       MR_PATH) " FROM (SELECT * FROM f ORDER BY " MRS_ORDER                                     \
+					"  LIMIT $25 OFFSET $26) f JOIN merge_requests mr ON mr.id = f.id" MR_PATH_JOINS \
+						MR_LIST_JOINS "  ORDER BY " MRS_ORDER                                    \
+					") pg ON true"
 
 /* The list of a project in the default order (created_at desc, id desc), unfiltered or
  * by state only, for a caller who may read its merge requests (the handler decided it:
@@ -115,14 +117,14 @@
  * path. COUNT the count, FROM the page's ids and created_at (f). MRS_STATE_IDS: the
  * first LIMIT of the requests in state STATE by the index (a union of two of them is a
  * merge of two ordered index scans that reads no more than the page needs). */
-#define MRS_PROJECT_PAGE(COUNT, FROM, PATH)                                                     \
-	"SELECT " COUNT ", pg.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "                  \
-	MR_LIST_COLS(PATH) " FROM " FROM " JOIN merge_requests mr ON mr.id = f.id" MR_LIST_JOINS  \
-	" ORDER BY f.created_at DESC, f.id DESC) pg ON true"
+#define MRS_PROJECT_PAGE(COUNT, FROM, PATH)                                                        \
+	"SELECT " COUNT ", pg.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " MR_LIST_COLS(      \
+		PATH) " FROM " FROM " JOIN merge_requests mr ON mr.id = f.id" MR_LIST_JOINS        \
+		      " ORDER BY f.created_at DESC, f.id DESC) pg ON true"
 /* The full path of the project: none, the presenter takes the route's (web_url). */
 #define MRS_PROJECT_PATH "NULL::text"
-#define MRS_STATE_IDS(STATE, LIMIT)                                                            \
-	"(SELECT s.id, s.created_at FROM merge_requests s WHERE s.target_project_id = $1"        \
+#define MRS_STATE_IDS(STATE, LIMIT)                                                                \
+	"(SELECT s.id, s.created_at FROM merge_requests s WHERE s.target_project_id = $1"          \
 	" AND s.state = " STATE " ORDER BY s.created_at DESC, s.id DESC LIMIT " LIMIT ")"
 
 /* mrs_list*: tracker_filter_params's, then */
@@ -133,17 +135,56 @@ enum { MPA_PROJECT, MPA_LIMIT, MPA_OFFSET, MPA_NPARAMS };
 enum { MG_ME, MG_PROJECT = MG_ME + 3, MG_IID, MG_NPARAMS };
 enum { MG_ENABLED = MR_NCOLS, MG_NCOLS };
 /* mrs_lock: issuable_lock's columns, then */
-enum { LK_IID = ILK_NCOLS, LK_SOURCE_PROJECT, LK_SOURCE_BRANCH, LK_TARGET_BRANCH,
-       LK_DESCRIPTION, LK_FORCE_REMOVE, LK_MWPS, LK_ENABLED, LK_SHA, LK_MERGE_METHOD,
-       LK_NCOLS };
-enum { MOP_SOURCE_PROJECT, MOP_SOURCE_BRANCH, MOP_TARGET_PROJECT, MOP_TARGET_BRANCH, MOP_ID,
-       MOP_NPARAMS };
-enum { MI_TARGET_PROJECT, MI_SOURCE_PROJECT, MI_SOURCE_BRANCH, MI_TARGET_BRANCH, MI_TITLE,
-       MI_DESCRIPTION, MI_AUTHOR, MI_MILESTONE, MI_REMOVE_SOURCE, MI_SHA, MI_NPARAMS };
+enum {
+	LK_IID = ILK_NCOLS,
+	LK_SOURCE_PROJECT,
+	LK_SOURCE_BRANCH,
+	LK_TARGET_BRANCH,
+	LK_DESCRIPTION,
+	LK_FORCE_REMOVE,
+	LK_MWPS,
+	LK_ENABLED,
+	LK_SHA,
+	LK_MERGE_METHOD,
+	LK_NCOLS
+};
+enum {
+	MOP_SOURCE_PROJECT,
+	MOP_SOURCE_BRANCH,
+	MOP_TARGET_PROJECT,
+	MOP_TARGET_BRANCH,
+	MOP_ID,
+	MOP_NPARAMS
+};
+enum {
+	MI_TARGET_PROJECT,
+	MI_SOURCE_PROJECT,
+	MI_SOURCE_BRANCH,
+	MI_TARGET_BRANCH,
+	MI_TITLE,
+	MI_DESCRIPTION,
+	MI_AUTHOR,
+	MI_MILESTONE,
+	MI_REMOVE_SOURCE,
+	MI_SHA,
+	MI_NPARAMS
+};
 enum { MIR_ID, MIR_IID, MIR_TITLE, MIR_NCOLS };
-enum { MU_ID, MU_TITLE, MU_DESCRIPTION_GIVEN, MU_DESCRIPTION, MU_MILESTONE_GIVEN, MU_MILESTONE,
-       MU_PROJECT, MU_TARGET_BRANCH, MU_STATE_EVENT, MU_CALLER, MU_LOCKED, MU_REMOVE_SOURCE,
-       MU_NPARAMS };
+enum {
+	MU_ID,
+	MU_TITLE,
+	MU_DESCRIPTION_GIVEN,
+	MU_DESCRIPTION,
+	MU_MILESTONE_GIVEN,
+	MU_MILESTONE,
+	MU_PROJECT,
+	MU_TARGET_BRANCH,
+	MU_STATE_EVENT,
+	MU_CALLER,
+	MU_LOCKED,
+	MU_REMOVE_SOURCE,
+	MU_NPARAMS
+};
 enum { MUR_STATE, MUR_MILESTONE, MUR_MILESTONE_REF, MUR_TARGET_BRANCH, MUR_NCOLS };
 enum { MBL_MERGE, MBL_PUSH, MBL_NCOLS };
 enum { MW_ID, MW_ON, MW_USER, MW_MESSAGE, MW_REMOVE_SOURCE, MW_NPARAMS };
@@ -151,8 +192,16 @@ enum { MCI_ID, MCI_IID, MCI_TITLE, MCI_NCOLS };
 enum { MCS_ME, MCS_PROJECT = MCS_ME + 3, MCS_IIDS, MCS_LIMIT, MCS_OFFSET, MCS_NPARAMS };
 /* USER_BASIC_COLS */
 enum { MP_ID, MP_USERNAME, MP_NAME, MP_STATE, MP_AVATAR, MP_NCOLS };
-enum { MTC_ID, MTC_IID, MTC_TARGET_PROJECT, MTC_SOURCE_PROJECT, MTC_SOURCE_BRANCH,
-       MTC_TARGET_BRANCH, MTC_MERGE_METHOD, MTC_NCOLS };
+enum {
+	MTC_ID,
+	MTC_IID,
+	MTC_TARGET_PROJECT,
+	MTC_SOURCE_PROJECT,
+	MTC_SOURCE_BRANCH,
+	MTC_TARGET_BRANCH,
+	MTC_MERGE_METHOD,
+	MTC_NCOLS
+};
 
 const db_stmt merge_requests_stmts[] = {
 	/* The requests the caller sees, filtered, a page of them in order (MRS_LIST): in
@@ -173,13 +222,15 @@ const db_stmt merge_requests_stmts[] = {
 	 * (MRS_PROJECT_PAGE): as mrs_list_project with these only. Their parameters are
 	 * those of the request alone: the statement goes with the project's (api_query). */
 	{"mrs_list_project_state",
-	 MRS_PROJECT_PAGE("((SELECT count(*) FROM merge_requests c"
-			  " WHERE c.target_project_id = $1::bigint AND c.state = $2::text)"
-			  " + (SELECT count(*) FROM merge_requests c"
-			  " WHERE c.target_project_id = $1 AND c.state = $3::text))",
-			  "(" MRS_STATE_IDS("$2", "$4::bigint + $5::bigint") " UNION ALL "
-			  MRS_STATE_IDS("$3", "$4 + $5") " ORDER BY created_at DESC, id DESC"
-			  " LIMIT $4 OFFSET $5) f", MRS_PROJECT_PATH),
+	 MRS_PROJECT_PAGE(
+		 "((SELECT count(*) FROM merge_requests c"
+		 " WHERE c.target_project_id = $1::bigint AND c.state = $2::text)"
+		 " + (SELECT count(*) FROM merge_requests c"
+		 " WHERE c.target_project_id = $1 AND c.state = $3::text))",
+		 "(" MRS_STATE_IDS("$2", "$4::bigint + $5::bigint") " UNION ALL " MRS_STATE_IDS(
+			 "$3", "$4 + $5") " ORDER BY created_at DESC, id DESC"
+					  " LIMIT $4 OFFSET $5) f",
+		 MRS_PROJECT_PATH),
 	 MPS_NPARAMS, 1 + MR_NCOLS},
 	/* Project $1's requests in every state, a page ($2 limit, $3 offset). */
 	{"mrs_list_project_all",
@@ -187,7 +238,8 @@ const db_stmt merge_requests_stmts[] = {
 			  " = $1::bigint)",
 			  "(SELECT s.id, s.created_at FROM merge_requests s"
 			  " WHERE s.target_project_id = $1 ORDER BY s.created_at DESC, s.id DESC"
-			  " LIMIT $2 OFFSET $3) f", MRS_PROJECT_PATH),
+			  " LIMIT $2 OFFSET $3) f",
+			  MRS_PROJECT_PATH),
 	 MPA_NPARAMS, 1 + MR_NCOLS},
 	{"mrs_list_group",
 	 MRS_LIST("$4::bigint IS NULL AND p.namespace_id IN (SELECT g.id FROM namespaces g"
@@ -212,24 +264,27 @@ const db_stmt merge_requests_stmts[] = {
 	 " mr.force_remove_source_branch, mr.merge_when_pipeline_succeeds, p.merge_requests_enabled,"
 	 " mr.sha, p.merge_method FROM merge_requests mr JOIN projects p"
 	 " ON p.id = mr.target_project_id"
-	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr", 2, LK_NCOLS},
+	 " WHERE mr.target_project_id = $1 AND mr.iid = $2 FOR UPDATE OF mr",
+	 2, LK_NCOLS},
 	/* The open request of the branches $1..$4 (source project and branch, target
 	 * project and branch) other than $5: its iid. */
 	{"mrs_open_pair",
 	 "SELECT iid FROM merge_requests WHERE source_project_id = $1 AND source_branch = $2"
 	 " AND target_project_id = $3 AND target_branch = $4 AND state IN " OPEN_STATES
-	 " AND id IS DISTINCT FROM $5::bigint", MOP_NPARAMS, 1},
+	 " AND id IS DISTINCT FROM $5::bigint",
+	 MOP_NPARAMS, 1},
 	/* $1 target project, $2 source project, $3 source branch, $4 target branch, $5
 	 * title, $6 description, $7 author, $8 milestone, $9 remove the source branch, $10
 	 * the source head. Nothing when an open request of the same branches exists. */
 	{"mrs_insert",
 	 "INSERT INTO merge_requests (target_project_id, iid, source_project_id, source_branch,"
 	 " target_branch, title, description, author_id, milestone_id, force_remove_source_branch,"
-	 " sha) VALUES ($1, next_iid('merge_requests', 'Project', $1), $2, $3, $4, $5, $6, $7, "
-	 MR_PROJECT_MILESTONE("$8", "$1") ", coalesce($9::boolean, false), $10)"
-	 " ON CONFLICT (source_project_id, source_branch, target_project_id, target_branch)"
-	 " WHERE state IN " OPEN_STATES " DO NOTHING RETURNING id, iid, title", MI_NPARAMS,
-	 MIR_NCOLS},
+	 " sha) VALUES ($1, next_iid('merge_requests', 'Project', $1), $2, $3, $4, $5, $6, $7, " MR_PROJECT_MILESTONE(
+		 "$8",
+		 "$1") ", coalesce($9::boolean, false), $10)"
+		       " ON CONFLICT (source_project_id, source_branch, target_project_id, target_branch)"
+		       " WHERE state IN " OPEN_STATES " DO NOTHING RETURNING id, iid, title",
+	 MI_NPARAMS, MIR_NCOLS},
 	/* $1 request; $2 title, $3/$4 description given/value, $5/$6 milestone given/id (one
 	 * of project $7's), $8 target branch, $9 state event, $10 the caller, $11
 	 * discussion_locked, $12 remove the source branch. The new state, milestone id and
@@ -237,58 +292,64 @@ const db_stmt merge_requests_stmts[] = {
 	{"mrs_update",
 	 "WITH u AS (UPDATE merge_requests mr SET title = coalesce($2, mr.title),"
 	 " description = CASE WHEN $3::boolean THEN $4 ELSE mr.description END,"
-	 " milestone_id = CASE WHEN $5::boolean THEN " MR_PROJECT_MILESTONE("$6", "$7")
-	 "  ELSE mr.milestone_id END,"
-	 " target_branch = coalesce($8, mr.target_branch),"
-	 " merge_status = CASE WHEN $8 IS DISTINCT FROM mr.target_branch AND $8 IS NOT NULL"
-	 "  THEN 'unchecked' ELSE mr.merge_status END,"
-	 " state = CASE WHEN $9::text = 'close' AND mr.state = 'opened' THEN 'closed'"
-	 "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN 'opened' ELSE mr.state END,"
-	 " closed_at = CASE WHEN $9 = 'close' AND mr.state = 'opened' THEN now()"
-	 "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN NULL ELSE mr.closed_at END,"
-	 " closed_by_id = CASE WHEN $9 = 'close' AND mr.state = 'opened' THEN $10::bigint"
-	 "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN NULL ELSE mr.closed_by_id END,"
-	 " discussion_locked = coalesce($11::boolean, mr.discussion_locked),"
-	 " force_remove_source_branch = coalesce($12::boolean, mr.force_remove_source_branch),"
-	 " updated_at = now() WHERE mr.id = $1 RETURNING mr.*)"
-	 " SELECT u.state, u.milestone_id, CASE WHEN m.project_id IS NOT NULL THEN '%' || m.iid"
-	 " ELSE '%\"' || m.title || '\"' END, u.target_branch FROM u"
-	 " LEFT JOIN milestones m ON m.id = u.milestone_id", MU_NPARAMS, MUR_NCOLS},
+	 " milestone_id = CASE WHEN $5::boolean THEN " MR_PROJECT_MILESTONE(
+		 "$6",
+		 "$7") "  ELSE mr.milestone_id END,"
+		       " target_branch = coalesce($8, mr.target_branch),"
+		       " merge_status = CASE WHEN $8 IS DISTINCT FROM mr.target_branch AND $8 IS NOT NULL"
+		       "  THEN 'unchecked' ELSE mr.merge_status END,"
+		       " state = CASE WHEN $9::text = 'close' AND mr.state = 'opened' THEN 'closed'"
+		       "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN 'opened' ELSE mr.state END,"
+		       " closed_at = CASE WHEN $9 = 'close' AND mr.state = 'opened' THEN now()"
+		       "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN NULL ELSE mr.closed_at END,"
+		       " closed_by_id = CASE WHEN $9 = 'close' AND mr.state = 'opened' THEN $10::bigint"
+		       "  WHEN $9 = 'reopen' AND mr.state = 'closed' THEN NULL ELSE mr.closed_by_id END,"
+		       " discussion_locked = coalesce($11::boolean, mr.discussion_locked),"
+		       " force_remove_source_branch = coalesce($12::boolean, mr.force_remove_source_branch),"
+		       " updated_at = now() WHERE mr.id = $1 RETURNING mr.*)"
+		       " SELECT u.state, u.milestone_id, CASE WHEN m.project_id IS NOT NULL THEN '%' || m.iid"
+		       " ELSE '%\"' || m.title || '\"' END, u.target_branch FROM u"
+		       " LEFT JOIN milestones m ON m.id = u.milestone_id",
+	 MU_NPARAMS, MUR_NCOLS},
 	/* Assigns request $1 to user $2 (none when NULL) when the user may see project $3:
 	 * the former and the new assignee's usernames, whether it changed. */
 	{"mrs_assign",
 	 "WITH me AS (SELECT u.id, u.is_admin AS admin, u.external FROM users u"
 	 "  WHERE u.id = $2::bigint AND NOT u.ghost),"
-	 " ok AS (SELECT me.id FROM me, projects p WHERE p.id = $3 AND " SQL_PROJECT_VISIBLE("p") "),"
-	 " old AS (SELECT assignee_id FROM merge_requests WHERE id = $1),"
-	 " u AS (UPDATE merge_requests SET assignee_id = (SELECT id FROM ok)"
-	 "  WHERE id = $1 AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ok))"
-	 "  RETURNING assignee_id)"
-	 " SELECT (SELECT ou.username FROM old JOIN users ou ON ou.id = old.assignee_id),"
-	 " (SELECT nu.username FROM u JOIN users nu ON nu.id = u.assignee_id),"
-	 " EXISTS (SELECT 1 FROM u, old WHERE u.assignee_id IS DISTINCT FROM old.assignee_id)",
+	 " ok AS (SELECT me.id FROM me, projects p WHERE p.id = $3 AND " SQL_PROJECT_VISIBLE(
+		 "p") "),"
+		      " old AS (SELECT assignee_id FROM merge_requests WHERE id = $1),"
+		      " u AS (UPDATE merge_requests SET assignee_id = (SELECT id FROM ok)"
+		      "  WHERE id = $1 AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM ok))"
+		      "  RETURNING assignee_id)"
+		      " SELECT (SELECT ou.username FROM old JOIN users ou ON ou.id = old.assignee_id),"
+		      " (SELECT nu.username FROM u JOIN users nu ON nu.id = u.assignee_id),"
+		      " EXISTS (SELECT 1 FROM u, old WHERE u.assignee_id IS DISTINCT FROM old.assignee_id)",
 	 3, IAS_NCOLS},
 	{"mrs_delete", "DELETE FROM merge_requests WHERE id = $1", 1, 0},
 	/* The levels merging into / pushing to branch $2 of project $1 needs (NULL: not
 	 * protected). */
-	{"mrs_branch_levels",
-	 "SELECT branch_merge_level($1, $2), branch_push_level($1, $2)", 2, MBL_NCOLS},
+	{"mrs_branch_levels", "SELECT branch_merge_level($1, $2), branch_push_level($1, $2)", 2,
+	 MBL_NCOLS},
 	/* Request $1 merged as commit $2 by $3 ($4: the source branch is to be removed). */
 	{"mrs_merged",
 	 "UPDATE merge_requests SET state = 'merged', merge_commit_sha = $2, merged_by_id = $3,"
 	 " merged_at = now(), merge_status = 'can_be_merged', should_remove_source_branch = $4,"
 	 " merge_when_pipeline_succeeds = false, merge_user_id = NULL, updated_at = now()"
-	 " WHERE id = $1", 4, 0},
+	 " WHERE id = $1",
+	 4, 0},
 	/* The source head $2 (NULL: keep) and merge status $3 of open request $1. */
 	{"mrs_status",
 	 "UPDATE merge_requests SET sha = coalesce($2, sha), merge_status = $3"
-	 " WHERE id = $1 AND state IN " OPEN_STATES, 3, 0},
+	 " WHERE id = $1 AND state IN " OPEN_STATES,
+	 3, 0},
 	/* Merge when the pipeline succeeds: $2 on (by $3, with message $4 and $5 remove
 	 * the source branch) or off. */
 	{"mrs_mwps",
 	 "UPDATE merge_requests SET merge_when_pipeline_succeeds = $2, merge_user_id = $3,"
 	 " merge_commit_message = $4, should_remove_source_branch = coalesce($5::boolean,"
-	 " should_remove_source_branch), updated_at = now() WHERE id = $1", MW_NPARAMS, 0},
+	 " should_remove_source_branch), updated_at = now() WHERE id = $1",
+	 MW_NPARAMS, 0},
 	/* Closes the open issues of project $1 whose iids are $2, by $3 through request !$4:
 	 * their id, iid and title (each with GitLab's system note). */
 	{"mrs_close_issues",
@@ -297,7 +358,8 @@ const db_stmt merge_requests_stmts[] = {
 	 "  AND state = 'opened' RETURNING id, iid, title),"
 	 " n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note, system)"
 	 "  SELECT $1, 'Issue', c.id, $3, 'closed via merge request !' || $4, true FROM c)"
-	 " SELECT id, iid, title FROM c ORDER BY iid", 4, MCI_NCOLS},
+	 " SELECT id, iid, title FROM c ORDER BY iid",
+	 4, MCI_NCOLS},
 	/* The issues of project $4 with iids $5 that the caller ($1..$3) may see, a page
 	 * of them ($6 limit, $7 offset) by iid. */
 	{"mrs_closes_issues",
@@ -306,17 +368,21 @@ const db_stmt merge_requests_stmts[] = {
 	 "  WHERE i.project_id = $4 AND i.iid = ANY ($5::bigint[]) AND ip.issues_enabled"
 	 "  AND (NOT i.confidential OR me.admin OR i.author_id = me.id"
 	 "  OR EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id AND a.user_id = me.id)"
-	 "  OR " SQL_PROJECT_ACCESS("ip") " >= 20))"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
-	 " (SELECT " ISSUE_LIST_COLS " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
-	 "  ORDER BY i.iid LIMIT $6 OFFSET $7) pg ON true", MCS_NPARAMS, 1 + ISSUE_NCOLS},
+	 "  OR " SQL_PROJECT_ACCESS(
+		 "ip") " >= 20))"
+		       " SELECT (SELECT count(*) FROM f), pg.* FROM me LEFT JOIN LATERAL"
+		       " (SELECT " ISSUE_LIST_COLS
+		       " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
+		       "  ORDER BY i.iid LIMIT $6 OFFSET $7) pg ON true",
+	 MCS_NPARAMS, 1 + ISSUE_NCOLS},
 	/* Who takes part in request $1: its author, its assignee, and those who commented,
 	 * by id. */
 	{"mrs_participants",
 	 "SELECT " USER_BASIC_COLS " FROM users u WHERE u.id IN (SELECT author_id FROM"
 	 " merge_requests WHERE id = $1 UNION SELECT assignee_id FROM merge_requests WHERE id = $1"
 	 " UNION SELECT author_id FROM notes WHERE noteable_type = 'MergeRequest'"
-	 " AND noteable_id = $1 AND NOT system) ORDER BY u.id", 1, MP_NCOLS},
+	 " AND noteable_id = $1 AND NOT system) ORDER BY u.id",
+	 1, MP_NCOLS},
 	/* The open requests from or into branch $2 of project $1 (a push), or request $3,
 	 * with their target project's merge_method. */
 	{"mrs_to_check",
@@ -325,7 +391,8 @@ const db_stmt merge_requests_stmts[] = {
 	 " JOIN projects p ON p.id = mr.target_project_id WHERE mr.state IN " OPEN_STATES
 	 " AND (((mr.source_project_id = $1 AND mr.source_branch = $2)"
 	 " OR (mr.target_project_id = $1 AND mr.target_branch = $2)) OR mr.id = $3::bigint)"
-	 " ORDER BY mr.id", 3, MTC_NCOLS},
+	 " ORDER BY mr.id",
+	 3, MTC_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -350,8 +417,8 @@ struct list_filters {
 static int read_list_filters(request *r, const char *default_scope, struct list_filters *f)
 {
 	static const char *const states[] = {"opened", "closed", "locked", "merged", "all", NULL};
-	static const char *const scopes[] = {"created-by-me", "assigned-to-me", "created_by_me",
-					     "assigned_to_me", "all", NULL};
+	static const char *const scopes[] = {
+		"created-by-me", "assigned-to-me", "created_by_me", "assigned_to_me", "all", NULL};
 	static const char *const views[] = {"simple", NULL};
 	*f = (struct list_filters){0};
 	int rc;
@@ -375,8 +442,7 @@ static int check_list(request *r)
 }
 
 /* The statement of a project's plain list (project_plain) asked with f, in *c. */
-static void plain_call(request *r, const char *project_id, const struct list_filters *f,
-		       db_call *c)
+static void plain_call(request *r, const char *project_id, const struct list_filters *f, db_call *c)
 {
 	_Static_assert((int)MPS_NPARAMS >= (int)MPA_NPARAMS, "plain_call's values");
 	const char **v = arena_alloc(r->ctx.a, MPS_NPARAMS * sizeof(*v));
@@ -421,12 +487,11 @@ static bool can_read(request *r, bool enabled)
 static bool filters_plain(const struct list_filters *f)
 {
 	const tracker_filters *t = &f->t;
-	return strcmp(t->scope, "all") == 0 &&
-	       strcmp(t->order_by, "created_at") == 0 && strcmp(t->sort, "desc") == 0 &&
-	       !t->labels && !t->no_label && !t->milestone && !t->milestone_mode && !t->author &&
-	       !t->assignee && !t->no_assignee && !t->emoji && !t->no_emoji && !t->iids &&
-	       !t->search && !t->created_after && !t->created_before && !t->updated_after &&
-	       !t->updated_before && !f->source_branch && !f->target_branch;
+	return strcmp(t->scope, "all") == 0 && strcmp(t->order_by, "created_at") == 0 &&
+	       strcmp(t->sort, "desc") == 0 && !t->labels && !t->no_label && !t->milestone &&
+	       !t->milestone_mode && !t->author && !t->assignee && !t->no_assignee && !t->emoji &&
+	       !t->no_emoji && !t->iids && !t->search && !t->created_after && !t->created_before &&
+	       !t->updated_after && !t->updated_before && !f->source_branch && !f->target_branch;
 }
 
 /* Whether the list of project_id asked with f is the route's project's in the default
@@ -463,8 +528,9 @@ int merge_requests_list_page(request *r, const char *project_id, const char *gro
 		tracker_filter_params(r, &f.t, project_id, group_id, v);
 		v[MRL_SOURCE_BRANCH] = f.source_branch;
 		v[MRL_TARGET_BRANCH] = f.target_branch;
-		const char *stmt = project_id ? "mrs_list_project" : group_id ? "mrs_list_group"
-									      : "mrs_list";
+		const char *stmt = project_id ? "mrs_list_project"
+				   : group_id ? "mrs_list_group"
+					      : "mrs_list";
 		res = db_query(&r->ctx, stmt, MRL_NPARAMS, v, &err);
 	}
 	if (!res)
@@ -565,7 +631,8 @@ static int respond_mr(request *r, int status, const char *id)
 static int sides_of(request *r, const PGresult *res, merge_sides *out)
 {
 	return merge_sides_find(&r->ctx, db_val(res, 0, MRC_TARGET_PROJECT),
-				db_val(res, 0, MRC_SOURCE_PROJECT), db_val(res, 0, MRC_SOURCE_BRANCH),
+				db_val(res, 0, MRC_SOURCE_PROJECT),
+				db_val(res, 0, MRC_SOURCE_BRANCH),
 				db_val(res, 0, MRC_TARGET_BRANCH), db_val(res, 0, MRC_IID), out);
 }
 
@@ -663,9 +730,10 @@ static bool word_at(const char *s, const char *w, size_t *len)
  * issue #6"): a PostgreSQL bigint[] literal (NULL when none), *n their number. */
 static const char *closing_iids(request *r, const char *text, int *n)
 {
-	static const char *const words[] = {"closing", "closes", "closed", "close",
-					    "fixing",  "fixes",  "fixed",  "fix",
-					    "resolving", "resolves", "resolved", "resolve", NULL};
+	static const char *const words[] = {"closing",   "closes",   "closed",   "close",
+					    "fixing",    "fixes",    "fixed",    "fix",
+					    "resolving", "resolves", "resolved", "resolve",
+					    NULL};
 	buf b;
 	buf_init(&b, r->ctx.a, 32);
 	buf_puts(&b, "{");
@@ -721,7 +789,8 @@ static int merge_requests_closes_issues(request *r)
 		return rc < 0 ? rc : 0;
 	int n;
 	const char *iids = closing_iids(r, db_val(res, 0, MRC_DESCRIPTION), &n);
-	const char *v[] = {[MCS_PROJECT] = r->project->id, [MCS_IIDS] = iids ? iids : "{}",
+	const char *v[] = {[MCS_PROJECT] = r->project->id,
+			   [MCS_IIDS] = iids ? iids : "{}",
 			   [MCS_LIMIT] = pagination_limit(r, &pg),
 			   [MCS_OFFSET] = pagination_offset(r, &pg)};
 	_Static_assert(sizeof(v) / sizeof(*v) == MCS_NPARAMS, "mrs_closes_issues");
@@ -813,8 +882,10 @@ static int model_error(request *r, int status, const char *text)
 static int open_pair_conflict(request *r, const char *source_project, const char *source_branch,
 			      const char *target_project, const char *target_branch, const char *id)
 {
-	const char *v[] = {[MOP_SOURCE_PROJECT] = source_project, [MOP_SOURCE_BRANCH] = source_branch,
-			   [MOP_TARGET_PROJECT] = target_project, [MOP_TARGET_BRANCH] = target_branch,
+	const char *v[] = {[MOP_SOURCE_PROJECT] = source_project,
+			   [MOP_SOURCE_BRANCH] = source_branch,
+			   [MOP_TARGET_PROJECT] = target_project,
+			   [MOP_TARGET_BRANCH] = target_branch,
 			   [MOP_ID] = id};
 	_Static_assert(sizeof(v) / sizeof(*v) == MOP_NPARAMS, "mrs_open_pair");
 	int err;
@@ -824,9 +895,10 @@ static int open_pair_conflict(request *r, const char *source_project, const char
 	if (PQntuples(res) == 0)
 		return 0;
 	model_error(r, 409,
-		    arena_printf(r->ctx.a,
-				 "Another open merge request already exists for this source branch: !%s",
-				 db_val(res, 0, 0)));
+		    arena_printf(
+			    r->ctx.a,
+			    "Another open merge request already exists for this source branch: !%s",
+			    db_val(res, 0, 0)));
 	return 1;
 }
 
@@ -834,8 +906,8 @@ static int open_pair_conflict(request *r, const char *source_project, const char
 
 /* The attributes of POST and PUT, read and checked by type. */
 struct mr_input {
-	const char *title, *description, *source_branch, *target_branch, *target_project,
-		*assignee, *milestone, *labels, *state_event;
+	const char *title, *description, *source_branch, *target_branch, *target_project, *assignee,
+		*milestone, *labels, *state_event;
 	int remove_source_branch, discussion_locked; /* -1 absent */
 	bool description_given, assignee_given, milestone_given, labels_given;
 };
@@ -850,18 +922,20 @@ static int read_input(request *r, bool create, struct mr_input *in)
 		       (rc = param_require(r, "target_branch", &in->target_branch)) < 0 ||
 		       (rc = param_require(r, "title", &in->title)) < 0))
 		return rc;
-	if ((rc = param_int(r, "milestone_id", &n)) < 0 || (rc = param_int(r, "assignee_id", &n)) < 0 ||
+	if ((rc = param_int(r, "milestone_id", &n)) < 0 ||
+	    (rc = param_int(r, "assignee_id", &n)) < 0 ||
 	    (create && (rc = param_int(r, "target_project_id", &n)) < 0) ||
 	    (rc = issuable_read_bool(r, "remove_source_branch", &in->remove_source_branch)) < 0 ||
-	    (!create && (rc = issuable_read_bool(r, "discussion_locked", &in->discussion_locked)) < 0) ||
+	    (!create &&
+	     (rc = issuable_read_bool(r, "discussion_locked", &in->discussion_locked)) < 0) ||
 	    (!create && (rc = param_oneof(r, "state_event", events, &in->state_event)) < 0))
 		return rc;
 	if (create) {
 		in->discussion_locked = -1;
 		in->target_project = param_str(r, "target_project_id");
 		if (in->target_project)
-			in->target_project =
-				arena_printf(r->ctx.a, "%lld", strtoll(in->target_project, NULL, 10));
+			in->target_project = arena_printf(r->ctx.a, "%lld",
+							  strtoll(in->target_project, NULL, 10));
 	} else {
 		in->title = param_str(r, "title");
 		in->target_branch = param_str(r, "target_branch");
@@ -934,13 +1008,15 @@ static int merge_requests_create(request *r)
 			return rc;
 		if (!r->project->forked_from_id ||
 		    strcmp(r->project->forked_from_id, target.id) != 0)
-			return model_error(r, 422, "Source project is not a fork of the target project");
+			return model_error(r, 422,
+					   "Source project is not a fork of the target project");
 		if (!target.merge_requests_enabled)
 			return model_error(r, 422, "Target project has disabled merge requests");
 	}
 	bool same = strcmp(target.id, r->project->id) == 0;
 	if (same && strcmp(in.source_branch, in.target_branch) == 0)
-		return model_error(r, 422, "You can't use same project/branch for source and target");
+		return model_error(r, 422,
+				   "You can't use same project/branch for source and target");
 	/* the branches exist (a name no branch may have is answered as one that is not there) */
 	git_repository *source_repo, *target_repo;
 	git_oid head;
@@ -966,8 +1042,8 @@ static int merge_requests_create(request *r)
 		[MI_AUTHOR] = issuable_caller(r),
 		[MI_MILESTONE] = admin ? in.milestone : NULL,
 		[MI_REMOVE_SOURCE] = in.remove_source_branch < 0 ? NULL
-				     : in.remove_source_branch ? "true"
-							       : "false",
+				     : in.remove_source_branch   ? "true"
+								 : "false",
 		[MI_SHA] = oid_hex(r, &head),
 	};
 	_Static_assert(sizeof(v) / sizeof(*v) == MI_NPARAMS, "mrs_insert");
@@ -1019,8 +1095,8 @@ static int merge_requests_update(request *r)
 			return fail_validation(r, "target_branch", "Invalid target branch");
 		if (m.source_project && strcmp(m.source_project, r->project->id) == 0 &&
 		    strcmp(in.target_branch, m.source_branch) == 0)
-			return model_error(r, 422,
-					   "You can't use same project/branch for source and target");
+			return model_error(
+				r, 422, "You can't use same project/branch for source and target");
 	}
 	bool reopening = in.state_event && strcmp(in.state_event, "reopen") == 0 &&
 			 strcmp(m.c.state, "closed") == 0;
@@ -1042,11 +1118,11 @@ static int merge_requests_update(request *r)
 		[MU_STATE_EVENT] = in.state_event,
 		[MU_CALLER] = issuable_caller(r),
 		[MU_LOCKED] = !admin || in.discussion_locked < 0 ? NULL
-			      : in.discussion_locked	       ? "true"
-							       : "false",
+			      : in.discussion_locked             ? "true"
+								 : "false",
 		[MU_REMOVE_SOURCE] = in.remove_source_branch < 0 ? NULL
-				     : in.remove_source_branch ? "true"
-							       : "false",
+				     : in.remove_source_branch   ? "true"
+								 : "false",
 	};
 	_Static_assert(sizeof(v) / sizeof(*v) == MU_NPARAMS, "mrs_update");
 	int err;
@@ -1124,8 +1200,8 @@ static const char *default_message(request *r, const locked_mr *m)
 		for (int i = 0; i < n; i++)
 			buf_printf(&b, "%s#%lld", i == 0 ? "" : i == n - 1 ? " and " : ", ", v[i]);
 	}
-	buf_printf(&b, "\n\nSee merge request %s/%s!%s", r->project->ns_full_path,
-		   r->project->path, m->iid);
+	buf_printf(&b, "\n\nSee merge request %s/%s!%s", r->project->ns_full_path, r->project->path,
+		   m->iid);
 	return buf_cstr(&b);
 }
 
@@ -1202,9 +1278,10 @@ static int merge_requests_merge(request *r)
 	const char *head = oid_hex(r, &s.source);
 	const char *sha = param_str(r, "sha");
 	if (sha && *sha && strcmp(sha, head) != 0)
-		return api_error(r, 409, arena_printf(r->ctx.a,
-						      "SHA does not match HEAD of source branch: %s",
-						      head));
+		return api_error(r, 409,
+				 arena_printf(r->ctx.a,
+					      "SHA does not match HEAD of source branch: %s",
+					      head));
 	bool remove_given, mwps = false;
 	bool remove = m.force_remove;
 	if (param_bool(r, "should_remove_source_branch", &remove_given) == 0)
@@ -1215,16 +1292,19 @@ static int merge_requests_merge(request *r)
 		/* Stored for the pipelines of issue 9: the CI process merges the request
 		 * when the head pipeline succeeds (merge_user_id, merge_commit_message,
 		 * should_remove_source_branch), as MergeWhenPipelineSucceedsService. */
-		const char *v[] = {[MW_ID] = m.c.id, [MW_ON] = "true",
-				   [MW_USER] = issuable_caller(r), [MW_MESSAGE] = message,
+		const char *v[] = {[MW_ID] = m.c.id,
+				   [MW_ON] = "true",
+				   [MW_USER] = issuable_caller(r),
+				   [MW_MESSAGE] = message,
 				   [MW_REMOVE_SOURCE] = remove ? "true" : "false"};
 		_Static_assert(sizeof(v) / sizeof(*v) == MW_NPARAMS, "mrs_mwps");
 		if (!db_query(&r->ctx, "mrs_mwps", MW_NPARAMS, v, &err))
 			return err;
-		if (!m.mwps &&
-		    (rc = system_note(r, m.c.id,
-				      arena_printf(r->ctx.a, "enabled an automatic merge when the "
-							     "pipeline for %s succeeds", head))) < 0)
+		if (!m.mwps && (rc = system_note(r, m.c.id,
+						 arena_printf(r->ctx.a,
+							      "enabled an automatic merge when the "
+							      "pipeline for %s succeeds",
+							      head))) < 0)
 			return rc;
 		return respond_mr(r, 200, m.c.id);
 	}
@@ -1247,11 +1327,13 @@ static int merge_requests_merge(request *r)
 	const char *ref = arena_printf(r->ctx.a, "refs/heads/%s", m.target_branch);
 	if ((rc = hooks_pushed(&r->ctx, s.repo, r->project, ref, &s.target, &merged)) < 0)
 		return rc;
-	const char *v[4] = {m.c.id, oid_hex(r, &merged), issuable_caller(r), remove ? "true" : "false"};
+	const char *v[4] = {m.c.id, oid_hex(r, &merged), issuable_caller(r),
+			    remove ? "true" : "false"};
 	if (!db_query(&r->ctx, "mrs_merged", 4, v, &err))
 		return err;
 	if ((rc = system_note(r, m.c.id, "merged")) < 0 ||
-	    (rc = issuable_state_event(r, &mr_kind, r->project->id, m.c.id, m.iid, m.c.title, "merged")) < 0)
+	    (rc = issuable_state_event(r, &mr_kind, r->project->id, m.c.id, m.iid, m.c.title,
+				       "merged")) < 0)
 		return rc;
 	/* the issues the description closes */
 	int n;
@@ -1262,8 +1344,8 @@ static int merge_requests_merge(request *r)
 		if (!closed)
 			return err;
 		for (int i = 0; i < PQntuples(closed); i++)
-			if ((rc = events_record(r, r->project->id, issuable_caller(r), "closed", "closed",
-						"Issue", db_val(closed, i, MCI_ID),
+			if ((rc = events_record(r, r->project->id, issuable_caller(r), "closed",
+						"closed", "Issue", db_val(closed, i, MCI_ID),
 						db_val(closed, i, MCI_IID),
 						db_val(closed, i, MCI_TITLE))) < 0)
 				return rc;
@@ -1331,7 +1413,8 @@ static int check_requests(ctx *c, const char *project, const char *branch, const
 		int rc = merge_sides_find(c, db_val(res, i, MTC_TARGET_PROJECT),
 					  db_val(res, i, MTC_SOURCE_PROJECT),
 					  db_val(res, i, MTC_SOURCE_BRANCH),
-					  db_val(res, i, MTC_TARGET_BRANCH), db_val(res, i, MTC_IID), &s);
+					  db_val(res, i, MTC_TARGET_BRANCH),
+					  db_val(res, i, MTC_IID), &s);
 		if (rc == ERR_NOT_FOUND)
 			continue; /* no source branch (any more): left as it was */
 		bool clean = false;
@@ -1375,7 +1458,9 @@ int merge_requests_on_push(ctx *c, json_object *payload, const char **why)
 	/* the push's pipeline comes next (background.c: job_push, ci/pipeline.c) */
 	log_info("push job: project %lld %s %s: %d open merge requests checked", project_id, name,
 		 after && json_object_is_type(after, json_type_string)
-			 ? json_object_get_string(after) : "-", n);
+			 ? json_object_get_string(after)
+			 : "-",
+		 n);
 	return 0;
 }
 
@@ -1388,7 +1473,9 @@ int merge_requests_on_check(ctx *c, json_object *payload, const char **why)
 	}
 	return check_requests(c, NULL, NULL,
 			      arena_printf(c->a, "%lld", (long long)json_object_get_int64(id)),
-			      why) < 0 ? -1 : 0;
+			      why) < 0
+		       ? -1
+		       : 0;
 }
 
 #define MR V4 "/projects/:id/merge_requests/:merge_request_iid"

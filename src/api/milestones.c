@@ -11,32 +11,44 @@
 #include "http/pagination.h"
 
 /* The milestone's parent: project $1 or group $2. */
-#define PARENT(M)                                                                               \
-	"(" M ".project_id = $1::bigint OR " M ".group_id = $2::bigint)"
+#define PARENT(M) "(" M ".project_id = $1::bigint OR " M ".group_id = $2::bigint)"
 
 /* The parameters: the parent's (PARENT), then the statement's own */
 enum { MP_PROJECT, MP_GROUP, MP_NPARAMS };
 enum { MLS_STATE = MP_NPARAMS, MLS_IIDS, MLS_SEARCH, MLS_LIMIT, MLS_OFFSET, MLS_NPARAMS };
 enum { MIN_TITLE = MP_NPARAMS, MIN_DESCRIPTION, MIN_DUE_DATE, MIN_START_DATE, MIN_NPARAMS };
-enum { MUP_ID, MUP_TITLE, MUP_HAS_DESCRIPTION, MUP_DESCRIPTION, MUP_HAS_DUE_DATE, MUP_DUE_DATE,
-       MUP_HAS_START_DATE, MUP_START_DATE, MUP_STATE_EVENT, MUP_NPARAMS };
+enum {
+	MUP_ID,
+	MUP_TITLE,
+	MUP_HAS_DESCRIPTION,
+	MUP_DESCRIPTION,
+	MUP_HAS_DUE_DATE,
+	MUP_DUE_DATE,
+	MUP_HAS_START_DATE,
+	MUP_START_DATE,
+	MUP_STATE_EVENT,
+	MUP_NPARAMS
+};
 
 const db_stmt milestones_stmts[] = {
 	/* $3 state, $4 iids, $5 search (title or description), $6 limit, $7 offset */
 	{"milestones_list",
-	 "WITH f AS (SELECT m.id FROM milestones m WHERE " PARENT("m")
-	 " AND ($3::text IS NULL OR m.state = $3) AND ($4::bigint[] IS NULL OR m.iid = ANY ($4))"
-	 " AND ($5::text IS NULL OR m.title ILIKE " SQL_LIKE("$5") " OR m.description ILIKE "
-	 SQL_LIKE("$5") "))"
-	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " MILESTONE_COLS " FROM f JOIN milestones m ON m.id = f.id ORDER BY m.id"
-	 " LIMIT $6 OFFSET $7) pg ON true", MLS_NPARAMS, 1 + MILESTONE_NCOLS},
+	 "WITH f AS (SELECT m.id FROM milestones m WHERE " PARENT(
+		 "m") " AND ($3::text IS NULL OR m.state = $3) AND ($4::bigint[] IS NULL OR m.iid = ANY ($4))"
+		      " AND ($5::text IS NULL OR m.title ILIKE " SQL_LIKE("$5") " OR m.description ILIKE " SQL_LIKE(
+			      "$5") "))"
+				    " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+				    " (SELECT " MILESTONE_COLS
+				    " FROM f JOIN milestones m ON m.id = f.id ORDER BY m.id"
+				    " LIMIT $6 OFFSET $7) pg ON true",
+	 MLS_NPARAMS, 1 + MILESTONE_NCOLS},
 	{"milestones_get",
 	 "SELECT " MILESTONE_COLS " FROM milestones m WHERE m.id = $3 AND " PARENT("m"), 3,
 	 MILESTONE_NCOLS},
 	{"milestones_lock",
-	 "SELECT " MILESTONE_COLS " FROM milestones m WHERE m.id = $3 AND " PARENT("m")
-	 " FOR UPDATE", 3, MILESTONE_NCOLS},
+	 "SELECT " MILESTONE_COLS
+	 " FROM milestones m WHERE m.id = $3 AND " PARENT("m") " FOR UPDATE",
+	 3, MILESTONE_NCOLS},
 	/* $3 title, $4 description, $5 due date, $6 start date */
 	{"milestones_insert",
 	 "WITH m AS (INSERT INTO milestones (project_id, group_id, iid, title, description,"
@@ -53,12 +65,24 @@ const db_stmt milestones_stmts[] = {
 	 " start_date = CASE WHEN $7::boolean THEN $8::date ELSE m.start_date END,"
 	 " state = CASE $9::text WHEN 'close' THEN 'closed' WHEN 'activate' THEN 'active'"
 	 " ELSE m.state END, updated_at = now() WHERE m.id = $1 RETURNING *)"
-	 " SELECT " MILESTONE_COLS " FROM m", MUP_NPARAMS, MILESTONE_NCOLS},
+	 " SELECT " MILESTONE_COLS " FROM m",
+	 MUP_NPARAMS, MILESTONE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
-enum { MC_ID, MC_IID, MC_PROJECT_ID, MC_GROUP_ID, MC_TITLE, MC_DESCRIPTION, MC_STATE,
-       MC_CREATED_AT, MC_UPDATED_AT, MC_DUE_DATE, MC_START_DATE };
+enum {
+	MC_ID,
+	MC_IID,
+	MC_PROJECT_ID,
+	MC_GROUP_ID,
+	MC_TITLE,
+	MC_DESCRIPTION,
+	MC_STATE,
+	MC_CREATED_AT,
+	MC_UPDATED_AT,
+	MC_DUE_DATE,
+	MC_START_DATE
+};
 
 /* The route's parent as the statements' $1 and $2. */
 static void parent(request *r, const char **v)
@@ -212,8 +236,9 @@ static int read_input(request *r, bool create, struct milestone_input *in)
 	in->description = param_str(r, "description");
 	if (!create && !in->title && !in->description && !in->due_given && !in->start_given &&
 	    !in->state_event)
-		return fail(r, ERR_INVALID, "title, description, due_date, start_date, state_event"
-					    " are missing, at least one parameter must be provided");
+		return fail(r, ERR_INVALID,
+			    "title, description, due_date, start_date, state_event"
+			    " are missing, at least one parameter must be provided");
 	return 0;
 }
 
@@ -234,8 +259,9 @@ static int check_update(request *r)
 /* GitLab's 400 "Failed to create milestone {:title=>[\"has already been taken\"]}". */
 static int invalid(request *r, const char *verb, const char *field, const char *message)
 {
-	return api_error(r, 400, arena_printf(r->ctx.a, "Failed to %s milestone {:%s=>[\"%s\"]}",
-					      verb, field, message));
+	return api_error(r, 400,
+			 arena_printf(r->ctx.a, "Failed to %s milestone {:%s=>[\"%s\"]}", verb,
+				      field, message));
 }
 
 /* The errors of the milestone's validations, before it is written: 0 or answered. */
@@ -265,8 +291,10 @@ static int milestones_create(request *r)
 	if ((rc = validate(r, "create", in.title, in.due_date, in.start_date, &answered)) < 0 ||
 	    answered)
 		return rc;
-	const char *v[] = {[MIN_TITLE] = in.title, [MIN_DESCRIPTION] = in.description,
-			   [MIN_DUE_DATE] = in.due_date, [MIN_START_DATE] = in.start_date};
+	const char *v[] = {[MIN_TITLE] = in.title,
+			   [MIN_DESCRIPTION] = in.description,
+			   [MIN_DUE_DATE] = in.due_date,
+			   [MIN_START_DATE] = in.start_date};
 	DB_PARAMS(v, MIN_NPARAMS);
 	parent(r, v);
 	int err;
@@ -364,7 +392,9 @@ const route milestones_routes[] = {
 	{"PUT", GM "/:milestone_id", milestones_update, AUTH | GW, check_update},
 	{"GET", PM "/:milestone_id/issues", milestones_issues, AUTH | PR, check_issues},
 	{"GET", GM "/:milestone_id/issues", milestones_issues, AUTH | GR, check_issues},
-	{"GET", PM "/:milestone_id/merge_requests", milestones_merge_requests, AUTH | PR, check_issues},
-	{"GET", GM "/:milestone_id/merge_requests", milestones_merge_requests, AUTH | GR, check_issues},
+	{"GET", PM "/:milestone_id/merge_requests", milestones_merge_requests, AUTH | PR,
+	 check_issues},
+	{"GET", GM "/:milestone_id/merge_requests", milestones_merge_requests, AUTH | GR,
+	 check_issues},
 	{NULL, NULL, NULL, 0, NULL},
 };

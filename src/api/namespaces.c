@@ -11,13 +11,14 @@
 
 /* A page of the namespaces of from (a FROM list that yields namespaces n), by id; $4 search,
  * $5 limit, $6 offset. */
-#define NAMESPACES_LIST(from)                                                                 \
-	"WITH " SQL_ME ", f AS NOT MATERIALIZED (SELECT n.id FROM " from                        \
-	" WHERE $4::text IS NULL OR n.name ILIKE " SQL_LIKE("$4") " OR n.path ILIKE " SQL_LIKE("$4") ")" \
-	"SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "   \
-	NS_COLS " FROM (SELECT id FROM f ORDER BY id LIMIT $5 OFFSET $6) pg"                    \
-	" CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = pg.id OFFSET 0) n CROSS JOIN me" \
-	" ORDER BY n.id) x ON true"
+#define NAMESPACES_LIST(from)                                                                                       \
+	"WITH " SQL_ME ", f AS NOT MATERIALIZED (SELECT n.id FROM " from                                            \
+	" WHERE $4::text IS NULL OR n.name ILIKE " SQL_LIKE("$4") " OR n.path ILIKE " SQL_LIKE(                     \
+		"$4") ")"                                                                                           \
+		      "SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " NS_COLS \
+		      " FROM (SELECT id FROM f ORDER BY id LIMIT $5 OFFSET $6) pg"                                  \
+		      " CROSS JOIN LATERAL (SELECT * FROM namespaces WHERE id = pg.id OFFSET 0) n CROSS JOIN me"    \
+		      " ORDER BY n.id) x ON true"
 
 enum { NL_SEARCH = ME_NPARAMS, NL_LIMIT, NL_OFFSET, NL_NPARAMS };
 enum { NS_ID = ME_NPARAMS, NS_PATH, NS_NPARAMS };
@@ -29,18 +30,21 @@ const db_stmt namespaces_stmts[] = {
 	{"namespaces_list_all", NAMESPACES_LIST("namespaces n"), NL_NPARAMS, 1 + NAMESPACE_NCOLS},
 	/* GitLab 10's User#namespaces: the caller's own and the groups they are a member of */
 	{"namespaces_list_mine",
-	 NAMESPACES_LIST("(SELECT o.id FROM me JOIN namespaces o ON o.owner_id = me.id"
-			 " AND o.kind = 'user' UNION ALL SELECT m.source_id FROM me JOIN members m"
-			 " ON m.user_id = me.id AND m.source_type = 'Namespace'"
-			 " AND " SQL_MEMBER_ACTIVE("m") ") mine CROSS JOIN LATERAL (SELECT * FROM"
-			 " namespaces WHERE id = mine.id OFFSET 0) n"),
+	 NAMESPACES_LIST(
+		 "(SELECT o.id FROM me JOIN namespaces o ON o.owner_id = me.id"
+		 " AND o.kind = 'user' UNION ALL SELECT m.source_id FROM me JOIN members m"
+		 " ON m.user_id = me.id AND m.source_type = 'Namespace'"
+		 " AND " SQL_MEMBER_ACTIVE("m") ") mine CROSS JOIN LATERAL (SELECT * FROM"
+						" namespaces WHERE id = mine.id OFFSET 0) n"),
 	 NL_NPARAMS, 1 + NAMESPACE_NCOLS},
 	/* One namespace by id ($4) or full path ($5), and whether the caller may see it: their
 	 * own, a group they may see, or any for admins. */
 	{"namespaces_show",
 	 "WITH " SQL_ME " SELECT " NS_COLS ", me.admin OR n.owner_id = me.id OR (n.kind = 'group'"
-	 " AND " SQL_GROUP_VISIBLE("n") ") FROM me, namespaces n"
-	 " WHERE n.id = $4::bigint OR lower(n.full_path) = lower($5::text)", NS_NPARAMS, NS_NCOLS},
+	 " AND " SQL_GROUP_VISIBLE(
+		 "n") ") FROM me, namespaces n"
+		      " WHERE n.id = $4::bigint OR lower(n.full_path) = lower($5::text)",
+	 NS_NPARAMS, NS_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -62,8 +66,9 @@ static int namespaces_list(request *r)
 	DB_PARAMS(v, NL_NPARAMS);
 	access_me_params(&r->ctx, v);
 	int err;
-	PGresult *res = db_query(&r->ctx, r->ctx.user->admin ? "namespaces_list_all" : "namespaces_list_mine",
-				 NL_NPARAMS, v, &err);
+	PGresult *res = db_query(
+		&r->ctx, r->ctx.user->admin ? "namespaces_list_all" : "namespaces_list_mine",
+		NL_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, present);

@@ -30,41 +30,59 @@
  * true): $T its type, $I its id. An issue's new comment is the exception: the trigger
  * that counts it touches the issue in the same update (sql/0023), so SQL_TOUCH_NEW
  * leaves issues out. */
-#define SQL_TOUCH_NEW(T, I)                                                                     \
-	" ts AS (UPDATE snippets SET updated_at = now() WHERE " T " = 'Snippet'"                 \
-	" AND id = " I " RETURNING 1), tm AS (UPDATE merge_requests SET updated_at = now()"      \
+#define SQL_TOUCH_NEW(T, I)                                                                        \
+	" ts AS (UPDATE snippets SET updated_at = now() WHERE " T " = 'Snippet'"                   \
+	" AND id = " I " RETURNING 1), tm AS (UPDATE merge_requests SET updated_at = now()"        \
 	" WHERE " T " = 'MergeRequest' AND id = " I " RETURNING 1)"
-#define SQL_TOUCH(T, I)                                                                         \
-	" ti AS (UPDATE issues SET updated_at = now() WHERE " T " = 'Issue' AND id = " I        \
+#define SQL_TOUCH(T, I)                                                                            \
+	" ti AS (UPDATE issues SET updated_at = now() WHERE " T " = 'Issue' AND id = " I           \
 	" RETURNING 1)," SQL_TOUCH_NEW(T, I)
 
 /* Issue $2 of project $1 as a noteable: id, iid, author, confidential, locked, issues
  * enabled, and if it is confidential the ids of its assignees, who may read it too
  * (NOTEABLE_NCOLS). Nothing of the caller: the list's statement goes with the project's
  * (notes_check_list_issue). */
-#define SQL_NOTEABLE_ISSUE                                                                      \
-	"SELECT i.id, i.iid, i.author_id, i.confidential, coalesce(i.discussion_locked, false),"  \
-	" p.issues_enabled, CASE WHEN i.confidential THEN ARRAY(SELECT a.user_id"              \
-	" FROM issue_assignees a WHERE a.issue_id = i.id) END"                                   \
-	" FROM issues i JOIN projects p ON p.id = i.project_id"                                  \
+#define SQL_NOTEABLE_ISSUE                                                                         \
+	"SELECT i.id, i.iid, i.author_id, i.confidential, coalesce(i.discussion_locked, false),"   \
+	" p.issues_enabled, CASE WHEN i.confidential THEN ARRAY(SELECT a.user_id"                  \
+	" FROM issue_assignees a WHERE a.issue_id = i.id) END"                                     \
+	" FROM issues i JOIN projects p ON p.id = i.project_id"                                    \
 	" WHERE i.project_id = $1 AND i.iid = $2"
 /* A noteable's columns (an issue's, a merge request's, a snippet's): NB_FLAG is an
  * issue's confidential and a snippet's visibility; an issue's assignees follow */
-enum { NB_ID, NB_IID, NB_AUTHOR, NB_FLAG, NB_LOCKED, NB_ENABLED, NB_NCOLS,
-       NB_ASSIGNEES = NB_NCOLS, NOTEABLE_NCOLS };
+enum {
+	NB_ID,
+	NB_IID,
+	NB_AUTHOR,
+	NB_FLAG,
+	NB_LOCKED,
+	NB_ENABLED,
+	NB_NCOLS,
+	NB_ASSIGNEES = NB_NCOLS,
+	NOTEABLE_NCOLS
+};
 /* notes_list's parameters; notes_list_issue's are the same with the project and the
  * issue's iid first, notes_list_issue_recent's and _oldest's those four without the
  * order */
-enum { NL_TYPE, NL_NOTEABLE, NL_CREATED_FIRST, NL_ASC, NL_LIMIT, NL_OFFSET, NL_NPARAMS,
-       NL_PROJECT = NL_TYPE, NL_IID = NL_NOTEABLE };
+enum {
+	NL_TYPE,
+	NL_NOTEABLE,
+	NL_CREATED_FIRST,
+	NL_ASC,
+	NL_LIMIT,
+	NL_OFFSET,
+	NL_NPARAMS,
+	NL_PROJECT = NL_TYPE,
+	NL_IID = NL_NOTEABLE
+};
 enum { NLR_PROJECT, NLR_IID, NLR_LIMIT, NLR_OFFSET, NLR_NPARAMS };
 enum { NI_PROJECT, NI_TYPE, NI_NOTEABLE, NI_AUTHOR, NI_BODY, NI_CREATED_AT, NI_NPARAMS };
 enum { NCI_PROJECT, NCI_IID, NCI_AUTHOR, NCI_BODY, NCI_CREATED_AT, NCI_NPARAMS };
 
 /* The order of a page of notes f: $C created_at first (else updated_at), $A ascending. */
-#define NOTES_ORDER(C, A)                                                                       \
-	" ORDER BY CASE WHEN " A "::boolean THEN CASE WHEN " C "::boolean THEN n.created_at"     \
-	" ELSE n.updated_at END END ASC, CASE WHEN " A "::boolean THEN n.id END ASC,"            \
+#define NOTES_ORDER(C, A)                                                                          \
+	" ORDER BY CASE WHEN " A "::boolean THEN CASE WHEN " C "::boolean THEN n.created_at"       \
+	" ELSE n.updated_at END END ASC, CASE WHEN " A "::boolean THEN n.id END ASC,"              \
 	" CASE WHEN " C "::boolean THEN n.created_at ELSE n.updated_at END DESC, n.id DESC"
 
 /* The notes of issue $2 of project $1 in one statement, the issue as notes_issue finds
@@ -72,35 +90,38 @@ enum { NCI_PROJECT, NCI_IID, NCI_AUTHOR, NCI_BODY, NCI_CREATED_AT, NCI_NPARAMS }
  * and OFFSET its parameters. The issue is read once (MATERIALIZED: inlined, its subquery
  * would run again for every note), its notes counted from their index, and the notes'
  * iid is the issue's. */
-#define NOTES_LIST_ISSUE(ORDER, LIMIT, OFFSET)                                                  \
-	"WITH x AS MATERIALIZED (" SQL_NOTEABLE_ISSUE ")"                                        \
-	" SELECT c.n, pg.*, x.* FROM x CROSS JOIN LATERAL (SELECT count(*) AS n FROM notes c"   \
-	"  WHERE c.noteable_type = 'Issue' AND c.noteable_id = x.id) c LEFT JOIN LATERAL"       \
-	" (SELECT " NOTE_COLS_IID("x.iid") " FROM (SELECT * FROM notes n"                       \
-	"  WHERE n.noteable_type = 'Issue' AND n.noteable_id = x.id" ORDER                       \
-	"  LIMIT " LIMIT " OFFSET " OFFSET ") n" ORDER ") pg ON true"
+#define NOTES_LIST_ISSUE(ORDER, LIMIT, OFFSET)                                                     \
+	"WITH x AS MATERIALIZED (" SQL_NOTEABLE_ISSUE ")"                                          \
+	" SELECT c.n, pg.*, x.* FROM x CROSS JOIN LATERAL (SELECT count(*) AS n FROM notes c"      \
+	"  WHERE c.noteable_type = 'Issue' AND c.noteable_id = x.id) c LEFT JOIN LATERAL"          \
+	" (SELECT " NOTE_COLS_IID(                                                                 \
+		"x.iid") " FROM (SELECT * FROM notes n"                                            \
+			 "  WHERE n.noteable_type = 'Issue' AND n.noteable_id = x.id" ORDER        \
+			 "  LIMIT " LIMIT " OFFSET " OFFSET ") n" ORDER ") pg ON true"
 
 const db_stmt notes_stmts[] = {
 	/* $1 project, $2 iid: id, iid, author, (nothing), locked, merge requests enabled */
 	{"notes_merge_request",
 	 "SELECT mr.id, mr.iid, mr.author_id, NULL::integer, coalesce(mr.discussion_locked, false),"
 	 " p.merge_requests_enabled FROM merge_requests mr JOIN projects p"
-	 " ON p.id = mr.target_project_id WHERE mr.target_project_id = $1 AND mr.iid = $2", 2,
-	 NB_NCOLS},
+	 " ON p.id = mr.target_project_id WHERE mr.target_project_id = $1 AND mr.iid = $2",
+	 2, NB_NCOLS},
 	{"notes_issue", SQL_NOTEABLE_ISSUE, 2, NOTEABLE_NCOLS},
 	/* $1 project, $2 id: id, iid (none), author, visibility, locked (never), snippets
 	 * enabled */
 	{"notes_snippet",
 	 "SELECT s.id, NULL::bigint, s.author_id, s.visibility, false, p.snippets_enabled"
 	 " FROM snippets s JOIN projects p ON p.id = s.project_id"
-	 " WHERE s.project_id = $1 AND s.id = $2", 2, NB_NCOLS},
+	 " WHERE s.project_id = $1 AND s.id = $2",
+	 2, NB_NCOLS},
 	/* $1 type, $2 noteable, $3 created_at first (else updated_at), $4 ascending, $5
 	 * limit, $6 offset */
 	{"notes_list",
 	 "WITH f AS (SELECT * FROM notes WHERE noteable_type = $1 AND noteable_id = $2)"
 	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " NOTE_COLS " FROM f n"
-	 NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true", NL_NPARAMS, 1 + NOTE_NCOLS},
+	 " (SELECT " NOTE_COLS
+	 " FROM f n" NOTES_ORDER("$3", "$4") " LIMIT $5 OFFSET $6) pg ON true",
+	 NL_NPARAMS, 1 + NOTE_NCOLS},
 	/* The same for issue $2 of project $1 (NOTES_LIST_ISSUE): $3 created_at first, $4
 	 * ascending, $5 limit, $6 offset. */
 	{"notes_list_issue", NOTES_LIST_ISSUE(NOTES_ORDER("$3", "$4"), "$5", "$6"), NL_NPARAMS,
@@ -112,17 +133,17 @@ const db_stmt notes_stmts[] = {
 	 NOTES_LIST_ISSUE(" ORDER BY n.created_at DESC, n.id DESC", "$3", "$4"), NLR_NPARAMS,
 	 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	{"notes_list_issue_oldest", NOTES_LIST_ISSUE(" ORDER BY n.created_at, n.id", "$3", "$4"),
-	 NLR_NPARAMS,
-	 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
+	 NLR_NPARAMS, 1 + NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 type, $3 noteable */
 	{"notes_show",
 	 "SELECT " NOTE_COLS " FROM notes n"
-	 " WHERE n.id = $1 AND n.noteable_type = $2 AND n.noteable_id = $3", 3, NOTE_NCOLS},
-	/* $1 project, $2 type, $3 noteable, $4 author, $5 body, $6 created_at or NULL */
-#define NOTES_INSERT(TOUCH)                                                                    \
-	"WITH n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"  \
-	" created_at) VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now())) RETURNING *)" \
-	TOUCH " SELECT " NOTE_COLS " FROM n"
+	 " WHERE n.id = $1 AND n.noteable_type = $2 AND n.noteable_id = $3",
+	 3, NOTE_NCOLS},
+/* $1 project, $2 type, $3 noteable, $4 author, $5 body, $6 created_at or NULL */
+#define NOTES_INSERT(TOUCH)                                                                             \
+	"WITH n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"        \
+	" created_at) VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now())) RETURNING *)" TOUCH \
+	" SELECT " NOTE_COLS " FROM n"
 	{"notes_insert", NOTES_INSERT("," SQL_TOUCH_NEW("$2", "$3")), NI_NPARAMS, NOTE_NCOLS},
 	/* An issue's (sql/0030's trigger touches the issue): without the touches of the other
 	 * noteables, whose plans open their tables and indexes at each execution. */
@@ -137,21 +158,23 @@ const db_stmt notes_stmts[] = {
 	 "WITH x AS MATERIALIZED (" SQL_NOTEABLE_ISSUE "), n AS (INSERT INTO notes (project_id,"
 	 " noteable_type, noteable_id, author_id, note, created_at) SELECT $1, 'Issue', x.id, $3,"
 	 " $4, coalesce($5::timestamptz, now()) FROM x WHERE x.issues_enabled RETURNING *)"
-	 " SELECT pg.*, x.* FROM x LEFT JOIN LATERAL (SELECT " NOTE_COLS_IID("x.iid")
-	 " FROM n) pg ON true", NCI_NPARAMS, NOTE_NCOLS + NOTEABLE_NCOLS},
+	 " SELECT pg.*, x.* FROM x LEFT JOIN LATERAL (SELECT " NOTE_COLS_IID(
+		 "x.iid") " FROM n) pg ON true",
+	 NCI_NPARAMS, NOTE_NCOLS + NOTEABLE_NCOLS},
 	/* $1 note, $2 body, $3 type, $4 noteable */
 	{"notes_update",
-	 "WITH n AS (UPDATE notes SET note = $2, updated_at = now() WHERE id = $1 RETURNING *),"
-	 SQL_TOUCH("$3", "$4")
-	 " SELECT " NOTE_COLS " FROM n", 4, NOTE_NCOLS},
+	 "WITH n AS (UPDATE notes SET note = $2, updated_at = now() WHERE id = $1 RETURNING *)," SQL_TOUCH(
+		 "$3", "$4") " SELECT " NOTE_COLS " FROM n",
+	 4, NOTE_NCOLS},
 	/* $1 note, $2 its event's data */
 	{"notes_event_update",
 	 "UPDATE events SET data = $2::jsonb WHERE target_type = 'Note' AND target_id = $1", 2, 0},
 	/* $1 note, $2 type, $3 noteable (its award emoji and its event go by the triggers
 	 * of sql/0013 and sql/0018) */
 	{"notes_delete",
-	 "WITH d AS (DELETE FROM notes WHERE id = $1 RETURNING id)," SQL_TOUCH("$2", "$3")
-	 " SELECT count(*) FROM d", 3, 1},
+	 "WITH d AS (DELETE FROM notes WHERE id = $1 RETURNING id)," SQL_TOUCH(
+		 "$2", "$3") " SELECT count(*) FROM d",
+	 3, 1},
 	{NULL, NULL, 0, 0},
 };
 
@@ -219,8 +242,8 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 					    caller_among(r, db_val(res, 0, col + NB_ASSIGNEES)));
 	} else if (k == &noteable_merge_request) {
 		/* MergeRequestPolicy: read_merge_request, the project's code */
-		out->readable = enabled && can_read_code(&r->project->pa, r->project->visibility,
-							 r->ctx.user);
+		out->readable = enabled &&
+				can_read_code(&r->project->pa, r->project->visibility, r->ctx.user);
 	} else {
 		/* ProjectSnippetPolicy: public ones for anyone who sees the project, internal
 		 * ones for signed-in users who are not external, private ones for members;
@@ -502,12 +525,16 @@ static int create(request *r, const noteable_kind *k)
 		return api_error(r, 404,
 				 arena_printf(r->ctx.a, "404 Note %s Not Found",
 					      ruby_errors(r, "note", problem)));
-	const char *v[] = {[NI_PROJECT] = r->project->id, [NI_TYPE] = n.type,
-			   [NI_NOTEABLE] = n.id,	     [NI_AUTHOR] = caller_id(r),
-			   [NI_BODY] = body,		     [NI_CREATED_AT] = given_created_at(r)};
+	const char *v[] = {[NI_PROJECT] = r->project->id,
+			   [NI_TYPE] = n.type,
+			   [NI_NOTEABLE] = n.id,
+			   [NI_AUTHOR] = caller_id(r),
+			   [NI_BODY] = body,
+			   [NI_CREATED_AT] = given_created_at(r)};
 	DB_PARAMS(v, NI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->ctx, k == &noteable_issue ? "notes_insert_issue" : "notes_insert",
+	PGresult *res = db_query(&r->ctx,
+				 k == &noteable_issue ? "notes_insert_issue" : "notes_insert",
 				 NI_NPARAMS, v, &err);
 	if (!res)
 		return err;
@@ -567,26 +594,43 @@ static int delete_note(request *r, const noteable_kind *k)
 }
 
 /* The five handlers of one kind of noteable. */
-#define NOTES_HANDLERS(name, kind)                                                              \
-	static int notes_list_##name(request *r) { return list(r, &(kind)); }                   \
-	static int notes_show_##name(request *r) { return show(r, &(kind)); }                   \
-	static int notes_create_##name(request *r) { return create(r, &(kind)); }               \
-	static int notes_update_##name(request *r) { return update(r, &(kind)); }               \
-	static int notes_delete_##name(request *r) { return delete_note(r, &(kind)); }
+#define NOTES_HANDLERS(name, kind)                                                                 \
+	static int notes_list_##name(request *r)                                                   \
+	{                                                                                          \
+		return list(r, &(kind));                                                           \
+	}                                                                                          \
+	static int notes_show_##name(request *r)                                                   \
+	{                                                                                          \
+		return show(r, &(kind));                                                           \
+	}                                                                                          \
+	static int notes_create_##name(request *r)                                                 \
+	{                                                                                          \
+		return create(r, &(kind));                                                         \
+	}                                                                                          \
+	static int notes_update_##name(request *r)                                                 \
+	{                                                                                          \
+		return update(r, &(kind));                                                         \
+	}                                                                                          \
+	static int notes_delete_##name(request *r)                                                 \
+	{                                                                                          \
+		return delete_note(r, &(kind));                                                    \
+	}
 NOTES_HANDLERS(issue, noteable_issue)
 NOTES_HANDLERS(snippet, noteable_snippet)
 NOTES_HANDLERS(merge_request, noteable_merge_request)
 
-#define NOTES_ROUTES(name, parent, check_list)                                                  \
-	{"GET", V4 "/projects/:id/" parent "/notes", notes_list_##name, AUTH | PR, check_list}, \
-	{"GET", V4 "/projects/:id/" parent "/notes/:note_id", notes_show_##name, AUTH | PR,     \
-	 notes_check_ids},                                                                      \
-	{"POST", V4 "/projects/:id/" parent "/notes", notes_create_##name, AUTH | PA,           \
-	 notes_check_create},                                                                   \
-	{"PUT", V4 "/projects/:id/" parent "/notes/:note_id", notes_update_##name, AUTH | PW,   \
-	 notes_check_update},                                                                   \
-	{"DELETE", V4 "/projects/:id/" parent "/notes/:note_id", notes_delete_##name, AUTH | PW, \
-	 notes_check_ids}
+#define NOTES_ROUTES(name, parent, check_list)                                                     \
+	{"GET", V4 "/projects/:id/" parent "/notes", notes_list_##name, AUTH | PR, check_list},    \
+		{"GET", V4 "/projects/:id/" parent "/notes/:note_id", notes_show_##name,           \
+		 AUTH | PR, notes_check_ids},                                                      \
+		{"POST", V4 "/projects/:id/" parent "/notes", notes_create_##name, AUTH | PA,      \
+		 notes_check_create},                                                              \
+		{"PUT", V4 "/projects/:id/" parent "/notes/:note_id", notes_update_##name,         \
+		 AUTH | PW, notes_check_update},                                                   \
+	{                                                                                          \
+		"DELETE", V4 "/projects/:id/" parent "/notes/:note_id", notes_delete_##name,       \
+			AUTH | PW, notes_check_ids                                                 \
+	}
 
 /* The module's routes (http/router.h), in the order they are matched. */
 const route notes_routes[] = {

@@ -19,10 +19,28 @@
 #include "entity/ci_settings.h"
 
 enum { LK_ID, LK_OWNER, LK_DESCRIPTION, LK_REF, LK_CRON, LK_ZONE, LK_NCOLS };
-enum { SI_PROJECT, SI_OWNER, SI_DESCRIPTION, SI_REF, SI_CRON, SI_ZONE, SI_NEXT_RUN, SI_ACTIVE,
-       SI_NPARAMS };
-enum { SU_ID, SU_DESCRIPTION, SU_REF, SU_CRON, SU_ZONE, SU_NEXT_RUN, SU_ACTIVE, SU_OWNER,
-       SU_NPARAMS };
+enum {
+	SI_PROJECT,
+	SI_OWNER,
+	SI_DESCRIPTION,
+	SI_REF,
+	SI_CRON,
+	SI_ZONE,
+	SI_NEXT_RUN,
+	SI_ACTIVE,
+	SI_NPARAMS
+};
+enum {
+	SU_ID,
+	SU_DESCRIPTION,
+	SU_REF,
+	SU_CRON,
+	SU_ZONE,
+	SU_NEXT_RUN,
+	SU_ACTIVE,
+	SU_OWNER,
+	SU_NPARAMS
+};
 
 const db_stmt pipeline_schedules_stmts[] = {
 	/* $1 project, $2 active (NULL: all), $3 limit, $4 offset */
@@ -31,43 +49,49 @@ const db_stmt pipeline_schedules_stmts[] = {
 	 " AND ($2::boolean IS NULL OR active = $2))"
 	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
 	 " (SELECT " SCHEDULE_COLS " FROM " SCHEDULE_FROM " WHERE s.id IN (SELECT id FROM f)"
-	 " ORDER BY s.id DESC LIMIT $3 OFFSET $4) x ON true", 4, 1 + SCHEDULE_NCOLS},
+	 " ORDER BY s.id DESC LIMIT $3 OFFSET $4) x ON true",
+	 4, 1 + SCHEDULE_NCOLS},
 	{"schedules_show",
 	 "SELECT " SCHEDULE_DETAILS_COLS " FROM " SCHEDULE_FROM
-	 " WHERE s.project_id = $1 AND s.id = $2", 2, SCHEDULE_DETAILS_NCOLS},
+	 " WHERE s.project_id = $1 AND s.id = $2",
+	 2, SCHEDULE_DETAILS_NCOLS},
 	/* what a change is checked against, the row locked */
 	{"schedules_lock",
 	 "SELECT id, owner_id, description, ref, cron, cron_timezone FROM ci_pipeline_schedules"
-	 " WHERE project_id = $1 AND id = $2 FOR UPDATE", 2, LK_NCOLS},
+	 " WHERE project_id = $1 AND id = $2 FOR UPDATE",
+	 2, LK_NCOLS},
 	/* $1 project, $2 owner, $3 description, $4 ref, $5 cron, $6 zone, $7 next run
 	 * (epoch), $8 active */
 	{"schedules_insert",
 	 "INSERT INTO ci_pipeline_schedules (project_id, owner_id, description, ref, cron,"
 	 " cron_timezone, next_run_at, active) VALUES ($1, $2, $3, $4, $5, $6,"
-	 " to_timestamp($7::double precision), $8) RETURNING id", SI_NPARAMS, 1},
+	 " to_timestamp($7::double precision), $8) RETURNING id",
+	 SI_NPARAMS, 1},
 	/* $1 schedule, $2 description, $3 ref, $4 cron, $5 zone, $6 next run (epoch),
 	 * $7 active or NULL, $8 owner or NULL */
 	{"schedules_update",
 	 "UPDATE ci_pipeline_schedules SET description = $2, ref = $3, cron = $4,"
 	 " cron_timezone = $5, next_run_at = to_timestamp($6::double precision),"
 	 " active = coalesce($7::boolean, active), owner_id = coalesce($8::bigint, owner_id),"
-	 " updated_at = now() WHERE id = $1", SU_NPARAMS, 0},
+	 " updated_at = now() WHERE id = $1",
+	 SU_NPARAMS, 0},
 	{"schedules_delete", "DELETE FROM ci_pipeline_schedules WHERE id = $1", 1, 0},
 	/* $1 schedule, $2 key, $3 sealed value: no row when the key is taken */
 	{"schedules_var_insert",
 	 "INSERT INTO ci_pipeline_schedule_variables AS v (pipeline_schedule_id, key,"
 	 " value_sealed) VALUES ($1, $2, $3) ON CONFLICT (pipeline_schedule_id, key) DO NOTHING"
-	 " RETURNING " SCHEDULE_VARIABLE_COLS, 3, SCHEDULE_VARIABLE_NCOLS},
+	 " RETURNING " SCHEDULE_VARIABLE_COLS,
+	 3, SCHEDULE_VARIABLE_NCOLS},
 	{"schedules_var_update",
 	 "UPDATE ci_pipeline_schedule_variables v SET value_sealed = $3, updated_at = now()"
 	 " WHERE v.pipeline_schedule_id = $1 AND v.key = $2 RETURNING " SCHEDULE_VARIABLE_COLS,
 	 3, SCHEDULE_VARIABLE_NCOLS},
 	{"schedules_var_delete",
 	 "DELETE FROM ci_pipeline_schedule_variables v WHERE v.pipeline_schedule_id = $1"
-	 " AND v.key = $2 RETURNING " SCHEDULE_VARIABLE_COLS, 2, SCHEDULE_VARIABLE_NCOLS},
+	 " AND v.key = $2 RETURNING " SCHEDULE_VARIABLE_COLS,
+	 2, SCHEDULE_VARIABLE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
-
 
 static int level(request *r)
 {
@@ -258,17 +282,21 @@ static int save(request *r, const PGresult *lk, const char *owner, int status)
 	if (rc < 0)
 		return rc;
 #define GIVEN(name, col) (param_str(r, name) ? param_str(r, name) : db_val(lk, 0, col))
-	const char *description = GIVEN("description", LK_DESCRIPTION),
-		   *ref = GIVEN("ref", LK_REF), *cron = GIVEN("cron", LK_CRON),
-		   *zone = GIVEN("cron_timezone", LK_ZONE), *next = NULL;
+	const char *description = GIVEN("description", LK_DESCRIPTION), *ref = GIVEN("ref", LK_REF),
+		   *cron = GIVEN("cron", LK_CRON), *zone = GIVEN("cron_timezone", LK_ZONE),
+		   *next = NULL;
 #undef GIVEN
 	validate(r, description, ref, cron, zone, &next);
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[] = {[SU_ID] = db_val(lk, 0, LK_ID), [SU_DESCRIPTION] = description,
-			   [SU_REF] = ref,			   [SU_CRON] = cron,
-			   [SU_ZONE] = zone,			   [SU_NEXT_RUN] = next,
-			   [SU_ACTIVE] = active,		   [SU_OWNER] = owner};
+	const char *v[] = {[SU_ID] = db_val(lk, 0, LK_ID),
+			   [SU_DESCRIPTION] = description,
+			   [SU_REF] = ref,
+			   [SU_CRON] = cron,
+			   [SU_ZONE] = zone,
+			   [SU_NEXT_RUN] = next,
+			   [SU_ACTIVE] = active,
+			   [SU_OWNER] = owner};
 	DB_PARAMS(v, SU_NPARAMS);
 	int err;
 	if (!db_query(&r->ctx, "schedules_update", SU_NPARAMS, v, &err))

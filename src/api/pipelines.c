@@ -15,28 +15,42 @@
 #include "git/refs.h"
 
 /* The filters of the list, $2..$8 (see pipelines_stmts). */
-#define LIST_FILTERS                                                                           \
-	" p.project_id = $1 AND ($2::text[] IS NULL OR p.status = ANY ($2::text[]))"              \
-	" AND ($3::text[] IS NULL OR p.id IN (SELECT max(q.id) FROM ci_pipelines q"              \
-	" WHERE q.project_id = $1 AND q.ref = ANY ($3::text[]) GROUP BY q.ref))"                  \
-	" AND ($4::text IS NULL OR p.status = $4) AND ($5::text IS NULL OR p.ref = $5)"          \
-	" AND ($6::boolean IS NULL OR (p.yaml_errors IS NOT NULL) = $6)"                          \
-	" AND ($7::text IS NULL OR p.user_id IN (SELECT id FROM users WHERE name = $7))"          \
+#define LIST_FILTERS                                                                               \
+	" p.project_id = $1 AND ($2::text[] IS NULL OR p.status = ANY ($2::text[]))"               \
+	" AND ($3::text[] IS NULL OR p.id IN (SELECT max(q.id) FROM ci_pipelines q"                \
+	" WHERE q.project_id = $1 AND q.ref = ANY ($3::text[]) GROUP BY q.ref))"                   \
+	" AND ($4::text IS NULL OR p.status = $4) AND ($5::text IS NULL OR p.ref = $5)"            \
+	" AND ($6::boolean IS NULL OR (p.yaml_errors IS NOT NULL) = $6)"                           \
+	" AND ($7::text IS NULL OR p.user_id IN (SELECT id FROM users WHERE name = $7))"           \
 	" AND ($8::text IS NULL OR p.user_id IN (SELECT id FROM users WHERE lower(username) ="     \
 	" lower($8)))"
 
 /* The list's parameters (see pipelines_stmts) */
-enum { PL_PROJECT, PL_STATUSES, PL_REFS, PL_STATUS, PL_REF, PL_YAML_ERRORS, PL_NAME, PL_USERNAME,
-       PL_LIMIT, PL_OFFSET, PL_NPARAMS };
+enum {
+	PL_PROJECT,
+	PL_STATUSES,
+	PL_REFS,
+	PL_STATUS,
+	PL_REF,
+	PL_YAML_ERRORS,
+	PL_NAME,
+	PL_USERNAME,
+	PL_LIMIT,
+	PL_OFFSET,
+	PL_NPARAMS
+};
 
 /* A page of the list in one order (ORDER: the ORDER BY list), ties by id the same way. */
-#define LIST(NAME, ORDER)                                                                      \
-	{"pipelines_list_" NAME,                                                               \
-	 "WITH f AS (SELECT p.id FROM ci_pipelines p WHERE" LIST_FILTERS ")"                    \
-	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"         \
-	 " (SELECT " PIPELINE_BASIC_COLS " FROM ci_pipelines p WHERE p.id IN (SELECT id FROM f)" \
-	 " ORDER BY " ORDER " LIMIT $9 OFFSET $10) x ON true",                                  \
-	 PL_NPARAMS, 1 + PIPELINE_BASIC_NCOLS}
+#define LIST(NAME, ORDER)                                                                             \
+	{                                                                                             \
+		"pipelines_list_" NAME,                                                               \
+			"WITH f AS (SELECT p.id FROM ci_pipelines p WHERE" LIST_FILTERS ")"           \
+			" SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL" \
+			" (SELECT " PIPELINE_BASIC_COLS                                               \
+			" FROM ci_pipelines p WHERE p.id IN (SELECT id FROM f)"                       \
+			" ORDER BY " ORDER " LIMIT $9 OFFSET $10) x ON true",                         \
+			PL_NPARAMS, 1 + PIPELINE_BASIC_NCOLS                                          \
+	}
 
 const db_stmt pipelines_stmts[] = {
 	/* $1 project, $2 statuses of the scope (running, pending, finished), $3 the names of
@@ -68,8 +82,8 @@ const db_stmt pipelines_stmts[] = {
 	 3, 1 + PIPELINE_BASIC_NCOLS},
 	/* $1 project, $2 pipeline */
 	{"pipelines_show",
-	 "SELECT " PIPELINE_COLS " FROM " PIPELINE_FROM " WHERE p.project_id = $1 AND p.id = $2",
-	 2, PIPELINE_NCOLS},
+	 "SELECT " PIPELINE_COLS " FROM " PIPELINE_FROM " WHERE p.project_id = $1 AND p.id = $2", 2,
+	 PIPELINE_NCOLS},
 	/* retry: the pipeline row locked, then its current failed and canceled jobs copied by
 	 * $2 (RetryBuildService#reprocess), then its skipped jobs back to created (they run
 	 * again when their stage comes) */
@@ -105,16 +119,15 @@ const db_stmt pipelines_stmts[] = {
 
 static const char *const SCOPES[] = {"running", "pending", "finished", "branches", "tags", NULL};
 /* HasStatus::AVAILABLE_STATUSES */
-static const char *const STATUSES[] = {"created", "pending", "running", "success", "failed",
-				       "canceled", "skipped", "manual", NULL};
+static const char *const STATUSES[] = {"created",  "pending", "running", "success", "failed",
+				       "canceled", "skipped", "manual",  NULL};
 static const char *const ORDERS[] = {"id", "status", "ref", "user_id", NULL};
 static const char *const SORTS[] = {"asc", "desc", NULL};
 
 /* read_pipeline on the route's project (the rule of jobs, ci/job.h): 0 or ERR_FORBIDDEN. */
 static int may_read(request *r)
 {
-	return ci_can_read_build(&r->project->pa, r->project->public_jobs,
-				 r->project->jobs_enabled)
+	return ci_can_read_build(&r->project->pa, r->project->public_jobs, r->project->jobs_enabled)
 		       ? 0
 		       : ERR_FORBIDDEN;
 }
@@ -134,9 +147,8 @@ static bool plain(request *r)
 {
 	const char *order = param_str(r, "order_by"), *sort = param_str(r, "sort");
 	return !param_str(r, "scope") && !param_str(r, "status") && !param_str(r, "ref") &&
-	       !param_str(r, "yaml_errors") && !param_str(r, "name") &&
-	       !param_str(r, "username") && (!order || strcmp(order, "id") == 0) &&
-	       (!sort || strcmp(sort, "desc") == 0);
+	       !param_str(r, "yaml_errors") && !param_str(r, "name") && !param_str(r, "username") &&
+	       (!order || strcmp(order, "id") == 0) && (!sort || strcmp(sort, "desc") == 0);
 }
 
 static int check_list(request *r)

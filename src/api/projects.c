@@ -36,42 +36,43 @@
  * $9 starred (ignored without a caller, as GitLab), $12 a user (id or username: their
  * namespace's projects), $13 a group (its own projects and those shared with it).
  * Namespaces are read only by the filters that need them. */
-#define PL_FILTER_PLAIN                                                                       \
-	" NOT p.pending_delete AND " SQL_PROJECT_LISTED("p")                                     \
-	" AND ($4::boolean IS NULL OR p.archived = $4::boolean)"                               \
-	" AND ($5::smallint IS NULL OR p.visibility = $5::smallint)"                           \
-	" AND ($10::boolean IS NOT TRUE OR p.issues_enabled)"                                   \
-	" AND ($11::boolean IS NOT TRUE OR p.merge_requests_enabled)"
-#define PL_FILTER                                                                             \
-	PL_FILTER_PLAIN                                                                        \
-	" AND ($6::text IS NULL OR p.name ILIKE " SQL_LIKE("$6") " OR p.path ILIKE " SQL_LIKE("$6")     \
-	"  OR p.description ILIKE " SQL_LIKE("$6") " OR p.namespace_id IN (SELECT sn.id"            \
-	"  FROM namespaces sn WHERE sn.name ILIKE " SQL_LIKE("$6") "))"                             \
-	" AND ($7::boolean IS NOT TRUE OR p.namespace_id IN (SELECT id FROM owned_ns))"         \
-	" AND ($9::boolean IS NOT TRUE OR me.id IS NULL OR p.id IN (SELECT s.project_id"        \
-	"  FROM me sm JOIN users_star_projects s ON s.user_id = sm.id))"                       \
-	" AND ($12::text IS NULL OR p.namespace_id IN (SELECT id FROM owner_ns))"               \
-	" AND ($13::bigint IS NULL OR p.namespace_id = $13::bigint OR p.id IN"                  \
-	"  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))"
+#define PL_FILTER_PLAIN                                                                            \
+	" NOT p.pending_delete AND " SQL_PROJECT_LISTED(                                           \
+		"p") " AND ($4::boolean IS NULL OR p.archived = $4::boolean)"                      \
+		     " AND ($5::smallint IS NULL OR p.visibility = $5::smallint)"                  \
+		     " AND ($10::boolean IS NOT TRUE OR p.issues_enabled)"                         \
+		     " AND ($11::boolean IS NOT TRUE OR p.merge_requests_enabled)"
+#define PL_FILTER                                                                                                                         \
+	PL_FILTER_PLAIN                                                                                                                   \
+	" AND ($6::text IS NULL OR p.name ILIKE " SQL_LIKE("$6") " OR p.path ILIKE " SQL_LIKE("$6") "  OR p.description ILIKE " SQL_LIKE( \
+		"$6") " OR p.namespace_id IN (SELECT sn.id"                                                                               \
+		      "  FROM namespaces sn WHERE sn.name ILIKE " SQL_LIKE(                                                               \
+			      "$6") "))"                                                                                                  \
+				    " AND ($7::boolean IS NOT TRUE OR p.namespace_id IN (SELECT id FROM owned_ns))"                       \
+				    " AND ($9::boolean IS NOT TRUE OR me.id IS NULL OR p.id IN (SELECT s.project_id"                      \
+				    "  FROM me sm JOIN users_star_projects s ON s.user_id = sm.id))"                                      \
+				    " AND ($12::text IS NULL OR p.namespace_id IN (SELECT id FROM owner_ns))"                             \
+				    " AND ($13::bigint IS NULL OR p.namespace_id = $13::bigint OR p.id IN"                                \
+				    "  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))"
 /* PL_FILTER for the lists without the filters that need a subquery (the most asked
  * for: a statement pays for the start-up of every subquery of its plan at each
  * execution, used or not). */
-#define PL_FILTER_LEAN                                                                        \
-	PL_FILTER_PLAIN " AND $6::text IS NULL AND $7::boolean IS NOT TRUE"                     \
-	" AND ($9::boolean IS NOT TRUE OR me.id IS NULL) AND $12::text IS NULL"                  \
-	" AND $13::bigint IS NULL"
+#define PL_FILTER_LEAN                                                                             \
+	PL_FILTER_PLAIN " AND $6::text IS NULL AND $7::boolean IS NOT TRUE"                        \
+			" AND ($9::boolean IS NOT TRUE OR me.id IS NULL) AND $12::text IS NULL"    \
+			" AND $13::bigint IS NULL"
 
 /* The sort keys ($14 order_by from the whitelist, $15 ascending): one text and one
  * time key, the other NULL, then the id. */
-#define PL_KEYS                                                                               \
-	"p.id, CASE $14::text WHEN 'name' THEN p.name WHEN 'path' THEN p.path END AS kt,"        \
-	" CASE $14::text WHEN 'created_at' THEN p.created_at WHEN 'updated_at' THEN p.updated_at" \
+#define PL_KEYS                                                                                    \
+	"p.id, CASE $14::text WHEN 'name' THEN p.name WHEN 'path' THEN p.path END AS kt,"          \
+	" CASE $14::text WHEN 'created_at' THEN p.created_at WHEN 'updated_at' THEN p.updated_at"  \
 	" WHEN 'last_activity_at' THEN p.last_activity_at END AS kts"
-#define PL_ORDER(T)                                                                           \
-	" ORDER BY CASE WHEN $15::boolean THEN " T ".kt END ASC,"                              \
-	" CASE WHEN NOT $15::boolean THEN " T ".kt END DESC,"                                  \
-	" CASE WHEN $15::boolean THEN " T ".kts END ASC,"                                      \
-	" CASE WHEN NOT $15::boolean THEN " T ".kts END DESC,"                                 \
+#define PL_ORDER(T)                                                                                \
+	" ORDER BY CASE WHEN $15::boolean THEN " T ".kt END ASC,"                                  \
+	" CASE WHEN NOT $15::boolean THEN " T ".kt END DESC,"                                      \
+	" CASE WHEN $15::boolean THEN " T ".kts END ASC,"                                          \
+	" CASE WHEN NOT $15::boolean THEN " T ".kts END DESC,"                                     \
 	" CASE WHEN $15::boolean THEN " T ".id END ASC, " T ".id DESC"
 
 /* The candidates of a page, one statement each: a statement pays at every execution
@@ -82,28 +83,28 @@
  * personal namespace (the projects found by their ids in one index scan); for a user or a group ($12, $13) their namespace (and the group's
  * links); with starred ($9) the caller's stars: each fetched by key, not from every
  * project. */
-#define PL_ALL(filter)                                                                        \
-	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me"                                       \
-	" WHERE $8::boolean IS NOT TRUE AND $12::text IS NULL AND $13::bigint IS NULL"          \
+#define PL_ALL(filter)                                                                             \
+	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me"                                         \
+	" WHERE $8::boolean IS NOT TRUE AND $12::text IS NULL AND $13::bigint IS NULL"             \
 	" AND ($9::boolean IS NOT TRUE OR $1::bigint IS NULL) AND" filter
-#define PL_MEMBERSHIP(filter)                                                                 \
-	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me WHERE p.id = ANY (ARRAY(SELECT id"     \
-	" FROM mine UNION ALL SELECT up.id FROM me JOIN namespaces un ON un.owner_id = me.id"   \
-	" AND un.kind = 'user' JOIN projects up ON up.namespace_id = un.id"                     \
+#define PL_MEMBERSHIP(filter)                                                                      \
+	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me WHERE p.id = ANY (ARRAY(SELECT id"       \
+	" FROM mine UNION ALL SELECT up.id FROM me JOIN namespaces un ON un.owner_id = me.id"      \
+	" AND un.kind = 'user' JOIN projects up ON up.namespace_id = un.id"                        \
 	" AND NOT up.pending_delete)) AND $8::boolean AND" filter
-#define PL_SCOPED                                                                             \
-	"SELECT " PL_KEYS " FROM (SELECT sp.id FROM projects sp"                                 \
-	" WHERE sp.namespace_id IN (SELECT id FROM owner_ns) AND NOT sp.pending_delete"         \
-	" UNION SELECT sp.id FROM projects sp WHERE sp.namespace_id = $13::bigint"              \
-	" AND NOT sp.pending_delete UNION SELECT sl.project_id FROM project_group_links sl"     \
-	" WHERE sl.group_id = $13::bigint) x CROSS JOIN LATERAL"                                \
-	" (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                    \
-	" WHERE $8::boolean IS NOT TRUE AND ($12::text IS NOT NULL OR $13::bigint IS NOT NULL)" \
+#define PL_SCOPED                                                                                  \
+	"SELECT " PL_KEYS " FROM (SELECT sp.id FROM projects sp"                                   \
+	" WHERE sp.namespace_id IN (SELECT id FROM owner_ns) AND NOT sp.pending_delete"            \
+	" UNION SELECT sp.id FROM projects sp WHERE sp.namespace_id = $13::bigint"                 \
+	" AND NOT sp.pending_delete UNION SELECT sl.project_id FROM project_group_links sl"        \
+	" WHERE sl.group_id = $13::bigint) x CROSS JOIN LATERAL"                                   \
+	" (SELECT * FROM projects WHERE id = x.id OFFSET 0) p CROSS JOIN me"                       \
+	" WHERE $8::boolean IS NOT TRUE AND ($12::text IS NOT NULL OR $13::bigint IS NOT NULL)"    \
 	" AND" PL_FILTER
-#define PL_STARRED                                                                            \
-	"SELECT " PL_KEYS " FROM users_star_projects x CROSS JOIN LATERAL"                       \
-	" (SELECT * FROM projects WHERE id = x.project_id OFFSET 0) p CROSS JOIN me"            \
-	" WHERE x.user_id = $1::bigint AND $8::boolean IS NOT TRUE AND $12::text IS NULL"       \
+#define PL_STARRED                                                                                 \
+	"SELECT " PL_KEYS " FROM users_star_projects x CROSS JOIN LATERAL"                         \
+	" (SELECT * FROM projects WHERE id = x.project_id OFFSET 0) p CROSS JOIN me"               \
+	" WHERE x.user_id = $1::bigint AND $8::boolean IS NOT TRUE AND $12::text IS NULL"          \
 	" AND $13::bigint IS NULL AND $9::boolean AND $1::bigint IS NOT NULL AND" PL_FILTER
 
 /* A page of projects: column 0 the total (NULL for a page past the end: the handler
@@ -115,64 +116,85 @@
  * rows ($16 limit, $17 offset) are fetched by key. */
 #define PL_USER_EXISTS "EXISTS (SELECT 1 FROM owner_ns)"
 #define PL_NO_USER "false"
-#define PROJECTS_LIST(ME, candidates, user, cols)                                            \
+#define PROJECTS_LIST(ME, candidates, user, cols)                                                  \
 	PROJECTS_LIST_AS(ME, "", "(SELECT 1) one", candidates, user, cols)
 /* The same with the caller found by token ($1 digest, $2 oauth; $3 NULL, unused but for
  * the parameters' numbering) in the same round trip: the AUTH_LEAN columns first; no row
  * when the token matches nothing. */
-#define PL_ME_AUTH                                                                            \
+#define PL_ME_AUTH                                                                                 \
 	"auth AS (SELECT " AUTH_LEAN " FROM " AUTH_FROM "), me AS (SELECT id, is_admin AS admin,"  \
 	" external OR coalesce($3::boolean, false) AS external FROM auth)"
-#define PROJECTS_LIST_AUTH(candidates, user, cols)                                            \
+#define PROJECTS_LIST_AUTH(candidates, user, cols)                                                 \
 	PROJECTS_LIST_AS(PL_ME_AUTH, "a.*, ", "auth a", candidates, user, cols)
-#define PROJECTS_LIST_AS(ME, first, from, candidates, user, cols)                             \
-	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                           \
-	" owned_ns AS (SELECT n.id FROM me JOIN namespaces n ON n.owner_id = me.id"             \
-	"  AND n.kind = 'user' UNION SELECT m.source_id FROM me JOIN members m"                 \
-	"  ON m.user_id = me.id AND m.source_type = 'Namespace' AND m.access_level = 50"        \
-	"  AND " SQL_MEMBER_ACTIVE("m") "),"                                                       \
-	" owner_ns AS (SELECT un.id FROM users uu JOIN namespaces un ON un.owner_id = uu.id"    \
-	"  AND un.kind = 'user' WHERE $12::text ~ '^[0-9]+$' AND NOT uu.ghost"                 \
-	"  AND uu.id = (CASE WHEN $12::text ~ '^[0-9]{1,18}$' THEN $12::bigint END)"           \
-	"  UNION ALL SELECT un.id FROM users uu JOIN namespaces un ON un.owner_id = uu.id"      \
-	"  AND un.kind = 'user' WHERE $12::text !~ '^[0-9]+$' AND NOT uu.ghost"               \
-	"  AND lower(uu.username) = lower($12::text)),"                                        \
-	" f AS NOT MATERIALIZED (" candidates "),"                                             \
-	" pg AS (SELECT id, kt, kts, count(*) OVER () AS total FROM f" PL_ORDER("f")            \
-	"  LIMIT $16 OFFSET $17)"                                                              \
-	"SELECT " first "(SELECT total FROM pg LIMIT 1),"                                       \
-	" ($12::text IS NULL OR " user "), pr.* FROM " from                                     \
-	" LEFT JOIN LATERAL (SELECT " cols " FROM pg"                                           \
-	" CROSS JOIN LATERAL (SELECT * FROM projects WHERE id = pg.id OFFSET 0) p"             \
-	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me" PL_ORDER("pg") ") pr ON true"
+#define PROJECTS_LIST_AS(ME, first, from, candidates, user, cols)                                            \
+	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                                        \
+	" owned_ns AS (SELECT n.id FROM me JOIN namespaces n ON n.owner_id = me.id"                          \
+	"  AND n.kind = 'user' UNION SELECT m.source_id FROM me JOIN members m"                              \
+	"  ON m.user_id = me.id AND m.source_type = 'Namespace' AND m.access_level = 50"                     \
+	"  AND " SQL_MEMBER_ACTIVE(                                                                          \
+		"m") "),"                                                                                    \
+		     " owner_ns AS (SELECT un.id FROM users uu JOIN namespaces un ON un.owner_id = uu.id"    \
+		     "  AND un.kind = 'user' WHERE $12::text ~ '^[0-9]+$' AND NOT uu.ghost"                  \
+		     "  AND uu.id = (CASE WHEN $12::text ~ '^[0-9]{1,18}$' THEN $12::bigint END)"            \
+		     "  UNION ALL SELECT un.id FROM users uu JOIN namespaces un ON un.owner_id = uu.id"      \
+		     "  AND un.kind = 'user' WHERE $12::text !~ '^[0-9]+$' AND NOT uu.ghost"                 \
+		     "  AND lower(uu.username) = lower($12::text)),"                                         \
+		     " f AS NOT MATERIALIZED (" candidates "),"                                              \
+		     " pg AS (SELECT id, kt, kts, count(*) OVER () AS total FROM f" PL_ORDER(                \
+			     "f") "  LIMIT $16 OFFSET $17)"                                                  \
+				  "SELECT " first "(SELECT total FROM pg LIMIT 1),"                          \
+				  " ($12::text IS NULL OR " user "), pr.* FROM " from                        \
+				  " LEFT JOIN LATERAL (SELECT " cols " FROM pg"                              \
+				  " CROSS JOIN LATERAL (SELECT * FROM projects WHERE id = pg.id OFFSET 0) p" \
+				  " JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me" PL_ORDER(      \
+					  "pg") ") pr ON true"
 /* The two views of each kind of list, with the caller given ($1..$3); found by token
  * (_auth) for some. */
-#define PL_FULL_COLS                                                                          \
-	PROJECT_COLS_SHARED(PROJECT_SHARED_LINKS("me.id")) ", "                                \
-	PROJECT_CALLER_LIST_COLS("SELECT id FROM pg")
+#define PL_FULL_COLS                                                                               \
+	PROJECT_COLS_SHARED(PROJECT_SHARED_LINKS("me.id"))                                         \
+	", " PROJECT_CALLER_LIST_COLS("SELECT id FROM pg")
 #define PL_FULL_NCOLS (PL_RECORD + PROJECT_NCOLS + PROJECT_CALLER_NCOLS)
 #define PL_SIMPLE_NCOLS (PL_RECORD + PROJECT_BASIC_NCOLS)
 /* The lists' parameters: SQL_ME's (or the token's, PL_ME_AUTH), then as PL_FILTER, PL_KEYS
  * and PROJECTS_LIST; the fast membership list's: the page only */
-enum { PLS_ARCHIVED = ME_NPARAMS, PLS_VISIBILITY, PLS_SEARCH, PLS_OWNED, PLS_MEMBERSHIP,
-       PLS_STARRED, PLS_ISSUES, PLS_MRS, PLS_USER, PLS_GROUP, PLS_ORDER, PLS_ASC, PLS_LIMIT,
-       PLS_OFFSET, PLS_NPARAMS };
+enum {
+	PLS_ARCHIVED = ME_NPARAMS,
+	PLS_VISIBILITY,
+	PLS_SEARCH,
+	PLS_OWNED,
+	PLS_MEMBERSHIP,
+	PLS_STARRED,
+	PLS_ISSUES,
+	PLS_MRS,
+	PLS_USER,
+	PLS_GROUP,
+	PLS_ORDER,
+	PLS_ASC,
+	PLS_LIMIT,
+	PLS_OFFSET,
+	PLS_NPARAMS
+};
 enum { PLF_LIMIT = ME_NPARAMS, PLF_OFFSET, PLF_NPARAMS };
-#define PROJECTS_LISTS(name, candidates, user)                                                \
-	{"projects_list_" name, PROJECTS_LIST(SQL_ME, candidates, user, PL_FULL_COLS),          \
-	 PLS_NPARAMS, PL_FULL_NCOLS},                                                          \
-	{"projects_list_" name "_simple",                                                      \
-	 PROJECTS_LIST(SQL_ME, candidates, user, PROJECT_BASIC_COLS), PLS_NPARAMS,              \
-	 PL_SIMPLE_NCOLS}
+#define PROJECTS_LISTS(name, candidates, user)                                                     \
+	{"projects_list_" name, PROJECTS_LIST(SQL_ME, candidates, user, PL_FULL_COLS),             \
+	 PLS_NPARAMS, PL_FULL_NCOLS},                                                              \
+	{                                                                                          \
+		"projects_list_" name "_simple",                                                   \
+			PROJECTS_LIST(SQL_ME, candidates, user, PROJECT_BASIC_COLS), PLS_NPARAMS,  \
+			PL_SIMPLE_NCOLS                                                            \
+	}
 /* The same and the _auth variants, for the kinds whose candidates name the caller only as
  * me (not $1). */
-#define PROJECTS_LISTS_AUTH(name, candidates, user)                                           \
-	PROJECTS_LISTS(name, candidates, user),                                                \
-	{"projects_list_" name "_auth", PROJECTS_LIST_AUTH(candidates, user, PL_FULL_COLS),     \
-	 PLS_NPARAMS, AUTH_LEAN_NCOLS + PL_FULL_NCOLS},                                        \
-	{"projects_list_" name "_simple_auth",                                                 \
-	 PROJECTS_LIST_AUTH(candidates, user, PROJECT_BASIC_COLS),                              \
-	 PLS_NPARAMS, AUTH_LEAN_NCOLS + PL_SIMPLE_NCOLS}
+#define PROJECTS_LISTS_AUTH(name, candidates, user)                                                \
+	PROJECTS_LISTS(name, candidates, user),                                                    \
+		{"projects_list_" name "_auth",                                                    \
+		 PROJECTS_LIST_AUTH(candidates, user, PL_FULL_COLS), PLS_NPARAMS,                  \
+		 AUTH_LEAN_NCOLS + PL_FULL_NCOLS},                                                 \
+	{                                                                                          \
+		"projects_list_" name "_simple_auth",                                              \
+			PROJECTS_LIST_AUTH(candidates, user, PROJECT_BASIC_COLS), PLS_NPARAMS,     \
+			AUTH_LEAN_NCOLS + PL_SIMPLE_NCOLS                                          \
+	}
 #define PL_RECORD 2
 
 /* The membership list as it is asked for most (membership=true and no other parameter
@@ -190,20 +212,20 @@ enum { PLF_LIMIT = ME_NPARAMS, PLF_OFFSET, PLF_NPARAMS };
  *   some; the caller's memberships and notification settings found once for the page
  *   (PROJECT_CALLER_LIST_COLS_ANY).
  * $1..$3 the caller (or, _auth, $1 digest, $2 oauth, $3 NULL), $4 limit, $5 offset. */
-#define PL_FAST_COLS                                                                          \
-	PROJECT_COLS_SHARED(PROJECT_SHARED_LINKS("me.id")) ", "                                \
-	PROJECT_CALLER_LIST_COLS_ANY("ARRAY(SELECT id FROM pg)")
-#define PL_MEMBERSHIP_FAST_AS(ME, first, from)                                                \
-	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                           \
-	" pg AS (SELECT p.id, p.created_at, count(*) OVER () AS total FROM projects p"          \
-	"  WHERE p.id = ANY (ARRAY(SELECT id FROM mine UNION ALL SELECT up.id FROM me"         \
-	"  JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"     \
-	"  ON up.namespace_id = un.id AND NOT up.pending_delete WHERE me.admin"                 \
-	"  OR up.visibility = 20 OR (up.visibility = 10 AND NOT me.external)))"                 \
-	"  AND NOT p.pending_delete ORDER BY p.created_at DESC, p.id DESC LIMIT $4 OFFSET $5)"  \
-	"SELECT " first "(SELECT total FROM pg LIMIT 1), true, pr.* FROM " from                  \
-	" LEFT JOIN LATERAL (SELECT " PL_FAST_COLS " FROM pg JOIN projects p ON p.id = pg.id"   \
-	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"                            \
+#define PL_FAST_COLS                                                                               \
+	PROJECT_COLS_SHARED(PROJECT_SHARED_LINKS("me.id"))                                         \
+	", " PROJECT_CALLER_LIST_COLS_ANY("ARRAY(SELECT id FROM pg)")
+#define PL_MEMBERSHIP_FAST_AS(ME, first, from)                                                     \
+	"WITH " ME ", mine AS (" SQL_MY_PROJECTS "),"                                              \
+	" pg AS (SELECT p.id, p.created_at, count(*) OVER () AS total FROM projects p"             \
+	"  WHERE p.id = ANY (ARRAY(SELECT id FROM mine UNION ALL SELECT up.id FROM me"             \
+	"  JOIN namespaces un ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"        \
+	"  ON up.namespace_id = un.id AND NOT up.pending_delete WHERE me.admin"                    \
+	"  OR up.visibility = 20 OR (up.visibility = 10 AND NOT me.external)))"                    \
+	"  AND NOT p.pending_delete ORDER BY p.created_at DESC, p.id DESC LIMIT $4 OFFSET $5)"     \
+	"SELECT " first "(SELECT total FROM pg LIMIT 1), true, pr.* FROM " from                    \
+	" LEFT JOIN LATERAL (SELECT " PL_FAST_COLS " FROM pg JOIN projects p ON p.id = pg.id"      \
+	" JOIN namespaces n ON n.id = p.namespace_id CROSS JOIN me"                                \
 	" ORDER BY pg.created_at DESC, pg.id DESC) pr ON true"
 
 /* ---- one project ---- */
@@ -215,20 +237,20 @@ enum { PLF_LIMIT = ME_NPARAMS, PLF_OFFSET, PLF_NPARAMS };
  * union of both. The abilities are decided in C (project_access_decide()). */
 #define PROJECT_SHOW(ME, WHERE) "SELECT " PROJECT_COLS ", " PROJECT_CALLER_COLS(ME) WHERE
 #define PS_SHOW_NCOLS (PROJECT_NCOLS + PROJECT_CALLER_NCOLS)
-#define PROJECT_BY_ID(REF)                                                                    \
-	" FROM projects p JOIN namespaces n ON n.id = p.namespace_id"                            \
+#define PROJECT_BY_ID(REF)                                                                         \
+	" FROM projects p JOIN namespaces n ON n.id = p.namespace_id"                              \
 	" WHERE p.id = " REF "::bigint AND NOT p.pending_delete"
-#define PROJECT_BY_PATH(REF)                                                                  \
-	" FROM namespaces n JOIN projects p ON p.namespace_id = n.id AND NOT p.pending_delete"   \
-	" WHERE " REF " !~ '^[0-9]+$'"                                                         \
-	" AND lower(n.full_path) = lower(substring(" REF " from '^(.*)/[^/]*$'))"                \
+#define PROJECT_BY_PATH(REF)                                                                       \
+	" FROM namespaces n JOIN projects p ON p.namespace_id = n.id AND NOT p.pending_delete"     \
+	" WHERE " REF " !~ '^[0-9]+$'"                                                             \
+	" AND lower(n.full_path) = lower(substring(" REF " from '^(.*)/[^/]*$'))"                  \
 	" AND lower(p.path) = lower(substring(" REF " from '/([^/]*)$'))"
 /* The caller by token ($1 digest, $2 oauth) and the project in one round trip: the
  * AUTH_LEAN columns, then PROJECT_SHOW's (NULL when there is no such project); no row
  * when the token matches nothing. */
-#define PROJECT_SHOW_AUTH(WHERE)                                                              \
-	"SELECT c.*, pr.* FROM (SELECT " AUTH_LEAN " FROM " AUTH_FROM ") c LEFT JOIN LATERAL ("  \
-	PROJECT_SHOW("c.id", WHERE) ") pr ON true"
+#define PROJECT_SHOW_AUTH(WHERE)                                                                   \
+	"SELECT c.*, pr.* FROM (SELECT " AUTH_LEAN " FROM " AUTH_FROM                              \
+	") c LEFT JOIN LATERAL (" PROJECT_SHOW("c.id", WHERE) ") pr ON true"
 
 /* The namespace a project is created or forked into, as the user $1..$3: their own
  * ($4 NULL), or $4 an id, a full path, a path or a name (in that preference); whether
@@ -237,29 +259,47 @@ enum { PLF_LIMIT = ME_NPARAMS, PLF_OFFSET, PLF_NPARAMS };
  * personal projects they have. The user's row is locked: concurrent creations see each
  * other's count (FOR NO KEY UPDATE: rows that refer to the user, as a membership
  * another request adds meanwhile, need not wait). */
-#define PROJECT_TARGET_NS                                                                     \
-	"WITH " SQL_ME " SELECT n.id, n.kind, n.full_path, n.visibility, n.owner_id,"          \
-	" (me.admin OR n.owner_id = me.id OR (n.kind = 'group' AND " SQL_GROUP_ACCESS("n")       \
-	" >= 40)), u.projects_limit, (SELECT count(*) FROM namespaces un JOIN projects up"      \
-	" ON up.namespace_id = un.id WHERE un.owner_id = me.id AND un.kind = 'user'"           \
-	" AND NOT up.pending_delete) FROM me JOIN users u ON u.id = me.id CROSS JOIN LATERAL"   \
-	" (SELECT * FROM namespaces n WHERE $4::text IS NULL AND n.owner_id = me.id"            \
-	"  AND n.kind = 'user'"                                                                \
-	"  UNION ALL SELECT * FROM namespaces n"                                                \
-	"  WHERE n.id = (CASE WHEN $4::text ~ '^[0-9]{1,18}$' THEN $4::bigint END)"             \
-	"  UNION ALL (SELECT * FROM namespaces n WHERE $4::text !~ '^[0-9]{1,18}$'"             \
-	"  AND (lower(n.full_path) = lower($4) OR lower(n.path) = lower($4)"                   \
-	"  OR lower(n.name) = lower($4)) ORDER BY lower(n.full_path) = lower($4) DESC,"        \
-	"  lower(n.path) = lower($4) DESC, n.id LIMIT 1)) n FOR NO KEY UPDATE OF u"
-enum { TN_ID, TN_KIND, TN_FULL_PATH, TN_VISIBILITY, TN_OWNER_ID, TN_ALLOWED, TN_LIMIT, TN_COUNT,
-       TN_NCOLS };
+#define PROJECT_TARGET_NS                                                                                  \
+	"WITH " SQL_ME " SELECT n.id, n.kind, n.full_path, n.visibility, n.owner_id,"                      \
+	" (me.admin OR n.owner_id = me.id OR (n.kind = 'group' AND " SQL_GROUP_ACCESS(                     \
+		"n") " >= 40)), u.projects_limit, (SELECT count(*) FROM namespaces un JOIN projects up"    \
+		     " ON up.namespace_id = un.id WHERE un.owner_id = me.id AND un.kind = 'user'"          \
+		     " AND NOT up.pending_delete) FROM me JOIN users u ON u.id = me.id CROSS JOIN LATERAL" \
+		     " (SELECT * FROM namespaces n WHERE $4::text IS NULL AND n.owner_id = me.id"          \
+		     "  AND n.kind = 'user'"                                                               \
+		     "  UNION ALL SELECT * FROM namespaces n"                                              \
+		     "  WHERE n.id = (CASE WHEN $4::text ~ '^[0-9]{1,18}$' THEN $4::bigint END)"           \
+		     "  UNION ALL (SELECT * FROM namespaces n WHERE $4::text !~ '^[0-9]{1,18}$'"           \
+		     "  AND (lower(n.full_path) = lower($4) OR lower(n.path) = lower($4)"                  \
+		     "  OR lower(n.name) = lower($4)) ORDER BY lower(n.full_path) = lower($4) DESC,"       \
+		     "  lower(n.path) = lower($4) DESC, n.id LIMIT 1)) n FOR NO KEY UPDATE OF u"
+enum {
+	TN_ID,
+	TN_KIND,
+	TN_FULL_PATH,
+	TN_VISIBILITY,
+	TN_OWNER_ID,
+	TN_ALLOWED,
+	TN_LIMIT,
+	TN_COUNT,
+	TN_NCOLS
+};
 
 /* The flags a project takes, in the order of the insert and update statements. */
 static const char *const flag_names[] = {
-	"issues_enabled", "merge_requests_enabled", "jobs_enabled", "wiki_enabled",
-	"snippets_enabled", "container_registry_enabled", "shared_runners_enabled", "lfs_enabled",
-	"request_access_enabled", "public_jobs", "resolve_outdated_diff_discussions",
-	"only_allow_merge_if_pipeline_succeeds", "only_allow_merge_if_all_discussions_are_resolved",
+	"issues_enabled",
+	"merge_requests_enabled",
+	"jobs_enabled",
+	"wiki_enabled",
+	"snippets_enabled",
+	"container_registry_enabled",
+	"shared_runners_enabled",
+	"lfs_enabled",
+	"request_access_enabled",
+	"public_jobs",
+	"resolve_outdated_diff_discussions",
+	"only_allow_merge_if_pipeline_succeeds",
+	"only_allow_merge_if_all_discussions_are_resolved",
 	"printing_merge_request_link_enabled",
 };
 #define NFLAGS (sizeof(flag_names) / sizeof(*flag_names))
@@ -267,11 +307,37 @@ enum { FLAG_SHARED_RUNNERS = 6, FLAG_PUBLIC_JOBS = 9 };
 
 enum { PT_NAME, PT_PATH, PT_WIKI, PT_NCOLS };
 /* projects_insert's parameters: the flags in flag_names' order */
-enum { PI_NAMESPACE, PI_NAME, PI_PATH, PI_DESCRIPTION, PI_VISIBILITY, PI_DEFAULT_BRANCH,
-       PI_CREATOR, PI_FORKED_FROM, PI_FLAGS, PI_TAG_LIST = PI_FLAGS + NFLAGS, PI_RUNNERS_DIGEST,
-       PI_RUNNERS_SEALED, PI_CI_CONFIG_PATH, PI_IMPORT_STATUS, PI_MERGE_METHOD, PI_NPARAMS };
-enum { PU_ID, PU_NAME, PU_PATH, PU_DESCRIPTION, PU_VISIBILITY, PU_DEFAULT_BRANCH, PU_FLAGS,
-       PU_TAG_LIST = PU_FLAGS + NFLAGS, PU_CI_CONFIG_PATH, PU_MERGE_METHOD, PU_NPARAMS };
+enum {
+	PI_NAMESPACE,
+	PI_NAME,
+	PI_PATH,
+	PI_DESCRIPTION,
+	PI_VISIBILITY,
+	PI_DEFAULT_BRANCH,
+	PI_CREATOR,
+	PI_FORKED_FROM,
+	PI_FLAGS,
+	PI_TAG_LIST = PI_FLAGS + NFLAGS,
+	PI_RUNNERS_DIGEST,
+	PI_RUNNERS_SEALED,
+	PI_CI_CONFIG_PATH,
+	PI_IMPORT_STATUS,
+	PI_MERGE_METHOD,
+	PI_NPARAMS
+};
+enum {
+	PU_ID,
+	PU_NAME,
+	PU_PATH,
+	PU_DESCRIPTION,
+	PU_VISIBILITY,
+	PU_DEFAULT_BRANCH,
+	PU_FLAGS,
+	PU_TAG_LIST = PU_FLAGS + NFLAGS,
+	PU_CI_CONFIG_PATH,
+	PU_MERGE_METHOD,
+	PU_NPARAMS
+};
 enum { PUSER_ID, PUSER_ADMIN, PUSER_EXTERNAL, PUSER_NCOLS };
 
 #define FLAG_SET(i, col) " " col " = coalesce($" #i "::boolean, " col "),"
@@ -287,29 +353,33 @@ const db_stmt projects_stmts[] = {
 	PROJECTS_LISTS_AUTH("scoped", PL_SCOPED, PL_USER_EXISTS),
 	PROJECTS_LISTS("starred", PL_STARRED, PL_NO_USER),
 	/* $1..$3 me (_auth: $1 digest, $2 oauth, $3 NULL), $4 limit, $5 offset */
-	{"projects_list_membership_fast",
-	 PL_MEMBERSHIP_FAST_AS(SQL_ME, "", "(SELECT 1) one"), PLF_NPARAMS, PL_FULL_NCOLS},
+	{"projects_list_membership_fast", PL_MEMBERSHIP_FAST_AS(SQL_ME, "", "(SELECT 1) one"),
+	 PLF_NPARAMS, PL_FULL_NCOLS},
 	{"projects_list_membership_fast_auth", PL_MEMBERSHIP_FAST_AS(PL_ME_AUTH, "a.*, ", "auth a"),
 	 PLF_NPARAMS, AUTH_LEAN_NCOLS + PL_FULL_NCOLS},
 	/* $1 the caller's id (NULL when anonymous), $2 the project's id or full path */
 	{"projects_show", PROJECT_SHOW("$1::bigint", PROJECT_BY_ID("$2")), 2, PS_SHOW_NCOLS},
 	{"projects_show_path", PROJECT_SHOW("$1::bigint", PROJECT_BY_PATH("$2")), 2, PS_SHOW_NCOLS},
 	/* $1 token digest, $2 oauth, $3 the project's id or full path */
-	{"projects_show_auth", PROJECT_SHOW_AUTH(PROJECT_BY_ID("$3")), 3, AUTH_LEAN_NCOLS + PS_SHOW_NCOLS},
-	{"projects_show_auth_path", PROJECT_SHOW_AUTH(PROJECT_BY_PATH("$3")), 3, AUTH_LEAN_NCOLS + PS_SHOW_NCOLS},
+	{"projects_show_auth", PROJECT_SHOW_AUTH(PROJECT_BY_ID("$3")), 3,
+	 AUTH_LEAN_NCOLS + PS_SHOW_NCOLS},
+	{"projects_show_auth_path", PROJECT_SHOW_AUTH(PROJECT_BY_PATH("$3")), 3,
+	 AUTH_LEAN_NCOLS + PS_SHOW_NCOLS},
 	/* What PROJECT_COLS leaves out, for the projects that have it: the fork sources $4
 	 * (a bigint[]) that the caller ($1..$3) may see, in the simple view; the group links
 	 * of projects $1 (with the caller's level, $2, in each group). */
 	{"projects_fork_sources",
 	 "WITH " SQL_ME " SELECT " PROJECT_BASIC_COLS " FROM me, projects p"
 	 " JOIN namespaces n ON n.id = p.namespace_id"
-	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p"), 4, PROJECT_BASIC_NCOLS},
+	 " WHERE p.id = ANY ($4::bigint[]) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p"),
+	 4, PROJECT_BASIC_NCOLS},
 	{"projects_links", PROJECT_LINKS_SELECT, 2, PLK_NCOLS},
 	{"projects_target_ns", PROJECT_TARGET_NS, 4, TN_NCOLS},
 	/* Creations (and forks) into namespace $1 take turns from here to their commit: the
 	 * check of taken names and paths that follows sees the projects of those before, and
 	 * names every attribute taken, from whichever instance they came. */
-	{"projects_lock_namespace", "SELECT 1 FROM namespaces WHERE id = $1 FOR NO KEY UPDATE", 1, 1},
+	{"projects_lock_namespace", "SELECT 1 FROM namespaces WHERE id = $1 FOR NO KEY UPDATE", 1,
+	 1},
 	/* Which of name $2 and path $3 another project ($4, NULL on create) of namespace $1
 	 * has; a subgroup's path counts as a project path (they share the URL space). The
 	 * third: another project is $3's wiki (X.wiki when $3 is X) or has the path whose
@@ -323,7 +393,8 @@ const db_stmt projects_stmts[] = {
 	 " AND lower(sub.path) = lower($3)),"
 	 " EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND NOT pending_delete"
 	 " AND id IS DISTINCT FROM $4::bigint AND lower(path) = lower(CASE WHEN lower($3)"
-	 " LIKE '%.wiki' THEN left($3, -5) ELSE $3 || '.wiki' END))", 4, PT_NCOLS},
+	 " LIKE '%.wiki' THEN left($3, -5) ELSE $3 || '.wiki' END))",
+	 4, PT_NCOLS},
 	/* PI_: the tag_list a JSON array */
 	{"projects_insert",
 	 "INSERT INTO projects (namespace_id, name, path, description, visibility, default_branch,"
@@ -343,63 +414,71 @@ const db_stmt projects_stmts[] = {
 	 " coalesce($20::boolean, false), coalesce($21::boolean, false),"
 	 " coalesce($22::boolean, true),"
 	 " coalesce(ARRAY(SELECT jsonb_array_elements_text($23::jsonb)), '{}'), $24, $25, $26,"
-	 " coalesce($27, 'none'), coalesce($28, 'merge')) RETURNING id", PI_NPARAMS, 1},
+	 " coalesce($27, 'none'), coalesce($28, 'merge')) RETURNING id",
+	 PI_NPARAMS, 1},
 	/* The owner of a personal project is its master (GitLab 10: the creator; here the
 	 * namespace's owner, which is the creator but when an admin creates it). */
 	{"projects_member_insert",
 	 "INSERT INTO members (source_type, source_id, user_id, access_level, created_by)"
-	 " VALUES ('Project', $1, $2, 40, $3) ON CONFLICT DO NOTHING", 3, 0},
+	 " VALUES ('Project', $1, $2, 40, $3) ON CONFLICT DO NOTHING",
+	 3, 0},
 	/* PU_; NULL keeps a value */
 	{"projects_update",
 	 "UPDATE projects SET name = coalesce($2, name), path = coalesce($3, path),"
 	 " description = coalesce($4, description),"
 	 " visibility = coalesce($5::smallint, visibility),"
-	 " default_branch = coalesce($6, default_branch),"
-	 FLAG_SET(7, "issues_enabled") FLAG_SET(8, "merge_requests_enabled")
-	 FLAG_SET(9, "jobs_enabled") FLAG_SET(10, "wiki_enabled") FLAG_SET(11, "snippets_enabled")
-	 FLAG_SET(12, "container_registry_enabled") FLAG_SET(13, "shared_runners_enabled")
-	 FLAG_SET(14, "lfs_enabled") FLAG_SET(15, "request_access_enabled")
-	 FLAG_SET(16, "public_jobs") FLAG_SET(17, "resolve_outdated_diff_discussions")
-	 FLAG_SET(18, "only_allow_merge_if_pipeline_succeeds")
-	 FLAG_SET(19, "only_allow_merge_if_all_discussions_are_resolved")
-	 FLAG_SET(20, "printing_merge_request_link_enabled")
-	 " tag_list = CASE WHEN $21::jsonb IS NULL THEN tag_list"
-	 " ELSE ARRAY(SELECT jsonb_array_elements_text($21::jsonb)) END,"
-	 " ci_config_path = coalesce($22, ci_config_path),"
-	 " merge_method = coalesce($23, merge_method), updated_at = now()"
-	 " WHERE id = $1 AND NOT pending_delete", PU_NPARAMS, 0},
+	 " default_branch = coalesce($6, default_branch)," FLAG_SET(7, "issues_enabled") FLAG_SET(
+		 8, "merge_requests_enabled") FLAG_SET(9, "jobs_enabled")
+		 FLAG_SET(10, "wiki_enabled") FLAG_SET(11, "snippets_enabled") FLAG_SET(
+			 12, "container_registry_enabled") FLAG_SET(13, "shared_runners_enabled")
+			 FLAG_SET(14, "lfs_enabled") FLAG_SET(15, "request_access_enabled") FLAG_SET(
+				 16, "public_jobs") FLAG_SET(17,
+							     "resolve_outdated_diff_discussions")
+				 FLAG_SET(18, "only_allow_merge_if_pipeline_succeeds") FLAG_SET(
+					 19, "only_allow_merge_if_all_discussions_are_resolved")
+					 FLAG_SET(
+						 20,
+						 "printing_merge_request_link_enabled") " tag_list = CASE WHEN $21::jsonb IS NULL THEN tag_list"
+											" ELSE ARRAY(SELECT jsonb_array_elements_text($21::jsonb)) END,"
+											" ci_config_path = coalesce($22, ci_config_path),"
+											" merge_method = coalesce($23, merge_method), updated_at = now()"
+											" WHERE id = $1 AND NOT pending_delete",
+	 PU_NPARAMS, 0},
 	/* Marks project $1 deleted; its fork source counts one fork less. */
 	{"projects_mark_deleted",
 	 "WITH d AS (UPDATE projects SET pending_delete = true, updated_at = now()"
 	 " WHERE id = $1 AND NOT pending_delete RETURNING id, forked_from_id),"
 	 " fc AS (UPDATE projects SET forks_count = greatest(forks_count - 1, 0)"
 	 " WHERE id = (SELECT forked_from_id FROM d))"
-	 " SELECT id FROM d", 1, 1},
-	{"projects_forks_inc",
-	 "UPDATE projects SET forks_count = forks_count + 1 WHERE id = $1", 1, 0},
+	 " SELECT id FROM d",
+	 1, 1},
+	{"projects_forks_inc", "UPDATE projects SET forks_count = forks_count + 1 WHERE id = $1", 1,
+	 0},
 	/* $1 user, $2 project: a row when the star was added (removed) */
 	{"projects_star",
 	 "WITH s AS (INSERT INTO users_star_projects (user_id, project_id) VALUES ($1, $2)"
 	 " ON CONFLICT DO NOTHING RETURNING project_id)"
 	 " UPDATE projects SET star_count = star_count + 1 WHERE id IN (SELECT project_id FROM s)"
-	 " RETURNING id", 2, 1},
+	 " RETURNING id",
+	 2, 1},
 	{"projects_unstar",
 	 "WITH s AS (DELETE FROM users_star_projects WHERE user_id = $1 AND project_id = $2"
 	 " RETURNING project_id)"
 	 " UPDATE projects SET star_count = greatest(star_count - 1, 0)"
-	 " WHERE id IN (SELECT project_id FROM s) RETURNING id", 2, 1},
+	 " WHERE id IN (SELECT project_id FROM s) RETURNING id",
+	 2, 1},
 	{"projects_set_archived",
 	 "UPDATE projects SET archived = $2, updated_at = now() WHERE id = $1", 2, 0},
 	/* POST /projects/user/:user_id: the user as SQL_ME's $1..$3 */
-	{"projects_user",
-	 "SELECT id, is_admin, external FROM users WHERE id = $1 AND NOT ghost", 1, PUSER_NCOLS},
+	{"projects_user", "SELECT id, is_admin, external FROM users WHERE id = $1 AND NOT ghost", 1,
+	 PUSER_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
 /* ---- the lists ---- */
 
-static const char *const order_bys[] = {"id", "name", "path", "created_at", "updated_at",
-					"last_activity_at", NULL};
+static const char *const order_bys[] = {
+	"id", "name", "path", "created_at", "updated_at", "last_activity_at", NULL};
 static const char *const sorts[] = {"asc", "desc", NULL};
 static const char *const visibilities[] = {"private", "internal", "public", NULL};
 static const char *const merge_methods[] = {"ff", "rebase_merge", "merge", NULL};
@@ -422,18 +501,19 @@ enum list_kind { LIST_ALL, LIST_MEMBERSHIP, LIST_SCOPED, LIST_STARRED };
 static const char *const list_stmts[][2][2][2] = {
 	[LIST_ALL] = {{{"projects_list_all", NULL}, {"projects_list_all_simple", NULL}},
 		      {{"projects_list_all_lean", NULL}, {"projects_list_all_lean_simple", NULL}}},
-	[LIST_MEMBERSHIP] = {{{"projects_list_membership", "projects_list_membership_auth"},
-			      {"projects_list_membership_simple",
-			       "projects_list_membership_simple_auth"}},
-			     {{"projects_list_membership_lean", "projects_list_membership_lean_auth"},
-			      {"projects_list_membership_lean_simple",
-			       "projects_list_membership_lean_simple_auth"}}},
+	[LIST_MEMBERSHIP] =
+		{{{"projects_list_membership", "projects_list_membership_auth"},
+		  {"projects_list_membership_simple", "projects_list_membership_simple_auth"}},
+		 {{"projects_list_membership_lean", "projects_list_membership_lean_auth"},
+		  {"projects_list_membership_lean_simple",
+		   "projects_list_membership_lean_simple_auth"}}},
 	[LIST_SCOPED] = {{{"projects_list_scoped", "projects_list_scoped_auth"},
 			  {"projects_list_scoped_simple", "projects_list_scoped_simple_auth"}},
 			 {{"projects_list_scoped", "projects_list_scoped_auth"},
 			  {"projects_list_scoped_simple", "projects_list_scoped_simple_auth"}}},
 	[LIST_STARRED] = {{{"projects_list_starred", NULL}, {"projects_list_starred_simple", NULL}},
-			  {{"projects_list_starred", NULL}, {"projects_list_starred_simple", NULL}}},
+			  {{"projects_list_starred", NULL},
+			   {"projects_list_starred_simple", NULL}}},
 };
 
 /* A parameter's error rc, after the authentication of a caller the list's statement would
@@ -503,17 +583,18 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	 * that need a subquery */
 	bool starring = starred && strcmp(starred, "true") == 0 && signed_in;
 	enum list_kind kind = membership && strcmp(membership, "true") == 0 ? LIST_MEMBERSHIP
-			      : user || group_id				  ? LIST_SCOPED
-			      : starring					  ? LIST_STARRED
-										  : LIST_ALL;
+			      : user || group_id                            ? LIST_SCOPED
+			      : starring                                    ? LIST_STARRED
+									    : LIST_ALL;
 	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[PLS_SEARCH] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
 	const char *stmt = list_stmts[kind][lean][basic][0];
 	/* PL_MEMBERSHIP_FAST_AS: the full view of the membership list with no filter and
 	 * the default order, for a caller */
 	bool fast = kind == LIST_MEMBERSHIP && lean && !basic && signed_in && !archived && !vis &&
-		    !(issues && strcmp(issues, "true") == 0) && !(mrs && strcmp(mrs, "true") == 0) &&
-		    strcmp(order, "created_at") == 0 && strcmp(sort, "desc") == 0;
+		    !(issues && strcmp(issues, "true") == 0) &&
+		    !(mrs && strcmp(mrs, "true") == 0) && strcmp(order, "created_at") == 0 &&
+		    strcmp(sort, "desc") == 0;
 	if (self_auth && (kind == LIST_ALL || kind == LIST_STARRED)) {
 		/* their statements have no _auth variant: the caller first */
 		if ((rc = auth_authenticate(&r->ctx, &r->cred, r->route->flags)) < 0)
@@ -525,12 +606,16 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	int err, base = 0; /* the column of the total */
 	PGresult *res;
 	if (fast) {
-		const char *fv[] = {[ME_ID] = v[ME_ID],		  [ME_ADMIN] = v[ME_ADMIN],
-				    [ME_EXTERNAL] = v[ME_EXTERNAL], [PLF_LIMIT] = v[PLS_LIMIT],
+		const char *fv[] = {[ME_ID] = v[ME_ID],
+				    [ME_ADMIN] = v[ME_ADMIN],
+				    [ME_EXTERNAL] = v[ME_EXTERNAL],
+				    [PLF_LIMIT] = v[PLS_LIMIT],
 				    [PLF_OFFSET] = v[PLS_OFFSET]};
 		DB_PARAMS(fv, PLF_NPARAMS);
-		res = db_query(&r->ctx, self_auth ? "projects_list_membership_fast_auth"
-						  : "projects_list_membership_fast", PLF_NPARAMS, fv, &err);
+		res = db_query(&r->ctx,
+			       self_auth ? "projects_list_membership_fast_auth"
+					 : "projects_list_membership_fast",
+			       PLF_NPARAMS, fv, &err);
 	} else {
 		res = db_query(&r->ctx, list_stmts[kind][lean][basic][self_auth], PLS_NPARAMS, v,
 			       &err);
@@ -687,7 +772,7 @@ static void read_links(request *r, const char *text, project_extra *x, int *shar
 {
 	json_object *links = json_tokener_parse(text);
 	size_t n = json_object_is_type(links, json_type_array) ? json_object_array_length(links)
-								: 0;
+							       : 0;
 	jw w;
 	jw_init(&w, r->ctx.a, 256);
 	jw_begin_array(&w);
@@ -764,9 +849,10 @@ static int project_shown_load(request *r, const PGresult *res, int col, struct p
 /* Runs projects_show (by_id) or projects_show_path for project ref as r's caller. */
 static PGresult *project_show_query(request *r, const char *ref, int *err)
 {
-	const char *v[2] = {r->ctx.user ? arena_printf(r->ctx.a, "%lld", r->ctx.user->id) : NULL, ref};
-	return db_query(&r->ctx, scope_ref_is_id(ref) ? "projects_show" : "projects_show_path", 2, v,
-			err);
+	const char *v[2] = {r->ctx.user ? arena_printf(r->ctx.a, "%lld", r->ctx.user->id) : NULL,
+			    ref};
+	return db_query(&r->ctx, scope_ref_is_id(ref) ? "projects_show" : "projects_show_path", 2,
+			v, err);
 }
 
 static int projects_show(request *r)
@@ -781,7 +867,8 @@ static int projects_show(request *r)
 	if (!r->ctx.user && r->cred.token_digest) {
 		/* authentication, the caller's standing and the record in one statement */
 		rc = auth_query(&r->ctx, &r->cred, r->route->flags,
-				scope_ref_is_id(ref) ? "projects_show_auth" : "projects_show_auth_path",
+				scope_ref_is_id(ref) ? "projects_show_auth"
+						     : "projects_show_auth_path",
 				ref, &res);
 		if (rc < 0)
 			return rc;
@@ -830,8 +917,8 @@ static int present(request *r, const char *id, int status, bool admin_view)
 	int rc = project_shown_load(r, res, 0, &p);
 	if (rc < 0)
 		return rc;
-	unsigned flags =
-		PROJECT_VIEW_FULL | (admin_view && can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0);
+	unsigned flags = PROJECT_VIEW_FULL |
+			 (admin_view && can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0);
 	jw w;
 	jw_init(&w, r->ctx.a, 4096);
 	entity_project_write(&w, &r->ctx, res, 0, 0, flags, &p.x);
@@ -1010,7 +1097,8 @@ static int read_input(request *r, struct project_input *in)
 static int check_name_path(request *r, const char *name, const char *path)
 {
 	if (name) {
-		if (param_text(r, "name", 255, &name) != ERR_VALIDATION && !valid_project_name(name))
+		if (param_text(r, "name", 255, &name) != ERR_VALIDATION &&
+		    !valid_project_name(name))
 			fail_validation(r, "name",
 					"can contain only letters, digits, emojis, '_', '.', dash, "
 					"space. It must start with letter, digit, emoji or '_'.");
@@ -1022,9 +1110,10 @@ static int check_name_path(request *r, const char *name, const char *path)
 		else if (chars > 255)
 			fail_validation(r, "path", "is too long (maximum is 255 characters)");
 		else if (!valid_project_path(path))
-			fail_validation(r, "path",
-					"can contain only letters, digits, '_', '-' and '.'. Cannot "
-					"start with '-', end in '.git' or end in '.atom'");
+			fail_validation(
+				r, "path",
+				"can contain only letters, digits, '_', '-' and '.'. Cannot "
+				"start with '-', end in '.git' or end in '.atom'");
 		else if (path_reserved_project(path))
 			fail_validation(r, "path",
 					arena_printf(r->ctx.a, "%s is a reserved name", path));
@@ -1145,8 +1234,8 @@ static const char *limit_message(request *r, const struct target_ns *ns)
  * the namespace owner's membership of a personal project, the 'created' event and the
  * repository (a fork's copied from its source). *id gets the new id. */
 struct new_project {
-	const char *name, *path, *description, *visibility, *default_branch, *creator,
-		*forked_from, *ci_config_path, *tag_list, *import_status, *merge_method;
+	const char *name, *path, *description, *visibility, *default_branch, *creator, *forked_from,
+		*ci_config_path, *tag_list, *import_status, *merge_method;
 	const char *const *flags;
 };
 
@@ -1191,7 +1280,8 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 		return rc;
 	/* the repository's path comes from the new id: nothing else can be there; a
 	 * rollback removes it */
-	if (np->forked_from ? repo_fork(&r->ctx, np->forked_from, *id) < 0 : repo_create(&r->ctx, *id) < 0)
+	if (np->forked_from ? repo_fork(&r->ctx, np->forked_from, *id) < 0
+			    : repo_create(&r->ctx, *id) < 0)
 		return ERR_INTERNAL;
 	if (np->default_branch && !np->forked_from) {
 		rc = repo_set_head(&r->ctx, *id, np->default_branch, false);
@@ -1250,9 +1340,14 @@ static int create_as(request *r, const char *const *user_v, bool own)
 	if (r->validation)
 		return ERR_VALIDATION;
 	struct new_project np = {
-		.name = name, .path = path, .description = in.description,
-		.visibility = in.visibility, .default_branch = in.default_branch,
-		.creator = user_v[0], .ci_config_path = in.ci_config_path, .tag_list = in.tag_list,
+		.name = name,
+		.path = path,
+		.description = in.description,
+		.visibility = in.visibility,
+		.default_branch = in.default_branch,
+		.creator = user_v[0],
+		.ci_config_path = in.ci_config_path,
+		.tag_list = in.tag_list,
 		.merge_method = in.merge_method,
 		.flags = in.flags,
 	};
@@ -1293,12 +1388,12 @@ static int projects_create_for_user(request *r)
 }
 
 /* The edit's attributes in the order GitLab 10 names them when none is given. */
-#define PROJECT_EDIT_ATTRIBUTES                                                               \
-	"jobs_enabled, resolve_outdated_diff_discussions, ci_config_path, "                      \
-	"container_registry_enabled, default_branch, description, issues_enabled, lfs_enabled, " \
-	"merge_requests_enabled, name, only_allow_merge_if_all_discussions_are_resolved, "       \
-	"only_allow_merge_if_pipeline_succeeds, path, printing_merge_request_link_enabled, "     \
-	"public_builds, request_access_enabled, shared_runners_enabled, snippets_enabled, "      \
+#define PROJECT_EDIT_ATTRIBUTES                                                                    \
+	"jobs_enabled, resolve_outdated_diff_discussions, ci_config_path, "                        \
+	"container_registry_enabled, default_branch, description, issues_enabled, lfs_enabled, "   \
+	"merge_requests_enabled, name, only_allow_merge_if_all_discussions_are_resolved, "         \
+	"only_allow_merge_if_pipeline_succeeds, path, printing_merge_request_link_enabled, "       \
+	"public_builds, request_access_enabled, shared_runners_enabled, snippets_enabled, "        \
 	"tag_list, visibility, wiki_enabled, merge_method"
 
 /* The edit's parameters, as GitLab's declarations check them before the project is
@@ -1309,7 +1404,8 @@ static int read_edit(request *r, struct project_input *in)
 	if (rc < 0)
 		return rc;
 	if (!in->any)
-		return fail(r, ERR_INVALID, PROJECT_EDIT_ATTRIBUTES
+		return fail(r, ERR_INVALID,
+			    PROJECT_EDIT_ATTRIBUTES
 			    " are missing, at least one parameter must be provided");
 	return 0;
 }
@@ -1368,10 +1464,11 @@ static int projects_update(request *r)
 		if (hr < 0)
 			return ERR_INTERNAL;
 		if (hr > 0)
-			return fail_validation(r, "base",
-					       arena_printf(r->ctx.a,
-							    "Could not change HEAD: branch '%s' does not exist",
-							    in.default_branch));
+			return fail_validation(
+				r, "base",
+				arena_printf(r->ctx.a,
+					     "Could not change HEAD: branch '%s' does not exist",
+					     in.default_branch));
 	}
 	return present(r, p->id, 200, true);
 }
@@ -1435,9 +1532,14 @@ static int projects_fork(request *r)
 	const char *flags[NFLAGS] = {NULL};
 	flags[FLAG_SHARED_RUNNERS] = src->shared_runners_enabled ? "true" : "false";
 	struct new_project np = {
-		.name = src->name, .path = src->path, .description = src->description,
-		.visibility = arena_printf(r->ctx.a, "%d", vis), .default_branch = src->default_branch,
-		.creator = uv[0], .forked_from = src->id, .flags = flags,
+		.name = src->name,
+		.path = src->path,
+		.description = src->description,
+		.visibility = arena_printf(r->ctx.a, "%d", vis),
+		.default_branch = src->default_branch,
+		.creator = uv[0],
+		.forked_from = src->id,
+		.flags = flags,
 		.import_status = "finished",
 	};
 	const char *fv[1] = {src->id};
@@ -1501,7 +1603,8 @@ const route projects_routes[] = {
 	{"GET", V4 "/projects", projects_list, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
 	{"GET", V4 "/users/:user_id/projects", projects_list_user,
 	 ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
-	{"GET", V4 "/projects/:id", projects_show, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE, NULL},
+	{"GET", V4 "/projects/:id", projects_show, ROUTE_PUBLIC | ROUTE_SELF_AUTH | ROUTE_CACHE,
+	 NULL},
 	{"POST", V4 "/projects", projects_create, AUTH | TX, NULL},
 	{"POST", V4 "/projects/user/:user_id", projects_create_for_user, ADMIN | TX, NULL},
 	{"PUT", V4 "/projects/:id", projects_update, AUTH | PW, projects_check_update},

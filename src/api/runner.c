@@ -45,24 +45,70 @@
 
 /* The columns of runner_job_auth. */
 enum {
-	JA_PROJECT_ID, JA_STATUS, JA_TRACE_SIZE, JA_TOKEN_OK, JA_PIPELINE_ID, JA_PENDING_DELETE,
-	JA_ERASED, JA_NCOLS
+	JA_PROJECT_ID,
+	JA_STATUS,
+	JA_TRACE_SIZE,
+	JA_TOKEN_OK,
+	JA_PIPELINE_ID,
+	JA_PENDING_DELETE,
+	JA_ERASED,
+	JA_NCOLS
 };
 
 /* The job row of the payload: enum of its columns. */
 enum {
-	J_ID, J_NAME, J_STAGE, J_PROJECT_ID, J_PROJECT_NAME, J_REF, J_SHA, J_BEFORE_SHA, J_TAG,
-	J_OPTIONS, J_YAML_VARS, J_PROTECTED, J_PIPELINE_ID, J_PIPELINE_VARS, J_SOURCE,
-	J_NS_ID, J_NS_PATH, J_PROJECT_PATH, J_VISIBILITY, J_USER_ID, J_USER_EMAIL,
-	J_USER_LOGIN, J_USER_NAME, J_RUNNER_ID, J_RUNNER_DESCRIPTION, J_RUNNER_TAGS,
-	J_ENV_NAME, J_TRIGGER_VARS, J_SCHEDULE_ID, J_WHEN, J_REF_SLUG, J_PATH_SLUG,
-	J_CONFIG_PATH, J_ENV_SLUG, J_ENV_URL, J_NCOLS
+	J_ID,
+	J_NAME,
+	J_STAGE,
+	J_PROJECT_ID,
+	J_PROJECT_NAME,
+	J_REF,
+	J_SHA,
+	J_BEFORE_SHA,
+	J_TAG,
+	J_OPTIONS,
+	J_YAML_VARS,
+	J_PROTECTED,
+	J_PIPELINE_ID,
+	J_PIPELINE_VARS,
+	J_SOURCE,
+	J_NS_ID,
+	J_NS_PATH,
+	J_PROJECT_PATH,
+	J_VISIBILITY,
+	J_USER_ID,
+	J_USER_EMAIL,
+	J_USER_LOGIN,
+	J_USER_NAME,
+	J_RUNNER_ID,
+	J_RUNNER_DESCRIPTION,
+	J_RUNNER_TAGS,
+	J_ENV_NAME,
+	J_TRIGGER_VARS,
+	J_SCHEDULE_ID,
+	J_WHEN,
+	J_REF_SLUG,
+	J_PATH_SLUG,
+	J_CONFIG_PATH,
+	J_ENV_SLUG,
+	J_ENV_URL,
+	J_NCOLS
 };
 
 /* A runner's info (runner_info), in runner_register's and runner_request's parameters */
 enum { RI_NAME, RI_VERSION, RI_REVISION, RI_PLATFORM, RI_ARCHITECTURE, RI_COUNT };
-enum { RR_REGISTRATION, RR_DIGEST, RR_SEALED, RR_DESCRIPTION, RR_ACTIVE, RR_LOCKED,
-       RR_RUN_UNTAGGED, RR_TAG_LIST, RR_INFO, RR_NPARAMS = RR_INFO + RI_COUNT };
+enum {
+	RR_REGISTRATION,
+	RR_DIGEST,
+	RR_SEALED,
+	RR_DESCRIPTION,
+	RR_ACTIVE,
+	RR_LOCKED,
+	RR_RUN_UNTAGGED,
+	RR_TAG_LIST,
+	RR_INFO,
+	RR_NPARAMS = RR_INFO + RI_COUNT
+};
 enum { RP_ID, RP_DUE, RP_TIME, RP_ACTIVE, RP_NCOLS };
 enum { RQ_RUNNER, RQ_JOB_DIGEST, RQ_INFO, RQ_NPARAMS = RQ_INFO + RI_COUNT };
 enum { RQ_ID, RQ_ACTIVE, RQ_JOB, RQ_PIPELINE, RQ_TIME, RQ_NCOLS };
@@ -72,12 +118,13 @@ enum { RF_PIPELINE, RF_COVERAGE_REGEX, RF_NCOLS };
 enum { RA_PROJECT, RA_FILE, RA_ALLOWED, RA_PENDING_DELETE, RA_ERASED, RA_NCOLS };
 
 const db_stmt runner_stmts[] = {
-	{"runner_settings_token",
-	 "SELECT runners_token_sealed FROM ci_settings WHERE id = 1", 0, 1},
+	{"runner_settings_token", "SELECT runners_token_sealed FROM ci_settings WHERE id = 1", 0,
+	 1},
 	/* $1 digest, $2 sealed: made once, by whoever comes first */
 	{"runner_settings_token_set",
 	 "UPDATE ci_settings SET runners_token_digest = $1, runners_token_sealed = $2"
-	 " WHERE id = 1 AND runners_token_digest IS NULL", 2, 0},
+	 " WHERE id = 1 AND runners_token_digest IS NULL",
+	 2, 0},
 	/* $1 the registration token's digest (the shared one, or a project's runners
 	 * token), $2 $3 the new runner's token digest and sealed, $4 description, $5 active,
 	 * $6 locked, $7 run_untagged, $8 tag_list (a JSON array), $9..$13 info (name,
@@ -97,7 +144,8 @@ const db_stmt runner_stmts[] = {
 	 "  RETURNING id),"
 	 " rp AS (INSERT INTO ci_runner_projects (runner_id, project_id)"
 	 "  SELECT rn.id, src.project_id FROM rn, src WHERE src.project_id IS NOT NULL)"
-	 " SELECT id FROM rn", RR_NPARAMS, 1},
+	 " SELECT id FROM rn",
+	 RR_NPARAMS, 1},
 	{"runner_verify", "SELECT id FROM ci_runners WHERE token_digest = $1", 1, 1},
 	{"runner_delete", "DELETE FROM ci_runners WHERE token_digest = $1 RETURNING id", 1, 1},
 	/* POST /jobs/request's first statement, all that an idle poll costs: $1 the runner's
@@ -154,7 +202,8 @@ const db_stmt runner_stmts[] = {
 	 * be the first every runner takes again */
 	{"runner_drop",
 	 "UPDATE commit_statuses SET status = 'failed', finished_at = now(), updated_at = now()"
-	 " WHERE id = $1 AND status = 'running'", 1, 0},
+	 " WHERE id = $1 AND status = 'running'",
+	 1, 0},
 	{"runner_process", "SELECT ci_process_pipeline($1)", 1, 1},
 	/* $1 the job: what its payload shows (J_ columns). Whether its ref is protected is
 	 * the ref's protection now, as GitLab 10's Project#protected_for?(ref) when the
@@ -184,7 +233,8 @@ const db_stmt runner_stmts[] = {
 	 " LEFT JOIN ci_trigger_requests tr ON tr.id = coalesce(b.trigger_request_id,"
 	 "  pl.trigger_request_id)"
 	 " LEFT JOIN environments e ON e.project_id = cs.project_id AND e.name = b.environment"
-	 " WHERE cs.id = $1", 1, J_NCOLS},
+	 " WHERE cs.id = $1",
+	 1, J_NCOLS},
 	/* The secret variables of a job: $1 the project's namespace, $2 the project, $3 the
 	 * pipeline's schedule, $4 whether the ref is protected. src 1: the groups', root
 	 * first (a subgroup's value wins), 2: the project's, 3: the schedule's; value
@@ -198,7 +248,8 @@ const db_stmt runner_stmts[] = {
 	 "  WHERE project_id = $2"
 	 " UNION ALL SELECT 3, 0, id, key, value_sealed, false FROM ci_pipeline_schedule_variables"
 	 "  WHERE pipeline_schedule_id = $3) v"
-	 " WHERE NOT protected OR $4::boolean ORDER BY src, depth, id", 4, RV_NCOLS},
+	 " WHERE NOT protected OR $4::boolean ORDER BY src, depth, id",
+	 4, RV_NCOLS},
 	/* $1 the job: the jobs of earlier stages of its pipeline (or those of them that
 	 * options.dependencies names) that have artifacts */
 	{"runner_job_dependencies",
@@ -209,7 +260,8 @@ const db_stmt runner_stmts[] = {
 	 " JOIN ci_builds db ON db.id = d.id AND db.artifacts_file IS NOT NULL"
 	 " WHERE j.id = $1 AND (jsonb_typeof(jb.options->'dependencies') IS DISTINCT FROM 'array'"
 	 "  OR d.name IN (SELECT jsonb_array_elements_text(jb.options->'dependencies')))"
-	 " ORDER BY d.stage_idx, d.id", 1, RD_NCOLS},
+	 " ORDER BY d.stage_idx, d.id",
+	 1, RD_NCOLS},
 	/* $1 the job, $2 the digest of the token sent: the job's project, status, trace
 	 * size, whether the token is the job's, its pipeline, whether its project is being
 	 * deleted, whether it was erased (JA_ columns); locked: the job's writers (trace
@@ -219,23 +271,27 @@ const db_stmt runner_stmts[] = {
 	 " p.pending_delete, b.erased_at IS NOT NULL"
 	 " FROM ci_builds b JOIN commit_statuses cs ON cs.id = b.id"
 	 " JOIN projects p ON p.id = b.project_id WHERE b.id = $1"
-	 " FOR UPDATE OF b", 2, JA_NCOLS},
+	 " FOR UPDATE OF b",
+	 2, JA_NCOLS},
 	{"runner_trace_size", "UPDATE ci_builds SET trace_size = $2 WHERE id = $1", 2, 0},
 	/* $1 the job, $2 success or failed: the pipeline and the coverage regex, none when
 	 * the job was no longer running */
 	{"runner_job_finish",
 	 "UPDATE commit_statuses cs SET status = $2, finished_at = now(), updated_at = now()"
 	 " FROM ci_builds b WHERE cs.id = $1 AND b.id = cs.id AND cs.status = 'running'"
-	 " RETURNING cs.pipeline_id, b.options->>'coverage'", 2, RF_NCOLS},
+	 " RETURNING cs.pipeline_id, b.options->>'coverage'",
+	 2, RF_NCOLS},
 	{"runner_job_coverage",
 	 "UPDATE commit_statuses SET coverage = ci_trace_coverage($2, $3) WHERE id = $1", 3, 0},
 	{"runner_job_touch",
 	 "UPDATE commit_statuses SET updated_at = now() WHERE id = $1 AND status = 'running'"
-	 " AND updated_at < now() - interval '1 minute'", 1, 0},
+	 " AND updated_at < now() - interval '1 minute'",
+	 1, 0},
 	/* $1 the job, $2 file name, $3 size, $4 seconds until it expires (NULL: never) */
 	{"runner_artifacts_set",
 	 "UPDATE ci_builds SET artifacts_file = $2, artifacts_size = $3,"
-	 " artifacts_expire_at = now() + $4::bigint * interval '1 second' WHERE id = $1", 4, 0},
+	 " artifacts_expire_at = now() + $4::bigint * interval '1 second' WHERE id = $1",
+	 4, 0},
 	/* $1 the job whose artifacts are asked for, $2 the digest of the token sent: its
 	 * project, its archive's file name, whether the token is that of a running job of
 	 * its pipeline that may have them (itself, or one of a later stage), whether its
@@ -248,7 +304,8 @@ const db_stmt runner_stmts[] = {
 	 "  AND (t.id = d.id OR tc.stage_idx > dc.stage_idx)),"
 	 " p.pending_delete, d.erased_at IS NOT NULL"
 	 " FROM ci_builds d JOIN commit_statuses dc ON dc.id = d.id"
-	 " JOIN projects p ON p.id = d.project_id WHERE d.id = $1", 2, RA_NCOLS},
+	 " JOIN projects p ON p.id = d.project_id WHERE d.id = $1",
+	 2, RA_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -319,8 +376,10 @@ static json_object *info_object(request *r)
 /* The info fields name, version, revision, platform, architecture into v[0..RI_COUNT). */
 static void runner_info(request *r, const char **v)
 {
-	static const char *const keys[] = {[RI_NAME] = "name", [RI_VERSION] = "version",
-					   [RI_REVISION] = "revision", [RI_PLATFORM] = "platform",
+	static const char *const keys[] = {[RI_NAME] = "name",
+					   [RI_VERSION] = "version",
+					   [RI_REVISION] = "revision",
+					   [RI_PLATFORM] = "platform",
 					   [RI_ARCHITECTURE] = "architecture"};
 	json_object *info = info_object(r);
 	for (int i = 0; i < RI_COUNT; i++) {
@@ -485,7 +544,7 @@ static void add_var_list(json_object *vars, json_object *arr, bool public)
 		    !json_object_object_get_ex(e, "value", &v))
 			continue;
 		bool pub = json_object_object_get_ex(e, "public", &p) ? json_object_get_boolean(p)
-								       : public;
+								      : public;
 		add_var(vars, json_object_get_string(k), json_object_get_string(v), pub);
 	}
 }
@@ -552,8 +611,8 @@ static json_object *image(json_object *v, bool service)
 		return NULL;
 	json_object *o = json_object_new_object();
 	if (json_object_is_type(v, json_type_string)) {
-		json_object_object_add(o, "name", json_object_new_string(
-							  json_object_get_string(v)));
+		json_object_object_add(o, "name",
+				       json_object_new_string(json_object_get_string(v)));
 		json_object_object_add(o, "entrypoint", NULL);
 		if (service) {
 			json_object_object_add(o, "alias", NULL);
@@ -662,8 +721,8 @@ static int job_variables(request *r, const PGresult *j, const char *token, json_
 	const char *ref_slug = db_val(j, 0, J_REF_SLUG);
 	bool tag = db_bool(j, 0, J_TAG);
 	bool manual = strcmp(db_val(j, 0, J_WHEN), "manual") == 0;
-	bool triggered =
-		db_val(j, 0, J_TRIGGER_VARS) || strcmp(db_val(j, 0, J_SOURCE), "trigger") == 0;
+	bool triggered = db_val(j, 0, J_TRIGGER_VARS) ||
+			 strcmp(db_val(j, 0, J_SOURCE), "trigger") == 0;
 	static const char *const vis[] = {"private", "internal", "public"};
 	long long v = db_int(j, 0, J_VISIBILITY);
 	/* persisted_variables */
@@ -710,8 +769,7 @@ static int job_variables(request *r, const PGresult *j, const char *token, json_
 	add_var(vars, "CI_PROJECT_NAMESPACE", db_val(j, 0, J_NS_PATH), true);
 	add_var(vars, "CI_PROJECT_URL", arena_printf(r->ctx.a, "%s/%s", cfg->external_url, full),
 		true);
-	add_var(vars, "CI_PROJECT_VISIBILITY", v >= 20 ? vis[2] : v >= 10 ? vis[1] : vis[0],
-		true);
+	add_var(vars, "CI_PROJECT_VISIBILITY", v >= 20 ? vis[2] : v >= 10 ? vis[1] : vis[0], true);
 	/* Ci::Pipeline#predefined_variables */
 	const char *message = commit_message(r, j);
 	add_var(vars, "CI_PIPELINE_ID", db_val(j, 0, J_PIPELINE_ID), true);
@@ -874,7 +932,8 @@ static int no_job(request *r, const char *now, bool active)
 	if (active)
 		respond_header(r, "X-GitLab-Last-Update",
 			       last && *last && strlen(last) < 64 &&
-					       strspn(last, "0123456789abcdefABCDEF") == strlen(last)
+					       strspn(last, "0123456789abcdefABCDEF") ==
+						       strlen(last)
 				       ? last
 				       : now);
 	respond_empty(r, 204);
@@ -997,11 +1056,10 @@ static int job_auth(request *r, const char *token, const not_running *refused, j
 	return 0;
 }
 
-static const char *ci_path(request *r, const char *kind, const char *project_id,
-			   const char *rest)
+static const char *ci_path(request *r, const char *kind, const char *project_id, const char *rest)
 {
-	return arena_printf(r->ctx.a, "%s/ci/%s/%s/%s", r->ctx.cfg->storage_path, kind,
-			    project_id, rest);
+	return arena_printf(r->ctx.a, "%s/ci/%s/%s/%s", r->ctx.cfg->storage_path, kind, project_id,
+			    rest);
 }
 
 static const char *trace_path(request *r, const job_ref *j)
@@ -1011,8 +1069,7 @@ static const char *trace_path(request *r, const job_ref *j)
 
 /* Writes data[0..n) at offset off of the trace file and cuts it there: 0 or
  * ERR_INTERNAL (logged). */
-static int trace_write(request *r, const job_ref *j, long long off, const char *data,
-		       size_t n)
+static int trace_write(request *r, const job_ref *j, long long off, const char *data, size_t n)
 {
 	const char *path = trace_path(r, j);
 	if (files_dirs(path) < 0) {
@@ -1193,13 +1250,13 @@ static int expire_seconds(request *r, long long *out)
 		const char *unit;
 		long long secs;
 	} units[] = {
-		{"s", 1}, {"sec", 1}, {"secs", 1}, {"second", 1}, {"seconds", 1},
-		{"m", 60}, {"min", 60}, {"mins", 60}, {"minute", 60}, {"minutes", 60},
-		{"h", 3600}, {"hr", 3600}, {"hrs", 3600}, {"hour", 3600}, {"hours", 3600},
-		{"d", 86400}, {"day", 86400}, {"days", 86400},
-		{"w", 604800}, {"week", 604800}, {"weeks", 604800},
-		{"mo", 2592000}, {"month", 2592000}, {"months", 2592000},
-		{"y", 31557600}, {"yr", 31557600}, {"year", 31557600}, {"years", 31557600},
+		{"s", 1},          {"sec", 1},       {"secs", 1},        {"second", 1},
+		{"seconds", 1},    {"m", 60},        {"min", 60},        {"mins", 60},
+		{"minute", 60},    {"minutes", 60},  {"h", 3600},        {"hr", 3600},
+		{"hrs", 3600},     {"hour", 3600},   {"hours", 3600},    {"d", 86400},
+		{"day", 86400},    {"days", 86400},  {"w", 604800},      {"week", 604800},
+		{"weeks", 604800}, {"mo", 2592000},  {"month", 2592000}, {"months", 2592000},
+		{"y", 31557600},   {"yr", 31557600}, {"year", 31557600}, {"years", 31557600},
 	};
 	long long total = 0;
 	const char *p = s;
@@ -1297,8 +1354,7 @@ static void staged_abandon(void *arg)
 
 /* Writes data[0..n) into a new temporary file beside path, to become path when the
  * route's transaction commits: 0 or ERR_INTERNAL (logged). */
-static int stage_file(request *r, const char *path, const char *cache, const char *data,
-		      size_t n)
+static int stage_file(request *r, const char *path, const char *cache, const char *data, size_t n)
 {
 	char tmp[FILES_TMP_MAX];
 	int fd = files_temp(path, tmp);
@@ -1424,8 +1480,8 @@ const route runner_routes[] = {
 	{"POST", V4 "/jobs/request", jobs_request, ROUTE_NO_AUTH, runners_check_token},
 	{"PUT", V4 "/jobs/:id", jobs_update, ROUTE_NO_AUTH | TX | ROUTE_BYTES, jobs_check_update},
 	{"PATCH", V4 "/jobs/:id/trace", jobs_trace, ROUTE_NO_AUTH | TX, jobs_check_id},
-	{"POST", V4 "/jobs/:id/artifacts/authorize", jobs_artifacts_authorize,
-	 ROUTE_NO_AUTH | TX, jobs_check_id},
+	{"POST", V4 "/jobs/:id/artifacts/authorize", jobs_artifacts_authorize, ROUTE_NO_AUTH | TX,
+	 jobs_check_id},
 	{"POST", V4 "/jobs/:id/artifacts", jobs_artifacts_upload, ROUTE_NO_AUTH | TX,
 	 jobs_check_id},
 	{"GET", V4 "/jobs/:id/artifacts", jobs_artifacts_download, ROUTE_NO_AUTH, jobs_check_id},

@@ -16,37 +16,47 @@
 
 /* The projects whose specific runners user $1 may use (GitLab 10's User#ci_projects_union:
  * personal projects, and those where the user is master or owner). */
-#define SQL_CI_PROJECTS                                                                        \
-	"SELECT pa.project_id FROM project_authorizations pa WHERE pa.user_id = $1"              \
-	" AND pa.access_level >= 40 AND pa.expires_at > current_date"                            \
-	" UNION ALL SELECT up.id FROM projects up JOIN namespaces un ON un.id = up.namespace_id" \
+#define SQL_CI_PROJECTS                                                                            \
+	"SELECT pa.project_id FROM project_authorizations pa WHERE pa.user_id = $1"                \
+	" AND pa.access_level >= 40 AND pa.expires_at > current_date"                              \
+	" UNION ALL SELECT up.id FROM projects up JOIN namespaces un ON un.id = up.namespace_id"   \
 	" WHERE un.kind = 'user' AND un.owner_id = $1"
 /* Runner R is one of those (ci_authorized_runners.exists?(R)). */
-#define SQL_CI_AUTHORIZED(R)                                                                   \
-	"(NOT " R ".is_shared AND EXISTS (SELECT 1 FROM ci_runner_projects arp JOIN projects ap"  \
-	" ON ap.id = arp.project_id AND NOT ap.pending_delete WHERE arp.runner_id = " R ".id"    \
+#define SQL_CI_AUTHORIZED(R)                                                                       \
+	"(NOT " R ".is_shared AND EXISTS (SELECT 1 FROM ci_runner_projects arp JOIN projects ap"   \
+	" ON ap.id = arp.project_id AND NOT ap.pending_delete WHERE arp.runner_id = " R ".id"      \
 	" AND arp.project_id IN (" SQL_CI_PROJECTS ")))"
 /* Runner R is in scope S (NULL: any): Ci::Runner's scopes. */
-#define SQL_RUNNER_SCOPE(R, S)                                                                 \
-	"(" S "::text IS NULL OR (" S " = 'active' AND " R ".active)"                            \
-	" OR (" S " = 'paused' AND NOT " R ".active)"                                            \
-	" OR (" S " = 'online' AND " R ".contacted_at > now() - interval '1 hour')"              \
-	" OR (" S " = 'specific' AND NOT " R ".is_shared)"                                       \
+#define SQL_RUNNER_SCOPE(R, S)                                                                     \
+	"(" S "::text IS NULL OR (" S " = 'active' AND " R ".active)"                              \
+	" OR (" S " = 'paused' AND NOT " R ".active)"                                              \
+	" OR (" S " = 'online' AND " R ".contacted_at > now() - interval '1 hour')"                \
+	" OR (" S " = 'specific' AND NOT " R ".is_shared)"                                         \
 	" OR (" S " = 'shared' AND " R ".is_shared))"
 /* A page of the runners f holds, oldest first; $L limit and $O offset. */
-#define SQL_RUNNER_PAGE(L, O)                                                                  \
-	" SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"            \
-	" (SELECT " RUNNER_COLS("r") " FROM ci_runners r WHERE r.id IN (SELECT id FROM f)"        \
-	" ORDER BY r.id LIMIT " L " OFFSET " O ") x ON true"
+#define SQL_RUNNER_PAGE(L, O)                                                                      \
+	" SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"              \
+	" (SELECT " RUNNER_COLS("r") " FROM ci_runners r WHERE r.id IN (SELECT id FROM f)"         \
+				     " ORDER BY r.id LIMIT " L " OFFSET " O ") x ON true"
 
-#define SQL_RUNNER_SHOW                                                                        \
-	"SELECT " RUNNER_DETAIL_COLS("r") ", " SQL_CI_AUTHORIZED("r") ","                         \
-	" (SELECT count(*) FROM ci_runner_projects c WHERE c.runner_id = r.id)"                  \
-	" FROM ci_runners r WHERE r.id = $2"
+#define SQL_RUNNER_SHOW                                                                            \
+	"SELECT " RUNNER_DETAIL_COLS("r") ", " SQL_CI_AUTHORIZED(                                  \
+		"r") ","                                                                           \
+		     " (SELECT count(*) FROM ci_runner_projects c WHERE c.runner_id = r.id)"       \
+		     " FROM ci_runners r WHERE r.id = $2"
 
 enum { RLP_PROJECT, RLP_SHARED, RLP_SCOPE, RLP_LIMIT, RLP_OFFSET, RLP_NPARAMS };
-enum { RU_ID, RU_HAS_DESCRIPTION, RU_DESCRIPTION, RU_ACTIVE, RU_TAG_LIST, RU_RUN_UNTAGGED,
-       RU_LOCKED, RU_ACCESS_LEVEL, RU_NPARAMS };
+enum {
+	RU_ID,
+	RU_HAS_DESCRIPTION,
+	RU_DESCRIPTION,
+	RU_ACTIVE,
+	RU_TAG_LIST,
+	RU_RUN_UNTAGGED,
+	RU_LOCKED,
+	RU_ACCESS_LEVEL,
+	RU_NPARAMS
+};
 
 const db_stmt runners_stmts[] = {
 	/* $1 the caller, $2 scope, $3 limit, $4 offset: found from the caller's projects
@@ -55,13 +65,13 @@ const db_stmt runners_stmts[] = {
 	 "WITH f AS (SELECT DISTINCT r.id FROM ci_runner_projects arp JOIN projects ap"
 	 " ON ap.id = arp.project_id AND NOT ap.pending_delete JOIN ci_runners r"
 	 " ON r.id = arp.runner_id AND NOT r.is_shared"
-	 " WHERE arp.project_id IN (" SQL_CI_PROJECTS ") AND " SQL_RUNNER_SCOPE("r", "$2") ")"
-	 SQL_RUNNER_PAGE("$3", "$4"),
+	 " WHERE arp.project_id IN (" SQL_CI_PROJECTS
+	 ") AND " SQL_RUNNER_SCOPE("r", "$2") ")" SQL_RUNNER_PAGE("$3", "$4"),
 	 4, 1 + RUNNER_NCOLS},
 	/* $1 scope, $2 limit, $3 offset */
 	{"runners_list_all",
-	 "WITH f AS (SELECT r.id FROM ci_runners r WHERE " SQL_RUNNER_SCOPE("r", "$1") ")"
-	 SQL_RUNNER_PAGE("$2", "$3"),
+	 "WITH f AS (SELECT r.id FROM ci_runners r WHERE " SQL_RUNNER_SCOPE(
+		 "r", "$1") ")" SQL_RUNNER_PAGE("$2", "$3"),
 	 3, 1 + RUNNER_NCOLS},
 	/* $1 project, $2 its shared_runners_enabled, $3 scope, $4 limit, $5 offset: its
 	 * specific runners, and the shared ones when it uses them (the spec's rule; GitLab
@@ -118,8 +128,7 @@ const db_stmt runners_stmts[] = {
 enum { SHOW_TOKEN = RUNNER_NCOLS + 8, SHOW_AUTHORIZED = RUNNER_DETAIL_NCOLS, SHOW_NPROJECTS };
 
 static const char *const USER_SCOPES[] = {"active", "paused", "online", NULL};
-static const char *const ALL_SCOPES[] = {"specific", "shared", "active", "paused", "online",
-					 NULL};
+static const char *const ALL_SCOPES[] = {"specific", "shared", "active", "paused", "online", NULL};
 static const char *const ACCESS_LEVELS[] = {"not_protected", "ref_protected", NULL};
 
 static const char *caller_id(request *r)

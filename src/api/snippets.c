@@ -13,8 +13,8 @@
 
 /* Snippet s may be seen by the caller (`me`); M: the SQL of whether they are a member
  * of its project. */
-#define SQL_SNIPPET_VISIBLE(M)                                                                 \
-	"(s.visibility = 20 OR (s.visibility = 10 AND me.id IS NOT NULL AND NOT me.external)"     \
+#define SQL_SNIPPET_VISIBLE(M)                                                                     \
+	"(s.visibility = 20 OR (s.visibility = 10 AND me.id IS NOT NULL AND NOT me.external)"      \
 	" OR me.admin OR s.author_id = me.id OR " M ")"
 
 /* The caller's parameters (caller_params): SQL_ME's, whether they are a member, the
@@ -23,10 +23,26 @@ enum { SC_MEMBER = ME_NPARAMS, SC_PROJECT, SC_NPARAMS };
 enum { SL_LIMIT = SC_NPARAMS, SL_OFFSET, SL_NPARAMS };
 enum { SS_ID = SC_NPARAMS, SS_NPARAMS };
 enum { SHOW_AUTHOR = SNIPPET_NCOLS, SHOW_CONTENT, SHOW_NCOLS };
-enum { SI_PROJECT, SI_AUTHOR, SI_TITLE, SI_FILE_NAME, SI_CONTENT, SI_DESCRIPTION, SI_VISIBILITY,
-       SI_NPARAMS };
-enum { SU_ID, SU_TITLE, SU_FILE_NAME, SU_CONTENT, SU_HAS_DESCRIPTION, SU_DESCRIPTION,
-       SU_VISIBILITY, SU_NPARAMS };
+enum {
+	SI_PROJECT,
+	SI_AUTHOR,
+	SI_TITLE,
+	SI_FILE_NAME,
+	SI_CONTENT,
+	SI_DESCRIPTION,
+	SI_VISIBILITY,
+	SI_NPARAMS
+};
+enum {
+	SU_ID,
+	SU_TITLE,
+	SU_FILE_NAME,
+	SU_CONTENT,
+	SU_HAS_DESCRIPTION,
+	SU_DESCRIPTION,
+	SU_VISIBILITY,
+	SU_NPARAMS
+};
 
 const db_stmt snippets_stmts[] = {
 	{"snippets_enabled", "SELECT snippets_enabled FROM projects WHERE id = $1", 1, 1},
@@ -34,10 +50,12 @@ const db_stmt snippets_stmts[] = {
 	 * project, $6 limit, $7 offset; newest first */
 	{"snippets_list",
 	 "WITH " SQL_ME ", f AS (SELECT s.id FROM snippets s, me WHERE s.project_id = $5"
-	 " AND " SQL_SNIPPET_VISIBLE("$4::boolean") ")"
-	 " SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " SNIPPET_COLS " FROM " SNIPPET_FROM " WHERE s.id IN (SELECT id FROM f)"
-	 " ORDER BY s.id DESC LIMIT $6 OFFSET $7) x ON true",
+	 " AND " SQL_SNIPPET_VISIBLE(
+		 "$4::boolean") ")"
+				" SELECT (SELECT count(*) FROM f), x.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+				" (SELECT " SNIPPET_COLS " FROM " SNIPPET_FROM
+				" WHERE s.id IN (SELECT id FROM f)"
+				" ORDER BY s.id DESC LIMIT $6 OFFSET $7) x ON true",
 	 SL_NPARAMS, 1 + SNIPPET_NCOLS},
 	/* $1..$3 the caller, $4 member, $5 project, $6 snippet: the snippet when the caller
 	 * sees it, with its author's id and its content */
@@ -47,7 +65,8 @@ const db_stmt snippets_stmts[] = {
 	 SS_NPARAMS, SHOW_NCOLS},
 	{"snippets_insert",
 	 "INSERT INTO snippets (project_id, author_id, title, file_name, content, description,"
-	 " visibility) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id", SI_NPARAMS, 1},
+	 " visibility) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+	 SI_NPARAMS, 1},
 	/* $1 snippet; $2..$4 title, file_name, content or NULL; $5 whether the description is
 	 * given, $6 it; $7 visibility or NULL */
 	{"snippets_update",
@@ -59,7 +78,6 @@ const db_stmt snippets_stmts[] = {
 	{"snippets_delete", "DELETE FROM snippets WHERE id = $1", 1, 0},
 	{NULL, NULL, 0, 0},
 };
-
 
 static const char *const VISIBILITIES[] = {"private", "internal", "public", NULL};
 

@@ -16,16 +16,19 @@ const db_stmt tags_stmts[] = {
 	/* $1 project, $2 tag names (text[]): the release notes of each, in order (NULL: none) */
 	{"tags_releases",
 	 "SELECT r.description FROM unnest($2::text[]) WITH ORDINALITY t(name, i)"
-	 " LEFT JOIN releases r ON r.project_id = $1 AND r.tag = t.name ORDER BY t.i", 2, 1},
+	 " LEFT JOIN releases r ON r.project_id = $1 AND r.tag = t.name ORDER BY t.i",
+	 2, 1},
 	/* the tagger of an annotated tag: the caller */
 	{"tags_tagger", "SELECT name, email FROM users WHERE id = $1", 1, TT_NCOLS},
 	/* $1 project, $2 tag, $3 description; no row when the tag has a release already */
 	{"tags_release_insert",
 	 "INSERT INTO releases (project_id, tag, description) VALUES ($1, $2, $3)"
-	 " ON CONFLICT (project_id, tag) DO NOTHING RETURNING tag, description", 3, TR_NCOLS},
+	 " ON CONFLICT (project_id, tag) DO NOTHING RETURNING tag, description",
+	 3, TR_NCOLS},
 	{"tags_release_update",
 	 "UPDATE releases SET description = $3, updated_at = now()"
-	 " WHERE project_id = $1 AND tag = $2 RETURNING tag, description", 3, TR_NCOLS},
+	 " WHERE project_id = $1 AND tag = $2 RETURNING tag, description",
+	 3, TR_NCOLS},
 	{"tags_release_delete", "DELETE FROM releases WHERE project_id = $1 AND tag = $2", 2, 0},
 	{NULL, NULL, 0, 0},
 };
@@ -62,7 +65,8 @@ static int present_tags(request *r, git_repository *repo, const char *const *nam
 		json_put_str(o, "message", message);
 		json_object_object_add(o, "commit", commit ? entity_commit(&r->ctx, commit) : NULL);
 		const char *notes = db_val(res, i, 0);
-		json_object_object_add(o, "release", notes ? present_release(names[i], notes) : NULL);
+		json_object_object_add(o, "release",
+				       notes ? present_release(names[i], notes) : NULL);
 		git_commit_free(commit);
 		json_object_array_add(out, o);
 	}
@@ -258,7 +262,8 @@ static int release_write(request *r, bool create)
 	if (PQntuples(res) == 0)
 		return create ? fail(r, ERR_CONFLICT, "Release already exists")
 			      : api_error(r, 404, "Release does not exist");
-	respond_json(r, create ? 201 : 200, present_release(db_val(res, 0, TR_TAG), db_val(res, 0, TR_DESCRIPTION)));
+	respond_json(r, create ? 201 : 200,
+		     present_release(db_val(res, 0, TR_TAG), db_val(res, 0, TR_DESCRIPTION)));
 	return 0;
 }
 

@@ -24,29 +24,34 @@ const db_stmt tokens_stmts[] = {
 	 " t.expires_at > current_date))))"
 	 "SELECT (SELECT count(*) FROM f), p.* FROM users u LEFT JOIN LATERAL"
 	 " (SELECT " TOKEN_COLS " FROM f t ORDER BY t.id LIMIT $3 OFFSET $4) p ON true"
-	 " WHERE u.id = $1 AND NOT u.ghost", 4, 1 + TOKEN_NCOLS},
+	 " WHERE u.id = $1 AND NOT u.ghost",
+	 4, 1 + TOKEN_NCOLS},
 	{"imp_tokens_show",
 	 "SELECT u.id, p.* FROM users u LEFT JOIN LATERAL (SELECT " TOKEN_COLS " FROM tokens t"
 	 " WHERE t.id = $2 AND t.user_id = u.id AND t.kind = 'impersonation') p ON true"
-	 " WHERE u.id = $1 AND NOT u.ghost", 2, ITS_NCOLS},
+	 " WHERE u.id = $1 AND NOT u.ghost",
+	 2, ITS_NCOLS},
 	{"tokens_insert",
 	 "INSERT INTO tokens AS t (user_id, kind, name, digest, scopes, expires_at)"
 	 " SELECT u.id, $6, $2, $3, $4::text[], $5::date FROM users u"
-	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS, TI_NPARAMS, TOKEN_NCOLS},
+	 " WHERE u.id = $1 AND NOT u.ghost RETURNING " TOKEN_COLS,
+	 TI_NPARAMS, TOKEN_NCOLS},
 	{"imp_tokens_revoke",
 	 "WITH t AS (UPDATE tokens SET revoked = true WHERE id = $2 AND user_id = $1"
 	 " AND kind = 'impersonation' RETURNING id)"
-	 "SELECT u.id, (SELECT id FROM t) FROM users u WHERE u.id = $1 AND NOT u.ghost", 2,
-	 ITR_NCOLS},
+	 "SELECT u.id, (SELECT id FROM t) FROM users u WHERE u.id = $1 AND NOT u.ghost",
+	 2, ITR_NCOLS},
 	{"oauth_user",
 	 "SELECT id, password_hash FROM users WHERE (lower(username) = lower($1) OR"
-	 " lower(email) = lower($1)) AND state = 'active' AND NOT ghost", 1, OU_NCOLS},
+	 " lower(email) = lower($1)) AND state = 'active' AND NOT ghost",
+	 1, OU_NCOLS},
 	/* $1 user, $2 digest, $3 refresh digest */
 	{"oauth_insert",
 	 "WITH s AS (UPDATE users SET last_sign_in_at = current_sign_in_at,"
 	 " current_sign_in_at = now() WHERE id = $1)"
 	 "INSERT INTO tokens (user_id, kind, name, digest, refresh_digest, scopes)"
-	 " VALUES ($1, 'oauth', 'oauth', $2, $3, '{api}') RETURNING extract(epoch FROM created_at)::bigint", 3, 1},
+	 " VALUES ($1, 'oauth', 'oauth', $2, $3, '{api}') RETURNING extract(epoch FROM created_at)::bigint",
+	 3, 1},
 	{NULL, NULL, 0, 0},
 };
 
@@ -121,9 +126,10 @@ int tokens_insert(ctx *c, const char *uid, const char *name, const char *const *
 	int order[2], kinds = 0;
 	bool seen[2] = {false, false};
 	for (int i = 0; i < n; i++) {
-		int k = !scopes[i] ? -1
-		      : strcmp(scopes[i], known[0]) == 0 ? 0
-		      : strcmp(scopes[i], known[1]) == 0 ? 1 : -1;
+		int k = !scopes[i]                         ? -1
+			: strcmp(scopes[i], known[0]) == 0 ? 0
+			: strcmp(scopes[i], known[1]) == 0 ? 1
+							   : -1;
 		if (k < 0) {
 			c->err_detail = "scopes does not have a valid value";
 			return ERR_INVALID;
@@ -146,9 +152,12 @@ int tokens_insert(ctx *c, const char *uid, const char *name, const char *const *
 	if (crypto_token(token) < 0)
 		return ERR_INTERNAL;
 	const char *v[TI_NPARAMS] = {
-		[TI_USER] = uid, [TI_NAME] = name,
+		[TI_USER] = uid,
+		[TI_NAME] = name,
 		[TI_DIGEST] = crypto_sha256_hex(c->a, token, strlen(token)),
-		[TI_SCOPES] = buf_cstr(&s), [TI_EXPIRES_AT] = expires, [TI_KIND] = kind,
+		[TI_SCOPES] = buf_cstr(&s),
+		[TI_EXPIRES_AT] = expires,
+		[TI_KIND] = kind,
 	};
 	int err;
 	if (!(*res = db_query(c, "tokens_insert", TI_NPARAMS, v, &err)))
@@ -229,7 +238,8 @@ static int oauth_token(request *r)
 	PGresult *res = db_query(&r->ctx, "oauth_user", 1, v, &err);
 	if (!res)
 		return err;
-	if (PQntuples(res) != 1 || !crypto_password_check(password, db_val(res, 0, OU_PASSWORD_HASH)))
+	if (PQntuples(res) != 1 ||
+	    !crypto_password_check(password, db_val(res, 0, OU_PASSWORD_HASH)))
 		return fail(r, ERR_OAUTH, "401 invalid_grant");
 	char token[65], refresh[65];
 	unsigned char raw[32];
@@ -262,9 +272,12 @@ static int oauth_token(request *r)
 /* The module's routes (http/router.h), in the order they are matched. */
 const route tokens_routes[] = {
 	{"GET", V4 "/users/:user_id/impersonation_tokens", impersonation_tokens_list, ADMIN, NULL},
-	{"POST", V4 "/users/:user_id/impersonation_tokens", impersonation_tokens_create, ADMIN, NULL},
-	{"GET", V4 "/users/:user_id/impersonation_tokens/:impersonation_token_id", impersonation_tokens_show, ADMIN, NULL},
-	{"DELETE", V4 "/users/:user_id/impersonation_tokens/:impersonation_token_id", impersonation_tokens_revoke, ADMIN, NULL},
+	{"POST", V4 "/users/:user_id/impersonation_tokens", impersonation_tokens_create, ADMIN,
+	 NULL},
+	{"GET", V4 "/users/:user_id/impersonation_tokens/:impersonation_token_id",
+	 impersonation_tokens_show, ADMIN, NULL},
+	{"DELETE", V4 "/users/:user_id/impersonation_tokens/:impersonation_token_id",
+	 impersonation_tokens_revoke, ADMIN, NULL},
 	{"POST", "/oauth/token", oauth_token, ROUTE_NO_AUTH, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -28,37 +28,44 @@ const db_stmt triggers_stmts[] = {
 	 "SELECT (SELECT count(*) FROM ci_triggers WHERE project_id = $1 AND deleted_at IS NULL),"
 	 " x.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " TRIGGER_COLS " FROM " TRIGGER_FROM
 	 " WHERE t.project_id = $1 AND t.deleted_at IS NULL ORDER BY t.id LIMIT $2 OFFSET $3) x"
-	 " ON true", 3, 1 + TRIGGER_NCOLS},
+	 " ON true",
+	 3, 1 + TRIGGER_NCOLS},
 	{"triggers_show",
 	 "SELECT " TRIGGER_COLS " FROM " TRIGGER_FROM " WHERE t.project_id = $1 AND t.id = $2"
-	 " AND t.deleted_at IS NULL", 2, TRIGGER_NCOLS},
+	 " AND t.deleted_at IS NULL",
+	 2, TRIGGER_NCOLS},
 	/* $1 project, $2 owner, $3 description, $4 token digest, $5 sealed token */
 	{"triggers_insert",
 	 "INSERT INTO ci_triggers (project_id, owner_id, description, token_digest, token_sealed)"
-	 " VALUES ($1, $2, $3, $4, $5) RETURNING id", TI_NPARAMS, 1},
+	 " VALUES ($1, $2, $3, $4, $5) RETURNING id",
+	 TI_NPARAMS, 1},
 	/* $3 the description or NULL, $4 the new owner or NULL */
 	{"triggers_update",
 	 "UPDATE ci_triggers SET description = coalesce($3, description),"
 	 " owner_id = coalesce($4::bigint, owner_id), updated_at = now()"
-	 " WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id", 4, 1},
+	 " WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id",
+	 4, 1},
 	{"triggers_delete",
 	 "UPDATE ci_triggers SET deleted_at = now(), updated_at = now()"
-	 " WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id", 2, 1},
+	 " WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id",
+	 2, 1},
 	/* The trigger of token digest $1 in project $2 (an id or a full path), with its
 	 * owner, the level they run pipelines with there and whether they are an admin */
 	{"triggers_by_token",
-	 "SELECT t.id, p.id, t.owner_id, coalesce(" SQL_CI_USER_LEVEL("t.owner_id", "p") ", 0), "
-	 SQL_CI_USER_ADMIN("t.owner_id") " FROM ci_triggers t"
-	 " JOIN projects p ON p.id = t.project_id AND NOT p.pending_delete"
-	 " JOIN namespaces n ON n.id = p.namespace_id"
-	 " WHERE t.token_digest = $1 AND t.deleted_at IS NULL"
-	 " AND (p.id = CASE WHEN $2 ~ '^[0-9]{1,18}$' THEN $2::bigint END"
-	 " OR lower(n.full_path || '/' || p.path) = lower($2))", 2, TK_NCOLS},
+	 "SELECT t.id, p.id, t.owner_id, coalesce(" SQL_CI_USER_LEVEL("t.owner_id", "p") ", 0), " SQL_CI_USER_ADMIN(
+		 "t.owner_id") " FROM ci_triggers t"
+			       " JOIN projects p ON p.id = t.project_id AND NOT p.pending_delete"
+			       " JOIN namespaces n ON n.id = p.namespace_id"
+			       " WHERE t.token_digest = $1 AND t.deleted_at IS NULL"
+			       " AND (p.id = CASE WHEN $2 ~ '^[0-9]{1,18}$' THEN $2::bigint END"
+			       " OR lower(n.full_path || '/' || p.path) = lower($2))",
+	 2, TK_NCOLS},
 	/* an invocation of trigger $1 with its variables $2 (a JSON object) */
 	{"triggers_request",
 	 "WITH used AS (UPDATE ci_triggers SET last_used = now() WHERE id = $1)"
 	 " INSERT INTO ci_trigger_requests (trigger_id, variables) VALUES ($1, $2::jsonb)"
-	 " RETURNING id", 2, 1},
+	 " RETURNING id",
+	 2, 1},
 	{"triggers_pipeline", "SELECT " PIPELINE_COLS " FROM " PIPELINE_FROM " WHERE p.id = $1", 1,
 	 PIPELINE_NCOLS},
 	{NULL, NULL, 0, 0},
@@ -223,8 +230,8 @@ static int trigger_variables(request *r, json_object **out)
 		} else if (strncmp(p->name, "variables[", 10) == 0 && n > 11 &&
 			   p->name[n - 1] == ']') {
 			const char *key = arena_strndup(r->ctx.a, p->name + 10, n - 11);
-			json_object_object_add(vars, key, json_object_new_string(p->value ? p->value
-											 : ""));
+			json_object_object_add(vars, key,
+					       json_object_new_string(p->value ? p->value : ""));
 		}
 	}
 	if (!strings) {
@@ -254,7 +261,6 @@ static int check_invoke(request *r)
 	return param_str(r, "token") ? 0 : fail_missing(r, "token");
 }
 
-
 /* A trigger's token runs a pipeline of its project on ref, as its owner (GitLab 10's
  * PipelineTriggerService): no user authentication, the token is the credential, and a
  * token that is no trigger's, or one of another project than :id, is GitLab's 404
@@ -270,8 +276,7 @@ static int triggers_invoke(request *r)
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	const char *token = param_str(r, "token"), *ref = param_str(r, "ref");
-	const char *v[2] = {crypto_sha256_hex(r->ctx.a, token, strlen(token)),
-			    param_str(r, "id")};
+	const char *v[2] = {crypto_sha256_hex(r->ctx.a, token, strlen(token)), param_str(r, "id")};
 	int err;
 	PGresult *t = db_query(&r->ctx, "triggers_by_token", 2, v, &err);
 	if (!t)
@@ -288,8 +293,11 @@ static int triggers_invoke(request *r)
 	if ((rc = ci_may_run_on_ref(&r->ctx, project, level, admin, ref, false, &ok)) < 0)
 		return rc;
 	if (!ok && (level >= ACCESS_DEVELOPER || admin))
-		return fail_validation(r, "base", arena_printf(r->ctx.a, "Insufficient permissions"
-							       " for protected ref '%s'", ref));
+		return fail_validation(r, "base",
+				       arena_printf(r->ctx.a,
+						    "Insufficient permissions"
+						    " for protected ref '%s'",
+						    ref));
 	if (!ok)
 		return fail_validation(r, "base",
 				       "Insufficient permissions to create a new pipeline");
@@ -343,7 +351,7 @@ const route triggers_routes[] = {
 	/* the token is the credential: no user's is looked at */
 	{"POST", V4 "/projects/:id/trigger/pipeline", triggers_invoke, ROUTE_NO_AUTH | TX,
 	 check_invoke},
-	{"POST", V4 "/projects/:id/ref/:ref/trigger/pipeline", triggers_invoke,
-	 ROUTE_NO_AUTH | TX, check_invoke},
+	{"POST", V4 "/projects/:id/ref/:ref/trigger/pipeline", triggers_invoke, ROUTE_NO_AUTH | TX,
+	 check_invoke},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -20,41 +20,86 @@
 /* The page's ids come from the primary key; the view's columns are computed only for
  * those rows, fetched one by one (LATERAL ... OFFSET 0), which stays the plan for any
  * LIMIT: statements run with generic plans (db.c). */
-#define USERS_PAGE(ids, cols)                                                                 \
-	" LEFT JOIN LATERAL (SELECT " cols " FROM (" ids ") pg CROSS JOIN LATERAL"              \
+#define USERS_PAGE(ids, cols)                                                                      \
+	" LEFT JOIN LATERAL (SELECT " cols " FROM (" ids ") pg CROSS JOIN LATERAL"                 \
 	" (SELECT * FROM users WHERE id = pg.id OFFSET 0) u ORDER BY u.id DESC) p ON true"
 
-#define USERS_LIST(cols)                                                                      \
-	"WITH f AS NOT MATERIALIZED (SELECT u.id FROM users u WHERE NOT u.ghost"                 \
-	" AND ($1::boolean IS NOT TRUE OR u.state = 'active')"                                   \
-	" AND ($2::boolean IS NOT TRUE OR u.state = 'blocked')"                                  \
-	" AND ($3::text IS NULL OR u.username ILIKE " SQL_LIKE("$3") " OR u.name ILIKE " SQL_LIKE("$3")  \
-	" OR ($12::boolean AND u.email ILIKE " SQL_LIKE("$3") ") OR lower(u.email) = lower($3))"    \
-	" AND ($4::text IS NULL OR lower(u.username) = lower($4))"                               \
-	" AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id"    \
-	"      AND i.extern_uid = $5 AND i.provider = $6::text))"                                \
-	" AND ($7::boolean IS NOT TRUE OR u.external)"                                           \
-	" AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"                       \
-	" AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz))"                      \
-	"SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one"                               \
-	USERS_PAGE("SELECT id FROM f ORDER BY id DESC LIMIT $10 OFFSET $11", cols)
+#define USERS_LIST(cols)                                                                                                                                 \
+	"WITH f AS NOT MATERIALIZED (SELECT u.id FROM users u WHERE NOT u.ghost"                                                                         \
+	" AND ($1::boolean IS NOT TRUE OR u.state = 'active')"                                                                                           \
+	" AND ($2::boolean IS NOT TRUE OR u.state = 'blocked')"                                                                                          \
+	" AND ($3::text IS NULL OR u.username ILIKE " SQL_LIKE("$3") " OR u.name ILIKE " SQL_LIKE("$3") " OR ($12::boolean AND u.email ILIKE " SQL_LIKE( \
+		"$3") ") OR lower(u.email) = lower($3))"                                                                                                 \
+		      " AND ($4::text IS NULL OR lower(u.username) = lower($4))"                                                                         \
+		      " AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id"                                              \
+		      "      AND i.extern_uid = $5 AND i.provider = $6::text))"                                                                          \
+		      " AND ($7::boolean IS NOT TRUE OR u.external)"                                                                                     \
+		      " AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"                                                                 \
+		      " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz))"                                                                \
+		      "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one" USERS_PAGE(                                                             \
+			      "SELECT id FROM f ORDER BY id DESC LIMIT $10 OFFSET $11", cols)
 
 /* No filter: the page from the index of live users, the total from the counter. */
-#define USERS_LIST_ALL(cols)                                                                  \
-	"SELECT (SELECT value FROM counters WHERE name = 'users'), p.* FROM (SELECT 1) one"      \
-	USERS_PAGE("SELECT id FROM users WHERE NOT ghost ORDER BY id DESC LIMIT $1 OFFSET $2", cols)
+#define USERS_LIST_ALL(cols)                                                                            \
+	"SELECT (SELECT value FROM counters WHERE name = 'users'), p.* FROM (SELECT 1) one" USERS_PAGE( \
+		"SELECT id FROM users WHERE NOT ghost ORDER BY id DESC LIMIT $1 OFFSET $2", cols)
 
 /* USERS_LIST's parameters: the filters (before UL_LIMIT), the page, and whether the
  * caller is an admin (search matches email substrings only for admins); USERS_LIST_ALL's
  * are the page's alone */
-enum { UL_ACTIVE, UL_BLOCKED, UL_SEARCH, UL_USERNAME, UL_EXTERN_UID, UL_PROVIDER, UL_EXTERNAL,
-       UL_CREATED_BEFORE, UL_CREATED_AFTER, UL_LIMIT, UL_OFFSET, UL_ADMIN, UL_NPARAMS };
-enum { UI_USERNAME, UI_EMAIL, UI_NAME, UI_PASSWORD_HASH, UI_SKYPE, UI_LINKEDIN, UI_TWITTER,
-       UI_WEBSITE_URL, UI_ORGANIZATION, UI_PROJECTS_LIMIT, UI_BIO, UI_LOCATION, UI_ADMIN,
-       UI_CAN_CREATE_GROUP, UI_CONFIRMED, UI_EXTERNAL, UI_NPARAMS };
-enum { UU_ID, UU_USERNAME, UU_EMAIL, UU_NAME, UU_PASSWORD_HASH, UU_SKYPE, UU_LINKEDIN,
-       UU_TWITTER, UU_WEBSITE_URL, UU_ORGANIZATION, UU_PROJECTS_LIMIT, UU_BIO, UU_LOCATION,
-       UU_ADMIN, UU_CAN_CREATE_GROUP, UU_EXTERNAL, UU_NPARAMS };
+enum {
+	UL_ACTIVE,
+	UL_BLOCKED,
+	UL_SEARCH,
+	UL_USERNAME,
+	UL_EXTERN_UID,
+	UL_PROVIDER,
+	UL_EXTERNAL,
+	UL_CREATED_BEFORE,
+	UL_CREATED_AFTER,
+	UL_LIMIT,
+	UL_OFFSET,
+	UL_ADMIN,
+	UL_NPARAMS
+};
+enum {
+	UI_USERNAME,
+	UI_EMAIL,
+	UI_NAME,
+	UI_PASSWORD_HASH,
+	UI_SKYPE,
+	UI_LINKEDIN,
+	UI_TWITTER,
+	UI_WEBSITE_URL,
+	UI_ORGANIZATION,
+	UI_PROJECTS_LIMIT,
+	UI_BIO,
+	UI_LOCATION,
+	UI_ADMIN,
+	UI_CAN_CREATE_GROUP,
+	UI_CONFIRMED,
+	UI_EXTERNAL,
+	UI_NPARAMS
+};
+enum {
+	UU_ID,
+	UU_USERNAME,
+	UU_EMAIL,
+	UU_NAME,
+	UU_PASSWORD_HASH,
+	UU_SKYPE,
+	UU_LINKEDIN,
+	UU_TWITTER,
+	UU_WEBSITE_URL,
+	UU_ORGANIZATION,
+	UU_PROJECTS_LIMIT,
+	UU_BIO,
+	UU_LOCATION,
+	UU_ADMIN,
+	UU_CAN_CREATE_GROUP,
+	UU_EXTERNAL,
+	UU_NPARAMS
+};
 enum { UUC_ID, UUC_OLD_USERNAME, UUC_USERNAME, UUC_NAME, UUC_NCOLS };
 enum { ULT_ID, ULT_USERNAME, ULT_NCOLS };
 
@@ -69,8 +114,10 @@ const db_stmt users_stmts[] = {
 	 "SELECT c.*, p.* FROM (SELECT 1) one"
 	 " LEFT JOIN (SELECT " AUTH_LEAN " FROM " AUTH_FROM ") c ON true"
 	 " LEFT JOIN LATERAL (SELECT " USER_COLS " FROM users u WHERE u.id = $3 AND NOT u.ghost) p"
-	 " ON true", 3, AUTH_LEAN_NCOLS + USER_NCOLS},
-	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost", 1, USER_NCOLS},
+	 " ON true",
+	 3, AUTH_LEAN_NCOLS + USER_NCOLS},
+	{"users_show", "SELECT " USER_COLS " FROM users u WHERE u.id = $1 AND NOT u.ghost", 1,
+	 USER_NCOLS},
 	/* Emails are stored in lower case, as Devise does (case_insensitive_keys). */
 	{"users_insert",
 	 "INSERT INTO users (username, email, name, password_hash, skype, linkedin, twitter,"
@@ -82,16 +129,20 @@ const db_stmt users_stmts[] = {
 	 UI_NPARAMS, 1},
 	{"users_identity_upsert",
 	 "INSERT INTO identities (user_id, provider, extern_uid) VALUES ($1, $2, $3)"
-	 " ON CONFLICT (user_id, provider) DO UPDATE SET extern_uid = EXCLUDED.extern_uid", 3, 0},
+	 " ON CONFLICT (user_id, provider) DO UPDATE SET extern_uid = EXCLUDED.extern_uid",
+	 3, 0},
 	{"users_private_token_insert",
 	 "INSERT INTO tokens (user_id, kind, name, digest, sealed) VALUES ($1, 'private', "
-	 "'private_token', $2, $3)", 3, 0},
-	{"users_private_token", "SELECT sealed FROM tokens WHERE user_id = $1 AND kind = 'private'", 1, 1},
+	 "'private_token', $2, $3)",
+	 3, 0},
+	{"users_private_token", "SELECT sealed FROM tokens WHERE user_id = $1 AND kind = 'private'",
+	 1, 1},
 	/* the new file name, and the one it replaces */
 	{"users_set_avatar",
 	 "UPDATE users u SET avatar = $2, updated_at = now()"
 	 " FROM (SELECT id, avatar FROM users WHERE id = $1 FOR UPDATE) o WHERE u.id = o.id"
-	 " RETURNING o.avatar", 2, 1},
+	 " RETURNING o.avatar",
+	 2, 1},
 	/* $1 id, then as users_insert without confirmed; NULL keeps the column */
 	{"users_update",
 	 "UPDATE users SET username = coalesce($2, username), email = coalesce(lower($3), email),"
@@ -105,27 +156,31 @@ const db_stmt users_stmts[] = {
 	 " can_create_group = coalesce($15::boolean, can_create_group),"
 	 " external = coalesce($16::boolean, external), updated_at = now()"
 	 " FROM (SELECT username AS old_username FROM users WHERE id = $1 FOR UPDATE) o"
-	 " WHERE id = $1 AND NOT ghost RETURNING id, o.old_username, username, name", UU_NPARAMS,
-	 UUC_NCOLS},
+	 " WHERE id = $1 AND NOT ghost RETURNING id, o.old_username, username, name",
+	 UU_NPARAMS, UUC_NCOLS},
 	/* The user's own namespace: created with the user, renamed with it. */
 	{"users_namespace_insert",
 	 "INSERT INTO namespaces (id, kind, name, path, owner_id, full_path, full_name,"
 	 " visibility, traversal_ids) SELECT n, 'user', u.username, u.username, u.id, u.username,"
-	 " u.name, 20, ARRAY[n] FROM users u, nextval('namespaces_id_seq') n WHERE u.id = $1", 1, 0},
+	 " u.name, 20, ARRAY[n] FROM users u, nextval('namespaces_id_seq') n WHERE u.id = $1",
+	 1, 0},
 	{"users_namespace_update",
 	 "UPDATE namespaces SET name = $2, path = $2, full_path = $2, full_name = $3,"
-	 " updated_at = now() WHERE owner_id = $1 AND kind = 'user'", 3, 0},
+	 " updated_at = now() WHERE owner_id = $1 AND kind = 'user'",
+	 3, 0},
 	/* Personal projects go with their user; their repositories are removed later. */
 	{"users_delete_projects",
 	 "WITH p AS (DELETE FROM projects WHERE namespace_id IN (SELECT id FROM namespaces"
 	 " WHERE owner_id = $1 AND kind = 'user') RETURNING id)"
 	 "INSERT INTO background_jobs (kind, payload) SELECT 'remove_repository',"
-	 " jsonb_build_object('project_id', p.id) FROM p", 1, 0},
+	 " jsonb_build_object('project_id', p.id) FROM p",
+	 1, 0},
 	{"users_set_state",
 	 "WITH u AS (SELECT id, state FROM users WHERE id = $1 AND NOT ghost FOR UPDATE),"
 	 " c AS (UPDATE users SET state = $2, updated_at = now() FROM u"
 	 "       WHERE users.id = u.id AND u.state <> $2 RETURNING users.id)"
-	 "SELECT (SELECT count(*) FROM c) FROM u", 2, 1},
+	 "SELECT (SELECT count(*) FROM c) FROM u",
+	 2, 1},
 	/* Soft delete: the ghost user inherits the contributions. */
 	{"users_ghost_ensure",
 	 "INSERT INTO users (username, email, name, ghost, projects_limit, can_create_group)"
@@ -133,12 +188,14 @@ const db_stmt users_stmts[] = {
 	 "   THEN (SELECT (max(id) + 1)::text FROM users) ELSE '' END,"
 	 "   'ghost' || (SELECT coalesce(max(id), 0) + 1 FROM users) || '@ghost.invalid',"
 	 "   'Ghost User', true, 0, false"
-	 " WHERE NOT EXISTS (SELECT 1 FROM users WHERE ghost) ON CONFLICT DO NOTHING", 0, 0},
-	{"users_lock_target", "SELECT id, username FROM users WHERE id = $1 AND NOT ghost FOR UPDATE", 1,
-	 ULT_NCOLS},
+	 " WHERE NOT EXISTS (SELECT 1 FROM users WHERE ghost) ON CONFLICT DO NOTHING",
+	 0, 0},
+	{"users_lock_target",
+	 "SELECT id, username FROM users WHERE id = $1 AND NOT ghost FOR UPDATE", 1, ULT_NCOLS},
 	{"users_move_contributions",
 	 "UPDATE events SET author_id = (SELECT id FROM users WHERE ghost ORDER BY id LIMIT 1)"
-	 " WHERE author_id = $1", 1, 0},
+	 " WHERE author_id = $1",
+	 1, 0},
 	{"users_delete_contributions", "DELETE FROM events WHERE author_id = $1", 1, 0},
 	{"users_delete", "DELETE FROM users WHERE id = $1 AND NOT ghost", 1, 0},
 	{NULL, NULL, 0, 0},
@@ -161,7 +218,8 @@ static int users_list(request *r)
 	if (rc < 0)
 		return rc;
 	bool active = false, blocked = false, external = false;
-	if ((rc = param_bool(r, "active", &active)) < 0 || (rc = param_bool(r, "blocked", &blocked)) < 0 ||
+	if ((rc = param_bool(r, "active", &active)) < 0 ||
+	    (rc = param_bool(r, "blocked", &blocked)) < 0 ||
 	    (rc = param_bool(r, "external", &external)) < 0)
 		return rc;
 	const char *before = NULL, *after = NULL;
@@ -200,7 +258,8 @@ static int users_list(request *r)
 	bool admin = auth_is_admin(&r->ctx);
 	PGresult *res = filtered ? db_query(&r->ctx, admin ? "users_list" : "users_list_basic",
 					    UL_NPARAMS, v, &err)
-				 : db_query(&r->ctx, admin ? "users_list_all" : "users_list_all_basic", 2,
+				 : db_query(&r->ctx,
+					    admin ? "users_list_all" : "users_list_all_basic", 2,
 					    v + UL_LIMIT, &err);
 	if (!res)
 		return err;
@@ -289,7 +348,8 @@ static void read_avatar(request *r, user_input *in)
 	if (param_file(r, "avatar", &data, &len, &filename) != 0)
 		return;
 	const char *ext = strrchr(filename, '.');
-	static const char *const images[] = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tiff", ".ico"};
+	static const char *const images[] = {".png", ".jpg",  ".jpeg", ".gif",
+					     ".bmp", ".tiff", ".ico"};
 	bool image = false;
 	for (size_t i = 0; ext && i < sizeof(images) / sizeof(*images); i++)
 		image = image || strcasecmp(ext, images[i]) == 0;
@@ -381,8 +441,9 @@ static int save_identity(ctx *c, const char *id, const user_input *in, user_prob
 		return 0;
 	const char *v[3] = {id, in->provider, in->extern_uid};
 	int err;
-	return db_query(c, "users_identity_upsert", 3, v, &err) ? 0
-								: conflict_for(c, err, problem, arg);
+	return db_query(c, "users_identity_upsert", 3, v, &err)
+		       ? 0
+		       : conflict_for(c, err, problem, arg);
 }
 
 /* A problem of a request's user fields goes to its 400 validation body. */
@@ -418,8 +479,9 @@ int users_check(ctx *c, user_input *in, bool create, user_problem_fn *problem, v
 	}
 	if (in->password && !in->reset_password) {
 		size_t n = strlen(in->password);
-		const char *why = n < 8 ? "is too short (minimum is 8 characters)"
-				: n > 128 ? "is too long (maximum is 128 characters)" : NULL;
+		const char *why = n < 8     ? "is too short (minimum is 8 characters)"
+				  : n > 128 ? "is too long (maximum is 128 characters)"
+					    : NULL;
 		if (why) {
 			problem(arg, "password", why);
 			verr = ERR_VALIDATION;
@@ -471,11 +533,12 @@ static int read_user_input(request *r, user_input *in, bool create)
 		in->projects_limit = param_str(r, "projects_limit");
 	}
 	int verr = 0;
-	static const char *texts[] = {"skype", "linkedin", "twitter", "website_url", "organization",
-				      "bio", "location", "extern_uid", "provider"};
-	const char **slots[] = {&in->skype, &in->linkedin, &in->twitter, &in->website_url,
-				&in->organization, &in->bio, &in->location, &in->extern_uid,
-				&in->provider};
+	static const char *texts[] = {"skype",       "linkedin",     "twitter",
+				      "website_url", "organization", "bio",
+				      "location",    "extern_uid",   "provider"};
+	const char **slots[] = {&in->skype,       &in->linkedin,     &in->twitter,
+				&in->website_url, &in->organization, &in->bio,
+				&in->location,    &in->extern_uid,   &in->provider};
 	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
 		if (param_text(r, texts[i], 255, slots[i]) == ERR_VALIDATION)
 			verr = ERR_VALIDATION;
@@ -503,8 +566,8 @@ static int read_user_input(request *r, user_input *in, bool create)
 	return verr;
 }
 
-int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *problem,
-		 void *arg, const char **id_out)
+int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *problem, void *arg,
+		 const char **id_out)
 {
 	char token[TOKEN_LEN + 1];
 	if (crypto_token(token) < 0)
@@ -513,14 +576,22 @@ int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *
 	if (!sealed)
 		return ERR_INTERNAL;
 	const char *v[UI_NPARAMS] = {
-		[UI_USERNAME] = in->username, [UI_EMAIL] = in->email, [UI_NAME] = in->name,
-		[UI_PASSWORD_HASH] = in->password_hash, [UI_SKYPE] = in->skype,
-		[UI_LINKEDIN] = in->linkedin, [UI_TWITTER] = in->twitter,
-		[UI_WEBSITE_URL] = in->website_url, [UI_ORGANIZATION] = in->organization,
-		[UI_PROJECTS_LIMIT] = in->projects_limit, [UI_BIO] = in->bio,
-		[UI_LOCATION] = in->location, [UI_ADMIN] = in->admin,
+		[UI_USERNAME] = in->username,
+		[UI_EMAIL] = in->email,
+		[UI_NAME] = in->name,
+		[UI_PASSWORD_HASH] = in->password_hash,
+		[UI_SKYPE] = in->skype,
+		[UI_LINKEDIN] = in->linkedin,
+		[UI_TWITTER] = in->twitter,
+		[UI_WEBSITE_URL] = in->website_url,
+		[UI_ORGANIZATION] = in->organization,
+		[UI_PROJECTS_LIMIT] = in->projects_limit,
+		[UI_BIO] = in->bio,
+		[UI_LOCATION] = in->location,
+		[UI_ADMIN] = in->admin,
 		[UI_CAN_CREATE_GROUP] = in->can_create_group,
-		[UI_CONFIRMED] = confirmed ? "true" : "false", [UI_EXTERNAL] = in->external,
+		[UI_CONFIRMED] = confirmed ? "true" : "false",
+		[UI_EXTERNAL] = in->external,
 	};
 	int err, rc;
 	PGresult *res = db_query(c, "users_insert", UI_NPARAMS, v, &err);

@@ -13,24 +13,32 @@
 #include "entity/ci_settings.h"
 
 /* One statement of each kind per scope, the same but for the table and its column. */
-#define VAR_STMTS(P, TABLE, COL)                                                                \
+#define VAR_STMTS(P, TABLE, COL)                                                                   \
 	{P "_list",                                                                                \
-	 "SELECT (SELECT count(*) FROM " TABLE " WHERE " COL " = $1), x.* FROM (SELECT 1) one"    \
-	 " LEFT JOIN LATERAL (SELECT " CI_VARIABLE_COLS " FROM " TABLE " v WHERE v." COL " = $1" \
-	 " ORDER BY v.id LIMIT $2 OFFSET $3) x ON true", 3, 1 + CI_VARIABLE_NCOLS},             \
-	{P "_show", "SELECT " CI_VARIABLE_COLS " FROM " TABLE " v WHERE v." COL " = $1"          \
-	 " AND v.key = $2", 2, CI_VARIABLE_NCOLS},                                                \
-	/* no row when the key is taken */                                                      \
-	{P "_insert",                                                                              \
-	 "INSERT INTO " TABLE " AS v (" COL ", key, value_sealed, protected)"                    \
-	 " VALUES ($1, $2, $3, coalesce($4::boolean, false)) ON CONFLICT (" COL ", key)"        \
-	 " DO NOTHING RETURNING " CI_VARIABLE_COLS, 4, CI_VARIABLE_NCOLS},                        \
-	/* $3 the new sealed value or NULL, $4 protected or NULL */                              \
-	{P "_update",                                                                              \
-	 "UPDATE " TABLE " v SET value_sealed = coalesce($3, value_sealed),"                     \
-	 " protected = coalesce($4::boolean, protected) WHERE v." COL " = $1 AND v.key = $2"     \
-	 " RETURNING " CI_VARIABLE_COLS, 4, CI_VARIABLE_NCOLS},                                   \
-	{P "_delete", "DELETE FROM " TABLE " WHERE " COL " = $1 AND key = $2 RETURNING id", 2, 1}
+	 "SELECT (SELECT count(*) FROM " TABLE " WHERE " COL " = $1), x.* FROM (SELECT 1) one"     \
+	 " LEFT JOIN LATERAL (SELECT " CI_VARIABLE_COLS " FROM " TABLE " v WHERE v." COL " = $1"   \
+	 " ORDER BY v.id LIMIT $2 OFFSET $3) x ON true",                                           \
+	 3, 1 + CI_VARIABLE_NCOLS},                                                                \
+		{P "_show",                                                                        \
+		 "SELECT " CI_VARIABLE_COLS " FROM " TABLE " v WHERE v." COL " = $1"               \
+		 " AND v.key = $2",                                                                \
+		 2, CI_VARIABLE_NCOLS}, /* no row when the key is taken */                         \
+		{P "_insert",                                                                      \
+		 "INSERT INTO " TABLE " AS v (" COL ", key, value_sealed, protected)"              \
+		 " VALUES ($1, $2, $3, coalesce($4::boolean, false)) ON CONFLICT (" COL ", key)"   \
+		 " DO NOTHING RETURNING " CI_VARIABLE_COLS,                                        \
+		 4,                                                                                \
+		 CI_VARIABLE_NCOLS}, /* $3 the new sealed value or NULL, $4 protected or NULL */   \
+		{P "_update",                                                                      \
+		 "UPDATE " TABLE " v SET value_sealed = coalesce($3, value_sealed),"               \
+		 " protected = coalesce($4::boolean, protected) WHERE v." COL                      \
+		 " = $1 AND v.key = $2"                                                            \
+		 " RETURNING " CI_VARIABLE_COLS,                                                   \
+		 4, CI_VARIABLE_NCOLS},                                                            \
+	{                                                                                          \
+		P "_delete", "DELETE FROM " TABLE " WHERE " COL " = $1 AND key = $2 RETURNING id", \
+			2, 1                                                                       \
+	}
 
 const db_stmt variables_stmts[] = {
 	VAR_STMTS("variables_project", "ci_variables", "project_id"),
@@ -45,9 +53,11 @@ int ci_jobs_enabled(request *r)
 
 /* The statements of a scope (VAR_STMTS' names), by kind. */
 enum var_kind { VAR_LIST, VAR_SHOW, VAR_INSERT, VAR_UPDATE, VAR_DELETE, VAR_KINDS };
-#define VAR_NAMES(P)                                                                            \
-	{[VAR_LIST] = P "_list", [VAR_SHOW] = P "_show", [VAR_INSERT] = P "_insert",               \
-	 [VAR_UPDATE] = P "_update", [VAR_DELETE] = P "_delete"}
+#define VAR_NAMES(P)                                                                               \
+	{                                                                                          \
+		[VAR_LIST] = P "_list", [VAR_SHOW] = P "_show", [VAR_INSERT] = P "_insert",        \
+		[VAR_UPDATE] = P "_update", [VAR_DELETE] = P "_delete"                             \
+	}
 static const char *const project_var_stmts[VAR_KINDS] = VAR_NAMES("variables_project");
 static const char *const group_var_stmts[VAR_KINDS] = VAR_NAMES("variables_group");
 

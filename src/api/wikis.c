@@ -33,8 +33,8 @@ static const char *const formats[] = {"markdown", "rdoc", "asciidoc", NULL};
 static const struct {
 	const char *ext, *format;
 } page_exts[] = {
-	{"md", "markdown"},   {"markdown", "markdown"}, {"mkd", "markdown"},
-	{"mkdn", "markdown"}, {"mdown", "markdown"},    {"rdoc", "rdoc"},
+	{"md", "markdown"},       {"markdown", "markdown"}, {"mkd", "markdown"},
+	{"mkdn", "markdown"},     {"mdown", "markdown"},    {"rdoc", "rdoc"},
 	{"asciidoc", "asciidoc"}, {"adoc", "asciidoc"},
 };
 #define NEXTS (sizeof(page_exts) / sizeof(page_exts[0]))
@@ -183,10 +183,9 @@ static json_object *present(request *r, git_repository *repo, const page *p, boo
 	git_blob *blob = NULL;
 	if (content && git_blob_lookup(&blob, repo, &p->blob) < 0)
 		return NULL;
-	json_object *o = entity_wiki_page(
-		p->format, slug_of(r, p), title_of(r, p),
-		blob ? (const char *)git_blob_rawcontent(blob) : NULL,
-		blob ? (size_t)git_blob_rawsize(blob) : 0);
+	json_object *o = entity_wiki_page(p->format, slug_of(r, p), title_of(r, p),
+					  blob ? (const char *)git_blob_rawcontent(blob) : NULL,
+					  blob ? (size_t)git_blob_rawsize(blob) : 0);
 	git_blob_free(blob);
 	return o;
 }
@@ -217,8 +216,7 @@ static int wikis_list(request *r)
 	git_repository *repo;
 	page *pages;
 	long long total;
-	if ((rc = wiki_repo(r, &repo)) < 0 ||
-	    (rc = wiki_pages(r, repo, &pages, &total)) < 0)
+	if ((rc = wiki_repo(r, &repo)) < 0 || (rc = wiki_pages(r, repo, &pages, &total)) < 0)
 		return rc;
 	json_object *list = request_own(r, json_object_new_array());
 	long long i = 0;
@@ -252,8 +250,7 @@ static int wikis_show(request *r)
 	git_repository *repo;
 	page *pages, *p;
 	int rc = wiki_read(r);
-	if (rc < 0 || (rc = wiki_repo(r, &repo)) < 0 ||
-	    (rc = find_page(r, repo, &pages, &p)) < 0)
+	if (rc < 0 || (rc = wiki_repo(r, &repo)) < 0 || (rc = find_page(r, repo, &pages, &p)) < 0)
 		return rc;
 	json_object *o = present(r, repo, p, true);
 	if (!o)
@@ -365,8 +362,8 @@ static int respond_page(request *r, int status, const char *path, const char *fo
 		.name = slash ? slash + 1 : path,
 		.format = format,
 	};
-	respond_json(r, status, entity_wiki_page(format, slug_of(r, &p), title_of(r, &p),
-						 content, len));
+	respond_json(r, status,
+		     entity_wiki_page(format, slug_of(r, &p), title_of(r, &p), content, len));
 	return 0;
 }
 
@@ -427,8 +424,8 @@ static int wikis_update(request *r)
 		page *pages, *p;
 		if ((rc = find_page(r, repo, &pages, &p)) < 0)
 			return rc;
-		const char *old_base =
-			*p->dir ? arena_printf(r->ctx.a, "%s/%s", p->dir, p->name) : p->name;
+		const char *old_base = *p->dir ? arena_printf(r->ctx.a, "%s/%s", p->dir, p->name)
+					       : p->name;
 		const char *base = title ? path_of_title(r, title, p->dir) : old_base;
 		if (!base)
 			return fail_validation(r, "title", "is invalid");

@@ -18,9 +18,9 @@ void project_access_decide(project_access *out, const caller *c, int visibility,
 	out->ns_owner = c && l->ns_owner;
 	out->admin = c && c->admin;
 	out->archived = archived;
-	out->visible = out->admin || visibility == VIS_PUBLIC ||
-		       (c && ((visibility == VIS_INTERNAL && !c->external) ||
-			      out->level >= ACCESS_GUEST));
+	out->visible =
+		out->admin || visibility == VIS_PUBLIC ||
+		(c && ((visibility == VIS_INTERNAL && !c->external) || out->level >= ACCESS_GUEST));
 }
 
 int access_shared_level(int link_access, int level)
@@ -86,8 +86,8 @@ bool can_admin_wiki(const project_access *a, bool wiki_enabled, const caller *c)
 	return c && can_read_wiki(a, wiki_enabled) && code_push_level(a) >= ACCESS_MASTER;
 }
 
-bool can_git(const project_access *a, int visibility, bool wiki_enabled, const caller *c,
-	     bool wiki, bool push)
+bool can_git(const project_access *a, int visibility, bool wiki_enabled, const caller *c, bool wiki,
+	     bool push)
 {
 	if (wiki)
 		return push ? can_create_wiki(a, wiki_enabled, c) : can_read_wiki(a, wiki_enabled);
@@ -219,8 +219,7 @@ bool can_update_group_member(const group_access *a, bool target_is_last_owner)
 	return !target_is_last_owner && can_admin_group(a);
 }
 
-bool can_destroy_group_member(const group_access *a, bool target_is_last_owner,
-			      bool target_is_self)
+bool can_destroy_group_member(const group_access *a, bool target_is_last_owner, bool target_is_self)
 {
 	return !target_is_last_owner && (target_is_self || can_admin_group(a));
 }
@@ -237,8 +236,7 @@ bool can_request_project_access(const project_access *a, int visibility, bool ex
 	       a->level < ACCESS_GUEST;
 }
 
-bool can_request_group_access(const group_access *a, int visibility, bool external,
-			      bool enabled)
+bool can_request_group_access(const group_access *a, int visibility, bool external, bool enabled)
 {
 	return enabled && open_to(visibility, external) && a->level < ACCESS_GUEST;
 }

@@ -32,8 +32,8 @@ enum access_level {
 
 enum visibility { VIS_PRIVATE = 0, VIS_INTERNAL = 10, VIS_PUBLIC = 20 };
 
-#define SQL_ME                                                                                  \
-	"me AS (SELECT $1::bigint AS id, coalesce($2::boolean, false) AS admin,"                 \
+#define SQL_ME                                                                                     \
+	"me AS (SELECT $1::bigint AS id, coalesce($2::boolean, false) AS admin,"                   \
 	" coalesce($3::boolean, false) AS external)"
 /* The parameters SQL_ME takes ($1..$3), that a statement's own parameters follow. */
 enum { ME_ID, ME_ADMIN, ME_EXTERNAL, ME_NPARAMS };
@@ -41,8 +41,8 @@ enum { ME_ID, ME_ADMIN, ME_EXTERNAL, ME_NPARAMS };
 /* Membership row M counts: a member, not a pending access request, and not expired
  * (GitLab 10 removes members on their expires_at date; the background process removes
  * the rows, and access ends at once). */
-#define SQL_MEMBER_ACTIVE(M)                                                                    \
-	"(" M ".requested_at IS NULL AND (" M ".expires_at IS NULL"                              \
+#define SQL_MEMBER_ACTIVE(M)                                                                       \
+	"(" M ".requested_at IS NULL AND (" M ".expires_at IS NULL"                                \
 	" OR " M ".expires_at > current_date))"
 
 /* The caller's highest level on project P (0 when none; admins are not raised): the
@@ -52,13 +52,13 @@ enum { ME_ID, ME_ADMIN, ME_EXTERNAL, ME_NPARAMS };
 #define SQL_PROJECT_ACCESS(P) "coalesce((" SQL_PROJECT_LEVEL(P) "), 0)"
 /* The same as a row of one column, level (NULL when none), for a statement that reads it
  * more than once: `LEFT JOIN LATERAL (SQL_PROJECT_LEVEL(P)) PA ON true`. */
-#define SQL_PROJECT_LEVEL(P)                                                                    \
-	"SELECT max(pa.access_level) AS level FROM project_authorizations pa"                    \
+#define SQL_PROJECT_LEVEL(P)                                                                       \
+	"SELECT max(pa.access_level) AS level FROM project_authorizations pa"                      \
 	" WHERE pa.user_id = me.id AND pa.project_id = " P ".id AND pa.expires_at > current_date"
 
 /* Project P may be seen by the caller, whose level on it is LEVEL. */
-#define SQL_PROJECT_VISIBLE_AT(P, LEVEL)                                                        \
-	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"   \
+#define SQL_PROJECT_VISIBLE_AT(P, LEVEL)                                                           \
+	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"     \
 	" AND NOT me.external) OR " LEVEL " >= 10)))"
 /* Project P may be seen by the caller. */
 #define SQL_PROJECT_VISIBLE(P) SQL_PROJECT_VISIBLE_AT(P, SQL_PROJECT_ACCESS(P))
@@ -68,69 +68,74 @@ enum { ME_ID, ME_ADMIN, ME_EXTERNAL, ME_NPARAMS };
  * ancestor of it) the project is shared with (a project may come more than once), as
  * their unexpired rows of project_authorizations: its cost follows the caller's rows, not
  * the number of projects. Name it in the WITH list: `mine AS (SQL_MY_PROJECTS)`. */
-#define SQL_MY_PROJECTS                                                                         \
-	"SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"                      \
+#define SQL_MY_PROJECTS                                                                            \
+	"SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"                        \
 	" ON pa.user_id = me.id WHERE pa.expires_at > current_date"
 
 /* SQL_PROJECT_VISIBLE for the projects row P of a list, with `mine` in the WITH list. */
-#define SQL_PROJECT_LISTED(P)                                                                   \
-	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"   \
+#define SQL_PROJECT_LISTED(P)                                                                      \
+	"(me.admin OR " P ".visibility = 20 OR (me.id IS NOT NULL AND ((" P ".visibility = 10"     \
 	" AND NOT me.external) OR " P ".id IN (SELECT id FROM mine))))"
 
 /* The caller's level on group G through it and its ancestors (0 when none). */
-#define SQL_GROUP_ACCESS(G)                                                                     \
-	"coalesce((SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Namespace'"  \
-	" AND m.source_id = ANY (" G ".traversal_ids) AND m.user_id = me.id"                     \
+#define SQL_GROUP_ACCESS(G)                                                                        \
+	"coalesce((SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Namespace'"    \
+	" AND m.source_id = ANY (" G ".traversal_ids) AND m.user_id = me.id"                       \
 	" AND " SQL_MEMBER_ACTIVE("m") "), 0)"
 
 /* The caller belongs to group G: a member of it, of an ancestor or of a subgroup, or a
  * member of a project inside it (false when anonymous). GET /groups lists these groups
  * by default (GitLab 10's GroupsFinder with all_available=false). */
-#define SQL_GROUP_MEMBER(G)                                                                     \
-	"(me.id IS NOT NULL AND (" SQL_GROUP_ACCESS(G) " >= 10 OR EXISTS (SELECT 1"              \
-	" FROM namespaces d JOIN members m ON m.source_type = 'Namespace' AND m.source_id = d.id" \
-	" AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m")                                       \
-	" WHERE d.traversal_ids @> ARRAY[" G ".id]) OR EXISTS (SELECT 1 FROM members m"          \
-	" JOIN projects gp ON gp.id = m.source_id AND NOT gp.pending_delete"                     \
-	" JOIN namespaces gn ON gn.id = gp.namespace_id WHERE m.source_type = 'Project'"         \
-	" AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE("m")                                       \
-	" AND gn.traversal_ids @> ARRAY[" G ".id])))"
+#define SQL_GROUP_MEMBER(G)                                                                                      \
+	"(me.id IS NOT NULL AND (" SQL_GROUP_ACCESS(                                                             \
+		G) " >= 10 OR EXISTS (SELECT 1"                                                                  \
+		   " FROM namespaces d JOIN members m ON m.source_type = 'Namespace' AND m.source_id = d.id"     \
+		   " AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE(                                              \
+			   "m") " WHERE d.traversal_ids @> ARRAY[" G                                             \
+				".id]) OR EXISTS (SELECT 1 FROM members m"                                       \
+				" JOIN projects gp ON gp.id = m.source_id AND NOT gp.pending_delete"             \
+				" JOIN namespaces gn ON gn.id = gp.namespace_id WHERE m.source_type = 'Project'" \
+				" AND m.user_id = me.id AND " SQL_MEMBER_ACTIVE(                                 \
+					"m") " AND gn.traversal_ids @> ARRAY[" G ".id])))"
 
 /* The ids of the groups the caller belongs to (SQL_GROUP_MEMBER) as a set found from
  * their memberships, for lists: the groups at and above their group and project
  * memberships, and the groups below their group memberships. Name it in the WITH list:
  * `mygroups AS (SQL_MY_GROUPS)`. */
-#define SQL_MY_GROUPS                                                                           \
-	"SELECT unnest(a.traversal_ids) AS id FROM me JOIN members m ON m.user_id = me.id"      \
-	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE("m") " JOIN namespaces a"          \
-	" ON a.id = m.source_id"                                                                  \
-	" UNION SELECT unnest(a.traversal_ids) FROM me JOIN members m ON m.user_id = me.id"     \
-	" AND m.source_type = 'Project' AND " SQL_MEMBER_ACTIVE("m") " JOIN projects ap"             \
-	" ON ap.id = m.source_id AND NOT ap.pending_delete JOIN namespaces a"                    \
-	" ON a.id = ap.namespace_id AND a.kind = 'group'"                                         \
-	" UNION SELECT d.id FROM me JOIN members m ON m.user_id = me.id"                         \
-	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE("m") " JOIN namespaces d"          \
-	" ON d.traversal_ids @> ARRAY[m.source_id]"
+#define SQL_MY_GROUPS                                                                                    \
+	"SELECT unnest(a.traversal_ids) AS id FROM me JOIN members m ON m.user_id = me.id"               \
+	" AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE(                                       \
+		"m") " JOIN namespaces a"                                                                \
+		     " ON a.id = m.source_id"                                                            \
+		     " UNION SELECT unnest(a.traversal_ids) FROM me JOIN members m ON m.user_id = me.id" \
+		     " AND m.source_type = 'Project' AND " SQL_MEMBER_ACTIVE(                            \
+			     "m") " JOIN projects ap"                                                    \
+				  " ON ap.id = m.source_id AND NOT ap.pending_delete JOIN namespaces a"  \
+				  " ON a.id = ap.namespace_id AND a.kind = 'group'"                      \
+				  " UNION SELECT d.id FROM me JOIN members m ON m.user_id = me.id"       \
+				  " AND m.source_type = 'Namespace' AND " SQL_MEMBER_ACTIVE(             \
+					  "m") " JOIN namespaces d"                                      \
+					       " ON d.traversal_ids @> ARRAY[m.source_id]"
 
 /* Group G may be seen by the caller: public, internal to signed-in users, or one they
  * belong to (SQL_GROUP_MEMBER), as GitLab 10's GroupPolicy. */
-#define SQL_GROUP_VISIBLE(G)                                                                    \
-	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND " G ".visibility = 10"      \
+#define SQL_GROUP_VISIBLE(G)                                                                       \
+	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND " G ".visibility = 10"       \
 	" AND NOT me.external) OR " SQL_GROUP_MEMBER(G) ")"
 
 /* SQL_GROUP_VISIBLE for the namespaces row G of a list, with `mygroups` in the WITH list
  * and its row MG left-joined to G: `LEFT JOIN (SELECT DISTINCT id FROM mygroups) MG ON
  * MG.id = G.id` (one hashed set for the list instead of subqueries per row). */
-#define SQL_GROUP_LISTED(G, MG)                                                                 \
-	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND " G ".visibility = 10"      \
+#define SQL_GROUP_LISTED(G, MG)                                                                    \
+	"(me.admin OR " G ".visibility = 20 OR (me.id IS NOT NULL AND " G ".visibility = 10"       \
 	" AND NOT me.external) OR " MG ".id IS NOT NULL)"
 
 /* The abilities, decided from what a statement returned about the caller. */
 typedef struct {
-	bool visible;      /* SQL_PROJECT_VISIBLE */
-	bool group_owner;  /* an owner of a group above the project */
-	int level;         /* SQL_PROJECT_ACCESS */
-	bool ns_owner;     /* the project is in the caller's own namespace */
+	bool visible;     /* SQL_PROJECT_VISIBLE */
+	bool group_owner; /* an owner of a group above the project */
+	int level;        /* SQL_PROJECT_ACCESS */
+	bool ns_owner;    /* the project is in the caller's own namespace */
 	bool admin;
 	bool archived;
 } project_access;
@@ -161,9 +166,9 @@ void project_access_decide(project_access *out, const caller *c, int visibility,
 int access_shared_level(int link_access, int level);
 
 bool can_read_project(const project_access *a);
-bool can_update_project(const project_access *a);          /* master and up */
-bool can_admin_project(const project_access *a);           /* owner: delete, transfer, archive */
-bool can_admin_project_members(const project_access *a);   /* master and up */
+bool can_update_project(const project_access *a);        /* master and up */
+bool can_admin_project(const project_access *a);         /* owner: delete, transfer, archive */
+bool can_admin_project_members(const project_access *a); /* master and up */
 /* The level GitLab 10's ProjectPolicy compares for the tracker's abilities (labels,
  * boards, snippets, issues): owner for admins and the project's owners (of its personal
  * namespace or its group), else the caller's level on the project. */
@@ -181,7 +186,7 @@ int code_push_level(const project_access *a);
  * with code_push_level developer or more, on a project that is not archived. Protected
  * branches come on top (branch_push_level in SQL). */
 bool can_push_code(const project_access *a, const caller *c);
-bool can_admin_group(const group_access *a);               /* owner and up */
+bool can_admin_group(const group_access *a); /* owner and up */
 
 /* The wiki, as GitLab 10's ProjectPolicy: read_wiki for whoever sees the project (guests
  * and up of a private one), create_wiki (write pages, push) for developers and up,
@@ -192,8 +197,8 @@ bool can_create_wiki(const project_access *a, bool wiki_enabled, const caller *c
 bool can_admin_wiki(const project_access *a, bool wiki_enabled, const caller *c);
 /* A git request (over HTTP or SSH) to a project's repository or, when wiki, its wiki:
  * pull (can_read_code, can_read_wiki) or push (can_push_code, can_create_wiki). */
-bool can_git(const project_access *a, int visibility, bool wiki_enabled, const caller *c,
-	     bool wiki, bool push);
+bool can_git(const project_access *a, int visibility, bool wiki_enabled, const caller *c, bool wiki,
+	     bool push);
 
 /* The tracker (issues, milestones), as GitLab 10's ProjectPolicy: tracker_level is the
  * caller's level for it (an owner's for admins and the owner of a personal namespace).
@@ -226,13 +231,16 @@ const char *visibility_name(int v);
  * back by project_access_read() from the column they start at. Whether the caller owns a
  * group above P is looked up only when their level says they might: an owner's level is
  * in project_authorizations. */
-#define SQL_PROJECT_ACCESS_COLS(P, N, PA)                                                       \
-	SQL_PROJECT_VISIBLE_AT(P, "coalesce(" PA ".level, 0)") ", (" N ".kind = 'group'"         \
-	" AND " PA ".level >= 50 AND EXISTS (SELECT 1 FROM members m"                            \
-	" WHERE m.source_type = 'Namespace' AND m.source_id = ANY (" N ".traversal_ids)"          \
-	" AND m.user_id = me.id AND m.access_level >= 50 AND " SQL_MEMBER_ACTIVE("m") "))"        \
-	" IS TRUE, coalesce(" PA ".level, 0), (" N ".kind = 'user' AND " N ".owner_id = me.id)"   \
-	" IS TRUE, me.admin, " P ".archived"
+#define SQL_PROJECT_ACCESS_COLS(P, N, PA)                                                          \
+	SQL_PROJECT_VISIBLE_AT(P, "coalesce(" PA ".level, 0)")                                     \
+	", (" N ".kind = 'group'"                                                                  \
+	" AND " PA ".level >= 50 AND EXISTS (SELECT 1 FROM members m"                              \
+	" WHERE m.source_type = 'Namespace' AND m.source_id = ANY (" N ".traversal_ids)"           \
+	" AND m.user_id = me.id AND m.access_level >= 50 AND " SQL_MEMBER_ACTIVE(                  \
+		"m") "))"                                                                          \
+		     " IS TRUE, coalesce(" PA ".level, 0), (" N ".kind = 'user' AND " N            \
+		     ".owner_id = me.id)"                                                          \
+		     " IS TRUE, me.admin, " P ".archived"
 #define PROJECT_ACCESS_NCOLS 6
 /* The same for a group_access and the namespaces row G. */
 #define SQL_GROUP_ACCESS_COLS(G) SQL_GROUP_VISIBLE(G) ", " SQL_GROUP_ACCESS(G) ", me.admin"
@@ -257,7 +265,6 @@ bool can_destroy_group_member(const group_access *a, bool target_is_last_owner,
  * public or internal to a non-external caller, when not a member of it or above. */
 bool can_request_project_access(const project_access *a, int visibility, bool external,
 				bool enabled);
-bool can_request_group_access(const group_access *a, int visibility, bool external,
-			      bool enabled);
+bool can_request_group_access(const group_access *a, int visibility, bool external, bool enabled);
 
 #endif

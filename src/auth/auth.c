@@ -15,20 +15,18 @@
  * epoch read), then the scope's (SCOPE_PROJECT_COLS, NULL when there is no such project),
  * locked as LOCK says; no row when the token matches nothing. */
 #define AUTH_PROJECT(FIND, LOCK) AUTH_PROJECT_AS(FIND, LOCK, USER_EPOCH, "")
-#define AUTH_PROJECT_AS(FIND, LOCK, EPOCH, MORE)                                               \
-	"WITH me AS (SELECT u.id, u.is_admin AS admin, u.external, u.username, u.email,"        \
-	" u.can_create_group, t.kind, t.scopes::text AS scopes FROM " AUTH_FROM "), "           \
-	FIND                                                                                    \
-	" SELECT me.id, me.username, me.admin, me.external, me.email, me.can_create_group,"     \
-	" me.kind, me.scopes, " EPOCH ", s.*" MORE " FROM me"                                    \
-	" LEFT JOIN LATERAL (SELECT " SCOPE_PROJECT_COLS " FROM " SCOPE_PROJECT_FROM LOCK ")"    \
+#define AUTH_PROJECT_AS(FIND, LOCK, EPOCH, MORE)                                                   \
+	"WITH me AS (SELECT u.id, u.is_admin AS admin, u.external, u.username, u.email,"           \
+	" u.can_create_group, t.kind, t.scopes::text AS scopes FROM " AUTH_FROM "), " FIND         \
+	" SELECT me.id, me.username, me.admin, me.external, me.email, me.can_create_group,"        \
+	" me.kind, me.scopes, " EPOCH ", s.*" MORE " FROM me"                                      \
+	" LEFT JOIN LATERAL (SELECT " SCOPE_PROJECT_COLS " FROM " SCOPE_PROJECT_FROM LOCK ")"      \
 	" s ON true"
 /* The keys the row of AUTH_PROJECT is read from (auth_cache_deps), as the response cache
  * names them (core/deps.h): everything (0), the caller (user, tokens, memberships), the
  * project (its row, group links, members) and its namespace (path, owner, visibility,
  * ancestors). */
-#define AUTH_PROJECT_KEYS                                                                      \
-	"ARRAY[0, me.id * 16 + 1, s.id * 16 + 2, s.namespace_id * 16 + 3]"
+#define AUTH_PROJECT_KEYS "ARRAY[0, me.id * 16 + 1, s.id * 16 + 2, s.namespace_id * 16 + 3]"
 
 const db_stmt auth_stmts[] = {
 	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM, 2, AUTH_NCOLS},
@@ -41,10 +39,10 @@ const db_stmt auth_stmts[] = {
 	/* without the users' epoch (ROUTE_NO_USER_REFS): it is a subplan, 13% of the
 	 * statement */
 	{"auth_project_no_epoch", AUTH_PROJECT_AS(BY_ID, "", "NULL::bigint", ""), 3, NCOLS},
-	/* auth_project and, last, the sum of the versions of the keys it reads, for the
+/* auth_project and, last, the sum of the versions of the keys it reads, for the
 	 * authentication cache */
-#define VERSIONS                                                                               \
-	", (SELECT coalesce(sum(e.v), 0) FROM cache_epochs e WHERE e.k = ANY (" AUTH_PROJECT_KEYS \
+#define VERSIONS                                                                                   \
+	", (SELECT coalesce(sum(e.v), 0) FROM cache_epochs e WHERE e.k = ANY (" AUTH_PROJECT_KEYS  \
 	"))"
 	{"auth_project_fill", AUTH_PROJECT_AS(BY_ID, "", USER_EPOCH, VERSIONS), 3, NCOLS + 1},
 	{"auth_project_lock_fill", AUTH_PROJECT_AS(BY_ID, " FOR UPDATE OF p", USER_EPOCH, VERSIONS),
@@ -57,11 +55,14 @@ const db_stmt auth_stmts[] = {
 	 AV_NCOLS},
 	/* The project $1 locked as auth_project_lock and auth_project_key_share lock it, when
 	 * the row is found in the authentication cache. */
-	{"auth_lock", "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"
-	 " FOR UPDATE OF p", 1, 1},
+	{"auth_lock",
+	 "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"
+	 " FOR UPDATE OF p",
+	 1, 1},
 	{"auth_key_share",
 	 "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"
-	 " FOR KEY SHARE OF p", 1, 1},
+	 " FOR KEY SHARE OF p",
+	 1, 1},
 	{"auth_project_lock", AUTH_PROJECT(BY_ID, " FOR UPDATE OF p"), 3, NCOLS},
 	{"auth_project_key_share", AUTH_PROJECT(BY_ID, " FOR KEY SHARE OF p"), 3, NCOLS},
 	{"auth_project_path", AUTH_PROJECT(BY_PATH, ""), 4, NCOLS},
@@ -70,7 +71,8 @@ const db_stmt auth_stmts[] = {
 #undef NCOLS
 	{"auth_sudo_user",
 	 "SELECT " USER_COLS " FROM users u WHERE NOT u.ghost AND "
-	 "(u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR lower(u.username) = lower($1))", 1, USER_NCOLS},
+	 "(u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR lower(u.username) = lower($1))",
+	 1, USER_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -114,8 +116,9 @@ static int apply_sudo(ctx *c, const credential *cr)
 	if (!c->user->admin)
 		return auth_fail(c, ERR_FORBIDDEN, "403 Forbidden  - Must be admin to use sudo");
 	if (!c->user->token_kind || strcmp(c->user->token_kind, "private") != 0)
-		return auth_fail(c, ERR_FORBIDDEN,
-				 "403 Forbidden  - Private token must be specified in order to use sudo");
+		return auth_fail(
+			c, ERR_FORBIDDEN,
+			"403 Forbidden  - Private token must be specified in order to use sudo");
 	const char *v[1] = {cr->sudo};
 	int err;
 	PGresult *res = db_query(c, "auth_sudo_user", 1, v, &err);
@@ -174,8 +177,7 @@ static bool no_caller(const PGresult *res, int row, int col)
 	return !res || PQntuples(res) <= row || PQgetisnull(res, row, col);
 }
 
-int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, int row,
-		    int col)
+int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, int row, int col)
 {
 	if (!cr->token_digest)
 		return accept_caller(c, cr, need, NULL);
@@ -196,8 +198,7 @@ int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, 
 	return accept_caller(c, cr, need, who);
 }
 
-int auth_accept_lean(ctx *c, const credential *cr, unsigned need, PGresult *res, int row,
-		     int col)
+int auth_accept_lean(ctx *c, const credential *cr, unsigned need, PGresult *res, int row, int col)
 {
 	if (!cr->token_digest)
 		return accept_caller(c, cr, need, NULL);

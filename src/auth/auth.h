@@ -18,8 +18,8 @@ enum { AV_KEY, AV_VERSION, AV_NCOLS };
  * routes that present the caller's own record (ROUTE_CALLER_RECORD), AUTH_LEAN for all
  * the others. */
 #define AUTH_NCOLS (USER_NCOLS + 3)
-#define AUTH_SELECT                                                                            \
-	USER_COLS ", t.kind, t.scopes::text, CASE WHEN u.is_admin THEN (SELECT p.sealed FROM "   \
+#define AUTH_SELECT                                                                                \
+	USER_COLS ", t.kind, t.scopes::text, CASE WHEN u.is_admin THEN (SELECT p.sealed FROM "     \
 		  "tokens p WHERE p.user_id = u.id AND p.kind = 'private') END"
 /* Column (after USER_COLS) of the sealed private token, shown to admins by GET /user. */
 #define AUTH_COL_PRIVATE_TOKEN (USER_NCOLS + 2)
@@ -29,16 +29,24 @@ enum { AV_KEY, AV_VERSION, AV_NCOLS };
  * with the caller (a subplan each in every USER_REF, it cost more than the list): the
  * statements that embed AUTH_LEAN present no such copy and leave it NULL (unknown: the
  * presenters read it if they need it). */
-#define AUTH_LEAN_COLS                                                                         \
-	"u.id, u.username, u.is_admin, u.external, u.email, u.can_create_group, t.kind,"        \
+#define AUTH_LEAN_COLS                                                                             \
+	"u.id, u.username, u.is_admin, u.external, u.email, u.can_create_group, t.kind,"           \
 	" t.scopes::text"
 #define AUTH_LEAN AUTH_LEAN_COLS ", NULL::bigint"
 enum auth_lean_col {
-	AL_ID, AL_USERNAME, AL_IS_ADMIN, AL_EXTERNAL, AL_EMAIL, AL_CAN_CREATE_GROUP, AL_KIND,
-	AL_SCOPES, AL_USERS_EPOCH, AUTH_LEAN_NCOLS
+	AL_ID,
+	AL_USERNAME,
+	AL_IS_ADMIN,
+	AL_EXTERNAL,
+	AL_EMAIL,
+	AL_CAN_CREATE_GROUP,
+	AL_KIND,
+	AL_SCOPES,
+	AL_USERS_EPOCH,
+	AUTH_LEAN_NCOLS
 };
-#define AUTH_FROM                                                                                \
-	"tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1 AND "                      \
+#define AUTH_FROM                                                                                  \
+	"tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1 AND "                       \
 	"(t.kind = 'oauth') = $2::boolean AND NOT t.revoked AND "                                  \
 	"(t.expires_at IS NULL OR t.expires_at > current_date) AND u.state = 'active' AND NOT u.ghost"
 
@@ -64,11 +72,9 @@ enum auth_need {
 int auth_authenticate(ctx *c, const credential *cr, unsigned need);
 /* Same checks for a caller row already fetched at column col of row (AUTH_SELECT
  * columns; all NULL, or no row, when the token matched nothing). */
-int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, int row,
-		    int col);
+int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, int row, int col);
 /* The same for AUTH_LEAN columns; c->user->res stays NULL. */
-int auth_accept_lean(ctx *c, const credential *cr, unsigned need, PGresult *res, int row,
-		     int col);
+int auth_accept_lean(ctx *c, const credential *cr, unsigned need, PGresult *res, int row, int col);
 /* Authentication and a handler's record in one round trip: runs stmt, whose first
  * columns are AUTH_LEAN's (from AUTH_FROM with $1 and $2) and whose $3 is arg, then
  * accepts its caller as auth_accept_lean; the record's columns start at AUTH_LEAN_NCOLS.

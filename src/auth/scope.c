@@ -7,15 +7,31 @@
 /* The caller as `me` ($1..$3); the project (FIND: SCOPE_PROJECT_BY_ID with $4, or
  * SCOPE_PROJECT_BY_PATH with $4 and $5), locked as lock says. pending_delete is tested on p itself: when FOR UPDATE OF p waited for a
  * deletion, PostgreSQL rechecks the locked row's new version. */
-#define PROJECT_SCOPE(FIND, lock)                                                             \
+#define PROJECT_SCOPE(FIND, lock)                                                                  \
 	"WITH " SQL_ME ", " FIND " SELECT " SCOPE_PROJECT_COLS " FROM me, " SCOPE_PROJECT_FROM lock
 #define BY_ID SCOPE_PROJECT_BY_ID("$4")
 #define BY_PATH SCOPE_PROJECT_BY_PATH("$4", "$5")
 enum {
-	PS_ID, PS_NAMESPACE_ID, PS_NS_FULL_PATH, PS_NS_KIND, PS_NS_OWNER_ID, PS_PATH, PS_NAME,
-	PS_FORKED_FROM_ID, PS_DEFAULT_BRANCH, PS_DESCRIPTION, PS_VISIBILITY, PS_NS_VISIBILITY,
-	PS_REQUEST_ACCESS_ENABLED, PS_SHARED_RUNNERS_ENABLED, PS_WIKI_ENABLED, PS_PUBLIC_JOBS,
-	PS_JOBS_ENABLED, PS_MERGE_REQUESTS_ENABLED, PS_ISSUES_ENABLED, PS_ACCESS,
+	PS_ID,
+	PS_NAMESPACE_ID,
+	PS_NS_FULL_PATH,
+	PS_NS_KIND,
+	PS_NS_OWNER_ID,
+	PS_PATH,
+	PS_NAME,
+	PS_FORKED_FROM_ID,
+	PS_DEFAULT_BRANCH,
+	PS_DESCRIPTION,
+	PS_VISIBILITY,
+	PS_NS_VISIBILITY,
+	PS_REQUEST_ACCESS_ENABLED,
+	PS_SHARED_RUNNERS_ENABLED,
+	PS_WIKI_ENABLED,
+	PS_PUBLIC_JOBS,
+	PS_JOBS_ENABLED,
+	PS_MERGE_REQUESTS_ENABLED,
+	PS_ISSUES_ENABLED,
+	PS_ACCESS,
 	PS_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };
 _Static_assert(PS_NCOLS == SCOPE_PROJECT_NCOLS, "SCOPE_PROJECT_COLS and its columns");
@@ -26,14 +42,15 @@ _Static_assert((int)PS_ID == (int)SCOPE_PROJECT_COL_ID &&
 /* A group by id ($4) or full path ($5), with the caller's access and what a change of
  * visibility is checked against: the parent's visibility, the highest of its subgroups
  * and the highest of its projects. */
-#define GROUP_SCOPE(lock)                                                                     \
-	"WITH " SQL_ME " SELECT " GROUP_COLS ", " SQL_GROUP_ACCESS_COLS("g") ","                \
-	" (SELECT pg.visibility FROM namespaces pg WHERE pg.id = g.parent_id),"                 \
-	" (SELECT max(c.visibility) FROM namespaces c WHERE c.parent_id = g.id),"               \
-	" (SELECT max(p.visibility) FROM projects p WHERE p.namespace_id = g.id"               \
-	"  AND NOT p.pending_delete)"                                                          \
-	" FROM me, namespaces g WHERE g.kind = 'group'"                                          \
-	" AND (g.id = $4::bigint OR lower(g.full_path) = lower($5::text))" lock
+#define GROUP_SCOPE(lock)                                                                          \
+	"WITH " SQL_ME " SELECT " GROUP_COLS ", " SQL_GROUP_ACCESS_COLS(                           \
+		"g") ","                                                                           \
+		     " (SELECT pg.visibility FROM namespaces pg WHERE pg.id = g.parent_id),"       \
+		     " (SELECT max(c.visibility) FROM namespaces c WHERE c.parent_id = g.id),"     \
+		     " (SELECT max(p.visibility) FROM projects p WHERE p.namespace_id = g.id"      \
+		     "  AND NOT p.pending_delete)"                                                 \
+		     " FROM me, namespaces g WHERE g.kind = 'group'"                               \
+		     " AND (g.id = $4::bigint OR lower(g.full_path) = lower($5::text))" lock
 enum {
 	GS_ACCESS = GROUP_NCOLS,
 	GS_PARENT_VIS = GROUP_NCOLS + GROUP_ACCESS_NCOLS,
@@ -49,7 +66,8 @@ enum { SG_ID = ME_NPARAMS, SG_PATH, SG_NPARAMS };
 
 const db_stmt scope_stmts[] = {
 	{"scope_project", PROJECT_SCOPE(BY_ID, ""), SP_BY_ID_NPARAMS, PS_NCOLS},
-	{"scope_project_lock", PROJECT_SCOPE(BY_ID, " FOR UPDATE OF p"), SP_BY_ID_NPARAMS, PS_NCOLS},
+	{"scope_project_lock", PROJECT_SCOPE(BY_ID, " FOR UPDATE OF p"), SP_BY_ID_NPARAMS,
+	 PS_NCOLS},
 	{"scope_project_key_share", PROJECT_SCOPE(BY_ID, " FOR KEY SHARE OF p"), SP_BY_ID_NPARAMS,
 	 PS_NCOLS},
 	{"scope_project_path", PROJECT_SCOPE(BY_PATH, ""), SP_NPARAMS, PS_NCOLS},

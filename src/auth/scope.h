@@ -22,8 +22,8 @@ typedef struct project_scope {
 	const char *id;
 	const char *namespace_id;
 	const char *ns_full_path;
-	const char *ns_kind;       /* "user" or "group" */
-	const char *ns_owner_id;   /* a personal project's namespace owner, else NULL */
+	const char *ns_kind;     /* "user" or "group" */
+	const char *ns_owner_id; /* a personal project's namespace owner, else NULL */
 	const char *path;
 	const char *name;
 	const char *forked_from_id;
@@ -34,15 +34,15 @@ typedef struct project_scope {
 	bool request_access_enabled;
 	bool shared_runners_enabled;
 	bool wiki_enabled;
-	bool public_jobs;          /* the CI settings that decide who reads jobs */
+	bool public_jobs; /* the CI settings that decide who reads jobs */
 	bool jobs_enabled;
 	bool merge_requests_enabled;
 	bool issues_enabled;
-	project_access pa;         /* the caller's abilities */
+	project_access pa; /* the caller's abilities */
 } project_scope;
 
 typedef struct group_scope {
-	PGresult *res;  /* row 0 starts with GROUP_COLS (entity/group.h) */
+	PGresult *res; /* row 0 starts with GROUP_COLS (entity/group.h) */
 	const char *id;
 	const char *full_path;
 	int visibility;
@@ -62,23 +62,23 @@ typedef struct group_scope {
  * probes when the other is not asked for); SCOPE_PROJECT_COLS, read from
  * SCOPE_PROJECT_FROM with the caller as `me`, are what scope_project_row reads. */
 #define SCOPE_PROJECT_BY_ID(ID) "t AS (SELECT " ID "::bigint AS id)"
-#define SCOPE_PROJECT_BY_PATH(NS, PATH)                                                       \
-	"t AS (SELECT tp.id FROM namespaces tn JOIN projects tp ON tp.namespace_id = tn.id"     \
-	" WHERE lower(tn.full_path) = lower(" NS "::text) AND lower(tp.path) = lower(" PATH     \
+#define SCOPE_PROJECT_BY_PATH(NS, PATH)                                                            \
+	"t AS (SELECT tp.id FROM namespaces tn JOIN projects tp ON tp.namespace_id = tn.id"        \
+	" WHERE lower(tn.full_path) = lower(" NS "::text) AND lower(tp.path) = lower(" PATH        \
 	"::text))"
-#define SCOPE_PROJECT_COLS                                                                    \
-	"p.id, p.namespace_id, n.full_path, n.kind,"                                            \
-	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"    \
-	" p.default_branch, p.description, p.visibility, n.visibility,"                         \
-	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"     \
-	" p.jobs_enabled, p.merge_requests_enabled, p.issues_enabled, "                          \
-	SQL_PROJECT_ACCESS_COLS("p", "n", "pa")
+#define SCOPE_PROJECT_COLS                                                                         \
+	"p.id, p.namespace_id, n.full_path, n.kind,"                                               \
+	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"        \
+	" p.default_branch, p.description, p.visibility, n.visibility,"                            \
+	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"      \
+	" p.jobs_enabled, p.merge_requests_enabled, p.issues_enabled, " SQL_PROJECT_ACCESS_COLS(   \
+		"p", "n", "pa")
 #define SCOPE_PROJECT_NCOLS (19 + PROJECT_ACCESS_NCOLS)
 /* The columns of the project's id and its namespace's id in SCOPE_PROJECT_COLS. */
 enum { SCOPE_PROJECT_COL_ID, SCOPE_PROJECT_COL_NAMESPACE_ID };
-#define SCOPE_PROJECT_FROM                                                                    \
-	"t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                             \
-	" JOIN namespaces n ON n.id = p.namespace_id"                                           \
+#define SCOPE_PROJECT_FROM                                                                         \
+	"t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                                \
+	" JOIN namespaces n ON n.id = p.namespace_id"                                              \
 	" LEFT JOIN LATERAL (" SQL_PROJECT_LEVEL("p") ") pa ON true"
 
 /* Whether ref is an id (all digits, at most 18) rather than a full path. */

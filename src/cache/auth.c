@@ -27,8 +27,8 @@
 
 static const char *auth_cache_key(ctx *c, const credential *cr, const char *project_id)
 {
-	const char *s = arena_printf(c->a, "auth\n%s\n%d\n%s", cr->token_digest, cr->oauth,
-				     project_id);
+	const char *s =
+		arena_printf(c->a, "auth\n%s\n%d\n%s", cr->token_digest, cr->oauth, project_id);
 	return crypto_sha256_hex(c->a, s, strlen(s));
 }
 
@@ -63,8 +63,8 @@ static PGresult *auth_row_unpack(ctx *c, const char *p, size_t len)
 	arena_defer(c->a, clear_row, res);
 	PGresAttDesc cols[AUTH_ROW_NCOLS];
 	for (int i = 0; i < AUTH_ROW_NCOLS; i++)
-		cols[i] = (PGresAttDesc){.name = "c", .format = 0, .typid = 25, .typlen = -1,
-					 .atttypmod = -1};
+		cols[i] = (PGresAttDesc){
+			.name = "c", .format = 0, .typid = 25, .typlen = -1, .atttypmod = -1};
 	if (!PQsetResultAttrs(res, AUTH_ROW_NCOLS, cols))
 		return NULL;
 	const char *end = p + len;
@@ -72,7 +72,8 @@ static PGresult *auth_row_unpack(ctx *c, const char *p, size_t len)
 		if (p >= end)
 			return NULL;
 		size_t n = strlen(p + 1);
-		if (!PQsetvalue(res, 0, i, *p == 'n' ? NULL : (char *)p + 1, *p == 'n' ? -1 : (int)n))
+		if (!PQsetvalue(res, 0, i, *p == 'n' ? NULL : (char *)p + 1,
+				*p == 'n' ? -1 : (int)n))
 			return NULL;
 		p += n + 2;
 	}
@@ -114,9 +115,8 @@ static void auth_cache_put(ctx *c, cache *store, const char *key, const PGresult
  * (r->prefetched); a writing route's transaction first locks the project as the row's
  * statement would have (FOR UPDATE, FOR KEY SHARE), and reads them in the next
  * statement, after any writer it waited for. */
-static int auth_cache_find(ctx *c, cache *store, const db_call *prefetch,
-			   PGresult **prefetched, const char *key, scope_lock lock,
-			   const char *id, PGresult **out)
+static int auth_cache_find(ctx *c, cache *store, const db_call *prefetch, PGresult **prefetched,
+			   const char *key, scope_lock lock, const char *id, PGresult **out)
 {
 	*out = NULL;
 	cache_entry e;
@@ -134,9 +134,9 @@ static int auth_cache_find(ctx *c, cache *store, const db_call *prefetch,
 	if (lock != SCOPE_READ) {
 		const db_call versions = {"auth_versions", 1, v};
 		const char *lv[1] = {id};
-		PGresult *locked = db_query_with(c, lock == SCOPE_UPDATE ? "auth_lock"
-										: "auth_key_share",
-						 1, lv, &versions, &q, &err);
+		PGresult *locked =
+			db_query_with(c, lock == SCOPE_UPDATE ? "auth_lock" : "auth_key_share", 1,
+				      lv, &versions, &q, &err);
 		if (!locked)
 			return err;
 		if (!q)
@@ -187,8 +187,8 @@ static int auth_cache_verify(ctx *c, const char *const *v, const PGresult *found
 	return 0;
 }
 
-int cache_auth_project(ctx *c, const credential *cr, unsigned need, const char *id,
-		       scope_lock lock, bool no_user_refs, cache *store, const db_call *prefetch,
+int cache_auth_project(ctx *c, const credential *cr, unsigned need, const char *id, scope_lock lock,
+		       bool no_user_refs, cache *store, const db_call *prefetch,
 		       PGresult **prefetched, PGresult **res)
 {
 	*prefetched = NULL;
@@ -214,7 +214,8 @@ int cache_auth_project(ctx *c, const credential *cr, unsigned need, const char *
 			[SCOPE_KEY_SHARE] = "auth_project_key_share_fill",
 		};
 		key = auth_cache_key(c, cr, v[2]);
-		if ((err = auth_cache_find(c, store, prefetch, prefetched, key, lock, v[2], &q)) < 0)
+		if ((err = auth_cache_find(c, store, prefetch, prefetched, key, lock, v[2], &q)) <
+		    0)
 			return err;
 		if (q && c->cfg->cache_verify && (err = auth_cache_verify(c, v, q)) < 0)
 			return err;

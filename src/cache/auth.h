@@ -16,8 +16,8 @@
  * the project is only read, its result in *prefetched. 0 with *res the row to read the
  * scope from (scope_project_row at AUTH_LEAN_NCOLS), NULL when id names no project, or
  * an ERR_ code of authentication. */
-int cache_auth_project(ctx *c, const credential *cr, unsigned need, const char *id,
-		       scope_lock lock, bool no_user_refs, cache *store, const db_call *prefetch,
+int cache_auth_project(ctx *c, const credential *cr, unsigned need, const char *id, scope_lock lock,
+		       bool no_user_refs, cache *store, const db_call *prefetch,
 		       PGresult **prefetched, PGresult **res);
 
 #endif

@@ -49,8 +49,7 @@ const char *cache_response_key(arena *a, const char *path, const char *query,
 /* Opens the snapshot a miss (or a verified hit) runs in, d collecting what it depends
  * on; CACHE_SKIP when it cannot be had (the handler runs uncached and meets the same
  * database). */
-static enum cache_lookup run_in_snapshot(ctx *c, dep_list *d, bool begun,
-					 enum cache_lookup then)
+static enum cache_lookup run_in_snapshot(ctx *c, dep_list *d, bool begun, enum cache_lookup then)
 {
 	if (!begun && db_begin_snapshot(c) < 0)
 		return CACHE_SKIP;
@@ -61,8 +60,7 @@ static enum cache_lookup run_in_snapshot(ctx *c, dep_list *d, bool begun,
 	return then;
 }
 
-enum cache_lookup cache_lookup(cache *store, ctx *c, const char *key, dep_list *d,
-			       cache_entry *out)
+enum cache_lookup cache_lookup(cache *store, ctx *c, const char *key, dep_list *d, cache_entry *out)
 {
 	if (!cache_get(store, key, time(NULL), c->a, out))
 		return cache_admit(store, key) ? run_in_snapshot(c, d, false, CACHE_FILL)
@@ -118,14 +116,14 @@ const char *cache_verified(cache *store, ctx *c, const char *key, const cache_en
 			   const cache_entry *now)
 {
 	c->deps = NULL;
-	const char *what = !now				 ? "the handler failed"
+	const char *what = !now                         ? "the handler failed"
 			   : now->status != had->status ? "the status"
 			   : now->headers_len != had->headers_len ||
-				     (had->headers_len &&
-				      memcmp(now->headers, had->headers, had->headers_len) != 0)
+					   (had->headers_len && memcmp(now->headers, had->headers,
+								       had->headers_len) != 0)
 				   ? "the headers"
 			   : !now->body || now->body_len != had->body_len ||
-				     memcmp(now->body, had->body, had->body_len) != 0
+					   memcmp(now->body, had->body, had->body_len) != 0
 				   ? "the body"
 				   : NULL;
 	if (!what) {

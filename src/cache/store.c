@@ -48,7 +48,7 @@ struct cache {
 	size_t map_size;
 	size_t nbuckets; /* a power of two */
 	size_t data_size;
-	uint64_t head;   /* bytes ever written */
+	uint64_t head; /* bytes ever written */
 	uint64_t seen[SEEN];
 	struct slot *slots;
 	char *data;
@@ -314,4 +314,3 @@ time_t cache_expiry(time_t now)
 	time_t midnight = now - now % 86400 + 86400;
 	return midnight < now + CACHE_MAX_AGE ? midnight : now + CACHE_MAX_AGE;
 }
-

@@ -19,8 +19,7 @@ typedef struct {
 } field_kind;
 
 static const field_kind KINDS[5] = {
-	{0, 59, NULL, 0}, {0, 23, NULL, 0}, {1, 31, NULL, 0},
-	{1, 12, MONTHS, 12}, {0, 7, DAYS, 7},
+	{0, 59, NULL, 0}, {0, 23, NULL, 0}, {1, 31, NULL, 0}, {1, 12, MONTHS, 12}, {0, 7, DAYS, 7},
 };
 
 /* A value of kind k at *p (digits or a name), advancing *p: 0 or -1. */
@@ -210,8 +209,12 @@ static int local_time(int y, int m, int d, int h, int mi, time_t *out)
 {
 	bool found = false;
 	for (int dst = 0; dst <= 1; dst++) {
-		struct tm tm = {.tm_year = y - 1900, .tm_mon = m - 1, .tm_mday = d,
-				.tm_hour = h, .tm_min = mi, .tm_isdst = dst};
+		struct tm tm = {.tm_year = y - 1900,
+				.tm_mon = m - 1,
+				.tm_mday = d,
+				.tm_hour = h,
+				.tm_min = mi,
+				.tm_isdst = dst};
 		time_t t = mktime(&tm);
 		if (t == (time_t)-1)
 			continue;
@@ -248,7 +251,9 @@ static int next_in_zone(const ci_cron *c, time_t after, time_t *out)
 	if (!localtime_r(&after, &now))
 		return -1;
 	/* the local days from today on, as a calendar (UTC noons: no DST in the way) */
-	struct tm day = {.tm_year = now.tm_year, .tm_mon = now.tm_mon, .tm_mday = now.tm_mday,
+	struct tm day = {.tm_year = now.tm_year,
+			 .tm_mon = now.tm_mon,
+			 .tm_mday = now.tm_mday,
 			 .tm_hour = 12};
 	time_t noon = timegm(&day);
 	for (int i = 0; i < 366 * 30; i++, noon += 86400) {

@@ -43,8 +43,7 @@ bool ci_can_update_build(const project_access *a, bool jobs_enabled)
 int ci_pipeline_process(ctx *c, const char *pipeline_id)
 {
 	int err;
-	return db_query(c, "ci_pipeline_process", 1, (const char *[]){pipeline_id}, &err) ? 0
-											 : err;
+	return db_query(c, "ci_pipeline_process", 1, (const char *[]){pipeline_id}, &err) ? 0 : err;
 }
 
 int ci_job_play(ctx *c, const char *job_id, long long user_id)

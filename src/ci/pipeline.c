@@ -16,12 +16,43 @@
 #define ZERO_SHA "0000000000000000000000000000000000000000"
 
 enum { PP_JOBS_ENABLED, PP_CONFIG_PATH, PP_FULL_PATH, PP_PROTECTED, PP_NCOLS };
-enum { PI_PROJECT, PI_REF, PI_SHA, PI_BEFORE_SHA, PI_TAG, PI_PROTECTED, PI_SOURCE, PI_STATUS,
-       PI_YAML_ERRORS, PI_USER, PI_TRIGGER_REQUEST, PI_SCHEDULE, PI_VARIABLES, PI_COMMITTED_AT,
-       PI_NPARAMS };
-enum { PJ_PROJECT, PJ_PIPELINE, PJ_SHA, PJ_REF, PJ_NAME, PJ_STAGE, PJ_STAGE_IDX, PJ_WHEN,
-       PJ_ALLOW_FAILURE, PJ_USER, PJ_TAG, PJ_PROTECTED, PJ_TAG_LIST, PJ_OPTIONS,
-       PJ_YAML_VARIABLES, PJ_ENVIRONMENT, PJ_TRIGGER_REQUEST, PJ_NPARAMS };
+enum {
+	PI_PROJECT,
+	PI_REF,
+	PI_SHA,
+	PI_BEFORE_SHA,
+	PI_TAG,
+	PI_PROTECTED,
+	PI_SOURCE,
+	PI_STATUS,
+	PI_YAML_ERRORS,
+	PI_USER,
+	PI_TRIGGER_REQUEST,
+	PI_SCHEDULE,
+	PI_VARIABLES,
+	PI_COMMITTED_AT,
+	PI_NPARAMS
+};
+enum {
+	PJ_PROJECT,
+	PJ_PIPELINE,
+	PJ_SHA,
+	PJ_REF,
+	PJ_NAME,
+	PJ_STAGE,
+	PJ_STAGE_IDX,
+	PJ_WHEN,
+	PJ_ALLOW_FAILURE,
+	PJ_USER,
+	PJ_TAG,
+	PJ_PROTECTED,
+	PJ_TAG_LIST,
+	PJ_OPTIONS,
+	PJ_YAML_VARIABLES,
+	PJ_ENVIRONMENT,
+	PJ_TRIGGER_REQUEST,
+	PJ_NPARAMS
+};
 
 const db_stmt ci_pipeline_stmts[] = {
 	/* $1 project, $2 ref: its jobs switch, configuration path, full path, and whether
@@ -182,8 +213,9 @@ static int project_of(ctx *c, const char *project_id, const char *ref, project_i
 	if (PQntuples(res) == 0)
 		return ERR_NOT_FOUND;
 	const char *path = db_val(res, 0, PP_CONFIG_PATH);
-	*out = (project_info){db_bool(res, 0, PP_JOBS_ENABLED), path && *path ? path : ".gitlab-ci.yml",
-			      db_val(res, 0, PP_FULL_PATH), db_bool(res, 0, PP_PROTECTED)};
+	*out = (project_info){db_bool(res, 0, PP_JOBS_ENABLED),
+			      path && *path ? path : ".gitlab-ci.yml", db_val(res, 0, PP_FULL_PATH),
+			      db_bool(res, 0, PP_PROTECTED)};
 	return 0;
 }
 
@@ -307,8 +339,8 @@ int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const c
 	bool *selected = arena_alloc(c->a, sizeof(bool) * (size_t)(cf.njobs + 1));
 	int nsel = 0;
 	for (int i = 0; i < cf.njobs; i++)
-		if ((selected[i] = ci_job_selected(&cf.jobs[i], s->ref, w.tag, s->source,
-						   pi.full_path)))
+		if ((selected[i] =
+			     ci_job_selected(&cf.jobs[i], s->ref, w.tag, s->source, pi.full_path)))
 			nsel++;
 	if (nsel == 0)
 		return refuse(why, "No stages / jobs for this pipeline.");
@@ -406,7 +438,8 @@ int ci_pipeline_on_push(ctx *c, json_object *payload, const char **why)
 		.before_sha = member_str(payload, "before"),
 		.source = "push",
 		.user_id = uid && json_object_is_type(uid, json_type_int)
-				   ? (long long)json_object_get_int64(uid) : 0,
+				   ? (long long)json_object_get_int64(uid)
+				   : 0,
 	};
 	if (s.before_sha)
 		s.before_sha = arena_strdup(c->a, s.before_sha);

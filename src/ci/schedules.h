@@ -12,14 +12,14 @@ extern const db_stmt ci_schedules_stmts[];
  * pipeline there: 0 for no user or a blocked one, 50 for the owner of a personal
  * project's namespace, else their level (project_authorizations); admins are told
  * apart by the caller. Shared with trigger invocations (api/triggers.c). */
-#define SQL_CI_USER_LEVEL(U, P)                                                                 \
-	"(SELECT CASE WHEN cu.state <> 'active' THEN 0 WHEN EXISTS (SELECT 1 FROM namespaces cn"  \
-	" WHERE cn.id = " P ".namespace_id AND cn.kind = 'user' AND cn.owner_id = cu.id) THEN 50" \
-	" ELSE coalesce((SELECT max(pa.access_level) FROM project_authorizations pa"            \
-	" WHERE pa.user_id = cu.id AND pa.project_id = " P ".id"                                \
+#define SQL_CI_USER_LEVEL(U, P)                                                                    \
+	"(SELECT CASE WHEN cu.state <> 'active' THEN 0 WHEN EXISTS (SELECT 1 FROM namespaces cn"   \
+	" WHERE cn.id = " P ".namespace_id AND cn.kind = 'user' AND cn.owner_id = cu.id) THEN 50"  \
+	" ELSE coalesce((SELECT max(pa.access_level) FROM project_authorizations pa"               \
+	" WHERE pa.user_id = cu.id AND pa.project_id = " P ".id"                                   \
 	" AND pa.expires_at > current_date), 0) END FROM users cu WHERE cu.id = " U ")"
-#define SQL_CI_USER_ADMIN(U)                                                                    \
-	"coalesce((SELECT cu.is_admin AND cu.state = 'active' FROM users cu"                     \
+#define SQL_CI_USER_ADMIN(U)                                                                       \
+	"coalesce((SELECT cu.is_admin AND cu.state = 'active' FROM users cu"                       \
 	" WHERE cu.id = " U "), false)"
 
 /* Fires the most overdue active schedule that no other process holds, in a transaction

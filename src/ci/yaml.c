@@ -18,10 +18,10 @@
 typedef struct {
 	json_object *obj;
 	bool map;
-	const char *key;      /* a mapping's key waiting for its value */
-	long weight;          /* nodes in it, aliases expanded */
+	const char *key; /* a mapping's key waiting for its value */
+	long weight;     /* nodes in it, aliases expanded */
 	const char *anchor;
-	json_object *merges;  /* the values of its `<<` keys, in order */
+	json_object *merges; /* the values of its `<<` keys, in order */
 } frame;
 
 typedef struct {
@@ -67,10 +67,10 @@ static bool matches(const char *s, const char *const *words)
 static json_object *resolve_plain(const char *s)
 {
 	static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
-	static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
-					    "on", "On", "ON", NULL};
-	static const char *const falses[] = {"false", "False", "FALSE", "no", "No", "NO",
-					     "off", "Off", "OFF", NULL};
+	static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes",
+					    "YES",  "on",   "On",   "ON",  NULL};
+	static const char *const falses[] = {"false", "False", "FALSE", "no",  "No",
+					     "NO",    "off",   "Off",   "OFF", NULL};
 	if (matches(s, nulls))
 		return NULL;
 	if (matches(s, trues))
@@ -151,8 +151,7 @@ static int add_node(loader *l, json_object *o, long weight, bool counted, bool s
 		      json_object_is_type(o, json_type_array));
 	if (merge && json_object_is_type(o, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(o); i++)
-			if (!json_object_is_type(json_object_array_get_idx(o, i),
-						 json_type_object))
+			if (!json_object_is_type(json_object_array_get_idx(o, i), json_type_object))
 				merge = false;
 	if (merge) {
 		if (!f->merges)
@@ -255,11 +254,12 @@ int ci_yaml_load(arena *a, const char *text, size_t len, json_object **out, cons
 	while (!done && rc == 0) {
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&parser, &ev)) {
-			l.err = arena_printf(
-				a, "(<unknown>): %s%s%s at line %zu column %zu",
-				parser.problem ? parser.problem : "invalid YAML",
-				parser.context ? " " : "", parser.context ? parser.context : "",
-				parser.problem_mark.line + 1, parser.problem_mark.column + 1);
+			l.err = arena_printf(a, "(<unknown>): %s%s%s at line %zu column %zu",
+					     parser.problem ? parser.problem : "invalid YAML",
+					     parser.context ? " " : "",
+					     parser.context ? parser.context : "",
+					     parser.problem_mark.line + 1,
+					     parser.problem_mark.column + 1);
 			rc = -1;
 			break;
 		}
@@ -469,10 +469,12 @@ static bool valid_regex(const char *s)
  * "3 weeks and 2 days"). */
 static bool valid_duration(const char *s)
 {
-	static const char *const units[] = {
-		"s", "sec", "secs", "second", "seconds", "m", "min", "mins", "minute", "minutes",
-		"h", "hr", "hrs", "hour", "hours", "d", "day", "days", "w", "wk", "wks", "week",
-		"weeks", "mo", "mos", "month", "months", "y", "yr", "yrs", "year", "years", NULL};
+	static const char *const units[] = {"s",    "sec",   "secs",   "second",  "seconds", "m",
+					    "min",  "mins",  "minute", "minutes", "h",       "hr",
+					    "hrs",  "hour",  "hours",  "d",       "day",     "days",
+					    "w",    "wk",    "wks",    "week",    "weeks",   "mo",
+					    "mos",  "month", "months", "y",       "yr",      "yrs",
+					    "year", "years", NULL};
 	bool any = false;
 	const char *p = s;
 	while (*p) {
@@ -622,8 +624,8 @@ static json_object *cache_entry(cfg *c, const char *where, json_object *o)
 		fail(c, "%s:key config should be a string or symbol", where);
 		return NULL;
 	}
-	json_object_object_add(r, "key", key ? json_object_get(key)
-					     : json_object_new_string("default"));
+	json_object_object_add(r, "key",
+			       key ? json_object_get(key) : json_object_new_string("default"));
 	if (has(o, "untracked") && !is_type(get(o, "untracked"), json_type_boolean)) {
 		fail(c, "%s:untracked config should be a boolean value", where);
 		return NULL;
@@ -638,13 +640,14 @@ static json_object *cache_entry(cfg *c, const char *where, json_object *o)
 		json_object_object_add(r, "paths", json_object_get(get(o, "paths")));
 	static const char *const policies[] = {"pull-push", "push", "pull", NULL};
 	json_object *policy = get(o, "policy");
-	if (has(o, "policy") && (!is_string(policy) ||
-				 !matches(json_object_get_string(policy), policies))) {
+	if (has(o, "policy") &&
+	    (!is_string(policy) || !matches(json_object_get_string(policy), policies))) {
 		fail(c, "%s:policy config should be pull-push, push, or pull", where);
 		return NULL;
 	}
-	json_object_object_add(r, "policy", policy ? json_object_get(policy)
-						   : json_object_new_string("pull-push"));
+	json_object_object_add(r, "policy",
+			       policy ? json_object_get(policy)
+				      : json_object_new_string("pull-push"));
 	return r;
 }
 
@@ -653,8 +656,7 @@ static int artifacts_entry(cfg *c, const char *where, json_object *o)
 {
 	if (!is_type(o, json_type_object))
 		return fail(c, "%s config should be a hash", where);
-	static const char *const keys[] = {"name", "untracked", "paths", "when", "expire_in",
-					   NULL};
+	static const char *const keys[] = {"name", "untracked", "paths", "when", "expire_in", NULL};
 	static const char *const whens[] = {"on_success", "on_failure", "always", NULL};
 	if (check_keys(c, where, o, keys) < 0)
 		return -1;
@@ -668,9 +670,8 @@ static int artifacts_entry(cfg *c, const char *where, json_object *o)
 	if (has(o, "when") && (!is_string(when) || !matches(json_object_get_string(when), whens)))
 		return fail(c, "%s when should be on_success, on_failure or always", where);
 	json_object *exp = get(o, "expire_in");
-	if (has(o, "expire_in") &&
-	    (!(is_string(exp) || is_type(exp, json_type_int)) ||
-	     !valid_duration(json_object_get_string(exp))))
+	if (has(o, "expire_in") && (!(is_string(exp) || is_type(exp, json_type_int)) ||
+				    !valid_duration(json_object_get_string(exp))))
 		return fail(c, "%s expire in should be a duration", where);
 	return 0;
 }
@@ -774,8 +775,8 @@ static json_object *environment_entry(cfg *c, const char *where, json_object *o)
 		fail(c, "%s action should be start or stop", where);
 		return NULL;
 	}
-	json_object_object_add(r, "action", action ? json_object_get(action)
-						   : json_object_new_string("start"));
+	json_object_object_add(r, "action",
+			       action ? json_object_get(action) : json_object_new_string("start"));
 	json_object *on_stop = get(o, "on_stop");
 	if (on_stop && !is_string(on_stop)) {
 		fail(c, "%s on stop should be a string", where);
@@ -801,9 +802,10 @@ static void add_opt(json_object *options, const char *key, json_object *v)
 static int job_entry(cfg *c, const globals *g, const char *name, json_object *o, ci_job *j)
 {
 	static const char *const keys[] = {
-		"tags", "script", "only", "except", "type", "image", "services", "allow_failure",
-		"stage", "when", "artifacts", "cache", "dependencies", "before_script",
-		"after_script", "variables", "environment", "coverage", "retry", NULL};
+		"tags",      "script",      "only",          "except",        "type",
+		"image",     "services",    "allow_failure", "stage",         "when",
+		"artifacts", "cache",       "dependencies",  "before_script", "after_script",
+		"variables", "environment", "coverage",      "retry",         NULL};
 	static const char *const whens[] = {"on_success", "on_failure", "always", "manual", NULL};
 	const char *w = arena_printf(c->a, "jobs:%s", name);
 	if (!is_type(o, json_type_object))
@@ -863,8 +865,8 @@ static int job_entry(cfg *c, const globals *g, const char *name, json_object *o,
 	    !(image = image_entry(c, arena_printf(c->a, "%s:image", w), get(o, "image"))))
 		return -1;
 	if (has(o, "services") &&
-	    !(services = services_entry(c, arena_printf(c->a, "%s:services", w),
-					get(o, "services"))))
+	    !(services =
+		      services_entry(c, arena_printf(c->a, "%s:services", w), get(o, "services"))))
 		return -1;
 	if (has(o, "cache") &&
 	    !(cache = cache_entry(c, arena_printf(c->a, "%s:cache", w), get(o, "cache"))))
@@ -1023,9 +1025,9 @@ static int by_stage(const void *x, const void *y)
 
 static int parse(cfg *c, json_object *root, ci_config *out)
 {
-	static const char *const global_keys[] = {"image", "services", "stages", "types",
-						  "before_script", "after_script", "variables",
-						  "cache", NULL};
+	static const char *const global_keys[] = {"image",     "services",      "stages",
+						  "types",     "before_script", "after_script",
+						  "variables", "cache",         NULL};
 	if (!is_type(root, json_type_object))
 		return fail(c, "Invalid configuration format");
 	globals g = {0};
@@ -1117,7 +1119,7 @@ static bool pattern_matches(const char *pattern, const char *ref, bool tag, cons
 	}
 	if (ok) {
 		/* api, external and web are themselves; push, schedule and trigger plural */
-		const char *src_pattern = !source                         ? ""
+		const char *src_pattern = !source                           ? ""
 					  : strcmp(source, "push") == 0     ? "pushes"
 					  : strcmp(source, "trigger") == 0  ? "triggers"
 					  : strcmp(source, "schedule") == 0 ? "schedules"

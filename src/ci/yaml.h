@@ -26,11 +26,11 @@ typedef struct {
 	const char *name;
 	const char *stage;
 	int stage_idx;
-	const char *when;      /* on_success, on_failure, always, manual */
-	bool allow_failure;    /* manual jobs allow failure unless told otherwise */
-	json_object *tags;     /* array of strings */
-	json_object *only;     /* array of patterns, NULL when not given */
-	json_object *except;   /* likewise */
+	const char *when;    /* on_success, on_failure, always, manual */
+	bool allow_failure;  /* manual jobs allow failure unless told otherwise */
+	json_object *tags;   /* array of strings */
+	json_object *only;   /* array of patterns, NULL when not given */
+	json_object *except; /* likewise */
 	/* script, before_script, after_script, image, services, artifacts, cache,
 	 * dependencies, retry, environment {name, url, action, on_stop}, coverage */
 	json_object *options;

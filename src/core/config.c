@@ -17,9 +17,18 @@ struct key {
 	const char *def;
 };
 
-#define S(f, d) {#f, STR, offsetof(config, f), d}
-#define I(f, d) {#f, INT, offsetof(config, f), d}
-#define B(f, d) {#f, BOOL, offsetof(config, f), d}
+#define S(f, d)                                                                                    \
+	{                                                                                          \
+#f, STR, offsetof(config, f), d                                                    \
+	}
+#define I(f, d)                                                                                    \
+	{                                                                                          \
+#f, INT, offsetof(config, f), d                                                    \
+	}
+#define B(f, d)                                                                                    \
+	{                                                                                          \
+#f, BOOL, offsetof(config, f), d                                                   \
+	}
 static const struct key keys[] = {
 	S(listen, "127.0.0.1:9000"),
 	I(workers, "0"),
@@ -59,7 +68,8 @@ static int set(config *cfg, const struct key *k, const char *value)
 		} else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) {
 			*b = false;
 		} else {
-			fprintf(stderr, "collabd: config %s: not true or false: %s\n", k->name, value);
+			fprintf(stderr, "collabd: config %s: not true or false: %s\n", k->name,
+				value);
 			return -1;
 		}
 		return 0;
@@ -102,7 +112,8 @@ int config_load(config *cfg, const char *path)
 	if (path) {
 		FILE *f = fopen(path, "r");
 		if (!f) {
-			fprintf(stderr, "collabd: cannot open config %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "collabd: cannot open config %s: %s\n", path,
+				strerror(errno));
 			return -1;
 		}
 		char line[4096];
@@ -114,7 +125,8 @@ int config_load(config *cfg, const char *path)
 				continue;
 			char *eq = strchr(s, '=');
 			if (!eq) {
-				fprintf(stderr, "collabd: %s:%d: expected key = value\n", path, lineno);
+				fprintf(stderr, "collabd: %s:%d: expected key = value\n", path,
+					lineno);
 				fclose(f);
 				return -1;
 			}
@@ -122,7 +134,8 @@ int config_load(config *cfg, const char *path)
 			char *name = trim(s), *value = trim(eq + 1);
 			const struct key *k = find(name);
 			if (!k) {
-				fprintf(stderr, "collabd: %s:%d: unknown key %s\n", path, lineno, name);
+				fprintf(stderr, "collabd: %s:%d: unknown key %s\n", path, lineno,
+					name);
 				fclose(f);
 				return -1;
 			}

@@ -85,7 +85,9 @@ static int unhex(unsigned char *out, const char *in, size_t n)
 		int v = 0;
 		for (int j = 0; j < 2; j++) {
 			char c = in[2 * i + j];
-			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+			int d = c >= '0' && c <= '9'   ? c - '0'
+				: c >= 'a' && c <= 'f' ? c - 'a' + 10
+						       : -1;
 			if (d < 0)
 				return -1;
 			v = v * 16 + d;
@@ -143,7 +145,8 @@ char *crypto_seal(arena *a, const unsigned char key[32], const char *plain)
 		return NULL;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 	int len = 0, ok = ctx && EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, bytes) &&
-			  EVP_EncryptUpdate(ctx, bytes + NONCE, &len, (const unsigned char *)plain, (int)n) &&
+			  EVP_EncryptUpdate(ctx, bytes + NONCE, &len, (const unsigned char *)plain,
+					    (int)n) &&
 			  EVP_EncryptFinal_ex(ctx, bytes + NONCE + len, &len) &&
 			  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, TAG, bytes + NONCE + n);
 	EVP_CIPHER_CTX_free(ctx);
@@ -165,10 +168,11 @@ char *crypto_open(arena *a, const unsigned char key[32], const char *sealed)
 		return NULL;
 	char *out = arena_alloc(a, n + 1);
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-	int len = 0, ok = ctx && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, bytes) &&
-			  EVP_DecryptUpdate(ctx, (unsigned char *)out, &len, bytes + NONCE, (int)n) &&
-			  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, TAG, bytes + NONCE + n) &&
-			  EVP_DecryptFinal_ex(ctx, (unsigned char *)out + len, &len) > 0;
+	int len = 0,
+	    ok = ctx && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, bytes) &&
+		 EVP_DecryptUpdate(ctx, (unsigned char *)out, &len, bytes + NONCE, (int)n) &&
+		 EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, TAG, bytes + NONCE + n) &&
+		 EVP_DecryptFinal_ex(ctx, (unsigned char *)out + len, &len) > 0;
 	EVP_CIPHER_CTX_free(ctx);
 	return ok ? out : NULL;
 }

@@ -24,13 +24,13 @@ typedef struct caller {
 	const char *username;
 	const char *email;
 	bool can_create_group;
-	const char *scopes;       /* PostgreSQL text[] literal, e.g. {api} */
-	const char *token_kind;   /* private, personal, impersonation, oauth */
-	struct pg_result *res;    /* the user row, columns as USER_COLS from col: only on
+	const char *scopes;     /* PostgreSQL text[] literal, e.g. {api} */
+	const char *token_kind; /* private, personal, impersonation, oauth */
+	struct pg_result *res;  /* the user row, columns as USER_COLS from col: only on
 				   * ROUTE_CALLER_RECORD routes and after sudo, else NULL */
 	int row;
 	int col;
-	bool impersonated;        /* via sudo */
+	bool impersonated; /* via sudo */
 } caller;
 
 /* Work outside the database that the open transaction must undo when it rolls back
@@ -51,14 +51,14 @@ typedef struct ctx {
 	caller *user;             /* NULL when anonymous (or the system itself) */
 	const char *err_detail;   /* what the last ERR_ returned is about */
 	tx_hook *hooks;           /* of the open transaction, newest first */
-	struct dep_list *deps;        /* what the response being kept depends on (core/deps.h),
+	struct dep_list *deps;    /* what the response being kept depends on (core/deps.h),
 				   * NULL when none is being kept */
 	/* The project a request is about (its route's :id): its namespace's full path and
 	 * its path, which presenters put in the URLs of its records when a statement read
 	 * no path for them. NULL: none. */
 	const char *project_ns;
 	const char *project_path;
-	long long users_epoch;    /* the users' epoch (entity/user.h USER_EPOCH) read with
+	long long users_epoch; /* the users' epoch (entity/user.h USER_EPOCH) read with
 				   * the caller; 0 until a statement read it */
 } ctx;
 

@@ -14,16 +14,20 @@
 
 /* The keys of rows: id * 16 + kind (sql/0010_cache_keys.sql). */
 #define CACHE_KEY_ALL 0LL
-#define CACHE_KEY_USER(id) ((long long)(id) * 16 + 1)    /* user, identities, tokens,
+#define CACHE_KEY_USER(id)                                                                         \
+	((long long)(id)*16 + 1) /* user, identities, tokens,
 							   * memberships, notification
 							   * settings, stars */
-#define CACHE_KEY_PROJECT(id) ((long long)(id) * 16 + 2) /* project, its links, members,
+#define CACHE_KEY_PROJECT(id)                                                                      \
+	((long long)(id)*16 + 2)                         /* project, its links, members,
 							   * stars */
-#define CACHE_KEY_NAMESPACE(id) ((long long)(id) * 16 + 3) /* one namespace row */
-#define CACHE_KEY_REPOSITORY(id) ((long long)(id) * 16 + 4) /* a project's refs and
+#define CACHE_KEY_NAMESPACE(id) ((long long)(id)*16 + 3) /* one namespace row */
+#define CACHE_KEY_REPOSITORY(id)                                                                   \
+	((long long)(id)*16 + 4) /* a project's refs and
 							    * protected branches
 							    * (sql/0023) */
-#define CACHE_KEY_USER_VIEWS 5LL /* kind 5 of id 0: any user's basic or single view
+#define CACHE_KEY_USER_VIEWS                                                                       \
+	5LL /* kind 5 of id 0: any user's basic or single view
 				  * (entity/user.h USER_EPOCH) */
 /* The sets a list's rows and order come from (negative: each is summed over its stripes
  * in the database). Bumped when a row enters or leaves, or changes a column that lists
@@ -41,7 +45,7 @@
 typedef struct dep_list {
 	long long keys[DEPS_MAX];
 	int n;
-	bool none; /* depends on something no key names: not kept */
+	bool none;                            /* depends on something no key names: not kept */
 	const char *plain[DEPS_MAX_SECRETS];  /* secrets shown, opened ... */
 	const char *sealed[DEPS_MAX_SECRETS]; /* ... from these */
 	int nsecrets;

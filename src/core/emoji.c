@@ -2355,8 +2355,8 @@ static int by_name(const void *key, const void *elem)
 
 const char *emoji_normalize(const char *name)
 {
-	const struct emoji *e =
-		bsearch(name, emojis, sizeof(emojis) / sizeof(emojis[0]), sizeof(emojis[0]), by_name);
+	const struct emoji *e = bsearch(name, emojis, sizeof(emojis) / sizeof(emojis[0]),
+					sizeof(emojis[0]), by_name);
 	if (!e)
 		return NULL;
 	return e->canonical ? e->canonical : e->name;

@@ -57,8 +57,8 @@ void jw_end_array(jw *w)
 
 /* The bytes a string holds as they are: all but the controls under 0x20 (and the NUL
  * that ends it), '"' (0x22) and '\\' (0x5c). */
-static const unsigned char plain[256] = {[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1,
-					 [0x5d ... 0xff] = 1};
+static const unsigned char plain[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0xff] = 1};
 
 /* Whether any of the 8 bytes of x is under 0x20, '"' or '\\' (the classic test for a zero
  * byte, applied to x - 0x20.., x ^ '"'.. and x ^ '\\'..; it may also flag a plain byte
@@ -68,7 +68,8 @@ static bool word_needs_escape(uint64_t x)
 	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
 	uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
 	return (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
-		((backslash - ones) & ~backslash)) & highs;
+		((backslash - ones) & ~backslash)) &
+	       highs;
 }
 
 /* s escaped as json-c's json_escape_str() does with JSON_C_TO_STRING_NOSLASHESCAPE: the
@@ -93,13 +94,27 @@ static void escape(buf *b, const char *s)
 		char e[6] = {'\\', 0};
 		size_t n = 2;
 		switch (c) {
-		case '\b': e[1] = 'b'; break;
-		case '\n': e[1] = 'n'; break;
-		case '\r': e[1] = 'r'; break;
-		case '\t': e[1] = 't'; break;
-		case '\f': e[1] = 'f'; break;
-		case '"': e[1] = '"'; break;
-		case '\\': e[1] = '\\'; break;
+		case '\b':
+			e[1] = 'b';
+			break;
+		case '\n':
+			e[1] = 'n';
+			break;
+		case '\r':
+			e[1] = 'r';
+			break;
+		case '\t':
+			e[1] = 't';
+			break;
+		case '\f':
+			e[1] = 'f';
+			break;
+		case '"':
+			e[1] = '"';
+			break;
+		case '\\':
+			e[1] = '\\';
+			break;
 		default:
 			memcpy(e + 1, "u00", 3);
 			e[4] = hex[c >> 4];

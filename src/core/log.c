@@ -85,8 +85,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		n = snprintf(line, sizeof(line) - 1, "collabd[%d] %s req=%s: %s", (int)getpid(),
 			     tags[level], id, safe);
 	else
-		n = snprintf(line, sizeof(line) - 1, "collabd[%d] %s: %s", (int)getpid(), tags[level],
-			     safe);
+		n = snprintf(line, sizeof(line) - 1, "collabd[%d] %s: %s", (int)getpid(),
+			     tags[level], safe);
 	size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) - 1 ? (size_t)n : sizeof(line) - 2;
 	line[len++] = '\n';
 	(void)!write(STDERR_FILENO, line, len);

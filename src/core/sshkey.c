@@ -22,8 +22,8 @@ static const struct {
 };
 
 /* Reads one length-prefixed string of the key blob. */
-static int blob_string(const unsigned char **p, const unsigned char *end,
-		       const unsigned char **s, uint32_t *n)
+static int blob_string(const unsigned char **p, const unsigned char *end, const unsigned char **s,
+		       uint32_t *n)
 {
 	if (end - *p < 4)
 		return -1;
@@ -86,8 +86,8 @@ int sshkey_parse(arena *a, const char *text, sshkey *out)
 	if (strcmp(type, "ssh-rsa") == 0) {
 		const unsigned char *e, *m;
 		uint32_t el, ml;
-		if (blob_string(&p, end, &e, &el) < 0 || blob_string(&p, end, &m, &ml) < 0 || el == 0 ||
-		    ml == 0 || p != end)
+		if (blob_string(&p, end, &e, &el) < 0 || blob_string(&p, end, &m, &ml) < 0 ||
+		    el == 0 || ml == 0 || p != end)
 			return -1;
 		while (ml > 0 && *m == 0) {
 			m++;
@@ -108,8 +108,8 @@ int sshkey_parse(arena *a, const char *text, sshkey *out)
 		const unsigned char *curve, *q;
 		uint32_t cl, ql;
 		if (blob_string(&p, end, &curve, &cl) < 0 || cl != strlen(type + 11) ||
-		    memcmp(curve, type + 11, cl) != 0 || blob_string(&p, end, &q, &ql) < 0 || ql < 2 ||
-		    q[0] != 4 || p != end)
+		    memcmp(curve, type + 11, cl) != 0 || blob_string(&p, end, &q, &ql) < 0 ||
+		    ql < 2 || q[0] != 4 || p != end)
 			return -1;
 	} else if (strcmp(type, "ssh-dss") == 0) {
 		for (int i = 0; i < 4; i++)

@@ -185,8 +185,8 @@ int db_describe(db *d, bool all, FILE *out)
 			bool same = np == s->nparams && nc == s->ncols;
 			differ += !same;
 			if (all || !same)
-				fprintf(out, "%s %d %d (declared %d %d)\n", s->name, np, nc, s->nparams,
-					s->ncols);
+				fprintf(out, "%s %d %d (declared %d %d)\n", s->name, np, nc,
+					s->nparams, s->ncols);
 		}
 	}
 	return differ;
@@ -254,7 +254,8 @@ int db_ensure(db *d)
 int db_ensure_idle(db *d)
 {
 	if (d->conn && PQstatus(d->conn) == CONNECTION_OK && ended_while_idle(d->conn)) {
-		log_info("database: the server ended the connection while it was idle; reconnecting");
+		log_info(
+			"database: the server ended the connection while it was idle; reconnecting");
 		PQfinish(d->conn);
 		d->conn = NULL;
 	}
@@ -309,7 +310,8 @@ static int exec_pipeline_all(db *d, const db_call *calls, int k, PGresult **res)
 			if (sent[j] == -1 - slot)
 				slot = -1; /* an earlier call of this pipeline prepares it */
 		if (slot >= 0) {
-			if (!PQsendPrepare(d->conn, d->slots[slot]->name, d->slots[slot]->sql, 0, NULL))
+			if (!PQsendPrepare(d->conn, d->slots[slot]->name, d->slots[slot]->sql, 0,
+					   NULL))
 				goto broken;
 			sent[nsent++] = -1 - slot;
 		}
@@ -378,7 +380,8 @@ static PGresult *exec_pipeline(db *d, const db_call *calls, int k)
 			if (i < k - 1 && state && strncmp(state, "57P", 3) != 0 &&
 			    strncmp(state, "08", 2) != 0 && PQstatus(d->conn) == CONNECTION_OK)
 				log_info("statement %s (sent with %s) failed: %s", calls[i].stmt,
-					 calls[k - 1].stmt, PQresultErrorField(out, PG_DIAG_MESSAGE_PRIMARY));
+					 calls[k - 1].stmt,
+					 PQresultErrorField(out, PG_DIAG_MESSAGE_PRIMARY));
 		} else {
 			PQclear(res[i]);
 		}
@@ -436,7 +439,8 @@ static PGresult *finish(ctx *c, const char *stmt, PGresult *res, int *err)
 		/* data exceptions (bad timestamp, out of range): the input was bad */
 		e = ERR_INVALID;
 		c->err_detail = "a parameter has an invalid value";
-		log_info("statement %s: %s", stmt, PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
+		log_info("statement %s: %s", stmt,
+			 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
 	} else if (state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)) {
 		e = ERR_UNAVAILABLE;
 	} else if (state && (strncmp(state, "57P", 3) == 0 || strncmp(state, "08", 2) == 0)) {
@@ -577,8 +581,9 @@ void db_rollback(ctx *c)
 
 bool db_in_transaction(ctx *c)
 {
-	return c->db->begin || c->db->ndefer || (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
-	       PQtransactionStatus(c->db->conn) != PQTRANS_IDLE);
+	return c->db->begin || c->db->ndefer ||
+	       (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK &&
+		PQtransactionStatus(c->db->conn) != PQTRANS_IDLE);
 }
 
 static void add_hook(ctx *c, void (*fn)(void *), void *arg, bool on_commit)
@@ -687,8 +692,8 @@ static bool exec_ok(PGconn *c, const char *sql)
 static int applied(PGconn *c, const char *version)
 {
 	const char *v[1] = {version};
-	PGresult *res = PQexecParams(c, "SELECT 1 FROM schema_migrations WHERE version = $1", 1, NULL,
-				     v, NULL, NULL, 0);
+	PGresult *res = PQexecParams(c, "SELECT 1 FROM schema_migrations WHERE version = $1", 1,
+				     NULL, v, NULL, NULL, 0);
 	int rc = PQresultStatus(res) != PGRES_TUPLES_OK ? -1 : PQntuples(res) > 0;
 	PQclear(res);
 	return rc;
@@ -724,8 +729,8 @@ int db_migrate(const char *conninfo)
 		bool ok = exec_ok(c, "BEGIN") && exec_ok(c, migrations[i].sql);
 		if (ok) {
 			PGresult *res = PQexecParams(
-				c, "INSERT INTO schema_migrations (version) VALUES ($1)", 1, NULL, v, NULL,
-				NULL, 0);
+				c, "INSERT INTO schema_migrations (version) VALUES ($1)", 1, NULL,
+				v, NULL, NULL, 0);
 			ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 			PQclear(res);
 		}

@@ -11,7 +11,7 @@
 
 /* SQL text: "contains p" for LIKE, p (a parameter such as "$2") with its LIKE
  * metacharacters (backslash, %, _) escaped, so that a search matches what was typed. */
-#define SQL_LIKE(p)                                                                            \
+#define SQL_LIKE(p)                                                                                \
 	"'%' || replace(replace(replace(" p ", '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"
 
 /* A statement and its shape: the parameters it takes ($1..$nparams) and the columns it
@@ -32,7 +32,7 @@ typedef struct {
  * parameters ([XX_NAME] = ...) whose last member, XX_NPARAMS, is n: v holds exactly n
  * values, checked at build time (a parameter added to the statement and not to v, or
  * the other way round, does not compile). */
-#define DB_PARAMS(v, n)                                                                        \
+#define DB_PARAMS(v, n)                                                                            \
 	_Static_assert(sizeof(v) / sizeof((v)[0]) == (n), #v ": the parameters of " #n)
 
 /* A statement with its parameters, as db_defer keeps it. */
@@ -51,7 +51,7 @@ typedef struct db {
 	char *conninfo;
 	const db_stmt *const *registry; /* statement tables, each ended by {NULL, NULL}; the
 					  * list ended by NULL */
-	bool prepared; /* the connection is usable (set up, not seen broken) */
+	bool prepared;                  /* the connection is usable (set up, not seen broken) */
 	/* The registry's statements and tx_begin & co. by name (open addressing, a power of
 	 * two of slots, NULL for a free one), and whether each is prepared on the current
 	 * connection: a statement is prepared the first time the connection runs it, in the

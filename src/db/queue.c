@@ -19,19 +19,21 @@ const db_stmt queue_stmts[] = {
 	/* $1 kind, $2 payload (a JSON object) */
 	{"queue_enqueue",
 	 "WITH j AS (INSERT INTO background_jobs (kind, payload) VALUES ($1, $2::jsonb)"
-	 " RETURNING id) SELECT pg_notify('" QUEUE_CHANNEL "', j.id::text) FROM j", 2, 1},
+	 " RETURNING id) SELECT pg_notify('" QUEUE_CHANNEL "', j.id::text) FROM j",
+	 2, 1},
 	/* The oldest due job of the kinds $1 (text[]) that no other process holds. */
 	{"queue_claim",
 	 "SELECT id, kind, payload::text, attempts FROM background_jobs WHERE run_at <= now()"
-	 " AND kind = ANY ($1::text[]) ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED", 1,
-	 QC_NCOLS},
+	 " AND kind = ANY ($1::text[]) ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+	 1, QC_NCOLS},
 	{"queue_finish", "DELETE FROM background_jobs WHERE id = $1", 1, 0},
 	/* $1 id, $2 why */
 	{"queue_retry",
 	 "UPDATE background_jobs SET attempts = attempts + 1, last_error = left($2, 1000),"
 	 " run_at = now() + least(interval '1 hour',"
 	 " interval '5 seconds' * power(2, least(attempts, 20)))"
-	 " WHERE id = $1", 2, 0},
+	 " WHERE id = $1",
+	 2, 0},
 	{NULL, NULL, 0, 0},
 };
 

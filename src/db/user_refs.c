@@ -20,9 +20,10 @@ static struct {
 } refs;
 
 /* The epoch, then users u's ids and fields (RF_*), as refs_keep reads them. */
-#define REFS_SELECT                                                                             \
-	"SELECT " USER_EPOCH ", u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at)," \
-	" u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"    \
+#define REFS_SELECT                                                                                \
+	"SELECT " USER_EPOCH                                                                       \
+	", u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at),"                    \
+	" u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"        \
 	" FROM users u"
 
 const db_stmt db_user_refs_stmts[] = {
@@ -104,7 +105,9 @@ static void refs_keep(const PGresult *got)
 		long long id = db_int(got, row, 1);
 		size_t len = 0;
 		for (int f = 0; f < RF_N; f++)
-			len += PQgetisnull(got, row, 2 + f) ? 0 : (size_t)PQgetlength(got, row, 2 + f) + 1;
+			len += PQgetisnull(got, row, 2 + f)
+				       ? 0
+				       : (size_t)PQgetlength(got, row, 2 + f) + 1;
 		user_ref *u = refs_slot(id);
 		char *block = malloc(len ? len : 1);
 		if (!u || !block) {
@@ -149,7 +152,8 @@ static void refs_fill(ctx *c, const PGresult *res, int col)
 	buf_putc(&ids, '{');
 	int n = 0;
 	for (int row = 0; row < PQntuples(res); row++) {
-		if (PQgetisnull(res, row, col) || !PQgetisnull(res, row, col + 1 /* the username of USER_REF */))
+		if (PQgetisnull(res, row, col) ||
+		    !PQgetisnull(res, row, col + 1 /* the username of USER_REF */))
 			continue;
 		long long id = db_int(res, row, col);
 		if (id <= 0 || refs_find(id))
@@ -186,4 +190,3 @@ user_ref *db_user_ref(ctx *c, const PGresult *res, int row, int col)
 	}
 	return u;
 }
-

@@ -15,14 +15,27 @@
 
 /* The fields of a user's basic and single views, as the columns of USER_SINGLE_COLS
  * (db_user_refs_stmts' order): username .. organization, without email and is_admin. */
-enum { RF_USERNAME, RF_NAME, RF_STATE, RF_AVATAR, RF_CREATED_AT, RF_BIO, RF_LOCATION,
-       RF_SKYPE, RF_LINKEDIN, RF_TWITTER, RF_WEBSITE_URL, RF_ORGANIZATION, RF_N };
+enum {
+	RF_USERNAME,
+	RF_NAME,
+	RF_STATE,
+	RF_AVATAR,
+	RF_CREATED_AT,
+	RF_BIO,
+	RF_LOCATION,
+	RF_SKYPE,
+	RF_LINKEDIN,
+	RF_TWITTER,
+	RF_WEBSITE_URL,
+	RF_ORGANIZATION,
+	RF_N
+};
 
 typedef struct {
-	long long id; /* 0: a free slot */
+	long long id;  /* 0: a free slot */
 	char *f[RF_N]; /* in one allocation with the entry's strings */
 	char *block;
-	char *basic;   /* the basic view as JSON, once written (NULL: not yet) */
+	char *basic; /* the basic view as JSON, once written (NULL: not yet) */
 	size_t basic_len;
 } user_ref;
 
@@ -30,8 +43,9 @@ typedef struct {
  * basic (USER_REF) or single (USER_SINGLE_REF) columns of a user, entity/user.h: the
  * id ID (an expression, NULL for none), then the username NULL. */
 #define USER_REF(ID) ID ", NULL::text, NULL::text, NULL::text, NULL::text"
-#define USER_SINGLE_REF(ID)                                                                    \
-	USER_REF(ID) ", NULL::text, NULL::text, NULL::boolean, NULL::text, NULL::text,"         \
+#define USER_SINGLE_REF(ID)                                                                        \
+	USER_REF(ID)                                                                               \
+	", NULL::text, NULL::text, NULL::boolean, NULL::text, NULL::text,"                         \
 	" NULL::text, NULL::text, NULL::text, NULL::text, NULL::text"
 
 extern const db_stmt db_user_refs_stmts[];

@@ -9,7 +9,8 @@ const db_stmt db_versions_stmts[] = {
 	{"cache_versions",
 	 "SELECT ((SELECT coalesce(sum(v), 0) FROM cache_epochs WHERE k = ANY ($1::bigint[]))"
 	 " + (SELECT coalesce(sum(e.v), 0) FROM unnest($2::bigint[]) s (n) JOIN cache_epochs e"
-	 " ON e.k BETWEEN -(s.n * 64 + 64) AND -(s.n * 64 + 1)))::text", 2, 1},
+	 " ON e.k BETWEEN -(s.n * 64 + 64) AND -(s.n * 64 + 1)))::text",
+	 2, 1},
 	{NULL, NULL, 0, 0},
 };
 

@@ -9,8 +9,8 @@
 #include "db/db.h"
 
 /* The columns of award_emoji a and its user u. */
-#define AWARD_COLS                                                                             \
-	"a.id, a.name, iso8601(a.created_at), iso8601(a.updated_at), a.awardable_id, "          \
+#define AWARD_COLS                                                                                 \
+	"a.id, a.name, iso8601(a.created_at), iso8601(a.updated_at), a.awardable_id, "             \
 	"a.awardable_type, " USER_BASIC_COLS
 #define AWARD_NCOLS 11
 

@@ -12,8 +12,7 @@ json_object *entity_board_list(ctx *c, const PGresult *res, int row, int col)
 	return o;
 }
 
-json_object *entity_board(ctx *c, long long id, const PGresult *res, int from, int to,
-			  int col)
+json_object *entity_board(ctx *c, long long id, const PGresult *res, int from, int to, int col)
 {
 	json_object *o = json_object_new_object();
 	json_put_int(o, "id", id);

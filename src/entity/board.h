@@ -14,7 +14,6 @@
 
 json_object *entity_board_list(ctx *c, const PGresult *res, int row, int col);
 /* Board id with the lists of rows [from, to) of res (BOARD_LIST_COLS at col). */
-json_object *entity_board(ctx *c, long long id, const PGresult *res, int from, int to,
-			  int col);
+json_object *entity_board(ctx *c, long long id, const PGresult *res, int from, int to, int col);
 
 #endif

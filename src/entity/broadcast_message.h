@@ -6,8 +6,8 @@
 #include "core/jw.h"
 #include "db/db.h"
 
-#define BROADCAST_COLS                                                                     \
-	"b.id, b.message, iso8601(b.starts_at), iso8601(b.ends_at), b.color, b.font, "     \
+#define BROADCAST_COLS                                                                             \
+	"b.id, b.message, iso8601(b.starts_at), iso8601(b.ends_at), b.color, b.font, "             \
 	"(b.starts_at <= now() AND b.ends_at > now())"
 #define BROADCAST_NCOLS 7
 

@@ -49,8 +49,7 @@ void entity_text_array_write(jw *w, ctx *c, const char *array)
 	jw_end_array(w);
 }
 
-void entity_web_url_write(jw *w, ctx *c, const char *path, const char *kind,
-			  const char *iid)
+void entity_web_url_write(jw *w, ctx *c, const char *path, const char *kind, const char *iid)
 {
 	jw_key(w, "web_url");
 	jw_str_begin(w);

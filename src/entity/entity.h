@@ -23,7 +23,6 @@ const char *entity_avatar_url(ctx *c, const char *kind, const char *id, const ch
 /* Writes "web_url": the page of a project's record, EXTERNAL_URL/PATH/KIND/IID, where
  * PATH is the project's full path, or NULL for the route's project (r->project: a list
  * of one project reads no path). */
-void entity_web_url_write(jw *w, ctx *c, const char *path, const char *kind,
-			  const char *iid);
+void entity_web_url_write(jw *w, ctx *c, const char *path, const char *kind, const char *iid);
 
 #endif

@@ -7,9 +7,9 @@
 #include "db/db.h"
 
 /* events e joined to its author u */
-#define EVENT_COLS                                                                           \
-	"e.id, e.project_id, e.action_name, e.target_id, e.target_iid, e.target_type, "      \
-	"e.author_id, e.target_title, iso8601(e.created_at), e.data::text, "                 \
+#define EVENT_COLS                                                                                 \
+	"e.id, e.project_id, e.action_name, e.target_id, e.target_iid, e.target_type, "            \
+	"e.author_id, e.target_title, iso8601(e.created_at), e.data::text, "                       \
 	"u.id, u.username, u.name, u.state, u.avatar"
 #define EVENT_NCOLS 15
 

@@ -11,24 +11,33 @@
 #include "db/db.h"
 
 /* The columns of a group, from namespaces g, in this order. */
-#define GROUP_COLS                                                                            \
-	"g.id, g.name, g.path, g.description, g.visibility, g.lfs_enabled, g.avatar, "         \
+#define GROUP_COLS                                                                                 \
+	"g.id, g.name, g.path, g.description, g.visibility, g.lfs_enabled, g.avatar, "             \
 	"g.request_access_enabled, g.full_name, g.full_path, g.parent_id"
 #define GROUP_NCOLS 11
 
 /* The statistics of group g (sums over the projects directly in it) as one JSON text
  * column, when the boolean SQL expression ask holds; NULL otherwise. */
-#define GROUP_STATISTICS_COL(ask)                                                             \
-	"CASE WHEN " ask " THEN (SELECT json_build_object("                                    \
-	"'storage_size', coalesce(sum(sp.storage_size), 0),"                                    \
-	" 'repository_size', coalesce(sum(sp.repository_size), 0),"                            \
-	" 'lfs_objects_size', coalesce(sum(sp.lfs_objects_size), 0),"                           \
-	" 'job_artifacts_size', coalesce(sum(sp.job_artifacts_size), 0))::text"                 \
+#define GROUP_STATISTICS_COL(ask)                                                                  \
+	"CASE WHEN " ask " THEN (SELECT json_build_object("                                        \
+	"'storage_size', coalesce(sum(sp.storage_size), 0),"                                       \
+	" 'repository_size', coalesce(sum(sp.repository_size), 0),"                                \
+	" 'lfs_objects_size', coalesce(sum(sp.lfs_objects_size), 0),"                              \
+	" 'job_artifacts_size', coalesce(sum(sp.job_artifacts_size), 0))::text"                    \
 	" FROM projects sp WHERE sp.namespace_id = g.id AND NOT sp.pending_delete) END"
 
 enum group_col {
-	GC_ID, GC_NAME, GC_PATH, GC_DESCRIPTION, GC_VISIBILITY, GC_LFS_ENABLED, GC_AVATAR,
-	GC_REQUEST_ACCESS_ENABLED, GC_FULL_NAME, GC_FULL_PATH, GC_PARENT_ID,
+	GC_ID,
+	GC_NAME,
+	GC_PATH,
+	GC_DESCRIPTION,
+	GC_VISIBILITY,
+	GC_LFS_ENABLED,
+	GC_AVATAR,
+	GC_REQUEST_ACCESS_ENABLED,
+	GC_FULL_NAME,
+	GC_FULL_PATH,
+	GC_PARENT_ID,
 };
 _Static_assert(GC_PARENT_ID + 1 == GROUP_NCOLS, "GROUP_COLS and enum group_col");
 
@@ -41,12 +50,13 @@ json_object *entity_group(ctx *c, const PGresult *res, int row, int col, int sta
 /* The columns of a namespace, from namespaces n, in this order; the last one is the
  * members_count_with_descendants to show, or NULL (shown to those who administer the
  * group: the boolean SQL expression admin). */
-#define NAMESPACE_COLS(admin)                                                                 \
-	"n.id, n.name, n.path, n.kind, n.full_path, n.parent_id, CASE WHEN n.kind = 'group'"   \
-	" AND " admin " THEN (SELECT count(DISTINCT m.user_id) FROM namespaces d"               \
-	" CROSS JOIN LATERAL (SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace'" \
-	" AND m.source_id = d.id AND " SQL_MEMBER_ACTIVE("m") " OFFSET 0) m"                        \
-	" WHERE d.traversal_ids @> ARRAY[n.id]) END"
+#define NAMESPACE_COLS(admin)                                                                      \
+	"n.id, n.name, n.path, n.kind, n.full_path, n.parent_id, CASE WHEN n.kind = 'group'"       \
+	" AND " admin " THEN (SELECT count(DISTINCT m.user_id) FROM namespaces d"                  \
+	" CROSS JOIN LATERAL (SELECT m.user_id FROM members m WHERE m.source_type = 'Namespace'"   \
+	" AND m.source_id = d.id AND " SQL_MEMBER_ACTIVE(                                          \
+		"m") " OFFSET 0) m"                                                                \
+		     " WHERE d.traversal_ids @> ARRAY[n.id]) END"
 #define NAMESPACE_NCOLS 7
 
 /* The namespace whose NAMESPACE_COLS start at column col of row: id, name, path, kind,

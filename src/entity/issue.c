@@ -12,8 +12,12 @@ const char *entity_human_duration(arena *a, long long seconds)
 	static const struct {
 		const char *unit;
 		long long seconds;
-	} units[] = {{"mo", 4LL * 5 * 8 * 3600}, {"w", 5LL * 8 * 3600}, {"d", 8LL * 3600},
-		     {"h", 3600}, {"m", 60}, {"s", 1}};
+	} units[] = {{"mo", 4LL * 5 * 8 * 3600},
+		     {"w", 5LL * 8 * 3600},
+		     {"d", 8LL * 3600},
+		     {"h", 3600},
+		     {"m", 60},
+		     {"s", 1}};
 	if (seconds == 0)
 		return NULL;
 	char out[128];
@@ -46,8 +50,7 @@ void entity_time_stats_write(jw *w, ctx *c, const PGresult *res, int row, int co
 }
 
 /* key: api's URL of issue iid, with suffix. */
-static void issue_link(jw *w, const char *key, const char *api, const char *iid,
-		       const char *suffix)
+static void issue_link(jw *w, const char *key, const char *api, const char *iid, const char *suffix)
 {
 	jw_key(w, key);
 	jw_str_begin(w);
@@ -105,8 +108,8 @@ static void write_issue(jw *w, ctx *c, const PGresult *res, int row, int col, bo
 	jw_key(w, "time_stats");
 	entity_time_stats_write(w, c, res, row, col + IC_TIME_ESTIMATE);
 	if (single) {
-		const char *api = arena_printf(c->a, "%s/api/v4/projects/%s",
-					       c->cfg->external_url, V(IC_PROJECT_ID));
+		const char *api = arena_printf(c->a, "%s/api/v4/projects/%s", c->cfg->external_url,
+					       V(IC_PROJECT_ID));
 		jw_key(w, "_links");
 		jw_begin_object(w);
 		issue_link(w, "self", api, V(IC_IID), "");

@@ -21,39 +21,59 @@
  * presenter takes the project's full path from the route's scope (web_url). */
 #define ISSUE_PROJECT_LIST_COLS ISSUE_COLS_AS("NULL::boolean", "NULL::text")
 #define ISSUE_PATH "n.full_path || '/' || p.path"
-#define ISSUE_SUBSCRIBED                                                                       \
-	"coalesce((SELECT s.subscribed FROM subscriptions s"                                   \
-	" WHERE s.subscribable_type = 'Issue' AND s.subscribable_id = i.id"                      \
-	" AND s.user_id = me.id AND s.project_id IS NULL), i.author_id = me.id"                  \
-	" OR EXISTS (SELECT 1 FROM issue_assignees sa WHERE sa.issue_id = i.id"                  \
+#define ISSUE_SUBSCRIBED                                                                              \
+	"coalesce((SELECT s.subscribed FROM subscriptions s"                                          \
+	" WHERE s.subscribable_type = 'Issue' AND s.subscribable_id = i.id"                           \
+	" AND s.user_id = me.id AND s.project_id IS NULL), i.author_id = me.id"                       \
+	" OR EXISTS (SELECT 1 FROM issue_assignees sa WHERE sa.issue_id = i.id"                       \
 	" AND sa.user_id = me.id) OR EXISTS (SELECT 1 FROM notes sn WHERE sn.noteable_type = 'Issue'" \
 	" AND sn.noteable_id = i.id AND sn.author_id = me.id AND NOT sn.system), false)"
-#define ISSUE_COLS_AS(SUBSCRIBED, PATH)                                                        \
-	"i.id, i.iid, i.project_id, i.title, i.description, i.state, i.created_at,"   \
-	" i.updated_at, i.closed_at, i.label_titles, i.user_notes_count,"    \
-	" i.upvotes, i.downvotes, i.due_date::text, i.confidential, i.discussion_locked, " PATH ","  \
-	" i.time_estimate, i.total_time_spent, " SUBSCRIBED ","                                   \
-	" " USER_REF("i.author_id") ", " USER_REF(ISSUE_ASSIGNEE) ","                            \
-	" " USER_REF("i.closed_by_id") ", " MILESTONE_COLS
+#define ISSUE_COLS_AS(SUBSCRIBED, PATH)                                                            \
+	"i.id, i.iid, i.project_id, i.title, i.description, i.state, i.created_at,"                \
+	" i.updated_at, i.closed_at, i.label_titles, i.user_notes_count,"                          \
+	" i.upvotes, i.downvotes, i.due_date::text, i.confidential, i.discussion_locked, " PATH    \
+	","                                                                                        \
+	" i.time_estimate, i.total_time_spent, " SUBSCRIBED ","                                    \
+	" " USER_REF("i.author_id") ", " USER_REF(                                                 \
+		ISSUE_ASSIGNEE) ","                                                                \
+				" " USER_REF("i.closed_by_id") ", " MILESTONE_COLS
 /* Issue i's assignee (GitLab 10 CE: at most one), the lowest id of its issue_assignees,
  * as the row keeps it (sql/0038_issue_assignee.sql). */
 #define ISSUE_ASSIGNEE "i.assignee_id"
 #define ISSUE_NCOLS (20 + 15 + MILESTONE_NCOLS)
 /* What ISSUE_COLS reads besides i: its project p and namespace n, its milestone m (its
  * users are references: USER_REF). */
-#define ISSUE_JOINS                                                                            \
-	" JOIN projects p ON p.id = i.project_id JOIN namespaces n ON n.id = p.namespace_id"   \
-	ISSUE_JOINS_MILESTONE
+#define ISSUE_JOINS                                                                                \
+	" JOIN projects p ON p.id = i.project_id JOIN namespaces n ON n.id = p.namespace_id" ISSUE_JOINS_MILESTONE
 /* The same but p and n (the milestone alone), for a statement whose issues are all of
  * one project that it reads once as p and n. */
 #define ISSUE_JOINS_MILESTONE " LEFT JOIN milestones m ON m.id = i.milestone_id"
 
 enum issue_col {
-	IC_ID, IC_IID, IC_PROJECT_ID, IC_TITLE, IC_DESCRIPTION, IC_STATE, IC_CREATED_AT,
-	IC_UPDATED_AT, IC_CLOSED_AT, IC_LABELS, IC_USER_NOTES_COUNT, IC_UPVOTES, IC_DOWNVOTES,
-	IC_DUE_DATE, IC_CONFIDENTIAL, IC_DISCUSSION_LOCKED, IC_PATH, IC_TIME_ESTIMATE,
-	IC_TIME_SPENT, IC_SUBSCRIBED, IC_AUTHOR, IC_ASSIGNEE = IC_AUTHOR + 5,
-	IC_CLOSED_BY = IC_ASSIGNEE + 5, IC_MILESTONE = IC_CLOSED_BY + 5,
+	IC_ID,
+	IC_IID,
+	IC_PROJECT_ID,
+	IC_TITLE,
+	IC_DESCRIPTION,
+	IC_STATE,
+	IC_CREATED_AT,
+	IC_UPDATED_AT,
+	IC_CLOSED_AT,
+	IC_LABELS,
+	IC_USER_NOTES_COUNT,
+	IC_UPVOTES,
+	IC_DOWNVOTES,
+	IC_DUE_DATE,
+	IC_CONFIDENTIAL,
+	IC_DISCUSSION_LOCKED,
+	IC_PATH,
+	IC_TIME_ESTIMATE,
+	IC_TIME_SPENT,
+	IC_SUBSCRIBED,
+	IC_AUTHOR,
+	IC_ASSIGNEE = IC_AUTHOR + 5,
+	IC_CLOSED_BY = IC_ASSIGNEE + 5,
+	IC_MILESTONE = IC_CLOSED_BY + 5,
 };
 _Static_assert(IC_MILESTONE + MILESTONE_NCOLS == ISSUE_NCOLS, "ISSUE_COLS and enum issue_col");
 

@@ -5,8 +5,7 @@
 #include "db/db.h"
 #include "entity/entity.h"
 
-void entity_job_write(jw *w, ctx *c, const PGresult *res, int row, int col,
-		      const char *commit)
+void entity_job_write(jw *w, ctx *c, const PGresult *res, int row, int col, const char *commit)
 {
 #define V(c) db_val(res, row, col + (c))
 	jw_begin_object(w);

@@ -11,8 +11,8 @@
 
 /* The columns every membership statement selects, in this order, from users u and
  * members m. */
-#define MEMBER_COLS                                                                             \
-	USER_BASIC_COLS ", m.access_level, m.expires_at::text, iso8601(m.created_at),"           \
+#define MEMBER_COLS                                                                                \
+	USER_BASIC_COLS ", m.access_level, m.expires_at::text, iso8601(m.created_at),"             \
 			" iso8601(m.requested_at)"
 #define MEMBER_NCOLS 9
 

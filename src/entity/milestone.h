@@ -8,8 +8,8 @@
 
 /* The columns of a milestones row m, in this order (NULL throughout for a LEFT JOIN
  * without one). */
-#define MILESTONE_COLS                                                                         \
-	"m.id, m.iid, m.project_id, m.group_id, m.title, m.description, m.state,"              \
+#define MILESTONE_COLS                                                                             \
+	"m.id, m.iid, m.project_id, m.group_id, m.title, m.description, m.state,"                  \
 	" m.created_at, m.updated_at, m.due_date::text, m.start_date::text"
 #define MILESTONE_NCOLS 11
 

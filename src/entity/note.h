@@ -13,14 +13,14 @@
 /* The columns of notes n, its author by reference (USER_REF: an author's deleted
  * account leaves the note without one). noteable_iid: an issue's or a merge request's
  * iid, NULL for a snippet (GitLab 10's NOTEABLE_TYPES_WITH_IID). */
-#define NOTE_COLS                                                                              \
-	NOTE_COLS_IID("CASE n.noteable_type WHEN 'Issue' THEN (SELECT ni.iid FROM issues ni"   \
-		      " WHERE ni.id = n.noteable_id) WHEN 'MergeRequest' THEN (SELECT mi.iid" \
+#define NOTE_COLS                                                                                  \
+	NOTE_COLS_IID("CASE n.noteable_type WHEN 'Issue' THEN (SELECT ni.iid FROM issues ni"       \
+		      " WHERE ni.id = n.noteable_id) WHEN 'MergeRequest' THEN (SELECT mi.iid"      \
 		      " FROM merge_requests mi WHERE mi.id = n.noteable_id) END")
 /* The same with the noteable's iid given (IID: an expression), for a statement whose
  * notes are all of one issue that it has read already. */
-#define NOTE_COLS_IID(IID)                                                                     \
-	"n.id, n.note, n.attachment, n.created_at, n.updated_at, n.system, "  \
+#define NOTE_COLS_IID(IID)                                                                         \
+	"n.id, n.note, n.attachment, n.created_at, n.updated_at, n.system, "                       \
 	"n.noteable_id, n.noteable_type, " IID ", " USER_REF("n.author_id")
 #define NOTE_NCOLS 14
 

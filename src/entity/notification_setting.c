@@ -6,10 +6,18 @@
 #include "entity/entity.h"
 
 const char *const notification_events[NOTIFICATION_EVENT_COUNT + 1] = {
-	"new_note",           "new_issue",           "reopen_issue",
-	"close_issue",        "reassign_issue",      "new_merge_request",
-	"reopen_merge_request", "close_merge_request", "reassign_merge_request",
-	"merge_merge_request", "failed_pipeline",     "success_pipeline",
+	"new_note",
+	"new_issue",
+	"reopen_issue",
+	"close_issue",
+	"reassign_issue",
+	"new_merge_request",
+	"reopen_merge_request",
+	"close_merge_request",
+	"reassign_merge_request",
+	"merge_merge_request",
+	"failed_pipeline",
+	"success_pipeline",
 	NULL,
 };
 
@@ -22,7 +30,8 @@ json_object *entity_notification_setting(const PGresult *res, int row, int col, 
 	if (level && strcmp(level, "custom") == 0) {
 		json_object *events = json_object_new_object();
 		for (int i = 0; i < NOTIFICATION_EVENT_COUNT; i++)
-			json_put_bool(events, notification_events[i], db_bool(res, row, col + 1 + i));
+			json_put_bool(events, notification_events[i],
+				      db_bool(res, row, col + 1 + i));
 		json_object_object_add(o, "events", events);
 	}
 	if (global)

@@ -14,11 +14,11 @@ extern const char *const notification_events[NOTIFICATION_EVENT_COUNT + 1];
 
 /* The event columns of notification_settings, each prefixed with P (a string literal:
  * "s." for a row aliased s, "" for an INSERT column list). */
-#define NOTIFICATION_EVENT_COLS(P)                                                            \
-	P "new_note, " P "new_issue, " P "reopen_issue, " P "close_issue, " P "reassign_issue, "  \
-	P "new_merge_request, " P "reopen_merge_request, " P "close_merge_request, "           \
-	P "reassign_merge_request, " P "merge_merge_request, " P "failed_pipeline, "          \
-	P "success_pipeline"
+#define NOTIFICATION_EVENT_COLS(P)                                                                 \
+	P "new_note, " P "new_issue, " P "reopen_issue, " P "close_issue, " P "reassign_issue, " P \
+	  "new_merge_request, " P "reopen_merge_request, " P "close_merge_request, " P             \
+	  "reassign_merge_request, " P "merge_merge_request, " P "failed_pipeline, " P             \
+	  "success_pipeline"
 
 /* The setting whose level is at column col of row, followed by the event columns (NULL
  * reads as false) and, when global, the notification email: {level}, with events when

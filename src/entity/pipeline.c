@@ -33,9 +33,8 @@ json_object *entity_pipeline(ctx *c, const PGresult *res, int row, int col)
 	json_put_str(o, "before_sha", V(4));
 	json_put_bool(o, "tag", db_bool(res, row, col + 5));
 	json_put_str(o, "yaml_errors", V(6));
-	json_object_object_add(o, "user", V(14) ? entity_user(c, res, row, col + 14,
-								USER_VIEW_BASIC)
-						: NULL);
+	json_object_object_add(o, "user",
+			       V(14) ? entity_user(c, res, row, col + 14, USER_VIEW_BASIC) : NULL);
 	json_put_str(o, "created_at", V(7));
 	json_put_str(o, "updated_at", V(8));
 	json_put_str(o, "started_at", V(9));

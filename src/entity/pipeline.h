@@ -13,13 +13,13 @@
  * none for a pipeline of no one, or whose user is gone). The coverage is the average of
  * its current jobs' coverage, as GitLab 10's Pipeline#coverage ("%.2f"). */
 #define PIPELINE_FROM "ci_pipelines p LEFT JOIN users u ON u.id = p.user_id"
-#define PIPELINE_COLS                                                                          \
-	"p.id, p.sha, p.ref, p.status, p.before_sha, p.tag, p.yaml_errors,"                      \
-	" iso8601(p.created_at), iso8601(p.updated_at), iso8601(p.started_at),"                  \
-	" iso8601(p.finished_at),"                                                              \
-	" iso8601(p.committed_at), p.duration,"                                                 \
+#define PIPELINE_COLS                                                                              \
+	"p.id, p.sha, p.ref, p.status, p.before_sha, p.tag, p.yaml_errors,"                        \
+	" iso8601(p.created_at), iso8601(p.updated_at), iso8601(p.started_at),"                    \
+	" iso8601(p.finished_at),"                                                                 \
+	" iso8601(p.committed_at), p.duration,"                                                    \
 	" coalesce((SELECT to_char(avg(cs.coverage), 'FM999999999990.00') FROM commit_statuses cs" \
-	" WHERE cs.pipeline_id = p.id AND NOT cs.retried AND cs.coverage IS NOT NULL),"          \
+	" WHERE cs.pipeline_id = p.id AND NOT cs.retried AND cs.coverage IS NOT NULL),"            \
 	" p.coverage), " USER_BASIC_COLS
 #define PIPELINE_NCOLS 19
 /* The leading columns of PIPELINE_COLS that the basic view reads (from ci_pipelines p). */

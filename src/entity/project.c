@@ -57,8 +57,8 @@ static void tag_list(jw *w, ctx *c, const char *literal)
  * setting is 'global'. */
 static int notification_level(const char *name)
 {
-	static const char *const levels[] = {"disabled", "participating", "watch", "global",
-					     "mention", "custom"};
+	static const char *const levels[] = {"disabled", "participating", "watch",
+					     "global",   "mention",       "custom"};
 	for (size_t i = 0; i < sizeof(levels) / sizeof(*levels); i++)
 		if (strcmp(name, levels[i]) == 0)
 			return (int)i;
@@ -79,10 +79,9 @@ static void caller_init(project_caller *out, ctx *c, const PGresult *res, int ro
 void project_caller_page_read(project_caller_page *out, ctx *c, const PGresult *res, int row,
 			      int col)
 {
-	out->nmembers = db_int_array(c->a, db_val(res, row, col + PC_MEMBER_LEVEL),
-				     &out->members);
-	out->nsettings = db_text_array(c->a, db_val(res, row, col + PC_NOTIFICATION_LEVELS),
-				       &out->settings);
+	out->nmembers = db_int_array(c->a, db_val(res, row, col + PC_MEMBER_LEVEL), &out->members);
+	out->nsettings =
+		db_text_array(c->a, db_val(res, row, col + PC_NOTIFICATION_LEVELS), &out->settings);
 }
 
 void project_caller_read_list(project_caller *out, ctx *c, const project_caller_page *page,
@@ -230,8 +229,8 @@ static void link(jw *w, const char *key, const char *api, const char *suffix)
 	jw_str_end(w);
 }
 
-void entity_project_write(jw *w, ctx *c, const PGresult *res, int row, int col,
-			  unsigned flags, const project_extra *x)
+void entity_project_write(jw *w, ctx *c, const PGresult *res, int row, int col, unsigned flags,
+			  const project_extra *x)
 {
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))

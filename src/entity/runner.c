@@ -16,8 +16,8 @@ json_object *entity_runner(ctx *c, const PGresult *res, int row, int col)
 	return o;
 }
 
-json_object *entity_runner_details(ctx *c, const PGresult *res, int row, int col,
-				   bool show_token, const PGresult *projects)
+json_object *entity_runner_details(ctx *c, const PGresult *res, int row, int col, bool show_token,
+				   const PGresult *projects)
 {
 	json_object *o = entity_runner(c, res, row, col);
 #define V(c) db_val(res, row, col + RUNNER_NCOLS + (c))

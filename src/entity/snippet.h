@@ -10,11 +10,11 @@
 
 /* The rows SNIPPET_COLS reads: snippets s with their author u, project p and its
  * namespace n. */
-#define SNIPPET_FROM                                                                           \
-	"snippets s JOIN users u ON u.id = s.author_id JOIN projects p ON p.id = s.project_id"   \
+#define SNIPPET_FROM                                                                               \
+	"snippets s JOIN users u ON u.id = s.author_id JOIN projects p ON p.id = s.project_id"     \
 	" JOIN namespaces n ON n.id = p.namespace_id"
-#define SNIPPET_COLS                                                                           \
-	"s.id, s.title, s.file_name, s.description, iso8601(s.updated_at),"                      \
+#define SNIPPET_COLS                                                                               \
+	"s.id, s.title, s.file_name, s.description, iso8601(s.updated_at),"                        \
 	" iso8601(s.created_at), s.project_id, n.full_path, p.path, " USER_BASIC_COLS
 #define SNIPPET_NCOLS 14
 

@@ -6,9 +6,9 @@
 #include "core/jw.h"
 #include "db/db.h"
 
-#define TOKEN_COLS                                                                              \
+#define TOKEN_COLS                                                                                   \
 	"t.id, t.name, t.revoked, iso8601(t.created_at), array_to_json(t.scopes)::text, t.user_id, " \
-	"(NOT t.revoked AND (t.expires_at IS NULL OR t.expires_at > current_date)), "            \
+	"(NOT t.revoked AND (t.expires_at IS NULL OR t.expires_at > current_date)), "                \
 	"t.expires_at::text, t.kind = 'impersonation'"
 #define TOKEN_NCOLS 9
 

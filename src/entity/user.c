@@ -19,7 +19,8 @@ json_object *entity_user(ctx *c, const PGresult *res, int row, int col, enum use
 	json_put_str(o, "username", V(UC_USERNAME));
 	json_put_str(o, "state", V(UC_STATE));
 	json_put_str(o, "avatar_url", entity_avatar_url(c, "user", V(UC_ID), V(UC_AVATAR)));
-	json_put_str(o, "web_url", arena_printf(c->a, "%s/%s", c->cfg->external_url, V(UC_USERNAME)));
+	json_put_str(o, "web_url",
+		     arena_printf(c->a, "%s/%s", c->cfg->external_url, V(UC_USERNAME)));
 	if (view == USER_VIEW_BASIC)
 		return o;
 	json_put_str(o, "created_at", V(UC_CREATED_AT));
@@ -82,8 +83,7 @@ static void user_fields_write(jw *w, ctx *c, long long id, const char *id_text,
 	jw_end_object(w);
 }
 
-void entity_user_write(jw *w, ctx *c, const PGresult *res, int row, int col,
-		       enum user_view view)
+void entity_user_write(jw *w, ctx *c, const PGresult *res, int row, int col, enum user_view view)
 {
 	const char *f[RF_N], *id = db_val(res, row, col + UC_ID);
 	long long id_num = db_int(res, row, col + UC_ID);
@@ -114,10 +114,9 @@ void entity_user_write(jw *w, ctx *c, const PGresult *res, int row, int col,
 		jw_raw(w, u->basic, u->basic_len);
 		return;
 	}
-	static const int cols[RF_N] = {UC_USERNAME, UC_NAME, UC_STATE, UC_AVATAR,
-				    UC_CREATED_AT, UC_BIO, UC_LOCATION, UC_SKYPE,
-				    UC_LINKEDIN, UC_TWITTER, UC_WEBSITE_URL,
-				    UC_ORGANIZATION};
+	static const int cols[RF_N] = {UC_USERNAME,   UC_NAME,    UC_STATE,       UC_AVATAR,
+				       UC_CREATED_AT, UC_BIO,     UC_LOCATION,    UC_SKYPE,
+				       UC_LINKEDIN,   UC_TWITTER, UC_WEBSITE_URL, UC_ORGANIZATION};
 	for (int i = 0; i < (view == USER_VIEW_BASIC ? RF_CREATED_AT : RF_N); i++)
 		f[i] = db_val(res, row, col + cols[i]);
 	deps_add(c, CACHE_KEY_USER(id_num));

@@ -158,11 +158,12 @@ int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const
 	return 0;
 }
 
-int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const void *data,
-		 size_t n, const char **rel)
+int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const void *data, size_t n,
+		 const char **rel)
 {
 	if (!is_id(project_id) || !is_sha(blob_sha)) {
-		log_error("archive: bad blob request for project %s, blob %s", project_id, blob_sha);
+		log_error("archive: bad blob request for project %s, blob %s", project_id,
+			  blob_sha);
 		return -1;
 	}
 	*rel = arena_printf(c->a, "cache/blobs/%s/%s", project_id, blob_sha);
@@ -176,8 +177,8 @@ int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const voi
 	return 0;
 }
 
-int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void *head,
-		      size_t size, size_t *n, const char **rel)
+int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void *head, size_t size,
+		      size_t *n, const char **rel)
 {
 	if (!is_id(project_id) || !is_sha(blob_sha))
 		return 1;

@@ -32,14 +32,14 @@ int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const
 /* The n bytes of blob blob_sha (40 hex digits) of project_id, written to the cache unless
  * it holds them already: 0 with their path relative to the storage path in *rel, or -1
  * (logged). */
-int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const void *data,
-		 size_t n, const char **rel);
+int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const void *data, size_t n,
+		 const char **rel);
 
 /* The first bytes of blob blob_sha of project_id when the cache holds it: 0 with up to
  * size of them in head (*n of them) and its path relative to the storage path in *rel;
  * 1 when it does not, -1 when it cannot be read (logged). */
-int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void *head,
-		      size_t size, size_t *n, const char **rel);
+int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void *head, size_t size,
+		      size_t *n, const char **rel);
 
 /* Removes the cache entries of project_id (missing ones are success): 0 or -1. */
 int archive_remove(ctx *c, const char *project_id);

@@ -14,16 +14,16 @@
 
 /* ---- objects owned by the arena ---- */
 
-#define OWNER(type)                                                                             \
-	static void free_##type(void *p)                                                        \
-	{                                                                                       \
-		git_##type##_free(p);                                                           \
-	}                                                                                       \
-	static git_##type *own_##type(ctx *c, git_##type *o)                                    \
-	{                                                                                       \
-		if (o)                                                                          \
-			arena_defer(c->a, free_##type, o);                                      \
-		return o;                                                                       \
+#define OWNER(type)                                                                                \
+	static void free_##type(void *p)                                                           \
+	{                                                                                          \
+		git_##type##_free(p);                                                              \
+	}                                                                                          \
+	static git_##type *own_##type(ctx *c, git_##type *o)                                       \
+	{                                                                                          \
+		if (o)                                                                             \
+			arena_defer(c->a, free_##type, o);                                         \
+		return o;                                                                          \
 	}
 OWNER(commit)
 OWNER(tree)
@@ -108,7 +108,8 @@ int gitc_commit_by_id(ctx *c, git_repository *repo, const char *sha, git_commit 
 	git_oid oid;
 	git_object *obj = NULL;
 	if (!sha || strlen(sha) != GIT_OID_HEXSZ || !all_hex(sha) ||
-	    git_oid_fromstr(&oid, sha) < 0 || git_object_lookup(&obj, repo, &oid, GIT_OBJECT_ANY) < 0)
+	    git_oid_fromstr(&oid, sha) < 0 ||
+	    git_object_lookup(&obj, repo, &oid, GIT_OBJECT_ANY) < 0)
 		return ERR_NOT_FOUND;
 	own_object(c, obj);
 	return peel_commit(c, obj, out);
@@ -175,7 +176,8 @@ json_object *gitc_commit_json(ctx *c, git_repository *repo, git_commit *commit, 
 		git_diff_stats *st = NULL;
 		json_object *stats = json_object_new_object();
 		size_t add = 0, del = 0;
-		if (commit_diff(c, repo, commit, &diff) == 0 && git_diff_get_stats(&st, diff) == 0) {
+		if (commit_diff(c, repo, commit, &diff) == 0 &&
+		    git_diff_get_stats(&st, diff) == 0) {
 			add = git_diff_stats_insertions(st);
 			del = git_diff_stats_deletions(st);
 		}
@@ -411,8 +413,7 @@ static int kind_of(git_object_t t)
 static int walk_cb(const char *root, const git_tree_entry *e, void *payload)
 {
 	struct tree_walk *w = payload;
-	const char *path =
-		arena_printf(w->c->a, "%s%s%s", w->base, root, git_tree_entry_name(e));
+	const char *path = arena_printf(w->c->a, "%s%s%s", w->base, root, git_tree_entry_name(e));
 	json_object_array_add(w->kinds[kind_of(git_tree_entry_type(e))],
 			      tree_entry_json(w->c, e, path));
 	return 0;
@@ -445,8 +446,10 @@ int gitc_tree_json(ctx *c, git_repository *repo, git_commit *commit, const char 
 		tree = (git_tree *)obj;
 		base = arena_printf(c->a, "%s/", p);
 	}
-	struct tree_walk w = {c, base, {json_object_new_array(), json_object_new_array(),
-					json_object_new_array()}};
+	struct tree_walk w = {c,
+			      base,
+			      {json_object_new_array(), json_object_new_array(),
+			       json_object_new_array()}};
 	if (recursive) {
 		git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w);
 	} else {
@@ -456,8 +459,8 @@ int gitc_tree_json(ctx *c, git_repository *repo, git_commit *commit, const char 
 	*out = w.kinds[0];
 	for (int k = 1; k < 3; k++) {
 		for (size_t i = 0; i < json_object_array_length(w.kinds[k]); i++)
-			json_object_array_add(*out,
-					      json_object_get(json_object_array_get_idx(w.kinds[k], i)));
+			json_object_array_add(
+				*out, json_object_get(json_object_array_get_idx(w.kinds[k], i)));
 		json_object_put(w.kinds[k]);
 	}
 	return 0;
@@ -491,8 +494,7 @@ int gitc_blob_id_at(ctx *c, git_commit *commit, const char *path, git_oid *out)
 	return 0;
 }
 
-int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *path,
-		 git_blob **out)
+int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *path, git_blob **out)
 {
 	git_oid id;
 	int rc = gitc_blob_id_at(c, commit, path, &id);
@@ -550,8 +552,8 @@ int gitc_blob_size(git_repository *repo, const git_oid *id, size_t *out)
 	return rc;
 }
 
-int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
-			      const char *path, git_oid *out)
+int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit, const char *path,
+			      git_oid *out)
 {
 	/* what a history holds follows from its newest commit: kept once found */
 	const char *key = arena_printf(c->a, "last %s %s", oid_hex(c, git_commit_id(commit)), path);
@@ -568,8 +570,8 @@ int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
 
 /* ---- compare and contributors ---- */
 
-int gitc_compare_json(ctx *c, git_repository *repo, const char *from, const char *to,
-		      bool straight, json_object **out)
+int gitc_compare_json(ctx *c, git_repository *repo, const char *from, const char *to, bool straight,
+		      json_object **out)
 {
 	json_object *o = json_object_new_object();
 	*out = o;
@@ -604,7 +606,8 @@ int gitc_compare_json(ctx *c, git_repository *repo, const char *from, const char
 		if (!straight) {
 			git_oid mb;
 			git_commit *mbc = NULL;
-			if (git_merge_base(&mb, repo, git_commit_id(base), git_commit_id(head)) == 0 &&
+			if (git_merge_base(&mb, repo, git_commit_id(base), git_commit_id(head)) ==
+				    0 &&
 			    git_commit_lookup(&mbc, repo, &mb) == 0)
 				from_commit = own_commit(c, mbc);
 		}
@@ -749,15 +752,15 @@ static int apply_action(ctx *c, git_repository *repo, git_index *index, const gi
 			return user_error(msg, "A directory with this name already exists");
 		if (index_has_file_above(c, index, a->file_path))
 			return user_error(msg, "A file with this name already exists");
-		return add_blob(repo, index, a->file_path, a->content ? a->content : "", a->content_len,
-				GIT_FILEMODE_BLOB) < 0
+		return add_blob(repo, index, a->file_path, a->content ? a->content : "",
+				a->content_len, GIT_FILEMODE_BLOB) < 0
 			       ? user_error(msg, "Invalid path")
 			       : 0;
 	case GITC_UPDATE:
 		if (!cur)
 			return user_error(msg, "A file with this name doesn't exist");
-		return add_blob(repo, index, a->file_path, a->content ? a->content : "", a->content_len,
-				cur->mode) < 0
+		return add_blob(repo, index, a->file_path, a->content ? a->content : "",
+				a->content_len, cur->mode) < 0
 			       ? ERR_INTERNAL
 			       : 0;
 	case GITC_DELETE:
@@ -784,7 +787,8 @@ static int apply_action(ctx *c, git_repository *repo, git_index *index, const gi
 		if (index_has_file_above(c, index, a->file_path))
 			return user_error(msg, "A file with this name already exists");
 		if (a->content)
-			return add_blob(repo, index, a->file_path, a->content, a->content_len, mode) < 0
+			return add_blob(repo, index, a->file_path, a->content, a->content_len,
+					mode) < 0
 				       ? user_error(msg, "Invalid path")
 				       : 0;
 		e.id = id;
@@ -827,15 +831,16 @@ static int signature(ctx *c, const char *name, const char *email, git_signature 
 	return 0;
 }
 
-int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
-		       git_commit **out, const char **msg)
+int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req, git_commit **out,
+		       const char **msg)
 {
 	const char *start = req->start_branch ? req->start_branch : req->branch;
 	bool same = strcmp(start, req->branch) == 0;
 	/* GitLab 10's words: a start branch that cannot be one is a branch that is not there,
 	 * and a branch the commit would create is checked as a new branch */
 	if (!valid_ref_name(start) && (!same || !gitc_is_empty(repo)))
-		return user_error(msg, "You can only create or edit files when you are on a branch");
+		return user_error(msg,
+				  "You can only create or edit files when you are on a branch");
 	if (!valid_ref_name(req->branch))
 		return user_error(msg, arena_printf(c->a,
 						    "Something went wrong when we tried to create "
@@ -845,14 +850,15 @@ int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 	bool have_base = gitc_branch_exists(repo, start, &base_id);
 	if (!gitc_is_empty(repo)) {
 		if (!have_base)
-			return user_error(msg,
-					  "You can only create or edit files when you are on a branch");
+			return user_error(
+				msg, "You can only create or edit files when you are on a branch");
 		if (!same && gitc_branch_exists(repo, req->branch, NULL))
-			return user_error(msg, arena_printf(c->a,
-							    "A branch called '%s' already exists. "
-							    "Switch to that branch in order to make "
-							    "changes",
-							    req->branch));
+			return user_error(msg,
+					  arena_printf(c->a,
+						       "A branch called '%s' already exists. "
+						       "Switch to that branch in order to make "
+						       "changes",
+						       req->branch));
 	} else if (!same && gitc_branch_exists(repo, req->branch, NULL)) {
 		return ERR_MOVED;
 	}
@@ -876,8 +882,9 @@ int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
 		git_oid last;
 		int rc = gitc_last_commit_for_path(c, repo, base, req->actions[0].file_path, &last);
 		if (rc == 0 && strcmp(oid_hex(c, &last), req->last_commit_id) != 0)
-			return user_error(msg, "You are attempting to update a file that has changed "
-					       "since you started editing it.");
+			return user_error(msg,
+					  "You are attempting to update a file that has changed "
+					  "since you started editing it.");
 	}
 	for (size_t i = 0; i < req->nactions; i++) {
 		int rc = apply_action(c, repo, index, &req->actions[i], msg);
@@ -975,11 +982,68 @@ int gitc_cherry_pick(ctx *c, git_repository *repo, git_commit *commit, const cha
  * its text with, B64_PAD for '=', 0 for anything else. */
 enum { B64_BAD = 0, B64_SKIP = 65, B64_PAD };
 static const unsigned char b64_value[256] = {
-	['A'] = 1,  2,	3,  4,	5,  6,	7,  8,	9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-	21, 22, 23, 24, 25, 26,
-	['a'] = 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
-	47, 48, 49, 50, 51, 52,
-	['0'] = 53, 54, 55, 56, 57, 58, 59, 60, 61, 62,
+	['A'] = 1,
+	2,
+	3,
+	4,
+	5,
+	6,
+	7,
+	8,
+	9,
+	10,
+	11,
+	12,
+	13,
+	14,
+	15,
+	16,
+	17,
+	18,
+	19,
+	20,
+	21,
+	22,
+	23,
+	24,
+	25,
+	26,
+	['a'] = 27,
+	28,
+	29,
+	30,
+	31,
+	32,
+	33,
+	34,
+	35,
+	36,
+	37,
+	38,
+	39,
+	40,
+	41,
+	42,
+	43,
+	44,
+	45,
+	46,
+	47,
+	48,
+	49,
+	50,
+	51,
+	52,
+	['0'] = 53,
+	54,
+	55,
+	56,
+	57,
+	58,
+	59,
+	60,
+	61,
+	62,
 	['+'] = 63,
 	['/'] = 64,
 	['='] = B64_PAD,

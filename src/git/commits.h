@@ -70,12 +70,12 @@ int gitc_blob_id_at(ctx *c, git_commit *commit, const char *path, git_oid *out);
 int gitc_blob_id(git_repository *repo, const char *sha, git_oid *out);
 int gitc_blob_size(git_repository *repo, const git_oid *id, size_t *out);
 /* The id of the last commit reachable from commit that changed path. */
-int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit,
-			      const char *path, git_oid *out);
+int gitc_last_commit_for_path(ctx *c, git_repository *repo, git_commit *commit, const char *path,
+			      git_oid *out);
 
 /* GET /repository/compare: {commit, commits, diffs, compare_timeout, compare_same_ref}. */
-int gitc_compare_json(ctx *c, git_repository *repo, const char *from, const char *to,
-		      bool straight, json_object **out);
+int gitc_compare_json(ctx *c, git_repository *repo, const char *from, const char *to, bool straight,
+		      json_object **out);
 /* GET /repository/contributors: the authors of HEAD's history without merges, by email
  * in the order they first appear (newest first), {name, email, commits, additions,
  * deletions}. */
@@ -105,8 +105,8 @@ typedef struct gitc_commit_req {
 /* Makes the commit of req and moves the branch to it (compare-and-swap). 0 with the
  * new commit in *out; ERR_REFUSED with GitLab's message in *msg; ERR_MOVED when the
  * branch moved meanwhile (nothing changed); ERR_INTERNAL. */
-int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req,
-		       git_commit **out, const char **msg);
+int gitc_commit_create(ctx *c, git_repository *repo, const gitc_commit_req *req, git_commit **out,
+		       const char **msg);
 /* Cherry-picks commit onto branch (compare-and-swap): 0 with the new commit,
  * ERR_NOT_FOUND when there is no such branch, ERR_REFUSED (*msg) when it does not apply
  * or is empty, ERR_MOVED, ERR_INTERNAL. */

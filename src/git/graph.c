@@ -9,18 +9,18 @@
 
 /* The table is emptied (between two calls) past these sizes: ~100 MB at most. */
 #define MAX_NODES (1u << 19)
-#define MAX_WORDS (8u << 20)	  /* of parents and change lists */
-#define MAX_POOL (32u << 20)	  /* bytes of path names */
-#define MAX_DEPTH 64		  /* directories of a path asked about */
-#define NONE UINT32_MAX		  /* no node, path or change list */
-#define EVERYTHING UINT32_MAX	  /* a change list's length: the parent is unreadable */
+#define MAX_WORDS (8u << 20)  /* of parents and change lists */
+#define MAX_POOL (32u << 20)  /* bytes of path names */
+#define MAX_DEPTH 64          /* directories of a path asked about */
+#define NONE UINT32_MAX       /* no node, path or change list */
+#define EVERYTHING UINT32_MAX /* a change list's length: the parent is unreadable */
 
 typedef struct {
 	git_oid id, tree;
 	long long time;
 	uint32_t parents; /* the first in g.words */
 	uint32_t changes; /* in g.words, per parent (one for a root) [n, codes...]; NONE */
-	uint32_t mark;	  /* the stamp of the last walk that reached it */
+	uint32_t mark;    /* the stamp of the last walk that reached it */
 	uint32_t nparents;
 	bool read; /* time, tree and parents known */
 } node;
@@ -238,8 +238,7 @@ static size_t descend(char *path, size_t len, const char *name)
 }
 
 /* Every path of tree (under path[0..len)), exactly (a root commit's changes). */
-static bool list_tree(git_repository *repo, const git_oid *id, char *path, size_t len,
-		      codes *out)
+static bool list_tree(git_repository *repo, const git_oid *id, char *path, size_t len, codes *out)
 {
 	git_tree *tree = NULL;
 	if (git_tree_lookup(&tree, repo, id) < 0)

@@ -35,8 +35,7 @@ void graph_walk_free(graph_walk *w);
 
 /* The newest commit of tip's history (graph_walk's order) that changes path: 0 with
  * *out, ERR_NOT_FOUND when none does, ERR_INTERNAL on an error. */
-int graph_last_commit(git_repository *repo, const git_oid *tip, const char *path,
-		      git_oid *out);
+int graph_last_commit(git_repository *repo, const git_oid *tip, const char *path, git_oid *out);
 
 /* Whether commit has ancestor in its history (not itself): 1, 0, or -1 on an error. */
 int graph_descendant_of(git_repository *repo, const git_oid *commit, const git_oid *ancestor);

@@ -20,11 +20,13 @@ const db_stmt hooks_stmts[] = {
 	 * cache, bumped at the commit: sql/0023); nothing for a project removed meanwhile */
 	{"hooks_refs_changed",
 	 "INSERT INTO repository_refs AS x (project_id) SELECT id FROM projects WHERE id = $1"
-	 " ON CONFLICT (project_id) DO UPDATE SET changes = x.changes + 1", 1, 0},
+	 " ON CONFLICT (project_id) DO UPDATE SET changes = x.changes + 1",
+	 1, 0},
 	/* $1 project, $2 author, $3 action_name, $4 data */
 	{"hooks_event",
 	 "INSERT INTO events (project_id, author_id, action, action_name, data)"
-	 " VALUES ($1, $2, 'pushed', $3, $4::jsonb)", 4, 0},
+	 " VALUES ($1, $2, 'pushed', $3, $4::jsonb)",
+	 4, 0},
 	{NULL, NULL, 0, 0},
 };
 
@@ -51,7 +53,8 @@ static json_object *push_data(git_repository *repo, const hooks_update *u)
 					while (git_reference_next(&ref, it) == 0) {
 						if (strcmp(git_reference_name(ref), u->ref) != 0 &&
 						    git_reference_target(ref))
-							git_revwalk_hide(walk, git_reference_target(ref));
+							git_revwalk_hide(walk,
+									 git_reference_target(ref));
 						git_reference_free(ref);
 					}
 				git_reference_iterator_free(it);
@@ -67,9 +70,10 @@ static json_object *push_data(git_repository *repo, const hooks_update *u)
 	const char *name = u->ref + (branch ? 11 : strncmp(u->ref, "refs/tags/", 10) == 0 ? 10 : 0);
 	json_object *d = json_object_new_object();
 	json_object_object_add(d, "commit_count", json_object_new_int64(count));
-	json_object_object_add(d, "action", json_object_new_string(created   ? "created"
-								    : removed ? "removed"
-									      : "pushed"));
+	json_object_object_add(d, "action",
+			       json_object_new_string(created   ? "created"
+						      : removed ? "removed"
+								: "pushed"));
 	json_object_object_add(d, "ref_type", json_object_new_string(branch ? "branch" : "tag"));
 	json_object_object_add(d, "commit_from", created ? NULL : json_object_new_string(u->old));
 	json_object_object_add(d, "commit_to", removed ? NULL : json_object_new_string(u->new));
@@ -102,8 +106,7 @@ static const char *first_default(ctx *c, git_repository *repo, const hooks_updat
 	return master ? master : first;
 }
 
-int hooks_record(ctx *c, git_repository *repo, const project_scope *p,
-		 const hooks_update *updates)
+int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hooks_update *updates)
 {
 	const char *uid = arena_printf(c->a, "%lld", c->user->id);
 	int rc = 0, e;

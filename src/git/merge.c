@@ -45,7 +45,8 @@ static int fetch_source(ctx *c, git_repository *repo, const char *path, const ch
 	git_repository *source = NULL;
 	git_remote *remote = NULL;
 	int rc = ERR_NOT_FOUND;
-	if (git_repository_open_bare(&source, path) < 0 || !gitc_branch_exists(source, branch, NULL))
+	if (git_repository_open_bare(&source, path) < 0 ||
+	    !gitc_branch_exists(source, branch, NULL))
 		goto cleanup;
 	char *spec = arena_printf(c->a, "+refs/heads/%s:%s", branch, ref);
 	git_strarray specs = {&spec, 1};
@@ -80,7 +81,8 @@ int merge_sides_find(ctx *c, const char *target_project_id, const char *source_p
 	if (!source_project_id)
 		return ERR_NOT_FOUND; /* the fork is gone */
 	if (strcmp(source_project_id, target_project_id) == 0)
-		return gitc_branch_exists(out->repo, source_branch, &out->source) ? 0 : ERR_NOT_FOUND;
+		return gitc_branch_exists(out->repo, source_branch, &out->source) ? 0
+										  : ERR_NOT_FOUND;
 	const char *ref = arena_printf(c->a, "refs/merge-requests/%s/head", iid);
 	rc = fetch_source(c, out->repo, repo_path(c, source_project_id), source_branch, ref);
 	if (rc != 0)

@@ -22,9 +22,9 @@
 
 /* What a request merges, found in the target repository. */
 typedef struct {
-	git_repository *repo;  /* the target project's (repo_open: not the caller's) */
-	git_oid source;        /* the source head */
-	git_oid target;        /* the target branch's head */
+	git_repository *repo; /* the target project's (repo_open: not the caller's) */
+	git_oid source;       /* the source head */
+	git_oid target;       /* the target branch's head */
 	bool have_target;
 } merge_sides;
 

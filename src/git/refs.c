@@ -231,7 +231,7 @@ struct ref_undo {
 	const char *ref;
 	git_oid oid;
 	bool created;
-	bool moved;  /* moved from oid to to: move it back while it names to */
+	bool moved; /* moved from oid to to: move it back while it names to */
 	git_oid to;
 };
 
@@ -251,7 +251,8 @@ static void ref_undo(void *arg)
 			log_git("undo: move", u->ref);
 	} else if (u->created) {
 		if (git_reference_lookup(&ref, repo, u->ref) == 0 && git_reference_target(ref) &&
-		    git_oid_equal(git_reference_target(ref), &u->oid) && git_reference_delete(ref) < 0)
+		    git_oid_equal(git_reference_target(ref), &u->oid) &&
+		    git_reference_delete(ref) < 0)
 			log_git("undo: delete", u->ref);
 	} else {
 		int e = git_reference_create(&ref, repo, u->ref, &u->oid, 0, "collabd: rollback");
@@ -268,8 +269,12 @@ static void on_rollback(ctx *c, git_repository *repo, const char *ref, const git
 	if (!db_in_transaction(c))
 		return;
 	struct ref_undo *u = arena_alloc(c->a, sizeof(*u));
-	*u = (struct ref_undo){arena_strdup(c->a, git_repository_path(repo)), arena_strdup(c->a, ref),
-			       *oid, created, false, {{0}}};
+	*u = (struct ref_undo){arena_strdup(c->a, git_repository_path(repo)),
+			       arena_strdup(c->a, ref),
+			       *oid,
+			       created,
+			       false,
+			       {{0}}};
 	db_on_rollback(c, ref_undo, u);
 }
 
@@ -343,7 +348,11 @@ int refs_branch_update(ctx *c, git_repository *repo, const char *name, const git
 	if (db_in_transaction(c)) {
 		struct ref_undo *u = arena_alloc(c->a, sizeof(*u));
 		*u = (struct ref_undo){arena_strdup(c->a, git_repository_path(repo)),
-				       full, *expected, false, true, *target};
+				       full,
+				       *expected,
+				       false,
+				       true,
+				       *target};
 		db_on_rollback(c, ref_undo, u);
 	}
 	return 0;
@@ -471,7 +480,8 @@ int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 	int m = 0;
 	for (int i = 0; i < n; i++) {
 		git_commit *commit = NULL;
-		if (strcmp(names[i], head_name) == 0 || refs_branch_commit(repo, names[i], &commit) != 0)
+		if (strcmp(names[i], head_name) == 0 ||
+		    refs_branch_commit(repo, names[i], &commit) != 0)
 			continue;
 		if (refs_merged(repo, git_commit_id(commit), &head)) {
 			merged[m] = names[i];

@@ -69,7 +69,6 @@ int refs_tag_delete(ctx *c, git_repository *repo, const char *name);
  * names the commit that was found merged. 0 or -1 (*why says what failed). */
 int refs_delete_merged(ctx *c, const char *project_id, const char **why);
 
-
 /* A PostgreSQL text[] literal of names[0..n), in c's arena. */
 const char *refs_text_array(ctx *c, const char *const *names, int n);
 

@@ -20,7 +20,8 @@ const db_stmt repo_stmts[] = {
 	/* Every project with the path its repository had before storage by id. */
 	{"repo_legacy_list",
 	 "SELECT p.id, n.full_path || '/' || p.path FROM projects p"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id", 0, RL_NCOLS},
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id",
+	 0, RL_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -270,8 +271,7 @@ static void undo_wiki(void *arg)
 	git_reference_iterator *it = NULL;
 	git_reference *ref = NULL;
 	bool empty = false;
-	if (git_repository_open_bare(&repo, dir) == 0 &&
-	    git_reference_iterator_new(&it, repo) == 0)
+	if (git_repository_open_bare(&repo, dir) == 0 && git_reference_iterator_new(&it, repo) == 0)
 		empty = git_reference_next(&ref, it) == GIT_ITEROVER;
 	git_reference_free(ref);
 	git_reference_iterator_free(it);

@@ -48,8 +48,11 @@ int cache_finish(request *r, int rc)
 		return rc;
 	const char *key = r->cache_key;
 	r->cache_key = NULL;
-	cache_entry now = {.status = r->status, .headers = r->headers.data ? r->headers.data : "",
-			   .headers_len = r->headers.len, .body = r->body, .body_len = r->body_len};
+	cache_entry now = {.status = r->status,
+			   .headers = r->headers.data ? r->headers.data : "",
+			   .headers_len = r->headers.len,
+			   .body = r->body,
+			   .body_len = r->body_len};
 	if (verifying.r != r) {
 		if (rc < 0) {
 			r->ctx.deps = NULL;

@@ -104,8 +104,8 @@ static void param_add_n(request *r, const char *name, const char *value, size_t 
 	}
 }
 
-void param_add(request *r, const char *name, const char *value, bool array,
-	       enum param_source src, bool front)
+void param_add(request *r, const char *name, const char *value, bool array, enum param_source src,
+	       bool front)
 {
 	param_add_n(r, name, value, value ? strlen(value) : 0, array, src, front);
 }
@@ -124,13 +124,14 @@ static int parse_urlencoded(request *r, const char *s, size_t n, enum param_sour
 			/* a name is no value: it holds no NUL */
 			char *name = url_decode(r->ctx.a, s + i, klen, true);
 			size_t vlen = 0;
-			char *value = eq ? url_decode_n(r->ctx.a, eq + 1, (size_t)(s + j - eq - 1), true,
-							&vlen)
+			char *value = eq ? url_decode_n(r->ctx.a, eq + 1, (size_t)(s + j - eq - 1),
+							true, &vlen)
 					 : arena_strdup(r->ctx.a, "");
 			if (!name || !value)
 				return fail(r, ERR_BAD_REQUEST, "invalid percent-encoding");
 			if (!valid_utf8(name, strlen(name)) || !valid_utf8(value, vlen))
-				return fail(r, ERR_BAD_REQUEST, "parameters must be valid UTF-8 text");
+				return fail(r, ERR_BAD_REQUEST,
+					    "parameters must be valid UTF-8 text");
 			size_t nl = strlen(name);
 			bool array = nl > 2 && strcmp(name + nl - 2, "[]") == 0;
 			if (array)
@@ -170,7 +171,8 @@ static int json_scalar(request *r, json_object *v, const char **out, size_t *len
 		return 0;
 	}
 	default:
-		t = arena_strdup(r->ctx.a, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		t = arena_strdup(r->ctx.a,
+				 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 		break;
 	}
 	*out = t;
@@ -279,10 +281,12 @@ static int parse_json(request *r, const char *body, size_t n)
 			for (size_t i = 0; i < len; i++) {
 				const char *v;
 				size_t vlen;
-				int rc = json_scalar(r, json_object_array_get_idx(val, i), &v, &vlen);
+				int rc = json_scalar(r, json_object_array_get_idx(val, i), &v,
+						     &vlen);
 				if (rc < 0)
 					return rc;
-				param_add_n(r, arena_strdup(r->ctx.a, key), v, vlen, true, SRC_BODY, false);
+				param_add_n(r, arena_strdup(r->ctx.a, key), v, vlen, true, SRC_BODY,
+					    false);
 			}
 		} else {
 			const char *v;
@@ -290,7 +294,8 @@ static int parse_json(request *r, const char *body, size_t n)
 			int rc = json_scalar(r, val, &v, &vlen);
 			if (rc < 0)
 				return rc;
-			param_add_n(r, arena_strdup(r->ctx.a, key), v, vlen, false, SRC_BODY, false);
+			param_add_n(r, arena_strdup(r->ctx.a, key), v, vlen, false, SRC_BODY,
+				    false);
 		}
 	}
 	return 0;
@@ -388,8 +393,8 @@ static int parse_multipart(request *r, const char *ctype, const char *body, size
 		param_add_n(r, name, value, vlen, array, SRC_BODY, false);
 		r->params_tail->file = filename != NULL;
 		if (filename)
-			param_add(r, arena_printf(r->ctx.a, "%s.filename", name), filename, false, SRC_BODY,
-				  false);
+			param_add(r, arena_printf(r->ctx.a, "%s.filename", name), filename, false,
+				  SRC_BODY, false);
 		p = next + 2;
 	}
 }
@@ -527,7 +532,8 @@ int param_text(request *r, const char *name, size_t max, const char **out)
 		return 1;
 	if (utf8_chars(v) > max)
 		return fail_validation(
-			r, name, arena_printf(r->ctx.a, "is too long (maximum is %zu characters)", max));
+			r, name,
+			arena_printf(r->ctx.a, "is too long (maximum is %zu characters)", max));
 	*out = v;
 	return 0;
 }

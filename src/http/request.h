@@ -26,9 +26,9 @@ typedef struct param {
 	const char *value; /* NULL for a JSON null */
 	bool array;        /* sent as name[] or as a JSON array element */
 	enum param_source source;
-	size_t len;        /* bytes of value: NUL bytes may be among them (a file part, a
+	size_t len; /* bytes of value: NUL bytes may be among them (a file part, a
 			    * job's trace; param_check_text refuses them elsewhere) */
-	bool file;         /* a file part of a multipart body: bytes, not text */
+	bool file;  /* a file part of a multipart body: bytes, not text */
 	struct param *next;
 } param;
 
@@ -37,14 +37,14 @@ struct project_scope;
 struct group_scope;
 
 typedef struct request {
-	ctx ctx;              /* arena, database, configuration, key, caller (core/ctx.h) */
+	ctx ctx; /* arena, database, configuration, key, caller (core/ctx.h) */
 
 	/* what came in */
-	const char *method;   /* GET for HEAD requests too */
+	const char *method; /* GET for HEAD requests too */
 	bool head;
-	const char *path;     /* raw path, percent-encoded as sent */
-	const char *query;    /* raw query string, may be "" */
-	param *params;        /* path captures first, then query, then body */
+	const char *path;  /* raw path, percent-encoded as sent */
+	const char *query; /* raw query string, may be "" */
+	param *params;     /* path captures first, then query, then body */
 	param *params_tail;
 	const char *(*header_fn)(void *hctx, const char *cgi_name);
 	void *header_ctx;
@@ -60,7 +60,7 @@ typedef struct request {
 	 * those parameters, so it must only read. */
 	db_call prefetch;
 	PGresult *prefetched;
-	struct group_scope *group;     /* ROUTE_GROUP: the group of :id */
+	struct group_scope *group; /* ROUTE_GROUP: the group of :id */
 	/* What a route's check parsed at some cost (in the arena), for its handler to take
 	 * instead of parsing it again: a commit's decoded actions. NULL when none. */
 	void *checked;
@@ -74,12 +74,12 @@ typedef struct request {
 	const char *body;
 	size_t body_len;
 	const char *content_type; /* of a body that is not JSON (raw file bytes); NULL: JSON */
-	json_object *validation; /* for ERR_VALIDATION */
+	json_object *validation;  /* for ERR_VALIDATION */
 
 	/* the response cache (cache/response.h): the worker's, NULL when off */
 	struct cache *cache;
-	const char *cache_key;   /* set while a ROUTE_CACHE request runs in its snapshot */
-	dep_list deps;              /* what it depends on (ctx.deps points here meanwhile) */
+	const char *cache_key; /* set while a ROUTE_CACHE request runs in its snapshot */
+	dep_list deps;         /* what it depends on (ctx.deps points here meanwhile) */
 	/* the authentication cache (auth/auth.c): the worker's, NULL when off */
 	struct cache *auth_cache;
 } request;
@@ -137,15 +137,15 @@ int param_bytes(request *r, const char *name, const char **data, size_t *len);
 /* A file part of a multipart body: 0 with its bytes and file name, or 1 when absent. */
 int param_file(request *r, const char *name, const char **data, size_t *len, const char **filename);
 /* Adds a parameter (used by the router for path captures and by the parsers). */
-void param_add(request *r, const char *name, const char *value, bool array,
-	       enum param_source src, bool front);
+void param_add(request *r, const char *name, const char *value, bool array, enum param_source src,
+	       bool front);
 
 /* Failure helpers: record the detail, return the code. */
 int fail(request *r, int code, const char *detail);
 int fail_missing(request *r, const char *attr);
-int fail_invalid(request *r, const char *attr);        /* "attr is invalid" */
+int fail_invalid(request *r, const char *attr);         /* "attr is invalid" */
 int fail_not_valid_value(request *r, const char *attr); /* "attr does not have a valid value" */
-int fail_not_found(request *r, const char *what);      /* "404 what Not Found" */
+int fail_not_found(request *r, const char *what);       /* "404 what Not Found" */
 /* Adds message to field of the validation object; returns ERR_VALIDATION. */
 int fail_validation(request *r, const char *field, const char *message);
 

@@ -96,8 +96,10 @@ void respond_error(request *r, int code)
 	const char *d = r->ctx.err_detail ? r->ctx.err_detail : "";
 	switch (code) {
 	case ERR_MISSING:
-		respond_json(r, 400,
-			     message("message", arena_printf(r->ctx.a, "400 (Bad request) \"%s\" not given", d)));
+		respond_json(
+			r, 400,
+			message("message",
+				arena_printf(r->ctx.a, "400 (Bad request) \"%s\" not given", d)));
 		break;
 	case ERR_INVALID:
 		respond_json(r, 400, message("error", d));
@@ -111,7 +113,8 @@ void respond_error(request *r, int code)
 		break;
 	}
 	case ERR_BAD_REQUEST:
-		respond_json(r, 400, message("message", arena_printf(r->ctx.a, "400 (Bad request) %s", d)));
+		respond_json(r, 400,
+			     message("message", arena_printf(r->ctx.a, "400 (Bad request) %s", d)));
 		break;
 	case ERR_UNAUTHORIZED:
 		respond_json(r, 401, message("message", "401 Unauthorized"));
@@ -123,13 +126,15 @@ void respond_error(request *r, int code)
 		json_object *o = message("error", "insufficient_scope");
 		json_object_object_add(
 			o, "error_description",
-			json_object_new_string("The request requires higher privileges than provided by "
-					       "the access token."));
+			json_object_new_string(
+				"The request requires higher privileges than provided by "
+				"the access token."));
 		json_object_object_add(o, "scope", json_object_new_string("api"));
 		respond_json(r, 403, o);
-		respond_header(r, "WWW-Authenticate",
-			       "Bearer realm=\"Protected by OAuth 2.0\", error=\"insufficient_scope\", "
-			       "scope=\"api\"");
+		respond_header(
+			r, "WWW-Authenticate",
+			"Bearer realm=\"Protected by OAuth 2.0\", error=\"insufficient_scope\", "
+			"scope=\"api\"");
 		break;
 	}
 	case ERR_NOT_FOUND:
@@ -143,7 +148,9 @@ void respond_error(request *r, int code)
 	case ERR_SUDO_NOT_FOUND:
 		respond_json(r, 404,
 			     message("message",
-				     arena_printf(r->ctx.a, "404 Not Found: No user id or username for: %s", d)));
+				     arena_printf(r->ctx.a,
+						  "404 Not Found: No user id or username for: %s",
+						  d)));
 		break;
 	case ERR_CONFLICT:
 		respond_json(r, 409, message("message", *d ? d : "409 Conflict"));
@@ -164,15 +171,16 @@ void respond_error(request *r, int code)
 		char err[64] = "invalid_request";
 		sscanf(d, "%d %63s", &status, err);
 		json_object *o = message("error", err);
-		const char *desc = strcmp(err, "invalid_grant") == 0
-					   ? "The provided authorization grant is invalid, expired, "
-					     "revoked, does not match the redirection URI used in the "
-					     "authorization request, or was issued to another client."
-				   : strcmp(err, "unsupported_grant_type") == 0
-					   ? "The authorization grant type is not supported by the "
-					     "authorization server."
-					   : "The request is missing a required parameter, includes an "
-					     "unsupported parameter value, or is otherwise malformed.";
+		const char *desc =
+			strcmp(err, "invalid_grant") == 0
+				? "The provided authorization grant is invalid, expired, "
+				  "revoked, does not match the redirection URI used in the "
+				  "authorization request, or was issued to another client."
+			: strcmp(err, "unsupported_grant_type") == 0
+				? "The authorization grant type is not supported by the "
+				  "authorization server."
+				: "The request is missing a required parameter, includes an "
+				  "unsupported parameter value, or is otherwise malformed.";
 		json_object_object_add(o, "error_description", json_object_new_string(desc));
 		respond_json(r, status, o);
 		break;

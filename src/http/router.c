@@ -29,8 +29,8 @@ static bool match(const char *pattern, const char *path, request *r, bool add)
 				char *value = url_decode(r->ctx.a, s, (size_t)(se - s), false);
 				if (!value || !valid_text(value))
 					return false;
-				param_add(r, arena_strndup(r->ctx.a, name, (size_t)(ne - name)), value, false,
-					  SRC_PATH, true);
+				param_add(r, arena_strndup(r->ctx.a, name, (size_t)(ne - name)),
+					  value, false, SRC_PATH, true);
 			}
 			p = ne;
 			s = se;

@@ -211,7 +211,8 @@ char *unique(const char *prefix)
 	static unsigned seed;
 	if (!seed)
 		seed = (unsigned)time(NULL) ^ (unsigned)getpid();
-	return fmt("%s%d_%d_%u", prefix, ++counter, (int)getpid(), (unsigned)rand_r(&seed) % 100000);
+	return fmt("%s%d_%d_%u", prefix, ++counter, (int)getpid(),
+		   (unsigned)rand_r(&seed) % 100000);
 }
 
 static char *user_token(const char *prefix, long long *id, char **username, bool admin)
@@ -356,8 +357,8 @@ void ck_fields_at(const char *file, int line, json_object *o, const char *const 
 static char *page_link(const char *path, const char *query, long long page, long long per_page,
 		       const char *rel)
 {
-	return fmt("<%s/api/v4%s?%s%spage=%lld&per_page=%lld>; rel=\"%s\"", api_url(), path,
-		   query, *query ? "&" : "", page, per_page, rel);
+	return fmt("<%s/api/v4%s?%s%spage=%lld&per_page=%lld>; rel=\"%s\"", api_url(), path, query,
+		   *query ? "&" : "", page, per_page, rel);
 }
 
 static void ck_header_at(const char *file, int line, resp *r, const char *name, char *want)
@@ -377,7 +378,8 @@ void ck_pages_at(const char *file, int line, resp *r, const char *path, const ch
 	ck_header_at(file, line, r, "X-Total-Pages", fmt("%lld", pages));
 	ck_header_at(file, line, r, "X-Per-Page", fmt("%lld", per_page));
 	ck_header_at(file, line, r, "X-Page", fmt("%lld", page));
-	ck_header_at(file, line, r, "X-Next-Page", page < pages ? fmt("%lld", page + 1) : strdup(""));
+	ck_header_at(file, line, r, "X-Next-Page",
+		     page < pages ? fmt("%lld", page + 1) : strdup(""));
 	ck_header_at(file, line, r, "X-Prev-Page", prev ? fmt("%lld", page - 1) : strdup(""));
 	char *p = prev ? page_link(path, query, page - 1, per_page, "prev") : strdup("");
 	char *n = page < pages ? page_link(path, query, page + 1, per_page, "next") : strdup("");
@@ -446,9 +448,10 @@ long long sql_int(const char *f, ...)
 long long fixture_group(int visibility, char **full_path)
 {
 	char *path = unique("grp");
-	long long id = sql_int("INSERT INTO namespaces (kind, name, path, full_path, full_name,"
-			       " visibility) VALUES ('group', '%s', '%s', '%s', '%s', %d) RETURNING id",
-			       path, path, path, path, visibility);
+	long long id =
+		sql_int("INSERT INTO namespaces (kind, name, path, full_path, full_name,"
+			" visibility) VALUES ('group', '%s', '%s', '%s', '%s', %d) RETURNING id",
+			path, path, path, path, visibility);
 	free(sql_value("UPDATE namespaces SET traversal_ids = ARRAY[id] WHERE id = %lld", id));
 	if (full_path)
 		*full_path = path;
@@ -649,7 +652,8 @@ long long fixture_issue(long long project_id, long long author_id, const char *t
 	char *row = sql_value("INSERT INTO issues (project_id, iid, title, author_id, confidential)"
 			      " VALUES (%lld, next_iid('issues', 'Project', %lld), '%s', %lld, %s)"
 			      " RETURNING id || ' ' || iid",
-			      project_id, project_id, title, author_id, confidential ? "true" : "false");
+			      project_id, project_id, title, author_id,
+			      confidential ? "true" : "false");
 	long long id = 0, n = 0;
 	ck_assert_msg(sscanf(row, "%lld %lld", &id, &n) == 2, "issue fixture: %s", row);
 	if (iid)
@@ -672,9 +676,10 @@ void fixture_issue_lock(long long issue_id, bool locked)
 
 long long fixture_snippet(long long project_id, long long author_id, int visibility)
 {
-	return sql_int("INSERT INTO snippets (project_id, author_id, title, file_name, content,"
-		       " visibility) VALUES (%lld, %lld, 'snip', 'a.txt', 'hello', %d) RETURNING id",
-		       project_id, author_id, visibility);
+	return sql_int(
+		"INSERT INTO snippets (project_id, author_id, title, file_name, content,"
+		" visibility) VALUES (%lld, %lld, 'snip', 'a.txt', 'hello', %d) RETURNING id",
+		project_id, author_id, visibility);
 }
 
 /* ---- helpers of the git suites (git over HTTP and over SSH) ---- */
@@ -687,7 +692,8 @@ char *git_work_new(void)
 	FILE *f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("[user]\n\tname = Tester\n\temail = tester@example.com\n"
-	      "[init]\n\tdefaultBranch = master\n[advice]\n\tdetachedHead = false\n", f);
+	      "[init]\n\tdefaultBranch = master\n[advice]\n\tdetachedHead = false\n",
+	      f);
 	fclose(f);
 	free(path);
 	return strdup(tmpl);
@@ -765,16 +771,17 @@ bool push_job_seen(long long project_id, const char *ref, const char *after)
 void ck_same_answer_at(const char *file, int line, resp *a, resp *b, const char *what)
 {
 	static const char *const headers[] = {"X-Total", "X-Total-Pages", "X-Per-Page",
-					      "X-Page", "X-Next-Page", "X-Prev-Page", NULL};
+					      "X-Page",  "X-Next-Page",   "X-Prev-Page",
+					      NULL};
 	ck_assert_msg(a->status == b->status, "%s:%d: %s: status %ld, %ld", file, line, what,
 		      a->status, b->status);
 	/* where the bodies part, and what follows (Check's messages are short) */
 	size_t at = 0;
 	while (a->body[at] && a->body[at] == b->body[at])
 		at++;
-	ck_assert_msg(a->body[at] == b->body[at], "%s:%d: %s: bodies differ at %zu: %.160s | %.160s",
-		      file, line, what, at, a->body + (at > 40 ? at - 40 : 0),
-		      b->body + (at > 40 ? at - 40 : 0));
+	ck_assert_msg(a->body[at] == b->body[at],
+		      "%s:%d: %s: bodies differ at %zu: %.160s | %.160s", file, line, what, at,
+		      a->body + (at > 40 ? at - 40 : 0), b->body + (at > 40 ? at - 40 : 0));
 	bool success = a->status >= 200 && a->status < 300;
 	for (int h = 0; headers[h]; h++) {
 		const char *x = resp_header(a, headers[h]), *y = resp_header(b, headers[h]);
@@ -792,9 +799,33 @@ void ck_same_list(const char *path_a, const char *path_b, const char *token, con
 }
 
 const char *const bad_ref_names[] = {
-	"--upload-pack=id", "-D", "--all", "-", "@", "HEAD", "del\x7fname", "a..b", "a b", "tab\tname",
-	"a~1", "a^", "a:b", "a?b", "a[b", "a\\b", "a@{1}", "x.lock", "a/x.lock", ".hidden", "a/.b",
-	"a/", "/a", "a//b", "a.", "refs/heads/x", NULL,
+	"--upload-pack=id",
+	"-D",
+	"--all",
+	"-",
+	"@",
+	"HEAD",
+	"del\x7fname",
+	"a..b",
+	"a b",
+	"tab\tname",
+	"a~1",
+	"a^",
+	"a:b",
+	"a?b",
+	"a[b",
+	"a\\b",
+	"a@{1}",
+	"x.lock",
+	"a/x.lock",
+	".hidden",
+	"a/.b",
+	"a/",
+	"/a",
+	"a//b",
+	"a.",
+	"refs/heads/x",
+	NULL,
 };
 
 void put_bad_branches(long long project_id)
@@ -802,7 +833,8 @@ void put_bad_branches(long long project_id)
 	static const char *const names[] = {"-D", "--all", "--upload-pack=id", "-", "@"};
 	char *dir = repo_dir_of(project_id);
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
-		char *cmd = fmt("git --git-dir='%s' update-ref 'refs/heads/%s' master", dir, names[i]);
+		char *cmd =
+			fmt("git --git-dir='%s' update-ref 'refs/heads/%s' master", dir, names[i]);
 		int rc = system(cmd);
 		free(cmd);
 		ck_assert_msg(rc == 0, "update-ref %s", names[i]);

@@ -9,10 +9,10 @@
 
 typedef struct {
 	long status;
-	char *body;          /* raw body, NUL-terminated ("" when none) */
+	char *body; /* raw body, NUL-terminated ("" when none) */
 	size_t body_len;
-	json_object *json;   /* parsed body, NULL when not JSON */
-	char *headers;       /* raw response headers */
+	json_object *json; /* parsed body, NULL when not JSON */
+	char *headers;     /* raw response headers */
 	char *content_type;
 } resp;
 
@@ -53,8 +53,8 @@ char *make_user(const char *prefix, long long *id, char **username);
 char *make_admin(const char *prefix, long long *id);
 
 /* Asserts status and, when not NULL, the exact JSON of a string member. */
-#define ck_status(r, s) ck_assert_msg((r)->status == (s), "expected %d, got %ld: %s", (s), \
-				      (r)->status, (r)->body)
+#define ck_status(r, s)                                                                            \
+	ck_assert_msg((r)->status == (s), "expected %d, got %ld: %s", (s), (r)->status, (r)->body)
 
 /* ---- helpers of the auth, conventions and broadcast suites ---- */
 
@@ -71,20 +71,20 @@ char *cli_private_token(const char *username);
  * when the grant is refused. */
 char *oauth_password_token(const char *login, const char *password);
 /* Asserts that the JSON string member key of r's body is exactly want. */
-#define ck_jstr(r, key, want)                                                                  \
-	do {                                                                                   \
-		const char *v_ = jstr((r)->json, (key));                                       \
-		ck_assert_msg(v_ && strcmp(v_, (want)) == 0, "%s: expected \"%s\", got %s in %s", \
-			      (key), (want), v_ ? v_ : "(none)", (r)->body);                   \
+#define ck_jstr(r, key, want)                                                                      \
+	do {                                                                                       \
+		const char *v_ = jstr((r)->json, (key));                                           \
+		ck_assert_msg(v_ &&strcmp(v_, (want)) == 0, "%s: expected \"%s\", got %s in %s",   \
+			      (key), (want), v_ ? v_ : "(none)", (r)->body);                       \
 	} while (0)
 /* Asserts that header name of r is exactly want (NULL: absent). */
-#define ck_header(r, name, want)                                                               \
-	do {                                                                                   \
-		const char *h_ = resp_header((r), (name));                                     \
-		const char *w_ = (want);                                                       \
-		ck_assert_msg(w_ ? h_ && strcmp(h_, w_) == 0 : !h_,                            \
-			      "header %s: expected %s, got %s", (name), w_ ? w_ : "(absent)",  \
-			      h_ ? h_ : "(absent)");                                           \
+#define ck_header(r, name, want)                                                                   \
+	do {                                                                                       \
+		const char *h_ = resp_header((r), (name));                                         \
+		const char *w_ = (want);                                                           \
+		ck_assert_msg(w_ ? h_ &&strcmp(h_, w_) == 0 : !h_,                                 \
+			      "header %s: expected %s, got %s", (name), w_ ? w_ : "(absent)",      \
+			      h_ ? h_ : "(absent)");                                               \
 	} while (0)
 
 /* ---- helpers of the users and keys suites ---- */
@@ -97,7 +97,7 @@ char *oauth_password_token(const char *login, const char *password);
  * X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page, and Link with
  * prev, next, first, last in that order. query is the request's query without page and
  * per_page, in request order ("" or "a=1&b=2"). */
-#define ck_pages(r, path, query, total, per_page, page)                                      \
+#define ck_pages(r, path, query, total, per_page, page)                                            \
 	ck_pages_at(__FILE__, __LINE__, (r), (path), (query), (total), (per_page), (page))
 /* ck_status for an expression with side effects (evaluated once). */
 #define ck_code(r, status) ck_code_at(__FILE__, __LINE__, (r), (status))
@@ -150,7 +150,7 @@ bool wait_gone(const char *path);
 typedef struct {
 	bool project;
 	long long id;
-	char *path;        /* full path */
+	char *path; /* full path */
 	long long owner;
 	char *owner_name;
 	char *owner_token;

@@ -53,8 +53,8 @@ static void setup_world(void)
 		free(form);
 		free(name);
 		name = unique("mxp");
-		form = fmt("name=%s&path=%s&namespace_id=%lld&visibility=%s", name, name, w.group[v],
-			   vis_names[v]);
+		form = fmt("name=%s&path=%s&namespace_id=%lld&visibility=%s", name, name,
+			   w.group[v], vis_names[v]);
 		w.project[v] = create("/projects", w.tokens[OWNER], form, 201);
 		free(form);
 		free(name);
@@ -88,7 +88,8 @@ static long call(const char *method, const char *path, int role, const char *for
 	resp *r = api(method, path, w.tokens[role], form);
 	long status = r->status;
 	if (status >= 500 || status < 0)
-		ck_abort_msg("%s %s as %s: %ld %s", method, path, role_names[role], status, r->body);
+		ck_abort_msg("%s %s as %s: %ld %s", method, path, role_names[role], status,
+			     r->body);
 	resp_free(r);
 	return status;
 }
@@ -118,8 +119,10 @@ START_TEST(test_matrix_update_project)
 	for (int v = 0; v < NVIS; v++)
 		for (int role = 0; role < NROLES; role++) {
 			char *path = fmt("/projects/%lld", w.project[v]);
-			long want = role == ANON ? 401 : !project_visible(v, role) ? 404
-							: role >= MASTER ? 200 : 403;
+			long want = role == ANON                ? 401
+				    : !project_visible(v, role) ? 404
+				    : role >= MASTER            ? 200
+								: 403;
 			expect("PUT /projects/:id", v, role,
 			       call("PUT", path, role, "description=matrix"), want);
 			free(path);
@@ -137,8 +140,10 @@ START_TEST(test_matrix_members)
 			expect("GET /projects/:id/members", v, role, call("GET", path, role, NULL),
 			       want);
 			char *form = fmt("user_id=%lld&access_level=30", w.target_id);
-			want = role == ANON ? 401 : !project_visible(v, role) ? 404
-						    : role >= MASTER ? 201 : 403;
+			want = role == ANON                ? 401
+			       : !project_visible(v, role) ? 404
+			       : role >= MASTER            ? 201
+							   : 403;
 			expect("POST /projects/:id/members", v, role,
 			       call("POST", path, role, form), want);
 			if (want == 201) {
@@ -163,8 +168,8 @@ START_TEST(test_matrix_groups)
 			expect("GET /groups/:id", v, role, call("GET", path, role, NULL),
 			       visible ? 200 : 404);
 			long want = role == ANON ? 401 : !visible ? 404 : role >= OWNER ? 200 : 403;
-			expect("PUT /groups/:id", v, role, call("PUT", path, role, "description=matrix"),
-			       want);
+			expect("PUT /groups/:id", v, role,
+			       call("PUT", path, role, "description=matrix"), want);
 			free(path);
 		}
 }
@@ -237,20 +242,22 @@ START_TEST(test_matrix_delete_project)
 		char *path = fmt("/projects/%lld", w.project[v]);
 		for (int role = 0; role < OWNER; role++) {
 			long want = role == ANON ? 401 : !project_visible(v, role) ? 404 : 403;
-			expect("DELETE /projects/:id", v, role, call("DELETE", path, role, NULL), want);
+			expect("DELETE /projects/:id", v, role, call("DELETE", path, role, NULL),
+			       want);
 		}
 		expect("GET /projects/:id after refused deletes", v, OWNER,
 		       call("GET", path, OWNER, NULL), 200);
 		free(path);
 		for (int role = OWNER; role <= ADMIN; role++) {
 			char *name = unique("mxdel");
-			char *form = fmt("name=%s&path=%s&namespace_id=%lld&visibility=%s", name, name,
-					 w.group[v], vis_names[v]);
+			char *form = fmt("name=%s&path=%s&namespace_id=%lld&visibility=%s", name,
+					 name, w.group[v], vis_names[v]);
 			long long id = create("/projects", w.tokens[OWNER], form, 201);
 			char *one = fmt("/projects/%lld", id);
-			expect("DELETE /projects/:id", v, role, call("DELETE", one, role, NULL), 202);
-			expect("GET /projects/:id after delete", v, role, call("GET", one, role, NULL),
-			       404);
+			expect("DELETE /projects/:id", v, role, call("DELETE", one, role, NULL),
+			       202);
+			expect("GET /projects/:id after delete", v, role,
+			       call("GET", one, role, NULL), 404);
 			free(one);
 			free(form);
 			free(name);

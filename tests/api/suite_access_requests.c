@@ -9,9 +9,9 @@
 
 #include "client.h"
 
-static const char *const REQUEST[] = {"id",	    "username",	    "name", "state",
+static const char *const REQUEST[] = {"id",         "username",     "name", "state",
 				      "created_at", "requested_at", NULL};
-static const char *const APPROVED[] = {"id",	     "username",     "name", "state",
+static const char *const APPROVED[] = {"id",         "username",     "name", "state",
 				       "created_at", "access_level", NULL};
 
 static fx_source *srcs[16];
@@ -119,8 +119,9 @@ static size_t request_count(const fx_source *s)
 /* The member record of user_id (404 when none), as the owner sees it. */
 static resp *member(const fx_source *s, long long user_id)
 {
-	return R(api("GET", S(fmt("%s/%lld/members/%lld", s->project ? "/projects" : "/groups", s->id,
-				  user_id)),
+	return R(api("GET",
+		     S(fmt("%s/%lld/members/%lld", s->project ? "/projects" : "/groups", s->id,
+			   user_id)),
 		     s->owner_token, NULL));
 }
 
@@ -167,7 +168,8 @@ START_TEST(test_access_requests_create_and_list)
 		ck_assert_str_eq(jstr(r->json, "created_at"), jstr(r->json, "requested_at"));
 	}
 	/* asking twice */
-	ck_body(ask(s, tokens[0]), 400, "{\"message\":{\"user_id\":[\"already exists in source\"]}}");
+	ck_body(ask(s, tokens[0]), 400,
+		"{\"message\":{\"user_id\":[\"already exists in source\"]}}");
 
 	const char *path = P(s, "/access_requests");
 	resp *r = requests(s);
@@ -223,8 +225,9 @@ START_TEST(test_access_requests_create_refused)
 	fx_source *priv = source(_i, 0, true);
 	ck_body(ask(priv, ut), 404, not_found(priv));
 	/* unknown */
-	ck_body(R(api("POST", s->project ? "/projects/999999999/access_requests"
-					 : "/groups/999999999/access_requests",
+	ck_body(R(api("POST",
+		      s->project ? "/projects/999999999/access_requests"
+				 : "/groups/999999999/access_requests",
 		      ut, NULL)),
 		404, not_found(s));
 	ck_assert_int_eq(request_count(priv), 0);
@@ -243,11 +246,13 @@ START_TEST(test_access_requests_inherited_members)
 	const char *ut = user(&uid, NULL);
 	const char *other_t = user(&other, NULL);
 	fixture_member("Namespace", gid, uid, 10);
-	ck_body(R(api("POST", S(fmt("/groups/%lld/access_requests", sub)), ut, NULL)), 403, FORBIDDEN);
+	ck_body(R(api("POST", S(fmt("/groups/%lld/access_requests", sub)), ut, NULL)), 403,
+		FORBIDDEN);
 	ck_body(R(api("POST", S(fmt("/projects/%lld/access_requests", proj)), ut, NULL)), 403,
 		FORBIDDEN);
 	ck_status(R(api("POST", S(fmt("/groups/%lld/access_requests", sub)), other_t, NULL)), 201);
-	ck_status(R(api("POST", S(fmt("/projects/%lld/access_requests", proj)), other_t, NULL)), 201);
+	ck_status(R(api("POST", S(fmt("/projects/%lld/access_requests", proj)), other_t, NULL)),
+		  201);
 	/* a group owner approves requests of the group's projects and subgroups */
 	long long owner;
 	const char *owner_t = user(&owner, NULL);
@@ -315,8 +320,9 @@ START_TEST(test_access_requests_approve)
 		"{\"message\":\"404 Access Request Not Found\"}");
 	ck_body(R(api("PUT", request_path(s, 999999999, "/approve"), s->owner_token, NULL)), 404,
 		"{\"message\":\"404 Access Request Not Found\"}");
-	ck_body(R(api("PUT", S(fmt("%s/%lld/access_requests/x/approve",
-				   s->project ? "/projects" : "/groups", s->id)),
+	ck_body(R(api("PUT",
+		      S(fmt("%s/%lld/access_requests/x/approve",
+			    s->project ? "/projects" : "/groups", s->id)),
 		      s->owner_token, NULL)),
 		400, "{\"error\":\"user_id is invalid\"}");
 	/* an admin who is no member may */
@@ -360,8 +366,9 @@ START_TEST(test_access_requests_deny)
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
 	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "id"), b);
 	ck_assert_int_eq(events_of(a, "left", s->id) + events_of(a, "joined", s->id), 0);
-	ck_body(R(api("DELETE", S(fmt("%s/999999999/access_requests/%lld",
-				      s->project ? "/projects" : "/groups", b)),
+	ck_body(R(api("DELETE",
+		      S(fmt("%s/999999999/access_requests/%lld",
+			    s->project ? "/projects" : "/groups", b)),
 		      bt, NULL)),
 		404, not_found(s));
 }

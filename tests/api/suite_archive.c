@@ -10,7 +10,6 @@
 
 #include "client.h"
 
-
 typedef struct {
 	long long id;
 	char *path;  /* the project's path (its last segment) */
@@ -59,8 +58,8 @@ static const char *listing(const resp *r, const char *ext)
 	ck_assert(fd >= 0);
 	ck_assert(write(fd, r->body, r->body_len) == (ssize_t)r->body_len);
 	close(fd);
-	const char *lister = strcmp(ext, "zip") == 0 ? "unzip -Z1"
-			     : strcmp(ext, "tar.gz") == 0 ? "tar -tzf"
+	const char *lister = strcmp(ext, "zip") == 0       ? "unzip -Z1"
+			     : strcmp(ext, "tar.gz") == 0  ? "tar -tzf"
 			     : strcmp(ext, "tar.bz2") == 0 ? "tar -tjf"
 							   : "tar -tf";
 	FILE *p = popen(S(fmt("%s '%s' | LC_ALL=C sort", lister, path)), "r");
@@ -99,10 +98,9 @@ static void ck_archive(const fx *f, const char *url, const char *ext, const char
 	resp *r = R(api("GET", url, f->token, NULL));
 	ck_status(r, 200);
 	ck_assert_msg(magic(r, ext), "%s: not a %s (%zu bytes)", url, ext, r->body_len);
-	ck_header(r, "Content-Type", strcmp(ext, "zip") == 0 ? "application/zip"
-							     : "application/octet-stream");
-	ck_header(r, "Content-Disposition",
-		  S(fmt("attachment; filename=\"%s.%s\"", prefix, ext)));
+	ck_header(r, "Content-Type",
+		  strcmp(ext, "zip") == 0 ? "application/zip" : "application/octet-stream");
+	ck_header(r, "Content-Disposition", S(fmt("attachment; filename=\"%s.%s\"", prefix, ext)));
 	ck_header(r, "X-Accel-Redirect", NULL);
 	ck_assert_str_eq(listing(r, ext), want);
 }
@@ -113,9 +111,10 @@ START_TEST(test_archive_formats)
 		const char *format; /* as the path's extension and as the parameter */
 		const char *ext;
 	} formats[] = {
-		{"tar.gz", "tar.gz"}, {"tgz", "tar.gz"}, {"gz", "tar.gz"},   {"tar.bz2", "tar.bz2"},
-		{"tbz", "tar.bz2"},   {"tbz2", "tar.bz2"}, {"tb2", "tar.bz2"}, {"bz2", "tar.bz2"},
-		{"tar", "tar"},       {"zip", "zip"},
+		{"tar.gz", "tar.gz"},   {"tgz", "tar.gz"},  {"gz", "tar.gz"},
+		{"tar.bz2", "tar.bz2"}, {"tbz", "tar.bz2"}, {"tbz2", "tar.bz2"},
+		{"tb2", "tar.bz2"},     {"bz2", "tar.bz2"}, {"tar", "tar"},
+		{"zip", "zip"},
 	};
 	fx f;
 	project(&f, "private");
@@ -217,8 +216,8 @@ START_TEST(test_archive_errors)
 	fx f;
 	project(&f, "private");
 	/* a format GitLab 10 has no route for; a format parameter that is none */
-	static const char *const no_route[] = {".rar", ".7z", ".tar.xz", ".zip.exe", ".",
-					       ".%2e%2e", ".zip%2F..%2F..%2Fetc"};
+	static const char *const no_route[] = {
+		".rar", ".7z", ".tar.xz", ".zip.exe", ".", ".%2e%2e", ".zip%2F..%2F..%2Fetc"};
 	for (size_t i = 0; i < sizeof(no_route) / sizeof(*no_route); i++)
 		ck_body(R(api("GET", archive_url(&f, no_route[i]), f.token, NULL)), 404,
 			"{\"error\":\"404 Not Found\"}");
@@ -232,8 +231,9 @@ START_TEST(test_archive_errors)
 	ck_body(R(api("GET", archive_url(&f, "?format=rar"), f.token, NULL)), 400,
 		"{\"error\":\"format does not have a valid value\"}");
 	/* refs that try to leave the repository or the cache */
-	static const char *const traversal[] = {"../../../../etc/passwd", "..", "refs/../../x",
-						"master/../../../..", "/etc/passwd", "..%2F.."};
+	static const char *const traversal[] = {
+		"../../../../etc/passwd", "..",          "refs/../../x",
+		"master/../../../..",     "/etc/passwd", "..%2F.."};
 	for (size_t i = 0; i < sizeof(traversal) / sizeof(*traversal); i++)
 		ck_body(R(api("GET", archive_url(&f, S(fmt(".tar?sha=%s", S(enc(traversal[i]))))),
 			      f.token, NULL)),
@@ -289,14 +289,16 @@ static char *pattern(size_t n, bool binary)
 {
 	char *s = malloc(n + 1);
 	for (size_t i = 0; i < n; i++)
-		s[i] = binary ? (char)((i * 7 + i / 251) & 0xff) : (char)('a' + (i * 13 + i / 97) % 26);
+		s[i] = binary ? (char)((i * 7 + i / 251) & 0xff)
+			      : (char)('a' + (i * 13 + i / 97) % 26);
 	s[n] = '\0';
 	return s;
 }
 
 static char *b64(const char *p, size_t n)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
 	for (size_t i = 0; i < n; i += 3) {
 		unsigned v = (unsigned char)p[i] << 16;
@@ -328,14 +330,16 @@ START_TEST(test_archive_large_raw)
 	put_file(&f, "master", "big.txt", text);
 	put_file(&f, "master", "small.txt", "small\n");
 	for (int pass = 0; pass < 2; pass++) { /* the first writes the cache, the second reads it */
-		r = R(api("GET", S(fmt("/projects/%lld/repository/files/big.bin/raw?ref=master", f.id)),
+		r = R(api("GET",
+			  S(fmt("/projects/%lld/repository/files/big.bin/raw?ref=master", f.id)),
 			  f.token, NULL));
 		ck_status(r, 200);
 		ck_assert_int_eq(r->body_len, n);
 		ck_assert(memcmp(r->body, bin, n) == 0);
 		ck_header(r, "Content-Type", "application/octet-stream");
 		ck_header(r, "X-Accel-Redirect", NULL);
-		r = R(api("GET", S(fmt("/projects/%lld/repository/files/big.txt/raw?ref=master", f.id)),
+		r = R(api("GET",
+			  S(fmt("/projects/%lld/repository/files/big.txt/raw?ref=master", f.id)),
 			  f.token, NULL));
 		ck_status(r, 200);
 		ck_assert_int_eq(r->body_len, n);
@@ -348,7 +352,8 @@ START_TEST(test_archive_large_raw)
 	ck_status(r, 200);
 	const char *blob = S(strdup(jstr(r->json, "blob_id")));
 	struct stat st;
-	const char *cached = S(fmt("%s/storage/cache/blobs/%lld/%s", getenv("COLLABD_DIR"), f.id, blob));
+	const char *cached =
+		S(fmt("%s/storage/cache/blobs/%lld/%s", getenv("COLLABD_DIR"), f.id, blob));
 	ck_assert_msg(stat(cached, &st) == 0 && (size_t)st.st_size == n, "%s", cached);
 	/* what the client gets is the cache's file, sent by nginx: changed there (the same
 	 * size), it is what arrives; put back, the file again */

@@ -826,7 +826,8 @@ START_TEST(test_sudo_as_admin)
 	p = fmt("/user?sudo=%lld", uid);
 	r = api("GET", p, adm, NULL);
 	ck_status(r, 403);
-	ck_jstr(r, "message", "403 Forbidden  - Private token must be specified in order to use sudo");
+	ck_jstr(r, "message",
+		"403 Forbidden  - Private token must be specified in order to use sudo");
 	resp_free(r);
 	free(p);
 

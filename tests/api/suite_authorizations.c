@@ -26,48 +26,49 @@
 /* The differences between the table and the derivation from scratch: the effective
  * levels (user, project, table's level, derived level) and the rows (user, project,
  * expires_at, table's level, recomputed level); the first few of each and their count. */
-#define DERIVED                                                                                \
-	"SELECT u, p, max(l) AS l FROM ("                                                      \
-	" SELECT m.user_id u, m.source_id p, m.access_level l FROM members m"                  \
-	"  JOIN projects p ON p.id = m.source_id WHERE m.source_type = 'Project' AND " ACTIVE     \
-	" UNION ALL SELECT m.user_id, p.id, m.access_level FROM projects p JOIN namespaces an"  \
-	"  ON an.id = p.namespace_id AND an.kind = 'group' JOIN members m"                     \
-	"  ON m.source_type = 'Namespace' AND m.source_id = ANY (an.traversal_ids) AND " ACTIVE  \
-	" UNION ALL SELECT m.user_id, l.project_id, least(l.group_access, m.access_level)"      \
-	"  FROM project_group_links l JOIN namespaces lg ON lg.id = l.group_id JOIN members m"  \
-	"  ON m.source_type = 'Namespace' AND m.source_id = ANY (lg.traversal_ids) AND " ACTIVE  \
+#define DERIVED                                                                                    \
+	"SELECT u, p, max(l) AS l FROM ("                                                          \
+	" SELECT m.user_id u, m.source_id p, m.access_level l FROM members m"                      \
+	"  JOIN projects p ON p.id = m.source_id WHERE m.source_type = 'Project' AND " ACTIVE      \
+	" UNION ALL SELECT m.user_id, p.id, m.access_level FROM projects p JOIN namespaces an"     \
+	"  ON an.id = p.namespace_id AND an.kind = 'group' JOIN members m"                         \
+	"  ON m.source_type = 'Namespace' AND m.source_id = ANY (an.traversal_ids) AND " ACTIVE    \
+	" UNION ALL SELECT m.user_id, l.project_id, least(l.group_access, m.access_level)"         \
+	"  FROM project_group_links l JOIN namespaces lg ON lg.id = l.group_id JOIN members m"     \
+	"  ON m.source_type = 'Namespace' AND m.source_id = ANY (lg.traversal_ids) AND " ACTIVE    \
 	") x GROUP BY u, p"
-#define ACTIVE                                                                                 \
-	"m.requested_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > current_date)"
-#define TABLE_LEVELS                                                                           \
-	"SELECT user_id u, project_id p, max(access_level) l FROM project_authorizations"       \
+#define ACTIVE "m.requested_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > current_date)"
+#define TABLE_LEVELS                                                                               \
+	"SELECT user_id u, project_id p, max(access_level) l FROM project_authorizations"          \
 	" WHERE expires_at > current_date GROUP BY 1, 2"
-#define DIFF_LEVELS                                                                            \
-	"WITH d AS (SELECT u, p, t.l AS tl, o.l AS ol FROM (" TABLE_LEVELS ") t"                \
-	" FULL JOIN (" DERIVED ") o USING (u, p) WHERE t.l IS DISTINCT FROM o.l)"               \
-	" SELECT count(*) || ' ' || coalesce((SELECT string_agg(format('(user %s, project %s:"  \
-	" table %s, derived %s)', u, p, tl, ol), ' ') FROM (SELECT * FROM d ORDER BY u, p"      \
+#define DIFF_LEVELS                                                                                \
+	"WITH d AS (SELECT u, p, t.l AS tl, o.l AS ol FROM (" TABLE_LEVELS ") t"                   \
+	" FULL JOIN (" DERIVED ") o USING (u, p) WHERE t.l IS DISTINCT FROM o.l)"                  \
+	" SELECT count(*) || ' ' || coalesce((SELECT string_agg(format('(user %s, project %s:"     \
+	" table %s, derived %s)', u, p, tl, ol), ' ') FROM (SELECT * FROM d ORDER BY u, p"         \
 	" LIMIT 5) f), '') FROM d"
-#define DIFF_ROWS                                                                              \
-	"WITH r AS (SELECT * FROM project_authorizations_of(ARRAY(SELECT id FROM users), '{}')),"\
-	" d AS (SELECT user_id, project_id, expires_at, t.access_level tl, r.access_level rl"   \
-	" FROM project_authorizations t FULL JOIN r USING (user_id, project_id, expires_at)"    \
-	" WHERE t.access_level IS DISTINCT FROM r.access_level)"                               \
-	" SELECT count(*) || ' ' || coalesce((SELECT string_agg(format('(user %s, project %s,"  \
-	" until %s: table %s, recomputed %s)', user_id, project_id, expires_at, tl, rl), ' ')"  \
+#define DIFF_ROWS                                                                                  \
+	"WITH r AS (SELECT * FROM project_authorizations_of(ARRAY(SELECT id FROM users), '{}')),"  \
+	" d AS (SELECT user_id, project_id, expires_at, t.access_level tl, r.access_level rl"      \
+	" FROM project_authorizations t FULL JOIN r USING (user_id, project_id, expires_at)"       \
+	" WHERE t.access_level IS DISTINCT FROM r.access_level)"                                   \
+	" SELECT count(*) || ' ' || coalesce((SELECT string_agg(format('(user %s, project %s,"     \
+	" until %s: table %s, recomputed %s)', user_id, project_id, expires_at, tl, rl), ' ')"     \
 	" FROM (SELECT * FROM d ORDER BY 1, 2, 3 LIMIT 5) f), '') FROM d"
 
 static void check_consistent(const char *when, unsigned seed)
 {
 	char *levels = sql_value("%s", DIFF_LEVELS);
-	ck_assert_msg(strncmp(levels, "0 ", 2) == 0,
-		      "seed %u, %s: levels of project_authorizations differ from the derivation: %s",
-		      seed, when, levels);
+	ck_assert_msg(
+		strncmp(levels, "0 ", 2) == 0,
+		"seed %u, %s: levels of project_authorizations differ from the derivation: %s",
+		seed, when, levels);
 	free(levels);
 	char *rows = sql_value("%s", DIFF_ROWS);
-	ck_assert_msg(strncmp(rows, "0 ", 2) == 0,
-		      "seed %u, %s: rows of project_authorizations differ from their recomputation: %s",
-		      seed, when, rows);
+	ck_assert_msg(
+		strncmp(rows, "0 ", 2) == 0,
+		"seed %u, %s: rows of project_authorizations differ from their recomputation: %s",
+		seed, when, rows);
 	free(rows);
 	/* the count of links each project keeps (sql/0041) */
 	char *counts = sql_value(
@@ -121,11 +122,13 @@ static char *prefix;
 static void pools_load(void)
 {
 	char *sql = fmt("SELECT string_agg(id::text, ',' ORDER BY id) FROM namespaces"
-			" WHERE kind = 'group' AND path LIKE '%sg%%'", prefix);
+			" WHERE kind = 'group' AND path LIKE '%sg%%'",
+			prefix);
 	pool_load(&groups, sql);
 	free(sql);
 	sql = fmt("SELECT string_agg(id::text, ',' ORDER BY id) FROM projects"
-		  " WHERE path LIKE '%sp%%' AND NOT pending_delete", prefix);
+		  " WHERE path LIKE '%sp%%' AND NOT pending_delete",
+		  prefix);
 	pool_load(&projects, sql);
 	free(sql);
 }
@@ -228,16 +231,43 @@ static const char *end_date(void)
 }
 
 enum op {
-	OP_PROJECT_MEMBER_ADD, OP_PROJECT_MEMBER_UPDATE, OP_PROJECT_MEMBER_REMOVE,
-	OP_GROUP_MEMBER_ADD, OP_GROUP_MEMBER_UPDATE, OP_GROUP_MEMBER_REMOVE, OP_EXPIRE,
-	OP_REQUEST, OP_SHARE, OP_UNSHARE, OP_TRANSFER, OP_MOVE_GROUP, OP_DELETE_GROUP,
-	OP_DELETE_PROJECT, OP_DELETE_USER, OP_NEW_PROJECT, OP_NEW_GROUP, NOPS
+	OP_PROJECT_MEMBER_ADD,
+	OP_PROJECT_MEMBER_UPDATE,
+	OP_PROJECT_MEMBER_REMOVE,
+	OP_GROUP_MEMBER_ADD,
+	OP_GROUP_MEMBER_UPDATE,
+	OP_GROUP_MEMBER_REMOVE,
+	OP_EXPIRE,
+	OP_REQUEST,
+	OP_SHARE,
+	OP_UNSHARE,
+	OP_TRANSFER,
+	OP_MOVE_GROUP,
+	OP_DELETE_GROUP,
+	OP_DELETE_PROJECT,
+	OP_DELETE_USER,
+	OP_NEW_PROJECT,
+	OP_NEW_GROUP,
+	NOPS
 };
 static const char *op_names[] = {
-	"project member add", "project member update", "project member remove",
-	"group member add", "group member update", "group member remove", "expiry",
-	"access request", "share", "unshare", "transfer", "group move", "group delete",
-	"project delete", "user delete", "project create", "group create",
+	"project member add",
+	"project member update",
+	"project member remove",
+	"group member add",
+	"group member update",
+	"group member remove",
+	"expiry",
+	"access request",
+	"share",
+	"unshare",
+	"transfer",
+	"group move",
+	"group delete",
+	"project delete",
+	"user delete",
+	"project create",
+	"group create",
 };
 
 static void run_op(unsigned seed, enum op op)
@@ -259,12 +289,13 @@ static void run_op(unsigned seed, enum op op)
 	case OP_GROUP_MEMBER_UPDATE: {
 		bool group = op == OP_GROUP_MEMBER_UPDATE;
 		/* a member of one of ours */
-		char *m = sql_value("SELECT source_id || ',' || user_id FROM members m"
-				    " WHERE source_type = '%s' AND requested_at IS NULL AND source_id"
-				    " IN (SELECT id FROM %s WHERE path LIKE '%s%s%%')"
-				    " ORDER BY id OFFSET %u LIMIT 1",
-				    group ? "Namespace" : "Project", group ? "namespaces" : "projects",
-				    prefix, group ? "g" : "p", rnd(8));
+		char *m = sql_value(
+			"SELECT source_id || ',' || user_id FROM members m"
+			" WHERE source_type = '%s' AND requested_at IS NULL AND source_id"
+			" IN (SELECT id FROM %s WHERE path LIKE '%s%s%%')"
+			" ORDER BY id OFFSET %u LIMIT 1",
+			group ? "Namespace" : "Project", group ? "namespaces" : "projects", prefix,
+			group ? "g" : "p", rnd(8));
 		long long src, mu;
 		if (sscanf(m, "%lld,%lld", &src, &mu) == 2) {
 			path = fmt("/%s/%lld/members/%lld", group ? "groups" : "projects", src, mu);
@@ -281,8 +312,9 @@ static void run_op(unsigned seed, enum op op)
 				    " WHERE source_type = '%s' AND source_id"
 				    " IN (SELECT id FROM %s WHERE path LIKE '%s%s%%')"
 				    " ORDER BY id OFFSET %u LIMIT 1",
-				    group ? "Namespace" : "Project", group ? "namespaces" : "projects",
-				    prefix, group ? "g" : "p", rnd(8));
+				    group ? "Namespace" : "Project",
+				    group ? "namespaces" : "projects", prefix, group ? "g" : "p",
+				    rnd(8));
 		long long src, mu;
 		if (sscanf(m, "%lld,%lld", &src, &mu) == 2) {
 			path = fmt("/%s/%lld/members/%lld", group ? "groups" : "projects", src, mu);
@@ -293,12 +325,13 @@ static void run_op(unsigned seed, enum op op)
 	}
 	case OP_EXPIRE:
 		/* an end date reached (the API takes none in the past): today or yesterday */
-		free(sql_value("UPDATE members SET expires_at = current_date - %u WHERE id = (SELECT id"
-			       " FROM members WHERE requested_at IS NULL AND ((source_type = 'Project'"
-			       " AND source_id IN (SELECT id FROM projects WHERE path LIKE '%sp%%'))"
-			       " OR (source_type = 'Namespace' AND source_id IN (SELECT id FROM"
-			       " namespaces WHERE path LIKE '%sg%%'))) ORDER BY id OFFSET %u LIMIT 1)",
-			       rnd(2), prefix, prefix, rnd(10)));
+		free(sql_value(
+			"UPDATE members SET expires_at = current_date - %u WHERE id = (SELECT id"
+			" FROM members WHERE requested_at IS NULL AND ((source_type = 'Project'"
+			" AND source_id IN (SELECT id FROM projects WHERE path LIKE '%sp%%'))"
+			" OR (source_type = 'Namespace' AND source_id IN (SELECT id FROM"
+			" namespaces WHERE path LIKE '%sg%%'))) ORDER BY id OFFSET %u LIMIT 1)",
+			rnd(2), prefix, prefix, rnd(10)));
 		break;
 	case OP_REQUEST: {
 		bool group = rnd(2);
@@ -311,7 +344,8 @@ static void run_op(unsigned seed, enum op op)
 		free(sql_value("UPDATE %s SET visibility = 20, request_access_enabled = true"
 			       " WHERE id = %lld",
 			       group ? "namespaces" : "projects", group ? g : p));
-		path = fmt("/%s/%lld/access_requests", group ? "groups" : "projects", group ? g : p);
+		path = fmt("/%s/%lld/access_requests", group ? "groups" : "projects",
+			   group ? g : p);
 		call(seed, "POST", path, t, NULL);
 		if (rnd(2)) {
 			free(path);
@@ -324,10 +358,11 @@ static void run_op(unsigned seed, enum op op)
 	}
 	case OP_SHARE:
 		if (p && g)
-			free(sql_value("INSERT INTO project_group_links (project_id, group_id,"
-				       " group_access) VALUES (%lld, %lld, %s) ON CONFLICT (project_id,"
-				       " group_id) DO UPDATE SET group_access = EXCLUDED.group_access",
-				       p, g, level(false)));
+			free(sql_value(
+				"INSERT INTO project_group_links (project_id, group_id,"
+				" group_access) VALUES (%lld, %lld, %s) ON CONFLICT (project_id,"
+				" group_id) DO UPDATE SET group_access = EXCLUDED.group_access",
+				p, g, level(false)));
 		break;
 	case OP_UNSHARE:
 		free(sql_value("DELETE FROM project_group_links WHERE id = (SELECT l.id FROM"
@@ -346,14 +381,16 @@ static void run_op(unsigned seed, enum op op)
 		 * top (the API has no group transfer in 10.0: in SQL) */
 		long long to = rnd(4) ? pick(&groups) : 0;
 		if (!g || (to && sql_int("SELECT count(*) FROM namespaces WHERE id = %lld"
-					 " AND traversal_ids @> ARRAY[%lld::bigint]", to, g)))
+					 " AND traversal_ids @> ARRAY[%lld::bigint]",
+					 to, g)))
 			break;
-		free(sql_value("UPDATE namespaces d SET traversal_ids = coalesce((SELECT traversal_ids"
-			       " FROM namespaces WHERE id = %lld), '{}') || d.traversal_ids["
-			       "array_position(d.traversal_ids, %lld::bigint):],"
-			       " parent_id = CASE WHEN d.id = %lld THEN nullif(%lld, 0)"
-			       " ELSE d.parent_id END WHERE d.traversal_ids @> ARRAY[%lld::bigint]",
-			       to, g, g, to, g));
+		free(sql_value(
+			"UPDATE namespaces d SET traversal_ids = coalesce((SELECT traversal_ids"
+			" FROM namespaces WHERE id = %lld), '{}') || d.traversal_ids["
+			"array_position(d.traversal_ids, %lld::bigint):],"
+			" parent_id = CASE WHEN d.id = %lld THEN nullif(%lld, 0)"
+			" ELSE d.parent_id END WHERE d.traversal_ids @> ARRAY[%lld::bigint]",
+			to, g, g, to, g));
 		break;
 	}
 	case OP_DELETE_GROUP:
@@ -492,13 +529,16 @@ START_TEST(test_authorizations_concurrent)
 		long long p2 = fixture_group_project(g2, 0, NULL);
 		long long p3 = fixture_group_project(g1, 0, NULL);
 		free(sql_value("INSERT INTO project_group_links (project_id, group_id, group_access)"
-			       " VALUES (%lld, %lld, 30)", p3, g2));
+			       " VALUES (%lld, %lld, 30)",
+			       p3, g2));
 
 		/* two memberships of the same user through different groups */
 		char *a = fmt("INSERT INTO members (source_type, source_id, user_id, access_level)"
-			      " VALUES ('Namespace', %lld, %lld, 20)", g1, u);
+			      " VALUES ('Namespace', %lld, %lld, 20)",
+			      g1, u);
 		char *b = fmt("INSERT INTO members (source_type, source_id, user_id, access_level)"
-			      " VALUES ('Namespace', %lld, %lld, 40)", g2, u);
+			      " VALUES ('Namespace', %lld, %lld, 40)",
+			      g2, u);
 		interleave(ca, cb, a, b, a_first);
 		ck_assert_int_eq(level_of(u, p1), 20);
 		ck_assert_int_eq(level_of(u, p2), 40);
@@ -508,9 +548,11 @@ START_TEST(test_authorizations_concurrent)
 
 		/* one removed while another is lowered: p3 through g2 only, at reporter */
 		a = fmt("DELETE FROM members WHERE source_type = 'Namespace' AND source_id = %lld"
-			" AND user_id = %lld", g1, u);
+			" AND user_id = %lld",
+			g1, u);
 		b = fmt("UPDATE members SET access_level = 20 WHERE source_type = 'Namespace'"
-			" AND source_id = %lld AND user_id = %lld", g2, u);
+			" AND source_id = %lld AND user_id = %lld",
+			g2, u);
 		interleave(ca, cb, a, b, a_first);
 		ck_assert_int_eq(level_of(u, p1), 0);
 		ck_assert_int_eq(level_of(u, p2), 20);
@@ -522,9 +564,11 @@ START_TEST(test_authorizations_concurrent)
 		long long s = fixture_group(0, NULL);
 		long long ps = fixture_group_project(s, 0, NULL);
 		a = fmt("UPDATE namespaces SET parent_id = %lld, traversal_ids = ARRAY[%lld, %lld]::bigint[]"
-			" WHERE id = %lld", g1, g1, s, s);
+			" WHERE id = %lld",
+			g1, g1, s, s);
 		b = fmt("INSERT INTO members (source_type, source_id, user_id, access_level)"
-			" VALUES ('Namespace', %lld, %lld, 30)", g1, u);
+			" VALUES ('Namespace', %lld, %lld, 30)",
+			g1, u);
 		interleave(ca, cb, a, b, a_first);
 		ck_assert_int_eq(level_of(u, ps), 30);
 		ck_assert_int_eq(level_of(u, p1), 30);
@@ -534,14 +578,15 @@ START_TEST(test_authorizations_concurrent)
 		/* a project moved into g2 while the user's membership of g2 ends */
 		a = fmt("UPDATE projects SET namespace_id = %lld WHERE id = %lld", g2, p1);
 		b = fmt("UPDATE members SET expires_at = current_date WHERE source_type = 'Namespace'"
-			" AND source_id = %lld AND user_id = %lld", g2, u);
+			" AND source_id = %lld AND user_id = %lld",
+			g2, u);
 		interleave(ca, cb, a, b, a_first);
 		ck_assert_int_eq(level_of(u, p1), 0);
 		ck_assert_int_eq(level_of(u, p2), 0);
 		free(a);
 		free(b);
-		check_consistent(a_first ? "concurrent changes, a first" : "concurrent changes, b first",
-				 0);
+		check_consistent(
+			a_first ? "concurrent changes, a first" : "concurrent changes, b first", 0);
 	}
 	PQfinish(ca);
 	PQfinish(cb);

@@ -7,10 +7,9 @@
 
 #include "client.h"
 
-static const char *const award_fields[] = {"id",         "name",         "user",
-					   "created_at", "updated_at",   "awardable_id",
-					   "awardable_type", NULL};
-static const char *const user_fields[] = {"id",        "name",    "username", "state",
+static const char *const award_fields[] = {
+	"id", "name", "user", "created_at", "updated_at", "awardable_id", "awardable_type", NULL};
+static const char *const user_fields[] = {"id",         "name",    "username", "state",
 					  "avatar_url", "web_url", NULL};
 
 /* A public project by a new user, and an issue of it by that user. */
@@ -134,13 +133,15 @@ START_TEST(test_award_emoji_errors)
 	ck_body(r, 400, "{\"message\":\"400 (Bad request) \\\"name\\\" not given\"}");
 	resp_free(r);
 	r = api("POST", base, dev, "name=nosuchemoji");
-	ck_body(r, 404, "{\"message\":\"404 Award Emoji {:name=>[\\\"is not included in the"
-			" list\\\"]} Not Found\"}");
+	ck_body(r, 404,
+		"{\"message\":\"404 Award Emoji {:name=>[\\\"is not included in the"
+		" list\\\"]} Not Found\"}");
 	resp_free(r);
 	award(base, dev, "smile");
 	r = api("POST", base, dev, "name=smile");
-	ck_body(r, 404, "{\"message\":\"404 Award Emoji {:name=>[\\\"has already been taken\\\"]}"
-			" Not Found\"}");
+	ck_body(r, 404,
+		"{\"message\":\"404 Award Emoji {:name=>[\\\"has already been taken\\\"]}"
+		" Not Found\"}");
 	resp_free(r);
 	/* no votes on one's own issue; other emoji are fine */
 	r = api("POST", base, f.owner_tok, "name=thumbsup");
@@ -469,7 +470,8 @@ START_TEST(test_award_emoji_merge_requests)
 	fx f;
 	make_fx(&f, "public", false);
 	const char *mr = "{\"message\":\"404 Not found\"}";
-	const char *paths[] = {"merge_requests/1/award_emoji", "merge_requests/1/notes/1/award_emoji"};
+	const char *paths[] = {"merge_requests/1/award_emoji",
+			       "merge_requests/1/notes/1/award_emoji"};
 	for (int i = 0; i < 2; i++) {
 		char *base = fmt("/projects/%lld/%s", f.id, paths[i]);
 		char *one = fmt("%s/1", base);

@@ -13,7 +13,6 @@ static const char *const BOARD_FIELDS[] = {"id", "lists", NULL};
 static const char *const LIST_FIELDS[] = {"id", "label", "position", NULL};
 static const char *const LABEL_FIELDS[] = {"id", "name", "color", "description", NULL};
 
-
 /* ---- fixtures ---- */
 
 typedef struct {
@@ -99,7 +98,9 @@ START_TEST(test_boards_default_board)
 	long long id = jint(b, "id");
 	/* with its backlog and closed lists, which are not shown */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM board_lists WHERE board_id = %lld"
-				 " AND list_type IN (0, 2)", id), 2);
+				 " AND list_type IN (0, 2)",
+				 id),
+			 2);
 	r = R(api("GET", path, owner, NULL));
 	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "id"), id);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM boards WHERE project_id = %lld", pid), 1);
@@ -108,8 +109,8 @@ START_TEST(test_boards_default_board)
 	fx f = {pid, owner, id};
 	long long la = add_list(&f, owner, a);
 	r = R(api("GET", path, owner, NULL));
-	json_object *l = json_object_array_get_idx(jget(json_object_array_get_idx(r->json, 0),
-						       "lists"), 0);
+	json_object *l =
+		json_object_array_get_idx(jget(json_object_array_get_idx(r->json, 0), "lists"), 0);
 	ck_fields(l, LIST_FIELDS);
 	ck_assert_int_eq(jint(l, "id"), la);
 	ck_assert_int_eq(jint(l, "position"), 0);
@@ -153,8 +154,8 @@ START_TEST(test_boards_one_default_board_at_once)
 			pthread_join(t[i], NULL);
 			ck_assert_int_eq(calls[i].status, 200);
 		}
-		ck_assert_int_eq(sql_int("SELECT count(*) FROM boards WHERE project_id = %lld",
-					 pid), 1);
+		ck_assert_int_eq(
+			sql_int("SELECT count(*) FROM boards WHERE project_id = %lld", pid), 1);
 	}
 }
 END_TEST
@@ -201,15 +202,16 @@ START_TEST(test_boards_lists_create_show)
 	ck_body(R(api("POST", S(fmt("/projects/%lld/boards/%lld/lists", f.id, other.board)),
 		      f.owner, S(fmt("label_id=%lld", c)))),
 		404, "{\"message\":\"404 Board Not Found\"}");
-	ck_code(R(api("GET", S(fmt("/projects/%lld/boards/%lld/lists", f.id, other.board)),
-		      f.owner, NULL)),
+	ck_code(R(api("GET", S(fmt("/projects/%lld/boards/%lld/lists", f.id, other.board)), f.owner,
+		      NULL)),
 		404);
 	ck_body(R(api("GET", list(&f, 999999999), f.owner, NULL)), 404,
 		"{\"message\":\"404 List Not Found\"}");
 	ck_code(R(api("GET", S(fmt("/projects/%lld/boards/x/lists", f.id)), f.owner, NULL)), 400);
 	/* the backlog and closed lists are not lists of the API */
 	long long backlog = sql_int("SELECT id FROM board_lists WHERE board_id = %lld"
-				    " AND list_type = 0", f.board);
+				    " AND list_type = 0",
+				    f.board);
 	ck_code(R(api("GET", list(&f, backlog), f.owner, NULL)), 404);
 	ck_code(R(api("PUT", list(&f, backlog), f.owner, "position=0")), 404);
 	ck_code(R(api("DELETE", list(&f, backlog), f.owner, NULL)), 404);
@@ -218,7 +220,8 @@ START_TEST(test_boards_lists_create_show)
 	long long gid = api_group(f.owner, "private", NULL);
 	long long gp = fixture_group_project(gid, 0, NULL);
 	long long gl = sql_int("INSERT INTO labels (group_id, title, color) VALUES (%lld, 'g',"
-			       " '#00ff00') RETURNING id", gid);
+			       " '#00ff00') RETURNING id",
+			       gid);
 	resp *gb = R(api("GET", S(fmt("/projects/%lld/boards", gp)), f.owner, NULL));
 	ck_status(gb, 200);
 	long long gboard = jint(json_object_array_get_idx(gb->json, 0), "id");

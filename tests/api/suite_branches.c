@@ -10,12 +10,11 @@
 
 #include "client.h"
 
-
 /* ---- fixtures ---- */
 
-#define DATES                                                                                   \
-	"export GIT_AUTHOR_NAME='Ann Author' GIT_AUTHOR_EMAIL=ann@example.com"                  \
-	" GIT_COMMITTER_NAME='Cid Committer' GIT_COMMITTER_EMAIL=cid@example.com"               \
+#define DATES                                                                                      \
+	"export GIT_AUTHOR_NAME='Ann Author' GIT_AUTHOR_EMAIL=ann@example.com"                     \
+	" GIT_COMMITTER_NAME='Cid Committer' GIT_COMMITTER_EMAIL=cid@example.com"                  \
 	" GIT_AUTHOR_DATE='2017-09-20T11:50:22+0300' GIT_COMMITTER_DATE='2017-09-21T08:00:00-0700';"
 
 static void sh(const char *cmd)
@@ -89,12 +88,22 @@ static char *P(const world *w, const char *suffix)
 	return S(fmt("/projects/%lld%s", w->id, suffix));
 }
 
-static const char *const branch_fields[] = {"name",      "commit", "merged", "protected",
-					    "developers_can_push", "developers_can_merge", NULL};
-static const char *const commit_fields[] = {
-	"id",          "short_id",     "title",           "created_at",      "parent_ids",
-	"message",     "author_name",  "author_email",    "authored_date",   "committer_name",
-	"committer_email", "committed_date", NULL};
+static const char *const branch_fields[] = {
+	"name", "commit", "merged", "protected", "developers_can_push", "developers_can_merge",
+	NULL};
+static const char *const commit_fields[] = {"id",
+					    "short_id",
+					    "title",
+					    "created_at",
+					    "parent_ids",
+					    "message",
+					    "author_name",
+					    "author_email",
+					    "authored_date",
+					    "committer_name",
+					    "committer_email",
+					    "committed_date",
+					    NULL};
 
 /* The names of a list response, joined by ',' */
 static char *names(resp *r)
@@ -108,7 +117,7 @@ static char *names(resp *r)
 	return out;
 }
 
-#define ck_names(r, want)                                                                       \
+#define ck_names(r, want)                                                                          \
 	ck_assert_msg(strcmp(names(r), (want)) == 0, "expected %s, got %s", (want), names(r))
 
 static json_object *find(resp *r, const char *name)
@@ -298,23 +307,27 @@ START_TEST(test_branches_bad_names)
 		const char *e = S(enc(*n));
 		resp *r = R(api("POST", path, w.developer, S(fmt("branch=%s&ref=master", e))));
 		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
-				      strcmp(jstr(r->json, "message"), "Branch name is invalid") == 0,
+				      strcmp(jstr(r->json, "message"), "Branch name is invalid") ==
+					      0,
 			      "branch %s: %ld %s", *n, r->status, r->body);
 		r = R(api("POST", path, w.developer, S(fmt("branch=fresh&ref=%s", e))));
 		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
-				      strcmp(jstr(r->json, "message"), "Invalid reference name") == 0,
+				      strcmp(jstr(r->json, "message"), "Invalid reference name") ==
+					      0,
 			      "ref %s: %ld %s", *n, r->status, r->body);
 		r = R(api("POST", P(&w, "/protected_branches"), w.master, S(fmt("name=%s", e))));
 		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
-				      strcmp(jstr(r->json, "message"), "Branch name is invalid") == 0,
+				      strcmp(jstr(r->json, "message"), "Branch name is invalid") ==
+					      0,
 			      "protected %s: %ld %s", *n, r->status, r->body);
 		r = R(api("GET", S(fmt("%s/%s", path, e)), w.developer, NULL));
 		ck_assert_msg(r->status == 404 || r->status == 400, "show %s: %ld", *n, r->status);
 	}
 	ck_assert_str_eq(R(api("GET", list, w.developer, NULL))->body, before);
 	ck_assert_str_eq(rev(w.id, "refs/heads/fresh"), "");
-	ck_assert_int_eq(
-		sql_int("SELECT count(*) FROM protected_branches WHERE project_id = %lld", w.id), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM protected_branches WHERE project_id = %lld",
+				 w.id),
+			 0);
 	/* what is allowed beside them */
 	ck_code(R(api("POST", path, w.developer, "branch=a-%40b.c%2Fd&ref=master")), 201);
 	ck_code(R(api("POST", P(&w, "/protected_branches"), w.master, "name=rel-*%2Fx")), 201);
@@ -325,7 +338,8 @@ START_TEST(test_branches_delete)
 {
 	world w;
 	make_world(&w, "private");
-	ck_code(R(api("DELETE", P(&w, "/repository/branches/topic%2Fslash"), w.reporter, NULL)), 403);
+	ck_code(R(api("DELETE", P(&w, "/repository/branches/topic%2Fslash"), w.reporter, NULL)),
+		403);
 	ck_code(R(api("DELETE", P(&w, "/repository/branches/topic%2Fslash"), NULL, NULL)), 401);
 	resp *r = R(api("DELETE", P(&w, "/repository/branches/topic%2Fslash"), w.developer, NULL));
 	ck_status(r, 204);
@@ -354,7 +368,8 @@ START_TEST(test_branches_protect)
 	ck_status(r, 200);
 	ck_fields(r->json, branch_fields);
 	ck_assert(jbool(r->json, "protected"));
-	ck_assert(!jbool(r->json, "developers_can_push") && !jbool(r->json, "developers_can_merge"));
+	ck_assert(!jbool(r->json, "developers_can_push") &&
+		  !jbool(r->json, "developers_can_merge"));
 	/* again: 200, and the flags set */
 	r = R(api("PUT", protect, w.master, "developers_can_push=true"));
 	ck_status(r, 200);
@@ -364,7 +379,8 @@ START_TEST(test_branches_protect)
 	r = R(api("PUT", protect, w.master, "developers_can_merge=true"));
 	ck_assert(jbool(r->json, "developers_can_push") && jbool(r->json, "developers_can_merge"));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM protected_branches WHERE project_id = %lld",
-				 w.id), 1);
+				 w.id),
+			 1);
 	/* a protected branch is never deleted, not even by a master */
 	ck_body(R(api("DELETE", P(&w, "/repository/branches/feature"), w.master, NULL)), 405,
 		"{\"message\":\"Protected branch cant be removed\"}");
@@ -394,7 +410,8 @@ START_TEST(test_branches_protected_rule)
 	/* release-* : masters push; hot-* : developers push */
 	ck_code(R(api("POST", P(&w, "/protected_branches"), w.master, "name=release-*")), 201);
 	ck_code(R(api("POST", P(&w, "/protected_branches"), w.master,
-		      "name=hot-*&push_access_level=30")), 201);
+		      "name=hot-*&push_access_level=30")),
+		201);
 	ck_body(R(api("POST", path, w.developer, "branch=release-1&ref=master")), 400,
 		"{\"message\":\"You are not allowed to push code to protected branches on this "
 		"project.\"}");
@@ -407,7 +424,8 @@ START_TEST(test_branches_protected_rule)
 	ck_assert(jbool(r->json, "protected") && jbool(r->json, "developers_can_push"));
 	/* no one (0): not even a master */
 	ck_code(R(api("POST", P(&w, "/protected_branches"), w.master,
-		      "name=frozen&push_access_level=0")), 201);
+		      "name=frozen&push_access_level=0")),
+		201);
 	ck_code(R(api("POST", path, w.master, "branch=frozen&ref=master")), 400);
 	/* the list shows wildcards' protection */
 	r = R(api("GET", path, w.reporter, NULL));
@@ -444,7 +462,8 @@ START_TEST(test_branches_access)
 	world priv, pub;
 	make_world(&priv, "private");
 	make_world(&pub, "public");
-	const char *list = P(&priv, "/repository/branches"), *one = P(&priv, "/repository/branches/master");
+	const char *list = P(&priv, "/repository/branches"),
+		   *one = P(&priv, "/repository/branches/master");
 	ck_code(R(api("GET", list, NULL, NULL)), 404);
 	ck_code(R(api("GET", list, priv.outsider, NULL)), 404);
 	ck_body(R(api("GET", list, priv.guest, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
@@ -459,7 +478,8 @@ START_TEST(test_branches_access)
 	ck_code(R(api("GET", P(&pub, "/repository/branches"), pub.guest, NULL)), 200);
 	ck_code(R(api("GET", P(&pub, "/repository/branches"), pub.outsider, NULL)), 200);
 	ck_code(R(api("POST", P(&pub, "/repository/branches"), pub.outsider,
-		      "branch=x&ref=master")), 403);
+		      "branch=x&ref=master")),
+		403);
 	ck_code(R(api("POST", P(&pub, "/repository/branches"), pub.guest, "branch=x&ref=master")),
 		403);
 	ck_code(R(api("DELETE", P(&pub, "/repository/branches/feature"), pub.outsider, NULL)), 403);
@@ -467,13 +487,15 @@ START_TEST(test_branches_access)
 		403);
 	ck_code(R(api("GET", P(&pub, "/protected_branches"), pub.outsider, NULL)), 403);
 	ck_code(R(api("POST", P(&pub, "/repository/branches"), pub.developer,
-		      "branch=x&ref=master")), 201);
+		      "branch=x&ref=master")),
+		201);
 	/* internal: signed-in users read */
 	long long uid;
 	char *t = S(make_user("brint", &uid, NULL));
 	long long internal = api_project(t, "internal", NULL);
 	ck_code(R(api("GET", S(fmt("/projects/%lld/repository/branches", internal)), pub.outsider,
-		      NULL)), 200);
+		      NULL)),
+		200);
 	ck_code(R(api("GET", S(fmt("/projects/%lld/repository/branches", internal)), NULL, NULL)),
 		404);
 }

@@ -24,7 +24,6 @@
 
 #define READS 16 /* > 2 instances x 3 workers */
 
-
 static bool is_hit(resp *r)
 {
 	const char *h = resp_header(r, "X-Collabd-Cache");
@@ -39,14 +38,14 @@ static int reads(const char *path, const char *token, long status, const char *w
 	int hits = 0;
 	for (int i = 0; i < READS; i++) {
 		resp *r = R(api("GET", path, token, NULL));
-		ck_assert_msg(r->status == status, "GET %s, read %d: expected %ld, got %ld: %s", path,
-			      i, status, r->status, r->body);
+		ck_assert_msg(r->status == status, "GET %s, read %d: expected %ld, got %ld: %s",
+			      path, i, status, r->status, r->body);
 		if (want)
-			ck_assert_msg(strstr(r->body, want), "GET %s, read %d: no %s in %s", path, i,
-				      want, r->body);
+			ck_assert_msg(strstr(r->body, want), "GET %s, read %d: no %s in %s", path,
+				      i, want, r->body);
 		if (unwanted)
-			ck_assert_msg(!strstr(r->body, unwanted), "GET %s, read %d: %s in %s", path, i,
-				      unwanted, r->body);
+			ck_assert_msg(!strstr(r->body, unwanted), "GET %s, read %d: %s in %s", path,
+				      i, unwanted, r->body);
 		hits += is_hit(r);
 	}
 	return hits;
@@ -150,8 +149,9 @@ START_TEST(test_cache_project_writes)
 				S(fmt("name=%s&path=%s&visibility=internal&parent_id=%lld", subname,
 				      subname, gid)));
 	char *inner = S(unique("inner"));
-	long long ipid = create("/projects", admin_token(),
-				S(fmt("name=%s&namespace_id=%lld&visibility=internal", inner, sgid)));
+	long long ipid =
+		create("/projects", admin_token(),
+		       S(fmt("name=%s&namespace_id=%lld&visibility=internal", inner, sgid)));
 	const char *ipath = S(fmt("/projects/%lld", ipid));
 	warm(ipath, user, 200, S(fmt("\"path_with_namespace\":\"%s/%s/", gpath, subname)));
 	char *gpath2 = S(unique("moved-again"));
@@ -172,9 +172,11 @@ START_TEST(test_cache_project_writes)
 	create(S(fmt("%s/star", path)), starrer, NULL);
 	reads(path, user, 200, "\"star_count\":1", NULL);
 	/* the group membership gone: the internal project stays visible, without permissions */
-	resp *r = R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), NULL));
+	resp *r = R(
+		api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), NULL));
 	ck_status(r, 204);
-	reads(path, user, 200, "\"permissions\":{\"project_access\":null,\"group_access\":null}", NULL);
+	reads(path, user, 200, "\"permissions\":{\"project_access\":null,\"group_access\":null}",
+	      NULL);
 	/* private now: not found for the former member */
 	put(path, admin_token(), "visibility=private");
 	reads(path, user, 404, "404 Project Not Found", NULL);
@@ -203,7 +205,8 @@ START_TEST(test_cache_caller_writes)
 	/* the owner's name, in their personal project and their own record */
 	char *renamed = S(unique("Renamed"));
 	put(me, admin_token(), S(fmt("name=%s", renamed)));
-	reads(path, user, 200, S(fmt("\"owner\":{\"id\":%lld,\"name\":\"%s\"", uid, renamed)), NULL);
+	reads(path, user, 200, S(fmt("\"owner\":{\"id\":%lld,\"name\":\"%s\"", uid, renamed)),
+	      NULL);
 	reads("/user", user, 200, S(fmt("\"name\":\"%s\"", renamed)), NULL);
 	reads(me, user, 200, S(fmt("\"name\":\"%s\"", renamed)), NULL);
 	/* blocked: every cached answer of theirs stops at once, and comes back */
@@ -221,8 +224,8 @@ START_TEST(test_cache_caller_writes)
 	long long tid = jint(r->json, "id");
 	warm(path, second, 200, NULL);
 	warm("/user", second, 200, NULL);
-	r = R(api("DELETE", S(fmt("/users/%lld/impersonation_tokens/%lld", uid, tid)), admin_token(),
-		  NULL));
+	r = R(api("DELETE", S(fmt("/users/%lld/impersonation_tokens/%lld", uid, tid)),
+		  admin_token(), NULL));
 	ck_status(r, 204);
 	reads(path, second, 401, "401 Unauthorized", NULL);
 	reads("/user", second, 401, "401 Unauthorized", NULL);
@@ -248,9 +251,9 @@ START_TEST(test_cache_authentication)
 	long long gid = create("/groups", admin_token(),
 			       S(fmt("name=%s&path=%s&visibility=internal", gpath, gpath)));
 	char *name = S(unique("acache-p"));
-	long long pid = create("/projects", admin_token(),
-			       S(fmt("name=%s&path=%s&namespace_id=%lld&visibility=private", name,
-				     name, gid)));
+	long long pid = create(
+		"/projects", admin_token(),
+		S(fmt("name=%s&path=%s&namespace_id=%lld&visibility=private", name, name, gid)));
 	long long iid;
 	fixture_issue(pid, uid, "Kept", false, &iid);
 	const char *path = S(fmt("/projects/%lld/issues", pid));
@@ -272,15 +275,18 @@ START_TEST(test_cache_authentication)
 	for (int i = 0; i < READS; i++)
 		create(notes, user, "body=Kept");
 	free(sql_value("DELETE FROM members WHERE source_type = 'Namespace' AND source_id = %lld"
-		       " AND user_id = %lld", gid, uid));
+		       " AND user_id = %lld",
+		       gid, uid));
 	reads(path, user, 404, "404 Project Not Found", NULL);
 	for (int i = 0; i < READS; i++) {
 		r = R(api("POST", notes, user, "body=Gone"));
 		ck_status(r, 404);
 	}
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes n JOIN issues i ON i.id = n.noteable_id"
-				 " WHERE n.noteable_type = 'Issue' AND i.project_id = %lld AND NOT n.system",
-				 pid), READS);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM notes n JOIN issues i ON i.id = n.noteable_id"
+			" WHERE n.noteable_type = 'Issue' AND i.project_id = %lld AND NOT n.system",
+			pid),
+		READS);
 	sql_member("Namespace", gid, uid, 30);
 	reads(path, user, 200, web, NULL);
 
@@ -303,8 +309,8 @@ START_TEST(test_cache_authentication)
 	const char *second = S(strdup(jstr(r->json, "token")));
 	long long tid = jint(r->json, "id");
 	reads(path, second, 200, NULL, NULL);
-	r = R(api("DELETE", S(fmt("/users/%lld/impersonation_tokens/%lld", uid, tid)), admin_token(),
-		  NULL));
+	r = R(api("DELETE", S(fmt("/users/%lld/impersonation_tokens/%lld", uid, tid)),
+		  admin_token(), NULL));
 	ck_status(r, 204);
 	reads(path, second, 401, "401 Unauthorized", NULL);
 	reads(path, user, 200, NULL, NULL);
@@ -333,7 +339,8 @@ START_TEST(test_cache_sql_writes)
 	const char *path = S(fmt("/projects/%lld", pid));
 	warm(path, user, 200, "\"shared_with_groups\":[]");
 	free(sql_value("INSERT INTO project_group_links (project_id, group_id, group_access)"
-		       " VALUES (%lld, %lld, 40)", pid, hid));
+		       " VALUES (%lld, %lld, 40)",
+		       pid, hid));
 	reads(path, user, 200, S(fmt("\"shared_with_groups\":[{\"group_id\":%lld,", hid)), NULL);
 	free(sql_value("UPDATE namespaces SET name = 'renamed-by-hand' WHERE id = %lld", hid));
 	reads(path, user, 200, "\"group_name\":\"renamed-by-hand\"", NULL);
@@ -370,8 +377,8 @@ START_TEST(test_cache_lists)
 	warm(mine, user, 200, NULL);
 	long long n = total(mine, user);
 	char *name = S(unique("listed"));
-	long long pid = create("/projects", admin_token(),
-			       S(fmt("name=%s&namespace_id=%lld", name, gid)));
+	long long pid =
+		create("/projects", admin_token(), S(fmt("name=%s&namespace_id=%lld", name, gid)));
 	for (int i = 0; i < READS; i++)
 		ck_assert_int_eq(total(mine, user), n + 1);
 	reads(mine, user, 200, S(fmt("\"name\":\"%s\"", name)), NULL);
@@ -387,7 +394,8 @@ START_TEST(test_cache_lists)
 	reads(mine, user, 200, "\"merge_method\":\"ff\"", NULL);
 	reads(record, user, 200, "\"merge_method\":\"ff\"", "\"merge_method\":\"merge\"");
 	/* their membership gone: out of the list */
-	resp *r = R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), NULL));
+	resp *r = R(
+		api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin_token(), NULL));
 	ck_status(r, 204);
 	for (int i = 0; i < READS; i++)
 		ck_assert_int_eq(total(mine, user), n);
@@ -420,7 +428,8 @@ START_TEST(test_cache_list_follows_groups)
 	reads(mine, user, 200, NULL, want);
 	free(sql_value("UPDATE namespaces h SET parent_id = g.id, traversal_ids = ARRAY[g.id, h.id],"
 		       " full_path = g.full_path || '/' || h.path, full_name = g.full_name || ' / '"
-		       " || h.name FROM namespaces g WHERE g.id = %lld AND h.id = %lld", gid, hid));
+		       " || h.name FROM namespaces g WHERE g.id = %lld AND h.id = %lld",
+		       gid, hid));
 	reads(mine, user, 200, want, NULL);
 }
 END_TEST
@@ -431,7 +440,8 @@ END_TEST
 static char *collected(const char *write)
 {
 	return S(sql_value("BEGIN; %s; SELECT ',' || current_setting('collabd.cache_keys', true)"
-			   " || ','; ROLLBACK;", write));
+			   " || ','; ROLLBACK;",
+			   write));
 }
 
 /* Whether the collected keys hold k. */
@@ -458,29 +468,34 @@ START_TEST(test_cache_counters_bump_rows)
 	long long uid, sid;
 	char *user = S(make_user("cache-cnt", &uid, NULL));
 	char *starrer = S(make_user("cache-cnt-star", &sid, NULL));
-	long long first = create("/projects", user,
-				 S(fmt("name=%s&visibility=public", S(unique("first")))));
-	long long second = create("/projects", user,
-				  S(fmt("name=%s&visibility=public", S(unique("second")))));
+	long long first =
+		create("/projects", user, S(fmt("name=%s&visibility=public", S(unique("first")))));
+	long long second =
+		create("/projects", user, S(fmt("name=%s&visibility=public", S(unique("second")))));
 
 	/* what each write collects */
 	const char *keys = collected(S(fmt(
 		"WITH s AS (INSERT INTO users_star_projects (user_id, project_id) VALUES (%lld, %lld)"
 		" RETURNING project_id) UPDATE projects SET star_count = star_count + 1"
-		" WHERE id IN (SELECT project_id FROM s)", sid, first)));
+		" WHERE id IN (SELECT project_id FROM s)",
+		sid, first)));
 	ck_assert_msg(has_key(keys, sid * 16 + 1) && has_key(keys, first * 16 + 2), "%s", keys);
 	ck_assert_msg(!strstr(keys, ",-"), "a star bumps a set: %s", keys);
 	keys = collected(S(fmt("UPDATE projects SET last_activity_at = now() + interval '1 hour'"
-			       " WHERE id = %lld", first)));
+			       " WHERE id = %lld",
+			       first)));
 	ck_assert_msg(has_key(keys, first * 16 + 2) && has_key(keys, stripe(5, first)), "%s", keys);
 	ck_assert_msg(!has_key(keys, stripe(2, first)) && !has_key(keys, stripe(4, first)), "%s",
 		      keys);
 	keys = collected(S(fmt("UPDATE projects SET open_issues_count = 3, forks_count = 2"
-			       " WHERE id = %lld", first)));
+			       " WHERE id = %lld",
+			       first)));
 	ck_assert_msg(has_key(keys, first * 16 + 2) && !strstr(keys, ",-"), "%s", keys);
 	keys = collected(S(fmt("UPDATE projects SET description = 'd', updated_at = now()"
-			       " WHERE id = %lld", first)));
-	ck_assert_msg(has_key(keys, stripe(4, first)) && has_key(keys, stripe(5, first)), "%s", keys);
+			       " WHERE id = %lld",
+			       first)));
+	ck_assert_msg(has_key(keys, stripe(4, first)) && has_key(keys, stripe(5, first)), "%s",
+		      keys);
 	ck_assert_msg(!has_key(keys, stripe(2, first)), "%s", keys);
 	keys = collected(S(fmt("UPDATE projects SET visibility = 0 WHERE id = %lld", first)));
 	ck_assert_msg(has_key(keys, first * 16 + 2) && has_key(keys, stripe(2, first)), "%s", keys);
@@ -498,7 +513,8 @@ START_TEST(test_cache_counters_bump_rows)
 	create(S(fmt("/projects/%lld/star", first)), starrer, NULL);
 	reads(list, user, 200, "\"star_count\":1", NULL);
 	free(sql_value("UPDATE projects SET last_activity_at = now() + interval '1 hour'"
-		       " WHERE id = %lld", first));
+		       " WHERE id = %lld",
+		       first));
 	reads(by_activity, user, 200, S(fmt("[{\"id\":%lld,", first)), NULL);
 	warm(by_activity, user, 200, S(fmt("[{\"id\":%lld,", first)));
 	/* a description is searched */
@@ -550,7 +566,8 @@ START_TEST(test_cache_verify_catches_stale)
 		       " ALTER TABLE projects DISABLE TRIGGER cache_bump_commit;"
 		       " UPDATE projects SET description = 'behind the cache' WHERE id = %lld;"
 		       " ALTER TABLE projects ENABLE TRIGGER cache_bump;"
-		       " ALTER TABLE projects ENABLE TRIGGER cache_bump_commit; COMMIT;", pid));
+		       " ALTER TABLE projects ENABLE TRIGGER cache_bump_commit; COMMIT;",
+		       pid));
 	int failed = 0;
 	for (int i = 0; i < READS; i++) {
 		r = R(api("GET", path, user, NULL));
@@ -560,10 +577,12 @@ START_TEST(test_cache_verify_catches_stale)
 			continue;
 		}
 		ck_status(r, 200);
-		ck_assert_msg(strstr(r->body, "\"description\":\"behind the cache\""), "%s", r->body);
+		ck_assert_msg(strstr(r->body, "\"description\":\"behind the cache\""), "%s",
+			      r->body);
 	}
 	ck_assert_msg(failed > 0, "no stale answer was caught");
-	ck_assert(logged("response cache verification failed", S(fmt("%s (route GET /api/v4/projects/:id)", S(fmt("/api/v4%s", path))))));
+	ck_assert(logged("response cache verification failed",
+			 S(fmt("%s (route GET /api/v4/projects/:id)", S(fmt("/api/v4%s", path))))));
 	/* caught entries are dropped: what follows is the new answer, cached again */
 	warm(path, user, 200, "\"description\":\"behind the cache\"");
 }
@@ -583,7 +602,8 @@ START_TEST(test_cache_verify_passes)
 	put(path, user, "description=verified");
 	warm(path, user, 200, "\"description\":\"verified\"");
 	warm(S(fmt("/users/%lld/projects", uid)), user, 200, "\"description\":\"verified\"");
-	ck_assert(!logged("response cache verification failed", S(fmt("/api/v4/projects/%lld ", pid))));
+	ck_assert(!logged("response cache verification failed",
+			  S(fmt("/api/v4/projects/%lld ", pid))));
 }
 END_TEST
 
@@ -623,7 +643,8 @@ START_TEST(test_cache_repository_writes)
 	/* a commit through the API (each way of moving a ref bumps the repository's own key:
 	 * the project's, which the reads also depend on, follows its last_activity_at) */
 	long long v = repository_version(pid);
-	put(S(fmt("%s/files/README.md", p)), owner, "branch=master&content=v2&commit_message=second");
+	put(S(fmt("%s/files/README.md", p)), owner,
+	    "branch=master&content=v2&commit_message=second");
 	ck_assert_int_gt(repository_version(pid), v);
 	reads(branch, reporter, 200, "\"message\":\"second\"", NULL);
 	reads(commits, reporter, 200, "\"message\":\"second\"", NULL);

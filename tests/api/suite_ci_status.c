@@ -53,14 +53,17 @@ static const ccase CASES[] = {
 	  {"deploy", 2, "on_success", F}},
 	 {{"process", "build=pending test=created cleanup=created notify=created deploy=created",
 	   "pending", ""},
-	  {"build=running", "build=running test=created cleanup=created notify=created deploy=created",
-	   "running", "s"},
+	  {"build=running",
+	   "build=running test=created cleanup=created notify=created deploy=created", "running",
+	   "s"},
 	  {"build=failed", "build=failed test=skipped cleanup=pending notify=pending deploy=created",
 	   "running", "s"},
-	  {"cleanup=success", "build=failed test=skipped cleanup=success notify=pending deploy=created",
-	   "running", "s"},
-	  {"notify=success", "build=failed test=skipped cleanup=success notify=success deploy=skipped",
-	   "failed", "sfd"}}},
+	  {"cleanup=success",
+	   "build=failed test=skipped cleanup=success notify=pending deploy=created", "running",
+	   "s"},
+	  {"notify=success",
+	   "build=failed test=skipped cleanup=success notify=success deploy=skipped", "failed",
+	   "sfd"}}},
 	{"the same stages when stage 1 succeeds: on_failure skipped, always and on_success run",
 	 {{"build", 0, "on_success", F},
 	  {"test", 1, "on_success", F},
@@ -69,14 +72,18 @@ static const ccase CASES[] = {
 	  {"deploy", 2, "on_success", F}},
 	 {{"process", "build=pending test=created cleanup=created notify=created deploy=created",
 	   "pending", ""},
-	  {"build=success", "build=success test=pending cleanup=pending notify=skipped deploy=created",
-	   "running", "s"},
-	  {"test=success", "build=success test=success cleanup=pending notify=skipped deploy=created",
-	   "running", "s"},
-	  {"cleanup=success", "build=success test=success cleanup=success notify=skipped deploy=pending",
-	   "running", "s"},
-	  {"deploy=success", "build=success test=success cleanup=success notify=skipped deploy=success",
-	   "success", "sfd"}}},
+	  {"build=success",
+	   "build=success test=pending cleanup=pending notify=skipped deploy=created", "running",
+	   "s"},
+	  {"test=success",
+	   "build=success test=success cleanup=pending notify=skipped deploy=created", "running",
+	   "s"},
+	  {"cleanup=success",
+	   "build=success test=success cleanup=success notify=skipped deploy=pending", "running",
+	   "s"},
+	  {"deploy=success",
+	   "build=success test=success cleanup=success notify=skipped deploy=success", "success",
+	   "sfd"}}},
 	{"a failed job that allows failure counts as a success (with warnings)",
 	 {{"lint", 0, "on_success", T},
 	  {"build", 0, "on_success", F},
@@ -88,7 +95,8 @@ static const ccase CASES[] = {
 	   * pipeline */
 	  {"lint=failed", "lint=failed build=pending test=created notify=created", "running", "s"},
 	  {"build=success", "lint=failed build=success test=pending notify=skipped", "running", "s"},
-	  {"test=success", "lint=failed build=success test=success notify=skipped", "success", "sfd"}}},
+	  {"test=success", "lint=failed build=success test=success notify=skipped", "success",
+	   "sfd"}}},
 	{"only an allowed failure and skipped jobs: success, not skipped",
 	 {{"lint", 0, "on_success", T}, {"notify", 1, "on_failure", F}},
 	 {{"process", "lint=pending notify=created", "pending", ""},
@@ -138,7 +146,9 @@ static const ccase CASES[] = {
 	 {{"a", 0, "on_failure", F}, {"b", 1, "on_failure", F}},
 	 {{"process", "a=skipped b=skipped", "skipped", ""}}},
 	{"retry of a failed job: the later stages run again, the pipeline running again",
-	 {{"build", 0, "on_success", F}, {"test", 1, "on_success", F}, {"deploy", 2, "on_success", F}},
+	 {{"build", 0, "on_success", F},
+	  {"test", 1, "on_success", F},
+	  {"deploy", 2, "on_success", F}},
 	 {{"process", "build=pending test=created deploy=created", "pending", ""},
 	  {"build=running", "build=running test=created deploy=created", "running", "s"},
 	  {"build=failed", "build=failed test=skipped deploy=skipped", "failed", "sfd"},
@@ -188,8 +198,8 @@ static void make(fx *f, const ccase *c)
 			" '%s' FROM ci_pipelines WHERE id = %lld RETURNING id, project_id, pipeline_id)"
 			" INSERT INTO ci_builds (id, project_id, pipeline_id, options)"
 			" SELECT id, project_id, pipeline_id, '{\"script\":[\"x\"]}' FROM s RETURNING id",
-			j->name, j->stage, j->allow_failure ? "true" : "false", f->owner_id, j->stage,
-			j->when, f->pipeline);
+			j->name, j->stage, j->allow_failure ? "true" : "false", f->owner_id,
+			j->stage, j->when, f->pipeline);
 }
 
 static void apply(const fx *f, const char *op, const char *where)
@@ -198,8 +208,9 @@ static void apply(const fx *f, const char *op, const char *where)
 	if (strcmp(op, "process") == 0) {
 		free(sql_value("SELECT ci_process_pipeline(%lld)", f->pipeline));
 	} else if (strcmp(op, "cancel") == 0) {
-		ck_code(R(api("POST", S(fmt("/projects/%lld/pipelines/%lld/cancel", f->project,
-					    f->pipeline)),
+		ck_code(R(api("POST",
+			      S(fmt("/projects/%lld/pipelines/%lld/cancel", f->project,
+				    f->pipeline)),
 			      f->owner, NULL)),
 			200);
 	} else if (sscanf(op, "retry %63s", name) == 1) {
@@ -209,13 +220,14 @@ static void apply(const fx *f, const char *op, const char *where)
 		free(sql_value("SELECT ci_process_pipeline(%lld)", f->pipeline));
 	} else if (sscanf(op, "%63[^=]=%31s", name, status) == 2) {
 		/* the times a little in the past, so that durations are not 0 */
-		free(sql_value("UPDATE commit_statuses SET status = '%s', updated_at = now(),"
-			       " started_at = CASE WHEN '%s' IN ('running', 'success', 'failed')"
-			       "  THEN coalesce(started_at, now() - interval '5 seconds') ELSE started_at END,"
-			       " finished_at = CASE WHEN '%s' IN ('success', 'failed', 'canceled')"
-			       "  THEN now() ELSE finished_at END"
-			       " WHERE id = %lld; SELECT ci_process_pipeline(%lld)",
-			       status, status, status, job_id(f, name), f->pipeline));
+		free(sql_value(
+			"UPDATE commit_statuses SET status = '%s', updated_at = now(),"
+			" started_at = CASE WHEN '%s' IN ('running', 'success', 'failed')"
+			"  THEN coalesce(started_at, now() - interval '5 seconds') ELSE started_at END,"
+			" finished_at = CASE WHEN '%s' IN ('success', 'failed', 'canceled')"
+			"  THEN now() ELSE finished_at END"
+			" WHERE id = %lld; SELECT ci_process_pipeline(%lld)",
+			status, status, status, job_id(f, name), f->pipeline));
 	} else {
 		ck_abort_msg("%s: unknown step %s", where, op);
 	}
@@ -259,8 +271,9 @@ START_TEST(test_ci_status_table)
 	resp *r = R(api("GET", S(fmt("/projects/%lld/pipelines/%lld", f.project, f.pipeline)),
 			f.owner, NULL));
 	ck_status(r, 200);
-	ck_assert_str_eq(jstr(r->json, "status"),
-			 S(sql_value("SELECT status FROM ci_pipelines WHERE id = %lld", f.pipeline)));
+	ck_assert_str_eq(
+		jstr(r->json, "status"),
+		S(sql_value("SELECT status FROM ci_pipelines WHERE id = %lld", f.pipeline)));
 }
 END_TEST
 
@@ -277,24 +290,26 @@ START_TEST(test_ci_status_duration)
 	fx f;
 	make(&f, &c);
 	/* a [0, 10], b [5, 20], c [30, 40]: 30 s; d skipped; a retried copy [0, 100] */
-	free(sql_value("UPDATE commit_statuses SET status = 'success',"
-		       " started_at = timestamptz '2017-09-22 10:00:00+00' + s * interval '1 second',"
-		       " finished_at = timestamptz '2017-09-22 10:00:00+00' + e * interval '1 second'"
-		       " FROM (VALUES ('a', 0, 10), ('b', 5, 20), ('c', 30, 40)) v(n, s, e)"
-		       " WHERE pipeline_id = %lld AND name = v.n",
-		       f.pipeline));
+	free(sql_value(
+		"UPDATE commit_statuses SET status = 'success',"
+		" started_at = timestamptz '2017-09-22 10:00:00+00' + s * interval '1 second',"
+		" finished_at = timestamptz '2017-09-22 10:00:00+00' + e * interval '1 second'"
+		" FROM (VALUES ('a', 0, 10), ('b', 5, 20), ('c', 30, 40)) v(n, s, e)"
+		" WHERE pipeline_id = %lld AND name = v.n",
+		f.pipeline));
 	free(sql_value("UPDATE commit_statuses SET status = 'skipped' WHERE pipeline_id = %lld"
 		       " AND name = 'd'",
 		       f.pipeline));
-	long long old = sql_int("SELECT ci_retry_job(%lld, %lld, false)", job_id(&f, "a"),
-				f.owner_id);
+	long long old =
+		sql_int("SELECT ci_retry_job(%lld, %lld, false)", job_id(&f, "a"), f.owner_id);
 	ck_assert_int_gt(old, 0);
-	free(sql_value("UPDATE commit_statuses SET status = 'success',"
-		       " started_at = timestamptz '2017-09-22 10:00:00+00',"
-		       " finished_at = timestamptz '2017-09-22 10:00:10+00' WHERE id = %lld;"
-		       " UPDATE commit_statuses SET finished_at = started_at + interval '100 seconds'"
-		       " WHERE pipeline_id = %lld AND name = 'a' AND retried",
-		       old, f.pipeline));
+	free(sql_value(
+		"UPDATE commit_statuses SET status = 'success',"
+		" started_at = timestamptz '2017-09-22 10:00:00+00',"
+		" finished_at = timestamptz '2017-09-22 10:00:10+00' WHERE id = %lld;"
+		" UPDATE commit_statuses SET finished_at = started_at + interval '100 seconds'"
+		" WHERE pipeline_id = %lld AND name = 'a' AND retried",
+		old, f.pipeline));
 	ck_assert_int_eq(sql_int("SELECT ci_pipeline_duration(%lld)", f.pipeline), 30);
 	/* the pipeline, started, succeeds with that duration */
 	free(sql_value("UPDATE ci_pipelines SET status = 'running', started_at = now()"

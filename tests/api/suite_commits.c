@@ -8,15 +8,34 @@
 
 #include "client.h"
 
-
-static const char *const COMMIT_FIELDS[] = {
-	"id", "short_id", "title", "created_at", "parent_ids", "message", "author_name",
-	"author_email", "authored_date", "committer_name", "committer_email", "committed_date",
-	NULL};
-static const char *const DETAIL_FIELDS[] = {
-	"id", "short_id", "title", "created_at", "parent_ids", "message", "author_name",
-	"author_email", "authored_date", "committer_name", "committer_email", "committed_date",
-	"stats", "status", NULL};
+static const char *const COMMIT_FIELDS[] = {"id",
+					    "short_id",
+					    "title",
+					    "created_at",
+					    "parent_ids",
+					    "message",
+					    "author_name",
+					    "author_email",
+					    "authored_date",
+					    "committer_name",
+					    "committer_email",
+					    "committed_date",
+					    NULL};
+static const char *const DETAIL_FIELDS[] = {"id",
+					    "short_id",
+					    "title",
+					    "created_at",
+					    "parent_ids",
+					    "message",
+					    "author_name",
+					    "author_email",
+					    "authored_date",
+					    "committer_name",
+					    "committer_email",
+					    "committed_date",
+					    "stats",
+					    "status",
+					    NULL};
 
 /* A project of a new owner with the given visibility. */
 typedef struct {
@@ -93,38 +112,42 @@ START_TEST(test_commits_create_show)
 	/* by hash, short hash and branch */
 	const char *refs[] = {id, S(strndup(id, 8)), "master"};
 	for (int i = 0; i < 3; i++) {
-		resp *s = R(api("GET", S(fmt("/projects/%lld/repository/commits/%s", f.id, refs[i])),
-				f.token, NULL));
+		resp *s =
+			R(api("GET", S(fmt("/projects/%lld/repository/commits/%s", f.id, refs[i])),
+			      f.token, NULL));
 		ck_status(s, 200);
 		ck_fields(s->json, DETAIL_FIELDS);
 		ck_jstr(s, "id", id);
 	}
-	ck_body(R(api("GET", S(fmt("/projects/%lld/repository/commits/nope", f.id)), f.token, NULL)),
+	ck_body(R(api("GET", S(fmt("/projects/%lld/repository/commits/nope", f.id)), f.token,
+		      NULL)),
 		404, "{\"message\":\"404 Commit Not Found\"}");
-	ck_body(R(api("GET", S(fmt("/projects/%lld/repository/commits/%s", f.id,
-				   "0123456789012345678901234567890123456789")),
+	ck_body(R(api("GET",
+		      S(fmt("/projects/%lld/repository/commits/%s", f.id,
+			    "0123456789012345678901234567890123456789")),
 		      f.token, NULL)),
 		404, "{\"message\":\"404 Commit Not Found\"}");
 	/* a second commit: update, move, delete */
-	r = commit(&f, f.token,
-		   "{\"branch\":\"master\",\"commit_message\":\"second\",\"actions\":["
-		   "{\"action\":\"update\",\"file_path\":\"README.md\",\"content\":\"hello\\n\"},"
-		   "{\"action\":\"move\",\"previous_path\":\"dir/bin.dat\",\"file_path\":\"b.dat\"}]}");
+	r = commit(
+		&f, f.token,
+		"{\"branch\":\"master\",\"commit_message\":\"second\",\"actions\":["
+		"{\"action\":\"update\",\"file_path\":\"README.md\",\"content\":\"hello\\n\"},"
+		"{\"action\":\"move\",\"previous_path\":\"dir/bin.dat\",\"file_path\":\"b.dat\"}]}");
 	ck_status(r, 201);
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(jget(r->json, "parent_ids"),
-									  0)),
-			 id);
+	ck_assert_str_eq(
+		json_object_get_string(json_object_array_get_idx(jget(r->json, "parent_ids"), 0)),
+		id);
 	ck_assert_int_eq(jint(jget(r->json, "stats"), "deletions"), 1);
-	resp *d = R(api("GET", S(fmt("/projects/%lld/repository/commits/master/diff", f.id)), f.token,
-			NULL));
+	resp *d = R(api("GET", S(fmt("/projects/%lld/repository/commits/master/diff", f.id)),
+			f.token, NULL));
 	ck_status(d, 200);
 	ck_assert_int_eq(json_object_array_length(d->json), 2);
 	bool renamed = false, updated = false;
 	for (size_t i = 0; i < 2; i++) {
 		json_object *e = json_object_array_get_idx(d->json, i);
-		static const char *const fields[] = {"old_path", "new_path", "a_mode", "b_mode",
-						     "new_file", "renamed_file", "deleted_file",
-						     "diff", NULL};
+		static const char *const fields[] = {"old_path",     "new_path", "a_mode",
+						     "b_mode",       "new_file", "renamed_file",
+						     "deleted_file", "diff",     NULL};
 		ck_fields(e, fields);
 		if (jbool(e, "renamed_file")) {
 			renamed = true;
@@ -134,8 +157,9 @@ START_TEST(test_commits_create_show)
 			updated = true;
 			ck_assert_str_eq(jstr(e, "new_path"), "README.md");
 			ck_assert_str_eq(jstr(e, "a_mode"), "100644");
-			ck_assert_str_eq(jstr(e, "diff"),
-					 "--- a/README.md\n+++ b/README.md\n@@ -1,2 +1 @@\n hello\n-world\n");
+			ck_assert_str_eq(
+				jstr(e, "diff"),
+				"--- a/README.md\n+++ b/README.md\n@@ -1,2 +1 @@\n hello\n-world\n");
 		}
 	}
 	ck_assert(renamed && updated);
@@ -143,7 +167,8 @@ START_TEST(test_commits_create_show)
 		   "{\"branch\":\"master\",\"commit_message\":\"third\",\"actions\":["
 		   "{\"action\":\"delete\",\"file_path\":\"b.dat\"}]}");
 	ck_status(r, 201);
-	d = R(api("GET", S(fmt("/projects/%lld/repository/commits/master/diff", f.id)), f.token, NULL));
+	d = R(api("GET", S(fmt("/projects/%lld/repository/commits/master/diff", f.id)), f.token,
+		  NULL));
 	ck_status(d, 200);
 	ck_assert(jbool(json_object_array_get_idx(d->json, 0), "deleted_file"));
 	ck_assert_str_eq(jstr(json_object_array_get_idx(d->json, 0), "b_mode"), "0");
@@ -179,40 +204,45 @@ START_TEST(test_commits_create_errors)
 			  "{\"branch\":\"master\",\"commit_message\":\"m\",\"actions\":"
 			  "[{\"action\":\"delete\",\"file_path\":\"b.txt\"}]}"),
 		   "A file with this name doesn't exist");
-	ck_message(commit(&f, f.token,
-			  "{\"branch\":\"master\",\"commit_message\":\"m\",\"actions\":"
-			  "[{\"action\":\"create\",\"file_path\":\"c.txt\",\"content\":\"x\"},"
-			  "{\"action\":\"move\",\"previous_path\":\"c.txt\",\"file_path\":\"a.txt\"}]}"),
-		   "A file with this name already exists");
+	ck_message(
+		commit(&f, f.token,
+		       "{\"branch\":\"master\",\"commit_message\":\"m\",\"actions\":"
+		       "[{\"action\":\"create\",\"file_path\":\"c.txt\",\"content\":\"x\"},"
+		       "{\"action\":\"move\",\"previous_path\":\"c.txt\",\"file_path\":\"a.txt\"}]}"),
+		"A file with this name already exists");
 	ck_message(commit(&f, f.token,
 			  "{\"branch\":\"master\",\"commit_message\":\"m\",\"actions\":"
 			  "[{\"action\":\"create\",\"file_path\":\"../x\",\"content\":\"x\"}]}"),
 		   "Path cannot include directory traversal");
-	ck_message(commit(&f, f.token,
-			  "{\"branch\":\"feature\",\"start_branch\":\"nope\",\"commit_message\":\"m\","
-			  "\"actions\":[{\"action\":\"create\",\"file_path\":\"n\",\"content\":\"x\"}]}"),
-		   "You can only create or edit files when you are on a branch");
+	ck_message(
+		commit(&f, f.token,
+		       "{\"branch\":\"feature\",\"start_branch\":\"nope\",\"commit_message\":\"m\","
+		       "\"actions\":[{\"action\":\"create\",\"file_path\":\"n\",\"content\":\"x\"}]}"),
+		"You can only create or edit files when you are on a branch");
 	commit_file(&f, "master", "d.txt", "d");
 	tip = branch_tip(&f, "master");
-	ck_status(commit(&f, f.token,
-			 "{\"branch\":\"feature\",\"start_branch\":\"master\",\"commit_message\":\"m\","
-			 "\"actions\":[{\"action\":\"create\",\"file_path\":\"f\",\"content\":\"x\"}]}"),
-		  201);
-	ck_message(commit(&f, f.token,
-			  "{\"branch\":\"feature\",\"start_branch\":\"master\",\"commit_message\":\"m\","
-			  "\"actions\":[{\"action\":\"create\",\"file_path\":\"g\",\"content\":\"x\"}]}"),
-		   "A branch called 'feature' already exists. Switch to that branch in order to "
-		   "make changes");
-	ck_body(commit(&f, f.token, "{\"branch\":\"master\",\"commit_message\":\"m\",\"actions\":[1]}"),
+	ck_status(
+		commit(&f, f.token,
+		       "{\"branch\":\"feature\",\"start_branch\":\"master\",\"commit_message\":\"m\","
+		       "\"actions\":[{\"action\":\"create\",\"file_path\":\"f\",\"content\":\"x\"}]}"),
+		201);
+	ck_message(
+		commit(&f, f.token,
+		       "{\"branch\":\"feature\",\"start_branch\":\"master\",\"commit_message\":\"m\","
+		       "\"actions\":[{\"action\":\"create\",\"file_path\":\"g\",\"content\":\"x\"}]}"),
+		"A branch called 'feature' already exists. Switch to that branch in order to "
+		"make changes");
+	ck_body(commit(&f, f.token,
+		       "{\"branch\":\"master\",\"commit_message\":\"m\",\"actions\":[1]}"),
 		400, "{\"error\":\"actions is invalid\"}");
 	/* nothing moved */
 	ck_assert_str_eq(branch_tip(&f, "master"), tip);
 	/* the feature branch started from master */
 	resp *r = R(api("GET", S(fmt("/projects/%lld/repository/commits/feature", f.id)), f.token,
 			NULL));
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(jget(r->json, "parent_ids"),
-									  0)),
-			 tip);
+	ck_assert_str_eq(
+		json_object_get_string(json_object_array_get_idx(jget(r->json, "parent_ids"), 0)),
+		tip);
 }
 END_TEST
 
@@ -271,8 +301,8 @@ START_TEST(test_commits_bad_branch_names)
 			      "empty, branch %s: %ld %s", *n, r->status, r->body);
 		ck_body(R(api("POST", pick, f.token, S(fmt("branch=%s", S(enc(*n)))))), 404,
 			"{\"message\":\"404 Branch Not Found\"}");
-		r = R(api("GET", S(fmt("/projects/%lld/repository/commits?ref_name=%s", f.id,
-				       S(enc(*n)))),
+		r = R(api("GET",
+			  S(fmt("/projects/%lld/repository/commits?ref_name=%s", f.id, S(enc(*n)))),
 			  f.token, NULL));
 		ck_assert_msg(r->status == 404 || r->status == 400 || r->status == 200,
 			      "list %s: %ld", *n, r->status);
@@ -283,7 +313,8 @@ START_TEST(test_commits_bad_branch_names)
 	ck_assert_str_eq(R(api("GET", branches, f.token, NULL))->body, before);
 	ck_assert_str_eq(branch_tip(&f, "master"), sha);
 	ck_assert_str_eq(R(api("GET", S(fmt("/projects/%lld/repository/branches", empty.id)),
-			       empty.token, NULL))->body,
+			       empty.token, NULL))
+				 ->body,
 			 "[]");
 }
 END_TEST
@@ -356,8 +387,9 @@ START_TEST(test_commits_access)
 		ck_code(R(api("GET", S(fmt("%s/diff", show)), tok[0], NULL)), pub ? 200 : 403);
 		for (int i = 1; i < 4; i++)
 			ck_code(R(api("GET", show, tok[i], NULL)), 200);
-#define body "{\"branch\":\"master\",\"commit_message\":\"m\",\"actions\":" \
-	     "[{\"action\":\"create\",\"file_path\":\"%s\",\"content\":\"x\"}]}"
+#define body                                                                                       \
+	"{\"branch\":\"master\",\"commit_message\":\"m\",\"actions\":"                             \
+	"[{\"action\":\"create\",\"file_path\":\"%s\",\"content\":\"x\"}]}"
 		ck_code(commit(&f, NULL, S(fmt(body, "n0"))), 401);
 		ck_code(commit(&f, tok[0], S(fmt(body, "n1"))), 403);
 		ck_code(commit(&f, tok[1], S(fmt(body, "n2"))), 403);
@@ -413,8 +445,9 @@ START_TEST(test_commits_compare_and_swap)
 	for (int round = 0; round < 6; round++) {
 		resp *before = R(api("GET", list, f.token, NULL));
 		long long n = atoll(resp_header(before, "X-Total"));
-#define RACE "{\"branch\":\"master\",\"commit_message\":\"race %d-%c\",\"actions\":" \
-	     "[{\"action\":\"create\",\"file_path\":\"same-%d\",\"content\":\"x\"}]}"
+#define RACE                                                                                       \
+	"{\"branch\":\"master\",\"commit_message\":\"race %d-%c\",\"actions\":"                    \
+	"[{\"action\":\"create\",\"file_path\":\"same-%d\",\"content\":\"x\"}]}"
 		struct racer x[2] = {{&f, S(fmt(RACE, round, 'a', round)), 0, ""},
 				     {&f, S(fmt(RACE, round, 'b', round)), 0, ""}};
 #undef RACE
@@ -428,8 +461,9 @@ START_TEST(test_commits_compare_and_swap)
 		ck_assert_msg(won == 1 && lost == 1, "round %d: %ld %ld", round, x[0].status,
 			      x[1].status);
 		const char *msg = x[0].status == 400 ? x[0].message : x[1].message;
-		ck_assert_msg(strcmp(msg, "You are attempting to update a file that has changed since "
-					  "you started editing it.") == 0 ||
+		ck_assert_msg(strcmp(msg,
+				     "You are attempting to update a file that has changed since "
+				     "you started editing it.") == 0 ||
 				      strcmp(msg, "A file with this name already exists") == 0,
 			      "%s", msg);
 		resp *after = R(api("GET", list, f.token, NULL));
@@ -483,7 +517,8 @@ START_TEST(test_commits_push_events)
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE project_id = %lld", f.id),
 			 events);
 	/* a branch and a tag made and removed through the API */
-	r = R(api("POST", S(fmt("/projects/%lld/repository/branches?branch=b2&ref=%s", f.id, first)),
+	r = R(api("POST",
+		  S(fmt("/projects/%lld/repository/branches?branch=b2&ref=%s", f.id, first)),
 		  f.token, NULL));
 	ck_status(r, 201);
 	pd = jget(e = last_event(&f), "push_data");
@@ -516,30 +551,33 @@ START_TEST(test_commits_cherry_pick)
 	fx f;
 	project(&f, "private");
 	commit_file(&f, "master", "a", "a");
-	ck_status(commit(&f, f.token,
-			 "{\"branch\":\"feature\",\"start_branch\":\"master\",\"commit_message\":\"feat\","
-			 "\"actions\":[{\"action\":\"create\",\"file_path\":\"f\",\"content\":\"x\"}]}"),
-		  201);
+	ck_status(
+		commit(&f, f.token,
+		       "{\"branch\":\"feature\",\"start_branch\":\"master\",\"commit_message\":\"feat\","
+		       "\"actions\":[{\"action\":\"create\",\"file_path\":\"f\",\"content\":\"x\"}]}"),
+		201);
 	const char *feat = branch_tip(&f, "feature");
 	const char *pick = S(fmt("/projects/%lld/repository/commits/%s/cherry_pick", f.id, feat));
 	ck_body(R(api("POST", pick, f.token, NULL)), 400,
 		"{\"message\":\"400 (Bad request) \\\"branch\\\" not given\"}");
 	ck_body(R(api("POST", pick, f.token, "branch=nope")), 404,
 		"{\"message\":\"404 Branch Not Found\"}");
-	ck_body(R(api("POST", S(fmt("/projects/%lld/repository/commits/%s/cherry_pick", f.id,
-				    "abcdef1234")),
+	ck_body(R(api("POST",
+		      S(fmt("/projects/%lld/repository/commits/%s/cherry_pick", f.id, "abcdef1234")),
 		      f.token, "branch=master")),
 		404, "{\"message\":\"404 Commit Not Found\"}");
 	resp *r = R(api("POST", pick, f.token, "branch=master"));
 	ck_status(r, 201);
 	ck_fields(r->json, COMMIT_FIELDS);
-	ck_assert_msg(strstr(jstr(r->json, "message"), S(fmt("(cherry picked from commit %s)", feat))),
+	ck_assert_msg(strstr(jstr(r->json, "message"),
+			     S(fmt("(cherry picked from commit %s)", feat))),
 		      "%s", r->body);
 	ck_assert_str_eq(branch_tip(&f, "master"), jstr(r->json, "id"));
-	ck_message(R(api("POST", pick, f.token, "branch=master")),
-		   "Sorry, we cannot cherry-pick this commit automatically. This commit may already "
-		   "have been cherry-picked, or a more recent commit may have updated some of its "
-		   "content.");
+	ck_message(
+		R(api("POST", pick, f.token, "branch=master")),
+		"Sorry, we cannot cherry-pick this commit automatically. This commit may already "
+		"have been cherry-picked, or a more recent commit may have updated some of its "
+		"content.");
 	long long uid;
 	char *rep = S(make_user("cmp", &uid, NULL));
 	fixture_member("Project", f.id, uid, 20);
@@ -549,8 +587,8 @@ END_TEST
 
 START_TEST(test_commits_comments)
 {
-	static const char *const NOTE_FIELDS[] = {"note", "path", "line", "line_type", "author",
-						  "created_at", NULL};
+	static const char *const NOTE_FIELDS[] = {"note",   "path",       "line", "line_type",
+						  "author", "created_at", NULL};
 	fx f;
 	project(&f, "public");
 	const char *sha = commit_file(&f, "master", "doc.txt", "l1\\nl2\\n");
@@ -569,8 +607,8 @@ START_TEST(test_commits_comments)
 	/* not a line of the diff, or the sha a branch: at the end, no line */
 	r = R(api("POST", url, f.token, "note=far&path=doc.txt&line=9&line_type=new"));
 	ck_assert(jnull(r->json, "path") && jnull(r->json, "line"));
-	r = R(api("POST", S(fmt("/projects/%lld/repository/commits/master/comments", f.id)), f.token,
-		  "note=branch&path=doc.txt&line=2&line_type=new"));
+	r = R(api("POST", S(fmt("/projects/%lld/repository/commits/master/comments", f.id)),
+		  f.token, "note=branch&path=doc.txt&line=2&line_type=new"));
 	ck_status(r, 201);
 	ck_assert(jnull(r->json, "path"));
 	ck_body(R(api("POST", url, f.token, NULL)), 400,
@@ -602,15 +640,18 @@ END_TEST
 START_TEST(test_commits_statuses)
 {
 	static const char *const STATUS_FIELDS[] = {
-		"id", "sha", "ref", "status", "name", "target_url", "description", "created_at",
-		"started_at", "finished_at", "allow_failure", "coverage", "author", NULL};
+		"id",         "sha",         "ref",           "status",
+		"name",       "target_url",  "description",   "created_at",
+		"started_at", "finished_at", "allow_failure", "coverage",
+		"author",     NULL};
 	fx f;
 	project(&f, "private");
 	const char *sha = commit_file(&f, "master", "a", "a");
 	const char *post = S(fmt("/projects/%lld/statuses/%s", f.id, sha));
 	const char *list = S(fmt("/projects/%lld/repository/commits/%s/statuses", f.id, sha));
-	resp *r = R(api("POST", post, f.token,
-			"state=pending&target_url=http%3A%2F%2Fci%2F1&description=wait&coverage=50.5"));
+	resp *r = R(
+		api("POST", post, f.token,
+		    "state=pending&target_url=http%3A%2F%2Fci%2F1&description=wait&coverage=50.5"));
 	ck_status(r, 201);
 	ck_fields(r->json, STATUS_FIELDS);
 	ck_jstr(r, "status", "pending");

@@ -169,7 +169,7 @@ START_TEST(test_head)
 	char *p = fmt("/users/%lld/impersonation_tokens?per_page=1", uid);
 	ck_head_like_get(p, admin_token());
 	free(p);
-	ck_head_like_get("/broadcast_messages", user); /* 403 */
+	ck_head_like_get("/broadcast_messages", user);                    /* 403 */
 	ck_head_like_get("/broadcast_messages/999999999", admin_token()); /* 404 */
 	ck_head_like_get("/nope", admin_token());
 
@@ -551,10 +551,7 @@ START_TEST(test_malformed_bodies)
 {
 	long long before = bm_total();
 	static const char *const json_bodies[] = {
-		"{\"message\":",
-		"{\"message\":\"x\"} trailing",
-		"[\"message\"]",
-		"\"message\"",
+		"{\"message\":",    "{\"message\":\"x\"} trailing", "[\"message\"]", "\"message\"",
 		"{message: \"x\"}",
 	};
 	for (size_t i = 0; i < sizeof(json_bodies) / sizeof(json_bodies[0]); i++) {

@@ -169,8 +169,7 @@ static int h_fail(request *r)
 {
 	db_on_rollback(&r->ctx, count_undo, NULL);
 	db_on_commit(&r->ctx, count_commit, NULL);
-	(void)db_query(&r->ctx, "queue_enqueue", 2,
-		       (const char *const[]){"core_test", "{}"}, NULL);
+	(void)db_query(&r->ctx, "queue_enqueue", 2, (const char *const[]){"core_test", "{}"}, NULL);
 	return fail_invalid(r, "x");
 }
 
@@ -178,8 +177,7 @@ static int h_fail(request *r)
 static int h_conflict(request *r)
 {
 	db_on_rollback(&r->ctx, count_undo, NULL);
-	(void)db_query(&r->ctx, "queue_enqueue", 2,
-		       (const char *const[]){"core_test", "{}"}, NULL);
+	(void)db_query(&r->ctx, "queue_enqueue", 2, (const char *const[]){"core_test", "{}"}, NULL);
 	respond_json(r, 409, json_object_new_object());
 	return 0;
 }
@@ -267,8 +265,8 @@ static int h_pf(request *r)
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "value", json_object_new_string(PQgetvalue(res, 0, 0)));
 	if (!want)
-		json_object_object_add(o, "before",
-				       json_object_new_boolean(atoll(PQgetvalue(res, 0, 0)) < began));
+		json_object_object_add(
+			o, "before", json_object_new_boolean(atoll(PQgetvalue(res, 0, 0)) < began));
 	respond_json(r, 200, o);
 	return 0;
 }
@@ -456,7 +454,8 @@ START_TEST(test_prefetch)
 	ck_assert_msg(strstr(Req.body, "\"before\":false"), "%s", Req.body);
 	/* a project named by its path: nothing is sent ahead either */
 	char *path = keep(sql_value("SELECT n.full_path || '/' || p.path FROM projects p"
-				    " JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = %lld", id));
+				    " JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = %lld",
+				    id));
 	ck_assert_int_eq(serve_as(owner, "GET", keep(fmt("/pf/%s?pf=when", keep(enc(path))))), 200);
 	ck_assert_msg(strstr(Req.body, "\"before\":false"), "%s", Req.body);
 }
@@ -585,7 +584,10 @@ START_TEST(test_lazy_prepare)
 	int pid = PQbackendPID(d.conn);
 	(void)keep(sql_value("SELECT pg_terminate_backend(%d)", pid));
 	for (int i = 0; i < 100 && strcmp(keep(sql_value("SELECT count(*) FROM pg_stat_activity"
-							  " WHERE pid = %d", pid)), "0") != 0; i++)
+							 " WHERE pid = %d",
+							 pid)),
+					  "0") != 0;
+	     i++)
 		usleep(20000);
 	ck_assert_int_eq(db_ensure_idle(&d), 0);
 	ck_assert_int_ne(PQbackendPID(d.conn), pid);

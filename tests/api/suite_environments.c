@@ -53,9 +53,9 @@ static char *one(long long pid, long long eid, const char *suffix)
 /* Creates environment name (form-encoded) with url (NULL: none) as token; its id. */
 static long long add(long long pid, const char *token, const char *name, const char *url)
 {
-	resp *r = R(api("POST", epath(pid, ""), token,
-			url ? S(fmt("name=%s&external_url=%s", name, url))
-			    : S(fmt("name=%s", name))));
+	resp *r = R(
+		api("POST", epath(pid, ""), token,
+		    url ? S(fmt("name=%s&external_url=%s", name, url)) : S(fmt("name=%s", name))));
 	ck_status(r, 201);
 	return jint(r->json, "id");
 }
@@ -171,8 +171,8 @@ START_TEST(test_environments_create)
 	ck_body(R(api("POST", epath(p.id, ""), p.owner, "name=x&external_url=ftp://x.org")), 400,
 		"{\"message\":{\"external_url\":[\"must be a valid URL\"]}}");
 	ck_body(R(api("POST", epath(p.id, ""), p.owner,
-		      "name=x&external_url=https://example.com/app")), 400,
-		"{\"message\":{\"external_url\":[\"has already been taken\"]}}");
+		      "name=x&external_url=https://example.com/app")),
+		400, "{\"message\":{\"external_url\":[\"has already been taken\"]}}");
 	char *long_name = S(calloc(1, 257));
 	memset(long_name, 'a', 256);
 	ck_body(R(api("POST", epath(p.id, ""), p.owner, S(fmt("name=%s", long_name)))), 400,
@@ -271,7 +271,9 @@ START_TEST(test_environments_update)
 	ck_body(R(api("PUT", one(p.id, a, ""), p.owner, "slug=x")), 400,
 		"{\"error\":\"slug is automatically generated and cannot be changed\"}");
 	ck_assert_str_eq(S(sql_value("SELECT name || coalesce(external_url, '-') FROM environments"
-				     " WHERE id = %lld", a)), "Prod Env-");
+				     " WHERE id = %lld",
+				     a)),
+			 "Prod Env-");
 	ck_body(R(api("PUT", one(p.id, other, ""), p.owner, "name=x")), 404,
 		"{\"message\":\"404 Not found\"}");
 	ck_body(R(api("PUT", epath(p.id, "/abc"), p.owner, "name=x")), 400,
@@ -335,15 +337,16 @@ START_TEST(test_environments_roles)
 		long long e = add(p.id, p.owner, S(fmt("env%zu", i)), NULL);
 		ck_code(R(api("PUT", one(p.id, e, ""), t, S(fmt("name=renamed%zu", i)))),
 			rows[i].put);
-		ck_assert_str_eq(env_column("name", e),
-				 rows[i].put == 200 ? S(fmt("renamed%zu", i)) : S(fmt("env%zu", i)));
+		ck_assert_str_eq(env_column("name", e), rows[i].put == 200 ? S(fmt("renamed%zu", i))
+									   : S(fmt("env%zu", i)));
 		ck_code(R(api("POST", one(p.id, e, "/stop"), t, NULL)), rows[i].stop);
 		ck_assert_str_eq(env_column("state", e),
 				 rows[i].stop == 200 ? "stopped" : "available");
 		ck_code(R(api("DELETE", one(p.id, e, ""), t, NULL)), rows[i].del);
 		ck_assert_int_eq(sql_int("SELECT count(*) FROM environments WHERE id = %lld", e),
 				 rows[i].del == 204 ? 0 : 1);
-		ck_code(R(api("POST", epath(p.id, ""), t, S(fmt("name=made%zu", i)))), rows[i].post);
+		ck_code(R(api("POST", epath(p.id, ""), t, S(fmt("name=made%zu", i)))),
+			rows[i].post);
 		/* refused before the lookup: no 404 for an environment that is not there */
 		if (rows[i].put == 403)
 			ck_body(R(api("PUT", one(p.id, 999999999, ""), t, "name=x")), 403,
@@ -391,14 +394,17 @@ START_TEST(test_environments_deployments)
 	long long eid = jint(env, "id");
 	ck_assert_str_eq(S(sql_value("SELECT concat_ws(' ', iid, ref, sha, tag, user_id,"
 				     " deployable_id, on_stop) FROM deployments"
-				     " WHERE environment_id = %lld", eid)),
+				     " WHERE environment_id = %lld",
+				     eid)),
 			 S(fmt("1 master " SHA " f %lld %lld stop_review", p.owner_id, deploy)));
 	/* a retried job's success: a second deployment, numbered on */
 	long long again = job(p.id, pl, p.owner_id, "deploy_review", 0, "pending", "on_success",
 			      "review/feature", opts);
 	set_status(again, "success");
 	ck_assert_str_eq(S(sql_value("SELECT string_agg(iid::text, ',' ORDER BY iid)"
-				     " FROM deployments WHERE project_id = %lld", p.id)), "1,2");
+				     " FROM deployments WHERE project_id = %lld",
+				     p.id)),
+			 "1,2");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM environments WHERE project_id = %lld", p.id),
 			 1);
 	/* an environment of the API is found by name, its url taken from the job */
@@ -408,8 +414,8 @@ START_TEST(test_environments_deployments)
 			   "{\"name\": \"production\", \"url\": \"https://prod.example.com\"}");
 	set_status(pj, "success");
 	ck_assert_str_eq(env_column("external_url", prod), "https://prod.example.com");
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM deployments WHERE environment_id = %lld",
-				 prod), 1);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM deployments WHERE environment_id = %lld", prod), 1);
 	/* a name the model refuses makes nothing; a url that is none is not kept */
 	long long bad = job(p.id, pl, p.owner_id, "bad", 0, "running", "on_success", "a*b",
 			    "{\"name\": \"a*b\"}");
@@ -471,19 +477,22 @@ START_TEST(test_environments_stop)
 	/* an on_stop job that already ran is retried: a new pending copy */
 	long long pl = pipeline(p.id, p.owner_id);
 	const char *opts = "{\"name\": \"staging\", \"on_stop\": \"halt\"}";
-	long long d = job(p.id, pl, p.owner_id, "deploy", 0, "running", "on_success", "staging",
-			  opts);
+	long long d =
+		job(p.id, pl, p.owner_id, "deploy", 0, "running", "on_success", "staging", opts);
 	long long halt = job(p.id, pl, p.owner_id, "halt", 1, "manual", "manual", "staging",
 			     "{\"name\": \"staging\", \"action\": \"stop\"}");
 	set_status(d, "success");
 	set_status(halt, "canceled");
 	long long env = sql_int("SELECT id FROM environments WHERE project_id = %lld"
-				" AND name = 'staging'", p.id);
+				" AND name = 'staging'",
+				p.id);
 	ck_code(R(api("POST", one(p.id, env, "/stop"), p.owner, NULL)), 200);
 	ck_assert_str_eq(S(sql_value("SELECT retried FROM commit_statuses WHERE id = %lld", halt)),
 			 "t");
 	ck_assert_str_eq(S(sql_value("SELECT status FROM commit_statuses WHERE pipeline_id = %lld"
-				     " AND name = 'halt' AND NOT retried", pl)), "pending");
+				     " AND name = 'halt' AND NOT retried",
+				     pl)),
+			 "pending");
 }
 END_TEST
 
@@ -558,8 +567,9 @@ START_TEST(test_environments_end_to_end)
 	ck_assert(fy != NULL);
 	fputs(yml, fy);
 	fclose(fy);
-	rc = git_sh(work, &out, "-C w add .gitlab-ci.yml && git -C w commit -q -m ci &&"
-				" git -C w push -q origin master && git -C w rev-parse HEAD");
+	rc = git_sh(work, &out,
+		    "-C w add .gitlab-ci.yml && git -C w commit -q -m ci &&"
+		    " git -C w push -q origin master && git -C w rev-parse HEAD");
 	ck_assert_msg(rc == 0, "push: %s", out);
 	char *sha = S(strndup(out + strlen(out) - 41, 40));
 	free(out);
@@ -568,7 +578,8 @@ START_TEST(test_environments_end_to_end)
 	long long pl = 0;
 	for (int i = 0; i < 200 && !pl; i++) {
 		pl = sql_int("SELECT coalesce(min(id), 0) FROM ci_pipelines"
-			     " WHERE project_id = %lld", p.id);
+			     " WHERE project_id = %lld",
+			     p.id);
 		if (!pl)
 			usleep(100000);
 	}
@@ -576,7 +587,8 @@ START_TEST(test_environments_end_to_end)
 	/* a runner of the tag deploys */
 	resp *r = runner_call("POST", "/runners",
 			      S(fmt("{\"token\":\"%s\",\"tag_list\":\"%s\","
-				    "\"run_untagged\":false}", shared_registration_token(), tag)));
+				    "\"run_untagged\":false}",
+				    shared_registration_token(), tag)));
 	ck_status(r, 201);
 	char *runner = S(strdup(jstr(r->json, "token")));
 	char *jt;

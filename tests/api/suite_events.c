@@ -10,11 +10,11 @@
 #include "client.h"
 
 static const char *const event_fields[] = {
-	"title",        "project_id", "action_name", "target_id", "target_iid", "target_type",
-	"author_id",    "target_title", "created_at", "author",   "author_username", "data",
-	NULL,
+	"title",           "project_id", "action_name",  "target_id",  "target_iid",
+	"target_type",     "author_id",  "target_title", "created_at", "author",
+	"author_username", "data",       NULL,
 };
-static const char *const author_fields[] = {"id",        "name",    "username", "state",
+static const char *const author_fields[] = {"id",         "name",    "username", "state",
 					    "avatar_url", "web_url", NULL};
 
 /* An event of author in project (0: none) named title, at created_at (UTC). */
@@ -27,8 +27,8 @@ static void add_event(long long project, long long author, const char *action,
 	free(sql_value("INSERT INTO events (project_id, author_id, action, action_name, target_type,"
 		       " target_id, target_iid, target_title, created_at) VALUES (%s, %lld, '%s',"
 		       " '%s', %s, %s, %s, '%s', '%s')",
-		       project_sql, author, action, action_name, type_sql, target_type ? "77" : "NULL",
-		       target_type ? "7" : "NULL", title, created_at));
+		       project_sql, author, action, action_name, type_sql,
+		       target_type ? "77" : "NULL", target_type ? "7" : "NULL", title, created_at));
 	free(project_sql);
 	free(type_sql);
 }
@@ -50,15 +50,15 @@ static char *titles(resp *r)
 }
 
 /* GET path as token: asserts 200 and that the list is exactly want (names, in order). */
-#define ck_list(path, token, want)                                                             \
-	do {                                                                                   \
-		resp *r_ = api("GET", (path), (token), NULL);                                  \
-		ck_status(r_, 200);                                                            \
-		char *got_ = titles(r_);                                                       \
-		ck_assert_msg(strcmp(got_, (want)) == 0, "GET %s: expected [%s], got [%s]",     \
-			      (path), (want), got_);                                           \
-		free(got_);                                                                    \
-		resp_free(r_);                                                                 \
+#define ck_list(path, token, want)                                                                 \
+	do {                                                                                       \
+		resp *r_ = api("GET", (path), (token), NULL);                                      \
+		ck_status(r_, 200);                                                                \
+		char *got_ = titles(r_);                                                           \
+		ck_assert_msg(strcmp(got_, (want)) == 0, "GET %s: expected [%s], got [%s]",        \
+			      (path), (want), got_);                                               \
+		free(got_);                                                                        \
+		resp_free(r_);                                                                     \
 	} while (0)
 
 START_TEST(test_events_require_auth)
@@ -83,11 +83,12 @@ START_TEST(test_events_record_shape)
 	long long p = fixture_project(tok, "public", NULL);
 	add_event(p, uid, "created", "created", NULL, "made", "2017-03-01 10:00:00.123+00");
 	add_event(p, uid, "created", "opened", "Issue", "issue", "2017-03-02 10:00:00+00");
-	free(sql_value("INSERT INTO events (project_id, author_id, action, action_name, target_type,"
-		       " target_id, target_title, data, created_at) VALUES (%lld, %lld, 'commented',"
-		       " 'commented on', 'Note', 5, 'note', '{\"note\": {\"id\": 5, \"body\": \"hi\"}}',"
-		       " '2017-03-03 10:00:00+00')",
-		       p, uid));
+	free(sql_value(
+		"INSERT INTO events (project_id, author_id, action, action_name, target_type,"
+		" target_id, target_title, data, created_at) VALUES (%lld, %lld, 'commented',"
+		" 'commented on', 'Note', 5, 'note', '{\"note\": {\"id\": 5, \"body\": \"hi\"}}',"
+		" '2017-03-03 10:00:00+00')",
+		p, uid));
 	resp *r = api("GET", "/events", tok, NULL);
 	ck_status(r, 200);
 	ck_assert_int_eq(json_object_array_length(r->json), 4);
@@ -103,9 +104,9 @@ START_TEST(test_events_record_shape)
 
 	json_object *note = json_object_array_get_idx(r->json, 1);
 	const char *const note_fields[] = {
-		"title",      "project_id", "action_name",     "target_id", "target_iid",
-		"target_type", "author_id", "target_title",    "created_at", "author",
-		"author_username", "data",  "note",            NULL,
+		"title",           "project_id", "action_name",  "target_id",  "target_iid",
+		"target_type",     "author_id",  "target_title", "created_at", "author",
+		"author_username", "data",       "note",         NULL,
 	};
 	ck_fields(note, note_fields);
 	ck_assert_str_eq(jstr(note, "action_name"), "commented on");

@@ -6,7 +6,6 @@
 
 #include "client.h"
 
-
 typedef struct {
 	long long id;
 	long long owner;
@@ -42,7 +41,8 @@ static const char *tip(const fx *f, const char *ref)
 
 static char *b64decode(const char *s, size_t *n)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char *out = malloc(strlen(s) + 1);
 	unsigned v = 0;
 	int bits = 0;
@@ -58,9 +58,10 @@ static char *b64decode(const char *s, size_t *n)
 
 START_TEST(test_files_crud)
 {
-	static const char *const FILE_FIELDS[] = {"file_name", "file_path", "size", "encoding",
-						  "content", "ref", "blob_id", "commit_id",
-						  "last_commit_id", NULL};
+	static const char *const FILE_FIELDS[] = {"file_name", "file_path", "size",
+						  "encoding",  "content",   "ref",
+						  "blob_id",   "commit_id", "last_commit_id",
+						  NULL};
 	fx f;
 	project(&f, "private");
 	const char *path = "dir one/sub dir/file name.txt";
@@ -93,7 +94,8 @@ START_TEST(test_files_crud)
 	ck_header(r, "Content-Type", "text/plain; charset=utf-8");
 	/* update, with the last commit id it was read at */
 	r = R(api("PUT", u, f.token,
-		  S(fmt("branch=master&commit_message=update&content=bye&last_commit_id=%s", first))));
+		  S(fmt("branch=master&commit_message=update&content=bye&last_commit_id=%s",
+			first))));
 	ck_body(r, 200, S(fmt("{\"file_path\":\"%s\",\"branch\":\"master\"}", path)));
 	const char *second = tip(&f, "master");
 	put_file(&f, "other.txt", "o");
@@ -104,8 +106,9 @@ START_TEST(test_files_crud)
 	r = R(api("PUT", u, f.token,
 		  S(fmt("branch=master&commit_message=u&content=x&last_commit_id=%s", first))));
 	ck_status(r, 400);
-	ck_jstr(r, "message", "You are attempting to update a file that has changed since you "
-			      "started editing it.");
+	ck_jstr(r, "message",
+		"You are attempting to update a file that has changed since you "
+		"started editing it.");
 	/* the older version by commit */
 	r = R(api("GET", S(fmt("%s?ref=%s", u, first)), f.token, NULL));
 	ck_assert_int_eq(jint(r->json, "size"), 12);
@@ -132,7 +135,8 @@ START_TEST(test_files_errors)
 		"{\"message\":\"404 Commit Not Found\"}");
 	ck_body(R(api("GET", S(fmt("%s?ref=master", missing)), f.token, NULL)), 404,
 		"{\"message\":\"404 File Not Found\"}");
-	ck_body(R(api("GET", S(fmt("%s?ref=master", file_url(&f, "b.txt", "/raw"))), f.token, NULL)),
+	ck_body(R(api("GET", S(fmt("%s?ref=master", file_url(&f, "b.txt", "/raw"))), f.token,
+		      NULL)),
 		404, "{\"message\":\"404 File Not Found\"}");
 	ck_body(R(api("POST", u, f.token, "commit_message=m&content=x")), 400,
 		"{\"message\":\"400 (Bad request) \\\"branch\\\" not given\"}");
@@ -146,7 +150,8 @@ START_TEST(test_files_errors)
 		"{\"message\":\"A file with this name already exists\"}");
 	ck_body(R(api("PUT", missing, f.token, "branch=master&commit_message=m&content=x")), 400,
 		"{\"message\":\"A file with this name doesn't exist\"}");
-	ck_body(R(api("DELETE", S(fmt("%s?branch=master&commit_message=m", missing)), f.token, NULL)),
+	ck_body(R(api("DELETE", S(fmt("%s?branch=master&commit_message=m", missing)), f.token,
+		      NULL)),
 		400, "{\"message\":\"A file with this name doesn't exist\"}");
 	ck_body(R(api("DELETE", S(fmt("%s?commit_message=m", u)), f.token, NULL)), 400,
 		"{\"message\":\"400 (Bad request) \\\"branch\\\" not given\"}");
@@ -157,8 +162,8 @@ START_TEST(test_files_errors)
 		      "branch=master&commit_message=m&content=x")),
 		400, "{\"message\":\"A file with this name already exists\"}");
 	ck_assert_str_eq(tip(&f, "master"), before);
-	ck_body(R(api("GET", "/projects/999999999/repository/files/a?ref=master", f.token, NULL)), 404,
-		"{\"message\":\"404 Project Not Found\"}");
+	ck_body(R(api("GET", "/projects/999999999/repository/files/a?ref=master", f.token, NULL)),
+		404, "{\"message\":\"404 Project Not Found\"}");
 }
 END_TEST
 
@@ -181,8 +186,9 @@ START_TEST(test_files_bad_branch_names)
 		const char *created = S(fmt("Something went wrong when we tried to create '%s' for "
 					    "you: Branch name is invalid",
 					    *n));
-		resp *r = R(api("POST", u, f.token,
-				S(fmt("branch=%s&start_branch=master&commit_message=m&content=x", e))));
+		resp *r = R(
+			api("POST", u, f.token,
+			    S(fmt("branch=%s&start_branch=master&commit_message=m&content=x", e))));
 		ck_assert_msg(r->status == 400 && jstr(r->json, "message") &&
 				      strcmp(jstr(r->json, "message"), created) == 0,
 			      "branch %s: %ld %s", *n, r->status, r->body);
@@ -202,8 +208,8 @@ START_TEST(test_files_bad_branch_names)
 		};
 		for (size_t i = 0; i < sizeof(reads) / sizeof(*reads); i++) {
 			r = R(api("GET", reads[i], f.token, NULL));
-			ck_assert_msg(r->status == 404 || r->status == 400, "GET %s: %ld %s", reads[i],
-				      r->status, r->body);
+			ck_assert_msg(r->status == 404 || r->status == 400, "GET %s: %ld %s",
+				      reads[i], r->status, r->body);
 		}
 	}
 	ck_assert_str_eq(R(api("GET", branches, f.token, NULL))->body, before);
@@ -230,9 +236,10 @@ START_TEST(test_files_base64)
 	ck_assert_int_eq(jint(r->json, "size"), 4);
 	const char *blob = jstr(r->json, "blob_id");
 	r = R(api("GET", S(fmt("/projects/%lld/repository/blobs/%s", f.id, blob)), f.token, NULL));
-	ck_body(r, 200, S(fmt("{\"size\":4,\"encoding\":\"base64\",\"content\":\"AP8QQQ==\","
-			      "\"sha\":\"%s\"}",
-			      blob)));
+	ck_body(r, 200,
+		S(fmt("{\"size\":4,\"encoding\":\"base64\",\"content\":\"AP8QQQ==\","
+		      "\"sha\":\"%s\"}",
+		      blob)));
 	r = R(api("GET", S(fmt("/projects/%lld/repository/blobs/%.10s/raw", f.id, blob)), f.token,
 		  NULL));
 	ck_status(r, 200);
@@ -264,7 +271,8 @@ static unsigned char *noise(size_t n, unsigned long long seed)
  * wrap, as base64(1) and many clients write it. */
 static char *b64encode(const unsigned char *p, size_t n, bool wrap)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t len = (n + 2) / 3 * 4;
 	char *out = malloc(len + len / 76 + 2), *o = out;
 	size_t col = 0;
@@ -340,7 +348,8 @@ START_TEST(test_files_large)
 	size_t n1 = 6 << 20;
 	unsigned char *d1 = noise(n1, 1);
 	char *wrapped = b64encode(d1, n1, true);
-	char *form = fmt("branch=master&commit_message=big&encoding=base64&content=%s", S(enc(wrapped)));
+	char *form =
+		fmt("branch=master&commit_message=big&encoding=base64&content=%s", S(enc(wrapped)));
 	free(wrapped);
 	resp *r = R(api("POST", file_url(&f, "big/one.bin", ""), f.token, form));
 	free(form);
@@ -445,11 +454,12 @@ START_TEST(test_files_compare_contributors)
 	const char *cmp = S(fmt("/projects/%lld/repository/compare", f.id));
 	resp *r = R(api("GET", S(fmt("%s?from=master&to=topic", cmp)), NULL, NULL));
 	ck_status(r, 200);
-	static const char *const CMP_FIELDS[] = {"commit", "commits", "diffs", "compare_timeout",
-						 "compare_same_ref", NULL};
+	static const char *const CMP_FIELDS[] = {"commit",          "commits",          "diffs",
+						 "compare_timeout", "compare_same_ref", NULL};
 	ck_fields(r->json, CMP_FIELDS);
 	ck_assert_int_eq(json_object_array_length(jget(r->json, "commits")), 2);
-	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "commits"), 0), "title"), "t1");
+	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "commits"), 0), "title"),
+			 "t1");
 	ck_assert_str_eq(jstr(jget(r->json, "commit"), "title"), "t2");
 	ck_assert_int_eq(json_object_array_length(jget(r->json, "diffs")), 1);
 	ck_assert(!jbool(r->json, "compare_same_ref") && !jbool(r->json, "compare_timeout"));
@@ -471,14 +481,15 @@ START_TEST(test_files_compare_contributors)
 	ck_status(r, 200);
 	ck_pages(r, c, "", 1, 20, 1);
 	json_object *e = json_object_array_get_idx(r->json, 0);
-	static const char *const CONTRIB_FIELDS[] = {"name", "email", "commits", "additions",
-						     "deletions", NULL};
+	static const char *const CONTRIB_FIELDS[] = {"name",      "email",     "commits",
+						     "additions", "deletions", NULL};
 	ck_fields(e, CONTRIB_FIELDS);
 	ck_assert_int_eq(jint(e, "commits"), 2);
 	ck_assert_int_eq(jint(e, "additions"), 0);
 	/* bob appears once topic is merged in: fast-forward master with the API is not ours,
 	 * so compare the topic branch's authors through the history instead */
-	r = R(api("GET", S(fmt("/projects/%lld/repository/commits?ref_name=topic", f.id)), NULL, NULL));
+	r = R(api("GET", S(fmt("/projects/%lld/repository/commits?ref_name=topic", f.id)), NULL,
+		  NULL));
 	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 1), "author_name"), "Bob");
 }
 END_TEST
@@ -509,8 +520,7 @@ START_TEST(test_files_access)
 		ck_code(R(api("GET", get, tok[1], NULL)), 200);
 		const char *u = file_url(&f, "a.txt", "");
 		ck_code(R(api("PUT", u, NULL, "branch=master&commit_message=m&content=0")), 401);
-		ck_code(R(api("PUT", u, tok[0], "branch=master&commit_message=m&content=1")),
-			403);
+		ck_code(R(api("PUT", u, tok[0], "branch=master&commit_message=m&content=1")), 403);
 		ck_code(R(api("PUT", u, tok[1], "branch=master&commit_message=m&content=2")), 403);
 		ck_code(R(api("PUT", u, tok[4], "branch=master&commit_message=m&content=3")),
 			others_read ? 403 : 404);
@@ -521,7 +531,8 @@ START_TEST(test_files_access)
 			       f.id));
 		ck_body(R(api("PUT", u, tok[2], "branch=master&commit_message=m&content=6")), 400,
 			"{\"message\":\"You are not allowed to push into this branch\"}");
-		ck_code(R(api("DELETE", S(fmt("%s?branch=master&commit_message=m", u)), tok[2], NULL)),
+		ck_code(R(api("DELETE", S(fmt("%s?branch=master&commit_message=m", u)), tok[2],
+			      NULL)),
 			400);
 		ck_code(R(api("PUT", u, tok[3], "branch=master&commit_message=m&content=7")), 200);
 		resp *r = R(api("GET", S(fmt("%s?ref=master", file_url(&f, "a.txt", "/raw"))),

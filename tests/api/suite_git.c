@@ -316,7 +316,8 @@ START_TEST(test_clone_push_and_record)
 	resp_free(r);
 	ck_assert(push_job_seen(id, "refs/heads/master", NULL));
 	/* a second push: pushed to, one commit, from the old head */
-	ck_assert_int_eq(sh(&out, "-C a commit -q --allow-empty -m 'Third' && git -C a push -q"), 0);
+	ck_assert_int_eq(sh(&out, "-C a commit -q --allow-empty -m 'Third' && git -C a push -q"),
+			 0);
 	free(out);
 	r = api("GET", T(fmt("/projects/%lld/events", id)), owner, NULL);
 	e = json_object_array_get_idx(r->json, 0);
@@ -353,9 +354,10 @@ START_TEST(test_protected_branch)
 	add_member(id, dev_id, 30);
 	add_member(id, master_id, 40);
 	char *out;
-	ck_assert_int_eq(sh(&out, "clone -q '%s' m && git -C m commit -q --allow-empty -m one && "
-				  "git -C m push -q origin master && "
-				  "git -C m push -q origin master:feature",
+	ck_assert_int_eq(sh(&out,
+			    "clone -q '%s' m && git -C m commit -q --allow-empty -m one && "
+			    "git -C m push -q origin master && "
+			    "git -C m push -q origin master:feature",
 			    T(git_url(master, path))),
 			 0);
 	free(out);
@@ -393,7 +395,8 @@ START_TEST(test_protected_branch)
 	free(out);
 	/* a wildcard protects what it matches: a developer may not force feature-x either */
 	free(sql_value("INSERT INTO protected_branches (project_id, name, push_access_level)"
-		       " VALUES (%lld, 'feat*', 30)", id));
+		       " VALUES (%lld, 'feat*', 30)",
+		       id));
 	ck_assert_int_eq(sh(&out, "-C d commit -q --allow-empty -m four && "
 				  "git -C d push -q origin HEAD:feature"),
 			 0);

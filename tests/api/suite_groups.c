@@ -13,21 +13,20 @@
 
 /* ---- the record shapes ---- */
 
-#define F_GROUP                                                                                \
-	"id", "name", "path", "description", "visibility", "lfs_enabled", "avatar_url",         \
-		"web_url", "request_access_enabled", "full_name", "full_path", "parent_id"
+#define F_GROUP                                                                                    \
+	"id", "name", "path", "description", "visibility", "lfs_enabled", "avatar_url", "web_url", \
+		"request_access_enabled", "full_name", "full_path", "parent_id"
 
 static const char *const GROUP[] = {F_GROUP, NULL};
 static const char *const GROUP_STATS[] = {F_GROUP, "statistics", NULL};
 static const char *const DETAIL[] = {F_GROUP, "projects", "shared_projects", NULL};
 static const char *const STATISTICS[] = {"storage_size", "repository_size", "lfs_objects_size",
 					 "job_artifacts_size", NULL};
-static const char *const NAMESPACE[] = {"id", "name", "path", "kind", "full_path", "parent_id",
-					NULL};
-static const char *const NAMESPACE_ADMIN[] = {"id",	   "name",	"path",
-					      "kind",	   "full_path", "parent_id",
-					      "members_count_with_descendants", NULL};
-
+static const char *const NAMESPACE[] = {"id",        "name",      "path", "kind",
+					"full_path", "parent_id", NULL};
+static const char *const NAMESPACE_ADMIN[] = {
+	"id", "name", "path", "kind", "full_path", "parent_id", "members_count_with_descendants",
+	NULL};
 
 /* ---- fixtures and checks ---- */
 
@@ -143,8 +142,9 @@ START_TEST(test_groups_create)
 	long long uid;
 	char *token = S(make_user("grc", &uid, NULL));
 	char *p = S(unique("grc"));
-	resp *r = create_group_as(token, p, "description=Our+group&visibility=internal"
-					    "&request_access_enabled=true&lfs_enabled=false");
+	resp *r = create_group_as(token, p,
+				  "description=Our+group&visibility=internal"
+				  "&request_access_enabled=true&lfs_enabled=false");
 	ck_fields(r->json, DETAIL);
 	ck_str(r->json, "name", p);
 	ck_str(r->json, "path", p);
@@ -234,8 +234,9 @@ START_TEST(test_groups_create_errors)
 	/* users who may not create groups */
 	long long nid;
 	char *no = S(make_user("grcn", &nid, NULL));
-	ck_status(R(api("PUT", S(fmt("/users/%lld", nid)), admin_token(), "can_create_group=false")),
-		  200);
+	ck_status(
+		R(api("PUT", S(fmt("/users/%lld", nid)), admin_token(), "can_create_group=false")),
+		200);
 	ck_forbidden(R(api("POST", "/groups", no, S(fmt("name=%s&path=%s", q, q)))));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM namespaces WHERE path = '%s'", q), 0);
 }
@@ -641,7 +642,8 @@ START_TEST(test_groups_update)
 	ck_status(r, 200);
 	ck_str(r->json, "full_path", S(fmt("%s/%s", np, nc)));
 	ck_assert_str_eq(ids_of(jget(r->json, "projects")), S(fmt("%lld", proj)));
-	ck_str(get(gpath(grandchild, ""), token)->json, "full_path", S(fmt("%s/%s/%s", np, nc, gc)));
+	ck_str(get(gpath(grandchild, ""), token)->json, "full_path",
+	       S(fmt("%s/%s/%s", np, nc, gc)));
 	ck_assert(exists(repo) && !exists(storage(np)));
 
 	/* visibility: not above the parent, not below a subgroup or a project */
@@ -775,8 +777,8 @@ START_TEST(test_groups_transfer)
 	/* admins only */
 	ck_forbidden(R(api("POST", gpath(g, S(fmt("/projects/%lld", proj))), token, NULL)));
 	ck_unauthorized(R(api("POST", gpath(g, S(fmt("/projects/%lld", proj))), NULL, NULL)));
-	ck_group_not_found(R(api("POST", S(fmt("/groups/999999999/projects/%lld", proj)),
-				 admin_token(), NULL)));
+	ck_group_not_found(R(
+		api("POST", S(fmt("/groups/999999999/projects/%lld", proj)), admin_token(), NULL)));
 	ck_body(R(api("POST", gpath(g, "/projects/999999999"), admin_token(), NULL)), 404,
 		"{\"message\":\"404 Project Not Found\"}");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld AND namespace_id ="
@@ -818,7 +820,8 @@ START_TEST(test_groups_transfer)
 	/* into a subgroup, by the group's path */
 	char *c = S(unique("grtc"));
 	long long child = create_group(token, c, S(fmt("parent_id=%lld", g)));
-	r = R(api("POST", S(fmt("/groups/%s%%2F%s/projects/%lld", p, c, proj)), admin_token(), NULL));
+	r = R(api("POST", S(fmt("/groups/%s%%2F%s/projects/%lld", p, c, proj)), admin_token(),
+		  NULL));
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), child);
 	ck_assert(exists(repo));
@@ -954,8 +957,9 @@ START_TEST(test_groups_user_hard_delete)
 	/* a soft deletion keeps the groups */
 	long long soft_group = create_group(soft, S(unique("grhs")), "");
 
-	ck_status(R(api("DELETE", S(fmt("/users/%lld?hard_delete=true", uid)), admin_token(), NULL)),
-		  204);
+	ck_status(
+		R(api("DELETE", S(fmt("/users/%lld?hard_delete=true", uid)), admin_token(), NULL)),
+		204);
 	ck_group_not_found(get(gpath(solo, ""), admin_token()));
 	ck_group_not_found(get(gpath(solo_child, ""), admin_token()));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld", proj), 0);

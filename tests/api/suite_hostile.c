@@ -11,7 +11,6 @@
 
 #include "client.h"
 
-
 /* A string of n copies of c. */
 static char *repeat(char c, size_t n)
 {
@@ -26,9 +25,9 @@ static char *repeat(char c, size_t n)
 START_TEST(test_hostile_json)
 {
 	static const char *const bad[] = {
-		"{\"message\":NaN}",          "{\"message\":nan}",
-		"{\"message\":Infinity}",     "{\"message\":-Infinity}",
-		"{\"message\":\"\\ud800\"}",  "{\"message\":\"\\udc00\"}",
+		"{\"message\":NaN}",           "{\"message\":nan}",
+		"{\"message\":Infinity}",      "{\"message\":-Infinity}",
+		"{\"message\":\"\\ud800\"}",   "{\"message\":\"\\udc00\"}",
 		"{\"message\":\"a\\ud800b\"}", "{\"message\":\"\\ud800\\u0041\"}",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -185,7 +184,8 @@ START_TEST(test_hostile_sudo_needs_private_token)
 		}
 		/* access_token in the query */
 		for (int i = 0; i < 3; i++) {
-			r = R(api("GET", S(fmt("%s?access_token=%s&sudo=%lld", paths[p], oauth, uid)),
+			r = R(api("GET",
+				  S(fmt("%s?access_token=%s&sudo=%lld", paths[p], oauth, uid)),
 				  NULL, NULL));
 			ck_status(r, 403);
 			ck_jstr(r, "message", SUDO_REFUSED);
@@ -195,8 +195,9 @@ START_TEST(test_hostile_sudo_needs_private_token)
 		for (int i = 0; i < 3; i++)
 			ck_sudo(paths[p], priv, sudo, 200);
 	}
-	r = R(api_h("GET", "/user", (const char *[]){S(fmt("PRIVATE-TOKEN: %s", private)), sudo, NULL},
-		    NULL, NULL));
+	r = R(api_h("GET", "/user",
+		    (const char *[]){S(fmt("PRIVATE-TOKEN: %s", private)), sudo, NULL}, NULL,
+		    NULL));
 	ck_assert_int_eq(jint(r->json, "id"), uid);
 	/* and a write is refused before anything is written */
 	r = R(api_h("POST", "/user/keys",
@@ -210,12 +211,13 @@ END_TEST
 /* ---- avatars ---- */
 
 /* A 1x1 PNG. */
-static const unsigned char PNG[] = {
-	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
-	0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00,
-	0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0b, 0x49, 0x44, 0x41, 0x54, 0x78,
-	0x9c, 0x63, 0x60, 0x00, 0x02, 0x00, 0x00, 0x05, 0x00, 0x01, 0x7a, 0x5e, 0xab, 0x3f,
-	0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+static const unsigned char PNG[] = {0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00,
+				    0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01,
+				    0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+				    0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0b, 0x49, 0x44, 0x41,
+				    0x54, 0x78, 0x9c, 0x63, 0x60, 0x00, 0x02, 0x00, 0x00, 0x05,
+				    0x00, 0x01, 0x7a, 0x5e, 0xab, 0x3f, 0x00, 0x00, 0x00, 0x00,
+				    0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
 
 static const char HTML[] = "<html><body><script>alert(document.domain)</script></body></html>";
 
@@ -285,18 +287,22 @@ START_TEST(test_hostile_uploads_types)
 	static const struct {
 		const char *name, *type;
 	} files[] = {
-		{"x.html", "application/octet-stream"}, {"x.svg", "application/octet-stream"},
-		{"x.htm", "application/octet-stream"},  {"x", "application/octet-stream"},
-		{"x.png", "image/png"},                 {"x.jpg", "image/jpeg"},
-		{"x.gif", "image/gif"},                 {"x.ico", "image/x-icon"},
+		{"x.html", "application/octet-stream"},
+		{"x.svg", "application/octet-stream"},
+		{"x.htm", "application/octet-stream"},
+		{"x", "application/octet-stream"},
+		{"x.png", "image/png"},
+		{"x.jpg", "image/jpeg"},
+		{"x.gif", "image/gif"},
+		{"x.ico", "image/x-icon"},
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
 		FILE *f = fopen(S(fmt("%s/%s", path, files[i].name)), "w");
 		ck_assert_ptr_nonnull(f);
 		fputs(HTML, f);
 		fclose(f);
-		resp *r = get_url(
-			S(fmt("%s/uploads/-/system/user/avatar/%s/%s", api_url(), sub, files[i].name)));
+		resp *r = get_url(S(fmt("%s/uploads/-/system/user/avatar/%s/%s", api_url(), sub,
+					files[i].name)));
 		ck_status(r, 200);
 		ck_header(r, "Content-Type", files[i].type);
 		ck_header(r, "X-Content-Type-Options", "nosniff");
@@ -368,7 +374,8 @@ START_TEST(test_hostile_control_characters)
 	char *tok = S(make_user("ctl", &uid, NULL));
 	long long pid = api_project(tok, "private", NULL);
 	const char *path = S(fmt("/projects/%lld/issues", pid));
-	static const char title[] = "\x1b[31;1mred\x1b[0;m \x07" "bell\x7f\x01\t\xc3\xa9";
+	static const char title[] = "\x1b[31;1mred\x1b[0;m \x07"
+				    "bell\x7f\x01\t\xc3\xa9";
 	/* JSON */
 	resp *r = R(api_json("POST", path, tok,
 			     "{\"title\":\"\\u001b[31;1mred\\u001b[0;m \\u0007bell\\u007f\\u0001\\t"
@@ -382,7 +389,9 @@ START_TEST(test_hostile_control_characters)
 	/* a form, a query */
 	r = R(api("POST", path, tok, "title=%1B%5B31%3B1Mred%1B%5B0%3Bm+%07bell%7F%01%09%C3%A9"));
 	ck_status(r, 201);
-	ck_jstr(r, "title", "\x1b[31;1Mred\x1b[0;m \x07" "bell\x7f\x01\t\xc3\xa9");
+	ck_jstr(r, "title",
+		"\x1b[31;1Mred\x1b[0;m \x07"
+		"bell\x7f\x01\t\xc3\xa9");
 	r = R(api("POST", S(fmt("%s?title=%%1B%%5B0K%%01", path)), tok, NULL));
 	ck_status(r, 201);
 	ck_jstr(r, "title", "\x1b[0K\x01");
@@ -402,7 +411,8 @@ START_TEST(test_hostile_control_characters)
 		"{\"error\":\"title is invalid\"}");
 	ck_body(R(api_json("POST", path, tok, "{\"title\":\"ok\",\"description\":\"\\u0000\"}")),
 		400, "{\"error\":\"description is invalid\"}");
-	ck_body(R(api_json("POST", path, tok, "{\"title\":\"ok\",\"labels\":[\"a\",\"b\\u0000\"]}")),
+	ck_body(R(api_json("POST", path, tok,
+			   "{\"title\":\"ok\",\"labels\":[\"a\",\"b\\u0000\"]}")),
 		400, "{\"error\":\"labels is invalid\"}");
 	ck_body(R(api("POST", path, tok, "title=a%00b")), 400, "{\"error\":\"title is invalid\"}");
 	ck_body(R(api("POST", S(fmt("%s?title=%%00", path)), tok, NULL)), 400,

@@ -48,7 +48,6 @@ static const char *const TAKEN_KEY = "{\"message\":{\"fingerprint\":[\"has alrea
 static const char *const ACCEPTED = "{\"message\":\"202 Accepted\"}";
 static const char *const PROJECT_NOT_FOUND = "{\"message\":\"404 Project Not Found\"}";
 
-
 /* ---- the two instances ---- */
 
 static char *instances[2];
@@ -181,8 +180,12 @@ static void run_threads(th ts[NTHREADS], void (*body)(th *), void *ctx)
 	pthread_t ids[NTHREADS];
 	memset(ts, 0, sizeof(th) * NTHREADS);
 	for (int n = 0; n < NTHREADS; n++) {
-		ts[n] = (th){.n = n, .base = instances[n % 2], .curl = curl_easy_init(),
-			     .ctx = ctx, .body = body, .go = &go};
+		ts[n] = (th){.n = n,
+			     .base = instances[n % 2],
+			     .curl = curl_easy_init(),
+			     .ctx = ctx,
+			     .body = body,
+			     .go = &go};
 		ck_assert(ts[n].curl != NULL);
 	}
 	for (int n = 0; n < NTHREADS; n++)
@@ -297,11 +300,11 @@ START_TEST(test_concurrent_project_creates)
 		for (int j = 0; j < SLOTS; j++) {
 			int k = slot_of(n, j);
 			const char *b = base[k];
-			c.form[n][j] =
-				k % 3 == 0 ? S(fmt("namespace_id=%lld&path=%s&name=%s_n%d", gid, b, b, n))
-				: k % 3 == 1
-					? S(fmt("namespace_id=%lld&name=%s&path=%s-n%d", gid, b, b, n))
-					: S(fmt("namespace_id=%lld&path=%s", gid, b));
+			c.form[n][j] = k % 3 == 0   ? S(fmt("namespace_id=%lld&path=%s&name=%s_n%d",
+							    gid, b, b, n))
+				       : k % 3 == 1 ? S(fmt("namespace_id=%lld&name=%s&path=%s-n%d",
+							    gid, b, b, n))
+						    : S(fmt("namespace_id=%lld&path=%s", gid, b));
 		}
 		for (int e = 0; e < OWN; e++)
 			c.form[n][SLOTS + e] =
@@ -330,7 +333,10 @@ START_TEST(test_concurrent_project_creates)
 					by_instance[n % 2]++;
 					continue;
 				}
-				ck_is(r, 400, k % 3 == 0 ? TAKEN_PATH : k % 3 == 1 ? TAKEN_NAME : TAKEN_BOTH,
+				ck_is(r, 400,
+				      k % 3 == 0   ? TAKEN_PATH
+				      : k % 3 == 1 ? TAKEN_NAME
+						   : TAKEN_BOTH,
 				      "slot %d, thread %d (instance %d)", k, n, n % 2 + 1);
 			}
 		ck_assert_msg(wins == 1, "slot %d (%s): %d projects created", k, base[k], wins);
@@ -356,8 +362,8 @@ START_TEST(test_concurrent_project_creates)
 	}
 
 	/* the group lists exactly them */
-	resp *r = R(api("GET", S(fmt("/groups/%lld/projects?per_page=100", gid)), admin_token(),
-			NULL));
+	resp *r = R(
+		api("GET", S(fmt("/groups/%lld/projects?per_page=100", gid)), admin_token(), NULL));
 	ck_code(r, 200);
 	ck_assert_msg(json_object_array_length(r->json) == (size_t)made,
 		      "the group lists %zu projects, %d were created: %s",
@@ -371,7 +377,8 @@ START_TEST(test_concurrent_project_creates)
 		for (int k = 0; k < made && at < 0; k++)
 			if (ids[k] == jint(p, "id"))
 				at = k;
-		ck_assert_msg(at >= 0 && !listed[at], "unexpected or repeated project in the list: %s",
+		ck_assert_msg(at >= 0 && !listed[at],
+			      "unexpected or repeated project in the list: %s",
 			      json_object_to_json_string(p));
 		listed[at] = true;
 		ck_assert_str_eq(jstr(p, "path"), paths[at]);
@@ -383,7 +390,8 @@ START_TEST(test_concurrent_project_creates)
 		r = on(i % 2, "GET", S(fmt("/projects/%lld", ids[i])), admin_token(), NULL);
 		ck_code(r, 200);
 		ck_assert_str_eq(jstr(r->json, "path_with_namespace"), full);
-		r = on((i + 1) % 2, "GET", S(fmt("/projects/%s", S(enc(full)))), admin_token(), NULL);
+		r = on((i + 1) % 2, "GET", S(fmt("/projects/%s", S(enc(full)))), admin_token(),
+		       NULL);
 		ck_code(r, 200);
 		ck_assert_int_eq(jint(r->json, "id"), ids[i]);
 	}
@@ -434,9 +442,10 @@ START_TEST(test_concurrent_projects_and_subgroups)
 	char *base = S(unique("mx"));
 	for (int n = 0; n < NTHREADS; n++)
 		for (int i = 0; i < MIXED; i++)
-			c.form[n][i] = n % 2 ? S(fmt("name=%s-g%d-%d&path=%s-g%d-%d&parent_id=%lld", base,
-						     n, i, base, n, i, gid))
-					     : S(fmt("namespace_id=%lld&path=%s-p%d-%d", gid, base, n, i));
+			c.form[n][i] =
+				n % 2 ? S(fmt("name=%s-g%d-%d&path=%s-g%d-%d&parent_id=%lld", base,
+					      n, i, base, n, i, gid))
+				      : S(fmt("namespace_id=%lld&path=%s-p%d-%d", gid, base, n, i));
 
 	th ts[NTHREADS];
 	run_threads(ts, mixed_body, &c);
@@ -445,10 +454,11 @@ START_TEST(test_concurrent_projects_and_subgroups)
 		for (int i = 0; i < MIXED; i++) {
 			resp *r = got(ts, n, i);
 			ck_assert_msg(r->status == 201, "thread %d (instance %d), %s %d: %ld %s", n,
-				      n % 2 + 1, n % 2 ? "subgroup" : "project", i, r->status, r->body);
+				      n % 2 + 1, n % 2 ? "subgroup" : "project", i, r->status,
+				      r->body);
 		}
-	resp *r = R(api("GET", S(fmt("/groups/%lld/projects?per_page=100", gid)), admin_token(),
-			NULL));
+	resp *r = R(
+		api("GET", S(fmt("/groups/%lld/projects?per_page=100", gid)), admin_token(), NULL));
 	ck_code(r, 200);
 	ck_assert_int_eq(json_object_array_length(r->json), NTHREADS / 2 * MIXED);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM namespaces WHERE parent_id = %lld", gid),
@@ -513,8 +523,8 @@ START_TEST(test_concurrent_member_adds)
 				ck_assert_int_eq(jint(r->json, "access_level"), add_level(n));
 				level[u] = add_level(n);
 			} else {
-				ck_is(r, 409, MEMBER_EXISTS, "user %d, thread %d (instance %d)", u, n,
-				      n % 2 + 1);
+				ck_is(r, 409, MEMBER_EXISTS, "user %d, thread %d (instance %d)", u,
+				      n, n % 2 + 1);
 			}
 		}
 		ck_assert_msg(wins == 1, "user %d added %d times", u, wins);
@@ -554,7 +564,8 @@ END_TEST
 
 static char *base64(const unsigned char *p, size_t n)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char *out = malloc(4 * ((n + 2) / 3) + 1), *o = out;
 	for (size_t i = 0; i < n; i += 3) {
 		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
@@ -624,11 +635,13 @@ START_TEST(test_concurrent_same_key)
 				resp *r = got(ts, n, i);
 				if (r->status == 201) {
 					wins++;
-					ck_assert_str_eq(jstr(r->json, "title"), S(fmt("k%d-%d-n%d", m, i, n)));
+					ck_assert_str_eq(jstr(r->json, "title"),
+							 S(fmt("k%d-%d-n%d", m, i, n)));
 					mine[n][nmine[n]++] = jint(r->json, "id");
 				} else {
-					ck_is(r, 400, TAKEN_KEY, "key %d-%d, thread %d (instance %d)", m,
-					      i, n, n % 2 + 1);
+					ck_is(r, 400, TAKEN_KEY,
+					      "key %d-%d, thread %d (instance %d)", m, i, n,
+					      n % 2 + 1);
 				}
 			}
 			ck_assert_msg(wins == 1, "key %d-%d added %d times", m, i, wins);
@@ -642,8 +655,10 @@ START_TEST(test_concurrent_same_key)
 		for (int i = 0; i < nmine[n]; i++) {
 			bool found = false;
 			for (size_t k = 0; k < json_object_array_length(r->json) && !found; k++)
-				found = jint(json_object_array_get_idx(r->json, k), "id") == mine[n][i];
-			ck_assert_msg(found, "user %d: key %lld not listed: %s", n, mine[n][i], r->body);
+				found = jint(json_object_array_get_idx(r->json, k), "id") ==
+					mine[n][i];
+			ck_assert_msg(found, "user %d: key %lld not listed: %s", n, mine[n][i],
+				      r->body);
 		}
 	}
 }
@@ -698,7 +713,8 @@ START_TEST(test_concurrent_stars)
 				resp *r = got(ts, n, i);
 				ck_assert_msg(r->status == 201 || r->status == 304,
 					      "user %d, thread %d, %s: %ld %s", m, n,
-					      is_star(n, i) ? "star" : "unstar", r->status, r->body);
+					      is_star(n, i) ? "star" : "unstar", r->status,
+					      r->body);
 				if (r->status == 201) {
 					ck_assert_int_eq(jint(r->json, "id"), pid);
 					net += is_star(n, i) ? 1 : -1;
@@ -765,9 +781,10 @@ START_TEST(test_concurrent_forks)
 		ck_assert_int_ne(ids[n], pid);
 		json_object *from = jget(r->json, "forked_from_project");
 		ck_assert_msg(from && jint(from, "id") == pid, "thread %d: %s", n, r->body);
-		ck_assert_int_eq(jint(jget(r->json, "namespace"), "id"),
-				 sql_int("SELECT id FROM namespaces WHERE owner_id = %lld AND kind = 'user'",
-					 uid[n]));
+		ck_assert_int_eq(
+			jint(jget(r->json, "namespace"), "id"),
+			sql_int("SELECT id FROM namespaces WHERE owner_id = %lld AND kind = 'user'",
+				uid[n]));
 		for (int m = 0; m < n; m++)
 			ck_assert_msg(ids[m] != ids[n], "threads %d and %d got project %lld", m, n,
 				      ids[n]);
@@ -826,8 +843,10 @@ static void job_lines(long long first, long long last, int *done, int *failed, i
 			const char *at = strstr(line, "background job ");
 			long long id;
 			char kind[64], outcome[16];
-			if (!at || sscanf(at, "background job %lld (%63[^)]) %15s", &id, kind,
-					  outcome) != 3 || id < first || id > last)
+			if (!at ||
+			    sscanf(at, "background job %lld (%63[^)]) %15s", &id, kind, outcome) !=
+				    3 ||
+			    id < first || id > last)
 				continue;
 			if (strcmp(outcome, "done") == 0) {
 				done[id - first]++;
@@ -871,8 +890,8 @@ START_TEST(test_background_work_once)
 				ck_is(r, 202, ACCEPTED, "project %d, thread %d", p, n);
 				accepted++;
 			} else {
-				ck_is(r, 404, PROJECT_NOT_FOUND, "project %d, thread %d (instance %d)", p,
-				      n, n % 2 + 1);
+				ck_is(r, 404, PROJECT_NOT_FOUND,
+				      "project %d, thread %d (instance %d)", p, n, n % 2 + 1);
 			}
 		}
 		ck_assert_msg(accepted == 1, "project %d: %d deletions accepted", p, accepted);
@@ -909,7 +928,8 @@ START_TEST(test_background_work_once)
 	/* each job done exactly once, by one instance or the other, and none failed */
 	for (int i = 0; i < DPROJECTS; i++) {
 		ck_assert_msg(done[i] == 1, "job %lld done %d times", before + 1 + i, done[i]);
-		ck_assert_msg(failed[i] == 0, "job %lld failed %d times", before + 1 + i, failed[i]);
+		ck_assert_msg(failed[i] == 0, "job %lld failed %d times", before + 1 + i,
+			      failed[i]);
 	}
 	printf("instances: deletion jobs done by instance 1: %d, instance 2: %d\n", by[0], by[1]);
 }

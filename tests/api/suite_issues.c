@@ -11,17 +11,56 @@
 
 #include "client.h"
 
-static const char *const ISSUE_FIELDS[] = {
-	"id", "iid", "project_id", "title", "description", "state", "created_at", "updated_at",
-	"closed_at", "closed_by", "labels", "milestone", "assignees", "author", "assignee",
-	"user_notes_count", "upvotes", "downvotes", "due_date", "confidential",
-	"discussion_locked", "web_url", "time_stats", NULL};
-static const char *const SINGLE_FIELDS[] = {
-	"id", "iid", "project_id", "title", "description", "state", "created_at", "updated_at",
-	"closed_at", "closed_by", "labels", "milestone", "assignees", "author", "assignee",
-	"user_notes_count", "upvotes", "downvotes", "due_date", "confidential",
-	"discussion_locked", "web_url", "time_stats", "_links", "subscribed", NULL};
-
+static const char *const ISSUE_FIELDS[] = {"id",
+					   "iid",
+					   "project_id",
+					   "title",
+					   "description",
+					   "state",
+					   "created_at",
+					   "updated_at",
+					   "closed_at",
+					   "closed_by",
+					   "labels",
+					   "milestone",
+					   "assignees",
+					   "author",
+					   "assignee",
+					   "user_notes_count",
+					   "upvotes",
+					   "downvotes",
+					   "due_date",
+					   "confidential",
+					   "discussion_locked",
+					   "web_url",
+					   "time_stats",
+					   NULL};
+static const char *const SINGLE_FIELDS[] = {"id",
+					    "iid",
+					    "project_id",
+					    "title",
+					    "description",
+					    "state",
+					    "created_at",
+					    "updated_at",
+					    "closed_at",
+					    "closed_by",
+					    "labels",
+					    "milestone",
+					    "assignees",
+					    "author",
+					    "assignee",
+					    "user_notes_count",
+					    "upvotes",
+					    "downvotes",
+					    "due_date",
+					    "confidential",
+					    "discussion_locked",
+					    "web_url",
+					    "time_stats",
+					    "_links",
+					    "subscribed",
+					    NULL};
 
 /* ---- a project with one user per role ---- */
 
@@ -102,10 +141,11 @@ static const char *iids_of(resp *r)
 	return out;
 }
 
-#define ck_iids(r, want)                                                                       \
-	do {                                                                                   \
-		const char *got_ = iids_of(r);                                                 \
-		ck_assert_msg(strcmp(got_, (want)) == 0, "iids: expected %s, got %s", (want), got_); \
+#define ck_iids(r, want)                                                                           \
+	do {                                                                                       \
+		const char *got_ = iids_of(r);                                                     \
+		ck_assert_msg(strcmp(got_, (want)) == 0, "iids: expected %s, got %s", (want),      \
+			      got_);                                                               \
 	} while (0)
 
 /* The system notes of an issue, oldest first, joined by '|'. */
@@ -123,8 +163,9 @@ START_TEST(test_issues_create_show)
 	world w;
 	make_world(&w, "private");
 	ck_assert_int_eq(open_count(&w), 0);
-	resp *r = create(&w, w.owner,
-			 "title=First&description=Some+text&labels=ui,bug,%20ui&due_date=2030-01-02");
+	resp *r =
+		create(&w, w.owner,
+		       "title=First&description=Some+text&labels=ui,bug,%20ui&due_date=2030-01-02");
 	ck_fields(r->json, SINGLE_FIELDS);
 	ck_assert_int_eq(jint(r->json, "iid"), 1);
 	ck_assert_int_eq(jint(r->json, "project_id"), w.id);
@@ -134,7 +175,8 @@ START_TEST(test_issues_create_show)
 	ck_jstr(r, "due_date", "2030-01-02");
 	ck_assert(jnull(r->json, "closed_at") && jnull(r->json, "milestone") &&
 		  jnull(r->json, "assignee") && jnull(r->json, "discussion_locked"));
-	ck_assert_str_eq(json_object_to_json_string(jget(r->json, "labels")), "[ \"bug\", \"ui\" ]");
+	ck_assert_str_eq(json_object_to_json_string(jget(r->json, "labels")),
+			 "[ \"bug\", \"ui\" ]");
 	ck_assert_int_eq(json_object_array_length(jget(r->json, "assignees")), 0);
 	ck_assert_str_eq(jstr(jget(r->json, "author"), "username"), w.owner_name);
 	ck_assert(!jbool(r->json, "confidential"));
@@ -146,15 +188,18 @@ START_TEST(test_issues_create_show)
 	ck_assert_int_eq(jint(jget(r->json, "time_stats"), "time_estimate"), 0);
 	/* the labels were made with GitLab's default color */
 	ck_assert_str_eq(S(sql_value("SELECT string_agg(title || color, ',' ORDER BY title) FROM"
-				     " labels WHERE project_id = %lld", w.id)),
+				     " labels WHERE project_id = %lld",
+				     w.id)),
 			 "bug#428bca,ui#428bca");
 	/* labels as a JSON array, as python-gitlab sends them */
 	resp *j = R(api_json("POST", P(&w, "/issues"), w.owner,
 			     "{\"title\":\"J\",\"labels\":[\"ui\",\"new\"]}"));
 	ck_status(j, 201);
-	ck_assert_str_eq(json_object_to_json_string(jget(j->json, "labels")), "[ \"new\", \"ui\" ]");
+	ck_assert_str_eq(json_object_to_json_string(jget(j->json, "labels")),
+			 "[ \"new\", \"ui\" ]");
 	ck_code(R(api("DELETE", S(fmt("/projects/%lld/issues/%lld", w.id, jint(j->json, "iid"))),
-		      w.owner, NULL)), 204);
+		      w.owner, NULL)),
+		204);
 	/* iids follow each other; the project's count follows */
 	ck_assert_int_eq(create_iid(&w, w.guest, "title=Second"), 3);
 	ck_assert_int_eq(open_count(&w), 2);
@@ -165,7 +210,8 @@ START_TEST(test_issues_create_show)
 	ck_jstr(r, "title", "First");
 	ck_assert(!jbool(r->json, "subscribed"));
 	ck_code(R(api("GET", I(&w, 2, ""), w.owner, NULL)), 404); /* deleted: not reused */
-	ck_body(R(api("GET", I(&w, 99, ""), w.owner, NULL)), 404, "{\"message\":\"404 Not found\"}");
+	ck_body(R(api("GET", I(&w, 99, ""), w.owner, NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
 	ck_body(R(api("GET", P(&w, "/issues/x"), w.owner, NULL)), 400,
 		"{\"error\":\"issue_iid is invalid\"}");
 	/* errors */
@@ -249,8 +295,8 @@ START_TEST(test_issues_create_privileged_fields)
 	make_world(&o, "private");
 	long long other_ms =
 		jint(R(api("POST", P(&o, "/milestones"), o.owner, "title=v9"))->json, "id");
-	r = create(&w, w.owner, S(fmt("title=h&assignee_id=%lld&milestone_id=%lld", w.stranger_id,
-				      other_ms)));
+	r = create(&w, w.owner,
+		   S(fmt("title=h&assignee_id=%lld&milestone_id=%lld", w.stranger_id, other_ms)));
 	ck_assert(jnull(r->json, "assignee") && jnull(r->json, "milestone"));
 }
 END_TEST
@@ -281,7 +327,8 @@ START_TEST(test_issues_edit)
 	long long g2;
 	char *guest2 = user("igs2", &g2, NULL);
 	sql_member("Project", w.id, g2, 10);
-	ck_body(R(api("PUT", I(&g, 1, ""), guest2, "title=x")), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("PUT", I(&g, 1, ""), guest2, "title=x")), 403,
+		"{\"message\":\"403 Forbidden\"}");
 	r = R(api("PUT", I(&w, 1, ""), w.guest, "title=Bug2&labels=zz"));
 	ck_status(r, 200);
 	ck_jstr(r, "title", "Bug2");
@@ -303,7 +350,8 @@ START_TEST(test_issues_edit)
 	ck_assert(jnull(r->json, "closed_at") && jnull(r->json, "closed_by"));
 	ck_assert_int_eq(open_count(&w), 1);
 	/* labels, milestone, assignee, confidentiality: GitLab's notes */
-	long long la = sql_int("SELECT id FROM labels WHERE project_id = %lld AND title = 'a'", w.id);
+	long long la =
+		sql_int("SELECT id FROM labels WHERE project_id = %lld AND title = 'a'", w.id);
 	r = R(api("PUT", I(&w, 1, ""), w.reporter,
 		  S(fmt("labels=b,c&milestone_id=%lld&assignee_ids[]=%lld&confidential=true"
 			"&description=d&due_date=2031-05-06&discussion_locked=true",
@@ -315,16 +363,19 @@ START_TEST(test_issues_edit)
 	ck_assert(jbool(r->json, "confidential") && jbool(r->json, "discussion_locked"));
 	ck_jstr(r, "description", "d");
 	ck_jstr(r, "due_date", "2031-05-06");
-	long long lb = sql_int("SELECT id FROM labels WHERE project_id = %lld AND title = 'b'", w.id);
-	long long lc = sql_int("SELECT id FROM labels WHERE project_id = %lld AND title = 'c'", w.id);
+	long long lb =
+		sql_int("SELECT id FROM labels WHERE project_id = %lld AND title = 'b'", w.id);
+	long long lc =
+		sql_int("SELECT id FROM labels WHERE project_id = %lld AND title = 'c'", w.id);
 	long long ms_iid = sql_int("SELECT iid FROM milestones WHERE id = %lld", ms);
 	char *dev_name = sql_value("SELECT username FROM users WHERE id = %lld", w.developer_id);
 	S(dev_name);
-	ck_assert_str_eq(notes_of(id),
-			 S(fmt("added ~%lld label|changed title from **Bug** to **Bug2**|closed|reopened|"
-			       "changed milestone to %%%lld|added ~%lld ~%lld and "
-			       "removed ~%lld labels|assigned to @%s|made the issue confidential",
-			       la, ms_iid, lb, lc, la, dev_name)));
+	ck_assert_str_eq(
+		notes_of(id),
+		S(fmt("added ~%lld label|changed title from **Bug** to **Bug2**|closed|reopened|"
+		      "changed milestone to %%%lld|added ~%lld ~%lld and "
+		      "removed ~%lld labels|assigned to @%s|made the issue confidential",
+		      la, ms_iid, lb, lc, la, dev_name)));
 	ck_assert_int_eq(open_count(&w), 0); /* confidential issues are not counted */
 	/* clearing */
 	r = R(api("PUT", I(&w, 1, ""), w.owner,
@@ -401,8 +452,8 @@ START_TEST(test_issues_access_matrix)
 		make_world(&w, vis[v]);
 		create(&w, w.owner, "title=open");
 		/* confidential, by the reporter, assigned to the developer */
-		create(&w, w.reporter, S(fmt("title=secret&confidential=true&assignee_id=%lld",
-					     w.developer_id)));
+		create(&w, w.reporter,
+		       S(fmt("title=secret&confidential=true&assignee_id=%lld", w.developer_id)));
 		long long g3;
 		char *gauthor = user("igau", &g3, NULL);
 		sql_member("Project", w.id, g3, 10);
@@ -411,9 +462,12 @@ START_TEST(test_issues_access_matrix)
 			const char *who, *token;
 			const char *list; /* iids listed, or NULL: 404 */
 		} cells[] = {
-			{"guest", w.guest, "1"},        {"guest author", gauthor, "3,1"},
-			{"reporter", w.reporter, "3,2,1"}, {"developer", w.developer, "3,2,1"},
-			{"master", w.master, "3,2,1"},  {"owner", w.owner, "3,2,1"},
+			{"guest", w.guest, "1"},
+			{"guest author", gauthor, "3,1"},
+			{"reporter", w.reporter, "3,2,1"},
+			{"developer", w.developer, "3,2,1"},
+			{"master", w.master, "3,2,1"},
+			{"owner", w.owner, "3,2,1"},
 			{"admin", w.admin, "3,2,1"},
 			{"non-member", w.stranger, v == 0 ? NULL : "1"},
 		};
@@ -477,9 +531,10 @@ START_TEST(test_issues_filters)
 	make_world(&w, "private");
 	long long ms = jint(R(api("POST", P(&w, "/milestones"), w.owner, "title=rel"))->json, "id");
 	/* 1: bug, milestone, by the owner, assigned to the reporter */
-	create(&w, w.owner, S(fmt("title=Crash+on+start&labels=bug,p1&milestone_id=%lld"
-				  "&assignee_ids[]=%lld",
-				  ms, w.reporter_id)));
+	create(&w, w.owner,
+	       S(fmt("title=Crash+on+start&labels=bug,p1&milestone_id=%lld"
+		     "&assignee_ids[]=%lld",
+		     ms, w.reporter_id)));
 	/* 2: by the reporter, bug; 3: closed, no labels, with a word in its description */
 	create(&w, w.reporter, "title=Slow&labels=bug");
 	create(&w, w.reporter, "title=Docs&description=the+needle+is+here");
@@ -575,8 +630,9 @@ static resp *plain_list(const world *w, const char *token, const char *query, co
 	const char *base = P(w, "/issues");
 	const char *sep = *query && *pg ? "&" : "";
 	resp *a = R(api("GET", S(fmt("%s?%s%s%s", base, query, sep, pg)), token, NULL));
-	resp *b = R(api("GET", S(fmt("%s?%s%screated_after=2000-01-01T00:00:00Z%s%s", base, query,
-				     *query ? "&" : "", *pg ? "&" : "", pg)),
+	resp *b = R(api("GET",
+			S(fmt("%s?%s%screated_after=2000-01-01T00:00:00Z%s%s", base, query,
+			      *query ? "&" : "", *pg ? "&" : "", pg)),
 			token, NULL));
 	ck_assert_msg(a->status == 200, "%s?%s%s%s: %ld %s", base, query, sep, pg, a->status,
 		      a->body);
@@ -597,7 +653,8 @@ static long long list_assignee(const world *w, long long iid)
 		if (jint(o, "iid") != iid)
 			continue;
 		json_object *a = jget(o, "assignee"), *all = jget(o, "assignees");
-		ck_assert_int_eq(json_object_array_length(all), a && !json_object_is_type(a, json_type_null));
+		ck_assert_int_eq(json_object_array_length(all),
+				 a && !json_object_is_type(a, json_type_null));
 		return jnull(o, "assignee") ? 0 : jint(a, "id");
 	}
 	ck_abort_msg("issue %lld not listed", iid);
@@ -608,25 +665,30 @@ START_TEST(test_issues_assignee_row)
 {
 	world w;
 	make_world(&w, "private");
-	long long one = create_iid(&w, w.owner, S(fmt("title=one&assignee_ids[]=%lld", w.reporter_id)));
+	long long one =
+		create_iid(&w, w.owner, S(fmt("title=one&assignee_ids[]=%lld", w.reporter_id)));
 	long long two = create_iid(&w, w.owner, "title=two");
 	ck_assert_int_eq(list_assignee(&w, one), w.reporter_id);
 	ck_assert_int_eq(list_assignee(&w, two), 0);
-	ck_code(R(api("PUT", I(&w, one, ""), w.owner, S(fmt("assignee_ids[]=%lld", w.developer_id)))), 200);
+	ck_code(R(api("PUT", I(&w, one, ""), w.owner,
+		      S(fmt("assignee_ids[]=%lld", w.developer_id)))),
+		200);
 	ck_assert_int_eq(list_assignee(&w, one), w.developer_id);
-	ck_code(R(api("PUT", I(&w, two, ""), w.owner, S(fmt("assignee_id=%lld", w.master_id)))), 200);
+	ck_code(R(api("PUT", I(&w, two, ""), w.owner, S(fmt("assignee_id=%lld", w.master_id)))),
+		200);
 	ck_assert_int_eq(list_assignee(&w, two), w.master_id);
 	/* a second assignee of a lower id (GitLab 10 CE shows one: the lowest) */
-	long long id_one = sql_int("SELECT id FROM issues WHERE project_id = %lld AND iid = %lld",
-				   w.id, one);
-	long long id_two = sql_int("SELECT id FROM issues WHERE project_id = %lld AND iid = %lld",
-				   w.id, two);
-	free(sql_value("INSERT INTO issue_assignees (issue_id, user_id) VALUES (%lld, %lld)", id_one,
-		       w.owner_id));
+	long long id_one =
+		sql_int("SELECT id FROM issues WHERE project_id = %lld AND iid = %lld", w.id, one);
+	long long id_two =
+		sql_int("SELECT id FROM issues WHERE project_id = %lld AND iid = %lld", w.id, two);
+	free(sql_value("INSERT INTO issue_assignees (issue_id, user_id) VALUES (%lld, %lld)",
+		       id_one, w.owner_id));
 	ck_assert_int_eq(list_assignee(&w, one), w.owner_id);
 	/* moved to the other issue: both change */
-	free(sql_value("UPDATE issue_assignees SET issue_id = %lld WHERE issue_id = %lld AND user_id = %lld",
-		       id_two, id_one, w.owner_id));
+	free(sql_value(
+		"UPDATE issue_assignees SET issue_id = %lld WHERE issue_id = %lld AND user_id = %lld",
+		id_two, id_one, w.owner_id));
 	ck_assert_int_eq(list_assignee(&w, one), w.developer_id);
 	ck_assert_int_eq(list_assignee(&w, two), w.owner_id);
 	/* unassigned; the assignee removed */
@@ -636,7 +698,9 @@ START_TEST(test_issues_assignee_row)
 	ck_assert_int_eq(list_assignee(&w, one), 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM issues i WHERE i.project_id = %lld AND"
 				 " i.assignee_id IS DISTINCT FROM (SELECT min(a.user_id)"
-				 " FROM issue_assignees a WHERE a.issue_id = i.id)", w.id), 0);
+				 " FROM issue_assignees a WHERE a.issue_id = i.id)",
+				 w.id),
+			 0);
 }
 END_TEST
 
@@ -647,18 +711,22 @@ START_TEST(test_issues_list_plain)
 	long long ms = jint(R(api("POST", P(&w, "/milestones"), w.owner, "title=rel"))->json, "id");
 	/* 1: labels, milestone, assignee; 2: confidential, by the guest; 3: closed; 4:
 	 * confidential, by the developer, assigned to them; 5: plain */
-	create(&w, w.owner, S(fmt("title=one&labels=p1,bug&milestone_id=%lld&assignee_ids[]=%lld",
-				  ms, w.reporter_id)));
+	create(&w, w.owner,
+	       S(fmt("title=one&labels=p1,bug&milestone_id=%lld&assignee_ids[]=%lld", ms,
+		     w.reporter_id)));
 	create(&w, w.guest, "title=two&confidential=true");
 	create(&w, w.guest, "title=three&description=d");
 	ck_code(R(api("PUT", I(&w, 3, ""), w.owner, "state_event=close")), 200);
-	create(&w, w.developer, S(fmt("title=four&labels=zeta,alpha&confidential=true"
-				      "&assignee_ids[]=%lld", w.developer_id)));
+	create(&w, w.developer,
+	       S(fmt("title=four&labels=zeta,alpha&confidential=true"
+		     "&assignee_ids[]=%lld",
+		     w.developer_id)));
 	create(&w, w.owner, "title=five");
 	/* created_at ties, broken by id: 1, then 4, 3, 2 (one time), then 5 */
 	free(sql_value("UPDATE issues SET created_at = CASE iid WHEN 1 THEN '2020-01-03'"
 		       " WHEN 5 THEN '2020-01-01' ELSE '2020-01-02' END::timestamptz"
-		       " WHERE project_id = %lld", w.id));
+		       " WHERE project_id = %lld",
+		       w.id));
 	const char *everyone[] = {w.reporter, w.developer, w.master, w.owner, w.admin};
 	for (size_t c = 0; c < sizeof(everyone) / sizeof(*everyone); c++) {
 		resp *r = plain_list(&w, everyone[c], "", "", 5, 20, 1);
@@ -674,8 +742,7 @@ START_TEST(test_issues_list_plain)
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(labels, 1)), "p1");
 	ck_assert_str_eq(jstr(jget(one, "milestone"), "title"), "rel");
 	ck_assert_int_eq(jint(jget(one, "assignee"), "id"), w.reporter_id);
-	ck_assert_str_eq(jstr(one, "web_url"),
-			 S(fmt("%s/%s/issues/1", api_url(), w.path)));
+	ck_assert_str_eq(jstr(one, "web_url"), S(fmt("%s/%s/issues/1", api_url(), w.path)));
 	ck_assert_int_eq(jint(jget(json_object_array_get_idx(r->json, 2), "closed_by"), "id"),
 			 w.owner_id);
 	/* pages, and one past the end */
@@ -703,7 +770,8 @@ START_TEST(test_issues_list_plain)
 	ck_code(R(api("GET", P(&w, "/issues"), w.stranger, NULL)), 404);
 	/* a reporter whose membership has ended is a stranger again */
 	free(sql_value("UPDATE members SET expires_at = current_date WHERE source_type = 'Project'"
-		       " AND source_id = %lld AND user_id = %lld", w.id, w.reporter_id));
+		       " AND source_id = %lld AND user_id = %lld",
+		       w.id, w.reporter_id));
 	ck_code(R(api("GET", P(&w, "/issues"), w.reporter, NULL)), 404);
 	/* the same project public: a non-member sees the issues that are not confidential */
 	ck_code(R(api("PUT", P(&w, ""), w.owner, "visibility=public")), 200);
@@ -762,7 +830,8 @@ START_TEST(test_issues_list_all)
 	 * confidential of the owner, 5 closed */
 	create(&w, w.owner, "title=one");
 	create(&w, w.guest, "title=two&confidential=true");
-	create(&w, w.owner, S(fmt("title=three&confidential=true&assignee_ids[]=%lld", w.guest_id)));
+	create(&w, w.owner,
+	       S(fmt("title=three&confidential=true&assignee_ids[]=%lld", w.guest_id)));
 	create(&w, w.owner, "title=four&confidential=true");
 	create(&w, w.owner, "title=five");
 	ck_code(R(api("PUT", I(&w, 5, ""), w.owner, "state_event=close")), 200);
@@ -800,9 +869,11 @@ START_TEST(test_issues_list_all)
 	/* a confidential issue made plain and another closed: the count follows at once */
 	long long before = atoll(resp_header(R(api("GET", base, w.stranger, NULL)), "X-Total"));
 	ck_code(R(api("PUT", S(fmt("/projects/%lld/issues/2", pub.id)), pub.owner,
-		      "confidential=false")), 200);
+		      "confidential=false")),
+		200);
 	ck_code(R(api("PUT", S(fmt("/projects/%lld/issues/1", in.id)), in.owner,
-		      "state_event=close")), 200);
+		      "state_event=close")),
+		200);
 	long long after = atoll(resp_header(R(api("GET", base, w.stranger, NULL)), "X-Total"));
 	ck_assert_int_eq(after, before);
 	ck_assert_str_eq(iids_in(R(api("GET", newest, w.stranger, NULL)), pub.id), "2,1");
@@ -812,7 +883,8 @@ START_TEST(test_issues_list_all)
 	ck_code(R(api("PUT", I(&w, 5, ""), w.owner, "state_event=reopen")), 200);
 	ck_code(R(api("PUT", I(&w, 4, ""), w.owner, "state_event=close")), 200);
 	ck_code(R(api("PUT", S(fmt("/projects/%lld/issues/2", pub.id)), pub.owner,
-		      "state_event=close")), 200);
+		      "state_event=close")),
+		200);
 	ck_all_same(w.stranger);
 	ck_all_same(w.reporter);
 	ck_all_same(w.admin);
@@ -855,7 +927,8 @@ START_TEST(test_issues_user_refs_epoch)
 		}
 		if (!round)
 			ck_code(R(api("PUT", S(fmt("/users/%lld", w.guest_id)), w.admin,
-				      S(fmt("username=%s", name)))), 200);
+				      S(fmt("username=%s", name)))),
+				200);
 	}
 }
 END_TEST
@@ -894,7 +967,8 @@ START_TEST(test_issues_user_refs)
 	}
 	char *name = S(unique("renamed"));
 	ck_code(R(api("PUT", S(fmt("/users/%lld", w.reporter_id)), w.admin,
-		      S(fmt("username=%s&name=Renamed%%20One", name)))), 200);
+		      S(fmt("username=%s&name=Renamed%%20One", name)))),
+		200);
 	ck_code(R(api("POST", S(fmt("/users/%lld/block", w.guest_id)), w.admin, NULL)), 201);
 	ck_code(R(api("PUT", S(fmt("/users/%lld", w.developer_id)), w.admin, "name=Closer")), 200);
 	for (int i = 0; i < 12; i++) {
@@ -963,7 +1037,8 @@ START_TEST(test_issues_global_and_group)
 	r = R(api("GET", gp, u, NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 3);
 	ck_fields(json_object_array_get_idx(r->json, 0), ISSUE_FIELDS);
-	r = R(api("GET", S(fmt("/groups/%lld/issues?scope=created-by-me&per_page=1", gid)), o, NULL));
+	r = R(api("GET", S(fmt("/groups/%lld/issues?scope=created-by-me&per_page=1", gid)), o,
+		  NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
 	r = R(api("GET", S(fmt("/groups/%lld/issues", sub)), u, NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
@@ -982,9 +1057,10 @@ START_TEST(test_issues_move)
 	make_world(&t, "private");
 	sql_member("Project", t.id, w.reporter_id, 20);
 	sql_member("Project", t.id, w.guest_id, 10);
-	free(sql_value("INSERT INTO labels (project_id, title, color) VALUES (%lld, 'bug', '#ff0000')"
-		       " RETURNING id",
-		       t.id));
+	free(sql_value(
+		"INSERT INTO labels (project_id, title, color) VALUES (%lld, 'bug', '#ff0000')"
+		" RETURNING id",
+		t.id));
 	create(&t, t.owner, "title=taken");
 	resp *r = create(&w, w.owner, "title=Move+me&labels=bug,local");
 	long long old_id = jint(r->json, "id");
@@ -1076,19 +1152,22 @@ START_TEST(test_issues_time_tracking)
 	ck_body(R(api("POST", I(&w, 8, "/time_estimate"), w.reporter, "duration=1h")), 404,
 		"{\"message\":\"404 Not found\"}");
 	resp *r = R(api("POST", I(&w, 1, "/time_estimate"), w.reporter, "duration=3w1h"));
-	ck_body(r, 200, "{\"time_estimate\":435600,\"total_time_spent\":0,"
-			"\"human_time_estimate\":\"3w 1h\",\"human_total_time_spent\":null}");
+	ck_body(r, 200,
+		"{\"time_estimate\":435600,\"total_time_spent\":0,"
+		"\"human_time_estimate\":\"3w 1h\",\"human_total_time_spent\":null}");
 	r = R(api("POST", I(&w, 1, "/add_spent_time"), w.reporter, "duration=1d+2h30m"));
-	ck_body(r, 201, "{\"time_estimate\":435600,\"total_time_spent\":37800,"
-			"\"human_time_estimate\":\"3w 1h\",\"human_total_time_spent\":\"1d 2h 30m\"}");
+	ck_body(r, 201,
+		"{\"time_estimate\":435600,\"total_time_spent\":37800,"
+		"\"human_time_estimate\":\"3w 1h\",\"human_total_time_spent\":\"1d 2h 30m\"}");
 	r = R(api("POST", I(&w, 1, "/add_spent_time"), w.reporter, "duration=-30m"));
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "total_time_spent"), 36000);
 	ck_body(R(api("POST", I(&w, 1, "/add_spent_time"), w.reporter, "duration=-2d")), 400,
 		"{\"message\":{\"time_spent\":[\"Time to subtract exceeds the total time spent\"]}}");
 	r = R(api("GET", I(&w, 1, "/time_stats"), w.guest, NULL));
-	ck_body(r, 200, "{\"time_estimate\":435600,\"total_time_spent\":36000,"
-			"\"human_time_estimate\":\"3w 1h\",\"human_total_time_spent\":\"1d 2h\"}");
+	ck_body(r, 200,
+		"{\"time_estimate\":435600,\"total_time_spent\":36000,"
+		"\"human_time_estimate\":\"3w 1h\",\"human_total_time_spent\":\"1d 2h\"}");
 	r = R(api("GET", I(&w, 1, ""), w.guest, NULL));
 	ck_assert_int_eq(jint(jget(r->json, "time_stats"), "total_time_spent"), 36000);
 	ck_body(R(api("POST", I(&w, 1, "/reset_time_estimate"), w.reporter, NULL)), 200,

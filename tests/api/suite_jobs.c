@@ -16,10 +16,10 @@
 
 #include "client.h"
 
-static const char *const JOB_FIELDS[] = {
-	"id",          "status", "stage",          "name",   "ref",    "tag",
-	"coverage",    "created_at", "started_at", "finished_at", "user", "artifacts_file",
-	"commit",      "runner", "pipeline",       NULL};
+static const char *const JOB_FIELDS[] = {"id",         "status",      "stage",    "name",
+					 "ref",        "tag",         "coverage", "created_at",
+					 "started_at", "finished_at", "user",     "artifacts_file",
+					 "commit",     "runner",      "pipeline", NULL};
 
 /* ---- fixtures ---- */
 
@@ -178,7 +178,8 @@ START_TEST(test_jobs_show)
 			       " 'gitlab-runner', true) RETURNING id");
 	free(sql_value("UPDATE ci_builds SET runner_id = %lld WHERE id = %lld", rn, j));
 	free(sql_value("UPDATE commit_statuses SET coverage = 98.29, started_at = now()"
-		       " WHERE id = %lld", j));
+		       " WHERE id = %lld",
+		       j));
 	artifacts(&f, j, "ci-build.zip", "echo x > x.txt");
 	resp *r = R(api("GET", jpath(&f, j, ""), f.owner, NULL));
 	ck_status(r, 200);
@@ -217,7 +218,8 @@ START_TEST(test_jobs_show)
 
 	/* no runner, artifacts, user; a commit the repository does not have */
 	long long q = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status) VALUES"
-			      " (%lld, 'x', '%040d', 'pending') RETURNING id", f.id, 7);
+			      " (%lld, 'x', '%040d', 'pending') RETURNING id",
+			      f.id, 7);
 	long long k = job(&f, q, "bare", "pending");
 	free(sql_value("UPDATE commit_statuses SET author_id = NULL WHERE id = %lld", k));
 	r = R(api("GET", jpath(&f, k, ""), f.owner, NULL));
@@ -331,7 +333,8 @@ START_TEST(test_jobs_list_plain)
 	long long other = job(&g, q, "other", "running");
 	/* a pipeline of a commit the repository lacks */
 	long long p3 = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status) VALUES"
-			       " (%lld, 'x', '%040d', 'pending') RETURNING id", f.id, 7);
+			       " (%lld, 'x', '%040d', 'pending') RETURNING id",
+			       f.id, 7);
 	long long e = job(&f, p3, "e", "pending");
 	long long h = job(&f, p3, "h", "created");
 	/* a retried job, one with no user, one with a runner, coverage and artifacts, and a
@@ -343,7 +346,8 @@ START_TEST(test_jobs_list_plain)
 			       " 'gitlab-runner', false) RETURNING id");
 	free(sql_value("UPDATE ci_builds SET runner_id = %lld WHERE id = %lld", rn, c));
 	free(sql_value("UPDATE commit_statuses SET coverage = 12.5, started_at = now()"
-		       " WHERE id = %lld", c));
+		       " WHERE id = %lld",
+		       c));
 	artifacts(&f, b, "b.zip", "echo b > b.txt");
 	sql_int("INSERT INTO commit_statuses (project_id, sha, ref, name, status, pipeline_id)"
 		" VALUES (%lld, '%s', 'master', 'external', 'success', %lld) RETURNING id",
@@ -540,11 +544,13 @@ START_TEST(test_jobs_artifacts)
 	ck_body(R(api("GET", jpath(&f, 999999999, "/artifacts"), f.owner, NULL)), 404,
 		"{\"message\":\"404 Not found\"}");
 	free(sql_value("UPDATE ci_builds SET artifacts_expire_at = now() - interval '1 day'"
-		       " WHERE id = %lld", j));
+		       " WHERE id = %lld",
+		       j));
 	ck_code(R(api("GET", jpath(&f, j, "/artifacts"), f.owner, NULL)), 404);
 	ck_assert(jnull(R(api("GET", jpath(&f, j, ""), f.owner, NULL))->json, "artifacts_file"));
 	free(sql_value("UPDATE ci_builds SET artifacts_expire_at = now() + interval '1 day',"
-		       " erased_at = now() WHERE id = %lld", j));
+		       " erased_at = now() WHERE id = %lld",
+		       j));
 	ck_code(R(api("GET", jpath(&f, j, "/artifacts"), f.owner, NULL)), 404);
 	free(sql_value("UPDATE ci_builds SET erased_at = NULL WHERE id = %lld", j));
 	ck_code(R(api("GET", jpath(&f, j, "/artifacts"), f.owner, NULL)), 200);
@@ -748,7 +754,8 @@ START_TEST(test_jobs_cancel_while_runner_finishes)
 	exec_ok(db, "SET statement_timeout = '20s'");
 	exec_ok(db, "BEGIN");
 	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'success', finished_at = now()"
-			  " WHERE id = %lld", k)));
+			  " WHERE id = %lld",
+			  k)));
 	exec_ok(db, S(fmt("SELECT id FROM ci_pipelines WHERE id = %lld FOR UPDATE", p)));
 	pid_t child = fork();
 	ck_assert(child >= 0);
@@ -758,7 +765,8 @@ START_TEST(test_jobs_cancel_while_runner_finishes)
 	}
 	usleep(700 * 1000); /* the cancel waits for the pipeline by now */
 	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'pending', queued_at = now()"
-			  " WHERE id = %lld AND status = 'created'", c)));
+			  " WHERE id = %lld AND status = 'created'",
+			  c)));
 	exec_ok(db, "COMMIT");
 	PQfinish(db);
 	int st;
@@ -797,11 +805,13 @@ START_TEST(test_jobs_counts)
 	ck_code(R(api("POST", jpath(&f, a, "/retry"), dev, NULL)), 201);
 	ck_totals(&f, 4, 2);
 	/* several in one statement */
-	free(sql_value("WITH s AS (INSERT INTO commit_statuses (project_id, sha, ref, name, stage,"
-		       " status, pipeline_id) SELECT project_id, sha, ref, 'x' || g, 'test', 'created', id"
-		       " FROM ci_pipelines, generate_series(1, 3) g WHERE id = %lld RETURNING id,"
-		       " project_id, pipeline_id) INSERT INTO ci_builds (id, project_id, pipeline_id)"
-		       " SELECT id, project_id, pipeline_id FROM s", q));
+	free(sql_value(
+		"WITH s AS (INSERT INTO commit_statuses (project_id, sha, ref, name, stage,"
+		" status, pipeline_id) SELECT project_id, sha, ref, 'x' || g, 'test', 'created', id"
+		" FROM ci_pipelines, generate_series(1, 3) g WHERE id = %lld RETURNING id,"
+		" project_id, pipeline_id) INSERT INTO ci_builds (id, project_id, pipeline_id)"
+		" SELECT id, project_id, pipeline_id FROM s",
+		q));
 	ck_totals(&f, 7, 2);
 	free(sql_value("DELETE FROM ci_pipelines WHERE id = %lld", p));
 	ck_totals(&f, 4, 1);
@@ -811,13 +821,17 @@ START_TEST(test_jobs_counts)
 	ck_totals(&g, 1, 1);
 	free(sql_value("DELETE FROM projects WHERE id = %lld", g.id));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_project_counts c"
-				 " WHERE c.project_id = %lld AND (c.pipelines, c.builds) <> (0, 0)", g.id), 0);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM (SELECT project_id FROM ci_pipelines"
-				 " UNION SELECT project_id FROM ci_builds UNION SELECT project_id FROM"
-				 " ci_project_counts) x LEFT JOIN ci_project_counts c USING (project_id)"
-				 " WHERE (coalesce(c.pipelines, 0), coalesce(c.builds, 0)) <>"
-				 " ((SELECT count(*) FROM ci_pipelines WHERE project_id = x.project_id),"
-				 " (SELECT count(*) FROM ci_builds WHERE project_id = x.project_id))"), 0);
+				 " WHERE c.project_id = %lld AND (c.pipelines, c.builds) <> (0, 0)",
+				 g.id),
+			 0);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM (SELECT project_id FROM ci_pipelines"
+			" UNION SELECT project_id FROM ci_builds UNION SELECT project_id FROM"
+			" ci_project_counts) x LEFT JOIN ci_project_counts c USING (project_id)"
+			" WHERE (coalesce(c.pipelines, 0), coalesce(c.builds, 0)) <>"
+			" ((SELECT count(*) FROM ci_pipelines WHERE project_id = x.project_id),"
+			" (SELECT count(*) FROM ci_builds WHERE project_id = x.project_id))"),
+		0);
 }
 END_TEST
 
@@ -915,7 +929,8 @@ START_TEST(test_jobs_protected_branch)
 	ck_code(R(api("POST", jpath(&f, a, "/retry"), master, NULL)), 201);
 	/* other branches and tags stay open to developers */
 	long long q = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status, tag) VALUES"
-			      " (%lld, 'v1.0', '%s', 'failed', true) RETURNING id", f.id, f.sha);
+			      " (%lld, 'v1.0', '%s', 'failed', true) RETURNING id",
+			      f.id, f.sha);
 	long long t = job(&f, q, "build", "failed");
 	free(sql_value("UPDATE ci_builds SET tag = true WHERE id = %lld", t));
 	ck_code(R(api("POST", jpath(&f, t, "/retry"), dev, NULL)), 201);
@@ -956,11 +971,14 @@ START_TEST(test_jobs_stuck_fail)
 	long long q = pipeline(&f, "master", "pending");
 	long long waiting = job(&f, q, "waiting", "pending");
 	free(sql_value("UPDATE commit_statuses SET updated_at = now() - interval '61 minutes'"
-		       " WHERE id = %lld", silent));
+		       " WHERE id = %lld",
+		       silent));
 	free(sql_value("UPDATE commit_statuses SET updated_at = now() - interval '59 minutes'"
-		       " WHERE id = %lld", alive));
+		       " WHERE id = %lld",
+		       alive));
 	free(sql_value("UPDATE commit_statuses SET updated_at = now() - interval '25 hours'"
-		       " WHERE id = %lld", waiting));
+		       " WHERE id = %lld",
+		       waiting));
 	bool done = false;
 	for (int i = 0; i < 300 && !done; i++) {
 		done = strcmp(status_of("commit_statuses", silent), "failed") == 0 &&

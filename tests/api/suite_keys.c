@@ -10,29 +10,29 @@
 #include "client.h"
 
 /* Real public keys made with ssh-keygen (ed25519, RSA 2048, ECDSA P-256). */
-#define KEY_ED25519                                                                             \
-	"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAII70IuR5G7Wl4AysuSf1L4PkFECKcq3cMAQznHZjCZ5b "     \
+#define KEY_ED25519                                                                                \
+	"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAII70IuR5G7Wl4AysuSf1L4PkFECKcq3cMAQznHZjCZ5b "        \
 	"alice@example"
-#define KEY_RSA                                                                                 \
+#define KEY_RSA                                                                                    \
 	"ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC4aoSaLgjkilgDA1ASXrd+80cUokyBKF4+IviOhss0ZSRhhi6i" \
 	"GTafF4eSnmXRRe+/VlHsx5htU9E67Jos4M3CYuxixU3n4qkHLjpnKUQP1PVd3CaygrM/vel2EMd5daaqrmg1AZPF" \
 	"OAfjliEak5BeXyj0Ew4Afb5HXZBkBLLkk6vY7WYif1Ax7Vi0pVdun+C52utFXt+uKdyn0gVgBcg1zvhXTfyBpK4w" \
 	"YrjkOdizaw5h8v5YraPNTz8ulWVJ4S3CZuaN0U5t2gW5p9LXsyTvZZfoan9Z/UETfHhXodEYpNq4I8Xyc0dhnF1q" \
 	"PP27WB0cl+9390+KEfOiaRpWDCi7 rsa@example"
-#define KEY_ECDSA                                                                               \
+#define KEY_ECDSA                                                                                  \
 	"ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBIX8ziTJ9mtS0kvD" \
 	"JBnzsBReSkZ+cxZcjZGUF5l4rsaSVZqphGtNf8KhWwe2PWApWmUBUYBbTTs3FdqlOQlVcfM= ecdsa@example"
-#define KEY_ED25519_BARE                                                                        \
+#define KEY_ED25519_BARE                                                                           \
 	"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB9xAOwcUhbCCNO6gDHI9LPJIZUNU7ROMqPSdGuWfHJA"
 
 static const char *const KEY_FIELDS[] = {"id", "title", "key", "created_at", NULL};
-
 
 /* ---- keys ---- */
 
 static char *base64(const unsigned char *p, size_t n)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char *out = malloc(4 * ((n + 2) / 3) + 1), *o = out;
 	for (size_t i = 0; i < n; i += 3) {
 		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
@@ -236,7 +236,7 @@ START_TEST(test_keys_real_keys)
 	/* and leave with that user too, so that the suite can run again */
 	long long oid = jint(R(api("GET", "/user", other, NULL))->json, "id");
 	ck_code(R(api("DELETE", S(fmt("/users/%lld?hard_delete=true", oid)), admin_token(), NULL)),
-		  204);
+		204);
 }
 END_TEST
 
@@ -282,21 +282,22 @@ START_TEST(test_keys_invalid)
 		"ssh-rsa AAAA",
 		"ssh-ed25519",
 		"ssh-ed25519 !!!!not-base64!!!!",
-		S(fmt("ssh-foo %s", good)),                                 /* unknown type */
-		S(fmt("ssh-rsa %s", good)),                                 /* blob of another type */
-		S(fmt("ssh-ed25519 %s", ed25519_blob("ssh-ed25519", 16))),  /* short key */
-		S(fmt("ssh-ed25519 %s", ed25519_blob("ssh-ed25519", 33))),  /* long key */
-		S(fmt("ssh-ed25519 %.*s", (int)strlen(good) - 8, good)),     /* truncated */
-		S(fmt("%s ssh-ed25519", good)),                             /* the wrong way round */
+		S(fmt("ssh-foo %s", good)), /* unknown type */
+		S(fmt("ssh-rsa %s", good)), /* blob of another type */
+		S(fmt("ssh-ed25519 %s", ed25519_blob("ssh-ed25519", 16))), /* short key */
+		S(fmt("ssh-ed25519 %s", ed25519_blob("ssh-ed25519", 33))), /* long key */
+		S(fmt("ssh-ed25519 %.*s", (int)strlen(good) - 8, good)),   /* truncated */
+		S(fmt("%s ssh-ed25519", good)),                            /* the wrong way round */
 		"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ==\n"
 		"-----END OPENSSH PRIVATE KEY-----",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		resp *r = post_key("/user/keys", token, "bad", bad[i]);
-		ck_assert_msg(r->status == 400, "key %zu (%s): %ld %s", i, bad[i], r->status, r->body);
+		ck_assert_msg(r->status == 400, "key %zu (%s): %ld %s", i, bad[i], r->status,
+			      r->body);
 		ck_body(r, 400, INVALID_KEY);
-		ck_body(post_key(S(fmt("/users/%lld/keys", uid)), admin_token(), "bad", bad[i]), 400,
-			INVALID_KEY);
+		ck_body(post_key(S(fmt("/users/%lld/keys", uid)), admin_token(), "bad", bad[i]),
+			400, INVALID_KEY);
 	}
 	/* missing and empty attributes */
 	const char *k = S(enc(new_key()));
@@ -342,8 +343,10 @@ START_TEST(test_keys_duplicates)
 	 * on another user's behalf */
 	ck_body(post_key("/user/keys", a, "again", key), 400, TAKEN);
 	ck_body(post_key("/user/keys", b, "again", S(fmt("ssh-ed25519 %s", blob))), 400, TAKEN);
-	ck_body(post_key(S(fmt("/users/%lld/keys", b_id)), admin_token(), "again", key), 400, TAKEN);
-	ck_body(post_key(S(fmt("/users/%lld/keys", a_id)), admin_token(), "again", key), 400, TAKEN);
+	ck_body(post_key(S(fmt("/users/%lld/keys", b_id)), admin_token(), "again", key), 400,
+		TAKEN);
+	ck_body(post_key(S(fmt("/users/%lld/keys", a_id)), admin_token(), "again", key), 400,
+		TAKEN);
 	/* a JSON body gets the same answer */
 	ck_body(R(api_json("POST", "/user/keys", b,
 			   S(fmt("{\"title\":\"json\",\"key\":\"%s\"}", key)))),
@@ -374,8 +377,8 @@ START_TEST(test_keys_of_others)
 	ck_key_not_found(R(api("GET", mine, admin_token(), NULL)));
 	ck_key_not_found(R(api("DELETE", mine, admin_token(), NULL)));
 	/* nor through another user's path */
-	ck_key_not_found(R(api("DELETE", S(fmt("/users/%lld/keys/%lld", b_id, kid)), admin_token(),
-			       NULL)));
+	ck_key_not_found(
+		R(api("DELETE", S(fmt("/users/%lld/keys/%lld", b_id, kid)), admin_token(), NULL)));
 	/* it is still a's */
 	resp *r = R(api("GET", mine, a, NULL));
 	ck_status(r, 200);
@@ -453,8 +456,8 @@ START_TEST(test_keys_admin_paths)
 	/* users and keys that do not exist */
 	ck_user_not_found(R(api("GET", "/users/999999999/keys", admin_token(), NULL)));
 	ck_user_not_found(post_key("/users/999999999/keys", admin_token(), "x", new_key()));
-	ck_user_not_found(R(api("DELETE", S(fmt("/users/999999999/keys/%lld", kid2)), admin_token(),
-				NULL)));
+	ck_user_not_found(
+		R(api("DELETE", S(fmt("/users/999999999/keys/%lld", kid2)), admin_token(), NULL)));
 	ck_key_not_found(R(api("DELETE", S(fmt("%s/999999999", theirs)), admin_token(), NULL)));
 	/* ids that are not numbers */
 	ck_body(R(api("GET", "/users/abc/keys", admin_token(), NULL)), 400,
@@ -484,7 +487,8 @@ START_TEST(test_keys_pagination)
 		resp *r = R(api("GET", S(fmt("/user/keys?per_page=2&page=%d", page)), token, NULL));
 		ck_key_ids(r, ids + (page - 1) * 2, n);
 		ck_pages(r, "/user/keys", "", 5, 2, page);
-		r = R(api("GET", S(fmt("%s?page=%d&per_page=2", theirs, page)), admin_token(), NULL));
+		r = R(api("GET", S(fmt("%s?page=%d&per_page=2", theirs, page)), admin_token(),
+			  NULL));
 		ck_key_ids(r, ids + (page - 1) * 2, n);
 		ck_pages(r, theirs, "", 5, 2, page);
 	}

@@ -9,10 +9,16 @@
 
 #include "client.h"
 
-static const char *const LABEL_FIELDS[] = {
-	"id", "name", "color", "description", "open_issues_count", "closed_issues_count",
-	"open_merge_requests_count", "priority", "subscribed", NULL};
-
+static const char *const LABEL_FIELDS[] = {"id",
+					   "name",
+					   "color",
+					   "description",
+					   "open_issues_count",
+					   "closed_issues_count",
+					   "open_merge_requests_count",
+					   "priority",
+					   "subscribed",
+					   NULL};
 
 /* ---- fixtures ---- */
 
@@ -73,7 +79,8 @@ static long long sql_issue(long long pid, long long author, const char *state, b
 			       pid, pid, author, state, confidential ? "true" : "false");
 	for (int i = 0; i < n; i++)
 		free(sql_value("INSERT INTO label_links (label_id, target_type, target_id)"
-			       " VALUES (%lld, 'Issue', %lld)", labels[i], id));
+			       " VALUES (%lld, 'Issue', %lld)",
+			       labels[i], id));
 	return id;
 }
 
@@ -257,8 +264,7 @@ START_TEST(test_labels_update)
 	ck_body(R(api("PUT", labels_path(f.id, ""), f.owner, "name=new&new_name=other")), 400,
 		"{\"message\":{\"title\":[\"has already been taken\"]}}");
 	ck_body(R(api("PUT", labels_path(f.id, ""), f.owner, "name=new&color=nope&new_name=x")),
-		400,
-		"{\"message\":{\"color\":[\"must be a valid color code\"]}}");
+		400, "{\"message\":{\"color\":[\"must be a valid color code\"]}}");
 	ck_body(R(api("PUT", labels_path(f.id, ""), f.owner, "name=new&priority=-2")), 400,
 		"{\"message\":{\"priority\":[\"must be greater than or equal to 0\"]}}");
 	ck_body(R(api("PUT", labels_path(f.id, ""), f.owner, "name=new&new_name=a%2Cb")), 400,
@@ -292,10 +298,12 @@ START_TEST(test_labels_delete)
 	r = R(api("GET", labels_path(f.id, ""), f.owner, NULL));
 	ck_assert(find(r, "gone") == NULL && find(r, "kept") != NULL);
 	/* its links and subscriptions went with it */
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM label_links WHERE target_id = %lld",
-				 issue), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM label_links WHERE target_id = %lld", issue),
+			 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM subscriptions WHERE subscribable_type ="
-				 " 'Label' AND subscribable_id = %lld", gone), 0);
+				 " 'Label' AND subscribable_id = %lld",
+				 gone),
+			 0);
 }
 END_TEST
 
@@ -369,16 +377,18 @@ START_TEST(test_labels_titles_on_rows)
 	add_label(pid, owner, "zeta", "red");
 	add_label(pid, owner, "alpha", "red");
 	add_label(pid, owner, "mid", "red");
-	ck_code(R(api("POST", S(fmt("/groups/%lld/labels", gid)), owner, "name=grp&color=%23000000")),
+	ck_code(R(api("POST", S(fmt("/groups/%lld/labels", gid)), owner,
+		      "name=grp&color=%23000000")),
 		201);
 	const char *list = S(fmt("/projects/%lld/issues", pid));
 	const char *one = S(fmt("/projects/%lld/issues/1", pid));
 	ck_code(R(api("POST", list, owner, "title=t&labels=zeta,alpha,grp")), 201);
-	long long mr = sql_int("INSERT INTO merge_requests (target_project_id, iid, source_project_id,"
-			       " source_branch, target_branch, title, state, merge_status, author_id)"
-			       " VALUES (%lld, next_iid('merge_requests', 'Project', %lld), %lld, 'f',"
-			       " 'master', 'm', 'opened', 'can_be_merged', %lld) RETURNING id",
-			       pid, pid, pid, owner_id);
+	long long mr =
+		sql_int("INSERT INTO merge_requests (target_project_id, iid, source_project_id,"
+			" source_branch, target_branch, title, state, merge_status, author_id)"
+			" VALUES (%lld, next_iid('merge_requests', 'Project', %lld), %lld, 'f',"
+			" 'master', 'm', 'opened', 'can_be_merged', %lld) RETURNING id",
+			pid, pid, pid, owner_id);
 	free(sql_value("INSERT INTO label_links (label_id, target_type, target_id)"
 		       " SELECT id, 'MergeRequest', %lld FROM labels WHERE project_id = %lld",
 		       mr, pid));
@@ -400,9 +410,11 @@ START_TEST(test_labels_titles_on_rows)
 	ck_titles(list, owner, "[]");
 	/* every row of the database as its links say */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM issues WHERE label_titles <>"
-				 " label_titles('Issue', id)"), 0);
+				 " label_titles('Issue', id)"),
+			 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM merge_requests WHERE label_titles <>"
-				 " label_titles('MergeRequest', id)"), 0);
+				 " label_titles('MergeRequest', id)"),
+			 0);
 }
 END_TEST
 
@@ -426,11 +438,8 @@ START_TEST(test_labels_issue_counts)
 		const char *token;
 		long long a_open, a_closed, b_open, b_closed;
 	} cases[] = {
-		{f.owner, 3, 1, 1, 1},
-		{reporter, 3, 1, 1, 1},
-		{admin_token(), 3, 1, 1, 1},
-		{author_token, 3, 1, 1, 0},
-		{stranger, 2, 1, 1, 0},
+		{f.owner, 3, 1, 1, 1},      {reporter, 3, 1, 1, 1}, {admin_token(), 3, 1, 1, 1},
+		{author_token, 3, 1, 1, 0}, {stranger, 2, 1, 1, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		resp *r = R(api("GET", labels_path(f.id, ""), cases[i].token, NULL));
@@ -452,7 +461,8 @@ START_TEST(test_labels_group_labels)
 	long long sub = fixture_subgroup(gid, 0, NULL);
 	long long pid = fixture_group_project(sub, 0, NULL);
 	free(sql_value("INSERT INTO labels (group_id, title, color) VALUES (%lld, 'from top',"
-		       " '#111111'), (%lld, 'from sub', '#222222')", gid, sub));
+		       " '#111111'), (%lld, 'from sub', '#222222')",
+		       gid, sub));
 	long long top = sql_int("SELECT id FROM labels WHERE group_id = %lld", gid);
 	add_label(pid, owner, "own", "red");
 	resp *r = R(api("GET", labels_path(pid, ""), owner, NULL));
@@ -475,7 +485,9 @@ START_TEST(test_labels_group_labels)
 	/* subscribed in this project */
 	ck_code(R(api("POST", labels_path(pid, S(fmt("/%lld/subscribe", top))), owner, NULL)), 201);
 	ck_assert_int_eq(sql_int("SELECT project_id FROM subscriptions WHERE subscribable_type ="
-				 " 'Label' AND subscribable_id = %lld", top), pid);
+				 " 'Label' AND subscribable_id = %lld",
+				 top),
+			 pid);
 	ck_code(R(api("POST", labels_path(pid, "/from%20top/subscribe"), owner, NULL)), 304);
 	/* a project of another group does not see them */
 	fx f;
@@ -590,7 +602,8 @@ START_TEST(test_labels_group_routes)
 	ck_assert(jbool(r->json, "subscribed"));
 	ck_code(R(api("POST", S(fmt("%s/%lld/subscribe", top_path, top)), guest, NULL)), 304);
 	ck_assert(sql_int("SELECT count(*) FROM subscriptions WHERE subscribable_id = %lld"
-			  " AND project_id IS NULL", top) == 1);
+			  " AND project_id IS NULL",
+			  top) == 1);
 	r = R(api("GET", labels_path(pid, ""), guest, NULL));
 	ck_assert(!jbool(find(r, "Top"), "subscribed"));
 	ck_code(R(api("POST", S(fmt("%s/Top/unsubscribe", top_path)), guest, NULL)), 201);

@@ -9,7 +9,6 @@
 
 #include "client.h"
 
-
 static const char *reserved_body(const char *field, const char *name)
 {
 	return S(fmt("{\"message\":{\"%s\":[\"%s is a reserved name\"]}}", field, name));
@@ -20,12 +19,14 @@ static const char *reserved_body(const char *field, const char *name)
 START_TEST(test_reserved_usernames)
 {
 	/* top-level routes: nginx's own locations among them */
-	static const char *const reserved[] = {"uploads", "api", "admin", "help", "Uploads",
-					       "oauth", "_internal", "groups", "projects", NULL};
+	static const char *const reserved[] = {"uploads",  "api",   "admin",     "help",
+					       "Uploads",  "oauth", "_internal", "groups",
+					       "projects", NULL};
 	for (int i = 0; reserved[i]; i++) {
-		const char *form = S(fmt("username=%s&email=%s@example.com&name=x&password=secret123"
-					 "&skip_confirmation=true",
-					 reserved[i], S(unique("rsv"))));
+		const char *form =
+			S(fmt("username=%s&email=%s@example.com&name=x&password=secret123"
+			      "&skip_confirmation=true",
+			      reserved[i], S(unique("rsv"))));
 		ck_body(R(api("POST", "/users", admin_token(), form)), 400,
 			reserved_body("username", reserved[i]));
 	}
@@ -60,9 +61,9 @@ START_TEST(test_reserved_group_paths)
 	ck_status(r, 201);
 	long long g = jint(r->json, "id");
 	/* the group routes and the project wildcard routes below a group */
-	static const char *const child[] = {"activity", "edit", "group_members", "projects",
-					    "labels", "milestones", "subgroups", "tree", "blob",
-					    "wikis", "Edit", NULL};
+	static const char *const child[] = {"activity", "edit",       "group_members", "projects",
+					    "labels",   "milestones", "subgroups",     "tree",
+					    "blob",     "wikis",      "Edit",          NULL};
 	for (int i = 0; child[i]; i++)
 		ck_body(R(api("POST", "/groups", token,
 			      S(fmt("name=%s&path=%s&parent_id=%lld", child[i], child[i], g)))),
@@ -93,15 +94,16 @@ START_TEST(test_project_paths)
 	for (int i = 0; dots[i]; i++)
 		ck_body(R(api("POST", "/projects", token, S(fmt("name=dots&path=%s", dots[i])))),
 			400, format);
-	static const char *const wildcard[] = {"badges", "blob", "tree", "raw", "wikis",
-					       "create_dir", NULL};
+	static const char *const wildcard[] = {"badges", "blob",       "tree", "raw",
+					       "wikis",  "create_dir", NULL};
 	for (int i = 0; wildcard[i]; i++)
 		ck_body(R(api("POST", "/projects", token, S(fmt("path=%s", wildcard[i])))), 400,
 			reserved_body("path", wildcard[i]));
 	/* a group route and a top-level route are fine project paths; so is a leading dot */
 	static const char *const fine[] = {"activity", "uploads", ".hidden", "a..b", NULL};
 	for (int i = 0; fine[i]; i++)
-		ck_status(R(api("POST", "/projects", token, S(fmt("name=fine%d&path=%s", i, fine[i])))),
+		ck_status(R(api("POST", "/projects", token,
+				S(fmt("name=fine%d&path=%s", i, fine[i])))),
 			  201);
 	/* renames */
 	long long id = sql_int("SELECT p.id FROM projects p JOIN namespaces n ON n.id ="
@@ -166,8 +168,8 @@ START_TEST(test_tag_list_bounds)
 	ck_assert_int_eq((long long)json_object_array_length(jget(r->json, "tag_list")), 1);
 	ck_assert(!jstr(r->json, "description") || strcmp(jstr(r->json, "description"), "lost"));
 	/* on creation too */
-	ck_body(R(api("POST", "/projects", token, S(fmt("path=%s&tag_list=%s,t1000",
-						       S(unique("tags")), list)))),
+	ck_body(R(api("POST", "/projects", token,
+		      S(fmt("path=%s&tag_list=%s,t1000", S(unique("tags")), list)))),
 		400, "{\"error\":\"tag_list has too many tags (at most 1000)\"}");
 	/* the other list parameters share the array bound */
 	char *skip = S(tags(1001, ","));
@@ -176,8 +178,9 @@ START_TEST(test_tag_list_bounds)
 			*c = '1';
 	ck_body(R(api_json("GET", "/groups", token, S(fmt("{\"skip_groups\":[%s]}", skip)))), 400,
 		"{\"error\":\"skip_groups has too many values (at most 1000)\"}");
-	ck_body(R(api_json("POST", "/projects", token,
-			   S(fmt("{\"path\":\"%s\",\"tag_list\":[\"%s\"]}", S(unique("tags")), arr)))),
+	ck_body(R(api_json(
+			"POST", "/projects", token,
+			S(fmt("{\"path\":\"%s\",\"tag_list\":[\"%s\"]}", S(unique("tags")), arr)))),
 		400, "{\"error\":\"tag_list has too many values (at most 1000)\"}");
 }
 END_TEST
@@ -241,9 +244,9 @@ START_TEST(test_fork_of_private_source)
 	char *owner = S(make_user("fko", &oid, NULL));
 	char *forker = S(make_user("fkf", &fid, NULL));
 	char *outsider = S(make_user("fkx", &xid, NULL));
-	resp *r = R(api("POST", "/projects", owner,
-			S(fmt("path=%s&visibility=public&description=public+words",
-			      S(unique("fks"))))));
+	resp *r = R(api(
+		"POST", "/projects", owner,
+		S(fmt("path=%s&visibility=public&description=public+words", S(unique("fks"))))));
 	ck_status(r, 201);
 	long long src = jint(r->json, "id");
 	r = R(api("POST", S(fmt("/projects/%lld/fork", src)), forker, NULL));
@@ -323,8 +326,9 @@ START_TEST(test_longest_names)
 	ck_status(r, 201);
 	long long up = jint(r->json, "id");
 	ck_assert(access(S(fmt("%s/HEAD", S(repo_dir_of(up)))), F_OK) == 0);
-	ck_status(R(api("DELETE", S(fmt("/users/%lld?hard_delete=true", uid)), admin_token(), NULL)),
-		  204);
+	ck_status(
+		R(api("DELETE", S(fmt("/users/%lld?hard_delete=true", uid)), admin_token(), NULL)),
+		204);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld", up), 0);
 	const char *ud = S(repo_dir_of(up)), *gd = S(repo_dir_of(gp));
 	ck_assert_msg(wait_gone(ud) && wait_gone(gd),

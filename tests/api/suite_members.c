@@ -9,7 +9,7 @@
 
 #include "client.h"
 
-#define F_MEMBER                                                                               \
+#define F_MEMBER                                                                                   \
 	"id", "username", "name", "state", "avatar_url", "web_url", "access_level", "expires_at"
 static const char *const MEMBER[] = {F_MEMBER, NULL};
 
@@ -144,7 +144,8 @@ static long long events_of(long long user_id, const char *action, long long proj
 START_TEST(test_members_require_auth)
 {
 	fx_source *s = source(_i, 20);
-	ck_body(R(api("GET", P(s, "/members"), NULL, NULL)), 401, "{\"message\":\"401 Unauthorized\"}");
+	ck_body(R(api("GET", P(s, "/members"), NULL, NULL)), 401,
+		"{\"message\":\"401 Unauthorized\"}");
 	ck_body(R(api("GET", member_path(s, s->owner), NULL, NULL)), 401,
 		"{\"message\":\"401 Unauthorized\"}");
 	ck_body(R(api("POST", P(s, "/members"), NULL, "user_id=1&access_level=30")), 401,
@@ -186,7 +187,8 @@ START_TEST(test_members_lifecycle)
 	r = R(api("PUT", member_path(s, uid), s->owner_token, "access_level=20"));
 	ck_status(r, 200);
 	ck_member(r->json, uid, uname, 20, "2999-12-31");
-	r = R(api("PUT", member_path(s, uid), s->owner_token, "access_level=10&expires_at=2998-01-02"));
+	r = R(api("PUT", member_path(s, uid), s->owner_token,
+		  "access_level=10&expires_at=2998-01-02"));
 	ck_status(r, 200);
 	ck_member(r->json, uid, uname, 10, "2998-01-02");
 	r = R(api("PUT", member_path(s, uid), s->owner_token, "access_level=40&expires_at="));
@@ -231,11 +233,11 @@ START_TEST(test_members_add_errors)
 		"{\"message\":{\"access_level\":[\"is not included in the list\"]}}");
 	ck_body(R(api("POST", path, t, S(fmt("user_id=%lld&access_level=0", uid)))), 400,
 		"{\"message\":{\"access_level\":[\"is not included in the list\"]}}");
-	ck_body(R(api("POST", path, t, S(fmt("user_id=%lld&access_level=30&expires_at=tomorrow",
-					      uid)))),
+	ck_body(R(api("POST", path, t,
+		      S(fmt("user_id=%lld&access_level=30&expires_at=tomorrow", uid)))),
 		400, "{\"error\":\"expires_at is invalid\"}");
-	ck_body(R(api("POST", path, t, S(fmt("user_id=%lld&access_level=30&expires_at=2001-01-01",
-					      uid)))),
+	ck_body(R(api("POST", path, t,
+		      S(fmt("user_id=%lld&access_level=30&expires_at=2001-01-01", uid)))),
 		400, "{\"message\":{\"expires_at\":[\"cannot be a date in the past\"]}}");
 	ck_body(R(api("POST", path, t, "user_id=999999999&access_level=30")), 404,
 		"{\"message\":\"404 User Not Found\"}");
@@ -244,7 +246,8 @@ START_TEST(test_members_add_errors)
 	/* owner (50) is a group level only */
 	resp *r = add(s, t, uid, 50);
 	if (s->project) {
-		ck_body(r, 400, "{\"message\":{\"access_level\":[\"is not included in the list\"]}}");
+		ck_body(r, 400,
+			"{\"message\":{\"access_level\":[\"is not included in the list\"]}}");
 		ck_assert_int_eq(member_count(s), 1);
 		ck_status(add(s, t, uid, 40), 201);
 	} else {
@@ -260,7 +263,8 @@ START_TEST(test_members_add_errors)
 	const char *mp = member_path(s, uid);
 	ck_body(R(api("PUT", mp, t, NULL)), 400,
 		"{\"message\":\"400 (Bad request) \\\"access_level\\\" not given\"}");
-	ck_body(R(api("PUT", mp, t, "access_level=x")), 400, "{\"error\":\"access_level is invalid\"}");
+	ck_body(R(api("PUT", mp, t, "access_level=x")), 400,
+		"{\"error\":\"access_level is invalid\"}");
 	ck_body(R(api("PUT", mp, t, "access_level=60")), 400,
 		"{\"message\":{\"access_level\":[\"is not included in the list\"]}}");
 	ck_body(R(api("PUT", mp, t, "access_level=30&expires_at=2001-02-03")), 400,
@@ -277,9 +281,9 @@ START_TEST(test_members_add_errors)
 		"{\"message\":\"404 Member Not Found\"}");
 	ck_body(R(api("GET", member_path(s, other), t, NULL)), 404,
 		"{\"message\":\"404 Member Not Found\"}");
-	ck_body(R(api("GET", S(fmt("%s/%lld/members/abc", s->project ? "/projects" : "/groups",
-				   s->id)),
-		      t, NULL)),
+	ck_body(R(api("GET",
+		      S(fmt("%s/%lld/members/abc", s->project ? "/projects" : "/groups", s->id)), t,
+		      NULL)),
 		400, "{\"error\":\"user_id is invalid\"}");
 }
 END_TEST
@@ -346,9 +350,11 @@ START_TEST(test_members_unknown_source)
 	const char *nf = not_found(s);
 	ck_body(R(api("GET", S(fmt("%s/999999999/members", base)), t, NULL)), 404, nf);
 	ck_body(R(api("GET", S(fmt("%s/0/members/1", base)), t, NULL)), 404, nf);
-	ck_body(R(api("POST", S(fmt("%s/999999999/members", base)), t, "user_id=1&access_level=30")),
+	ck_body(R(api("POST", S(fmt("%s/999999999/members", base)), t,
+		      "user_id=1&access_level=30")),
 		404, nf);
-	ck_body(R(api("PUT", S(fmt("%s/999999999/members/1", base)), t, "access_level=30")), 404, nf);
+	ck_body(R(api("PUT", S(fmt("%s/999999999/members/1", base)), t, "access_level=30")), 404,
+		nf);
 	ck_body(R(api("DELETE", S(fmt("%s/999999999/members/1", base)), t, NULL)), 404, nf);
 	ck_body(R(api("GET", S(fmt("%s/no%%2Fsuch%%2Fpath/members", base)), t, NULL)), 404, nf);
 	ck_body(R(api("GET", S(fmt("%s/%s-x/members", base, S(enc(s->path)))), t, NULL)), 404, nf);
@@ -360,8 +366,8 @@ START_TEST(test_members_unknown_source)
 		ck_body(R(api("GET", S(fmt("/groups/%s/members", S(enc(s->path)))), t, NULL)), 404,
 			"{\"message\":\"404 Group Not Found\"}");
 	else
-		ck_body(R(api("GET", S(fmt("/projects/%s/members", S(enc(s->path)))), t, NULL)), 404,
-			"{\"message\":\"404 Project Not Found\"}");
+		ck_body(R(api("GET", S(fmt("/projects/%s/members", S(enc(s->path)))), t, NULL)),
+			404, "{\"message\":\"404 Project Not Found\"}");
 }
 END_TEST
 
@@ -417,10 +423,11 @@ START_TEST(test_members_list_pages_and_search)
 	long long ids[3];
 	for (int i = 0; i < 3; i++) {
 		char *name = S(fmt("%s_%c", prefix, 'a' + i));
-		resp *u = R(api("POST", "/users", admin_token(),
-				S(fmt("username=%s&email=%s%%40example.com&name=Name+%s&password=secret1234"
-				      "&skip_confirmation=true",
-				      name, name, name))));
+		resp *u = R(api(
+			"POST", "/users", admin_token(),
+			S(fmt("username=%s&email=%s%%40example.com&name=Name+%s&password=secret1234"
+			      "&skip_confirmation=true",
+			      name, name, name))));
 		ck_status(u, 201);
 		ids[i] = jint(u->json, "id");
 		ck_status(add(s, s->owner_token, ids[i], 10 + 10 * i), 201);
@@ -455,7 +462,8 @@ START_TEST(test_members_list_pages_and_search)
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
 	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "id"), ids[2]);
 	/* the exact email finds the user too */
-	r = R(api("GET", S(fmt("%s?query=%s_a%%40example.com", path, prefix)), s->owner_token, NULL));
+	r = R(api("GET", S(fmt("%s?query=%s_a%%40example.com", path, prefix)), s->owner_token,
+		  NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
 	/* pattern characters are literal */
 	r = R(api("GET", S(fmt("%s?query=%%25", path)), s->owner_token, NULL));
@@ -484,8 +492,10 @@ START_TEST(test_members_leave)
 	ck_body(R(api("GET", P(s, "/members"), ut, NULL)), 404, not_found(s));
 
 	const char *owner = member_path(s, s->owner);
-	ck_body(R(api("DELETE", owner, s->owner_token, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
-	ck_body(R(api("DELETE", owner, admin_token(), NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("DELETE", owner, s->owner_token, NULL)), 403,
+		"{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("DELETE", owner, admin_token(), NULL)), 403,
+		"{\"message\":\"403 Forbidden\"}");
 	ck_body(R(api("PUT", owner, admin_token(), "access_level=30")), 403,
 		"{\"message\":\"403 Forbidden\"}");
 	ck_assert_int_eq(jint(R(api("GET", owner, admin_token(), NULL))->json, "access_level"),
@@ -576,7 +586,8 @@ START_TEST(test_members_group_gives_project_access)
 	ck_body(R(api("GET", S(fmt("%s/%lld", proj_members, uid)), ut, NULL)), 404,
 		"{\"message\":\"404 Member Not Found\"}");
 
-	ck_status(R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin, NULL)), 204);
+	ck_status(R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, uid)), admin, NULL)),
+		  204);
 	ck_body(R(api("GET", proj_members, ut, NULL)), 404, pnf);
 	ck_body(R(api("GET", subproj_members, ut, NULL)), 404, pnf);
 	ck_body(R(api("GET", proj_path, ut, NULL)), 404, pnf);

@@ -17,24 +17,78 @@
 
 #include "client.h"
 
-static const char *const BASIC_FIELDS[] = {
-	"id", "iid", "project_id", "title", "description", "state", "created_at", "updated_at",
-	"target_branch", "source_branch", "upvotes", "downvotes", "author", "assignee",
-	"source_project_id", "target_project_id", "labels", "work_in_progress", "milestone",
-	"merge_when_pipeline_succeeds", "merge_status", "sha", "merge_commit_sha",
-	"user_notes_count", "discussion_locked", "should_remove_source_branch",
-	"force_remove_source_branch", "web_url", "time_stats", NULL};
-static const char *const SINGLE_FIELDS[] = {
-	"id", "iid", "project_id", "title", "description", "state", "created_at", "updated_at",
-	"target_branch", "source_branch", "upvotes", "downvotes", "author", "assignee",
-	"source_project_id", "target_project_id", "labels", "work_in_progress", "milestone",
-	"merge_when_pipeline_succeeds", "merge_status", "sha", "merge_commit_sha",
-	"user_notes_count", "discussion_locked", "should_remove_source_branch",
-	"force_remove_source_branch", "web_url", "time_stats", "subscribed", "merged_by",
-	"merged_at", "closed_by", "closed_at", "latest_build_started_at",
-	"latest_build_finished_at", "first_deployed_to_production_at", "pipeline", NULL};
-static const char *const SIMPLE_FIELDS[] = {"id", "iid", "project_id", "title", "description",
-					    "state", "created_at", "updated_at", "web_url", NULL};
+static const char *const BASIC_FIELDS[] = {"id",
+					   "iid",
+					   "project_id",
+					   "title",
+					   "description",
+					   "state",
+					   "created_at",
+					   "updated_at",
+					   "target_branch",
+					   "source_branch",
+					   "upvotes",
+					   "downvotes",
+					   "author",
+					   "assignee",
+					   "source_project_id",
+					   "target_project_id",
+					   "labels",
+					   "work_in_progress",
+					   "milestone",
+					   "merge_when_pipeline_succeeds",
+					   "merge_status",
+					   "sha",
+					   "merge_commit_sha",
+					   "user_notes_count",
+					   "discussion_locked",
+					   "should_remove_source_branch",
+					   "force_remove_source_branch",
+					   "web_url",
+					   "time_stats",
+					   NULL};
+static const char *const SINGLE_FIELDS[] = {"id",
+					    "iid",
+					    "project_id",
+					    "title",
+					    "description",
+					    "state",
+					    "created_at",
+					    "updated_at",
+					    "target_branch",
+					    "source_branch",
+					    "upvotes",
+					    "downvotes",
+					    "author",
+					    "assignee",
+					    "source_project_id",
+					    "target_project_id",
+					    "labels",
+					    "work_in_progress",
+					    "milestone",
+					    "merge_when_pipeline_succeeds",
+					    "merge_status",
+					    "sha",
+					    "merge_commit_sha",
+					    "user_notes_count",
+					    "discussion_locked",
+					    "should_remove_source_branch",
+					    "force_remove_source_branch",
+					    "web_url",
+					    "time_stats",
+					    "subscribed",
+					    "merged_by",
+					    "merged_at",
+					    "closed_by",
+					    "closed_at",
+					    "latest_build_started_at",
+					    "latest_build_finished_at",
+					    "first_deployed_to_production_at",
+					    "pipeline",
+					    NULL};
+static const char *const SIMPLE_FIELDS[] = {"id",          "iid",   "project_id", "title",
+					    "description", "state", "created_at", "updated_at",
+					    "web_url",     NULL};
 
 static char *work; /* git's scratch directory */
 
@@ -81,9 +135,9 @@ static const char *M(const world *w, long long iid, const char *suffix)
 
 /* A commit of one file (create or update) on branch (from start when not NULL) of
  * project id as token: the new commit's id. */
-static const char *commit_to(long long id, const char *token, const char *branch,
-			     const char *start, const char *action, const char *file,
-			     const char *content, const char *message)
+static const char *commit_to(long long id, const char *token, const char *branch, const char *start,
+			     const char *action, const char *file, const char *content,
+			     const char *message)
 {
 	resp *r = R(api_json(
 		"POST", S(fmt("/projects/%lld/repository/commits", id)), token,
@@ -176,9 +230,10 @@ START_TEST(test_create_and_show)
 	world w;
 	make_world(&w, "private");
 	const char *head = branch(&w, "feature", "a.txt");
-	resp *r = create(&w, w.developer,
-			 "source_branch=feature&target_branch=master&title=Add%20a&description=Does%20a"
-			 "&labels=bug,ui&remove_source_branch=true");
+	resp *r = create(
+		&w, w.developer,
+		"source_branch=feature&target_branch=master&title=Add%20a&description=Does%20a"
+		"&labels=bug,ui&remove_source_branch=true");
 	ck_fields(r->json, SINGLE_FIELDS);
 	ck_assert_int_eq(jint(r->json, "iid"), 1);
 	ck_assert_int_eq(jint(r->json, "project_id"), w.id);
@@ -198,7 +253,8 @@ START_TEST(test_create_and_show)
 	ck_assert(jbool(r->json, "subscribed"));
 	ck_assert_str_eq(jstr(jget(r->json, "author"), "username"), w.developer_name);
 	ck_assert(jnull(r->json, "assignee"));
-	ck_assert_str_eq(json_object_to_json_string(jget(r->json, "labels")), "[ \"bug\", \"ui\" ]");
+	ck_assert_str_eq(json_object_to_json_string(jget(r->json, "labels")),
+			 "[ \"bug\", \"ui\" ]");
 	ck_assert_str_eq(jstr(r->json, "web_url"),
 			 S(fmt("%s/%s/merge_requests/1", api_url(), w.path)));
 	/* the background process checks it */
@@ -213,7 +269,8 @@ START_TEST(test_create_and_show)
 	ck_body(R(api("POST", P(&w, "/merge_requests"), w.developer,
 		      "source_branch=feature&target_branch=master")),
 		400, "{\"message\":\"400 (Bad request) \\\"title\\\" not given\"}");
-	ck_body(R(api("POST", P(&w, "/merge_requests"), w.developer, "target_branch=master&title=t")),
+	ck_body(R(api("POST", P(&w, "/merge_requests"), w.developer,
+		      "target_branch=master&title=t")),
 		400, "{\"message\":\"400 (Bad request) \\\"source_branch\\\" not given\"}");
 	ck_body(R(api("POST", P(&w, "/merge_requests"), w.developer,
 		      "source_branch=nope&target_branch=master&title=t")),
@@ -271,7 +328,8 @@ START_TEST(test_public_access)
 	ck_status(R(api("GET", M(&w, iid, ""), w.stranger, NULL)), 200);
 	ck_status(R(api("GET", M(&w, iid, "/commits"), w.guest, NULL)), 200);
 	ck_assert_str_eq(list(P(&w, "/merge_requests"), w.stranger), "1");
-	ck_body(R(api("GET", M(&w, iid, ""), NULL, NULL)), 401, "{\"message\":\"401 Unauthorized\"}");
+	ck_body(R(api("GET", M(&w, iid, ""), NULL, NULL)), 401,
+		"{\"message\":\"401 Unauthorized\"}");
 	/* but may not change them */
 	ck_body(R(api("PUT", M(&w, iid, ""), w.stranger, "title=x")), 403,
 		"{\"message\":\"403 Forbidden\"}");
@@ -291,7 +349,8 @@ START_TEST(test_public_access)
 	ck_assert(strlen(all) > 0);
 	/* the merge requests switched off: nobody reads them */
 	ck_status(R(api("PUT", P(&w, ""), w.owner, "merge_requests_enabled=false")), 200);
-	ck_body(R(api("GET", M(&w, iid, ""), w.owner, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("GET", M(&w, iid, ""), w.owner, NULL)), 403,
+		"{\"message\":\"403 Forbidden\"}");
 	ck_assert_str_eq(list(S(fmt("/merge_requests?scope=all&iids[]=%lld", iid)), w.owner), "");
 	release_all();
 }
@@ -340,10 +399,10 @@ START_TEST(test_lists)
 	ck_assert_str_eq(list(S(fmt("%s?created_after=2000-01-01T00:00:00Z", base)), w.owner),
 			 "3,2,1");
 	ck_assert_str_eq(list(S(fmt("%s?created_before=2000-01-01T00:00:00Z", base)), w.owner), "");
-	ck_assert_str_eq(list(S(fmt("/projects/%lld/milestones/%lld/merge_requests", w.id,
-				    milestone)),
-			      w.owner),
-			 "2");
+	ck_assert_str_eq(
+		list(S(fmt("/projects/%lld/milestones/%lld/merge_requests", w.id, milestone)),
+		     w.owner),
+		"2");
 	/* the milestone's and label's counts */
 	resp *labels = R(api("GET", P(&w, "/labels"), w.owner, NULL));
 	ck_status(labels, 200);
@@ -419,7 +478,8 @@ START_TEST(test_list_plain)
 		       " FROM generate_series(1, 23) g",
 		       w.id, w.id, w.developer_id));
 	free(sql_value("UPDATE merge_requests SET created_at = '2019-06-01' WHERE"
-		       " target_project_id = %lld AND iid = 2", w.id));
+		       " target_project_id = %lld AND iid = 2",
+		       w.id));
 	const char *base = P(&w, "/merge_requests");
 	const char *all = "created_after=1970-01-01T00:00:00Z"; /* every request: MRS_LIST */
 	/* the order: created_at desc, then id desc */
@@ -428,11 +488,21 @@ START_TEST(test_list_plain)
 			 "106,101,120,115,110,105,2");
 	ck_assert_str_eq(list(S(fmt("%s?state=opened&per_page=100", base)), w.reporter),
 			 "1,119,104,123,108,103,112,107,116,111,120,115,2");
-	static const char *const states[] = {"", "state=opened&", "state=closed&", "state=merged&",
-					     "state=locked&", "state=all&", NULL};
-	static const char *const pages[] = {"per_page=20", "per_page=5&page=2", "per_page=5&page=5",
-					    "per_page=5&page=6", "per_page=3&page=99",
-					    "per_page=100", "view=simple&per_page=4&page=2", NULL};
+	static const char *const states[] = {"",
+					     "state=opened&",
+					     "state=closed&",
+					     "state=merged&",
+					     "state=locked&",
+					     "state=all&",
+					     NULL};
+	static const char *const pages[] = {"per_page=20",
+					    "per_page=5&page=2",
+					    "per_page=5&page=5",
+					    "per_page=5&page=6",
+					    "per_page=3&page=99",
+					    "per_page=100",
+					    "view=simple&per_page=4&page=2",
+					    NULL};
 	for (int i = 0; states[i]; i++) {
 		const char *q = S(fmt("%s?%s", base, states[i]));
 		same_list(S(strndup(q, strlen(q) - 1)), S(fmt("%s%s", q, all)), w.reporter);
@@ -554,7 +624,8 @@ START_TEST(test_bad_branch_names)
 			400, "{\"message\":{\"target_branch\":[\"Invalid target branch\"]}}");
 	}
 	ck_assert_int_eq(
-		sql_int("SELECT count(*) FROM merge_requests WHERE target_project_id = %lld", w.id), 1);
+		sql_int("SELECT count(*) FROM merge_requests WHERE target_project_id = %lld", w.id),
+		1);
 	resp *r = R(api("GET", M(&w, iid, ""), w.developer, NULL));
 	ck_jstr(r, "target_branch", "master");
 }
@@ -597,10 +668,11 @@ START_TEST(test_update_delete)
 		strncat(notes, jstr(n, "body"), sizeof(notes) - strlen(notes) - 2);
 		strcat(notes, "|");
 	}
-	ck_assert_str_eq(notes, S(fmt("changed title from **Old** to **New**|added ~%lld label|"
-				      "assigned to @%s|closed|reopened|",
-				      sql_int("SELECT id FROM labels WHERE project_id = %lld", w.id),
-				      w.developer_name)));
+	ck_assert_str_eq(notes,
+			 S(fmt("changed title from **Old** to **New**|added ~%lld label|"
+			       "assigned to @%s|closed|reopened|",
+			       sql_int("SELECT id FROM labels WHERE project_id = %lld", w.id),
+			       w.developer_name)));
 	r = R(api("GET", P(&w, "/events?target_type=merge_request&sort=asc"), w.owner, NULL));
 	ck_status(r, 200);
 	ck_assert_int_eq(json_object_array_length(r->json), 3);
@@ -646,7 +718,9 @@ START_TEST(test_update_delete)
 	ck_status(R(api("DELETE", M(&w, again, ""), w.admin, NULL)), 204);
 	ck_status(R(api("DELETE", M(&w, again, ""), w.admin, NULL)), 404);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes WHERE noteable_type = 'MergeRequest'"
-				 " AND project_id = %lld", w.id), 0);
+				 " AND project_id = %lld",
+				 w.id),
+			 0);
 	release_all();
 }
 END_TEST
@@ -668,10 +742,10 @@ START_TEST(test_notes_participants_mwps)
 	r = R(api("GET", M(&w, iid, ""), w.owner, NULL));
 	ck_assert_int_eq(jint(r->json, "user_notes_count"), 1);
 	ck_assert_int_eq(jint(r->json, "upvotes"), 1);
-	ck_assert_str_eq(list(S(fmt("/projects/%lld/merge_requests?my_reaction_emoji=thumbsup",
-				    w.id)),
-			      w.reporter),
-			 "1");
+	ck_assert_str_eq(
+		list(S(fmt("/projects/%lld/merge_requests?my_reaction_emoji=thumbsup", w.id)),
+		     w.reporter),
+		"1");
 	ck_body(R(api("GET", M(&w, iid, "/notes"), w.guest, NULL)), 404,
 		"{\"message\":\"404 Not found\"}");
 	r = R(api("GET", M(&w, iid, "/participants"), w.owner, NULL));
@@ -705,8 +779,8 @@ START_TEST(test_commits_pages)
 {
 	world w;
 	make_world(&w, "private");
-	const char *one = commit_to(w.id, w.developer, "pages", "master", "create", "a.txt", "a",
-				    "One");
+	const char *one =
+		commit_to(w.id, w.developer, "pages", "master", "create", "a.txt", "a", "One");
 	commit_to(w.id, w.developer, "pages", NULL, "create", "b.txt", "b", "Two");
 	commit_to(w.id, w.developer, "pages", NULL, "create", "c.txt", "c", "Three");
 	long long iid = create_iid(&w, "source_branch=pages&target_branch=master&title=p");
@@ -831,9 +905,10 @@ START_TEST(test_git_flow_merge)
 	ck_status(R(api("POST", M(&w, iid, "/notes"), w.reporter, "body=LGTM")), 201);
 	wait_status(&w, iid, "can_be_merged");
 	/* a push to the source updates the request */
-	ck_assert_int_eq(sh("-C c status -s && cd c && echo three > three.txt && "
-			    "git add three.txt && git commit -q -m 'Three' && git push -q origin topic"),
-			 0);
+	ck_assert_int_eq(
+		sh("-C c status -s && cd c && echo three > three.txt && "
+		   "git add three.txt && git commit -q -m 'Three' && git push -q origin topic"),
+		0);
 	const char *newhead = NULL;
 	for (int i = 0; i < 300; i++) {
 		r = R(api("GET", M(&w, iid, ""), w.owner, NULL));
@@ -846,8 +921,8 @@ START_TEST(test_git_flow_merge)
 	ck_assert_msg(newhead != NULL, "the push did not update the request's sha");
 	/* a stale sha: 409 */
 	r = R(api("PUT", M(&w, iid, "/merge"), w.developer, S(fmt("sha=%s", head))));
-	ck_body(r, 409, S(fmt("{\"message\":\"SHA does not match HEAD of source branch: %s\"}",
-			      newhead)));
+	ck_body(r, 409,
+		S(fmt("{\"message\":\"SHA does not match HEAD of source branch: %s\"}", newhead)));
 	/* the merge */
 	r = R(api("PUT", M(&w, iid, "/merge"), w.developer,
 		  S(fmt("sha=%s&should_remove_source_branch=true", newhead))));
@@ -864,12 +939,14 @@ START_TEST(test_git_flow_merge)
 	ck_assert_int_eq(json_object_array_length(jget(r->json, "parent_ids")), 2);
 	ck_assert_str_eq(jstr(r->json, "title"), "Merge branch 'topic' into 'master'");
 	ck_assert(strstr(jstr(r->json, "message"), "Closes #1") != NULL);
-	ck_assert(strstr(jstr(r->json, "message"), S(fmt("See merge request %s!%lld", w.path, iid))));
+	ck_assert(
+		strstr(jstr(r->json, "message"), S(fmt("See merge request %s!%lld", w.path, iid))));
 	/* stock git sees it */
-	ck_assert_int_eq(sh("-C c fetch -q origin && test \"$(git -C c rev-parse origin/master)\" = %s"
-			    " && git -C c cat-file -e origin/master:three.txt",
-			    merge_sha),
-			 0);
+	ck_assert_int_eq(
+		sh("-C c fetch -q origin && test \"$(git -C c rev-parse origin/master)\" = %s"
+		   " && git -C c cat-file -e origin/master:three.txt",
+		   merge_sha),
+		0);
 	/* the issue is closed, the source branch gone, the events recorded */
 	r = R(api("GET", P(&w, "/issues/1"), w.owner, NULL));
 	ck_jstr(r, "state", "closed");
@@ -898,8 +975,11 @@ START_TEST(test_merge_refusals)
 	wait_status(&w, left, "cannot_be_merged");
 	ck_body(R(api("PUT", M(&w, left, "/merge"), w.developer, NULL)), 406,
 		"{\"message\":\"Branch cannot be merged\"}");
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM merge_requests WHERE target_project_id = %lld"
-				 " AND state = 'opened'", w.id), 1);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM merge_requests WHERE target_project_id = %lld"
+			" AND state = 'opened'",
+			w.id),
+		1);
 	/* a work in progress, a closed request: 405 */
 	branch(&w, "wip", "w.txt");
 	long long wip = create_iid(&w, "source_branch=wip&target_branch=master&title=WIP:%20w");
@@ -1048,10 +1128,11 @@ START_TEST(test_concurrent_merge)
 	for (int round = 0; round < 3; round++) {
 		const char *name = S(fmt("race%d", round));
 		branch(&w, name, S(fmt("%s.txt", name)));
-		long long iid = create_iid(&w, S(fmt("source_branch=%s&target_branch=master&title=r",
-						     name)));
+		long long iid = create_iid(
+			&w, S(fmt("source_branch=%s&target_branch=master&title=r", name)));
 		const char *before = S(strdup(jstr(
-			R(api("GET", P(&w, "/repository/commits/master"), w.owner, NULL))->json, "id")));
+			R(api("GET", P(&w, "/repository/commits/master"), w.owner, NULL))->json,
+			"id")));
 		merge_call calls[2] = {
 			{S(fmt("%s/api/v4/projects/%lld/merge_requests/%lld/merge", a, w.id, iid)),
 			 w.developer, 0, NULL},
@@ -1076,7 +1157,9 @@ START_TEST(test_concurrent_merge)
 				 before);
 		ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE project_id = %lld"
 					 " AND target_type = 'MergeRequest' AND action = 'merged'"
-					 " AND target_iid = %lld", w.id, iid), 1);
+					 " AND target_iid = %lld",
+					 w.id, iid),
+				 1);
 	}
 	release_all();
 }
@@ -1096,9 +1179,10 @@ START_TEST(test_fork_request)
 	commit_to(fork, forker, "improve", "master", "create", "fork.txt", "from the fork\\n",
 		  "From the fork");
 	/* made in the fork, it lives in the source project */
-	r = R(api("POST", S(fmt("/projects/%lld/merge_requests", fork)), forker,
-		  S(fmt("source_branch=improve&target_branch=master&title=Fork&target_project_id=%lld",
-			w.id))));
+	r = R(api(
+		"POST", S(fmt("/projects/%lld/merge_requests", fork)), forker,
+		S(fmt("source_branch=improve&target_branch=master&title=Fork&target_project_id=%lld",
+		      w.id))));
 	ck_assert_msg(r->status == 201, "create: %ld %s", r->status, r->body);
 	ck_assert_int_eq(jint(r->json, "project_id"), w.id);
 	ck_assert_int_eq(jint(r->json, "source_project_id"), fork);

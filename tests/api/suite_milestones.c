@@ -7,12 +7,13 @@
 
 #include "client.h"
 
-static const char *const PROJECT_FIELDS[] = {"id", "iid", "project_id", "title", "description",
-					     "state", "created_at", "updated_at", "due_date",
+static const char *const PROJECT_FIELDS[] = {"id",         "iid",         "project_id",
+					     "title",      "description", "state",
+					     "created_at", "updated_at",  "due_date",
 					     "start_date", NULL};
-static const char *const GROUP_FIELDS[] = {"id", "iid", "group_id", "title", "description",
-					   "state", "created_at", "updated_at", "due_date",
-					   "start_date", NULL};
+static const char *const GROUP_FIELDS[] = {"id",          "iid",        "group_id",   "title",
+					   "description", "state",      "created_at", "updated_at",
+					   "due_date",    "start_date", NULL};
 
 static fx_source srcs[8];
 static size_t nsrcs;
@@ -111,7 +112,8 @@ static void lifecycle(int scope)
 	ck_jstr(r, "description", "first");
 	/* lists */
 	const char *base = M(s, "");
-	ck_assert_int_eq(json_object_array_length(R(api("GET", base, s->owner_token, NULL))->json), 2);
+	ck_assert_int_eq(json_object_array_length(R(api("GET", base, s->owner_token, NULL))->json),
+			 2);
 	r = R(api("GET", S(fmt("%s?state=closed", base)), s->owner_token, NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
 	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "title"), "v1.1");
@@ -156,8 +158,9 @@ END_TEST
 static void dates(int scope)
 {
 	fx_source *s = source(scope);
-	resp *r = R(api("POST", M(s, ""), s->owner_token,
-			"title=d&start_date=2019-12-31T10:00:00%2B02:00&due_date=2020-01-01T00:00:00Z"));
+	resp *r = R(api(
+		"POST", M(s, ""), s->owner_token,
+		"title=d&start_date=2019-12-31T10:00:00%2B02:00&due_date=2020-01-01T00:00:00Z"));
 	ck_status(r, 201);
 	ck_jstr(r, "start_date", "2019-12-31");
 	ck_jstr(r, "due_date", "2020-01-01");
@@ -174,9 +177,13 @@ static void dates(int scope)
 	ck_body(R(api("PUT", one, s->owner_token, "start_date=2020-03-02T01:00:00%2B09:00")), 400,
 		"{\"message\":\"Failed to update milestone {:due_date=>[\\\"must be greater than "
 		"start date\\\"]}\"}");
-	static const char *const bad[] = {"2020-01-01Tnoon", "2020-13-01T00:00:00Z",
-					  "2020-01-01T24:00:00Z", "2020-01-01T10:00:00%2B99:00",
-					  "2020-01-01x", "soon", NULL};
+	static const char *const bad[] = {"2020-01-01Tnoon",
+					  "2020-13-01T00:00:00Z",
+					  "2020-01-01T24:00:00Z",
+					  "2020-01-01T10:00:00%2B99:00",
+					  "2020-01-01x",
+					  "soon",
+					  NULL};
 	for (int i = 0; bad[i]; i++) {
 		ck_body(R(api("PUT", one, s->owner_token, S(fmt("due_date=%s", bad[i])))), 400,
 			"{\"error\":\"due_date is invalid\"}");
@@ -187,9 +194,8 @@ static void dates(int scope)
 	r = R(api("GET", one, s->owner_token, NULL));
 	ck_jstr(r, "due_date", "2020-03-01");
 	ck_jstr(r, "start_date", "2020-02-15");
-	ck_assert_int_eq(json_object_array_length(R(api("GET", M(s, ""), s->owner_token,
-							 NULL))->json),
-			 1);
+	ck_assert_int_eq(
+		json_object_array_length(R(api("GET", M(s, ""), s->owner_token, NULL))->json), 1);
 }
 
 START_TEST(test_milestones_dates)
@@ -227,8 +233,8 @@ START_TEST(test_milestones_access)
 	/* a milestone of another project is not found through this one */
 	fx_source *a = source(0), *b = source(0);
 	resp *r = R(api("POST", M(a, ""), a->owner_token, "title=x"));
-	ck_body(R(api("GET", M(b, S(fmt("/%lld", jint(r->json, "id")))), b->owner_token, NULL)), 404,
-		"{\"message\":\"404 Not found\"}");
+	ck_body(R(api("GET", M(b, S(fmt("/%lld", jint(r->json, "id")))), b->owner_token, NULL)),
+		404, "{\"message\":\"404 Not found\"}");
 }
 END_TEST
 
@@ -238,7 +244,8 @@ START_TEST(test_milestones_issues)
 	fx_source *s = source(0);
 	long long ms = jint(R(api("POST", M(s, ""), s->owner_token, "title=m"))->json, "id");
 	const char *issues = S(source_path(s, "/issues"));
-	ck_code(R(api("POST", issues, s->owner_token, S(fmt("title=in&milestone_id=%lld", ms)))), 201);
+	ck_code(R(api("POST", issues, s->owner_token, S(fmt("title=in&milestone_id=%lld", ms)))),
+		201);
 	ck_code(R(api("POST", issues, s->owner_token, "title=out")), 201);
 	ck_code(R(api("POST", issues, s->owner_token,
 		      S(fmt("title=in2&milestone_id=%lld&confidential=true", ms)))),

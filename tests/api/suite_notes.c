@@ -10,8 +10,8 @@
 #include "client.h"
 
 static const char *const note_fields[] = {
-	"id",        "body",      "attachment",  "author",        "created_at",  "updated_at",
-	"system",    "noteable_id", "noteable_type", "noteable_iid", NULL,
+	"id",     "body",        "attachment",    "author",       "created_at", "updated_at",
+	"system", "noteable_id", "noteable_type", "noteable_iid", NULL,
 };
 
 /* A project of the given visibility made by a new user: its id, the owner's token and
@@ -54,8 +54,7 @@ static long call(const char *method, long long project, const char *suffix, cons
 
 /* POST a note with body to /projects/<project>/<parent>/notes as tok: its id (asserts
  * 201 and the note record). */
-static long long post_note(long long project, const char *parent, const char *tok,
-			   const char *body)
+static long long post_note(long long project, const char *parent, const char *tok, const char *body)
 {
 	char *path = fmt("/projects/%lld/%s/notes", project, parent);
 	char *form = fmt("body=%s", body);
@@ -87,10 +86,11 @@ START_TEST(test_notes_require_auth)
 	r = api("POST", path, NULL, "body=hi");
 	ck_body(r, 401, "{\"message\":\"401 Unauthorized\"}");
 	resp_free(r);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes WHERE noteable_type = 'Issue'"
-				 " AND noteable_id IN (SELECT id FROM issues WHERE project_id = %lld)",
-				 p.id),
-			 0);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM notes WHERE noteable_type = 'Issue'"
+			" AND noteable_id IN (SELECT id FROM issues WHERE project_id = %lld)",
+			p.id),
+		0);
 	free(path);
 	free(p.owner_tok);
 }
@@ -300,12 +300,14 @@ START_TEST(test_notes_body_limit)
 	resp_free(r);
 	strcpy(form + 5 + n - 1, "aa");
 	r = api("POST", base, p.owner_tok, form);
-	ck_body(r, 404, "{\"message\":\"404 Note {:note=>[\\\"is too long (maximum is 1000000"
-			" characters)\\\"]} Not Found\"}");
+	ck_body(r, 404,
+		"{\"message\":\"404 Note {:note=>[\\\"is too long (maximum is 1000000"
+		" characters)\\\"]} Not Found\"}");
 	resp_free(r);
 	r = api("PUT", one, p.owner_tok, form);
-	ck_body(r, 400, "{\"message\":\"Failed to save note {:note=>[\\\"is too long (maximum is"
-			" 1000000 characters)\\\"]}\"}");
+	ck_body(r, 400,
+		"{\"message\":\"Failed to save note {:note=>[\\\"is too long (maximum is"
+		" 1000000 characters)\\\"]}\"}");
 	resp_free(r);
 	ck_assert_int_eq(user_notes_count(issue), 1);
 	ck_assert_int_eq(sql_int("SELECT length(note) FROM notes WHERE noteable_id = %lld"
@@ -406,7 +408,8 @@ START_TEST(test_notes_issue_list_own)
 	long long b = post_note(p.id, parent2, p.owner_tok, "b");
 	long long c = post_note(p.id, parent2, p.owner_tok, "c");
 	free(sql_value("UPDATE notes SET created_at = '2017-01-01' WHERE noteable_type = 'Issue'"
-		       " AND noteable_id = %lld", two));
+		       " AND noteable_id = %lld",
+		       two));
 	char *base = fmt("/projects/%lld/issues/%lld/notes", p.id, iid2);
 	struct {
 		const char *query;
@@ -471,7 +474,8 @@ START_TEST(test_notes_access_visibility)
 		char *admin = make_admin("nadm", NULL);
 		long want = v == 0 ? 404 : 200;
 		ck_assert_int_eq(call("GET", p.id, sfx, outsider, NULL), want);
-		ck_assert_int_eq(call("POST", p.id, sfx, outsider, "body=hi"), want == 200 ? 201 : 404);
+		ck_assert_int_eq(call("POST", p.id, sfx, outsider, "body=hi"),
+				 want == 200 ? 201 : 404);
 		ck_assert_int_eq(call("GET", p.id, sfx, guest, NULL), 200);
 		ck_assert_int_eq(call("POST", p.id, sfx, guest, "body=hi"), 201);
 		ck_assert_int_eq(call("GET", p.id, sfx, admin, NULL), 200);
@@ -556,7 +560,8 @@ static void make_stale(long long issue)
 static bool touched(long long issue)
 {
 	return sql_int("SELECT count(*) FROM issues WHERE id = %lld"
-		       " AND updated_at > now() - interval '1 minute'", issue) == 1;
+		       " AND updated_at > now() - interval '1 minute'",
+		       issue) == 1;
 }
 
 /* Edits and deletions: the note's author, masters, the owner and admins; and a locked
@@ -603,8 +608,10 @@ START_TEST(test_notes_access_change)
 	 * comment leaves nothing (the note, its count, its event, the issue's updated_at) */
 	fixture_issue_lock(issue, true);
 	make_stale(issue);
-	long long notes_before = sql_int("SELECT count(*) FROM notes WHERE noteable_id = %lld", issue);
-	long long events_before = sql_int("SELECT count(*) FROM events WHERE project_id = %lld", p.id);
+	long long notes_before =
+		sql_int("SELECT count(*) FROM notes WHERE noteable_id = %lld", issue);
+	long long events_before =
+		sql_int("SELECT count(*) FROM events WHERE project_id = %lld", p.id);
 	char *sfx = fmt("/%s/notes", parent);
 	char *path = fmt("/projects/%lld%s", p.id, sfx);
 	resp *r = api("POST", path, outsider, "body=late");
@@ -674,9 +681,10 @@ START_TEST(test_notes_touch_issue)
 	ck_assert_int_eq(user_notes_count(issue), 1);
 	/* a system note is no comment: neither counted nor touching */
 	make_stale(issue);
-	free(sql_value("INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
-		       " system) VALUES (%lld, 'Issue', %lld, NULL, 'changed the description', true)",
-		       p.id, issue));
+	free(sql_value(
+		"INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, note,"
+		" system) VALUES (%lld, 'Issue', %lld, NULL, 'changed the description', true)",
+		p.id, issue));
 	ck_assert(!touched(issue));
 	ck_assert_int_eq(user_notes_count(issue), 1);
 	free(one);
@@ -716,9 +724,8 @@ START_TEST(test_notes_created_at)
 }
 END_TEST
 
-static const char *const award_fields[] = {"id",         "name",         "user",
-					   "created_at", "updated_at",   "awardable_id",
-					   "awardable_type", NULL};
+static const char *const award_fields[] = {
+	"id", "name", "user", "created_at", "updated_at", "awardable_id", "awardable_type", NULL};
 
 /* A note that is only an emoji awards it (when the caller may award it). */
 START_TEST(test_notes_emoji_award)
@@ -741,8 +748,9 @@ START_TEST(test_notes_emoji_award)
 	ck_assert_int_eq(jint(jget(r->json, "user"), "id"), dev_id);
 	resp_free(r);
 	r = api("POST", base, dev, "body=:thumbsup:");
-	ck_body(r, 404, "{\"message\":\"404 Note {:name=>[\\\"has already been taken\\\"]} Not"
-			" Found\"}");
+	ck_body(r, 404,
+		"{\"message\":\"404 Note {:name=>[\\\"has already been taken\\\"]} Not"
+		" Found\"}");
 	resp_free(r);
 	/* an alias, with a final newline */
 	r = api("POST", base, other, "body=:%2B1:%0A");
@@ -908,8 +916,8 @@ START_TEST(test_notes_events_visibility)
 	free(parent);
 	ck_assert_int_eq(events_seen(p.id, p.owner_tok), 4);
 	ck_assert_int_eq(events_seen(p.id, reporter), 4);
-	ck_assert_int_eq(events_seen(p.id, guest), 2);   /* the snippet's note */
-	ck_assert_int_eq(events_seen(p.id, author), 3);  /* the issue's */
+	ck_assert_int_eq(events_seen(p.id, guest), 2);  /* the snippet's note */
+	ck_assert_int_eq(events_seen(p.id, author), 3); /* the issue's */
 	ck_assert_int_eq(events_seen(p.id, outsider), 1);
 	/* nor through the author's list */
 	char *path = fmt("/users/%lld/events", author_id);
@@ -1009,14 +1017,15 @@ START_TEST(test_notes_issue_list_prefetch)
 	long long d = post_note(p.id, parent, p.owner_tok, "d");
 	long long e = post_note(p.id, parent, p.owner_tok, "e");
 	/* created a < b = c < d < e, updated e < d < b = c < a (ties broken by id) */
-	free(sql_value("UPDATE notes SET created_at = CASE id WHEN %lld THEN '2017-01-01'"
-		       " WHEN %lld THEN '2017-01-02' WHEN %lld THEN '2017-01-02'"
-		       " WHEN %lld THEN '2017-01-03' ELSE '2017-01-04' END::timestamptz,"
-		       " updated_at = CASE id WHEN %lld THEN '2017-02-05' WHEN %lld THEN '2017-02-04'"
-		       " WHEN %lld THEN '2017-02-04' WHEN %lld THEN '2017-02-02'"
-		       " ELSE '2017-02-01' END::timestamptz WHERE noteable_type = 'Issue'"
-		       " AND noteable_id = %lld",
-		       a, b, c, d, a, b, c, d, issue));
+	free(sql_value(
+		"UPDATE notes SET created_at = CASE id WHEN %lld THEN '2017-01-01'"
+		" WHEN %lld THEN '2017-01-02' WHEN %lld THEN '2017-01-02'"
+		" WHEN %lld THEN '2017-01-03' ELSE '2017-01-04' END::timestamptz,"
+		" updated_at = CASE id WHEN %lld THEN '2017-02-05' WHEN %lld THEN '2017-02-04'"
+		" WHEN %lld THEN '2017-02-04' WHEN %lld THEN '2017-02-02'"
+		" ELSE '2017-02-01' END::timestamptz WHERE noteable_type = 'Issue'"
+		" AND noteable_id = %lld",
+		a, b, c, d, a, b, c, d, issue));
 	char *list = S(fmt("/projects/%lld/issues/%lld/notes", p.id, iid));
 	char *general = S(fmt("/projects/%s/issues/%lld/notes", by_path, iid));
 	struct {
@@ -1041,13 +1050,15 @@ START_TEST(test_notes_issue_list_prefetch)
 			const char *pg = S(fmt("per_page=2&page=%d", page));
 			ck_same_list(pa, pb, assignee, pg);
 			ck_same_list(pa, pb, guest, pg);
-			resp *r = R(api("GET", S(fmt("%s%s%s", pa, *q ? "&" : "?", pg)), assignee, NULL));
+			resp *r = R(api("GET", S(fmt("%s%s%s", pa, *q ? "&" : "?", pg)), assignee,
+					NULL));
 			char *want = S(strdup(""));
 			for (int i = 2 * (page - 1); i < 2 * page && i < 5; i++)
-				want = S(fmt("%s%s%lld", want, *want ? "," : "", orders[o].want[i]));
+				want = S(
+					fmt("%s%s%lld", want, *want ? "," : "", orders[o].want[i]));
 			char *got = S(ids(r));
-			ck_assert_msg(strcmp(got, want) == 0, "GET %s&%s: [%s], want [%s]", pa, pg, got,
-				      want);
+			ck_assert_msg(strcmp(got, want) == 0, "GET %s&%s: [%s], want [%s]", pa, pg,
+				      got, want);
 			ck_pages(r, list, q, 5, 2, page);
 		}
 		/* another guest: the issue is not there for them, on either path */
@@ -1055,7 +1066,8 @@ START_TEST(test_notes_issue_list_prefetch)
 		ck_same_list(pa, pb, guest, "per_page=9&page=9");
 		ck_same_list(pa, pb, outsider, "");
 	}
-	ck_body(R(api("GET", list, outsider, NULL)), 404, "{\"message\":\"404 Project Not Found\"}");
+	ck_body(R(api("GET", list, outsider, NULL)), 404,
+		"{\"message\":\"404 Project Not Found\"}");
 	/* the issue that is not confidential is the guest's; one that does not exist nobody's */
 	char *shown = S(fmt("/projects/%lld/issues/%lld/notes", p.id, open_iid));
 	char *shown_general = S(fmt("/projects/%s/issues/%lld/notes", by_path, open_iid));

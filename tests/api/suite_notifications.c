@@ -10,10 +10,18 @@ static const char *const custom_global_fields[] = {"level", "events", "notificat
 static const char *const source_fields[] = {"level", NULL};
 static const char *const custom_fields[] = {"level", "events", NULL};
 static const char *const event_names[] = {
-	"new_note",           "new_issue",           "reopen_issue",
-	"close_issue",        "reassign_issue",      "new_merge_request",
-	"reopen_merge_request", "close_merge_request", "reassign_merge_request",
-	"merge_merge_request", "failed_pipeline",     "success_pipeline",
+	"new_note",
+	"new_issue",
+	"reopen_issue",
+	"close_issue",
+	"reassign_issue",
+	"new_merge_request",
+	"reopen_merge_request",
+	"close_merge_request",
+	"reassign_merge_request",
+	"merge_merge_request",
+	"failed_pipeline",
+	"success_pipeline",
 	NULL,
 };
 
@@ -42,8 +50,7 @@ static const scope projects = {"/projects", "{\"message\":\"404 Project Not Foun
 static const scope groups = {"/groups", "{\"message\":\"404 Group Not Found\"}"};
 
 /* A source of the scope that the token's user creates; its full path in *path. */
-static long long own_source(const scope *sc, const char *token, const char *visibility,
-			    char **path)
+static long long own_source(const scope *sc, const char *token, const char *visibility, char **path)
 {
 	return sc == &projects ? fixture_project(token, visibility, path)
 			       : api_group(token, visibility, path);
@@ -98,8 +105,8 @@ START_TEST(test_global_update_persists)
 	resp_free(r);
 	free(want);
 	/* every level is accepted */
-	static const char *const levels[] = {"disabled", "participating", "watch", "global",
-					     "mention", NULL};
+	static const char *const levels[] = {"disabled", "participating", "watch",
+					     "global",   "mention",       NULL};
 	for (int i = 0; levels[i]; i++) {
 		char *form = fmt("level=%s", levels[i]);
 		r = api("PUT", "/notification_settings", tok, form);
@@ -206,7 +213,8 @@ START_TEST(test_global_invalid_values)
 	r = api("PUT", "/notification_settings", tok, "level=custom&new_note=perhaps");
 	ck_body(r, 400, "{\"error\":\"new_note is invalid\"}");
 	resp_free(r);
-	r = api_json("PUT", "/notification_settings", tok, "{\"level\":\"custom\",\"new_issue\":\"x\"}");
+	r = api_json("PUT", "/notification_settings", tok,
+		     "{\"level\":\"custom\",\"new_issue\":\"x\"}");
 	ck_body(r, 400, "{\"error\":\"new_issue is invalid\"}");
 	resp_free(r);
 	/* nothing of a refused request was applied */
@@ -262,8 +270,8 @@ static void source_default_and_update(const scope *sc)
 	ck_body(r, 200, "{\"level\":\"global\"}");
 	resp_free(r);
 	/* reading stores nothing */
-	long long stored = sql_int("SELECT count(*) FROM notification_settings WHERE user_id = %lld",
-				   uid);
+	long long stored =
+		sql_int("SELECT count(*) FROM notification_settings WHERE user_id = %lld", uid);
 	ck_assert_int_eq(stored, 0);
 
 	r = api("PUT", path, tok, "level=watch");
@@ -399,8 +407,12 @@ static void source_by_path(const scope *sc)
 	r = api("GET", upper, tok, NULL);
 	ck_body(r, 200, "{\"level\":\"watch\"}");
 	resp_free(r);
-	static const char *const missing[] = {"/0", "/999999999999", "/no_such_thing",
-					      "/no_such%2Fthing", "/99999999999999999999", NULL};
+	static const char *const missing[] = {"/0",
+					      "/999999999999",
+					      "/no_such_thing",
+					      "/no_such%2Fthing",
+					      "/99999999999999999999",
+					      NULL};
 	for (int i = 0; missing[i]; i++) {
 		char *p = fmt("%s%s/notification_settings", sc->prefix, missing[i]);
 		r = api("GET", p, tok, NULL);
@@ -448,8 +460,8 @@ static void source_visibility(const scope *sc)
 	r = api("PUT", path, stranger, "level=watch");
 	ck_body(r, 404, sc->not_found);
 	resp_free(r);
-	long long stored = sql_int("SELECT count(*) FROM notification_settings WHERE user_id = %lld",
-				   stranger_id);
+	long long stored = sql_int(
+		"SELECT count(*) FROM notification_settings WHERE user_id = %lld", stranger_id);
 	ck_assert_int_eq(stored, 0);
 	r = api("PUT", path, member, "level=watch");
 	ck_body(r, 200, "{\"level\":\"watch\"}");

@@ -13,12 +13,11 @@
 
 static const char *const BASIC_FIELDS[] = {"id", "sha", "ref", "status", NULL};
 static const char *const FULL_FIELDS[] = {
-	"id",         "sha",        "ref",         "status",       "before_sha",
-	"tag",        "yaml_errors", "user",       "created_at",   "updated_at",
-	"started_at", "finished_at", "committed_at", "duration",   "coverage",
-	NULL};
-static const char *const USER_FIELDS[] = {"id",    "name",       "username",
-					  "state", "avatar_url", "web_url", NULL};
+	"id",           "sha",      "ref",        "status",     "before_sha", "tag",
+	"yaml_errors",  "user",     "created_at", "updated_at", "started_at", "finished_at",
+	"committed_at", "duration", "coverage",   NULL};
+static const char *const USER_FIELDS[] = {"id",         "name",    "username", "state",
+					  "avatar_url", "web_url", NULL};
 
 /* build (stage build), test and a manual job (stage test), and deploy only for tags */
 static const char *const CI_YML = "stages: [build, test, deploy]\n"
@@ -108,7 +107,8 @@ static void wait_pushes(long long pid)
 {
 	for (int i = 0; i < 200; i++) {
 		if (sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
-			    " AND payload->>'project_id' = '%lld'", pid) == 0)
+			    " AND payload->>'project_id' = '%lld'",
+			    pid) == 0)
 			return;
 		usleep(100000);
 	}
@@ -136,7 +136,8 @@ static long long create_ok(const fx *f, const char *ref)
 static const char *job_status(long long pipeline, const char *name)
 {
 	return S(sql_value("SELECT status FROM commit_statuses WHERE pipeline_id = %lld"
-			   " AND name = '%s' AND NOT retried", pipeline, name));
+			   " AND name = '%s' AND NOT retried",
+			   pipeline, name));
 }
 
 /* The ids of a list response, in order, as "1,2,3". */
@@ -181,8 +182,8 @@ START_TEST(test_push_makes_pipeline)
 	ck_assert_str_eq(job_status(id, "test"), "created");
 	ck_assert_str_eq(job_status(id, "manual"), "created");
 	/* deploy is only for tags */
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
-				 id), 3);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld", id), 3);
 	ck_assert_str_eq(S(sql_value("SELECT source FROM ci_pipelines WHERE id = %lld", id)),
 			 "push");
 	/* the jobs' rows: stage, index, when, tags, options, variables, environment */
@@ -191,19 +192,22 @@ START_TEST(test_push_makes_pipeline)
 				     " b.options->>'script',"
 				     " b.options->'artifacts'->>'paths', b.yaml_variables::text)"
 				     " FROM commit_statuses cs JOIN ci_builds b ON b.id = cs.id"
-				     " WHERE cs.pipeline_id = %lld AND cs.name = 'build'", id)),
+				     " WHERE cs.pipeline_id = %lld AND cs.name = 'build'",
+				     id)),
 			 "build|0|on_success|false|{docker}|[\"make\"]|[\"out/\"]|"
 			 "[{\"key\": \"GLOBAL\", \"value\": \"g\", \"public\": true}]");
 	ck_assert_str_eq(S(sql_value("SELECT concat_ws('|', cs.stage_idx, b.environment,"
 				     " b.yaml_variables::text) FROM commit_statuses cs"
 				     " JOIN ci_builds b ON b.id = cs.id"
-				     " WHERE cs.pipeline_id = %lld AND cs.name = 'test'", id)),
+				     " WHERE cs.pipeline_id = %lld AND cs.name = 'test'",
+				     id)),
 			 "1|review/master-test|"
 			 "[{\"key\": \"GLOBAL\", \"value\": \"g\", \"public\": true},"
 			 " {\"key\": \"LOCAL\", \"value\": \"l\", \"public\": true}]");
 	ck_assert_str_eq(S(sql_value("SELECT concat_ws('|', cs.\"when\", cs.allow_failure::text)"
 				     " FROM commit_statuses cs WHERE cs.pipeline_id = %lld"
-				     " AND cs.name = 'manual'", id)),
+				     " AND cs.name = 'manual'",
+				     id)),
 			 "manual|true");
 	/* the full record */
 	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", id))), f.owner, NULL));
@@ -241,12 +245,15 @@ START_TEST(test_push_makes_pipeline)
 				     " ON p.id = b.pipeline_id"
 				     " JOIN commit_statuses cs ON cs.id = b.id"
 				     " WHERE p.project_id = %lld AND p.ref = 'Feature/X_1'"
-				     " AND cs.name = 'test'", f.id)),
+				     " AND cs.name = 'test'",
+				     f.id)),
 			 "review/feature-x-1-test");
 	long long tag_id = sql_int("SELECT id FROM ci_pipelines WHERE project_id = %lld AND tag"
-				   " AND ref = 'v1.0'", f.id);
+				   " AND ref = 'v1.0'",
+				   f.id);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
-				 tag_id), 4);
+				 tag_id),
+			 4);
 	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", tag_id))), f.owner, NULL));
 	ck_assert(jbool(r->json, "tag"));
 	/* a deleted branch runs nothing */
@@ -282,7 +289,8 @@ START_TEST(test_git_push)
 	ck_assert_int_eq(npipelines(f.id), 3);
 	ck_assert_str_eq(S(sql_value("SELECT string_agg(ref || ':' || tag || ':' || source || ':'"
 				     " || status, ',' ORDER BY ref) FROM ci_pipelines"
-				     " WHERE project_id = %lld", f.id)),
+				     " WHERE project_id = %lld",
+				     f.id)),
 			 "master:false:push:pending,other:false:push:pending,v2:true:push:pending");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses cs JOIN ci_pipelines p"
 				 " ON p.id = cs.pipeline_id WHERE p.project_id = %lld AND p.tag",
@@ -319,36 +327,37 @@ START_TEST(test_push_errors_and_skip)
 	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", bad))), f.owner, NULL));
 	ck_jstr(r, "yaml_errors", "jobs:rspec script can't be blank");
 	ck_assert(!jnull(r->json, "finished_at"));
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
-				 bad), 0);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld", bad), 0);
 	/* YAML that does not parse */
 	commit(&f, "master", "update", ".gitlab-ci.yml", "a: [b\n", "worse ci");
 	wait_pushes(f.id);
 	r = R(api("GET", P(&f, "/pipelines?yaml_errors=true"), f.owner, NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 2);
-	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld",
-				     jint(json_object_array_get_idx(r->json, 0), "id")))),
+	r = R(api("GET",
+		  P(&f,
+		    S(fmt("/pipelines/%lld", jint(json_object_array_get_idx(r->json, 0), "id")))),
 		  f.owner, NULL));
 	ck_assert_msg(strncmp(jstr(r->json, "yaml_errors"), "(<unknown>): ", 13) == 0, "%s",
 		      r->body);
 	r = R(api("GET", P(&f, "/pipelines?yaml_errors=false"), f.owner, NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 0);
 	/* [ci skip]: a skipped pipeline, no jobs */
-	commit(&f, "master", "update", ".gitlab-ci.yml", "job:\n  script: x\n",
-	       "fix ci [ci skip]");
+	commit(&f, "master", "update", ".gitlab-ci.yml", "job:\n  script: x\n", "fix ci [ci skip]");
 	wait_pushes(f.id);
 	r = R(api("GET", P(&f, "/pipelines?status=skipped"), f.owner, NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 1);
 	long long skipped = jint(json_object_array_get_idx(r->json, 0), "id");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
-				 skipped), 0);
+				 skipped),
+			 0);
 	commit(&f, "master", "create", "b", "x", "Again [SKIP-CI]");
 	wait_pushes(f.id);
 	r = R(api("GET", P(&f, "/pipelines?status=skipped"), f.owner, NULL));
 	ck_assert_int_eq(json_object_array_length(r->json), 2);
 	/* every job excluded for pushes: no pipeline */
-	commit(&f, "master", "update", ".gitlab-ci.yml",
-	       "job:\n  script: x\n  except: [pushes]\n", "api only");
+	commit(&f, "master", "update", ".gitlab-ci.yml", "job:\n  script: x\n  except: [pushes]\n",
+	       "api only");
 	wait_pushes(f.id);
 	ck_assert_int_eq(npipelines(f.id), 4);
 	/* but the API runs it (and ignores [ci skip]) */
@@ -388,7 +397,8 @@ START_TEST(test_create)
 	ck_assert_str_eq(S(sql_value("SELECT source FROM ci_pipelines WHERE id = %lld", id)),
 			 "api");
 	ck_assert_str_eq(S(sql_value("SELECT string_agg(name, ',' ORDER BY id) FROM commit_statuses"
-				     " WHERE pipeline_id = %lld", id)),
+				     " WHERE pipeline_id = %lld",
+				     id)),
 			 "build,only_api");
 	/* ref as a form field too */
 	r = R(api("POST", P(&f, "/pipeline"), f.owner, "ref=master"));
@@ -489,8 +499,8 @@ START_TEST(test_list_filters)
 	fx f;
 	project(&f, "private");
 	/* no push pipelines: only the ones made here */
-	commit(&f, "master", "create", ".gitlab-ci.yml",
-	       "job:\n  script: x\n  except: [pushes]\n", "ci");
+	commit(&f, "master", "create", ".gitlab-ci.yml", "job:\n  script: x\n  except: [pushes]\n",
+	       "ci");
 	new_ref(&f, "branches", "branch=feature");
 	new_ref(&f, "tags", "tag_name=v1");
 	wait_pushes(f.id);
@@ -508,7 +518,8 @@ START_TEST(test_list_filters)
 	ck_status(R(api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", m1))), f.owner, NULL)), 200);
 	/* fe failed with a yaml error (as a push's would be) */
 	S(sql_value("UPDATE ci_pipelines SET yaml_errors = 'x', status = 'failed'"
-		    " WHERE id = %lld", fe));
+		    " WHERE id = %lld",
+		    fe));
 
 	const char *list = P(&f, "/pipelines");
 #define IDS(query, token) ids_of(R(api("GET", S(fmt("%s%s", list, query)), (token), NULL)))
@@ -523,8 +534,7 @@ START_TEST(test_list_filters)
 	ck_assert_str_eq(IDS("?status=canceled", f.owner), S(fmt("%lld", m1)));
 	ck_assert_str_eq(IDS("?status=failed&ref=feature", f.owner), S(fmt("%lld", fe)));
 	ck_assert_str_eq(IDS("?yaml_errors=true", f.owner), S(fmt("%lld", fe)));
-	ck_assert_str_eq(IDS("?yaml_errors=false", f.owner),
-			 S(fmt("%lld,%lld,%lld", m2, t1, m1)));
+	ck_assert_str_eq(IDS("?yaml_errors=false", f.owner), S(fmt("%lld,%lld,%lld", m2, t1, m1)));
 	ck_assert_str_eq(IDS(S(fmt("?username=%s", dev_name)), f.owner), S(fmt("%lld", m2)));
 	ck_assert_str_eq(IDS(S(fmt("?username=%s", f.owner_name)), f.owner),
 			 S(fmt("%lld,%lld,%lld", t1, fe, m1)));
@@ -573,8 +583,8 @@ START_TEST(test_list_plain)
 	project(&f, "private");
 	project(&g, "private");
 	/* seven pipelines of master, another project's in between */
-	const char *statuses[] = {"success", "failed", "running", "pending", "canceled",
-				  "skipped", "manual"};
+	const char *statuses[] = {"success",  "failed",  "running", "pending",
+				  "canceled", "skipped", "manual"};
 	long long id[7];
 	for (int i = 0; i < 7; i++) {
 		id[i] = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status, user_id)"
@@ -582,13 +592,14 @@ START_TEST(test_list_plain)
 				f.id, i, statuses[i], f.owner_id);
 		if (i == 3)
 			sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status) VALUES"
-				" (%lld, 'master', '%040d', 'success') RETURNING id", g.id, 9);
+				" (%lld, 'master', '%040d', 'success') RETURNING id",
+				g.id, 9);
 	}
 	const char *list = P(&f, "/pipelines");
 	const char *general = P(&f, "/pipelines?ref=master");
 	resp *r = R(api("GET", list, f.owner, NULL));
-	ck_assert_str_eq(ids_of(r), S(fmt("%lld,%lld,%lld,%lld,%lld,%lld,%lld", id[6], id[5],
-					  id[4], id[3], id[2], id[1], id[0])));
+	ck_assert_str_eq(ids_of(r), S(fmt("%lld,%lld,%lld,%lld,%lld,%lld,%lld", id[6], id[5], id[4],
+					  id[3], id[2], id[1], id[0])));
 	ck_pages(r, list, "", 7, 20, 1);
 	ck_same_list(list, general, f.owner, "per_page=20");
 	ck_same_list(list, P(&f, "/pipelines?order_by=id&sort=desc"), f.owner, "per_page=20");
@@ -605,9 +616,9 @@ START_TEST(test_list_plain)
 		ck_pages(r, list, "", 7, 3, page);
 	}
 	/* the other project's list: its own pipeline only */
-	ck_assert_int_eq(json_object_array_length(R(api("GET", P(&g, "/pipelines"), g.owner,
-							NULL))->json),
-			 1);
+	ck_assert_int_eq(
+		json_object_array_length(R(api("GET", P(&g, "/pipelines"), g.owner, NULL))->json),
+		1);
 	/* who reads: a guest while the jobs are public (the same list), not once they are
 	 * not; a stranger does not see the project; anonymous callers read a public
 	 * project's with public jobs */
@@ -718,21 +729,26 @@ START_TEST(test_retry_cancel)
 	ck_jstr(r, "status", "running");
 	ck_assert(!jnull(r->json, "finished_at"));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld"
-				 " AND retried", id), 3);
+				 " AND retried",
+				 id),
+			 3);
 	ck_assert_str_eq(job_status(id, "build"), "pending");
 	ck_assert_str_eq(job_status(id, "test"), "created");
 	/* the copies: the same options, by the caller */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses cs JOIN ci_builds b"
 				 " ON b.id = cs.id WHERE cs.pipeline_id = %lld AND NOT cs.retried"
 				 " AND b.options->>'script' = '[\"x\"]' AND cs.author_id = %lld",
-				 id, f.owner_id), 1);
+				 id, f.owner_id),
+			 1);
 	/* build fails: test skipped, after (on_failure) runs, the pipeline running */
 	S(sql_value("UPDATE commit_statuses SET status = 'failed' WHERE pipeline_id = %lld"
-		  " AND name = 'build' AND NOT retried; SELECT ci_process_pipeline(%lld)", id, id));
+		    " AND name = 'build' AND NOT retried; SELECT ci_process_pipeline(%lld)",
+		    id, id));
 	ck_assert_str_eq(job_status(id, "test"), "skipped");
 	ck_assert_str_eq(job_status(id, "after"), "pending");
 	S(sql_value("UPDATE commit_statuses SET status = 'success' WHERE pipeline_id = %lld"
-		  " AND name = 'after' AND NOT retried; SELECT ci_process_pipeline(%lld)", id, id));
+		    " AND name = 'after' AND NOT retried; SELECT ci_process_pipeline(%lld)",
+		    id, id));
 	r = R(api("GET", P(&f, S(fmt("/pipelines/%lld", id))), f.owner, NULL));
 	ck_jstr(r, "status", "failed");
 	/* retry: the failed job again, the skipped one back to created */
@@ -743,7 +759,9 @@ START_TEST(test_retry_cancel)
 	ck_assert_str_eq(job_status(id, "test"), "created");
 	ck_assert_str_eq(job_status(id, "after"), "success");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld"
-				 " AND retried", id), 4);
+				 " AND retried",
+				 id),
+			 4);
 
 	/* errors and access */
 	ck_body(R(api("POST", P(&f, "/pipelines/999999999/retry"), f.owner, NULL)), 404,
@@ -826,11 +844,13 @@ START_TEST(test_cancel_then_retry_over_http)
 			 "two:created,one:pending");
 	ck_assert_str_eq(listed_jobs(&f, id, "?scope=canceled"), "two:canceled,one:canceled");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld"
-				 " AND retried AND status = 'canceled'", id), 2);
+				 " AND retried AND status = 'canceled'",
+				 id),
+			 2);
 	/* nothing left to retry: the same pipeline, no more copies */
 	ck_status(R(api("POST", P(&f, S(fmt("/pipelines/%lld/retry", id))), f.owner, NULL)), 201);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
-				 id), 4);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld", id), 4);
 	/* canceled again: the new jobs, 200 */
 	r = R(api("POST", P(&f, S(fmt("/pipelines/%lld/cancel", id))), f.owner, NULL));
 	ck_status(r, 200);
@@ -871,7 +891,8 @@ START_TEST(test_cancel_while_runner_finishes)
 	project(&f, "private");
 	long long p = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status, user_id)"
 			      " VALUES (%lld, 'master', repeat('a', 40), 'running', %lld)"
-			      " RETURNING id", f.id, f.owner_id);
+			      " RETURNING id",
+			      f.id, f.owner_id);
 	long long c = fixture_job(p, "again", 0, "created");
 	long long k = fixture_job(p, "build", 0, "running");
 	PGconn *db = PQconnectdb(getenv("COLLABD_DATABASE_URL"));
@@ -879,7 +900,8 @@ START_TEST(test_cancel_while_runner_finishes)
 	exec_ok(db, "SET statement_timeout = '20s'");
 	exec_ok(db, "BEGIN");
 	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'success', finished_at = now()"
-			  " WHERE id = %lld", k)));
+			  " WHERE id = %lld",
+			  k)));
 	exec_ok(db, S(fmt("SELECT id FROM ci_pipelines WHERE id = %lld FOR UPDATE", p)));
 	pid_t child = fork();
 	ck_assert(child >= 0);
@@ -889,7 +911,8 @@ START_TEST(test_cancel_while_runner_finishes)
 	}
 	usleep(700 * 1000); /* the cancel waits by now */
 	exec_ok(db, S(fmt("UPDATE commit_statuses SET status = 'pending', queued_at = now()"
-			  " WHERE id = %lld AND status = 'created'", c)));
+			  " WHERE id = %lld AND status = 'created'",
+			  c)));
 	exec_ok(db, "COMMIT");
 	PQfinish(db);
 	int st;

@@ -15,22 +15,22 @@
 
 /* ---- the record shapes (GitLab 10.0's BasicProjectDetails and Project) ---- */
 
-#define F_BASIC                                                                                \
-	"id", "description", "default_branch", "tag_list", "ssh_url_to_repo", "http_url_to_repo", \
-		"web_url", "name", "name_with_namespace", "path", "path_with_namespace",          \
+#define F_BASIC                                                                                    \
+	"id", "description", "default_branch", "tag_list", "ssh_url_to_repo", "http_url_to_repo",  \
+		"web_url", "name", "name_with_namespace", "path", "path_with_namespace",           \
 		"star_count", "forks_count", "created_at", "last_activity_at"
 /* a personal project (owner) with issues on (open_issues_count), not a fork */
-#define F_PROJECT                                                                              \
-	"id", "description", "default_branch", "visibility", "ssh_url_to_repo",                  \
+#define F_PROJECT                                                                                  \
+	"id", "description", "default_branch", "visibility", "ssh_url_to_repo",                    \
 		"http_url_to_repo", "web_url", "tag_list", "owner", "name", "name_with_namespace", \
-		"path", "path_with_namespace", "issues_enabled", "open_issues_count",             \
-		"merge_requests_enabled", "jobs_enabled", "wiki_enabled", "snippets_enabled",     \
-		"resolve_outdated_diff_discussions", "container_registry_enabled", "created_at",  \
-		"last_activity_at", "creator_id", "namespace", "import_status", "archived",       \
-		"avatar_url", "shared_runners_enabled", "lfs_enabled", "forks_count", "star_count", \
-		"public_jobs", "ci_config_path", "shared_with_groups",                            \
-		"only_allow_merge_if_pipeline_succeeds",                                          \
-		"only_allow_merge_if_all_discussions_are_resolved",                               \
+		"path", "path_with_namespace", "issues_enabled", "open_issues_count",              \
+		"merge_requests_enabled", "jobs_enabled", "wiki_enabled", "snippets_enabled",      \
+		"resolve_outdated_diff_discussions", "container_registry_enabled", "created_at",   \
+		"last_activity_at", "creator_id", "namespace", "import_status", "archived",        \
+		"avatar_url", "shared_runners_enabled", "lfs_enabled", "forks_count",              \
+		"star_count", "public_jobs", "ci_config_path", "shared_with_groups",               \
+		"only_allow_merge_if_pipeline_succeeds",                                           \
+		"only_allow_merge_if_all_discussions_are_resolved",                                \
 		"printing_merge_request_link_enabled", "merge_method", "request_access_enabled",   \
 		"_links"
 
@@ -40,8 +40,8 @@ static const char *const PROJECT_ADMIN[] = {F_PROJECT, "import_error", "runners_
 static const char *const WITH_ACCESS[] = {F_PROJECT, "permissions", NULL};
 static const char *const WITH_ACCESS_ADMIN[] = {F_PROJECT, "permissions", "import_error",
 						"runners_token", NULL};
-static const char *const WITH_ACCESS_ADMIN_STATS[] = {F_PROJECT, "permissions", "import_error",
-						      "runners_token", "statistics", NULL};
+static const char *const WITH_ACCESS_ADMIN_STATS[] = {
+	F_PROJECT, "permissions", "import_error", "runners_token", "statistics", NULL};
 static const char *const WITH_ACCESS_STATS[] = {F_PROJECT, "permissions", "statistics", NULL};
 static const char *const OWNER[] = {"id", "name", "created_at", NULL};
 /* GitLab 10.8's NamespaceBasic */
@@ -49,13 +49,13 @@ static const char *const NAMESPACE[] = {"id",        "name",      "path", "kind"
 					"full_path", "parent_id", NULL};
 static const char *const PERMISSIONS[] = {"project_access", "group_access", NULL};
 static const char *const ACCESS[] = {"access_level", "notification_level", NULL};
-static const char *const STATISTICS[] = {"commit_count", "storage_size", "repository_size",
-					 "lfs_objects_size", "job_artifacts_size", NULL};
-static const char *const LINKS[] = {"self", "issues", "merge_requests", "repo_branches",
-				    "labels", "events", "members", NULL};
-static const char *const LINKS_NO_FEATURES[] = {"self", "repo_branches", "labels", "events",
-						"members", NULL};
-
+static const char *const STATISTICS[] = {"commit_count",       "storage_size",
+					 "repository_size",    "lfs_objects_size",
+					 "job_artifacts_size", NULL};
+static const char *const LINKS[] = {"self",   "issues", "merge_requests", "repo_branches",
+				    "labels", "events", "members",        NULL};
+static const char *const LINKS_NO_FEATURES[] = {"self",   "repo_branches", "labels",
+						"events", "members",       NULL};
 
 /* ---- fixtures and checks ---- */
 
@@ -189,10 +189,11 @@ static void git_commit(const char *dir, const char *branch)
 {
 	char tmp[] = "/tmp/collabd-git.XXXXXX";
 	ck_assert(mkdtemp(tmp) != NULL);
-	char *cmd = fmt("cd %s && git init -q . && git -c user.name=t -c user.email=t@example.com "
-			"commit -q --allow-empty -m 'first' && git -c safe.directory='*' push -q %s "
-			"HEAD:refs/heads/%s 2>&1 && rm -rf %s",
-			tmp, dir, branch, tmp);
+	char *cmd =
+		fmt("cd %s && git init -q . && git -c user.name=t -c user.email=t@example.com "
+		    "commit -q --allow-empty -m 'first' && git -c safe.directory='*' push -q %s "
+		    "HEAD:refs/heads/%s 2>&1 && rm -rf %s",
+		    tmp, dir, branch, tmp);
 	int rc = system(cmd);
 	ck_assert_msg(rc == 0, "git failed: %s", cmd);
 	free(cmd);
@@ -308,21 +309,23 @@ START_TEST(test_projects_create_shape)
 	ck_str(links, "members", S(fmt("%s/members", self)));
 
 	/* the secret is stored sealed, never as it is shown */
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld AND"
-				 " runners_token_sealed IS NOT NULL AND strpos(runners_token_sealed,"
-				 " '%s') = 0 AND runners_token_digest = encode(sha256('%s'), 'hex')",
-				 id, token, token),
-			 1);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM projects WHERE id = %lld AND"
+			" runners_token_sealed IS NOT NULL AND strpos(runners_token_sealed,"
+			" '%s') = 0 AND runners_token_digest = encode(sha256('%s'), 'hex')",
+			id, token, token),
+		1);
 	/* the creator is its master, and the creation an event, in the same transaction */
 	ck_assert_int_eq(sql_int("SELECT access_level FROM members WHERE source_type = 'Project'"
 				 " AND source_id = %lld AND user_id = %lld",
 				 id, u.id),
 			 40);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE project_id = %lld AND"
-				 " author_id = %lld AND action = 'created' AND action_name = 'created'"
-				 " AND target_type IS NULL AND target_id IS NULL",
-				 id, u.id),
-			 1);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM events WHERE project_id = %lld AND"
+			" author_id = %lld AND action = 'created' AND action_name = 'created'"
+			" AND target_type IS NULL AND target_id IS NULL",
+			id, u.id),
+		1);
 	/* a bare repository with HEAD on master */
 	char *dir = repo_dir(full);
 	ck_assert_msg(exists(S(fmt("%s/HEAD", dir))), "no repository at %s", dir);
@@ -359,20 +362,23 @@ START_TEST(test_projects_create_attributes)
 		  !jbool(o, "snippets_enabled") && !jbool(o, "container_registry_enabled") &&
 		  !jbool(o, "shared_runners_enabled") && !jbool(o, "lfs_enabled") &&
 		  !jbool(o, "public_jobs") && !jbool(o, "printing_merge_request_link_enabled"));
-	ck_assert(jbool(o, "request_access_enabled") && jbool(o, "resolve_outdated_diff_discussions") &&
+	ck_assert(jbool(o, "request_access_enabled") &&
+		  jbool(o, "resolve_outdated_diff_discussions") &&
 		  jbool(o, "only_allow_merge_if_pipeline_succeeds") &&
 		  jbool(o, "only_allow_merge_if_all_discussions_are_resolved"));
 	/* issues off: no open_issues_count and no issues link; no merge requests link */
 	ck_assert(!jhas(o, "open_issues_count"));
 	ck_fields(jget(o, "_links"), LINKS_NO_FEATURES);
 	/* tags sorted, without repeats */
-	ck_assert_str_eq(json_object_to_json_string_ext(jget(o, "tag_list"), JSON_C_TO_STRING_PLAIN),
+	ck_assert_str_eq(json_object_to_json_string_ext(jget(o, "tag_list"),
+							JSON_C_TO_STRING_PLAIN),
 			 "[\"alpha\",\"zeta\"]");
 
 	/* a comma-separated tag_list (python-gitlab's ListAttribute) and a JSON body */
 	char *p2 = S(unique("attrs2-"));
 	o = create(u.token, S(fmt("path=%s&tag_list=b%%2C+a%%2C+b", p2)));
-	ck_assert_str_eq(json_object_to_json_string_ext(jget(o, "tag_list"), JSON_C_TO_STRING_PLAIN),
+	ck_assert_str_eq(json_object_to_json_string_ext(jget(o, "tag_list"),
+							JSON_C_TO_STRING_PLAIN),
 			 "[\"a\",\"b\"]");
 	char *p3 = S(unique("attrs3-"));
 	resp *r = R(api_json("POST", "/projects", u.token,
@@ -428,16 +434,18 @@ START_TEST(test_projects_create_errors)
 		"space. It must start with letter, digit, emoji or '_'.\"]}}");
 	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s-v&visibility=secret", path)))),
 		400, "{\"error\":\"visibility does not have a valid value\"}");
-	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s-b&issues_enabled=maybe", path)))),
+	ck_body(R(api("POST", "/projects", u.token,
+		      S(fmt("path=%s-b&issues_enabled=maybe", path)))),
 		400, "{\"error\":\"issues_enabled is invalid\"}");
-	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s-n&namespace_id=abc", path)))), 400,
-		"{\"error\":\"namespace_id is invalid\"}");
+	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s-n&namespace_id=abc", path)))),
+		400, "{\"error\":\"namespace_id is invalid\"}");
 	/* someone else's namespace, and one that does not exist */
 	long long other_ns = sql_int("SELECT id FROM namespaces WHERE owner_id = %lld", other.id);
 	ck_body(R(api("POST", "/projects", u.token,
 		      S(fmt("path=%s-n&namespace_id=%lld", path, other_ns)))),
 		400, "{\"message\":{\"namespace\":[\"is not valid\"]}}");
-	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s-n&namespace_id=999999999", path)))),
+	ck_body(R(api("POST", "/projects", u.token,
+		      S(fmt("path=%s-n&namespace_id=999999999", path)))),
 		400, "{\"message\":{\"namespace\":[\"is not valid\"]}}");
 	/* nothing of that was created */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE path LIKE '%s%%'", path), 2);
@@ -452,13 +460,15 @@ END_TEST
 START_TEST(test_projects_create_limit)
 {
 	struct user u = new_user("prj_lim");
-	ck_status(R(api("PUT", S(fmt("/users/%lld", u.id)), admin_token(), "projects_limit=1")), 200);
+	ck_status(R(api("PUT", S(fmt("/users/%lld", u.id)), admin_token(), "projects_limit=1")),
+		  200);
 	create_id(u.token, S(fmt("path=%s", S(unique("lim-")))));
 	char *second = S(unique("lim-"));
 	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s", second)))), 403,
 		"{\"error\":[\"Your project limit is 1 projects! Please contact your administrator "
 		"to increase it\"]}");
-	ck_status(R(api("PUT", S(fmt("/users/%lld", u.id)), admin_token(), "projects_limit=0")), 200);
+	ck_status(R(api("PUT", S(fmt("/users/%lld", u.id)), admin_token(), "projects_limit=0")),
+		  200);
 	ck_body(R(api("POST", "/projects", u.token, S(fmt("path=%s", second)))), 403,
 		"{\"error\":[\"Personal project creation is not allowed. Please contact your "
 		"administrator with questions\"]}");
@@ -489,12 +499,14 @@ START_TEST(test_projects_create_in_group)
 	add_member("Namespace", gid, dev.id, 30);
 	char *path = S(unique("gp-"));
 	/* developers may not create projects in the group (GitLab 10.0: masters and up) */
-	ck_body(R(api("POST", "/projects", dev.token, S(fmt("path=%s&namespace_id=%lld", path, gid)))),
+	ck_body(R(api("POST", "/projects", dev.token,
+		      S(fmt("path=%s&namespace_id=%lld", path, gid)))),
 		400, "{\"message\":{\"namespace\":[\"is not valid\"]}}");
 	/* not above the group's visibility */
 	ck_body(R(api("POST", "/projects", master.token,
 		      S(fmt("path=%s&namespace_id=%lld&visibility=public", path, gid)))),
-		400, "{\"message\":{\"visibility_level\":[\"public is not allowed in a internal group.\"]}}");
+		400,
+		"{\"message\":{\"visibility_level\":[\"public is not allowed in a internal group.\"]}}");
 	resp *r = R(api("POST", "/projects", master.token,
 			S(fmt("path=%s&namespace_id=%lld&visibility=internal", path, gid))));
 	ck_status(r, 201);
@@ -563,9 +575,8 @@ START_TEST(test_projects_namespace_parent)
 	ck_assert_int_eq(jint(ns, "parent_id"), gid);
 	r = R(api("GET", S(fmt("/groups/%lld/projects", sid)), owner.token, NULL));
 	ck_status(r, 200);
-	ck_assert_int_eq(jint(jget(json_object_array_get_idx(r->json, 0), "namespace"),
-			      "parent_id"),
-			 gid);
+	ck_assert_int_eq(
+		jint(jget(json_object_array_get_idx(r->json, 0), "namespace"), "parent_id"), gid);
 	/* a top-level group's project and a personal one: null */
 	r = R(api("POST", "/projects", owner.token, S(fmt("path=q&namespace_id=%lld", gid))));
 	ck_status(r, 201);
@@ -617,8 +628,9 @@ START_TEST(test_projects_create_for_user)
 		"{\"error\":\"user_id is invalid\"}");
 	ck_body(R(api("POST", S(fmt("/projects/user/%lld", u.id)), admin_token(),
 		      S(fmt("name=%s", name)))),
-		400, "{\"message\":{\"name\":[\"has already been taken\"],"
-		     "\"path\":[\"has already been taken\"]}}");
+		400,
+		"{\"message\":{\"name\":[\"has already been taken\"],"
+		"\"path\":[\"has already been taken\"]}}");
 }
 END_TEST
 
@@ -716,7 +728,8 @@ START_TEST(test_projects_show_visibility)
 	/* internal: signed-in users, not anonymous ones, not external users */
 	ck_project_not_found(show(internal, NULL));
 	ck_status(show(internal, other.token), 200);
-	ck_status(R(api("PUT", S(fmt("/users/%lld", other.id)), admin_token(), "external=true")), 200);
+	ck_status(R(api("PUT", S(fmt("/users/%lld", other.id)), admin_token(), "external=true")),
+		  200);
 	ck_project_not_found(show(internal, other.token));
 	ck_status(show(pub, other.token), 200);
 
@@ -783,8 +796,10 @@ START_TEST(test_projects_list_permissions)
 			S(fmt("name=%s-sg&path=%s-sg&parent_id=%lld", tag, tag, top))));
 	ck_status(r, 201);
 	long long sub = jint(r->json, "id");
-	long long in_sub = create_id(admin_token(), S(fmt("path=%s-a&namespace_id=%lld", tag, sub)));
-	long long in_top = create_id(admin_token(), S(fmt("path=%s-b&namespace_id=%lld", tag, top)));
+	long long in_sub =
+		create_id(admin_token(), S(fmt("path=%s-a&namespace_id=%lld", tag, sub)));
+	long long in_top =
+		create_id(admin_token(), S(fmt("path=%s-b&namespace_id=%lld", tag, top)));
 	long long own = create_id(u.token, S(fmt("path=%s-c", tag)));
 	add_member("Namespace", top, u.id, 30);
 	add_member("Namespace", sub, u.id, 20);
@@ -832,15 +847,16 @@ static void ck_same_lists(const char *token, const char *tag, const char *page)
 {
 	resp *fast = get(S(fmt("/projects?membership=true%s", page)), token);
 	resp *slow = get(S(fmt("/projects?membership=true&search=%s%s", tag, page)), token);
-	resp *explicit = get(
-		S(fmt("/projects?membership=true&order_by=created_at&sort=desc&owned=false%s", page)),
-		token);
+	resp *explicit =
+		get(S(fmt("/projects?membership=true&order_by=created_at&sort=desc&owned=false%s",
+			  page)),
+		    token);
 	ck_status(fast, 200);
 	ck_status(slow, 200);
 	ck_assert_str_eq(fast->body, slow->body);
 	ck_assert_str_eq(fast->body, explicit->body);
-	static const char *const names[] = {"X-Total", "X-Total-Pages", "X-Page", "X-Per-Page",
-					    "X-Next-Page", "X-Prev-Page"};
+	static const char *const names[] = {"X-Total",    "X-Total-Pages", "X-Page",
+					    "X-Per-Page", "X-Next-Page",   "X-Prev-Page"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		ck_header(slow, names[i], resp_header(fast, names[i]));
 		ck_header(explicit, names[i], resp_header(fast, names[i]));
@@ -859,7 +875,8 @@ START_TEST(test_projects_list_membership_fast)
 	long long own_pub = create_id(u.token, S(fmt("path=%s-own-pub&visibility=public", tag)));
 	long long own_gone = create_id(u.token, S(fmt("path=%s-own-gone", tag)));
 	long long in_g = create_id(admin_token(), S(fmt("path=%s-in-g&namespace_id=%lld", tag, g)));
-	long long in_g2 = create_id(admin_token(), S(fmt("path=%s-in-g2&namespace_id=%lld", tag, g)));
+	long long in_g2 =
+		create_id(admin_token(), S(fmt("path=%s-in-g2&namespace_id=%lld", tag, g)));
 	long long in_h = create_id(admin_token(), S(fmt("path=%s-in-h&namespace_id=%lld", tag, h)));
 	long long direct = create_id(o.token, S(fmt("path=%s-direct&visibility=public", tag)));
 	long long archived = create_id(o.token, S(fmt("path=%s-archived", tag)));
@@ -893,17 +910,17 @@ START_TEST(test_projects_list_membership_fast)
 	ck_assert_int_eq(jint(json_object_array_get_idx(jget(shared, "shared_with_groups"), 0),
 			      "group_id"),
 			 h);
-	ck_assert_int_eq(jint(json_object_array_get_idx(
-				      jget(json_object_array_get_idx(r->json, 3), "shared_with_groups"),
-				      0),
-			      "group_access_level"),
-			 30);
+	ck_assert_int_eq(
+		jint(json_object_array_get_idx(
+			     jget(json_object_array_get_idx(r->json, 3), "shared_with_groups"), 0),
+		     "group_access_level"),
+		30);
 	ck_assert_int_eq(jint(jget(jget(shared, "permissions"), "group_access"), "access_level"),
 			 30);
-	ck_assert_int_eq(
-		jint(jget(jget(json_object_array_get_idx(r->json, 2), "permissions"), "project_access"),
-		     "access_level"),
-		20);
+	ck_assert_int_eq(jint(jget(jget(json_object_array_get_idx(r->json, 2), "permissions"),
+				   "project_access"),
+			      "access_level"),
+			 20);
 	ck_same_lists(u.token, tag, "");
 	ck_same_lists(u.token, tag, "&statistics=true");
 	/* pages: the first, a middle one, the last, one past the end */
@@ -990,8 +1007,9 @@ START_TEST(test_projects_list_sorts)
 	ck_status(R(api("PUT", S(fmt("/projects/%lld", a)), u.token, "description=touched")), 200);
 	ck_ids(get(S(fmt("%s&order_by=updated_at", base)), u.token), list3(a, c, b));
 	ck_ids(get(S(fmt("%s&order_by=updated_at&sort=asc", base)), u.token), list3(b, c, a));
-	free(sql_value("UPDATE projects SET last_activity_at = now() + interval '1 day' WHERE id = %lld",
-		       b));
+	free(sql_value(
+		"UPDATE projects SET last_activity_at = now() + interval '1 day' WHERE id = %lld",
+		b));
 	ck_ids(get(S(fmt("%s&order_by=last_activity_at", base)), u.token), list3(b, c, a));
 	ck_ids(get(S(fmt("%s&order_by=last_activity_at&sort=asc", base)), u.token), list3(a, c, b));
 }
@@ -1003,8 +1021,8 @@ START_TEST(test_projects_list_filters)
 	struct user other = new_user("prj_fi_o");
 	char *tag = S(unique("filt"));
 	long long plain = create_id(u.token, S(fmt("path=%s-plain&visibility=internal", tag)));
-	long long noissues =
-		create_id(u.token, S(fmt("path=%s-noiss&issues_enabled=false&visibility=public", tag)));
+	long long noissues = create_id(
+		u.token, S(fmt("path=%s-noiss&issues_enabled=false&visibility=public", tag)));
 	long long nomrs =
 		create_id(u.token, S(fmt("path=%s-nomr&merge_requests_enabled=false", tag)));
 	long long archived = create_id(u.token, S(fmt("path=%s-arch&visibility=public", tag)));
@@ -1015,8 +1033,8 @@ START_TEST(test_projects_list_filters)
 	ck_status(R(api("POST", S(fmt("/projects/%lld/archive", archived)), u.token, NULL)), 201);
 	char *base = S(fmt("/projects?search=%s&order_by=id&sort=asc", tag));
 
-	ck_ids(get(base, u.token), S(fmt("%lld,%lld,%lld,%lld,%lld", plain, noissues, nomrs, archived,
-				       theirs)));
+	ck_ids(get(base, u.token),
+	       S(fmt("%lld,%lld,%lld,%lld,%lld", plain, noissues, nomrs, archived, theirs)));
 	ck_ids(get(S(fmt("%s&archived=true", base)), u.token), S(fmt("%lld", archived)));
 	ck_ids(get(S(fmt("%s&archived=false", base)), u.token),
 	       S(fmt("%lld,%lld,%lld,%lld", plain, noissues, nomrs, theirs)));
@@ -1078,7 +1096,8 @@ START_TEST(test_projects_list_user)
 	struct user u = new_user("prj_lu");
 	struct user other = new_user("prj_lu_o");
 	long long priv = create_id(u.token, S(fmt("path=%s", S(unique("lu-priv-")))));
-	long long pub = create_id(u.token, S(fmt("path=%s&visibility=public", S(unique("lu-pub-")))));
+	long long pub =
+		create_id(u.token, S(fmt("path=%s&visibility=public", S(unique("lu-pub-")))));
 	create_id(other.token, S(fmt("path=%s&visibility=public", S(unique("lu-other-")))));
 	/* a project in a group the user created is not theirs here */
 	char *gpath = S(unique("lug-"));
@@ -1101,7 +1120,8 @@ START_TEST(test_projects_list_user)
 	ck_pages(r, by_id, "", 1, 20, 1);
 	/* filters apply */
 	ck_ids(get(S(fmt("%s?visibility=private", by_id)), u.token), S(fmt("%lld", priv)));
-	ck_ids(get(S(fmt("%s?per_page=1&order_by=id&sort=asc", by_id)), u.token), S(fmt("%lld", priv)));
+	ck_ids(get(S(fmt("%s?per_page=1&order_by=id&sort=asc", by_id)), u.token),
+	       S(fmt("%lld", priv)));
 
 	/* digits are an id, never a username: a user named like u's id does not count */
 	resp *made = R(api("POST", "/users", admin_token(),
@@ -1114,10 +1134,11 @@ START_TEST(test_projects_list_user)
 			S(fmt("name=%s&visibility=public", S(unique("digits-")))))),
 		  201);
 	ck_ids(get(by_id, u.token), S(fmt("%lld,%lld", pub, priv)));
-	ck_assert_int_eq(json_object_array_length(get(S(fmt("/users/%lld/projects", digits)),
-						      u.token)->json),
+	ck_assert_int_eq(json_object_array_length(
+				 get(S(fmt("/users/%lld/projects", digits)), u.token)->json),
 			 1);
-	ck_body(get("/users/999999999/projects", u.token), 404, "{\"message\":\"404 User Not Found\"}");
+	ck_body(get("/users/999999999/projects", u.token), 404,
+		"{\"message\":\"404 User Not Found\"}");
 	ck_body(get("/users/no_such_user_anywhere/projects", NULL), 404,
 		"{\"message\":\"404 User Not Found\"}");
 }
@@ -1162,8 +1183,8 @@ START_TEST(test_projects_update)
 	ck_assert(!exists(S(fmt("%s/%s", storage(), u.name))));
 	ck_status(get(S(fmt("/projects/%s", S(enc(S(fmt("%s/%s", u.name, new_path)))))), u.token),
 		  200);
-	ck_project_not_found(get(S(fmt("/projects/%s", S(enc(S(fmt("%s/%s", u.name, path)))))),
-				 u.token));
+	ck_project_not_found(
+		get(S(fmt("/projects/%s", S(enc(S(fmt("%s/%s", u.name, path)))))), u.token));
 	/* one attribute alone changes only that one */
 	r = R(api("PUT", S(fmt("/projects/%lld", id)), u.token, "wiki_enabled=false"));
 	ck_status(r, 200);
@@ -1310,7 +1331,8 @@ START_TEST(test_projects_delete)
 	ck_assert(strcmp(again_dir, dir) != 0);
 	ck_assert(exists(S(fmt("%s/HEAD", again_dir))));
 	/* the background process removes the rows and the old repository */
-	ck_assert_int_eq(wait_count(S(fmt("SELECT count(*) FROM projects WHERE id = %lld", id))), 0);
+	ck_assert_int_eq(wait_count(S(fmt("SELECT count(*) FROM projects WHERE id = %lld", id))),
+			 0);
 	ck_assert(wait_gone(dir));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM members WHERE source_type = 'Project'"
 				 " AND source_id = %lld",
@@ -1333,8 +1355,8 @@ START_TEST(test_background_jobs)
 				" jsonb_build_object('path', '%s')) RETURNING id",
 				name);
 	ck_assert(wait_gone(dir));
-	ck_assert_int_eq(wait_count(S(fmt("SELECT count(*) FROM background_jobs WHERE id = %lld", job))),
-			 0);
+	ck_assert_int_eq(
+		wait_count(S(fmt("SELECT count(*) FROM background_jobs WHERE id = %lld", job))), 0);
 	/* a path that leaves the storage is refused: the job stays, with its error */
 	char *outside = S(fmt("%s/%s-keep", storage(), name));
 	ck_assert(system(S(fmt("mkdir -p %s", outside))) == 0);
@@ -1488,7 +1510,8 @@ START_TEST(test_projects_fork)
 	ck_unauthorized(R(api("POST", S(fmt("/projects/%lld/fork", src)), NULL, NULL)));
 	/* a private project: strangers do not see it, guests may not fork it */
 	long long priv = create_id(u.token, S(fmt("path=%s-priv", path)));
-	ck_project_not_found(R(api("POST", S(fmt("/projects/%lld/fork", priv)), other.token, NULL)));
+	ck_project_not_found(
+		R(api("POST", S(fmt("/projects/%lld/fork", priv)), other.token, NULL)));
 	add_member("Project", priv, other.id, 10);
 	ck_forbidden(R(api("POST", S(fmt("/projects/%lld/fork", priv)), other.token, NULL)));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE forked_from_id = %lld", priv),
@@ -1510,7 +1533,8 @@ START_TEST(test_projects_star)
 	struct user other = new_user("prj_st_o");
 	long long id = create_id(u.token, S(fmt("path=%s&visibility=public", S(unique("star-")))));
 	long long priv = create_id(u.token, S(fmt("path=%s", S(unique("star-p-")))));
-	char *star = S(fmt("/projects/%lld/star", id)), *unstar = S(fmt("/projects/%lld/unstar", id));
+	char *star = S(fmt("/projects/%lld/star", id)),
+	     *unstar = S(fmt("/projects/%lld/unstar", id));
 
 	ck_unauthorized(R(api("POST", star, NULL, NULL)));
 	resp *r = R(api("POST", star, other.token, NULL));
@@ -1530,8 +1554,10 @@ START_TEST(test_projects_star)
 	ck_status(R(api("POST", unstar, other.token, NULL)), 304);
 	ck_assert_int_eq(jint(show(id, NULL)->json, "star_count"), 1);
 	/* what the caller cannot see */
-	ck_project_not_found(R(api("POST", S(fmt("/projects/%lld/star", priv)), other.token, NULL)));
-	ck_project_not_found(R(api("POST", S(fmt("/projects/%lld/unstar", priv)), other.token, NULL)));
+	ck_project_not_found(
+		R(api("POST", S(fmt("/projects/%lld/star", priv)), other.token, NULL)));
+	ck_project_not_found(
+		R(api("POST", S(fmt("/projects/%lld/unstar", priv)), other.token, NULL)));
 	ck_project_not_found(R(api("POST", "/projects/999999999/star", u.token, NULL)));
 }
 END_TEST
@@ -1541,7 +1567,8 @@ START_TEST(test_projects_archive)
 	struct user u = new_user("prj_ar");
 	struct user other = new_user("prj_ar_o");
 	struct user master = new_user("prj_ar_m");
-	long long id = create_id(u.token, S(fmt("path=%s&visibility=internal", S(unique("arch-")))));
+	long long id =
+		create_id(u.token, S(fmt("path=%s&visibility=internal", S(unique("arch-")))));
 	add_member("Project", id, master.id, 40);
 	char *archive = S(fmt("/projects/%lld/archive", id));
 	char *unarchive = S(fmt("/projects/%lld/unarchive", id));
@@ -1566,7 +1593,8 @@ START_TEST(test_projects_archive)
 	ck_assert(!jbool(show(id, u.token)->json, "archived"));
 	ck_project_not_found(R(api("POST", "/projects/999999999/archive", u.token, NULL)));
 	long long priv = create_id(u.token, S(fmt("path=%s", S(unique("arch-p-")))));
-	ck_project_not_found(R(api("POST", S(fmt("/projects/%lld/archive", priv)), other.token, NULL)));
+	ck_project_not_found(
+		R(api("POST", S(fmt("/projects/%lld/archive", priv)), other.token, NULL)));
 }
 END_TEST
 

@@ -13,10 +13,10 @@
 
 #include "client.h"
 
-#define RUNNER_INFO                                                                            \
-	"{\"name\":\"gitlab-runner\",\"version\":\"10.0.0\",\"revision\":\"c7fe4d5c\","          \
-	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"executor\":\"shell\","             \
-	"\"features\":{\"variables\":true,\"image\":false,\"services\":false,"                 \
+#define RUNNER_INFO                                                                                \
+	"{\"name\":\"gitlab-runner\",\"version\":\"10.0.0\",\"revision\":\"c7fe4d5c\","            \
+	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"executor\":\"shell\","                \
+	"\"features\":{\"variables\":true,\"image\":false,\"services\":false,"                     \
 	"\"artifacts\":true,\"cache\":true}}"
 
 static const char *const UA[] = {
@@ -62,7 +62,8 @@ static char *register_runner(const char *reg, const char *extra, long long *id)
 	const char *more = extra ? extra : "";
 	resp *r = runner_call("POST", "/runners",
 			      S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\","
-				    "\"description\":\"test runner\"%s}", reg, more)));
+				    "\"description\":\"test runner\"%s}",
+				    reg, more)));
 	ck_status(r, 201);
 	ck_assert(jint(r->json, "id") > 0);
 	ck_assert_int_eq(strlen(jstr(r->json, "token")), 20);
@@ -76,7 +77,8 @@ static resp *request_job(const char *token)
 {
 	return runner_call("POST", "/jobs/request",
 			   S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\","
-				 "\"last_update\":\"\"}", token)));
+				 "\"last_update\":\"\"}",
+				 token)));
 }
 
 /* ---- fixtures: a project of a new owner, its pipeline and jobs in SQL ---- */
@@ -145,17 +147,21 @@ START_TEST(test_runner_register)
 	project(&f, "private");
 	/* the shared token: a shared runner, tags as the runner sends them */
 	long long id;
-	char *tok = register_runner(shared_token(), ",\"tag_list\":\"docker, linux,docker\","
-				    "\"run_untagged\":false,\"locked\":true", &id);
+	char *tok = register_runner(shared_token(),
+				    ",\"tag_list\":\"docker, linux,docker\","
+				    "\"run_untagged\":false,\"locked\":true",
+				    &id);
 	ck_assert_str_eq(S(sql_value("SELECT is_shared::text || ' ' || tag_list::text || ' ' ||"
 				     " run_untagged::text || ' ' || locked::text || ' ' ||"
 				     " coalesce(version, '') || ' ' || description"
-				     " FROM ci_runners WHERE id = %lld", id)),
+				     " FROM ci_runners WHERE id = %lld",
+				     id)),
 			 "true {docker,linux} false true 10.0.0 test runner");
 	/* the token is stored as a digest, and sealed */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners WHERE token_digest ="
 				 " encode(sha256('%s'::bytea), 'hex') AND token_sealed <> '%s'",
-				 tok, tok), 1);
+				 tok, tok),
+			 1);
 	/* a project's runners token: a specific runner of that project */
 	long long pid;
 	register_runner(project_token(f.id, f.owner), NULL, &pid);
@@ -172,11 +178,14 @@ START_TEST(test_runner_register)
 		"{\"message\":\"400 (Bad request) \\\"token\\\" not given\"}");
 	char *reg = shared_token();
 	ck_code(runner_call("POST", "/runners",
-			    S(fmt("{\"token\":\"%s\",\"active\":\"maybe\"}", reg))), 400);
+			    S(fmt("{\"token\":\"%s\",\"active\":\"maybe\"}", reg))),
+		400);
 	ck_code(runner_call("POST", "/runners",
-			    S(fmt("{\"token\":\"%s\",\"run_untagged\":false}", reg))), 400);
+			    S(fmt("{\"token\":\"%s\",\"run_untagged\":false}", reg))),
+		400);
 	ck_code(runner_call("POST", "/runners",
-			    S(fmt("{\"token\":\"%s\",\"tag_list\":\"%0300d\"}", reg, 0))), 400);
+			    S(fmt("{\"token\":\"%s\",\"tag_list\":\"%0300d\"}", reg, 0))),
+		400);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners"), before);
 	/* a form body works too */
 	char *url = S(fmt("%s/api/v4/runners", api_url()));
@@ -185,7 +194,8 @@ START_TEST(test_runner_register)
 				 "application/x-www-form-urlencoded"));
 	ck_status(r, 201);
 	ck_assert_str_eq(S(sql_value("SELECT tag_list::text FROM ci_runners WHERE id = %lld",
-				     jint(r->json, "id"))), "{a,b}");
+				     jint(r->json, "id"))),
+			 "{a,b}");
 	/* the command line answers the same token every time */
 	ck_assert_str_eq(shared_token(), shared_token());
 }
@@ -222,17 +232,20 @@ START_TEST(test_runner_request_none)
 	ck_assert(resp_header(r, "X-GitLab-Last-Update") != NULL);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners WHERE token_digest ="
 				 " encode(sha256('%s'::bytea), 'hex') AND contacted_at IS NOT NULL",
-				 tok), 1);
+				 tok),
+			 1);
 	/* contacted_at is written at most once a minute: the poll stays a read */
 #define BY_TOKEN " WHERE token_digest = encode(sha256('%s'::bytea), 'hex')"
-	free(sql_value("UPDATE ci_runners SET contacted_at = '2020-01-01', version = 'old'"
-		       BY_TOKEN, tok));
+	free(sql_value("UPDATE ci_runners SET contacted_at = '2020-01-01', version = 'old'" BY_TOKEN,
+		       tok));
 	ck_code(request_job(tok), 204);
 	ck_assert_str_eq(S(sql_value("SELECT version || ' ' || (contacted_at > now() -"
-				     " interval '1 minute')::text FROM ci_runners" BY_TOKEN, tok)),
+				     " interval '1 minute')::text FROM ci_runners" BY_TOKEN,
+				     tok)),
 			 "10.0.0 true");
 	free(sql_value("UPDATE ci_runners SET contacted_at = now() - interval '30 seconds',"
-		       " version = 'old'" BY_TOKEN, tok));
+		       " version = 'old'" BY_TOKEN,
+		       tok));
 	ck_code(request_job(tok), 204);
 	ck_assert_str_eq(S(sql_value("SELECT version FROM ci_runners" BY_TOKEN, tok)), "old");
 #undef BY_TOKEN
@@ -248,14 +261,16 @@ START_TEST(test_runner_request_none)
 	long long j = job(&f, p, 0, "build", "{}", NULL, false);
 	process(p);
 	free(sql_value("UPDATE ci_runners SET active = false WHERE token_digest ="
-		       " encode(sha256('%s'::bytea), 'hex')", tok));
+		       " encode(sha256('%s'::bytea), 'hex')",
+		       tok));
 	r = request_job(tok);
 	ck_status(r, 204);
 	/* GitLab 10: no_content! before the queue, no X-GitLab-Last-Update */
 	ck_assert_ptr_null(resp_header(r, "X-GitLab-Last-Update"));
 	ck_assert_str_eq(status_of(j), "pending");
 	free(sql_value("UPDATE ci_runners SET active = true WHERE token_digest ="
-		       " encode(sha256('%s'::bytea), 'hex')", tok));
+		       " encode(sha256('%s'::bytea), 'hex')",
+		       tok));
 	ck_code(request_job(tok), 201);
 	ck_assert_str_eq(status_of(j), "running");
 }
@@ -278,18 +293,17 @@ START_TEST(test_runner_matching)
 					S(fmt(",\"tag_list\":\"%s,extra\"", tag)), NULL);
 	ck_code(request_job(foreign), 204);
 	/* a shared runner with the tag, untagged jobs not allowed: the tagged job only */
-	char *shared = register_runner(shared_token(),
-				       S(fmt(",\"tag_list\":\"%s\",\"run_untagged\":false", tag)),
-				       NULL);
+	char *shared = register_runner(
+		shared_token(), S(fmt(",\"tag_list\":\"%s\",\"run_untagged\":false", tag)), NULL);
 	resp *r = request_job(shared);
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), tagged);
 	ck_code(request_job(shared), 204);
 	/* projects that turn shared runners off get none */
 	free(sql_value("UPDATE projects SET shared_runners_enabled = false WHERE id = %lld", f.id));
-	char *shared2 = register_runner(shared_token(),
-					S(fmt(",\"tag_list\":\"%s,extra\",\"run_untagged\":false",
-					      tag)), NULL);
+	char *shared2 = register_runner(
+		shared_token(), S(fmt(",\"tag_list\":\"%s,extra\",\"run_untagged\":false", tag)),
+		NULL);
 	ck_code(request_job(shared2), 204);
 	free(sql_value("UPDATE projects SET shared_runners_enabled = true WHERE id = %lld", f.id));
 	r = request_job(shared2);
@@ -367,7 +381,8 @@ START_TEST(test_runner_race)
 		ck_assert_str_eq(status_of(j), "running");
 		/* the job was finished so the next round starts clean */
 		free(sql_value("UPDATE commit_statuses SET status = 'canceled'"
-			       " WHERE id = %lld", j));
+			       " WHERE id = %lld",
+			       j));
 	}
 }
 END_TEST
@@ -415,7 +430,8 @@ START_TEST(test_runner_payload)
 	secret_variable(f.id, "SECRET", false);
 	long long p = pipeline(&f, "feature/X_1", false);
 	free(sql_value("UPDATE ci_pipelines SET variables = '[{\"key\":\"API_VAR\","
-		       "\"value\":\"a\"}]' WHERE id = %lld", p));
+		       "\"value\":\"a\"}]' WHERE id = %lld",
+		       p));
 	long long first = job(&f, p, 0, "compile", "{}",
 			      "{\"artifacts\":{\"paths\":[\"out/\"],\"expire_in\":\"1 week\"}}",
 			      false);
@@ -430,17 +446,18 @@ START_TEST(test_runner_payload)
 	/* the first stage ran and kept artifacts */
 	free(sql_value("UPDATE commit_statuses SET status = 'success' WHERE id = %lld", first));
 	free(sql_value("UPDATE ci_builds SET artifacts_file = 'artifacts.zip', artifacts_size = 7"
-		       " WHERE id = %lld", first));
+		       " WHERE id = %lld",
+		       first));
 	process(p);
 	char *tok = register_runner(project_token(f.id, f.owner), NULL, NULL);
 	resp *r = request_job(tok);
 	ck_status(r, 201);
 	json_object *o = r->json;
-	static const char *const fields[] = {
-		"id", "token", "allow_git_fetch", "job_info", "git_info", "runner_info",
-		"variables",
-		"steps", "image", "services", "artifacts", "cache", "credentials", "dependencies",
-		NULL};
+	static const char *const fields[] = {"id",          "token",        "allow_git_fetch",
+					     "job_info",    "git_info",     "runner_info",
+					     "variables",   "steps",        "image",
+					     "services",    "artifacts",    "cache",
+					     "credentials", "dependencies", NULL};
 	ck_fields(o, fields);
 	ck_assert_int_eq(jint(o, "id"), j);
 	const char *job_tok = jstr(o, "token");
@@ -465,8 +482,7 @@ START_TEST(test_runner_payload)
 			 "\"when\":\"always\",\"allow_failure\":true}]");
 	ck_assert_str_eq(jstr(jget(o, "image"), "name"), "ruby:2.4");
 	ck_assert_int_eq(json_object_array_length(jget(o, "services")), 2);
-	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(o, "services"), 1), "alias"),
-			 "cache");
+	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(o, "services"), 1), "alias"), "cache");
 	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(o, "cache"), 0), "policy"),
 			 "pull-push");
 	ck_assert_int_eq(json_object_array_length(jget(o, "artifacts")), 0);
@@ -600,7 +616,8 @@ START_TEST(test_runner_predefined_variables)
 	resp *c = R(api_json("POST", S(fmt("/projects/%lld/repository/commits", f.id)), f.owner,
 			     S(fmt("{\"branch\":\"master\",\"commit_message\":\"%s\","
 				   "\"actions\":[{\"action\":\"create\",\"file_path\":\"a.txt\","
-				   "\"content\":\"a\"}]}", msg))));
+				   "\"content\":\"a\"}]}",
+				   msg))));
 	ck_status(c, 201);
 	char *sha = S(strdup(jstr(c->json, "id")));
 	resp *env = R(api("POST", S(fmt("/projects/%lld/environments", f.id)), f.owner,
@@ -615,7 +632,8 @@ START_TEST(test_runner_predefined_variables)
 	/* a branch pipeline at the commit, its job deploying to the environment */
 	long long p = pipeline(&f, "Feature/Frob_1", false);
 	free(sql_value("UPDATE ci_pipelines SET sha = '%s', before_sha = repeat('b', 40)"
-		       " WHERE id = %lld", sha, p));
+		       " WHERE id = %lld",
+		       sha, p));
 	long long j = job(&f, p, 0, "rspec", "{}", NULL, false);
 	free(sql_value("UPDATE ci_builds SET environment = 'Production' WHERE id = %lld", j));
 	/* a tag pipeline's manual job, whose environment's url is its own, and one whose
@@ -627,7 +645,8 @@ START_TEST(test_runner_predefined_variables)
 			   "\"url\":\"https://$CI_ENVIRONMENT_SLUG.example.com\"}}",
 			   false);
 	free(sql_value("UPDATE ci_builds SET tag = true, environment = 'Production'"
-		       " WHERE id = %lld", tj));
+		       " WHERE id = %lld",
+		       tj));
 	long long nj = job(&f, tp, 0, "review", "{}", NULL, false);
 	free(sql_value("UPDATE ci_builds SET tag = true, environment = 'review/x' WHERE id = %lld",
 		       nj));
@@ -636,8 +655,8 @@ START_TEST(test_runner_predefined_variables)
 	free(sql_value("UPDATE commit_statuses SET \"when\" = 'manual' WHERE id = %lld", tj));
 
 	long long runner_id;
-	char *tok = register_runner(project_token(f.id, f.owner),
-				    ",\"tag_list\":\"docker,linux\"", &runner_id);
+	char *tok = register_runner(project_token(f.id, f.owner), ",\"tag_list\":\"docker,linux\"",
+				    &runner_id);
 	resp *r = request_job(tok);
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), j);
@@ -766,7 +785,8 @@ START_TEST(test_runner_commit_variables)
 				     f.owner,
 				     S(fmt("{\"branch\":\"master\",\"commit_message\":\"%s\","
 					   "\"actions\":[{\"action\":\"create\",\"file_path\":"
-					   "\"f%d\",\"content\":\"a\"}]}", msgs[i], i))));
+					   "\"f%d\",\"content\":\"a\"}]}",
+					   msgs[i], i))));
 		ck_status(c, 201);
 		long long p = pipeline(&f, "master", false);
 		free(sql_value("UPDATE ci_pipelines SET sha = '%s' WHERE id = %lld",
@@ -869,7 +889,8 @@ static resp *patch_trace(long long id, const char *token, const char *range, con
 static resp *update_job(long long id, const char *token, const char *state, const char *trace)
 {
 	char *body = trace ? S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\",\"state\":\"%s\","
-				   "\"trace\":\"%s\"}", token, state, trace))
+				   "\"trace\":\"%s\"}",
+				   token, state, trace))
 			   : S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\",\"state\":\"%s\"}",
 				   token, state));
 	return runner_call("PUT", S(fmt("/jobs/%lld", id)), body);
@@ -948,10 +969,12 @@ START_TEST(test_runner_trace_and_update)
 	/* success: coverage from the trace, the next stage's job pending */
 	ck_code(update_job(j, jt, "success", NULL), 200);
 	ck_assert_str_eq(status_of(j), "success");
-	ck_assert_str_eq(S(sql_value("SELECT coverage::text FROM commit_statuses WHERE id = %lld",
-				     j)), "12.5");
+	ck_assert_str_eq(
+		S(sql_value("SELECT coverage::text FROM commit_statuses WHERE id = %lld", j)),
+		"12.5");
 	ck_assert(sql_int("SELECT count(*) FROM commit_statuses WHERE id = %lld AND"
-			  " finished_at IS NOT NULL", j) == 1);
+			  " finished_at IS NOT NULL",
+			  j) == 1);
 	ck_assert_str_eq(status_of(next), "pending");
 	/* the job has ended: its update and its trace are refused with its status (GitLab
 	 * 10's job_forbidden!), which stops the runner; nothing changes */
@@ -1041,7 +1064,8 @@ START_TEST(test_runner_failure)
 	/* a payload that cannot be made (a variable sealed with another key): 500, and the
 	 * job fails rather than block the queue */
 	free(sql_value("INSERT INTO ci_variables (project_id, key, value_sealed)"
-		       " VALUES (%lld, 'BROKEN', 'abcdef')", f.id));
+		       " VALUES (%lld, 'BROKEN', 'abcdef')",
+		       f.id));
 	long long p5 = pipeline(&f, "master", false);
 	long long broken = job(&f, p5, 0, "broken", "{}", NULL, false);
 	process(p5);
@@ -1062,7 +1086,8 @@ static resp *upload_as(long long id, const char *token, const char *data, size_t
 	int h = snprintf(body, cap,
 			 "--%s\r\nContent-Disposition: form-data; name=\"file\";"
 			 " filename=\"%s\"\r\nContent-Type: application/octet-stream"
-			 "\r\n\r\n", boundary, filename);
+			 "\r\n\r\n",
+			 boundary, filename);
 	memcpy(body + h, data, n);
 	int t = snprintf(body + h + n, cap - h - n, "\r\n--%s--\r\n", boundary);
 	char *url = S(fmt("%s/api/v4/jobs/%lld/artifacts%s", api_url(), id, query ? query : ""));
@@ -1072,8 +1097,7 @@ static resp *upload_as(long long id, const char *token, const char *data, size_t
 			      S(fmt("multipart/form-data; boundary=%s", boundary))));
 }
 
-static resp *upload(long long id, const char *token, const char *data, size_t n,
-		    const char *query)
+static resp *upload(long long id, const char *token, const char *data, size_t n, const char *query)
 {
 	return upload_as(id, token, data, n, query, "artifacts.zip");
 }
@@ -1103,9 +1127,8 @@ START_TEST(test_runner_artifacts)
 	r = runner_call("POST", auth, S(fmt("{\"token\":\"%s\",\"filesize\":100}", bt)));
 	ck_status(r, 200);
 	ck_assert(jstr(r->json, "TempPath") != NULL);
-	ck_body(runner_call("POST", auth,
-			    S(fmt("{\"token\":\"%s\",\"filesize\":1000000000}", bt))), 413,
-		"{\"message\":\"413 Request Entity Too Large\"}");
+	ck_body(runner_call("POST", auth, S(fmt("{\"token\":\"%s\",\"filesize\":1000000000}", bt))),
+		413, "{\"message\":\"413 Request Entity Too Large\"}");
 	ck_code(runner_call("POST", auth, "{\"token\":\"bad\",\"filesize\":1}"), 403);
 	/* upload: binary bytes, NULs included */
 	static const char zip[] = "PK\003\004\0\0binary\0data\377";
@@ -1116,22 +1139,28 @@ START_TEST(test_runner_artifacts)
 	ck_body(runner_call("POST", aurl, S(fmt("{\"token\":\"%s\"}", bt))), 400,
 		"{\"message\":\"400 (Bad request) \\\"Missing artifacts file!\\\" not given\"}");
 	ck_assert_str_eq(S(sql_value("SELECT coalesce(artifacts_file, 'none') FROM ci_builds"
-				     " WHERE id = %lld", build)), "none");
+				     " WHERE id = %lld",
+				     build)),
+			 "none");
 	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), build);
 	ck_assert_str_eq(S(sql_value("SELECT artifacts_file || ' ' || artifacts_size || ' ' ||"
 				     " (artifacts_expire_at - now() > interval '6 days')::text"
-				     " FROM ci_builds WHERE id = %lld", build)),
+				     " FROM ci_builds WHERE id = %lld",
+				     build)),
 			 S(fmt("artifacts.zip %zu true", zn)));
 	/* the uploaded file's name is kept when it is a plain one */
 	ck_code(upload_as(build, bt, zip, zn, NULL, "../x/out.zip"), 201);
 	ck_assert_str_eq(S(sql_value("SELECT artifacts_file || ' ' || (artifacts_expire_at IS NULL)"
-				     " FROM ci_builds WHERE id = %lld", build)), "out.zip true");
+				     " FROM ci_builds WHERE id = %lld",
+				     build)),
+			 "out.zip true");
 	ck_assert(strstr(resp_header(download(build, bt), "Content-Disposition"), "=out.zip"));
 	ck_code(upload_as(build, bt, zip, zn, "?expire_in=2%20days", "a b;c.zip"), 201);
-	ck_assert_str_eq(S(sql_value("SELECT artifacts_file FROM ci_builds WHERE id = %lld",
-				     build)), "artifacts.zip");
+	ck_assert_str_eq(
+		S(sql_value("SELECT artifacts_file FROM ci_builds WHERE id = %lld", build)),
+		"artifacts.zip");
 	ck_code(upload(build, bt, zip, zn, "?expire_in=100000000%20years"), 400);
 	r = upload(build, bt, zip, zn, "?expire_in=1%20week");
 	ck_status(r, 201);
@@ -1182,7 +1211,8 @@ START_TEST(test_runner_artifacts)
 	ck_code(download(999999999, tt), 404);
 	/* erased, or its project being deleted: GitLab 10's 403s */
 	free(sql_value("UPDATE ci_builds SET erased_at = now() WHERE id = %lld", build));
-	ck_body(download(build, tt), 403, "{\"message\":\"403 Forbidden  - Job has been erased!\"}");
+	ck_body(download(build, tt), 403,
+		"{\"message\":\"403 Forbidden  - Job has been erased!\"}");
 	free(sql_value("UPDATE ci_builds SET erased_at = NULL WHERE id = %lld", build));
 	free(sql_value("UPDATE projects SET pending_delete = true WHERE id = %lld", f.id));
 	ck_body(download(build, tt), 403,
@@ -1198,8 +1228,10 @@ START_TEST(test_runner_artifacts)
 	ck_assert_int_eq(jint(r->json, "id"), other);
 	ck_code(download(build, jstr(r->json, "token")), 403);
 	/* nginx does not serve the internal location to clients */
-	ck_code(R(http_request("GET", S(fmt("%s/_internal/ci/artifacts/%lld/%lld/artifacts.zip",
-					     api_url(), f.id, build)), NULL, NULL, 0, NULL)),
+	ck_code(R(http_request("GET",
+			       S(fmt("%s/_internal/ci/artifacts/%lld/%lld/artifacts.zip", api_url(),
+				     f.id, build)),
+			       NULL, NULL, 0, NULL)),
 		404);
 }
 END_TEST
@@ -1236,7 +1268,8 @@ static char *zip_of(const char *name, const char *content, size_t *n)
 {
 	char *dir = S(fmt("%s/zip-src-%d", getenv("COLLABD_DIR"), (int)getpid()));
 	char *cmd = S(fmt("rm -rf '%s' && mkdir -p '%s' && cd '%s' && printf '%%s' '%s' > '%s'"
-			  " && zip -q out.zip '%s'", dir, dir, dir, content, name, name));
+			  " && zip -q out.zip '%s'",
+			  dir, dir, dir, content, name, name));
 	ck_assert_int_eq(system(cmd), 0);
 	FILE *fp = fopen(S(fmt("%s/out.zip", dir)), "rb");
 	ck_assert(fp != NULL);
@@ -1275,14 +1308,16 @@ START_TEST(test_runner_artifacts_again)
 	/* an upload that fails (its answer cannot be made: a variable sealed with another
 	 * key) changes nothing: the archive before it is still there */
 	free(sql_value("INSERT INTO ci_variables (project_id, key, value_sealed)"
-		       " VALUES (%lld, 'BROKEN', 'abcdef')", f.id));
+		       " VALUES (%lld, 'BROKEN', 'abcdef')",
+		       f.id));
 	char *three = zip_of("out.txt", "three", &n);
 	ck_code(upload(build, bt, three, n, NULL), 500);
 	r = R(api("GET", file, f.owner, NULL));
 	ck_status(r, 200);
 	ck_assert_str_eq(r->body, "two");
 	ck_code(R(api("GET", S(fmt("/projects/%lld/jobs/%lld/artifacts", f.id, build)), f.owner,
-		      NULL)), 200);
+		      NULL)),
+		200);
 }
 END_TEST
 
@@ -1293,7 +1328,8 @@ START_TEST(test_runner_git_job_token)
 	fx f;
 	project(&f, "private");
 	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/files/README.md", f.id)), f.owner,
-		      "branch=master&content=hello&commit_message=init")), 201);
+		      "branch=master&content=hello&commit_message=init")),
+		201);
 	char *tok = register_runner(project_token(f.id, f.owner), NULL, NULL);
 	long long p = pipeline(&f, "master", false);
 	long long j = job(&f, p, 0, "build", "{}", NULL, false);
@@ -1308,8 +1344,8 @@ START_TEST(test_runner_git_job_token)
 	const char *at = strchr(repo_url, '@');
 	ck_assert(at != NULL);
 	const char *path = strchr(at, '/');
-	char *url = S(fmt("http://gitlab-ci-token:%s@%s%s", jt, api_url() + strlen("http://"),
-			  path));
+	char *url =
+		S(fmt("http://gitlab-ci-token:%s@%s%s", jt, api_url() + strlen("http://"), path));
 	int rc = git_sh(work, &out, "clone -q '%s' c", url);
 	ck_assert_msg(rc == 0, "clone: %s", out);
 	free(out);
@@ -1327,7 +1363,8 @@ START_TEST(test_runner_git_job_token)
 	free(out);
 	/* ... until the job's user may read it: a reporter of it */
 	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/files/f.txt", other.id)),
-		      other.owner, "branch=master&content=x&commit_message=init")), 201);
+		      other.owner, "branch=master&content=x&commit_message=init")),
+		201);
 	fixture_member("Project", other.id, f.owner_id, 20);
 	rc = git_sh(work, &out, "clone -q 'http://gitlab-ci-token:%s@%s/%s.git' d2 && cat d2/f.txt",
 		    jt, api_url() + strlen("http://"), other.path);
@@ -1351,7 +1388,8 @@ static long long wait_pipeline(long long project_id)
 {
 	for (int i = 0; i < 200; i++) {
 		long long id = sql_int("SELECT coalesce(min(id), 0) FROM ci_pipelines"
-				       " WHERE project_id = %lld", project_id);
+				       " WHERE project_id = %lld",
+				       project_id);
 		if (id)
 			return id;
 		usleep(100000);
@@ -1389,8 +1427,9 @@ START_TEST(test_runner_end_to_end)
 	ck_assert(fy != NULL);
 	fputs(yml, fy);
 	fclose(fy);
-	rc = git_sh(work, &out, "-C w add .gitlab-ci.yml && git -C w commit -q -m ci &&"
-				" git -C w push -q origin master && git -C w rev-parse HEAD");
+	rc = git_sh(work, &out,
+		    "-C w add .gitlab-ci.yml && git -C w commit -q -m ci &&"
+		    " git -C w push -q origin master && git -C w rev-parse HEAD");
 	ck_assert_msg(rc == 0, "push: %s", out);
 	char *sha = S(strndup(out + strlen(out) - 41, 40));
 	free(out);
@@ -1414,7 +1453,8 @@ START_TEST(test_runner_end_to_end)
 	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "steps"), 0), "name"),
 			 "script");
 	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "artifacts"), 0),
-			      "expire_in"), "1 week");
+			      "expire_in"),
+			 "1 week");
 	ck_assert_str_eq(pipeline_status(p), "running");
 
 	/* the runner clones with the job token, from the payload's URL */
@@ -1453,8 +1493,9 @@ START_TEST(test_runner_end_to_end)
 	ck_status(pr, 200);
 	ck_jstr(pr, "status", "success");
 	ck_assert(!jnull(pr->json, "finished_at"));
-	ck_assert_str_eq(S(sql_value("SELECT coverage::text FROM commit_statuses WHERE id = %lld",
-				     build)), "87");
+	ck_assert_str_eq(
+		S(sql_value("SELECT coverage::text FROM commit_statuses WHERE id = %lld", build)),
+		"87");
 	/* both tokens have stopped */
 	rc = git_sh(work, &out, "clone -q 'http://gitlab-ci-token:%s@%s%s' after", tt, host, path);
 	ck_assert_int_ne(rc, 0);
@@ -1475,15 +1516,15 @@ END_TEST
  * far) and JOB-TOKEN; the archive goes as multipart part "file" (CreateFormFile), the
  * token as JOB-TOKEN, expire_in in the query; DownloadArtifacts sends JOB-TOKEN alone. */
 #define UA_10_8 "User-Agent: gitlab-runner 10.8.2 (10-8-stable; go1.9.4; linux/amd64)"
-#define INFO_REGISTER_10_8                                                                     \
-	"{\"name\":\"gitlab-runner\",\"version\":\"10.8.2\",\"revision\":\"44ab4d42\","          \
-	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"features\":{\"variables\":false,"   \
-	"\"image\":false,\"services\":false,\"features\":false,\"cache\":false,"                \
+#define INFO_REGISTER_10_8                                                                         \
+	"{\"name\":\"gitlab-runner\",\"version\":\"10.8.2\",\"revision\":\"44ab4d42\","            \
+	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"features\":{\"variables\":false,"     \
+	"\"image\":false,\"services\":false,\"features\":false,\"cache\":false,"                   \
 	"\"shared\":false}}"
-#define INFO_10_8                                                                              \
-	"{\"name\":\"gitlab-runner\",\"version\":\"10.8.2\",\"revision\":\"44ab4d42\","          \
-	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"executor\":\"shell\","             \
-	"\"features\":{\"variables\":true,\"image\":false,\"services\":false,"                  \
+#define INFO_10_8                                                                                  \
+	"{\"name\":\"gitlab-runner\",\"version\":\"10.8.2\",\"revision\":\"44ab4d42\","            \
+	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"executor\":\"shell\","                \
+	"\"features\":{\"variables\":true,\"image\":false,\"services\":false,"                     \
 	"\"features\":true,\"cache\":true,\"shared\":true}}"
 
 /* doJSON: METHOD /api/v4/<path> with a JSON body; accept when the runner reads the
@@ -1542,12 +1583,13 @@ START_TEST(test_runner_replay_10_8)
 	process(p);
 
 	/* gitlab-runner register, then verify */
-	resp *r = replay_json("POST", "runners",
-			      S(fmt("{\"description\":\"replay\",\"tag_list\":\"%s\","
-				    "\"run_untagged\":false,\"locked\":true,\"info\":"
-				    INFO_REGISTER_10_8 ",\"token\":\"%s\"}",
-				    tag, project_token(f.id, f.owner))),
-			      true);
+	resp *r = replay_json(
+		"POST", "runners",
+		S(fmt("{\"description\":\"replay\",\"tag_list\":\"%s\","
+		      "\"run_untagged\":false,\"locked\":true,\"info\":" INFO_REGISTER_10_8
+		      ",\"token\":\"%s\"}",
+		      tag, project_token(f.id, f.owner))),
+		true);
 	ck_status(r, 201);
 	ck_header(r, "Content-Type", "application/json");
 	char *tok = S(strdup(jstr(r->json, "token")));
@@ -1562,9 +1604,11 @@ START_TEST(test_runner_replay_10_8)
 	ck_assert_int_eq(jint(r->json, "id"), build);
 	char *bt = S(strdup(jstr(r->json, "token")));
 	ck_assert_str_eq(jstr(json_object_array_get_idx(jget(r->json, "artifacts"), 0),
-			      "expire_in"), "1 week");
+			      "expire_in"),
+			 "1 week");
 	/* incrementalUpdate: the state first, without a trace */
-	char *running = S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\",\"state\":\"running\"}", bt));
+	char *running =
+		S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\",\"state\":\"running\"}", bt));
 	ck_code(replay_json("PUT", S(fmt("jobs/%lld", build)), running, false), 200);
 	/* the trace in patches: ANSI codes, a NUL byte, UTF-8 */
 	static const char trace[] = "\x1b[0KRunning with gitlab-runner 10.8.2 (44ab4d42)\n"
@@ -1594,7 +1638,8 @@ START_TEST(test_runner_replay_10_8)
 	const char *boundary = "3f1e5a0c9b7d2e4f6a8c0b1d3e5f7a9c2b4d6e8f0a1c3e5b7d9f1a3c5e7b";
 	char *part = S(fmt("--%s\r\nContent-Disposition: form-data; name=\"file\";"
 			   " filename=\"artifacts.zip\"\r\nContent-Type: application/octet-stream"
-			   "\r\n\r\n", boundary));
+			   "\r\n\r\n",
+			   boundary));
 	char *tail = S(fmt("\r\n--%s--\r\n", boundary));
 	size_t bn = strlen(part) + zn + strlen(tail);
 	char *body = S(malloc(bn));
@@ -1603,15 +1648,16 @@ START_TEST(test_runner_replay_10_8)
 	memcpy(body + strlen(part) + zn, tail, strlen(tail));
 	const char *uh[] = {S(fmt("JOB-TOKEN: %s", bt)), UA_10_8, "Transfer-Encoding: chunked",
 			    NULL};
-	r = R(http_request("POST",
-			   S(fmt("%s/api/v4/jobs/%lld/artifacts?expire_in=1+week", api_url(), build)),
-			   uh, body, bn, S(fmt("multipart/form-data; boundary=%s", boundary))));
+	r = R(http_request(
+		"POST", S(fmt("%s/api/v4/jobs/%lld/artifacts?expire_in=1+week", api_url(), build)),
+		uh, body, bn, S(fmt("multipart/form-data; boundary=%s", boundary))));
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "id"), build);
 
 	/* the final update: the state and the whole trace, as JSON */
 	char *final = S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\",\"state\":\"success\","
-			    "\"trace\":%s}", bt, go_json_string(trace, tn)));
+			    "\"trace\":%s}",
+			    bt, go_json_string(trace, tn)));
 	ck_assert_ptr_nonnull(strstr(final, "\\u001b[0K"));
 	ck_assert_ptr_nonnull(strstr(final, "\\u0000done"));
 	r = replay_json("PUT", S(fmt("jobs/%lld", build)), final, false);
@@ -1650,7 +1696,8 @@ START_TEST(test_runner_replay_10_8)
 	static const char ansi[] = "\x1b[0KRunning\n\x1b[32;1m$ make check\x1b[0;m\nok\n";
 	r = replay_json("PUT", S(fmt("jobs/%lld", test)),
 			S(fmt("{\"info\":" INFO_10_8 ",\"token\":\"%s\",\"state\":\"success\","
-			      "\"trace\":%s}", tt, go_json_string(ansi, sizeof(ansi) - 1))),
+			      "\"trace\":%s}",
+			      tt, go_json_string(ansi, sizeof(ansi) - 1))),
 			false);
 	ck_status(r, 200);
 

@@ -9,14 +9,14 @@
 
 #include "client.h"
 
-static const char *const RUNNER_FIELDS[] = {"id", "description", "active", "is_shared", "name",
-					    NULL};
+static const char *const RUNNER_FIELDS[] = {"id",        "description", "active",
+					    "is_shared", "name",        NULL};
 static const char *const DETAIL_FIELDS[] = {
-	"id",       "description", "active",       "is_shared", "name",      "tag_list",
-	"run_untagged", "locked",  "version",      "revision",  "platform",  "architecture",
-	"contacted_at", "token",   "projects",     "access_level", NULL};
-static const char *const PROJECT_FIELDS[] = {"id", "name", "name_with_namespace", "path",
-					     "path_with_namespace", NULL};
+	"id",           "description", "active",   "is_shared",    "name",     "tag_list",
+	"run_untagged", "locked",      "version",  "revision",     "platform", "architecture",
+	"contacted_at", "token",       "projects", "access_level", NULL};
+static const char *const PROJECT_FIELDS[] = {
+	"id", "name", "name_with_namespace", "path", "path_with_namespace", NULL};
 
 /* ---- fixtures ---- */
 
@@ -59,8 +59,8 @@ typedef struct {
 static void runner(fx_runner *out, bool shared, const char *cols, const char *vals,
 		   const long long *pids, int n)
 {
-	const char *reg =
-		shared ? shared_registration_token() : project_registration_token(pids[0]);
+	const char *reg = shared ? shared_registration_token()
+				 : project_registration_token(pids[0]);
 	out->description = S(unique("runner"));
 	resp *r = R(api("POST", "/runners", NULL,
 			S(fmt("token=%s&description=%s", reg, out->description))));
@@ -72,7 +72,8 @@ static void runner(fx_runner *out, bool shared, const char *cols, const char *va
 			       vals + 2, out->id));
 	for (int i = shared ? 0 : 1; i < n; i++)
 		free(sql_value("INSERT INTO ci_runner_projects (runner_id, project_id)"
-			       " VALUES (%lld, %lld)", out->id, pids[i]));
+			       " VALUES (%lld, %lld)",
+			       out->id, pids[i]));
 }
 
 typedef struct {
@@ -151,7 +152,8 @@ START_TEST(test_runners_list_mine)
 	ck_ids(R(api("GET", "/runners?scope=online", p.owner, NULL)), (long long[]){b.id}, 1);
 	/* contacted over an hour ago: not online */
 	free(sql_value("UPDATE ci_runners SET contacted_at = now() - interval '61 minutes'"
-		       " WHERE id = %lld", b.id));
+		       " WHERE id = %lld",
+		       b.id));
 	ck_ids(R(api("GET", "/runners?scope=online", p.owner, NULL)), NULL, 0);
 	ck_body(R(api("GET", "/runners?scope=shared", p.owner, NULL)), 400,
 		"{\"error\":\"scope does not have a valid value\"}");
@@ -227,8 +229,10 @@ START_TEST(test_runners_all)
 	struct {
 		const char *scope;
 		bool a, b, s;
-	} want[] = {{"specific", true, true, false}, {"shared", false, false, true},
-		    {"active", true, false, true},   {"paused", false, true, false},
+	} want[] = {{"specific", true, true, false},
+		    {"shared", false, false, true},
+		    {"active", true, false, true},
+		    {"paused", false, true, false},
 		    {"online", false, false, true}};
 	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
 		r = R(api("GET", S(fmt("/runners/all?scope=%s&per_page=1", want[i].scope)), admin,
@@ -238,8 +242,10 @@ START_TEST(test_runners_all)
 		/* the last three pages of one runner hold the newest runners */
 		bool seen_a = false, seen_b = false, seen_s = false;
 		for (long long pg = pages > 3 ? pages - 2 : 1; pg <= pages; pg++) {
-			r = R(api("GET", S(fmt("/runners/all?scope=%s&per_page=1&page=%lld",
-					       want[i].scope, pg)), admin, NULL));
+			r = R(api("GET",
+				  S(fmt("/runners/all?scope=%s&per_page=1&page=%lld", want[i].scope,
+					pg)),
+				  admin, NULL));
 			seen_a = seen_a || has_id(r, a.id);
 			seen_b = seen_b || has_id(r, b.id);
 			seen_s = seen_s || has_id(r, s.id);
@@ -261,8 +267,9 @@ START_TEST(test_runners_show)
 	project(&p, "private");
 	project(&q, "private");
 	fx_runner a, two, s;
-	runner(&a, false, ", tag_list, version, revision, platform, architecture, contacted_at,"
-			  " access_level, name",
+	runner(&a, false,
+	       ", tag_list, version, revision, platform, architecture, contacted_at,"
+	       " access_level, name",
 	       ", '{docker,linux}', '10.0.0', 'abc', 'linux', 'amd64', now(), 'ref_protected',"
 	       " 'gitlab-runner'",
 	       &p.id, 1);
@@ -365,7 +372,8 @@ START_TEST(test_runners_update)
 	json_object *tags = jget(r->json, "tag_list");
 	ck_assert_int_eq(json_object_array_length(tags), 2);
 	char *row = S(sql_value("SELECT concat_ws(' ', description, active, tag_list, run_untagged,"
-				" locked, access_level) FROM ci_runners WHERE id = %lld", a.id));
+				" locked, access_level) FROM ci_runners WHERE id = %lld",
+				a.id));
 	ck_assert_str_eq(row, "new one f {ruby,docker} f t ref_protected");
 	/* the array form, and one attribute alone */
 	r = R(api("PUT", rpath(a.id, ""), p.owner, "tag_list[]=a&tag_list[]=b"));
@@ -381,7 +389,9 @@ START_TEST(test_runners_update)
 		"{\"message\":{\"tags_list\":[\"can not be empty when runner is not allowed to "
 		"pick untagged jobs\"]}}");
 	ck_assert_str_eq(S(sql_value("SELECT description || tag_list::text FROM ci_runners"
-				     " WHERE id = %lld", a.id)), "new one{a,b}");
+				     " WHERE id = %lld",
+				     a.id)),
+			 "new one{a,b}");
 	/* bad input */
 	ck_body(R(api("PUT", rpath(a.id, ""), p.owner, NULL)), 400,
 		"{\"error\":\"description, active, tag_list, run_untagged, locked, "
@@ -429,13 +439,15 @@ START_TEST(test_runners_delete)
 	ck_code(R(api("DELETE", rpath(a.id, ""), member(p.id, 30), NULL)), 403);
 	ck_code(R(api("DELETE", rpath(a.id, ""), NULL, NULL)), 401);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners WHERE id IN (%lld, %lld, %lld,"
-				 " %lld)", a.id, two.id, s.id, other.id), 4);
+				 " %lld)",
+				 a.id, two.id, s.id, other.id),
+			 4);
 	resp *r = R(api("DELETE", rpath(a.id, ""), p.owner, NULL));
 	ck_status(r, 204);
 	ck_assert_str_eq(r->body, "");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners WHERE id = %lld", a.id), 0);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld",
-				 a.id), 0);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld", a.id), 0);
 	ck_body(R(api("DELETE", rpath(a.id, ""), p.owner, NULL)), 404,
 		"{\"message\":\"404 Not found\"}");
 	ck_body(R(api("DELETE", "/runners/abc", p.owner, NULL)), 400,
@@ -443,8 +455,9 @@ START_TEST(test_runners_delete)
 	/* admins remove any */
 	ck_code(R(api("DELETE", rpath(two.id, ""), admin_token(), NULL)), 204);
 	ck_code(R(api("DELETE", rpath(s.id, ""), admin_token(), NULL)), 204);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners WHERE id IN (%lld, %lld)",
-				 two.id, s.id), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runners WHERE id IN (%lld, %lld)", two.id,
+				 s.id),
+			 0);
 }
 END_TEST
 
@@ -523,8 +536,8 @@ START_TEST(test_project_runners_enable)
 	ck_status(r, 201);
 	ck_fields(r->json, RUNNER_FIELDS);
 	ck_assert_int_eq(jint(r->json, "id"), a.id);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld",
-				 a.id), 2);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld", a.id), 2);
 	ck_body(R(api("POST", ppath(q.id, ""), p.owner, S(fmt("runner_id=%lld", a.id)))), 409,
 		"{\"message\":\"Runner was already enabled for this project\"}");
 	ck_body(R(api("POST", ppath(q.id, ""), p.owner, S(fmt("runner_id=%lld", locked.id)))), 403,
@@ -569,14 +582,14 @@ START_TEST(test_project_runners_disable)
 		"{\"error\":\"runner_id is invalid\"}");
 	resp *r = R(api("DELETE", ppath(q.id, S(fmt("/%lld", a.id))), p.owner, NULL));
 	ck_status(r, 204);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld",
-				 a.id), 1);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld", a.id), 1);
 	/* the last project: remove the runner instead */
 	ck_body(R(api("DELETE", ppath(p.id, S(fmt("/%lld", a.id))), p.owner, NULL)), 403,
 		"{\"message\":\"403 Forbidden - Only one project associated with the runner. "
 		"Please remove the runner instead\"}");
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld",
-				 a.id), 1);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM ci_runner_projects WHERE runner_id = %lld", a.id), 1);
 	ck_code(R(api("DELETE", ppath(p.id, S(fmt("/%lld", a.id))), NULL, NULL)), 401);
 }
 END_TEST

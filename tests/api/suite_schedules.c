@@ -13,9 +13,11 @@
 static const char *const SCHEDULE_FIELDS[] = {
 	"id",         "description", "ref",   "cron", "cron_timezone", "next_run_at", "active",
 	"created_at", "updated_at",  "owner", NULL};
-static const char *const DETAILS_FIELDS[] = {
-	"id",         "description", "ref",   "cron",          "cron_timezone", "next_run_at",
-	"active",     "created_at",  "updated_at", "owner", "last_pipeline", "variables", NULL};
+static const char *const DETAILS_FIELDS[] = {"id",     "description",   "ref",
+					     "cron",   "cron_timezone", "next_run_at",
+					     "active", "created_at",    "updated_at",
+					     "owner",  "last_pipeline", "variables",
+					     NULL};
 
 typedef struct {
 	long long id;
@@ -89,7 +91,9 @@ START_TEST(test_schedules_create_and_show)
 	ck_assert_int_eq(sql_int("SELECT (extract(hour FROM '%s'::timestamptz AT TIME ZONE"
 				 " 'Europe/Berlin') = 4 AND extract(minute FROM '%s'::timestamptz)"
 				 " = 0 AND '%s'::timestamptz > now() AND '%s'::timestamptz <= now()"
-				 " + interval '1 day')::int", next, next, next, next), 1);
+				 " + interval '1 day')::int",
+				 next, next, next, next),
+			 1);
 	/* default zone UTC, inactive from creation */
 	r = R(api_json("POST", spath(f.id, ""), f.owner,
 		       "{\"description\":\"d\",\"ref\":\"v1.0\",\"cron\":\"*/5 * * * *\","
@@ -103,7 +107,8 @@ START_TEST(test_schedules_create_and_show)
 	/* show, with a pipeline and variables */
 	long long pl = sql_int("INSERT INTO ci_pipelines (project_id, ref, sha, status,"
 			       " pipeline_schedule_id) VALUES (%lld, 'master', '%040d', 'success',"
-			       " %lld) RETURNING id", f.id, 1, id);
+			       " %lld) RETURNING id",
+			       f.id, 1, id);
 	ck_code(R(api("POST", one(f.id, id, "/variables"), f.owner, "key=A&value=1")), 201);
 	r = R(api("GET", one(f.id, id, ""), f.owner, NULL));
 	ck_status(r, 200);
@@ -127,8 +132,9 @@ START_TEST(test_schedules_list)
 	fx f;
 	project(&f, "private");
 	long long a = add(f.id, f.owner, "description=a&ref=master&cron=0%201%20*%20*%20*");
-	long long b = add(f.id, f.owner, "description=b&ref=master&cron=0%201%20*%20*%20*"
-					 "&active=false");
+	long long b = add(f.id, f.owner,
+			  "description=b&ref=master&cron=0%201%20*%20*%20*"
+			  "&active=false");
 	long long c = add(f.id, f.owner, "description=c&ref=master&cron=0%201%20*%20*%20*");
 	resp *r = R(api("GET", spath(f.id, ""), f.owner, NULL));
 	ck_status(r, 200);
@@ -171,20 +177,23 @@ START_TEST(test_schedules_errors)
 		"{\"message\":\"400 (Bad request) \\\"ref\\\" not given\"}");
 	ck_body(R(api("POST", p, f.owner, "description=d&ref=master")), 400,
 		"{\"message\":\"400 (Bad request) \\\"cron\\\" not given\"}");
-	ck_body(R(api("POST", p, f.owner, "description=d&ref=master&cron=*%20*%20*%20*%20*"
-					  "&active=maybe")),
+	ck_body(R(api("POST", p, f.owner,
+		      "description=d&ref=master&cron=*%20*%20*%20*%20*"
+		      "&active=maybe")),
 		400, "{\"error\":\"active is invalid\"}");
 	ck_body(R(api("POST", p, f.owner, "description=d&ref=master&cron=bad")), 400,
 		"{\"message\":{\"cron\":[\" is invalid syntax\"]}}");
 	ck_body(R(api("POST", p, f.owner, "description=d&ref=master&cron=61%20*%20*%20*%20*")), 400,
 		"{\"message\":{\"cron\":[\" is invalid syntax\"]}}");
-	ck_body(R(api("POST", p, f.owner, "description=d&ref=master&cron=*%20*%20*%20*%20*"
-					  "&cron_timezone=Mars%2FOlympus")),
+	ck_body(R(api("POST", p, f.owner,
+		      "description=d&ref=master&cron=*%20*%20*%20*%20*"
+		      "&cron_timezone=Mars%2FOlympus")),
 		400,
 		"{\"message\":{\"cron\":[\" is invalid syntax\"],"
 		"\"cron_timezone\":[\" is invalid syntax\"]}}");
-	ck_body(R(api("POST", p, f.owner, "description=d&ref=master&cron=*%20*%20*%20*%20*"
-					  "&cron_timezone=..%2F..%2Fetc%2Fpasswd")),
+	ck_body(R(api("POST", p, f.owner,
+		      "description=d&ref=master&cron=*%20*%20*%20*%20*"
+		      "&cron_timezone=..%2F..%2Fetc%2Fpasswd")),
 		400,
 		"{\"message\":{\"cron\":[\" is invalid syntax\"],"
 		"\"cron_timezone\":[\" is invalid syntax\"]}}");
@@ -195,7 +204,9 @@ START_TEST(test_schedules_errors)
 		"{\"message\":{\"cron\":[\" is invalid syntax\",\"can't be blank\"],"
 		"\"cron_timezone\":[\" is invalid syntax\",\"can't be blank\"]}}");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipeline_schedules WHERE project_id ="
-				 " %lld", f.id), 0);
+				 " %lld",
+				 f.id),
+			 0);
 	/* updates are validated as the whole record */
 	long long id = add(f.id, f.owner, "description=d&ref=master&cron=0%201%20*%20*%20*");
 	ck_body(R(api("PUT", one(f.id, id, ""), f.owner, "cron=x")), 400,
@@ -247,7 +258,9 @@ START_TEST(test_schedules_bad_ref_names)
 			"{\"message\":{\"ref\":[\"is invalid\"]}}");
 	}
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipeline_schedules WHERE project_id ="
-				 " %lld", f.id), 1);
+				 " %lld",
+				 f.id),
+			 1);
 	ck_jstr(R(api("GET", one(f.id, id, ""), f.owner, NULL)), "ref", "master");
 }
 END_TEST
@@ -258,7 +271,8 @@ START_TEST(test_schedules_update)
 	project(&f, "private");
 	long long id = add(f.id, f.owner, "description=d&ref=master&cron=0%201%20*%20*%20*");
 	free(sql_value("UPDATE ci_pipeline_schedules SET next_run_at = now() - interval '1 year',"
-		       " updated_at = now() - interval '1 day' WHERE id = %lld", id));
+		       " updated_at = now() - interval '1 day' WHERE id = %lld",
+		       id));
 	resp *r = R(api("PUT", one(f.id, id, ""), f.owner,
 			"description=New&ref=v2&cron=30%2023%20*%20*%20*"
 			"&cron_timezone=America%2FNew_York&active=false"));
@@ -272,13 +286,18 @@ START_TEST(test_schedules_update)
 	const char *next = jstr(r->json, "next_run_at");
 	ck_assert_int_eq(sql_int("SELECT (to_char('%s'::timestamptz AT TIME ZONE"
 				 " 'America/New_York', 'HH24:MI') = '23:30' AND '%s'::timestamptz"
-				 " > now())::int", next, next), 1);
+				 " > now())::int",
+				 next, next),
+			 1);
 	ck_assert_int_eq(sql_int("SELECT (updated_at > now() - interval '1 hour')::int FROM"
-				 " ci_pipeline_schedules WHERE id = %lld", id), 1);
+				 " ci_pipeline_schedules WHERE id = %lld",
+				 id),
+			 1);
 	/* any save reschedules: a past next_run_at is set again by an update of the
 	 * description alone */
 	free(sql_value("UPDATE ci_pipeline_schedules SET next_run_at = now() - interval '1 year'"
-		       " WHERE id = %lld", id));
+		       " WHERE id = %lld",
+		       id));
 	r = R(api("PUT", one(f.id, id, ""), f.owner, "description=Again&active=true"));
 	ck_status(r, 200);
 	ck_assert(jbool(r->json, "active"));
@@ -292,7 +311,9 @@ START_TEST(test_schedules_update)
 	ck_jstr(r, "description", "Again");
 	ck_code(R(api("GET", one(f.id, id, ""), f.owner, NULL)), 404);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipeline_schedule_variables WHERE"
-				 " pipeline_schedule_id = %lld", id), 0);
+				 " pipeline_schedule_id = %lld",
+				 id),
+			 0);
 }
 END_TEST
 
@@ -306,7 +327,8 @@ START_TEST(test_schedules_variables)
 		"{\"key\":\"TOKEN\",\"value\":\"s e\"}");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipeline_schedule_variables WHERE"
 				 " pipeline_schedule_id = %lld AND value_sealed NOT LIKE '%%s e%%'",
-				 id), 1);
+				 id),
+			 1);
 	ck_body(R(api("POST", vp, f.owner, "key=TOKEN&value=2")), 400,
 		"{\"message\":{\"key\":[\"has already been taken\"]}}");
 	ck_body(R(api("POST", vp, f.owner, "key=a.b&value=2")), 400,
@@ -343,7 +365,9 @@ static void ck_access(long long pid, long long sid, const char *tok, long read, 
 	resp *r = R(api("POST", one(pid, sid, "/variables"), tok, "key=THEIRS&value=1"));
 	ck_code(r, change == 200 ? 201 : change);
 	ck_code(R(api("PUT", one(pid, sid, "/variables/THEIRS"), tok, "value=2")),
-		change == 200 ? 200 : change == 403 ? 403 : change);
+		change == 200   ? 200
+		: change == 403 ? 403
+				: change);
 	ck_code(R(api("DELETE", one(pid, sid, "/variables/THEIRS"), tok, NULL)),
 		change == 200 ? 202 : change);
 }
@@ -434,16 +458,19 @@ START_TEST(test_schedules_fire)
 	long long id = add(f.id, f.owner, "description=d&ref=master&cron=0%200%201%201%20*");
 	ck_code(R(api("POST", one(f.id, id, "/variables"), f.owner, "key=SCHED_VAR&value=v%201")),
 		201);
-	long long idle = add(f.id, f.owner, "description=i&ref=master&cron=0%200%201%201%20*"
-					    "&active=false");
+	long long idle = add(f.id, f.owner,
+			     "description=i&ref=master&cron=0%200%201%201%20*"
+			     "&active=false");
 	/* due now: the background process of one of the two instances fires it, once */
 	free(sql_value("UPDATE ci_pipeline_schedules SET next_run_at = now() - interval '1 minute'"
-		       " WHERE id IN (%lld, %lld)", id, idle));
-	char *count = S(fmt("SELECT count(*) FROM ci_pipelines WHERE pipeline_schedule_id = %lld",
-			    id));
+		       " WHERE id IN (%lld, %lld)",
+		       id, idle));
+	char *count =
+		S(fmt("SELECT count(*) FROM ci_pipelines WHERE pipeline_schedule_id = %lld", id));
 	ck_assert_msg(wait_count(1, count), "the due schedule made no pipeline");
 	ck_assert(wait_count(1, S(fmt("SELECT count(*) FROM ci_pipeline_schedules WHERE id = %lld"
-				      " AND next_run_at > now()", id))));
+				      " AND next_run_at > now()",
+				      id))));
 	struct timespec ts = {3, 0};
 	nanosleep(&ts, NULL);
 	ck_assert_int_eq(sql_int("%s", count), 1);
@@ -453,17 +480,21 @@ START_TEST(test_schedules_fire)
 				 " variables @> '[{\"key\":\"SCHED_VAR\",\"value\":\"v 1\"}]'",
 				 pl, f.owner_id),
 			 1);
-	ck_assert_int_gt(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
-				 pl), 0);
+	ck_assert_int_gt(
+		sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld", pl), 0);
 	/* the next run: the next January 1st, 00:00 UTC */
 	ck_assert_int_eq(sql_int("SELECT (next_run_at = date_trunc('year', now()"
 				 " AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 year')::int"
-				 " FROM ci_pipeline_schedules WHERE id = %lld", id), 1);
+				 " FROM ci_pipeline_schedules WHERE id = %lld",
+				 id),
+			 1);
 	resp *r = R(api("GET", one(f.id, id, ""), f.owner, NULL));
 	ck_assert_int_eq(jint(jget(r->json, "last_pipeline"), "id"), pl);
 	/* an inactive schedule is not fired */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE pipeline_schedule_id ="
-				 " %lld", idle), 0);
+				 " %lld",
+				 idle),
+			 0);
 }
 END_TEST
 
@@ -478,20 +509,26 @@ START_TEST(test_schedules_fire_owner_without_rights)
 	/* the owner is no longer a member: the schedule is passed over, and set for its
 	 * next run */
 	free(sql_value("DELETE FROM members WHERE source_type = 'Project' AND source_id = %lld"
-		       " AND user_id = %lld", f.id, did));
+		       " AND user_id = %lld",
+		       f.id, did));
 	free(sql_value("UPDATE ci_pipeline_schedules SET next_run_at = now() - interval '1 minute'"
-		       " WHERE id = %lld", id));
+		       " WHERE id = %lld",
+		       id));
 	ck_assert(wait_count(1, S(fmt("SELECT count(*) FROM ci_pipeline_schedules WHERE id = %lld"
-				      " AND next_run_at > now()", id))));
+				      " AND next_run_at > now()",
+				      id))));
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE pipeline_schedule_id ="
-				 " %lld", id), 0);
+				 " %lld",
+				 id),
+			 0);
 	/* taken over by the project's owner, it runs */
 	ck_code(R(api("POST", one(f.id, id, "/take_ownership"), f.owner, NULL)), 201);
 	free(sql_value("UPDATE ci_pipeline_schedules SET next_run_at = now() - interval '1 minute'"
-		       " WHERE id = %lld", id));
+		       " WHERE id = %lld",
+		       id));
 	ck_assert(wait_count(1, S(fmt("SELECT count(*) FROM ci_pipelines WHERE"
-				      " pipeline_schedule_id = %lld AND user_id = %lld", id,
-				      f.owner_id))));
+				      " pipeline_schedule_id = %lld AND user_id = %lld",
+				      id, f.owner_id))));
 }
 END_TEST
 

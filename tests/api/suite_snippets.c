@@ -8,13 +8,11 @@
 
 #include "client.h"
 
-static const char *const SNIPPET_FIELDS[] = {"id",         "title",      "file_name",
-					     "description", "author",    "updated_at",
-					     "created_at", "project_id", "web_url",
-					     NULL};
-static const char *const USER_FIELDS[] = {"id",    "name",       "username",
-					  "state", "avatar_url", "web_url", NULL};
-
+static const char *const SNIPPET_FIELDS[] = {"id",      "title",      "file_name",  "description",
+					     "author",  "updated_at", "created_at", "project_id",
+					     "web_url", NULL};
+static const char *const USER_FIELDS[] = {"id",         "name",    "username", "state",
+					  "avatar_url", "web_url", NULL};
 
 /* ---- fixtures ---- */
 
@@ -58,9 +56,9 @@ static char *one(long long pid, long long sid, const char *suffix)
 /* Creates a snippet as token with that visibility; its id. */
 static long long add(long long pid, const char *token, const char *title, const char *visibility)
 {
-	resp *r = R(api("POST", spath(pid, ""), token,
-			S(fmt("title=%s&file_name=a.rb&code=puts%%201&visibility=%s", title,
-			      visibility))));
+	resp *r = R(api(
+		"POST", spath(pid, ""), token,
+		S(fmt("title=%s&file_name=a.rb&code=puts%%201&visibility=%s", title, visibility))));
 	ck_status(r, 201);
 	return jint(r->json, "id");
 }
@@ -263,7 +261,8 @@ START_TEST(test_snippets_delete)
 	long long a = add(f.id, dev, "a", "private"), b = add(f.id, dev, "b", "private");
 	long long note = sql_int("INSERT INTO notes (note, noteable_type, noteable_id, author_id,"
 				 " project_id) VALUES ('hi', 'Snippet', %lld, %lld, %lld)"
-				 " RETURNING id", a, f.owner_id, f.id);
+				 " RETURNING id",
+				 a, f.owner_id, f.id);
 	ck_body(R(api("DELETE", one(f.id, a, ""), other, NULL)), 403,
 		"{\"message\":\"403 Forbidden\"}");
 	resp *r = R(api("DELETE", one(f.id, a, ""), dev, NULL));

@@ -84,9 +84,8 @@ static const char *ssh_login(void)
 static char *new_key(const char *name, char **b64)
 {
 	char *out;
-	ck_assert_int_eq(run(&out, T(fmt("ssh-keygen -q -t ed25519 -N '' -C '%s' -f '%s'", name,
-					 name))),
-			 0);
+	ck_assert_int_eq(
+		run(&out, T(fmt("ssh-keygen -q -t ed25519 -N '' -C '%s' -f '%s'", name, name))), 0);
 	free(out);
 	char *path = T(fmt("%s/%s.pub", work, name));
 	FILE *f = fopen(path, "r");
@@ -106,8 +105,7 @@ static char *new_key(const char *name, char **b64)
 static long long add_key(const char *token, const char *name)
 {
 	char *pub = T(new_key(name, NULL));
-	resp *r = api("POST", "/user/keys", token,
-		      T(fmt("title=%s&key=%s", name, T(enc(pub)))));
+	resp *r = api("POST", "/user/keys", token, T(fmt("title=%s&key=%s", name, T(enc(pub)))));
 	ck_status(r, 201);
 	long long id = jint(r->json, "id");
 	resp_free(r);
@@ -280,8 +278,8 @@ START_TEST(test_clone_and_push)
 	ck_assert_int_eq(sh(&out, "-C r log --format=%%s -1"), 0);
 	ck_assert_str_eq(out, "Over SSH\n");
 	free(out);
-	ck_assert_int_ne(sh(&out, "-C r commit -q --allow-empty -m no && git -C r push origin master"),
-			 0);
+	ck_assert_int_ne(
+		sh(&out, "-C r commit -q --allow-empty -m no && git -C r push origin master"), 0);
 	ck_assert_msg(strstr(out, "You are not allowed to push code to this project."), "%s", out);
 	free(out);
 	/* a non-member: the private project is not found; the public one clones */
@@ -353,7 +351,8 @@ START_TEST(test_removed_key_and_blocked_user)
 	ck_assert_int_ne(clone_as(&out, "owner", scp_url(path), "c"), 0);
 	ck_assert_msg(strstr(out, "Permission denied"), "%s", out);
 	free(out);
-	ck_assert_int_ne(shell_direct(&out, owner_key, T(fmt("git-upload-pack '%s.git'", path))), 0);
+	ck_assert_int_ne(shell_direct(&out, owner_key, T(fmt("git-upload-pack '%s.git'", path))),
+			 0);
 	ck_assert_msg(strstr(out, "This SSH key is not known"), "%s", out);
 	free(out);
 
@@ -392,9 +391,8 @@ START_TEST(test_other_commands)
 	}
 	/* no shell reads the argument: a path that would run something is only not found */
 	char *marker = T(fmt("%s/ran", work));
-	ck_assert_int_ne(ssh_as(&out, "k", T(fmt("\"git-upload-pack 'x/\\$(touch %s).git'\"",
-						  marker))),
-			 0);
+	ck_assert_int_ne(
+		ssh_as(&out, "k", T(fmt("\"git-upload-pack 'x/\\$(touch %s).git'\"", marker))), 0);
 	ck_assert_msg(strstr(out, "could not be found"), "%s", out);
 	free(out);
 	struct stat st;

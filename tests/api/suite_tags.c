@@ -9,12 +9,11 @@
 
 #include "client.h"
 
-
 /* ---- fixtures ---- */
 
-#define DATES                                                                                   \
-	"export GIT_AUTHOR_NAME='Ann Author' GIT_AUTHOR_EMAIL=ann@example.com"                  \
-	" GIT_COMMITTER_NAME='Cid Committer' GIT_COMMITTER_EMAIL=cid@example.com"               \
+#define DATES                                                                                      \
+	"export GIT_AUTHOR_NAME='Ann Author' GIT_AUTHOR_EMAIL=ann@example.com"                     \
+	" GIT_COMMITTER_NAME='Cid Committer' GIT_COMMITTER_EMAIL=cid@example.com"                  \
 	" GIT_AUTHOR_DATE='2017-09-20T11:50:22+0300' GIT_COMMITTER_DATE='2017-09-21T08:00:00-0700';"
 
 static void sh(const char *cmd)
@@ -89,10 +88,19 @@ static char *P(const world *w, const char *suffix)
 }
 
 static const char *const tag_fields[] = {"name", "message", "commit", "release", NULL};
-static const char *const commit_fields[] = {
-	"id",          "short_id",     "title",           "created_at",      "parent_ids",
-	"message",     "author_name",  "author_email",    "authored_date",   "committer_name",
-	"committer_email", "committed_date", NULL};
+static const char *const commit_fields[] = {"id",
+					    "short_id",
+					    "title",
+					    "created_at",
+					    "parent_ids",
+					    "message",
+					    "author_name",
+					    "author_email",
+					    "authored_date",
+					    "committer_name",
+					    "committer_email",
+					    "committed_date",
+					    NULL};
 
 /* The names of a list response, joined by ',' */
 static char *names(resp *r)
@@ -106,7 +114,7 @@ static char *names(resp *r)
 	return out;
 }
 
-#define ck_names(r, want)                                                                       \
+#define ck_names(r, want)                                                                          \
 	ck_assert_msg(strcmp(names(r), (want)) == 0, "expected %s, got %s", (want), names(r))
 
 /* ---- tests ---- */
@@ -142,7 +150,8 @@ START_TEST(test_tags_pages)
 	make_world(&w, "public");
 	for (int i = 0; i < 3; i++) /* v3.0, v4.0, v5.0 */
 		ck_code(R(api("POST", P(&w, "/repository/tags"), w.developer,
-			      S(fmt("tag_name=v%d.0&ref=master", i + 3)))), 201);
+			      S(fmt("tag_name=v%d.0&ref=master", i + 3)))),
+			201);
 	resp *r = R(api("GET", P(&w, "/repository/tags?per_page=2"), NULL, NULL));
 	ck_status(r, 200);
 	ck_names(r, "v5.0,v4.0");
@@ -169,7 +178,8 @@ START_TEST(test_tags_show)
 		"{\"message\":\"404 Tag Not Found\"}");
 	/* a name with a slash */
 	ck_code(R(api("POST", P(&w, "/repository/tags"), w.developer,
-		      "tag_name=rel/1&ref=feature")), 201);
+		      "tag_name=rel/1&ref=feature")),
+		201);
 	r = R(api("GET", P(&w, "/repository/tags/rel%2F1"), w.reporter, NULL));
 	ck_status(r, 200);
 	ck_jstr(r, "name", "rel/1");
@@ -190,9 +200,10 @@ START_TEST(test_tags_create)
 	ck_assert_str_eq(rev(w.id, "refs/tags/light"), rev(w.id, "merged1"));
 	/* annotated (the message stripped), with release notes, from a sha */
 	const char *sha = rev(w.id, "feature");
-	r = R(api("POST", path, w.developer,
-		  S(fmt("tag_name=ann&ref=%s&message=%%20Hello%%0A%%0Aworld%%0A&release_description=Notes",
-			sha))));
+	r = R(api(
+		"POST", path, w.developer,
+		S(fmt("tag_name=ann&ref=%s&message=%%20Hello%%0A%%0Aworld%%0A&release_description=Notes",
+		      sha))));
 	ck_status(r, 201);
 	ck_jstr(r, "message", "Hello\n\nworld");
 	json_object *rel = jget(r->json, "release");
@@ -269,7 +280,8 @@ START_TEST(test_tags_delete)
 	resp *r = R(api("DELETE", one, w.developer, NULL));
 	ck_status(r, 204);
 	ck_assert_str_eq(rev(w.id, "refs/tags/v2.0"), "");
-	ck_body(R(api("DELETE", one, w.developer, NULL)), 404, "{\"message\":\"404 Tag Not Found\"}");
+	ck_body(R(api("DELETE", one, w.developer, NULL)), 404,
+		"{\"message\":\"404 Tag Not Found\"}");
 	/* its release went with it */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM releases WHERE project_id = %lld", w.id), 0);
 	r = R(api("POST", P(&w, "/repository/tags"), w.developer, "tag_name=v2.0&ref=master"));
@@ -306,7 +318,8 @@ START_TEST(test_tags_release)
 	ck_code(R(api("POST", P(&w, "/repository/tags"), w.developer, "tag_name=a/b&ref=master")),
 		201);
 	ck_body(R(api("POST", P(&w, "/repository/tags/a%2Fb/release"), w.developer,
-		      "description=slash")), 201, "{\"tag_name\":\"a/b\",\"description\":\"slash\"}");
+		      "description=slash")),
+		201, "{\"tag_name\":\"a/b\",\"description\":\"slash\"}");
 }
 END_TEST
 
@@ -333,7 +346,8 @@ START_TEST(test_tags_access)
 		403);
 	ck_code(R(api("DELETE", P(&pub, "/repository/tags/v1.0"), pub.outsider, NULL)), 403);
 	ck_code(R(api("POST", P(&pub, "/repository/tags/v1.0/release"), pub.outsider,
-		      "description=x")), 403);
+		      "description=x")),
+		403);
 	ck_code(R(api("POST", P(&pub, "/repository/tags"), pub.developer, "tag_name=x&ref=master")),
 		201);
 	ck_code(R(api("DELETE", P(&pub, "/repository/tags/x"), admin_token(), NULL)), 204);

@@ -8,11 +8,11 @@
 
 #include "client.h"
 
-static const char *const TRIGGER_FIELDS[] = {"id",         "token",   "description",
+static const char *const TRIGGER_FIELDS[] = {"id",         "token",      "description",
 					     "created_at", "updated_at", "deleted_at",
-					     "last_used",  "owner",   NULL};
-static const char *const USER_FIELDS[] = {"id",    "name",       "username",
-					  "state", "avatar_url", "web_url", NULL};
+					     "last_used",  "owner",      NULL};
+static const char *const USER_FIELDS[] = {"id",         "name",    "username", "state",
+					  "avatar_url", "web_url", NULL};
 
 typedef struct {
 	long long id;
@@ -83,7 +83,9 @@ START_TEST(test_triggers_crud)
 	/* stored as its digest and sealed, never in clear */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_triggers WHERE id = %lld AND token_digest"
 				 " = encode(sha256('%s'::bytea), 'hex') AND token_sealed NOT LIKE"
-				 " '%%%s%%'", id, token, token), 1);
+				 " '%%%s%%'",
+				 id, token, token),
+			 1);
 	/* show and list */
 	r = R(api("GET", one(f.id, id, ""), f.owner, NULL));
 	ck_status(r, 200);
@@ -119,7 +121,9 @@ START_TEST(test_triggers_crud)
 	r = R(api("GET", tpath(f.id, ""), f.owner, NULL));
 	ck_assert_uint_eq(json_object_array_length(r->json), 1);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_triggers WHERE id = %lld"
-				 " AND deleted_at IS NOT NULL", id), 1);
+				 " AND deleted_at IS NOT NULL",
+				 id),
+			 1);
 	/* not in another project */
 	fx g;
 	project(&g, "private");
@@ -247,9 +251,9 @@ END_TEST
 /* ---- invocation ---- */
 
 static const char *const PIPELINE_FIELDS[] = {
-	"id",         "sha",        "ref",         "status",      "before_sha",   "tag",
-	"yaml_errors", "user",      "created_at",  "updated_at",  "started_at",   "finished_at",
-	"committed_at", "duration", "coverage",    NULL};
+	"id",           "sha",      "ref",        "status",     "before_sha", "tag",
+	"yaml_errors",  "user",     "created_at", "updated_at", "started_at", "finished_at",
+	"committed_at", "duration", "coverage",   NULL};
 
 /* Commits a .gitlab-ci.yml with one job to master of project pid as token. */
 static void ci_file(long long pid, const char *token)
@@ -270,7 +274,8 @@ static resp *invoke(const char *project, const char *form)
 static long long trigger_pipelines(long long pid)
 {
 	return sql_int("SELECT count(*) FROM ci_pipelines WHERE project_id = %lld AND source ="
-		       " 'trigger'", pid);
+		       " 'trigger'",
+		       pid);
 }
 
 START_TEST(test_triggers_invoke)
@@ -281,8 +286,8 @@ START_TEST(test_triggers_invoke)
 	char *token;
 	long long tid = add(f.id, f.owner, "t", &token);
 	char *pid = S(fmt("%lld", f.id));
-	resp *r = invoke(pid, S(fmt("token=%s&ref=master&variables[A]=1&variables[B_2]=x%%20y",
-				    token)));
+	resp *r = invoke(pid,
+			 S(fmt("token=%s&ref=master&variables[A]=1&variables[B_2]=x%%20y", token)));
 	ck_status(r, 201);
 	ck_fields(r->json, PIPELINE_FIELDS);
 	long long pl = jint(r->json, "id");
@@ -294,25 +299,33 @@ START_TEST(test_triggers_invoke)
 				 " 'trigger' AND p.user_id = %lld AND q.trigger_id = %lld AND"
 				 " q.variables = '{\"A\":\"1\",\"B_2\":\"x y\"}' AND p.variables @>"
 				 " '[{\"key\":\"A\",\"value\":\"1\"},{\"key\":\"B_2\",\"value\":"
-				 "\"x y\"}]'", pl, f.owner_id, tid), 1);
-	ck_assert_int_gt(sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld",
-				 pl), 0);
+				 "\"x y\"}]'",
+				 pl, f.owner_id, tid),
+			 1);
+	ck_assert_int_gt(
+		sql_int("SELECT count(*) FROM commit_statuses WHERE pipeline_id = %lld", pl), 0);
 	r = R(api("GET", one(f.id, tid, ""), f.owner, NULL));
 	ck_assert(!jnull(r->json, "last_used"));
 	/* a JSON body, the project's path, a credential that is not looked at */
 	const char *hdr[] = {"PRIVATE-TOKEN: not-a-token", "Content-Type: application/json", NULL};
-	r = R(api_h("POST", S(fmt("/projects/%s/trigger/pipeline", S(enc(f.path)))), hdr,
-		    S(fmt("{\"token\":\"%s\",\"ref\":\"master\",\"variables\":{\"K\":\"v\"}}",
-			  token)), "application/json"));
+	r = R(api_h(
+		"POST", S(fmt("/projects/%s/trigger/pipeline", S(enc(f.path)))), hdr,
+		S(fmt("{\"token\":\"%s\",\"ref\":\"master\",\"variables\":{\"K\":\"v\"}}", token)),
+		"application/json"));
 	ck_status(r, 201);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE id = %lld AND variables"
-				 " = '[{\"key\":\"K\",\"value\":\"v\"}]'", jint(r->json, "id")), 1);
+				 " = '[{\"key\":\"K\",\"value\":\"v\"}]'",
+				 jint(r->json, "id")),
+			 1);
 	/* the ref in the path (the webhook form) and no variables */
-	r = R(api("POST", S(fmt("/projects/%lld/ref/master/trigger/pipeline?token=%s", f.id,
-				token)), NULL, NULL));
+	r = R(api("POST",
+		  S(fmt("/projects/%lld/ref/master/trigger/pipeline?token=%s", f.id, token)), NULL,
+		  NULL));
 	ck_status(r, 201);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE id = %lld AND variables"
-				 " IS NULL", jint(r->json, "id")), 1);
+				 " IS NULL",
+				 jint(r->json, "id")),
+			 1);
 	ck_assert_int_eq(trigger_pipelines(f.id), 3);
 }
 END_TEST
@@ -333,15 +346,17 @@ START_TEST(test_triggers_invoke_bad_ref_names)
 		const char *e = S(enc(*n));
 		ck_body(invoke(pid, S(fmt("token=%s&ref=%s", token, e))), 400,
 			"{\"message\":{\"base\":[\"Reference not found\"]}}");
-		resp *r = R(api("POST", S(fmt("/projects/%lld/ref/%s/trigger/pipeline?token=%s", f.id,
-					      e, token)),
-				NULL, NULL));
-		ck_assert_msg(r->status == 400 || r->status == 404, "path %s: %ld %s", *n, r->status,
-			      r->body);
+		resp *r = R(api(
+			"POST",
+			S(fmt("/projects/%lld/ref/%s/trigger/pipeline?token=%s", f.id, e, token)),
+			NULL, NULL));
+		ck_assert_msg(r->status == 400 || r->status == 404, "path %s: %ld %s", *n,
+			      r->status, r->body);
 	}
 	ck_assert_int_eq(trigger_pipelines(f.id), 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_trigger_requests q JOIN ci_triggers t"
-				 " ON t.id = q.trigger_id WHERE t.project_id = %lld", f.id),
+				 " ON t.id = q.trigger_id WHERE t.project_id = %lld",
+				 f.id),
 			 0);
 }
 END_TEST
@@ -380,8 +395,8 @@ START_TEST(test_triggers_invoke_errors)
 		n += sprintf(many + n, "\"V%d\":\"x\",", i);
 	many[strlen(many) - 1] = '\0';
 	ck_body(R(api_json("POST", S(fmt("/projects/%lld/trigger/pipeline", f.id)), NULL,
-			   S(fmt("{\"token\":\"%s\",\"ref\":\"master\",\"variables\":{%s}}",
-				 token, many)))),
+			   S(fmt("{\"token\":\"%s\",\"ref\":\"master\",\"variables\":{%s}}", token,
+				 many)))),
 		400, "{\"error\":\"variables has too many values\"}");
 	/* no pipeline to make: GitLab's reasons */
 	ck_body(invoke(pid, S(fmt("token=%s&ref=nowhere", token))), 400,
@@ -404,7 +419,8 @@ START_TEST(test_triggers_invoke_errors)
 	char *mtoken;
 	add(f.id, master, "m", &mtoken);
 	free(sql_value("DELETE FROM members WHERE source_type = 'Project' AND source_id = %lld"
-		       " AND user_id = %lld", f.id, mid));
+		       " AND user_id = %lld",
+		       f.id, mid));
 	ck_body(invoke(pid, S(fmt("token=%s&ref=master", mtoken))), 400,
 		"{\"message\":{\"base\":[\"Insufficient permissions to create a new pipeline\"]}}");
 	/* a deleted trigger's token runs nothing */
@@ -413,9 +429,13 @@ START_TEST(test_triggers_invoke_errors)
 	/* nothing was made by the refusals */
 	ck_assert_int_eq(trigger_pipelines(f.id), 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_trigger_requests q JOIN ci_triggers t"
-				 " ON t.id = q.trigger_id WHERE t.project_id = %lld", f.id), 0);
+				 " ON t.id = q.trigger_id WHERE t.project_id = %lld",
+				 f.id),
+			 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_triggers WHERE project_id = %lld AND"
-				 " last_used IS NOT NULL", f.id), 0);
+				 " last_used IS NOT NULL",
+				 f.id),
+			 0);
 }
 END_TEST
 

@@ -14,12 +14,12 @@
 /* ---- the record shapes ---- */
 
 #define F_BASIC "id", "name", "username", "state", "avatar_url", "web_url"
-#define F_SINGLE                                                                             \
-	F_BASIC, "created_at", "bio", "location", "skype", "linkedin", "twitter", "website_url", \
+#define F_SINGLE                                                                                   \
+	F_BASIC, "created_at", "bio", "location", "skype", "linkedin", "twitter", "website_url",   \
 		"organization"
-#define F_SELF                                                                                 \
-	F_SINGLE, "last_sign_in_at", "confirmed_at", "last_activity_on", "email", "theme_id",    \
-		"color_scheme_id", "projects_limit", "current_sign_in_at", "identities",         \
+#define F_SELF                                                                                     \
+	F_SINGLE, "last_sign_in_at", "confirmed_at", "last_activity_on", "email", "theme_id",      \
+		"color_scheme_id", "projects_limit", "current_sign_in_at", "identities",           \
 		"can_create_group", "can_create_project", "two_factor_enabled", "external"
 
 static const char *const BASIC[] = {F_BASIC, NULL};
@@ -31,7 +31,6 @@ static const char *const IDENTITY[] = {"provider", "extern_uid", NULL};
 
 /* ---- what a test allocates is released by the checked teardown (in the test's own
  * process), so that the tests stay short and leak-free under LeakSanitizer ---- */
-
 
 /* ---- fixtures and checks ---- */
 
@@ -124,8 +123,8 @@ START_TEST(test_users_require_auth)
 {
 	long long id;
 	S(make_user("usr_auth", &id, NULL)); /* a real target */
-	static const char *const methods[] = {"GET", "GET", "GET", "POST", "PUT", "DELETE",
-					      "POST", "POST", "GET"};
+	static const char *const methods[] = {"GET",    "GET",  "GET",  "POST", "PUT",
+					      "DELETE", "POST", "POST", "GET"};
 	const char *paths[] = {
 		"/users",
 		S(fmt("/users/%lld", id)),
@@ -282,8 +281,9 @@ START_TEST(test_user_current_sudo)
 	ck_fields(r->json, SINGLE);
 	/* unknown sudo user */
 	r = R(api("GET", "/users/1?sudo=no_such_user_at_all", admin_token(), NULL));
-	ck_body(r, 404, "{\"message\":\"404 Not Found: No user id or username for: "
-			"no_such_user_at_all\"}");
+	ck_body(r, 404,
+		"{\"message\":\"404 Not Found: No user id or username for: "
+		"no_such_user_at_all\"}");
 }
 END_TEST
 
@@ -292,10 +292,11 @@ END_TEST
 START_TEST(test_users_show_views)
 {
 	char *name = S(unique("usr_show"));
-	long long id = create_user(name, S(fmt("bio=Hello+there&location=Lyon&skype=sk&linkedin=li&"
-					       "twitter=tw&website_url=https%%3A%%2F%%2Fexample.com&"
-					       "organization=Org&extern_uid=uid-%s&provider=ldapmain",
-					       name)));
+	long long id =
+		create_user(name, S(fmt("bio=Hello+there&location=Lyon&skype=sk&linkedin=li&"
+					"twitter=tw&website_url=https%%3A%%2F%%2Fexample.com&"
+					"organization=Org&extern_uid=uid-%s&provider=ldapmain",
+					name)));
 	long long viewer;
 	char *token = S(make_user("usr_show_v", &viewer, NULL));
 
@@ -432,7 +433,8 @@ START_TEST(test_users_list_filters)
 		ck_ids(r, &b, 1);
 		ck_str_member(json_object_array_get_idx(r->json, 0), "state", "blocked");
 		/* false values are not filters */
-		r = R(api("GET", S(fmt("/users?search=%s&active=false&blocked=false", p)), t, NULL));
+		r = R(api("GET", S(fmt("/users?search=%s&active=false&blocked=false", p)), t,
+			  NULL));
 		ck_ids(r, (long long[]){c, b, a}, 3);
 		/* a filter value that is not a boolean */
 		ck_body(R(api("GET", "/users?active=maybe", t, NULL)), 400,
@@ -465,7 +467,8 @@ START_TEST(test_users_list_filters)
 	r = R(api("GET", ident, admin_token(), NULL));
 	ck_status(r, 200);
 	ck_ids(r, &c, 1);
-	r = R(api("GET", S(fmt("/users?extern_uid=%s-uid&provider=gitlab", p)), admin_token(), NULL));
+	r = R(api("GET", S(fmt("/users?extern_uid=%s-uid&provider=gitlab", p)), admin_token(),
+		  NULL));
 	ck_ids(r, NULL, 0);
 	/* one without the other */
 	ck_body(R(api("GET", S(fmt("/users?extern_uid=%s-uid", p)), admin_token(), NULL)), 400,
@@ -482,10 +485,10 @@ START_TEST(test_users_list_created)
 
 	/* a window that holds both, before and after both */
 	resp *r = R(api("GET",
-		  S(fmt("%s?search=%s&created_after=2000-01-01T00:00:00Z&"
-			"created_before=2999-01-01T00:00:00Z",
-			path, p)),
-		  admin_token(), NULL));
+			S(fmt("%s?search=%s&created_after=2000-01-01T00:00:00Z&"
+			      "created_before=2999-01-01T00:00:00Z",
+			      path, p)),
+			admin_token(), NULL));
 	ck_status(r, 200);
 	ck_ids(r, (long long[]){b, a}, 2);
 	r = R(api("GET", S(fmt("%s?search=%s&created_before=2000-01-01", path, p)), admin_token(),
@@ -522,7 +525,8 @@ START_TEST(test_users_list_pagination)
 	long long seen[5];
 	size_t nseen = 0;
 	for (int page = 1; page <= 3; page++) {
-		resp *r = R(api("GET", S(fmt("/users?%s&per_page=2&page=%d", q, page)), token, NULL));
+		resp *r =
+			R(api("GET", S(fmt("/users?%s&per_page=2&page=%d", q, page)), token, NULL));
 		ck_status(r, 200);
 		size_t n = json_object_array_length(r->json);
 		ck_assert_int_eq(n, page < 3 ? 2 : 1);
@@ -587,7 +591,8 @@ START_TEST(test_users_list_unfiltered)
 			ck_assert_str_ne(jstr(u, "username"), "ghost");
 			if (i > 0)
 				ck_assert_int_lt(jint(u, "id"),
-						 jint(json_object_array_get_idx(r->json, i - 1), "id"));
+						 jint(json_object_array_get_idx(r->json, i - 1),
+						      "id"));
 			found = found || jint(u, "id") == mine;
 		}
 		ck_assert_msg(found, "user %lld not among the newest: %s", mine, r->body);
@@ -597,7 +602,8 @@ START_TEST(test_users_list_unfiltered)
 		ck_status(r, 200);
 		total = atoll(resp_header(r, "X-Total"));
 		if ((total + 99) / 100 == pages) {
-			ck_assert_int_eq(json_object_array_length(r->json), total - (pages - 1) * 100);
+			ck_assert_int_eq(json_object_array_length(r->json),
+					 total - (pages - 1) * 100);
 			ck_pages(r, "/users", "", total, 100, pages);
 		}
 	}
@@ -609,13 +615,14 @@ END_TEST
 START_TEST(test_users_create)
 {
 	char *name = S(unique("usr_new"));
-	resp *r = R(api("POST", "/users", admin_token(),
-			S(fmt("email=%s%%40example.com&username=%s&name=New+User&password=secret1234"
-			      "&skype=s1&linkedin=l1&twitter=t1&website_url=http%%3A%%2F%%2Fw.example"
-			      "&organization=O1&projects_limit=7&extern_uid=%s&provider=github"
-			      "&bio=B1&location=L1&admin=false&can_create_group=false"
-			      "&skip_confirmation=true&external=true",
-			      name, name, name))));
+	resp *r =
+		R(api("POST", "/users", admin_token(),
+		      S(fmt("email=%s%%40example.com&username=%s&name=New+User&password=secret1234"
+			    "&skype=s1&linkedin=l1&twitter=t1&website_url=http%%3A%%2F%%2Fw.example"
+			    "&organization=O1&projects_limit=7&extern_uid=%s&provider=github"
+			    "&bio=B1&location=L1&admin=false&can_create_group=false"
+			    "&skip_confirmation=true&external=true",
+			    name, name, name))));
 	ck_status(r, 201);
 	ck_header(r, "Content-Type", "application/json");
 	long long id = jint(r->json, "id");
@@ -685,8 +692,8 @@ START_TEST(test_users_create)
 	/* emails are kept in lower case, as Devise does */
 	name = S(unique("usr_case"));
 	r = R(api("POST", "/users", admin_token(),
-		  S(fmt("email=Mixed.%s%%40Example.COM&username=%s&name=C&password=secret1234", name,
-			name))));
+		  S(fmt("email=Mixed.%s%%40Example.COM&username=%s&name=C&password=secret1234",
+			name, name))));
 	ck_status(r, 201);
 	ck_str_member(r->json, "email", S(fmt("mixed.%s@example.com", name)));
 	r = R(api("PUT", S(fmt("/users/%lld", jint(r->json, "id"))), admin_token(),
@@ -711,16 +718,18 @@ START_TEST(test_users_create_missing)
 	char *email = S(fmt("%s%%40example.com", name));
 	static const char *const attrs[] = {"email", "username", "name"};
 	for (size_t i = 0; i < 3; i++) {
-		char *form = S(fmt("%s%s%s&password=secret1234", i == 0 ? "" : S(fmt("email=%s", email)),
-				   i == 1 ? "" : S(fmt("&username=%s", name)),
-				   i == 2 ? "" : "&name=Missing"));
+		char *form = S(fmt(
+			"%s%s%s&password=secret1234", i == 0 ? "" : S(fmt("email=%s", email)),
+			i == 1 ? "" : S(fmt("&username=%s", name)), i == 2 ? "" : "&name=Missing"));
 		ck_body(R(api("POST", "/users", admin_token(), form)), 400,
-			S(fmt("{\"message\":\"400 (Bad request) \\\"%s\\\" not given\"}", attrs[i])));
+			S(fmt("{\"message\":\"400 (Bad request) \\\"%s\\\" not given\"}",
+			      attrs[i])));
 		/* an empty value is not given either */
-		form = S(fmt("email=%s&username=%s&name=Missing&password=secret1234&%s=", email, name,
-			     attrs[i]));
+		form = S(fmt("email=%s&username=%s&name=Missing&password=secret1234&%s=", email,
+			     name, attrs[i]));
 		ck_body(R(api("POST", "/users", admin_token(), form)), 400,
-			S(fmt("{\"message\":\"400 (Bad request) \\\"%s\\\" not given\"}", attrs[i])));
+			S(fmt("{\"message\":\"400 (Bad request) \\\"%s\\\" not given\"}",
+			      attrs[i])));
 	}
 	/* neither password nor reset_password */
 	ck_body(R(api("POST", "/users", admin_token(),
@@ -744,21 +753,22 @@ END_TEST
 START_TEST(test_users_create_validation)
 {
 	char *name = S(unique("usr_val"));
-	const char *base = S(fmt("email=%s%%40example.com&username=%s&name=Valid&password=secret1234",
-				 name, name));
+	const char *base = S(fmt(
+		"email=%s%%40example.com&username=%s&name=Valid&password=secret1234", name, name));
 	static const char *const cases[][2] = {
 		{"email=not-an-email", "{\"email\":[\"is invalid\"]}"},
 		{"email=two%40at%40example.com", "{\"email\":[\"is invalid\"]}"},
 		{"email=%40example.com", "{\"email\":[\"is invalid\"]}"},
 		{"password=short", "{\"password\":[\"is too short (minimum is 8 characters)\"]}"},
-		{"projects_limit=-1", "{\"projects_limit\":[\"must be greater than or equal to 0\"]}"},
+		{"projects_limit=-1",
+		 "{\"projects_limit\":[\"must be greater than or equal to 0\"]}"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
 		ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&%s", base, cases[i][0])))),
 			400, S(fmt("{\"message\":%s}", cases[i][1])));
 	/* usernames GitLab refuses */
-	static const char *const bad_usernames[] = {"-lead", "trail.", "sp%20ace", "x.git", "x.atom",
-						    "sl%2Fash", "%C3%A9t%C3%A9"};
+	static const char *const bad_usernames[] = {"-lead",  "trail.",   "sp%20ace",     "x.git",
+						    "x.atom", "sl%2Fash", "%C3%A9t%C3%A9"};
 	for (size_t i = 0; i < sizeof(bad_usernames) / sizeof(*bad_usernames); i++) {
 		resp *r = R(api("POST", "/users", admin_token(),
 				S(fmt("%s&username=%s", base, bad_usernames[i]))));
@@ -766,19 +776,21 @@ START_TEST(test_users_create_validation)
 		json_object *m = jget(r->json, "message");
 		static const char *const only_username[] = {"username", NULL};
 		ck_fields(m, only_username);
-		ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(jget(m, "username"),
-										  0)),
-				 "can contain only letters, digits, '_', '-' and '.'. Cannot start "
-				 "with '-' or end in '.', '.git' or '.atom'.");
+		ck_assert_str_eq(
+			json_object_get_string(json_object_array_get_idx(jget(m, "username"), 0)),
+			"can contain only letters, digits, '_', '-' and '.'. Cannot start "
+			"with '-' or end in '.', '.git' or '.atom'.");
 	}
 	/* text past 255 characters */
-	ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&name=%s", base, repeat('n', 256))))),
+	ck_body(R(api("POST", "/users", admin_token(),
+		      S(fmt("%s&name=%s", base, repeat('n', 256))))),
 		400, "{\"message\":{\"name\":[\"is too long (maximum is 255 characters)\"]}}");
-	ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&bio=%s", base, repeat('b', 300))))),
+	ck_body(R(api("POST", "/users", admin_token(),
+		      S(fmt("%s&bio=%s", base, repeat('b', 300))))),
 		400, "{\"message\":{\"bio\":[\"is too long (maximum is 255 characters)\"]}}");
 	ck_code(R(api("POST", "/users", admin_token(),
-			S(fmt("%s&username=%s", base, repeat('u', 300))))),
-		  400);
+		      S(fmt("%s&username=%s", base, repeat('u', 300))))),
+		400);
 	/* several at once: every field is reported */
 	ck_body(R(api("POST", "/users", admin_token(),
 		      S(fmt("%s&email=bad&password=short", base)))),
@@ -786,14 +798,14 @@ START_TEST(test_users_create_validation)
 		"{\"message\":{\"email\":[\"is invalid\"],\"password\":[\"is too short (minimum is 8 "
 		"characters)\"]}}");
 	/* values of the wrong type */
-	ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&projects_limit=many", base)))), 400,
-		"{\"error\":\"projects_limit is invalid\"}");
+	ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&projects_limit=many", base)))),
+		400, "{\"error\":\"projects_limit is invalid\"}");
 	ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&admin=sure", base)))), 400,
 		"{\"error\":\"admin is invalid\"}");
 	ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&external=2", base)))), 400,
 		"{\"error\":\"external is invalid\"}");
-	ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&skip_confirmation=x", base)))), 400,
-		"{\"error\":\"skip_confirmation is invalid\"}");
+	ck_body(R(api("POST", "/users", admin_token(), S(fmt("%s&skip_confirmation=x", base)))),
+		400, "{\"error\":\"skip_confirmation is invalid\"}");
 	/* nothing of it was created */
 	ck_assert_int_eq(count_username(name), 0);
 	resp *r = R(api("GET", S(fmt("/users?search=%s", name)), admin_token(), NULL));
@@ -828,7 +840,8 @@ START_TEST(test_users_create_conflicts)
 			      "&extern_uid=%s&provider=ldapmain",
 			      other, other, name))));
 	ck_status(r, 400);
-	ck_assert_msg(json_object_is_type(jget(r->json, "message"), json_type_object), "%s", r->body);
+	ck_assert_msg(json_object_is_type(jget(r->json, "message"), json_type_object), "%s",
+		      r->body);
 	/* none of them made a user */
 	ck_assert_int_eq(count_username(other), 0);
 	r = R(api("GET", S(fmt("/users?search=%s", other)), admin_token(), NULL));
@@ -868,7 +881,8 @@ START_TEST(test_users_cli_create)
 	char *name = S(unique("usr_cli"));
 	int status;
 	char *out = cli_run(S(fmt("user-create %s %s@Example.com 'Cli User' --password secret1234",
-				  name, name)), &status);
+				  name, name)),
+			    &status);
 	ck_assert_msg(status == 0, "exit %d: %s", status, out);
 	out[strcspn(out, "\r\n")] = '\0';
 	resp *r = R(api("GET", "/user", out, NULL));
@@ -882,8 +896,9 @@ START_TEST(test_users_cli_create)
 	for (char *s = upper; *s; s++)
 		*s = (char)toupper((unsigned char)*s);
 	char *other = S(unique("usr_cli2"));
-	ck_cli_refused(S(fmt("user-create %s %s@example.com x --password secret1234", upper, other)),
-		       "Username has already been taken");
+	ck_cli_refused(
+		S(fmt("user-create %s %s@example.com x --password secret1234", upper, other)),
+		"Username has already been taken");
 	ck_cli_refused(S(fmt("user-create %s %s@EXAMPLE.com x --password secret1234", other, name)),
 		       "Email has already been taken");
 	ck_cli_refused(S(fmt("user-create %s not-an-email x --password secret1234", other)),
@@ -892,9 +907,9 @@ START_TEST(test_users_cli_create)
 		       "password is too short (minimum is 8 characters)");
 	ck_cli_refused(S(fmt("user-create %s %s@example.com ''", other, other)),
 		       "name can't be blank");
-	ck_cli_refused(S(fmt("user-create %s.git %s@example.com x --password secret1234", other,
-			     other)),
-		       "username can contain only letters");
+	ck_cli_refused(
+		S(fmt("user-create %s.git %s@example.com x --password secret1234", other, other)),
+		"username can contain only letters");
 	ck_assert_int_eq(count_username(other), 0);
 	/* a personal access token, by the rules of the token endpoints */
 	ck_cli_refused(S(fmt("token-create %s --scopes api,sudo", name)),
@@ -970,12 +985,13 @@ START_TEST(test_users_update)
 	S(name);
 	char *renamed = S(unique("usr_upd_new"));
 	const char *path = S(fmt("/users/%lld", id));
-	resp *r = R(api("PUT", path, admin_token(),
-			S(fmt("name=Renamed&username=%s&email=%s%%40example.org&bio=Bio&location=Here"
-			      "&skype=s&linkedin=l&twitter=t&website_url=w&organization=o"
-			      "&projects_limit=5&can_create_group=false&external=true"
-			      "&extern_uid=%s&provider=github",
-			      renamed, renamed, renamed))));
+	resp *r =
+		R(api("PUT", path, admin_token(),
+		      S(fmt("name=Renamed&username=%s&email=%s%%40example.org&bio=Bio&location=Here"
+			    "&skype=s&linkedin=l&twitter=t&website_url=w&organization=o"
+			    "&projects_limit=5&can_create_group=false&external=true"
+			    "&extern_uid=%s&provider=github",
+			    renamed, renamed, renamed))));
 	ck_status(r, 200);
 	ck_header(r, "Content-Type", "application/json");
 	for (size_t i = 0; SELF[i]; i++)
@@ -1114,20 +1130,22 @@ END_TEST
 
 /* METHOD /api/v4<path> as the admin with a multipart body: the text fields of form
  * ("a=1&b=2", no encoding) and a file part "avatar" named filename holding n bytes. */
-static resp *multipart(const char *method, const char *path, const char *form,
-		       const char *filename, const unsigned char *data, size_t n)
+static resp *multipart(const char *method, const char *path, const char *form, const char *filename,
+		       const unsigned char *data, size_t n)
 {
 	static const char boundary[] = "collabd-test-boundary-7f3a";
 	size_t cap = strlen(form) * 2 + n + 1024, len = 0;
 	char *body = S(malloc(cap));
 	char *fields = S(strdup(form));
-	for (char *save = NULL, *f = strtok_r(fields, "&", &save); f; f = strtok_r(NULL, "&", &save)) {
+	for (char *save = NULL, *f = strtok_r(fields, "&", &save); f;
+	     f = strtok_r(NULL, "&", &save)) {
 		char *eq = strchr(f, '=');
 		ck_assert_ptr_nonnull(eq);
 		*eq = '\0';
-		len += (size_t)snprintf(body + len, cap - len,
-					"--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\n%s\r\n",
-					boundary, f, eq + 1);
+		len += (size_t)snprintf(
+			body + len, cap - len,
+			"--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\n%s\r\n",
+			boundary, f, eq + 1);
 	}
 	len += (size_t)snprintf(body + len, cap - len,
 				"--%s\r\nContent-Disposition: form-data; name=\"avatar\"; "
@@ -1167,8 +1185,8 @@ static const char *ck_avatar_name(json_object *o, long long id, const char *ext)
 		      url ? url : "(none)");
 	const char *name = url + strlen(prefix);
 	size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
-	ck_assert_msg(n == 20 && name[n] == '.' && strcmp(name + n + 1, ext) == 0,
-		      "avatar name %s", name);
+	ck_assert_msg(n == 20 && name[n] == '.' && strcmp(name + n + 1, ext) == 0, "avatar name %s",
+		      name);
 	return name;
 }
 
@@ -1187,14 +1205,15 @@ static void ck_avatar_gone(long long id, const char *name)
 START_TEST(test_users_avatar)
 {
 	/* bytes of a PNG header: NULs and CR LF inside */
-	static const unsigned char png[] = {0x89, 'P',  'N',  'G',  '\r', '\n', 0x1a, '\n', 0,
-					    0,    0,    0x0d, 'I',  'H',  'D',  'R',  0,    0,
-					    0,    1,    0,    0,    0,    1,    8,    6,    0};
+	static const unsigned char png[] = {0x89, 'P', 'N',  'G', '\r', '\n', 0x1a, '\n', 0,
+					    0,    0,   0x0d, 'I', 'H',  'D',  'R',  0,    0,
+					    0,    1,   0,    0,   0,    1,    8,    6,    0};
 	char *name = S(unique("usr_av"));
-	resp *r = multipart("POST", "/users",
-			    S(fmt("email=%s@example.com&username=%s&name=Avatar&password=secret1234",
-				  name, name)),
-			    "me.png", png, sizeof(png));
+	resp *r =
+		multipart("POST", "/users",
+			  S(fmt("email=%s@example.com&username=%s&name=Avatar&password=secret1234",
+				name, name)),
+			  "me.png", png, sizeof(png));
 	ck_status(r, 201);
 	long long id = jint(r->json, "id");
 	const char *first = S(strdup(ck_avatar_name(r->json, id, "png")));
@@ -1290,8 +1309,8 @@ START_TEST(test_users_block)
 	/* errors */
 	const char *verbs[] = {"block", "unblock"};
 	for (size_t i = 0; i < 2; i++) {
-		ck_user_not_found(R(api("POST", S(fmt("/users/999999999/%s", verbs[i])), admin_token(),
-					NULL)));
+		ck_user_not_found(R(
+			api("POST", S(fmt("/users/999999999/%s", verbs[i])), admin_token(), NULL)));
 		ck_body(R(api("POST", S(fmt("/users/x1/%s", verbs[i])), admin_token(), NULL)), 400,
 			"{\"error\":\"id is invalid\"}");
 		/* a normal user may not, not even themselves */
@@ -1346,11 +1365,12 @@ START_TEST(test_users_hard_delete)
 	ck_assert_str_eq(r->body, "");
 	ck_user_not_found(get_user(id, admin_token()));
 	ck_unauthorized(R(api("GET", "/user", token, NULL)));
-	ck_user_not_found(R(api("DELETE", S(fmt("%s?hard_delete=true", path)), admin_token(), NULL)));
+	ck_user_not_found(
+		R(api("DELETE", S(fmt("%s?hard_delete=true", path)), admin_token(), NULL)));
 	/* the flag in a form body */
 	long long other = create_user(S(unique("usr_hdel2")), "");
 	ck_code(R(api("DELETE", S(fmt("/users/%lld", other)), admin_token(), "hard_delete=true")),
-		  204);
+		204);
 	ck_user_not_found(get_user(other, admin_token()));
 	/* ids */
 	ck_body(R(api("DELETE", "/users/abc", admin_token(), NULL)), 400,
@@ -1393,7 +1413,8 @@ START_TEST(test_users_events)
 			 0, 5, 1);
 		/* errors */
 		ck_user_not_found(R(api("GET", "/users/999999999/events", tokens[i], NULL)));
-		ck_user_not_found(R(api("GET", S(fmt("/users/%snope/events", name)), tokens[i], NULL)));
+		ck_user_not_found(
+			R(api("GET", S(fmt("/users/%snope/events", name)), tokens[i], NULL)));
 		ck_body(R(api("GET", S(fmt("%s?action=danced", path)), tokens[i], NULL)), 400,
 			"{\"error\":\"action does not have a valid value\"}");
 		ck_body(R(api("GET", S(fmt("%s?target_type=Issue", path)), tokens[i], NULL)), 400,

@@ -54,7 +54,9 @@ START_TEST(test_variables_crud)
 	const char *table = s.project ? "ci_variables" : "ci_group_variables";
 	const char *col = s.project ? "project_id" : "group_id";
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM %s WHERE %s = %lld AND key = 'DB_PASSWORD'"
-				 " AND value_sealed NOT LIKE '%%s3cr%%'", table, col, s.id), 1);
+				 " AND value_sealed NOT LIKE '%%s3cr%%'",
+				 table, col, s.id),
+			 1);
 	r = R(api_json("POST", vpath(&s, ""), tok,
 		       "{\"key\":\"P_1\",\"value\":\"\",\"protected\":true}"));
 	ck_body(r, 201, "{\"key\":\"P_1\",\"value\":\"\",\"protected\":true}");
@@ -63,8 +65,9 @@ START_TEST(test_variables_crud)
 		"{\"key\":\"DB_PASSWORD\",\"value\":\"s3cr=t x\",\"protected\":false}");
 	/* list, in the order they were made */
 	r = R(api("GET", vpath(&s, ""), tok, NULL));
-	ck_body(r, 200, "[{\"key\":\"DB_PASSWORD\",\"value\":\"s3cr=t x\",\"protected\":false},"
-			"{\"key\":\"P_1\",\"value\":\"\",\"protected\":true}]");
+	ck_body(r, 200,
+		"[{\"key\":\"DB_PASSWORD\",\"value\":\"s3cr=t x\",\"protected\":false},"
+		"{\"key\":\"P_1\",\"value\":\"\",\"protected\":true}]");
 	ck_pages(r, S(source_path(&s, "/variables")), "", 2, 20, 1);
 	/* update: value, protected, either alone; the key in the body changes nothing */
 	ck_body(R(api("PUT", vpath(&s, "/DB_PASSWORD"), tok, "value=new&key=OTHER")), 200,
@@ -91,8 +94,8 @@ START_TEST(test_variables_crud)
 	ck_body(R(api("GET", vpath(&s, "/P_1"), tok, NULL)), 200,
 		"{\"key\":\"P_1\",\"value\":\"\",\"protected\":true}");
 	/* by full path too */
-	char *by_path = S(fmt("%s/%s/variables/P_1", s.project ? "/projects" : "/groups",
-			      S(enc(s.path))));
+	char *by_path =
+		S(fmt("%s/%s/variables/P_1", s.project ? "/projects" : "/groups", S(enc(s.path))));
 	ck_code(R(api("GET", by_path, tok, NULL)), 200);
 }
 END_TEST
@@ -139,8 +142,9 @@ START_TEST(test_variables_errors)
 	ck_code(R(api("POST", p, NULL, "key=A&value=x")), 401);
 	ck_body(R(api("GET", S(fmt("%s/999999999/variables", s.project ? "/projects" : "/groups")),
 		      tok, NULL)),
-		404, s.project ? "{\"message\":\"404 Project Not Found\"}"
-			       : "{\"message\":\"404 Group Not Found\"}");
+		404,
+		s.project ? "{\"message\":\"404 Project Not Found\"}"
+			  : "{\"message\":\"404 Group Not Found\"}");
 }
 END_TEST
 
@@ -186,7 +190,8 @@ START_TEST(test_variables_access)
 	/* a project whose jobs are off has no variables to administer, for anyone */
 	if (s.project) {
 		ck_code(R(api("PUT", S(fmt("/projects/%lld", s.id)), s.owner_token,
-			      "jobs_enabled=false")), 200);
+			      "jobs_enabled=false")),
+			200);
 		ck_access(&s, s.owner_token, 403);
 		ck_access(&s, S(make_admin("var_adm", &aid)), 403);
 	}

@@ -69,8 +69,8 @@ static char *wiki_url(const char *token, const char *path)
 /* The status of GET <wiki>/info/refs?service=... as token. */
 static long info_refs(const char *token, const char *path, const char *service)
 {
-	resp *r = R(http_request("GET", S(fmt("%s/info/refs?service=%s", wiki_url(token, path),
-					      service)),
+	resp *r = R(http_request("GET",
+				 S(fmt("%s/info/refs?service=%s", wiki_url(token, path), service)),
 				 NULL, NULL, 0, NULL));
 	return r->status;
 }
@@ -360,7 +360,8 @@ START_TEST(test_wikis_git_http)
 	add_member(f.id, rep_id, 20);
 	char *out;
 	S(sql_value("UPDATE projects SET last_activity_at = '2000-01-01' WHERE id = %lld"
-		    " RETURNING id", f.id));
+		    " RETURNING id",
+		    f.id));
 	/* an empty wiki clones (made by its first use), and the first push makes master */
 	ck_assert_int_eq(sh(&out, "clone -q '%s' a", wiki_url(dev, f.path)), 0);
 	free(out);
@@ -373,7 +374,8 @@ START_TEST(test_wikis_git_http)
 	free(out);
 	/* post-receive ran in the wiki: the project's activity, and nothing else */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM projects WHERE id = %lld"
-				 " AND last_activity_at > now() - interval '1 hour'", f.id),
+				 " AND last_activity_at > now() - interval '1 hour'",
+				 f.id),
 			 1);
 	/* the API reads it at once */
 	ck_body(R(api("GET", wikis(&f, "/Pushed-Page"), rep, NULL)), 200,
@@ -409,10 +411,12 @@ START_TEST(test_wikis_git_http)
 	ck_assert_int_eq(info_refs(stranger, f.path, "git-upload-pack"), 404);
 	/* a wiki push is no code push: no push event, no push job, no default branch */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE project_id = %lld"
-				 " AND action = 'pushed'", f.id),
+				 " AND action = 'pushed'",
+				 f.id),
 			 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'push'"
-				 " AND payload->>'project_id' = '%lld'", f.id),
+				 " AND payload->>'project_id' = '%lld'",
+				 f.id),
 			 0);
 	resp *pr = R(api("GET", S(fmt("/projects/%lld", f.id)), f.owner, NULL));
 	ck_status(pr, 200);
@@ -463,9 +467,8 @@ START_TEST(test_wikis_ssh)
 	char *out;
 	char *pub[2];
 	for (int i = 0; i < 2; i++) {
-		ck_assert_int_eq(system(S(fmt("ssh-keygen -q -t ed25519 -N '' -f '%s/key%d'", work,
-					      i))),
-				 0);
+		ck_assert_int_eq(
+			system(S(fmt("ssh-keygen -q -t ed25519 -N '' -f '%s/key%d'", work, i))), 0);
 		pub[i] = file_text("%s/key%d.pub", work, i);
 		pub[i][strcspn(pub[i], "\n")] = '\0';
 	}

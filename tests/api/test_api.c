@@ -41,16 +41,16 @@ int main(int argc, char **argv)
 	curl_global_init(CURL_GLOBAL_ALL);
 	SRunner *sr = srunner_create(NULL);
 	int i = 0;
-#define SUITE(name)                                                   \
-	if (wanted(suite_names[i++], argc, argv, found))              \
+#define SUITE(name)                                                                                \
+	if (wanted(suite_names[i++], argc, argv, found))                                           \
 		srunner_add_suite(sr, suite_##name());
 #include "tests/api/suites.def"
 #undef SUITE
 	int status = EXIT_SUCCESS;
 	for (int a = 1; a < argc; a++)
 		if (!found[a]) {
-			fprintf(stderr, "test_api: no suite named %s (of %d in suites.def)\n", argv[a],
-				(int)N_SUITES);
+			fprintf(stderr, "test_api: no suite named %s (of %d in suites.def)\n",
+				argv[a], (int)N_SUITES);
 			status = EXIT_FAILURE;
 		}
 	if (status == EXIT_SUCCESS) {

@@ -108,7 +108,8 @@ START_TEST(test_private_token_param)
 	/* also from a form body */
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(request_parse(&R, "POST", "/api/v4/user/keys",
-				       "application/x-www-form-urlencoded", "private_token=xyz-_1", 20),
+				       "application/x-www-form-urlencoded", "private_token=xyz-_1",
+				       20),
 			 0);
 	request_read_credentials(&R);
 	ck_assert_str_eq(R.cred.token_digest, digest("xyz-_1"));
@@ -230,9 +231,11 @@ START_TEST(test_anonymous)
 	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_READ_USER), 0);
 	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_AUTH), ERR_UNAUTHORIZED);
 	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_ADMIN), ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_AUTH | ROUTE_ADMIN), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_authenticate(&R.ctx, &R.cred, ROUTE_AUTH | ROUTE_ADMIN),
+			 ERR_UNAUTHORIZED);
 	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, NULL, 0, 0), 0);
-	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, NULL, 0, 0),
+			 ERR_UNAUTHORIZED);
 	ck_assert_ptr_null(R.ctx.user);
 }
 END_TEST
@@ -309,7 +312,7 @@ static const struct caller_row NO_MATCH = {NULL, NULL, NULL, NULL, NULL};
 /* The credentials of a request with a token, and the result of checking row against
  * a route with flags. */
 static int accept_caller(const char *method, const char *uri, unsigned flags,
-		  const struct caller_row *row)
+			 const struct caller_row *row)
 {
 	credentials(method, uri, "HTTP_PRIVATE_TOKEN", "abc", NULL);
 	ck_assert_ptr_nonnull(R.cred.token_digest);
@@ -320,12 +323,16 @@ START_TEST(test_token_without_row_is_unauthorized)
 {
 	credentials("GET", "/api/v4/projects", "HTTP_PRIVATE_TOKEN", "abc", NULL);
 	/* a credential that was sent and did not match is 401 even on a public route */
-	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, NULL, 0, 0), ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(0, NULL, 0), 0, 0),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, NULL, 0, 0),
 			 ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(2, &NO_MATCH, 1), 0, 2),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(0, NULL, 0),
+					 0, 0),
 			 ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(0, &USER_API, 1), 1, 0),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC,
+					 caller_result(2, &NO_MATCH, 1), 0, 2),
+			 ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_PUBLIC,
+					 caller_result(0, &USER_API, 1), 1, 0),
 			 ERR_UNAUTHORIZED); /* row past the end */
 	ck_assert_ptr_null(R.ctx.user);
 }
@@ -364,8 +371,10 @@ END_TEST
 
 START_TEST(test_admin_routes)
 {
-	ck_assert_int_eq(accept_caller("POST", "/api/v4/users", ROUTE_ADMIN, &USER_API), ERR_FORBIDDEN);
-	ck_assert_int_eq(accept_caller("POST", "/api/v4/users", ROUTE_AUTH | ROUTE_ADMIN, &USER_API),
+	ck_assert_int_eq(accept_caller("POST", "/api/v4/users", ROUTE_ADMIN, &USER_API),
+			 ERR_FORBIDDEN);
+	ck_assert_int_eq(accept_caller("POST", "/api/v4/users", ROUTE_AUTH | ROUTE_ADMIN,
+				       &USER_API),
 			 ERR_FORBIDDEN);
 	ck_assert_int_eq(accept_caller("POST", "/api/v4/users", ROUTE_ADMIN, &ADMIN_API), 0);
 	ck_assert(R.ctx.user->admin);
@@ -379,9 +388,12 @@ START_TEST(test_scopes)
 	ck_assert_int_eq(accept_caller("GET", "/api/v4/user", read_user, &USER_READ), 0);
 	ck_assert_int_eq(R.ctx.user->id, 43);
 	ck_assert_int_eq(accept_caller("HEAD", "/api/v4/user", read_user, &USER_READ), 0);
-	ck_assert_int_eq(accept_caller("POST", "/api/v4/user/keys", read_user, &USER_READ), ERR_SCOPE);
-	ck_assert_int_eq(accept_caller("GET", "/api/v4/projects", ROUTE_AUTH, &USER_READ), ERR_SCOPE);
-	ck_assert_int_eq(accept_caller("GET", "/api/v4/projects", ROUTE_PUBLIC, &USER_READ), ERR_SCOPE);
+	ck_assert_int_eq(accept_caller("POST", "/api/v4/user/keys", read_user, &USER_READ),
+			 ERR_SCOPE);
+	ck_assert_int_eq(accept_caller("GET", "/api/v4/projects", ROUTE_AUTH, &USER_READ),
+			 ERR_SCOPE);
+	ck_assert_int_eq(accept_caller("GET", "/api/v4/projects", ROUTE_PUBLIC, &USER_READ),
+			 ERR_SCOPE);
 
 	static const struct {
 		const char *scopes;
@@ -401,7 +413,8 @@ START_TEST(test_scopes)
 	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
 		struct caller_row row = USER_API;
 		row.scopes = t[i].scopes;
-		ck_assert_msg(accept_caller("GET", "/api/v4/projects", ROUTE_AUTH, &row) == t[i].want,
+		ck_assert_msg(accept_caller("GET", "/api/v4/projects", ROUTE_AUTH, &row) ==
+				      t[i].want,
 			      "scopes %s", t[i].scopes ? t[i].scopes : "NULL");
 	}
 }
@@ -411,7 +424,8 @@ START_TEST(test_sudo_needs_admin)
 {
 	/* refused before any lookup of the sudo user, so no database is needed */
 	credentials("GET", "/api/v4/user?sudo=root", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, caller_result(0, &USER_API, 1), 0, 0),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH,
+					 caller_result(0, &USER_API, 1), 0, 0),
 			 ERR_FORBIDDEN);
 	ck_assert_str_eq(R.ctx.err_detail, "403 Forbidden  - Must be admin to use sudo");
 	respond_error(&R, ERR_FORBIDDEN);
@@ -419,7 +433,8 @@ START_TEST(test_sudo_needs_admin)
 	ck_assert_str_eq(R.body, "{\"message\":\"403 Forbidden  - Must be admin to use sudo\"}");
 	/* a token without the api scope is refused for its scope first */
 	credentials("GET", "/api/v4/user", "HTTP_PRIVATE_TOKEN", "abc", "HTTP_SUDO", "root", NULL);
-	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, caller_result(0, &USER_READ, 1), 0, 0),
+	ck_assert_int_eq(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH,
+					 caller_result(0, &USER_READ, 1), 0, 0),
 			 ERR_SCOPE);
 }
 END_TEST
@@ -455,12 +470,18 @@ static PGresult *lean_result(int lead, const char *const *c)
 START_TEST(test_lean_caller)
 {
 	const char *c[AUTH_LEAN_NCOLS] = {
-		[AL_ID] = "42", [AL_USERNAME] = "john", [AL_IS_ADMIN] = "f", [AL_EXTERNAL] = "t",
-		[AL_EMAIL] = "john@example.com", [AL_CAN_CREATE_GROUP] = "t",
-		[AL_KIND] = "personal", [AL_SCOPES] = "{api}",
+		[AL_ID] = "42",
+		[AL_USERNAME] = "john",
+		[AL_IS_ADMIN] = "f",
+		[AL_EXTERNAL] = "t",
+		[AL_EMAIL] = "john@example.com",
+		[AL_CAN_CREATE_GROUP] = "t",
+		[AL_KIND] = "personal",
+		[AL_SCOPES] = "{api}",
 	};
 	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(2, c), 0, 2), 0);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(2, c), 0, 2),
+			 0);
 	ck_assert_int_eq(R.ctx.user->id, 42);
 	ck_assert_str_eq(R.ctx.user->username, "john");
 	ck_assert(!R.ctx.user->admin);
@@ -472,22 +493,27 @@ START_TEST(test_lean_caller)
 	/* the same checks as for the full row */
 	c[AL_SCOPES] = "{read_user}";
 	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(0, c), 0, 0), ERR_SCOPE);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(0, c), 0, 0),
+			 ERR_SCOPE);
 	c[AL_SCOPES] = "{api}";
 	credentials("POST", "/api/v4/users", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_ADMIN, lean_result(0, c), 0, 0), ERR_FORBIDDEN);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_ADMIN, lean_result(0, c), 0, 0),
+			 ERR_FORBIDDEN);
 	/* no match: NULL columns, or no row at all */
 	credentials("GET", "/api/v4/projects/1", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(1, NULL), 0, 1),
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(1, NULL), 0,
+					  1),
 			 ERR_UNAUTHORIZED);
-	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(0, NULL, 0), 0, 0),
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, caller_result(0, NULL, 0),
+					  0, 0),
 			 ERR_UNAUTHORIZED);
 	ck_assert_ptr_null(R.ctx.user);
 	/* no credential: anonymous */
 	credentials("GET", "/api/v4/projects/1", NULL);
 	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, NULL, 0, 0), 0);
 	ck_assert_ptr_null(R.ctx.user);
-	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_AUTH, NULL, 0, 0), ERR_UNAUTHORIZED);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_AUTH, NULL, 0, 0),
+			 ERR_UNAUTHORIZED);
 }
 END_TEST
 
@@ -500,21 +526,28 @@ START_TEST(test_sudo_needs_private_token)
 		struct caller_row admin = ADMIN_API;
 		admin.kind = kinds[i];
 		credentials("GET", "/api/v4/user?sudo=john", "HTTP_PRIVATE_TOKEN", "abc", NULL);
-		ck_assert_msg(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH, caller_result(0, &admin, 1), 0, 0) ==
-				      ERR_FORBIDDEN,
+		ck_assert_msg(auth_accept_row(&R.ctx, &R.cred, ROUTE_AUTH,
+					      caller_result(0, &admin, 1), 0, 0) == ERR_FORBIDDEN,
 			      "%s token may sudo", kinds[i]);
-		ck_assert_str_eq(R.ctx.err_detail,
-				 "403 Forbidden  - Private token must be specified in order to use sudo");
+		ck_assert_str_eq(
+			R.ctx.err_detail,
+			"403 Forbidden  - Private token must be specified in order to use sudo");
 		ck_assert_int_eq(R.ctx.user->id, 1); /* still the admin, not the sudo user */
 	}
 	const char *c[AUTH_LEAN_NCOLS] = {
-		[AL_ID] = "1", [AL_USERNAME] = "root", [AL_IS_ADMIN] = "t", [AL_EXTERNAL] = "f",
-		[AL_EMAIL] = "root@example.com", [AL_CAN_CREATE_GROUP] = "t",
-		[AL_KIND] = "impersonation", [AL_SCOPES] = "{api}",
+		[AL_ID] = "1",
+		[AL_USERNAME] = "root",
+		[AL_IS_ADMIN] = "t",
+		[AL_EXTERNAL] = "f",
+		[AL_EMAIL] = "root@example.com",
+		[AL_CAN_CREATE_GROUP] = "t",
+		[AL_KIND] = "impersonation",
+		[AL_SCOPES] = "{api}",
 	};
 	credentials("GET", "/api/v4/projects/1", "HTTP_SUDO", "john", "HTTP_PRIVATE_TOKEN", "abc",
 		    NULL);
-	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(0, c), 0, 0), ERR_FORBIDDEN);
+	ck_assert_int_eq(auth_accept_lean(&R.ctx, &R.cred, ROUTE_PUBLIC, lean_result(0, c), 0, 0),
+			 ERR_FORBIDDEN);
 	respond_error(&R, ERR_FORBIDDEN);
 	ck_assert_str_eq(R.body, "{\"message\":\"403 Forbidden  - Private token must be specified "
 				 "in order to use sudo\"}");
@@ -526,7 +559,9 @@ END_TEST
 static project_access decide(const caller *c, int visibility, int member, int group, int shared,
 			     bool ns_owner)
 {
-	project_levels l = {.member_level = member, .group_level = group, .shared_level = shared,
+	project_levels l = {.member_level = member,
+			    .group_level = group,
+			    .shared_level = shared,
 			    .ns_owner = ns_owner};
 	project_access pa;
 	memset(&pa, 0xff, sizeof(pa)); /* every field must be set */
@@ -584,21 +619,22 @@ START_TEST(test_ssh_command_accepted)
 		bool push;
 	} ok[] = {
 		{"git-upload-pack 'group/project.git'", "git-upload-pack", "group/project", false},
-		{"git-receive-pack '/group/sub/project.git'", "git-receive-pack", "group/sub/project",
-		 true},
+		{"git-receive-pack '/group/sub/project.git'", "git-receive-pack",
+		 "group/sub/project", true},
 		{"git-upload-pack '/group/project'", "git-upload-pack", "group/project", false},
 		{"git-upload-pack group/project.git", "git-upload-pack", "group/project", false},
 		{"git-upload-pack 'group/it'\\''s'", "git-upload-pack", "group/it's", false},
 		{"git-upload-pack 'group/wow'\\!'.git'", "git-upload-pack", "group/wow!", false},
-		{"git-upload-pack 'group/$(reboot) x.git'", "git-upload-pack", "group/$(reboot) x", false},
+		{"git-upload-pack 'group/$(reboot) x.git'", "git-upload-pack", "group/$(reboot) x",
+		 false},
 		{"git-upload-pack 'a.b/c.git.git'", "git-upload-pack", "a.b/c.git", false},
 	};
 	arena *a = arena_new();
 	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++) {
 		const char *program = NULL, *path = NULL;
 		bool push = !ok[i].push;
-		ck_assert_msg(shell_parse_command(a, ok[i].command, &program, &path, &push) == 0, "%s",
-			      ok[i].command);
+		ck_assert_msg(shell_parse_command(a, ok[i].command, &program, &path, &push) == 0,
+			      "%s", ok[i].command);
 		ck_assert_str_eq(program, ok[i].program);
 		ck_assert_str_eq(path, ok[i].path);
 		ck_assert_int_eq(push, ok[i].push);

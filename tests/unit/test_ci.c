@@ -131,9 +131,8 @@ START_TEST(test_globals_inherited)
 			 "[{\"name\":\"postgres\"},{\"name\":\"redis\",\"alias\":\"cache\"}]");
 	ck_assert_str_eq(at(a->options, "before_script"), "[\"bundle\"]");
 	ck_assert_str_eq(at(a->options, "after_script"), "[\"cleanup\"]");
-	ck_assert_str_eq(at(a->options, "cache"),
-			 "{\"key\":\"default\",\"paths\":[\"vendor\\/\"],"
-			 "\"policy\":\"pull-push\"}");
+	ck_assert_str_eq(at(a->options, "cache"), "{\"key\":\"default\",\"paths\":[\"vendor\\/\"],"
+						  "\"policy\":\"pull-push\"}");
 	ck_assert_str_eq(json_object_to_json_string_ext(a->variables, JSON_C_TO_STRING_PLAIN),
 			 "[{\"key\":\"DB\",\"value\":\"pg\",\"public\":true},"
 			 "{\"key\":\"N\",\"value\":\"3\",\"public\":true}]");
@@ -341,8 +340,8 @@ START_TEST(test_hostile)
 	char *merges = arena_alloc(A, 1 << 16);
 	strcpy(merges, "a0: &a0 {k: v, l: w}\n");
 	for (int i = 1; i < 40; i++)
-		sprintf(merges + strlen(merges), "a%d: &a%d {x%d: [*a%d, *a%d], <<: *a%d}\n", i,
-			i, i, i - 1, i - 1, i - 1);
+		sprintf(merges + strlen(merges), "a%d: &a%d {x%d: [*a%d, *a%d], <<: *a%d}\n", i, i,
+			i, i - 1, i - 1, i - 1);
 	e = bad(merges);
 	ck_assert_msg(strstr(e, "too large") != NULL, "%s", e);
 	/* the same with one long string: the aliases count for its length */
@@ -436,10 +435,11 @@ END_TEST
 START_TEST(test_error_codes_distinct)
 {
 	static const int codes[] = {
-		ERR_MISSING,	     ERR_INVALID,   ERR_VALIDATION, ERR_BAD_REQUEST, ERR_UNAUTHORIZED,
-		ERR_FORBIDDEN,	     ERR_SCOPE,	    ERR_NOT_FOUND,  ERR_NO_ROUTE,    ERR_SUDO_NOT_FOUND,
-		ERR_CONFLICT,	     ERR_TOO_LARGE, ERR_UNAVAILABLE, ERR_INTERNAL,   ERR_OAUTH,
-		ERR_NOT_MODIFIED,    ERR_URI_TOO_LONG, ERR_MOVED,   ERR_REFUSED,
+		ERR_MISSING,      ERR_INVALID,        ERR_VALIDATION, ERR_BAD_REQUEST,
+		ERR_UNAUTHORIZED, ERR_FORBIDDEN,      ERR_SCOPE,      ERR_NOT_FOUND,
+		ERR_NO_ROUTE,     ERR_SUDO_NOT_FOUND, ERR_CONFLICT,   ERR_TOO_LARGE,
+		ERR_UNAVAILABLE,  ERR_INTERNAL,       ERR_OAUTH,      ERR_NOT_MODIFIED,
+		ERR_URI_TOO_LONG, ERR_MOVED,          ERR_REFUSED,
 	};
 	size_t n = sizeof(codes) / sizeof(*codes);
 	for (size_t i = 0; i < n; i++) {
@@ -498,8 +498,10 @@ START_TEST(test_git_expected_failures)
 	ck_assert_int_eq(graph_last_commit(repo, &tip, "missing", &last), ERR_NOT_FOUND);
 	/* a refusal in GitLab's words, and a branch that is not there: nothing written */
 	const char *msg = NULL;
-	gitc_commit_req req = {.branch = "master", .start_branch = "no-such-branch",
-			       .message = "m", .committer_name = "A",
+	gitc_commit_req req = {.branch = "master",
+			       .start_branch = "no-such-branch",
+			       .message = "m",
+			       .committer_name = "A",
 			       .committer_email = "a@example.com"};
 	git_commit *made = NULL;
 	ck_assert_int_eq(gitc_commit_create(&c, repo, &req, &made, &msg), ERR_REFUSED);

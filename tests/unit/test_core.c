@@ -230,8 +230,7 @@ START_TEST(test_buf_urlencode)
 	buf b;
 	buf_init(&b, A, 8);
 	buf_urlencode(&b, "a b&c=d/e?f#g+h%i~j._-K9\xc3\xa9[]");
-	ck_assert_str_eq(buf_cstr(&b),
-			 "a%20b%26c%3Dd%2Fe%3Ff%23g%2Bh%25i~j._-K9%C3%A9%5B%5D");
+	ck_assert_str_eq(buf_cstr(&b), "a%20b%26c%3Dd%2Fe%3Ff%23g%2Bh%25i~j._-K9%C3%A9%5B%5D");
 	buf b2;
 	buf_init(&b2, A, 8);
 	buf_urlencode(&b2, "");
@@ -258,8 +257,8 @@ START_TEST(test_buf_put_base64)
 		if (n > 0) {
 			unsigned char *back;
 			size_t back_len;
-			ck_assert_int_eq(crypto_base64_decode(A, buf_cstr(&b) + 2, &back, &back_len),
-					 0);
+			ck_assert_int_eq(
+				crypto_base64_decode(A, buf_cstr(&b) + 2, &back, &back_len), 0);
 			ck_assert_uint_eq(back_len, n);
 			ck_assert(memcmp(back, bytes, n) == 0);
 		}
@@ -283,7 +282,7 @@ END_TEST
 static const char *json_c_text(json_object *o)
 {
 	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						      JSON_C_TO_STRING_NOSLASHESCAPE);
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 START_TEST(test_jw_strings_as_json_c)
@@ -367,8 +366,9 @@ START_TEST(test_jw_base64_as_json_c)
 	for (size_t len = 0; len <= n; len += len < 4 ? 1 : n - 4) {
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "size", json_object_new_int64((long long)len));
-		json_object_object_add(o, "content",
-				       json_object_new_string(crypto_base64_encode(A, bytes, len, 1)));
+		json_object_object_add(
+			o, "content",
+			json_object_new_string(crypto_base64_encode(A, bytes, len, 1)));
 		json_object_object_add(o, "sha", json_object_new_string("abc"));
 		jw w;
 		jw_init(&w, A, 4);
@@ -446,8 +446,8 @@ END_TEST
 /* ---- config ---- */
 
 static const char *const config_keys[] = {
-	"LISTEN",  "WORKERS",  "DATABASE_URL", "EXTERNAL_URL", "KEY_FILE",    "STORAGE_PATH",
-	"SSH_HOST", "LOG_LEVEL", "MAX_BODY",    "BACKLOG",      "SOCKET_MODE", "CACHE_VERIFY",
+	"LISTEN",   "WORKERS",   "DATABASE_URL", "EXTERNAL_URL", "KEY_FILE",    "STORAGE_PATH",
+	"SSH_HOST", "LOG_LEVEL", "MAX_BODY",     "BACKLOG",      "SOCKET_MODE", "CACHE_VERIFY",
 };
 
 static char config_path[64];
@@ -488,7 +488,7 @@ START_TEST(test_config_defaults)
 	ck_assert_str_eq(c.database_url, "dbname=collabd");
 	ck_assert_int_eq(c.max_body, 10485760);
 	ck_assert_int_eq(c.backlog, 1024);
-	ck_assert_int_gt(c.workers, 0); /* 0 means 2 x cores */
+	ck_assert_int_gt(c.workers, 0);                        /* 0 means 2 x cores */
 	ck_assert_int_eq(c.write_transactions, 2 * c.workers); /* 0 means 4 x cores */
 	config_free(&c);
 	ck_assert_ptr_null(c.listen);
@@ -506,8 +506,8 @@ typedef struct {
 
 static turns_log *turns_log_new(void)
 {
-	turns_log *l = mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			    -1, 0);
+	turns_log *l =
+		mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(l, MAP_FAILED);
 	memset(l, 0, sizeof(*l));
 	return l;
@@ -677,8 +677,12 @@ END_TEST
 START_TEST(test_config_bad_number)
 {
 	static const char *const bad[] = {
-		"workers = 4x\n", "workers = -1\n", "workers =\n", "max_body = 1e6\n",
-		"backlog = 99999999999999999999\n", "backlog = 2000000000\n",
+		"workers = 4x\n",
+		"workers = -1\n",
+		"workers =\n",
+		"max_body = 1e6\n",
+		"backlog = 99999999999999999999\n",
+		"backlog = 2000000000\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		config c;
@@ -755,17 +759,16 @@ START_TEST(test_crypto_sha256_hex)
 			 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 	ck_assert_str_eq(crypto_sha256_hex(A, "abc", 3),
 			 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	ck_assert_str_eq(
-		crypto_sha256_hex(A, "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56),
-		"248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	ck_assert_str_eq(crypto_sha256_hex(
+				 A, "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56),
+			 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 	/* only n bytes count */
 	ck_assert_str_eq(crypto_sha256_hex(A, "abcdef", 3),
 			 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	unsigned char md5[16];
 	crypto_md5("", 0, md5);
-	static const unsigned char empty_md5[16] = {0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00,
-						    0xb2, 0x04, 0xe9, 0x80, 0x09, 0x98,
-						    0xec, 0xf8, 0x42, 0x7e};
+	static const unsigned char empty_md5[16] = {0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04,
+						    0xe9, 0x80, 0x09, 0x98, 0xec, 0xf8, 0x42, 0x7e};
 	ck_assert_mem_eq(md5, empty_md5, 16);
 }
 END_TEST
@@ -805,7 +808,8 @@ START_TEST(test_crypto_open_tampered)
 	for (size_t i = 0; i < sizeof(positions) / sizeof(*positions); i++) {
 		char *t = arena_strdup(A, s);
 		t[positions[i]] = flip(t[positions[i]]);
-		ck_assert_msg(crypto_open(A, KEY1, t) == NULL, "tamper at %zu accepted", positions[i]);
+		ck_assert_msg(crypto_open(A, KEY1, t) == NULL, "tamper at %zu accepted",
+			      positions[i]);
 	}
 	ck_assert_ptr_null(crypto_open(A, KEY2, s));
 	/* malformed text */
@@ -863,8 +867,8 @@ START_TEST(test_crypto_password)
 	ck_assert_int_eq(crypto_password_check("correct horse", "*"), 0);
 	ck_assert_int_eq(crypto_password_check("correct horse", "!locked"), 0);
 	/* a truncated hash does not verify */
-	ck_assert_int_eq(crypto_password_check("correct horse", arena_strndup(A, h1, strlen(h1) - 1)),
-			 0);
+	ck_assert_int_eq(
+		crypto_password_check("correct horse", arena_strndup(A, h1, strlen(h1) - 1)), 0);
 }
 END_TEST
 
@@ -918,8 +922,8 @@ END_TEST
 START_TEST(test_crypto_base64_malformed)
 {
 	static const char *const bad[] = {
-		"",         "Zg",       "Zg=",      "Zm9vY",    "Zg=a",     "Z===",     "====",
-		"Zm9v!A==", "Zg==Zg==", "Zm9 v",    "Zm9v\n",   "Zm-_",     "Zm9vYg=\n", "=Zm9",
+		"",         "Zg",       "Zg=",   "Zm9vY",  "Zg=a", "Z===",      "====",
+		"Zm9v!A==", "Zg==Zg==", "Zm9 v", "Zm9v\n", "Zm-_", "Zm9vYg=\n", "=Zm9",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		unsigned char *out = NULL;
@@ -935,18 +939,18 @@ END_TEST
 /* Generated with ssh-keygen; fingerprints from `ssh-keygen -l -E md5 -f`. */
 #define ED25519_B64 "AAAAC3NzaC1lZDI1NTE5AAAAIHTNfbfrK8uS0/vY+R4JQ/iDi9lvwHwBTQk+pdrXTSw7"
 #define ED25519_MD5 "28:38:97:e8:6d:61:07:12:71:5e:be:62:88:68:7a:c0"
-#define RSA_B64                                                                                  \
+#define RSA_B64                                                                                    \
 	"AAAAB3NzaC1yc2EAAAADAQABAAABAQC1VSWVYwDfNwUoqwTofUJCTRYX31CwGoIDqAZ17svSB4CMJNtK2MgS87Ym" \
 	"wsAIimqmAVeazaHbe81MYKX8blU0ZJKCn+lBsIB9pdE+lP0AxH31L/WQf5UGXoeVr6MKvCubf1BVSF3ZNVUv8VET" \
 	"DLckbyVc9ktqnjzz+ufIrwQRbvEABh7oA7rveFO00AHoadlYBDj1xI00OhpHEDm4FimT7T8w94Q0R240b4PybCca" \
 	"Qa1AEHxYj/Q8LU7Clr6U6cTEX5WVQ5pMCM6+rK6k6TEW4tQY5JECvocf1KbhCRFWH6lpt9P44CsC+LnCiZra0ztn" \
 	"GYBX8vRXymm+TRAQrm1n"
 #define RSA_MD5 "d5:89:e0:b1:70:18:2e:b1:24:cb:7d:b5:73:87:18:e7"
-#define ECDSA256_B64                                                                             \
+#define ECDSA256_B64                                                                               \
 	"AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBO/aIcH3TJvVG4+Wlv4Qr9a5Gp/GeEd1ySPB" \
 	"/sza+u+YEua4xJQNarsGPaVE7eXNyZmwRJ1nGHxJ52raPWK9ca8="
 #define ECDSA256_MD5 "c8:e2:66:1c:25:12:f4:ca:f3:6d:e7:3f:b2:f8:29:27"
-#define ECDSA384_B64                                                                             \
+#define ECDSA384_B64                                                                               \
 	"AAAAE2VjZHNhLXNoYTItbmlzdHAzODQAAAAIbmlzdHAzODQAAABhBHigmVp2wyz7XpICiFDBrtgdl0zsC42ozK38" \
 	"CeYMAtQ2z/CiGHauwGCZlf/nzwN00iifygV86oGieSEmBjyVOxhAKOX0zVZYiLoUFl4XDwWxw/h88EEoG7S5bmgU" \
 	"bpa8aw=="
@@ -984,15 +988,16 @@ END_TEST
 START_TEST(test_sshkey_line_breaks_stripped)
 {
 	/* a key pasted from a terminal that wrapped it */
-	const char *text = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC1VSWVYwDfNwUoqwTofUJCTRYX31CwGoIDqAZ"
-			   "17svSB4CMJNtK2MgS87Ym\r\n"
-			   "wsAIimqmAVeazaHbe81MYKX8blU0ZJKCn+lBsIB9pdE+lP0AxH31L/WQf5UGXoeVr6MKvCubf1"
-			   "BVSF3ZNVUv8VET\n"
-			   "DLckbyVc9ktqnjzz+ufIrwQRbvEABh7oA7rveFO00AHoadlYBDj1xI00OhpHEDm4FimT7T8w94"
-			   "Q0R240b4PybCca\n"
-			   "Qa1AEHxYj/Q8LU7Clr6U6cTEX5WVQ5pMCM6+rK6k6TEW4tQY5JECvocf1KbhCRFWH6lpt9P44C"
-			   "sC+LnCiZra0ztn\n"
-			   "GYBX8vRXymm+TRAQrm1n rsa@exam\nple.com\n";
+	const char *text =
+		"ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC1VSWVYwDfNwUoqwTofUJCTRYX31CwGoIDqAZ"
+		"17svSB4CMJNtK2MgS87Ym\r\n"
+		"wsAIimqmAVeazaHbe81MYKX8blU0ZJKCn+lBsIB9pdE+lP0AxH31L/WQf5UGXoeVr6MKvCubf1"
+		"BVSF3ZNVUv8VET\n"
+		"DLckbyVc9ktqnjzz+ufIrwQRbvEABh7oA7rveFO00AHoadlYBDj1xI00OhpHEDm4FimT7T8w94"
+		"Q0R240b4PybCca\n"
+		"Qa1AEHxYj/Q8LU7Clr6U6cTEX5WVQ5pMCM6+rK6k6TEW4tQY5JECvocf1KbhCRFWH6lpt9P44C"
+		"sC+LnCiZra0ztn\n"
+		"GYBX8vRXymm+TRAQrm1n rsa@exam\nple.com\n";
 	sshkey k;
 	ck_assert_int_eq(sshkey_parse(A, text, &k), 0);
 	ck_assert_str_eq(k.fingerprint, RSA_MD5);
@@ -1033,12 +1038,12 @@ START_TEST(test_sshkey_invalid)
 		"ssh-ed25519",
 		"ssh-ed25519 ",
 		ED25519_B64,
-		"ssh-ed25519 " ED25519_B64 "!",                    /* malformed base64 */
+		"ssh-ed25519 " ED25519_B64 "!",                     /* malformed base64 */
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHTNfbfrK8uS", /* truncated base64 text */
-		"ssh-rsa " ED25519_B64,                           /* prefix does not match blob */
-		"ecdsa-sha2-nistp384 " ECDSA256_B64,              /* wrong curve */
+		"ssh-rsa " ED25519_B64,                             /* prefix does not match blob */
+		"ecdsa-sha2-nistp384 " ECDSA256_B64,                /* wrong curve */
 		"ssh-ed25519 " RSA_B64,
-		"ssh-foo " ED25519_B64,                           /* unknown type */
+		"ssh-foo " ED25519_B64, /* unknown type */
 		"SSH-ED25519 " ED25519_B64,
 		arena_printf(A, "ssh-ed25519 %s", truncated(ED25519_B64, 1)),
 		arena_printf(A, "ssh-rsa %s", truncated(RSA_B64, 1)),
@@ -1064,7 +1069,8 @@ START_TEST(test_sshkey_rsa_bits)
 	const unsigned char *parts[] = {type, e, m768};
 	uint32_t lens[] = {7, 3, sizeof(m768)};
 	sshkey k;
-	ck_assert_int_eq(sshkey_parse(A, arena_printf(A, "ssh-rsa %s", blob(parts, lens, 3)), &k), 0);
+	ck_assert_int_eq(sshkey_parse(A, arena_printf(A, "ssh-rsa %s", blob(parts, lens, 3)), &k),
+			 0);
 	ck_assert_int_eq(k.bits, 768);
 	m768[1] = 0x01; /* top byte 00000001: 761 bits */
 	ck_assert_int_eq(sshkey_parse(A, arena_printf(A, "ssh-rsa %s", blob(parts, lens, 3)), &k),
@@ -1101,10 +1107,10 @@ static void expect_all(validator fn, const char *const *values, size_t n, bool w
 			      want ? "rejected" : "accepted", values[i]);
 }
 
-#define EXPECT(fn, want, ...)                                                                    \
-	do {                                                                                     \
-		const char *const v_[] = {__VA_ARGS__};                                          \
-		expect_all(fn, v_, sizeof(v_) / sizeof(*v_), want);                              \
+#define EXPECT(fn, want, ...)                                                                      \
+	do {                                                                                       \
+		const char *const v_[] = {__VA_ARGS__};                                            \
+		expect_all(fn, v_, sizeof(v_) / sizeof(*v_), want);                                \
 	} while (0)
 
 START_TEST(test_valid_namespace_path)
@@ -1151,15 +1157,14 @@ START_TEST(test_valid_datetime)
 	       "2017-04-30T12:00Z");
 	EXPECT(valid_datetime, false, "", "2017", "2017-09", "2017-09-0", "2017-9-5", "17-09-05",
 	       "2017/09/05", "2017-02-30", "2017-02-29", "1900-02-29", "2017-04-31", "2017-06-31",
-	       "2017-13-01", "2017-00-10", "2017-01-00", "2017-01-32", "0000-01-01",
-	       "2017-09-05T", "2017-09-05 ", "2017-09-05T1", "2017-09-05T10", "2017-09-05T10:",
-	       "2017-09-05T10:1", "2017-09-05T24:00:00Z", "2017-09-05T10:60Z",
-	       "2017-09-05T10:12:61Z", "2017-09-05T10:12:3", "2017-09-05T10:12:35.",
-	       "2017-09-05T10:12:35.Z", "2017-09-05T10:12:35ZZ", "2017-09-05T10:12:35Zx",
-	       "2017-09-05X10:12", "2017-09-05T10-12", "2017-09-05T10:12:35+15:00",
-	       "2017-09-05T10:12:35+02:60", "2017-09-05T10:12:35+02:0", "2017-09-05T10:12:35+",
-	       "2017-09-05T10:12:35+1", "2017-09-05T10:12:35 UTC", "2017-09-05T10:12:35+02:00x",
-	       "2017-09-05x");
+	       "2017-13-01", "2017-00-10", "2017-01-00", "2017-01-32", "0000-01-01", "2017-09-05T",
+	       "2017-09-05 ", "2017-09-05T1", "2017-09-05T10", "2017-09-05T10:", "2017-09-05T10:1",
+	       "2017-09-05T24:00:00Z", "2017-09-05T10:60Z", "2017-09-05T10:12:61Z",
+	       "2017-09-05T10:12:3", "2017-09-05T10:12:35.", "2017-09-05T10:12:35.Z",
+	       "2017-09-05T10:12:35ZZ", "2017-09-05T10:12:35Zx", "2017-09-05X10:12",
+	       "2017-09-05T10-12", "2017-09-05T10:12:35+15:00", "2017-09-05T10:12:35+02:60",
+	       "2017-09-05T10:12:35+02:0", "2017-09-05T10:12:35+", "2017-09-05T10:12:35+1",
+	       "2017-09-05T10:12:35 UTC", "2017-09-05T10:12:35+02:00x", "2017-09-05x");
 }
 END_TEST
 
@@ -1175,26 +1180,27 @@ END_TEST
 START_TEST(test_valid_text)
 {
 	EXPECT(valid_text, true, "", "plain", "tab\tnl\ncr\r", "caf\xc3\xa9", "\xe2\x82\xac",
-	       "\xf0\x9f\x98\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xf4\x8f\xbf\xbf",
-	       "\xc2\x80", "\xe0\xa0\x80", "\xf0\x90\x80\x80");
+	       "\xf0\x9f\x98\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xf4\x8f\xbf\xbf", "\xc2\x80",
+	       "\xe0\xa0\x80", "\xf0\x90\x80\x80");
 	EXPECT(valid_text, false, "\x01", "a\x1b[0m", "\x1f", "\xc3", "\xc3\x28", "\xc0\xaf",
 	       "\xc1\xbf", "\x80", "\xbf", "\xfe", "\xff", "\xf5\x80\x80\x80", "\xe2\x82",
 	       "\xe2\x28\xa1", "\xf0\x9f\x98", "x\xf0\x9f\x98",
-	       "\xe0\x80\xaf",          /* overlong 3-byte */
-	       "\xe0\x9f\xbf",          /* overlong 3-byte */
-	       "\xf0\x80\x80\xaf",      /* overlong 4-byte */
-	       "\xf0\x8f\xbf\xbf",      /* overlong 4-byte */
-	       "\xed\xa0\x80",          /* UTF-16 surrogate */
-	       "\xed\xbf\xbf",          /* UTF-16 surrogate */
-	       "\xf4\x90\x80\x80");     /* past U+10FFFF */
+	       "\xe0\x80\xaf",      /* overlong 3-byte */
+	       "\xe0\x9f\xbf",      /* overlong 3-byte */
+	       "\xf0\x80\x80\xaf",  /* overlong 4-byte */
+	       "\xf0\x8f\xbf\xbf",  /* overlong 4-byte */
+	       "\xed\xa0\x80",      /* UTF-16 surrogate */
+	       "\xed\xbf\xbf",      /* UTF-16 surrogate */
+	       "\xf4\x90\x80\x80"); /* past U+10FFFF */
 }
 END_TEST
 
 /* git check-ref-format's rules and GitLab's additions, each rule broken once. */
-#define BAD_REF_NAMES                                                                            \
-	"", "-D", "--all", "--upload-pack=id", "-", "@", "HEAD", "del\x7f", "tab\tx", "nl\nx",   \
-	"a b", "a..b", "a@{1}", "a~1", "a^", "a:b", "a?", "a[b", "a\\b", "a//b", "/a", "a/",     \
-	"a.", ".a", "a/.b", "a.lock", "a.lock/b", "refs/heads/a", "refs/remotes/a", "\xc3\x28"
+#define BAD_REF_NAMES                                                                              \
+	"", "-D", "--all", "--upload-pack=id", "-", "@", "HEAD", "del\x7f", "tab\tx", "nl\nx",     \
+		"a b", "a..b", "a@{1}", "a~1", "a^", "a:b", "a?", "a[b", "a\\b", "a//b", "/a",     \
+		"a/", "a.", ".a", "a/.b", "a.lock", "a.lock/b", "refs/heads/a", "refs/remotes/a",  \
+		"\xc3\x28"
 
 START_TEST(test_valid_ref_name)
 {
@@ -1218,13 +1224,20 @@ END_TEST
  * valid_text for what is not UTF-8 PostgreSQL takes. */
 START_TEST(test_valid_utf8)
 {
-	static const char *const good[] = {"", "plain", "\x1b[32;1m$ make\x1b[0;m", "\x01\x7f",
-					   "caf\xc3\xa9", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf"};
+	static const char *const good[] = {"",
+					   "plain",
+					   "\x1b[32;1m$ make\x1b[0;m",
+					   "\x01\x7f",
+					   "caf\xc3\xa9",
+					   "\xf0\x9f\x98\x80",
+					   "\xf4\x8f\xbf\xbf"};
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
 		ck_assert_msg(valid_utf8(good[i], strlen(good[i])), "refused %zu", i);
 	ck_assert(valid_utf8("a\0b\0", 4));
-	static const char *const bad[] = {"\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
-					  "\xe0\x80\xaf", "\xff", "ok\xe2\x82"};
+	static const char *const bad[] = {"\xc3",         "\xc0\xaf",
+					  "\xed\xa0\x80", "\xf4\x90\x80\x80",
+					  "\xe0\x80\xaf", "\xff",
+					  "ok\xe2\x82"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
 		ck_assert_msg(!valid_utf8(bad[i], strlen(bad[i])), "accepted %zu", i);
 	/* a sequence cut by the length is not one, whatever follows it */
@@ -1255,7 +1268,7 @@ START_TEST(test_log_escapes_controls)
 	ck_assert_int_gt(n, 0);
 	line[n] = '\0';
 	ck_assert_ptr_nonnull(strstr(line, " error req=r\\x0a1: user eve\\x0acollabd[1] error: "
-					  "forged\\x1b[2J\\x7f\\x09\n"));
+					   "forged\\x1b[2J\\x7f\\x09\n"));
 	ck_assert_ptr_eq(strchr(line, '\n'), line + n - 1);
 }
 END_TEST

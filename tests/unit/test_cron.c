@@ -57,14 +57,42 @@ END_TEST
 START_TEST(test_cron_invalid)
 {
 	static const char *const bad[] = {
-		"", "* * * *", "* * * * * *", "60 * * * *", "* 24 * * *", "* * 0 * *",
-		"* * 32 * *", "* * * 13 *", "* * * 0 *", "* * * * 8", "*/0 * * * *",
-		"5-1 * * * *", "1,,2 * * * *", "1, * * * *", ",1 * * * *", "a * * * *",
-		"* * * janu *", "* * * * sunday", "-1 * * * *", "*-5 * * * *", "1-2-3 * * * *",
-		"0 0 * * mon#6", "0 0 * * mon#0", "0 0 * * mon#", "0 0 * * #2", "0 0 L-2 * *",
-		"0 0 * * mon#2/3", "0 0 * L *", "0 0 * * L", "L 0 * * *", "0 0 L/2 * *",
-		"@daily", "0 0 * * * Europe/Berlin", "0001 * * * *",
-		"*/61 * * * *", "1/ * * * *",
+		"",
+		"* * * *",
+		"* * * * * *",
+		"60 * * * *",
+		"* 24 * * *",
+		"* * 0 * *",
+		"* * 32 * *",
+		"* * * 13 *",
+		"* * * 0 *",
+		"* * * * 8",
+		"*/0 * * * *",
+		"5-1 * * * *",
+		"1,,2 * * * *",
+		"1, * * * *",
+		",1 * * * *",
+		"a * * * *",
+		"* * * janu *",
+		"* * * * sunday",
+		"-1 * * * *",
+		"*-5 * * * *",
+		"1-2-3 * * * *",
+		"0 0 * * mon#6",
+		"0 0 * * mon#0",
+		"0 0 * * mon#",
+		"0 0 * * #2",
+		"0 0 L-2 * *",
+		"0 0 * * mon#2/3",
+		"0 0 * L *",
+		"0 0 * * L",
+		"L 0 * * *",
+		"0 0 L/2 * *",
+		"@daily",
+		"0 0 * * * Europe/Berlin",
+		"0001 * * * *",
+		"*/61 * * * *",
+		"1/ * * * *",
 	};
 	ci_cron c;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
@@ -79,9 +107,10 @@ START_TEST(test_cron_zones)
 	ck_assert(ci_cron_zone_valid("Europe/Berlin"));
 	ck_assert(ci_cron_zone_valid("America/New_York"));
 	ck_assert(ci_cron_zone_valid("Etc/GMT+5"));
-	static const char *const bad[] = {"", "Mars/Olympus", "../../etc/passwd", "/etc/passwd",
-					  "Europe/../UTC", "Europe/", "UTC ", "zone.tab",
-					  "CET-1CEST", "Europe//Berlin", ".", "-UTC"};
+	static const char *const bad[] = {
+		"",        "Mars/Olympus", "../../etc/passwd", "/etc/passwd", "Europe/../UTC",
+		"Europe/", "UTC ",         "zone.tab",         "CET-1CEST",   "Europe//Berlin",
+		".",       "-UTC"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
 		ck_assert_msg(!ci_cron_zone_valid(bad[i]), "accepted \"%s\"", bad[i]);
 	ck_assert(!ci_cron_zone_valid(NULL));

@@ -143,7 +143,8 @@ END_TEST
 
 START_TEST(test_parse_arrays)
 {
-	ck_assert_int_eq(parse("GET", "/x?ids[]=1&ids%5B%5D=2&ids=9&labels[]=", FORM, "ids[]=3"), 0);
+	ck_assert_int_eq(parse("GET", "/x?ids[]=1&ids%5B%5D=2&ids=9&labels[]=", FORM, "ids[]=3"),
+			 0);
 	const char **v;
 	ck_assert_int_eq(param_array(&R, "ids", &v), 3);
 	ck_assert_str_eq(v[0], "1");
@@ -162,9 +163,10 @@ END_TEST
 
 START_TEST(test_parse_json)
 {
-	const char *body = "{\"name\":\"x \\\"quoted\\\" \\u00e9\",\"count\":5,\"neg\":-3,\"ratio\":1.5,"
-			   "\"big\":12345678901234,\"flag\":true,\"off\":false,\"nothing\":null,"
-			   "\"ids\":[1,\"two\",null,true],\"empty\":[],\"obj\":{\"a\":[1,2]}}";
+	const char *body =
+		"{\"name\":\"x \\\"quoted\\\" \\u00e9\",\"count\":5,\"neg\":-3,\"ratio\":1.5,"
+		"\"big\":12345678901234,\"flag\":true,\"off\":false,\"nothing\":null,"
+		"\"ids\":[1,\"two\",null,true],\"empty\":[],\"obj\":{\"a\":[1,2]}}";
 	ck_assert_int_eq(parse("POST", "/x?q=1", JSON, body), 0);
 	ck_assert_str_eq(param_str(&R, "name"), "x \"quoted\" \xc3\xa9");
 	ck_assert_int_eq(param_find(&R, "name")->source, SRC_BODY);
@@ -205,7 +207,8 @@ END_TEST
 
 START_TEST(test_parse_json_content_type_variants)
 {
-	ck_assert_int_eq(parse("POST", "/x", "application/json; charset=utf-8", " {\"a\":1} \n"), 0);
+	ck_assert_int_eq(parse("POST", "/x", "application/json; charset=utf-8", " {\"a\":1} \n"),
+			 0);
 	ck_assert_str_eq(param_str(&R, "a"), "1");
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse("POST", "/x", "Application/JSON", "{}"), 0);
@@ -243,8 +246,17 @@ END_TEST
 START_TEST(test_parse_json_malformed)
 {
 	static const char *const bad[] = {
-		"{",       "{\"a\":}", "{} x",       "{}{}",         "{\"a\":tru}", "nul",
-		"{\"a\" 1}", "{\"a\":-}", "{\"a\":.5}", "{\"a\":[1,2}", "{\"a\":\"unterminated}",
+		"{",
+		"{\"a\":}",
+		"{} x",
+		"{}{}",
+		"{\"a\":tru}",
+		"nul",
+		"{\"a\" 1}",
+		"{\"a\":-}",
+		"{\"a\":.5}",
+		"{\"a\":[1,2}",
+		"{\"a\":\"unterminated}",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		request_init(&R, A, &cfg);
@@ -257,8 +269,8 @@ START_TEST(test_parse_json_malformed)
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("POST", "/x", JSON, not_object[i]) == ERR_BAD_REQUEST,
 			      "accepted %s", not_object[i]);
-		ck_assert_msg(strcmp(R.ctx.err_detail, "JSON body must be an object") == 0, "%s: %s",
-			      not_object[i], R.ctx.err_detail);
+		ck_assert_msg(strcmp(R.ctx.err_detail, "JSON body must be an object") == 0,
+			      "%s: %s", not_object[i], R.ctx.err_detail);
 	}
 	request_init(&R, A, &cfg);
 	ck_assert_int_eq(parse("POST", "/x", JSON, "null"), ERR_BAD_REQUEST);
@@ -268,13 +280,14 @@ END_TEST
 START_TEST(test_parse_json_invalid_text)
 {
 	static const char *const bad[] = {
-		"{\"a\":\"\xff\"}",        /* invalid UTF-8 */
+		"{\"a\":\"\xff\"}",          /* invalid UTF-8 */
 		"{\"a\":[\"ok\",\"\xc3\"]}", /* in an array */
-		"{\"\xff\":1}",            /* in a key */
+		"{\"\xff\":1}",              /* in a key */
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		request_init(&R, A, &cfg);
-		ck_assert_msg(parse("POST", "/x", JSON, bad[i]) == ERR_BAD_REQUEST, "accepted %zu", i);
+		ck_assert_msg(parse("POST", "/x", JSON, bad[i]) == ERR_BAD_REQUEST, "accepted %zu",
+			      i);
 		ck_assert_str_eq(R.ctx.err_detail, "parameters must be valid UTF-8 text");
 	}
 }
@@ -286,9 +299,10 @@ END_TEST
 START_TEST(test_parse_control_characters)
 {
 	request_init(&R, A, &cfg);
-	ck_assert_int_eq(parse("POST", "/x", JSON,
-			       "{\"a\":\"\\u001b[32;1mok\\u001b[0;m\\u0007\",\"t\":\"x\\u0000y\\u0000\"}"),
-			 0);
+	ck_assert_int_eq(
+		parse("POST", "/x", JSON,
+		      "{\"a\":\"\\u001b[32;1mok\\u001b[0;m\\u0007\",\"t\":\"x\\u0000y\\u0000\"}"),
+		0);
 	ck_assert_str_eq(param_str(&R, "a"), "\x1b[32;1mok\x1b[0;m\a");
 	param *t = param_find(&R, "t");
 	ck_assert_int_eq(t->len, 4);
@@ -349,14 +363,22 @@ END_TEST
 START_TEST(test_parse_json_strict)
 {
 	static const char *const bad[] = {
-		"{\"a\":NaN}",            "{\"a\":nan}",
-		"{\"a\":Infinity}",       "{\"a\":-Infinity}",
-		"{\"a\":[1,NaN]}",        "{\"a\":{\"b\":Infinity}}",
-		"{\"a\":1e400}",          "{\"a\":\"\\ud800\"}",
-		"{\"a\":\"\\uDBFF\"}",    "{\"a\":\"\\udc00\"}",
-		"{\"a\":\"x\\ud800y\"}",  "{\"a\":\"\\ud800\\u0041\"}",
-		"{\"a\":\"\\ud800\\ud800\"}", "{\"a\":\"\\ud83d\\ude00\\ude00\"}",
-		"{\"\\ud800\":1}",        "{\"a\":[\"\\udfff\"]}",
+		"{\"a\":NaN}",
+		"{\"a\":nan}",
+		"{\"a\":Infinity}",
+		"{\"a\":-Infinity}",
+		"{\"a\":[1,NaN]}",
+		"{\"a\":{\"b\":Infinity}}",
+		"{\"a\":1e400}",
+		"{\"a\":\"\\ud800\"}",
+		"{\"a\":\"\\uDBFF\"}",
+		"{\"a\":\"\\udc00\"}",
+		"{\"a\":\"x\\ud800y\"}",
+		"{\"a\":\"\\ud800\\u0041\"}",
+		"{\"a\":\"\\ud800\\ud800\"}",
+		"{\"a\":\"\\ud83d\\ude00\\ude00\"}",
+		"{\"\\ud800\":1}",
+		"{\"a\":[\"\\udfff\"]}",
 		"{\"a\":\"\\ud800\\\\udc00\"}",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -381,25 +403,26 @@ END_TEST
 
 START_TEST(test_parse_multipart)
 {
-	const char body[] = "preamble\r\n"
-			    "--XyZzy\r\n"
-			    "Content-Disposition: form-data; name=\"title\"\r\n"
-			    "\r\n"
-			    "Hello\r\nworld\r\n"
-			    "--XyZzy\r\n"
-			    "Content-Disposition: form-data; name=\"file\"; filename=\"notes.txt\"\r\n"
-			    "Content-Type: application/octet-stream\r\n"
-			    "\r\n"
-			    "\xff\xfe binary\r\n"
-			    "--XyZzy\r\n"
-			    "content-disposition: form-data; name=tags[]\r\n"
-			    "\r\n"
-			    "a\r\n"
-			    "--XyZzy\r\n"
-			    "Content-Disposition: form-data; name=\"tags[]\"\r\n"
-			    "\r\n"
-			    "\r\n"
-			    "--XyZzy--\r\n";
+	const char body[] =
+		"preamble\r\n"
+		"--XyZzy\r\n"
+		"Content-Disposition: form-data; name=\"title\"\r\n"
+		"\r\n"
+		"Hello\r\nworld\r\n"
+		"--XyZzy\r\n"
+		"Content-Disposition: form-data; name=\"file\"; filename=\"notes.txt\"\r\n"
+		"Content-Type: application/octet-stream\r\n"
+		"\r\n"
+		"\xff\xfe binary\r\n"
+		"--XyZzy\r\n"
+		"content-disposition: form-data; name=tags[]\r\n"
+		"\r\n"
+		"a\r\n"
+		"--XyZzy\r\n"
+		"Content-Disposition: form-data; name=\"tags[]\"\r\n"
+		"\r\n"
+		"\r\n"
+		"--XyZzy--\r\n";
 	ck_assert_int_eq(request_parse(&R, "POST", "/x", MP, body, sizeof(body) - 1), 0);
 	ck_assert_str_eq(param_str(&R, "title"), "Hello\r\nworld");
 	ck_assert_int_eq(param_find(&R, "title")->source, SRC_BODY);
@@ -419,8 +442,8 @@ START_TEST(test_parse_multipart_quoted_boundary)
 			    "Content-Disposition: form-data; name=\"x\"\r\n\r\n"
 			    "1\r\n"
 			    "--a b--";
-	ck_assert_int_eq(request_parse(&R, "POST", "/x", "multipart/form-data; boundary=\"a b\"", body,
-				       sizeof(body) - 1),
+	ck_assert_int_eq(request_parse(&R, "POST", "/x", "multipart/form-data; boundary=\"a b\"",
+				       body, sizeof(body) - 1),
 			 0);
 	ck_assert_str_eq(param_str(&R, "x"), "1");
 }
@@ -441,7 +464,8 @@ START_TEST(test_parse_multipart_malformed)
 		{MP, "--XyZzy\r\nContent-Disposition: form-data\r\n\r\n1\r\n--XyZzy--",
 		 "malformed multipart body"}, /* no name */
 		{MP, "--XyZzyjunk\r\n", "malformed multipart body"},
-		{MP, "--XyZzy\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n\xff\r\n--XyZzy--",
+		{MP,
+		 "--XyZzy\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n\xff\r\n--XyZzy--",
 		 "parameters must be valid UTF-8 text"},
 		{MP,
 		 "--XyZzy\r\nContent-Disposition: form-data; name=\"a\"; filename=\"\xff\"\r\n\r\n"
@@ -459,8 +483,8 @@ END_TEST
 
 START_TEST(test_parse_invalid_percent_encoding)
 {
-	static const char *const bad[] = {"/x?a=%zz", "/x?a=%4", "/x?a=%", "/x?a%zz=1",
-					  "/x?a%00=1", "/x?ok=1&a=50%"};
+	static const char *const bad[] = {"/x?a=%zz",  "/x?a=%4",   "/x?a=%",
+					  "/x?a%zz=1", "/x?a%00=1", "/x?ok=1&a=50%"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("GET", bad[i], NULL, NULL) == ERR_BAD_REQUEST, "accepted %s",
@@ -475,8 +499,9 @@ END_TEST
 
 START_TEST(test_parse_invalid_utf8)
 {
-	static const char *const bad[] = {"/x?a=%FF", "/x?a=%C3", "/x?%FF=1", "/x?a=%01%FF",
-					  "/x?a=%ED%A0%80", "/x?a=%C0%AF", "/x?a=%00%C3"};
+	static const char *const bad[] = {"/x?a=%FF",    "/x?a=%C3",       "/x?%FF=1",
+					  "/x?a=%01%FF", "/x?a=%ED%A0%80", "/x?a=%C0%AF",
+					  "/x?a=%00%C3"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		request_init(&R, A, &cfg);
 		ck_assert_msg(parse("GET", bad[i], NULL, NULL) == ERR_BAD_REQUEST, "accepted %s",
@@ -540,11 +565,12 @@ END_TEST
 
 START_TEST(test_param_int)
 {
-	ck_assert_int_eq(parse("GET",
-			       "/x?a=42&b=-7&c=&d=12abc&e=%2012&f=99999999999999999999&g=0x10&h=1.0&"
-			       "i=9223372036854775807&j=%2B3",
-			       NULL, NULL),
-			 0);
+	ck_assert_int_eq(
+		parse("GET",
+		      "/x?a=42&b=-7&c=&d=12abc&e=%2012&f=99999999999999999999&g=0x10&h=1.0&"
+		      "i=9223372036854775807&j=%2B3",
+		      NULL, NULL),
+		0);
 	long long v = -1;
 	ck_assert_int_eq(param_int(&R, "a", &v), 0);
 	ck_assert_int_eq(v, 42);
@@ -622,19 +648,21 @@ START_TEST(test_param_text)
 			 "\"name\":[\"is too long (maximum is 2 characters)\"]}");
 	respond_error(&R, ERR_VALIDATION);
 	ck_assert_int_eq(R.status, 400);
-	ck_assert_str_eq(R.body, "{\"message\":{\"title\":[\"is too long (maximum is 3 characters)\"],"
-				 "\"name\":[\"is too long (maximum is 2 characters)\"]}}");
+	ck_assert_str_eq(R.body,
+			 "{\"message\":{\"title\":[\"is too long (maximum is 3 characters)\"],"
+			 "\"name\":[\"is too long (maximum is 2 characters)\"]}}");
 }
 END_TEST
 
 START_TEST(test_param_datetime_and_date)
 {
-	ck_assert_int_eq(parse("GET",
-			       "/x?at=2017-09-05T10:12:35.123Z&bad=2017-02-30T00:00:00Z&day=2016-02-29&"
-			       "badday=2017-02-29&dayt=2017-09-05T10:00Z&"
-			       "dayo=2017-09-05T23:30:00%2B02:00&baddayt=2017-09-05T10:00Q",
-			       NULL, NULL),
-			 0);
+	ck_assert_int_eq(
+		parse("GET",
+		      "/x?at=2017-09-05T10:12:35.123Z&bad=2017-02-30T00:00:00Z&day=2016-02-29&"
+		      "badday=2017-02-29&dayt=2017-09-05T10:00Z&"
+		      "dayo=2017-09-05T23:30:00%2B02:00&baddayt=2017-09-05T10:00Q",
+		      NULL, NULL),
+		0);
 	const char *v = NULL;
 	ck_assert_int_eq(param_datetime(&R, "at", &v), 0);
 	ck_assert_str_eq(v, "2017-09-05T10:12:35.123Z");
@@ -675,12 +703,30 @@ END_TEST
 
 /* ---- router ---- */
 
-static int h_list(request *r) { return 0; }
-static int h_show(request *r) { return 0; }
-static int h_keys(request *r) { return 0; }
-static int h_create(request *r) { return 0; }
-static int h_file(request *r) { return 0; }
-static int h_self(request *r) { return 0; }
+static int h_list(request *r)
+{
+	return 0;
+}
+static int h_show(request *r)
+{
+	return 0;
+}
+static int h_keys(request *r)
+{
+	return 0;
+}
+static int h_create(request *r)
+{
+	return 0;
+}
+static int h_file(request *r)
+{
+	return 0;
+}
+static int h_self(request *r)
+{
+	return 0;
+}
 
 static const route table[] = {
 	{"GET", "/api/v4/users", h_list, ROUTE_PUBLIC, NULL},
@@ -782,7 +828,8 @@ END_TEST
 START_TEST(test_router_rest_capture)
 {
 	index_routes(_i);
-	ck_assert_ptr_eq(route_for("GET", "/api/v4/projects/g%2Fp/repository/files/src/lib/a%20b.c"),
+	ck_assert_ptr_eq(route_for("GET",
+				   "/api/v4/projects/g%2Fp/repository/files/src/lib/a%20b.c"),
 			 &table[5]);
 	ck_assert_str_eq(param_str(&R, "id"), "g/p");
 	ck_assert_str_eq(param_str(&R, "file_path"), "src/lib/a b.c");
@@ -993,7 +1040,8 @@ START_TEST(test_respond_error_table)
 		int status;
 		const char *body;
 	} t[] = {
-		{ERR_MISSING, "title", 400, "{\"message\":\"400 (Bad request) \\\"title\\\" not given\"}"},
+		{ERR_MISSING, "title", 400,
+		 "{\"message\":\"400 (Bad request) \\\"title\\\" not given\"}"},
 		{ERR_INVALID, "visibility does not have a valid value", 400,
 		 "{\"error\":\"visibility does not have a valid value\"}"},
 		{ERR_VALIDATION, NULL, 400, "{\"message\":{}}"},
@@ -1076,8 +1124,9 @@ START_TEST(test_respond_validation)
 	ck_assert_int_eq(fail_validation(&R, "email", "is invalid"), ERR_VALIDATION);
 	respond_error(&R, ERR_VALIDATION);
 	ck_assert_int_eq(R.status, 400);
-	ck_assert_str_eq(R.body, "{\"message\":{\"name\":[\"has already been taken\",\"is too short\"],"
-				 "\"email\":[\"is invalid\"]}}");
+	ck_assert_str_eq(R.body,
+			 "{\"message\":{\"name\":[\"has already been taken\",\"is too short\"],"
+			 "\"email\":[\"is invalid\"]}}");
 }
 END_TEST
 
@@ -1112,15 +1161,20 @@ START_TEST(test_respond_json_and_empty)
 }
 END_TEST
 
-
 /* ---- the response cache's store (http/cache.c) ---- */
 
 static cache_entry E;
 
 static bool put_get(cache *c, const char *key, const char *body, time_t expires)
 {
-	cache_entry e = {.expires = expires, .deps = {0, 17}, .ndeps = 2, .sum = 5, .status = 200,
-			 .headers = "X-Total: 1\r\n", .headers_len = 12, .body = body,
+	cache_entry e = {.expires = expires,
+			 .deps = {0, 17},
+			 .ndeps = 2,
+			 .sum = 5,
+			 .status = 200,
+			 .headers = "X-Total: 1\r\n",
+			 .headers_len = 12,
+			 .body = body,
 			 .body_len = strlen(body)};
 	snprintf(e.key, sizeof(e.key), "%s", key);
 	cache_put(c, &e);
@@ -1226,20 +1280,30 @@ END_TEST
 START_TEST(test_cache_secrets_kept_sealed)
 {
 	const char *plain[2] = {"s3cr3t-t0ken-aaaa", "another-secret-bb"};
-	const char *body = "{\"a\":\"s3cr3t-t0ken-aaaa\",\"b\":\"another-secret-bb\",\"c\":\"s3cr3t-t0ken-aaaa\"}";
+	const char *body =
+		"{\"a\":\"s3cr3t-t0ken-aaaa\",\"b\":\"another-secret-bb\",\"c\":\"s3cr3t-t0ken-aaaa\"}";
 	size_t len = 0;
 	char *masked = cache_mask_secrets(A, body, strlen(body), plain, 2, &len);
 	ck_assert_ptr_nonnull(masked);
-	ck_assert_str_eq(masked, "{\"a\":\"\x01" "0\x01\",\"b\":\"\x01" "1\x01\",\"c\":\"\x01" "0\x01\"}");
+	ck_assert_str_eq(masked, "{\"a\":\"\x01"
+				 "0\x01\",\"b\":\"\x01"
+				 "1\x01\",\"c\":\"\x01"
+				 "0\x01\"}");
 	ck_assert_uint_eq(len, strlen(masked));
 	/* too short to be told apart from the rest of a body */
 	const char *short_one[1] = {"abc"};
 	ck_assert_ptr_null(cache_mask_secrets(A, body, strlen(body), short_one, 1, &len));
 
 	cache *c = cache_new(1 << 20);
-	cache_entry e = {.key = "k", .expires = 1000, .ndeps = 1, .status = 200, .headers = "",
-			 .body = masked, .body_len = strlen(masked),
-			 .sealed = {"sealed-zero", "sealed-one"}, .nsealed = 2};
+	cache_entry e = {.key = "k",
+			 .expires = 1000,
+			 .ndeps = 1,
+			 .status = 200,
+			 .headers = "",
+			 .body = masked,
+			 .body_len = strlen(masked),
+			 .sealed = {"sealed-zero", "sealed-one"},
+			 .nsealed = 2};
 	cache_put(c, &e);
 	ck_assert(cache_get(c, "k", 100, A, &E));
 	ck_assert_int_eq(E.nsealed, 2);
@@ -1270,8 +1334,14 @@ START_TEST(test_cache_shared_between_processes)
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		cache_entry e = {.key = "from-child", .expires = 1000, .ndeps = 1, .sum = 9,
-				 .status = 200, .headers = "", .body = "{}", .body_len = 2};
+		cache_entry e = {.key = "from-child",
+				 .expires = 1000,
+				 .ndeps = 1,
+				 .sum = 9,
+				 .status = 200,
+				 .headers = "",
+				 .body = "{}",
+				 .body_len = 2};
 		cache_put(c, &e);
 		_exit(0);
 	}
