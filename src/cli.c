@@ -340,6 +340,8 @@ static int routes_command(int argc)
 	       "records it reads.\n",
 	       total);
 	for (int t = 0; route_tables[t]; t++) {
+		if (!route_tables[t]->method)
+			continue; /* a module of shared code, with statements and no routes */
 		printf("\n## %s\n\n| method | path | who may |\n|---|---|---|\n",
 		       route_table_names[t]);
 		for (const route *rt = route_tables[t]; rt->method; rt++)

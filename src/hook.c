@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "auth/scope.h"
@@ -221,7 +222,9 @@ int hook_install(const config *cfg, const char *exe, const char *cfg_path)
 		}
 		buf_printf(&b, " hook %s\n", names[i]);
 		const char *path = arena_printf(a, "%s/%s", dir, names[i]);
-		const char *tmp = arena_printf(a, "%s.tmp", path);
+		/* a name of this process's own: instances started at once each write theirs
+		 * and rename it over the hook (one would rename the other's away) */
+		const char *tmp = arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
 		FILE *f = fopen(tmp, "w");
 		if (!f || fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0 ||
 		    chmod(tmp, 0755) < 0 || rename(tmp, path) < 0)

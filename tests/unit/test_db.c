@@ -1,6 +1,9 @@
 /* Unit suite: db (what it reads from PostgreSQL's text output, the job queue's kinds;
  * no database). */
 #include <check.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +11,7 @@
 
 #include "db/db.h"
 #include "db/queue.h"
+#include "hook.h"
 
 static arena *A;
 
@@ -77,6 +81,39 @@ START_TEST(test_int_array)
 END_TEST
 
 /* The kinds of db/jobs.def, each under its own name, and nothing else. */
+/* Instances started at once each write the hooks: none may fail for the other's
+ * writing (they shared one temporary name, and one renamed the other's away). */
+START_TEST(test_hook_install_at_once)
+{
+	char dir[] = "/tmp/collabd-hooks.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	config cfg = {0};
+	cfg.storage_path = dir;
+	pid_t kids[4];
+	for (int k = 0; k < 4; k++) {
+		kids[k] = fork();
+		ck_assert_int_ge(kids[k], 0);
+		if (kids[k] == 0) {
+			int bad = 0;
+			for (int i = 0; i < 200; i++)
+				bad += hook_install(&cfg, "/usr/bin/collabd", NULL) < 0;
+			_exit(bad ? 1 : 0);
+		}
+	}
+	for (int k = 0; k < 4; k++) {
+		int st;
+		ck_assert_int_eq(waitpid(kids[k], &st, 0), kids[k]);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %d failed", k);
+	}
+	char path[256];
+	snprintf(path, sizeof(path), "%s/hooks/pre-receive", dir);
+	ck_assert_int_eq(access(path, X_OK), 0);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_queue_kinds)
 {
 	for (int k = 0; k < JOB_NKINDS; k++) {
@@ -119,6 +156,7 @@ int main(void)
 	tcase_add_checked_fixture(q, setup, teardown);
 	tcase_add_test(q, test_queue_kinds);
 	tcase_add_test(q, test_queue_enqueue_unknown_kind);
+	tcase_add_test(q, test_hook_install_at_once);
 	suite_add_tcase(s, q);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
