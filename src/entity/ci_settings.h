@@ -37,13 +37,13 @@ json_object *entity_trigger(ctx *c, const PGresult *res, int row, int col);
 #define SCHEDULE_NCOLS 14
 /* The details add its latest pipeline and its variables (a JSON array of {key,
  * value_sealed}). */
-#define SCHEDULE_DETAILS_COLS                                                                           \
-	SCHEDULE_COLS                                                                                   \
-		", (SELECT json_build_object('id', lp.id, 'sha', lp.sha, 'ref', lp.ref,"                \
-		" 'status', lp.status)::text FROM ci_pipelines lp WHERE lp.pipeline_schedule_id = s.id" \
-		" ORDER BY lp.id DESC LIMIT 1), (SELECT coalesce(json_agg(json_build_object('key',"     \
-		" sv.key, 'value_sealed', sv.value_sealed) ORDER BY sv.id), '[]')::text"                \
-		" FROM ci_pipeline_schedule_variables sv WHERE sv.pipeline_schedule_id = s.id)"
+#define SCHEDULE_DETAILS_COLS                                                                      \
+	SCHEDULE_COLS                                                                              \
+	", (SELECT json_build_object('id', lp.id, 'sha', lp.sha, 'ref', lp.ref,"                   \
+	" 'status', lp.status)::text FROM ci_pipelines lp WHERE lp.pipeline_schedule_id = s.id"    \
+	" ORDER BY lp.id DESC LIMIT 1), (SELECT coalesce(json_agg(json_build_object('key',"        \
+	" sv.key, 'value_sealed', sv.value_sealed) ORDER BY sv.id), '[]')::text"                   \
+	" FROM ci_pipeline_schedule_variables sv WHERE sv.pipeline_schedule_id = s.id)"
 #define SCHEDULE_DETAILS_NCOLS (SCHEDULE_NCOLS + 2)
 json_object *entity_schedule(ctx *c, const PGresult *res, int row, int col);
 json_object *entity_schedule_details(ctx *c, const PGresult *res, int row, int col);

@@ -50,14 +50,14 @@
  * merge request count, the priority,
  * and whether the caller is subscribed (to a project's label; to a group's label in
  * project P, or in the group when P is NULL). */
-#define LABEL_COLS(P)                                                                                          \
-	LABEL_BASIC_COLS                                                                                       \
-		", " SQL_LABEL_ISSUES("opened", P) ", " SQL_LABEL_ISSUES("closed", P) ", " SQL_LABEL_OPEN_MRS( \
-			P) ", l.priority, EXISTS (SELECT 1 FROM subscriptions s"                               \
-			   " WHERE s.subscribable_type = 'Label' AND s.subscribable_id = l.id"                 \
-			   " AND s.user_id = me.id AND s.subscribed"                                           \
-			   " AND coalesce(s.project_id, 0) = CASE WHEN l.group_id IS NULL THEN 0"              \
-			   " ELSE coalesce(" P ", 0) END)"
+#define LABEL_COLS(P)                                                                                  \
+	LABEL_BASIC_COLS                                                                               \
+	", " SQL_LABEL_ISSUES("opened", P) ", " SQL_LABEL_ISSUES("closed", P) ", " SQL_LABEL_OPEN_MRS( \
+		P) ", l.priority, EXISTS (SELECT 1 FROM subscriptions s"                               \
+		   " WHERE s.subscribable_type = 'Label' AND s.subscribable_id = l.id"                 \
+		   " AND s.user_id = me.id AND s.subscribed"                                           \
+		   " AND coalesce(s.project_id, 0) = CASE WHEN l.group_id IS NULL THEN 0"              \
+		   " ELSE coalesce(" P ", 0) END)"
 #define LABEL_NCOLS 9
 
 json_object *entity_label(ctx *c, const PGresult *res, int row, int col);

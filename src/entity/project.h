@@ -34,22 +34,22 @@
 #define PROJECT_SHARED "p.group_links_count > 0"
 /* PROJECT_COLS with SHARED as the column of the groups the project is shared with: whether
  * there are any (PROJECT_SHARED), or the links themselves (PROJECT_SHARED_LINKS). */
-#define PROJECT_COLS_SHARED(SHARED)                                                                        \
-	PROJECT_BASIC_COLS                                                                                 \
-		", p.visibility, p.archived, CASE WHEN n.kind = 'user' THEN"                               \
-		" (SELECT ARRAY[ou.id::text, ou.name, iso8601(ou.created_at)]::text FROM users ou"         \
-		" WHERE ou.id = n.owner_id) END,"                                                          \
-		" p.issues_enabled, p.merge_requests_enabled, p.jobs_enabled, p.wiki_enabled,"             \
-		" p.snippets_enabled, p.resolve_outdated_diff_discussions, p.container_registry_enabled,"  \
-		" p.creator_id, n.name, n.path, n.kind, p.forked_from_id,"                                 \
-		" p.import_status, p.import_error, p.avatar, p.open_issues_count, p.runners_token_sealed," \
-		" p.public_jobs, p.ci_config_path,"                                                        \
-		" " SHARED ","                                                                             \
-		" p.only_allow_merge_if_pipeline_succeeds,"                                                \
-		" p.request_access_enabled, p.only_allow_merge_if_all_discussions_are_resolved,"           \
-		" p.printing_merge_request_link_enabled, p.shared_runners_enabled, p.lfs_enabled,"         \
-		" p.commit_count, p.storage_size, p.repository_size, p.lfs_objects_size,"                  \
-		" p.job_artifacts_size, n.owner_id, p.merge_method, n.parent_id"
+#define PROJECT_COLS_SHARED(SHARED)                                                                \
+	PROJECT_BASIC_COLS                                                                         \
+	", p.visibility, p.archived, CASE WHEN n.kind = 'user' THEN"                               \
+	" (SELECT ARRAY[ou.id::text, ou.name, iso8601(ou.created_at)]::text FROM users ou"         \
+	" WHERE ou.id = n.owner_id) END,"                                                          \
+	" p.issues_enabled, p.merge_requests_enabled, p.jobs_enabled, p.wiki_enabled,"             \
+	" p.snippets_enabled, p.resolve_outdated_diff_discussions, p.container_registry_enabled,"  \
+	" p.creator_id, n.name, n.path, n.kind, p.forked_from_id,"                                 \
+	" p.import_status, p.import_error, p.avatar, p.open_issues_count, p.runners_token_sealed," \
+	" p.public_jobs, p.ci_config_path,"                                                        \
+	" " SHARED ","                                                                             \
+	" p.only_allow_merge_if_pipeline_succeeds,"                                                \
+	" p.request_access_enabled, p.only_allow_merge_if_all_discussions_are_resolved,"           \
+	" p.printing_merge_request_link_enabled, p.shared_runners_enabled, p.lfs_enabled,"         \
+	" p.commit_count, p.storage_size, p.repository_size, p.lfs_objects_size,"                  \
+	" p.job_artifacts_size, n.owner_id, p.merge_method, n.parent_id"
 #define PROJECT_NCOLS 50
 
 /* What the statement knows of the caller (whose id is the SQL expression ME, NULL when
