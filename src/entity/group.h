@@ -8,13 +8,8 @@
 #include "auth/access.h"
 #include "core/ctx.h"
 #include "core/jw.h"
+#include "db/columns.h"
 #include "db/db.h"
-
-/* The columns of a group, from namespaces g, in this order. */
-#define GROUP_COLS                                                                                 \
-	"g.id, g.name, g.path, g.description, g.visibility, g.lfs_enabled, g.avatar, "             \
-	"g.request_access_enabled, g.full_name, g.full_path, g.parent_id"
-#define GROUP_NCOLS 11
 
 /* The statistics of group g (sums over the projects directly in it) as one JSON text
  * column, when the boolean SQL expression ask holds; NULL otherwise. */
@@ -25,21 +20,6 @@
 	" 'lfs_objects_size', coalesce(sum(sp.lfs_objects_size), 0),"                              \
 	" 'job_artifacts_size', coalesce(sum(sp.job_artifacts_size), 0))::text"                    \
 	" FROM projects sp WHERE sp.namespace_id = g.id AND NOT sp.pending_delete) END"
-
-enum group_col {
-	GC_ID,
-	GC_NAME,
-	GC_PATH,
-	GC_DESCRIPTION,
-	GC_VISIBILITY,
-	GC_LFS_ENABLED,
-	GC_AVATAR,
-	GC_REQUEST_ACCESS_ENABLED,
-	GC_FULL_NAME,
-	GC_FULL_PATH,
-	GC_PARENT_ID,
-};
-_Static_assert(GC_PARENT_ID + 1 == GROUP_NCOLS, "GROUP_COLS and enum group_col");
 
 /* The group whose GROUP_COLS start at column col of row: id, name, path, description,
  * visibility, lfs_enabled, avatar_url, web_url, request_access_enabled, full_name,

@@ -5,28 +5,9 @@
 
 #include "core/ctx.h"
 #include "core/jw.h"
+#include "db/columns.h"
 #include "db/db.h"
 #include "db/user_refs.h"
-
-/* The columns every user statement selects, in this order, from users u. */
-#define USER_COLS                                                                                   \
-	"u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at), u.email, u.is_admin, " \
-	"u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization, "        \
-	"iso8601(u.last_sign_in_at), iso8601(u.confirmed_at), u.theme_id, "                         \
-	"u.last_activity_on::text, u.color_scheme_id, u.projects_limit, "                           \
-	"iso8601(u.current_sign_in_at), "                                                           \
-	"(SELECT json_agg(json_build_object('provider', i.provider, 'extern_uid', "                 \
-	"i.extern_uid) ORDER BY i.id)::text FROM identities i WHERE i.user_id = u.id), "            \
-	"u.can_create_group, u.projects_limit > 0, u.external"
-#define USER_NCOLS 26
-/* The leading columns of USER_COLS that the single view reads (UC_ID..UC_ORGANIZATION). */
-#define USER_SINGLE_COLS                                                                            \
-	"u.id, u.username, u.name, u.state, u.avatar, iso8601(u.created_at), u.email, u.is_admin, " \
-	"u.bio, u.location, u.skype, u.linkedin, u.twitter, u.website_url, u.organization"
-#define USER_SINGLE_NCOLS 15
-/* The leading columns of USER_COLS that the basic view reads. */
-#define USER_BASIC_COLS "u.id, u.username, u.name, u.state, u.avatar"
-#define USER_BASIC_NCOLS 5
 
 /* A user by reference, in place of USER_BASIC_COLS (USER_REF) or USER_SINGLE_COLS
  * (USER_SINGLE_REF) of users u: the id ID (an expression, NULL for none), the username
@@ -39,37 +20,6 @@
  * read once a request, with the caller (c->users_epoch, auth/auth.h AUTH_LEAN), or by
  * the first copy a request needs: a copy is never older than that statement's snapshot,
  * the one a response cache miss runs in (cache/response.h). */
-
-enum user_col {
-	UC_ID,
-	UC_USERNAME,
-	UC_NAME,
-	UC_STATE,
-	UC_AVATAR,
-	UC_CREATED_AT,
-	UC_EMAIL,
-	UC_IS_ADMIN,
-	UC_BIO,
-	UC_LOCATION,
-	UC_SKYPE,
-	UC_LINKEDIN,
-	UC_TWITTER,
-	UC_WEBSITE_URL,
-	UC_ORGANIZATION,
-	UC_LAST_SIGN_IN_AT,
-	UC_CONFIRMED_AT,
-	UC_THEME_ID,
-	UC_LAST_ACTIVITY_ON,
-	UC_COLOR_SCHEME_ID,
-	UC_PROJECTS_LIMIT,
-	UC_CURRENT_SIGN_IN_AT,
-	UC_IDENTITIES,
-	UC_CAN_CREATE_GROUP,
-	UC_CAN_CREATE_PROJECT,
-	UC_EXTERNAL,
-};
-_Static_assert(UC_EXTERNAL + 1 == USER_NCOLS, "USER_COLS and enum user_col");
-_Static_assert(UC_ORGANIZATION + 1 == USER_SINGLE_NCOLS, "USER_SINGLE_COLS and enum user_col");
 
 enum user_view {
 	USER_VIEW_BASIC,  /* id, name, username, state, avatar_url, web_url */
