@@ -2,12 +2,12 @@
 #include "modules.h"
 
 #include "auth/auth.h"
-#include "auth/scope.h"
 #include "background.h"
 #include "ci/job.h"
 #include "ci/pipeline.h"
 #include "ci/schedules.h"
 #include "db/queue.h"
+#include "db/scope.h"
 #include "entity/user.h"
 #include "git/hooks.h"
 #include "git/repo.h"
@@ -24,7 +24,7 @@
 
 const db_stmt *const statements[] = {
 	auth_stmts,
-	scope_stmts,
+	db_scope_stmts,
 	queue_stmts,
 	background_stmts,
 	db_versions_stmts,

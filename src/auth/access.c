@@ -144,17 +144,6 @@ bool can_admin_group_milestones(const group_access *a)
 	return a->admin || a->level >= ACCESS_MASTER;
 }
 
-void access_me_params(ctx *c, const char **v)
-{
-	if (!c->user) {
-		v[0] = v[1] = v[2] = NULL;
-		return;
-	}
-	v[0] = arena_printf(c->a, "%lld", c->user->id);
-	v[1] = c->user->admin ? "true" : "false";
-	v[2] = c->user->external ? "true" : "false";
-}
-
 int access_level_parse(const char *s, bool allow_owner)
 {
 	if (!s)

@@ -11,9 +11,9 @@
  * In SQL the caller is the one-row relation `me` (id NULL when anonymous), built by
  * SQL_ME from the statement's parameters $1 (user id), $2 (admin), $3 (external) —
  * access_me_params() fills them — so that access checks and the record come back in one
- * statement. Those rules in SQL are db/access.h's macros, pasted into statements at
- * compile time; here are the levels, the abilities decided from what a statement
- * returned, and the functions every handler asks. */
+ * statement. Those rules in SQL, and access_me_params(), are db/access.h's, pasted into
+ * statements at compile time; here are the levels, the abilities decided from what a
+ * statement returned, and the functions every handler asks. */
 #ifndef COLLABD_ACCESS_H
 #define COLLABD_ACCESS_H
 
@@ -121,8 +121,6 @@ bool can_destroy_issue(const project_access *a);
 /* Group milestones: masters of the group and up (GitLab 10.0's admin_milestones). */
 bool can_admin_group_milestones(const group_access *a);
 
-/* $1..$3 of SQL_ME for c's caller (NULLs when anonymous). */
-void access_me_params(ctx *c, const char **v);
 /* Level names and values: "40" -> 40; 0 when s is not a valid level (owner only when
  * allow_owner). */
 int access_level_parse(const char *s, bool allow_owner);

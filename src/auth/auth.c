@@ -11,7 +11,7 @@
 #include "core/deps.h"
 
 /* The caller by token ($1, $2 as AUTH_FROM) and the project of a route (FIND: by id $3,
- * or by path $3 and $4, auth/scope.h) in one statement: AUTH_LEAN's columns (the users'
+ * or by path $3 and $4, db/scope.h) in one statement: AUTH_LEAN's columns (the users'
  * epoch read), then the scope's (SCOPE_PROJECT_COLS, NULL when there is no such project),
  * locked as LOCK says; no row when the token matches nothing. */
 #define AUTH_PROJECT(FIND, LOCK) AUTH_PROJECT_AS(FIND, LOCK, USER_EPOCH, "")

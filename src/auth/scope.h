@@ -1,6 +1,6 @@
 /* The scope of a route: the project or group that its :id names, found with the
- * caller's access to it in one statement. The rules live here and nowhere else: :id is
- * an id when it is all digits (at most 18 of them), otherwise a full path
+ * caller's access to it in one statement (db/scope.h's). The rules live here and nowhere
+ * else: :id is an id when it is all digits (at most 18 of them), otherwise a full path
  * ("group/subgroup/project" for a project), matched without regard to case; a project
  * being deleted is not found; and what the caller may not see is not found either (404,
  * never 403). The dispatcher resolves the scope of the routes flagged ROUTE_PROJECT or
@@ -15,8 +15,7 @@
 #include "auth/access.h"
 #include "core/ctx.h"
 #include "db/db.h"
-
-extern const db_stmt scope_stmts[];
+#include "db/scope.h"
 
 typedef struct project_scope {
 	const char *id;
@@ -42,7 +41,7 @@ typedef struct project_scope {
 } project_scope;
 
 typedef struct group_scope {
-	PGresult *res; /* row 0 starts with GROUP_COLS (entity/group.h) */
+	PGresult *res; /* row 0: enum scope_group_col (db/scope.h) */
 	const char *id;
 	const char *full_path;
 	int visibility;
@@ -54,47 +53,8 @@ typedef struct group_scope {
 	group_access ga; /* the caller's abilities */
 } group_scope;
 
-/* The SQL of a project's scope, for the statements that find it (this file's, and
- * auth.c's that find the caller with it, one round trip): a WITH item t of the id of
- * the project, SCOPE_PROJECT_BY_ID (ID its id) or SCOPE_PROJECT_BY_PATH (NS the full
- * path of its namespace, PATH its path), the parameters of scope_project_ref (one
- * statement for each: a prepared statement's generic plan keeps only one of two index
- * probes when the other is not asked for); SCOPE_PROJECT_COLS, read from
- * SCOPE_PROJECT_FROM with the caller as `me`, are what scope_project_row reads. */
-#define SCOPE_PROJECT_BY_ID(ID) "t AS (SELECT " ID "::bigint AS id)"
-#define SCOPE_PROJECT_BY_PATH(NS, PATH)                                                            \
-	"t AS (SELECT tp.id FROM namespaces tn JOIN projects tp ON tp.namespace_id = tn.id"        \
-	" WHERE lower(tn.full_path) = lower(" NS "::text) AND lower(tp.path) = lower(" PATH        \
-	"::text))"
-#define SCOPE_PROJECT_COLS                                                                         \
-	"p.id, p.namespace_id, n.full_path, n.kind,"                                               \
-	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"        \
-	" p.default_branch, p.description, p.visibility, n.visibility,"                            \
-	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"      \
-	" p.jobs_enabled, p.merge_requests_enabled, p.issues_enabled, " SQL_PROJECT_ACCESS_COLS(   \
-		"p", "n", "pa")
-#define SCOPE_PROJECT_NCOLS (19 + PROJECT_ACCESS_NCOLS)
-/* The columns of the project's id and its namespace's id in SCOPE_PROJECT_COLS. */
-enum { SCOPE_PROJECT_COL_ID, SCOPE_PROJECT_COL_NAMESPACE_ID };
-#define SCOPE_PROJECT_FROM                                                                         \
-	"t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                                \
-	" JOIN namespaces n ON n.id = p.namespace_id"                                              \
-	" LEFT JOIN LATERAL (" SQL_PROJECT_LEVEL("p") ") pa ON true"
-
 /* Whether ref is an id (all digits, at most 18) rather than a full path. */
 bool scope_ref_is_id(const char *ref);
-/* How the scope's row is locked for the open transaction: not at all (a read), FOR
- * UPDATE (a change of the project or group, or of what must not change under it while
- * the transaction runs; true and false are these two), or, for a project, FOR KEY SHARE
- * (a route that only adds or changes rows under the project, as a note: the project
- * must stay until the commit, not stay the same; writers of such rows do not wait for
- * each other, nor for a change of the project's other columns). */
-typedef enum scope_lock {
-	SCOPE_READ = 0,
-	SCOPE_UPDATE = 1,
-	SCOPE_KEY_SHARE = 2,
-} scope_lock;
-
 /* The project (group) that ref names, as c's caller sees it, locked as lock says (a
  * group: SCOPE_KEY_SHARE is SCOPE_UPDATE): 0, or ERR_NOT_FOUND (c->err_detail
  * "Project"/"Group") when there is none or the caller may not see it, or the database's

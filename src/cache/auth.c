@@ -84,8 +84,8 @@ static PGresult *auth_row_unpack(ctx *c, const char *p, size_t len)
  * when the row is not one to keep (no caller, no project). */
 static int auth_row_deps(const PGresult *res, long long *deps)
 {
-	int id = AUTH_LEAN_NCOLS + SCOPE_PROJECT_COL_ID;
-	int ns = AUTH_LEAN_NCOLS + SCOPE_PROJECT_COL_NAMESPACE_ID;
+	int id = AUTH_LEAN_NCOLS + PS_ID;
+	int ns = AUTH_LEAN_NCOLS + PS_NAMESPACE_ID;
 	if (PQntuples(res) != 1 || PQgetisnull(res, 0, AL_ID) || PQgetisnull(res, 0, id) ||
 	    PQgetisnull(res, 0, ns))
 		return 0;

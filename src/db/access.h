@@ -4,15 +4,19 @@
  *
  * The caller is the one-row relation `me` (id NULL when anonymous), built by SQL_ME from
  * the statement's parameters $1 (user id), $2 (admin), $3 (external), which
- * access_me_params() (auth/access.h) fills. */
+ * access_me_params() fills. */
 #ifndef COLLABD_DB_ACCESS_H
 #define COLLABD_DB_ACCESS_H
+
+#include "core/ctx.h"
 
 #define SQL_ME                                                                                     \
 	"me AS (SELECT $1::bigint AS id, coalesce($2::boolean, false) AS admin,"                   \
 	" coalesce($3::boolean, false) AS external)"
 /* The parameters SQL_ME takes ($1..$3), that a statement's own parameters follow. */
 enum { ME_ID, ME_ADMIN, ME_EXTERNAL, ME_NPARAMS };
+/* $1..$3 of SQL_ME for c's caller (NULLs when anonymous). */
+void access_me_params(ctx *c, const char **v);
 
 /* Membership row M counts: a member, not a pending access request, and not expired
  * (GitLab 10 removes members on their expires_at date; the background process removes
