@@ -1,11 +1,11 @@
 /* The statement and route tables of every module (modules.h). */
 #include "modules.h"
 
-#include "auth/auth.h"
 #include "background.h"
 #include "ci/job.h"
 #include "ci/pipeline.h"
 #include "ci/schedules.h"
+#include "db/credentials.h"
 #include "db/queue.h"
 #include "db/scope.h"
 #include "entity/user.h"
@@ -23,7 +23,7 @@
 #undef MODULE
 
 const db_stmt *const statements[] = {
-	auth_stmts,
+	db_credentials_stmts,
 	db_scope_stmts,
 	queue_stmts,
 	background_stmts,

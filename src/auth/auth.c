@@ -10,76 +10,9 @@
 #include "core/log.h"
 #include "core/deps.h"
 
-/* The caller by token ($1, $2 as AUTH_FROM) and the project of a route (FIND: by id $3,
- * or by path $3 and $4, db/scope.h) in one statement: AUTH_LEAN's columns (the users'
- * epoch read), then the scope's (SCOPE_PROJECT_COLS, NULL when there is no such project),
- * locked as LOCK says; no row when the token matches nothing. */
-#define AUTH_PROJECT(FIND, LOCK) AUTH_PROJECT_AS(FIND, LOCK, USER_EPOCH, "")
-#define AUTH_PROJECT_AS(FIND, LOCK, EPOCH, MORE)                                                   \
-	"WITH me AS (SELECT u.id, u.is_admin AS admin, u.external, u.username, u.email,"           \
-	" u.can_create_group, t.kind, t.scopes::text AS scopes FROM " AUTH_FROM "), " FIND         \
-	" SELECT me.id, me.username, me.admin, me.external, me.email, me.can_create_group,"        \
-	" me.kind, me.scopes, " EPOCH ", s.*" MORE " FROM me"                                      \
-	" LEFT JOIN LATERAL (SELECT " SCOPE_PROJECT_COLS " FROM " SCOPE_PROJECT_FROM LOCK ")"      \
-	" s ON true"
-/* The keys the row of AUTH_PROJECT is read from (auth_cache_deps), as the response cache
- * names them (core/deps.h): everything (0), the caller (user, tokens, memberships), the
- * project (its row, group links, members) and its namespace (path, owner, visibility,
- * ancestors). */
-#define AUTH_PROJECT_KEYS "ARRAY[0, me.id * 16 + 1, s.id * 16 + 2, s.namespace_id * 16 + 3]"
-
-const db_stmt auth_stmts[] = {
-	{"auth_token", "SELECT " AUTH_SELECT " FROM " AUTH_FROM, 2, AUTH_NCOLS},
-	{"auth_token_lean", "SELECT " AUTH_LEAN_COLS ", " USER_EPOCH " FROM " AUTH_FROM, 2,
-	 AUTH_LEAN_NCOLS},
-#define BY_ID SCOPE_PROJECT_BY_ID("$3")
-#define BY_PATH SCOPE_PROJECT_BY_PATH("$3", "$4")
-#define NCOLS (AUTH_LEAN_NCOLS + SCOPE_PROJECT_NCOLS)
-	{"auth_project", AUTH_PROJECT(BY_ID, ""), 3, NCOLS},
-	/* without the users' epoch (ROUTE_NO_USER_REFS): it is a subplan, 13% of the
-	 * statement */
-	{"auth_project_no_epoch", AUTH_PROJECT_AS(BY_ID, "", "NULL::bigint", ""), 3, NCOLS},
-/* auth_project and, last, the sum of the versions of the keys it reads, for the
-	 * authentication cache */
-#define VERSIONS                                                                                   \
-	", (SELECT coalesce(sum(e.v), 0) FROM cache_epochs e WHERE e.k = ANY (" AUTH_PROJECT_KEYS  \
-	"))"
-	{"auth_project_fill", AUTH_PROJECT_AS(BY_ID, "", USER_EPOCH, VERSIONS), 3, NCOLS + 1},
-	{"auth_project_lock_fill", AUTH_PROJECT_AS(BY_ID, " FOR UPDATE OF p", USER_EPOCH, VERSIONS),
-	 3, NCOLS + 1},
-	{"auth_project_key_share_fill",
-	 AUTH_PROJECT_AS(BY_ID, " FOR KEY SHARE OF p", USER_EPOCH, VERSIONS), 3, NCOLS + 1},
-#undef VERSIONS
-	/* $1 keys: their versions (a key never bumped has none: 0) */
-	{"auth_versions", "SELECT k, v FROM cache_epochs WHERE k = ANY ($1::bigint[])", 1,
-	 AV_NCOLS},
-	/* The project $1 locked as auth_project_lock and auth_project_key_share lock it, when
-	 * the row is found in the authentication cache. */
-	{"auth_lock",
-	 "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"
-	 " FOR UPDATE OF p",
-	 1, 1},
-	{"auth_key_share",
-	 "SELECT p.id FROM projects p WHERE p.id = $1::bigint AND NOT p.pending_delete"
-	 " FOR KEY SHARE OF p",
-	 1, 1},
-	{"auth_project_lock", AUTH_PROJECT(BY_ID, " FOR UPDATE OF p"), 3, NCOLS},
-	{"auth_project_key_share", AUTH_PROJECT(BY_ID, " FOR KEY SHARE OF p"), 3, NCOLS},
-	{"auth_project_path", AUTH_PROJECT(BY_PATH, ""), 4, NCOLS},
-	{"auth_project_path_lock", AUTH_PROJECT(BY_PATH, " FOR UPDATE OF p"), 4, NCOLS},
-	{"auth_project_path_key_share", AUTH_PROJECT(BY_PATH, " FOR KEY SHARE OF p"), 4, NCOLS},
-#undef NCOLS
-	{"auth_sudo_user",
-	 "SELECT " USER_COLS " FROM users u WHERE NOT u.ghost AND "
-	 "(u.id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1::bigint END) OR lower(u.username) = lower($1))",
-	 1, USER_NCOLS},
-	{NULL, NULL, 0, 0},
-};
-
 void auth_params(const credential *cr, const char **values)
 {
-	values[0] = cr->token_digest;
-	values[1] = cr->oauth ? "true" : "false";
+	db_credentials_params(cr->token_digest, cr->oauth, values);
 }
 
 /* scopes is a text[] literal such as {api,read_user}. */
@@ -119,9 +52,8 @@ static int apply_sudo(ctx *c, const credential *cr)
 		return auth_fail(
 			c, ERR_FORBIDDEN,
 			"403 Forbidden  - Private token must be specified in order to use sudo");
-	const char *v[1] = {cr->sudo};
 	int err;
-	PGresult *res = db_query(c, "auth_sudo_user", 1, v, &err);
+	PGresult *res = db_credentials_sudo(c, cr->sudo, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -190,8 +122,8 @@ int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, 
 	who->username = db_val(res, row, col + UC_USERNAME);
 	who->email = db_val(res, row, col + UC_EMAIL);
 	who->can_create_group = db_bool(res, row, col + UC_CAN_CREATE_GROUP);
-	who->token_kind = db_val(res, row, col + USER_NCOLS);
-	who->scopes = db_val(res, row, col + USER_NCOLS + 1);
+	who->token_kind = db_val(res, row, col + AUTH_COL_KIND);
+	who->scopes = db_val(res, row, col + AUTH_COL_SCOPES);
 	who->res = res;
 	who->row = row;
 	who->col = col;
@@ -223,10 +155,8 @@ int auth_authenticate(ctx *c, const credential *cr, unsigned need)
 	if (!cr->token_digest)
 		return accept_caller(c, cr, need, NULL);
 	bool record = need & AUTH_CALLER_RECORD;
-	const char *v[2];
-	auth_params(cr, v);
 	int err;
-	PGresult *res = db_query(c, record ? "auth_token" : "auth_token_lean", 2, v, &err);
+	PGresult *res = db_credentials_caller(c, cr->token_digest, cr->oauth, record, &err);
 	if (!res)
 		return err;
 	return record ? auth_accept_row(c, cr, need, res, 0, 0)
@@ -236,11 +166,8 @@ int auth_authenticate(ctx *c, const credential *cr, unsigned need)
 int auth_query(ctx *c, const credential *cr, unsigned need, const char *stmt, const char *arg,
 	       PGresult **res)
 {
-	const char *v[3];
-	auth_params(cr, v);
-	v[2] = arg;
 	int err;
-	if (!(*res = db_query(c, stmt, 3, v, &err)))
+	if (!(*res = db_credentials_with(c, cr->token_digest, cr->oauth, stmt, arg, &err)))
 		return err;
 	return auth_accept_lean(c, cr, need, *res, 0, 0);
 }

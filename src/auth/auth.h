@@ -3,52 +3,10 @@
 #define COLLABD_AUTH_H
 
 #include "auth/scope.h"
+#include "db/credentials.h"
 #include "db/db.h"
 #include "entity/user.h"
 #include "core/ctx.h"
-
-extern const db_stmt auth_stmts[];
-
-/* The columns of auth_versions: a key, its version. */
-enum { AV_KEY, AV_VERSION, AV_NCOLS };
-
-/* The columns and FROM clause that turn a token digest ($1) and a flag "sent as OAuth"
- * ($2) into the caller's row: USER_COLS then kind and scopes. Statements that fetch a
- * record together with the caller (one round trip) embed these; AUTH_SELECT is for the
- * routes that present the caller's own record (ROUTE_CALLER_RECORD), AUTH_LEAN for all
- * the others. */
-#define AUTH_NCOLS (USER_NCOLS + 3)
-#define AUTH_SELECT                                                                                \
-	USER_COLS ", t.kind, t.scopes::text, CASE WHEN u.is_admin THEN (SELECT p.sealed FROM "     \
-		  "tokens p WHERE p.user_id = u.id AND p.kind = 'private') END"
-/* Column (after USER_COLS) of the sealed private token, shown to admins by GET /user. */
-#define AUTH_COL_PRIVATE_TOKEN (USER_NCOLS + 2)
-/* What the dispatcher and the handlers need of the caller, and no more: every column
- * of AUTH_SELECT costs at each execution of every statement that embeds it. Last, the
- * users' epoch for the presenters' copies of users (r->users_epoch), read once a request
- * with the caller (a subplan each in every USER_REF, it cost more than the list): the
- * statements that embed AUTH_LEAN present no such copy and leave it NULL (unknown: the
- * presenters read it if they need it). */
-#define AUTH_LEAN_COLS                                                                             \
-	"u.id, u.username, u.is_admin, u.external, u.email, u.can_create_group, t.kind,"           \
-	" t.scopes::text"
-#define AUTH_LEAN AUTH_LEAN_COLS ", NULL::bigint"
-enum auth_lean_col {
-	AL_ID,
-	AL_USERNAME,
-	AL_IS_ADMIN,
-	AL_EXTERNAL,
-	AL_EMAIL,
-	AL_CAN_CREATE_GROUP,
-	AL_KIND,
-	AL_SCOPES,
-	AL_USERS_EPOCH,
-	AUTH_LEAN_NCOLS
-};
-#define AUTH_FROM                                                                                  \
-	"tokens t JOIN users u ON u.id = t.user_id WHERE t.digest = $1 AND "                       \
-	"(t.kind = 'oauth') = $2::boolean AND NOT t.revoked AND "                                  \
-	"(t.expires_at IS NULL OR t.expires_at > current_date) AND u.state = 'active' AND NOT u.ghost"
 
 /* What a request presents to be someone. */
 typedef struct credential {

@@ -122,31 +122,23 @@ static int auth_cache_find(ctx *c, cache *store, const db_call *prefetch, PGresu
 	cache_entry e;
 	if (!cache_get(store, key, time(NULL), c->a, &e))
 		return 0;
-	buf keys;
-	buf_init(&keys, c->a, 128);
-	buf_putc(&keys, '{');
-	for (int i = 0; i < e.ndeps; i++)
-		buf_printf(&keys, "%lld,", e.deps[i]);
-	buf_printf(&keys, "%lld}", CACHE_KEY_USER_VIEWS);
-	const char *v[1] = {buf_cstr(&keys)};
+	long long keys[DEPS_MAX + 1];
+	memcpy(keys, e.deps, (size_t)e.ndeps * sizeof(keys[0]));
+	keys[e.ndeps] = CACHE_KEY_USER_VIEWS;
 	int err;
 	PGresult *q;
 	if (lock != SCOPE_READ) {
-		const db_call versions = {"auth_versions", 1, v};
-		const char *lv[1] = {id};
-		PGresult *locked =
-			db_query_with(c, lock == SCOPE_UPDATE ? "auth_lock" : "auth_key_share", 1,
-				      lv, &versions, &q, &err);
+		PGresult *locked = db_credentials_lock(c, id, lock, keys, e.ndeps + 1, &q, &err);
 		if (!locked)
 			return err;
 		if (!q)
 			return ERR_INTERNAL; /* the transaction cannot go on */
 		if (PQntuples(locked) != 1)
 			return 0; /* gone: the row's statement tells */
-	} else if (prefetch->stmt && !db_in_transaction(c)) {
-		q = db_query_with(c, "auth_versions", 1, v, prefetch, prefetched, &err);
 	} else {
-		q = db_query(c, "auth_versions", 1, v, &err);
+		bool with = prefetch->stmt && !db_in_transaction(c);
+		q = db_credentials_versions(c, keys, e.ndeps + 1, with ? prefetch : NULL,
+					    prefetched, &err);
 	}
 	if (!q)
 		return err;
@@ -170,10 +162,12 @@ static int auth_cache_find(ctx *c, cache *store, const db_call *prefetch, PGresu
 }
 
 /* cache_verify: the row found against auth_project's. */
-static int auth_cache_verify(ctx *c, const char *const *v, const PGresult *found)
+static int auth_cache_verify(ctx *c, const credential *cr, const char *const *ref,
+			     const PGresult *found)
 {
 	int err;
-	PGresult *q = db_query(c, "auth_project", 3, v, &err);
+	PGresult *q = db_credentials_project(c, cr->token_digest, cr->oauth, ref, false, SCOPE_READ,
+					     DB_AUTH_PROJECT, NULL, NULL, &err);
 	if (!q)
 		return err;
 	size_t a_len = 0, b_len = 0;
@@ -181,7 +175,7 @@ static int auth_cache_verify(ctx *c, const char *const *v, const PGresult *found
 	const char *b = auth_row_pack(c, found, &b_len);
 	if (a_len != b_len || memcmp(a, b, a_len) != 0) {
 		log_error("authentication cache: the row kept for project %s is not the database's",
-			  v[2]);
+			  ref[0]);
 		return ERR_INTERNAL;
 	}
 	return 0;
@@ -193,43 +187,30 @@ int cache_auth_project(ctx *c, const credential *cr, unsigned need, const char *
 {
 	*prefetched = NULL;
 	*res = NULL;
-	const char *v[4];
-	auth_params(cr, v);
+	const char *ref[2];
 	bool by_path;
-	if (scope_project_ref(c, id, v + 2, &by_path) < 0)
+	if (scope_project_ref(c, id, ref, &by_path) < 0)
 		return auth_authenticate(c, cr, need); /* a path that names no project */
-	static const char *const stmts[][2] = {
-		[SCOPE_READ] = {"auth_project", "auth_project_path"},
-		[SCOPE_UPDATE] = {"auth_project_lock", "auth_project_path_lock"},
-		[SCOPE_KEY_SHARE] = {"auth_project_key_share", "auth_project_path_key_share"},
-	};
-	const char *stmt = stmts[lock][by_path];
+	db_auth_read what = DB_AUTH_PROJECT;
 	const char *key = NULL;
 	PGresult *q = NULL;
 	int err;
 	if (store && !by_path) {
-		static const char *const fill[] = {
-			[SCOPE_READ] = "auth_project_fill",
-			[SCOPE_UPDATE] = "auth_project_lock_fill",
-			[SCOPE_KEY_SHARE] = "auth_project_key_share_fill",
-		};
-		key = auth_cache_key(c, cr, v[2]);
-		if ((err = auth_cache_find(c, store, prefetch, prefetched, key, lock, v[2], &q)) <
+		key = auth_cache_key(c, cr, ref[0]);
+		if ((err = auth_cache_find(c, store, prefetch, prefetched, key, lock, ref[0], &q)) <
 		    0)
 			return err;
-		if (q && c->cfg->cache_verify && (err = auth_cache_verify(c, v, q)) < 0)
+		if (q && c->cfg->cache_verify && (err = auth_cache_verify(c, cr, ref, q)) < 0)
 			return err;
-		stmt = fill[lock];
+		what = DB_AUTH_PROJECT_FILL;
 	} else if (lock == SCOPE_READ && !by_path && no_user_refs) {
-		stmt = "auth_project_no_epoch";
+		what = DB_AUTH_PROJECT_NO_EPOCH;
 	}
 	if (!q) {
 		bool with = prefetch->stmt && !*prefetched && lock == SCOPE_READ && !by_path &&
 			    !db_in_transaction(c);
-		if (with)
-			q = db_query_with(c, stmt, 3, v, prefetch, prefetched, &err);
-		else
-			q = db_query(c, stmt, by_path ? 4 : 3, v, &err);
+		q = db_credentials_project(c, cr->token_digest, cr->oauth, ref, by_path, lock, what,
+					   with ? prefetch : NULL, prefetched, &err);
 		if (!q)
 			return err;
 		if (key)
