@@ -41,6 +41,48 @@ static int auth_fail(ctx *c, int code, const char *detail)
 	return code;
 }
 
+/* Where a row holds a caller's fields, from the column it starts at (-1: not there):
+ * AUTH_SELECT's columns (the row is all of the user's record: c->user->res), the user
+ * whom sudo names (USER_COLS, no token), AUTH_LEAN's (and the users' epoch when the
+ * statement read it). */
+enum caller_shape { CALLER_RECORD, CALLER_SUDO, CALLER_LEAN };
+typedef struct {
+	int id, admin, external, username, email, can_create_group, kind, scopes, users_epoch;
+	bool record;
+} caller_cols;
+static const caller_cols caller_shapes[] = {
+	[CALLER_RECORD] = {UC_ID, UC_IS_ADMIN, UC_EXTERNAL, UC_USERNAME, UC_EMAIL,
+			   UC_CAN_CREATE_GROUP, AUTH_COL_KIND, AUTH_COL_SCOPES, -1, true},
+	[CALLER_SUDO] = {UC_ID, UC_IS_ADMIN, UC_EXTERNAL, UC_USERNAME, UC_EMAIL,
+			 UC_CAN_CREATE_GROUP, -1, -1, -1, true},
+	[CALLER_LEAN] = {AL_ID, AL_IS_ADMIN, AL_EXTERNAL, AL_USERNAME, AL_EMAIL,
+			 AL_CAN_CREATE_GROUP, AL_KIND, AL_SCOPES, AL_USERS_EPOCH, false},
+};
+
+static caller *caller_read(ctx *c, PGresult *res, int row, int col, enum caller_shape shape)
+{
+	const caller_cols *k = &caller_shapes[shape];
+	caller *who = arena_alloc(c->a, sizeof(*who));
+	who->id = db_int(res, row, col + k->id);
+	who->admin = db_bool(res, row, col + k->admin);
+	who->external = db_bool(res, row, col + k->external);
+	who->username = db_val(res, row, col + k->username);
+	who->email = db_val(res, row, col + k->email);
+	who->can_create_group = db_bool(res, row, col + k->can_create_group);
+	if (k->kind >= 0)
+		who->token_kind = db_val(res, row, col + k->kind);
+	if (k->scopes >= 0)
+		who->scopes = db_val(res, row, col + k->scopes);
+	if (k->users_epoch >= 0 && !PQgetisnull(res, row, col + k->users_epoch))
+		c->users_epoch = db_int(res, row, col + k->users_epoch);
+	if (k->record) {
+		who->res = res;
+		who->row = row;
+		who->col = col;
+	}
+	return who;
+}
+
 /* As GitLab 10.0's sudo! (lib/api/helpers.rb): an admin, and only with the private
  * token; not with an OAuth, personal access or impersonation token. The messages are
  * its forbidden!(reason), "403 Forbidden" and " - reason" joined by a space. */
@@ -58,17 +100,9 @@ static int apply_sudo(ctx *c, const credential *cr)
 		return err;
 	if (PQntuples(res) == 0)
 		return auth_fail(c, ERR_SUDO_NOT_FOUND, cr->sudo);
-	caller *who = arena_alloc(c->a, sizeof(*who));
-	who->id = db_int(res, 0, UC_ID);
-	who->admin = db_bool(res, 0, UC_IS_ADMIN);
-	who->external = db_bool(res, 0, UC_EXTERNAL);
-	who->username = db_val(res, 0, UC_USERNAME);
-	who->email = db_val(res, 0, UC_EMAIL);
-	who->can_create_group = db_bool(res, 0, UC_CAN_CREATE_GROUP);
+	caller *who = caller_read(c, res, 0, 0, CALLER_SUDO);
 	who->scopes = c->user->scopes;
 	who->token_kind = c->user->token_kind;
-	who->res = res;
-	who->row = 0;
 	who->impersonated = true;
 	c->user = who;
 	/* which user the name names changes with any user's rename */
@@ -109,45 +143,25 @@ static bool no_caller(const PGresult *res, int row, int col)
 	return !res || PQntuples(res) <= row || PQgetisnull(res, row, col);
 }
 
-int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, int row, int col)
+/* The checks for the caller in row at col, its columns as shape says. */
+static int accept_shape(ctx *c, const credential *cr, unsigned need, PGresult *res, int row,
+			int col, enum caller_shape shape)
 {
 	if (!cr->token_digest)
 		return accept_caller(c, cr, need, NULL);
-	if (no_caller(res, row, col + UC_ID))
+	if (no_caller(res, row, col + caller_shapes[shape].id))
 		return ERR_UNAUTHORIZED;
-	caller *who = arena_alloc(c->a, sizeof(*who));
-	who->id = db_int(res, row, col + UC_ID);
-	who->admin = db_bool(res, row, col + UC_IS_ADMIN);
-	who->external = db_bool(res, row, col + UC_EXTERNAL);
-	who->username = db_val(res, row, col + UC_USERNAME);
-	who->email = db_val(res, row, col + UC_EMAIL);
-	who->can_create_group = db_bool(res, row, col + UC_CAN_CREATE_GROUP);
-	who->token_kind = db_val(res, row, col + AUTH_COL_KIND);
-	who->scopes = db_val(res, row, col + AUTH_COL_SCOPES);
-	who->res = res;
-	who->row = row;
-	who->col = col;
-	return accept_caller(c, cr, need, who);
+	return accept_caller(c, cr, need, caller_read(c, res, row, col, shape));
+}
+
+int auth_accept_row(ctx *c, const credential *cr, unsigned need, PGresult *res, int row, int col)
+{
+	return accept_shape(c, cr, need, res, row, col, CALLER_RECORD);
 }
 
 int auth_accept_lean(ctx *c, const credential *cr, unsigned need, PGresult *res, int row, int col)
 {
-	if (!cr->token_digest)
-		return accept_caller(c, cr, need, NULL);
-	if (no_caller(res, row, col + AL_ID))
-		return ERR_UNAUTHORIZED;
-	caller *who = arena_alloc(c->a, sizeof(*who));
-	who->id = db_int(res, row, col + AL_ID);
-	who->admin = db_bool(res, row, col + AL_IS_ADMIN);
-	who->external = db_bool(res, row, col + AL_EXTERNAL);
-	who->username = db_val(res, row, col + AL_USERNAME);
-	who->email = db_val(res, row, col + AL_EMAIL);
-	who->can_create_group = db_bool(res, row, col + AL_CAN_CREATE_GROUP);
-	who->token_kind = db_val(res, row, col + AL_KIND);
-	who->scopes = db_val(res, row, col + AL_SCOPES);
-	if (!PQgetisnull(res, row, col + AL_USERS_EPOCH))
-		c->users_epoch = db_int(res, row, col + AL_USERS_EPOCH);
-	return accept_caller(c, cr, need, who);
+	return accept_shape(c, cr, need, res, row, col, CALLER_LEAN);
 }
 
 int auth_authenticate(ctx *c, const credential *cr, unsigned need)
@@ -159,8 +173,7 @@ int auth_authenticate(ctx *c, const credential *cr, unsigned need)
 	PGresult *res = db_credentials_caller(c, cr->token_digest, cr->oauth, record, &err);
 	if (!res)
 		return err;
-	return record ? auth_accept_row(c, cr, need, res, 0, 0)
-		      : auth_accept_lean(c, cr, need, res, 0, 0);
+	return accept_shape(c, cr, need, res, 0, 0, record ? CALLER_RECORD : CALLER_LEAN);
 }
 
 int auth_query(ctx *c, const credential *cr, unsigned need, const char *stmt, const char *arg,
