@@ -6,6 +6,7 @@
 #include "api/api.h"
 #include "db/queue.h"
 #include "core/validate.h"
+#include "db/repos.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
 #include "git/hooks.h"
@@ -13,19 +14,8 @@
 
 #define PB_COLS "pb.name, pb.push_access_level, pb.merge_access_level"
 enum { PB_NAME, PB_PUSH, PB_MERGE, PB_NCOLS };
-enum { BF_PROTECTED, BF_DEV_PUSH, BF_DEV_MERGE, BF_NCOLS };
 
 const db_stmt branches_stmts[] = {
-	/* $1 project, $2 branch names (text[]): for each, in order, whether a protection
-	 * covers it and whether one lets developers push / merge (GitLab's
-	 * developers_can?). Also read by the merged-branches job (git/refs.c). */
-	{"branches_flags",
-	 "SELECT count(pb.id) > 0, coalesce(bool_or(pb.push_access_level = 30), false),"
-	 " coalesce(bool_or(pb.merge_access_level = 30), false)"
-	 " FROM unnest($2::text[]) WITH ORDINALITY b(name, i) LEFT JOIN protected_branches pb"
-	 " ON pb.project_id = $1 AND protected_branch_matches(pb.name, b.name)"
-	 " GROUP BY b.i ORDER BY b.i",
-	 2, BF_NCOLS},
 	/* $1 project, $2 branch: the level a push needs, NULL when not protected */
 	{"branches_push_level", "SELECT branch_push_level($1, $2)", 2, 1},
 	/* The legacy protect: $3/$4 the push/merge level, NULL for masters on a new

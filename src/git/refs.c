@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "core/log.h"
-#include "db/db.h"
+#include "db/repos.h"
 #include "git/graph.h"
 #include "git/hooks.h"
 #include "git/repo.h"
@@ -493,16 +493,15 @@ int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 		rc = 0;
 		goto cleanup;
 	}
-	const char *v[2] = {project_id, refs_text_array(c, merged, m)};
 	int err;
-	PGresult *res = db_query(c, "branches_flags", 2, v, &err);
+	PGresult *res = db_repos_branch_flags(c, project_id, refs_text_array(c, merged, m), &err);
 	if (!res || PQntuples(res) != m) {
 		*why = "cannot read the protected branches";
 		goto cleanup;
 	}
 	int deleted = 0;
 	for (int i = 0; i < m; i++) {
-		if (db_bool(res, i, 0))
+		if (db_bool(res, i, BF_PROTECTED))
 			continue; /* protected */
 		int e = refs_branch_delete(c, repo, merged[i], &at[i]);
 		if (e < 0 && e != GIT_ENOTFOUND && e != GIT_EMODIFIED) {

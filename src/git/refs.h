@@ -65,7 +65,7 @@ int refs_tag_delete(ctx *c, git_repository *repo, const char *name);
 
 /* The job of DELETE /projects/:id/repository/merged_branches (background process):
  * deletes the branches merged into the default branch, except the default branch and the
- * protected ones (statement branches_flags of src/api/branches.c), each while it still
+ * protected ones (db/repos.h), each while it still
  * names the commit that was found merged. 0 or -1 (*why says what failed). */
 int refs_delete_merged(ctx *c, const char *project_id, const char **why);
 

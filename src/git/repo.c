@@ -12,18 +12,7 @@
 #include "core/crypto.h"
 #include "core/log.h"
 #include "core/validate.h"
-
-/* the columns of repo_legacy_list */
-enum { RL_ID, RL_OLD_PATH, RL_NCOLS };
-
-const db_stmt repo_stmts[] = {
-	/* Every project with the path its repository had before storage by id. */
-	{"repo_legacy_list",
-	 "SELECT p.id, n.full_path || '/' || p.path FROM projects p"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id",
-	 0, RL_NCOLS},
-	{NULL, NULL, 0, 0},
-};
+#include "db/repos.h"
 
 static int git_ready;
 static void log_git_error(const char *what, const char *dir);
@@ -424,7 +413,7 @@ static int move_legacy(const char *from, const char *to)
 int repo_migrate_legacy(ctx *c)
 {
 	int err;
-	PGresult *res = db_query(c, "repo_legacy_list", 0, NULL, &err);
+	PGresult *res = db_repos_legacy_list(c, &err);
 	if (!res)
 		return -1;
 	int moved = 0;

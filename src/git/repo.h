@@ -12,8 +12,6 @@
 #include "db/db.h"
 #include "core/ctx.h"
 
-extern const db_stmt repo_stmts[];
-
 /* The repository's path relative to the storage path ("repositories/@hashed/ab/cd/<h>"
  * without ".git"), in c's arena. */
 const char *repo_relative(ctx *c, const char *project_id);
