@@ -151,7 +151,7 @@ static int branches_list(request *r)
 static int find_branch(request *r, git_repository *repo, git_commit **commit)
 {
 	int e = refs_branch_commit(repo, param_str(r, "branch"), commit);
-	if (e == GIT_ENOTFOUND)
+	if (e == ERR_NOT_FOUND)
 		return fail_not_found(r, "Branch");
 	return e < 0 ? ERR_INTERNAL : 0;
 }
@@ -281,7 +281,7 @@ static int branches_create(request *r)
 	int e = refs_branch_commit(repo, name, &existing);
 	if (e == 0) {
 		rc = api_error(r, 400, "Branch already exists");
-	} else if (e != GIT_ENOTFOUND) {
+	} else if (e != ERR_NOT_FOUND) {
 		rc = ERR_INTERNAL;
 	} else if ((rc = protection_of(r, name, &protected, &allowed)) < 0) {
 		;
@@ -292,9 +292,9 @@ static int branches_create(request *r)
 	} else if (!valid_ref_name(ref) || refs_resolve_commit(repo, ref, &target) != 0) {
 		rc = api_error(r, 400, "Invalid reference name");
 	} else if ((e = refs_branch_create(&r->ctx, repo, name, git_commit_id(target))) ==
-		   GIT_EEXISTS) {
+		   ERR_EXISTS) {
 		rc = api_error(r, 400, "Branch already exists"); /* another writer was first */
-	} else if (e == GIT_EINVALIDSPEC) {
+	} else if (e == ERR_BAD_NAME) {
 		rc = api_error(r, 400, "Branch name is invalid");
 	} else if (e < 0) {
 		rc = ERR_INTERNAL;
@@ -328,7 +328,7 @@ static int branches_delete(request *r)
 		rc = api_error(r, 405, "Protected branch cant be removed");
 	} else {
 		int e = refs_branch_delete(&r->ctx, repo, name, git_commit_id(commit));
-		if (e == GIT_ENOTFOUND || e == GIT_EMODIFIED)
+		if (e == ERR_NOT_FOUND || e == ERR_MOVED)
 			rc = api_error(r, 400, "Failed to remove branch");
 		else if (e < 0)
 			rc = ERR_INTERNAL;

@@ -95,7 +95,9 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 	/* the first push of a repository without a default branch names it */
 	if (!p->default_branch) {
 		const char *branch = first_default(c, repo, updates);
-		if (branch && repo_set_head(c, p->id, branch, false) < 0)
+		/* a name HEAD may not take (ERR_NOT_FOUND) is the default branch all the same */
+		int e = branch ? repo_set_head(c, p->id, branch, false) : 0;
+		if (e < 0 && e != ERR_NOT_FOUND)
 			return ERR_INTERNAL;
 		if (branch && (rc = db_repos_set_default_branch(c, p->id, branch)) < 0)
 			return rc;
