@@ -2,19 +2,16 @@
 #include "modules.h"
 
 #include "background.h"
-#include "ci/job.h"
-#include "ci/pipeline.h"
-#include "ci/schedules.h"
+#include "db/ci.h"
 #include "db/credentials.h"
 #include "db/queue.h"
+#include "db/repos.h"
 #include "db/scope.h"
-#include "entity/user.h"
-#include "git/hooks.h"
-#include "git/repo.h"
-#include "hook.h"
-#include "shell.h"
 #include "db/user_refs.h"
 #include "db/versions.h"
+#include "entity/user.h"
+#include "hook.h"
+#include "shell.h"
 
 #define MODULE(name)                                                                               \
 	extern const db_stmt name##_stmts[];                                                       \
@@ -28,13 +25,10 @@ const db_stmt *const statements[] = {
 	queue_stmts,
 	background_stmts,
 	db_versions_stmts,
-	repo_stmts,
-	hooks_stmts,
+	db_repos_stmts,
 	hook_stmts,
 	shell_stmts,
-	ci_job_stmts,
-	ci_pipeline_stmts,
-	ci_schedules_stmts,
+	db_ci_stmts,
 	db_user_refs_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"

@@ -6,6 +6,7 @@
 #include "api/api.h"
 #include "db/queue.h"
 #include "core/validate.h"
+#include "db/repos.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
 #include "git/hooks.h"
@@ -13,19 +14,8 @@
 
 #define PB_COLS "pb.name, pb.push_access_level, pb.merge_access_level"
 enum { PB_NAME, PB_PUSH, PB_MERGE, PB_NCOLS };
-enum { BF_PROTECTED, BF_DEV_PUSH, BF_DEV_MERGE, BF_NCOLS };
 
 const db_stmt branches_stmts[] = {
-	/* $1 project, $2 branch names (text[]): for each, in order, whether a protection
-	 * covers it and whether one lets developers push / merge (GitLab's
-	 * developers_can?). Also read by the merged-branches job (git/refs.c). */
-	{"branches_flags",
-	 "SELECT count(pb.id) > 0, coalesce(bool_or(pb.push_access_level = 30), false),"
-	 " coalesce(bool_or(pb.merge_access_level = 30), false)"
-	 " FROM unnest($2::text[]) WITH ORDINALITY b(name, i) LEFT JOIN protected_branches pb"
-	 " ON pb.project_id = $1 AND protected_branch_matches(pb.name, b.name)"
-	 " GROUP BY b.i ORDER BY b.i",
-	 2, BF_NCOLS},
 	/* $1 project, $2 branch: the level a push needs, NULL when not protected */
 	{"branches_push_level", "SELECT branch_push_level($1, $2)", 2, 1},
 	/* The legacy protect: $3/$4 the push/merge level, NULL for masters on a new
@@ -161,7 +151,7 @@ static int branches_list(request *r)
 static int find_branch(request *r, git_repository *repo, git_commit **commit)
 {
 	int e = refs_branch_commit(repo, param_str(r, "branch"), commit);
-	if (e == GIT_ENOTFOUND)
+	if (e == ERR_NOT_FOUND)
 		return fail_not_found(r, "Branch");
 	return e < 0 ? ERR_INTERNAL : 0;
 }
@@ -291,7 +281,7 @@ static int branches_create(request *r)
 	int e = refs_branch_commit(repo, name, &existing);
 	if (e == 0) {
 		rc = api_error(r, 400, "Branch already exists");
-	} else if (e != GIT_ENOTFOUND) {
+	} else if (e != ERR_NOT_FOUND) {
 		rc = ERR_INTERNAL;
 	} else if ((rc = protection_of(r, name, &protected, &allowed)) < 0) {
 		;
@@ -302,9 +292,9 @@ static int branches_create(request *r)
 	} else if (!valid_ref_name(ref) || refs_resolve_commit(repo, ref, &target) != 0) {
 		rc = api_error(r, 400, "Invalid reference name");
 	} else if ((e = refs_branch_create(&r->ctx, repo, name, git_commit_id(target))) ==
-		   GIT_EEXISTS) {
+		   ERR_EXISTS) {
 		rc = api_error(r, 400, "Branch already exists"); /* another writer was first */
-	} else if (e == GIT_EINVALIDSPEC) {
+	} else if (e == ERR_BAD_NAME) {
 		rc = api_error(r, 400, "Branch name is invalid");
 	} else if (e < 0) {
 		rc = ERR_INTERNAL;
@@ -338,7 +328,7 @@ static int branches_delete(request *r)
 		rc = api_error(r, 405, "Protected branch cant be removed");
 	} else {
 		int e = refs_branch_delete(&r->ctx, repo, name, git_commit_id(commit));
-		if (e == GIT_ENOTFOUND || e == GIT_EMODIFIED)
+		if (e == ERR_NOT_FOUND || e == ERR_MOVED)
 			rc = api_error(r, 400, "Failed to remove branch");
 		else if (e < 0)
 			rc = ERR_INTERNAL;

@@ -1219,7 +1219,7 @@ static int remove_source_branch(request *r, const merge_sides *s, const locked_m
 	if (!PQgetisnull(res, 0, MBL_PUSH))
 		return 0; /* protected */
 	int rc = refs_branch_delete(&r->ctx, s->repo, m->source_branch, &s->source);
-	if (rc == GIT_ENOTFOUND || rc == GIT_EMODIFIED)
+	if (rc == ERR_NOT_FOUND || rc == ERR_MOVED)
 		return 0; /* gone, or pushed to meanwhile: kept */
 	if (rc < 0)
 		return ERR_INTERNAL;

@@ -1285,10 +1285,10 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 		return ERR_INTERNAL;
 	if (np->default_branch && !np->forked_from) {
 		rc = repo_set_head(&r->ctx, *id, np->default_branch, false);
+		if (rc == ERR_NOT_FOUND)
+			return fail_validation(r, "default_branch", "is invalid");
 		if (rc < 0)
 			return ERR_INTERNAL;
-		if (rc == 1)
-			return fail_validation(r, "default_branch", "is invalid");
 	}
 	return 0;
 }
@@ -1461,9 +1461,9 @@ static int projects_update(request *r)
 	 * transaction does not commit */
 	if (in.default_branch) {
 		int hr = repo_set_head(&r->ctx, p->id, in.default_branch, true);
-		if (hr < 0)
+		if (hr < 0 && hr != ERR_NOT_FOUND)
 			return ERR_INTERNAL;
-		if (hr > 0)
+		if (hr == ERR_NOT_FOUND)
 			return fail_validation(
 				r, "base",
 				arena_printf(r->ctx.a,

@@ -58,7 +58,7 @@ static int present_tags(request *r, git_repository *repo, const char *const *nam
 		git_commit *commit = NULL;
 		const char *message;
 		int e = refs_tag_lookup(&r->ctx, repo, names[i], &commit, &message);
-		if (e < 0 && e != GIT_ENOTFOUND)
+		if (e < 0 && e != ERR_NOT_FOUND)
 			return ERR_INTERNAL;
 		json_object *o = json_object_new_object();
 		json_put_str(o, "name", names[i]);
@@ -90,7 +90,7 @@ static int find_tag(request *r, git_repository *repo)
 	const char *message;
 	int e = refs_tag_lookup(&r->ctx, repo, param_str(r, "tag_name"), &commit, &message);
 	git_commit_free(commit);
-	if (e == GIT_ENOTFOUND)
+	if (e == ERR_NOT_FOUND)
 		return fail_not_found(r, "Tag");
 	return e < 0 ? ERR_INTERNAL : 0;
 }
@@ -175,9 +175,9 @@ static int tags_create(request *r)
 		rc = api_error(r, 400, arena_printf(r->ctx.a, "Target %s is invalid", ref));
 	} else if ((e = refs_tag_create(&r->ctx, repo, name, target,
 					message ? strip(r, message) : NULL, who, email)) ==
-		   GIT_EEXISTS) {
+		   ERR_EXISTS) {
 		rc = api_error(r, 400, arena_printf(r->ctx.a, "Tag %s already exists", name));
-	} else if (e == GIT_EINVALIDSPEC) {
+	} else if (e == ERR_BAD_NAME) {
 		rc = api_error(r, 400, "Tag name invalid");
 	} else if (e < 0) {
 		rc = ERR_INTERNAL;
@@ -213,7 +213,7 @@ static int tags_delete(request *r)
 	git_oid was;
 	bool had = git_reference_name_to_id(&was, repo, ref) == 0;
 	int e = refs_tag_delete(&r->ctx, repo, name);
-	if (e == GIT_ENOTFOUND || e == GIT_EMODIFIED || !had) {
+	if (e == ERR_NOT_FOUND || e == ERR_MOVED || !had) {
 		rc = api_error(r, 400, "Failed to remove tag");
 	} else if (e < 0) {
 		rc = ERR_INTERNAL;

@@ -13,7 +13,7 @@
 
 #include "api/api.h"
 #include "ci/pipeline.h"
-#include "ci/schedules.h"
+#include "db/ci.h"
 #include "core/crypto.h"
 #include "core/validate.h"
 #include "entity/ci_settings.h"

@@ -171,7 +171,7 @@ static page *find_in(request *r, page *pages, const char *slug, const page *exce
 static int wiki_repo(request *r, git_repository **out)
 {
 	int rc = repo_wiki_open(&r->ctx, r->project->id, out);
-	if (rc == GIT_ENOTFOUND) {
+	if (rc == ERR_NOT_FOUND) {
 		*out = NULL;
 		return 0;
 	}

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/errors.h"
+
 static const char *const MONTHS[] = {"jan", "feb", "mar", "apr", "may", "jun",
 				     "jul", "aug", "sep", "oct", "nov", "dec"};
 static const char *const DAYS[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
@@ -22,7 +24,7 @@ static const field_kind KINDS[5] = {
 	{0, 59, NULL, 0}, {0, 23, NULL, 0}, {1, 31, NULL, 0}, {1, 12, MONTHS, 12}, {0, 7, DAYS, 7},
 };
 
-/* A value of kind k at *p (digits or a name), advancing *p: 0 or -1. */
+/* A value of kind k at *p (digits or a name), advancing *p: 0 or ERR_INVALID. */
 static int field_value(const field_kind *k, const char **p, int *out)
 {
 	const char *s = *p;
@@ -34,7 +36,7 @@ static int field_value(const field_kind *k, const char **p, int *out)
 			n++;
 		}
 		if (isdigit((unsigned char)*s) || v < k->min || v > k->max)
-			return -1;
+			return ERR_INVALID;
 		*out = (int)v;
 		*p = s;
 		return 0;
@@ -45,12 +47,13 @@ static int field_value(const field_kind *k, const char **p, int *out)
 			*p = s + 3;
 			return 0;
 		}
-	return -1;
+	return ERR_INVALID;
 }
 
 /* The items only rufus-scheduler's fields know: L (the last day of the month) in a day
  * of month, w#n (the n-th weekday w of the month, n 1 to 5, or -1: the last) in a day of
- * week. 1 when [s, e) starts with one (advancing *p), 0 when not, -1 when malformed. */
+ * week. 1 when [s, e) starts with one (advancing *p), 0 when not, ERR_INVALID when
+ * malformed. */
 static int special_item(int field, const char **p, const char *e, ci_cron *c)
 {
 	const char *s = *p;
@@ -68,7 +71,7 @@ static int special_item(int field, const char **p, const char *e, ci_cron *c)
 	int w;
 	const char *v = s;
 	if (field_value(&KINDS[4], &v, &w) < 0 || v != hash)
-		return -1;
+		return ERR_INVALID;
 	v++;
 	int n;
 	if (v[0] == '-' && v[1] == '1')
@@ -76,14 +79,15 @@ static int special_item(int field, const char **p, const char *e, ci_cron *c)
 	else if (*v >= '1' && *v <= '5')
 		n = *v++ - '0';
 	else
-		return -1;
+		return ERR_INVALID;
 	c->nth[w % 7] |= (uint8_t)(1u << (n < 0 ? 5 : n - 1));
 	*p = v;
 	return 1;
 }
 
 /* One field (a comma-separated list of items), number `field` (0 minute .. 4 day of
- * week), in [s, e): the bits of its values in *bits, the special items in c; 0 or -1. */
+ * week), in [s, e): the bits of its values in *bits, the special items in c; 0 or
+ * ERR_INVALID. */
 static int field_parse(int field, const char *s, const char *e, uint64_t *bits, ci_cron *c)
 {
 	const field_kind *k = &KINDS[field];
@@ -92,10 +96,10 @@ static int field_parse(int field, const char *s, const char *e, uint64_t *bits, 
 		int lo, hi, step = 1;
 		int sp = special_item(field, &s, e, c);
 		if (sp < 0)
-			return -1;
+			return ERR_INVALID;
 		if (sp) {
 			if (*s == '/')
-				return -1;
+				return ERR_INVALID;
 			lo = 1, hi = 0; /* no plain value */
 		} else if (*s == '*') {
 			lo = k->min;
@@ -103,12 +107,12 @@ static int field_parse(int field, const char *s, const char *e, uint64_t *bits, 
 			s++;
 		} else {
 			if (field_value(k, &s, &lo) < 0)
-				return -1;
+				return ERR_INVALID;
 			hi = lo;
 			if (*s == '-') {
 				s++;
 				if (field_value(k, &s, &hi) < 0 || hi < lo)
-					return -1;
+					return ERR_INVALID;
 			} else if (*s == '/') {
 				hi = k->max; /* a/n: from a to the end */
 			}
@@ -116,12 +120,12 @@ static int field_parse(int field, const char *s, const char *e, uint64_t *bits, 
 		if (*s == '/') {
 			s++;
 			if (!isdigit((unsigned char)*s))
-				return -1;
+				return ERR_INVALID;
 			long n = 0;
 			while (isdigit((unsigned char)*s) && n <= k->max)
 				n = n * 10 + (*s++ - '0');
 			if (isdigit((unsigned char)*s) || n < 1 || n > k->max + 1)
-				return -1;
+				return ERR_INVALID;
 			step = (int)n;
 		}
 		for (int v = lo; v <= hi; v += step)
@@ -129,7 +133,7 @@ static int field_parse(int field, const char *s, const char *e, uint64_t *bits, 
 		if (s == e)
 			return 0;
 		if (*s != ',' || s + 1 == e)
-			return -1;
+			return ERR_INVALID;
 		s++;
 	}
 }
@@ -137,7 +141,7 @@ static int field_parse(int field, const char *s, const char *e, uint64_t *bits, 
 int ci_cron_parse(const char *expr, ci_cron *out)
 {
 	if (!expr || strlen(expr) > 1000)
-		return -1;
+		return ERR_INVALID;
 	uint64_t f[5];
 	*out = (ci_cron){0};
 	const char *s = expr;
@@ -151,12 +155,12 @@ int ci_cron_parse(const char *expr, ci_cron *out)
 		while (*e && *e != ' ' && *e != '\t')
 			e++;
 		if (n == 5 || field_parse(n, s, e, &f[n], out) < 0)
-			return -1;
+			return ERR_INVALID;
 		n++;
 		s = e;
 	}
 	if (n != 5)
-		return -1;
+		return ERR_INVALID;
 	out->minutes = f[0];
 	out->hours = (uint32_t)f[1];
 	out->days = (uint32_t)f[2];
@@ -203,7 +207,7 @@ bool ci_cron_zone_valid(const char *zone)
 	return ok;
 }
 
-/* The local time y-m-d h:mi in the current TZ: 0 with *out, -1 when it does not
+/* The local time y-m-d h:mi in the current TZ: 0 with *out, ERR_NOT_FOUND when it does not
  * exist (skipped by a DST change). When it happens twice, the first. */
 static int local_time(int y, int m, int d, int h, int mi, time_t *out)
 {
@@ -226,7 +230,7 @@ static int local_time(int y, int m, int d, int h, int mi, time_t *out)
 			*out = t;
 		found = true;
 	}
-	return found ? 0 : -1;
+	return found ? 0 : ERR_NOT_FOUND;
 }
 
 /* Day of month and day of week of the calendar day cal both match (rufus-scheduler:
@@ -249,7 +253,7 @@ static int next_in_zone(const ci_cron *c, time_t after, time_t *out)
 {
 	struct tm now;
 	if (!localtime_r(&after, &now))
-		return -1;
+		return ERR_INTERNAL;
 	/* the local days from today on, as a calendar (UTC noons: no DST in the way) */
 	struct tm day = {.tm_year = now.tm_year,
 			 .tm_mon = now.tm_mon,
@@ -276,19 +280,19 @@ static int next_in_zone(const ci_cron *c, time_t after, time_t *out)
 			}
 		}
 	}
-	return -1;
+	return ERR_NOT_FOUND;
 }
 
 int ci_cron_next(const ci_cron *c, const char *zone, time_t after, time_t *out)
 {
 	if (!ci_cron_zone_valid(zone))
-		return -1;
+		return ERR_INVALID;
 	/* seconds do not count: the next whole minute after `after` */
 	after -= after % 60;
 	const char *old = getenv("TZ");
 	char *saved = old ? strdup(old) : NULL;
 	if (old && !saved)
-		return -1;
+		return ERR_INTERNAL;
 	char tz[160];
 	snprintf(tz, sizeof(tz), ":%s", zone);
 	setenv("TZ", tz, 1);
@@ -307,5 +311,6 @@ int ci_cron_next(const ci_cron *c, const char *zone, time_t after, time_t *out)
 int ci_cron_next_of(const char *expr, const char *zone, time_t after, time_t *out)
 {
 	ci_cron c;
-	return ci_cron_parse(expr, &c) < 0 ? -1 : ci_cron_next(&c, zone, after, out);
+	int rc = ci_cron_parse(expr, &c);
+	return rc < 0 ? rc : ci_cron_next(&c, zone, after, out);
 }

@@ -28,16 +28,17 @@ typedef struct {
 	uint8_t nth[7];   /* w#n: bit n-1 of nth[w] (n 1..5), bit 5 for w#-1 (the last) */
 } ci_cron;
 
-/* Parses expr: 0, or -1 when it is no valid expression. */
+/* Parses expr: 0, or ERR_INVALID when it is no valid expression. */
 int ci_cron_parse(const char *expr, ci_cron *out);
 /* Whether zone names a time zone of the tz database ("UTC", "Europe/Berlin"). */
 bool ci_cron_zone_valid(const char *zone);
 /* The first time after `after` that c names in zone (which must be valid): 0 with
- * *out, or -1 when none comes within 30 years (February 30th) or the zone cannot be
- * read. Changes and restores TZ: not for threads. */
+ * *out, ERR_NOT_FOUND when none comes within 30 years (February 30th), ERR_INVALID when
+ * the zone is not valid, ERR_INTERNAL (out of memory). Changes and restores TZ: not for
+ * threads. */
 int ci_cron_next(const ci_cron *c, const char *zone, time_t after, time_t *out);
 
-/* The same for the expression text: -1 also when it is not valid. */
+/* The same for the expression text: ERR_INVALID also when it is not valid. */
 int ci_cron_next_of(const char *expr, const char *zone, time_t after, time_t *out);
 
 #endif

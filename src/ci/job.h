@@ -10,9 +10,6 @@
 
 #include "auth/access.h"
 #include "core/ctx.h"
-#include "db/db.h"
-
-extern const db_stmt ci_job_stmts[];
 
 /* GitLab 10's read_build on a project (its jobs, traces and artifacts): admins,
  * reporters and up (the owner of a personal project's namespace), or anyone who sees the
@@ -32,8 +29,8 @@ int ci_job_play(ctx *c, const char *job_id, long long user_id);
 int ci_pipeline_process(ctx *c, const char *pipeline_id);
 /* GitLab 10's StuckCiJobsWorker, for the background process: fails the jobs running
  * with no word from their runner for an hour and those pending for a day, and processes
- * their pipelines, in a transaction of its own. The number of pipelines touched, or -1
- * (rolled back). */
+ * their pipelines, in a transaction of its own. The number of pipelines touched, or an
+ * ERR_ code (rolled back). */
 int ci_jobs_drop_stuck(ctx *c);
 
 #endif

@@ -11,84 +11,10 @@
 #include "ci/yaml.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "db/ci.h"
 #include "git/commits.h"
 
 #define ZERO_SHA "0000000000000000000000000000000000000000"
-
-enum { PP_JOBS_ENABLED, PP_CONFIG_PATH, PP_FULL_PATH, PP_PROTECTED, PP_NCOLS };
-enum {
-	PI_PROJECT,
-	PI_REF,
-	PI_SHA,
-	PI_BEFORE_SHA,
-	PI_TAG,
-	PI_PROTECTED,
-	PI_SOURCE,
-	PI_STATUS,
-	PI_YAML_ERRORS,
-	PI_USER,
-	PI_TRIGGER_REQUEST,
-	PI_SCHEDULE,
-	PI_VARIABLES,
-	PI_COMMITTED_AT,
-	PI_NPARAMS
-};
-enum {
-	PJ_PROJECT,
-	PJ_PIPELINE,
-	PJ_SHA,
-	PJ_REF,
-	PJ_NAME,
-	PJ_STAGE,
-	PJ_STAGE_IDX,
-	PJ_WHEN,
-	PJ_ALLOW_FAILURE,
-	PJ_USER,
-	PJ_TAG,
-	PJ_PROTECTED,
-	PJ_TAG_LIST,
-	PJ_OPTIONS,
-	PJ_YAML_VARIABLES,
-	PJ_ENVIRONMENT,
-	PJ_TRIGGER_REQUEST,
-	PJ_NPARAMS
-};
-
-const db_stmt ci_pipeline_stmts[] = {
-	/* $1 project, $2 ref: its jobs switch, configuration path, full path, and whether
-	 * the ref is a protected branch */
-	{"ci_pipeline_project",
-	 "SELECT p.jobs_enabled, p.ci_config_path, n.full_path || '/' || p.path,"
-	 " branch_push_level(p.id, $2) IS NOT NULL"
-	 " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
-	 " WHERE p.id = $1 AND NOT p.pending_delete",
-	 2, PP_NCOLS},
-	/* PI_; committed_at in Unix seconds */
-	{"ci_pipeline_insert",
-	 "INSERT INTO ci_pipelines (project_id, ref, sha, before_sha, tag, protected, source,"
-	 " status, yaml_errors, user_id, trigger_request_id, pipeline_schedule_id, variables,"
-	 " committed_at, finished_at)"
-	 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,"
-	 " to_timestamp($14::double precision),"
-	 " CASE WHEN $8 IN ('failed', 'skipped') THEN now() END) RETURNING id",
-	 PI_NPARAMS, 1},
-	/* one job (PJ_; tag_list a JSON array) */
-	{"ci_pipeline_job",
-	 "WITH s AS (INSERT INTO commit_statuses (project_id, sha, ref, name, stage, status,"
-	 " allow_failure, author_id, pipeline_id, stage_idx, \"when\")"
-	 " VALUES ($1, $3, $4, $5, $6, 'created', $9, $10, $2, $7, $8) RETURNING id)"
-	 " INSERT INTO ci_builds (id, project_id, pipeline_id, tag, protected, tag_list, options,"
-	 " yaml_variables, environment, trigger_request_id)"
-	 " SELECT s.id, $1, $2, $11, $12, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)),"
-	 " $14::jsonb, $15::jsonb, $16, $17 FROM s",
-	 PJ_NPARAMS, 0},
-	/* $1 project, $2 branch, $3 level: whether the level may push or merge to it */
-	{"ci_pipeline_ref_allowed",
-	 "SELECT coalesce(branch_push_level($1, $2) <= $3 OR branch_merge_level($1, $2) <= $3,"
-	 " true)",
-	 3, 1},
-	{NULL, NULL, 0, 0},
-};
 
 static const char *json_text(ctx *c, json_object *o)
 {
@@ -205,9 +131,8 @@ typedef struct {
 
 static int project_of(ctx *c, const char *project_id, const char *ref, project_info *out)
 {
-	const char *v[2] = {project_id, ref};
 	int err;
-	PGresult *res = db_query(c, "ci_pipeline_project", 2, v, &err);
+	PGresult *res = db_ci_pipeline_project(c, project_id, ref, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
@@ -258,12 +183,7 @@ static int insert_pipeline(ctx *c, const ci_pipeline_spec *s, const row *w, cons
 		[PI_COMMITTED_AT] = w->committed_at,
 	};
 	DB_PARAMS(v, PI_NPARAMS);
-	int err;
-	PGresult *res = db_query(c, "ci_pipeline_insert", PI_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	*id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
-	return 0;
+	return db_ci_pipeline_insert(c, v, id);
 }
 
 static int refuse(const char **why, const char *text)
@@ -378,9 +298,8 @@ int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const c
 			[PJ_TRIGGER_REQUEST] = s->trigger_request_id,
 		};
 		DB_PARAMS(v, PJ_NPARAMS);
-		int err;
-		if (!db_query(c, "ci_pipeline_job", PJ_NPARAMS, v, &err))
-			return err;
+		if ((rc = db_ci_job_insert(c, v)) < 0)
+			return rc;
 	}
 	rc = ci_pipeline_process(c, pid);
 	if (rc < 0)
@@ -395,13 +314,7 @@ int ci_may_run_on_ref(ctx *c, const char *project_id, int level, bool admin, con
 	*ok = admin || level >= 30;
 	if (!*ok || admin || tag)
 		return 0;
-	const char *v[3] = {project_id, ref, arena_printf(c->a, "%d", level)};
-	int err;
-	PGresult *res = db_query(c, "ci_pipeline_ref_allowed", 3, v, &err);
-	if (!res)
-		return err;
-	*ok = db_bool(res, 0, 0);
-	return 0;
+	return db_ci_ref_allowed(c, project_id, ref, level, ok);
 }
 
 static const char *member_str(json_object *o, const char *key)

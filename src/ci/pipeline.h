@@ -9,9 +9,6 @@
 #include <stdbool.h>
 
 #include "core/ctx.h"
-#include "db/db.h"
-
-extern const db_stmt ci_pipeline_stmts[];
 
 typedef struct {
 	const char *project_id;         /* decimal */

@@ -9,42 +9,7 @@
 #include "ci/pipeline.h"
 #include "core/crypto.h"
 #include "core/log.h"
-
-enum {
-	DUE_ID,
-	DUE_PROJECT,
-	DUE_REF,
-	DUE_CRON,
-	DUE_ZONE,
-	DUE_OWNER,
-	DUE_LEVEL,
-	DUE_ADMIN,
-	DUE_VARS,
-	DUE_NOW,
-	DUE_NCOLS
-};
-
-const db_stmt ci_schedules_stmts[] = {
-	/* The most overdue active schedule that no other process holds, locked until the
-	 * commit: what its pipeline needs, its owner's level and whether they are an admin,
-	 * its variables ([{key, value_sealed}]). */
-	{"ci_schedules_due",
-	 "SELECT s.id, s.project_id, s.ref, s.cron, s.cron_timezone, s.owner_id,"
-	 " coalesce(" SQL_CI_USER_LEVEL("s.owner_id", "p") ", 0), " SQL_CI_USER_ADMIN(
-		 "s.owner_id") ", (SELECT coalesce(json_agg(json_build_object('key', v.key, 'value_sealed',"
-			       " v.value_sealed) ORDER BY v.id), '[]')::text FROM ci_pipeline_schedule_variables v"
-			       " WHERE v.pipeline_schedule_id = s.id), extract(epoch FROM now())::bigint"
-			       " FROM ci_pipeline_schedules s JOIN projects p ON p.id = s.project_id"
-			       " AND NOT p.pending_delete WHERE s.active AND s.next_run_at <= now()"
-			       " ORDER BY s.next_run_at, s.id LIMIT 1 FOR UPDATE OF s SKIP LOCKED",
-	 0, DUE_NCOLS},
-	/* $2 the next run (epoch seconds; NULL: never) */
-	{"ci_schedules_next",
-	 "UPDATE ci_pipeline_schedules SET next_run_at = to_timestamp($2::double precision)"
-	 " WHERE id = $1",
-	 2, 0},
-	{NULL, NULL, 0, 0},
-};
+#include "db/ci.h"
 
 /* The schedule's variables, opened, as [{key, value}] (the pipeline's variables); NULL
  * when a value cannot be opened. */
@@ -118,27 +83,27 @@ static int fire(ctx *c, const PGresult *res)
 
 int ci_schedules_fire_due(ctx *c)
 {
-	if (db_begin(c) < 0)
-		return -1;
-	int err;
-	PGresult *res = db_query(c, "ci_schedules_due", 0, NULL, &err);
+	int err = db_begin(c);
+	if (err < 0)
+		return err;
+	PGresult *res = db_ci_schedule_due(c, &err);
 	if (!res || PQntuples(res) == 0) {
 		db_rollback(c);
-		return res ? 0 : -1;
+		return res ? 0 : err;
 	}
 	/* the next run first: whatever fire() decides, this one is done. After the later of
 	 * this host's time and the database's, which decides what is due: a clock behind
 	 * cannot make the schedule due again at once */
 	time_t next, now = time(NULL), db_now = (time_t)db_int(res, 0, DUE_NOW);
-	const char *v[2] = {db_val(res, 0, DUE_ID), NULL};
+	const char *id = db_val(res, 0, DUE_ID), *at = NULL;
 	if (ci_cron_next_of(db_val(res, 0, DUE_CRON), db_val(res, 0, DUE_ZONE),
 			    db_now > now ? db_now : now, &next) == 0)
-		v[1] = arena_printf(c->a, "%lld", (long long)next);
-	if (db_query(c, "ci_schedules_next", 2, v, &err) && fire(c, res) == 0 && db_commit(c) == 0)
+		at = arena_printf(c->a, "%lld", (long long)next);
+	if (db_ci_schedule_next(c, id, at) == 0 && fire(c, res) == 0 && db_commit(c) == 0)
 		return 1;
 	db_rollback(c);
 	/* a run that cannot be made (its repository unreadable) is not tried every second:
 	 * the schedule waits for its next run all the same */
-	log_warn("pipeline schedule %s: not fired (the transaction failed)", v[0]);
-	return db_query(c, "ci_schedules_next", 2, v, &err) ? 1 : -1;
+	log_warn("pipeline schedule %s: not fired (the transaction failed)", id);
+	return (err = db_ci_schedule_next(c, id, at)) < 0 ? err : 1;
 }

@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "core/buf.h"
+#include "core/errors.h"
 
 /* ---- YAML to JSON ---- */
 
@@ -117,7 +118,7 @@ static int add_node(loader *l, json_object *o, long weight, bool counted, bool s
 		if (l->nodes > CI_YAML_MAX_NODES) {
 			set_err(l, "(<unknown>): the document is too large once its aliases "
 				   "are expanded");
-			return -1;
+			return ERR_INVALID;
 		}
 	}
 	if (l->depth == 0) {
@@ -138,7 +139,7 @@ static int add_node(loader *l, json_object *o, long weight, bool counted, bool s
 	if (!f->key) {
 		if (!scalar) {
 			set_err(l, "(<unknown>): a mapping key must be a scalar");
-			return -1;
+			return ERR_INVALID;
 		}
 		f->key = arena_strdup(l->a, text ? text : "");
 		return 0;
@@ -197,15 +198,15 @@ static int open_container(loader *l, bool map, const char *anchor_name)
 {
 	if (l->depth == CI_YAML_MAX_DEPTH) {
 		set_err(l, "(<unknown>): the document is nested too deeply");
-		return -1;
+		return ERR_INVALID;
 	}
 	if (l->depth > 0 && l->stack[l->depth - 1].map && !l->stack[l->depth - 1].key) {
 		set_err(l, "(<unknown>): a mapping key must be a scalar");
-		return -1;
+		return ERR_INVALID;
 	}
 	if (++l->nodes > CI_YAML_MAX_NODES) {
 		set_err(l, "(<unknown>): the document is too large once its aliases are expanded");
-		return -1;
+		return ERR_INVALID;
 	}
 	frame *f = &l->stack[l->depth++];
 	*f = (frame){.obj = keep(l, map ? json_object_new_object() : json_object_new_array()),
@@ -239,14 +240,14 @@ int ci_yaml_load(arena *a, const char *text, size_t len, json_object **out, cons
 	*out = NULL;
 	if (len > CI_YAML_MAX_BYTES) {
 		*err = "(<unknown>): the file is too large";
-		return -1;
+		return ERR_INVALID;
 	}
 	loader l = {.a = a, .keep = json_object_new_array()};
 	arena_defer(a, keep_put, l.keep);
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser)) {
 		*err = "(<unknown>): cannot read YAML";
-		return -1;
+		return ERR_INVALID;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	bool done = false;
@@ -260,7 +261,7 @@ int ci_yaml_load(arena *a, const char *text, size_t len, json_object **out, cons
 					     parser.context ? parser.context : "",
 					     parser.problem_mark.line + 1,
 					     parser.problem_mark.column + 1);
-			rc = -1;
+			rc = ERR_INVALID;
 			break;
 		}
 		switch (ev.type) {
@@ -292,7 +293,7 @@ int ci_yaml_load(arena *a, const char *text, size_t len, json_object **out, cons
 			if (!an) {
 				l.err = arena_printf(a, "(<unknown>): Unknown alias: %s",
 						     (const char *)ev.data.alias.anchor);
-				rc = -1;
+				rc = ERR_INVALID;
 				break;
 			}
 			bool scalar = !an->obj ||
@@ -322,7 +323,7 @@ int ci_yaml_load(arena *a, const char *text, size_t len, json_object **out, cons
 	yaml_parser_delete(&parser);
 	if (rc < 0 || l.err) {
 		*err = l.err ? l.err : "(<unknown>): invalid YAML";
-		return -1;
+		return ERR_INVALID;
 	}
 	*out = l.root;
 	return 0;
@@ -351,7 +352,7 @@ static int fail(cfg *c, const char *fmt, ...)
 		}
 		va_end(ap);
 	}
-	return -1;
+	return ERR_INVALID;
 }
 
 static json_object *new_kept(cfg *c, json_object *o)
@@ -659,7 +660,7 @@ static int artifacts_entry(cfg *c, const char *where, json_object *o)
 	static const char *const keys[] = {"name", "untracked", "paths", "when", "expire_in", NULL};
 	static const char *const whens[] = {"on_success", "on_failure", "always", NULL};
 	if (check_keys(c, where, o, keys) < 0)
-		return -1;
+		return ERR_INVALID;
 	if (has(o, "name") && !is_string(get(o, "name")))
 		return fail(c, "%s name should be a string", where);
 	if (has(o, "untracked") && !is_type(get(o, "untracked"), json_type_boolean))
@@ -811,7 +812,7 @@ static int job_entry(cfg *c, const globals *g, const char *name, json_object *o,
 	if (!is_type(o, json_type_object))
 		return fail(c, "%s config should be a hash", w);
 	if (check_keys(c, w, o, keys) < 0)
-		return -1;
+		return ERR_INVALID;
 	json_object *script = get(o, "script");
 	if (!script || (is_type(script, json_type_array) && !json_object_array_length(script)) ||
 	    (is_string(script) && !*json_object_get_string(script)))
@@ -853,44 +854,44 @@ static int job_entry(cfg *c, const globals *g, const char *name, json_object *o,
 	if (has(o, "before_script")) {
 		before = get(o, "before_script");
 		if (script_entry(c, arena_printf(c->a, "%s:before_script", w), before) < 0)
-			return -1;
+			return ERR_INVALID;
 	}
 	if (has(o, "after_script")) {
 		after = get(o, "after_script");
 		if (script_entry(c, arena_printf(c->a, "%s:after_script", w), after) < 0)
-			return -1;
+			return ERR_INVALID;
 	}
 	json_object *image = g->image, *services = g->services, *cache = g->cache;
 	if (has(o, "image") &&
 	    !(image = image_entry(c, arena_printf(c->a, "%s:image", w), get(o, "image"))))
-		return -1;
+		return ERR_INVALID;
 	if (has(o, "services") &&
 	    !(services =
 		      services_entry(c, arena_printf(c->a, "%s:services", w), get(o, "services"))))
-		return -1;
+		return ERR_INVALID;
 	if (has(o, "cache") &&
 	    !(cache = cache_entry(c, arena_printf(c->a, "%s:cache", w), get(o, "cache"))))
-		return -1;
+		return ERR_INVALID;
 	json_object *vars = NULL;
 	if (has(o, "variables") &&
 	    !(vars = variables_entry(c, arena_printf(c->a, "%s:variables", w),
 				     get(o, "variables"))))
-		return -1;
+		return ERR_INVALID;
 	if (has(o, "artifacts") &&
 	    artifacts_entry(c, arena_printf(c->a, "%s:artifacts", w), get(o, "artifacts")) < 0)
-		return -1;
+		return ERR_INVALID;
 	json_object *env = NULL;
 	if (has(o, "environment") &&
 	    !(env = environment_entry(c, arena_printf(c->a, "%s:environment", w),
 				      get(o, "environment"))))
-		return -1;
+		return ERR_INVALID;
 	json_object *only = NULL, *except = NULL;
 	if (has(o, "only") &&
 	    !(only = policy_entry(c, arena_printf(c->a, "%s:only", w), get(o, "only"))))
-		return -1;
+		return ERR_INVALID;
 	if (has(o, "except") &&
 	    !(except = policy_entry(c, arena_printf(c->a, "%s:except", w), get(o, "except"))))
-		return -1;
+		return ERR_INVALID;
 
 	*j = (ci_job){.name = arena_strdup(c->a, name),
 		      .stage = stage ? arena_strdup(c->a, json_object_get_string(stage)) : "test",
@@ -1039,23 +1040,23 @@ static int parse(cfg *c, json_object *root, ci_config *out)
 	if (has(root, "before_script")) {
 		g.before_script = get(root, "before_script");
 		if (script_entry(c, "before_script", g.before_script) < 0)
-			return -1;
+			return ERR_INVALID;
 	}
 	if (has(root, "after_script")) {
 		g.after_script = get(root, "after_script");
 		if (script_entry(c, "after_script", g.after_script) < 0)
-			return -1;
+			return ERR_INVALID;
 	}
 	if (has(root, "image") && !(g.image = image_entry(c, "image", get(root, "image"))))
-		return -1;
+		return ERR_INVALID;
 	if (has(root, "services") &&
 	    !(g.services = services_entry(c, "services", get(root, "services"))))
-		return -1;
+		return ERR_INVALID;
 	if (has(root, "variables") &&
 	    !(g.variables = variables_entry(c, "variables", get(root, "variables"))))
-		return -1;
+		return ERR_INVALID;
 	if (has(root, "cache") && !(g.cache = cache_entry(c, "cache", get(root, "cache"))))
-		return -1;
+		return ERR_INVALID;
 
 	if (stages) {
 		out->nstages = (int)json_object_array_length(stages);
@@ -1076,13 +1077,13 @@ static int parse(cfg *c, json_object *root, ci_config *out)
 		if (matches(k, global_keys) || k[0] == '.')
 			continue; /* hidden jobs are templates for anchors */
 		if (job_entry(c, &g, k, v, &out->jobs[out->njobs]) < 0)
-			return -1;
+			return ERR_INVALID;
 		out->njobs++;
 	}
 	if (out->njobs == 0)
 		return fail(c, "jobs config should contain at least one visible job");
 	if (cross_checks(c, out) < 0)
-		return -1;
+		return ERR_INVALID;
 	qsort(out->jobs, (size_t)out->njobs, sizeof(ci_job), by_stage);
 	return 0;
 }
@@ -1092,13 +1093,13 @@ int ci_yaml_parse(arena *a, const char *text, size_t len, ci_config *out, const 
 	*out = (ci_config){0};
 	json_object *root;
 	if (ci_yaml_load(a, text, len, &root, err) < 0)
-		return -1;
+		return ERR_INVALID;
 	cfg c = {.a = a, .keep = json_object_new_array()};
 	arena_defer(a, keep_put, c.keep);
 	if (parse(&c, root, out) < 0) {
 		*err = c.err ? c.err : "Invalid configuration format";
 		*out = (ci_config){0};
-		return -1;
+		return ERR_INVALID;
 	}
 	return 0;
 }

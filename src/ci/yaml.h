@@ -45,13 +45,14 @@ typedef struct {
 	int njobs;
 } ci_config;
 
-/* Parses the len bytes of text: 0 with *out, or -1 with *err, GitLab 10's message.
+/* Parses the len bytes of text: 0 with *out, or ERR_INVALID with *err, GitLab 10's
+ * message.
  * Everything (strings and JSON objects) belongs to arena a. */
 int ci_yaml_parse(arena *a, const char *text, size_t len, ci_config *out, const char **err);
 
 /* Loads YAML text as a JSON value (mappings as objects, sequences as arrays, scalars
  * resolved as YAML 1.1 does: null, booleans, integers, floats, strings), in arena a.
- * 0 with *out (NULL for an empty document), or -1 with *err. */
+ * 0 with *out (NULL for an empty document), or ERR_INVALID with *err. */
 int ci_yaml_load(arena *a, const char *text, size_t len, json_object **out, const char **err);
 
 /* Whether job j runs in a pipeline of ref (a tag or a branch) from source (push, web,

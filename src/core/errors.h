@@ -28,7 +28,9 @@ enum {
 	ERR_NOT_MODIFIED = -16, /* 304, no body */
 	ERR_URI_TOO_LONG = -17, /* 414 {"message":"414 Request-URI Too Large"} */
 	ERR_MOVED = -18,        /* a ref moved (or appeared) meanwhile: compare-and-swap lost */
-	ERR_REFUSED = -19, /* refused: it does not apply (the function says why in *msg, *why) */
+	ERR_REFUSED = -19,  /* refused: it does not apply (the function says why in *msg, *why) */
+	ERR_EXISTS = -20,   /* a name is taken already (a ref, when another writer was first) */
+	ERR_BAD_NAME = -21, /* a name no ref may take (it collides with another ref's path) */
 };
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/crypto.h"
+#include "core/errors.h"
 #include "core/files.h"
 #include "core/log.h"
 #include "git/repo.h"
@@ -76,7 +77,7 @@ static bool exists(const char *path)
 
 /* Runs argv (no shell) with stdin /dev/null, stdout to out_fd and stderr to ours (the
  * log), the signals a worker blocks or ignores back to their defaults. 0 when it exits
- * with 0, else -1 (logged). */
+ * with 0, else ERR_INTERNAL (logged). */
 static int run(char *const argv[], int out_fd)
 {
 	posix_spawn_file_actions_t fa;
@@ -102,17 +103,17 @@ static int run(char *const argv[], int out_fd)
 	posix_spawnattr_destroy(&at);
 	if (rc != 0) {
 		log_error("archive: cannot run %s: %s", argv[0], strerror(rc));
-		return -1;
+		return ERR_INTERNAL;
 	}
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			log_error("archive: waitpid: %s", strerror(errno));
-			return -1;
+			return ERR_INTERNAL;
 		}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		log_error("archive: %s failed (status %d)", argv[0], status);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	return 0;
 }
@@ -122,7 +123,7 @@ int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const
 {
 	if (!is_id(project_id) || !is_sha(commit_sha) || !*prefix) {
 		log_error("archive: bad request for project %s, commit %s", project_id, commit_sha);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	*rel = arena_printf(c->a, "cache/archives/%s/%s/%s.%s", project_id, commit_sha,
 			    entry_name(c, prefix), ext);
@@ -145,15 +146,15 @@ int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const
 	int fd = files_temp(path, tmp);
 	if (fd < 0) {
 		log_error("archive: cannot create %s: %s", path, strerror(errno));
-		return -1;
+		return ERR_INTERNAL;
 	}
 	if (run(argv, fd) < 0) {
 		files_abandon(fd, tmp);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	if (files_commit(fd, tmp, path) < 0) {
 		log_error("archive: cannot write %s: %s", path, strerror(errno));
-		return -1;
+		return ERR_INTERNAL;
 	}
 	return 0;
 }
@@ -164,7 +165,7 @@ int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const voi
 	if (!is_id(project_id) || !is_sha(blob_sha)) {
 		log_error("archive: bad blob request for project %s, blob %s", project_id,
 			  blob_sha);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	*rel = arena_printf(c->a, "cache/blobs/%s/%s", project_id, blob_sha);
 	const char *path = arena_printf(c->a, "%s/%s", c->cfg->storage_path, *rel);
@@ -172,7 +173,7 @@ int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const voi
 		return 0;
 	if (files_write(path, data, n) < 0) {
 		log_error("archive: cannot write %s: %s", path, strerror(errno));
-		return -1;
+		return ERR_INTERNAL;
 	}
 	return 0;
 }
@@ -181,15 +182,15 @@ int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void
 		      size_t *n, const char **rel)
 {
 	if (!is_id(project_id) || !is_sha(blob_sha))
-		return 1;
+		return ERR_NOT_FOUND;
 	*rel = arena_printf(c->a, "cache/blobs/%s/%s", project_id, blob_sha);
 	const char *path = arena_printf(c->a, "%s/%s", c->cfg->storage_path, *rel);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return 1;
+			return ERR_NOT_FOUND;
 		log_error("archive: cannot open %s: %s", path, strerror(errno));
-		return -1;
+		return ERR_INTERNAL;
 	}
 	ssize_t got;
 	*n = 0;
@@ -199,7 +200,7 @@ int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void
 		if (got < 0) {
 			log_error("archive: cannot read %s: %s", path, strerror(errno));
 			close(fd);
-			return -1;
+			return ERR_INTERNAL;
 		}
 		*n += (size_t)got;
 	}
@@ -210,13 +211,13 @@ int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void
 int archive_remove(ctx *c, const char *project_id)
 {
 	if (!is_id(project_id))
-		return -1;
+		return ERR_INTERNAL;
 	int rc = 0;
 	/* artifacts: the files extracted from job artifacts (api/jobs.c) */
 	static const char *const kinds[] = {"archives", "blobs", "artifacts"};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
 		if (repo_remove_dir(arena_printf(c->a, "%s/cache/%s/%s", c->cfg->storage_path,
 						 kinds[i], project_id)) < 0)
-			rc = -1;
+			rc = ERR_INTERNAL;
 	return rc;
 }

@@ -25,23 +25,23 @@ const char *archive_extension(const char *format);
 /* The archive of commit_sha (40 hex digits) of project_id's repository, every file
  * below prefix/, in the format of extension ext (archive_extension): made with
  * `git archive` unless the cache holds it already. 0 with its path relative to the
- * storage path in *rel (c's arena; only [A-Za-z0-9._/-]), or -1 (logged). */
+ * storage path in *rel (c's arena; only [A-Za-z0-9._/-]), or ERR_INTERNAL (logged). */
 int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const char *prefix,
 		   const char *ext, const char **rel);
 
 /* The n bytes of blob blob_sha (40 hex digits) of project_id, written to the cache unless
- * it holds them already: 0 with their path relative to the storage path in *rel, or -1
- * (logged). */
+ * it holds them already: 0 with their path relative to the storage path in *rel, or
+ * ERR_INTERNAL (logged). */
 int archive_blob(ctx *c, const char *project_id, const char *blob_sha, const void *data, size_t n,
 		 const char **rel);
 
 /* The first bytes of blob blob_sha of project_id when the cache holds it: 0 with up to
  * size of them in head (*n of them) and its path relative to the storage path in *rel;
- * 1 when it does not, -1 when it cannot be read (logged). */
+ * ERR_NOT_FOUND when it does not, ERR_INTERNAL when it cannot be read (logged). */
 int archive_blob_head(ctx *c, const char *project_id, const char *blob_sha, void *head, size_t size,
 		      size_t *n, const char **rel);
 
-/* Removes the cache entries of project_id (missing ones are success): 0 or -1. */
+/* Removes the cache entries of project_id (missing ones are success): 0 or ERR_INTERNAL. */
 int archive_remove(ctx *c, const char *project_id);
 
 #endif

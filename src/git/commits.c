@@ -44,10 +44,7 @@ static void log_git(const char *what)
 
 int gitc_open(ctx *c, const char *project_id, git_repository **out)
 {
-	int rc = repo_open(c, project_id, out);
-	if (rc == GIT_ENOTFOUND)
-		return ERR_NOT_FOUND;
-	return rc < 0 ? ERR_INTERNAL : 0;
+	return repo_open(c, project_id, out);
 }
 
 static bool all_hex(const char *s)
@@ -59,6 +56,21 @@ static bool all_hex(const char *s)
 		if (!strchr("0123456789abcdefABCDEF", s[i]))
 			return false;
 	return true;
+}
+
+/* The object of type (GIT_OBJECT_ANY: any) that sha (4 to 40 hex digits) names in repo,
+ * c's: 0 or ERR_NOT_FOUND. */
+static int object_by_sha(ctx *c, git_repository *repo, const char *sha, git_object_t type,
+			 git_object **out)
+{
+	if (!all_hex(sha))
+		return ERR_NOT_FOUND;
+	git_oid oid;
+	if (git_oid_fromstrn(&oid, sha, strlen(sha)) < 0 ||
+	    git_object_lookup_prefix(out, repo, &oid, strlen(sha), type) < 0)
+		return ERR_NOT_FOUND;
+	own_object(c, *out);
+	return 0;
 }
 
 static int peel_commit(ctx *c, git_object *obj, git_commit **out)
@@ -92,15 +104,9 @@ int gitc_commit_of(ctx *c, git_repository *repo, const char *ref, git_commit **o
 		*out = own_commit(c, (git_commit *)obj);
 		return 0;
 	}
-	if (!all_hex(ref))
-		return ERR_NOT_FOUND;
-	git_oid oid;
-	git_object *obj = NULL;
-	if (git_oid_fromstrn(&oid, ref, strlen(ref)) < 0 ||
-	    git_object_lookup_prefix(&obj, repo, &oid, strlen(ref), GIT_OBJECT_ANY) < 0)
-		return ERR_NOT_FOUND;
-	own_object(c, obj);
-	return peel_commit(c, obj, out);
+	git_object *obj;
+	int rc = object_by_sha(c, repo, ref, GIT_OBJECT_ANY, &obj);
+	return rc < 0 ? rc : peel_commit(c, obj, out);
 }
 
 int gitc_commit_by_id(ctx *c, git_repository *repo, const char *sha, git_commit **out)
@@ -248,6 +254,17 @@ int gitc_log(ctx *c, git_repository *repo, const char *ref, long long since, lon
 
 /* ---- diffs ---- */
 
+/* The diff of old_tree (NULL: none) to new_tree, renames found, into *out (c's). 0 or
+ * ERR_INTERNAL. */
+static int tree_diff(ctx *c, git_repository *repo, git_tree *old_tree, git_tree *new_tree,
+		     git_diff **out)
+{
+	if (git_diff_tree_to_tree(out, repo, old_tree, new_tree, NULL) < 0)
+		return ERR_INTERNAL;
+	own_diff(c, *out);
+	return git_diff_find_similar(*out, NULL) < 0 ? ERR_INTERNAL : 0;
+}
+
 static int commit_diff(ctx *c, git_repository *repo, git_commit *commit, git_diff **out)
 {
 	git_tree *tree = NULL, *ptree = NULL;
@@ -263,14 +280,7 @@ static int commit_diff(ctx *c, git_repository *repo, git_commit *commit, git_dif
 			return ERR_INTERNAL;
 		own_tree(c, ptree);
 	}
-	git_diff *diff = NULL;
-	if (git_diff_tree_to_tree(&diff, repo, ptree, tree, NULL) < 0)
-		return ERR_INTERNAL;
-	own_diff(c, diff);
-	if (git_diff_find_similar(diff, NULL) < 0)
-		return ERR_INTERNAL;
-	*out = diff;
-	return 0;
+	return tree_diff(c, repo, ptree, tree, out);
 }
 
 static const char *mode_text(ctx *c, unsigned mode)
@@ -328,14 +338,11 @@ static json_object *diff_entries(ctx *c, git_diff *diff)
 int gitc_diff_json(ctx *c, git_repository *repo, git_tree *old_tree, git_tree *new_tree,
 		   json_object **out)
 {
-	git_diff *diff = NULL;
-	if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, NULL) < 0)
-		return ERR_INTERNAL;
-	own_diff(c, diff);
-	if (git_diff_find_similar(diff, NULL) < 0)
-		return ERR_INTERNAL;
-	*out = diff_entries(c, diff);
-	return 0;
+	git_diff *diff;
+	int rc = tree_diff(c, repo, old_tree, new_tree, &diff);
+	if (rc == 0)
+		*out = diff_entries(c, diff);
+	return rc;
 }
 
 int gitc_commit_diff_json(ctx *c, git_repository *repo, git_commit *commit, json_object **out)
@@ -509,15 +516,11 @@ int gitc_blob_at(ctx *c, git_repository *repo, git_commit *commit, const char *p
 
 int gitc_blob_by_id(ctx *c, git_repository *repo, const char *sha, git_blob **out)
 {
-	if (!all_hex(sha))
-		return ERR_NOT_FOUND;
-	git_oid oid;
-	git_object *obj = NULL;
-	if (git_oid_fromstrn(&oid, sha, strlen(sha)) < 0 ||
-	    git_object_lookup_prefix(&obj, repo, &oid, strlen(sha), GIT_OBJECT_BLOB) < 0)
-		return ERR_NOT_FOUND;
-	*out = (git_blob *)own_object(c, obj);
-	return 0;
+	git_object *obj;
+	int rc = object_by_sha(c, repo, sha, GIT_OBJECT_BLOB, &obj);
+	if (rc == 0)
+		*out = (git_blob *)obj;
+	return rc;
 }
 
 int gitc_blob_id(git_repository *repo, const char *sha, git_oid *out)

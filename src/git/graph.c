@@ -497,12 +497,12 @@ static bool has_code(const uint32_t *v, uint32_t n, uint32_t code)
 	return lo < n && v[lo] == code;
 }
 
-/* Whether node k changes the walk's path: 1, 0, or -1 on an error. */
+/* Whether node k changes the walk's path: 1, 0, or ERR_INTERNAL on an error. */
 static int changes_path(graph_walk *w, uint32_t k)
 {
 	uint32_t at = node_changes(w->repo, k);
 	if (at == NONE)
-		return -1;
+		return ERR_INTERNAL;
 	uint32_t lists = g.nodes[k].nparents ? g.nodes[k].nparents : 1;
 	for (uint32_t l = 0; l < lists; l++) {
 		uint32_t n = g.words[at++];
@@ -526,7 +526,7 @@ int graph_walk_next(graph_walk *w, git_oid *id, long long *time)
 			int c = changes_path(w, k);
 			if (c < 0) {
 				log_error("commit graph: cannot read the trees of a commit");
-				return -1;
+				return ERR_INTERNAL;
 			}
 			if (c == 0)
 				continue;
@@ -544,8 +544,8 @@ int graph_last_commit(git_repository *repo, const git_oid *tip, const char *path
 	if (!w)
 		return ERR_INTERNAL;
 	long long time;
-	int rc = !graph_walk_path(w, path) ? -1 : graph_walk_next(w, out, &time);
-	rc = rc == 1 ? 0 : rc == 0 ? ERR_NOT_FOUND : ERR_INTERNAL;
+	int rc = !graph_walk_path(w, path) ? ERR_INTERNAL : graph_walk_next(w, out, &time);
+	rc = rc == 1 ? 0 : rc == 0 ? ERR_NOT_FOUND : rc;
 	graph_walk_free(w);
 	return rc;
 }
@@ -556,7 +556,7 @@ int graph_descendant_of(git_repository *repo, const git_oid *commit, const git_o
 	uint32_t stamp = new_stamp();
 	uint32_t start = node_of(commit, true);
 	if (start == NONE || !node_read(repo, start))
-		return -1;
+		return ERR_INTERNAL;
 	uint32_t *stack = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -569,7 +569,7 @@ int graph_descendant_of(git_repository *repo, const git_oid *commit, const git_o
 		if (node_read(repo, k)) {
 			uint32_t np = g.nodes[k].nparents;
 			if (!reserve(&stack, &cap, n + np, sizeof(*stack))) {
-				rc = -1;
+				rc = ERR_INTERNAL;
 				break;
 			}
 			for (uint32_t p = 0; p < np; p++) {

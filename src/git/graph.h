@@ -25,7 +25,7 @@ typedef struct graph_walk graph_walk;
  * walk is the caller's to end with graph_walk_free, before any other graph call. */
 graph_walk *graph_walk_new(git_repository *repo, const git_oid *tip);
 /* The next commit of the walk (its id in *id, its committer time in *time): 1, 0 at the
- * end, or -1 on an error (logged). */
+ * end, or ERR_INTERNAL on an error (logged). */
 int graph_walk_next(graph_walk *w, git_oid *id, long long *time);
 /* Keeps only the commits that change path from here on (as git log -- path with
  * --full-history's walk: a commit changes it when it differs there from every parent, a
@@ -37,7 +37,8 @@ void graph_walk_free(graph_walk *w);
  * *out, ERR_NOT_FOUND when none does, ERR_INTERNAL on an error. */
 int graph_last_commit(git_repository *repo, const git_oid *tip, const char *path, git_oid *out);
 
-/* Whether commit has ancestor in its history (not itself): 1, 0, or -1 on an error. */
+/* Whether commit has ancestor in its history (not itself): 1, 0, or ERR_INTERNAL on an
+ * error. */
 int graph_descendant_of(git_repository *repo, const git_oid *commit, const git_oid *ancestor);
 
 #endif

@@ -9,26 +9,8 @@
 #include "auth/scope.h"
 #include "core/errors.h"
 #include "db/queue.h"
+#include "db/repos.h"
 #include "git/repo.h"
-
-const db_stmt hooks_stmts[] = {
-	/* $1 project, $2 the default branch to set when it has none */
-	{"hooks_default_branch",
-	 "UPDATE projects SET default_branch = $2, updated_at = now() WHERE id = $1", 2, 0},
-	{"hooks_touch", "UPDATE projects SET last_activity_at = now() WHERE id = $1", 1, 0},
-	/* $1 project: one more change of its refs (its repository's key in the response
-	 * cache, bumped at the commit: sql/0023); nothing for a project removed meanwhile */
-	{"hooks_refs_changed",
-	 "INSERT INTO repository_refs AS x (project_id) SELECT id FROM projects WHERE id = $1"
-	 " ON CONFLICT (project_id) DO UPDATE SET changes = x.changes + 1",
-	 1, 0},
-	/* $1 project, $2 author, $3 action_name, $4 data */
-	{"hooks_event",
-	 "INSERT INTO events (project_id, author_id, action, action_name, data)"
-	 " VALUES ($1, $2, 'pushed', $3, $4::jsonb)",
-	 4, 0},
-	{NULL, NULL, 0, 0},
-};
 
 /* push_data of GitLab 10's push events for update u of repo. */
 static json_object *push_data(git_repository *repo, const hooks_update *u)
@@ -109,15 +91,16 @@ static const char *first_default(ctx *c, git_repository *repo, const hooks_updat
 int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hooks_update *updates)
 {
 	const char *uid = arena_printf(c->a, "%lld", c->user->id);
-	int rc = 0, e;
+	int rc = 0;
 	/* the first push of a repository without a default branch names it */
 	if (!p->default_branch) {
 		const char *branch = first_default(c, repo, updates);
-		const char *v[2] = {p->id, branch};
-		if (branch && repo_set_head(c, p->id, branch, false) < 0)
+		/* a name HEAD may not take (ERR_NOT_FOUND) is the default branch all the same */
+		int e = branch ? repo_set_head(c, p->id, branch, false) : 0;
+		if (e < 0 && e != ERR_NOT_FOUND)
 			return ERR_INTERNAL;
-		if (branch && !db_query(c, "hooks_default_branch", 2, v, &e))
-			return e;
+		if (branch && (rc = db_repos_set_default_branch(c, p->id, branch)) < 0)
+			return rc;
 	}
 	for (const hooks_update *u = updates; u && rc == 0; u = u->next) {
 		bool branch = strncmp(u->ref, "refs/heads/", 11) == 0;
@@ -128,12 +111,12 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 		const char *action = strcmp(u->old, HOOKS_ZERO) == 0   ? "pushed new"
 				     : strcmp(u->new, HOOKS_ZERO) == 0 ? "deleted"
 								       : "pushed to";
-		const char *v[4] = {p->id, uid, action,
-				    arena_strdup(c->a, json_object_to_json_string_ext(
-							       data, JSON_C_TO_STRING_PLAIN))};
+		rc = db_repos_push_event(c, p->id, uid, action,
+					 arena_strdup(c->a, json_object_to_json_string_ext(
+								    data, JSON_C_TO_STRING_PLAIN)));
 		json_object_put(data);
-		if (!db_query(c, "hooks_event", 4, v, &e))
-			return e;
+		if (rc < 0)
+			return rc;
 		json_object *job = json_object_new_object();
 		json_object_object_add(job, "project_id", json_object_new_int64(atoll(p->id)));
 		json_object_object_add(job, "ref", json_object_new_string(u->ref));
@@ -145,9 +128,8 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 							      job, JSON_C_TO_STRING_PLAIN)));
 		json_object_put(job);
 	}
-	const char *tv[1] = {p->id};
-	if (rc == 0 && !db_query(c, "hooks_touch", 1, tv, &e))
-		rc = e;
+	if (rc == 0)
+		rc = db_repos_touch(c, p->id);
 	/* after the project's row (hooks_touch): every writer locks the two in this order */
 	if (rc == 0)
 		rc = hooks_refs_changed(c, p->id);
@@ -156,16 +138,12 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 
 int hooks_touch(ctx *c, const char *project_id)
 {
-	const char *v[1] = {project_id};
-	int e;
-	return db_query(c, "hooks_touch", 1, v, &e) ? 0 : e;
+	return db_repos_touch(c, project_id);
 }
 
 int hooks_refs_changed(ctx *c, const char *project_id)
 {
-	const char *v[1] = {project_id};
-	int err;
-	return db_query(c, "hooks_refs_changed", 1, v, &err) ? 0 : err;
+	return db_repos_refs_changed(c, project_id);
 }
 
 int hooks_pushed(ctx *c, git_repository *repo, const project_scope *p, const char *ref,

@@ -10,11 +10,8 @@
 #include <git2.h>
 
 #include "core/ctx.h"
-#include "db/db.h"
 
 struct project_scope;
-
-extern const db_stmt hooks_stmts[];
 
 /* The object id of "no object": an update from it makes a ref, one to it deletes one. */
 #define HOOKS_ZERO "0000000000000000000000000000000000000000"

@@ -90,10 +90,13 @@ int merge_sides_find(ctx *c, const char *target_project_id, const char *source_p
 	return git_reference_name_to_id(&out->source, out->repo, ref) == 0 ? 0 : ERR_NOT_FOUND;
 }
 
-/* The in-memory merge of s's sides into *out (the arena's). 0 or ERR_INTERNAL. */
+/* The in-memory merge of s's sides into *out (the arena's). 0, ERR_NOT_FOUND when there is
+ * no target branch, or ERR_INTERNAL. */
 static int merge_index(ctx *c, const merge_sides *s, git_commit **ours, git_commit **theirs,
 		       git_index **out)
 {
+	if (!s->have_target)
+		return ERR_NOT_FOUND;
 	*ours = lookup(c, s->repo, &s->target);
 	*theirs = lookup(c, s->repo, &s->source);
 	if (!*ours || !*theirs)
@@ -110,17 +113,17 @@ static int merge_index(ctx *c, const merge_sides *s, git_commit **ours, git_comm
 
 int merge_check(ctx *c, const merge_sides *s, bool *out)
 {
-	if (!s->have_target)
-		return ERR_NOT_FOUND;
 	git_commit *ours, *theirs;
 	git_index *index;
-	if (merge_index(c, s, &ours, &theirs, &index) < 0)
-		return ERR_INTERNAL;
-	*out = !git_index_has_conflicts(index);
-	return 0;
+	int rc = merge_index(c, s, &ours, &theirs, &index);
+	if (rc == 0)
+		*out = !git_index_has_conflicts(index);
+	return rc;
 }
 
-/* The merge base of the sides (the source head itself when there is no target). */
+/* The merge base of the sides (the source head itself when there is no target): 0,
+ * ERR_NOT_FOUND when their histories are unrelated (everything is the source's: *out is
+ * its head), or ERR_INTERNAL. */
 static int merge_base(const merge_sides *s, git_oid *out)
 {
 	if (!s->have_target) {
@@ -128,9 +131,9 @@ static int merge_base(const merge_sides *s, git_oid *out)
 		return 0;
 	}
 	int rc = git_merge_base(out, s->repo, &s->source, &s->target);
-	if (rc == GIT_ENOTFOUND) { /* unrelated histories: everything is the source's */
+	if (rc == GIT_ENOTFOUND) {
 		git_oid_cpy(out, &s->source);
-		return 1;
+		return ERR_NOT_FOUND;
 	}
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
@@ -172,7 +175,7 @@ int merge_changes_json(ctx *c, const merge_sides *s, json_object **out)
 {
 	git_oid base;
 	int rc = merge_base(s, &base);
-	if (rc < 0)
+	if (rc < 0 && rc != ERR_NOT_FOUND)
 		return ERR_INTERNAL;
 	git_commit *head = lookup(c, s->repo, &s->source);
 	git_commit *from = rc == 0 && s->have_target ? lookup(c, s->repo, &base) : NULL;
@@ -191,18 +194,17 @@ int merge_changes_json(ctx *c, const merge_sides *s, json_object **out)
 int merge_commit(ctx *c, const merge_sides *s, const char *target_branch, const char *message,
 		 const char *name, const char *email, git_oid *out)
 {
-	if (!s->have_target)
-		return ERR_NOT_FOUND;
 	git_commit *ours, *theirs;
 	git_index *index;
-	if (merge_index(c, s, &ours, &theirs, &index) < 0)
-		return ERR_INTERNAL;
+	int rc = merge_index(c, s, &ours, &theirs, &index);
+	if (rc < 0)
+		return rc;
 	if (git_index_has_conflicts(index))
 		return ERR_CONFLICT;
 	git_oid tree_id;
 	git_tree *tree = NULL;
 	git_signature *sig = NULL;
-	int rc = ERR_INTERNAL;
+	rc = ERR_INTERNAL;
 	if (git_index_write_tree_to(&tree_id, index, s->repo) < 0 ||
 	    git_tree_lookup(&tree, s->repo, &tree_id) < 0) {
 		log_git("write the merged tree");
@@ -217,7 +219,6 @@ int merge_commit(ctx *c, const merge_sides *s, const char *target_branch, const 
 		goto cleanup;
 	}
 	rc = refs_branch_update(c, s->repo, target_branch, out, &s->target);
-	rc = rc == GIT_EMODIFIED ? ERR_MOVED : rc < 0 ? ERR_INTERNAL : 0;
 cleanup:
 	git_signature_free(sig);
 	git_tree_free(tree);
@@ -250,6 +251,5 @@ int merge_ff(ctx *c, const merge_sides *s, const char *target_branch, git_oid *o
 	if (!ff)
 		return ERR_CONFLICT;
 	git_oid_cpy(out, &s->source);
-	rc = refs_branch_update(c, s->repo, target_branch, out, &s->target);
-	return rc == GIT_EMODIFIED ? ERR_MOVED : rc < 0 ? ERR_INTERNAL : 0;
+	return refs_branch_update(c, s->repo, target_branch, out, &s->target);
 }

@@ -5,8 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/errors.h"
 #include "core/log.h"
-#include "db/db.h"
+#include "db/repos.h"
 #include "git/graph.h"
 #include "git/hooks.h"
 #include "git/repo.h"
@@ -20,11 +21,11 @@ static void log_git(const char *what, const char *name)
 int refs_open(ctx *c, const char *project_id, git_repository **out)
 {
 	int rc = repo_open(c, project_id, out);
-	if (rc == GIT_ENOTFOUND) {
+	if (rc == ERR_NOT_FOUND) {
 		*out = NULL;
 		return 0; /* never created: no refs */
 	}
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? ERR_INTERNAL : 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -42,7 +43,7 @@ static int ref_names(ctx *c, git_repository *repo, const char *prefix, const cha
 	const char *glob = arena_printf(c->a, "%s*", prefix);
 	if (git_reference_iterator_glob_new(&it, repo, glob) < 0) {
 		log_git("list", glob);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	size_t n = 0, cap = 16, plen = strlen(prefix);
 	const char **names = arena_alloc(c->a, cap * sizeof(*names));
@@ -60,7 +61,7 @@ static int ref_names(ctx *c, git_repository *repo, const char *prefix, const cha
 	git_reference_iterator_free(it);
 	if (e != GIT_ITEROVER) {
 		log_git("list", glob);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	qsort(names, n, sizeof(*names), by_name);
 	*out = names;
@@ -83,7 +84,7 @@ int refs_page(ctx *c, git_repository *repo, bool tags, const char *search, long 
 	const char **names;
 	int n = ref_names(c, repo, tags ? "refs/tags/" : "refs/heads/", &names);
 	if (n < 0)
-		return -1;
+		return ERR_INTERNAL;
 	if (search) {
 		int kept = 0;
 		for (int i = 0; i < n; i++)
@@ -101,23 +102,36 @@ int refs_page(ctx *c, git_repository *repo, bool tags, const char *search, long 
 	return count;
 }
 
-/* The commit a ref names (peeled): 0, GIT_ENOTFOUND, or -1. */
-static int lookup_commit(git_repository *repo, const char *full, git_commit **out)
+/* Ref full of repo (NULL: none) into *out, the caller's to free: 0, ERR_NOT_FOUND (none,
+ * or not a ref name), or ERR_INTERNAL (logged). */
+static int lookup_ref(git_repository *repo, const char *full, git_reference **out)
 {
 	*out = NULL;
 	if (!repo)
-		return GIT_ENOTFOUND;
-	git_reference *ref = NULL;
-	int e = git_reference_lookup(&ref, repo, full);
+		return ERR_NOT_FOUND;
+	int e = git_reference_lookup(out, repo, full);
 	if (e == GIT_ENOTFOUND || e == GIT_EINVALIDSPEC)
-		return GIT_ENOTFOUND;
+		return ERR_NOT_FOUND;
+	if (e < 0) {
+		log_git("lookup", full);
+		return ERR_INTERNAL;
+	}
+	return 0;
+}
+
+/* The commit a ref names (peeled): 0, ERR_NOT_FOUND, or ERR_INTERNAL. */
+static int lookup_commit(git_repository *repo, const char *full, git_commit **out)
+{
+	*out = NULL;
+	git_reference *ref;
+	int e = lookup_ref(repo, full, &ref);
 	if (e < 0)
-		return -1;
+		return e;
 	git_object *obj = NULL;
 	e = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
 	git_reference_free(ref);
 	if (e < 0)
-		return GIT_ENOTFOUND; /* a ref to something that is no commit */
+		return ERR_NOT_FOUND; /* a ref to something that is no commit */
 	*out = (git_commit *)obj;
 	return 0;
 }
@@ -126,7 +140,7 @@ int refs_branch_commit(git_repository *repo, const char *name, git_commit **out)
 {
 	char full[1024];
 	if (snprintf(full, sizeof(full), "refs/heads/%s", name) >= (int)sizeof(full))
-		return GIT_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	return lookup_commit(repo, full, out);
 }
 
@@ -135,15 +149,10 @@ int refs_tag_lookup(ctx *c, git_repository *repo, const char *name, git_commit *
 {
 	*commit = NULL;
 	*message = NULL;
-	if (!repo)
-		return GIT_ENOTFOUND;
-	const char *full = arena_printf(c->a, "refs/tags/%s", name);
-	git_reference *ref = NULL;
-	int e = git_reference_lookup(&ref, repo, full);
-	if (e == GIT_ENOTFOUND || e == GIT_EINVALIDSPEC)
-		return GIT_ENOTFOUND;
+	git_reference *ref;
+	int e = lookup_ref(repo, arena_printf(c->a, "refs/tags/%s", name), &ref);
 	if (e < 0)
-		return -1;
+		return e;
 	git_tag *tag = NULL;
 	const git_oid *target = git_reference_target(ref);
 	if (target && git_tag_lookup(&tag, repo, target) == 0) {
@@ -167,14 +176,14 @@ int refs_resolve_commit(git_repository *repo, const char *ref, git_commit **out)
 {
 	*out = NULL;
 	if (!repo || !ref || !*ref)
-		return GIT_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_object *obj = NULL, *peeled = NULL;
 	if (git_revparse_single(&obj, repo, ref) < 0)
-		return GIT_ENOTFOUND; /* unknown, ambiguous or malformed: the caller's input */
+		return ERR_NOT_FOUND; /* unknown, ambiguous or malformed: the caller's input */
 	int e = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
 	git_object_free(obj);
 	if (e < 0)
-		return GIT_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	*out = (git_commit *)peeled;
 	return 0;
 }
@@ -183,11 +192,11 @@ int refs_head(ctx *c, git_repository *repo, const char **name, git_oid *oid)
 {
 	*name = NULL;
 	if (!repo)
-		return GIT_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	git_reference *head = NULL;
 	if (git_reference_lookup(&head, repo, "HEAD") < 0)
-		return GIT_ENOTFOUND;
-	int rc = GIT_ENOTFOUND;
+		return ERR_NOT_FOUND;
+	int rc = ERR_NOT_FOUND;
 	if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
 		const char *t = git_reference_symbolic_target(head);
 		if (strncmp(t, "refs/heads/", 11) == 0) {
@@ -278,18 +287,18 @@ static void on_rollback(ctx *c, git_repository *repo, const char *ref, const git
 	db_on_rollback(c, ref_undo, u);
 }
 
-/* The result of a failed ref creation: GIT_EEXISTS when the ref is there or another writer
- * holds its lock, GIT_EINVALIDSPEC when it collides with a ref path (a/b beside a), -1
- * for anything else (logged). */
+/* The result of libgit2's failure e to create ref: ERR_EXISTS when the ref is there or
+ * another writer holds its lock, ERR_BAD_NAME when it collides with a ref path (a/b
+ * beside a), ERR_INTERNAL for anything else (logged). */
 static int create_failed(int e, const char *ref)
 {
 	if (e == GIT_EEXISTS || e == GIT_ELOCKED)
-		return GIT_EEXISTS;
+		return ERR_EXISTS;
 	if (e == GIT_EDIRECTORY || e == GIT_EINVALIDSPEC ||
 	    (git_error_last() && git_error_last()->klass == GIT_ERROR_REFERENCE))
-		return GIT_EINVALIDSPEC;
+		return ERR_BAD_NAME;
 	log_git("create", ref);
-	return -1;
+	return ERR_INTERNAL;
 }
 
 /* Whether full would collide with an existing ref on disk: one named by a leading part of
@@ -322,7 +331,7 @@ int refs_branch_create(ctx *c, git_repository *repo, const char *name, const git
 	const char *full = arena_printf(c->a, "refs/heads/%s", name);
 	git_reference *ref = NULL;
 	if (path_taken(c, repo, full))
-		return GIT_EINVALIDSPEC;
+		return ERR_BAD_NAME;
 	int e = git_reference_create(&ref, repo, full, target, 0, "collabd: branch created");
 	if (e < 0)
 		return create_failed(e, full);
@@ -340,10 +349,10 @@ int refs_branch_update(ctx *c, git_repository *repo, const char *name, const git
 					      "collabd: branch updated");
 	git_reference_free(ref);
 	if (e == GIT_EMODIFIED || e == GIT_ELOCKED || e == GIT_ENOTFOUND || e == GIT_EEXISTS)
-		return GIT_EMODIFIED;
+		return ERR_MOVED;
 	if (e < 0) {
 		log_git("update", full);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	if (db_in_transaction(c)) {
 		struct ref_undo *u = arena_alloc(c->a, sizeof(*u));
@@ -362,18 +371,14 @@ int refs_branch_update(ctx *c, git_repository *repo, const char *name, const git
  * what it named for a rollback. */
 static int delete_ref(ctx *c, git_repository *repo, const char *full, const git_oid *expected)
 {
-	git_reference *ref = NULL;
-	int e = git_reference_lookup(&ref, repo, full);
-	if (e == GIT_ENOTFOUND || e == GIT_EINVALIDSPEC)
-		return GIT_ENOTFOUND;
-	if (e < 0) {
-		log_git("lookup", full);
-		return -1;
-	}
-	int rc = -1;
+	git_reference *ref;
+	int e = lookup_ref(repo, full, &ref);
+	if (e < 0)
+		return e;
+	int rc = ERR_INTERNAL;
 	const git_oid *now = git_reference_target(ref);
 	if (!now || (expected && !git_oid_equal(now, expected))) {
-		rc = GIT_EMODIFIED;
+		rc = ERR_MOVED;
 		goto cleanup;
 	}
 	git_oid old;
@@ -382,7 +387,7 @@ static int delete_ref(ctx *c, git_repository *repo, const char *full, const git_
 	 * old value): a concurrent change makes this fail */
 	e = git_reference_delete(ref);
 	if (e == GIT_EMODIFIED || e == GIT_ELOCKED || e == GIT_ENOTFOUND) {
-		rc = e == GIT_ENOTFOUND ? GIT_ENOTFOUND : GIT_EMODIFIED;
+		rc = e == GIT_ENOTFOUND ? ERR_NOT_FOUND : ERR_MOVED;
 		goto cleanup;
 	}
 	if (e < 0) {
@@ -408,13 +413,13 @@ int refs_tag_create(ctx *c, git_repository *repo, const char *name, const git_co
 	git_oid oid;
 	int e;
 	if (path_taken(c, repo, full))
-		return GIT_EINVALIDSPEC;
+		return ERR_BAD_NAME;
 	if (message) {
 		git_signature *sig = NULL;
 		if (git_signature_now(&sig, tagger_name, tagger_email) < 0 &&
 		    git_signature_now(&sig, "collabd", "collabd@localhost") < 0) {
 			log_git("signature of", tagger_email);
-			return -1;
+			return ERR_INTERNAL;
 		}
 		e = git_tag_create(&oid, repo, name, (const git_object *)target, sig, message, 0);
 		git_signature_free(sig);
@@ -460,9 +465,9 @@ int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 	git_repository *repo = NULL;
 	if (refs_open(c, project_id, &repo) < 0) {
 		*why = "cannot open the repository";
-		return -1;
+		return ERR_INTERNAL;
 	}
-	int rc = -1;
+	int rc = ERR_INTERNAL;
 	const char **names, *head_name;
 	git_oid head;
 	int n = refs_branch_names(c, repo, &names);
@@ -493,19 +498,18 @@ int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 		rc = 0;
 		goto cleanup;
 	}
-	const char *v[2] = {project_id, refs_text_array(c, merged, m)};
 	int err;
-	PGresult *res = db_query(c, "branches_flags", 2, v, &err);
+	PGresult *res = db_repos_branch_flags(c, project_id, refs_text_array(c, merged, m), &err);
 	if (!res || PQntuples(res) != m) {
 		*why = "cannot read the protected branches";
 		goto cleanup;
 	}
 	int deleted = 0;
 	for (int i = 0; i < m; i++) {
-		if (db_bool(res, i, 0))
+		if (db_bool(res, i, BF_PROTECTED))
 			continue; /* protected */
 		int e = refs_branch_delete(c, repo, merged[i], &at[i]);
-		if (e < 0 && e != GIT_ENOTFOUND && e != GIT_EMODIFIED) {
+		if (e < 0 && e != ERR_NOT_FOUND && e != ERR_MOVED) {
 			*why = arena_printf(c->a, "cannot delete branch %s", merged[i]);
 			goto cleanup;
 		}

@@ -10,20 +10,10 @@
 #include <unistd.h>
 
 #include "core/crypto.h"
+#include "core/errors.h"
 #include "core/log.h"
 #include "core/validate.h"
-
-/* the columns of repo_legacy_list */
-enum { RL_ID, RL_OLD_PATH, RL_NCOLS };
-
-const db_stmt repo_stmts[] = {
-	/* Every project with the path its repository had before storage by id. */
-	{"repo_legacy_list",
-	 "SELECT p.id, n.full_path || '/' || p.path FROM projects p"
-	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id",
-	 0, RL_NCOLS},
-	{NULL, NULL, 0, 0},
-};
+#include "db/repos.h"
 
 static int git_ready;
 static void log_git_error(const char *what, const char *dir);
@@ -89,9 +79,9 @@ static int open_dir(ctx *c, const char *dir, git_repository **out)
 		if (o)
 			close_slot(c, o);
 		if (errno == ENOENT || errno == ENOTDIR)
-			return GIT_ENOTFOUND;
+			return ERR_NOT_FOUND;
 		log_error("repository %s: %s", dir, strerror(errno));
-		return -1;
+		return ERR_INTERNAL;
 	}
 	if (o && o->dev == st.st_dev && o->ino == st.st_ino) {
 		o->used = ++open_clock;
@@ -103,15 +93,15 @@ static int open_dir(ctx *c, const char *dir, git_repository **out)
 	git_repository *repo = NULL;
 	int rc = git_repository_open_bare(&repo, dir);
 	if (rc == GIT_ENOTFOUND)
-		return GIT_ENOTFOUND;
+		return ERR_NOT_FOUND;
 	if (rc < 0) {
 		log_git_error("open", dir);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	char *path = strdup(dir);
 	if (!path) {
 		git_repository_free(repo);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	if (slot->path)
 		close_slot(c, slot);
@@ -192,13 +182,13 @@ static int mkdirs_for(const char *file)
 {
 	char dir[4096];
 	if (snprintf(dir, sizeof(dir), "%s", file) >= (int)sizeof(dir))
-		return -1;
+		return ERR_INTERNAL;
 	for (char *p = dir + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return -1;
+			return ERR_INTERNAL;
 		*p = '/';
 	}
 	return 0;
@@ -239,7 +229,7 @@ static int init_bare(const char *dir)
 	git_init_once();
 	if (mkdirs_for(dir) < 0) {
 		log_error("repository directory %s: %s", dir, strerror(errno));
-		return -1;
+		return ERR_INTERNAL;
 	}
 	git_repository *repo = NULL;
 	git_repository_init_options opts;
@@ -248,7 +238,7 @@ static int init_bare(const char *dir)
 	opts.initial_head = "master";
 	if (git_repository_init_ext(&repo, dir, &opts) < 0) {
 		log_git_error("git init", dir);
-		return -1;
+		return ERR_INTERNAL;
 	}
 	git_repository_free(repo);
 	return 0;
@@ -303,33 +293,33 @@ int repo_remove_dir(const char *abs_path)
 {
 	struct stat st;
 	if (lstat(abs_path, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	return nftw(abs_path, unlink_cb, 16, FTW_DEPTH | FTW_PHYS);
+		return errno == ENOENT ? 0 : ERR_INTERNAL;
+	return nftw(abs_path, unlink_cb, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : ERR_INTERNAL;
 }
 
 int repo_remove(ctx *c, const char *project_id)
 {
 	int rc = repo_remove_dir(repo_path(c, project_id));
 	if (repo_remove_dir(repo_wiki_path(c, project_id)) < 0)
-		rc = -1;
+		rc = ERR_INTERNAL;
 	/* its jobs' traces and artifacts (sql/0022_ci.sql) */
 	static const char *const ci[] = {"traces", "artifacts"};
 	for (size_t i = 0; i < sizeof(ci) / sizeof(*ci); i++)
 		if (repo_remove_dir(arena_printf(c->a, "%s/ci/%s/%s", c->cfg->storage_path, ci[i],
 						 project_id)) < 0)
-			rc = -1;
+			rc = ERR_INTERNAL;
 	return rc;
 }
 
 int repo_fork(ctx *c, const char *from_id, const char *to_id)
 {
 	if (repo_create(c, to_id) < 0)
-		return -1;
+		return ERR_INTERNAL;
 	const char *src = repo_path(c, from_id), *dst = repo_path(c, to_id);
 	git_repository *repo = NULL, *source = NULL;
 	git_remote *remote = NULL;
 	git_reference *head = NULL;
-	int rc = -1;
+	int rc = ERR_INTERNAL;
 	if (git_repository_open_bare(&repo, dst) < 0) {
 		log_git_error("open", dst);
 		goto cleanup;
@@ -372,11 +362,11 @@ int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_
 	const char *ref = arena_printf(c->a, "refs/heads/%s", branch);
 	git_repository *repo = NULL;
 	git_reference *found = NULL, *head = NULL;
-	int rc = -1;
+	int rc = ERR_INTERNAL;
 	if (previous)
 		*previous = NULL;
 	if (!valid_ref_name(branch)) {
-		rc = 1;
+		rc = ERR_NOT_FOUND;
 		goto cleanup;
 	}
 	if (git_repository_open_bare(&repo, dir) < 0) {
@@ -385,7 +375,7 @@ int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_
 	}
 	int e = must_exist ? git_reference_lookup(&found, repo, ref) : 0;
 	if (e == GIT_ENOTFOUND) {
-		rc = 1;
+		rc = ERR_NOT_FOUND;
 		goto cleanup;
 	}
 	if (previous && git_reference_lookup(&head, repo, "HEAD") == 0 &&
@@ -408,7 +398,8 @@ cleanup:
 	return rc;
 }
 
-/* Moves from to to when from exists and to does not: 1 moved, 0 nothing to do, -1. */
+/* Moves from to to when from exists and to does not: 1 moved, 0 nothing to do, or
+ * ERR_INTERNAL. */
 static int move_legacy(const char *from, const char *to)
 {
 	struct stat st;
@@ -416,7 +407,7 @@ static int move_legacy(const char *from, const char *to)
 		return 0;
 	if (mkdirs_for(to) < 0 || rename(from, to) < 0) {
 		log_error("cannot move %s to %s: %s", from, to, strerror(errno));
-		return -1;
+		return ERR_INTERNAL;
 	}
 	return 1;
 }
@@ -424,9 +415,9 @@ static int move_legacy(const char *from, const char *to)
 int repo_migrate_legacy(ctx *c)
 {
 	int err;
-	PGresult *res = db_query(c, "repo_legacy_list", 0, NULL, &err);
+	PGresult *res = db_repos_legacy_list(c, &err);
 	if (!res)
-		return -1;
+		return ERR_INTERNAL;
 	int moved = 0;
 	for (int i = 0; i < PQntuples(res); i++) {
 		const char *id = PQgetvalue(res, i, RL_ID), *old = PQgetvalue(res, i, RL_OLD_PATH);
@@ -434,7 +425,7 @@ int repo_migrate_legacy(ctx *c)
 		int a = move_legacy(arena_printf(c->a, "%s.git", from), repo_path(c, id));
 		int b = move_legacy(arena_printf(c->a, "%s.wiki.git", from), repo_wiki_path(c, id));
 		if (a < 0 || b < 0)
-			return -1;
+			return ERR_INTERNAL;
 		moved += a + b;
 	}
 	return moved;

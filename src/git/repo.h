@@ -12,16 +12,14 @@
 #include "db/db.h"
 #include "core/ctx.h"
 
-extern const db_stmt repo_stmts[];
-
 /* The repository's path relative to the storage path ("repositories/@hashed/ab/cd/<h>"
  * without ".git"), in c's arena. */
 const char *repo_relative(ctx *c, const char *project_id);
 /* Absolute path of project_id's repository (<...>.git) and wiki (<...>.wiki.git). */
 const char *repo_path(ctx *c, const char *project_id);
 const char *repo_wiki_path(ctx *c, const char *project_id);
-/* Opens project_id's repository: 0 with *out, GIT_ENOTFOUND when there is none on disk,
- * -1 (logged). The repository open is kept for the next requests of this process (64 of
+/* Opens project_id's repository: 0 with *out, ERR_NOT_FOUND when there is none on disk,
+ * ERR_INTERNAL (logged). The repository open is kept for the next requests of this process (64 of
  * them, the least recently used closed first) and handed out again while its directory
  * is the same one (device and inode): libgit2 reads refs and HEAD from disk at every
  * lookup and looks for new packs when an object is missing, so what another process wrote
@@ -40,31 +38,34 @@ typedef struct {
 } repo_memo;
 bool repo_memo_get(const char *key, repo_memo *out);
 void repo_memo_put(const char *key, long long n, const git_oid *oid);
-/* Creates an empty bare repository (HEAD -> refs/heads/master) with libgit2. 0 or -1;
+/* Creates an empty bare repository (HEAD -> refs/heads/master) with libgit2. 0 or
+ * ERR_INTERNAL;
  * an existing repository is left as it is (0). A new one is removed when the open
  * transaction rolls back (db_on_rollback). */
 int repo_create(ctx *c, const char *project_id);
-/* Creates project_id's wiki as repo_create its repository (0 or -1; an existing one is
+/* Creates project_id's wiki as repo_create its repository (0 or ERR_INTERNAL; an existing
+ * one is
  * left alone). Made in an open transaction that rolls back, it is removed unless a ref
  * was written to it meanwhile. */
 int repo_wiki_create(ctx *c, const char *project_id);
 /* Creates the repository of a fork: a new bare repository with every branch and tag of
- * the source and the source's HEAD (empty when the source has no repository). 0 or -1;
+ * the source and the source's HEAD (empty when the source has no repository). 0 or
+ * ERR_INTERNAL;
  * removed when the open transaction rolls back, as repo_create's. */
 int repo_fork(ctx *c, const char *from_id, const char *to_id);
-/* Points HEAD at refs/heads/<branch>: 0, 1 when there is no such branch (and it must
- * exist) or the name is not a valid branch name, -1 on error. When the open transaction
+/* Points HEAD at refs/heads/<branch>: 0, ERR_NOT_FOUND when there is no such branch (and
+ * it must exist) or the name is not a valid branch name, ERR_INTERNAL on error. When the open transaction
  * rolls back, HEAD names the branch it named before again. */
 int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_exist);
 /* Removes the repository, the wiki, the download cache entries (git/archive.h) and the
  * jobs' traces and artifacts (<storage>/ci/) of project_id; missing ones are success.
- * 0 or -1. */
+ * 0 or ERR_INTERNAL. */
 int repo_remove(ctx *c, const char *project_id);
-/* Removes a directory tree (background work); missing is success. */
+/* Removes a directory tree (background work); missing is success. 0 or ERR_INTERNAL. */
 int repo_remove_dir(const char *abs_path);
 /* Moves the repositories of the layout before storage by id
  * (<storage>/<namespace full path>/<path>.git and .wiki.git) to their place by id; run
- * by `collabd migrate`, again safe. The number moved, or -1. */
+ * by `collabd migrate`, again safe. The number moved, or ERR_INTERNAL. */
 int repo_migrate_legacy(ctx *c);
 
 #endif

@@ -10,8 +10,10 @@
 
 #include "ci/yaml.h"
 #include "core/errors.h"
+#include "db/db.h"
 #include "git/commits.h"
 #include "git/graph.h"
+#include "git/refs.h"
 #include "git/repo.h"
 
 static arena *A;
@@ -42,7 +44,7 @@ static const char *bad(const char *text)
 {
 	ci_config cf;
 	const char *err = NULL;
-	ck_assert_int_eq(ci_yaml_parse(A, text, strlen(text), &cf, &err), -1);
+	ck_assert_int_eq(ci_yaml_parse(A, text, strlen(text), &cf, &err), ERR_INVALID);
 	ck_assert_ptr_nonnull(err);
 	return err;
 }
@@ -372,14 +374,14 @@ START_TEST(test_hostile)
 	char *big = arena_alloc(A, n + 1);
 	memset(big, '#', n);
 	ci_config cf;
-	ck_assert_int_eq(ci_yaml_parse(A, big, n, &cf, &e), -1);
+	ck_assert_int_eq(ci_yaml_parse(A, big, n, &cf, &e), ERR_INVALID);
 	ck_assert_msg(strstr(e, "too large") != NULL, "%s", e);
 	/* bytes that are not text: an error, no crash */
 	const char junk[] = "a: \x01\x02\xff\xfe\n\t- [}{";
-	ck_assert_int_eq(ci_yaml_parse(A, junk, sizeof(junk) - 1, &cf, &e), -1);
+	ck_assert_int_eq(ci_yaml_parse(A, junk, sizeof(junk) - 1, &cf, &e), ERR_INVALID);
 	/* a NUL inside */
 	const char nul[] = "a:\n  script: x\0y\n";
-	ck_assert_int_eq(ci_yaml_parse(A, nul, sizeof(nul) - 1, &cf, &e), -1);
+	ck_assert_int_eq(ci_yaml_parse(A, nul, sizeof(nul) - 1, &cf, &e), ERR_INVALID);
 }
 END_TEST
 
@@ -439,7 +441,8 @@ START_TEST(test_error_codes_distinct)
 		ERR_UNAUTHORIZED, ERR_FORBIDDEN,      ERR_SCOPE,      ERR_NOT_FOUND,
 		ERR_NO_ROUTE,     ERR_SUDO_NOT_FOUND, ERR_CONFLICT,   ERR_TOO_LARGE,
 		ERR_UNAVAILABLE,  ERR_INTERNAL,       ERR_OAUTH,      ERR_NOT_MODIFIED,
-		ERR_URI_TOO_LONG, ERR_MOVED,          ERR_REFUSED,
+		ERR_URI_TOO_LONG, ERR_MOVED,          ERR_REFUSED,    ERR_EXISTS,
+		ERR_BAD_NAME,
 	};
 	size_t n = sizeof(codes) / sizeof(*codes);
 	for (size_t i = 0; i < n; i++) {
@@ -519,6 +522,49 @@ START_TEST(test_git_expected_failures)
 }
 END_TEST
 
+/* The refs' expected failures are named codes (ERR_*), never libgit2's; nothing written
+ * by a refused write. */
+START_TEST(test_refs_expected_failures)
+{
+	git_libgit2_init();
+	char dir[] = "/tmp/collabd-unit-refs.XXXXXX";
+	git_oid tip, other = {{0}}, at;
+	git_repository *repo = repo_with_commit(dir, &tip);
+	arena *a = arena_new();
+	db d = {0}; /* no connection: no transaction to undo writes in */
+	ctx c;
+	ctx_init(&c, a, NULL, &d, NULL);
+	git_commit *commit = NULL;
+	ck_assert_int_eq(refs_branch_commit(repo, "no-such-branch", &commit), ERR_NOT_FOUND);
+	ck_assert_int_eq(refs_resolve_commit(repo, "no-such-ref", &commit), ERR_NOT_FOUND);
+	const char *message;
+	ck_assert_int_eq(refs_tag_lookup(&c, repo, "no-such-tag", &commit, &message),
+			 ERR_NOT_FOUND);
+	ck_assert_int_eq(refs_branch_create(&c, repo, "master", &tip), ERR_EXISTS);
+	ck_assert_int_eq(refs_branch_create(&c, repo, "master/x", &tip), ERR_BAD_NAME);
+	ck_assert_int_eq(refs_branch_create(&c, repo, "feature", &tip), 0);
+	ck_assert_int_eq(refs_branch_update(&c, repo, "feature", &tip, &other), ERR_MOVED);
+	ck_assert_int_eq(refs_branch_delete(&c, repo, "feature", &other), ERR_MOVED);
+	ck_assert_int_eq(refs_branch_delete(&c, repo, "no-such-branch", NULL), ERR_NOT_FOUND);
+	ck_assert_int_eq(git_reference_name_to_id(&at, repo, "refs/heads/feature"), 0);
+	ck_assert(git_oid_equal(&at, &tip));
+	ck_assert_int_eq(refs_branch_delete(&c, repo, "feature", &tip), 0);
+	ck_assert_int_eq(refs_branch_commit(repo, "master", &commit), 0);
+	ck_assert_int_eq(refs_tag_create(&c, repo, "v1", commit, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(refs_tag_create(&c, repo, "v1", commit, NULL, NULL, NULL), ERR_EXISTS);
+	ck_assert_int_eq(refs_tag_create(&c, repo, "v1/x", commit, NULL, NULL, NULL), ERR_BAD_NAME);
+	ck_assert_int_eq(refs_tag_delete(&c, repo, "no-such-tag"), ERR_NOT_FOUND);
+	git_commit_free(commit);
+	const char *head;
+	ck_assert_int_eq(refs_head(&c, repo, &head, &at), 0);
+	ck_assert_str_eq(head, "master");
+	ck_assert_int_eq(refs_head(&c, NULL, &head, &at), ERR_NOT_FOUND);
+	arena_destroy(a);
+	git_repository_free(repo);
+	ck_assert_int_eq(repo_remove_dir(dir), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ci");
@@ -541,6 +587,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_error_codes_distinct);
 	tcase_add_test(tc, test_git_expected_failures);
+	tcase_add_test(tc, test_refs_expected_failures);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

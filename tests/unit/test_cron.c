@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "ci/cron.h"
+#include "core/errors.h"
 
 /* "YYYY-MM-DDTHH:MM:SSZ" as epoch seconds. */
 static time_t utc(const char *s)
@@ -101,6 +102,21 @@ START_TEST(test_cron_invalid)
 }
 END_TEST
 
+/* Each failure is its named code (core/errors.h): what is not valid, and a time that
+ * never comes. */
+START_TEST(test_cron_codes)
+{
+	ci_cron c;
+	time_t t;
+	ck_assert_int_eq(ci_cron_parse("61 * * * *", &c), ERR_INVALID);
+	ck_assert_int_eq(ci_cron_parse(NULL, &c), ERR_INVALID);
+	ck_assert_int_eq(ci_cron_next_of("every day", "UTC", 0, &t), ERR_INVALID);
+	ck_assert_int_eq(ci_cron_next_of("* * * * *", "Nowhere/Land", 0, &t), ERR_INVALID);
+	ck_assert_int_eq(ci_cron_next_of("0 0 30 feb *", "UTC", utc("2027-01-01T00:00:00Z"), &t),
+			 ERR_NOT_FOUND);
+}
+END_TEST
+
 START_TEST(test_cron_zones)
 {
 	ck_assert(ci_cron_zone_valid("UTC"));
@@ -178,6 +194,7 @@ int main(void)
 	TCase *tc = tcase_create("cron");
 	tcase_add_test(tc, test_cron_fields);
 	tcase_add_test(tc, test_cron_invalid);
+	tcase_add_test(tc, test_cron_codes);
 	tcase_add_test(tc, test_cron_zones);
 	tcase_add_test(tc, test_cron_next_utc);
 	tcase_add_test(tc, test_cron_next_zones);

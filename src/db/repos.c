@@ -1,0 +1,75 @@
+/* The statements of git/ (db/repos.h). */
+#include "db/repos.h"
+
+const db_stmt db_repos_stmts[] = {
+	/* $1 project, $2 the default branch to set when it has none */
+	{"hooks_default_branch",
+	 "UPDATE projects SET default_branch = $2, updated_at = now() WHERE id = $1", 2, 0},
+	{"hooks_touch", "UPDATE projects SET last_activity_at = now() WHERE id = $1", 1, 0},
+	/* $1 project: one more change of its refs (its repository's key in the response
+	 * cache, bumped at the commit: sql/0023); nothing for a project removed meanwhile */
+	{"hooks_refs_changed",
+	 "INSERT INTO repository_refs AS x (project_id) SELECT id FROM projects WHERE id = $1"
+	 " ON CONFLICT (project_id) DO UPDATE SET changes = x.changes + 1",
+	 1, 0},
+	/* $1 project, $2 author, $3 action_name, $4 data */
+	{"hooks_event",
+	 "INSERT INTO events (project_id, author_id, action, action_name, data)"
+	 " VALUES ($1, $2, 'pushed', $3, $4::jsonb)",
+	 4, 0},
+	/* $1 project, $2 branch names (text[]): for each, in order, whether a protection
+	 * covers it and whether one lets developers push / merge (GitLab's
+	 * developers_can?). Read by api/branches.c and the merged-branches job
+	 * (git/refs.c). */
+	{"branches_flags",
+	 "SELECT count(pb.id) > 0, coalesce(bool_or(pb.push_access_level = 30), false),"
+	 " coalesce(bool_or(pb.merge_access_level = 30), false)"
+	 " FROM unnest($2::text[]) WITH ORDINALITY b(name, i) LEFT JOIN protected_branches pb"
+	 " ON pb.project_id = $1 AND protected_branch_matches(pb.name, b.name)"
+	 " GROUP BY b.i ORDER BY b.i",
+	 2, BF_NCOLS},
+	/* Every project with the path its repository had before storage by id. */
+	{"repo_legacy_list",
+	 "SELECT p.id, n.full_path || '/' || p.path FROM projects p"
+	 " JOIN namespaces n ON n.id = p.namespace_id ORDER BY p.id",
+	 0, RL_NCOLS},
+	{NULL, NULL, 0, 0},
+};
+
+/* Runs a statement that answers no rows: 0 or its ERR_ code. */
+static int run(ctx *c, const char *stmt, int n, const char *const *v)
+{
+	int err;
+	return db_query(c, stmt, n, v, &err) ? 0 : err;
+}
+
+int db_repos_set_default_branch(ctx *c, const char *project_id, const char *branch)
+{
+	return run(c, "hooks_default_branch", 2, (const char *[]){project_id, branch});
+}
+
+int db_repos_touch(ctx *c, const char *project_id)
+{
+	return run(c, "hooks_touch", 1, (const char *[]){project_id});
+}
+
+int db_repos_refs_changed(ctx *c, const char *project_id)
+{
+	return run(c, "hooks_refs_changed", 1, (const char *[]){project_id});
+}
+
+int db_repos_push_event(ctx *c, const char *project_id, const char *author_id,
+			const char *action_name, const char *data)
+{
+	return run(c, "hooks_event", 4, (const char *[]){project_id, author_id, action_name, data});
+}
+
+PGresult *db_repos_branch_flags(ctx *c, const char *project_id, const char *names, int *err)
+{
+	return db_query(c, "branches_flags", 2, (const char *[]){project_id, names}, err);
+}
+
+PGresult *db_repos_legacy_list(ctx *c, int *err)
+{
+	return db_query(c, "repo_legacy_list", 0, NULL, err);
+}

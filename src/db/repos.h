@@ -1,0 +1,39 @@
+/* The statements of git/ (git/hooks.c, git/refs.c, git/repo.c) and the protected
+ * branches' flags that api/branches.c reads too: what a push records about a project
+ * (its default branch, its last activity, the change of its refs for the response cache,
+ * a push event), which branches are protected, and the paths of the repositories before
+ * storage by id. Each function runs one statement in the caller's transaction (if one
+ * is open). */
+#ifndef COLLABD_DB_REPOS_H
+#define COLLABD_DB_REPOS_H
+
+#include "db/db.h"
+
+extern const db_stmt db_repos_stmts[];
+
+/* The columns of branches_flags (db_repos_branch_flags), one row per name in order. */
+enum { BF_PROTECTED, BF_DEV_PUSH, BF_DEV_MERGE, BF_NCOLS };
+/* The columns of db_repos_legacy_list. */
+enum { RL_ID, RL_OLD_PATH, RL_NCOLS };
+
+/* Sets project_id's default branch to branch. 0 or an ERR_ code. */
+int db_repos_set_default_branch(ctx *c, const char *project_id, const char *branch);
+/* Sets project_id's last_activity_at to now. 0 or an ERR_ code. */
+int db_repos_touch(ctx *c, const char *project_id);
+/* Counts one more change of project_id's refs (its repository's key in the response
+ * cache, bumped at the commit: sql/0023); nothing for a project removed meanwhile. 0 or
+ * an ERR_ code. */
+int db_repos_refs_changed(ctx *c, const char *project_id);
+/* A push event of project_id by author_id (decimal): action_name ("pushed to", "pushed
+ * new", "deleted") and data (JSON text). 0 or an ERR_ code. */
+int db_repos_push_event(ctx *c, const char *project_id, const char *author_id,
+			const char *action_name, const char *data);
+/* For each branch name of names (a text[] literal: git/refs.h refs_text_array), in
+ * order, whether a protection of project_id covers it and whether one lets developers
+ * push / merge (BF_ columns): the result (c's arena), or NULL with *err. */
+PGresult *db_repos_branch_flags(ctx *c, const char *project_id, const char *names, int *err);
+/* Every project with the path its repository had before storage by id (RL_ columns):
+ * the result (c's arena), or NULL with *err. */
+PGresult *db_repos_legacy_list(ctx *c, int *err);
+
+#endif
