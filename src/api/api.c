@@ -50,6 +50,18 @@ void api_respond_record(request *r, int status, writer_fn write, const PGresult 
 	respond_jw(r, status, &w);
 }
 
+int api_find_row(request *r, const char *stmt, int n, const char *const *v, PGresult **out)
+{
+	int err;
+	PGresult *res = db_query(&r->ctx, stmt, n, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return api_error(r, 404, "404 Not found"), 1;
+	*out = res;
+	return 0;
+}
+
 int api_error(request *r, int status, const char *message)
 {
 	json_object *o = json_object_new_object();

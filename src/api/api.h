@@ -282,6 +282,11 @@ int api_error(request *r, int status, const char *message);
  * else the statement run now. */
 PGresult *api_query(request *r, const char *stmt, int n, const char *const *values, int *err);
 
+/* The record that statement stmt (values v[0, n)) finds, as GitLab 10 finds a record
+ * (RecordNotFound): 0 with it in row 0 of *out; 1 when there is none (answered 404
+ * "404 Not found"); or an ERR_ code. */
+int api_find_row(request *r, const char *stmt, int n, const char *const *v, PGresult **out);
+
 /* Makes p the project the request is about (r->project), whose path the presenters put
  * in the URLs of its records (ctx's project_ns and project_path). */
 void api_set_project(request *r, struct project_scope *p);

@@ -133,16 +133,7 @@ static int find_award(request *r, const noteable_kind *k, bool on_note, PGresult
 	if (rc != 0)
 		return rc;
 	const char *v[3] = {param_str(r, "award_id"), a.type, a.id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "award_emoji_show", 3, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0) {
-		api_error(r, 404, "404 Not found");
-		return 1;
-	}
-	*out = res;
-	return 0;
+	return api_find_row(r, "award_emoji_show", 3, v, out);
 }
 
 static int show(request *r, const noteable_kind *k, bool on_note)
