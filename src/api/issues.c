@@ -559,29 +559,20 @@ static int issues_show(request *r)
 	return show_issue(r, entity_issue_write, 0);
 }
 
-/* Answers status with issue id as the caller sees it now. */
-static int respond_issue(request *r, int status, const char *id)
-{
-	PGresult *res;
-	int rc = fetch(r, NULL, id, &res);
-	if (rc != 0)
-		return rc < 0 ? rc : ERR_INTERNAL;
-	api_respond_record(r, status, entity_issue_write, res, 0, 0);
-	return 0;
-}
-
 /* ---- writing: the locked issue, notes and events ---- */
 
 static int find_issue(request *r, const char *iid, const char *id, PGresult **out);
 
 static const issuable_kind issue_kind = {
 	.type = "Issue",
+	.param = "issue_iid",
 	.lock_stmt = "issues_lock",
 	.assign_stmt = "issues_assign",
+	.delete_stmt = "issues_delete",
 	.find = find_issue,
 	.col_id = IC_ID,
 	.col_subscribed = IC_SUBSCRIBED,
-	.respond = respond_issue,
+	.write = entity_issue_write,
 };
 
 /* fetch, answering its 404. */
@@ -671,12 +662,8 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 	} else if (param_find(r, "assignee_ids")) {
 		in->assignee_given = true; /* an empty list */
 	}
-	if (in->assignee && strtoll(in->assignee, NULL, 10) == 0)
-		in->assignee = NULL; /* 0: nobody */
-	else if (in->assignee)
-		in->assignee = arena_printf(r->ctx.a, "%lld", strtoll(in->assignee, NULL, 10));
-	if (in->milestone && strtoll(in->milestone, NULL, 10) == 0)
-		in->milestone = NULL;
+	in->assignee = issuable_id_or_none(r, in->assignee);
+	in->milestone = issuable_id_or_none(r, in->milestone);
 	in->given = (in->title != NULL) + in->description_given + in->milestone_given +
 		    in->labels_given + in->due_date_given + in->assignee_given +
 		    (in->confidential >= 0) + (in->discussion_locked >= 0) +
@@ -687,12 +674,7 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 			"title, description, assignee_ids, assignee_id, milestone_id, "
 			"discussion_locked, labels, created_at, due_date, confidential, state_event"
 			" are missing, at least one parameter must be provided");
-	if (in->title && (!create || true)) {
-		if (!*in->title)
-			fail_validation(r, "title", "can't be blank");
-		else
-			param_text(r, "title", 255, &in->title);
-	}
+	issuable_check_title(r, &in->title);
 	if (in->description)
 		param_text(r, "description", 1000000, &in->description);
 	return r->validation ? ERR_VALIDATION : 0;
@@ -770,7 +752,7 @@ static int issues_create(request *r)
 	if ((rc = issuable_state_event(r, &issue_kind, r->project->id, id, iid, title, "opened")) <
 	    0)
 		return rc;
-	return respond_issue(r, 201, id);
+	return issuable_respond(r, &issue_kind, 201, id);
 }
 
 static int issues_update(request *r)
@@ -833,7 +815,7 @@ static int issues_update(request *r)
 				       confidential ? "made the issue confidential"
 						    : "made the issue visible to everyone")) < 0)
 		return rc;
-	return respond_issue(r, 200, is.c.id);
+	return issuable_respond(r, &issue_kind, 200, is.c.id);
 }
 
 static int issues_delete(request *r)
@@ -847,12 +829,7 @@ static int issues_delete(request *r)
 		return rc < 0 ? rc : fail_not_found(r, "Issue");
 	if (!can_destroy_issue(&r->project->pa))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
-	const char *v[1] = {is.c.id};
-	int err;
-	if (!db_query(&r->ctx, "issues_delete", 1, v, &err))
-		return err;
-	respond_empty(r, 204);
-	return 0;
+	return issuable_delete(r, &issue_kind, is.c.id);
 }
 
 /* ---- move ---- */
@@ -936,12 +913,17 @@ static int issues_move(request *r)
 	/* presented as the caller sees it in its new project */
 	project_scope *from = r->project;
 	api_set_project(r, &target);
-	rc = respond_issue(r, 201, id);
+	rc = issuable_respond(r, k, 201, id);
 	api_set_project(r, from);
 	return rc;
 }
 
 /* ---- subscriptions ---- */
+
+static int issues_participants(request *r)
+{
+	return issuable_participants(r, &issue_kind);
+}
 
 static int issues_subscribe(request *r)
 {
@@ -1123,5 +1105,6 @@ const route issues_routes[] = {
 	{"POST", ISSUE "/add_spent_time", issues_add_spent_time, AUTH | PW, check_duration},
 	{"POST", ISSUE "/reset_spent_time", issues_reset_spent_time, AUTH | PW, check_iid},
 	{"GET", ISSUE "/time_stats", issues_time_stats, AUTH | PR, check_iid},
+	{"GET", ISSUE "/participants", issues_participants, AUTH | PR, check_iid},
 	{NULL, NULL, NULL, 0, NULL},
 };
