@@ -27,6 +27,17 @@ void api_respond_page(request *r, const page_req *pg, const PGresult *res, prese
 	respond_json(r, 200, list);
 }
 
+int api_query_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *v,
+		   presenter_fn present)
+{
+	int err;
+	PGresult *res = db_query(&r->ctx, stmt, n, v, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, pg, res, present);
+	return 0;
+}
+
 void api_respond_page_jw(request *r, const page_req *pg, const PGresult *res, writer_fn write,
 			 size_t bytes_per_row)
 {

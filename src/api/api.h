@@ -261,6 +261,10 @@ typedef json_object *(*presenter_fn)(ctx *c, const PGresult *res, int row, int c
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
+/* Runs list statement stmt (values v[0, n)) and answers its page as api_respond_page:
+ * 0 or an ERR_ code. */
+int api_query_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *v,
+		   presenter_fn present);
 /* A writer of one record whose columns start at col (core/jw.h: straight into the
  * response, no json-c tree). */
 typedef void (*writer_fn)(jw *w, ctx *c, const PGresult *res, int row, int col);

@@ -509,12 +509,7 @@ int issuable_participants(request *r, const issuable_kind *k)
 			   [IPA_LIMIT] = pagination_limit(r, &pg),
 			   [IPA_OFFSET] = pagination_offset(r, &pg)};
 	_Static_assert(sizeof(v) / sizeof(*v) == IPA_NPARAMS, "issuable_participants");
-	int err;
-	PGresult *users = db_query(&r->ctx, "issuable_participants", IPA_NPARAMS, v, &err);
-	if (!users)
-		return err;
-	api_respond_page(r, &pg, users, present_participant);
-	return 0;
+	return api_query_page(r, &pg, "issuable_participants", IPA_NPARAMS, v, present_participant);
 }
 
 /* No routes of its own: issues.c and merge_requests.c route to it. */

@@ -423,12 +423,7 @@ static int labels_list(request *r)
 			   [LL_OFFSET] = pagination_offset(r, &pg)};
 	DB_PARAMS(v, LL_NPARAMS);
 	access_me_params(&r->ctx, v);
-	int err;
-	PGresult *res = db_query(&r->ctx, "labels_list", LL_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_label);
-	return 0;
+	return api_query_page(r, &pg, "labels_list", LL_NPARAMS, v, entity_label);
 }
 
 static int labels_check_create(request *r)
