@@ -437,6 +437,28 @@ int issuable_assign(request *r, const issuable_kind *k, const char *id, const ch
 	return issuable_system_note(r, k, r->project->id, id, body);
 }
 
+int issuable_created(request *r, const issuable_kind *k, const char *id, const char *iid,
+		     const char *title, bool admin, const char *assignee, const char *labels)
+{
+	int rc = 0;
+	if ((admin && assignee && (rc = issuable_assign(r, k, id, assignee, false)) < 0) ||
+	    (admin && labels && (rc = issuable_set_labels(r, k, id, labels, false)) < 0))
+		return rc;
+	return issuable_state_event(r, k, r->project->id, id, iid, title, "opened");
+}
+
+int issuable_edited(request *r, const issuable_kind *k, const issuable_row *was,
+		    const char *milestone, const char *milestone_ref, bool admin,
+		    const char *labels, bool assignee_given, const char *assignee)
+{
+	int rc = issuable_milestone_changed(r, k, was, milestone, milestone_ref);
+	if (rc < 0 ||
+	    (admin && labels && (rc = issuable_set_labels(r, k, was->id, labels, true)) < 0) ||
+	    (admin && assignee_given && (rc = issuable_assign(r, k, was->id, assignee, true)) < 0))
+		return rc;
+	return 0;
+}
+
 int issuable_delete(request *r, const issuable_kind *k, const char *id)
 {
 	int err;

@@ -136,6 +136,18 @@ int issuable_set_labels(request *r, const issuable_kind *k, const char *id, cons
 int issuable_assign(request *r, const issuable_kind *k, const char *id, const char *user,
 		    bool note);
 
+/* What a new record id of the route's project writes besides its row: its assignee
+ * and labels, set without notes when admin (who may set them) and given (not NULL),
+ * and its created event. 0 or an ERR_ code. */
+int issuable_created(request *r, const issuable_kind *k, const char *id, const char *iid,
+		     const char *title, bool admin, const char *assignee, const char *labels);
+/* What both kinds' edits of a record (the locked row was) write last, each when it
+ * changed something: the milestone's note (the milestone now and its reference, as
+ * issuable_milestone_changed), and, when admin, the labels when given (not NULL) and
+ * the assignee when assignee_given, with their notes. 0 or an ERR_ code. */
+int issuable_edited(request *r, const issuable_kind *k, const issuable_row *was,
+		    const char *milestone, const char *milestone_ref, bool admin,
+		    const char *labels, bool assignee_given, const char *assignee);
 /* Deletes record id (locked) with k->delete_stmt, answering 204: 0 or an ERR_ code. */
 int issuable_delete(request *r, const issuable_kind *k, const char *id);
 /* Answers status with record id as the caller sees it now (after a change): 0 or an

@@ -743,13 +743,7 @@ static int issues_create(request *r)
 		return err;
 	const char *id = db_val(res, 0, IIR_ID), *iid = db_val(res, 0, IIR_IID);
 	const char *title = db_val(res, 0, IIR_TITLE);
-	if (admin && in.assignee &&
-	    (rc = issuable_assign(r, &issue_kind, id, in.assignee, false)) < 0)
-		return rc;
-	if (admin && in.labels &&
-	    (rc = issuable_set_labels(r, &issue_kind, id, in.labels, false)) < 0)
-		return rc;
-	if ((rc = issuable_state_event(r, &issue_kind, r->project->id, id, iid, title, "opened")) <
+	if ((rc = issuable_created(r, &issue_kind, id, iid, title, admin, in.assignee, in.labels)) <
 	    0)
 		return rc;
 	return issuable_respond(r, &issue_kind, 201, id);
@@ -801,14 +795,9 @@ static int issues_update(request *r)
 	const char *title = in.title ? in.title : is.c.title;
 	if ((rc = issuable_state_changed(r, &issue_kind, &is.c, iid, state, title)) < 0 ||
 	    (rc = issuable_title_changed(r, &issue_kind, &is.c, in.title)) < 0 ||
-	    (rc = issuable_milestone_changed(r, &issue_kind, &is.c, db_val(res, 0, IUR_MILESTONE),
-					     db_val(res, 0, IUR_MILESTONE_REF))) < 0)
-		return rc;
-	if (admin && in.labels_given &&
-	    (rc = issuable_set_labels(r, &issue_kind, is.c.id, in.labels, true)) < 0)
-		return rc;
-	if (admin && in.assignee_given &&
-	    (rc = issuable_assign(r, &issue_kind, is.c.id, in.assignee, true)) < 0)
+	    (rc = issuable_edited(r, &issue_kind, &is.c, db_val(res, 0, IUR_MILESTONE),
+				  db_val(res, 0, IUR_MILESTONE_REF), admin, in.labels,
+				  in.assignee_given, in.assignee)) < 0)
 		return rc;
 	if (confidential != is.confidential &&
 	    (rc = issuable_system_note(r, &issue_kind, r->project->id, is.c.id,

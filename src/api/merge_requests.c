@@ -1010,9 +1010,7 @@ static int merge_requests_create(request *r)
 	project_scope *source = r->project;
 	api_set_project(r, &target);
 	const issuable_kind *k = &mr_kind;
-	if ((admin && in.assignee && (rc = issuable_assign(r, k, id, in.assignee, false)) < 0) ||
-	    (admin && in.labels && (rc = issuable_set_labels(r, k, id, in.labels, false)) < 0) ||
-	    (rc = issuable_state_event(r, k, r->project->id, id, iid, title, "opened")) < 0 ||
+	if ((rc = issuable_created(r, k, id, iid, title, admin, in.assignee, in.labels)) < 0 ||
 	    (rc = queue_check(r, id)) < 0 || (rc = issuable_respond(r, k, 201, id)) < 0) {
 		api_set_project(r, source);
 		return rc;
@@ -1090,14 +1088,9 @@ static int merge_requests_update(request *r)
 		return rc;
 	if (reopening && (rc = queue_check(r, m.c.id)) < 0)
 		return rc;
-	if ((rc = issuable_milestone_changed(r, &mr_kind, &m.c, db_val(res, 0, MUR_MILESTONE),
-					     db_val(res, 0, MUR_MILESTONE_REF))) < 0)
-		return rc;
-	if (admin && in.labels_given &&
-	    (rc = issuable_set_labels(r, &mr_kind, m.c.id, in.labels, true)) < 0)
-		return rc;
-	if (admin && in.assignee_given &&
-	    (rc = issuable_assign(r, &mr_kind, m.c.id, in.assignee, true)) < 0)
+	if ((rc = issuable_edited(r, &mr_kind, &m.c, db_val(res, 0, MUR_MILESTONE),
+				  db_val(res, 0, MUR_MILESTONE_REF), admin, in.labels,
+				  in.assignee_given, in.assignee)) < 0)
 		return rc;
 	return issuable_respond(r, &mr_kind, 200, m.c.id);
 }
