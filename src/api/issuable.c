@@ -282,6 +282,25 @@ void tracker_filter_params(request *r, tracker_filters *f, const char *project_i
 	v[TF_OFFSET] = pagination_offset(r, &f->pg);
 }
 
+/* ---- one record ---- */
+
+int issuable_get(request *r, const char *stmt, const char *id_stmt, const char *iid, const char *id,
+		 PGresult **out)
+{
+	const char *v[] = {[IGP_PROJECT] = id ? id : r->project->id, [IGP_IID] = iid};
+	_Static_assert(sizeof(v) / sizeof(*v) == IGP_NPARAMS, "issuable_get");
+	access_me_params(&r->ctx, v);
+	int err;
+	PGresult *res =
+		db_query(&r->ctx, id ? id_stmt : stmt, id ? IGP_NPARAMS - 1 : IGP_NPARAMS, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return 1;
+	*out = res;
+	return 0;
+}
+
 /* ---- writing: the locked record, notes and events ---- */
 
 int issuable_lock(request *r, const issuable_kind *k, const char *iid, PGresult **res,

@@ -80,6 +80,17 @@ typedef struct issuable_kind {
 	writer_fn write;
 } issuable_kind;
 
+/* The parameters of a kind's statements that read one record as the caller sees it
+ * (issues_get, mrs_get): the caller (IGP_ME: access_me_params), the project and the
+ * iid; those that read it by id (issues_get_id, mrs_get_id) take the id at IGP_PROJECT
+ * and no iid. */
+enum issuable_get_param { IGP_ME, IGP_PROJECT = IGP_ME + 3, IGP_IID, IGP_NPARAMS };
+/* Record iid of the route's project with statement stmt, or record id (when not NULL)
+ * with id_stmt: 0 with its row in *out; 1 when there is none (nothing answered); or an
+ * ERR_ code. Whether the caller may see it is the kind's to say. */
+int issuable_get(request *r, const char *stmt, const char *id_stmt, const char *iid, const char *id,
+		 PGresult **out);
+
 /* The first columns of a kind's lock_stmt. */
 enum issuable_lock_col {
 	ILK_ID,

@@ -171,8 +171,7 @@
 
 /* issues_list_all_*: the caller, the page, the state */
 enum { IA_ME, IA_LIMIT = IA_ME + 3, IA_OFFSET, IA_STATE, IA_NPARAMS };
-/* issues_get (issues_get_id: IG_PROJECT is the issue's id, no IG_IID): ISSUE_COLS, then */
-enum { IG_ME, IG_PROJECT = IG_ME + 3, IG_IID, IG_NPARAMS };
+/* issues_get, issues_get_id (issuable.h's enum issuable_get_param): ISSUE_COLS, then */
 enum { IG_ENABLED = ISSUE_NCOLS, IG_INVOLVED, IG_NCOLS };
 /* issues_lock: issuable_lock's columns, then */
 enum { LK_CONFIDENTIAL = ILK_NCOLS, LK_ESTIMATE, LK_SPENT, LK_MOVED_TO, LK_ENABLED, LK_NCOLS };
@@ -253,13 +252,13 @@ const db_stmt issues_stmts[] = {
 	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED(
 		 "me.id") " FROM me, issues i" ISSUE_JOINS
 			  " WHERE i.project_id = $4 AND i.iid = $5",
-	 IG_NPARAMS, IG_NCOLS},
+	 IGP_NPARAMS, IG_NCOLS},
 	/* The same by id. */
 	{"issues_get_id",
 	 "WITH " SQL_ME " SELECT " ISSUE_COLS ", p.issues_enabled,"
 	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED(
 		 "me.id") " FROM me, issues i" ISSUE_JOINS " WHERE i.id = $4",
-	 IG_NPARAMS - 1, IG_NCOLS},
+	 IGP_NPARAMS - 1, IG_NCOLS},
 	/* Issue $2 of project $1 locked for a change, with what the change compares:
 	 * id, author, its assignee, state, milestone, title, confidential, estimate, time
 	 * spent, moved_to_id, issues_enabled. */
@@ -504,16 +503,11 @@ static int issues_list_project(request *r)
  * to see (the caller answers its 404). */
 static int fetch(request *r, const char *iid, const char *id, PGresult **out)
 {
-	const char *v[] = {[IG_PROJECT] = id ? id : r->project->id, [IG_IID] = iid};
-	_Static_assert(sizeof(v) / sizeof(*v) == IG_NPARAMS, "issues_get");
-	access_me_params(&r->ctx, v);
-	int err;
-	PGresult *res = db_query(&r->ctx, id ? "issues_get_id" : "issues_get",
-				 id ? IG_NPARAMS - 1 : IG_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0 || !db_bool(res, 0, IG_ENABLED) ||
-	    !can_read_project(&r->project->pa))
+	PGresult *res;
+	int rc = issuable_get(r, "issues_get", "issues_get_id", iid, id, &res);
+	if (rc != 0)
+		return rc;
+	if (!db_bool(res, 0, IG_ENABLED) || !can_read_project(&r->project->pa))
 		return 1;
 	if (db_bool(res, 0, IC_CONFIDENTIAL) && !db_bool(res, 0, IG_INVOLVED) &&
 	    !can_read_confidential_issues(&r->project->pa))

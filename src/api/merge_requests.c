@@ -131,8 +131,7 @@
 enum { MRL_SOURCE_BRANCH = TF_NPARAMS, MRL_TARGET_BRANCH, MRL_NPARAMS };
 enum { MPS_PROJECT, MPS_STATE, MPS_STATE2, MPS_LIMIT, MPS_OFFSET, MPS_NPARAMS };
 enum { MPA_PROJECT, MPA_LIMIT, MPA_OFFSET, MPA_NPARAMS };
-/* mrs_get (mrs_get_id: MG_PROJECT is the request's id, no MG_IID): MR_COLS, then */
-enum { MG_ME, MG_PROJECT = MG_ME + 3, MG_IID, MG_NPARAMS };
+/* mrs_get, mrs_get_id (issuable.h's enum issuable_get_param): MR_COLS, then */
 enum { MG_ENABLED = MR_NCOLS, MG_NCOLS };
 /* mrs_lock: issuable_lock's columns, then */
 enum {
@@ -248,12 +247,12 @@ const db_stmt merge_requests_stmts[] = {
 	{"mrs_get",
 	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
 	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.target_project_id = $4 AND mr.iid = $5",
-	 MG_NPARAMS, MG_NCOLS},
+	 IGP_NPARAMS, MG_NCOLS},
 	/* The same by id. */
 	{"mrs_get_id",
 	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
 	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.id = $4",
-	 MG_NPARAMS - 1, MG_NCOLS},
+	 IGP_NPARAMS - 1, MG_NCOLS},
 	/* Request $2 of project $1 locked for a change, with what the change compares, and
 	 * the project's merge_method. */
 	{"mrs_lock",
@@ -569,19 +568,15 @@ static int not_found(request *r)
 }
 
 /* The request iid (or id, when not NULL) of the route's project as the caller sees it:
- * its row of mrs_get in *out; 0, 1 when there is none (answered 404), 2 when the caller
- * may not read it (answered 403), or an ERR_ code. */
+ * its row of mrs_get in *out; 0, 1 when there is none (answered 404), ERR_FORBIDDEN
+ * when the caller may not read it (answered 403), or another ERR_ code. */
 static int fetch(request *r, const char *iid, const char *id, PGresult **out)
 {
-	const char *v[] = {[MG_PROJECT] = id ? id : r->project->id, [MG_IID] = iid};
-	_Static_assert(sizeof(v) / sizeof(*v) == MG_NPARAMS, "mrs_get");
-	access_me_params(&r->ctx, v);
-	int err;
-	PGresult *res = db_query(&r->ctx, id ? "mrs_get_id" : "mrs_get",
-				 id ? MG_NPARAMS - 1 : MG_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0) {
+	PGresult *res;
+	int rc = issuable_get(r, "mrs_get", "mrs_get_id", iid, id, &res);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
 		not_found(r);
 		return 1;
 	}
