@@ -261,6 +261,10 @@ typedef json_object *(*presenter_fn)(ctx *c, const PGresult *res, int row, int c
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
+/* Runs list statement stmt (values v[0, n)) and answers its page as api_respond_page:
+ * 0 or an ERR_ code. */
+int api_query_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *v,
+		   presenter_fn present);
 /* A writer of one record whose columns start at col (core/jw.h: straight into the
  * response, no json-c tree). */
 typedef void (*writer_fn)(jw *w, ctx *c, const PGresult *res, int row, int col);
@@ -281,6 +285,11 @@ int api_error(request *r, int status, const char *message);
  * result when it is exactly this statement with these parameters (then used once),
  * else the statement run now. */
 PGresult *api_query(request *r, const char *stmt, int n, const char *const *values, int *err);
+
+/* The record that statement stmt (values v[0, n)) finds, as GitLab 10 finds a record
+ * (RecordNotFound): 0 with it in row 0 of *out; 1 when there is none (answered 404
+ * "404 Not found"); or an ERR_ code. */
+int api_find_row(request *r, const char *stmt, int n, const char *const *v, PGresult **out);
 
 /* Makes p the project the request is about (r->project), whose path the presenters put
  * in the URLs of its records (ctx's project_ns and project_path). */

@@ -116,12 +116,7 @@ static int list(request *r, const noteable_kind *k, bool on_note)
 	if (rc < 0 || (rc = readable_awardable(r, k, on_note, &a)) != 0)
 		return rc < 0 ? rc : 0;
 	const char *v[4] = {a.type, a.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "award_emoji_list", 4, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_award_emoji);
-	return 0;
+	return api_query_page(r, &pg, "award_emoji_list", 4, v, entity_award_emoji);
 }
 
 /* Award :award_id of the route's readable awardable: 0 with it in *out, 1 when
@@ -133,16 +128,7 @@ static int find_award(request *r, const noteable_kind *k, bool on_note, PGresult
 	if (rc != 0)
 		return rc;
 	const char *v[3] = {param_str(r, "award_id"), a.type, a.id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "award_emoji_show", 3, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0) {
-		api_error(r, 404, "404 Not found");
-		return 1;
-	}
-	*out = res;
-	return 0;
+	return api_find_row(r, "award_emoji_show", 3, v, out);
 }
 
 static int show(request *r, const noteable_kind *k, bool on_note)

@@ -555,12 +555,7 @@ static int commits_comments(request *r)
 		return rc;
 	const char *v[4] = {r->project->id, sha_of(r, c), pagination_limit(r, &pg),
 			    pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "commits_notes_list", 4, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, present_note);
-	return 0;
+	return api_query_page(r, &pg, "commits_notes_list", 4, v, present_note);
 }
 
 static int commits_check_comment(request *r)
@@ -667,12 +662,7 @@ static int statuses_list(request *r)
 		[CSL_OFFSET] = pagination_offset(r, &pg),
 	};
 	DB_PARAMS(v, CSL_NPARAMS);
-	int err;
-	PGresult *res = db_query(&r->ctx, "commits_statuses_list", CSL_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, present_status);
-	return 0;
+	return api_query_page(r, &pg, "commits_statuses_list", CSL_NPARAMS, v, present_status);
 }
 
 static int statuses_check(request *r)

@@ -104,11 +104,11 @@ static int file_commit(request *r, git_repository **repo, git_commit **commit)
 	return 0;
 }
 
-/* 404 File Not Found for ERR_NOT_FOUND. */
-static int file_found(request *r, int rc)
+/* A git lookup's rc as answered: 404 <what> Not Found for ERR_NOT_FOUND. */
+static int git_found(request *r, int rc, const char *what)
 {
 	if (rc == ERR_NOT_FOUND)
-		return fail_not_found(r, "File");
+		return fail_not_found(r, what);
 	return rc < 0 ? ERR_INTERNAL : 0;
 }
 
@@ -119,7 +119,8 @@ static int files_show(request *r)
 	git_blob *blob;
 	const char *path = param_str(r, "file_path");
 	int rc = file_commit(r, &repo, &commit);
-	if (rc < 0 || (rc = file_found(r, gitc_blob_at(&r->ctx, repo, commit, path, &blob))) < 0)
+	if (rc < 0 ||
+	    (rc = git_found(r, gitc_blob_at(&r->ctx, repo, commit, path, &blob), "File")) < 0)
 		return rc;
 	git_oid last;
 	const char *last_id = NULL;
@@ -152,8 +153,9 @@ static int files_raw(request *r)
 	git_commit *commit;
 	git_oid id;
 	int rc = file_commit(r, &repo, &commit);
-	if (rc < 0 || (rc = file_found(r, gitc_blob_id_at(&r->ctx, commit,
-							  param_str(r, "file_path"), &id))) < 0)
+	if (rc < 0 ||
+	    (rc = git_found(r, gitc_blob_id_at(&r->ctx, commit, param_str(r, "file_path"), &id),
+			    "File")) < 0)
 		return rc;
 	return respond_raw(r, repo, &id);
 }
@@ -300,10 +302,7 @@ static int blob_of(request *r, git_repository **repo, git_blob **blob)
 	int rc = content_read(r);
 	if (rc < 0 || (rc = content_repo(r, repo)) < 0)
 		return rc;
-	rc = gitc_blob_by_id(&r->ctx, *repo, param_str(r, "sha"), blob);
-	if (rc == ERR_NOT_FOUND)
-		return fail_not_found(r, "Blob");
-	return rc < 0 ? ERR_INTERNAL : 0;
+	return git_found(r, gitc_blob_by_id(&r->ctx, *repo, param_str(r, "sha"), blob), "Blob");
 }
 
 static int blobs_show(request *r)

@@ -7,10 +7,12 @@
 
 #include "api/issuable.h"
 #include "core/buf.h"
+#include "entity/user.h"
 
 enum { ISN_PROJECT, ISN_ID, ISN_AUTHOR, ISN_BODY, ISN_TYPE, ISN_NPARAMS };
 enum { ISU_ID, ISU_USER, ISU_SUBSCRIBED, ISU_TYPE, ISU_NPARAMS };
 enum { ISL_ADDED, ISL_REMOVED, ISL_NCOLS };
+enum { IPA_ID, IPA_TYPE, IPA_LIMIT, IPA_OFFSET, IPA_NPARAMS };
 
 const db_stmt issuable_stmts[] = {
 	/* A system note by $3 on record $2 (of type $5) of project $1. */
@@ -36,6 +38,21 @@ const db_stmt issuable_stmts[] = {
 	 " SELECT (SELECT array_agg(label_id ORDER BY label_id) FROM ins)::text,"
 	 " (SELECT array_agg(label_id ORDER BY label_id) FROM go)::text",
 	 3, ISL_NCOLS},
+	/* Who takes part in record $1 (of type $2), by id: its author, its assignees and
+	 * those who commented; the count of them, then a page ($3 limit, $4 offset). The
+	 * branches of the other kind are cut at once by their constant condition. */
+	{"issuable_participants",
+	 "WITH ids AS (SELECT author_id AS id FROM issues WHERE $2 = 'Issue' AND id = $1"
+	 " UNION SELECT user_id FROM issue_assignees WHERE $2 = 'Issue' AND issue_id = $1"
+	 " UNION SELECT author_id FROM merge_requests WHERE $2 = 'MergeRequest' AND id = $1"
+	 " UNION SELECT assignee_id FROM merge_requests WHERE $2 = 'MergeRequest' AND id = $1"
+	 " UNION SELECT author_id FROM notes WHERE noteable_type = $2 AND noteable_id = $1"
+	 "  AND NOT system),"
+	 " f AS (SELECT u.id FROM ids JOIN users u ON u.id = ids.id)"
+	 " SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " USER_BASIC_COLS " FROM f JOIN users u ON u.id = f.id ORDER BY u.id"
+	 "  LIMIT $3 OFFSET $4) pg ON true",
+	 IPA_NPARAMS, 1 + USER_BASIC_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -76,6 +93,22 @@ int issuable_int_list(request *r, const char *name, const char ***out)
 			return fail_invalid(r, name);
 	}
 	return n;
+}
+
+const char *issuable_id_or_none(request *r, const char *id)
+{
+	long long n = id ? strtoll(id, NULL, 10) : 0;
+	return n ? arena_printf(r->ctx.a, "%lld", n) : NULL;
+}
+
+void issuable_check_title(request *r, const char **title)
+{
+	if (!*title)
+		return;
+	if (!**title)
+		fail_validation(r, "title", "can't be blank");
+	else
+		param_text(r, "title", 255, title);
 }
 
 /* A PostgreSQL array literal of the integers v[0, n), or NULL when n is 0. */
@@ -249,6 +282,25 @@ void tracker_filter_params(request *r, tracker_filters *f, const char *project_i
 	v[TF_OFFSET] = pagination_offset(r, &f->pg);
 }
 
+/* ---- one record ---- */
+
+int issuable_get(request *r, const char *stmt, const char *id_stmt, const char *iid, const char *id,
+		 PGresult **out)
+{
+	const char *v[] = {[IGP_PROJECT] = id ? id : r->project->id, [IGP_IID] = iid};
+	_Static_assert(sizeof(v) / sizeof(*v) == IGP_NPARAMS, "issuable_get");
+	access_me_params(&r->ctx, v);
+	int err;
+	PGresult *res =
+		db_query(&r->ctx, id ? id_stmt : stmt, id ? IGP_NPARAMS - 1 : IGP_NPARAMS, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return 1;
+	*out = res;
+	return 0;
+}
+
 /* ---- writing: the locked record, notes and events ---- */
 
 int issuable_lock(request *r, const issuable_kind *k, const char *iid, PGresult **res,
@@ -404,6 +456,47 @@ int issuable_assign(request *r, const issuable_kind *k, const char *id, const ch
 	return issuable_system_note(r, k, r->project->id, id, body);
 }
 
+int issuable_created(request *r, const issuable_kind *k, const char *id, const char *iid,
+		     const char *title, bool admin, const char *assignee, const char *labels)
+{
+	int rc = 0;
+	if ((admin && assignee && (rc = issuable_assign(r, k, id, assignee, false)) < 0) ||
+	    (admin && labels && (rc = issuable_set_labels(r, k, id, labels, false)) < 0))
+		return rc;
+	return issuable_state_event(r, k, r->project->id, id, iid, title, "opened");
+}
+
+int issuable_edited(request *r, const issuable_kind *k, const issuable_row *was,
+		    const char *milestone, const char *milestone_ref, bool admin,
+		    const char *labels, bool assignee_given, const char *assignee)
+{
+	int rc = issuable_milestone_changed(r, k, was, milestone, milestone_ref);
+	if (rc < 0 ||
+	    (admin && labels && (rc = issuable_set_labels(r, k, was->id, labels, true)) < 0) ||
+	    (admin && assignee_given && (rc = issuable_assign(r, k, was->id, assignee, true)) < 0))
+		return rc;
+	return 0;
+}
+
+int issuable_delete(request *r, const issuable_kind *k, const char *id)
+{
+	int err;
+	if (!db_query(&r->ctx, k->delete_stmt, 1, &id, &err))
+		return err;
+	respond_empty(r, 204);
+	return 0;
+}
+
+int issuable_respond(request *r, const issuable_kind *k, int status, const char *id)
+{
+	PGresult *res;
+	int rc = k->find(r, NULL, id, &res);
+	if (rc != 0)
+		return rc < 0 ? rc : ERR_INTERNAL; /* it was there a moment ago */
+	api_respond_record(r, status, k->write, res, 0, 0);
+	return 0;
+}
+
 /* ---- subscriptions ---- */
 
 int issuable_check_subscribable(request *r)
@@ -432,7 +525,32 @@ int issuable_subscription(request *r, const issuable_kind *k, bool subscribe)
 	int err;
 	if (!db_query(&r->ctx, "issuable_subscribe", ISU_NPARAMS, v, &err))
 		return err;
-	return k->respond(r, 201, id);
+	return issuable_respond(r, k, 201, id);
+}
+
+/* ---- participants ---- */
+
+static json_object *present_participant(ctx *c, const PGresult *res, int row, int col)
+{
+	return entity_user(c, res, row, col, USER_VIEW_BASIC);
+}
+
+int issuable_participants(request *r, const issuable_kind *k)
+{
+	const char *iid;
+	page_req pg;
+	int rc = api_id(r, k->param, &iid);
+	if (rc < 0 || (rc = pagination_parse(r, &pg)) < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = k->find(r, iid, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	const char *v[] = {[IPA_ID] = db_val(res, 0, k->col_id),
+			   [IPA_TYPE] = k->type,
+			   [IPA_LIMIT] = pagination_limit(r, &pg),
+			   [IPA_OFFSET] = pagination_offset(r, &pg)};
+	_Static_assert(sizeof(v) / sizeof(*v) == IPA_NPARAMS, "issuable_participants");
+	return api_query_page(r, &pg, "issuable_participants", IPA_NPARAMS, v, present_participant);
 }
 
 /* No routes of its own: issues.c and merge_requests.c route to it. */

@@ -2,7 +2,7 @@
  * parameterised by kind, as GitLab's Issuable concern: the filters of their lists, the
  * labels parameter, the locked record a change starts from, who may update it, the
  * system notes and state events a change writes, labels and assignee set with their
- * notes, and subscriptions. Its statements are issuable_stmts (issuable.c). */
+ * notes, subscriptions and participants. Its statements are issuable_stmts (issuable.c). */
 #ifndef COLLABD_API_ISSUABLE_H
 #define COLLABD_API_ISSUABLE_H
 
@@ -61,20 +61,35 @@ typedef struct issuable_kind {
 	/* notes.noteable_type, subscriptions.subscribable_type, label_links.target_type and
 	 * the events' target_type: "Issue", "MergeRequest" */
 	const char *type;
+	/* The route's path parameter of the record's iid: "issue_iid", "merge_request_iid" */
+	const char *param;
 	/* The statement that locks record $2 of project $1 FOR UPDATE: its columns start
 	 * with enum issuable_lock_col's */
 	const char *lock_stmt;
 	/* The statement that assigns record $1 to user $2 (nobody when NULL) when the user
 	 * may see project $3: its columns are enum issuable_assign_col's */
 	const char *assign_stmt;
+	/* The statement that deletes record $1 */
+	const char *delete_stmt;
 	/* The record iid (or id, when not NULL) of the route's project as the caller may see
 	 * it, its presenter's columns in row 0 of *out (col_id, col_subscribed among them):
 	 * 0; 1 when it answered 404; or an ERR_ code (ERR_FORBIDDEN, answered 403). */
 	int (*find)(request *r, const char *iid, const char *id, PGresult **out);
 	int col_id, col_subscribed;
-	/* Answers status with record id as the caller sees it now: 0 or an ERR_ code. */
-	int (*respond)(request *r, int status, const char *id);
+	/* The record's presenter (of find's row). */
+	writer_fn write;
 } issuable_kind;
+
+/* The parameters of a kind's statements that read one record as the caller sees it
+ * (issues_get, mrs_get): the caller (IGP_ME: access_me_params), the project and the
+ * iid; those that read it by id (issues_get_id, mrs_get_id) take the id at IGP_PROJECT
+ * and no iid. */
+enum issuable_get_param { IGP_ME, IGP_PROJECT = IGP_ME + 3, IGP_IID, IGP_NPARAMS };
+/* Record iid of the route's project with statement stmt, or record id (when not NULL)
+ * with id_stmt: 0 with its row in *out; 1 when there is none (nothing answered); or an
+ * ERR_ code. Whether the caller may see it is the kind's to say. */
+int issuable_get(request *r, const char *stmt, const char *id_stmt, const char *iid, const char *id,
+		 PGresult **out);
 
 /* The first columns of a kind's lock_stmt. */
 enum issuable_lock_col {
@@ -132,10 +147,34 @@ int issuable_set_labels(request *r, const issuable_kind *k, const char *id, cons
 int issuable_assign(request *r, const issuable_kind *k, const char *id, const char *user,
 		    bool note);
 
+/* What a new record id of the route's project writes besides its row: its assignee
+ * and labels, set without notes when admin (who may set them) and given (not NULL),
+ * and its created event. 0 or an ERR_ code. */
+int issuable_created(request *r, const issuable_kind *k, const char *id, const char *iid,
+		     const char *title, bool admin, const char *assignee, const char *labels);
+/* What both kinds' edits of a record (the locked row was) write last, each when it
+ * changed something: the milestone's note (the milestone now and its reference, as
+ * issuable_milestone_changed), and, when admin, the labels when given (not NULL) and
+ * the assignee when assignee_given, with their notes. 0 or an ERR_ code. */
+int issuable_edited(request *r, const issuable_kind *k, const issuable_row *was,
+		    const char *milestone, const char *milestone_ref, bool admin,
+		    const char *labels, bool assignee_given, const char *assignee);
+/* Deletes record id (locked) with k->delete_stmt, answering 204: 0 or an ERR_ code. */
+int issuable_delete(request *r, const issuable_kind *k, const char *id);
+/* Answers status with record id as the caller sees it now (after a change): 0 or an
+ * ERR_ code. */
+int issuable_respond(request *r, const issuable_kind *k, int status, const char *id);
+
 /* The subscribe and unsubscribe routes (:subscribable_id the record's iid): their
  * check, and the handler: 201 with the record, 304 when it was so already. */
 int issuable_check_subscribable(request *r);
 int issuable_subscription(request *r, const issuable_kind *k, bool subscribe);
+
+/* GET .../:iid/participants (GitLab's Participable, paginated as Kaminari.paginate_array):
+ * a page of the author, the assignees and the authors of comments of the route's
+ * record, by id, in the basic user view; 404 as the kind's find when the caller may not
+ * see the record. 0 or an ERR_ code. */
+int issuable_participants(request *r, const issuable_kind *k);
 
 /* The caller's user id as text. */
 const char *issuable_caller(request *r);
@@ -144,6 +183,12 @@ int issuable_read_bool(request *r, const char *name, int *out);
 /* An Array[Integer] parameter (name[]=1&name[]=2, a JSON array, or one value): the
  * count of values in *out (0 when absent), or ERR_INVALID. */
 int issuable_int_list(request *r, const char *name, const char ***out);
+/* An id parameter as the statements take it: NULL for none (absent, or 0: GitLab's
+ * "nobody", "no milestone"), else its canonical text ("007" is "7"). */
+const char *issuable_id_or_none(request *r, const char *id);
+/* GitLab's validation of a given title (*title not NULL): not blank, at most 255
+ * characters, left in r's validation. */
+void issuable_check_title(request *r, const char **title);
 /* The labels parameter as given (a comma-separated list, or an array joined with
  * commas; NULL when absent). */
 const char *issuable_labels_param(request *r);

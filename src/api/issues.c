@@ -171,8 +171,7 @@
 
 /* issues_list_all_*: the caller, the page, the state */
 enum { IA_ME, IA_LIMIT = IA_ME + 3, IA_OFFSET, IA_STATE, IA_NPARAMS };
-/* issues_get (issues_get_id: IG_PROJECT is the issue's id, no IG_IID): ISSUE_COLS, then */
-enum { IG_ME, IG_PROJECT = IG_ME + 3, IG_IID, IG_NPARAMS };
+/* issues_get, issues_get_id (issuable.h's enum issuable_get_param): ISSUE_COLS, then */
 enum { IG_ENABLED = ISSUE_NCOLS, IG_INVOLVED, IG_NCOLS };
 /* issues_lock: issuable_lock's columns, then */
 enum { LK_CONFIDENTIAL = ILK_NCOLS, LK_ESTIMATE, LK_SPENT, LK_MOVED_TO, LK_ENABLED, LK_NCOLS };
@@ -253,13 +252,13 @@ const db_stmt issues_stmts[] = {
 	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED(
 		 "me.id") " FROM me, issues i" ISSUE_JOINS
 			  " WHERE i.project_id = $4 AND i.iid = $5",
-	 IG_NPARAMS, IG_NCOLS},
+	 IGP_NPARAMS, IG_NCOLS},
 	/* The same by id. */
 	{"issues_get_id",
 	 "WITH " SQL_ME " SELECT " ISSUE_COLS ", p.issues_enabled,"
 	 " coalesce(i.author_id = me.id, false) OR " ASSIGNED(
 		 "me.id") " FROM me, issues i" ISSUE_JOINS " WHERE i.id = $4",
-	 IG_NPARAMS - 1, IG_NCOLS},
+	 IGP_NPARAMS - 1, IG_NCOLS},
 	/* Issue $2 of project $1 locked for a change, with what the change compares:
 	 * id, author, its assignee, state, milestone, title, confidential, estimate, time
 	 * spent, moved_to_id, issues_enabled. */
@@ -504,16 +503,11 @@ static int issues_list_project(request *r)
  * to see (the caller answers its 404). */
 static int fetch(request *r, const char *iid, const char *id, PGresult **out)
 {
-	const char *v[] = {[IG_PROJECT] = id ? id : r->project->id, [IG_IID] = iid};
-	_Static_assert(sizeof(v) / sizeof(*v) == IG_NPARAMS, "issues_get");
-	access_me_params(&r->ctx, v);
-	int err;
-	PGresult *res = db_query(&r->ctx, id ? "issues_get_id" : "issues_get",
-				 id ? IG_NPARAMS - 1 : IG_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0 || !db_bool(res, 0, IG_ENABLED) ||
-	    !can_read_project(&r->project->pa))
+	PGresult *res;
+	int rc = issuable_get(r, "issues_get", "issues_get_id", iid, id, &res);
+	if (rc != 0)
+		return rc;
+	if (!db_bool(res, 0, IG_ENABLED) || !can_read_project(&r->project->pa))
 		return 1;
 	if (db_bool(res, 0, IC_CONFIDENTIAL) && !db_bool(res, 0, IG_INVOLVED) &&
 	    !can_read_confidential_issues(&r->project->pa))
@@ -559,29 +553,20 @@ static int issues_show(request *r)
 	return show_issue(r, entity_issue_write, 0);
 }
 
-/* Answers status with issue id as the caller sees it now. */
-static int respond_issue(request *r, int status, const char *id)
-{
-	PGresult *res;
-	int rc = fetch(r, NULL, id, &res);
-	if (rc != 0)
-		return rc < 0 ? rc : ERR_INTERNAL;
-	api_respond_record(r, status, entity_issue_write, res, 0, 0);
-	return 0;
-}
-
 /* ---- writing: the locked issue, notes and events ---- */
 
 static int find_issue(request *r, const char *iid, const char *id, PGresult **out);
 
 static const issuable_kind issue_kind = {
 	.type = "Issue",
+	.param = "issue_iid",
 	.lock_stmt = "issues_lock",
 	.assign_stmt = "issues_assign",
+	.delete_stmt = "issues_delete",
 	.find = find_issue,
 	.col_id = IC_ID,
 	.col_subscribed = IC_SUBSCRIBED,
-	.respond = respond_issue,
+	.write = entity_issue_write,
 };
 
 /* fetch, answering its 404. */
@@ -671,12 +656,8 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 	} else if (param_find(r, "assignee_ids")) {
 		in->assignee_given = true; /* an empty list */
 	}
-	if (in->assignee && strtoll(in->assignee, NULL, 10) == 0)
-		in->assignee = NULL; /* 0: nobody */
-	else if (in->assignee)
-		in->assignee = arena_printf(r->ctx.a, "%lld", strtoll(in->assignee, NULL, 10));
-	if (in->milestone && strtoll(in->milestone, NULL, 10) == 0)
-		in->milestone = NULL;
+	in->assignee = issuable_id_or_none(r, in->assignee);
+	in->milestone = issuable_id_or_none(r, in->milestone);
 	in->given = (in->title != NULL) + in->description_given + in->milestone_given +
 		    in->labels_given + in->due_date_given + in->assignee_given +
 		    (in->confidential >= 0) + (in->discussion_locked >= 0) +
@@ -687,12 +668,7 @@ static int read_issue_input(request *r, bool create, struct issue_input *in)
 			"title, description, assignee_ids, assignee_id, milestone_id, "
 			"discussion_locked, labels, created_at, due_date, confidential, state_event"
 			" are missing, at least one parameter must be provided");
-	if (in->title && (!create || true)) {
-		if (!*in->title)
-			fail_validation(r, "title", "can't be blank");
-		else
-			param_text(r, "title", 255, &in->title);
-	}
+	issuable_check_title(r, &in->title);
 	if (in->description)
 		param_text(r, "description", 1000000, &in->description);
 	return r->validation ? ERR_VALIDATION : 0;
@@ -761,16 +737,10 @@ static int issues_create(request *r)
 		return err;
 	const char *id = db_val(res, 0, IIR_ID), *iid = db_val(res, 0, IIR_IID);
 	const char *title = db_val(res, 0, IIR_TITLE);
-	if (admin && in.assignee &&
-	    (rc = issuable_assign(r, &issue_kind, id, in.assignee, false)) < 0)
-		return rc;
-	if (admin && in.labels &&
-	    (rc = issuable_set_labels(r, &issue_kind, id, in.labels, false)) < 0)
-		return rc;
-	if ((rc = issuable_state_event(r, &issue_kind, r->project->id, id, iid, title, "opened")) <
+	if ((rc = issuable_created(r, &issue_kind, id, iid, title, admin, in.assignee, in.labels)) <
 	    0)
 		return rc;
-	return respond_issue(r, 201, id);
+	return issuable_respond(r, &issue_kind, 201, id);
 }
 
 static int issues_update(request *r)
@@ -819,21 +789,16 @@ static int issues_update(request *r)
 	const char *title = in.title ? in.title : is.c.title;
 	if ((rc = issuable_state_changed(r, &issue_kind, &is.c, iid, state, title)) < 0 ||
 	    (rc = issuable_title_changed(r, &issue_kind, &is.c, in.title)) < 0 ||
-	    (rc = issuable_milestone_changed(r, &issue_kind, &is.c, db_val(res, 0, IUR_MILESTONE),
-					     db_val(res, 0, IUR_MILESTONE_REF))) < 0)
-		return rc;
-	if (admin && in.labels_given &&
-	    (rc = issuable_set_labels(r, &issue_kind, is.c.id, in.labels, true)) < 0)
-		return rc;
-	if (admin && in.assignee_given &&
-	    (rc = issuable_assign(r, &issue_kind, is.c.id, in.assignee, true)) < 0)
+	    (rc = issuable_edited(r, &issue_kind, &is.c, db_val(res, 0, IUR_MILESTONE),
+				  db_val(res, 0, IUR_MILESTONE_REF), admin, in.labels,
+				  in.assignee_given, in.assignee)) < 0)
 		return rc;
 	if (confidential != is.confidential &&
 	    (rc = issuable_system_note(r, &issue_kind, r->project->id, is.c.id,
 				       confidential ? "made the issue confidential"
 						    : "made the issue visible to everyone")) < 0)
 		return rc;
-	return respond_issue(r, 200, is.c.id);
+	return issuable_respond(r, &issue_kind, 200, is.c.id);
 }
 
 static int issues_delete(request *r)
@@ -847,12 +812,7 @@ static int issues_delete(request *r)
 		return rc < 0 ? rc : fail_not_found(r, "Issue");
 	if (!can_destroy_issue(&r->project->pa))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
-	const char *v[1] = {is.c.id};
-	int err;
-	if (!db_query(&r->ctx, "issues_delete", 1, v, &err))
-		return err;
-	respond_empty(r, 204);
-	return 0;
+	return issuable_delete(r, &issue_kind, is.c.id);
 }
 
 /* ---- move ---- */
@@ -936,12 +896,17 @@ static int issues_move(request *r)
 	/* presented as the caller sees it in its new project */
 	project_scope *from = r->project;
 	api_set_project(r, &target);
-	rc = respond_issue(r, 201, id);
+	rc = issuable_respond(r, k, 201, id);
 	api_set_project(r, from);
 	return rc;
 }
 
 /* ---- subscriptions ---- */
+
+static int issues_participants(request *r)
+{
+	return issuable_participants(r, &issue_kind);
+}
 
 static int issues_subscribe(request *r)
 {
@@ -1123,5 +1088,6 @@ const route issues_routes[] = {
 	{"POST", ISSUE "/add_spent_time", issues_add_spent_time, AUTH | PW, check_duration},
 	{"POST", ISSUE "/reset_spent_time", issues_reset_spent_time, AUTH | PW, check_iid},
 	{"GET", ISSUE "/time_stats", issues_time_stats, AUTH | PR, check_iid},
+	{"GET", ISSUE "/participants", issues_participants, AUTH | PR, check_iid},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -224,14 +224,18 @@ static void present(jw *w, request *r, commit_memo *m, const PGresult *res, int 
 static int find_job(request *r, const char *id, PGresult **out)
 {
 	const char *v[2] = {r->project->id, id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "jobs_show", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return api_error(r, 404, "404 Not found"), 1;
-	*out = res;
-	return 0;
+	return api_find_row(r, "jobs_show", 2, v, out);
+}
+
+/* The route's job (:job_id) for a caller who may read the project's jobs, or, when
+ * update, change this job (may_update, may_update_job): 0 with its row in *out; 1 when
+ * it answered 404; or an ERR_ code. */
+static int route_job(request *r, bool update, PGresult **out)
+{
+	int rc = update ? may_update(r) : may_read(r);
+	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), out)) != 0)
+		return rc;
+	return update ? may_update_job(r, *out) : 0;
 }
 
 static int respond_job(request *r, const char *id, int status)
@@ -404,8 +408,8 @@ static void respond_accel(request *r, const char *rel, const char *type, const c
 static int jobs_trace(request *r)
 {
 	PGresult *res;
-	int rc = may_read(r);
-	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+	int rc = route_job(r, false, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	const char *id = db_val(res, 0, JC_ID);
 	const char *rel = arena_printf(r->ctx.a, "ci/traces/%s/%s.log", r->project->id, id);
@@ -465,8 +469,8 @@ static int send_artifacts(request *r, const PGresult *res)
 static int jobs_artifacts(request *r)
 {
 	PGresult *res;
-	int rc = may_read(r);
-	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+	int rc = route_job(r, false, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	return send_artifacts(r, res);
 }
@@ -645,8 +649,8 @@ static int artifact_entry(request *r, const char *job_id, const char *zip_path, 
 static int jobs_artifact_file(request *r)
 {
 	PGresult *res;
-	int rc = may_read(r);
-	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+	int rc = route_job(r, false, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	const char *zip_rel = artifacts_rel(r, res);
 	if (!zip_rel)
@@ -676,11 +680,9 @@ static int jobs_artifact_file(request *r)
 static int jobs_cancel(request *r)
 {
 	PGresult *res;
-	int rc = may_update(r);
-	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+	int rc = route_job(r, true, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	if ((rc = may_update_job(r, res)) < 0)
-		return rc;
 	const char *id = db_val(res, 0, JC_ID), *pipeline = db_val(res, 0, JC_PIPELINE_ID);
 	int err;
 	PGresult *c = db_query(&r->ctx, "jobs_cancel", 1, (const char *[]){id}, &err);
@@ -700,11 +702,9 @@ static int jobs_cancel(request *r)
 static int jobs_retry(request *r)
 {
 	PGresult *res;
-	int rc = may_update(r);
-	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+	int rc = route_job(r, true, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	if ((rc = may_update_job(r, res)) < 0)
-		return rc;
 	const char *status = db_val(res, 0, JC_STATUS);
 	if (strcmp(status, "success") != 0 && strcmp(status, "failed") != 0 &&
 	    strcmp(status, "canceled") != 0)
@@ -731,8 +731,8 @@ static int jobs_retry(request *r)
 static int jobs_play(request *r)
 {
 	PGresult *res;
-	int rc = may_read(r);
-	if (rc < 0 || (rc = find_job(r, param_str(r, "job_id"), &res)) != 0)
+	int rc = route_job(r, false, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if ((rc = may_update(r)) < 0 || (rc = may_update_job(r, res)) < 0)
 		return rc;

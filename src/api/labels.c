@@ -386,6 +386,19 @@ static int label_priority(request *r, const char **out)
 	return 0;
 }
 
+/* The description and priority of a create or an edit, read after the other
+ * attributes so that every validation failure of the request is in r: label_priority's
+ * 0 or 1 (priority absent), ERR_VALIDATION, or another ERR_ code. */
+static int read_description_priority(request *r, const char **description, const char **priority)
+{
+	if (param_text(r, "description", 65535, description) < 0 && !r->validation)
+		return ERR_INVALID;
+	int rc = label_priority(r, priority);
+	if (rc < 0 && rc != ERR_VALIDATION)
+		return rc;
+	return r->validation ? ERR_VALIDATION : rc;
+}
+
 /* The title validations of the Label model, left in r. */
 static void check_title(request *r, const char *title)
 {
@@ -410,12 +423,7 @@ static int labels_list(request *r)
 			   [LL_OFFSET] = pagination_offset(r, &pg)};
 	DB_PARAMS(v, LL_NPARAMS);
 	access_me_params(&r->ctx, v);
-	int err;
-	PGresult *res = db_query(&r->ctx, "labels_list", LL_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_label);
-	return 0;
+	return api_query_page(r, &pg, "labels_list", LL_NPARAMS, v, entity_label);
 }
 
 static int labels_check_create(request *r)
@@ -448,13 +456,8 @@ static int labels_create(request *r)
 	check_title(r, title);
 	if (!color)
 		fail_validation(r, "color", "must be a valid color code");
-	if (param_text(r, "description", 65535, &description) < 0 && !r->validation)
-		return ERR_INVALID;
-	rc = label_priority(r, &priority);
-	if (rc < 0 && rc != ERR_VALIDATION)
+	if ((rc = read_description_priority(r, &description, &priority)) < 0)
 		return rc;
-	if (r->validation)
-		return ERR_VALIDATION;
 	v[LI_COLOR] = color;
 	v[LI_DESCRIPTION] = description;
 	v[LI_PRIORITY] = priority;
@@ -529,13 +532,8 @@ static int labels_update(request *r)
 	if (param_find(r, "color") && !(color_in && (color = label_color(r->ctx.a, color_in))))
 		fail_validation(r, "color", "must be a valid color code");
 	bool has_description = param_find(r, "description") != NULL;
-	if (param_text(r, "description", 65535, &description) < 0 && !r->validation)
-		return ERR_INVALID;
-	rc = label_priority(r, &priority);
-	if (rc < 0 && rc != ERR_VALIDATION)
+	if ((rc = read_description_priority(r, &description, &priority)) < 0)
 		return rc;
-	if (r->validation)
-		return ERR_VALIDATION;
 	const char *uv[] = {[LU_ID] = id,
 			    [LU_TITLE] = title,
 			    [LU_COLOR] = color,

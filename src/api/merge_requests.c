@@ -131,8 +131,7 @@
 enum { MRL_SOURCE_BRANCH = TF_NPARAMS, MRL_TARGET_BRANCH, MRL_NPARAMS };
 enum { MPS_PROJECT, MPS_STATE, MPS_STATE2, MPS_LIMIT, MPS_OFFSET, MPS_NPARAMS };
 enum { MPA_PROJECT, MPA_LIMIT, MPA_OFFSET, MPA_NPARAMS };
-/* mrs_get (mrs_get_id: MG_PROJECT is the request's id, no MG_IID): MR_COLS, then */
-enum { MG_ME, MG_PROJECT = MG_ME + 3, MG_IID, MG_NPARAMS };
+/* mrs_get, mrs_get_id (issuable.h's enum issuable_get_param): MR_COLS, then */
 enum { MG_ENABLED = MR_NCOLS, MG_NCOLS };
 /* mrs_lock: issuable_lock's columns, then */
 enum {
@@ -190,8 +189,6 @@ enum { MBL_MERGE, MBL_PUSH, MBL_NCOLS };
 enum { MW_ID, MW_ON, MW_USER, MW_MESSAGE, MW_REMOVE_SOURCE, MW_NPARAMS };
 enum { MCI_ID, MCI_IID, MCI_TITLE, MCI_NCOLS };
 enum { MCS_ME, MCS_PROJECT = MCS_ME + 3, MCS_IIDS, MCS_LIMIT, MCS_OFFSET, MCS_NPARAMS };
-/* USER_BASIC_COLS */
-enum { MP_ID, MP_USERNAME, MP_NAME, MP_STATE, MP_AVATAR, MP_NCOLS };
 enum {
 	MTC_ID,
 	MTC_IID,
@@ -250,12 +247,12 @@ const db_stmt merge_requests_stmts[] = {
 	{"mrs_get",
 	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
 	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.target_project_id = $4 AND mr.iid = $5",
-	 MG_NPARAMS, MG_NCOLS},
+	 IGP_NPARAMS, MG_NCOLS},
 	/* The same by id. */
 	{"mrs_get_id",
 	 "WITH " SQL_ME " SELECT " MR_COLS ", p.merge_requests_enabled"
 	 " FROM me, merge_requests mr" MR_JOINS " WHERE mr.id = $4",
-	 MG_NPARAMS - 1, MG_NCOLS},
+	 IGP_NPARAMS - 1, MG_NCOLS},
 	/* Request $2 of project $1 locked for a change, with what the change compares, and
 	 * the project's merge_method. */
 	{"mrs_lock",
@@ -375,14 +372,6 @@ const db_stmt merge_requests_stmts[] = {
 		       " FROM f JOIN issues i ON i.id = f.id" ISSUE_JOINS
 		       "  ORDER BY i.iid LIMIT $6 OFFSET $7) pg ON true",
 	 MCS_NPARAMS, 1 + ISSUE_NCOLS},
-	/* Who takes part in request $1: its author, its assignee, and those who commented,
-	 * by id. */
-	{"mrs_participants",
-	 "SELECT " USER_BASIC_COLS " FROM users u WHERE u.id IN (SELECT author_id FROM"
-	 " merge_requests WHERE id = $1 UNION SELECT assignee_id FROM merge_requests WHERE id = $1"
-	 " UNION SELECT author_id FROM notes WHERE noteable_type = 'MergeRequest'"
-	 " AND noteable_id = $1 AND NOT system) ORDER BY u.id",
-	 1, MP_NCOLS},
 	/* The open requests from or into branch $2 of project $1 (a push), or request $3,
 	 * with their target project's merge_method. */
 	{"mrs_to_check",
@@ -579,19 +568,15 @@ static int not_found(request *r)
 }
 
 /* The request iid (or id, when not NULL) of the route's project as the caller sees it:
- * its row of mrs_get in *out; 0, 1 when there is none (answered 404), 2 when the caller
- * may not read it (answered 403), or an ERR_ code. */
+ * its row of mrs_get in *out; 0, 1 when there is none (answered 404), ERR_FORBIDDEN
+ * when the caller may not read it (answered 403), or another ERR_ code. */
 static int fetch(request *r, const char *iid, const char *id, PGresult **out)
 {
-	const char *v[] = {[MG_PROJECT] = id ? id : r->project->id, [MG_IID] = iid};
-	_Static_assert(sizeof(v) / sizeof(*v) == MG_NPARAMS, "mrs_get");
-	access_me_params(&r->ctx, v);
-	int err;
-	PGresult *res = db_query(&r->ctx, id ? "mrs_get_id" : "mrs_get",
-				 id ? MG_NPARAMS - 1 : MG_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0) {
+	PGresult *res;
+	int rc = issuable_get(r, "mrs_get", "mrs_get_id", iid, id, &res);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
 		not_found(r);
 		return 1;
 	}
@@ -603,27 +588,24 @@ static int fetch(request *r, const char *iid, const char *id, PGresult **out)
 	return 0;
 }
 
-static int merge_requests_show(request *r)
+/* The route's request (:merge_request_iid) as fetch finds it, after the page asked for
+ * when pg is not NULL. */
+static int fetch_route(request *r, page_req *pg, PGresult **out)
 {
 	const char *iid;
 	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0)
+	if (rc < 0 || (pg && (rc = pagination_parse(r, pg)) < 0))
 		return rc;
-	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
-		return rc < 0 ? rc : 0;
-	api_respond_record(r, 200, entity_merge_request_write, res, 0, 0);
-	return 0;
+	return fetch(r, iid, NULL, out);
 }
 
-/* Answers status with request id as the caller sees it now. */
-static int respond_mr(request *r, int status, const char *id)
+static int merge_requests_show(request *r)
 {
 	PGresult *res;
-	int rc = fetch(r, NULL, id, &res);
+	int rc = fetch_route(r, NULL, &res);
 	if (rc != 0)
-		return rc < 0 ? rc : ERR_INTERNAL;
-	api_respond_record(r, status, entity_merge_request_write, res, 0, 0);
+		return rc < 0 ? rc : 0;
+	api_respond_record(r, 200, entity_merge_request_write, res, 0, 0);
 	return 0;
 }
 
@@ -640,13 +622,10 @@ static int sides_of(request *r, const PGresult *res, merge_sides *out)
  * pagination headers). */
 static int merge_requests_commits(request *r)
 {
-	const char *iid;
 	page_req pg;
-	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0 || (rc = pagination_parse(r, &pg)) < 0)
-		return rc;
 	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+	int rc = fetch_route(r, &pg, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	merge_sides s;
 	json_object *list = NULL;
@@ -666,12 +645,9 @@ static int merge_requests_commits(request *r)
 
 static int merge_requests_changes(request *r)
 {
-	const char *iid;
-	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0)
-		return rc;
 	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+	int rc = fetch_route(r, NULL, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	merge_sides s;
 	json_object *changes = NULL;
@@ -690,27 +666,6 @@ static int merge_requests_changes(request *r)
 	jw_end_object(&w);
 	json_object_put(changes);
 	respond_jw(r, 200, &w);
-	return 0;
-}
-
-static int merge_requests_participants(request *r)
-{
-	const char *iid;
-	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0)
-		return rc;
-	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
-		return rc < 0 ? rc : 0;
-	const char *v[1] = {db_val(res, 0, MRC_ID)};
-	int err;
-	PGresult *users = db_query(&r->ctx, "mrs_participants", 1, v, &err);
-	if (!users)
-		return err;
-	json_object *list = json_object_new_array();
-	for (int i = 0; i < PQntuples(users); i++)
-		json_object_array_add(list, entity_user(&r->ctx, users, i, 0, USER_VIEW_BASIC));
-	respond_json(r, 200, list);
 	return 0;
 }
 
@@ -779,13 +734,10 @@ static const char *closing_iids(request *r, const char *text, int *n)
 
 static int merge_requests_closes_issues(request *r)
 {
-	const char *iid;
 	page_req pg;
-	int rc = mr_iid(r, "merge_request_iid", &iid);
-	if (rc < 0 || (rc = pagination_parse(r, &pg)) < 0)
-		return rc;
 	PGresult *res;
-	if ((rc = fetch(r, iid, NULL, &res)) != 0)
+	int rc = fetch_route(r, &pg, &res);
+	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	int n;
 	const char *iids = closing_iids(r, db_val(res, 0, MRC_DESCRIPTION), &n);
@@ -807,12 +759,14 @@ static int merge_requests_closes_issues(request *r)
 
 static const issuable_kind mr_kind = {
 	.type = "MergeRequest",
+	.param = "merge_request_iid",
 	.lock_stmt = "mrs_lock",
 	.assign_stmt = "mrs_assign",
+	.delete_stmt = "mrs_delete",
 	.find = fetch,
 	.col_id = MRC_ID,
 	.col_subscribed = MRC_SUBSCRIBED,
-	.respond = respond_mr,
+	.write = entity_merge_request_write,
 };
 
 typedef struct {
@@ -944,16 +898,10 @@ static int read_input(request *r, bool create, struct mr_input *in)
 	in->description_given = in->description != NULL;
 	in->assignee = param_str(r, "assignee_id");
 	in->assignee_given = in->assignee != NULL;
-	if (in->assignee && strtoll(in->assignee, NULL, 10) == 0)
-		in->assignee = NULL; /* 0: nobody */
-	else if (in->assignee)
-		in->assignee = arena_printf(r->ctx.a, "%lld", strtoll(in->assignee, NULL, 10));
+	in->assignee = issuable_id_or_none(r, in->assignee);
 	in->milestone = param_str(r, "milestone_id");
 	in->milestone_given = in->milestone != NULL;
-	if (in->milestone && strtoll(in->milestone, NULL, 10) == 0)
-		in->milestone = NULL;
-	else if (in->milestone)
-		in->milestone = arena_printf(r->ctx.a, "%lld", strtoll(in->milestone, NULL, 10));
+	in->milestone = issuable_id_or_none(r, in->milestone);
 	in->labels = issuable_labels_param(r);
 	in->labels_given = in->labels != NULL;
 	if (!create && !in->title && !in->target_branch && !in->description_given &&
@@ -963,12 +911,7 @@ static int read_input(request *r, bool create, struct mr_input *in)
 			    "title, target_branch, assignee_id, description, state_event, labels, "
 			    "milestone_id, remove_source_branch, discussion_locked are missing, at "
 			    "least one parameter must be provided");
-	if (in->title) {
-		if (!*in->title)
-			fail_validation(r, "title", "can't be blank");
-		else
-			param_text(r, "title", 255, &in->title);
-	}
+	issuable_check_title(r, &in->title);
 	if (in->target_branch && !*in->target_branch)
 		fail_validation(r, "target_branch", "can't be blank");
 	if (in->description)
@@ -1062,10 +1005,8 @@ static int merge_requests_create(request *r)
 	project_scope *source = r->project;
 	api_set_project(r, &target);
 	const issuable_kind *k = &mr_kind;
-	if ((admin && in.assignee && (rc = issuable_assign(r, k, id, in.assignee, false)) < 0) ||
-	    (admin && in.labels && (rc = issuable_set_labels(r, k, id, in.labels, false)) < 0) ||
-	    (rc = issuable_state_event(r, k, r->project->id, id, iid, title, "opened")) < 0 ||
-	    (rc = queue_check(r, id)) < 0 || (rc = respond_mr(r, 201, id)) < 0) {
+	if ((rc = issuable_created(r, k, id, iid, title, admin, in.assignee, in.labels)) < 0 ||
+	    (rc = queue_check(r, id)) < 0 || (rc = issuable_respond(r, k, 201, id)) < 0) {
 		api_set_project(r, source);
 		return rc;
 	}
@@ -1142,16 +1083,11 @@ static int merge_requests_update(request *r)
 		return rc;
 	if (reopening && (rc = queue_check(r, m.c.id)) < 0)
 		return rc;
-	if ((rc = issuable_milestone_changed(r, &mr_kind, &m.c, db_val(res, 0, MUR_MILESTONE),
-					     db_val(res, 0, MUR_MILESTONE_REF))) < 0)
+	if ((rc = issuable_edited(r, &mr_kind, &m.c, db_val(res, 0, MUR_MILESTONE),
+				  db_val(res, 0, MUR_MILESTONE_REF), admin, in.labels,
+				  in.assignee_given, in.assignee)) < 0)
 		return rc;
-	if (admin && in.labels_given &&
-	    (rc = issuable_set_labels(r, &mr_kind, m.c.id, in.labels, true)) < 0)
-		return rc;
-	if (admin && in.assignee_given &&
-	    (rc = issuable_assign(r, &mr_kind, m.c.id, in.assignee, true)) < 0)
-		return rc;
-	return respond_mr(r, 200, m.c.id);
+	return issuable_respond(r, &mr_kind, 200, m.c.id);
 }
 
 static int merge_requests_delete(request *r)
@@ -1162,12 +1098,7 @@ static int merge_requests_delete(request *r)
 		return rc < 0 ? rc : 0;
 	if (!can_admin_project(&r->project->pa))
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden");
-	const char *v[1] = {m.c.id};
-	int err;
-	if (!db_query(&r->ctx, "mrs_delete", 1, v, &err))
-		return err;
-	respond_empty(r, 204);
-	return 0;
+	return issuable_delete(r, &mr_kind, m.c.id);
 }
 
 /* ---- merge ---- */
@@ -1306,7 +1237,7 @@ static int merge_requests_merge(request *r)
 							      "pipeline for %s succeeds",
 							      head))) < 0)
 			return rc;
-		return respond_mr(r, 200, m.c.id);
+		return issuable_respond(r, &mr_kind, 200, m.c.id);
 	}
 	const char *name, *email;
 	if ((rc = content_committer(r, &name, &email)) < 0)
@@ -1352,7 +1283,7 @@ static int merge_requests_merge(request *r)
 	}
 	if (remove && (rc = remove_source_branch(r, &s, &m)) < 0)
 		return rc;
-	return respond_mr(r, 200, m.c.id);
+	return issuable_respond(r, &mr_kind, 200, m.c.id);
 }
 
 static int merge_requests_cancel_mwps(request *r)
@@ -1373,10 +1304,15 @@ static int merge_requests_cancel_mwps(request *r)
 		if ((rc = system_note(r, m.c.id, "canceled the automatic merge")) < 0)
 			return rc;
 	}
-	return respond_mr(r, 201, m.c.id);
+	return issuable_respond(r, &mr_kind, 201, m.c.id);
 }
 
 /* ---- subscriptions ---- */
+
+static int merge_requests_participants(request *r)
+{
+	return issuable_participants(r, &mr_kind);
+}
 
 static int merge_requests_subscribe(request *r)
 {

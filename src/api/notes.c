@@ -274,16 +274,7 @@ int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable 
 int noteable_note(request *r, const noteable *n, PGresult **out)
 {
 	const char *v[3] = {param_str(r, "note_id"), n->type, n->id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "notes_show", 3, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0) {
-		api_error(r, 404, "404 Not found"); /* GitLab's RecordNotFound */
-		return 1;
-	}
-	*out = res;
-	return 0;
+	return api_find_row(r, "notes_show", 3, v, out);
 }
 
 int notes_check_ids(request *r)

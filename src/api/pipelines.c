@@ -273,16 +273,7 @@ static int check_id(request *r)
 static int find_pipeline(request *r, const char *id, PGresult **out)
 {
 	const char *v[2] = {r->project->id, id ? id : param_str(r, "pipeline_id")};
-	int err;
-	PGresult *res = db_query(&r->ctx, "pipelines_show", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0) {
-		api_error(r, 404, "404 Not found");
-		return 1;
-	}
-	*out = res;
-	return 0;
+	return api_find_row(r, "pipelines_show", 2, v, out);
 }
 
 static int pipelines_show(request *r)

@@ -61,6 +61,18 @@ static void issue_link(jw *w, const char *key, const char *api, const char *iid,
 	jw_str_end(w);
 }
 
+void entity_issuable_head_write(jw *w, const PGresult *res, int row, int col)
+{
+	jw_put_int(w, "id", db_int(res, row, col + IH_ID));
+	jw_put_int(w, "iid", db_int(res, row, col + IH_IID));
+	jw_put_int(w, "project_id", db_int(res, row, col + IH_PROJECT_ID));
+	jw_put_str(w, "title", db_val(res, row, col + IH_TITLE));
+	jw_put_str(w, "description", db_val(res, row, col + IH_DESCRIPTION));
+	jw_put_str(w, "state", db_val(res, row, col + IH_STATE));
+	jw_put_time(w, "created_at", db_val(res, row, col + IH_CREATED_AT));
+	jw_put_time(w, "updated_at", db_val(res, row, col + IH_UPDATED_AT));
+}
+
 /* The list view; when single, the single view: the same members, then _links and
  * subscribed. */
 static void write_issue(jw *w, ctx *c, const PGresult *res, int row, int col, bool single)
@@ -69,14 +81,7 @@ static void write_issue(jw *w, ctx *c, const PGresult *res, int row, int col, bo
 #define V(c) db_val(res, row, col + (c))
 #define I(c) db_int(res, row, col + (c))
 	jw_begin_object(w);
-	jw_put_int(w, "id", I(IC_ID));
-	jw_put_int(w, "iid", I(IC_IID));
-	jw_put_int(w, "project_id", I(IC_PROJECT_ID));
-	jw_put_str(w, "title", V(IC_TITLE));
-	jw_put_str(w, "description", V(IC_DESCRIPTION));
-	jw_put_str(w, "state", V(IC_STATE));
-	jw_put_time(w, "created_at", V(IC_CREATED_AT));
-	jw_put_time(w, "updated_at", V(IC_UPDATED_AT));
+	entity_issuable_head_write(w, res, row, col);
 	jw_put_time(w, "closed_at", V(IC_CLOSED_AT));
 	jw_key(w, "closed_by");
 	entity_user_summary_write(w, c, res, row, col + IC_CLOSED_BY);

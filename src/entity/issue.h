@@ -49,6 +49,24 @@
  * one project that it reads once as p and n. */
 #define ISSUE_JOINS_MILESTONE " LEFT JOIN milestones m ON m.id = i.milestone_id"
 
+/* The leading columns of ISSUE_COLS and MR_COLS (entity/merge_request.h), in this
+ * order (a request's project_id is its target project's), and the members they make,
+ * first in both kinds' records. */
+enum issuable_head_col {
+	IH_ID,
+	IH_IID,
+	IH_PROJECT_ID,
+	IH_TITLE,
+	IH_DESCRIPTION,
+	IH_STATE,
+	IH_CREATED_AT,
+	IH_UPDATED_AT,
+	IH_NCOLS
+};
+/* Writes id, iid, project_id, title, description, state, created_at and updated_at of
+ * the head at col of row into an object begun. */
+void entity_issuable_head_write(jw *w, const PGresult *res, int row, int col);
+
 enum issue_col {
 	IC_ID,
 	IC_IID,
@@ -76,6 +94,8 @@ enum issue_col {
 	IC_MILESTONE = IC_CLOSED_BY + 5,
 };
 _Static_assert(IC_MILESTONE + MILESTONE_NCOLS == ISSUE_NCOLS, "ISSUE_COLS and enum issue_col");
+_Static_assert((int)IC_PROJECT_ID == (int)IH_PROJECT_ID && (int)IC_CLOSED_AT == (int)IH_NCOLS,
+	       "ISSUE_COLS begin with the issuable head");
 
 /* Writes to w the issue whose ISSUE_COLS start at col of row: the list view
  * (IssueBasic). */

@@ -30,14 +30,7 @@ bool entity_merge_request_wip(const char *title)
 static void head_members(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
 	deps_none(c); /* merge requests have no key in the response cache */
-	jw_put_int(w, "id", I(MRC_ID));
-	jw_put_int(w, "iid", I(MRC_IID));
-	jw_put_int(w, "project_id", I(MRC_TARGET_PROJECT));
-	jw_put_str(w, "title", V(MRC_TITLE));
-	jw_put_str(w, "description", V(MRC_DESCRIPTION));
-	jw_put_str(w, "state", V(MRC_STATE));
-	jw_put_time(w, "created_at", V(MRC_CREATED_AT));
-	jw_put_time(w, "updated_at", V(MRC_UPDATED_AT));
+	entity_issuable_head_write(w, res, row, col);
 }
 
 void entity_merge_request_simple_write(jw *w, ctx *c, const PGresult *res, int row, int col)

@@ -5,6 +5,7 @@
 #define COLLABD_ENTITY_MERGE_REQUEST_H
 
 #include "core/jw.h"
+#include "entity/issue.h"
 #include "entity/milestone.h"
 #include "entity/user.h"
 #include "core/ctx.h"
@@ -39,8 +40,8 @@
 				  " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " MILESTONE_COLS
 /* The columns of MR_COLS up to total_time_spent, PATH that of web_url. */
 #define MR_COLS_HEAD(PATH)                                                                            \
-	"mr.id, mr.iid, mr.target_project_id, mr.source_project_id, mr.title, mr.description,"        \
-	" mr.state, mr.created_at, mr.updated_at, mr.target_branch,"                                  \
+	"mr.id, mr.iid, mr.target_project_id, mr.title, mr.description,"                              \
+	" mr.state, mr.created_at, mr.updated_at, mr.source_project_id, mr.target_branch,"            \
 	" mr.source_branch, mr.upvotes, mr.downvotes, mr.label_titles,"                               \
 	" mr.merge_when_pipeline_succeeds,"                                                           \
 	" mr.merge_status, mr.sha, mr.merge_commit_sha, mr.user_notes_count,"                         \
@@ -61,12 +62,12 @@ enum mr_col {
 	MRC_ID,
 	MRC_IID,
 	MRC_TARGET_PROJECT,
-	MRC_SOURCE_PROJECT,
 	MRC_TITLE,
 	MRC_DESCRIPTION,
 	MRC_STATE,
 	MRC_CREATED_AT,
 	MRC_UPDATED_AT,
+	MRC_SOURCE_PROJECT,
 	MRC_TARGET_BRANCH,
 	MRC_SOURCE_BRANCH,
 	MRC_UPVOTES,
@@ -93,6 +94,9 @@ enum mr_col {
 	MRC_MILESTONE = MRC_CLOSED_BY + 5,
 };
 _Static_assert(MRC_MILESTONE + MILESTONE_NCOLS == MR_NCOLS, "MR_COLS and enum mr_col");
+_Static_assert((int)MRC_TARGET_PROJECT == (int)IH_PROJECT_ID &&
+		       (int)MRC_SOURCE_PROJECT == (int)IH_NCOLS,
+	       "MR_COLS begin with the issuable head");
 
 /* The request whose MR_COLS start at col of row, written into w: the list view
  * (MergeRequestBasic). */

@@ -1136,6 +1136,69 @@ START_TEST(test_issues_subscriptions)
 }
 END_TEST
 
+/* ---- participants ---- */
+
+/* GET .../issues/:issue_iid/participants (GitLab 10.4+): the author, the assignees and
+ * whoever commented, by id, in the basic user view, paginated; no one for a system note;
+ * 404 for an issue the caller may not see (none, a confidential one, another's private
+ * project). */
+START_TEST(test_issues_participants)
+{
+	static const char *const USER_BASIC[] = {"id",         "name",    "username", "state",
+						 "avatar_url", "web_url", NULL};
+	world w;
+	make_world(&w, "private");
+	long long iid =
+		create_iid(&w, w.owner, S(fmt("title=p&assignee_ids[]=%lld", w.developer_id)));
+	ck_code(R(api("POST", I(&w, iid, "/notes"), w.reporter, "body=hi")), 201);
+	ck_code(R(api("POST", I(&w, iid, "/notes"), w.guest, "body=me%20too")), 201);
+	/* a system note by the master: not a participant */
+	ck_code(R(api("PUT", I(&w, iid, ""), w.master, "title=p2")), 200);
+	const char *path = S(fmt("/projects/%lld/issues/%lld/participants", w.id, iid));
+	resp *r = R(api("GET", I(&w, iid, "/participants"), w.guest, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 4);
+	long long want[] = {w.owner_id, w.guest_id, w.reporter_id, w.developer_id};
+	for (int i = 0; i < 4; i++) {
+		json_object *u = json_object_array_get_idx(r->json, i);
+		ck_fields(u, USER_BASIC);
+		ck_assert_int_eq(jint(u, "id"), want[i]);
+	}
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 1), "username"), w.guest_name);
+	ck_pages(r, path, "", 4, 20, 1);
+	r = R(api("GET", I(&w, iid, "/participants?per_page=3&page=2"), w.guest, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "id"), w.developer_id);
+	ck_pages(r, path, "", 4, 3, 2);
+	ck_code(R(api("GET", I(&w, iid, "/participants?per_page=x"), w.guest, NULL)), 400);
+	/* none, none readable, no credentials, no integer */
+	ck_body(R(api("GET", I(&w, 99, "/participants"), w.guest, NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
+	ck_body(R(api("GET", I(&w, iid, "/participants"), w.stranger, NULL)), 404,
+		"{\"message\":\"404 Project Not Found\"}");
+	ck_code(R(api("GET", I(&w, iid, "/participants"), NULL, NULL)), 401);
+	ck_body(R(api("GET", P(&w, "/issues/x/participants"), w.guest, NULL)), 400,
+		"{\"error\":\"issue_iid is invalid\"}");
+	/* a confidential issue: its author, assignees and reporters up see it, a guest not */
+	long long secret = create_iid(&w, w.owner, "title=s&confidential=true");
+	ck_body(R(api("GET", I(&w, secret, "/participants"), w.guest, NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
+	r = R(api("GET", I(&w, secret, "/participants"), w.reporter, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "id"), w.owner_id);
+	/* on a public project, a stranger sees the participants of an open issue only */
+	world pub;
+	make_world(&pub, "public");
+	long long open = create_iid(&pub, pub.owner, "title=o");
+	long long hidden = create_iid(&pub, pub.owner, "title=h&confidential=true");
+	ck_code(R(api("GET", I(&pub, open, "/participants"), pub.stranger, NULL)), 200);
+	ck_body(R(api("GET", I(&pub, hidden, "/participants"), pub.stranger, NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
+}
+END_TEST
+
 /* ---- time tracking ---- */
 
 START_TEST(test_issues_time_tracking)
@@ -1263,6 +1326,7 @@ Suite *suite_issues(void)
 	tcase_add_test(tc, test_issues_user_refs_epoch);
 	tcase_add_test(tc, test_issues_global_and_group);
 	tcase_add_test(tc, test_issues_move);
+	tcase_add_test(tc, test_issues_participants);
 	tcase_add_test(tc, test_issues_subscriptions);
 	tcase_add_test(tc, test_issues_time_tracking);
 	tcase_add_test(tc, test_issues_concurrent_iids);

@@ -754,6 +754,8 @@ START_TEST(test_notes_participants_mwps)
 	ck_assert_int_eq(json_object_array_length(r->json), 2);
 	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 0), "id"), w.reporter_id);
 	ck_assert_int_eq(jint(json_object_array_get_idx(r->json, 1), "id"), w.developer_id);
+	ck_pages(r, S(fmt("/projects/%lld/merge_requests/%lld/participants", w.id, iid)), "", 2, 20,
+		 1);
 	r = R(api("GET", M(&w, iid, "/closes_issues"), w.owner, NULL));
 	ck_status(r, 200);
 	ck_assert_str_eq(iids_of(r), "1,2");
