@@ -290,4 +290,17 @@ void api_set_project(request *r, struct project_scope *p);
  * is not one. */
 int api_id(request *r, const char *name, const char **out);
 
+/* The caller's user id as text, in r's arena (routes with authentication). */
+const char *api_caller_id(request *r);
+
+/* Runs stmt for one record: 0 with the result in *out when it has a row, GitLab's
+ * "404 what Not Found" (ERR_NOT_FOUND) when it has none, or an ERR_ code. */
+int api_find(request *r, const char *stmt, int n, const char *const *values, const char *what,
+	     PGresult **out);
+
+/* Runs the list statement stmt (the shape api_respond_page reads) and answers the page
+ * pg of it: 0 or an ERR_ code. */
+int api_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *values,
+	     presenter_fn present);
+
 #endif
