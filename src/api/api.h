@@ -135,6 +135,8 @@ int member_source_event(request *r, const member_source *s, const char *user_id,
 /* The integer path parameter :user_id in its canonical text ("007" is "7"): 0, or
  * ERR_MISSING/ERR_INVALID. */
 int member_user_id(request *r, const char **out);
+/* member_user_id and member_source_of together: 0, or ERR_MISSING/ERR_INVALID. */
+int member_target(request *r, const char **user_id, member_source *s);
 /* access_level for s: 0 with *out, 1 when absent, ERR_INVALID when not an integer,
  * ERR_VALIDATION when not a level of the scope (owner is for groups only). */
 int member_access_level(request *r, const member_source *s, const char **out);
