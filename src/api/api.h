@@ -36,6 +36,9 @@
  * the pipelines'): its authentication skips the users' epoch */
 #define PRN (ROUTE_PROJECT | ROUTE_NO_USER_REFS)
 
+/* A presenter of one record whose columns start at col. */
+typedef json_object *(*presenter_fn)(ctx *c, const PGresult *res, int row, int col);
+
 /* events.c: events are written in the same transaction as the action that causes
  * them. action is the filter value (created, joined, left, ...), action_name what the
  * API shows; project_id and the target columns may be NULL. */
@@ -253,13 +256,17 @@ int runner_registration_token(ctx *c, const char **out);
  * most 255 characters, [A-Za-z0-9_]), left in r's validation; pipeline schedule
  * variables follow them too. */
 void variables_validate_key(request *r, const char *key);
+/* Creates the variable of the request's key (checked as above) and value (sealed with
+ * the instance key) with stmt, whose n parameters v are the owner's id, the key and the
+ * sealed value (v[1] and v[2], set here), then any others; answers 201 with it
+ * (present), or the 400 "has already been taken" when stmt made no row. 0 or an ERR_
+ * code. */
+int variables_insert(request *r, const char *stmt, const char **v, int n, presenter_fn present);
 /* The route's project has its jobs on (jobs_enabled): 0, or ERR_FORBIDDEN as GitLab 10's
  * ProjectPolicy, which takes the build and pipeline schedule abilities (variables,
  * triggers, schedules) away from everyone when they are off. */
 int ci_jobs_enabled(request *r);
 
-/* A presenter of one record whose columns start at col. */
-typedef json_object *(*presenter_fn)(ctx *c, const PGresult *res, int row, int col);
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
