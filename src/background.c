@@ -7,11 +7,11 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "entry.h"
 #include "db/queue.h"
 #include "api/api.h"
 #include "ci/job.h"
@@ -222,14 +222,7 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	prctl(PR_SET_NAME, BACKGROUND_PROCESS_NAME);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	sigset_t stop;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
-	int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
+	int sfd = entry_stop_signals();
 	if (sfd < 0) {
 		log_error("background setup: %s", strerror(errno));
 		return 1;

@@ -249,21 +249,13 @@ static int runners_token(const char *cfg_path, int argc, char **argv)
 
 /* After the schema: repositories of the layout before storage by project id move to
  * their place by id (repo_migrate_legacy). */
-static int migrate_storage(const config *cfg)
+static int migrate_storage(ctx *c, void *arg)
 {
-	db d;
-	if (db_open(&d, cfg->database_url, statements) < 0)
-		return -1;
-	arena *a = arena_new();
-	ctx c;
-	ctx_init(&c, a, cfg, &d, NULL);
-	int moved = repo_migrate_legacy(&c);
+	int moved = repo_migrate_legacy(c);
 	if (moved > 0)
 		log_info("moved %d repositories to storage by project id", moved);
 	else if (moved < 0)
 		log_error("moving repositories to storage by project id failed");
-	arena_destroy(a);
-	db_close(&d);
 	return moved < 0 ? -1 : 0;
 }
 
@@ -275,7 +267,8 @@ static int migrate_or_keygen(const char *cfg_path, const char *cmd)
 		return 1;
 	int rc = 0;
 	if (strcmp(cmd, "migrate") == 0) {
-		rc = db_migrate(cfg.database_url) < 0 || migrate_storage(&cfg) < 0;
+		rc = db_migrate(cfg.database_url) < 0 ||
+		     entry_with_db(&cfg, statements, migrate_storage, NULL) < 0;
 	} else if (access(cfg.key_file, F_OK) != 0) {
 		if (crypto_key_create(cfg.key_file) < 0) {
 			fprintf(stderr, "collabd: cannot create %s: %s\n", cfg.key_file,

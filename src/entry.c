@@ -2,9 +2,11 @@
 #include "entry.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "core/crypto.h"
@@ -78,4 +80,32 @@ int entry_self_paths(const char *cfg_path, char exe[PATH_MAX], char conf[PATH_MA
 		return -1;
 	}
 	return 0;
+}
+
+int entry_with_db(const config *cfg, const db_stmt *const *statements, int (*fn)(ctx *c, void *arg),
+		  void *arg)
+{
+	db d;
+	int rc = -1;
+	if (db_open(&d, cfg->database_url, statements) == 0) {
+		arena *a = arena_new();
+		ctx c;
+		ctx_init(&c, a, cfg, &d, NULL);
+		rc = fn(&c, arg);
+		arena_destroy(a);
+	}
+	db_close(&d);
+	return rc;
+}
+
+int entry_stop_signals(void)
+{
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	return signalfd(-1, &stop, SFD_CLOEXEC);
 }

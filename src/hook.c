@@ -236,6 +236,13 @@ int hook_install(const config *cfg, const char *exe, const char *cfg_path)
 	return rc;
 }
 
+static int run_hook(ctx *c, void *pre)
+{
+	const char *gl_id = getenv("GL_ID"), *project = getenv("GL_PROJECT");
+	return *(bool *)pre ? hook_pre_receive(c, gl_id, project, stdin, stderr)
+			    : hook_post_receive(c, gl_id, project, stdin);
+}
+
 int hook_main(const db_stmt *const *statements, const char *cfg_path, int argc, char **argv)
 {
 	bool pre = argc == 2 && strcmp(argv[1], "pre-receive") == 0;
@@ -245,21 +252,10 @@ int hook_main(const db_stmt *const *statements, const char *cfg_path, int argc, 
 	config cfg;
 	if (config_load(&cfg, cfg_path) < 0)
 		return 1;
-	db d;
-	int rc = -1;
-	if (db_open(&d, cfg.database_url, statements) == 0) {
-		arena *a = arena_new();
-		ctx c;
-		ctx_init(&c, a, &cfg, &d, NULL);
-		const char *gl_id = getenv("GL_ID"), *project = getenv("GL_PROJECT");
-		rc = pre ? hook_pre_receive(&c, gl_id, project, stdin, stderr)
-			 : hook_post_receive(&c, gl_id, project, stdin);
-		arena_destroy(a);
-	}
+	int rc = entry_with_db(&cfg, statements, run_hook, &pre);
 	if (rc < 0)
 		fprintf(stderr, "GitLab: collabd could not %s this push; see its log.\n",
 			pre ? "check" : "record");
-	db_close(&d);
 	config_free(&cfg);
 	return rc == 0 ? 0 : 1;
 }

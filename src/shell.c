@@ -297,6 +297,20 @@ static bool plain_path(const char *s)
 	       strlen(s);
 }
 
+/* What authorized-keys prints the line of: the key of argv[1] (its type) and argv[2],
+ * whose command runs the binary exe with the configuration conf (empty: none). */
+struct key_lookup {
+	const char *exe, *conf;
+	char **argv;
+};
+
+static int print_key_line(ctx *c, void *arg)
+{
+	const struct key_lookup *k = arg;
+	const char *command = *k->conf ? arena_printf(c->a, "%s -c %s", k->exe, k->conf) : k->exe;
+	return shell_authorized_key(c, command, k->argv[1], k->argv[2], stdout);
+}
+
 int shell_authorized_keys_main(const db_stmt *const *statements, const char *cfg_path, int argc,
 			       char **argv)
 {
@@ -317,17 +331,8 @@ int shell_authorized_keys_main(const db_stmt *const *statements, const char *cfg
 	config cfg;
 	if (config_load(&cfg, cfg_path) < 0)
 		return 1;
-	db d;
-	int rc = -1;
-	if (db_open(&d, cfg.database_url, statements) == 0) {
-		arena *a = arena_new();
-		ctx c;
-		ctx_init(&c, a, &cfg, &d, NULL);
-		const char *command = *conf ? arena_printf(a, "%s -c %s", exe, conf) : exe;
-		rc = shell_authorized_key(&c, command, argv[1], argv[2], stdout);
-		arena_destroy(a);
-	}
-	db_close(&d);
+	struct key_lookup k = {exe, conf, argv};
+	int rc = entry_with_db(&cfg, statements, print_key_line, &k);
 	config_free(&cfg);
 	return rc < 0 ? 1 : 0;
 }

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "auth/scope.h"
 #include "core/log.h"
 #include "core/turns.h"
+#include "entry.h"
 #include "cache/auth.h"
 #include "http/cache.h"
 #include "http/router.h"
@@ -456,14 +456,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 	 * keep up to what a few large responses take. */
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	mallopt(M_MMAP_THRESHOLD, 8 << 20);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	sigset_t stop;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
-	int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
+	int sfd = entry_stop_signals();
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event lev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = listen_fd};
 	struct epoll_event sev = {.events = EPOLLIN, .data.fd = sfd};

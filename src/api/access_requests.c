@@ -42,11 +42,6 @@ const db_stmt access_requests_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-static const char *caller_id(request *r)
-{
-	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-}
-
 static int access_requests_list(request *r)
 {
 	page_req pg;
@@ -59,12 +54,7 @@ static int access_requests_list(request *r)
 		return ERR_FORBIDDEN;
 	const char *v[4] = {s.source_type, s.id, pagination_limit(r, &pg),
 			    pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "access_requests_list", 4, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_access_request);
-	return 0;
+	return api_page(r, &pg, "access_requests_list", 4, v, entity_access_request);
 }
 
 static int access_requests_create(request *r)
@@ -78,7 +68,7 @@ static int access_requests_create(request *r)
 							    s.request_access_enabled);
 	if (!allowed)
 		return ERR_FORBIDDEN;
-	const char *v[3] = {s.source_type, s.id, caller_id(r)};
+	const char *v[3] = {s.source_type, s.id, api_caller_id(r)};
 	int err;
 	PGresult *res = db_query(&r->ctx, "access_requests_insert", 3, v, &err);
 	if (!res) {
@@ -105,11 +95,10 @@ static int access_requests_approve(request *r)
 {
 	const char *user_id;
 	long long n;
-	int rc = member_user_id(r, &user_id);
+	member_source s;
+	int rc = member_target(r, &user_id, &s);
 	if (rc < 0 || (rc = param_int(r, "access_level", &n)) < 0)
 		return rc;
-	member_source s;
-	member_source_of(r, &s);
 	if (!member_source_can_admin(&s))
 		return ERR_FORBIDDEN;
 	const char *level = "30";
@@ -131,13 +120,12 @@ static int access_requests_approve(request *r)
 static int access_requests_deny(request *r)
 {
 	const char *user_id;
-	int rc = member_user_id(r, &user_id);
+	member_source s;
+	int rc = member_target(r, &user_id, &s);
 	if (rc < 0)
 		return rc;
-	member_source s;
-	member_source_of(r, &s);
 	/* the requester may withdraw their own request */
-	bool allowed = member_source_can_admin(&s) || strcmp(caller_id(r), user_id) == 0;
+	bool allowed = member_source_can_admin(&s) || strcmp(api_caller_id(r), user_id) == 0;
 	const char *v[4] = {s.source_type, s.id, user_id, allowed ? "true" : "false"};
 	int err;
 	PGresult *res = db_query(&r->ctx, "access_requests_delete", 4, v, &err);

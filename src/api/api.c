@@ -103,3 +103,32 @@ void api_set_project(request *r, struct project_scope *p)
 	r->ctx.project_ns = p ? p->ns_full_path : NULL;
 	r->ctx.project_path = p ? p->path : NULL;
 }
+
+const char *api_caller_id(request *r)
+{
+	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+}
+
+int api_find(request *r, const char *stmt, int n, const char *const *values, const char *what,
+	     PGresult **out)
+{
+	int err;
+	PGresult *res = db_query(&r->ctx, stmt, n, values, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_not_found(r, what);
+	*out = res;
+	return 0;
+}
+
+int api_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *values,
+	     presenter_fn present)
+{
+	int err;
+	PGresult *res = db_query(&r->ctx, stmt, n, values, &err);
+	if (!res)
+		return err;
+	api_respond_page(r, pg, res, present);
+	return 0;
+}

@@ -36,6 +36,9 @@
  * the pipelines'): its authentication skips the users' epoch */
 #define PRN (ROUTE_PROJECT | ROUTE_NO_USER_REFS)
 
+/* A presenter of one record whose columns start at col. */
+typedef json_object *(*presenter_fn)(ctx *c, const PGresult *res, int row, int col);
+
 /* events.c: events are written in the same transaction as the action that causes
  * them. action is the filter value (created, joined, left, ...), action_name what the
  * API shows; project_id and the target columns may be NULL. */
@@ -135,6 +138,8 @@ int member_source_event(request *r, const member_source *s, const char *user_id,
 /* The integer path parameter :user_id in its canonical text ("007" is "7"): 0, or
  * ERR_MISSING/ERR_INVALID. */
 int member_user_id(request *r, const char **out);
+/* member_user_id and member_source_of together: 0, or ERR_MISSING/ERR_INVALID. */
+int member_target(request *r, const char **user_id, member_source *s);
 /* access_level for s: 0 with *out, 1 when absent, ERR_INVALID when not an integer,
  * ERR_VALIDATION when not a level of the scope (owner is for groups only). */
 int member_access_level(request *r, const member_source *s, const char **out);
@@ -251,13 +256,17 @@ int runner_registration_token(ctx *c, const char **out);
  * most 255 characters, [A-Za-z0-9_]), left in r's validation; pipeline schedule
  * variables follow them too. */
 void variables_validate_key(request *r, const char *key);
+/* Creates the variable of the request's key (checked as above) and value (sealed with
+ * the instance key) with stmt, whose n parameters v are the owner's id, the key and the
+ * sealed value (v[1] and v[2], set here), then any others; answers 201 with it
+ * (present), or the 400 "has already been taken" when stmt made no row. 0 or an ERR_
+ * code. */
+int variables_insert(request *r, const char *stmt, const char **v, int n, presenter_fn present);
 /* The route's project has its jobs on (jobs_enabled): 0, or ERR_FORBIDDEN as GitLab 10's
  * ProjectPolicy, which takes the build and pipeline schedule abilities (variables,
  * triggers, schedules) away from everyone when they are off. */
 int ci_jobs_enabled(request *r);
 
-/* A presenter of one record whose columns start at col. */
-typedef json_object *(*presenter_fn)(ctx *c, const PGresult *res, int row, int col);
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
@@ -298,5 +307,18 @@ void api_set_project(request *r, struct project_scope *p);
 /* Shared by handlers: an integer path/body id, ERR_INVALID ("name is invalid") when it
  * is not one. */
 int api_id(request *r, const char *name, const char **out);
+
+/* The caller's user id as text, in r's arena (routes with authentication). */
+const char *api_caller_id(request *r);
+
+/* Runs stmt for one record: 0 with the result in *out when it has a row, GitLab's
+ * "404 what Not Found" (ERR_NOT_FOUND) when it has none, or an ERR_ code. */
+int api_find(request *r, const char *stmt, int n, const char *const *values, const char *what,
+	     PGresult **out);
+
+/* Runs the list statement stmt (the shape api_respond_page reads) and answers the page
+ * pg of it: 0 or an ERR_ code. */
+int api_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *values,
+	     presenter_fn present);
 
 #endif

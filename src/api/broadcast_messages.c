@@ -48,27 +48,23 @@ static int broadcast_messages_list(request *r)
 	if (rc < 0)
 		return rc;
 	const char *v[2] = {pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "broadcast_list", 2, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_broadcast_message);
-	return 0;
+	return api_page(r, &pg, "broadcast_list", 2, v, entity_broadcast_message);
+}
+
+/* Runs stmt on message :id: 0 with its row, 404 Broadcast Message, or an ERR_ code. */
+static int find_message(request *r, const char *stmt, PGresult **out)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	return rc < 0 ? rc : api_find(r, stmt, 1, &id, "Broadcast Message", out);
 }
 
 static int broadcast_messages_show(request *r)
 {
-	const char *id;
-	int rc = api_id(r, "id", &id);
+	PGresult *res;
+	int rc = find_message(r, "broadcast_show", &res);
 	if (rc < 0)
 		return rc;
-	const char *v[1] = {id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "broadcast_show", 1, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Broadcast Message");
 	respond_json(r, 200, entity_broadcast_message(&r->ctx, res, 0, 0));
 	return 0;
 }
@@ -119,12 +115,9 @@ static int broadcast_messages_update(request *r)
 	int rc = api_id(r, "id", &v[BU_ID]);
 	if (rc < 0 || (rc = read_input(r, v + BU_INPUT, false)) < 0)
 		return rc;
-	int err;
-	PGresult *res = db_query(&r->ctx, "broadcast_update", BU_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Broadcast Message");
+	PGresult *res;
+	if ((rc = api_find(r, "broadcast_update", BU_NPARAMS, v, "Broadcast Message", &res)) < 0)
+		return rc;
 	if (PQgetisnull(res, 0, 0))
 		return fail_validation(r, "ends_at", "must be after starts_at");
 	respond_json(r, 200, entity_broadcast_message(&r->ctx, res, 0, 0));
@@ -133,17 +126,10 @@ static int broadcast_messages_update(request *r)
 
 static int broadcast_messages_delete(request *r)
 {
-	const char *id;
-	int rc = api_id(r, "id", &id);
+	PGresult *res;
+	int rc = find_message(r, "broadcast_delete", &res);
 	if (rc < 0)
 		return rc;
-	const char *v[1] = {id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "broadcast_delete", 1, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Broadcast Message");
 	respond_empty(r, 204);
 	return 0;
 }

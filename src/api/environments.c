@@ -117,10 +117,13 @@ static int env_taken(request *r, int err)
 	return fail_validation(r, strstr(c, "slug") ? "slug" : "name", "has already been taken");
 }
 
-/* Environment :environment_id of the route's project, locked: 0 with its row, or
- * GitLab's 404 for a record that is not there (1). */
-static int find_env(request *r, PGresult **out)
+/* Environment :environment_id of the route's project, locked, when the caller may change
+ * it with an ability of level: 0 with its row, ERR_FORBIDDEN, or GitLab's 404 for a
+ * record that is not there (1). */
+static int find_env(request *r, int level, PGresult **out)
 {
+	if (!can_write(r, level))
+		return ERR_FORBIDDEN;
 	const char *v[2] = {r->project->id, param_str(r, "environment_id")};
 	int err;
 	PGresult *res = db_query(&r->ctx, "environments_find", 2, v, &err);
@@ -143,12 +146,7 @@ static int environments_list(request *r)
 	if (env_level(r) < ACCESS_REPORTER)
 		return ERR_FORBIDDEN;
 	const char *v[3] = {r->project->id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "environments_list", 3, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_environment);
-	return 0;
+	return api_page(r, &pg, "environments_list", 3, v, entity_environment);
 }
 
 /* slug is made from the name: GitLab 10's `absence` declaration. */
@@ -198,10 +196,8 @@ static int environments_check_update(request *r)
 
 static int environments_update(request *r)
 {
-	if (!can_write(r, ACCESS_MASTER))
-		return ERR_FORBIDDEN;
 	PGresult *env;
-	int rc = find_env(r, &env);
+	int rc = find_env(r, ACCESS_MASTER, &env);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	const char *name = param_str(r, "name"), *url = external_url(r);
@@ -219,10 +215,8 @@ static int environments_update(request *r)
 
 static int environments_delete(request *r)
 {
-	if (!can_write(r, ACCESS_MASTER))
-		return ERR_FORBIDDEN;
 	PGresult *env;
-	int rc = find_env(r, &env);
+	int rc = find_env(r, ACCESS_MASTER, &env);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	int err;
@@ -236,13 +230,11 @@ static int environments_delete(request *r)
  * deployment played by the caller. */
 static int environments_stop(request *r)
 {
-	if (!can_write(r, ACCESS_DEVELOPER))
-		return ERR_FORBIDDEN;
 	PGresult *env;
-	int rc = find_env(r, &env);
+	int rc = find_env(r, ACCESS_DEVELOPER, &env);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	const char *v[2] = {db_val(env, 0, 0), arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	const char *v[2] = {db_val(env, 0, 0), api_caller_id(r)};
 	int err;
 	if (!db_query(&r->ctx, "environments_stop", 2, v, &err))
 		return err;

@@ -31,9 +31,12 @@ const db_stmt keys_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-static const char *caller_id(request *r)
+/* Runs the handler fn for the user of :id (the admins' routes). */
+static int for_user(request *r, int (*fn)(request *r, const char *user_id))
 {
-	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	return rc < 0 ? rc : fn(r, id);
 }
 
 static int list(request *r, const char *user_id)
@@ -43,26 +46,21 @@ static int list(request *r, const char *user_id)
 	if (rc < 0)
 		return rc;
 	const char *v[3] = {user_id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "keys_list", 3, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
+	PGresult *res;
+	if ((rc = api_find(r, "keys_list", 3, v, "User", &res)) < 0)
+		return rc;
 	api_respond_page(r, &pg, res, entity_key);
 	return 0;
 }
 
 static int keys_list_mine(request *r)
 {
-	return list(r, caller_id(r));
+	return list(r, api_caller_id(r));
 }
 
 static int keys_list_user(request *r)
 {
-	const char *id;
-	int rc = api_id(r, "id", &id);
-	return rc < 0 ? rc : list(r, id);
+	return for_user(r, list);
 }
 
 static int keys_show_mine(request *r)
@@ -71,13 +69,10 @@ static int keys_show_mine(request *r)
 	int rc = api_id(r, "key_id", &key_id);
 	if (rc < 0)
 		return rc;
-	const char *v[2] = {key_id, caller_id(r)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "keys_show", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Key");
+	const char *v[2] = {key_id, api_caller_id(r)};
+	PGresult *res;
+	if ((rc = api_find(r, "keys_show", 2, v, "Key", &res)) < 0)
+		return rc;
 	respond_json(r, 200, entity_key(&r->ctx, res, 0, 0));
 	return 0;
 }
@@ -118,14 +113,12 @@ static int create(request *r, const char *user_id)
 
 static int keys_create_mine(request *r)
 {
-	return create(r, caller_id(r));
+	return create(r, api_caller_id(r));
 }
 
 static int keys_create_user(request *r)
 {
-	const char *id;
-	int rc = api_id(r, "id", &id);
-	return rc < 0 ? rc : create(r, id);
+	return for_user(r, create);
 }
 
 static int delete_key(request *r, const char *user_id)
@@ -135,12 +128,9 @@ static int delete_key(request *r, const char *user_id)
 	if (rc < 0)
 		return rc;
 	const char *v[2] = {key_id, user_id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "keys_delete", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
+	PGresult *res;
+	if ((rc = api_find(r, "keys_delete", 2, v, "User", &res)) < 0)
+		return rc;
 	if (PQgetisnull(res, 0, 0))
 		return fail_not_found(r, "Key");
 	respond_empty(r, 204);
@@ -149,14 +139,12 @@ static int delete_key(request *r, const char *user_id)
 
 static int keys_delete_mine(request *r)
 {
-	return delete_key(r, caller_id(r));
+	return delete_key(r, api_caller_id(r));
 }
 
 static int keys_delete_user(request *r)
 {
-	const char *id;
-	int rc = api_id(r, "id", &id);
-	return rc < 0 ? rc : delete_key(r, id);
+	return for_user(r, delete_key);
 }
 
 /* The module's routes (http/router.h), in the order they are matched. */

@@ -120,6 +120,15 @@ int member_user_id(request *r, const char **out)
 	return 0;
 }
 
+int member_target(request *r, const char **user_id, member_source *s)
+{
+	int rc = member_user_id(r, user_id);
+	if (rc < 0)
+		return rc;
+	member_source_of(r, s);
+	return 0;
+}
+
 int member_access_level(request *r, const member_source *s, const char **out)
 {
 	long long level;
@@ -134,14 +143,9 @@ int member_access_level(request *r, const member_source *s, const char **out)
 
 /* ---- members ---- */
 
-static const char *caller_id(request *r)
-{
-	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-}
-
 static bool is_caller(request *r, const char *user_id)
 {
-	return strcmp(caller_id(r), user_id) == 0;
+	return strcmp(api_caller_id(r), user_id) == 0;
 }
 
 /* The membership attributes of POST and PUT, checked after the source and the caller's
@@ -189,6 +193,17 @@ static int check_types(request *r, const char **user_id)
 	return 0;
 }
 
+/* The target of POST and PUT (check_types), in a source the caller may administer: 0,
+ * ERR_FORBIDDEN, or the types' error. */
+static int admin_target(request *r, const char **user_id, member_source *s)
+{
+	int rc = check_types(r, user_id);
+	if (rc < 0)
+		return rc;
+	member_source_of(r, s);
+	return member_source_can_admin(s) ? 0 : ERR_FORBIDDEN;
+}
+
 static int members_list(request *r)
 {
 	page_req pg;
@@ -204,12 +219,7 @@ static int members_list(request *r)
 			   [ML_LIMIT] = pagination_limit(r, &pg),
 			   [ML_OFFSET] = pagination_offset(r, &pg)};
 	DB_PARAMS(v, ML_NPARAMS);
-	int err;
-	PGresult *res = db_query(&r->ctx, "members_list", ML_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_member);
-	return 0;
+	return api_page(r, &pg, "members_list", ML_NPARAMS, v, entity_member);
 }
 
 int members_check_user(request *r)
@@ -221,18 +231,14 @@ int members_check_user(request *r)
 static int members_show(request *r)
 {
 	const char *user_id;
-	int rc = member_user_id(r, &user_id);
+	member_source s;
+	int rc = member_target(r, &user_id, &s);
 	if (rc < 0)
 		return rc;
-	member_source s;
-	member_source_of(r, &s);
 	const char *v[3] = {s.source_type, s.id, user_id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "members_show", 3, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Member");
+	PGresult *res;
+	if ((rc = api_find(r, "members_show", 3, v, "Member", &res)) < 0)
+		return rc;
 	respond_json(r, 200, entity_member(&r->ctx, res, 0, 0));
 	return 0;
 }
@@ -246,13 +252,10 @@ static int members_check(request *r)
 static int members_add(request *r)
 {
 	const char *user_id, *level, *expires_at;
-	int rc = check_types(r, &user_id);
+	member_source s;
+	int rc = admin_target(r, &user_id, &s);
 	if (rc < 0)
 		return rc;
-	member_source s;
-	member_source_of(r, &s);
-	if (!member_source_can_admin(&s))
-		return ERR_FORBIDDEN;
 	bool expires_given;
 	if ((rc = read_member_input(r, &s, &level, &expires_at, &expires_given)) < 0)
 		return rc;
@@ -261,7 +264,7 @@ static int members_add(request *r)
 			   [MI_USER] = user_id,
 			   [MI_LEVEL] = level,
 			   [MI_EXPIRES_AT] = expires_at,
-			   [MI_CREATED_BY] = caller_id(r)};
+			   [MI_CREATED_BY] = api_caller_id(r)};
 	DB_PARAMS(v, MI_NPARAMS);
 	int err;
 	PGresult *res = db_query(&r->ctx, "members_insert", MI_NPARAMS, v, &err);
@@ -302,13 +305,10 @@ static bool target_is_ns_owner(const member_source *s, const char *user_id)
 static int members_update(request *r)
 {
 	const char *user_id, *member_id, *level, *expires_at;
-	int rc = check_types(r, &user_id);
+	member_source s;
+	int rc = admin_target(r, &user_id, &s);
 	if (rc < 0)
 		return rc;
-	member_source s;
-	member_source_of(r, &s);
-	if (!member_source_can_admin(&s))
-		return ERR_FORBIDDEN;
 	bool last_owner, expires_given;
 	if ((rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
 		return rc;
@@ -329,13 +329,11 @@ static int members_update(request *r)
 
 static int members_remove(request *r)
 {
-	const char *user_id;
-	int rc = member_user_id(r, &user_id);
+	const char *user_id, *member_id;
+	member_source s;
+	int rc = member_target(r, &user_id, &s);
 	if (rc < 0)
 		return rc;
-	member_source s;
-	member_source_of(r, &s);
-	const char *member_id;
 	bool last_owner;
 	if ((rc = lock_member(r, &s, user_id, &member_id, &last_owner)) < 0)
 		return rc;

@@ -104,21 +104,14 @@ static int may_read(request *r)
 	return level(r) >= ACCESS_REPORTER ? ci_jobs_enabled(r) : ERR_FORBIDDEN;
 }
 
-static int not_found(request *r)
-{
-	return fail_not_found(r, "PipelineSchedule");
-}
-
 /* Answers the schedule id of the route's project with status. */
 static int present(request *r, const char *id, int status)
 {
 	const char *v[2] = {r->project->id, id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "schedules_show", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return not_found(r);
+	PGresult *res;
+	int rc = api_find(r, "schedules_show", 2, v, "PipelineSchedule", &res);
+	if (rc < 0)
+		return rc;
 	respond_json(r, status, entity_schedule_details(&r->ctx, res, 0, 0));
 	return 0;
 }
@@ -132,12 +125,9 @@ static int find_for_change(request *r, PGresult **out)
 	if (rc < 0)
 		return rc;
 	const char *v[2] = {r->project->id, param_str(r, "pipeline_schedule_id")};
-	int err;
-	PGresult *res = db_query(&r->ctx, "schedules_lock", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return not_found(r);
+	PGresult *res;
+	if ((rc = api_find(r, "schedules_lock", 2, v, "PipelineSchedule", &res)) < 0)
+		return rc;
 	bool owner = db_val(res, 0, LK_OWNER) && db_int(res, 0, LK_OWNER) == r->ctx.user->id;
 	if (level(r) < ACCESS_MASTER && !(owner && level(r) >= ACCESS_DEVELOPER))
 		return ERR_FORBIDDEN;
@@ -215,12 +205,7 @@ static int schedules_list(request *r)
 		active = strcmp(scope, "active") == 0 ? "true" : "false";
 	const char *v[4] = {r->project->id, active, pagination_limit(r, &pg),
 			    pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "schedules_list", 4, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_schedule);
-	return 0;
+	return api_page(r, &pg, "schedules_list", 4, v, entity_schedule);
 }
 
 static int schedules_show(request *r)
@@ -258,7 +243,7 @@ static int schedules_create(request *r)
 	if (r->validation)
 		return ERR_VALIDATION;
 	const char *v[] = {[SI_PROJECT] = r->project->id,
-			   [SI_OWNER] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+			   [SI_OWNER] = api_caller_id(r),
 			   [SI_DESCRIPTION] = description,
 			   [SI_REF] = ref,
 			   [SI_CRON] = cron,
@@ -333,7 +318,7 @@ static int schedules_take_ownership(request *r)
 			   [SU_ZONE] = db_val(lk, 0, LK_ZONE),
 			   [SU_NEXT_RUN] = NULL,
 			   [SU_ACTIVE] = NULL,
-			   [SU_OWNER] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+			   [SU_OWNER] = api_caller_id(r)};
 	DB_PARAMS(v, SU_NPARAMS);
 	time_t t;
 	if (ci_cron_next_of(v[SU_CRON], v[SU_ZONE], time(NULL), &t) == 0)
@@ -374,22 +359,8 @@ static int schedules_var_create(request *r)
 	int rc = find_for_change(r, &lk);
 	if (rc < 0)
 		return rc;
-	const char *key = param_str(r, "key");
-	variables_validate_key(r, key);
-	if (r->validation)
-		return ERR_VALIDATION;
-	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, param_str(r, "value"));
-	if (!sealed)
-		return ERR_INTERNAL;
-	const char *v[3] = {db_val(lk, 0, LK_ID), key, sealed};
-	int err;
-	PGresult *res = db_query(&r->ctx, "schedules_var_insert", 3, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_validation(r, "key", "has already been taken");
-	respond_json(r, 201, entity_schedule_variable(&r->ctx, res, 0, 0));
-	return 0;
+	const char *v[3] = {db_val(lk, 0, LK_ID), NULL, NULL};
+	return variables_insert(r, "schedules_var_insert", v, 3, entity_schedule_variable);
 }
 
 static int check_var_update(request *r)
@@ -410,12 +381,9 @@ static int schedules_var_update(request *r)
 	if (!sealed)
 		return ERR_INTERNAL;
 	const char *v[3] = {db_val(lk, 0, LK_ID), param_str(r, "key"), sealed};
-	int err;
-	PGresult *res = db_query(&r->ctx, "schedules_var_update", 3, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Variable");
+	PGresult *res;
+	if ((rc = api_find(r, "schedules_var_update", 3, v, "Variable", &res)) < 0)
+		return rc;
 	respond_json(r, 200, entity_schedule_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
@@ -428,12 +396,9 @@ static int schedules_var_delete(request *r)
 	if (rc < 0)
 		return rc;
 	const char *v[2] = {db_val(lk, 0, LK_ID), param_str(r, "key")};
-	int err;
-	PGresult *res = db_query(&r->ctx, "schedules_var_delete", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Variable");
+	PGresult *res;
+	if ((rc = api_find(r, "schedules_var_delete", 2, v, "Variable", &res)) < 0)
+		return rc;
 	respond_json(r, 202, entity_schedule_variable(&r->ctx, res, 0, 0));
 	return 0;
 }

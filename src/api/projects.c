@@ -1243,10 +1243,8 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 			  const char **id)
 {
 	char token[TOKEN_LEN + 1];
-	if (crypto_token(token) < 0)
-		return ERR_INTERNAL;
-	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
-	if (!sealed)
+	const char *sealed;
+	if (crypto_token_sealed(r->ctx.a, r->ctx.key, token, &sealed) < 0)
 		return ERR_INTERNAL;
 	const char *v[] = {[PI_NAMESPACE] = ns->id,
 			   [PI_NAME] = np->name,

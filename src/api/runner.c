@@ -322,10 +322,8 @@ int runner_registration_token(ctx *c, const char **out)
 		return *out ? 0 : ERR_INTERNAL;
 	}
 	char token[TOKEN_LEN + 1];
-	if (crypto_token(token) < 0)
-		return ERR_INTERNAL;
-	const char *sealed = crypto_seal(c->a, c->key, token);
-	if (!sealed)
+	const char *sealed;
+	if (crypto_token_sealed(c->a, c->key, token, &sealed) < 0)
 		return ERR_INTERNAL;
 	const char *v[2] = {crypto_sha256_hex(c->a, token, strlen(token)), sealed};
 	if (!db_query(c, "runner_settings_token_set", 2, v, &err))
@@ -459,10 +457,8 @@ static int runners_register(request *r)
 				       "can not be empty when runner is not allowed to pick "
 				       "untagged jobs");
 	char fresh[TOKEN_LEN + 1];
-	if (crypto_token(fresh) < 0)
-		return ERR_INTERNAL;
-	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, fresh);
-	if (!sealed)
+	const char *sealed;
+	if (crypto_token_sealed(r->ctx.a, r->ctx.key, fresh, &sealed) < 0)
 		return ERR_INTERNAL;
 	const char *v[RR_NPARAMS] = {[RR_REGISTRATION] = digest(r, token),
 				     [RR_DIGEST] = digest(r, fresh),

@@ -131,11 +131,6 @@ static const char *const USER_SCOPES[] = {"active", "paused", "online", NULL};
 static const char *const ALL_SCOPES[] = {"specific", "shared", "active", "paused", "online", NULL};
 static const char *const ACCESS_LEVELS[] = {"not_protected", "ref_protected", NULL};
 
-static const char *caller_id(request *r)
-{
-	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-}
-
 static int forbidden(request *r, const char *why)
 {
 	return fail(r, ERR_FORBIDDEN, arena_printf(r->ctx.a, "403 Forbidden - %s", why));
@@ -145,7 +140,7 @@ static int forbidden(request *r, const char *why)
  * record that is not there. */
 static int find_runner(request *r, const char *id, PGresult **out)
 {
-	const char *v[2] = {caller_id(r), id};
+	const char *v[2] = {api_caller_id(r), id};
 	int err;
 	const char *stmt = db_in_transaction(&r->ctx) ? "runners_show_lock" : "runners_show";
 	PGresult *res = db_query(&r->ctx, stmt, 2, v, &err);
@@ -160,7 +155,7 @@ static int find_runner(request *r, const char *id, PGresult **out)
 static int present_details(request *r, const PGresult *res)
 {
 	bool admin = r->ctx.user->admin;
-	const char *v[3] = {db_val(res, 0, 0), caller_id(r), admin ? "true" : "false"};
+	const char *v[3] = {db_val(res, 0, 0), api_caller_id(r), admin ? "true" : "false"};
 	int err;
 	PGresult *projects = db_query(&r->ctx, "runners_projects", 3, v, &err);
 	if (!projects)
@@ -198,16 +193,11 @@ static int runners_page(request *r, const char *stmt, const char *const *scopes,
 	const char *v[4];
 	int n = 0;
 	if (mine)
-		v[n++] = caller_id(r);
+		v[n++] = api_caller_id(r);
 	v[n++] = scope && *scope ? scope : NULL;
 	v[n++] = pagination_limit(r, &pg);
 	v[n++] = pagination_offset(r, &pg);
-	int err;
-	PGresult *res = db_query(&r->ctx, stmt, n, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_runner);
-	return 0;
+	return api_page(r, &pg, stmt, n, v, entity_runner);
 }
 
 static int runners_list(request *r)
@@ -271,19 +261,29 @@ static int runners_check_update(request *r)
 		    "missing, at least one parameter must be provided");
 }
 
+/* Runner :id (find_runner) when the caller may change it (GitLab 10's
+ * authenticate_update_runner!) or, when removal, remove it (authenticate_delete_runner!):
+ * 0 with its row, 1 when it answered the 404, ERR_FORBIDDEN, or an ERR_ code. */
+static int find_runner_to_change(request *r, bool removal, PGresult **out)
+{
+	int rc = find_runner(r, param_str(r, "id"), out);
+	if (rc != 0 || r->ctx.user->admin)
+		return rc;
+	if (db_bool(*out, 0, 3))
+		return forbidden(r, "Runner is shared");
+	if (removal && db_int(*out, 0, SHOW_NPROJECTS) > 1)
+		return forbidden(r, "Runner associated with more than one project");
+	if (!db_bool(*out, 0, SHOW_AUTHORIZED))
+		return forbidden(r, "No access granted");
+	return 0;
+}
+
 static int runners_update(request *r)
 {
 	PGresult *res;
-	int rc = find_runner(r, param_str(r, "id"), &res);
+	int rc = find_runner_to_change(r, false, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	/* GitLab 10's authenticate_update_runner! */
-	if (!r->ctx.user->admin) {
-		if (db_bool(res, 0, 3))
-			return forbidden(r, "Runner is shared");
-		if (!db_bool(res, 0, SHOW_AUTHORIZED))
-			return forbidden(r, "No access granted");
-	}
 	const char *tags, *level = NULL;
 	rc = 0;
 	const char *active = bool_value(r, "active", &rc);
@@ -317,18 +317,9 @@ static int runners_update(request *r)
 static int runners_delete(request *r)
 {
 	PGresult *res;
-	int rc = find_runner(r, param_str(r, "id"), &res);
+	int rc = find_runner_to_change(r, true, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	/* GitLab 10's authenticate_delete_runner! */
-	if (!r->ctx.user->admin) {
-		if (db_bool(res, 0, 3))
-			return forbidden(r, "Runner is shared");
-		if (db_int(res, 0, SHOW_NPROJECTS) > 1)
-			return forbidden(r, "Runner associated with more than one project");
-		if (!db_bool(res, 0, SHOW_AUTHORIZED))
-			return forbidden(r, "No access granted");
-	}
 	int err;
 	if (!db_query(&r->ctx, "runners_delete", 1, (const char *[]){db_val(res, 0, 0)}, &err))
 		return err;
@@ -353,12 +344,7 @@ static int runners_project_list(request *r)
 			   [RLP_LIMIT] = pagination_limit(r, &pg),
 			   [RLP_OFFSET] = pagination_offset(r, &pg)};
 	DB_PARAMS(v, RLP_NPARAMS);
-	int err;
-	PGresult *res = db_query(&r->ctx, "runners_list_project", RLP_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_runner);
-	return 0;
+	return api_page(r, &pg, "runners_list_project", RLP_NPARAMS, v, entity_runner);
 }
 
 static int runners_check_runner_id(request *r)

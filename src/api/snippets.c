@@ -105,20 +105,21 @@ static void caller_params(request *r, const char **v)
 	v[SC_PROJECT] = r->project->id;
 }
 
-/* The snippet of :snippet_id that the caller sees: 0 with its row, or 404 Snippet. */
-static int find_snippet(request *r, PGresult **out)
+/* Snippet id, when the caller sees it: 0 with its row, or 404 Snippet. */
+static int find_snippet_id(request *r, const char *id, PGresult **out)
 {
 	const char *v[SS_NPARAMS];
 	caller_params(r, v);
-	v[SS_ID] = param_str(r, "snippet_id");
-	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_show", SS_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Snippet");
-	*out = res;
-	return 0;
+	v[SS_ID] = id;
+	return api_find(r, "snippets_show", SS_NPARAMS, v, "Snippet", out);
+}
+
+/* The snippet of :snippet_id that the caller sees, in a project whose snippets are on: 0
+ * with its row, ERR_FORBIDDEN, or 404 Snippet. */
+static int find_snippet(request *r, PGresult **out)
+{
+	int rc = snippets_on(r);
+	return rc < 0 ? rc : find_snippet_id(r, param_str(r, "snippet_id"), out);
 }
 
 /* The caller may change and remove snippet row 0 of res: its author, masters and up. */
@@ -128,17 +129,19 @@ static bool can_admin_snippet(request *r, const PGresult *res)
 	       db_int(res, 0, SHOW_AUTHOR) == r->ctx.user->id;
 }
 
+/* find_snippet for a change: ERR_FORBIDDEN unless the caller may change it. */
+static int find_own_snippet(request *r, PGresult **out)
+{
+	int rc = find_snippet(r, out);
+	return rc < 0 ? rc : can_admin_snippet(r, *out) ? 0 : ERR_FORBIDDEN;
+}
+
 static int present(request *r, const char *id, int status)
 {
-	const char *v[SS_NPARAMS];
-	caller_params(r, v);
-	v[SS_ID] = id;
-	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_show", SS_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "Snippet");
+	PGresult *res;
+	int rc = find_snippet_id(r, id, &res);
+	if (rc < 0)
+		return rc;
 	respond_json(r, status, entity_snippet(&r->ctx, res, 0, 0));
 	return 0;
 }
@@ -155,12 +158,7 @@ static int snippets_list(request *r)
 	caller_params(r, v);
 	v[SL_LIMIT] = pagination_limit(r, &pg);
 	v[SL_OFFSET] = pagination_offset(r, &pg);
-	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_list", SL_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_snippet);
-	return 0;
+	return api_page(r, &pg, "snippets_list", SL_NPARAMS, v, entity_snippet);
 }
 
 static int snippets_check_id(request *r)
@@ -172,8 +170,8 @@ static int snippets_check_id(request *r)
 static int snippets_show(request *r)
 {
 	PGresult *res;
-	int rc = snippets_on(r);
-	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
+	int rc = find_snippet(r, &res);
+	if (rc < 0)
 		return rc;
 	respond_json(r, 200, entity_snippet(&r->ctx, res, 0, 0));
 	return 0;
@@ -182,8 +180,8 @@ static int snippets_show(request *r)
 static int snippets_raw(request *r)
 {
 	PGresult *res;
-	int rc = snippets_on(r);
-	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
+	int rc = find_snippet(r, &res);
+	if (rc < 0)
 		return rc;
 	r->status = 200;
 	r->body = PQgetvalue(res, 0, SHOW_CONTENT);
@@ -251,7 +249,7 @@ static int snippets_create(request *r)
 	if (r->validation)
 		return ERR_VALIDATION;
 	const char *v[] = {[SI_PROJECT] = r->project->id,
-			   [SI_AUTHOR] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+			   [SI_AUTHOR] = api_caller_id(r),
 			   [SI_TITLE] = title,
 			   [SI_FILE_NAME] = file_name,
 			   [SI_CONTENT] = content,
@@ -284,11 +282,9 @@ static int snippets_check_update(request *r)
 static int snippets_update(request *r)
 {
 	PGresult *res;
-	int rc = snippets_on(r);
-	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
+	int rc = find_own_snippet(r, &res);
+	if (rc < 0)
 		return rc;
-	if (!can_admin_snippet(r, res))
-		return ERR_FORBIDDEN;
 	const char *title, *file_name, *content, *visibility;
 	if ((rc = snippet_input(r, &title, &file_name, &content, &visibility)) < 0)
 		return rc;
@@ -313,11 +309,9 @@ static int snippets_update(request *r)
 static int snippets_delete(request *r)
 {
 	PGresult *res;
-	int rc = snippets_on(r);
-	if (rc < 0 || (rc = find_snippet(r, &res)) < 0)
+	int rc = find_own_snippet(r, &res);
+	if (rc < 0)
 		return rc;
-	if (!can_admin_snippet(r, res))
-		return ERR_FORBIDDEN;
 	int err;
 	if (!db_query(&r->ctx, "snippets_delete", 1, (const char *[]){db_val(res, 0, 0)}, &err))
 		return err;

@@ -78,31 +78,33 @@ static int impersonation_tokens_list(request *r)
 	if ((rc = pagination_parse(r, &pg)) < 0)
 		return rc;
 	const char *v[4] = {uid, state, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "imp_tokens_list", 4, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
+	PGresult *res;
+	if ((rc = api_find(r, "imp_tokens_list", 4, v, "User", &res)) < 0)
+		return rc;
 	api_respond_page(r, &pg, res, present_token);
 	return 0;
 }
 
+/* Runs stmt on token :impersonation_token_id of user :user_id: 0 with its row (the
+ * token's column col NULL when the user has no such token), 404 User or Impersonation
+ * Token, or an ERR_ code. */
+static int find_token(request *r, const char *stmt, int col, PGresult **out)
+{
+	const char *v[2];
+	int rc;
+	if ((rc = user_param(r, &v[0])) < 0 ||
+	    (rc = api_id(r, "impersonation_token_id", &v[1])) < 0 ||
+	    (rc = api_find(r, stmt, 2, v, "User", out)) < 0)
+		return rc;
+	return PQgetisnull(*out, 0, col) ? fail_not_found(r, "Impersonation Token") : 0;
+}
+
 static int impersonation_tokens_show(request *r)
 {
-	const char *uid, *id;
-	int rc;
-	if ((rc = user_param(r, &uid)) < 0 || (rc = api_id(r, "impersonation_token_id", &id)) < 0)
+	PGresult *res;
+	int rc = find_token(r, "imp_tokens_show", ITS_TOKEN, &res);
+	if (rc < 0)
 		return rc;
-	const char *v[2] = {uid, id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "imp_tokens_show", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
-	if (PQgetisnull(res, 0, ITS_TOKEN))
-		return fail_not_found(r, "Impersonation Token");
 	respond_json(r, 200, entity_token(&r->ctx, res, 0, ITS_TOKEN, NULL));
 	return 0;
 }
@@ -204,19 +206,10 @@ static int impersonation_tokens_create(request *r)
 
 static int impersonation_tokens_revoke(request *r)
 {
-	const char *uid, *id;
-	int rc;
-	if ((rc = user_param(r, &uid)) < 0 || (rc = api_id(r, "impersonation_token_id", &id)) < 0)
+	PGresult *res;
+	int rc = find_token(r, "imp_tokens_revoke", ITR_REVOKED, &res);
+	if (rc < 0)
 		return rc;
-	const char *v[2] = {uid, id};
-	int err;
-	PGresult *res = db_query(&r->ctx, "imp_tokens_revoke", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
-	if (PQgetisnull(res, 0, ITR_REVOKED))
-		return fail_not_found(r, "Impersonation Token");
 	respond_empty(r, 204);
 	return 0;
 }

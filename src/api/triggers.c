@@ -105,12 +105,7 @@ static int triggers_list(request *r)
 	if (rc < 0 || (rc = may_admin(r)) < 0)
 		return rc;
 	const char *v[3] = {r->project->id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = db_query(&r->ctx, "triggers_list", 3, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_trigger);
-	return 0;
+	return api_page(r, &pg, "triggers_list", 3, v, entity_trigger);
 }
 
 static int check_id(request *r)
@@ -136,13 +131,11 @@ static int triggers_create(request *r)
 	if (rc < 0)
 		return rc;
 	char token[TOKEN_LEN + 1];
-	if (crypto_token(token) < 0)
-		return ERR_INTERNAL;
-	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, token);
-	if (!sealed)
+	const char *sealed;
+	if (crypto_token_sealed(r->ctx.a, r->ctx.key, token, &sealed) < 0)
 		return ERR_INTERNAL;
 	const char *v[] = {[TI_PROJECT] = r->project->id,
-			   [TI_OWNER] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+			   [TI_OWNER] = api_caller_id(r),
 			   [TI_DESCRIPTION] = param_str(r, "description"),
 			   [TI_DIGEST] = crypto_sha256_hex(r->ctx.a, token, strlen(token)),
 			   [TI_SEALED] = sealed};
@@ -178,7 +171,7 @@ static int triggers_update(request *r)
 /* GitLab 10 answers it 200 (status :ok), where its other POST routes answer 201. */
 static int triggers_take_ownership(request *r)
 {
-	return update(r, NULL, arena_printf(r->ctx.a, "%lld", r->ctx.user->id), 200);
+	return update(r, NULL, api_caller_id(r), 200);
 }
 
 static int triggers_delete(request *r)

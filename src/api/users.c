@@ -570,10 +570,8 @@ int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *
 		 const char **id_out)
 {
 	char token[TOKEN_LEN + 1];
-	if (crypto_token(token) < 0)
-		return ERR_INTERNAL;
-	const char *sealed = crypto_seal(c->a, c->key, token);
-	if (!sealed)
+	const char *sealed;
+	if (crypto_token_sealed(c->a, c->key, token, &sealed) < 0)
 		return ERR_INTERNAL;
 	const char *v[UI_NPARAMS] = {
 		[UI_USERNAME] = in->username,
@@ -678,12 +676,10 @@ static int users_delete(request *r)
 	if ((rc = param_bool(r, "hard_delete", &hard)) < 0)
 		return rc;
 	const char *v[1] = {id};
+	PGresult *res;
+	if ((rc = api_find(r, "users_lock_target", 1, v, "User", &res)) < 0)
+		return rc;
 	int err = 0;
-	PGresult *res = db_query(&r->ctx, "users_lock_target", 1, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
 	if (!db_query(&r->ctx, "users_delete_projects", 1, v, &err))
 		return err;
 	if (hard) {
@@ -710,12 +706,9 @@ static int set_state(request *r, const char *state)
 	if (rc < 0)
 		return rc;
 	const char *v[2] = {id, state};
-	int err;
-	PGresult *res = db_query(&r->ctx, "users_set_state", 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, "User");
+	PGresult *res;
+	if ((rc = api_find(r, "users_set_state", 2, v, "User", &res)) < 0)
+		return rc;
 	/* GitLab answers the state machine's result: true when the state changed. */
 	respond_json(r, 201, json_object_new_boolean(db_int(res, 0, 0) > 0));
 	return 0;

@@ -82,12 +82,6 @@ static int scope_of(request *r, var_scope *out)
 	return ga->admin || ga->level >= ACCESS_MASTER ? 0 : ERR_FORBIDDEN;
 }
 
-static PGresult *run(request *r, const var_scope *s, enum var_kind kind, int n,
-		     const char *const *v, int *err)
-{
-	return db_query(&r->ctx, s->stmts[kind], n, v, err);
-}
-
 void variables_validate_key(request *r, const char *key)
 {
 	size_t n = strlen(key);
@@ -101,6 +95,27 @@ void variables_validate_key(request *r, const char *key)
 		     (key[i] >= '0' && key[i] <= '9') || key[i] == '_';
 	if (!ok)
 		fail_validation(r, "key", "can contain only letters, digits and '_'.");
+}
+
+int variables_insert(request *r, const char *stmt, const char **v, int n, presenter_fn present)
+{
+	const char *key = param_str(r, "key");
+	variables_validate_key(r, key);
+	if (r->validation)
+		return ERR_VALIDATION;
+	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, param_str(r, "value"));
+	if (!sealed)
+		return ERR_INTERNAL;
+	v[1] = key;
+	v[2] = sealed;
+	int err;
+	PGresult *res = db_query(&r->ctx, stmt, n, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return fail_validation(r, "key", "has already been taken");
+	respond_json(r, 201, present(&r->ctx, res, 0, 0));
+	return 0;
 }
 
 /* protected, when given: 0 with *out "true"/"false" (NULL when absent), or
@@ -123,27 +138,27 @@ static int variables_list(request *r)
 	if (rc < 0 || (rc = scope_of(r, &s)) < 0)
 		return rc;
 	const char *v[3] = {s.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	int err;
-	PGresult *res = run(r, &s, VAR_LIST, 3, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, &pg, res, entity_ci_variable);
-	return 0;
+	return api_page(r, &pg, s.stmts[VAR_LIST], 3, v, entity_ci_variable);
 }
 
-static int variables_show(request *r)
+/* Runs the statement of kind (show, delete) on variable :key of the route's scope: 0
+ * with its row, ERR_FORBIDDEN, 404 (Group)Variable, or an ERR_ code. */
+static int find_var(request *r, enum var_kind kind, PGresult **out)
 {
 	var_scope s;
 	int rc = scope_of(r, &s);
 	if (rc < 0)
 		return rc;
 	const char *v[2] = {s.id, param_str(r, "key")};
-	int err;
-	PGresult *res = run(r, &s, VAR_SHOW, 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, s.what);
+	return api_find(r, s.stmts[kind], 2, v, s.what, out);
+}
+
+static int variables_show(request *r)
+{
+	PGresult *res;
+	int rc = find_var(r, VAR_SHOW, &res);
+	if (rc < 0)
+		return rc;
 	respond_json(r, 200, entity_ci_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
@@ -164,24 +179,11 @@ static int variables_create(request *r)
 	int rc = scope_of(r, &s);
 	if (rc < 0)
 		return rc;
-	const char *key = param_str(r, "key"), *prot = NULL;
+	const char *prot = NULL;
 	if ((rc = protected_param(r, &prot)) < 0)
 		return rc;
-	variables_validate_key(r, key);
-	if (r->validation)
-		return ERR_VALIDATION;
-	const char *sealed = crypto_seal(r->ctx.a, r->ctx.key, param_str(r, "value"));
-	if (!sealed)
-		return ERR_INTERNAL;
-	const char *v[4] = {s.id, key, sealed, prot};
-	int err;
-	PGresult *res = run(r, &s, VAR_INSERT, 4, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_validation(r, "key", "has already been taken");
-	respond_json(r, 201, entity_ci_variable(&r->ctx, res, 0, 0));
-	return 0;
+	const char *v[4] = {s.id, NULL, NULL, prot};
+	return variables_insert(r, s.stmts[VAR_INSERT], v, 4, entity_ci_variable);
 }
 
 static int check_update(request *r)
@@ -202,29 +204,19 @@ static int variables_update(request *r)
 	if (value && !(sealed = crypto_seal(r->ctx.a, r->ctx.key, value)))
 		return ERR_INTERNAL;
 	const char *v[4] = {s.id, param_str(r, "key"), sealed, prot};
-	int err;
-	PGresult *res = run(r, &s, VAR_UPDATE, 4, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, s.what);
+	PGresult *res;
+	if ((rc = api_find(r, s.stmts[VAR_UPDATE], 4, v, s.what, &res)) < 0)
+		return rc;
 	respond_json(r, 200, entity_ci_variable(&r->ctx, res, 0, 0));
 	return 0;
 }
 
 static int variables_delete(request *r)
 {
-	var_scope s;
-	int rc = scope_of(r, &s);
+	PGresult *res;
+	int rc = find_var(r, VAR_DELETE, &res);
 	if (rc < 0)
 		return rc;
-	const char *v[2] = {s.id, param_str(r, "key")};
-	int err;
-	PGresult *res = run(r, &s, VAR_DELETE, 2, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return fail_not_found(r, s.what);
 	respond_empty(r, 204);
 	return 0;
 }

@@ -367,15 +367,30 @@ static int respond_page(request *r, int status, const char *path, const char *fo
 	return 0;
 }
 
-static int wikis_create(request *r)
+/* The attributes of a create (update) checked again in the handler (check_write), and
+ * the caller's right to write: 0 with the title, format and content given (NULL when
+ * not), or an ERR_ code. */
+static int write_input(request *r, bool create, const char **title, const char **format,
+		       param **content)
 {
-	int rc = check_write(r, true);
+	int rc = check_write(r, create);
 	if (rc < 0)
 		return rc;
 	if (!can_create_wiki(&r->project->pa, r->project->wiki_enabled, r->ctx.user))
 		return ERR_FORBIDDEN;
-	const char *title = param_str(r, "title"), *format = param_str(r, "format");
-	param *content = param_find(r, "content");
+	*title = param_str(r, "title");
+	*format = param_str(r, "format");
+	*content = param_find(r, "content");
+	return 0;
+}
+
+static int wikis_create(request *r)
+{
+	const char *title, *format;
+	param *content;
+	int rc = write_input(r, true, &title, &format, &content);
+	if (rc < 0)
+		return rc;
 	if (!format)
 		format = "markdown";
 	const char *base = path_of_title(r, title, NULL);
@@ -410,13 +425,11 @@ static int wikis_create(request *r)
 
 static int wikis_update(request *r)
 {
-	int rc = check_write(r, false);
+	const char *title, *format;
+	param *content;
+	int rc = write_input(r, false, &title, &format, &content);
 	if (rc < 0)
 		return rc;
-	if (!can_create_wiki(&r->project->pa, r->project->wiki_enabled, r->ctx.user))
-		return ERR_FORBIDDEN;
-	const char *title = param_str(r, "title"), *format = param_str(r, "format");
-	param *content = param_find(r, "content");
 	git_repository *repo;
 	if ((rc = wiki_repo(r, &repo)) < 0)
 		return rc;

@@ -177,6 +177,15 @@ char *crypto_open(arena *a, const unsigned char key[32], const char *sealed)
 	return ok ? out : NULL;
 }
 
+int crypto_token_sealed(arena *a, const unsigned char key[32], char out[TOKEN_LEN + 1],
+			const char **sealed)
+{
+	if (crypto_token(out) < 0)
+		return -1;
+	*sealed = crypto_seal(a, key, out);
+	return *sealed ? 0 : -1;
+}
+
 char *crypto_password_hash(arena *a, const char *password)
 {
 	char salt[CRYPT_GENSALT_OUTPUT_SIZE];

@@ -26,6 +26,10 @@ int crypto_key_create(const char *path);
 char *crypto_seal(arena *a, const unsigned char key[32], const char *plain);
 /* Inverse of crypto_seal; NULL when the text is malformed or was tampered with. */
 char *crypto_open(arena *a, const unsigned char key[32], const char *sealed);
+/* A new token (crypto_token) that is shown again later, so kept sealed with key: the
+ * token in out, its seal in *sealed (in a). 0 or -1. */
+int crypto_token_sealed(arena *a, const unsigned char key[32], char out[TOKEN_LEN + 1],
+			const char **sealed);
 
 /* yescrypt hash of password (crypt(3)); NULL on failure. */
 char *crypto_password_hash(arena *a, const char *password);

@@ -793,6 +793,21 @@ START_TEST(test_crypto_seal_open)
 }
 END_TEST
 
+START_TEST(test_crypto_token_sealed)
+{
+	char t1[TOKEN_LEN + 1], t2[TOKEN_LEN + 1];
+	const char *s1 = NULL, *s2 = NULL;
+	ck_assert_int_eq(crypto_token_sealed(A, KEY1, t1, &s1), 0);
+	ck_assert_int_eq(crypto_token_sealed(A, KEY1, t2, &s2), 0);
+	ck_assert_uint_eq(strlen(t1), TOKEN_LEN);
+	ck_assert_str_ne(t1, t2);
+	/* the seal is of the token given back, under that key only */
+	ck_assert_str_eq(crypto_open(A, KEY1, s1), t1);
+	ck_assert_str_eq(crypto_open(A, KEY1, s2), t2);
+	ck_assert_ptr_null(crypto_open(A, KEY2, s1));
+}
+END_TEST
+
 static char flip(char c)
 {
 	return c == '0' ? '1' : '0';
@@ -1358,6 +1373,7 @@ int main(void)
 	tcase_add_test(tc, test_crypto_token);
 	tcase_add_test(tc, test_crypto_sha256_hex);
 	tcase_add_test(tc, test_crypto_seal_open);
+	tcase_add_test(tc, test_crypto_token_sealed);
 	tcase_add_test(tc, test_crypto_open_tampered);
 	tcase_add_test(tc, test_crypto_key_file);
 	tcase_add_test(tc, test_crypto_password);
