@@ -27,17 +27,6 @@ void api_respond_page(request *r, const page_req *pg, const PGresult *res, prese
 	respond_json(r, 200, list);
 }
 
-int api_query_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *v,
-		   presenter_fn present)
-{
-	int err;
-	PGresult *res = db_query(&r->ctx, stmt, n, v, &err);
-	if (!res)
-		return err;
-	api_respond_page(r, pg, res, present);
-	return 0;
-}
-
 void api_respond_page_jw(request *r, const page_req *pg, const PGresult *res, writer_fn write,
 			 size_t bytes_per_row)
 {
@@ -59,18 +48,6 @@ void api_respond_record(request *r, int status, writer_fn write, const PGresult 
 	jw_init(&w, r->ctx.a, 1024);
 	write(&w, &r->ctx, res, row, col);
 	respond_jw(r, status, &w);
-}
-
-int api_find_row(request *r, const char *stmt, int n, const char *const *v, PGresult **out)
-{
-	int err;
-	PGresult *res = db_query(&r->ctx, stmt, n, v, &err);
-	if (!res)
-		return err;
-	if (PQntuples(res) == 0)
-		return api_error(r, 404, "404 Not found"), 1;
-	*out = res;
-	return 0;
 }
 
 int api_error(request *r, int status, const char *message)
@@ -117,7 +94,7 @@ int api_find(request *r, const char *stmt, int n, const char *const *values, con
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0)
-		return fail_not_found(r, what);
+		return what ? fail_not_found(r, what) : api_error(r, 404, "404 Not found") + 1;
 	*out = res;
 	return 0;
 }

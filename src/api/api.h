@@ -270,10 +270,6 @@ int ci_jobs_enabled(request *r);
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);
-/* Runs list statement stmt (values v[0, n)) and answers its page as api_respond_page:
- * 0 or an ERR_ code. */
-int api_query_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *v,
-		   presenter_fn present);
 /* A writer of one record whose columns start at col (core/jw.h: straight into the
  * response, no json-c tree). */
 typedef void (*writer_fn)(jw *w, ctx *c, const PGresult *res, int row, int col);
@@ -295,11 +291,6 @@ int api_error(request *r, int status, const char *message);
  * else the statement run now. */
 PGresult *api_query(request *r, const char *stmt, int n, const char *const *values, int *err);
 
-/* The record that statement stmt (values v[0, n)) finds, as GitLab 10 finds a record
- * (RecordNotFound): 0 with it in row 0 of *out; 1 when there is none (answered 404
- * "404 Not found"); or an ERR_ code. */
-int api_find_row(request *r, const char *stmt, int n, const char *const *v, PGresult **out);
-
 /* Makes p the project the request is about (r->project), whose path the presenters put
  * in the URLs of its records (ctx's project_ns and project_path). */
 void api_set_project(request *r, struct project_scope *p);
@@ -311,8 +302,10 @@ int api_id(request *r, const char *name, const char **out);
 /* The caller's user id as text, in r's arena (routes with authentication). */
 const char *api_caller_id(request *r);
 
-/* Runs stmt for one record: 0 with the result in *out when it has a row, GitLab's
- * "404 what Not Found" (ERR_NOT_FOUND) when it has none, or an ERR_ code. */
+/* Runs stmt for one record: 0 with the result in *out when it has a row; when it has
+ * none, GitLab's "404 what Not Found" (ERR_NOT_FOUND), or with what NULL the 404 "404 Not
+ * found" of a record GitLab 10 finds with find (RecordNotFound), answered, and 1; or an
+ * ERR_ code. */
 int api_find(request *r, const char *stmt, int n, const char *const *values, const char *what,
 	     PGresult **out);
 

@@ -61,7 +61,7 @@ int award_emoji_create(request *r, const char *type, const char *id, const char 
 	const char *emoji = emoji_normalize(name);
 	if (!emoji)
 		return invalid(r, what, "is not included in the list");
-	const char *v[4] = {type, id, emoji, arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	const char *v[4] = {type, id, emoji, api_caller_id(r)};
 	int err;
 	PGresult *res = db_query(&r->ctx, "award_emoji_insert", 4, v, &err);
 	if (!res)
@@ -116,7 +116,7 @@ static int list(request *r, const noteable_kind *k, bool on_note)
 	if (rc < 0 || (rc = readable_awardable(r, k, on_note, &a)) != 0)
 		return rc < 0 ? rc : 0;
 	const char *v[4] = {a.type, a.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	return api_query_page(r, &pg, "award_emoji_list", 4, v, entity_award_emoji);
+	return api_page(r, &pg, "award_emoji_list", 4, v, entity_award_emoji);
 }
 
 /* Award :award_id of the route's readable awardable: 0 with it in *out, 1 when
@@ -128,7 +128,7 @@ static int find_award(request *r, const noteable_kind *k, bool on_note, PGresult
 	if (rc != 0)
 		return rc;
 	const char *v[3] = {param_str(r, "award_id"), a.type, a.id};
-	return api_find_row(r, "award_emoji_show", 3, v, out);
+	return api_find(r, "award_emoji_show", 3, v, NULL, out);
 }
 
 static int show(request *r, const noteable_kind *k, bool on_note)

@@ -392,7 +392,7 @@ static int protected_list(request *r)
 	if (!can_update_project(&r->project->pa))
 		return ERR_FORBIDDEN;
 	const char *v[3] = {r->project->id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	return api_query_page(r, &pg, "protected_branches_list", 3, v, present_protected);
+	return api_page(r, &pg, "protected_branches_list", 3, v, present_protected);
 }
 
 static int protected_show(request *r)

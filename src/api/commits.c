@@ -198,7 +198,7 @@ int content_repo(request *r, git_repository **out)
 
 int content_committer(request *r, const char **name, const char **email)
 {
-	const char *v[1] = {arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	const char *v[1] = {api_caller_id(r)};
 	int err;
 	PGresult *res = db_query(&r->ctx, "commits_user", 1, v, &err);
 	if (!res)
@@ -555,7 +555,7 @@ static int commits_comments(request *r)
 		return rc;
 	const char *v[4] = {r->project->id, sha_of(r, c), pagination_limit(r, &pg),
 			    pagination_offset(r, &pg)};
-	return api_query_page(r, &pg, "commits_notes_list", 4, v, present_note);
+	return api_page(r, &pg, "commits_notes_list", 4, v, present_note);
 }
 
 static int commits_check_comment(request *r)
@@ -598,7 +598,7 @@ static int commits_comment(request *r)
 	const char *v[] = {
 		[CNI_PROJECT] = r->project->id,
 		[CNI_COMMIT] = sha_of(r, c),
-		[CNI_AUTHOR] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id),
+		[CNI_AUTHOR] = api_caller_id(r),
 		[CNI_NOTE] = note,
 		[CNI_PATH] = placed ? path : NULL,
 		[CNI_LINE] = line_text,
@@ -662,7 +662,7 @@ static int statuses_list(request *r)
 		[CSL_OFFSET] = pagination_offset(r, &pg),
 	};
 	DB_PARAMS(v, CSL_NPARAMS);
-	return api_query_page(r, &pg, "commits_statuses_list", CSL_NPARAMS, v, present_status);
+	return api_page(r, &pg, "commits_statuses_list", CSL_NPARAMS, v, present_status);
 }
 
 static int statuses_check(request *r)
@@ -754,7 +754,7 @@ static int statuses_create(request *r)
 		   *description = param_str(r, "description"), *coverage = param_str(r, "coverage");
 	if (coverage && !*coverage)
 		coverage = NULL;
-	const char *me = arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+	const char *me = api_caller_id(r);
 	const char *v[] = {[CSO_PROJECT] = r->project->id,
 			   [CSO_SHA] = sha,
 			   [CSO_NAME] = name,

@@ -218,7 +218,7 @@ static int list(request *r, const char *stmt, const char *who, const char *not_f
 
 static int events_list_mine(request *r)
 {
-	return list(r, "events_by_author", arena_printf(r->ctx.a, "%lld", r->ctx.user->id), "User");
+	return list(r, "events_by_author", api_caller_id(r), "User");
 }
 
 static int events_list_user(request *r)

@@ -498,7 +498,7 @@ static int groups_create(request *r)
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Group");
 	const char *id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
-	const char *mv[2] = {id, arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	const char *mv[2] = {id, api_caller_id(r)};
 	if (!db_query(&r->ctx, "groups_owner_insert", 2, mv, &err))
 		return err;
 	return present_detail(r, id, 201);

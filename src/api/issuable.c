@@ -58,11 +58,6 @@ const db_stmt issuable_stmts[] = {
 
 /* ---- reading the input ---- */
 
-const char *issuable_caller(request *r)
-{
-	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-}
-
 int issuable_read_bool(request *r, const char *name, int *out)
 {
 	bool b;
@@ -329,7 +324,7 @@ bool issuable_can_update(request *r, bool admin, const issuable_row *row)
 {
 	if (r->project->pa.archived)
 		return false;
-	const char *me = issuable_caller(r);
+	const char *me = api_caller_id(r);
 	return admin || (row->author && strcmp(row->author, me) == 0) ||
 	       (row->assignee && strcmp(row->assignee, me) == 0);
 }
@@ -339,7 +334,7 @@ int issuable_system_note(request *r, const issuable_kind *k, const char *project
 {
 	const char *v[] = {[ISN_PROJECT] = project_id,
 			   [ISN_ID] = id,
-			   [ISN_AUTHOR] = issuable_caller(r),
+			   [ISN_AUTHOR] = api_caller_id(r),
 			   [ISN_BODY] = body,
 			   [ISN_TYPE] = k->type};
 	_Static_assert(sizeof(v) / sizeof(*v) == ISN_NPARAMS, "issuable_system_note");
@@ -352,7 +347,7 @@ int issuable_state_event(request *r, const issuable_kind *k, const char *project
 {
 	const char *action = strcmp(what, "opened") == 0 ? "created" : what;
 	const char *name = strcmp(what, "merged") == 0 ? "accepted" : what;
-	return events_record(r, project_id, issuable_caller(r), action, name, k->type, id, iid,
+	return events_record(r, project_id, api_caller_id(r), action, name, k->type, id, iid,
 			     title);
 }
 
@@ -518,7 +513,7 @@ int issuable_subscription(request *r, const issuable_kind *k, bool subscribe)
 		return ERR_NOT_MODIFIED;
 	const char *id = db_val(res, 0, k->col_id);
 	const char *v[] = {[ISU_ID] = id,
-			   [ISU_USER] = issuable_caller(r),
+			   [ISU_USER] = api_caller_id(r),
 			   [ISU_SUBSCRIBED] = subscribe ? "true" : "false",
 			   [ISU_TYPE] = k->type};
 	_Static_assert(sizeof(v) / sizeof(*v) == ISU_NPARAMS, "issuable_subscribe");
@@ -550,7 +545,7 @@ int issuable_participants(request *r, const issuable_kind *k)
 			   [IPA_LIMIT] = pagination_limit(r, &pg),
 			   [IPA_OFFSET] = pagination_offset(r, &pg)};
 	_Static_assert(sizeof(v) / sizeof(*v) == IPA_NPARAMS, "issuable_participants");
-	return api_query_page(r, &pg, "issuable_participants", IPA_NPARAMS, v, present_participant);
+	return api_page(r, &pg, "issuable_participants", IPA_NPARAMS, v, present_participant);
 }
 
 /* No routes of its own: issues.c and merge_requests.c route to it. */

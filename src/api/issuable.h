@@ -176,8 +176,6 @@ int issuable_subscription(request *r, const issuable_kind *k, bool subscribe);
  * see the record. 0 or an ERR_ code. */
 int issuable_participants(request *r, const issuable_kind *k);
 
-/* The caller's user id as text. */
-const char *issuable_caller(request *r);
 /* A boolean parameter: *out 1 or 0, -1 when absent; 0, or ERR_INVALID. */
 int issuable_read_bool(request *r, const char *name, int *out);
 /* An Array[Integer] parameter (name[]=1&name[]=2, a JSON array, or one value): the

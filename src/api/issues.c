@@ -597,7 +597,7 @@ static int lock_issue(request *r, const char *iid, locked_issue *out)
 	out->issues_enabled = db_bool(res, 0, LK_ENABLED);
 	out->estimate = db_int(res, 0, LK_ESTIMATE);
 	out->spent = db_int(res, 0, LK_SPENT);
-	const char *me = issuable_caller(r);
+	const char *me = api_caller_id(r);
 	bool involved = (out->c.author && strcmp(out->c.author, me) == 0) ||
 			(out->c.assignee && strcmp(out->c.assignee, me) == 0);
 	if (!can_read_issues(&r->project->pa, out->issues_enabled) ||
@@ -719,7 +719,7 @@ static int issues_create(request *r)
 		[II_PROJECT] = r->project->id,
 		[II_TITLE] = in.title,
 		[II_DESCRIPTION] = in.description,
-		[II_AUTHOR] = issuable_caller(r),
+		[II_AUTHOR] = api_caller_id(r),
 		[II_MILESTONE] = admin ? in.milestone : NULL,
 		[II_CONFIDENTIAL] = in.confidential < 0 ? NULL
 				    : in.confidential   ? "true"
@@ -775,7 +775,7 @@ static int issues_update(request *r)
 		[IU_DUE_DATE_GIVEN] = in.due_date_given ? "true" : "false",
 		[IU_DUE_DATE] = in.due_date,
 		[IU_STATE_EVENT] = in.state_event,
-		[IU_CALLER] = issuable_caller(r),
+		[IU_CALLER] = api_caller_id(r),
 		[IU_UPDATED_AT] = updated_at,
 		[IU_PROJECT] = r->project->id,
 	};
@@ -869,7 +869,7 @@ static int issues_move(request *r)
 		return err;
 	const char *id = db_val(res, 0, IM_ID), *new_iid = db_val(res, 0, IM_IID);
 	const char *title = db_val(res, 0, IM_TITLE);
-	const char *w[3] = {is.c.id, id, issuable_caller(r)};
+	const char *w[3] = {is.c.id, id, api_caller_id(r)};
 	if (!db_query(&r->ctx, "issues_moved", 3, w, &err))
 		return err;
 	/* the assignee follows when they may see the target */

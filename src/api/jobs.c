@@ -224,7 +224,7 @@ static void present(jw *w, request *r, commit_memo *m, const PGresult *res, int 
 static int find_job(request *r, const char *id, PGresult **out)
 {
 	const char *v[2] = {r->project->id, id};
-	return api_find_row(r, "jobs_show", 2, v, out);
+	return api_find(r, "jobs_show", 2, v, NULL, out);
 }
 
 /* The route's job (:job_id) for a caller who may read the project's jobs, or, when
@@ -709,7 +709,7 @@ static int jobs_retry(request *r)
 	if (strcmp(status, "success") != 0 && strcmp(status, "failed") != 0 &&
 	    strcmp(status, "canceled") != 0)
 		return fail(r, ERR_FORBIDDEN, "403 Forbidden - Job is not retryable");
-	const char *v[2] = {db_val(res, 0, JC_ID), arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	const char *v[2] = {db_val(res, 0, JC_ID), api_caller_id(r)};
 	int err;
 	PGresult *ok;
 	const char *pipeline = db_val(res, 0, JC_PIPELINE_ID);

@@ -423,7 +423,7 @@ static int labels_list(request *r)
 			   [LL_OFFSET] = pagination_offset(r, &pg)};
 	DB_PARAMS(v, LL_NPARAMS);
 	access_me_params(&r->ctx, v);
-	return api_query_page(r, &pg, "labels_list", LL_NPARAMS, v, entity_label);
+	return api_page(r, &pg, "labels_list", LL_NPARAMS, v, entity_label);
 }
 
 static int labels_check_create(request *r)
@@ -589,7 +589,7 @@ static int set_subscription(request *r, bool subscribe)
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "Label");
 	const char *id = db_val(res, 0, LFA_ID);
-	v[0] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+	v[0] = api_caller_id(r);
 	v[1] = id;
 	v[2] = db_bool(res, 0, LFA_GROUP_LABEL) ? sc.project : NULL;
 	res = db_query(&r->ctx, subscribe ? "labels_subscribe" : "labels_unsubscribe", 3, v, &err);

@@ -982,7 +982,7 @@ static int merge_requests_create(request *r)
 		[MI_TARGET_BRANCH] = in.target_branch,
 		[MI_TITLE] = in.title,
 		[MI_DESCRIPTION] = in.description,
-		[MI_AUTHOR] = issuable_caller(r),
+		[MI_AUTHOR] = api_caller_id(r),
 		[MI_MILESTONE] = admin ? in.milestone : NULL,
 		[MI_REMOVE_SOURCE] = in.remove_source_branch < 0 ? NULL
 				     : in.remove_source_branch   ? "true"
@@ -1057,7 +1057,7 @@ static int merge_requests_update(request *r)
 		[MU_PROJECT] = r->project->id,
 		[MU_TARGET_BRANCH] = in.target_branch,
 		[MU_STATE_EVENT] = in.state_event,
-		[MU_CALLER] = issuable_caller(r),
+		[MU_CALLER] = api_caller_id(r),
 		[MU_LOCKED] = !admin || in.discussion_locked < 0 ? NULL
 			      : in.discussion_locked             ? "true"
 								 : "false",
@@ -1225,7 +1225,7 @@ static int merge_requests_merge(request *r)
 		 * should_remove_source_branch), as MergeWhenPipelineSucceedsService. */
 		const char *v[] = {[MW_ID] = m.c.id,
 				   [MW_ON] = "true",
-				   [MW_USER] = issuable_caller(r),
+				   [MW_USER] = api_caller_id(r),
 				   [MW_MESSAGE] = message,
 				   [MW_REMOVE_SOURCE] = remove ? "true" : "false"};
 		_Static_assert(sizeof(v) / sizeof(*v) == MW_NPARAMS, "mrs_mwps");
@@ -1258,7 +1258,7 @@ static int merge_requests_merge(request *r)
 	const char *ref = arena_printf(r->ctx.a, "refs/heads/%s", m.target_branch);
 	if ((rc = hooks_pushed(&r->ctx, s.repo, r->project, ref, &s.target, &merged)) < 0)
 		return rc;
-	const char *v[4] = {m.c.id, oid_hex(r, &merged), issuable_caller(r),
+	const char *v[4] = {m.c.id, oid_hex(r, &merged), api_caller_id(r),
 			    remove ? "true" : "false"};
 	if (!db_query(&r->ctx, "mrs_merged", 4, v, &err))
 		return err;
@@ -1270,12 +1270,12 @@ static int merge_requests_merge(request *r)
 	int n;
 	const char *iids = closing_iids(r, m.description, &n);
 	if (n > 0) {
-		const char *w[4] = {r->project->id, iids, issuable_caller(r), m.iid};
+		const char *w[4] = {r->project->id, iids, api_caller_id(r), m.iid};
 		PGresult *closed = db_query(&r->ctx, "mrs_close_issues", 4, w, &err);
 		if (!closed)
 			return err;
 		for (int i = 0; i < PQntuples(closed); i++)
-			if ((rc = events_record(r, r->project->id, issuable_caller(r), "closed",
+			if ((rc = events_record(r, r->project->id, api_caller_id(r), "closed",
 						"closed", "Issue", db_val(closed, i, MCI_ID),
 						db_val(closed, i, MCI_IID),
 						db_val(closed, i, MCI_TITLE))) < 0)

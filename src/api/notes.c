@@ -183,14 +183,9 @@ const noteable_kind noteable_snippet = {"Snippet", "snippet_id", "notes_snippet"
 const noteable_kind noteable_merge_request = {"MergeRequest", "merge_request_iid",
 					      "notes_merge_request"};
 
-static const char *caller_id(request *r)
-{
-	return arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
-}
-
 static bool is_caller(request *r, const char *user_id)
 {
-	return user_id && strcmp(user_id, caller_id(r)) == 0;
+	return user_id && strcmp(user_id, api_caller_id(r)) == 0;
 }
 
 /* Whether the caller is one of the users of ids (a bigint[] literal). */
@@ -274,7 +269,7 @@ int noteable_find(request *r, const noteable_kind *k, bool unreadable, noteable 
 int noteable_note(request *r, const noteable *n, PGresult **out)
 {
 	const char *v[3] = {param_str(r, "note_id"), n->type, n->id};
-	return api_find_row(r, "notes_show", 3, v, out);
+	return api_find(r, "notes_show", 3, v, NULL, out);
 }
 
 int notes_check_ids(request *r)
@@ -453,8 +448,8 @@ static int created(request *r, const noteable *n, const PGresult *res)
 {
 	jw note;
 	const char *data = note_and_event_data(r, &note, res);
-	int rc = events_record_data(r, r->project->id, caller_id(r), "commented", "commented on",
-				    "Note", db_val(res, 0, 0), n->iid, NULL, data);
+	int rc = events_record_data(r, r->project->id, api_caller_id(r), "commented",
+				    "commented on", "Note", db_val(res, 0, 0), n->iid, NULL, data);
 	if (rc < 0)
 		return rc;
 	respond_jw(r, 201, &note);
@@ -476,7 +471,7 @@ static int create_on_issue(request *r, const char *body)
 {
 	const char *v[] = {[NCI_PROJECT] = r->project->id,
 			   [NCI_IID] = param_str(r, noteable_issue.param),
-			   [NCI_AUTHOR] = caller_id(r),
+			   [NCI_AUTHOR] = api_caller_id(r),
 			   [NCI_BODY] = body,
 			   [NCI_CREATED_AT] = given_created_at(r)};
 	DB_PARAMS(v, NCI_NPARAMS);
@@ -519,7 +514,7 @@ static int create(request *r, const noteable_kind *k)
 	const char *v[] = {[NI_PROJECT] = r->project->id,
 			   [NI_TYPE] = n.type,
 			   [NI_NOTEABLE] = n.id,
-			   [NI_AUTHOR] = caller_id(r),
+			   [NI_AUTHOR] = api_caller_id(r),
 			   [NI_BODY] = body,
 			   [NI_CREATED_AT] = given_created_at(r)};
 	DB_PARAMS(v, NI_NPARAMS);

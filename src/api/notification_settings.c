@@ -118,7 +118,7 @@ static const char *const levels[] = {"disabled", "participating", "watch", "glob
  * project. */
 static int source_params(request *r, const ns_scope *sc, const char **v)
 {
-	v[0] = arena_printf(r->ctx.a, "%lld", r->ctx.user->id);
+	v[0] = api_caller_id(r);
 	if (sc->global)
 		return 1;
 	v[1] = r->project ? r->project->id : r->group->id;

@@ -273,7 +273,7 @@ static int check_id(request *r)
 static int find_pipeline(request *r, const char *id, PGresult **out)
 {
 	const char *v[2] = {r->project->id, id ? id : param_str(r, "pipeline_id")};
-	return api_find_row(r, "pipelines_show", 2, v, out);
+	return api_find(r, "pipelines_show", 2, v, NULL, out);
 }
 
 static int pipelines_show(request *r)
@@ -390,7 +390,7 @@ static int pipelines_retry(request *r)
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	const char *id = db_val(res, 0, 0);
-	const char *v[2] = {id, arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	const char *v[2] = {id, api_caller_id(r)};
 	int err;
 	if (!db_query(&r->ctx, "pipelines_retry_jobs", 2, v, &err) ||
 	    !db_query(&r->ctx, "pipelines_unskip", 1, v, &err))

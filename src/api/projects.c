@@ -735,7 +735,7 @@ static int add_links(request *r, const PGresult *res, int n, int col, project_ex
 		     int *shared_level, const char *ids)
 {
 	const char *v[2] = {arena_printf(r->ctx.a, "{%s}", ids),
-			    r->ctx.user ? arena_printf(r->ctx.a, "%lld", r->ctx.user->id) : NULL};
+			    r->ctx.user ? api_caller_id(r) : NULL};
 	int err;
 	PGresult *links = db_query(&r->ctx, "projects_links", 2, v, &err);
 	if (!links)
@@ -849,8 +849,7 @@ static int project_shown_load(request *r, const PGresult *res, int col, struct p
 /* Runs projects_show (by_id) or projects_show_path for project ref as r's caller. */
 static PGresult *project_show_query(request *r, const char *ref, int *err)
 {
-	const char *v[2] = {r->ctx.user ? arena_printf(r->ctx.a, "%lld", r->ctx.user->id) : NULL,
-			    ref};
+	const char *v[2] = {r->ctx.user ? api_caller_id(r) : NULL, ref};
 	return db_query(&r->ctx, scope_ref_is_id(ref) ? "projects_show" : "projects_show_path", 2,
 			v, err);
 }
@@ -1553,7 +1552,7 @@ static int projects_fork(request *r)
 static int set_star(request *r, bool star)
 {
 	const project_scope *p = r->project;
-	const char *v[2] = {arena_printf(r->ctx.a, "%lld", r->ctx.user->id), p->id};
+	const char *v[2] = {api_caller_id(r), p->id};
 	int err;
 	PGresult *res = db_query(&r->ctx, star ? "projects_star" : "projects_unstar", 2, v, &err);
 	if (!res)

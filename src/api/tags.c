@@ -128,7 +128,7 @@ static int create_check(request *r)
 /* The caller's name and email, the tagger of an annotated tag. */
 static int tagger(request *r, const char **name, const char **email)
 {
-	const char *v[1] = {arena_printf(r->ctx.a, "%lld", r->ctx.user->id)};
+	const char *v[1] = {api_caller_id(r)};
 	int err;
 	PGresult *res = db_query(&r->ctx, "tags_tagger", 1, v, &err);
 	if (!res)
