@@ -233,11 +233,7 @@ int ci_pipeline_create(ctx *c, const ci_pipeline_spec *s, long long *id, const c
 	size_t len = (size_t)git_blob_rawsize(blob);
 	const char *text = git_blob_rawcontent(blob);
 	ci_config cf;
-	const char *yaml_err = NULL;
-	if (len == 0)
-		yaml_err = "Please provide content of .gitlab-ci.yml";
-	else if (ci_yaml_parse(c->a, text, len, &cf, &yaml_err) < 0 && !yaml_err)
-		yaml_err = "Invalid configuration format";
+	const char *yaml_err = ci_yaml_problem(c->a, text, len, &cf);
 	const char *pid;
 	if (yaml_err) {
 		if (!save_on_errors)

@@ -1104,6 +1104,21 @@ int ci_yaml_parse(arena *a, const char *text, size_t len, ci_config *out, const 
 	return 0;
 }
 
+const char *ci_yaml_problem(arena *a, const char *text, size_t len, ci_config *out)
+{
+	/* Ruby's blank?: empty or white space only */
+	size_t i = 0;
+	while (i < len && text[i] && strchr(" \t\n\v\f\r", text[i]))
+		i++;
+	*out = (ci_config){0};
+	if (i == len)
+		return "Please provide content of .gitlab-ci.yml";
+	const char *err = NULL;
+	if (ci_yaml_parse(a, text, len, out, &err) < 0)
+		return err ? err : "Invalid configuration format";
+	return NULL;
+}
+
 /* ---- only / except ---- */
 
 static bool pattern_matches(const char *pattern, const char *ref, bool tag, const char *source,

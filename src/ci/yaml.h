@@ -50,6 +50,11 @@ typedef struct {
  * Everything (strings and JSON objects) belongs to arena a. */
 int ci_yaml_parse(arena *a, const char *text, size_t len, ci_config *out, const char **err);
 
+/* What GitLab 10's YamlProcessor.validation_message said of the len bytes of text: NULL
+ * when they make a valid configuration (then in *out), else the first problem (blank
+ * text, the YAML's syntax, a configuration that is not a mapping, a job's error). */
+const char *ci_yaml_problem(arena *a, const char *text, size_t len, ci_config *out);
+
 /* Loads YAML text as a JSON value (mappings as objects, sequences as arrays, scalars
  * resolved as YAML 1.1 does: null, booleans, integers, floats, strings), in arena a.
  * 0 with *out (NULL for an empty document), or ERR_INVALID with *err. */

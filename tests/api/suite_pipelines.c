@@ -927,6 +927,57 @@ START_TEST(test_cancel_while_runner_finishes)
 }
 END_TEST
 
+/* ---- POST /ci/lint: the pipelines' parser, its first error; anyone may ask ---- */
+
+static resp *lint(const char *token, const char *yml)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "content", json_object_new_string(yml));
+	resp *r = R(api_json("POST", "/ci/lint", token, json_object_to_json_string(o)));
+	json_object_put(o);
+	return r;
+}
+
+static void ck_lint(resp *r, const char *error)
+{
+	ck_status(r, 200);
+	ck_jstr(r, "status", error ? "invalid" : "valid");
+	json_object *errors = jget(r->json, "errors");
+	ck_assert_int_eq(json_object_array_length(errors), error ? 1 : 0);
+	if (error)
+		ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(errors, 0)),
+				 error);
+}
+
+START_TEST(test_ci_lint)
+{
+	const char *good = "stages: [build, test]\nb:\n  stage: build\n  script: make\n"
+			   "t:\n  stage: test\n  script: [make check]\n";
+	ck_lint(lint(NULL, good), NULL);
+	ck_lint(lint(admin_token(), good), NULL);
+	/* the texts a failed pipeline's yaml_errors shows (test_push_errors_and_skip) */
+	ck_lint(lint(NULL, "rspec:\n  stage: test\n"), "jobs:rspec script can't be blank");
+	resp *r = lint(NULL, "a: [b\n");
+	ck_status(r, 200);
+	ck_jstr(r, "status", "invalid");
+	const char *e =
+		json_object_get_string(json_object_array_get_idx(jget(r->json, "errors"), 0));
+	ck_assert_msg(strncmp(e, "(<unknown>): ", 13) == 0, "%s", r->body);
+	ck_lint(lint(NULL, ""), "Please provide content of .gitlab-ci.yml");
+	ck_lint(lint(NULL, " \n\t\n"), "Please provide content of .gitlab-ci.yml");
+	ck_lint(lint(NULL, "just text\n"), "Invalid configuration format");
+	ck_lint(lint(NULL, "stages: [a]\nj:\n  stage: b\n  script: x\n"),
+		"j job: stage parameter should be a");
+	/* a form body too */
+	r = R(api("POST", "/ci/lint", NULL, "content=j%3A%0A%20%20script%3A%20x%0A"));
+	ck_lint(r, NULL);
+	/* content not given */
+	r = R(api("POST", "/ci/lint", NULL, NULL));
+	ck_status(r, 400);
+	ck_jstr(r, "message", "400 (Bad request) \"content\" not given");
+}
+END_TEST
+
 Suite *suite_pipelines(void)
 {
 	Suite *s = suite_create("pipelines");
@@ -944,6 +995,7 @@ Suite *suite_pipelines(void)
 	tcase_add_test(tc, test_retry_cancel);
 	tcase_add_test(tc, test_cancel_then_retry_over_http);
 	tcase_add_test(tc, test_cancel_while_runner_finishes);
+	tcase_add_test(tc, test_ci_lint);
 	suite_add_tcase(s, tc);
 	return s;
 }
