@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "core/templates.h"
 #include "core/turns.h"
 #include "db/db.h"
 #include "entry.h"
@@ -204,6 +205,7 @@ static int serve(const char *cfg_path)
 	sigprocmask(SIG_BLOCK, &block, &old);
 
 	int generation = 1;
+	templates_load(cfg.templates_path);
 	cache_renew(&cfg);
 	turns_renew(&cfg);
 	int want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
@@ -262,6 +264,7 @@ static int serve(const char *cfg_path)
 			if (log_level_parse(cfg.log_level, &lvl) == 0)
 				log_set_level(lvl);
 			int old_gen = generation++;
+			templates_load(cfg.templates_path);
 			cache_renew(&cfg); /* what it holds was made with the old configuration */
 			turns_renew(&cfg);
 			want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;

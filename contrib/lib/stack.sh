@@ -9,6 +9,12 @@ openssh-server openssh-client libzip-dev zip tzdata"
 
 log() { printf '%s\n' "collabd: $*" >&2; }
 
+stack_src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# The data sets of GET /templates/... (contrib/templates), shared by every stack of
+# this checkout: installed once, before stacks start.
+STACK_TEMPLATES=${STACK_TEMPLATES:-$stack_src/var/templates}
+ensure_templates() { "$stack_src/contrib/templates" "$STACK_TEMPLATES"; }
+
 ensure_packages() {
 	local missing="" p
 	for p in $PACKAGES; do
@@ -341,6 +347,7 @@ database_url = $url
 external_url = http://127.0.0.1:$port
 key_file = $dir/instance.key
 storage_path = $dir/storage
+templates_path = $STACK_TEMPLATES
 ssh_host = 127.0.0.1
 log_level = ${COLLABD_LOG_LEVEL:-info}
 CONF

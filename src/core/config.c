@@ -38,6 +38,7 @@ static const struct key keys[] = {
 	S(key_file, "/etc/collabd/instance.key"),
 	S(storage_path, "/var/lib/collabd"),
 	S(ssh_host, "localhost"),
+	S(templates_path, "/usr/share/collabd/templates"),
 	S(log_level, "info"),
 	I(max_body, "10485760"),
 	I(backlog, "1024"),

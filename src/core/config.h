@@ -16,6 +16,7 @@ typedef struct {
 	char *key_file;         /* instance key (AES-256-GCM), created by `collabd keygen` */
 	char *storage_path;     /* repositories and uploads */
 	char *ssh_host;
+	char *templates_path; /* the data sets of /templates (core/templates.h) */
 	char *log_level;
 	int max_body;           /* bytes accepted in a request body */
 	int max_artifacts_size; /* bytes of a job's artifacts upload: the body limit of
