@@ -13,6 +13,7 @@
 #include "git/hooks.h"
 #include "git/commits.h"
 #include "git/graph.h"
+#include "git/refs.h"
 #include "core/deps.h"
 
 /* The columns of a commit status (Entities::CommitStatus), then its author. */
@@ -685,28 +686,6 @@ static int statuses_check(request *r)
 	return 0;
 }
 
-/* The first branch (by name) whose history holds oid. */
-static const char *branch_containing(request *r, git_repository *repo, const git_oid *oid)
-{
-	git_branch_iterator *it = NULL;
-	const char *best = NULL;
-	if (git_branch_iterator_new(&it, repo, GIT_BRANCH_LOCAL) < 0)
-		return NULL;
-	git_reference *ref;
-	git_branch_t type;
-	while (git_branch_next(&ref, &type, it) == 0) {
-		const char *name = NULL;
-		const git_oid *tip = git_reference_target(ref);
-		if (tip && git_branch_name(&name, ref) == 0 &&
-		    (git_oid_equal(tip, oid) || graph_descendant_of(repo, tip, oid) == 1) &&
-		    (!best || strcmp(name, best) < 0))
-			best = arena_strdup(r->ctx.a, name);
-		git_reference_free(ref);
-	}
-	git_branch_iterator_free(it);
-	return best;
-}
-
 /* The state machine of a commit status (GitLab 10's CommitStatus): the state that
  * applying state to cur leads to, or NULL with *event when the transition is refused. */
 static const char *transition(const char *cur, const char *state, const char **event)
@@ -741,8 +720,11 @@ static int statuses_create(request *r)
 		return rc;
 	const char *sha = sha_of(r, c);
 	const char *ref = param_str(r, "ref");
-	if (!ref || !*ref)
-		ref = branch_containing(r, repo, git_commit_id(c));
+	if (!ref || !*ref) {
+		const char **names;
+		int n = refs_containing(&r->ctx, repo, false, git_commit_id(c), &names);
+		ref = n > 0 ? names[0] : NULL; /* the first branch by name */
+	}
 	if (!ref)
 		return fail_not_found(r, "References for commit");
 	const char *name = param_str(r, "name");
@@ -809,6 +791,43 @@ static int statuses_create(request *r)
 	return 0;
 }
 
+/* GET .../commits/:sha/refs (GitLab 10.6): the branches, then the tags, that contain the
+ * commit, as Kaminari.paginate_array pages them; type branch, tag or all. */
+static int commits_refs(request *r)
+{
+	static const char *const types[] = {"branch", "tag", "all", NULL};
+	const char *type = "all";
+	page_req pg;
+	int rc = param_oneof(r, "type", types, &type);
+	if (rc < 0 || (rc = pagination_parse(r, &pg)) < 0 || (rc = content_read(r)) < 0)
+		return rc;
+	git_repository *repo;
+	git_commit *c;
+	if ((rc = content_repo(r, &repo)) < 0 || (rc = find_commit(r, repo, &c)) < 0)
+		return rc;
+	const char **names[2] = {NULL, NULL};
+	int n[2] = {0, 0};
+	for (int tags = 0; tags < 2; tags++) {
+		if (strcmp(type, tags ? "branch" : "tag") == 0)
+			continue;
+		n[tags] = refs_containing(&r->ctx, repo, tags, git_commit_id(c), &names[tags]);
+		if (n[tags] < 0)
+			return n[tags];
+	}
+	long long total = n[0] + n[1];
+	pagination_headers(r, &pg, total);
+	json_object *a = json_object_new_array();
+	for (long long i = pg.offset; i < total && i < pg.offset + pg.per_page; i++) {
+		bool tag = i >= n[0];
+		json_object *o = json_object_new_object();
+		json_put_str(o, "type", tag ? "tag" : "branch");
+		json_put_str(o, "name", tag ? names[1][i - n[0]] : names[0][i]);
+		json_object_array_add(a, o);
+	}
+	respond_json(r, 200, a);
+	return 0;
+}
+
 /* The module's routes (http/router.h), in the order they are matched. Commits made
  * through the API are transactions that lock the project (ROUTE_TX): the branch moves
  * with the push event and job it records (git/hooks.h), or not at all; the branch's
@@ -822,6 +841,7 @@ const route commits_routes[] = {
 	{"POST", V4 "/projects/:id/repository/commits/:sha/cherry_pick", commits_cherry_pick,
 	 AUTH | PW, commits_check_branch},
 	{"GET", V4 "/projects/:id/repository/commits/:sha/diff", commits_diff, PRN, NULL},
+	{"GET", V4 "/projects/:id/repository/commits/:sha/refs", commits_refs, PRN, NULL},
 	{"GET", V4 "/projects/:id/repository/commits/:sha/comments", commits_comments, PRN, NULL},
 	{"POST", V4 "/projects/:id/repository/commits/:sha/comments", commits_comment, AUTH | PW,
 	 commits_check_comment},

@@ -231,6 +231,30 @@ bool refs_merged(git_repository *repo, const git_oid *branch, const git_oid *hea
 	return e == 1;
 }
 
+int refs_containing(ctx *c, git_repository *repo, bool tags, const git_oid *oid, const char ***out)
+{
+	const char **names;
+	const char *prefix = tags ? "refs/tags/" : "refs/heads/";
+	int n = ref_names(c, repo, prefix, &names), kept = 0;
+	for (int i = 0; i < n; i++) {
+		git_object *target = NULL;
+		const char *full = arena_printf(c->a, "%s%s", prefix, names[i]);
+		if (git_revparse_single(&target, repo, arena_printf(c->a, "%s^{commit}", full)) < 0)
+			continue; /* a tag of a tree or a blob contains no commit */
+		const git_oid *at = git_object_id(target);
+		int e = git_oid_equal(at, oid) ? 1 : graph_descendant_of(repo, at, oid);
+		git_object_free(target);
+		if (e < 0) {
+			log_git("contains", full);
+			return ERR_INTERNAL;
+		}
+		if (e == 1)
+			names[kept++] = names[i];
+	}
+	*out = names;
+	return n < 0 ? n : kept;
+}
+
 /* ---- writes, and their undo ---- */
 
 /* What a rollback undoes: ref set to oid (created: remove it while it names oid) or

@@ -49,6 +49,11 @@ int refs_head(ctx *c, git_repository *repo, const char **name, git_oid *oid);
  * and is one of its ancestors. */
 bool refs_merged(git_repository *repo, const git_oid *branch, const git_oid *head);
 
+/* The names of the branches (tags) of repo whose commit (a tag's peeled) is oid or has
+ * it among its ancestors, in byte order, as git branch (tag) --contains: their number,
+ * or ERR_INTERNAL. */
+int refs_containing(ctx *c, git_repository *repo, bool tags, const git_oid *oid, const char ***out);
+
 /* Creates branch name at target: 0, ERR_EXISTS when it exists (or another writer holds
  * it), ERR_BAD_NAME when it collides with the path of another ref (a/b beside a), or
  * ERR_INTERNAL. */

@@ -711,6 +711,92 @@ START_TEST(test_commits_statuses)
 }
 END_TEST
 
+/* ---- GET .../commits/:sha/refs ---- */
+
+static void ck_refs(resp *r, const char *const *want)
+{
+	ck_status(r, 200);
+	size_t n = 0;
+	while (want[n])
+		n++;
+	ck_assert_msg(json_object_array_length(r->json) == n, "%s", r->body);
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(r->json, i);
+		static const char *const fields[] = {"type", "name", NULL};
+		ck_fields(o, fields);
+		ck_assert_str_eq(S(fmt("%s:%s", jstr(o, "type"), jstr(o, "name"))), want[i]);
+	}
+}
+
+START_TEST(test_commits_refs)
+{
+	fx f;
+	project(&f, "private");
+	const char *first = commit_file(&f, "master", "a", "a");
+	/* b-old branches at first; master and z-new move on; a lightweight and an annotated
+	 * tag at first, one tag at the new tip */
+	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/branches", f.id)), f.token,
+		      "branch=b-old&ref=master")),
+		201);
+	const char *second = commit_file(&f, "master", "b", "b");
+	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/branches", f.id)), f.token,
+		      "branch=z-new&ref=master")),
+		201);
+	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/tags", f.id)), f.token,
+		      S(fmt("tag_name=v1&ref=%s", first)))),
+		201);
+	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/tags", f.id)), f.token,
+		      S(fmt("tag_name=v1-annotated&ref=%s&message=one", first)))),
+		201);
+	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/tags", f.id)), f.token,
+		      "tag_name=v2&ref=master")),
+		201);
+	const char *base = S(fmt("/projects/%lld/repository/commits/%s/refs", f.id, first));
+	static const char *const all_first[] = {"branch:b-old",
+						"branch:master",
+						"branch:z-new",
+						"tag:v1",
+						"tag:v1-annotated",
+						"tag:v2",
+						NULL};
+	ck_refs(R(api("GET", base, f.token, NULL)), all_first);
+	ck_refs(R(api("GET", S(fmt("%s?type=all", base)), f.token, NULL)), all_first);
+	static const char *const branches[] = {"branch:b-old", "branch:master", "branch:z-new",
+					       NULL};
+	ck_refs(R(api("GET", S(fmt("%s?type=branch", base)), f.token, NULL)), branches);
+	static const char *const tags_second[] = {"tag:v2", NULL};
+	ck_refs(R(api("GET",
+		      S(fmt("/projects/%lld/repository/commits/%s/refs?type=tag", f.id, second)),
+		      f.token, NULL)),
+		tags_second);
+	static const char *const all_second[] = {"branch:master", "branch:z-new", "tag:v2", NULL};
+	ck_refs(R(api("GET", S(fmt("/projects/%lld/repository/commits/master/refs", f.id)), f.token,
+		      NULL)),
+		all_second);
+	/* pages over branches and tags together */
+	resp *r = R(api("GET", S(fmt("%s?per_page=2&page=2", base)), f.token, NULL));
+	static const char *const page2[] = {"branch:z-new", "tag:v1", NULL};
+	ck_refs(r, page2);
+	ck_pages(r, S(fmt("/projects/%lld/repository/commits/%s/refs", f.id, first)), "", 6, 2, 2);
+	/* errors */
+	ck_code(R(api("GET", S(fmt("%s?type=heads", base)), f.token, NULL)), 400);
+	ck_code(R(api("GET", S(fmt("%s?page=x", base)), f.token, NULL)), 400);
+	r = R(api("GET",
+		  S(fmt("/projects/%lld/repository/commits/%s/refs", f.id,
+			"0123456789012345678901234567890123456789")),
+		  f.token, NULL));
+	ck_body(r, 404, "{\"message\":\"404 Commit Not Found\"}");
+	ck_code(R(api("GET", base, NULL, NULL)), 404);
+	long long other;
+	char *stranger = S(make_user("cmx", &other, NULL));
+	ck_code(R(api("GET", base, stranger, NULL)), 404);
+	ck_code(R(api("GET",
+		      S(fmt("/projects/%lld/repository/commits/%s/refs", f.id + 100000, first)),
+		      f.token, NULL)),
+		404);
+}
+END_TEST
+
 Suite *suite_commits(void)
 {
 	Suite *s = suite_create("commits");
@@ -727,6 +813,7 @@ Suite *suite_commits(void)
 	tcase_add_test(tc, test_commits_cherry_pick);
 	tcase_add_test(tc, test_commits_comments);
 	tcase_add_test(tc, test_commits_statuses);
+	tcase_add_test(tc, test_commits_refs);
 	suite_add_tcase(s, tc);
 	return s;
 }
