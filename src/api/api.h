@@ -97,6 +97,9 @@ int content_may_push_branch(request *r, const char *branch, bool *out);
  * branches (CACHE_KEY_REPOSITORY). content_repo declares it. */
 void content_depend(request *r);
 int content_repo(request *r, struct git_repository **out);
+/* GitLab 10's RepoCommitDetail of commit c: the record, its stats and its status. */
+int commits_detail_json(request *r, struct git_repository *repo, struct git_commit *c,
+			json_object **out);
 int content_committer(request *r, const char **name, const char **email);
 void content_error(request *r, int status, const char *message);
 int content_write(request *r, struct git_repository *repo, struct gitc_commit_req *req,

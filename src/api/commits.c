@@ -333,15 +333,29 @@ static int add_status(request *r, json_object *o, const char *sha)
 	return 0;
 }
 
+int commits_detail_json(request *r, git_repository *repo, git_commit *c, json_object **out)
+{
+	json_object *o = gitc_commit_json(&r->ctx, repo, c, true);
+	int rc = add_status(r, o, sha_of(r, c));
+	if (rc < 0) {
+		json_object_put(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
 static int respond_commit(request *r, int status, git_repository *repo, git_commit *c, bool detail)
 {
-	json_object *o = request_own(r, gitc_commit_json(&r->ctx, repo, c, detail));
+	json_object *o;
 	if (detail) {
-		int rc = add_status(r, o, sha_of(r, c));
+		int rc = commits_detail_json(r, repo, c, &o);
 		if (rc < 0)
 			return rc;
+	} else {
+		o = gitc_commit_json(&r->ctx, repo, c, false);
 	}
-	respond_json(r, status, json_object_get(o));
+	respond_json(r, status, o);
 	return 0;
 }
 
