@@ -45,17 +45,35 @@
  * first. */
 #define GL_NCOLS (1 + GROUP_NCOLS + 1)
 enum { GL_SEARCH = ME_NPARAMS, GL_SKIP, GL_LIMIT, GL_OFFSET, GL_STATISTICS, GL_NPARAMS };
-#define GROUPS_LIST_OF(name, from, cond)                                                           \
-	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"),         \
-	 GL_NPARAMS, GL_NCOLS},                                                                    \
+/* The subgroups' lists (GET /groups/:id/subgroups): the same, then the parent group. */
+enum { GL_PARENT = GL_NPARAMS, GS_NPARAMS };
+#define GROUPS_LIST_OF(name, from, cond) GROUPS_LIST_N(name, from, cond, GL_NPARAMS)
+/* The same lists of the children of group $9 only. */
+#define SUBGROUPS_LIST_OF(name, from, cond)                                                        \
+	GROUPS_LIST_N("sub_" name, from, cond " AND g.parent_id = $9::bigint", GS_NPARAMS)
+#define GROUPS_LIST_N(name, from, cond, n)                                                         \
+	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"), n,      \
+	 GL_NCOLS},                                                                                \
 		{"groups_list_" name "_name_desc",                                                 \
-		 GROUPS_LIST(from, cond, "lower(g.name)", "DESC"), GL_NPARAMS, GL_NCOLS},          \
+		 GROUPS_LIST(from, cond, "lower(g.name)", "DESC"), n, GL_NCOLS},                   \
 		{"groups_list_" name "_path_asc", GROUPS_LIST(from, cond, "lower(g.path)", "ASC"), \
-		 GL_NPARAMS, GL_NCOLS},                                                            \
+		 n, GL_NCOLS},                                                                     \
 	{                                                                                          \
 		"groups_list_" name "_path_desc",                                                  \
-			GROUPS_LIST(from, cond, "lower(g.path)", "DESC"), GL_NPARAMS, GL_NCOLS     \
+			GROUPS_LIST(from, cond, "lower(g.path)", "DESC"), n, GL_NCOLS              \
 	}
+/* Every kind of list (GL_ALL ...) with LIST_OF. */
+#define GROUPS_LISTS(LIST_OF)                                                                           \
+	LIST_OF("all", "namespaces g", "true"),                                                         \
+		LIST_OF("visible",                                                                      \
+			"namespaces g LEFT JOIN (SELECT DISTINCT id FROM mygroups) mg ON mg.id = g.id", \
+			SQL_GROUP_LISTED("g", "mg")),                                                   \
+		LIST_OF("member", GROUPS_BY_ID("SELECT DISTINCT id FROM mygroups"), "true"),            \
+		LIST_OF("owned",                                                                        \
+			GROUPS_BY_ID("SELECT m.source_id AS id FROM me JOIN members m"                  \
+				     " ON m.user_id = me.id AND m.source_type = 'Namespace'"            \
+				     " AND m.access_level = 50 AND " SQL_MEMBER_ACTIVE("m")),           \
+			"true")
 
 /* Removes the groups that the query ids lists (one row, bigint[] a), their subgroups and
  * every project in them, and queues the removal of their repositories. Members,
@@ -99,17 +117,8 @@ enum {
 };
 
 const db_stmt groups_stmts[] = {
-	GROUPS_LIST_OF("all", "namespaces g", "true"),
-	GROUPS_LIST_OF(
-		"visible",
-		"namespaces g LEFT JOIN (SELECT DISTINCT id FROM mygroups) mg ON mg.id = g.id",
-		SQL_GROUP_LISTED("g", "mg")),
-	GROUPS_LIST_OF("member", GROUPS_BY_ID("SELECT DISTINCT id FROM mygroups"), "true"),
-	GROUPS_LIST_OF("owned",
-		       GROUPS_BY_ID("SELECT m.source_id AS id FROM me JOIN members m"
-				    " ON m.user_id = me.id AND m.source_type = 'Namespace'"
-				    " AND m.access_level = 50 AND " SQL_MEMBER_ACTIVE("m")),
-		       "true"),
+	GROUPS_LISTS(GROUPS_LIST_OF),
+	GROUPS_LISTS(SUBGROUPS_LIST_OF),
 	/* GroupDetail: the projects of group $4 (k 0) and those shared with it (k 1) that the
 	 * caller may see, by id. */
 	{"groups_detail_projects",
@@ -269,14 +278,24 @@ enum list_kind { GL_ALL, GL_VISIBLE, GL_MEMBER, GL_OWNED };
 			"groups_list_" name "_path_asc", "groups_list_" name "_path_desc"          \
 		}                                                                                  \
 	}
-static const char *const list_stmts[][2][2] = {
-	[GL_ALL] = LIST_NAMES("all"),
-	[GL_VISIBLE] = LIST_NAMES("visible"),
-	[GL_MEMBER] = LIST_NAMES("member"),
-	[GL_OWNED] = LIST_NAMES("owned"),
+static const char *const list_stmts[2][4][2][2] = {
+	{
+		[GL_ALL] = LIST_NAMES("all"),
+		[GL_VISIBLE] = LIST_NAMES("visible"),
+		[GL_MEMBER] = LIST_NAMES("member"),
+		[GL_OWNED] = LIST_NAMES("owned"),
+	},
+	{
+		[GL_ALL] = LIST_NAMES("sub_all"),
+		[GL_VISIBLE] = LIST_NAMES("sub_visible"),
+		[GL_MEMBER] = LIST_NAMES("sub_member"),
+		[GL_OWNED] = LIST_NAMES("sub_owned"),
+	},
 };
 
-static int groups_list(request *r)
+/* GET /groups, or with parent the children of that group (GET /groups/:id/subgroups),
+ * as GitLab 10's GroupsFinder with parent. */
+static int list(request *r, const char *parent)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -304,20 +323,32 @@ static int groups_list(request *r)
 			       : admin                           ? GL_ALL
 			       : (!r->ctx.user || all_available) ? GL_VISIBLE
 								 : GL_MEMBER;
-	const char *v[GL_NPARAMS];
+	const char *v[GS_NPARAMS];
 	access_me_params(&r->ctx, v);
+	v[GL_PARENT] = parent;
 	v[GL_SEARCH] = search;
 	v[GL_SKIP] = skip;
 	v[GL_LIMIT] = pagination_limit(r, &pg);
 	v[GL_OFFSET] = pagination_offset(r, &pg);
 	v[GL_STATISTICS] = statistics && admin ? "true" : "false";
-	const char *stmt = list_stmts[which][strcmp(order, "path") == 0][strcmp(sort, "desc") == 0];
+	const char *stmt = list_stmts[parent != NULL][which][strcmp(order, "path") == 0]
+				     [strcmp(sort, "desc") == 0];
 	int err;
-	PGresult *res = db_query(&r->ctx, stmt, GL_NPARAMS, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, parent ? GS_NPARAMS : GL_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	api_respond_page(r, &pg, res, present_list_row);
 	return 0;
+}
+
+static int groups_list(request *r)
+{
+	return list(r, NULL);
+}
+
+static int groups_subgroups(request *r)
+{
+	return list(r, r->group->id);
 }
 
 /* ---- GET /groups/:id ---- */
@@ -599,6 +630,7 @@ static int groups_transfer_project(request *r)
 const route groups_routes[] = {
 	{"GET", V4 "/groups", groups_list, ROUTE_PUBLIC, NULL},
 	{"GET", V4 "/groups/:id/projects", groups_projects, ROUTE_PUBLIC | GR, NULL},
+	{"GET", V4 "/groups/:id/subgroups", groups_subgroups, ROUTE_PUBLIC | GR, NULL},
 	{"GET", V4 "/groups/:id", groups_show, ROUTE_PUBLIC | GR, NULL},
 	{"POST", V4 "/groups", groups_create, AUTH | TX, NULL},
 	{"POST", V4 "/groups/:id/projects/:project_id", groups_transfer_project, ADMIN | GW, NULL},

@@ -449,6 +449,59 @@ START_TEST(test_groups_list)
 }
 END_TEST
 
+/* ---- GET /groups/:id/subgroups: the children, as the list shows groups ---- */
+
+START_TEST(test_groups_subgroups)
+{
+	long long uid, oid, mid;
+	char *token = S(make_user("gsu", &uid, NULL));
+	char *other = S(make_user("gso", &oid, NULL));
+	char *member = S(make_user("gsm", &mid, NULL));
+	char *p = S(unique("gsub"));
+	long long top = create_group(other, p, "visibility=public");
+	long long a = create_group(other, S(fmt("%sa", p)),
+				   S(fmt("parent_id=%lld&name=%s+Zeta&visibility=public", top, p)));
+	long long b =
+		create_group(other, S(fmt("%sb", p)),
+			     S(fmt("parent_id=%lld&name=%s+Alpha&visibility=private", top, p)));
+	long long c = create_group(other, S(fmt("%sc", p)),
+				   S(fmt("parent_id=%lld&name=%s+Mid&visibility=public", top, p)));
+	/* a grandchild is not a child */
+	create_group(other, S(fmt("%sd", p)), S(fmt("parent_id=%lld&visibility=public", a)));
+	const char *sub = gpath(top, "/subgroups");
+	/* the owner sees every child, by name */
+	resp *r = get(sub, other);
+	ck_ids(r, S(fmt("%lld,%lld,%lld", b, c, a)));
+	ck_fields(json_object_array_get_idx(r->json, 0), GROUP);
+	ck_ids(get(S(fmt("%s?order_by=path&sort=desc", sub)), other),
+	       S(fmt("%lld,%lld,%lld", c, b, a)));
+	ck_ids(get(S(fmt("%s?search=Alpha", sub)), other), S(fmt("%lld", b)));
+	ck_ids(get(S(fmt("%s?skip_groups%%5B%%5D=%lld", sub, b)), other),
+	       S(fmt("%lld,%lld", c, a)));
+	ck_ids(get(sub, admin_token()), S(fmt("%lld,%lld,%lld", b, c, a)));
+	/* someone else: their own groups (none), or all_available: the public ones */
+	ck_ids(get(sub, token), "");
+	ck_ids(get(S(fmt("%s?all_available=true", sub)), token), S(fmt("%lld,%lld", c, a)));
+	ck_ids(get(sub, NULL), S(fmt("%lld,%lld", c, a)));
+	/* a member of the private child sees it among their groups */
+	sql_member("Namespace", b, mid, 30);
+	ck_ids(get(sub, member), S(fmt("%lld", b)));
+	ck_ids(get(S(fmt("%s?owned=true", sub)), member), "");
+	/* pages */
+	r = get(S(fmt("%s?per_page=2&page=2", sub)), other);
+	ck_ids(r, S(fmt("%lld", a)));
+	ck_pages(r, S(fmt("/groups/%lld/subgroups", top)), "", 3, 2, 2);
+	/* a private group's children are not found by who does not see it */
+	long long hidden = create_group(other, S(fmt("%sh", p)), "visibility=private");
+	ck_code(get(gpath(hidden, "/subgroups"), token), 404);
+	ck_code(get(gpath(hidden, "/subgroups"), NULL), 404);
+	ck_code(get("/groups/999999999/subgroups", other), 404);
+	ck_body(get(S(fmt("%s?order_by=id", sub)), other), 400,
+		"{\"error\":\"order_by does not have a valid value\"}");
+	ck_unauthorized(get(sub, "not-a-token"));
+}
+END_TEST
+
 /* ---- GET /groups/:id: projects and shared projects ---- */
 
 START_TEST(test_groups_show_projects)
@@ -983,6 +1036,7 @@ Suite *suite_groups(void)
 	tcase_add_test(tc, test_groups_nested);
 	tcase_add_test(tc, test_groups_visibility);
 	tcase_add_test(tc, test_groups_list);
+	tcase_add_test(tc, test_groups_subgroups);
 	tcase_add_test(tc, test_groups_show_projects);
 	tcase_add_test(tc, test_groups_projects);
 	tcase_add_test(tc, test_groups_update);
