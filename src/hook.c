@@ -101,11 +101,14 @@ static int load_pusher(ctx *c, const char *gl_id, pusher *out)
 }
 
 /* The project of the push as its pusher reaches it (lock: FOR UPDATE), and for a deploy
- * key whether its link lets it push: 0, or ERR_NOT_FOUND, or an ERR_ code. */
+ * key whether its link lets it push, with c->user the caller whose abilities count (a
+ * user; none for a deploy key): 0, or ERR_NOT_FOUND, or an ERR_ code. */
 static int pusher_project(ctx *c, const pusher *who, const char *project_id, bool lock,
 			  project_scope *p, bool *can_push)
 {
 	*can_push = false;
+	/* a deploy key's abilities are its own, not its creator's */
+	c->user = who->deploy_key ? NULL : who->user;
 	if (who->deploy_key)
 		return scope_project_deploy_key(c, who->deploy_key, project_id, lock, p, can_push);
 	return scope_project(c, project_id, lock ? SCOPE_UPDATE : SCOPE_READ, p);
@@ -153,8 +156,6 @@ int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in
 		fprintf(err, "GitLab: The project you were looking for could not be found.\n");
 		return 1;
 	}
-	/* a deploy key's abilities are its own, not its creator's */
-	c->user = who.deploy_key ? NULL : who.user;
 	bool wiki = in_wiki(c, p.id);
 	if (who.deploy_key && !can_git_deploy_key(true, can_push, p.pa.archived, wiki, true)) {
 		fprintf(err, "GitLab: %s\n",
