@@ -49,15 +49,20 @@ const db_stmt deploy_keys_stmts[] = {
 	 " ON k.id = dk.deploy_key_id WHERE dk.project_id = $1 AND dk.deploy_key_id = $2",
 	 2, DEPLOY_KEY_NCOLS},
 	/* $1 caller, $2 project, $3 the key's text: the deploy key with that text, whether
-	 * it is on the project, whether the caller reaches it */
+	 * it is on the project, whether the caller reaches it. Both lookups lock the key FOR
+	 * KEY SHARE until the route's transaction ends: a key taken off its last project at
+	 * the same moment (sql/0044's trigger locks it FOR UPDATE) is then either gone
+	 * before, or sees the link made here. */
 	{"deploy_keys_find_text",
 	 "SELECT k.id, EXISTS (SELECT 1 FROM deploy_keys_projects d WHERE d.deploy_key_id = k.id"
-	 " AND d.project_id = $2), " ACCESSIBLE("k") " FROM keys k WHERE k.deploy AND k.key = $3",
+	 " AND d.project_id = $2), " ACCESSIBLE("k") " FROM keys k WHERE k.deploy AND k.key = $3"
+						     " FOR KEY SHARE OF k",
 	 3, DF_NCOLS},
 	/* $1 caller, $2 key id: the key when the caller reaches it */
 	{"deploy_keys_accessible",
-	 "SELECT " KEY_COLS " FROM keys k WHERE k.id = $2 AND k.deploy AND " ACCESSIBLE("k"), 2,
-	 KEY_NCOLS},
+	 "SELECT " KEY_COLS
+	 " FROM keys k WHERE k.id = $2 AND k.deploy AND " ACCESSIBLE("k") " FOR KEY SHARE OF k",
+	 2, KEY_NCOLS},
 	/* $1 project, $2 key, $3 can_push: the key enabled on the project (no change when it
 	 * already is) */
 	{"deploy_keys_link",
@@ -184,9 +189,9 @@ static int deploy_keys_create(request *r)
 		return present(r, id, 201);
 	}
 	const char *v[DI_NPARAMS] = {
-		[DI_PROJECT] = r->project->id,   [DI_TITLE] = title,
-		[DI_KEY] = k.normalized,         [DI_FINGERPRINT] = k.fingerprint,
-		[DI_CAN_PUSH] = can_push,        [DI_CREATOR] = api_caller_id(r),
+		[DI_PROJECT] = r->project->id, [DI_TITLE] = title,
+		[DI_KEY] = k.normalized,       [DI_FINGERPRINT] = k.fingerprint,
+		[DI_CAN_PUSH] = can_push,      [DI_CREATOR] = api_caller_id(r),
 	};
 	res = db_query(&r->ctx, "deploy_keys_insert", DI_NPARAMS, v, &err);
 	if (!res) {

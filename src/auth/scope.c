@@ -118,8 +118,8 @@ static int find_repository(ctx *c, const char *key_id, const char *ref, project_
 		      : scope_project(c, ref, SCOPE_READ, out);
 }
 
-static int repository(ctx *c, const char *key_id, const char *full, project_scope *out,
-		      bool *wiki, bool *can_push)
+static int repository(ctx *c, const char *key_id, const char *full, project_scope *out, bool *wiki,
+		      bool *can_push)
 {
 	*wiki = false;
 	int rc = find_repository(c, key_id, full, out, can_push);

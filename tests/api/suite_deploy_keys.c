@@ -298,7 +298,8 @@ START_TEST(test_deploy_keys_duplicates)
 	ck_deploy_key(R(api("GET", dk_key_path(p1, key), a, NULL))->json, key, "deploy", text,
 		      false);
 	/* someone who is on none of its projects cannot take it: the fingerprint is taken */
-	const char *taken = "{\"message\":{\"deploy_key.fingerprint\":[\"has already been taken\"]}}";
+	const char *taken =
+		"{\"message\":{\"deploy_key.fingerprint\":[\"has already been taken\"]}}";
 	ck_body(post_dk(p3, b, "mine", text, NULL), 400, taken);
 	ck_ids(R(api("GET", dk_path(p3), b, NULL)), NULL, 0);
 	/* nor may an admin who is no member of them */
