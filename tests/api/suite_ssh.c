@@ -587,6 +587,58 @@ START_TEST(test_deploy_key_clone_and_push)
 }
 END_TEST
 
+/* `collabd hook pre-receive` run directly in project's repository with GL_ID gl_id and
+ * one update of refs/heads/branch (a new branch at the repository's HEAD commit). */
+static int pre_receive(char **out, long long project, const char *gl_id, const char *branch)
+{
+	char *dir = T(repo_dir_of(project));
+	return run(out, T(fmt("cd '%s' && echo \"0000000000000000000000000000000000000000 "
+			      "$(git rev-parse HEAD) refs/heads/%s\" | GIT_DIR=. GL_ID=%s "
+			      "GL_PROJECT=%lld '%s' -c '%s/collabd-1.conf' hook pre-receive",
+			      dir, branch, gl_id, project, getenv("COLLABD_BIN"),
+			      getenv("COLLABD_DIR"))));
+}
+
+/* The hook takes GL_ID key-<id> for a deploy key only, and asks its link again. */
+START_TEST(test_deploy_key_hook_identity)
+{
+	long long owner_id;
+	char *owner = T(make_user("ssh", &owner_id, NULL));
+	char *path;
+	long long id = api_project(owner, "private", &path);
+	T(path);
+	long long other = api_project(owner, "private", NULL);
+	long long user_key = add_key(owner, "owner");
+	char *out;
+	ck_assert_msg(clone_as(&out, "owner", scp_url(path), "o") == 0, "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C o commit -q --allow-empty -m one && "
+				  "git -C o push -q origin master"),
+			 0);
+	free(out);
+	long long key = add_deploy_key(owner, id, "deploy", true);
+	ck_assert_msg(pre_receive(&out, id, T(fmt("key-%lld", key)), "b1") == 0, "%s", out);
+	free(out);
+	/* a user's key is no deploy key */
+	ck_assert_int_ne(pre_receive(&out, id, T(fmt("key-%lld", user_key)), "b2"), 0);
+	ck_assert_msg(strstr(out, "could not be found"), "%s", out);
+	free(out);
+	/* nor may the key push where it is not enabled, nor once it is read-only */
+	ck_assert_int_ne(pre_receive(&out, other, T(fmt("key-%lld", key)), "b3"), 0);
+	ck_assert_msg(strstr(out, "could not be found"), "%s", out);
+	free(out);
+	resp *r = api("PUT", T(fmt("/projects/%lld/deploy_keys/%lld", id, key)), owner,
+		      "can_push=false");
+	ck_status(r, 200);
+	resp_free(r);
+	ck_assert_int_ne(pre_receive(&out, id, T(fmt("key-%lld", key)), "b4"), 0);
+	ck_assert_msg(strstr(out, "This deploy key does not have write access"), "%s", out);
+	free(out);
+	ck_assert_int_ne(pre_receive(&out, id, "key-x", "b5"), 0);
+	free(out);
+}
+END_TEST
+
 Suite *suite_ssh(void)
 {
 	Suite *s = suite_create("ssh");
@@ -600,6 +652,7 @@ Suite *suite_ssh(void)
 	tcase_add_test(tc, test_other_commands);
 	tcase_add_test(tc, test_deploy_key_authorized_keys);
 	tcase_add_test(tc, test_deploy_key_clone_and_push);
+	tcase_add_test(tc, test_deploy_key_hook_identity);
 	suite_add_tcase(s, tc);
 	return s;
 }
