@@ -16,8 +16,9 @@
 #include "git/hooks.h"
 #include "git/repo.h"
 
-/* the columns of hook_user */
+/* the columns of hook_user, and of hook_deploy_key (the key's id, then its creator's) */
 enum { HU_ID, HU_ADMIN, HU_EXTERNAL, HU_NCOLS };
+enum { HD_KEY, HD_USER, HD_NCOLS = HD_USER + HU_NCOLS };
 
 const db_stmt hook_stmts[] = {
 	/* $1 user id: the caller of a push */
@@ -25,6 +26,12 @@ const db_stmt hook_stmts[] = {
 	 "SELECT id, is_admin, external FROM users WHERE id = $1 AND state = 'active'"
 	 " AND NOT ghost",
 	 1, HU_NCOLS},
+	/* $1 key id: a deploy key (GL_ID key-<id>), and who added it when they are active */
+	{"hook_deploy_key",
+	 "SELECT k.id, u.id, u.is_admin, u.external FROM keys k LEFT JOIN users u"
+	 " ON u.id = k.creator_id AND u.state = 'active' AND NOT u.ghost"
+	 " WHERE k.id = $1 AND k.deploy",
+	 1, HD_NCOLS},
 	/* $1 project, $2 branch */
 	{"hook_push_level", "SELECT branch_push_level($1, $2)", 2, 1},
 	{NULL, NULL, 0, 0},
@@ -51,22 +58,60 @@ static hooks_update *read_updates(ctx *c, FILE *in)
 	return head;
 }
 
-/* The caller of GL_ID ("user-<id>"), NULL when there is none. */
-static caller *load_caller(ctx *c, const char *gl_id)
+/* Who pushes, as GL_ID names them: a user ("user-<id>"), or a deploy key ("key-<id>"),
+ * which only collabd's own answers set (the SSH shell's environment, nginx's from the
+ * git-auth answer): never what a client sent. */
+typedef struct {
+	caller *user;           /* the user; for a deploy key, who added it (NULL: gone) */
+	const char *deploy_key; /* the deploy key's id, NULL for a user */
+} pusher;
+
+static caller *caller_row(ctx *c, const PGresult *res, int col)
 {
-	if (!gl_id || strncmp(gl_id, "user-", 5) != 0)
-		return NULL;
-	const char *v[1] = {gl_id + 5};
-	int err;
-	PGresult *res = db_query(c, "hook_user", 1, v, &err);
-	if (!res || PQntuples(res) != 1)
-		return NULL;
 	caller *u = arena_alloc(c->a, sizeof(*u));
 	memset(u, 0, sizeof(*u));
-	u->id = db_int(res, 0, HU_ID);
-	u->admin = db_bool(res, 0, HU_ADMIN);
-	u->external = db_bool(res, 0, HU_EXTERNAL);
+	u->id = db_int(res, 0, col + HU_ID);
+	u->admin = db_bool(res, 0, col + HU_ADMIN);
+	u->external = db_bool(res, 0, col + HU_EXTERNAL);
 	return u;
+}
+
+/* 0 with *out, or -1 when GL_ID names nobody who may push. */
+static int load_pusher(ctx *c, const char *gl_id, pusher *out)
+{
+	*out = (pusher){0};
+	bool key = gl_id && strncmp(gl_id, "key-", 4) == 0;
+	if (!gl_id || (!key && strncmp(gl_id, "user-", 5) != 0))
+		return -1;
+	const char *v[1] = {gl_id + (key ? 4 : 5)};
+	if (!scope_ref_is_id(v[0]))
+		return -1;
+	int err;
+	PGresult *res = db_query(c, key ? "hook_deploy_key" : "hook_user", 1, v, &err);
+	if (!res || PQntuples(res) != 1)
+		return -1;
+	if (!key) {
+		out->user = caller_row(c, res, 0);
+		return 0;
+	}
+	out->deploy_key = arena_strdup(c->a, PQgetvalue(res, 0, HD_KEY));
+	if (!PQgetisnull(res, 0, HD_USER))
+		out->user = caller_row(c, res, HD_USER);
+	return 0;
+}
+
+/* The project of the push as its pusher reaches it (lock: FOR UPDATE), and for a deploy
+ * key whether its link lets it push, with c->user the caller whose abilities count (a
+ * user; none for a deploy key): 0, or ERR_NOT_FOUND, or an ERR_ code. */
+static int pusher_project(ctx *c, const pusher *who, const char *project_id, bool lock,
+			  project_scope *p, bool *can_push)
+{
+	*can_push = false;
+	/* a deploy key's abilities are its own, not its creator's */
+	c->user = who->deploy_key ? NULL : who->user;
+	if (who->deploy_key)
+		return scope_project_deploy_key(c, who->deploy_key, project_id, lock, p, can_push);
+	return scope_project(c, project_id, lock ? SCOPE_UPDATE : SCOPE_READ, p);
 }
 
 /* The repository the hook runs in (git sets GIT_DIR, and during pre-receive the
@@ -103,20 +148,30 @@ static bool fast_forward(git_repository *repo, const char *old, const char *new)
 int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in, FILE *err)
 {
 	hooks_update *updates = read_updates(c, in);
-	c->user = load_caller(c, gl_id);
+	pusher who;
 	project_scope p;
-	if (!c->user || scope_project(c, project_id, false, &p) < 0) {
+	bool can_push;
+	if (load_pusher(c, gl_id, &who) < 0 ||
+	    pusher_project(c, &who, project_id, false, &p, &can_push) < 0) {
 		fprintf(err, "GitLab: The project you were looking for could not be found.\n");
 		return 1;
 	}
-	if (in_wiki(c, p.id)) {
+	bool wiki = in_wiki(c, p.id);
+	if (who.deploy_key && !can_git_deploy_key(true, can_push, p.pa.archived, wiki, true)) {
+		fprintf(err, "GitLab: %s\n",
+			wiki	    ? "You are not allowed to write to this project's wiki."
+			: can_push ? "You are not allowed to push code to this project."
+				   : "This deploy key does not have write access to this project.");
+		return 1;
+	}
+	if (wiki) {
 		/* no protected branches in a wiki: writers of the wiki push anything */
 		if (can_create_wiki(&p.pa, p.wiki_enabled, c->user))
 			return 0;
 		fprintf(err, "GitLab: You are not allowed to write to this project's wiki.\n");
 		return 1;
 	}
-	int level = code_push_level(&p.pa);
+	int level = who.deploy_key ? DEPLOY_KEY_PUSH_LEVEL : code_push_level(&p.pa);
 	git_repository *repo = NULL;
 	int rc = 0;
 	for (hooks_update *u = updates; u && rc == 0; u = u->next) {
@@ -161,20 +216,25 @@ int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in
 int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in)
 {
 	hooks_update *updates = read_updates(c, in);
-	caller *user = load_caller(c, gl_id);
+	pusher who;
 	git_repository *repo = open_here();
-	if (!user || !repo) {
+	if (load_pusher(c, gl_id, &who) < 0 || !repo) {
 		git_repository_free(repo);
 		return -1;
 	}
 	int rc = db_begin(c);
 	project_scope p;
-	c->user = user;
+	bool can_push;
 	if (rc == 0)
-		rc = scope_project(c, project_id, true, &p);
+		rc = pusher_project(c, &who, project_id, true, &p, &can_push);
+	/* a deploy key's push is recorded as its creator's (10.8 identifies the key's
+	 * user); with them gone, as nobody's: the refs changed, no event, no job */
+	c->user = who.user;
 	/* a wiki's push is no code push: no event, no default branch, no `push` job (GitLab
 	 * 10 records only the project's activity) */
 	if (rc == 0 && in_wiki(c, p.id))
+		rc = hooks_touch(c, p.id);
+	else if (rc == 0 && !c->user && (rc = hooks_refs_changed(c, p.id)) == 0)
 		rc = hooks_touch(c, p.id);
 	else if (rc == 0)
 		rc = hooks_record(c, repo, &p, updates);

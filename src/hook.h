@@ -3,7 +3,8 @@
  * <storage>/hooks run (git finds them through core.hooksPath, which nginx's git
  * location passes to git-http-backend, and the SSH shell sets). The push's caller and
  * project come from the environment that collabd's answer to the access question set
- * (GL_ID=user-<id>, GL_PROJECT=<id>); the ref updates from standard input, one
+ * (GL_ID=user-<id>, or key-<id> for a deploy key, GL_PROJECT=<id>); the ref updates
+ * from standard input, one
  * "old new ref" per line. A hook that runs in the project's wiki (<h>.wiki.git) checks
  * the wiki's write access only and records nothing but the project's activity. What a
  * push records is git/hooks.h's, shared with the API's own ref updates. */
@@ -19,7 +20,8 @@
 extern const db_stmt hook_stmts[];
 
 /* Protected branches: only those the protection allows push to them, nobody deletes
- * one or pushes to it what is not a fast-forward. 0 when every update may go, 1 when
+ * one or pushes to it what is not a fast-forward; a deploy key pushes only where it is
+ * enabled with can_push, and to no protected branch (auth/access.h). 0 when every update may go, 1 when
  * one may not (the reason written to err, which git shows the client), -1 on error. */
 int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in, FILE *err);
 /* After the refs moved, in one transaction: what git/hooks.h records (hooks_record), or

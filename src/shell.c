@@ -17,18 +17,20 @@
 
 /* the columns of shell_key_by_fingerprint and of shell_key_user */
 enum { SKF_ID, SKF_KEY, SKF_NCOLS };
-enum { SKU_ID, SKU_ADMIN, SKU_EXTERNAL, SKU_USERNAME, SKU_ACTIVE, SKU_NCOLS };
+enum { SKU_ID, SKU_ADMIN, SKU_EXTERNAL, SKU_USERNAME, SKU_ACTIVE, SKU_DEPLOY, SKU_NCOLS };
 
 const db_stmt shell_stmts[] = {
-	/* $1 MD5 fingerprint (sshkey.h): the key (keys_fingerprint_key) of an active user */
+	/* $1 MD5 fingerprint (sshkey.h): the key (keys_fingerprint_key) of an active user,
+	 * or a deploy key (sql/0044: no user) */
 	{"shell_key_by_fingerprint",
-	 "SELECT k.id, k.key FROM keys k JOIN users u ON u.id = k.user_id"
-	 " WHERE k.fingerprint = $1 AND u.state = 'active' AND NOT u.ghost",
+	 "SELECT k.id, k.key FROM keys k LEFT JOIN users u ON u.id = k.user_id"
+	 " WHERE k.fingerprint = $1 AND (k.deploy OR (u.state = 'active' AND NOT u.ghost))",
 	 1, SKF_NCOLS},
-	/* $1 key id: its user, whatever their state */
+	/* $1 key id: its user, whatever their state; a deploy key has none (NULLs) */
 	{"shell_key_user",
-	 "SELECT u.id, u.is_admin, u.external, u.username, u.state = 'active' FROM keys k"
-	 " JOIN users u ON u.id = k.user_id WHERE k.id = $1 AND NOT u.ghost",
+	 "SELECT u.id, u.is_admin, u.external, u.username, u.state = 'active', k.deploy"
+	 " FROM keys k LEFT JOIN users u ON u.id = k.user_id"
+	 " WHERE k.id = $1 AND (k.deploy OR NOT u.ghost)",
 	 1, SKU_NCOLS},
 	{NULL, NULL, 0, 0},
 };
@@ -158,9 +160,11 @@ int shell_parse_command(arena *a, const char *command, const char **program, con
 	return 0;
 }
 
-/* The key's user as the caller: 0, 1 when refused (reason on err), -1. */
-static int key_caller(ctx *c, const char *key_arg, FILE *err)
+/* The key's user as the caller, or for a deploy key its id in *deploy_key (and no
+ * caller): 0, 1 when refused (reason on err), -1. */
+static int key_caller(ctx *c, const char *key_arg, FILE *err, const char **deploy_key)
 {
+	*deploy_key = NULL;
 	const char *id = key_arg && strncmp(key_arg, "key-", 4) == 0 ? key_arg + 4 : NULL;
 	if (!id || !scope_ref_is_id(id)) {
 		fprintf(err, "GitLab: Invalid key argument.\n");
@@ -174,6 +178,10 @@ static int key_caller(ctx *c, const char *key_arg, FILE *err)
 	if (PQntuples(res) != 1) {
 		fprintf(err, "GitLab: This SSH key is not known (it may have been removed).\n");
 		return 1;
+	}
+	if (db_bool(res, 0, SKU_DEPLOY)) {
+		*deploy_key = arena_strdup(c->a, id);
+		return 0;
 	}
 	if (!db_bool(res, 0, SKU_ACTIVE)) {
 		fprintf(err, "GitLab: Your account has been blocked.\n");
@@ -189,16 +197,32 @@ static int key_caller(ctx *c, const char *key_arg, FILE *err)
 	return 0;
 }
 
+/* Whether the deploy key may run the request (auth/access.h), its reason on err when
+ * not. */
+static bool deploy_key_may(const project_scope *p, bool can_push, bool wiki, bool push, FILE *err)
+{
+	if (can_git_deploy_key(true, can_push, p->pa.archived, wiki, push))
+		return true;
+	const char *why = wiki	       ? push ? "You are not allowed to write to this project's wiki."
+					      : "You are not allowed to download code from this "
+						"project."
+			  : can_push ? "You are not allowed to push code to this project."
+				     : "This deploy key does not have write access to this project.";
+	fprintf(err, "GitLab: %s\n", why);
+	return false;
+}
+
 int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err, shell_plan *out)
 {
-	int rc = key_caller(c, key_arg, err);
+	const char *deploy_key;
+	int rc = key_caller(c, key_arg, err, &deploy_key);
 	if (rc != 0)
 		return rc;
 	if (!command || !*command) {
 		fprintf(err,
-			"Welcome to GitLab, @%s! collabd serves git over SSH; it provides no "
+			"Welcome to GitLab, %s%s! collabd serves git over SSH; it provides no "
 			"shell access.\n",
-			c->user->username);
+			deploy_key ? "" : "@", deploy_key ? "Anonymous" : c->user->username);
 		return 1;
 	}
 	const char *program, *full;
@@ -210,15 +234,21 @@ int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err, sh
 		return 1;
 	}
 	project_scope p;
-	bool wiki;
-	rc = scope_project_repository(c, full, &p, &wiki);
+	bool wiki, can_push = false;
+	/* a deploy key finds only the projects it is enabled on: any other is not found,
+	 * as a project is to a user who may not see it */
+	rc = deploy_key ? scope_deploy_key_repository(c, deploy_key, full, &p, &wiki, &can_push)
+			: scope_project_repository(c, full, &p, &wiki);
 	if (rc == ERR_NOT_FOUND) {
 		fprintf(err, "GitLab: The project you were looking for could not be found.\n");
 		return 1;
 	}
 	if (rc < 0)
 		return -1;
-	if (!can_git(&p.pa, p.visibility, p.wiki_enabled, c->user, wiki, push)) {
+	if (deploy_key) {
+		if (!deploy_key_may(&p, can_push, wiki, push, err))
+			return 1;
+	} else if (!can_git(&p.pa, p.visibility, p.wiki_enabled, c->user, wiki, push)) {
 		const char *why = !push  ? "download code from this project"
 				  : wiki ? "write to this project's wiki"
 					 : "push code to this project";
@@ -236,7 +266,8 @@ int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err, sh
 	*out = (shell_plan){
 		.program = program,
 		.repo = repo,
-		.gl_id = arena_printf(c->a, "user-%lld", c->user->id),
+		.gl_id = deploy_key ? arena_printf(c->a, "key-%s", deploy_key)
+				    : arena_printf(c->a, "user-%lld", c->user->id),
 		.project = p.id,
 		.hooks_dir = arena_printf(c->a, "%s/hooks", c->cfg->storage_path),
 	};

@@ -1,6 +1,8 @@
 /* Git over SSH. sshd asks `collabd authorized-keys TYPE KEY` (AuthorizedKeysCommand with
  * %t %k) whom a key belongs to, and runs the forced command it answers,
- * `collabd shell key-<id>`, for every session of that key. The shell accepts only
+ * `collabd shell key-<id>`, for every session of that key (a user's key, or a deploy
+ * key: sql/0044, which reaches only the projects it is enabled on, auth/access.h's
+ * can_git_deploy_key). The shell accepts only
  * git-upload-pack and git-receive-pack of a project's full path, or of its wiki's
  * ('<full path>.wiki.git', auth/scope.h), as git sends it in SSH_ORIGINAL_COMMAND,
  * finds the project with the key's user as the caller (the same scope and access rules
@@ -23,7 +25,7 @@ extern const db_stmt shell_stmts[];
  * give them) when it is an active user's: the forced command runs `command` (the
  * collabd binary and its configuration, already a shell word list) with
  * `shell key-<id>`. 0 with the line written to out, 1 when no active user has this
- * key, -1 on a database error. */
+ * key and it is no deploy key, -1 on a database error. */
 int shell_authorized_key(ctx *c, const char *command, const char *type, const char *b64, FILE *out);
 
 /* What a session may run: the program, the repository and the environment of the
@@ -31,7 +33,7 @@ int shell_authorized_key(ctx *c, const char *command, const char *type, const ch
 typedef struct {
 	const char *program;   /* "git-upload-pack" or "git-receive-pack" */
 	const char *repo;      /* absolute path of the repository */
-	const char *gl_id;     /* user-<id> */
+	const char *gl_id;     /* user-<id>, or key-<id> for a deploy key */
 	const char *project;   /* the project's id */
 	const char *hooks_dir; /* <storage>/hooks */
 } shell_plan;

@@ -94,6 +94,11 @@ bool can_git(const project_access *a, int visibility, bool wiki_enabled, const c
 	return push ? can_push_code(a, c) : can_read_code(a, visibility, c);
 }
 
+bool can_git_deploy_key(bool enabled, bool can_push, bool archived, bool wiki, bool push)
+{
+	return enabled && !wiki && (!push || (can_push && !archived));
+}
+
 bool can_read_group(const group_access *a)
 {
 	return a->admin || a->visible;

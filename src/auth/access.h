@@ -103,6 +103,14 @@ bool can_admin_wiki(const project_access *a, bool wiki_enabled, const caller *c)
  * pull (can_read_code, can_read_wiki) or push (can_push_code, can_create_wiki). */
 bool can_git(const project_access *a, int visibility, bool wiki_enabled, const caller *c, bool wiki,
 	     bool push);
+/* The same request with a deploy key, which holds no user's abilities (GitLab 10.8's
+ * GitAccess for a DeployKey): pull from a project it is enabled on (enabled), private
+ * ones too; push where its link says can_push and the project is not archived; never a
+ * wiki (10.8's wiki access asks a user's abilities). Protected branches come on top, at
+ * DEPLOY_KEY_PUSH_LEVEL: none of them (10.8 skipped those checks for deploy keys; the
+ * issue asks them, and a key has no level to pass one). */
+bool can_git_deploy_key(bool enabled, bool can_push, bool archived, bool wiki, bool push);
+#define DEPLOY_KEY_PUSH_LEVEL ACCESS_NONE
 
 /* The tracker (issues, milestones), as GitLab 10's ProjectPolicy: tracker_level is the
  * caller's level for it (an owner's for admins and the owner of a personal namespace).

@@ -36,14 +36,13 @@ int scope_project_ref(ctx *c, const char *ref, const char **v, bool *by_path)
 	return 0;
 }
 
-int scope_project_row(ctx *c, const PGresult *res, int col, project_scope *out)
+/* The scope in row 0 of res (SCOPE_PROJECT_COLS from col), whoever may see it. */
+static int read_row(ctx *c, const PGresult *res, int col, project_scope *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + PS_ID))
 		return not_found(c, "Project");
 	project_access_read(&out->pa, res, 0, col + PS_ACCESS);
-	if (!can_read_project(&out->pa))
-		return not_found(c, "Project");
 	out->id = text(c, res, col + PS_ID);
 	out->namespace_id = text(c, res, col + PS_NAMESPACE_ID);
 	out->ns_full_path = text(c, res, col + PS_NS_FULL_PATH);
@@ -66,6 +65,16 @@ int scope_project_row(ctx *c, const PGresult *res, int col, project_scope *out)
 	return 0;
 }
 
+int scope_project_row(ctx *c, const PGresult *res, int col, project_scope *out)
+{
+	int rc = read_row(c, res, col, out);
+	if (rc == 0 && !can_read_project(&out->pa)) {
+		memset(out, 0, sizeof(*out));
+		return not_found(c, "Project");
+	}
+	return rc;
+}
+
 int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -81,17 +90,58 @@ int scope_project(ctx *c, const char *ref, scope_lock lock, project_scope *out)
 	return scope_project_row(c, res, 0, out);
 }
 
-int scope_project_repository(ctx *c, const char *full, project_scope *out, bool *wiki)
+int scope_project_deploy_key(ctx *c, const char *key_id, const char *ref, bool lock,
+			     project_scope *out, bool *can_push)
+{
+	memset(out, 0, sizeof(*out));
+	*can_push = false;
+	const char *v[2];
+	bool by_path;
+	int rc = scope_project_ref(c, ref, v, &by_path);
+	if (rc < 0)
+		return rc;
+	int err;
+	PGresult *res = db_scope_project_deploy_key(c, v, by_path, lock, key_id, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0 || PQgetisnull(res, 0, PS_DEPLOY_KEY_CAN_PUSH))
+		return not_found(c, "Project");
+	*can_push = db_bool(res, 0, PS_DEPLOY_KEY_CAN_PUSH);
+	return read_row(c, res, 0, out);
+}
+
+/* Who looks for a repository's project: a caller (key_id NULL) or a deploy key. */
+static int find_repository(ctx *c, const char *key_id, const char *ref, project_scope *out,
+			   bool *can_push)
+{
+	return key_id ? scope_project_deploy_key(c, key_id, ref, false, out, can_push)
+		      : scope_project(c, ref, SCOPE_READ, out);
+}
+
+static int repository(ctx *c, const char *key_id, const char *full, project_scope *out, bool *wiki,
+		      bool *can_push)
 {
 	*wiki = false;
-	int rc = scope_project(c, full, SCOPE_READ, out);
+	int rc = find_repository(c, key_id, full, out, can_push);
 	size_t n = full ? strlen(full) : 0;
 	if (rc != ERR_NOT_FOUND || n <= 5 || strcmp(full + n - 5, ".wiki") != 0 ||
 	    scope_ref_is_id(full))
 		return rc;
-	rc = scope_project(c, arena_strndup(c->a, full, n - 5), SCOPE_READ, out);
+	rc = find_repository(c, key_id, arena_strndup(c->a, full, n - 5), out, can_push);
 	*wiki = rc == 0;
 	return rc;
+}
+
+int scope_project_repository(ctx *c, const char *full, project_scope *out, bool *wiki)
+{
+	bool can_push;
+	return repository(c, NULL, full, out, wiki, &can_push);
+}
+
+int scope_deploy_key_repository(ctx *c, const char *key_id, const char *full, project_scope *out,
+				bool *wiki, bool *can_push)
+{
+	return repository(c, key_id, full, out, wiki, can_push);
 }
 
 static int vis_or_none(const PGresult *res, int col)

@@ -71,6 +71,15 @@ int scope_project_row(ctx *c, const PGresult *res, int col, project_scope *out);
  * project's own, or, when no project has that path and it ends in ".wiki", the wiki of
  * the project before it (*wiki true). As scope_project, not locked. */
 int scope_project_repository(ctx *c, const char *full, project_scope *out, bool *wiki);
+/* The project that ref names as deploy key key_id reaches it, not locked or, lock, FOR
+ * UPDATE: 0 with *can_push (its link's), or ERR_NOT_FOUND ("Project") when there is no
+ * such project or the key is not enabled on it, whatever its visibility (a deploy key
+ * sees what it is enabled on, and nothing else); out->pa is an anonymous caller's. */
+int scope_project_deploy_key(ctx *c, const char *key_id, const char *ref, bool lock,
+			     project_scope *out, bool *can_push);
+/* scope_project_repository for deploy key key_id (scope_project_deploy_key). */
+int scope_deploy_key_repository(ctx *c, const char *key_id, const char *full, project_scope *out,
+				bool *wiki, bool *can_push);
 int scope_group(ctx *c, const char *ref, scope_lock lock, group_scope *out);
 
 #endif

@@ -9,6 +9,13 @@
 #define BY_ID SCOPE_PROJECT_BY_ID("$4")
 #define BY_PATH SCOPE_PROJECT_BY_PATH("$4", "$5")
 
+/* The project as deploy key KEY reaches it: no caller (`me` anonymous: a deploy key
+ * holds no user's access), and the key's link to the project. */
+#define DEPLOY_KEY_SCOPE(FIND, KEY, lock)                                                          \
+	"WITH " SQL_ME ", " FIND " SELECT " SCOPE_PROJECT_COLS ", dkl.can_push FROM me, "           \
+	SCOPE_PROJECT_FROM " LEFT JOIN deploy_keys_projects dkl ON dkl.project_id = p.id"          \
+			   " AND dkl.deploy_key_id = " KEY "::bigint" lock
+
 /* A group by id ($4) or full path ($5): enum scope_group_col. */
 #define GROUP_SCOPE(lock)                                                                          \
 	"WITH " SQL_ME " SELECT " GROUP_COLS ", " SQL_GROUP_ACCESS_COLS(                           \
@@ -36,6 +43,15 @@ const db_stmt db_scope_stmts[] = {
 	 SCOPE_PROJECT_NCOLS},
 	{"scope_project_path_key_share", PROJECT_SCOPE(BY_PATH, " FOR KEY SHARE OF p"), SP_NPARAMS,
 	 SCOPE_PROJECT_NCOLS},
+	/* the key's id follows the project's parameters */
+	{"scope_project_deploy_key", DEPLOY_KEY_SCOPE(BY_ID, "$5", ""), SP_BY_ID_NPARAMS + 1,
+	 SCOPE_DEPLOY_KEY_NCOLS},
+	{"scope_project_deploy_key_lock", DEPLOY_KEY_SCOPE(BY_ID, "$5", " FOR UPDATE OF p"),
+	 SP_BY_ID_NPARAMS + 1, SCOPE_DEPLOY_KEY_NCOLS},
+	{"scope_project_path_deploy_key", DEPLOY_KEY_SCOPE(BY_PATH, "$6", ""), SP_NPARAMS + 1,
+	 SCOPE_DEPLOY_KEY_NCOLS},
+	{"scope_project_path_deploy_key_lock", DEPLOY_KEY_SCOPE(BY_PATH, "$6", " FOR UPDATE OF p"),
+	 SP_NPARAMS + 1, SCOPE_DEPLOY_KEY_NCOLS},
 	{"scope_group", GROUP_SCOPE(""), SG_NPARAMS, GS_NCOLS},
 	{"scope_group_lock", GROUP_SCOPE(" FOR UPDATE OF g"), SG_NPARAMS, GS_NCOLS},
 	{NULL, NULL, 0, 0},
@@ -54,6 +70,22 @@ PGresult *db_scope_project(ctx *c, const char *const *ref, bool by_path, scope_l
 	v[SP_ID] = ref[0];
 	v[SP_PATH] = by_path ? ref[1] : NULL;
 	return db_query(c, stmts[lock][by_path], by_path ? SP_NPARAMS : SP_BY_ID_NPARAMS, v, err);
+}
+
+PGresult *db_scope_project_deploy_key(ctx *c, const char *const *ref, bool by_path, bool lock,
+				      const char *key_id, int *err)
+{
+	static const char *const stmts[][2] = {
+		{"scope_project_deploy_key", "scope_project_path_deploy_key"},
+		{"scope_project_deploy_key_lock", "scope_project_path_deploy_key_lock"},
+	};
+	const char *v[SP_NPARAMS + 1] = {NULL}; /* SQL_ME's: no caller */
+	int n = by_path ? SP_NPARAMS : SP_BY_ID_NPARAMS;
+	v[SP_ID] = ref[0];
+	if (by_path)
+		v[SP_PATH] = ref[1];
+	v[n] = key_id;
+	return db_query(c, stmts[lock][by_path], n + 1, v, err);
 }
 
 PGresult *db_scope_group(ctx *c, const char *id, const char *path, bool lock, int *err)

@@ -75,6 +75,11 @@ enum scope_project_col {
 	SCOPE_PROJECT_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };
 
+/* The columns of db_scope_project_deploy_key: SCOPE_PROJECT_COLS (the access of an
+ * anonymous caller), then can_push of the deploy key's link to the project (NULL: the
+ * key is not enabled on it). */
+enum { PS_DEPLOY_KEY_CAN_PUSH = SCOPE_PROJECT_NCOLS, SCOPE_DEPLOY_KEY_NCOLS };
+
 /* The columns of db_scope_group: GROUP_COLS (db/columns.h), the caller's access
  * (SQL_GROUP_ACCESS_COLS, group_access_read's), then what a change of visibility is
  * checked against: the parent's visibility, the highest of its subgroups' and the
@@ -92,6 +97,10 @@ enum scope_group_col {
  * lock says: SCOPE_PROJECT_COLS, no row when there is no such project. The result in
  * c's arena, or NULL with *err. */
 PGresult *db_scope_project(ctx *c, const char *const *ref, bool by_path, scope_lock lock, int *err);
+/* The same project with what deploy key key_id may do there (the columns above), not
+ * locked or, lock, FOR UPDATE: no row when there is no such project. */
+PGresult *db_scope_project_deploy_key(ctx *c, const char *const *ref, bool by_path, bool lock,
+				      const char *key_id, int *err);
 /* The group of id id (NULL: none) or of full path path (NULL: none) with the caller of
  * c's access to it, locked FOR UPDATE when lock: enum scope_group_col, no row when there
  * is no such group. The result in c's arena, or NULL with *err. */

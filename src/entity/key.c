@@ -14,3 +14,10 @@ json_object *entity_key(ctx *c, const PGresult *res, int row, int col)
 	json_put_str(o, "created_at", db_val(res, row, col + 3));
 	return o;
 }
+
+json_object *entity_deploy_key(ctx *c, const PGresult *res, int row, int col)
+{
+	json_object *o = entity_key(c, res, row, col);
+	json_put_bool(o, "can_push", db_bool(res, row, col + KEY_NCOLS));
+	return o;
+}

@@ -2,7 +2,9 @@
  * through POST /user/keys are found by `collabd authorized-keys`, whose forced command
  * `collabd shell key-N` serves stock git under the same rules as git over HTTP (clone,
  * push, protected branches, not found for what the caller may not see), and refuses
- * removed keys, blocked users, interactive logins and any other command. */
+ * removed keys, blocked users, interactive logins and any other command. Deploy keys
+ * (POST /projects/:id/deploy_keys) reach the projects they are enabled on, and nothing
+ * else, and push where can_push, but to no protected branch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +402,243 @@ START_TEST(test_other_commands)
 }
 END_TEST
 
+/* A new key name added as a deploy key of project (POST /projects/:id/deploy_keys) by
+ * the token's user, with can_push: its id. */
+static long long add_deploy_key(const char *token, long long project, const char *name,
+				bool can_push)
+{
+	char *pub = T(new_key(name, NULL));
+	resp *r = api("POST", T(fmt("/projects/%lld/deploy_keys", project)), token,
+		      T(fmt("title=%s&key=%s&can_push=%s", name, T(enc(pub)),
+			    can_push ? "true" : "false")));
+	ck_status(r, 201);
+	long long id = jint(r->json, "id");
+	resp_free(r);
+	return id;
+}
+
+START_TEST(test_deploy_key_authorized_keys)
+{
+	long long uid;
+	char *owner = T(make_user("ssh", &uid, NULL));
+	long long id = api_project(owner, "private", NULL);
+	char *b64;
+	char *pub = T(new_key("deploy", &b64));
+	T(b64);
+	resp *r = api("POST", T(fmt("/projects/%lld/deploy_keys", id)), owner,
+		      T(fmt("title=deploy&key=%s", T(enc(pub)))));
+	ck_status(r, 201);
+	long long kid = jint(r->json, "id");
+	resp_free(r);
+	char bin[4096], conf[4096];
+	ck_assert_ptr_nonnull(realpath(getenv("COLLABD_BIN"), bin));
+	ck_assert_ptr_nonnull(realpath(T(fmt("%s/collabd-1.conf", getenv("COLLABD_DIR"))), conf));
+	char *out;
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", b64), 0);
+	ck_assert_str_eq(out, T(fmt("command=\"%s -c %s shell key-%lld\",no-port-forwarding,"
+				    "no-X11-forwarding,no-agent-forwarding,no-pty ssh-ed25519 %s\n",
+				    bin, conf, kid, b64)));
+	free(out);
+	/* its creator blocked: a deploy key is no user's, it stays */
+	r = api("POST", T(fmt("/users/%lld/block", uid)), admin_token(), NULL);
+	ck_status(r, 201);
+	resp_free(r);
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", b64), 0);
+	ck_assert_msg(strstr(out, T(fmt("shell key-%lld\"", kid))), "%s", out);
+	free(out);
+	/* off its project (its last): gone */
+	r = api("DELETE", T(fmt("/projects/%lld/deploy_keys/%lld", id, kid)), admin_token(), NULL);
+	ck_status(r, 204);
+	resp_free(r);
+	ck_assert_int_eq(authorized_keys(&out, "ssh-ed25519", b64), 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+	ck_assert_int_ne(shell_direct(&out, kid, "git-upload-pack 'a/b.git'"), 0);
+	ck_assert_msg(strstr(out, "This SSH key is not known"), "%s", out);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_deploy_key_clone_and_push)
+{
+	long long owner_id, other_id;
+	char *owner = T(make_user("ssh", &owner_id, NULL));
+	char *other = T(make_user("ssh", &other_id, NULL));
+	char *path, *elsewhere, *pub;
+	long long id = api_project(owner, "private", &path);
+	T(path);
+	api_project(owner, "private", &elsewhere);
+	T(elsewhere);
+	long long pub_id = api_project(other, "public", &pub);
+	T(pub);
+	add_key(owner, "owner");
+	add_key(other, "other");
+	char *out;
+	/* something to clone, in the project and in the public one */
+	ck_assert_msg(clone_as(&out, "owner", scp_url(path), "o") == 0, "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C o commit -q --allow-empty -m one && "
+				  "git -C o push -q origin master"),
+			 0);
+	free(out);
+	ck_assert_msg(clone_as(&out, "other", scp_url(pub), "p") == 0, "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C p commit -q --allow-empty -m pub && "
+				  "git -C p push -q origin master"),
+			 0);
+	free(out);
+
+	long long key = add_deploy_key(owner, id, "deploy", false);
+	/* it clones the private project it is enabled on */
+	ck_assert_msg(clone_as(&out, "deploy", scp_url(path), "d") == 0, "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C d log --format=%%s -1"), 0);
+	ck_assert_str_eq(out, "one\n");
+	free(out);
+	/* nothing else: another private project of its creator, a public project, a wiki */
+	ck_assert_int_ne(clone_as(&out, "deploy", scp_url(elsewhere), "e"), 0);
+	ck_assert_msg(strstr(out, "The project you were looking for could not be found."), "%s",
+		      out);
+	free(out);
+	ck_assert_int_ne(clone_as(&out, "deploy", scp_url(pub), "e"), 0);
+	ck_assert_msg(strstr(out, "The project you were looking for could not be found."), "%s",
+		      out);
+	free(out);
+	ck_assert_int_ne(clone_as(&out, "deploy", scp_url(T(fmt("%s.wiki", path))), "e"), 0);
+	ck_assert_msg(strstr(out, "You are not allowed to download code from this project."), "%s",
+		      out);
+	free(out);
+	/* an interactive login is nobody's */
+	ck_assert_int_ne(ssh_as(&out, "deploy", ""), 0);
+	ck_assert_msg(strstr(out, "Welcome to GitLab, Anonymous!"), "%s", out);
+	free(out);
+
+	/* without can_push: no push */
+	ck_assert_int_ne(sh(&out, "-C d commit -q --allow-empty -m two && "
+				  "git -C d push origin master"),
+			 0);
+	ck_assert_msg(strstr(out, "This deploy key does not have write access to this project."),
+		      "%s", out);
+	free(out);
+	/* with it: pushes, recorded as its creator's */
+	resp *r = api("PUT", T(fmt("/projects/%lld/deploy_keys/%lld", id, key)), owner,
+		      "can_push=true");
+	ck_status(r, 200);
+	resp_free(r);
+	ck_assert_msg(sh(&out, "-C d push -q origin master") == 0, "%s", out);
+	free(out);
+	r = api("GET", T(fmt("/projects/%lld/repository/branches/master", id)), owner, NULL);
+	ck_status(r, 200);
+	ck_assert_str_eq(jstr(jget(r->json, "commit"), "title"), "two");
+	resp_free(r);
+	r = api("GET", T(fmt("/projects/%lld/events", id)), owner, NULL);
+	ck_status(r, 200);
+	json_object *e = json_object_array_get_idx(r->json, 0);
+	ck_assert_str_eq(jstr(e, "action_name"), "pushed to");
+	ck_assert_int_eq(jint(e, "author_id"), owner_id);
+	resp_free(r);
+	/* can_push is per project: enabled read-only on the public one (by a master of both),
+	 * it may clone it, not push there */
+	add_member(pub_id, owner_id, 40);
+	r = api("POST", T(fmt("/projects/%lld/deploy_keys/%lld/enable", pub_id, key)), owner, NULL);
+	ck_status(r, 201);
+	resp_free(r);
+	ck_assert_msg(clone_as(&out, "deploy", scp_url(pub), "q") == 0, "%s", out);
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C q commit -q --allow-empty -m no && "
+				  "git -C q push origin master"),
+			 0);
+	ck_assert_msg(strstr(out, "This deploy key does not have write access to this project."),
+		      "%s", out);
+	free(out);
+
+	/* a protected branch: refused, however the client names itself; other branches go */
+	free(sql_value("INSERT INTO protected_branches (project_id, name) VALUES (%lld, 'master')",
+		       id));
+	ck_assert_int_ne(sh(&out, "-C d commit -q --allow-empty -m three && "
+				  "git -C d -c core.sshCommand='%s -o SetEnv=GL_ID=user-%lld' "
+				  "push origin master",
+			    ssh_command("deploy"), owner_id),
+			 0);
+	ck_assert_msg(strstr(out, "not allowed to push code to protected branches"), "%s", out);
+	free(out);
+	ck_assert_int_ne(sh(&out, "-C d push origin :master"), 0);
+	ck_assert_msg(strstr(out, "not allowed to delete protected branches"), "%s", out);
+	free(out);
+	ck_assert_msg(sh(&out, "-C d push -q origin master:feature") == 0, "%s", out);
+	free(out);
+	r = api("GET", T(fmt("/projects/%lld/repository/branches/master", id)), owner, NULL);
+	ck_status(r, 200);
+	ck_assert_str_eq(jstr(jget(r->json, "commit"), "title"), "two");
+	resp_free(r);
+	r = api("GET", T(fmt("/projects/%lld/repository/branches/feature", id)), owner, NULL);
+	ck_status(r, 200);
+	ck_assert_str_eq(jstr(jget(r->json, "commit"), "title"), "three");
+	resp_free(r);
+
+	/* taken off the project: nothing there any more */
+	r = api("DELETE", T(fmt("/projects/%lld/deploy_keys/%lld", id, key)), owner, NULL);
+	ck_status(r, 204);
+	resp_free(r);
+	ck_assert_int_ne(clone_as(&out, "deploy", scp_url(path), "f"), 0);
+	ck_assert_msg(strstr(out, "The project you were looking for could not be found."), "%s",
+		      out);
+	free(out);
+}
+END_TEST
+
+/* `collabd hook pre-receive` run directly in project's repository with GL_ID gl_id and
+ * one update of refs/heads/branch (a new branch at the repository's HEAD commit). */
+static int pre_receive(char **out, long long project, const char *gl_id, const char *branch)
+{
+	char *dir = T(repo_dir_of(project));
+	return run(out, T(fmt("cd '%s' && echo \"0000000000000000000000000000000000000000 "
+			      "$(git rev-parse HEAD) refs/heads/%s\" | GIT_DIR=. GL_ID=%s "
+			      "GL_PROJECT=%lld '%s' -c '%s/collabd-1.conf' hook pre-receive",
+			      dir, branch, gl_id, project, getenv("COLLABD_BIN"),
+			      getenv("COLLABD_DIR"))));
+}
+
+/* The hook takes GL_ID key-<id> for a deploy key only, and asks its link again. */
+START_TEST(test_deploy_key_hook_identity)
+{
+	long long owner_id;
+	char *owner = T(make_user("ssh", &owner_id, NULL));
+	char *path;
+	long long id = api_project(owner, "private", &path);
+	T(path);
+	long long other = api_project(owner, "private", NULL);
+	long long user_key = add_key(owner, "owner");
+	char *out;
+	ck_assert_msg(clone_as(&out, "owner", scp_url(path), "o") == 0, "%s", out);
+	free(out);
+	ck_assert_int_eq(sh(&out, "-C o commit -q --allow-empty -m one && "
+				  "git -C o push -q origin master"),
+			 0);
+	free(out);
+	long long key = add_deploy_key(owner, id, "deploy", true);
+	ck_assert_msg(pre_receive(&out, id, T(fmt("key-%lld", key)), "b1") == 0, "%s", out);
+	free(out);
+	/* a user's key is no deploy key */
+	ck_assert_int_ne(pre_receive(&out, id, T(fmt("key-%lld", user_key)), "b2"), 0);
+	ck_assert_msg(strstr(out, "could not be found"), "%s", out);
+	free(out);
+	/* nor may the key push where it is not enabled, nor once it is read-only */
+	ck_assert_int_ne(pre_receive(&out, other, T(fmt("key-%lld", key)), "b3"), 0);
+	ck_assert_msg(strstr(out, "could not be found"), "%s", out);
+	free(out);
+	resp *r = api("PUT", T(fmt("/projects/%lld/deploy_keys/%lld", id, key)), owner,
+		      "can_push=false");
+	ck_status(r, 200);
+	resp_free(r);
+	ck_assert_int_ne(pre_receive(&out, id, T(fmt("key-%lld", key)), "b4"), 0);
+	ck_assert_msg(strstr(out, "This deploy key does not have write access"), "%s", out);
+	free(out);
+	ck_assert_int_ne(pre_receive(&out, id, "key-x", "b5"), 0);
+	free(out);
+}
+END_TEST
+
 Suite *suite_ssh(void)
 {
 	Suite *s = suite_create("ssh");
@@ -411,6 +650,9 @@ Suite *suite_ssh(void)
 	tcase_add_test(tc, test_protected_branch);
 	tcase_add_test(tc, test_removed_key_and_blocked_user);
 	tcase_add_test(tc, test_other_commands);
+	tcase_add_test(tc, test_deploy_key_authorized_keys);
+	tcase_add_test(tc, test_deploy_key_clone_and_push);
+	tcase_add_test(tc, test_deploy_key_hook_identity);
 	suite_add_tcase(s, tc);
 	return s;
 }

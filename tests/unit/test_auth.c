@@ -610,6 +610,26 @@ START_TEST(test_project_access_decide)
 }
 END_TEST
 
+/* A deploy key: what it is enabled on and nothing else, pushes only with can_push, never
+ * to an archived project, never to a wiki, and to no protected branch. */
+START_TEST(test_deploy_key_git)
+{
+	/* enabled, can_push, archived, wiki, push */
+	ck_assert(can_git_deploy_key(true, false, false, false, false));
+	ck_assert(can_git_deploy_key(true, false, true, false, false));
+	ck_assert(!can_git_deploy_key(false, true, false, false, false));
+	ck_assert(!can_git_deploy_key(true, false, false, false, true));
+	ck_assert(can_git_deploy_key(true, true, false, false, true));
+	ck_assert(!can_git_deploy_key(false, true, false, false, true));
+	ck_assert(!can_git_deploy_key(true, true, true, false, true));
+	ck_assert(!can_git_deploy_key(true, true, false, true, false));
+	ck_assert(!can_git_deploy_key(true, true, false, true, true));
+	/* below every protected branch's push level (branch_push_level: 30 and up, "no one"
+	 * 1000) */
+	ck_assert_int_lt(DEPLOY_KEY_PUSH_LEVEL, ACCESS_DEVELOPER);
+}
+END_TEST
+
 /* ---- the commands the SSH shell runs (shell.c) ---- */
 
 START_TEST(test_ssh_command_accepted)
@@ -721,6 +741,7 @@ int main(void)
 
 	tc = tcase_create("access");
 	tcase_add_test(tc, test_project_access_decide);
+	tcase_add_test(tc, test_deploy_key_git);
 	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);
