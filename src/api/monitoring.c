@@ -172,6 +172,8 @@ static int monitoring_metrics(request *r)
 	buf out;
 	buf_init(&out, r->ctx.a, 16384);
 	metrics_format(&out, route_label, NULL);
+	metrics_format_gauge(&out, "collabd_workers", "Workers this instance runs (workers)",
+			     r->ctx.cfg->workers);
 	bool up = queue_gauges(r, &out);
 	metrics_format_gauge(&out, "collabd_database_up",
 			     "Whether the database answered this scrape", up ? 1 : 0);

@@ -35,22 +35,30 @@ const db_stmt uploads_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
+/* The multipart file "file": 0, or ERR_MISSING when there is none. A part whose file
+ * name is empty is none (Rack's parser: no file was selected). */
+static int read_file(request *r, const char **data, size_t *len, const char **filename)
+{
+	if (param_file(r, "file", data, len, filename) != 0 || !**filename)
+		return fail_missing(r, "file");
+	return 0;
+}
+
 /* GitLab's `requires :file`, before the project is looked for. */
 static int uploads_check_create(request *r)
 {
 	const char *data, *filename;
 	size_t len;
-	if (param_file(r, "file", &data, &len, &filename) != 0)
-		return fail_missing(r, "file");
-	return 0;
+	return read_file(r, &data, &len, &filename);
 }
 
 static int uploads_create(request *r)
 {
 	const char *data, *filename;
 	size_t len;
-	if (param_file(r, "file", &data, &len, &filename) != 0)
-		return fail_missing(r, "file");
+	int rc = read_file(r, &data, &len, &filename);
+	if (rc < 0)
+		return rc;
 	long mb = settings_max_attachment_size(&r->ctx);
 	if (mb < 0)
 		return ERR_INTERNAL;

@@ -219,6 +219,10 @@ START_TEST(test_uploads_errors)
 	ck_jstr(r, "message", "400 (Bad request) \"file\" not given");
 	r = upload(999999999, token, NULL, "a", 1);
 	ck_status(r, 400);
+	/* a part with an empty file name is no file (no file was chosen) */
+	r = upload(id, token, "", "a", 1);
+	ck_status(r, 400);
+	ck_jstr(r, "message", "400 (Bad request) \"file\" not given");
 	/* a file as a plain field is no file */
 	r = R(api("POST", S(fmt("/projects/%lld/uploads", id)), token, "file=abc"));
 	ck_status(r, 400);
