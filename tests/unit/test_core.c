@@ -738,6 +738,24 @@ START_TEST(test_config_env_bad_number)
 }
 END_TEST
 
+START_TEST(test_config_monitoring_whitelist)
+{
+	config c;
+	ck_assert_int_eq(config_load(&c, NULL), 0);
+	ck_assert_str_eq(c.monitoring_whitelist, "127.0.0.0/8, ::1/128");
+	config_free(&c);
+	ck_assert_int_eq(config_load(&c, config_file("monitoring_whitelist = 10.0.0.0/8 fd00::/8\n")),
+			 0);
+	ck_assert(cidr_list_match(c.monitoring_whitelist, "10.9.8.7"));
+	ck_assert(!cidr_list_match(c.monitoring_whitelist, "127.0.0.1"));
+	config_free(&c);
+	unlink(config_path);
+	ck_assert_int_eq(config_load(&c, config_file("monitoring_whitelist = 10.0.0.0/40\n")), -1);
+	config_free(&c);
+	unlink(config_path);
+}
+END_TEST
+
 /* ---- crypto ---- */
 
 START_TEST(test_crypto_token)
@@ -1497,6 +1515,7 @@ int main(void)
 	tcase_add_test(tc, test_config_bool);
 	tcase_add_test(tc, test_config_env_override);
 	tcase_add_test(tc, test_config_env_bad_number);
+	tcase_add_test(tc, test_config_monitoring_whitelist);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("crypto");
