@@ -668,6 +668,18 @@ static int settings_update(request *r)
 	return 0;
 }
 
+bool settings_refuse_visibility(request *r, bool admin, int level)
+{
+	if (admin || !settings_visibility_restricted(&r->ctx, level))
+		return false;
+	static const char *const names[] = {"Private", "Internal", "Public"};
+	fail_validation(r, "visibility_level",
+			arena_printf(r->ctx.a,
+				     "%s has been restricted by your GitLab administrator",
+				     names[level / 10]));
+	return true;
+}
+
 /* The module's routes (http/router.h), in the order they are matched. */
 const route settings_routes[] = {
 	{"GET", V4 "/application/settings", settings_show, ADMIN | ROUTE_NO_USER_REFS, NULL},
