@@ -196,7 +196,17 @@ START_TEST(test_settings_update)
 	ck_assert_msg(*stored && !strstr(stored, "s3cr3t"), "stored in the clear: %s", stored);
 	free(stored);
 
-	/* restricted levels emptied by a comma list of none; JSON bodies with arrays */
+	/* restricted levels emptied by an empty JSON array, and by a comma list of none */
+	r = put("restricted_visibility_levels[]=private");
+	ck_status(r, 200);
+	resp_free(r);
+	r = api_json("PUT", AS, admin_token(), "{\"restricted_visibility_levels\":[]}");
+	ck_status(r, 200);
+	ck_strs(r->json, "restricted_visibility_levels", NULL, 0);
+	resp_free(r);
+	r = put("restricted_visibility_levels[]=private");
+	ck_status(r, 200);
+	resp_free(r);
 	r = api_json("PUT", AS, admin_token(),
 		     "{\"restricted_visibility_levels\":\"\",\"domain_whitelist\":"
 		     "[\"example.com\",\"*.example.org\"],\"max_attachment_size\":25}");
