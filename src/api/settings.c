@@ -137,6 +137,23 @@ static int array_values(request *r, const char *name, const char ***out)
 	return n;
 }
 
+/* Whether a JSON body sent name as an empty array, which the parameter view keeps no
+ * value of (python-gitlab clears restricted_visibility_levels so). */
+static bool json_empty_array(request *r, const char *name)
+{
+	if (!r->raw_body || !r->raw_body_len || r->raw_body[0] != '{')
+		return false;
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return false;
+	json_object *body = request_own(
+		r, json_tokener_parse_ex(tok, r->raw_body, (int)r->raw_body_len));
+	json_tokener_free(tok);
+	json_object *v;
+	return body && json_object_object_get_ex(body, name, &v) &&
+	       json_object_is_type(v, json_type_array) && json_object_array_length(v) == 0;
+}
+
 static bool param_given(request *r, const char *name)
 {
 	for (param *p = r->params; p; p = p->next)
@@ -175,7 +192,9 @@ static int read_param(request *r, int i, value *x, problems *p)
 {
 	const settings_field *f = &settings_fields[i];
 	const char *name = f->name;
-	if (!param_given(r, name))
+	bool emptied = (f->kind == SETTING_STRS || f->kind == SETTING_LEVELS) &&
+		       json_empty_array(r, name);
+	if (!param_given(r, name) && !emptied)
 		return 0;
 	x->given = true;
 	x->null = false;
@@ -666,6 +685,18 @@ static int settings_update(request *r)
 		return ERR_INTERNAL;
 	api_respond_record(r, 200, entity_application_setting_write, res, 0, 0);
 	return 0;
+}
+
+bool settings_refuse_visibility(request *r, bool admin, int level)
+{
+	if (admin || !settings_visibility_restricted(&r->ctx, level))
+		return false;
+	static const char *const names[] = {"Private", "Internal", "Public"};
+	fail_validation(r, "visibility_level",
+			arena_printf(r->ctx.a,
+				     "%s has been restricted by your GitLab administrator",
+				     names[level / 10]));
+	return true;
 }
 
 /* The module's routes (http/router.h), in the order they are matched. */
