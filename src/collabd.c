@@ -22,16 +22,19 @@
 #include "core/crypto.h"
 #include "core/log.h"
 #include "core/templates.h"
+#include "core/metrics.h"
 #include "core/turns.h"
 #include "db/db.h"
 #include "entry.h"
 #include "hook.h"
 #include "http/cache.h"
+#include "http/router.h"
 #include "modules.h"
 #include "shell.h"
 #include "worker.h"
 
 #define MAX_WORKERS 256
+_Static_assert(MAX_WORKERS <= METRICS_WORKERS_MAX, "a worker slot with no busy flag");
 
 static const char *config_path(const char *opt)
 {
@@ -90,12 +93,16 @@ static void turns_renew(const config *cfg)
 static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int generation,
 		   bool background)
 {
+	int slot = 0;
+	while (slot < MAX_WORKERS && slots[slot].pid != 0)
+		slot++;
 	pid_t pid = fork();
 	if (pid == 0) {
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGCHLD, SIG_DFL);
+		metrics_set_worker(slot);
 		if (background) {
 			close(fd);
 			_exit(background_run(cfg, key, statements));
@@ -106,13 +113,11 @@ static pid_t spawn(const config *cfg, int fd, const unsigned char *key, int gene
 		log_error("fork: %s", strerror(errno));
 		return -1;
 	}
-	for (int i = 0; i < MAX_WORKERS; i++)
-		if (slots[i].pid == 0) {
-			slots[i] = (struct worker_slot){pid, generation, time(NULL), background};
-			if (i >= nslots)
-				nslots = i + 1;
-			return pid;
-		}
+	if (slot < MAX_WORKERS) {
+		slots[slot] = (struct worker_slot){pid, generation, time(NULL), background};
+		if (slot >= nslots)
+			nslots = slot + 1;
+	}
 	return pid;
 }
 
@@ -206,6 +211,9 @@ static int serve(const char *cfg_path)
 
 	int generation = 1;
 	templates_load(cfg.templates_path);
+	/* the counters of /-/metrics, one slot per route and one for no route */
+	router_index(route_tables);
+	metrics_init(router_count() + 1);
 	cache_renew(&cfg);
 	turns_renew(&cfg);
 	int want = cfg.workers > MAX_WORKERS ? MAX_WORKERS : cfg.workers;
@@ -228,6 +236,7 @@ static int serve(const char *cfg_path)
 					bool early = time(NULL) - slots[i].started < 1;
 					bool background = slots[i].background;
 					slots[i].pid = 0;
+					metrics_worker_gone(i); /* busy or not, it is gone */
 					if (current && !got_term) {
 						if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)
 							log_warn(

@@ -11,11 +11,13 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auth/auth.h"
 #include "auth/scope.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/turns.h"
 #include "entry.h"
 #include "cache/auth.h"
@@ -163,7 +165,7 @@ void worker_dispatch_tables(request *r, const route *const *tables)
 		return;
 	}
 	r->route = rt;
-	if (db_ensure_idle(r->ctx.db) < 0) {
+	if (!(rt->flags & ROUTE_NO_DB) && db_ensure_idle(r->ctx.db) < 0) {
 		respond_error(r, ERR_UNAVAILABLE);
 		return;
 	}
@@ -478,6 +480,9 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 	while (wait_for_work(ep, sfd)) {
 		if (FCGX_Accept_r(&fr) < 0)
 			continue; /* another worker took it (EAGAIN) */
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		metrics_busy(true);
 		request r;
 		request_init(&r, a, cfg);
 		ctx_init(&r.ctx, a, cfg, &d, key);
@@ -486,6 +491,10 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 		bool read_whole = handle(&fr, &r);
 		write_response(&fr, &r);
 		finish(&fr, read_whole);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		metrics_request(router_position(r.route), r.status,
+				(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		metrics_busy(false);
 		log_set_request_id(NULL);
 		arena_reset(a);
 	}

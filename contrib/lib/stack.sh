@@ -236,6 +236,23 @@ $servers    }
                 include $dir/nginx/fastcgi.conf;
             }
         }
+        # A project's uploaded files as nginx/collabd.conf serves them: collabd checks
+        # access and answers X-Accel-Redirect: /_internal/uploads/... (before git's
+        # location: a file may be named git-upload-pack)
+        location ~ "^/.+/uploads/[0-9a-f]{32}/[^/]+\$" {
+            include $dir/nginx/fastcgi.conf;
+        }
+        location ^~ /_internal/uploads/ {
+            internal;
+            alias $dir/storage/uploads/;
+            default_type application/octet-stream;
+            add_header X-Content-Type-Options nosniff always;
+            add_header Content-Security-Policy "default-src 'none'; sandbox" always;
+        }
+        # Health checks and metrics (collabd answers only monitoring_whitelist)
+        location ^~ /-/ {
+            include $dir/nginx/fastcgi.conf;
+        }
 $(stack_nginx_git_locations "$dir" collabd)
         location = /oauth/token {
             include $dir/nginx/fastcgi.conf;
@@ -254,6 +271,10 @@ $(stack_nginx_git_locations "$dir" collabd)
             }
             default_type application/octet-stream;
             add_header X-Content-Type-Options nosniff always;
+            # only avatars are public; a project's files are the location above's
+            location ~ ^/uploads/(?!-/system/) {
+                return 404;
+            }
         }
         # Archives and large raw files as nginx/collabd.conf sends them: collabd writes
         # them once to the download cache and answers X-Accel-Redirect: /_internal/cache/...

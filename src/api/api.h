@@ -270,6 +270,15 @@ int variables_insert(request *r, const char *stmt, const char **v, int n, presen
  * triggers, schedules) away from everyone when they are off. */
 int ci_jobs_enabled(request *r);
 
+/* settings.c: GitLab 10.8's Gitlab::VisibilityLevel.allowed_for? for a project, group
+ * or snippet of visibility level (enum visibility) that a user (an admin when admin)
+ * creates or changes to: an admin may use any level, others none of
+ * restricted_visibility_levels (db/settings.h). Leaves 10.8's message in r's validation
+ * ("visibility_level") when the level is restricted; whether it is. */
+bool settings_refuse_visibility(request *r, bool admin, int level);
+/* The caller is an admin (after sudo: the user it names). */
+#define API_CALLER_ADMIN(r) ((r)->ctx.user && (r)->ctx.user->admin)
+
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);

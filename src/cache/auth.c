@@ -7,6 +7,7 @@
 #include "core/buf.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "core/metrics.h"
 
 /* The authentication cache (auth_cache_mb): auth_project's row for a token and a
  * project id, in a store the workers of an instance share (cache/store.h), with the
@@ -200,6 +201,7 @@ int cache_auth_project(ctx *c, const credential *cr, unsigned need, const char *
 		if ((err = auth_cache_find(c, store, prefetch, prefetched, key, lock, ref[0], &q)) <
 		    0)
 			return err;
+		metrics_add(q ? METRIC_AUTH_CACHE_HITS : METRIC_AUTH_CACHE_MISSES, 1);
 		if (q && c->cfg->cache_verify && (err = auth_cache_verify(c, cr, ref, q)) < 0)
 			return err;
 		what = DB_AUTH_PROJECT_FILL;

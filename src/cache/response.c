@@ -5,6 +5,7 @@
 
 #include "core/buf.h"
 #include "core/crypto.h"
+#include "core/metrics.h"
 #include "db/versions.h"
 
 /* e's body with its secrets opened, in c's arena; NULL when one does not open. */
@@ -62,9 +63,11 @@ static enum cache_lookup run_in_snapshot(ctx *c, dep_list *d, bool begun, enum c
 
 enum cache_lookup cache_lookup(cache *store, ctx *c, const char *key, dep_list *d, cache_entry *out)
 {
-	if (!cache_get(store, key, time(NULL), c->a, out))
+	if (!cache_get(store, key, time(NULL), c->a, out)) {
+		metrics_add(METRIC_RESPONSE_CACHE_MISSES, 1);
 		return cache_admit(store, key) ? run_in_snapshot(c, d, false, CACHE_FILL)
 					       : CACHE_SKIP; /* the first time: not kept */
+	}
 	/* verifying, the versions are read in the snapshot the handler then runs in: an
 	 * entry found current there must be what the handler answers there */
 	bool verify = c->cfg->cache_verify;
@@ -75,6 +78,7 @@ enum cache_lookup cache_lookup(cache *store, ctx *c, const char *key, dep_list *
 	const char *body = NULL;
 	if (sum >= 0 && sum == out->sum) /* secrets opened only for an answer still true */
 		body = out->nsealed ? unmask_secrets(c, out, &len) : out->body;
+	metrics_add(body ? METRIC_RESPONSE_CACHE_HITS : METRIC_RESPONSE_CACHE_MISSES, 1);
 	if (body) {
 		out->body = body;
 		out->body_len = len;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cidr.h"
+
 enum kind { STR, INT, BOOL };
 
 struct key {
@@ -48,6 +50,7 @@ static const struct key keys[] = {
 	B(cache_verify, "false"),
 	I(raw_inline_max, "1048576"),
 	I(max_artifacts_size, "104857600"),
+	S(monitoring_whitelist, "127.0.0.0/8, ::1/128"),
 };
 #undef S
 #undef I
@@ -165,6 +168,12 @@ int config_load(config *cfg, const char *path)
 		cfg->workers = (int)cores * 2;
 	if (cfg->write_transactions == 0)
 		cfg->write_transactions = (int)cores * 4;
+	const char *bad;
+	if (cidr_list_check(cfg->monitoring_whitelist, &bad) < 0) {
+		fprintf(stderr, "collabd: config monitoring_whitelist: not an address range: %s\n",
+			bad);
+		return -1;
+	}
 	/* Link headers and web_url are built by appending a path. */
 	size_t n = strlen(cfg->external_url);
 	while (n > 0 && cfg->external_url[n - 1] == '/')

@@ -28,6 +28,8 @@ typedef struct {
 	bool cache_verify;  /* every cache hit runs the handler too and must match (tests) */
 	int raw_inline_max; /* raw files up to this many bytes are answered by collabd;
 			      * larger ones go to the download cache and nginx sends them */
+	char *monitoring_whitelist; /* the CIDR ranges whose clients may ask /-/health,
+				     * /-/readiness, /-/liveness and /-/metrics */
 } config;
 
 /* Loads defaults, then path (may be NULL), then the environment. 0 or -1 with a

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "core/arena.h"
+
 /* Creates the directories of path (like mkdir -p, mode 0755) and writes data to it
  * through a temporary file and rename(2). 0 or -1 (errno set). */
 int files_write(const char *path, const void *data, size_t n);
@@ -26,5 +28,15 @@ void files_abandon(int fd, const char *tmp);
 /* The image type of data from its first bytes, as a file extension: "png", "jpg",
  * "gif", "bmp", "tiff" or "ico"; NULL for anything else. */
 const char *files_image_type(const void *data, size_t n);
+/* The name an uploaded file is stored and served under, as GitLab 10 (CarrierWave's
+ * sanitize) makes it of the name a client sent: its last path component ('\\' is a
+ * separator too), every character but letters, digits, '_', '.', '-' and '+' replaced
+ * by '_', a name of dots alone prefixed with '_', "unnamed" for an empty one. Letters
+ * beyond ASCII are kept (UTF-8), but for spaces, punctuation, symbols, formatting
+ * (bidirectional overrides), private-use characters and those beyond the Basic
+ * Multilingual Plane (emoji), replaced as ASCII punctuation is. NULL when
+ * name is not UTF-8 or the result is longer than FILES_NAME_MAX bytes. In a. */
+#define FILES_NAME_MAX 255
+char *files_sanitize_name(arena *a, const char *name);
 
 #endif

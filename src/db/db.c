@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/metrics.h"
 
 static const db_stmt tx_stmts[] = {
 	{"tx_begin", "BEGIN", 0, 0},
@@ -302,6 +303,7 @@ static int exec_pipeline_all(db *d, const db_call *calls, int k, PGresult **res)
 	int sent[2 * DB_PIPELINE_MAX], nsent = 0;
 	for (int i = 0; i < k; i++)
 		res[i] = NULL;
+	metrics_add(METRIC_DB_ROUND_TRIPS, 1);
 	if (!PQenterPipelineMode(d->conn))
 		goto broken;
 	for (int i = 0; i < k; i++) {
@@ -407,8 +409,10 @@ static int waiting(db *d, db_call *calls)
  * deferred statements (d->defer): all in one round trip. */
 static PGresult *exec_prepared(db *d, const char *stmt, int n, const char *const *values)
 {
-	if (!d->begin && !d->ndefer && unprepared(d, stmt) < 0)
+	if (!d->begin && !d->ndefer && unprepared(d, stmt) < 0) {
+		metrics_add(METRIC_DB_ROUND_TRIPS, 1);
 		return PQexecPrepared(d->conn, stmt, n, values, NULL, NULL, 0);
+	}
 	db_call calls[DB_PIPELINE_MAX];
 	int k = waiting(d, calls);
 	calls[k++] = (db_call){stmt, n, values};

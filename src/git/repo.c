@@ -167,6 +167,12 @@ const char *repo_relative(ctx *c, const char *project_id)
 	return arena_printf(c->a, "repositories/@hashed/%.2s/%.2s/%s", h, h + 2, h);
 }
 
+const char *repo_uploads_relative(ctx *c, const char *project_id)
+{
+	const char *h = crypto_sha256_hex(c->a, project_id, strlen(project_id));
+	return arena_printf(c->a, "uploads/@hashed/%.2s/%.2s/%s", h, h + 2, h);
+}
+
 const char *repo_path(ctx *c, const char *project_id)
 {
 	return arena_printf(c->a, "%s/%s.git", c->cfg->storage_path, repo_relative(c, project_id));
@@ -308,6 +314,9 @@ int repo_remove(ctx *c, const char *project_id)
 		if (repo_remove_dir(arena_printf(c->a, "%s/ci/%s/%s", c->cfg->storage_path, ci[i],
 						 project_id)) < 0)
 			rc = ERR_INTERNAL;
+	if (repo_remove_dir(arena_printf(c->a, "%s/%s", c->cfg->storage_path,
+					 repo_uploads_relative(c, project_id))) < 0)
+		rc = ERR_INTERNAL;
 	return rc;
 }
 

@@ -15,6 +15,10 @@
 /* The repository's path relative to the storage path ("repositories/@hashed/ab/cd/<h>"
  * without ".git"), in c's arena. */
 const char *repo_relative(ctx *c, const char *project_id);
+/* The directory of the project's uploaded files relative to the storage path
+ * ("uploads/@hashed/ab/cd/<h>", as GitLab's hashed storage keeps them), in c's arena:
+ * each file is <secret>/<filename> under it. */
+const char *repo_uploads_relative(ctx *c, const char *project_id);
 /* Absolute path of project_id's repository (<...>.git) and wiki (<...>.wiki.git). */
 const char *repo_path(ctx *c, const char *project_id);
 const char *repo_wiki_path(ctx *c, const char *project_id);
@@ -57,8 +61,9 @@ int repo_fork(ctx *c, const char *from_id, const char *to_id);
  * it must exist) or the name is not a valid branch name, ERR_INTERNAL on error. When the open transaction
  * rolls back, HEAD names the branch it named before again. */
 int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_exist);
-/* Removes the repository, the wiki, the download cache entries (git/archive.h) and the
- * jobs' traces and artifacts (<storage>/ci/) of project_id; missing ones are success.
+/* Removes the repository, the wiki, the download cache entries (git/archive.h), the
+ * jobs' traces and artifacts (<storage>/ci/) and the uploaded files of project_id;
+ * missing ones are success.
  * 0 or ERR_INTERNAL. */
 int repo_remove(ctx *c, const char *project_id);
 /* Removes a directory tree (background work); missing is success. 0 or ERR_INTERNAL. */

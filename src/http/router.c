@@ -17,9 +17,22 @@ static bool match(const char *pattern, const char *path, request *r, bool add)
 			while (*ne && *ne != '/')
 				ne++;
 			const char *se = s;
-			if (rest)
+			if (rest && !*ne) {
 				se = s + strlen(s);
-			else
+			} else if (rest) {
+				/* a *capture before the end of the pattern takes the segments the
+				 * rest of it leaves: as many slashes follow it in the path as in
+				 * the pattern (*id in "*id/uploads/:secret/:filename") */
+				unsigned k = 0;
+				for (const char *c = ne; *c; c++)
+					k += *c == '/';
+				se = s + strlen(s);
+				while (k > 0 && se > s)
+					if (*--se == '/')
+						k--;
+				if (k > 0)
+					return false;
+			} else
 				while (*se && *se != '/')
 					se++;
 			if (se == s)
@@ -63,6 +76,7 @@ static struct {
 	const route **routes;
 	unsigned *slashes;
 	bool *rest;
+	size_t *table_n; /* the number of routes of each table */
 } idx;
 
 void router_index(const route *const *tables)
@@ -74,14 +88,20 @@ void router_index(const route *const *tables)
 	free(idx.routes);
 	free(idx.slashes);
 	free(idx.rest);
+	free(idx.table_n);
+	size_t ntables = 0;
+	while (tables[ntables])
+		ntables++;
+	idx.table_n = calloc(ntables + 1, sizeof(*idx.table_n));
 	idx.routes = malloc(n * sizeof(*idx.routes));
 	idx.slashes = malloc(n * sizeof(*idx.slashes));
 	idx.rest = malloc(n * sizeof(*idx.rest));
-	if (!idx.routes || !idx.slashes || !idx.rest)
+	if (!idx.routes || !idx.slashes || !idx.rest || !idx.table_n)
 		abort();
 	size_t i = 0;
 	for (size_t t = 0; tables[t]; t++)
 		for (const route *rt = tables[t]; rt->method; rt++, i++) {
+			idx.table_n[t]++;
 			idx.routes[i] = rt;
 			idx.slashes[i] = slashes(rt->pattern);
 			idx.rest[i] = strchr(rt->pattern, '*') != NULL;
@@ -117,4 +137,27 @@ const route *router_match(const route *const *tables, request *r)
 			if (matches(rt, r))
 				return captured(rt, r);
 	return NULL;
+}
+
+size_t router_count(void)
+{
+	return idx.n;
+}
+
+size_t router_position(const route *rt)
+{
+	/* each table is an array: rt's table is the one whose range holds it */
+	size_t base = 0;
+	for (size_t t = 0; rt && idx.tables && idx.tables[t]; t++) {
+		size_t n = idx.table_n[t];
+		if (rt >= idx.tables[t] && rt < idx.tables[t] + n)
+			return base + (size_t)(rt - idx.tables[t]);
+		base += n;
+	}
+	return idx.n;
+}
+
+const route *router_at(size_t i)
+{
+	return i < idx.n ? idx.routes[i] : NULL;
 }

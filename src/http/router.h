@@ -36,11 +36,15 @@ enum route_flag {
 	ROUTE_BYTES = 1 << 12,        /* a parameter of the route is bytes (a job's trace): its
 				   * checks run param_check_text naming it, where the
 				   * dispatcher runs it for every other route */
+	ROUTE_NO_DB = 1 << 13,        /* the dispatcher does not wait for the database: the
+				   * handler answers without it (health checks) */
 };
 
 typedef struct route {
 	const char *method;
-	const char *pattern; /* /api/v4/users/:id ; a final *name takes the rest */
+	const char *pattern; /* /api/v4/users/:id ; a final *name takes the rest, an
+			     * earlier one the segments before those the rest
+			     * of the pattern matches */
 	handler_fn handler;
 	unsigned flags;
 	/* The parameter checks GitLab's declarations make before an endpoint looks anything
@@ -57,5 +61,11 @@ const route *router_match(const route *const *tables, request *r);
 /* Prepares router_match for tables (static: kept by pointer), which then passes over the
  * routes whose pattern cannot fit the path's number of segments without matching them. */
 void router_index(const route *const *tables);
+/* The routes router_index was given, in their order: how many, and the position of rt
+ * among them (router_count() for NULL or a route not among them): the route slots of
+ * core/metrics.h. */
+size_t router_count(void);
+size_t router_position(const route *rt);
+const route *router_at(size_t i);
 
 #endif

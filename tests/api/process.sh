@@ -6,7 +6,8 @@
 #  - SIGHUP replaces the workers of an instance with no failed request under load;
 #  - one instance stopped (SIGTERM) and started again under load: nginx passes the
 #    requests to the other one, no GET fails (run's start_instance restarts it);
-#  - a database down gives 503s (never a hang or a 500), to the API and to git over HTTP;
+#  - a database down gives 503s (never a hang or a 500), to the API, to git over HTTP
+#    and to /-/readiness (whose JSON says db_check failed; liveness stays 200);
 #    once it is back, every request succeeds, the first of each worker included.
 # Prints "process: N passed, M failed" and returns non-zero on any failure.
 
@@ -130,6 +131,13 @@ down=$(get_user)
 check "database down answers 503 (got $down)" [ "$down" = 503 ]
 git_down="$(git_refs git-upload-pack) $(git_refs git-receive-pack)"
 check "database down: git's info/refs answers 503 (got $git_down)" [ "$git_down" = "503 503" ]
+# the health checks (suite_monitoring.c has them up): readiness says the database is
+# down, in GitLab's shape; liveness and health only that the workers answer
+ready_down=$(curl -s -m 10 -w ' %{http_code}' "$COLLABD_URL/-/readiness")
+check "database down: readiness answers 503 with db_check failed (got $ready_down)" \
+	grep -q '^{"db_check":{"status":"failed","message":"[^"]*"},"fs_shards_check":{"status":"ok","labels":{"shard":"default"}}} 503$' <<<"$ready_down"
+live_down="$(curl -s -o /dev/null -m 10 -w '%{http_code}' "$COLLABD_URL/-/liveness") $(curl -s -o /dev/null -m 10 -w '%{http_code}' "$COLLABD_URL/-/health")"
+check "database down: liveness and health answer 200 (got $live_down)" [ "$live_down" = "200 200" ]
 git_said=$(GIT_TERMINAL_PROMPT=0 timeout 20 git ls-remote \
 	"http://root:$COLLABD_ADMIN_TOKEN@${COLLABD_URL#http://}/$git_path.git" 2>&1)
 check "database down: git ls-remote sees 503 ($git_said)" \
@@ -147,6 +155,8 @@ root_seen() {
 }
 check "data written before the restart is still there" root_seen
 check "git answers again once the database is back" [ "$(git_refs git-upload-pack)" = 200 ]
+check "readiness answers 200 once the database is back" \
+	[ "$(curl -s -o /dev/null -m 10 -w '%{http_code}' "$COLLABD_URL/-/readiness")" = 200 ]
 
 echo "process: $proc_pass passed, $proc_fail failed"
 [ $proc_fail = 0 ]

@@ -12,11 +12,13 @@
 
 #include "core/arena.h"
 #include "core/buf.h"
+#include "core/cidr.h"
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/files.h"
 #include "core/jw.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/sshkey.h"
 #include "core/turns.h"
 #include "core/validate.h"
@@ -736,6 +738,24 @@ START_TEST(test_config_env_bad_number)
 }
 END_TEST
 
+START_TEST(test_config_monitoring_whitelist)
+{
+	config c;
+	ck_assert_int_eq(config_load(&c, NULL), 0);
+	ck_assert_str_eq(c.monitoring_whitelist, "127.0.0.0/8, ::1/128");
+	config_free(&c);
+	ck_assert_int_eq(config_load(&c, config_file("monitoring_whitelist = 10.0.0.0/8 fd00::/8\n")),
+			 0);
+	ck_assert(cidr_list_match(c.monitoring_whitelist, "10.9.8.7"));
+	ck_assert(!cidr_list_match(c.monitoring_whitelist, "127.0.0.1"));
+	config_free(&c);
+	unlink(config_path);
+	ck_assert_int_eq(config_load(&c, config_file("monitoring_whitelist = 10.0.0.0/40\n")), -1);
+	config_free(&c);
+	unlink(config_path);
+}
+END_TEST
+
 /* ---- crypto ---- */
 
 START_TEST(test_crypto_token)
@@ -1321,6 +1341,136 @@ START_TEST(test_files_image_type)
 }
 END_TEST
 
+START_TEST(test_files_sanitize_name)
+{
+	arena *a = arena_new();
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"dk.png", "dk.png"},
+		{"../../etc/passwd", "passwd"},
+		{"..\\..\\boot.ini", "boot.ini"},
+		{"dir/", "dir"},
+		{"..", "_.."},
+		{".", "_."},
+		{"", "unnamed"},
+		{"/", "unnamed"},
+		{"a b$(x);`y`.sh", "a_b__x___y_.sh"},
+		{"r\xc3\xa9sum\xc3\xa9.pdf", "r\xc3\xa9sum\xc3\xa9.pdf"},
+		{"\xe2\x80\xae" "fdp.exe", "_fdp.exe"},      /* right-to-left override */
+		{"a\xc2\xa0" "b.txt", "a_b.txt"},             /* no-break space */
+		{"\xef\xbb\xbf" "x", "_x"},                   /* byte order mark */
+		{"\xf0\x9f\x98\x80.txt", "_.txt"}, /* an emoji is no [[:word:]] either */
+		{"x+y-z_1.tar.gz", "x+y-z_1.tar.gz"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *got = files_sanitize_name(a, cases[i].in);
+		ck_assert_msg(got && strcmp(got, cases[i].out) == 0, "%s: got %s", cases[i].in,
+			      got ? got : "(null)");
+	}
+	ck_assert_ptr_null(files_sanitize_name(a, "bad\xff.txt"));
+	char longname[300];
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	ck_assert_ptr_null(files_sanitize_name(a, longname));
+	longname[FILES_NAME_MAX] = '\0';
+	ck_assert_ptr_nonnull(files_sanitize_name(a, longname));
+	arena_destroy(a);
+}
+END_TEST
+
+START_TEST(test_cidr_match)
+{
+	const char *list = "127.0.0.0/8, ::1/128 10.1.0.0/16,192.0.2.7";
+	ck_assert(cidr_list_match(list, "127.0.0.1"));
+	ck_assert(cidr_list_match(list, "127.255.3.4"));
+	ck_assert(cidr_list_match(list, "::1"));
+	ck_assert(cidr_list_match(list, "10.1.200.3"));
+	ck_assert(cidr_list_match(list, "192.0.2.7"));
+	/* an IPv4-mapped IPv6 address matches the IPv4 ranges */
+	ck_assert(cidr_list_match(list, "::ffff:127.0.0.1"));
+	ck_assert(!cidr_list_match(list, "128.0.0.1"));
+	ck_assert(!cidr_list_match(list, "10.2.0.1"));
+	ck_assert(!cidr_list_match(list, "192.0.2.8"));
+	ck_assert(!cidr_list_match(list, "::2"));
+	ck_assert(!cidr_list_match(list, "fe80::1"));
+	ck_assert(!cidr_list_match(list, ""));
+	ck_assert(!cidr_list_match(list, "localhost"));
+	ck_assert(!cidr_list_match(list, NULL));
+	ck_assert(!cidr_list_match("", "127.0.0.1"));
+	/* prefixes that do not end on a byte */
+	ck_assert(cidr_list_match("172.16.0.0/12", "172.31.255.255"));
+	ck_assert(!cidr_list_match("172.16.0.0/12", "172.32.0.0"));
+	ck_assert(cidr_list_match("2001:db8::/33", "2001:db8:7fff::1"));
+	ck_assert(!cidr_list_match("2001:db8::/33", "2001:db8:8000::1"));
+	ck_assert(cidr_list_match("0.0.0.0/0", "8.8.8.8"));
+	ck_assert(!cidr_list_match("0.0.0.0/0", "2001:db8::1"));
+}
+END_TEST
+
+START_TEST(test_cidr_check)
+{
+	const char *bad = NULL;
+	ck_assert_int_eq(cidr_list_check("127.0.0.0/8, ::1/128", &bad), 0);
+	ck_assert_int_eq(cidr_list_check("", &bad), 0);
+	ck_assert_int_eq(cidr_list_check("127.0.0.0/33", &bad), -1);
+	ck_assert_str_eq(bad, "127.0.0.0/33");
+	ck_assert_int_eq(cidr_list_check("::1/128,10.0.0.0/x", &bad), -1);
+	ck_assert_str_eq(bad, "10.0.0.0/x");
+	ck_assert_int_eq(cidr_list_check("example.com", &bad), -1);
+	ck_assert_int_eq(cidr_list_check("10.0.0.0/", &bad), -1);
+}
+END_TEST
+
+static void metrics_label(size_t i, const char **method, const char **pattern, void *arg)
+{
+	(void)arg;
+	*method = "GET";
+	*pattern = i == 0 ? "/api/v4/a\"b" : "/api/v4/c";
+}
+
+/* Counts added in forked children (the workers) are seen by the parent (the master). */
+START_TEST(test_metrics_shared)
+{
+	ck_assert_int_eq(metrics_init(2), 0);
+	for (int k = 0; k < 3; k++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			for (int i = 0; i < 1000; i++)
+				metrics_add(METRIC_DB_ROUND_TRIPS, 1);
+			metrics_request(0, 200, 0.003);
+			metrics_request(0, 418, 20);
+			metrics_set_worker(k);
+			metrics_busy(k != 1);
+			_exit(0);
+		}
+		ck_assert_int_gt(pid, 0);
+		int st;
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	}
+	metrics_worker_gone(2);
+	arena *a = arena_new();
+	buf b;
+	buf_init(&b, a, 256);
+	metrics_format(&b, metrics_label, NULL);
+	const char *t = buf_cstr(&b);
+	ck_assert_ptr_nonnull(strstr(t, "\ncollabd_db_round_trips_total 3000\n"));
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE collabd_response_cache_hits_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(
+		t, "collabd_http_requests_total{method=\"GET\",route=\"/api/v4/a\\\"b\",code=\"200\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, "code=\"4xx\"} 3\n"));
+	ck_assert_ptr_null(strstr(t, "route=\"/api/v4/c\""));
+	ck_assert_ptr_nonnull(strstr(t, ",le=\"0.0025\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, ",le=\"0.005\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, ",le=\"10\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, ",le=\"+Inf\"} 6\n"));
+	ck_assert_ptr_nonnull(strstr(t, "_count{method=\"GET\",route=\"/api/v4/a\\\"b\"} 6\n"));
+	/* worker 0 busy, 1 idle, 2 busy but gone */
+	ck_assert_ptr_nonnull(strstr(t, "\ncollabd_workers_busy 1\n"));
+	arena_destroy(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -1365,6 +1515,7 @@ int main(void)
 	tcase_add_test(tc, test_config_bool);
 	tcase_add_test(tc, test_config_env_override);
 	tcase_add_test(tc, test_config_env_bad_number);
+	tcase_add_test(tc, test_config_monitoring_whitelist);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("crypto");
@@ -1391,6 +1542,7 @@ int main(void)
 
 	tc = tcase_create("files");
 	tcase_add_test(tc, test_files_image_type);
+	tcase_add_test(tc, test_files_sanitize_name);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("sshkey");
@@ -1411,6 +1563,15 @@ int main(void)
 	tcase_add_test(tc, test_valid_ref_name);
 	tcase_add_test(tc, test_valid_utf8);
 	tcase_add_test(tc, test_log_escapes_controls);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cidr");
+	tcase_add_test(tc, test_cidr_match);
+	tcase_add_test(tc, test_cidr_check);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("metrics");
+	tcase_add_test(tc, test_metrics_shared);
 	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);

@@ -735,6 +735,7 @@ static const route table[] = {
 	{"GET", "/api/v4/users/:id/keys", h_keys, ROUTE_PUBLIC, NULL},
 	{"GET", "/api/v4/user", h_self, ROUTE_AUTH, NULL},
 	{"GET", "/api/v4/projects/:id/repository/files/*file_path", h_file, ROUTE_PUBLIC, NULL},
+	{"GET", "/*id/uploads/:secret/:filename", h_file, ROUTE_PUBLIC, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
 static const route *const tables[] = {table, NULL};
@@ -838,6 +839,43 @@ START_TEST(test_router_rest_capture)
 	ck_assert_str_eq(param_str(&R, "file_path"), "src/main.c");
 	ck_assert_ptr_null(route_for("GET", "/api/v4/projects/1/repository/files/"));
 	ck_assert_ptr_null(route_for("GET", "/api/v4/projects/1/repository/files"));
+}
+END_TEST
+
+/* A *capture before the end takes the segments the rest of the pattern leaves. */
+START_TEST(test_router_inner_rest_capture)
+{
+	index_routes(_i);
+	ck_assert_ptr_eq(route_for("GET", "/group/sub/project/uploads/abc/a%20b.png"), &table[6]);
+	ck_assert_str_eq(param_str(&R, "id"), "group/sub/project");
+	ck_assert_str_eq(param_str(&R, "secret"), "abc");
+	ck_assert_str_eq(param_str(&R, "filename"), "a b.png");
+	ck_assert_ptr_eq(route_for("GET", "/g/p/uploads/s/uploads"), &table[6]);
+	ck_assert_str_eq(param_str(&R, "id"), "g/p");
+	/* "uploads" as a project's name too: the last one is the pattern's */
+	ck_assert_ptr_eq(route_for("GET", "/g/uploads/uploads/s/f"), &table[6]);
+	ck_assert_str_eq(param_str(&R, "id"), "g/uploads");
+	ck_assert_ptr_null(route_for("GET", "/uploads/s/f"));
+	ck_assert_ptr_null(route_for("GET", "/g/p/uploads/s/f/g"));
+	ck_assert_ptr_null(route_for("GET", "/g/p/upload/s/f"));
+	ck_assert_ptr_null(route_for("GET", "/g/p/uploads/s"));
+	ck_assert_ptr_null(route_for("POST", "/g/p/uploads/s/f"));
+}
+END_TEST
+
+/* The routes' positions, the slots of their counters (core/metrics.h). */
+START_TEST(test_router_position)
+{
+	router_index(tables);
+	ck_assert_uint_eq(router_count(), 7);
+	for (size_t i = 0; i < 7; i++) {
+		ck_assert_uint_eq(router_position(&table[i]), i);
+		ck_assert_ptr_eq(router_at(i), &table[i]);
+	}
+	ck_assert_uint_eq(router_position(NULL), 7);
+	static const route other = {"GET", "/x", h_file, ROUTE_PUBLIC, NULL};
+	ck_assert_uint_eq(router_position(&other), 7);
+	ck_assert_ptr_null(router_at(7));
 }
 END_TEST
 
@@ -1403,6 +1441,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_router_encoded_slash_does_not_split, 0, 2);
 	tcase_add_loop_test(tc, test_router_trailing_slash, 0, 2);
 	tcase_add_loop_test(tc, test_router_rest_capture, 0, 2);
+	tcase_add_loop_test(tc, test_router_inner_rest_capture, 0, 2);
+	tcase_add_test(tc, test_router_position);
 	tcase_add_loop_test(tc, test_router_bad_capture_encoding, 0, 2);
 	tcase_add_loop_test(tc, test_router_capture_beats_query, 0, 2);
 	suite_add_tcase(s, tc);
