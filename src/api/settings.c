@@ -666,9 +666,12 @@ static int settings_update(request *r)
 			return rc;
 	if ((rc = read_legacy_names(r, v, &p)) < 0)
 		return rc;
+	/* at_least_one_of(*visible_attributes): the other names (signin_enabled,
+	 * domain_whitelist, ...) count for none */
 	bool any = false;
 	for (int i = 0; i < SETTINGS_NFIELDS; i++)
-		any = any || v[i].given;
+		any = any || param_given(r, settings_fields[i].name) ||
+		      json_empty_array(r, settings_fields[i].name);
 	if (!any) {
 		buf all;
 		buf_init(&all, r->ctx.a, 4096);
