@@ -249,7 +249,8 @@ static int snippets_create(request *r)
 		return rc;
 	if (!*content)
 		fail_validation(r, "content", "can't be blank");
-	settings_refuse_visibility(r, API_CALLER_ADMIN(r), atoi(visibility));
+	if (visibility)
+		settings_refuse_visibility(r, API_CALLER_ADMIN(r), atoi(visibility));
 	if (r->validation)
 		return ERR_VALIDATION;
 	const char *v[] = {[SI_PROJECT] = r->project->id,

@@ -142,7 +142,7 @@ START_TEST(test_settings_defaults)
 	ck_assert(jnull(o, "home_page_url"));
 	ck_assert(jnull(o, "akismet_api_key"));
 	ck_strs(o, "restricted_visibility_levels", NULL, 0);
-	ck_strs(o, "domain_whitelist", NULL, 0);
+	ck_jstr(r, "domain_whitelist_raw", "");
 	static const char *const storages[] = {"default"};
 	ck_strs(o, "repository_storages", storages, 1);
 	ck_assert_int_eq((int)json_object_array_length(jget(o, "import_sources")), 9);
@@ -177,12 +177,12 @@ START_TEST(test_settings_update)
 	resp_free(r);
 
 	/* legacy names of password_authentication_enabled_for_web */
-	r = put("signin_enabled=false");
+	r = put("signin_enabled=false&signup_enabled=true");
 	ck_status(r, 200);
 	ck_assert(!jbool(r->json, "password_authentication_enabled_for_web"));
 	ck_assert(!jbool(r->json, "signin_enabled"));
 	resp_free(r);
-	r = put("password_authentication_enabled=true");
+	r = put("password_authentication_enabled=true&gravatar_enabled=true");
 	ck_status(r, 200);
 	ck_assert(jbool(r->json, "password_authentication_enabled_for_web"));
 	resp_free(r);
@@ -212,10 +212,19 @@ START_TEST(test_settings_update)
 		     "[\"example.com\",\"*.example.org\"],\"max_attachment_size\":25}");
 	ck_status(r, 200);
 	ck_strs(r->json, "restricted_visibility_levels", NULL, 0);
-	static const char *const domains[] = {"example.com", "*.example.org"};
-	ck_strs(r->json, "domain_whitelist", domains, 2);
+	ck_jstr(r, "domain_whitelist_raw", "example.com\n*.example.org");
 	ck_assert_int_eq(jint(r->json, "max_attachment_size"), 25);
 	ck_assert_int_eq(jint(r->json, "default_projects_limit"), 42); /* kept */
+	resp_free(r);
+	/* 10.8's string of domains, under either name */
+	r = put("domain_blacklist_enabled=true&domain_blacklist=a.example%2C%20b.example%3Bc.example");
+	ck_status(r, 200);
+	ck_assert(jbool(r->json, "domain_blacklist_enabled"));
+	ck_jstr(r, "domain_blacklist_raw", "a.example\nb.example\nc.example");
+	resp_free(r);
+	r = put("domain_whitelist_raw=x.example%0Ay.example");
+	ck_status(r, 200);
+	ck_jstr(r, "domain_whitelist_raw", "x.example\ny.example");
 	resp_free(r);
 }
 END_TEST
@@ -227,6 +236,12 @@ START_TEST(test_settings_update_errors)
 	const char *e = jstr(r->json, "error");
 	ck_assert_msg(e && strstr(e, "admin_notification_email, after_sign_out_path,") == e &&
 			      strstr(e, " are missing, at least one parameter must be provided"),
+		      "%s", r->body);
+	resp_free(r);
+	/* 10.8's at_least_one_of names the visible attributes only */
+	r = put("signin_enabled=false");
+	ck_status(r, 400);
+	ck_assert_msg(strstr(jstr(r->json, "error"), "at least one parameter must be provided"),
 		      "%s", r->body);
 	resp_free(r);
 	ck_put_error("default_projects_limit=abc", "default_projects_limit is invalid");
@@ -241,10 +256,11 @@ START_TEST(test_settings_update_errors)
 	ck_put_error("domain_blacklist_enabled=true", "domain_blacklist is missing");
 	ck_put_error("recaptcha_enabled=true&recaptcha_site_key=k",
 		     "recaptcha_private_key is missing");
-	ck_put_error("metrics_enabled=true&metrics_host=h",
-		     "metrics_method_call_threshold is missing, metrics_packet_size is missing, "
-		     "metrics_pool_size is missing, metrics_port is missing, "
-		     "metrics_sample_interval is missing, metrics_timeout is missing");
+	ck_put_error(
+		"metrics_enabled=true&metrics_host=h",
+		"metrics_port is missing, metrics_pool_size is missing, metrics_timeout is "
+		"missing, metrics_method_call_threshold is missing, metrics_sample_interval is "
+		"missing, metrics_packet_size is missing");
 	/* a good value does not go in with a bad one */
 	ck_put_error("signup_enabled=false&max_attachment_size=x",
 		     "max_attachment_size is invalid");
@@ -263,8 +279,7 @@ START_TEST(test_settings_update_errors)
 		       "can't include: other");
 	ck_put_invalid("default_artifacts_expire_in=soon", "default_artifacts_expire_in",
 		       "is not a correct duration");
-	ck_put_invalid("rsa_key_restriction=1000", "rsa_key_restriction",
-		       "must be forbidden, allowed, or one of these sizes: 1024, 2048, 3072, 4096");
+	ck_put_error("rsa_key_restriction=1000", "rsa_key_restriction does not have a valid value");
 	ck_put_invalid("domain_blacklist_enabled=true&domain_blacklist=", "domain_blacklist",
 		       "Domain blacklist cannot be empty if Blacklist is enabled.");
 	ck_put_invalid("plantuml_enabled=true&plantuml_url=", "plantuml_url", "can't be blank");
@@ -606,7 +621,6 @@ START_TEST(test_settings_instances)
 	release();
 }
 END_TEST
-
 
 Suite *suite_settings(void)
 {
