@@ -362,6 +362,23 @@ static int badges_delete(request *r)
 	return 0;
 }
 
+/* The parameter checks GitLab's declarations make before the project (group) is found:
+ * an integer badge_id, the required URLs of POST and render. */
+static int check_id(request *r)
+{
+	const char *id;
+	return api_id(r, "badge_id", &id);
+}
+
+static int check_urls(request *r)
+{
+	if (!param_str(r, "link_url"))
+		return fail_missing(r, "link_url");
+	if (!param_str(r, "image_url"))
+		return fail_missing(r, "image_url");
+	return 0;
+}
+
 #define PB V4 "/projects/:id/badges"
 #define GB V4 "/groups/:id/badges"
 
@@ -369,16 +386,16 @@ static int badges_delete(request *r)
  * :badge_id. */
 const route badges_routes[] = {
 	{"GET", PB, badges_list, ROUTE_PUBLIC | PR, NULL},
-	{"GET", PB "/render", badges_render, AUTH | PR, NULL},
-	{"GET", PB "/:badge_id", badges_show, ROUTE_PUBLIC | PR, NULL},
-	{"POST", PB, badges_create, AUTH | PA, NULL},
-	{"PUT", PB "/:badge_id", badges_update, AUTH | PA, NULL},
-	{"DELETE", PB "/:badge_id", badges_delete, AUTH | PA, NULL},
+	{"GET", PB "/render", badges_render, AUTH | PR, check_urls},
+	{"GET", PB "/:badge_id", badges_show, ROUTE_PUBLIC | PR, check_id},
+	{"POST", PB, badges_create, AUTH | PA, check_urls},
+	{"PUT", PB "/:badge_id", badges_update, AUTH | PA, check_id},
+	{"DELETE", PB "/:badge_id", badges_delete, AUTH | PA, check_id},
 	{"GET", GB, badges_list, ROUTE_PUBLIC | GR, NULL},
-	{"GET", GB "/render", badges_render, AUTH | GR, NULL},
-	{"GET", GB "/:badge_id", badges_show, ROUTE_PUBLIC | GR, NULL},
-	{"POST", GB, badges_create, AUTH | GW, NULL},
-	{"PUT", GB "/:badge_id", badges_update, AUTH | GW, NULL},
-	{"DELETE", GB "/:badge_id", badges_delete, AUTH | GW, NULL},
+	{"GET", GB "/render", badges_render, AUTH | GR, check_urls},
+	{"GET", GB "/:badge_id", badges_show, ROUTE_PUBLIC | GR, check_id},
+	{"POST", GB, badges_create, AUTH | GW, check_urls},
+	{"PUT", GB "/:badge_id", badges_update, AUTH | GW, check_id},
+	{"DELETE", GB "/:badge_id", badges_delete, AUTH | GW, check_id},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -231,6 +231,11 @@ START_TEST(test_badges_permissions)
 	ck_body(R(api("PUT", one, dev, "link_url=http://c.example")), 403, forbidden);
 	ck_body(R(api("DELETE", one, dev, NULL)), 403, forbidden);
 	ck_body(R(api("GET", S(fmt("%s/render?%s", base, form)), dev, NULL)), 403, forbidden);
+	/* GitLab's parameter checks come first: 400 before the 404 and the 403 */
+	ck_body(R(api("GET", S(fmt("%s/abc", base)), stranger, NULL)), 400,
+		"{\"error\":\"badge_id is invalid\"}");
+	ck_code(R(api("POST", base, stranger, "image_url=http://x.example")), 400);
+	ck_code(R(api("POST", base, dev, "link_url=http://x.example")), 400);
 	/* a master changes them */
 	long long mid = add_badge(base, master, "http://m.example", "http://m.example/i.png");
 	ck_code(R(api("PUT", one, master, "link_url=http://c.example")), 200);
