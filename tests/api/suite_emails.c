@@ -179,6 +179,44 @@ START_TEST(test_emails_taken)
 }
 END_TEST
 
+/* The other way round: another user's secondary address is no one's primary (409 as a
+ * primary address taken), and one's own secondary address made primary trades places
+ * with the old primary. */
+START_TEST(test_emails_primary)
+{
+	long long uid, oid;
+	char *token = S(make_user("eml_pri", &uid, NULL));
+	S(make_user("eml_pri_o", &oid, NULL));
+	const char *theirs = S(fmt("%s@example.com", S(unique("pri_o"))));
+	add_email(S(fmt("/users/%lld/emails", oid)), admin_token(), theirs);
+	const char *taken = "{\"message\":\"Email has already been taken\"}";
+	const char *u = S(unique("prinew"));
+	ck_body(R(api("POST", "/users", admin_token(),
+		      S(fmt("username=%s&name=N&password=s3cret-pass-1&email=%s", u, S(enc(theirs)))))),
+		409, taken);
+	resp *none = R(api("GET", S(fmt("/users?username=%s", u)), admin_token(), NULL));
+	ck_status(none, 200);
+	ck_assert_int_eq(json_object_array_length(none->json), 0);
+	ck_body(R(api("PUT", S(fmt("/users/%lld", uid)), admin_token(),
+		      S(fmt("email=%s", S(enc(theirs)))))),
+		409, taken);
+
+	resp *r = R(api("GET", "/user", token, NULL));
+	ck_status(r, 200);
+	const char *old = S(strdup(jstr(r->json, "email")));
+	const char *mine = S(fmt("%s@example.com", S(unique("pri_m"))));
+	add_email("/user/emails", token, mine);
+	r = R(api("PUT", S(fmt("/users/%lld", uid)), admin_token(), S(fmt("email=%s", S(enc(mine))))));
+	ck_status(r, 200);
+	ck_jstr(r, "email", mine);
+	r = R(api("GET", "/user/emails", token, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(json_object_array_length(r->json), 1);
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "email"), old);
+	ck_assert_int_eq(total(S(fmt("/users/%lld/emails", oid)), admin_token()), 1);
+}
+END_TEST
+
 START_TEST(test_emails_pagination)
 {
 	char *token = S(make_user("eml_pg", NULL, NULL));
@@ -210,6 +248,7 @@ Suite *suite_emails(void)
 	tcase_add_test(tc, test_emails_admin);
 	tcase_add_test(tc, test_emails_invalid);
 	tcase_add_test(tc, test_emails_taken);
+	tcase_add_test(tc, test_emails_primary);
 	tcase_add_test(tc, test_emails_pagination);
 	suite_add_tcase(s, tc);
 	return s;
