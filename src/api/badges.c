@@ -21,18 +21,19 @@ enum { RENDER_PATH, RENDER_ID, RENDER_BRANCH, RENDER_SHA, RENDER_NPARAMS };
 /* BADGE_COLS of badges row b with the render parameters from $N (N..N+3). */
 #define COLS_AT(P, I, B, S) BADGE_COLS("b", P, I, B, S)
 
-enum { BL_PROJECT, BL_NAMESPACE, BL_LIMIT, BL_OFFSET, BL_RENDER, BL_NPARAMS = BL_RENDER + 4 };
-enum { BG_GROUP, BG_LIMIT, BG_OFFSET, BG_RENDER, BG_NPARAMS = BG_RENDER + 4 };
-enum { BS_ID, BS_PROJECT, BS_NAMESPACE, BS_GROUP, BS_RENDER, BS_NPARAMS = BS_RENDER + 4 };
-enum { BI_PROJECT, BI_GROUP, BI_LINK, BI_IMAGE, BI_RENDER, BI_NPARAMS = BI_RENDER + 4 };
-enum { BU_ID, BU_PROJECT, BU_GROUP, BU_LINK, BU_IMAGE, BU_RENDER, BU_NPARAMS = BU_RENDER + 4 };
-enum { BR_LINK, BR_IMAGE, BR_RENDER, BR_NPARAMS = BR_RENDER + 4 };
+enum { BL_PROJECT, BL_NAMESPACE, BL_LIMIT, BL_OFFSET, BL_RENDER, BL_NPARAMS = BL_RENDER + RENDER_NPARAMS };
+enum { BG_GROUP, BG_LIMIT, BG_OFFSET, BG_RENDER, BG_NPARAMS = BG_RENDER + RENDER_NPARAMS };
+enum { BS_ID, BS_PROJECT, BS_NAMESPACE, BS_GROUP, BS_RENDER, BS_NPARAMS = BS_RENDER + RENDER_NPARAMS };
+enum { BI_PROJECT, BI_GROUP, BI_LINK, BI_IMAGE, BI_RENDER, BI_NPARAMS = BI_RENDER + RENDER_NPARAMS };
+enum { BU_ID, BU_PROJECT, BU_GROUP, BU_LINK, BU_IMAGE, BU_RENDER, BU_NPARAMS = BU_RENDER + RENDER_NPARAMS };
+enum { BR_LINK, BR_IMAGE, BR_RENDER, BR_NPARAMS = BR_RENDER + RENDER_NPARAMS };
 enum { GP_ID, GP_PATH, GP_BRANCH, GP_NCOLS };
 
 /* The badges a project's list holds: $P its own, and its namespace $N's (a group) and
  * that group's ancestors' */
 #define PROJECT_BADGES(P, N)                                                                       \
-	"SELECT b.* FROM badges b WHERE b.project_id = " P " UNION ALL SELECT b.* FROM namespaces n" \
+	"SELECT b.* FROM badges b WHERE b.project_id = " P                                         \
+	" UNION ALL SELECT b.* FROM namespaces n"                                                  \
 	" JOIN badges b ON b.group_id = ANY (n.traversal_ids) WHERE n.id = " N                     \
 	" AND n.kind = 'group'"
 

@@ -19,6 +19,7 @@ json_object *entity_badge(ctx *c, const PGresult *res, int row, int col)
 {
 	json_object *o = entity_badge_details(c, res, row, col);
 	json_put_int(o, "id", db_int(res, row, col + BADGE_DETAILS_NCOLS));
-	json_put_str(o, "kind", db_bool(res, row, col + BADGE_DETAILS_NCOLS + 1) ? "project" : "group");
+	json_put_str(o, "kind",
+		     db_bool(res, row, col + BADGE_DETAILS_NCOLS + 1) ? "project" : "group");
 	return o;
 }

@@ -13,14 +13,15 @@
  * default branch, the one value that may hold "%{", goes in last, and a placeholder
  * with no value becomes empty. */
 #define SQL_BADGE_RENDER(U, PATH, ID, BRANCH, SHA)                                                 \
-	"CASE WHEN " PATH "::text IS NULL THEN " U " ELSE replace(replace(replace(replace(" U     \
+	"CASE WHEN " PATH "::text IS NULL THEN " U " ELSE replace(replace(replace(replace(" U      \
 	", '%{commit_sha}', coalesce(" SHA "::text, '')), '%{project_id}', " ID "::text),"         \
-	" '%{project_path}', " PATH "::text), '%{default_branch}', coalesce(" BRANCH "::text, ''))" \
+	" '%{project_path}', " PATH "::text), '%{default_branch}', coalesce(" BRANCH               \
+	"::text, ''))"                                                                             \
 	" END"
 /* The columns of BasicBadgeDetails for the URLs L and I (badges row or parameters). */
 #define BADGE_DETAILS_COLS(L, I, PATH, ID, BRANCH, SHA)                                            \
-	L ", " I ", " SQL_BADGE_RENDER(L, PATH, ID, BRANCH, SHA) ", " SQL_BADGE_RENDER(            \
-		I, PATH, ID, BRANCH, SHA)
+	L ", " I ", " SQL_BADGE_RENDER(L, PATH, ID, BRANCH,                                        \
+				       SHA) ", " SQL_BADGE_RENDER(I, PATH, ID, BRANCH, SHA)
 #define BADGE_DETAILS_NCOLS 4
 /* A badges row B: its details, id and whether it is the project's own (kind). */
 #define BADGE_COLS(B, PATH, ID, BRANCH, SHA)                                                       \

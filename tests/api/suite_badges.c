@@ -14,13 +14,12 @@ static const char *const DETAILS_FIELDS[] = {"link_url", "image_url", "rendered_
 
 static resp *post_badge(const char *path, const char *token, const char *link, const char *image)
 {
-	return R(api("POST", path, token, S(fmt("link_url=%s&image_url=%s", S(enc(link)),
-						     S(enc(image))))));
+	return R(api("POST", path, token,
+		     S(fmt("link_url=%s&image_url=%s", S(enc(link)), S(enc(image))))));
 }
 
 /* A badge made through base (/projects/N/badges or /groups/N/badges): its id. */
-static long long add_badge(const char *base, const char *token, const char *link,
-			   const char *image)
+static long long add_badge(const char *base, const char *token, const char *link, const char *image)
 {
 	resp *r = post_badge(base, token, link, image);
 	ck_status(r, 201);
@@ -145,8 +144,8 @@ START_TEST(test_badges_group_in_project_list)
 	const char *pbase = S(fmt("/projects/%lld/badges", pid));
 	long long root_badge = add_badge(gbase, token, "http://g.example/%{project_path}",
 					 "http://g.example/i.svg");
-	long long sub_badge = add_badge(sbase, token, "http://s.example/%{project_id}",
-					"http://s.example/i.svg");
+	long long sub_badge =
+		add_badge(sbase, token, "http://s.example/%{project_id}", "http://s.example/i.svg");
 	long long own = add_badge(pbase, token, "http://p.example", "http://p.example/i.svg");
 
 	r = R(api("GET", pbase, token, NULL));
@@ -281,14 +280,24 @@ START_TEST(test_badges_validation)
 	const char *bases[2] = {S(fmt("/projects/%lld/badges", pid)),
 				S(fmt("/groups/%lld/badges", gid))};
 	static const char *const bad[] = {
-		"ftp://example.com/x",        "example.com",        "",
-		"http://exa mple.com",        "https://x.example/{a}", "http://x/%{project_name}",
-		"http://x/%zz",               "javascript:alert(1)", " http://x.example",
-		"http://x.example/\xc3\xa9", "http://x#a#b",         "HTTP://x.example",
+		"ftp://example.com/x",
+		"example.com",
+		"",
+		"http://exa mple.com",
+		"https://x.example/{a}",
+		"http://x/%{project_name}",
+		"http://x/%zz",
+		"javascript:alert(1)",
+		" http://x.example",
+		"http://x.example/\xc3\xa9",
+		"http://x#a#b",
+		"HTTP://x.example",
 	};
 	static const char *const good[] = {
-		"http://example/img.svg", "https://x.example/%{project_path}/%{commit_sha}?a=b#f",
-		"http://x.example/%41",   "https://[::1]:8080/a;b",
+		"http://example/img.svg",
+		"https://x.example/%{project_path}/%{commit_sha}?a=b#f",
+		"http://x.example/%41",
+		"https://[::1]:8080/a;b",
 	};
 	for (int s = 0; s < 2; s++) {
 		const char *base = bases[s];
@@ -345,8 +354,9 @@ START_TEST(test_badges_render)
 	r = R(api("GET", S(fmt("/groups/%lld/badges/render?%s", gid, q)), token, NULL));
 	ck_status(r, 200);
 	ck_jstr(r, "rendered_link_url", "http://l.example/%{project_path}/%{default_branch}");
-	r = R(api("GET", S(fmt("/groups/%lld/badges/render?link_url=x&image_url=%s", gid,
-			       S(enc("http://ok.example")))),
+	r = R(api("GET",
+		  S(fmt("/groups/%lld/badges/render?link_url=x&image_url=%s", gid,
+			S(enc("http://ok.example")))),
 		  token, NULL));
 	ck_body(r, 400, "{\"message\":{\"link_url\":[\"must be a valid URL\"]}}");
 }

@@ -120,7 +120,8 @@ START_TEST(test_emails_admin)
 	/* another user's id in the path is not this email's user */
 	long long other;
 	S(make_user("eml_adm_o", &other, NULL));
-	ck_body(R(api("DELETE", S(fmt("/users/%lld/emails/%lld", other, eid)), admin_token(), NULL)),
+	ck_body(R(api("DELETE", S(fmt("/users/%lld/emails/%lld", other, eid)), admin_token(),
+		      NULL)),
 		404, "{\"message\":\"404 Email Not Found\"}");
 	const char *nu = "{\"message\":\"404 User Not Found\"}";
 	ck_body(R(api("GET", "/users/999999999/emails", admin_token(), NULL)), 404, nu);
@@ -192,7 +193,8 @@ START_TEST(test_emails_primary)
 	const char *taken = "{\"message\":\"Email has already been taken\"}";
 	const char *u = S(unique("prinew"));
 	ck_body(R(api("POST", "/users", admin_token(),
-		      S(fmt("username=%s&name=N&password=s3cret-pass-1&email=%s", u, S(enc(theirs)))))),
+		      S(fmt("username=%s&name=N&password=s3cret-pass-1&email=%s", u,
+			    S(enc(theirs)))))),
 		409, taken);
 	resp *none = R(api("GET", S(fmt("/users?username=%s", u)), admin_token(), NULL));
 	ck_status(none, 200);
@@ -206,7 +208,8 @@ START_TEST(test_emails_primary)
 	const char *old = S(strdup(jstr(r->json, "email")));
 	const char *mine = S(fmt("%s@example.com", S(unique("pri_m"))));
 	add_email("/user/emails", token, mine);
-	r = R(api("PUT", S(fmt("/users/%lld", uid)), admin_token(), S(fmt("email=%s", S(enc(mine))))));
+	r = R(api("PUT", S(fmt("/users/%lld", uid)), admin_token(),
+		  S(fmt("email=%s", S(enc(mine))))));
 	ck_status(r, 200);
 	ck_jstr(r, "email", mine);
 	r = R(api("GET", "/user/emails", token, NULL));
