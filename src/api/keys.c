@@ -1,10 +1,12 @@
-/* SSH keys: the caller's own (/user/keys) and, for admins, anyone's (/users/:id/keys). */
+/* SSH keys: the caller's own (/user/keys) and, for admins, anyone's (/users/:id/keys)
+ * and any key with its user (/keys/:id). */
 #include <string.h>
 
 #include "api/api.h"
 #include "auth/auth.h"
 #include "core/sshkey.h"
 #include "entity/key.h"
+#include "entity/user.h"
 #include "http/pagination.h"
 
 const db_stmt keys_stmts[] = {
@@ -28,6 +30,11 @@ const db_stmt keys_stmts[] = {
 	 "WITH d AS (DELETE FROM keys WHERE id = $1 AND user_id = $2 RETURNING id)"
 	 " SELECT (SELECT id FROM d) FROM users u WHERE u.id = $2 AND NOT u.ghost",
 	 2, 1},
+	/* GitLab 10.8's SSHKeyWithUser: the key, then its user (UserPublic) */
+	{"keys_show_any",
+	 "SELECT " KEY_COLS ", " USER_COLS " FROM keys k JOIN users u ON u.id = k.user_id"
+	 " WHERE k.id = $1",
+	 1, KEY_NCOLS + USER_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -74,6 +81,23 @@ static int keys_show_mine(request *r)
 	if ((rc = api_find(r, "keys_show", 2, v, "Key", &res)) < 0)
 		return rc;
 	respond_json(r, 200, entity_key(&r->ctx, res, 0, 0));
+	return 0;
+}
+
+/* GET /keys/:id (admins, as 10.8): the key of any user, with that user. */
+static int keys_show_any(request *r)
+{
+	const char *id;
+	int rc = api_id(r, "id", &id);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = api_find(r, "keys_show_any", 1, &id, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	json_object *o = entity_key(&r->ctx, res, 0, 0);
+	json_object_object_add(o, "user",
+			       entity_user(&r->ctx, res, 0, KEY_NCOLS, USER_VIEW_SELF));
+	respond_json(r, 200, o);
 	return 0;
 }
 
@@ -156,5 +180,6 @@ const route keys_routes[] = {
 	{"POST", V4 "/users/:id/keys", keys_create_user, ADMIN, NULL},
 	{"DELETE", V4 "/user/keys/:key_id", keys_delete_mine, AUTH, NULL},
 	{"DELETE", V4 "/users/:id/keys/:key_id", keys_delete_user, ADMIN, NULL},
+	{"GET", V4 "/keys/:id", keys_show_any, ADMIN, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -531,6 +531,39 @@ START_TEST(test_keys_blocked_user)
 }
 END_TEST
 
+/* GET /keys/:id: any user's key with its user, for admins only (GitLab 10.8). */
+START_TEST(test_keys_show_any)
+{
+	long long uid;
+	char *username;
+	char *token = S(make_user("key_any", &uid, &username));
+	S(username);
+	const char *text = new_key();
+	long long kid = add_key(token, "any", text);
+	const char *path = S(fmt("/keys/%lld", kid));
+	resp *r = R(api("GET", path, admin_token(), NULL));
+	ck_status(r, 200);
+	static const char *const fields[] = {"id", "title", "key", "created_at", "user", NULL};
+	ck_fields(r->json, fields);
+	ck_assert_int_eq(jint(r->json, "id"), kid);
+	ck_jstr(r, "title", "any");
+	json_object *u = jget(r->json, "user");
+	ck_assert(u != NULL);
+	ck_assert_int_eq(jint(u, "id"), uid);
+	ck_assert_str_eq(jstr(u, "username"), username);
+	/* the user's public record (GitLab's UserPublic, as GET /user shows it) */
+	resp *me = R(api("GET", "/user", token, NULL));
+	ck_status(me, 200);
+	ck_assert_str_eq(json_object_to_json_string(u), json_object_to_json_string(me->json));
+	ck_body(R(api("GET", path, NULL, NULL)), 401, "{\"message\":\"401 Unauthorized\"}");
+	ck_body(R(api("GET", path, token, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("GET", "/keys/999999999", admin_token(), NULL)), 404,
+		"{\"message\":\"404 Not found\"}");
+	ck_body(R(api("GET", "/keys/abc", admin_token(), NULL)), 400,
+		"{\"error\":\"id is invalid\"}");
+}
+END_TEST
+
 Suite *suite_keys(void)
 {
 	Suite *s = suite_create("keys");
@@ -547,6 +580,7 @@ Suite *suite_keys(void)
 	tcase_add_test(tc, test_keys_admin_paths);
 	tcase_add_test(tc, test_keys_pagination);
 	tcase_add_test(tc, test_keys_blocked_user);
+	tcase_add_test(tc, test_keys_show_any);
 	suite_add_tcase(s, tc);
 	return s;
 }
