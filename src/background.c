@@ -148,6 +148,18 @@ static int job_delete_merged_branches(ctx *c, json_object *payload, const char *
 	return id ? refs_delete_merged(c, id, why) : -1;
 }
 
+/* housekeeping {"project_id": N}: POST /projects/:id/housekeeping (api/housekeeping.c).
+ * Its row stays, and so the project's next request is refused (409), until gc is done. */
+static int job_housekeeping(ctx *c, json_object *payload, const char **why)
+{
+	const char *id = payload_project_id(c, payload, why);
+	if (!id)
+		return -1;
+	/* a failure is logged (repo_run) and not tried again: the next POST may */
+	repo_gc(c, id);
+	return 0;
+}
+
 /* push {"project_id", "ref", "before", "after", "user_id"} (git/hooks.c): merge requests'
  * head sha and merge_status (api/merge_requests.c), then the branch's or tag's pipeline
  * (ci/pipeline.c), in the one transaction that claimed the job: each push makes its

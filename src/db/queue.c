@@ -21,6 +21,12 @@ const db_stmt queue_stmts[] = {
 	 "WITH j AS (INSERT INTO background_jobs (kind, payload) VALUES ($1, $2::jsonb)"
 	 " RETURNING id) SELECT pg_notify('" QUEUE_CHANNEL "', j.id::text) FROM j",
 	 2, 1},
+	/* the same unless a job of kind $1 with payload $2 is there: its id, or no row */
+	{"queue_enqueue_once",
+	 "WITH j AS (INSERT INTO background_jobs (kind, payload) SELECT $1, $2::jsonb"
+	 " WHERE NOT EXISTS (SELECT 1 FROM background_jobs WHERE kind = $1 AND payload = $2::jsonb)"
+	 " RETURNING id) SELECT j.id, pg_notify('" QUEUE_CHANNEL "', j.id::text) FROM j",
+	 2, 2},
 	/* The oldest due job of the kinds $1 (text[]) that no other process holds. */
 	{"queue_claim",
 	 "SELECT id, kind, payload::text, attempts FROM background_jobs WHERE run_at <= now()"
@@ -58,6 +64,22 @@ int queue_enqueue(ctx *c, int kind, const char *payload)
 	const char *v[2] = {name, payload};
 	int err;
 	return db_query(c, "queue_enqueue", 2, v, &err) ? 0 : err;
+}
+
+int queue_enqueue_once(ctx *c, int kind, const char *payload, const char **id)
+{
+	const char *name = queue_kind_name(kind);
+	if (!name || !payload)
+		return ERR_INVALID;
+	const char *v[2] = {name, payload};
+	int err;
+	PGresult *res = db_query(c, "queue_enqueue_once", 2, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return 0;
+	*id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
+	return 1;
 }
 
 int queue_listen(ctx *c)

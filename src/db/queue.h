@@ -34,6 +34,10 @@ int queue_kind_parse(const char *name);
  * background processes are notified at commit. 0, ERR_INVALID for a kind not in
  * db/jobs.def or no payload, or the database's ERR_ code. */
 int queue_enqueue(ctx *c, int kind, const char *payload);
+/* The same unless a job of kind with the same payload is queued or running (the caller
+ * holds the lock that keeps two such calls apart): 1 with the new job's id in *id (in
+ * c's arena), 0 when there is one already, or an ERR_ code. */
+int queue_enqueue_once(ctx *c, int kind, const char *payload, const char **id);
 
 /* LISTENs for QUEUE_CHANNEL on c's connection. 0 or an ERR_ code. */
 int queue_listen(ctx *c);

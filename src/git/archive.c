@@ -17,8 +17,6 @@
 #include "core/log.h"
 #include "git/repo.h"
 
-extern char **environ;
-
 static const struct {
 	const char *format;
 	const char *ext;
@@ -75,49 +73,6 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Runs argv (no shell) with stdin /dev/null, stdout to out_fd and stderr to ours (the
- * log), the signals a worker blocks or ignores back to their defaults. 0 when it exits
- * with 0, else ERR_INTERNAL (logged). */
-static int run(char *const argv[], int out_fd)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, dflt;
-	sigemptyset(&none);
-	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGPIPE);
-	sigaddset(&dflt, SIGHUP);
-	sigaddset(&dflt, SIGTERM);
-	sigaddset(&dflt, SIGINT);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dflt);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (rc != 0) {
-		log_error("archive: cannot run %s: %s", argv[0], strerror(rc));
-		return ERR_INTERNAL;
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			log_error("archive: waitpid: %s", strerror(errno));
-			return ERR_INTERNAL;
-		}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		log_error("archive: %s failed (status %d)", argv[0], status);
-		return ERR_INTERNAL;
-	}
-	return 0;
-}
-
 int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const char *prefix,
 		   const char *ext, const char **rel)
 {
@@ -148,7 +103,7 @@ int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const
 		log_error("archive: cannot create %s: %s", path, strerror(errno));
 		return ERR_INTERNAL;
 	}
-	if (run(argv, fd) < 0) {
+	if (repo_run(argv, fd) < 0) {
 		files_abandon(fd, tmp);
 		return ERR_INTERNAL;
 	}

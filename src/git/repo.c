@@ -1,12 +1,16 @@
 #include "git/repo.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
+#include <spawn.h>
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/crypto.h"
@@ -438,4 +442,59 @@ int repo_migrate_legacy(ctx *c)
 		moved += a + b;
 	}
 	return moved;
+}
+
+extern char **environ;
+
+int repo_run(char *const argv[], int out_fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dflt;
+	sigemptyset(&none);
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGPIPE);
+	sigaddset(&dflt, SIGHUP);
+	sigaddset(&dflt, SIGTERM);
+	sigaddset(&dflt, SIGINT);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (out_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	else
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dflt);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	pid_t pid;
+	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc != 0) {
+		log_error("cannot run %s: %s", argv[0], strerror(rc));
+		return ERR_INTERNAL;
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			log_error("waitpid %s: %s", argv[0], strerror(errno));
+			return ERR_INTERNAL;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		log_error("%s failed (status %d)", argv[0], status);
+		return ERR_INTERNAL;
+	}
+	return 0;
+}
+
+int repo_gc(ctx *c, const char *project_id)
+{
+	const char *path = repo_path(c, project_id);
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return 0; /* no repository yet: nothing to pack */
+	char *argv[] = {"git", arena_printf(c->a, "--git-dir=%s", path), "gc", "--quiet", NULL};
+	return repo_run(argv, -1);
 }

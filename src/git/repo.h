@@ -66,6 +66,13 @@ int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_
  * missing ones are success.
  * 0 or ERR_INTERNAL. */
 int repo_remove(ctx *c, const char *project_id);
+
+/* Runs argv (no shell: argv[0] found on PATH) with stdin /dev/null, stdout to out_fd
+ * (-1: /dev/null) and stderr to ours (the log), the signals a worker blocks or ignores
+ * back to their defaults. 0 when it exits with 0, else ERR_INTERNAL (logged). */
+int repo_run(char *const argv[], int out_fd);
+/* git gc of project_id's repository (GitLab's housekeeping): 0 or ERR_INTERNAL. */
+int repo_gc(ctx *c, const char *project_id);
 /* Removes a directory tree (background work); missing is success. 0 or ERR_INTERNAL. */
 int repo_remove_dir(const char *abs_path);
 /* Moves the repositories of the layout before storage by id

@@ -1598,6 +1598,74 @@ START_TEST(test_projects_archive)
 }
 END_TEST
 
+/* ---- POST /projects/:id/housekeeping: git gc in the background, masters ---- */
+
+START_TEST(test_projects_housekeeping)
+{
+	long long owner_id, dev_id, other_id;
+	char *owner = S(make_user("hk", &owner_id, NULL));
+	char *dev = S(make_user("hkd", &dev_id, NULL));
+	char *other = S(make_user("hko", &other_id, NULL));
+	long long p = api_project(owner, "private", NULL);
+	fixture_member("Project", p, dev_id, 30);
+	for (int i = 0; i < 3; i++)
+		ck_code(R(api_json("POST", S(fmt("/projects/%lld/repository/commits", p)), owner,
+				   S(fmt("{\"branch\":\"master\",\"commit_message\":\"c%d\","
+					 "\"actions\":[{\"action\":\"create\",\"file_path\":"
+					 "\"f%d\",\"content\":\"x\"}]}",
+					 i, i)))),
+			201);
+	const char *hk = S(fmt("/projects/%lld/housekeeping", p));
+	ck_code(R(api("POST", hk, NULL, NULL)), 401);
+	ck_code(R(api("POST", hk, other, NULL)), 404);
+	ck_code(R(api("POST", hk, dev, NULL)), 403);
+	ck_code(R(api("POST", "/projects/999999999/housekeeping", owner, NULL)), 404);
+	/* one queued (or running) already: 409, nothing queued */
+	free(sql_value("INSERT INTO background_jobs (kind, payload, run_at) VALUES ('housekeeping',"
+		       " '{\"project_id\": %lld}', now() + interval '1 hour')",
+		       p));
+	resp *r = R(api("POST", hk, owner, NULL));
+	ck_status(r, 409);
+	ck_jstr(r, "message",
+		"Somebody already triggered housekeeping for this project and it has not finished yet");
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM background_jobs WHERE kind = 'housekeeping'"
+				 " AND payload->>'project_id' = '%lld'",
+				 p),
+			 1);
+	free(sql_value("DELETE FROM background_jobs WHERE kind = 'housekeeping'"
+		       " AND payload->>'project_id' = '%lld'",
+		       p));
+	/* a master's: 201 with the job's id; done, the objects are packed */
+	char *dir = S(repo_dir_of(p));
+	char *loose = S(fmt("find '%s/objects' -path '*/objects/[0-9a-f][0-9a-f]/*' | wc -l", dir));
+	FILE *f = popen(loose, "r");
+	int before = 0;
+	ck_assert(f && fscanf(f, "%d", &before) == 1);
+	pclose(f);
+	ck_assert_int_gt(before, 0);
+	r = R(api("POST", hk, owner, NULL));
+	ck_status(r, 201);
+	ck_assert(json_object_is_type(r->json, json_type_string));
+	int left = 1;
+	for (int i = 0; i < 200 && left; i++) {
+		left = (int)sql_int(
+			"SELECT count(*) FROM background_jobs WHERE kind = 'housekeeping'"
+			" AND payload->>'project_id' = '%lld'",
+			p);
+		if (left)
+			usleep(50000);
+	}
+	ck_assert_int_eq(left, 0);
+	f = popen(loose, "r");
+	int after = -1;
+	ck_assert(f && fscanf(f, "%d", &after) == 1);
+	pclose(f);
+	ck_assert_int_eq(after, 0);
+	/* again, now that it is done; an admin may too */
+	ck_code(R(api("POST", hk, admin_token(), NULL)), 201);
+}
+END_TEST
+
 Suite *suite_projects(void)
 {
 	Suite *s = suite_create("projects");
@@ -1631,6 +1699,7 @@ Suite *suite_projects(void)
 	tcase_add_test(tc, test_projects_fork);
 	tcase_add_test(tc, test_projects_star);
 	tcase_add_test(tc, test_projects_archive);
+	tcase_add_test(tc, test_projects_housekeeping);
 	suite_add_tcase(s, tc);
 	return s;
 }
