@@ -27,4 +27,28 @@
 /* The note whose NOTE_COLS start at col of row, written into w. */
 void entity_note_write(jw *w, ctx *c, const PGresult *res, int row, int col);
 
+/* A note as the discussions API shows it (GitLab 10.8's Entities::Note): NOTE_COLS, then
+ * its type (NULL: an individual note), its discussion, whether it is resolvable (a
+ * discussion's note on a merge request, as 10.8's DiscussionNote::RESOLVABLE_TYPES),
+ * when it was resolved and by whom. */
+#define DISCUSSION_NOTE_COLS                                                                       \
+	NOTE_COLS ", n.type, n.discussion_id, (n.type IS NOT NULL AND NOT n.system"                \
+		  " AND n.noteable_type = 'MergeRequest'), n.resolved_at, " USER_REF(              \
+			  "n.resolved_by_id")
+enum {
+	DN_TYPE = NOTE_NCOLS,
+	DN_DISCUSSION,
+	DN_RESOLVABLE,
+	DN_RESOLVED_AT,
+	DN_RESOLVED_BY,
+	DISCUSSION_NOTE_NCOLS = DN_RESOLVED_BY + 5 /* USER_REF */
+};
+
+/* The note whose DISCUSSION_NOTE_COLS start at col of row, written into w. */
+void entity_discussion_note_write(jw *w, ctx *c, const PGresult *res, int row, int col);
+/* The discussion whose notes are rows first..end-1 (DISCUSSION_NOTE_COLS at col, in
+ * their order), written into w: GitLab 10.8's Entities::Discussion, {id,
+ * individual_note, notes}. */
+void entity_discussion_write(jw *w, ctx *c, const PGresult *res, int first, int end, int col);
+
 #endif

@@ -1,0 +1,490 @@
+/* Discussions (GitLab 10.8's lib/api/discussions.rb): the notes of issues, project
+ * snippets and merge requests grouped in threads, and the resolution of a merge
+ * request's threads.
+ *
+ * A discussion is the notes that share notes.discussion_id (sql/0049): a note made
+ * through the notes API is a discussion of its own (GitLab's individual note, type
+ * NULL), one started or answered here is a DiscussionNote. They are the notes notes.c
+ * shows and changes, with the same noteables (noteable_find: who may read, 404 "404 Not
+ * found"), the same statements to add, edit and delete a note (its event follows), and
+ * the same rules: anyone who reads may comment, members only on a locked noteable, the
+ * note's author and masters edit and delete. A discussion's note on a merge request is
+ * resolvable; its author, the merge request's author and developers and up resolve it
+ * (10.8's NotePolicy, ProjectPolicy :resolve_note). Lists are paginated by discussion,
+ * in the order of their first notes (10.8's Discussion.build_collection of the notes,
+ * oldest first). */
+#include <string.h>
+
+#include "api/api.h"
+#include "core/validate.h"
+#include "entity/note.h"
+#include "http/pagination.h"
+
+/* GitLab's Note: validates :note, length: { maximum: 1_000_000 } (as notes.c) */
+#define NOTE_BODY_MAX 1000000
+
+/* The notes of discussion d of noteable $T/$I, oldest first */
+#define SQL_DISCUSSION_NOTES(T, I, D)                                                              \
+	"SELECT " DISCUSSION_NOTE_COLS " FROM notes n WHERE n.noteable_type = " T                  \
+	" AND n.noteable_id = " I " AND n.discussion_id = " D " ORDER BY n.created_at, n.id"
+
+enum { DR_TYPE, DR_NOTEABLE, DR_DISCUSSION, DR_USER, DR_NOTE, DR_NPARAMS };
+
+const db_stmt discussions_stmts[] = {
+	/* $1 type, $2 noteable, $3 limit, $4 offset: the count of its discussions, then the
+	 * notes of the page's discussions, a discussion's notes together */
+	{"discussions_list",
+	 "WITH d AS (SELECT discussion_id, min(created_at) AS c, min(id) AS i FROM notes"
+	 " WHERE noteable_type = $1 AND noteable_id = $2 GROUP BY discussion_id),"
+	 " p AS (SELECT * FROM d ORDER BY c, i LIMIT $3 OFFSET $4)"
+	 " SELECT (SELECT count(*) FROM d), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
+	 " (SELECT " DISCUSSION_NOTE_COLS " FROM p JOIN notes n ON n.noteable_type = $1"
+	 " AND n.noteable_id = $2 AND n.discussion_id = p.discussion_id"
+	 " ORDER BY p.c, p.i, n.created_at, n.id) pg ON true",
+	 4, 1 + DISCUSSION_NOTE_NCOLS},
+	/* $1 type, $2 noteable, $3 discussion */
+	{"discussions_show", SQL_DISCUSSION_NOTES("$1", "$2", "$3"), 3, DISCUSSION_NOTE_NCOLS},
+	/* $1 note, $2 type, $3 noteable */
+	{"discussions_note",
+	 "SELECT " DISCUSSION_NOTE_COLS " FROM notes n"
+	 " WHERE n.id = $1 AND n.noteable_type = $2 AND n.noteable_id = $3",
+	 3, DISCUSSION_NOTE_NCOLS},
+	/* Note $1, just added by notes_insert, made a note of discussion $2 (NULL: its own,
+	 * a new one) */
+	{"discussions_mark",
+	 "WITH n AS (UPDATE notes SET type = 'DiscussionNote', discussion_id ="
+	 " coalesce($2, discussion_id) WHERE id = $1 RETURNING *)"
+	 " SELECT " DISCUSSION_NOTE_COLS " FROM n",
+	 2, DISCUSSION_NOTE_NCOLS},
+	/* The resolvable notes of discussion $3 of noteable $1/$2 (and only note $5, unless
+	 * NULL) resolved by user $4, or unresolved when $4 is NULL; those that are so
+	 * already stay as they are (the first to resolve is kept) */
+	{"discussions_resolve",
+	 "UPDATE notes SET resolved_at = CASE WHEN $4::bigint IS NULL THEN NULL ELSE now() END,"
+	 " resolved_by_id = $4, updated_at = now() WHERE noteable_type = $1 AND noteable_id = $2"
+	 " AND discussion_id = $3 AND ($5::bigint IS NULL OR id = $5) AND type IS NOT NULL"
+	 " AND NOT system AND noteable_type = 'MergeRequest'"
+	 " AND (resolved_at IS NULL) = ($4::bigint IS NOT NULL)",
+	 DR_NPARAMS, 0},
+	{NULL, NULL, 0, 0},
+};
+
+static bool is_caller(request *r, const char *user_id)
+{
+	return user_id && strcmp(user_id, api_caller_id(r)) == 0;
+}
+
+/* A member of the route's project, of any level (or its namespace's owner, or admin). */
+static bool project_member(request *r)
+{
+	const project_access *a = &r->project->pa;
+	return a->admin || a->ns_owner || a->level >= ACCESS_GUEST;
+}
+
+/* What GitLab's Note validations say of body, or NULL when it is a valid one. */
+static const char *body_problem(const char *body)
+{
+	if (utf8_chars(body) > NOTE_BODY_MAX)
+		return "is too long (maximum is 1000000 characters)";
+	if (body[strspn(body, " \t\r\n\f\v")] == '\0')
+		return "can't be blank";
+	return NULL;
+}
+
+/* 10.8's "Note #{note.errors.messages}": 400 {"message":"400 (Bad request) Note
+ * {:note=>[\"...\"]}"} */
+static int invalid_note(request *r, const char *problem)
+{
+	return fail(r, ERR_BAD_REQUEST, arena_printf(r->ctx.a, "Note {:note=>[\"%s\"]}", problem));
+}
+
+/* The rows of res from first that belong to its discussion: the end of that run. */
+static int discussion_end(const PGresult *res, int first, int col)
+{
+	int end = first + 1;
+	const char *id = db_val(res, first, col + DN_DISCUSSION);
+	while (end < PQntuples(res) && !PQgetisnull(res, end, col) &&
+	       strcmp(db_val(res, end, col + DN_DISCUSSION), id) == 0)
+		end++;
+	return end;
+}
+
+static void respond_discussion(request *r, int status, const PGresult *res)
+{
+	jw w;
+	jw_init(&w, r->ctx.a, 1024 * (size_t)PQntuples(res) + 64);
+	entity_discussion_write(&w, &r->ctx, res, 0, PQntuples(res), 0);
+	respond_jw(r, status, &w);
+}
+
+/* The notes of the route's discussion of n (:discussion_id), oldest first; none: 404
+ * "404 Discussion Not Found". 0 with them, or an ERR_ code. */
+static int discussion_notes(request *r, const noteable *n, PGresult **out)
+{
+	const char *v[3] = {n->type, n->id, param_str(r, "discussion_id")};
+	int err;
+	if (!(*out = db_query(&r->ctx, "discussions_show", 3, v, &err)))
+		return err;
+	return PQntuples(*out) ? 0 : fail_not_found(r, "Discussion");
+}
+
+static int check_ids(request *r)
+{
+	return notes_check_ids(r);
+}
+
+static int check_list(request *r)
+{
+	page_req pg;
+	int rc = notes_check_ids(r);
+	return rc < 0 ? rc : pagination_parse(r, &pg);
+}
+
+static int check_create(request *r)
+{
+	const char *s;
+	int rc = notes_check_ids(r);
+	if (rc < 0 || (rc = param_require(r, "body", &s)) < 0 ||
+	    (rc = param_datetime(r, "created_at", &s)) < 0)
+		return rc;
+	return 0;
+}
+
+/* PUT of a note: exactly one of body and resolved (10.8's exactly_one_of) */
+static int check_update(request *r)
+{
+	bool resolved;
+	int rc = notes_check_ids(r);
+	if (rc < 0 || (rc = param_bool(r, "resolved", &resolved)) < 0)
+		return rc;
+	bool has_body = param_find(r, "body") != NULL, has_resolved = rc == 0;
+	if (has_body && has_resolved)
+		return fail(r, ERR_INVALID, "body, resolved are mutually exclusive");
+	if (!has_body && !has_resolved)
+		return fail(r, ERR_INVALID,
+			    "body, resolved are missing, exactly one parameter must be provided");
+	return 0;
+}
+
+static int check_resolve(request *r)
+{
+	bool resolved;
+	int rc = notes_check_ids(r);
+	if (rc < 0 || (rc = param_bool(r, "resolved", &resolved)) < 0)
+		return rc;
+	return rc == 1 ? fail_missing(r, "resolved") : 0;
+}
+
+static int list(request *r, const noteable_kind *k)
+{
+	page_req pg;
+	noteable n;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = noteable_find(r, k, false, &n)) != 0)
+		return rc < 0 ? rc : 0;
+	const char *v[4] = {n.type, n.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	int err;
+	PGresult *res = db_query(&r->ctx, "discussions_list", 4, v, &err);
+	if (!res)
+		return err;
+	jw w;
+	jw_init(&w, r->ctx.a, 1024 * (size_t)PQntuples(res) + 16);
+	jw_begin_array(&w);
+	for (int i = 0; i < PQntuples(res) && !PQgetisnull(res, i, 1);) {
+		int end = discussion_end(res, i, 1);
+		entity_discussion_write(&w, &r->ctx, res, i, end, 1);
+		i = end;
+	}
+	jw_end_array(&w);
+	pagination_headers(r, &pg, PQntuples(res) ? db_int(res, 0, 0) : 0);
+	respond_jw(r, 200, &w);
+	return 0;
+}
+
+static int show(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0 || (rc = discussion_notes(r, &n, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_discussion(r, 200, res);
+	return 0;
+}
+
+/* The creation time given with a comment, taken from admins and the project's owner
+ * only (else NULL: now), as notes.c. */
+static const char *given_created_at(request *r)
+{
+	const char *created_at = NULL;
+	if (param_datetime(r, "created_at", &created_at) != 0 ||
+	    !(r->ctx.user->admin || is_caller(r, r->project->ns_owner_id)))
+		return NULL;
+	return created_at;
+}
+
+/* Adds the route's body to n as a note of discussion (NULL: a new one), with the event
+ * "commented on" that notes.c records: 0 with the note (DISCUSSION_NOTE_COLS) in *out,
+ * or an ERR_ code. */
+static int add_note(request *r, const noteable_kind *k, const noteable *n, const char *discussion,
+		    PGresult **out)
+{
+	const char *body = param_str(r, "body");
+	const char *problem = body_problem(body);
+	if (problem)
+		return invalid_note(r, problem);
+	const char *v[] = {r->project->id,   n->type, n->id,
+			   api_caller_id(r), body,    given_created_at(r)};
+	DB_PARAMS(v, 6);
+	int err;
+	PGresult *res = db_query(
+		&r->ctx, k == &noteable_issue ? "notes_insert_issue" : "notes_insert", 6, v, &err);
+	if (!res)
+		return err;
+	const char *id = db_val(res, 0, 0);
+	/* the event's note is the notes API's record, as a comment made there */
+	jw note;
+	jw_init(&note, r->ctx.a, 1024);
+	entity_note_write(&note, &r->ctx, res, 0, 0);
+	const char *data = arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&note.b));
+	int rc = events_record_data(r, r->project->id, api_caller_id(r), "commented",
+				    "commented on", "Note", id, n->iid, NULL, data);
+	if (rc < 0)
+		return rc;
+	const char *m[2] = {id, discussion};
+	if (!(*out = db_query(&r->ctx, "discussions_mark", 2, m, &err)))
+		return err;
+	return 0;
+}
+
+/* 0, or ERR_FORBIDDEN when n's discussion is locked to the caller (members only). */
+static int locked_out(request *r, const noteable *n)
+{
+	return n->locked && !project_member(r) ? fail(r, ERR_FORBIDDEN, NULL) : 0;
+}
+
+static int create(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0 || (rc = locked_out(r, &n)) != 0 || (rc = add_note(r, k, &n, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_discussion(r, 201, res);
+	return 0;
+}
+
+static int reply(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *notes, *res;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0 || (rc = discussion_notes(r, &n, &notes)) != 0)
+		return rc < 0 ? rc : 0;
+	if (PQgetisnull(notes, 0, DN_TYPE))
+		return fail(r, ERR_BAD_REQUEST, "Discussion is an individual note.");
+	if ((rc = locked_out(r, &n)) != 0 ||
+	    (rc = add_note(r, k, &n, db_val(notes, 0, DN_DISCUSSION), &res)) != 0)
+		return rc < 0 ? rc : 0;
+	api_respond_record(r, 201, entity_discussion_note_write, res, 0, 0);
+	return 0;
+}
+
+/* Note :note_id of n in the discussions' shape: 0 with it, 1 when it answered "404 Not
+ * found" (10.8's get_note: the note of the noteable, whatever its discussion), or an
+ * ERR_ code. */
+static int find_note(request *r, const noteable *n, PGresult **out)
+{
+	const char *v[3] = {param_str(r, "note_id"), n->type, n->id};
+	return api_find(r, "discussions_note", 3, v, NULL, out);
+}
+
+static int show_note(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0 || (rc = find_note(r, &n, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	api_respond_record(r, 200, entity_discussion_note_write, res, 0, 0);
+	return 0;
+}
+
+/* Whether the caller may resolve note row 0 of res on noteable n: its author, the
+ * noteable's author, developers and up. */
+static bool may_resolve(request *r, const noteable *n, const PGresult *res)
+{
+	return is_caller(r, db_val(res, 0, 9)) || is_caller(r, n->author_id) ||
+	       project_ability_level(&r->project->pa) >= ACCESS_DEVELOPER;
+}
+
+/* Resolves (or, resolved false, unresolves) the resolvable notes of discussion of n, or
+ * only note (unless NULL): 0 or an ERR_ code. */
+static int resolve(request *r, const noteable *n, const char *discussion, const char *note,
+		   bool resolved)
+{
+	const char *v[] = {[DR_TYPE] = n->type,
+			   [DR_NOTEABLE] = n->id,
+			   [DR_DISCUSSION] = discussion,
+			   [DR_USER] = resolved ? api_caller_id(r) : NULL,
+			   [DR_NOTE] = note};
+	DB_PARAMS(v, DR_NPARAMS);
+	int err;
+	return db_query(&r->ctx, "discussions_resolve", DR_NPARAMS, v, &err) ? 0 : err;
+}
+
+static int update_note(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0 || (rc = find_note(r, &n, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	const char *id = db_val(res, 0, 0);
+	bool resolved;
+	int err;
+	if (param_bool(r, "resolved", &resolved) == 0) {
+		if (!may_resolve(r, &n, res))
+			return fail(r, ERR_FORBIDDEN, NULL);
+		if (!db_bool(res, 0, DN_RESOLVABLE))
+			return fail(r, ERR_BAD_REQUEST, "Note is not resolvable");
+		if ((rc = resolve(r, &n, db_val(res, 0, DN_DISCUSSION), id, resolved)) < 0)
+			return rc;
+	} else {
+		/* 10.8's admin_note: its author, masters and up */
+		if (!is_caller(r, db_val(res, 0, 9)) && !can_update_project(&r->project->pa))
+			return fail(r, ERR_FORBIDDEN, NULL);
+		const char *body = param_str(r, "body");
+		const char *problem = body_problem(body);
+		if (problem)
+			return api_error(r, 400,
+					 arena_printf(r->ctx.a,
+						      "Failed to save note {:note=>[\"%s\"]}",
+						      problem));
+		const char *u[4] = {id, body, n.type, n.id};
+		PGresult *up = db_query(&r->ctx, "notes_update", 4, u, &err);
+		if (!up)
+			return err;
+		jw note;
+		jw_init(&note, r->ctx.a, 1024);
+		entity_note_write(&note, &r->ctx, up, 0, 0);
+		const char *ev[2] = {id,
+				     arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&note.b))};
+		if (!db_query(&r->ctx, "notes_event_update", 2, ev, &err))
+			return err;
+	}
+	if ((rc = find_note(r, &n, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	api_respond_record(r, 200, entity_discussion_note_write, res, 0, 0);
+	return 0;
+}
+
+static int delete_note(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0 || (rc = find_note(r, &n, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	if (!is_caller(r, db_val(res, 0, 9)) && !can_update_project(&r->project->pa))
+		return fail(r, ERR_FORBIDDEN, NULL);
+	const char *v[3] = {db_val(res, 0, 0), n.type, n.id};
+	int err;
+	if (!db_query(&r->ctx, "notes_delete", 3, v, &err))
+		return err;
+	respond_empty(r, 204);
+	return 0;
+}
+
+/* PUT .../discussions/:discussion_id of a merge request: 10.8's resolve_discussion, 403
+ * when there is no such discussion or the caller may not resolve its first note. */
+static int resolve_discussion(request *r, const noteable_kind *k)
+{
+	noteable n;
+	PGresult *res;
+	int rc = noteable_find(r, k, false, &n);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	const char *v[3] = {n.type, n.id, param_str(r, "discussion_id")};
+	int err;
+	if (!(res = db_query(&r->ctx, "discussions_show", 3, v, &err)))
+		return err;
+	if (!PQntuples(res) || !may_resolve(r, &n, res))
+		return fail(r, ERR_FORBIDDEN, NULL);
+	bool resolved = false;
+	(void)param_bool(r, "resolved", &resolved);
+	if ((rc = resolve(r, &n, v[2], NULL, resolved)) < 0)
+		return rc;
+	if (!(res = db_query(&r->ctx, "discussions_show", 3, v, &err)))
+		return err;
+	respond_discussion(r, 200, res);
+	return 0;
+}
+
+/* The handlers of one kind of noteable. */
+#define DISCUSSIONS_HANDLERS(name, kind)                                                           \
+	static int discussions_list_##name(request *r)                                             \
+	{                                                                                          \
+		return list(r, &(kind));                                                           \
+	}                                                                                          \
+	static int discussions_show_##name(request *r)                                             \
+	{                                                                                          \
+		return show(r, &(kind));                                                           \
+	}                                                                                          \
+	static int discussions_create_##name(request *r)                                           \
+	{                                                                                          \
+		return create(r, &(kind));                                                         \
+	}                                                                                          \
+	static int discussions_reply_##name(request *r)                                            \
+	{                                                                                          \
+		return reply(r, &(kind));                                                          \
+	}                                                                                          \
+	static int discussions_show_note_##name(request *r)                                        \
+	{                                                                                          \
+		return show_note(r, &(kind));                                                      \
+	}                                                                                          \
+	static int discussions_update_note_##name(request *r)                                      \
+	{                                                                                          \
+		return update_note(r, &(kind));                                                    \
+	}                                                                                          \
+	static int discussions_delete_note_##name(request *r)                                      \
+	{                                                                                          \
+		return delete_note(r, &(kind));                                                    \
+	}
+DISCUSSIONS_HANDLERS(issue, noteable_issue)
+DISCUSSIONS_HANDLERS(snippet, noteable_snippet)
+DISCUSSIONS_HANDLERS(merge_request, noteable_merge_request)
+
+static int discussions_resolve_merge_request(request *r)
+{
+	return resolve_discussion(r, &noteable_merge_request);
+}
+
+#define DISCUSSIONS_ROUTES(name, parent)                                                           \
+	{"GET", V4 "/projects/:id/" parent "/discussions", discussions_list_##name, AUTH | PR,     \
+	 check_list},                                                                              \
+		{"GET", V4 "/projects/:id/" parent "/discussions/:discussion_id",                  \
+		 discussions_show_##name, AUTH | PR, check_ids},                                   \
+		{"POST", V4 "/projects/:id/" parent "/discussions", discussions_create_##name,     \
+		 AUTH | PA, check_create},                                                         \
+		{"POST", V4 "/projects/:id/" parent "/discussions/:discussion_id/notes",           \
+		 discussions_reply_##name, AUTH | PA, check_create},                               \
+		{"GET", V4 "/projects/:id/" parent "/discussions/:discussion_id/notes/:note_id",   \
+		 discussions_show_note_##name, AUTH | PR, check_ids},                              \
+		{"PUT", V4 "/projects/:id/" parent "/discussions/:discussion_id/notes/:note_id",   \
+		 discussions_update_note_##name, AUTH | PW, check_update},                         \
+	{                                                                                          \
+		"DELETE", V4 "/projects/:id/" parent "/discussions/:discussion_id/notes/:note_id", \
+			discussions_delete_note_##name, AUTH | PW, check_ids                       \
+	}
+
+/* The module's routes (http/router.h), in the order they are matched. */
+const route discussions_routes[] = {
+	DISCUSSIONS_ROUTES(issue, "issues/:issue_iid"),
+	DISCUSSIONS_ROUTES(snippet, "snippets/:snippet_id"),
+	DISCUSSIONS_ROUTES(merge_request, "merge_requests/:merge_request_iid"),
+	/* 10.8's Noteable::RESOLVABLE_TYPES: merge requests only */
+	{"PUT", V4 "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id",
+	 discussions_resolve_merge_request, AUTH | PW, check_resolve},
+	{NULL, NULL, NULL, 0, NULL},
+};
