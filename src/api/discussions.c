@@ -12,43 +12,55 @@
  * resolvable; its author, the merge request's author and developers and up resolve it
  * (10.8's NotePolicy, ProjectPolicy :resolve_note). Lists are paginated by discussion,
  * in the order of their first notes (10.8's Discussion.build_collection of the notes,
- * oldest first). */
+ * oldest first). A commit's discussions (10.8's NOTEABLE_TYPES has Commit) are the
+ * notes of the project with its hash, commits.c's comments among them: read by whoever
+ * reads the code (commits.c's content_read, 403), the commit found by any name of it,
+ * 404 "404 Commit Not Found"; as commits.c's comments, they record no event. */
 #include <string.h>
 
 #include "api/api.h"
 #include "core/validate.h"
 #include "entity/note.h"
+#include "git/commits.h"
 #include "http/pagination.h"
 
 /* GitLab's Note: validates :note, length: { maximum: 1_000_000 } (as notes.c) */
 #define NOTE_BODY_MAX 1000000
 
-/* The notes of discussion d of noteable $T/$I, oldest first */
-#define SQL_DISCUSSION_NOTES(T, I, D)                                                              \
-	"SELECT " DISCUSSION_NOTE_COLS " FROM notes n WHERE n.noteable_type = " T                  \
-	" AND n.noteable_id = " I " AND n.discussion_id = " D " ORDER BY n.created_at, n.id"
+/* The notes of a noteable, those of alias A: noteable $1/$2 (its type and id), or a
+ * commit's, which have no noteable id: project $1, commit $2 (its full hash). */
+#define OF_NOTEABLE(A) A ".noteable_type = $1 AND " A ".noteable_id = $2"
+#define OF_COMMIT(A)                                                                               \
+	A ".project_id = $1 AND " A ".noteable_type = 'Commit' AND " A ".commit_id = $2"
+
+/* $3 limit, $4 offset: the count of the discussions, then the notes of the page's
+ * discussions, a discussion's notes together */
+#define SQL_LIST(OF)                                                                                \
+	"WITH d AS (SELECT discussion_id, min(created_at) AS c, min(id) AS i FROM notes x"          \
+	" WHERE " OF(                                                                               \
+		"x") " GROUP BY discussion_id),"                                                    \
+		     " p AS (SELECT * FROM d ORDER BY c, i LIMIT $3 OFFSET $4)"                     \
+		     " SELECT (SELECT count(*) FROM d), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL" \
+		     " (SELECT " DISCUSSION_NOTE_COLS " FROM p JOIN notes n ON " OF(                \
+			     "n") " AND n.discussion_id = p.discussion_id"                          \
+				  " ORDER BY p.c, p.i, n.created_at, n.id) pg ON true"
+/* $3 discussion: its notes, oldest first */
+#define SQL_SHOW(OF)                                                                               \
+	"SELECT " DISCUSSION_NOTE_COLS                                                             \
+	" FROM notes n WHERE " OF("n") " AND n.discussion_id = $3 ORDER BY n.created_at, n.id"
+/* $3 note */
+#define SQL_NOTE(OF) "SELECT " DISCUSSION_NOTE_COLS " FROM notes n WHERE n.id = $3 AND " OF("n")
 
 enum { DR_TYPE, DR_NOTEABLE, DR_DISCUSSION, DR_USER, DR_NOTE, DR_NPARAMS };
+enum { DC_PROJECT, DC_COMMIT, DC_AUTHOR, DC_BODY, DC_CREATED_AT, DC_DISCUSSION, DC_NPARAMS };
 
 const db_stmt discussions_stmts[] = {
-	/* $1 type, $2 noteable, $3 limit, $4 offset: the count of its discussions, then the
-	 * notes of the page's discussions, a discussion's notes together */
-	{"discussions_list",
-	 "WITH d AS (SELECT discussion_id, min(created_at) AS c, min(id) AS i FROM notes"
-	 " WHERE noteable_type = $1 AND noteable_id = $2 GROUP BY discussion_id),"
-	 " p AS (SELECT * FROM d ORDER BY c, i LIMIT $3 OFFSET $4)"
-	 " SELECT (SELECT count(*) FROM d), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"
-	 " (SELECT " DISCUSSION_NOTE_COLS " FROM p JOIN notes n ON n.noteable_type = $1"
-	 " AND n.noteable_id = $2 AND n.discussion_id = p.discussion_id"
-	 " ORDER BY p.c, p.i, n.created_at, n.id) pg ON true",
-	 4, 1 + DISCUSSION_NOTE_NCOLS},
-	/* $1 type, $2 noteable, $3 discussion */
-	{"discussions_show", SQL_DISCUSSION_NOTES("$1", "$2", "$3"), 3, DISCUSSION_NOTE_NCOLS},
-	/* $1 note, $2 type, $3 noteable */
-	{"discussions_note",
-	 "SELECT " DISCUSSION_NOTE_COLS " FROM notes n"
-	 " WHERE n.id = $1 AND n.noteable_type = $2 AND n.noteable_id = $3",
-	 3, DISCUSSION_NOTE_NCOLS},
+	{"discussions_list", SQL_LIST(OF_NOTEABLE), 4, 1 + DISCUSSION_NOTE_NCOLS},
+	{"discussions_list_commit", SQL_LIST(OF_COMMIT), 4, 1 + DISCUSSION_NOTE_NCOLS},
+	{"discussions_show", SQL_SHOW(OF_NOTEABLE), 3, DISCUSSION_NOTE_NCOLS},
+	{"discussions_show_commit", SQL_SHOW(OF_COMMIT), 3, DISCUSSION_NOTE_NCOLS},
+	{"discussions_note", SQL_NOTE(OF_NOTEABLE), 3, DISCUSSION_NOTE_NCOLS},
+	{"discussions_note_commit", SQL_NOTE(OF_COMMIT), 3, DISCUSSION_NOTE_NCOLS},
 	/* Note $1, just added by notes_insert, made a note of discussion $2 (NULL: its own,
 	 * a new one) */
 	{"discussions_mark",
@@ -56,6 +68,15 @@ const db_stmt discussions_stmts[] = {
 	 " coalesce($2, discussion_id) WHERE id = $1 RETURNING *)"
 	 " SELECT " DISCUSSION_NOTE_COLS " FROM n",
 	 2, DISCUSSION_NOTE_NCOLS},
+	/* A note of commit $2 (its full hash) of project $1 by $3, body $4, created at $5
+	 * (NULL: now), of discussion $6 (NULL: a new one). commits.c's comments touch
+	 * nothing either: a commit has no row. */
+	{"discussions_insert_commit",
+	 "WITH n AS (INSERT INTO notes (project_id, noteable_type, commit_id, author_id, note,"
+	 " created_at, type, discussion_id) VALUES ($1, 'Commit', $2, $3, $4,"
+	 " coalesce($5::timestamptz, now()), 'DiscussionNote', coalesce($6, new_discussion_id()))"
+	 " RETURNING *) SELECT " DISCUSSION_NOTE_COLS " FROM n",
+	 DC_NPARAMS, DISCUSSION_NOTE_NCOLS},
 	/* The resolvable notes of discussion $3 of noteable $1/$2 (and only note $5, unless
 	 * NULL) resolved by user $4, or unresolved when $4 is NULL; those that are so
 	 * already stay as they are (the first to resolve is kept) */
@@ -68,6 +89,17 @@ const db_stmt discussions_stmts[] = {
 	 DR_NPARAMS, 0},
 	{NULL, NULL, 0, 0},
 };
+
+/* A commit as a noteable: its notes are the project's with its hash (notes.commit_id) */
+static const noteable_kind commit_kind = {"Commit", "sha", NULL};
+
+/* The noteable of a route and the two parameters its statements take first: its type
+ * and id, or for a commit the project and the commit's full hash. */
+typedef struct {
+	noteable n;
+	const char *key[2];
+	bool commit;
+} target;
 
 static bool is_caller(request *r, const char *user_id)
 {
@@ -89,6 +121,42 @@ static const char *body_problem(const char *body)
 	if (body[strspn(body, " \t\r\n\f\v")] == '\0')
 		return "can't be blank";
 	return NULL;
+}
+
+/* The route's noteable of kind k (noteable_find's answers), or its commit: read as the
+ * repository's commits are (commits.c: content_read, 404 "404 Commit Not Found"). 0
+ * with *t, 1 when answered, or an ERR_ code. */
+static int find_target(request *r, const noteable_kind *k, target *t)
+{
+	*t = (target){.commit = k == &commit_kind};
+	if (!t->commit) {
+		int rc = noteable_find(r, k, false, &t->n);
+		t->key[0] = t->n.type;
+		t->key[1] = t->n.id;
+		return rc;
+	}
+	git_repository *repo;
+	git_commit *c;
+	int rc = content_read(r);
+	if (rc < 0 || (rc = content_repo(r, &repo)) < 0)
+		return rc;
+	rc = gitc_commit_of(&r->ctx, repo, param_str(r, "sha"), &c);
+	if (rc == ERR_NOT_FOUND)
+		return fail_not_found(r, "Commit");
+	if (rc < 0)
+		return ERR_INTERNAL;
+	char *sha = arena_alloc(r->ctx.a, GIT_OID_HEXSZ + 1);
+	git_oid_tostr(sha, GIT_OID_HEXSZ + 1, git_commit_id(c));
+	t->n = (noteable){.type = commit_kind.type, .readable = true};
+	t->key[0] = r->project->id;
+	t->key[1] = sha;
+	return 0;
+}
+
+/* The statement name of t's kind: name, or a commit's name_commit. */
+static const char *stmt(request *r, const target *t, const char *name)
+{
+	return t->commit ? arena_printf(r->ctx.a, "%s_commit", name) : name;
 }
 
 /* 10.8's "Note #{note.errors.messages}": 400 {"message":"400 (Bad request) Note
@@ -117,14 +185,22 @@ static void respond_discussion(request *r, int status, const PGresult *res)
 	respond_jw(r, status, &w);
 }
 
-/* The notes of the route's discussion of n (:discussion_id), oldest first; none: 404
- * "404 Discussion Not Found". 0 with them, or an ERR_ code. */
-static int discussion_notes(request *r, const noteable *n, PGresult **out)
+/* The notes of the route's discussion of t (:discussion_id), oldest first, in *out: 0
+ * (none: 0 rows), or an ERR_ code. */
+static int read_discussion(request *r, const target *t, PGresult **out)
 {
-	const char *v[3] = {n->type, n->id, param_str(r, "discussion_id")};
+	const char *v[3] = {t->key[0], t->key[1], param_str(r, "discussion_id")};
 	int err;
-	if (!(*out = db_query(&r->ctx, "discussions_show", 3, v, &err)))
-		return err;
+	*out = db_query(&r->ctx, stmt(r, t, "discussions_show"), 3, v, &err);
+	return *out ? 0 : err;
+}
+
+/* read_discussion, none being 404 "404 Discussion Not Found". */
+static int discussion_notes(request *r, const target *t, PGresult **out)
+{
+	int rc = read_discussion(r, t, out);
+	if (rc < 0)
+		return rc;
 	return PQntuples(*out) ? 0 : fail_not_found(r, "Discussion");
 }
 
@@ -178,13 +254,14 @@ static int check_resolve(request *r)
 static int list(request *r, const noteable_kind *k)
 {
 	page_req pg;
-	noteable n;
+	target t;
 	int rc = pagination_parse(r, &pg);
-	if (rc < 0 || (rc = noteable_find(r, k, false, &n)) != 0)
+	if (rc < 0 || (rc = find_target(r, k, &t)) != 0)
 		return rc < 0 ? rc : 0;
-	const char *v[4] = {n.type, n.id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	const char *v[4] = {t.key[0], t.key[1], pagination_limit(r, &pg),
+			    pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = db_query(&r->ctx, "discussions_list", 4, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt(r, &t, "discussions_list"), 4, v, &err);
 	if (!res)
 		return err;
 	jw w;
@@ -203,10 +280,10 @@ static int list(request *r, const noteable_kind *k)
 
 static int show(request *r, const noteable_kind *k)
 {
-	noteable n;
+	target t;
 	PGresult *res;
-	int rc = noteable_find(r, k, false, &n);
-	if (rc != 0 || (rc = discussion_notes(r, &n, &res)) != 0)
+	int rc = find_target(r, k, &t);
+	if (rc != 0 || (rc = discussion_notes(r, &t, &res)) != 0)
 		return rc < 0 ? rc : 0;
 	respond_discussion(r, 200, res);
 	return 0;
@@ -223,16 +300,35 @@ static const char *given_created_at(request *r)
 	return created_at;
 }
 
-/* Adds the route's body to n as a note of discussion (NULL: a new one), with the event
+/* A commit's note: one statement (commits.c's comments record no event either). */
+static int add_commit_note(request *r, const target *t, const char *body, const char *discussion,
+			   PGresult **out)
+{
+	const char *v[] = {[DC_PROJECT] = t->key[0],
+			   [DC_COMMIT] = t->key[1],
+			   [DC_AUTHOR] = api_caller_id(r),
+			   [DC_BODY] = body,
+			   [DC_CREATED_AT] = given_created_at(r),
+			   [DC_DISCUSSION] = discussion};
+	DB_PARAMS(v, DC_NPARAMS);
+	int err;
+	*out = db_query(&r->ctx, "discussions_insert_commit", DC_NPARAMS, v, &err);
+	return *out ? 0 : err;
+}
+
+/* Adds the route's body to t as a note of discussion (NULL: a new one), with the event
  * "commented on" that notes.c records: 0 with the note (DISCUSSION_NOTE_COLS) in *out,
  * or an ERR_ code. */
-static int add_note(request *r, const noteable_kind *k, const noteable *n, const char *discussion,
+static int add_note(request *r, const noteable_kind *k, const target *t, const char *discussion,
 		    PGresult **out)
 {
 	const char *body = param_str(r, "body");
 	const char *problem = body_problem(body);
 	if (problem)
 		return invalid_note(r, problem);
+	if (t->commit)
+		return add_commit_note(r, t, body, discussion, out);
+	const noteable *n = &t->n;
 	const char *v[] = {r->project->id,   n->type, n->id,
 			   api_caller_id(r), body,    given_created_at(r)};
 	DB_PARAMS(v, 6);
@@ -265,10 +361,11 @@ static int locked_out(request *r, const noteable *n)
 
 static int create(request *r, const noteable_kind *k)
 {
-	noteable n;
+	target t;
 	PGresult *res;
-	int rc = noteable_find(r, k, false, &n);
-	if (rc != 0 || (rc = locked_out(r, &n)) != 0 || (rc = add_note(r, k, &n, NULL, &res)) != 0)
+	int rc = find_target(r, k, &t);
+	if (rc != 0 || (rc = locked_out(r, &t.n)) != 0 ||
+	    (rc = add_note(r, k, &t, NULL, &res)) != 0)
 		return rc < 0 ? rc : 0;
 	respond_discussion(r, 201, res);
 	return 0;
@@ -276,35 +373,35 @@ static int create(request *r, const noteable_kind *k)
 
 static int reply(request *r, const noteable_kind *k)
 {
-	noteable n;
+	target t;
 	PGresult *notes, *res;
-	int rc = noteable_find(r, k, false, &n);
-	if (rc != 0 || (rc = discussion_notes(r, &n, &notes)) != 0)
+	int rc = find_target(r, k, &t);
+	if (rc != 0 || (rc = discussion_notes(r, &t, &notes)) != 0)
 		return rc < 0 ? rc : 0;
 	if (PQgetisnull(notes, 0, DN_TYPE))
 		return fail(r, ERR_BAD_REQUEST, "Discussion is an individual note.");
-	if ((rc = locked_out(r, &n)) != 0 ||
-	    (rc = add_note(r, k, &n, db_val(notes, 0, DN_DISCUSSION), &res)) != 0)
+	if ((rc = locked_out(r, &t.n)) != 0 ||
+	    (rc = add_note(r, k, &t, db_val(notes, 0, DN_DISCUSSION), &res)) != 0)
 		return rc < 0 ? rc : 0;
 	api_respond_record(r, 201, entity_discussion_note_write, res, 0, 0);
 	return 0;
 }
 
-/* Note :note_id of n in the discussions' shape: 0 with it, 1 when it answered "404 Not
+/* Note :note_id of t in the discussions' shape: 0 with it, 1 when it answered "404 Not
  * found" (10.8's get_note: the note of the noteable, whatever its discussion), or an
  * ERR_ code. */
-static int find_note(request *r, const noteable *n, PGresult **out)
+static int find_note(request *r, const target *t, PGresult **out)
 {
-	const char *v[3] = {param_str(r, "note_id"), n->type, n->id};
-	return api_find(r, "discussions_note", 3, v, NULL, out);
+	const char *v[3] = {t->key[0], t->key[1], param_str(r, "note_id")};
+	return api_find(r, stmt(r, t, "discussions_note"), 3, v, NULL, out);
 }
 
 static int show_note(request *r, const noteable_kind *k)
 {
-	noteable n;
+	target t;
 	PGresult *res;
-	int rc = noteable_find(r, k, false, &n);
-	if (rc != 0 || (rc = find_note(r, &n, &res)) != 0)
+	int rc = find_target(r, k, &t);
+	if (rc != 0 || (rc = find_note(r, &t, &res)) != 0)
 		return rc < 0 ? rc : 0;
 	api_respond_record(r, 200, entity_discussion_note_write, res, 0, 0);
 	return 0;
@@ -333,47 +430,56 @@ static int resolve(request *r, const noteable *n, const char *discussion, const 
 	return db_query(&r->ctx, "discussions_resolve", DR_NPARAMS, v, &err) ? 0 : err;
 }
 
+/* 10.8's admin_note: the note's author (row 0 of res), masters and up. */
+static int may_change(request *r, const PGresult *res)
+{
+	if (!is_caller(r, db_val(res, 0, 9)) && !can_update_project(&r->project->pa))
+		return fail(r, ERR_FORBIDDEN, NULL);
+	return 0;
+}
+
+/* A note's new body (notes_update, and its event follows, as notes.c's edit): 0, 1
+ * when answered (400), or an ERR_ code. */
+static int edit(request *r, const target *t, const char *id)
+{
+	const char *body = param_str(r, "body");
+	const char *problem = body_problem(body);
+	if (problem) {
+		api_error(r, 400,
+			  arena_printf(r->ctx.a, "Failed to save note {:note=>[\"%s\"]}", problem));
+		return 1;
+	}
+	const char *u[4] = {id, body, t->n.type, t->n.id};
+	int err;
+	PGresult *up = db_query(&r->ctx, "notes_update", 4, u, &err);
+	if (!up)
+		return err;
+	jw note;
+	jw_init(&note, r->ctx.a, 1024);
+	entity_note_write(&note, &r->ctx, up, 0, 0);
+	const char *ev[2] = {id, arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&note.b))};
+	return db_query(&r->ctx, "notes_event_update", 2, ev, &err) ? 0 : err;
+}
+
 static int update_note(request *r, const noteable_kind *k)
 {
-	noteable n;
+	target t;
 	PGresult *res;
-	int rc = noteable_find(r, k, false, &n);
-	if (rc != 0 || (rc = find_note(r, &n, &res)) != 0)
+	int rc = find_target(r, k, &t);
+	if (rc != 0 || (rc = find_note(r, &t, &res)) != 0)
 		return rc < 0 ? rc : 0;
 	const char *id = db_val(res, 0, 0);
 	bool resolved;
-	int err;
 	if (param_bool(r, "resolved", &resolved) == 0) {
-		if (!may_resolve(r, &n, res))
+		if (!may_resolve(r, &t.n, res))
 			return fail(r, ERR_FORBIDDEN, NULL);
 		if (!db_bool(res, 0, DN_RESOLVABLE))
 			return fail(r, ERR_BAD_REQUEST, "Note is not resolvable");
-		if ((rc = resolve(r, &n, db_val(res, 0, DN_DISCUSSION), id, resolved)) < 0)
-			return rc;
-	} else {
-		/* 10.8's admin_note: its author, masters and up */
-		if (!is_caller(r, db_val(res, 0, 9)) && !can_update_project(&r->project->pa))
-			return fail(r, ERR_FORBIDDEN, NULL);
-		const char *body = param_str(r, "body");
-		const char *problem = body_problem(body);
-		if (problem)
-			return api_error(r, 400,
-					 arena_printf(r->ctx.a,
-						      "Failed to save note {:note=>[\"%s\"]}",
-						      problem));
-		const char *u[4] = {id, body, n.type, n.id};
-		PGresult *up = db_query(&r->ctx, "notes_update", 4, u, &err);
-		if (!up)
-			return err;
-		jw note;
-		jw_init(&note, r->ctx.a, 1024);
-		entity_note_write(&note, &r->ctx, up, 0, 0);
-		const char *ev[2] = {id,
-				     arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&note.b))};
-		if (!db_query(&r->ctx, "notes_event_update", 2, ev, &err))
-			return err;
+		rc = resolve(r, &t.n, db_val(res, 0, DN_DISCUSSION), id, resolved);
+	} else if ((rc = may_change(r, res)) == 0) {
+		rc = edit(r, &t, id);
 	}
-	if ((rc = find_note(r, &n, &res)) != 0)
+	if (rc != 0 || (rc = find_note(r, &t, &res)) != 0)
 		return rc < 0 ? rc : 0;
 	api_respond_record(r, 200, entity_discussion_note_write, res, 0, 0);
 	return 0;
@@ -381,14 +487,12 @@ static int update_note(request *r, const noteable_kind *k)
 
 static int delete_note(request *r, const noteable_kind *k)
 {
-	noteable n;
+	target t;
 	PGresult *res;
-	int rc = noteable_find(r, k, false, &n);
-	if (rc != 0 || (rc = find_note(r, &n, &res)) != 0)
+	int rc = find_target(r, k, &t);
+	if (rc != 0 || (rc = find_note(r, &t, &res)) != 0 || (rc = may_change(r, res)) != 0)
 		return rc < 0 ? rc : 0;
-	if (!is_caller(r, db_val(res, 0, 9)) && !can_update_project(&r->project->pa))
-		return fail(r, ERR_FORBIDDEN, NULL);
-	const char *v[3] = {db_val(res, 0, 0), n.type, n.id};
+	const char *v[3] = {db_val(res, 0, 0), t.n.type, t.n.id};
 	int err;
 	if (!db_query(&r->ctx, "notes_delete", 3, v, &err))
 		return err;
@@ -400,23 +504,18 @@ static int delete_note(request *r, const noteable_kind *k)
  * when there is no such discussion or the caller may not resolve its first note. */
 static int resolve_discussion(request *r, const noteable_kind *k)
 {
-	noteable n;
+	target t;
 	PGresult *res;
-	int rc = noteable_find(r, k, false, &n);
-	if (rc != 0)
+	int rc = find_target(r, k, &t);
+	if (rc != 0 || (rc = read_discussion(r, &t, &res)) != 0)
 		return rc < 0 ? rc : 0;
-	const char *v[3] = {n.type, n.id, param_str(r, "discussion_id")};
-	int err;
-	if (!(res = db_query(&r->ctx, "discussions_show", 3, v, &err)))
-		return err;
-	if (!PQntuples(res) || !may_resolve(r, &n, res))
+	if (!PQntuples(res) || !may_resolve(r, &t.n, res))
 		return fail(r, ERR_FORBIDDEN, NULL);
 	bool resolved = false;
 	(void)param_bool(r, "resolved", &resolved);
-	if ((rc = resolve(r, &n, v[2], NULL, resolved)) < 0)
+	if ((rc = resolve(r, &t.n, param_str(r, "discussion_id"), NULL, resolved)) < 0 ||
+	    (rc = read_discussion(r, &t, &res)) < 0)
 		return rc;
-	if (!(res = db_query(&r->ctx, "discussions_show", 3, v, &err)))
-		return err;
 	respond_discussion(r, 200, res);
 	return 0;
 }
@@ -454,6 +553,7 @@ static int resolve_discussion(request *r, const noteable_kind *k)
 DISCUSSIONS_HANDLERS(issue, noteable_issue)
 DISCUSSIONS_HANDLERS(snippet, noteable_snippet)
 DISCUSSIONS_HANDLERS(merge_request, noteable_merge_request)
+DISCUSSIONS_HANDLERS(commit, commit_kind)
 
 static int discussions_resolve_merge_request(request *r)
 {
@@ -483,6 +583,7 @@ const route discussions_routes[] = {
 	DISCUSSIONS_ROUTES(issue, "issues/:issue_iid"),
 	DISCUSSIONS_ROUTES(snippet, "snippets/:snippet_id"),
 	DISCUSSIONS_ROUTES(merge_request, "merge_requests/:merge_request_iid"),
+	DISCUSSIONS_ROUTES(commit, "repository/commits/:sha"),
 	/* 10.8's Noteable::RESOLVABLE_TYPES: merge requests only */
 	{"PUT", V4 "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id",
 	 discussions_resolve_merge_request, AUTH | PW, check_resolve},

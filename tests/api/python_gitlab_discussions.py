@@ -4,8 +4,9 @@ stack (run by tests/api/run with COLLABD_URL, COLLABD_ADMIN_TOKEN and
 COLLABD_DATABASE_URL set).
 
 As python-gitlab's own functional tests use them (test_issue_discussions,
-test_merge_request_discussion): start a discussion of an issue and of a merge request,
-answer it, read the answer back, edit and delete it; then resolve the merge request's
+test_merge_request_discussion, test_commit_discussion): start a discussion of an issue,
+a merge request and a commit, answer it, read the answer back, edit and delete it;
+then resolve the merge request's
 discussion as its `resolved` attribute saved does. The issue and the merge request are
 made in SQL (psql), as the notes test makes its issue. Any deviation fails the run
 (message on stderr, exit 1); the users it creates are removed at the end.
@@ -139,6 +140,15 @@ def main():
         first = mr.discussions.get(discussion.id).attributes["notes"][0]
         check(first["resolved"] is False and first["resolved_by"] is None, "unresolved",
               first)
+
+        step("a commit's discussion")
+        sha = project.commits.create({
+            "branch": "master", "commit_message": "add a",
+            "actions": [{"action": "create", "file_path": "a", "content": "a"}]}).id
+        commit = dproject.commits.get(sha, lazy=True)
+        discussion = discussion_life(commit, "commit")
+        check(discussion.attributes["notes"][0]["noteable_type"] == "Commit", "commit note",
+              discussion.attributes)
     finally:
         for u in created_users:
             try:

@@ -490,6 +490,98 @@ START_TEST(test_discussions_merge_request_resolve)
 }
 END_TEST
 
+/* A commit's discussions: its notes are the project's with the commit's hash (those
+ * of commits.c's comments too), found by the full or a short hash or a branch; read as
+ * the repository is; not resolvable. */
+START_TEST(test_discussions_commits)
+{
+	fx_project p;
+	make_project(&p, "private");
+	long long dev_id;
+	char *dev = member(&p, 30, &dev_id);
+	char *guest = member(&p, 10, NULL);
+	char *reporter = member(&p, 20, NULL);
+	resp *r = R(api_json("POST", S(fmt("/projects/%lld/repository/commits", p.id)), p.owner_tok,
+			     "{\"branch\":\"master\",\"commit_message\":\"add a\",\"actions\":"
+			     "[{\"action\":\"create\",\"file_path\":\"a\",\"content\":\"a\"}]}"));
+	ck_status(r, 201);
+	const char *sha = S(strdup(jstr(r->json, "id")));
+	char *base = S(fmt("/projects/%lld/repository/commits/%s/discussions", p.id, sha));
+
+	r = R(api("POST", base, dev, "body=why%3F"));
+	ck_status(r, 201);
+	ck_fields(r->json, discussion_fields);
+	ck_assert(!jbool(r->json, "individual_note"));
+	json_object *n = nth(jget(r->json, "notes"), 0);
+	ck_fields(n, note_fields);
+	ck_assert_str_eq(jstr(n, "type"), "DiscussionNote");
+	ck_assert_str_eq(jstr(n, "noteable_type"), "Commit");
+	ck_assert(jnull(n, "noteable_id"));
+	ck_assert(jnull(n, "noteable_iid"));
+	ck_assert(!jbool(n, "resolvable"));
+	long long first = jint(n, "id");
+	char *did = S(strdup(jstr(r->json, "id")));
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes WHERE id = %lld AND project_id = %lld"
+				 " AND commit_id = '%s'",
+				 first, p.id, sha),
+			 1);
+	/* the commit's comments show it */
+	r = R(api("GET", S(fmt("/projects/%lld/repository/commits/%s/comments", p.id, sha)), dev,
+		  NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(len(r->json), 1);
+	ck_assert_str_eq(jstr(nth(r->json, 0), "note"), "why?");
+	/* a comment made there is an individual note; by branch name, the same list */
+	ck_code(R(api("POST", S(fmt("/projects/%lld/repository/commits/%s/comments", p.id, sha)),
+		      p.owner_tok, "note=plain")),
+		201);
+	char *by_branch = S(fmt("/projects/%lld/repository/commits/master/discussions", p.id));
+	/* a guest of a private project does not read its code (commits.c's 403) */
+	ck_body(R(api("GET", by_branch, guest, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
+	ck_body(R(api("POST", base, guest, "body=x")), 403, "{\"message\":\"403 Forbidden\"}");
+	r = R(api("GET", by_branch, reporter, NULL));
+	ck_status(r, 200);
+	ck_pages(r, by_branch, "", 2, 20, 1);
+	ck_assert_str_eq(jstr(nth(r->json, 0), "id"), did);
+	ck_assert(jbool(nth(r->json, 1), "individual_note"));
+
+	/* reply, edit, delete */
+	char *one = S(fmt("%s/%s", base, did));
+	r = R(api("POST", S(fmt("%s/notes", one)), reporter, "body=because"));
+	ck_status(r, 201);
+	long long second = jint(r->json, "id");
+	char *note2 = S(fmt("%s/notes/%lld", one, second));
+	ck_body(R(api("PUT", note2, dev, "body=x")), 403, "{\"message\":\"403 Forbidden\"}");
+	r = R(api("PUT", note2, reporter, "body=edited"));
+	ck_status(r, 200);
+	ck_jstr(r, "body", "edited");
+	ck_body(R(api("PUT", note2, reporter, "resolved=true")), 400,
+		"{\"message\":\"400 (Bad request) Note is not resolvable\"}");
+	r = R(api("GET", one, dev, NULL));
+	ck_status(r, 200);
+	ck_assert_int_eq(len(jget(r->json, "notes")), 2);
+	ck_code(R(api("DELETE", note2, p.owner_tok, NULL)), 204);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes WHERE id = %lld", second), 0);
+
+	/* no such commit; a stranger to the private project */
+	ck_body(R(api("GET",
+		      S(fmt("/projects/%lld/repository/commits/%s/discussions", p.id,
+			    "0123456789012345678901234567890123456789")),
+		      dev, NULL)),
+		404, "{\"message\":\"404 Commit Not Found\"}");
+	char *outsider = member(&p, 0, NULL);
+	ck_body(R(api("GET", base, outsider, NULL)), 404,
+		"{\"message\":\"404 Project Not Found\"}");
+	/* another project's commit discussion is not this one's */
+	fx_project q;
+	make_project(&q, "public");
+	ck_code(R(api("GET",
+		      S(fmt("/projects/%lld/repository/commits/%s/discussions/%s", q.id, sha, did)),
+		      q.owner_tok, NULL)),
+		404);
+}
+END_TEST
+
 Suite *suite_discussions(void)
 {
 	Suite *s = suite_create("discussions");
@@ -503,6 +595,7 @@ Suite *suite_discussions(void)
 	tcase_add_test(tc, test_discussions_access);
 	tcase_add_test(tc, test_discussions_snippets);
 	tcase_add_test(tc, test_discussions_merge_request_resolve);
+	tcase_add_test(tc, test_discussions_commits);
 	suite_add_tcase(s, tc);
 	return s;
 }
