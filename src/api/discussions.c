@@ -99,6 +99,7 @@ typedef struct {
 	noteable n;
 	const char *key[2];
 	bool commit;
+	const char *list, *show, *note; /* its statements */
 } target;
 
 static bool is_caller(request *r, const char *user_id)
@@ -129,6 +130,9 @@ static const char *body_problem(const char *body)
 static int find_target(request *r, const noteable_kind *k, target *t)
 {
 	*t = (target){.commit = k == &commit_kind};
+	t->list = t->commit ? "discussions_list_commit" : "discussions_list";
+	t->show = t->commit ? "discussions_show_commit" : "discussions_show";
+	t->note = t->commit ? "discussions_note_commit" : "discussions_note";
 	if (!t->commit) {
 		int rc = noteable_find(r, k, false, &t->n);
 		t->key[0] = t->n.type;
@@ -151,12 +155,6 @@ static int find_target(request *r, const noteable_kind *k, target *t)
 	t->key[0] = r->project->id;
 	t->key[1] = sha;
 	return 0;
-}
-
-/* The statement name of t's kind: name, or a commit's name_commit. */
-static const char *stmt(request *r, const target *t, const char *name)
-{
-	return t->commit ? arena_printf(r->ctx.a, "%s_commit", name) : name;
 }
 
 /* 10.8's "Note #{note.errors.messages}": 400 {"message":"400 (Bad request) Note
@@ -191,7 +189,7 @@ static int read_discussion(request *r, const target *t, PGresult **out)
 {
 	const char *v[3] = {t->key[0], t->key[1], param_str(r, "discussion_id")};
 	int err;
-	*out = db_query(&r->ctx, stmt(r, t, "discussions_show"), 3, v, &err);
+	*out = db_query(&r->ctx, t->show, 3, v, &err);
 	return *out ? 0 : err;
 }
 
@@ -261,7 +259,7 @@ static int list(request *r, const noteable_kind *k)
 	const char *v[4] = {t.key[0], t.key[1], pagination_limit(r, &pg),
 			    pagination_offset(r, &pg)};
 	int err;
-	PGresult *res = db_query(&r->ctx, stmt(r, &t, "discussions_list"), 4, v, &err);
+	PGresult *res = db_query(&r->ctx, t.list, 4, v, &err);
 	if (!res)
 		return err;
 	jw w;
@@ -393,7 +391,7 @@ static int reply(request *r, const noteable_kind *k)
 static int find_note(request *r, const target *t, PGresult **out)
 {
 	const char *v[3] = {t->key[0], t->key[1], param_str(r, "note_id")};
-	return api_find(r, stmt(r, t, "discussions_note"), 3, v, NULL, out);
+	return api_find(r, t->note, 3, v, NULL, out);
 }
 
 static int show_note(request *r, const noteable_kind *k)
