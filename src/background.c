@@ -243,8 +243,11 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 	if (db_open(&d, cfg->database_url, statements) < 0)
 		log_warn("background process starts without a database connection; retrying");
 	arena *a = arena_new();
-	int listening = 0; /* the backend that LISTENs for us (0: none) */
-	time_t swept = 0;  /* when expired memberships were last removed */
+	int listening = 0;     /* the backend that LISTENs for us (0: none) */
+	time_t swept = 0;      /* when expired memberships were last removed */
+	long long process = 0; /* our row of the process set (0: none yet) */
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
 	while (!stop_requested(sfd)) {
 		/* 1. (re)connect and listen on this connection */
 		if (db_ensure(&d) == 0 && listening != PQbackendPID(d.conn)) {
@@ -260,6 +263,9 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 			ctx c;
 			ctx_init(&c, a, cfg, &d, key);
 			int err;
+			/* and our row of the process set, joined again when it went */
+			if (process <= 0 || queue_process_seen(&c, process, false) == 1)
+				process = queue_process_join(&c, host, (long)getpid());
 			if (db_query(&c, "background_remove_expired_members", 0, NULL, &err) &&
 			    ci_jobs_drop_stuck(&c) >= 0)
 				swept = time(NULL);
@@ -299,6 +305,11 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 		}
 		if (p[0].revents & POLLIN)
 			break;
+	}
+	if (process > 0 && d.conn && PQstatus(d.conn) == CONNECTION_OK) {
+		ctx c;
+		ctx_init(&c, a, cfg, &d, key);
+		queue_process_seen(&c, process, true);
 	}
 	arena_destroy(a);
 	db_close(&d);
