@@ -11,8 +11,9 @@ static const char *const kind_names[JOB_NKINDS] = {
 #undef JOB
 };
 
-/* the columns of queue_claim */
+/* the columns of queue_claim, of queue_enqueue_once */
 enum { QC_ID, QC_KIND, QC_PAYLOAD, QC_ATTEMPTS, QC_NCOLS };
+enum { QE_ID, QE_NOTIFIED, QE_NCOLS };
 
 const db_stmt queue_stmts[] = {
 	{"queue_listen", "LISTEN " QUEUE_CHANNEL, 0, 0},
@@ -26,7 +27,7 @@ const db_stmt queue_stmts[] = {
 	 "WITH j AS (INSERT INTO background_jobs (kind, payload) SELECT $1, $2::jsonb"
 	 " WHERE NOT EXISTS (SELECT 1 FROM background_jobs WHERE kind = $1 AND payload = $2::jsonb)"
 	 " RETURNING id) SELECT j.id, pg_notify('" QUEUE_CHANNEL "', j.id::text) FROM j",
-	 2, 2},
+	 2, QE_NCOLS},
 	/* The oldest due job of the kinds $1 (text[]) that no other process holds. */
 	{"queue_claim",
 	 "SELECT id, kind, payload::text, attempts FROM background_jobs WHERE run_at <= now()"
@@ -97,7 +98,7 @@ int queue_enqueue_once(ctx *c, int kind, const char *payload, const char **id)
 		return err;
 	if (PQntuples(res) == 0)
 		return 0;
-	*id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
+	*id = arena_strdup(c->a, PQgetvalue(res, 0, QE_ID));
 	return 1;
 }
 
