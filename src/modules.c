@@ -7,6 +7,7 @@
 #include "db/queue.h"
 #include "db/repos.h"
 #include "db/scope.h"
+#include "db/settings.h"
 #include "db/user_refs.h"
 #include "db/versions.h"
 #include "entity/user.h"
@@ -30,6 +31,7 @@ const db_stmt *const statements[] = {
 	shell_stmts,
 	db_ci_stmts,
 	db_user_refs_stmts,
+	db_settings_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

@@ -60,6 +60,9 @@ typedef struct ctx {
 	const char *project_path;
 	long long users_epoch; /* the users' epoch (entity/user.h USER_EPOCH) read with
 				   * the caller; 0 until a statement read it */
+	bool settings_fresh;   /* the worker's copy of the application settings was
+				   * compared with the database's in this unit of work
+				   * (db/settings.h) */
 } ctx;
 
 static inline void ctx_init(ctx *c, arena *a, const config *cfg, struct db *db,
