@@ -45,7 +45,11 @@ CREATE TABLE web_hook_deliveries (
 	id bigserial PRIMARY KEY,
 	hook_id bigint NOT NULL REFERENCES web_hooks (id) ON DELETE CASCADE,
 	event text NOT NULL,               -- the X-Gitlab-Event header: 'Push Hook', ...
-	payload jsonb NOT NULL,
+	-- NULL while the push job builds it: a push queues its deliveries in its own
+	-- transaction (their ids in push order) with build_key, which the job's payload
+	-- names; the job fills them in. Until then such a delivery holds its hook's later ones.
+	payload jsonb CHECK (payload IS NOT NULL OR build_key IS NOT NULL),
+	build_key text,
 	state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sending', 'failed')),
 	attempts integer NOT NULL DEFAULT 0,
 	next_attempt_at timestamptz NOT NULL DEFAULT now(),
@@ -57,5 +61,7 @@ CREATE TABLE web_hook_deliveries (
 -- the earliest unfinished delivery of each hook, and the due ones among them
 CREATE INDEX web_hook_deliveries_hook_idx ON web_hook_deliveries (hook_id, id)
 	WHERE state <> 'failed';
+CREATE INDEX web_hook_deliveries_build_idx ON web_hook_deliveries (build_key)
+	WHERE build_key IS NOT NULL;
 CREATE INDEX web_hook_deliveries_due_idx ON web_hook_deliveries (next_attempt_at, id)
 	WHERE state <> 'failed';

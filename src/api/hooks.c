@@ -1,0 +1,297 @@
+/* Webhooks: project hooks (GET/POST/PUT/DELETE /projects/:id/hooks[/:hook_id], masters)
+ * and system hooks (GET/POST /hooks, GET /hooks/:id, which sends a test event, and
+ * DELETE /hooks/:id; admins), as GitLab 10.8's API::ProjectHooks and API::SystemHooks.
+ * What an event queues is db/webhooks.h; the background process sends it
+ * (src/hooks_sender.c). */
+#include <string.h>
+
+#include "api/api.h"
+#include "core/netcheck.h"
+#include "db/settings.h"
+#include "db/webhooks.h"
+#include "entity/hook.h"
+
+/* The flags a hook takes, in the order of hooks_insert's and hooks_update's parameters,
+ * and which of them a system hook takes (10.8's API::SystemHooks params). */
+static const struct {
+	const char *name;
+	bool system;
+} flags[] = {
+	{"push_events", true},
+	{"tag_push_events", true},
+	{"merge_requests_events", true},
+	{"repository_update_events", true},
+	{"enable_ssl_verification", true},
+	{"issues_events", false},
+	{"confidential_issues_events", false},
+	{"note_events", false},
+	{"job_events", false},
+	{"pipeline_events", false},
+	{"wiki_page_events", false},
+};
+#define NFLAGS ((int)(sizeof(flags) / sizeof(flags[0])))
+
+/* hooks_insert's and hooks_update's parameters: the hook's project (NULL: a system hook),
+ * then for update its id, then the input */
+enum { HI_PROJECT, HI_URL, HI_TOKEN, HI_FLAGS, HI_NPARAMS = HI_FLAGS + NFLAGS };
+enum { HU_PROJECT, HU_ID, HU_INPUT, HU_NPARAMS = HU_INPUT + HI_NPARAMS - 1 };
+
+#define HOOK_INPUT_SET                                                                             \
+	" push_events = coalesce($5::boolean, w.push_events),"                                    \
+	" tag_push_events = coalesce($6::boolean, w.tag_push_events),"                            \
+	" merge_requests_events = coalesce($7::boolean, w.merge_requests_events),"                \
+	" repository_update_events = coalesce($8::boolean, w.repository_update_events),"          \
+	" enable_ssl_verification = coalesce($9::boolean, w.enable_ssl_verification),"            \
+	" issues_events = coalesce($10::boolean, w.issues_events),"                               \
+	" confidential_issues_events = coalesce($11::boolean, w.confidential_issues_events),"     \
+	" note_events = coalesce($12::boolean, w.note_events),"                                   \
+	" job_events = coalesce($13::boolean, w.job_events),"                                     \
+	" pipeline_events = coalesce($14::boolean, w.pipeline_events),"                           \
+	" wiki_page_events = coalesce($15::boolean, w.wiki_page_events)"
+
+const db_stmt hooks_stmts[] = {
+	/* $1 project (NULL: the system hooks), $2 limit, $3 offset */
+	{"hooks_list",
+	 "SELECT (SELECT count(*) FROM web_hooks WHERE project_id IS NOT DISTINCT FROM $1::bigint),"
+	 " p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " HOOK_COLS " FROM web_hooks w"
+	 " WHERE w.project_id IS NOT DISTINCT FROM $1::bigint ORDER BY w.id LIMIT $2 OFFSET $3)"
+	 " p ON true",
+	 3, 1 + HOOK_NCOLS},
+	/* $1 project (NULL: a system hook), $2 id */
+	{"hooks_show",
+	 "SELECT " HOOK_COLS " FROM web_hooks w WHERE w.id = $2::bigint"
+	 " AND w.project_id IS NOT DISTINCT FROM $1::bigint",
+	 2, HOOK_NCOLS},
+	/* 10.8's defaults for what is not given: push events and TLS verification on */
+	{"hooks_insert",
+	 "INSERT INTO web_hooks AS w (project_id, url, token_sealed, push_events, tag_push_events,"
+	 " merge_requests_events, repository_update_events, enable_ssl_verification,"
+	 " issues_events, confidential_issues_events, note_events, job_events, pipeline_events,"
+	 " wiki_page_events) VALUES ($1::bigint, $2, nullif($3, ''), coalesce($4::boolean, true),"
+	 " coalesce($5::boolean, false), coalesce($6::boolean, false),"
+	 " coalesce($7::boolean, false), coalesce($8::boolean, true),"
+	 " coalesce($9::boolean, false), coalesce($10::boolean, false),"
+	 " coalesce($11::boolean, false), coalesce($12::boolean, false),"
+	 " coalesce($13::boolean, false), coalesce($14::boolean, false)) RETURNING " HOOK_COLS,
+	 HI_NPARAMS, HOOK_NCOLS},
+	/* $1 project, $2 id, $3 url, $4 token sealed (NULL: kept, '': none), then the flags
+	 * (NULL: kept) */
+	{"hooks_update",
+	 "UPDATE web_hooks w SET url = $3, token_sealed = CASE WHEN $4::text IS NULL THEN"
+	 " w.token_sealed ELSE nullif($4, '') END," HOOK_INPUT_SET ", updated_at = now()"
+	 " WHERE w.id = $2::bigint AND w.project_id = $1::bigint RETURNING " HOOK_COLS,
+	 HU_NPARAMS, HOOK_NCOLS},
+	{"hooks_delete",
+	 "DELETE FROM web_hooks WHERE id = $2::bigint"
+	 " AND project_id IS NOT DISTINCT FROM $1::bigint RETURNING id",
+	 2, 1},
+	{NULL, NULL, 0, 0},
+};
+
+/* admin_project: masters of the route's project and admins. */
+static int may_admin(request *r)
+{
+	return project_ability_level(&r->project->pa) >= ACCESS_MASTER ? 0 : ERR_FORBIDDEN;
+}
+
+/* The route check of :hook_id (system hooks: :id), an integer. */
+static int check_hook_id(request *r)
+{
+	const char *id;
+	return api_id(r, "hook_id", &id);
+}
+
+static int check_system_id(request *r)
+{
+	const char *id;
+	return api_id(r, "id", &id);
+}
+
+/* What is wrong with url for a hook, in GitLab's words, or NULL: an http(s) URL, and
+ * unless local requests are allowed, no literal local address (a name is checked on the
+ * address connected to, at delivery). */
+static const char *url_problem(request *r, const char *url)
+{
+	char host[256];
+	if (!netcheck_http_url(url, host, sizeof(host)))
+		return "must be a valid URL";
+	if (netcheck_local_host(host) && !settings_allow_local_requests(&r->ctx))
+		return "is blocked: Requests to the local network are not allowed";
+	return NULL;
+}
+
+/* Reads the input of a hook into v (HI_ layout from v[HI_URL]): the url (required), the
+ * token sealed ('' for an empty one), the flags the scope takes. 0, 1 when it answered
+ * (a bad url or token, each scope as 10.8 answers it), or an ERR_ code. */
+static int read_input(request *r, bool system, const char **v)
+{
+	int rc = param_require(r, "url", &v[HI_URL - 1]);
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < NFLAGS; i++) {
+		bool b;
+		if (!flags[i].system && system)
+			continue;
+		if ((rc = param_bool(r, flags[i].name, &b)) < 0)
+			return rc;
+		if (rc == 0)
+			v[HI_FLAGS - 1 + i] = b ? "true" : "false";
+	}
+	const char *problem = url_problem(r, v[HI_URL - 1]);
+	if (problem) {
+		if (system)
+			return fail_validation(r, "url", problem);
+		return api_error(r, 422, "Invalid url given") + 1;
+	}
+	const char *token = param_str(r, "token");
+	if (token && strchr(token, '\n')) {
+		if (system)
+			return fail_validation(r, "token", "is invalid");
+		return api_error(r, 404, "404 Project hook {:token=>[\"is invalid\"]} Not Found") + 1;
+	}
+	if (token && *token && !(token = crypto_seal(r->ctx.a, r->ctx.key, token)))
+		return ERR_INTERNAL;
+	v[HI_TOKEN - 1] = token;
+	return 0;
+}
+
+static int hooks_project_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0 || (rc = may_admin(r)) < 0)
+		return rc;
+	const char *v[3] = {r->project->id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	return api_page(r, &pg, "hooks_list", 3, v, entity_project_hook);
+}
+
+static int hooks_project_show(request *r)
+{
+	int rc = may_admin(r);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {r->project->id, param_str(r, "hook_id")};
+	PGresult *res;
+	if ((rc = api_find(r, "hooks_show", 2, v, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_json(r, 200, entity_project_hook(&r->ctx, res, 0, 0));
+	return 0;
+}
+
+static int hooks_project_create(request *r)
+{
+	int rc = may_admin(r);
+	if (rc < 0)
+		return rc;
+	const char *v[HI_NPARAMS] = {[HI_PROJECT] = r->project->id};
+	DB_PARAMS(v, HI_NPARAMS);
+	if ((rc = read_input(r, false, v + 1)) != 0)
+		return rc < 0 ? rc : 0;
+	int err;
+	PGresult *res = db_query(&r->ctx, "hooks_insert", HI_NPARAMS, v, &err);
+	if (!res)
+		return err;
+	respond_json(r, 201, entity_project_hook(&r->ctx, res, 0, 0));
+	return 0;
+}
+
+static int hooks_project_update(request *r)
+{
+	int rc = may_admin(r);
+	if (rc < 0)
+		return rc;
+	const char *v[HU_NPARAMS] = {[HU_PROJECT] = r->project->id,
+				     [HU_ID] = param_str(r, "hook_id")};
+	DB_PARAMS(v, HU_NPARAMS);
+	if ((rc = read_input(r, false, v + HU_INPUT)) != 0)
+		return rc < 0 ? rc : 0;
+	PGresult *res;
+	if ((rc = api_find(r, "hooks_update", HU_NPARAMS, v, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_json(r, 200, entity_project_hook(&r->ctx, res, 0, 0));
+	return 0;
+}
+
+static int hooks_project_delete(request *r)
+{
+	int rc = may_admin(r);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {r->project->id, param_str(r, "hook_id")};
+	PGresult *res;
+	if ((rc = api_find(r, "hooks_delete", 2, v, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_empty(r, 204);
+	return 0;
+}
+
+static int hooks_system_list(request *r)
+{
+	page_req pg;
+	int rc = pagination_parse(r, &pg);
+	if (rc < 0)
+		return rc;
+	const char *v[3] = {NULL, pagination_limit(r, &pg), pagination_offset(r, &pg)};
+	return api_page(r, &pg, "hooks_list", 3, v, entity_system_hook);
+}
+
+static int hooks_system_create(request *r)
+{
+	const char *v[HI_NPARAMS] = {0};
+	DB_PARAMS(v, HI_NPARAMS);
+	int rc = read_input(r, true, v + 1);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	int err;
+	PGresult *res = db_query(&r->ctx, "hooks_insert", HI_NPARAMS, v, &err);
+	if (!res)
+		return err;
+	respond_json(r, 201, entity_system_hook(&r->ctx, res, 0, 0));
+	return 0;
+}
+
+/* GET /hooks/:id: 10.8 sends the hook a sample project_create event and answers with
+ * it; here it is queued for that hook alone, in the request's transaction. */
+static int hooks_system_test(request *r)
+{
+	const char *v[2] = {NULL, param_str(r, "id")};
+	PGresult *res;
+	int rc = api_find(r, "hooks_show", 2, v, "System hook", &res);
+	if (rc < 0)
+		return rc;
+	json_object *data = entity_hook_system_test(&r->ctx);
+	const char *text = arena_strdup(r->ctx.a, json_object_to_json_string_ext(
+							  data, JSON_C_TO_STRING_PLAIN));
+	if ((rc = webhooks_queue_one(&r->ctx, v[1], WEBHOOK_SYSTEM, text)) < 0) {
+		json_object_put(data);
+		return rc;
+	}
+	respond_json(r, 200, data);
+	return 0;
+}
+
+static int hooks_system_delete(request *r)
+{
+	const char *v[2] = {NULL, param_str(r, "id")};
+	PGresult *res;
+	int rc = api_find(r, "hooks_delete", 2, v, "System hook", &res);
+	if (rc < 0)
+		return rc;
+	respond_empty(r, 204);
+	return 0;
+}
+
+#define H V4 "/projects/:id/hooks"
+/* The module's routes (http/router.h), in the order they are matched. */
+const route hooks_routes[] = {
+	{"GET", H, hooks_project_list, AUTH | PR, NULL},
+	{"GET", H "/:hook_id", hooks_project_show, AUTH | PR, check_hook_id},
+	{"POST", H, hooks_project_create, AUTH | PA, NULL},
+	{"PUT", H "/:hook_id", hooks_project_update, AUTH | PA, check_hook_id},
+	{"DELETE", H "/:hook_id", hooks_project_delete, AUTH | PA, check_hook_id},
+	{"GET", V4 "/hooks", hooks_system_list, ADMIN, NULL},
+	{"POST", V4 "/hooks", hooks_system_create, ADMIN | TX, NULL},
+	{"GET", V4 "/hooks/:id", hooks_system_test, ADMIN | TX, check_system_id},
+	{"DELETE", V4 "/hooks/:id", hooks_system_delete, ADMIN | TX, check_system_id},
+	{NULL, NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,144 @@
+/* Presenters of webhooks (entity/hook.h). */
+#include "entity/hook.h"
+
+#include <string.h>
+
+#include "core/deps.h"
+#include "db/webhooks.h"
+#include "entity/commit.h"
+#include "entity/entity.h"
+#include "entity/project.h"
+
+#define V(k) db_val(res, row, col + (k))
+
+static void put_flag(json_object *o, const char *key, const PGresult *res, int row, int col)
+{
+	json_put_bool(o, key, db_bool(res, row, col));
+}
+
+json_object *entity_system_hook(ctx *c, const PGresult *res, int row, int col)
+{
+	deps_none(c); /* hooks are never kept in the response cache */
+	json_object *o = json_object_new_object();
+	json_put_int(o, "id", db_int(res, row, col + HC_ID));
+	json_put_str(o, "url", V(HC_URL));
+	json_put_str(o, "created_at", V(HC_CREATED_AT));
+	put_flag(o, "push_events", res, row, col + HC_PUSH);
+	put_flag(o, "tag_push_events", res, row, col + HC_TAG_PUSH);
+	put_flag(o, "merge_requests_events", res, row, col + HC_MERGE_REQUESTS);
+	put_flag(o, "repository_update_events", res, row, col + HC_REPOSITORY_UPDATE);
+	put_flag(o, "enable_ssl_verification", res, row, col + HC_SSL);
+	return o;
+}
+
+json_object *entity_project_hook(ctx *c, const PGresult *res, int row, int col)
+{
+	json_object *o = entity_system_hook(c, res, row, col);
+	json_put_int_or_null(o, "project_id", V(HC_PROJECT_ID));
+	put_flag(o, "issues_events", res, row, col + HC_ISSUES);
+	put_flag(o, "confidential_issues_events", res, row, col + HC_CONFIDENTIAL_ISSUES);
+	put_flag(o, "note_events", res, row, col + HC_NOTE);
+	put_flag(o, "pipeline_events", res, row, col + HC_PIPELINE);
+	put_flag(o, "wiki_page_events", res, row, col + HC_WIKI_PAGE);
+	put_flag(o, "job_events", res, row, col + HC_JOB);
+	return o;
+}
+
+json_object *entity_hook_commit(ctx *c, const git_commit *commit, const char *web_url,
+				json_object *added, json_object *modified, json_object *removed)
+{
+	char sha[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(sha, sizeof(sha), git_commit_id(commit));
+	const git_signature *author = git_commit_author(commit);
+	json_object *o = json_object_new_object();
+	json_put_str(o, "id", arena_strdup(c->a, sha));
+	json_put_str(o, "message", git_commit_message(commit));
+	json_put_str(o, "timestamp", entity_git_time(c, &author->when));
+	json_put_str(o, "url", arena_printf(c->a, "%s/commit/%s", web_url, sha));
+	json_object *a = json_object_new_object();
+	json_put_str(a, "name", author->name);
+	json_put_str(a, "email", author->email);
+	json_object_object_add(o, "author", a);
+	json_object_object_add(o, "added", added ? added : json_object_new_array());
+	json_object_object_add(o, "modified", modified ? modified : json_object_new_array());
+	json_object_object_add(o, "removed", removed ? removed : json_object_new_array());
+	return o;
+}
+
+/* Project#hook_attrs of 10.8 (with the backward-compatible homepage, url, ssh_url and
+ * http_url) of the WPC_ columns; repository: the part of it the payload repeats there. */
+static json_object *hook_project(ctx *c, const PGresult *res, bool repository)
+{
+	int row = 0, col = 0;
+	const char *ns = V(WPC_NAMESPACE_PATH), *path = V(WPC_PATH);
+	const char *web = project_web_url(c, ns, path), *ssh = project_ssh_url(c, ns, path),
+		   *http = project_http_url(c, ns, path);
+	json_object *o = json_object_new_object();
+	if (!repository)
+		json_put_int(o, "id", db_int(res, 0, WPC_PROJECT_ID));
+	json_put_str(o, "name", V(WPC_NAME));
+	if (repository)
+		json_put_str(o, "url", ssh);
+	json_put_str(o, "description", V(WPC_DESCRIPTION) ? V(WPC_DESCRIPTION) : "");
+	if (!repository) {
+		json_put_str(o, "web_url", web);
+		json_put_str(o, "avatar_url", entity_avatar_url(c, "project", V(WPC_PROJECT_ID),
+								V(WPC_AVATAR)));
+	}
+	json_put_str(o, "homepage", web);
+	json_put_str(o, "git_ssh_url", ssh);
+	json_put_str(o, "git_http_url", http);
+	if (!repository)
+		json_put_str(o, "namespace", V(WPC_NAMESPACE_NAME));
+	json_put_int(o, "visibility_level", db_int(res, 0, WPC_VISIBILITY));
+	if (repository)
+		return o;
+	json_put_str(o, "path_with_namespace", arena_printf(c->a, "%s/%s", ns, path));
+	json_put_str(o, "default_branch", V(WPC_DEFAULT_BRANCH));
+	json_put_str(o, "ci_config_path", NULL);
+	json_put_str(o, "url", ssh);
+	json_put_str(o, "ssh_url", ssh);
+	json_put_str(o, "http_url", http);
+	return o;
+}
+
+json_object *entity_hook_push(ctx *c, const PGresult *res, const char *kind, const char *before,
+			      const char *after, const char *ref, const char *checkout_sha,
+			      const char *message, json_object *commits, long long total)
+{
+	int row = 0, col = 0;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "object_kind", kind);
+	json_put_str(o, "event_name", kind);
+	json_put_str(o, "before", before);
+	json_put_str(o, "after", after);
+	json_put_str(o, "ref", ref);
+	json_put_str(o, "checkout_sha", checkout_sha);
+	json_put_str(o, "message", message);
+	json_put_int_or_null(o, "user_id", V(WPC_USER_ID));
+	json_put_str(o, "user_name", V(WPC_USER_NAME));
+	json_put_str(o, "user_username", V(WPC_USERNAME));
+	json_put_str(o, "user_email", V(WPC_USER_EMAIL));
+	json_put_str(o, "user_avatar",
+		     V(WPC_USER_ID) ? entity_avatar_url(c, "user", V(WPC_USER_ID), V(WPC_USER_AVATAR))
+				    : NULL);
+	json_put_int(o, "project_id", db_int(res, 0, WPC_PROJECT_ID));
+	json_object_object_add(o, "project", hook_project(c, res, false));
+	json_object_object_add(o, "commits", commits ? commits : json_object_new_array());
+	json_put_int(o, "total_commits_count", total);
+	json_object_object_add(o, "repository", hook_project(c, res, true));
+	return o;
+}
+
+json_object *entity_hook_system_test(ctx *c)
+{
+	(void)c;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "event_name", "project_create");
+	json_put_str(o, "name", "Ruby");
+	json_put_str(o, "path", "ruby");
+	json_put_int(o, "project_id", 1);
+	json_put_str(o, "owner_name", "Someone");
+	json_put_str(o, "owner_email", "example@gitlabhq.com");
+	return o;
+}
