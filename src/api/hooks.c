@@ -49,6 +49,10 @@ enum { HU_PROJECT, HU_ID, HU_INPUT, HU_NPARAMS = HU_INPUT + HI_NPARAMS - 1 };
 	" pipeline_events = coalesce($14::boolean, w.pipeline_events),"                           \
 	" wiki_page_events = coalesce($15::boolean, w.wiki_page_events)"
 
+/* Ruby's Time#xmlschema of a timestamptz column, as 10.8's system events show times */
+#define XS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+#define ANY_SYSTEM_HOOK "EXISTS (SELECT 1 FROM web_hooks WHERE project_id IS NULL)"
+
 const db_stmt hooks_stmts[] = {
 	/* $1 project (NULL: the system hooks), $2 limit, $3 offset */
 	{"hooks_list",
@@ -81,6 +85,42 @@ const db_stmt hooks_stmts[] = {
 	 " w.token_sealed ELSE nullif($4, '') END," HOOK_INPUT_SET ", updated_at = now()"
 	 " WHERE w.id = $2::bigint AND w.project_id = $1::bigint RETURNING " HOOK_COLS,
 	 HU_NPARAMS, HOOK_NCOLS},
+	/* The rows of the system events, none when there is no system hook (nothing to
+	 * queue, no payload to build). */
+	{"hooks_sys_project",
+	 "SELECT " XS("p.created_at") ", " XS("p.updated_at") ", p.name, p.path,"
+	 " n.full_path || '/' || p.path, p.id, p.visibility,"
+	 " CASE WHEN n.kind = 'user' THEN u.name ELSE n.name END,"
+	 " CASE WHEN n.kind = 'user' THEN u.email END"
+	 " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
+	 " LEFT JOIN users u ON u.id = n.owner_id"
+	 " WHERE p.id = $1::bigint AND " ANY_SYSTEM_HOOK,
+	 1, SPJ_NCOLS},
+	{"hooks_sys_user",
+	 "SELECT " XS("created_at") ", " XS("updated_at") ", name, email, id, username FROM users"
+	 " WHERE id = $1::bigint AND " ANY_SYSTEM_HOOK,
+	 1, SUS_NCOLS},
+	{"hooks_sys_group",
+	 "SELECT " XS("created_at") ", " XS("updated_at") ", name, path, full_path, id"
+	 " FROM namespaces WHERE id = $1::bigint AND kind = 'group' AND " ANY_SYSTEM_HOOK,
+	 1, SGR_NCOLS},
+	/* $1 'Project' or 'Namespace', $2 its id, $3 the user */
+	{"hooks_sys_member",
+	 "SELECT " XS("m.created_at") ", " XS("m.updated_at") ", m.access_level, m.source_id,"
+	 " coalesce(p.name, g.name), coalesce(p.path, g.path), pn.full_path || '/' || p.path,"
+	 " p.visibility, u.id, u.name, u.username, u.email FROM members m"
+	 " JOIN users u ON u.id = m.user_id"
+	 " LEFT JOIN projects p ON m.source_type = 'Project' AND p.id = m.source_id"
+	 " LEFT JOIN namespaces pn ON pn.id = p.namespace_id"
+	 " LEFT JOIN namespaces g ON m.source_type = 'Namespace' AND g.id = m.source_id"
+	 " WHERE m.source_type = $1 AND m.source_id = $2::bigint AND m.user_id = $3::bigint"
+	 " AND m.requested_at IS NULL AND " ANY_SYSTEM_HOOK,
+	 3, SME_NCOLS},
+	{"hooks_sys_key",
+	 "SELECT " XS("k.created_at") ", " XS("k.updated_at") ", k.key, k.id, u.username"
+	 " FROM keys k LEFT JOIN users u ON u.id = k.user_id"
+	 " WHERE k.id = $1::bigint AND " ANY_SYSTEM_HOOK,
+	 1, SKE_NCOLS},
 	{"hooks_delete",
 	 "DELETE FROM web_hooks WHERE id = $2::bigint"
 	 " AND project_id IS NOT DISTINCT FROM $1::bigint RETURNING id",
@@ -279,6 +319,92 @@ static int hooks_system_delete(request *r)
 		return rc;
 	respond_empty(r, 204);
 	return 0;
+}
+
+/* ---- system events (api.h) ---- */
+
+/* Runs stmt for the event's row and queues what present makes of it for every system
+ * hook: 0 (nothing when there is no system hook or no row) or an ERR_ code. */
+typedef json_object *system_presenter(ctx *c, const PGresult *res, const void *arg);
+
+static int system_event(ctx *c, const char *stmt, int n, const char *const *v,
+			system_presenter *present, const void *arg)
+{
+	int err;
+	PGresult *res = db_query(c, stmt, n, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0)
+		return 0;
+	return webhooks_queue_system(c, present(c, res, arg));
+}
+
+struct named_event {
+	const char *event;
+	const char *old_path;
+	bool project;
+};
+
+static json_object *present_project(ctx *c, const PGresult *res, const void *arg)
+{
+	const struct named_event *e = arg;
+	return entity_hook_system_project(c, res, e->event, e->old_path);
+}
+
+static json_object *present_user(ctx *c, const PGresult *res, const void *arg)
+{
+	return entity_hook_system_user(c, res, ((const struct named_event *)arg)->event);
+}
+
+static json_object *present_group(ctx *c, const PGresult *res, const void *arg)
+{
+	return entity_hook_system_group(c, res, ((const struct named_event *)arg)->event);
+}
+
+static json_object *present_member(ctx *c, const PGresult *res, const void *arg)
+{
+	const struct named_event *e = arg;
+	return entity_hook_system_member(c, res, e->project, e->event);
+}
+
+static json_object *present_key(ctx *c, const PGresult *res, const void *arg)
+{
+	return entity_hook_system_key(c, res, ((const struct named_event *)arg)->event);
+}
+
+int hooks_system_project(ctx *c, const char *event, const char *project_id, const char *old_path)
+{
+	struct named_event e = {.event = event, .old_path = old_path};
+	return system_event(c, "hooks_sys_project", 1, &project_id, present_project, &e);
+}
+
+int hooks_system_user(ctx *c, const char *event, const char *user_id)
+{
+	struct named_event e = {.event = event};
+	return system_event(c, "hooks_sys_user", 1, &user_id, present_user, &e);
+}
+
+int hooks_system_group(ctx *c, const char *event, const char *group_id)
+{
+	struct named_event e = {.event = event};
+	return system_event(c, "hooks_sys_group", 1, &group_id, present_group, &e);
+}
+
+int hooks_system_member(ctx *c, bool project, bool added, const char *source_id,
+			const char *user_id)
+{
+	struct named_event e = {
+		.event = project ? (added ? "user_add_to_team" : "user_remove_from_team")
+				 : (added ? "user_add_to_group" : "user_remove_from_group"),
+		.project = project};
+	const char *v[3] = {project ? "Project" : "Namespace", source_id, user_id};
+	return system_event(c, "hooks_sys_member", 3, v, present_member, &e);
+}
+
+int hooks_system_key(ctx *c, const char *event, const char *key_id)
+{
+	struct named_event e = {.event = event};
+	return system_event(c, "hooks_sys_key", 1, &key_id, present_key, &e);
 }
 
 #define H V4 "/projects/:id/hooks"

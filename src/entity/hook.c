@@ -1,6 +1,7 @@
 /* Presenters of webhooks (entity/hook.h). */
 #include "entity/hook.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/deps.h"
@@ -140,5 +141,118 @@ json_object *entity_hook_system_test(ctx *c)
 	json_put_int(o, "project_id", 1);
 	json_put_str(o, "owner_name", "Someone");
 	json_put_str(o, "owner_email", "example@gitlabhq.com");
+	return o;
+}
+
+/* Member#human_access of 10.8 */
+static const char *access_name(const char *level)
+{
+	switch (level ? atoi(level) : 0) {
+	case 10:
+		return "Guest";
+	case 20:
+		return "Reporter";
+	case 30:
+		return "Developer";
+	case 40:
+		return "Master";
+	case 50:
+		return "Owner";
+	}
+	return NULL;
+}
+
+static json_object *system_event(const PGresult *res, const char *event, int created, int updated)
+{
+	json_object *o = json_object_new_object();
+	json_put_str(o, "event_name", event);
+	json_put_str(o, "created_at", db_val(res, 0, created));
+	json_put_str(o, "updated_at", db_val(res, 0, updated));
+	return o;
+}
+
+json_object *entity_hook_system_project(ctx *c, const PGresult *res, const char *event,
+					const char *old_path)
+{
+	(void)c;
+	int row = 0, col = 0;
+	json_object *o = system_event(res, event, SPJ_CREATED, SPJ_UPDATED);
+	json_put_str(o, "name", V(SPJ_NAME));
+	json_put_str(o, "path", V(SPJ_PATH));
+	json_put_str(o, "path_with_namespace", V(SPJ_FULL_PATH));
+	json_put_int(o, "project_id", db_int(res, 0, SPJ_ID));
+	json_put_str(o, "owner_name", V(SPJ_OWNER_NAME));
+	json_put_str(o, "owner_email", V(SPJ_OWNER_EMAIL) ? V(SPJ_OWNER_EMAIL) : "");
+	json_put_str(o, "project_visibility", visibility_name(atoi(V(SPJ_VISIBILITY))));
+	if (old_path)
+		json_put_str(o, "old_path_with_namespace", old_path);
+	return o;
+}
+
+json_object *entity_hook_system_user(ctx *c, const PGresult *res, const char *event)
+{
+	(void)c;
+	int row = 0, col = 0;
+	json_object *o = system_event(res, event, SUS_CREATED, SUS_UPDATED);
+	json_put_str(o, "name", V(SUS_NAME));
+	json_put_str(o, "email", V(SUS_EMAIL));
+	json_put_int(o, "user_id", db_int(res, 0, SUS_ID));
+	json_put_str(o, "username", V(SUS_USERNAME));
+	return o;
+}
+
+json_object *entity_hook_system_group(ctx *c, const PGresult *res, const char *event)
+{
+	(void)c;
+	int row = 0, col = 0;
+	json_object *o = system_event(res, event, SGR_CREATED, SGR_UPDATED);
+	json_put_str(o, "name", V(SGR_NAME));
+	json_put_str(o, "path", V(SGR_PATH));
+	json_put_str(o, "full_path", V(SGR_FULL_PATH));
+	json_put_int(o, "group_id", db_int(res, 0, SGR_ID));
+	/* a group has no owner record of its own in 10.8 (Group#owner is nil) */
+	json_put_str(o, "owner_name", NULL);
+	json_put_str(o, "owner_email", NULL);
+	return o;
+}
+
+json_object *entity_hook_system_member(ctx *c, const PGresult *res, bool project,
+				       const char *event)
+{
+	(void)c;
+	int row = 0, col = 0;
+	json_object *o = system_event(res, event, SME_CREATED, SME_UPDATED);
+	if (project) {
+		json_put_str(o, "project_name", V(SME_SOURCE_NAME));
+		json_put_str(o, "project_path", V(SME_SOURCE_PATH));
+		json_put_str(o, "project_path_with_namespace", V(SME_SOURCE_FULL_PATH));
+		json_put_int(o, "project_id", db_int(res, 0, SME_SOURCE_ID));
+	} else {
+		json_put_str(o, "group_name", V(SME_SOURCE_NAME));
+		json_put_str(o, "group_path", V(SME_SOURCE_PATH));
+		json_put_int(o, "group_id", db_int(res, 0, SME_SOURCE_ID));
+	}
+	json_put_str(o, "user_username", V(SME_USERNAME));
+	json_put_str(o, "user_name", V(SME_USER_NAME));
+	json_put_str(o, "user_email", V(SME_USER_EMAIL));
+	json_put_int(o, "user_id", db_int(res, 0, SME_USER_ID));
+	if (project) {
+		json_put_str(o, "access_level", access_name(V(SME_LEVEL)));
+		json_put_str(o, "project_visibility", visibility_name(V(SME_VISIBILITY) ? atoi(V(SME_VISIBILITY)) : 0));
+	} else {
+		json_put_str(o, "group_access", access_name(V(SME_LEVEL)));
+	}
+	return o;
+}
+
+json_object *entity_hook_system_key(ctx *c, const PGresult *res, const char *event)
+{
+	(void)c;
+	int row = 0, col = 0;
+	json_object *o = system_event(res, event, SKE_CREATED, SKE_UPDATED);
+	json_put_str(o, "key", V(SKE_KEY));
+	json_put_int(o, "id", db_int(res, 0, SKE_ID));
+	if (V(SKE_USERNAME))
+		json_put_str(o, "username", V(SKE_USERNAME));
 	return o;
 }

@@ -58,4 +58,30 @@ json_object *entity_hook_push(ctx *c, const PGresult *res, const char *kind, con
  * project "Ruby". */
 json_object *entity_hook_system_test(ctx *c);
 
+/* The system events of 10.8's SystemHooksService, each from a row of its statement
+ * (api/hooks.c) whose columns start at 0, named event; created_at and updated_at as
+ * Ruby's xmlschema ("2012-07-21T07:30:54Z"). */
+enum { SPJ_CREATED, SPJ_UPDATED, SPJ_NAME, SPJ_PATH, SPJ_FULL_PATH, SPJ_ID, SPJ_VISIBILITY,
+       SPJ_OWNER_NAME, SPJ_OWNER_EMAIL, SPJ_NCOLS };
+/* project_create, project_destroy; project_rename and project_transfer with old_path (the
+ * old path_with_namespace; NULL for the others) */
+json_object *entity_hook_system_project(ctx *c, const PGresult *res, const char *event,
+					const char *old_path);
+enum { SUS_CREATED, SUS_UPDATED, SUS_NAME, SUS_EMAIL, SUS_ID, SUS_USERNAME, SUS_NCOLS };
+/* user_create, user_destroy */
+json_object *entity_hook_system_user(ctx *c, const PGresult *res, const char *event);
+enum { SGR_CREATED, SGR_UPDATED, SGR_NAME, SGR_PATH, SGR_FULL_PATH, SGR_ID, SGR_NCOLS };
+/* group_create, group_destroy */
+json_object *entity_hook_system_group(ctx *c, const PGresult *res, const char *event);
+enum { SME_CREATED, SME_UPDATED, SME_LEVEL, SME_SOURCE_ID, SME_SOURCE_NAME, SME_SOURCE_PATH,
+       SME_SOURCE_FULL_PATH, SME_VISIBILITY, SME_USER_ID, SME_USER_NAME, SME_USERNAME,
+       SME_USER_EMAIL, SME_NCOLS };
+/* user_add_to_team, user_remove_from_team (project: true), user_add_to_group,
+ * user_remove_from_group */
+json_object *entity_hook_system_member(ctx *c, const PGresult *res, bool project,
+				       const char *event);
+enum { SKE_CREATED, SKE_UPDATED, SKE_KEY, SKE_ID, SKE_USERNAME, SKE_NCOLS };
+/* key_create, key_destroy */
+json_object *entity_hook_system_key(ctx *c, const PGresult *res, const char *event);
+
 #endif

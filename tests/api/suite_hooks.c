@@ -553,7 +553,8 @@ START_TEST(test_hooks_tag_push_delivered)
 }
 END_TEST
 
-/* system hooks get pushes (their push_events) as "System Hook" */
+/* system hooks get pushes (their push_events) as "System Hook", besides the project's
+ * project_create */
 START_TEST(test_hooks_system_push)
 {
 	allow_local(true);
@@ -570,17 +571,187 @@ START_TEST(test_hooks_system_push)
 	for (int i = 0; i < 300 && !seen; i++) {
 		pthread_mutex_lock(&rv->lock);
 		for (int k = 0; k < rv->n && !seen; k++)
-			if (rv->reqs[k].json && jint(rv->reqs[k].json, "project_id") == p.id) {
+			if (rv->reqs[k].json && jint(rv->reqs[k].json, "project_id") == p.id &&
+			    jstr(rv->reqs[k].json, "object_kind")) {
 				seen = true;
 				ck_assert_str_eq(S(header_of(rv->reqs[k].headers, "X-Gitlab-Event")),
 						 "System Hook");
 				ck_assert_str_eq(jstr(rv->reqs[k].json, "event_name"), "push");
+				ck_assert_str_eq(jstr(rv->reqs[k].json, "object_kind"), "push");
 			}
 		pthread_mutex_unlock(&rv->lock);
 		if (!seen)
 			usleep(100000);
 	}
 	ck_assert_msg(seen, "the system hook did not get the push");
+	R(api("DELETE", S(fmt("/hooks/%lld", hid)), admin_token(), NULL));
+	rcv_stop(rv);
+}
+END_TEST
+
+/* The system events of the API's writes, in order, each once, with 10.8's fields. */
+static bool xmlschema(const char *s)
+{
+	if (!s || strlen(s) != 20 || s[19] != 'Z' || s[10] != 'T')
+		return false;
+	return true;
+}
+
+/* The payload of the first request of rv past *from whose event_name is event; *from
+ * moves past it (the events come in order). */
+static json_object *next_event(receiver *rv, int *from, const char *event)
+{
+	for (int i = *from; i < rcv_count(rv); i++) {
+		json_object *e = rv->reqs[i].json;
+		if (e && jstr(e, "event_name") && strcmp(jstr(e, "event_name"), event) == 0) {
+			ck_assert_str_eq(S(header_of(rv->reqs[i].headers, "X-Gitlab-Event")),
+					 "System Hook");
+			ck_assert_msg(xmlschema(jstr(e, "created_at")) &&
+					      xmlschema(jstr(e, "updated_at")),
+				      "times: %s", rv->reqs[i].body);
+			*from = i + 1;
+			return e;
+		}
+	}
+	ck_abort_msg("no %s event after request %d", event, *from);
+	return NULL;
+}
+
+/* A new ed25519 public key from ssh-keygen (keys are unique across users). */
+static char *new_public_key(void)
+{
+	char dir[] = "/tmp/hkkey.XXXXXX";
+	ck_assert(mkdtemp(dir) != NULL);
+	char *cmd = fmt("ssh-keygen -q -t ed25519 -N '' -C ev -f %s/k && cat %s/k.pub; rm -rf %s",
+			dir, dir, dir);
+	FILE *f = popen(cmd, "r");
+	char line[1024] = "";
+	ck_assert(f && fgets(line, sizeof(line), f));
+	pclose(f);
+	free(cmd);
+	line[strcspn(line, "\n")] = '\0';
+	return strdup(line);
+}
+
+START_TEST(test_hooks_system_events)
+{
+	allow_local(true);
+	long long member_id;
+	char *member_name;
+	char *member = S(make_user("hkmb", &member_id, &member_name));
+	S(member_name);
+	(void)member;
+	receiver *rv = rcv_start(NULL, 0);
+	resp *r = R(api("POST", "/hooks", admin_token(),
+			S(fmt("url=%s", S(rcv_url(rv, "127.0.0.1", "/events"))))));
+	ck_status(r, 201);
+	long long hid = jint(r->json, "id");
+	/* user_create */
+	char *uname = S(unique("hkev"));
+	r = R(api("POST", "/users", admin_token(),
+		  S(fmt("username=%s&name=Ev%%20User&email=%s@example.com&password=secret123"
+			"&skip_confirmation=true",
+			uname, uname))));
+	ck_status(r, 201);
+	long long uid = jint(r->json, "id");
+	r = R(api("POST", S(fmt("/users/%lld/impersonation_tokens", uid)), admin_token(),
+		  "name=t&scopes[]=api"));
+	ck_status(r, 201);
+	const char *tok = S(strdup(jstr(r->json, "token")));
+	/* key_create */
+	r = R(api("POST", "/user/keys", tok, S(fmt("title=k&key=%s", S(enc(S(new_public_key())))))));
+	ck_status(r, 201);
+	long long kid = jint(r->json, "id");
+	/* project_create, project_rename */
+	char *pname = S(unique("hkp"));
+	r = R(api("POST", "/projects", tok, S(fmt("name=%s", pname))));
+	ck_status(r, 201);
+	long long pid = jint(r->json, "id");
+	char *old_full = S(strdup(jstr(r->json, "path_with_namespace")));
+	r = R(api("PUT", S(fmt("/projects/%lld", pid)), tok, S(fmt("path=%s-moved", pname))));
+	ck_status(r, 200);
+	char *new_full = S(strdup(jstr(r->json, "path_with_namespace")));
+	/* user_add_to_team, user_remove_from_team */
+	r = R(api("POST", S(fmt("/projects/%lld/members", pid)), tok,
+		  S(fmt("user_id=%lld&access_level=40", member_id))));
+	ck_status(r, 201);
+	r = R(api("DELETE", S(fmt("/projects/%lld/members/%lld", pid, member_id)), tok, NULL));
+	ck_status(r, 204);
+	/* group_create, user_add_to_group, user_remove_from_group, project_transfer */
+	char *gpath = S(unique("hkg"));
+	r = R(api("POST", "/groups", admin_token(), S(fmt("name=%s&path=%s", gpath, gpath))));
+	ck_status(r, 201);
+	long long gid = jint(r->json, "id");
+	r = R(api("POST", S(fmt("/groups/%lld/members", gid)), admin_token(),
+		  S(fmt("user_id=%lld&access_level=30", member_id))));
+	ck_status(r, 201);
+	r = R(api("DELETE", S(fmt("/groups/%lld/members/%lld", gid, member_id)), admin_token(),
+		  NULL));
+	ck_status(r, 204);
+	r = R(api("POST", S(fmt("/groups/%lld/projects/%lld", gid, pid)), admin_token(), NULL));
+	ck_status(r, 201);
+	/* key_destroy, project_destroy, group_destroy, user_destroy */
+	r = R(api("DELETE", S(fmt("/user/keys/%lld", kid)), tok, NULL));
+	ck_status(r, 204);
+	r = R(api("DELETE", S(fmt("/projects/%lld", pid)), admin_token(), NULL));
+	ck_status(r, 202);
+	r = R(api("DELETE", S(fmt("/groups/%lld", gid)), admin_token(), NULL));
+	ck_status(r, 204);
+	r = R(api("DELETE", S(fmt("/users/%lld", uid)), admin_token(), NULL));
+	ck_status(r, 204);
+	ck_assert_msg(rcv_wait(rv, 14, 40), "%d events", rcv_count(rv));
+	int at = 0;
+	json_object *e = next_event(rv, &at, "user_create");
+	ck_assert_str_eq(jstr(e, "username"), uname);
+	ck_assert_int_eq(jint(e, "user_id"), uid);
+	ck_assert_str_eq(jstr(e, "name"), "Ev User");
+	ck_assert_str_eq(jstr(e, "email"), S(fmt("%s@example.com", uname)));
+	e = next_event(rv, &at, "key_create");
+	ck_assert_int_eq(jint(e, "id"), kid);
+	ck_assert_str_eq(jstr(e, "username"), uname);
+	ck_assert(strncmp(jstr(e, "key"), "ssh-ed25519 ", 12) == 0);
+	e = next_event(rv, &at, "project_create");
+	ck_assert_int_eq(jint(e, "project_id"), pid);
+	ck_assert_str_eq(jstr(e, "path_with_namespace"), old_full);
+	ck_assert_str_eq(jstr(e, "owner_name"), "Ev User");
+	ck_assert_str_eq(jstr(e, "owner_email"), S(fmt("%s@example.com", uname)));
+	ck_assert_str_eq(jstr(e, "project_visibility"), "private");
+	e = next_event(rv, &at, "project_rename");
+	ck_assert_str_eq(jstr(e, "path_with_namespace"), new_full);
+	ck_assert_str_eq(jstr(e, "old_path_with_namespace"), old_full);
+	e = next_event(rv, &at, "user_add_to_team");
+	ck_assert_int_eq(jint(e, "user_id"), member_id);
+	ck_assert_int_eq(jint(e, "project_id"), pid);
+	ck_assert_str_eq(jstr(e, "access_level"), "Master");
+	ck_assert_str_eq(jstr(e, "project_path_with_namespace"), new_full);
+	e = next_event(rv, &at, "user_remove_from_team");
+	ck_assert_int_eq(jint(e, "user_id"), member_id);
+	e = next_event(rv, &at, "group_create");
+	ck_assert_int_eq(jint(e, "group_id"), gid);
+	ck_assert_str_eq(jstr(e, "path"), gpath);
+	e = next_event(rv, &at, "user_add_to_group");
+	ck_assert_int_eq(jint(e, "group_id"), gid);
+	ck_assert_str_eq(jstr(e, "group_access"), "Developer");
+	ck_assert_str_eq(jstr(e, "user_username"), member_name);
+	next_event(rv, &at, "user_remove_from_group");
+	e = next_event(rv, &at, "project_transfer");
+	ck_assert_str_eq(jstr(e, "old_path_with_namespace"), new_full);
+	ck_assert_str_eq(jstr(e, "path_with_namespace"),
+			 S(fmt("%s/%s-moved", gpath, pname)));
+	e = next_event(rv, &at, "key_destroy");
+	ck_assert_int_eq(jint(e, "id"), kid);
+	e = next_event(rv, &at, "project_destroy");
+	ck_assert_int_eq(jint(e, "project_id"), pid);
+	e = next_event(rv, &at, "group_destroy");
+	ck_assert_int_eq(jint(e, "group_id"), gid);
+	e = next_event(rv, &at, "user_destroy");
+	ck_assert_int_eq(jint(e, "user_id"), uid);
+	/* a write that fails queues nothing: a key of nobody */
+	int before = rcv_count(rv);
+	r = R(api("DELETE", S(fmt("/users/%lld/keys/%lld", member_id, kid)), admin_token(), NULL));
+	ck_status(r, 404);
+	usleep(1500000);
+	ck_assert_int_eq(rcv_count(rv), before);
 	R(api("DELETE", S(fmt("/hooks/%lld", hid)), admin_token(), NULL));
 	rcv_stop(rv);
 }
@@ -768,6 +939,7 @@ Suite *suite_hooks(void)
 	tcase_add_test(tc, test_hooks_push_delivered);
 	tcase_add_test(tc, test_hooks_tag_push_delivered);
 	tcase_add_test(tc, test_hooks_system_push);
+	tcase_add_test(tc, test_hooks_system_events);
 	tcase_add_test(tc, test_hooks_retry);
 	tcase_add_test(tc, test_hooks_order);
 	tcase_add_test(tc, test_hooks_crashed_sender);
