@@ -285,6 +285,12 @@ int hooks_system_member(ctx *c, bool project, bool added, const char *source_id,
 /* key_create, key_destroy (a user's SSH key) */
 int hooks_system_key(ctx *c, const char *event, const char *key_id);
 
+/* hooks.c: the project events of GitLab 10.8's webhooks, queued in r's transaction for
+ * the hooks of the route's project that want them, by the caller. 0 or an ERR_ code. */
+/* a wiki page created, updated or deleted (action create, update, delete) */
+int hooks_wiki_page(request *r, const char *action, const char *title, const char *slug,
+		    const char *format, const char *content, size_t len, const char *message);
+
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);

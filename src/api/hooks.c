@@ -407,6 +407,24 @@ int hooks_system_key(ctx *c, const char *event, const char *key_id)
 	return system_event(c, "hooks_sys_key", 1, &key_id, present_key, &e);
 }
 
+/* ---- project events (api.h) ---- */
+
+int hooks_wiki_page(request *r, const char *action, const char *title, const char *slug,
+		    const char *format, const char *content, size_t len, const char *message)
+{
+	PGresult *res;
+	int rc = webhooks_event_context(&r->ctx, r->project->id, api_caller_id(r),
+					WEBHOOK_WIKI_PAGE, &res);
+	if (rc <= 0)
+		return rc;
+	json_object *e = entity_hook_wiki_page(&r->ctx, res, action, title, slug, format, content,
+					       len, message);
+	const char *text =
+		arena_strdup(r->ctx.a, json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN));
+	json_object_put(e);
+	return webhooks_queue(&r->ctx, r->project->id, WEBHOOK_WIKI_PAGE, text, NULL);
+}
+
 #define H V4 "/projects/:id/hooks"
 /* The module's routes (http/router.h), in the order they are matched. */
 const route hooks_routes[] = {

@@ -22,7 +22,7 @@ static const struct {
 };
 
 /* The flag column named by text $2 of a web_hooks row w (no column name is ever built
- * from input: the CASE lists them). */
+ * from input: the CASE lists them); every statement that uses it takes the flag as $2. */
 #define HOOK_FLAG                                                                                  \
 	"CASE $2::text WHEN 'push_events' THEN w.push_events"                                           \
 	" WHEN 'tag_push_events' THEN w.tag_push_events"                                          \
@@ -77,6 +77,15 @@ const db_stmt db_webhooks_stmts[] = {
 	 " EXISTS (SELECT 1 FROM web_hook_deliveries d WHERE d.build_key = $3)"
 	 " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
 	 " LEFT JOIN users u ON u.id = $2::bigint WHERE p.id = $1::bigint",
+	 3, WPC_NCOLS},
+	/* $1 project, $2 the flag of the event, $3 user: the same columns, HAS_HOOKS whether
+	 * a hook of the project wants it */
+	{"webhooks_event_context",
+	 "SELECT p.id, p.name, p.description, p.avatar, n.name, n.full_path, p.path, p.visibility,"
+	 " p.default_branch, u.id, u.name, u.username, u.email, u.avatar,"
+	 " EXISTS (SELECT 1 FROM web_hooks w WHERE w.project_id = p.id AND " HOOK_FLAG ")"
+	 " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
+	 " LEFT JOIN users u ON u.id = $3::bigint WHERE p.id = $1::bigint",
 	 3, WPC_NCOLS},
 	{NULL, NULL, 0, 0},
 };
@@ -150,4 +159,20 @@ int webhooks_push_context(ctx *c, const char *project_id, const char *user_id, c
 		return ERR_NOT_FOUND;
 	*out = res;
 	return 0;
+}
+
+int webhooks_event_context(ctx *c, const char *project_id, const char *user_id, webhook_event ev,
+			   PGresult **out)
+{
+	if (ev < 0 || ev >= WEBHOOK_NEVENTS)
+		return ERR_INVALID;
+	const char *v[3] = {project_id, events[ev].flag, user_id};
+	int err;
+	PGresult *res = db_query(c, "webhooks_event_context", 3, v, &err);
+	if (!res)
+		return err;
+	if (PQntuples(res) == 0 || !db_bool(res, 0, WPC_HAS_HOOKS))
+		return 0;
+	*out = res;
+	return 1;
 }

@@ -85,4 +85,10 @@ enum {
 int webhooks_push_context(ctx *c, const char *project_id, const char *user_id, const char *key,
 			  PGresult **out);
 
+/* The project and user of a project event ev (decimal ids) when a hook of the project
+ * wants it: 1 with the row (WPC_ columns) in *out, 0 when none does (nothing to build),
+ * or an ERR_ code. */
+int webhooks_event_context(ctx *c, const char *project_id, const char *user_id, webhook_event ev,
+			   PGresult **out);
+
 #endif

@@ -131,6 +131,53 @@ json_object *entity_hook_push(ctx *c, const PGresult *res, const char *kind, con
 	return o;
 }
 
+/* Gitlab::HookData's user: name, username, avatar_url. */
+static json_object *hook_user(ctx *c, const PGresult *res)
+{
+	int row = 0, col = 0;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "name", V(WPC_USER_NAME));
+	json_put_str(o, "username", V(WPC_USERNAME));
+	json_put_str(o, "avatar_url", V(WPC_USER_ID) ? entity_avatar_url(c, "user", V(WPC_USER_ID),
+									 V(WPC_USER_AVATAR))
+						     : NULL);
+	return o;
+}
+
+json_object *entity_hook_wiki_page(ctx *c, const PGresult *res, const char *action,
+				   const char *title, const char *slug, const char *format,
+				   const char *content, size_t content_len, const char *message)
+{
+	int row = 0, col = 0;
+	const char *ns = V(WPC_NAMESPACE_PATH), *path = V(WPC_PATH);
+	const char *web = project_web_url(c, ns, path);
+	json_object *o = json_object_new_object();
+	json_put_str(o, "object_kind", "wiki_page");
+	json_object_object_add(o, "user", hook_user(c, res));
+	json_object_object_add(o, "project", hook_project(c, res, false));
+	json_object *w = json_object_new_object();
+	json_put_str(w, "web_url", arena_printf(c->a, "%s/wikis/home", web));
+	json_put_str(w, "git_ssh_url", arena_printf(c->a, "git@%s:%s/%s.wiki.git", c->cfg->ssh_host,
+						      ns, path));
+	json_put_str(w, "git_http_url",
+		     arena_printf(c->a, "%s/%s/%s.wiki.git", c->cfg->external_url, ns, path));
+	json_put_str(w, "path_with_namespace", arena_printf(c->a, "%s/%s.wiki", ns, path));
+	json_put_str(w, "default_branch", "master");
+	json_object_object_add(o, "wiki", w);
+	json_object *a = json_object_new_object();
+	json_put_str(a, "title", title);
+	json_object_object_add(a, "content",
+			       content ? json_object_new_string_len(content, (int)content_len)
+				       : NULL);
+	json_put_str(a, "format", format);
+	json_put_str(a, "message", message);
+	json_put_str(a, "slug", slug);
+	json_put_str(a, "url", arena_printf(c->a, "%s/wikis/%s", web, slug));
+	json_put_str(a, "action", action);
+	json_object_object_add(o, "object_attributes", a);
+	return o;
+}
+
 json_object *entity_hook_system_test(ctx *c)
 {
 	(void)c;

@@ -54,6 +54,13 @@ json_object *entity_hook_push(ctx *c, const PGresult *res, const char *kind, con
 			      const char *after, const char *ref, const char *checkout_sha,
 			      const char *message, json_object *commits, long long total);
 
+/* The wiki page event (WikiPage#hook_attrs and Gitlab::DataBuilder::WikiPage) of a page of
+ * the project by the user of row 0 of res (WPC_ columns): action create, update or
+ * delete. */
+json_object *entity_hook_wiki_page(ctx *c, const PGresult *res, const char *action,
+				   const char *title, const char *slug, const char *format,
+				   const char *content, size_t content_len, const char *message);
+
 /* The sample event GET /hooks/:id sends (10.8's API::SystemHooks): a project_create of
  * project "Ruby". */
 json_object *entity_hook_system_test(ctx *c);

@@ -757,6 +757,51 @@ START_TEST(test_hooks_system_events)
 }
 END_TEST
 
+START_TEST(test_hooks_wiki_page)
+{
+	allow_local(true);
+	receiver *rv = rcv_start(NULL, 0), *other = rcv_start(NULL, 0);
+	proj p;
+	project(&p);
+	add_hook(&p, S(fmt("url=%s&push_events=false&wiki_page_events=true&token=wk",
+			   S(rcv_url(rv, "127.0.0.1", "/wiki")))));
+	add_hook(&p, S(fmt("url=%s", S(rcv_url(other, "127.0.0.1", "/push-only")))));
+	const char *wikis = S(fmt("/projects/%lld/wikis", p.id));
+	resp *r = R(api("POST", wikis, p.token, "title=Hook%20Page&content=first%20text"));
+	ck_status(r, 201);
+	r = R(api("PUT", S(fmt("%s/Hook-Page", wikis)), p.token, "content=second%20text"));
+	ck_status(r, 200);
+	r = R(api("DELETE", S(fmt("%s/Hook-Page", wikis)), p.token, NULL));
+	ck_status(r, 204);
+	ck_assert_msg(rcv_wait(rv, 3, 30), "%d wiki events", rcv_count(rv));
+	static const char *const actions[] = {"create", "update", "delete"};
+	for (int i = 0; i < 3; i++) {
+		rcv_req *q = &rv->reqs[i];
+		ck_assert_str_eq(S(header_of(q->headers, "X-Gitlab-Event")), "Wiki Page Hook");
+		ck_assert_str_eq(S(header_of(q->headers, "X-Gitlab-Token")), "wk");
+		ck_assert_str_eq(jstr(q->json, "object_kind"), "wiki_page");
+		json_object *a = jget(q->json, "object_attributes");
+		ck_assert_str_eq(jstr(a, "action"), actions[i]);
+		ck_assert_str_eq(jstr(a, "slug"), "Hook-Page");
+		ck_assert_str_eq(jstr(a, "title"), "Hook Page");
+		ck_assert_str_eq(jstr(a, "format"), "markdown");
+		ck_assert(jhas(a, "url") && jhas(a, "message"));
+		ck_assert_str_eq(jstr(jget(q->json, "project"), "path_with_namespace"), p.path);
+		ck_assert_str_eq(jstr(jget(q->json, "wiki"), "path_with_namespace"),
+				 S(fmt("%s.wiki", p.path)));
+		ck_assert(jhas(jget(q->json, "user"), "username"));
+	}
+	ck_assert_str_eq(jstr(jget(rv->reqs[0].json, "object_attributes"), "content"),
+			 "first text");
+	ck_assert_str_eq(jstr(jget(rv->reqs[1].json, "object_attributes"), "content"),
+			 "second text");
+	usleep(1000000);
+	ck_assert_int_eq(rcv_count(other), 0);
+	rcv_stop(rv);
+	rcv_stop(other);
+}
+END_TEST
+
 /* a receiver that fails twice gets the event three times, then it is done */
 START_TEST(test_hooks_retry)
 {
@@ -940,6 +985,7 @@ Suite *suite_hooks(void)
 	tcase_add_test(tc, test_hooks_tag_push_delivered);
 	tcase_add_test(tc, test_hooks_system_push);
 	tcase_add_test(tc, test_hooks_system_events);
+	tcase_add_test(tc, test_hooks_wiki_page);
 	tcase_add_test(tc, test_hooks_retry);
 	tcase_add_test(tc, test_hooks_order);
 	tcase_add_test(tc, test_hooks_crashed_sender);
