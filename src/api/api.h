@@ -290,6 +290,9 @@ int hooks_system_key(ctx *c, const char *event, const char *key_id);
 /* a wiki page created, updated or deleted (action create, update, delete) */
 int hooks_wiki_page(request *r, const char *action, const char *title, const char *slug,
 		    const char *format, const char *content, size_t len, const char *message);
+/* issue issue_id opened, closed, reopened or updated (action open, close, reopen, update):
+ * a confidential one to the hooks with confidential_issues_events */
+int hooks_issue(request *r, const char *issue_id, const char *action);
 
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */

@@ -121,6 +121,27 @@ const db_stmt hooks_stmts[] = {
 	 " FROM keys k LEFT JOIN users u ON u.id = k.user_id"
 	 " WHERE k.id = $1::bigint AND " ANY_SYSTEM_HOOK,
 	 1, SKE_NCOLS},
+	/* An issue of an issue event, with its assignees' ids and hook attributes and its
+	 * labels' (Label#hook_attrs) as JSON arrays */
+	{"hooks_issue_row",
+	 "SELECT i.id, i.iid, i.project_id, i.title, i.description, i.state, i.confidential,"
+	 " i.author_id, i.milestone_id, iso8601(i.created_at), iso8601(i.updated_at),"
+	 " iso8601(i.closed_at), to_char(i.due_date, 'YYYY-MM-DD'), i.time_estimate,"
+	 " i.total_time_spent, i.moved_to_id, coalesce(i.discussion_locked, false),"
+	 " (SELECT coalesce(json_agg(a.user_id ORDER BY a.user_id), '[]') FROM issue_assignees a"
+	 " WHERE a.issue_id = i.id),"
+	 " (SELECT json_agg(json_build_object('name', u.name, 'username', u.username,"
+	 " 'avatar_url', NULL) ORDER BY u.id) FROM issue_assignees a JOIN users u"
+	 " ON u.id = a.user_id WHERE a.issue_id = i.id),"
+	 " (SELECT coalesce(json_agg(json_build_object('id', l.id, 'title', l.title,"
+	 " 'color', l.color, 'project_id', l.project_id, 'created_at', iso8601(l.created_at),"
+	 " 'updated_at', iso8601(l.updated_at), 'template', false, 'description',"
+	 " l.description, 'type', CASE WHEN l.group_id IS NULL THEN 'ProjectLabel'"
+	 " ELSE 'GroupLabel' END, 'group_id', l.group_id) ORDER BY l.title), '[]')"
+	 " FROM label_links ll JOIN labels l ON l.id = ll.label_id"
+	 " WHERE ll.target_type = 'Issue' AND ll.target_id = i.id)"
+	 " FROM issues i WHERE i.id = $1::bigint",
+	 1, HIS_NCOLS},
 	{"hooks_delete",
 	 "DELETE FROM web_hooks WHERE id = $2::bigint"
 	 " AND project_id IS NOT DISTINCT FROM $1::bigint RETURNING id",
@@ -423,6 +444,30 @@ int hooks_wiki_page(request *r, const char *action, const char *title, const cha
 		arena_strdup(r->ctx.a, json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN));
 	json_object_put(e);
 	return webhooks_queue(&r->ctx, r->project->id, WEBHOOK_WIKI_PAGE, text, NULL);
+}
+
+int hooks_issue(request *r, const char *issue_id, const char *action)
+{
+	int err;
+	const char *v[1] = {issue_id};
+	PGresult *issue = db_query(&r->ctx, "hooks_issue_row", 1, v, &err);
+	if (!issue)
+		return err;
+	if (PQntuples(issue) == 0)
+		return 0;
+	/* confidential issues go to the hooks that want those (10.8's
+	 * confidential_issue_hooks), the others to issues_events */
+	webhook_event ev = db_bool(issue, 0, HIS_CONFIDENTIAL) ? WEBHOOK_CONFIDENTIAL_ISSUE
+							       : WEBHOOK_ISSUE;
+	PGresult *res;
+	int rc = webhooks_event_context(&r->ctx, r->project->id, api_caller_id(r), ev, &res);
+	if (rc <= 0)
+		return rc;
+	json_object *e = entity_hook_issue(&r->ctx, res, issue, action);
+	const char *text =
+		arena_strdup(r->ctx.a, json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN));
+	json_object_put(e);
+	return webhooks_queue(&r->ctx, r->project->id, ev, text, NULL);
 }
 
 #define H V4 "/projects/:id/hooks"

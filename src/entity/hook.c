@@ -178,6 +178,70 @@ json_object *entity_hook_wiki_page(ctx *c, const PGresult *res, const char *acti
 	return o;
 }
 
+/* A JSON text column as a value (NULL: def). */
+static json_object *json_col(const PGresult *res, int col, json_object *def)
+{
+	const char *t = db_val(res, 0, col);
+	json_object *o = t ? json_tokener_parse(t) : NULL;
+	return o ? o : def;
+}
+
+static void put_int_col(json_object *o, const char *key, const PGresult *res, int col)
+{
+	json_put_int_or_null(o, key, db_val(res, 0, col));
+}
+
+json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *issue,
+			       const char *action)
+{
+	const PGresult *res = issue;
+	int row = 0, col = 0;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "object_kind", "issue");
+	json_object_object_add(o, "user", hook_user(c, ctxres));
+	json_object_object_add(o, "project", hook_project(c, ctxres, false));
+	json_object *a = json_object_new_object();
+	put_int_col(a, "id", res, HIS_ID);
+	json_put_str(a, "title", V(HIS_TITLE));
+	json_object *ids = json_col(res, HIS_ASSIGNEE_IDS, json_object_new_array());
+	json_object_object_add(a, "assignee_ids", ids);
+	json_object *first = json_object_array_length(ids) > 0 ? json_object_array_get_idx(ids, 0)
+							       : NULL;
+	json_object_object_add(a, "assignee_id", first ? json_object_get(first) : NULL);
+	put_int_col(a, "author_id", res, HIS_AUTHOR_ID);
+	put_int_col(a, "project_id", res, HIS_PROJECT_ID);
+	json_put_str(a, "created_at", V(HIS_CREATED_AT));
+	json_put_str(a, "updated_at", V(HIS_UPDATED_AT));
+	json_put_str(a, "closed_at", V(HIS_CLOSED_AT));
+	json_put_str(a, "branch_name", NULL);
+	json_put_str(a, "description", V(HIS_DESCRIPTION));
+	put_int_col(a, "milestone_id", res, HIS_MILESTONE_ID);
+	json_put_str(a, "state", V(HIS_STATE));
+	put_int_col(a, "iid", res, HIS_IID);
+	json_put_bool(a, "confidential", db_bool(res, 0, HIS_CONFIDENTIAL));
+	json_put_bool(a, "discussion_locked", db_bool(res, 0, HIS_LOCKED));
+	json_put_str(a, "due_date", V(HIS_DUE_DATE));
+	put_int_col(a, "moved_to_id", res, HIS_MOVED_TO_ID);
+	put_int_col(a, "time_estimate", res, HIS_TIME_ESTIMATE);
+	put_int_col(a, "total_time_spent", res, HIS_TIME_SPENT);
+	json_put_str(a, "human_total_time_spent", NULL);
+	json_put_str(a, "human_time_estimate", NULL);
+	const char *ns = db_val(ctxres, 0, WPC_NAMESPACE_PATH), *path = db_val(ctxres, 0, WPC_PATH);
+	json_put_str(a, "url", arena_printf(c->a, "%s/issues/%s", project_web_url(c, ns, path),
+					    V(HIS_IID)));
+	json_put_str(a, "action", action);
+	json_object_object_add(o, "object_attributes", a);
+	json_object_object_add(o, "labels", json_col(res, HIS_LABELS, json_object_new_array()));
+	json_object_object_add(o, "changes", json_object_new_object());
+	json_object_object_add(o, "repository", hook_project(c, ctxres, true));
+	json_object *assignees = json_col(res, HIS_ASSIGNEES, NULL);
+	if (assignees && json_object_array_length(assignees) > 0)
+		json_object_object_add(o, "assignees", assignees);
+	else
+		json_object_put(assignees);
+	return o;
+}
+
 json_object *entity_hook_system_test(ctx *c)
 {
 	(void)c;

@@ -61,6 +61,18 @@ json_object *entity_hook_wiki_page(ctx *c, const PGresult *res, const char *acti
 				   const char *title, const char *slug, const char *format,
 				   const char *content, size_t content_len, const char *message);
 
+/* The columns of an issue of an issue event (api/hooks.c hooks_issue_row) */
+enum { HIS_ID, HIS_IID, HIS_PROJECT_ID, HIS_TITLE, HIS_DESCRIPTION, HIS_STATE, HIS_CONFIDENTIAL,
+       HIS_AUTHOR_ID, HIS_MILESTONE_ID, HIS_CREATED_AT, HIS_UPDATED_AT, HIS_CLOSED_AT,
+       HIS_DUE_DATE, HIS_TIME_ESTIMATE, HIS_TIME_SPENT, HIS_MOVED_TO_ID, HIS_LOCKED,
+       HIS_ASSIGNEE_IDS, HIS_ASSIGNEES, HIS_LABELS, HIS_NCOLS };
+/* The issue event (Gitlab::DataBuilder::Issuable) of the issue of row 0 of issue
+ * (HIS_ columns; HIS_ASSIGNEES and HIS_LABELS JSON arrays of the users' and labels'
+ * hook attributes) by the user of row 0 of ctxres (WPC_ columns): action open, close,
+ * reopen or update. */
+json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *issue,
+			       const char *action);
+
 /* The sample event GET /hooks/:id sends (10.8's API::SystemHooks): a project_create of
  * project "Ruby". */
 json_object *entity_hook_system_test(ctx *c);

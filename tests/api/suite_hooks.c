@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,10 @@ typedef struct {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	bool stop;
-	int statuses[RCV_MAX]; /* the answer to request i (0: 200) */
+	int statuses[RCV_MAX]; /* the answer to request i (0: 200; -1: none, the connection
+				* held open, its peer's port in hung_port) */
+	int hung_fd;
+	int hung_port;
 	const char *location;  /* sent with 3xx answers */
 	rcv_req reqs[RCV_MAX];
 	int n;
@@ -93,6 +97,7 @@ static void serve_one(receiver *rv, int cfd)
 		buf[len] = '\0';
 	}
 	int status = 200;
+	bool hang = false;
 	if (complete(buf, len, &end)) {
 		pthread_mutex_lock(&rv->lock);
 		if (rv->n < RCV_MAX) {
@@ -105,9 +110,21 @@ static void serve_one(receiver *rv, int cfd)
 			q->json = json_tokener_parse(q->body);
 			if (rv->statuses[rv->n])
 				status = rv->statuses[rv->n];
+			if (status < 0) {
+				struct sockaddr_in peer;
+				socklen_t pl = sizeof(peer);
+				getpeername(cfd, (struct sockaddr *)&peer, &pl);
+				rv->hung_fd = cfd;
+				rv->hung_port = ntohs(peer.sin_port);
+				hang = true;
+			}
 			rv->n++;
 		}
 		pthread_mutex_unlock(&rv->lock);
+	}
+	if (hang) {
+		free(buf);
+		return;
 	}
 	bool redirect = status / 100 == 3 && rv->location;
 	char *answer = fmt("HTTP/1.1 %d X\r\nContent-Length: 0\r\nConnection: close\r\n%s%s%s\r\n",
@@ -184,6 +201,8 @@ static void rcv_stop(receiver *rv)
 	pthread_mutex_unlock(&rv->lock);
 	pthread_join(rv->thread, NULL);
 	close(rv->fd);
+	if (rv->hung_fd > 0)
+		close(rv->hung_fd);
 	for (int i = 0; i < rv->n; i++) {
 		free(rv->reqs[i].path);
 		free(rv->reqs[i].headers);
@@ -802,6 +821,64 @@ START_TEST(test_hooks_wiki_page)
 }
 END_TEST
 
+START_TEST(test_hooks_issue)
+{
+	allow_local(true);
+	receiver *rv = rcv_start(NULL, 0), *conf = rcv_start(NULL, 0);
+	proj p;
+	project(&p);
+	add_hook(&p, S(fmt("url=%s&push_events=false&issues_events=true",
+			   S(rcv_url(rv, "127.0.0.1", "/issues")))));
+	add_hook(&p, S(fmt("url=%s&push_events=false&confidential_issues_events=true",
+			   S(rcv_url(conf, "127.0.0.1", "/confidential")))));
+	const char *issues = S(fmt("/projects/%lld/issues", p.id));
+	resp *r = R(api("POST", issues, p.token, "title=Hooked&description=d&labels=bug"));
+	ck_status(r, 201);
+	long long iid = jint(r->json, "iid"), id = jint(r->json, "id");
+	const char *one = S(fmt("%s/%lld", issues, iid));
+	r = R(api("PUT", one, p.token, "title=Hooked%20again"));
+	ck_status(r, 200);
+	r = R(api("PUT", one, p.token, "state_event=close"));
+	ck_status(r, 200);
+	r = R(api("PUT", one, p.token, "state_event=reopen"));
+	ck_status(r, 200);
+	ck_assert_msg(rcv_wait(rv, 4, 30), "%d issue events", rcv_count(rv));
+	static const char *const actions[] = {"open", "update", "close", "reopen"};
+	static const char *const states[] = {"opened", "opened", "closed", "opened"};
+	for (int i = 0; i < 4; i++) {
+		rcv_req *q = &rv->reqs[i];
+		ck_assert_str_eq(S(header_of(q->headers, "X-Gitlab-Event")), "Issue Hook");
+		ck_assert_str_eq(jstr(q->json, "object_kind"), "issue");
+		json_object *a = jget(q->json, "object_attributes");
+		ck_assert_str_eq(jstr(a, "action"), actions[i]);
+		ck_assert_str_eq(jstr(a, "state"), states[i]);
+		ck_assert_int_eq(jint(a, "iid"), iid);
+		ck_assert_int_eq(jint(a, "id"), id);
+		ck_assert_int_eq(jint(a, "project_id"), p.id);
+		ck_assert(jhas(a, "url") && jhas(a, "author_id") && jhas(a, "assignee_ids"));
+		ck_assert_str_eq(jstr(jget(q->json, "project"), "path_with_namespace"), p.path);
+		ck_assert(jhas(jget(q->json, "user"), "username"));
+		json_object *labels = jget(q->json, "labels");
+		ck_assert_int_eq(json_object_array_length(labels), 1);
+		ck_assert_str_eq(jstr(json_object_array_get_idx(labels, 0), "title"), "bug");
+	}
+	ck_assert_str_eq(jstr(jget(rv->reqs[0].json, "object_attributes"), "title"), "Hooked");
+	ck_assert_str_eq(jstr(jget(rv->reqs[1].json, "object_attributes"), "title"),
+			 "Hooked again");
+	ck_assert_int_eq(rcv_count(conf), 0);
+	/* a confidential issue: the other hook only */
+	r = R(api("POST", issues, p.token, "title=Secret&confidential=true"));
+	ck_status(r, 201);
+	ck_assert_msg(rcv_wait(conf, 1, 30), "the confidential issue was not sent");
+	ck_assert_str_eq(S(header_of(conf->reqs[0].headers, "X-Gitlab-Event")), "Issue Hook");
+	ck_assert(jbool(jget(conf->reqs[0].json, "object_attributes"), "confidential"));
+	usleep(1000000);
+	ck_assert_int_eq(rcv_count(rv), 4);
+	rcv_stop(rv);
+	rcv_stop(conf);
+}
+END_TEST
+
 /* a receiver that fails twice gets the event three times, then it is done */
 START_TEST(test_hooks_retry)
 {
@@ -872,6 +949,93 @@ START_TEST(test_hooks_crashed_sender)
 	ck_assert_msg(rcv_wait(rv, 1, 30), "the abandoned delivery was not sent");
 	ck_assert_str_eq(jstr(rv->reqs[0].json, "after"), "left-behind");
 	ck_assert_str_eq(S(header_of(rv->reqs[0].headers, "X-Gitlab-Token")), "k");
+	rcv_stop(rv);
+}
+END_TEST
+
+/* The process with the loopback TCP connection whose local port is port: its pid, or 0
+ * (/proc/net/tcp for the socket's inode, then the process holding it). */
+static int process_of_port(int port)
+{
+	FILE *f = fopen("/proc/net/tcp", "r");
+	char line[512];
+	unsigned long inode = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned lport = 0;
+		unsigned long ino = 0;
+		char local[64];
+		if (sscanf(line, " %*d: %63s %*s %*s %*s %*s %*s %*s %*s %lu", local, &ino) == 2 &&
+		    sscanf(strchr(local, ':') ? strchr(local, ':') + 1 : "", "%x", &lport) == 1 &&
+		    (int)lport == port && strncmp(local, "0100007F", 8) == 0) {
+			inode = ino;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!inode)
+		return 0;
+	char want[64];
+	snprintf(want, sizeof(want), "socket:[%lu]", inode);
+	FILE *p = popen("ls /proc", "r");
+	int found = 0;
+	while (p && !found && fgets(line, sizeof(line), p)) {
+		int pid = atoi(line);
+		if (pid <= 0)
+			continue;
+		char dir[64];
+		snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+		char *cmd = fmt("ls -l %s 2>/dev/null | grep -cF '%s'", dir, want);
+		FILE *q = popen(cmd, "r");
+		int n = 0;
+		if (q && fscanf(q, "%d", &n) == 1 && n > 0)
+			found = pid;
+		if (q)
+			pclose(q);
+		free(cmd);
+	}
+	if (p)
+		pclose(p);
+	return found;
+}
+
+/* The background process killed while it sends (SIGKILL: no chance to tidy up): its
+ * master starts another, and the delivery, leased to the dead one, is sent again when
+ * the lease ends, then done. */
+START_TEST(test_hooks_killed_sender)
+{
+	allow_local(true);
+	static const int st[] = {-1};
+	receiver *rv = rcv_start(st, 1);
+	proj p;
+	project(&p);
+	long long hid = add_hook(&p, S(fmt("url=%s", S(rcv_url(rv, "127.0.0.1", "/k")))));
+	const char *sha = S(strdup(commit(&p, "master", "a.txt")));
+	ck_assert_msg(rcv_wait(rv, 1, 30), "the push event was not sent");
+	pthread_mutex_lock(&rv->lock);
+	int port = rv->hung_port;
+	pthread_mutex_unlock(&rv->lock);
+	int pid = process_of_port(port);
+	ck_assert_msg(pid > 0, "no process has the connection from port %d", port);
+	char *comm = S(fmt("/proc/%d/comm", pid));
+	FILE *f = fopen(comm, "r");
+	char name[64] = "";
+	ck_assert(f && fgets(name, sizeof(name), f));
+	fclose(f);
+	ck_assert_msg(strncmp(name, "collabd-bg", 10) == 0, "the sender is %s", name);
+	ck_assert(kill(pid, SIGKILL) == 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld"
+				 " AND state = 'sending'",
+				 hid),
+			 1);
+	ck_assert_msg(rcv_wait(rv, 2, 60), "the delivery was lost with its sender");
+	ck_assert_str_eq(jstr(rv->reqs[1].json, "after"), sha);
+	for (int i = 0; i < 50 &&
+			sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld", hid);
+	     i++)
+		usleep(100000);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld", hid), 0);
 	rcv_stop(rv);
 }
 END_TEST
@@ -986,9 +1150,11 @@ Suite *suite_hooks(void)
 	tcase_add_test(tc, test_hooks_system_push);
 	tcase_add_test(tc, test_hooks_system_events);
 	tcase_add_test(tc, test_hooks_wiki_page);
+	tcase_add_test(tc, test_hooks_issue);
 	tcase_add_test(tc, test_hooks_retry);
 	tcase_add_test(tc, test_hooks_order);
 	tcase_add_test(tc, test_hooks_crashed_sender);
+	tcase_add_test(tc, test_hooks_killed_sender);
 	tcase_add_test(tc, test_hooks_local_refused_at_creation);
 	tcase_add_test(tc, test_hooks_local_refused_at_delivery);
 	tcase_add_test(tc, test_hooks_no_redirect);
