@@ -142,6 +142,11 @@ const db_stmt hooks_stmts[] = {
 	 " WHERE ll.target_type = 'Issue' AND ll.target_id = i.id)"
 	 " FROM issues i WHERE i.id = $1::bigint",
 	 1, HIS_NCOLS},
+	{"hooks_note_row",
+	 "SELECT n.id, n.note, n.noteable_type, n.author_id, iso8601(n.created_at),"
+	 " iso8601(n.updated_at), n.project_id, n.noteable_id, n.system FROM notes n"
+	 " WHERE n.id = $1::bigint",
+	 1, HNO_NCOLS},
 	{"hooks_delete",
 	 "DELETE FROM web_hooks WHERE id = $2::bigint"
 	 " AND project_id IS NOT DISTINCT FROM $1::bigint RETURNING id",
@@ -468,6 +473,38 @@ int hooks_issue(request *r, const char *issue_id, const char *action)
 		arena_strdup(r->ctx.a, json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN));
 	json_object_put(e);
 	return webhooks_queue(&r->ctx, r->project->id, ev, text, NULL);
+}
+
+int hooks_note(request *r, const char *note_id, const char *noteable_type,
+	       const char *noteable_id)
+{
+	/* comments on issues; not on a confidential one, whose text 10.8's note hooks
+	 * would leak to every hook (11.1 added confidential_note_events for them) */
+	if (strcmp(noteable_type, "Issue") != 0)
+		return 0;
+	int err;
+	const char *v[1] = {noteable_id};
+	PGresult *issue = db_query(&r->ctx, "hooks_issue_row", 1, v, &err);
+	if (!issue)
+		return err;
+	if (PQntuples(issue) == 0 || db_bool(issue, 0, HIS_CONFIDENTIAL))
+		return 0;
+	PGresult *res;
+	int rc = webhooks_event_context(&r->ctx, r->project->id, api_caller_id(r), WEBHOOK_NOTE,
+					&res);
+	if (rc <= 0)
+		return rc;
+	const char *nv[1] = {note_id};
+	PGresult *note = db_query(&r->ctx, "hooks_note_row", 1, nv, &err);
+	if (!note)
+		return err;
+	if (PQntuples(note) == 0)
+		return 0;
+	json_object *e = entity_hook_issue_note(&r->ctx, res, note, issue);
+	const char *text =
+		arena_strdup(r->ctx.a, json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN));
+	json_object_put(e);
+	return webhooks_queue(&r->ctx, r->project->id, WEBHOOK_NOTE, text, NULL);
 }
 
 #define H V4 "/projects/:id/hooks"

@@ -191,15 +191,12 @@ static void put_int_col(json_object *o, const char *key, const PGresult *res, in
 	json_put_int_or_null(o, key, db_val(res, 0, col));
 }
 
-json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *issue,
-			       const char *action)
+/* Issue#hook_attrs of 10.8 (and the event's action unless NULL). */
+static json_object *issue_attrs(ctx *c, const PGresult *ctxres, const PGresult *issue,
+				const char *action)
 {
 	const PGresult *res = issue;
 	int row = 0, col = 0;
-	json_object *o = json_object_new_object();
-	json_put_str(o, "object_kind", "issue");
-	json_object_object_add(o, "user", hook_user(c, ctxres));
-	json_object_object_add(o, "project", hook_project(c, ctxres, false));
 	json_object *a = json_object_new_object();
 	put_int_col(a, "id", res, HIS_ID);
 	json_put_str(a, "title", V(HIS_TITLE));
@@ -229,8 +226,20 @@ json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *i
 	const char *ns = db_val(ctxres, 0, WPC_NAMESPACE_PATH), *path = db_val(ctxres, 0, WPC_PATH);
 	json_put_str(a, "url", arena_printf(c->a, "%s/issues/%s", project_web_url(c, ns, path),
 					    V(HIS_IID)));
-	json_put_str(a, "action", action);
-	json_object_object_add(o, "object_attributes", a);
+	if (action)
+		json_put_str(a, "action", action);
+	return a;
+}
+
+json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *issue,
+			       const char *action)
+{
+	const PGresult *res = issue;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "object_kind", "issue");
+	json_object_object_add(o, "user", hook_user(c, ctxres));
+	json_object_object_add(o, "project", hook_project(c, ctxres, false));
+	json_object_object_add(o, "object_attributes", issue_attrs(c, ctxres, issue, action));
 	json_object_object_add(o, "labels", json_col(res, HIS_LABELS, json_object_new_array()));
 	json_object_object_add(o, "changes", json_object_new_object());
 	json_object_object_add(o, "repository", hook_project(c, ctxres, true));
@@ -239,6 +248,40 @@ json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *i
 		json_object_object_add(o, "assignees", assignees);
 	else
 		json_object_put(assignees);
+	return o;
+}
+
+json_object *entity_hook_issue_note(ctx *c, const PGresult *ctxres, const PGresult *note,
+				    const PGresult *issue)
+{
+	const PGresult *res = note;
+	int row = 0, col = 0;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "object_kind", "note");
+	json_object_object_add(o, "user", hook_user(c, ctxres));
+	json_put_int(o, "project_id", db_int(ctxres, 0, WPC_PROJECT_ID));
+	json_object_object_add(o, "project", hook_project(c, ctxres, false));
+	json_object_object_add(o, "repository", hook_project(c, ctxres, true));
+	json_object *a = json_object_new_object();
+	put_int_col(a, "id", res, HNO_ID);
+	json_put_str(a, "note", V(HNO_NOTE));
+	json_put_str(a, "noteable_type", V(HNO_NOTEABLE_TYPE));
+	put_int_col(a, "author_id", res, HNO_AUTHOR_ID);
+	json_put_str(a, "created_at", V(HNO_CREATED_AT));
+	json_put_str(a, "updated_at", V(HNO_UPDATED_AT));
+	put_int_col(a, "project_id", res, HNO_PROJECT_ID);
+	json_put_str(a, "attachment", NULL);
+	json_put_str(a, "line_code", NULL);
+	json_put_str(a, "commit_id", "");
+	put_int_col(a, "noteable_id", res, HNO_NOTEABLE_ID);
+	json_put_bool(a, "system", db_bool(res, 0, HNO_SYSTEM));
+	json_put_str(a, "st_diff", NULL);
+	const char *ns = db_val(ctxres, 0, WPC_NAMESPACE_PATH), *path = db_val(ctxres, 0, WPC_PATH);
+	json_put_str(a, "url", arena_printf(c->a, "%s/issues/%s#note_%s",
+					    project_web_url(c, ns, path),
+					    db_val(issue, 0, HIS_IID), V(HNO_ID)));
+	json_object_object_add(o, "object_attributes", a);
+	json_object_object_add(o, "issue", issue_attrs(c, ctxres, issue, NULL));
 	return o;
 }
 

@@ -73,6 +73,14 @@ enum { HIS_ID, HIS_IID, HIS_PROJECT_ID, HIS_TITLE, HIS_DESCRIPTION, HIS_STATE, H
 json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *issue,
 			       const char *action);
 
+/* The columns of a note of a note event (api/hooks.c hooks_note_row) */
+enum { HNO_ID, HNO_NOTE, HNO_NOTEABLE_TYPE, HNO_AUTHOR_ID, HNO_CREATED_AT, HNO_UPDATED_AT,
+       HNO_PROJECT_ID, HNO_NOTEABLE_ID, HNO_SYSTEM, HNO_NCOLS };
+/* The note event (Gitlab::DataBuilder::Note) of a comment on an issue: the note of row 0
+ * of note (HNO_), the issue of row 0 of issue (HIS_), the project and user of ctxres. */
+json_object *entity_hook_issue_note(ctx *c, const PGresult *ctxres, const PGresult *note,
+				    const PGresult *issue);
+
 /* The sample event GET /hooks/:id sends (10.8's API::SystemHooks): a project_create of
  * project "Ruby". */
 json_object *entity_hook_system_test(ctx *c);

@@ -879,6 +879,47 @@ START_TEST(test_hooks_issue)
 }
 END_TEST
 
+START_TEST(test_hooks_note)
+{
+	allow_local(true);
+	receiver *rv = rcv_start(NULL, 0);
+	proj p;
+	project(&p);
+	add_hook(&p, S(fmt("url=%s&push_events=false&note_events=true",
+			   S(rcv_url(rv, "127.0.0.1", "/notes")))));
+	const char *issues = S(fmt("/projects/%lld/issues", p.id));
+	resp *r = R(api("POST", issues, p.token, "title=Commented"));
+	ck_status(r, 201);
+	long long iid = jint(r->json, "iid"), issue_id = jint(r->json, "id");
+	r = R(api("POST", S(fmt("%s/%lld/notes", issues, iid)), p.token, "body=first%20comment"));
+	ck_status(r, 201);
+	long long note_id = jint(r->json, "id");
+	ck_assert_msg(rcv_wait(rv, 1, 30), "the note event was not sent");
+	rcv_req *q = &rv->reqs[0];
+	ck_assert_str_eq(S(header_of(q->headers, "X-Gitlab-Event")), "Note Hook");
+	ck_assert_str_eq(jstr(q->json, "object_kind"), "note");
+	ck_assert_int_eq(jint(q->json, "project_id"), p.id);
+	json_object *a = jget(q->json, "object_attributes");
+	ck_assert_int_eq(jint(a, "id"), note_id);
+	ck_assert_str_eq(jstr(a, "note"), "first comment");
+	ck_assert_str_eq(jstr(a, "noteable_type"), "Issue");
+	ck_assert_int_eq(jint(a, "noteable_id"), issue_id);
+	ck_assert(strstr(jstr(a, "url"), S(fmt("/issues/%lld#note_%lld", iid, note_id))));
+	ck_assert_int_eq(jint(jget(q->json, "issue"), "iid"), iid);
+	ck_assert_str_eq(jstr(jget(q->json, "issue"), "title"), "Commented");
+	/* a comment on a confidential issue is not sent (10.8 had no confidential note
+	 * hooks) */
+	r = R(api("POST", issues, p.token, "title=Hidden&confidential=true"));
+	ck_status(r, 201);
+	r = R(api("POST", S(fmt("%s/%lld/notes", issues, jint(r->json, "iid"))), p.token,
+		  "body=secret"));
+	ck_status(r, 201);
+	usleep(1500000);
+	ck_assert_int_eq(rcv_count(rv), 1);
+	rcv_stop(rv);
+}
+END_TEST
+
 /* a receiver that fails twice gets the event three times, then it is done */
 START_TEST(test_hooks_retry)
 {
@@ -1151,6 +1192,7 @@ Suite *suite_hooks(void)
 	tcase_add_test(tc, test_hooks_system_events);
 	tcase_add_test(tc, test_hooks_wiki_page);
 	tcase_add_test(tc, test_hooks_issue);
+	tcase_add_test(tc, test_hooks_note);
 	tcase_add_test(tc, test_hooks_retry);
 	tcase_add_test(tc, test_hooks_order);
 	tcase_add_test(tc, test_hooks_crashed_sender);
