@@ -156,7 +156,8 @@ static int job_delete_merged_branches(ctx *c, json_object *payload, const char *
  * deliveries exactly once. */
 static int job_push(ctx *c, json_object *payload, const char **why)
 {
-	if (merge_requests_on_push(c, payload, why) < 0 || hooks_sender_on_push(c, payload, why) < 0)
+	if (merge_requests_on_push(c, payload, why) < 0 ||
+	    hooks_sender_on_push(c, payload, why) < 0)
 		return -1;
 	return ci_pipeline_on_push(c, payload, why);
 }

@@ -41,12 +41,12 @@ const db_stmt hooks_sender_stmts[] = {
 	 1, 0},
 	/* $1 id, $2 the receiver's status (NULL: none), $3 what went wrong */
 	{"hooks_sender_retry",
-	 "UPDATE web_hook_deliveries SET state = CASE WHEN attempts >= "
-	 STR(HOOKS_SENDER_MAX_ATTEMPTS) " THEN 'failed' ELSE 'pending' END,"
-	 " next_attempt_at = now() + least(interval '1 hour',"
-	 " interval '2 seconds' * power(2, least(attempts - 1, 20))),"
-	 " locked_until = NULL, last_status = $2::integer, last_error = left($3, 1000)"
-	 " WHERE id = $1 AND state = 'sending'",
+	 "UPDATE web_hook_deliveries SET state = CASE WHEN attempts >= " STR(
+		 HOOKS_SENDER_MAX_ATTEMPTS) " THEN 'failed' ELSE 'pending' END,"
+					    " next_attempt_at = now() + least(interval '1 hour',"
+					    " interval '2 seconds' * power(2, least(attempts - 1, 20))),"
+					    " locked_until = NULL, last_status = $2::integer, last_error = left($3, 1000)"
+					    " WHERE id = $1 AND state = 'sending'",
 	 3, 0},
 	{NULL, NULL, 0, 0},
 };
@@ -238,7 +238,8 @@ static void finish(hooks_sender *s, ctx *c, CURLMsg *msg)
 	if (t->blocked)
 		why = "blocked: requests to the local network are not allowed";
 	else if (msg->data.result != CURLE_OK)
-		why = arena_strdup(c->a, t->error[0] ? t->error : curl_easy_strerror(msg->data.result));
+		why = arena_strdup(c->a,
+				   t->error[0] ? t->error : curl_easy_strerror(msg->data.result));
 	else if (status < 200 || status > 299)
 		why = arena_printf(c->a, "the receiver answered %ld", status);
 	record(c, t->id, why && t->blocked ? 0 : status, why);
@@ -340,7 +341,8 @@ static void branch_commits(ctx *c, git_repository *repo, const char *ref, const 
 		git_reference *r;
 		if (git_reference_iterator_glob_new(&it, repo, "refs/heads/*") == 0)
 			while (git_reference_next(&r, it) == 0) {
-				if (strcmp(git_reference_name(r), ref) != 0 && git_reference_target(r))
+				if (strcmp(git_reference_name(r), ref) != 0 &&
+				    git_reference_target(r))
 					git_revwalk_hide(walk, git_reference_target(r));
 				git_reference_free(r);
 			}
@@ -390,7 +392,8 @@ int hooks_sender_on_push(ctx *c, json_object *payload, const char **why)
 		*why = "the push job's payload lacks project_id, ref, before or after";
 		return -1;
 	}
-	bool branch = strncmp(ref, "refs/heads/", 11) == 0, tag = strncmp(ref, "refs/tags/", 10) == 0;
+	bool branch = strncmp(ref, "refs/heads/", 11) == 0,
+	     tag = strncmp(ref, "refs/tags/", 10) == 0;
 	if (!branch && !tag)
 		return 0;
 	PGresult *res;
@@ -408,8 +411,8 @@ int hooks_sender_on_push(ctx *c, json_object *payload, const char **why)
 		*why = "cannot open the repository of the push";
 		return -1;
 	}
-	const char *web_url = project_web_url(c, db_val(res, 0, WPC_NAMESPACE_PATH),
-					      db_val(res, 0, WPC_PATH));
+	const char *web_url =
+		project_web_url(c, db_val(res, 0, WPC_NAMESPACE_PATH), db_val(res, 0, WPC_PATH));
 	bool removed = strcmp(after, ZERO_SHA) == 0;
 	json_object *commits = NULL, *event;
 	long long total = 0;
@@ -435,8 +438,8 @@ int hooks_sender_on_push(ctx *c, json_object *payload, const char **why)
 				git_oid_tostr(sha, sizeof(sha), git_commit_id(commit));
 				checkout_sha = arena_strdup(c->a, sha);
 				commit_paths(repo, commit, &a, &m, &r);
-				json_object_array_add(commits,
-						      entity_hook_commit(c, commit, web_url, a, m, r));
+				json_object_array_add(
+					commits, entity_hook_commit(c, commit, web_url, a, m, r));
 				total = 1;
 			}
 		}

@@ -295,8 +295,7 @@ int hooks_wiki_page(request *r, const char *action, const char *title, const cha
 int hooks_issue(request *r, const char *issue_id, const char *action);
 /* a comment note_id on noteable_type noteable_id (sent for the issues' that are not
  * confidential) */
-int hooks_note(request *r, const char *note_id, const char *noteable_type,
-	       const char *noteable_id);
+int hooks_note(request *r, const char *note_id, const char *noteable_type, const char *noteable_id);
 
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */

@@ -597,8 +597,8 @@ static int groups_transfer_project(request *r)
 		}
 		return err;
 	}
-	if ((rc = hooks_system_project(&r->ctx, "project_transfer", p.id,
-				       arena_printf(r->ctx.a, "%s/%s", p.ns_full_path, p.path))) < 0)
+	const char *old_path = arena_printf(r->ctx.a, "%s/%s", p.ns_full_path, p.path);
+	if ((rc = hooks_system_project(&r->ctx, "project_transfer", p.id, old_path)) < 0)
 		return rc;
 	return present_detail(r, g->id, 201);
 }

@@ -37,16 +37,16 @@ enum { HI_PROJECT, HI_URL, HI_TOKEN, HI_FLAGS, HI_NPARAMS = HI_FLAGS + NFLAGS };
 enum { HU_PROJECT, HU_ID, HU_INPUT, HU_NPARAMS = HU_INPUT + HI_NPARAMS - 1 };
 
 #define HOOK_INPUT_SET                                                                             \
-	" push_events = coalesce($5::boolean, w.push_events),"                                    \
-	" tag_push_events = coalesce($6::boolean, w.tag_push_events),"                            \
-	" merge_requests_events = coalesce($7::boolean, w.merge_requests_events),"                \
-	" repository_update_events = coalesce($8::boolean, w.repository_update_events),"          \
-	" enable_ssl_verification = coalesce($9::boolean, w.enable_ssl_verification),"            \
-	" issues_events = coalesce($10::boolean, w.issues_events),"                               \
-	" confidential_issues_events = coalesce($11::boolean, w.confidential_issues_events),"     \
-	" note_events = coalesce($12::boolean, w.note_events),"                                   \
-	" job_events = coalesce($13::boolean, w.job_events),"                                     \
-	" pipeline_events = coalesce($14::boolean, w.pipeline_events),"                           \
+	" push_events = coalesce($5::boolean, w.push_events),"                                     \
+	" tag_push_events = coalesce($6::boolean, w.tag_push_events),"                             \
+	" merge_requests_events = coalesce($7::boolean, w.merge_requests_events),"                 \
+	" repository_update_events = coalesce($8::boolean, w.repository_update_events),"           \
+	" enable_ssl_verification = coalesce($9::boolean, w.enable_ssl_verification),"             \
+	" issues_events = coalesce($10::boolean, w.issues_events),"                                \
+	" confidential_issues_events = coalesce($11::boolean, w.confidential_issues_events),"      \
+	" note_events = coalesce($12::boolean, w.note_events),"                                    \
+	" job_events = coalesce($13::boolean, w.job_events),"                                      \
+	" pipeline_events = coalesce($14::boolean, w.pipeline_events),"                            \
 	" wiki_page_events = coalesce($15::boolean, w.wiki_page_events)"
 
 /* Ruby's Time#xmlschema of a timestamptz column, as 10.8's system events show times */
@@ -88,38 +88,43 @@ const db_stmt hooks_stmts[] = {
 	/* The rows of the system events, none when there is no system hook (nothing to
 	 * queue, no payload to build). */
 	{"hooks_sys_project",
-	 "SELECT " XS("p.created_at") ", " XS("p.updated_at") ", p.name, p.path,"
-	 " n.full_path || '/' || p.path, p.id, p.visibility,"
-	 " CASE WHEN n.kind = 'user' THEN u.name ELSE n.name END,"
-	 " CASE WHEN n.kind = 'user' THEN u.email END"
-	 " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
-	 " LEFT JOIN users u ON u.id = n.owner_id"
-	 " WHERE p.id = $1::bigint AND " ANY_SYSTEM_HOOK,
+	 "SELECT " XS("p.created_at") ", " XS(
+		 "p.updated_at") ", p.name, p.path,"
+				 " n.full_path || '/' || p.path, p.id, p.visibility,"
+				 " CASE WHEN n.kind = 'user' THEN u.name ELSE n.name END,"
+				 " CASE WHEN n.kind = 'user' THEN u.email END"
+				 " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
+				 " LEFT JOIN users u ON u.id = n.owner_id"
+				 " WHERE p.id = $1::bigint AND " ANY_SYSTEM_HOOK,
 	 1, SPJ_NCOLS},
 	{"hooks_sys_user",
-	 "SELECT " XS("created_at") ", " XS("updated_at") ", name, email, id, username FROM users"
-	 " WHERE id = $1::bigint AND " ANY_SYSTEM_HOOK,
+	 "SELECT " XS("created_at") ", " XS(
+		 "updated_at") ", name, email, id, username FROM users"
+			       " WHERE id = $1::bigint AND " ANY_SYSTEM_HOOK,
 	 1, SUS_NCOLS},
 	{"hooks_sys_group",
-	 "SELECT " XS("created_at") ", " XS("updated_at") ", name, path, full_path, id"
-	 " FROM namespaces WHERE id = $1::bigint AND kind = 'group' AND " ANY_SYSTEM_HOOK,
+	 "SELECT " XS("created_at") ", " XS(
+		 "updated_at") ", name, path, full_path, id"
+			       " FROM namespaces WHERE id = $1::bigint AND kind = 'group' AND " ANY_SYSTEM_HOOK,
 	 1, SGR_NCOLS},
 	/* $1 'Project' or 'Namespace', $2 its id, $3 the user */
 	{"hooks_sys_member",
-	 "SELECT " XS("m.created_at") ", " XS("m.updated_at") ", m.access_level, m.source_id,"
-	 " coalesce(p.name, g.name), coalesce(p.path, g.path), pn.full_path || '/' || p.path,"
-	 " p.visibility, u.id, u.name, u.username, u.email FROM members m"
-	 " JOIN users u ON u.id = m.user_id"
-	 " LEFT JOIN projects p ON m.source_type = 'Project' AND p.id = m.source_id"
-	 " LEFT JOIN namespaces pn ON pn.id = p.namespace_id"
-	 " LEFT JOIN namespaces g ON m.source_type = 'Namespace' AND g.id = m.source_id"
-	 " WHERE m.source_type = $1 AND m.source_id = $2::bigint AND m.user_id = $3::bigint"
-	 " AND m.requested_at IS NULL AND " ANY_SYSTEM_HOOK,
+	 "SELECT " XS("m.created_at") ", " XS(
+		 "m.updated_at") ", m.access_level, m.source_id,"
+				 " coalesce(p.name, g.name), coalesce(p.path, g.path), pn.full_path || '/' || p.path,"
+				 " p.visibility, u.id, u.name, u.username, u.email FROM members m"
+				 " JOIN users u ON u.id = m.user_id"
+				 " LEFT JOIN projects p ON m.source_type = 'Project' AND p.id = m.source_id"
+				 " LEFT JOIN namespaces pn ON pn.id = p.namespace_id"
+				 " LEFT JOIN namespaces g ON m.source_type = 'Namespace' AND g.id = m.source_id"
+				 " WHERE m.source_type = $1 AND m.source_id = $2::bigint AND m.user_id = $3::bigint"
+				 " AND m.requested_at IS NULL AND " ANY_SYSTEM_HOOK,
 	 3, SME_NCOLS},
 	{"hooks_sys_key",
-	 "SELECT " XS("k.created_at") ", " XS("k.updated_at") ", k.key, k.id, u.username"
-	 " FROM keys k LEFT JOIN users u ON u.id = k.user_id"
-	 " WHERE k.id = $1::bigint AND " ANY_SYSTEM_HOOK,
+	 "SELECT " XS("k.created_at") ", " XS(
+		 "k.updated_at") ", k.key, k.id, u.username"
+				 " FROM keys k LEFT JOIN users u ON u.id = k.user_id"
+				 " WHERE k.id = $1::bigint AND " ANY_SYSTEM_HOOK,
 	 1, SKE_NCOLS},
 	/* An issue of an issue event, with its assignees' ids and hook attributes and its
 	 * labels' (Label#hook_attrs) as JSON arrays */
@@ -179,6 +184,8 @@ static int check_system_id(request *r)
 static const char *url_problem(request *r, const char *url)
 {
 	char host[256];
+	if (strlen(url) > 2000) /* GitLab's web_hooks.url column */
+		return "is too long (maximum is 2000 characters)";
 	if (!netcheck_http_url(url, host, sizeof(host)))
 		return "must be a valid URL";
 	if (netcheck_local_host(host) && !settings_allow_local_requests(&r->ctx))
@@ -209,11 +216,17 @@ static int read_input(request *r, bool system, const char **v)
 			return fail_validation(r, "url", problem);
 		return api_error(r, 422, "Invalid url given") + 1;
 	}
+	/* 10.8 refuses a newline; any control character would break the header it is
+	 * sent in */
 	const char *token = param_str(r, "token");
-	if (token && strchr(token, '\n')) {
+	bool bad_token = false;
+	for (const char *t = token; t && *t; t++)
+		bad_token = bad_token || (unsigned char)*t < 0x20 || *t == 0x7f;
+	if (bad_token) {
 		if (system)
 			return fail_validation(r, "token", "is invalid");
-		return api_error(r, 404, "404 Project hook {:token=>[\"is invalid\"]} Not Found") + 1;
+		return api_error(r, 404, "404 Project hook {:token=>[\"is invalid\"]} Not Found") +
+		       1;
 	}
 	if (token && *token && !(token = crypto_seal(r->ctx.a, r->ctx.key, token)))
 		return ERR_INTERNAL;
@@ -266,8 +279,8 @@ static int hooks_project_update(request *r)
 	int rc = may_admin(r);
 	if (rc < 0)
 		return rc;
-	const char *v[HU_NPARAMS] = {[HU_PROJECT] = r->project->id,
-				     [HU_ID] = param_str(r, "hook_id")};
+	const char *v[HU_NPARAMS] = {
+		[HU_PROJECT] = r->project->id, [HU_ID] = param_str(r, "hook_id")};
 	DB_PARAMS(v, HU_NPARAMS);
 	if ((rc = read_input(r, false, v + HU_INPUT)) != 0)
 		return rc < 0 ? rc : 0;
@@ -326,8 +339,8 @@ static int hooks_system_test(request *r)
 	if (rc < 0)
 		return rc;
 	json_object *data = entity_hook_system_test(&r->ctx);
-	const char *text = arena_strdup(r->ctx.a, json_object_to_json_string_ext(
-							  data, JSON_C_TO_STRING_PLAIN));
+	const char *text = arena_strdup(
+		r->ctx.a, json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN));
 	if ((rc = webhooks_queue_one(&r->ctx, v[1], WEBHOOK_SYSTEM, text)) < 0) {
 		json_object_put(data);
 		return rc;
@@ -475,8 +488,7 @@ int hooks_issue(request *r, const char *issue_id, const char *action)
 	return webhooks_queue(&r->ctx, r->project->id, ev, text, NULL);
 }
 
-int hooks_note(request *r, const char *note_id, const char *noteable_type,
-	       const char *noteable_id)
+int hooks_note(request *r, const char *note_id, const char *noteable_type, const char *noteable_id)
 {
 	/* comments on issues; not on a confidential one, whose text 10.8's note hooks
 	 * would leak to every hook (11.1 added confidential_note_events for them) */

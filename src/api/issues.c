@@ -800,8 +800,8 @@ static int issues_update(request *r)
 						    : "made the issue visible to everyone")) < 0)
 		return rc;
 	const char *action = strcmp(state, is.c.state) == 0 ? "update"
-			     : strcmp(state, "closed") == 0  ? "close"
-							     : "reopen";
+			     : strcmp(state, "closed") == 0 ? "close"
+							    : "reopen";
 	if ((rc = hooks_issue(r, is.c.id, action)) < 0)
 		return rc;
 	return issuable_respond(r, &issue_kind, 200, is.c.id);

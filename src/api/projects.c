@@ -1455,9 +1455,9 @@ static int projects_update(request *r)
 	int err;
 	if (!db_query(&r->ctx, "projects_update", PU_NPARAMS, v, &err))
 		return taken_for(r, err);
+	const char *old_path = arena_printf(r->ctx.a, "%s/%s", p->ns_full_path, p->path);
 	if (in.path && strcmp(in.path, p->path) != 0 &&
-	    (rc = hooks_system_project(&r->ctx, "project_rename", p->id,
-				       arena_printf(r->ctx.a, "%s/%s", p->ns_full_path, p->path))) < 0)
+	    (rc = hooks_system_project(&r->ctx, "project_rename", p->id, old_path)) < 0)
 		return rc;
 	/* the default branch must exist (GitLab's change_head); HEAD is put back if the
 	 * transaction does not commit */

@@ -68,14 +68,14 @@ bool netcheck_http_url(const char *url, char *host, size_t n)
 /* An IPv4 address in host order. */
 static bool local_v4(unsigned long a)
 {
-	return (a >> 24) == 0 ||                 /* 0.0.0.0/8, "this network" */
-	       (a >> 24) == 127 ||               /* loopback */
-	       (a >> 24) == 10 ||                /* private */
-	       (a >> 20) == (172UL << 4 | 1) ||  /* 172.16/12 */
+	return (a >> 24) == 0 ||                  /* 0.0.0.0/8, "this network" */
+	       (a >> 24) == 127 ||                /* loopback */
+	       (a >> 24) == 10 ||                 /* private */
+	       (a >> 20) == (172UL << 4 | 1) ||   /* 172.16/12 */
 	       (a >> 16) == (192UL << 8 | 168) || /* 192.168/16 */
 	       (a >> 16) == (169UL << 8 | 254) || /* link-local, 169.254.169.254 the metadata */
-	       (a >> 22) == (100UL << 2 | 1) ||  /* 100.64/10, shared address space */
-	       (a >> 28) >= 14;                  /* multicast, reserved, broadcast */
+	       (a >> 22) == (100UL << 2 | 1) ||   /* 100.64/10, shared address space */
+	       (a >> 28) >= 14;                   /* multicast, reserved, broadcast */
 }
 
 static bool local_v6(const struct in6_addr *a)
@@ -86,7 +86,7 @@ static bool local_v6(const struct in6_addr *a)
 					 (b[10] == 0 && b[11] == 0)))        /* ::v4, ::, ::1 */
 		return local_v4((unsigned long)b[12] << 24 | (unsigned long)b[13] << 16 |
 				(unsigned long)b[14] << 8 | b[15]);
-	return (b[0] & 0xfe) == 0xfc ||                  /* fc00::/7 unique local */
+	return (b[0] & 0xfe) == 0xfc ||                   /* fc00::/7 unique local */
 	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 link-local */
 	       (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) || /* fec0::/10 site-local */
 	       b[0] == 0xff ||                            /* multicast */

@@ -24,13 +24,13 @@ static const struct {
 /* The flag column named by text $2 of a web_hooks row w (no column name is ever built
  * from input: the CASE lists them); every statement that uses it takes the flag as $2. */
 #define HOOK_FLAG                                                                                  \
-	"CASE $2::text WHEN 'push_events' THEN w.push_events"                                           \
-	" WHEN 'tag_push_events' THEN w.tag_push_events"                                          \
-	" WHEN 'issues_events' THEN w.issues_events"                                              \
-	" WHEN 'confidential_issues_events' THEN w.confidential_issues_events"                    \
-	" WHEN 'merge_requests_events' THEN w.merge_requests_events"                              \
-	" WHEN 'note_events' THEN w.note_events WHEN 'job_events' THEN w.job_events"              \
-	" WHEN 'pipeline_events' THEN w.pipeline_events"                                          \
+	"CASE $2::text WHEN 'push_events' THEN w.push_events"                                      \
+	" WHEN 'tag_push_events' THEN w.tag_push_events"                                           \
+	" WHEN 'issues_events' THEN w.issues_events"                                               \
+	" WHEN 'confidential_issues_events' THEN w.confidential_issues_events"                     \
+	" WHEN 'merge_requests_events' THEN w.merge_requests_events"                               \
+	" WHEN 'note_events' THEN w.note_events WHEN 'job_events' THEN w.job_events"               \
+	" WHEN 'pipeline_events' THEN w.pipeline_events"                                           \
 	" WHEN 'wiki_page_events' THEN w.wiki_page_events ELSE false END"
 
 enum { WQ_PROJECT, WQ_FLAG, WQ_HEADER, WQ_PAYLOAD, WQ_SYSTEM_PAYLOAD, WQ_NPARAMS };

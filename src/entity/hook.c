@@ -83,8 +83,8 @@ static json_object *hook_project(ctx *c, const PGresult *res, bool repository)
 	json_put_str(o, "description", V(WPC_DESCRIPTION) ? V(WPC_DESCRIPTION) : "");
 	if (!repository) {
 		json_put_str(o, "web_url", web);
-		json_put_str(o, "avatar_url", entity_avatar_url(c, "project", V(WPC_PROJECT_ID),
-								V(WPC_AVATAR)));
+		json_put_str(o, "avatar_url",
+			     entity_avatar_url(c, "project", V(WPC_PROJECT_ID), V(WPC_AVATAR)));
 	}
 	json_put_str(o, "homepage", web);
 	json_put_str(o, "git_ssh_url", ssh);
@@ -121,8 +121,9 @@ json_object *entity_hook_push(ctx *c, const PGresult *res, const char *kind, con
 	json_put_str(o, "user_username", V(WPC_USERNAME));
 	json_put_str(o, "user_email", V(WPC_USER_EMAIL));
 	json_put_str(o, "user_avatar",
-		     V(WPC_USER_ID) ? entity_avatar_url(c, "user", V(WPC_USER_ID), V(WPC_USER_AVATAR))
-				    : NULL);
+		     V(WPC_USER_ID)
+			     ? entity_avatar_url(c, "user", V(WPC_USER_ID), V(WPC_USER_AVATAR))
+			     : NULL);
 	json_put_int(o, "project_id", db_int(res, 0, WPC_PROJECT_ID));
 	json_object_object_add(o, "project", hook_project(c, res, false));
 	json_object_object_add(o, "commits", commits ? commits : json_object_new_array());
@@ -138,9 +139,10 @@ static json_object *hook_user(ctx *c, const PGresult *res)
 	json_object *o = json_object_new_object();
 	json_put_str(o, "name", V(WPC_USER_NAME));
 	json_put_str(o, "username", V(WPC_USERNAME));
-	json_put_str(o, "avatar_url", V(WPC_USER_ID) ? entity_avatar_url(c, "user", V(WPC_USER_ID),
-									 V(WPC_USER_AVATAR))
-						     : NULL);
+	json_put_str(o, "avatar_url",
+		     V(WPC_USER_ID)
+			     ? entity_avatar_url(c, "user", V(WPC_USER_ID), V(WPC_USER_AVATAR))
+			     : NULL);
 	return o;
 }
 
@@ -157,8 +159,8 @@ json_object *entity_hook_wiki_page(ctx *c, const PGresult *res, const char *acti
 	json_object_object_add(o, "project", hook_project(c, res, false));
 	json_object *w = json_object_new_object();
 	json_put_str(w, "web_url", arena_printf(c->a, "%s/wikis/home", web));
-	json_put_str(w, "git_ssh_url", arena_printf(c->a, "git@%s:%s/%s.wiki.git", c->cfg->ssh_host,
-						      ns, path));
+	json_put_str(w, "git_ssh_url",
+		     arena_printf(c->a, "git@%s:%s/%s.wiki.git", c->cfg->ssh_host, ns, path));
 	json_put_str(w, "git_http_url",
 		     arena_printf(c->a, "%s/%s/%s.wiki.git", c->cfg->external_url, ns, path));
 	json_put_str(w, "path_with_namespace", arena_printf(c->a, "%s/%s.wiki", ns, path));
@@ -224,8 +226,8 @@ static json_object *issue_attrs(ctx *c, const PGresult *ctxres, const PGresult *
 	json_put_str(a, "human_total_time_spent", NULL);
 	json_put_str(a, "human_time_estimate", NULL);
 	const char *ns = db_val(ctxres, 0, WPC_NAMESPACE_PATH), *path = db_val(ctxres, 0, WPC_PATH);
-	json_put_str(a, "url", arena_printf(c->a, "%s/issues/%s", project_web_url(c, ns, path),
-					    V(HIS_IID)));
+	json_put_str(a, "url",
+		     arena_printf(c->a, "%s/issues/%s", project_web_url(c, ns, path), V(HIS_IID)));
 	if (action)
 		json_put_str(a, "action", action);
 	return a;
@@ -277,9 +279,9 @@ json_object *entity_hook_issue_note(ctx *c, const PGresult *ctxres, const PGresu
 	json_put_bool(a, "system", db_bool(res, 0, HNO_SYSTEM));
 	json_put_str(a, "st_diff", NULL);
 	const char *ns = db_val(ctxres, 0, WPC_NAMESPACE_PATH), *path = db_val(ctxres, 0, WPC_PATH);
-	json_put_str(a, "url", arena_printf(c->a, "%s/issues/%s#note_%s",
-					    project_web_url(c, ns, path),
-					    db_val(issue, 0, HIS_IID), V(HNO_ID)));
+	json_put_str(a, "url",
+		     arena_printf(c->a, "%s/issues/%s#note_%s", project_web_url(c, ns, path),
+				  db_val(issue, 0, HIS_IID), V(HNO_ID)));
 	json_object_object_add(o, "object_attributes", a);
 	json_object_object_add(o, "issue", issue_attrs(c, ctxres, issue, NULL));
 	return o;
@@ -370,8 +372,7 @@ json_object *entity_hook_system_group(ctx *c, const PGresult *res, const char *e
 	return o;
 }
 
-json_object *entity_hook_system_member(ctx *c, const PGresult *res, bool project,
-				       const char *event)
+json_object *entity_hook_system_member(ctx *c, const PGresult *res, bool project, const char *event)
 {
 	(void)c;
 	int row = 0, col = 0;
@@ -392,7 +393,8 @@ json_object *entity_hook_system_member(ctx *c, const PGresult *res, bool project
 	json_put_int(o, "user_id", db_int(res, 0, SME_USER_ID));
 	if (project) {
 		json_put_str(o, "access_level", access_name(V(SME_LEVEL)));
-		json_put_str(o, "project_visibility", visibility_name(V(SME_VISIBILITY) ? atoi(V(SME_VISIBILITY)) : 0));
+		json_put_str(o, "project_visibility",
+			     visibility_name(V(SME_VISIBILITY) ? atoi(V(SME_VISIBILITY)) : 0));
 	} else {
 		json_put_str(o, "group_access", access_name(V(SME_LEVEL)));
 	}

@@ -12,9 +12,9 @@
 
 /* The columns of a hook record, of web_hooks w */
 #define HOOK_COLS                                                                                  \
-	"w.id, w.url, iso8601(w.created_at), w.push_events, w.tag_push_events,"                   \
-	" w.merge_requests_events, w.repository_update_events, w.enable_ssl_verification,"        \
-	" w.project_id, w.issues_events, w.confidential_issues_events, w.note_events,"            \
+	"w.id, w.url, iso8601(w.created_at), w.push_events, w.tag_push_events,"                    \
+	" w.merge_requests_events, w.repository_update_events, w.enable_ssl_verification,"         \
+	" w.project_id, w.issues_events, w.confidential_issues_events, w.note_events,"             \
 	" w.pipeline_events, w.wiki_page_events, w.job_events"
 enum {
 	HC_ID,
@@ -62,10 +62,29 @@ json_object *entity_hook_wiki_page(ctx *c, const PGresult *res, const char *acti
 				   const char *content, size_t content_len, const char *message);
 
 /* The columns of an issue of an issue event (api/hooks.c hooks_issue_row) */
-enum { HIS_ID, HIS_IID, HIS_PROJECT_ID, HIS_TITLE, HIS_DESCRIPTION, HIS_STATE, HIS_CONFIDENTIAL,
-       HIS_AUTHOR_ID, HIS_MILESTONE_ID, HIS_CREATED_AT, HIS_UPDATED_AT, HIS_CLOSED_AT,
-       HIS_DUE_DATE, HIS_TIME_ESTIMATE, HIS_TIME_SPENT, HIS_MOVED_TO_ID, HIS_LOCKED,
-       HIS_ASSIGNEE_IDS, HIS_ASSIGNEES, HIS_LABELS, HIS_NCOLS };
+enum {
+	HIS_ID,
+	HIS_IID,
+	HIS_PROJECT_ID,
+	HIS_TITLE,
+	HIS_DESCRIPTION,
+	HIS_STATE,
+	HIS_CONFIDENTIAL,
+	HIS_AUTHOR_ID,
+	HIS_MILESTONE_ID,
+	HIS_CREATED_AT,
+	HIS_UPDATED_AT,
+	HIS_CLOSED_AT,
+	HIS_DUE_DATE,
+	HIS_TIME_ESTIMATE,
+	HIS_TIME_SPENT,
+	HIS_MOVED_TO_ID,
+	HIS_LOCKED,
+	HIS_ASSIGNEE_IDS,
+	HIS_ASSIGNEES,
+	HIS_LABELS,
+	HIS_NCOLS
+};
 /* The issue event (Gitlab::DataBuilder::Issuable) of the issue of row 0 of issue
  * (HIS_ columns; HIS_ASSIGNEES and HIS_LABELS JSON arrays of the users' and labels'
  * hook attributes) by the user of row 0 of ctxres (WPC_ columns): action open, close,
@@ -74,8 +93,18 @@ json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *i
 			       const char *action);
 
 /* The columns of a note of a note event (api/hooks.c hooks_note_row) */
-enum { HNO_ID, HNO_NOTE, HNO_NOTEABLE_TYPE, HNO_AUTHOR_ID, HNO_CREATED_AT, HNO_UPDATED_AT,
-       HNO_PROJECT_ID, HNO_NOTEABLE_ID, HNO_SYSTEM, HNO_NCOLS };
+enum {
+	HNO_ID,
+	HNO_NOTE,
+	HNO_NOTEABLE_TYPE,
+	HNO_AUTHOR_ID,
+	HNO_CREATED_AT,
+	HNO_UPDATED_AT,
+	HNO_PROJECT_ID,
+	HNO_NOTEABLE_ID,
+	HNO_SYSTEM,
+	HNO_NCOLS
+};
 /* The note event (Gitlab::DataBuilder::Note) of a comment on an issue: the note of row 0
  * of note (HNO_), the issue of row 0 of issue (HIS_), the project and user of ctxres. */
 json_object *entity_hook_issue_note(ctx *c, const PGresult *ctxres, const PGresult *note,
@@ -88,8 +117,18 @@ json_object *entity_hook_system_test(ctx *c);
 /* The system events of 10.8's SystemHooksService, each from a row of its statement
  * (api/hooks.c) whose columns start at 0, named event; created_at and updated_at as
  * Ruby's xmlschema ("2012-07-21T07:30:54Z"). */
-enum { SPJ_CREATED, SPJ_UPDATED, SPJ_NAME, SPJ_PATH, SPJ_FULL_PATH, SPJ_ID, SPJ_VISIBILITY,
-       SPJ_OWNER_NAME, SPJ_OWNER_EMAIL, SPJ_NCOLS };
+enum {
+	SPJ_CREATED,
+	SPJ_UPDATED,
+	SPJ_NAME,
+	SPJ_PATH,
+	SPJ_FULL_PATH,
+	SPJ_ID,
+	SPJ_VISIBILITY,
+	SPJ_OWNER_NAME,
+	SPJ_OWNER_EMAIL,
+	SPJ_NCOLS
+};
 /* project_create, project_destroy; project_rename and project_transfer with old_path (the
  * old path_with_namespace; NULL for the others) */
 json_object *entity_hook_system_project(ctx *c, const PGresult *res, const char *event,
@@ -100,9 +139,21 @@ json_object *entity_hook_system_user(ctx *c, const PGresult *res, const char *ev
 enum { SGR_CREATED, SGR_UPDATED, SGR_NAME, SGR_PATH, SGR_FULL_PATH, SGR_ID, SGR_NCOLS };
 /* group_create, group_destroy */
 json_object *entity_hook_system_group(ctx *c, const PGresult *res, const char *event);
-enum { SME_CREATED, SME_UPDATED, SME_LEVEL, SME_SOURCE_ID, SME_SOURCE_NAME, SME_SOURCE_PATH,
-       SME_SOURCE_FULL_PATH, SME_VISIBILITY, SME_USER_ID, SME_USER_NAME, SME_USERNAME,
-       SME_USER_EMAIL, SME_NCOLS };
+enum {
+	SME_CREATED,
+	SME_UPDATED,
+	SME_LEVEL,
+	SME_SOURCE_ID,
+	SME_SOURCE_NAME,
+	SME_SOURCE_PATH,
+	SME_SOURCE_FULL_PATH,
+	SME_VISIBILITY,
+	SME_USER_ID,
+	SME_USER_NAME,
+	SME_USERNAME,
+	SME_USER_EMAIL,
+	SME_NCOLS
+};
 /* user_add_to_team, user_remove_from_team (project: true), user_add_to_group,
  * user_remove_from_group */
 json_object *entity_hook_system_member(ctx *c, const PGresult *res, bool project,

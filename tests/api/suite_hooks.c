@@ -42,7 +42,7 @@ typedef struct {
 				* held open, its peer's port in hung_port) */
 	int hung_fd;
 	int hung_port;
-	const char *location;  /* sent with 3xx answers */
+	const char *location; /* sent with 3xx answers */
 	rcv_req reqs[RCV_MAX];
 	int n;
 } receiver;
@@ -103,7 +103,8 @@ static void serve_one(receiver *rv, int cfd)
 		if (rv->n < RCV_MAX) {
 			rcv_req *q = &rv->reqs[rv->n];
 			char *sp1 = strchr(buf, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-			q->path = sp1 && sp2 ? strndup(sp1 + 1, (size_t)(sp2 - sp1 - 1)) : strdup("");
+			q->path = sp1 && sp2 ? strndup(sp1 + 1, (size_t)(sp2 - sp1 - 1))
+					     : strdup("");
 			char *first = strstr(buf, "\r\n") + 2;
 			q->headers = strndup(first, (size_t)(end + 2 - first));
 			q->body = strdup(end + 4);
@@ -244,8 +245,8 @@ static void project(proj *p)
 /* A commit on branch through the API (a push job follows): its id. */
 static const char *commit(const proj *p, const char *branch, const char *file)
 {
-	resp *r = R(api("POST",
-			S(fmt("/projects/%lld/repository/files/%s", p->id, S(enc(file)))), p->token,
+	resp *r = R(api("POST", S(fmt("/projects/%lld/repository/files/%s", p->id, S(enc(file)))),
+			p->token,
 			S(fmt("branch=%s&commit_message=%s&content=hello", branch,
 			      S(enc(S(fmt("add %s", file))))))));
 	ck_status(r, 201);
@@ -262,14 +263,31 @@ static long long add_hook(const proj *p, const char *form)
 	return jint(r->json, "id");
 }
 
-static const char *const project_hook_fields[] = {
-	"id", "url", "created_at", "push_events", "tag_push_events", "merge_requests_events",
-	"repository_update_events", "enable_ssl_verification", "project_id", "issues_events",
-	"confidential_issues_events", "note_events", "pipeline_events", "wiki_page_events",
-	"job_events", NULL};
-static const char *const system_hook_fields[] = {
-	"id", "url", "created_at", "push_events", "tag_push_events", "merge_requests_events",
-	"repository_update_events", "enable_ssl_verification", NULL};
+static const char *const project_hook_fields[] = {"id",
+						  "url",
+						  "created_at",
+						  "push_events",
+						  "tag_push_events",
+						  "merge_requests_events",
+						  "repository_update_events",
+						  "enable_ssl_verification",
+						  "project_id",
+						  "issues_events",
+						  "confidential_issues_events",
+						  "note_events",
+						  "pipeline_events",
+						  "wiki_page_events",
+						  "job_events",
+						  NULL};
+static const char *const system_hook_fields[] = {"id",
+						 "url",
+						 "created_at",
+						 "push_events",
+						 "tag_push_events",
+						 "merge_requests_events",
+						 "repository_update_events",
+						 "enable_ssl_verification",
+						 NULL};
 
 /* ---- project hooks: the API ---- */
 
@@ -390,19 +408,33 @@ START_TEST(test_hooks_project_validation)
 	const char *hooks = S(fmt("/projects/%lld/hooks", p.id));
 	resp *r = R(api("POST", hooks, p.token, "push_events=true"));
 	ck_status(r, 400);
-	static const char *const bad[] = {"ftp://example.com/x", "example.com/hook", "http://",
-					  "http:///x", "http://exa mple.com/", "javascript:alert(1)",
-					  "http://example.com:99999/", NULL};
+	static const char *const bad[] = {"ftp://example.com/x",
+					  "example.com/hook",
+					  "http://",
+					  "http:///x",
+					  "http://exa mple.com/",
+					  "javascript:alert(1)",
+					  "http://example.com:99999/",
+					  NULL};
 	for (int i = 0; bad[i]; i++) {
 		r = R(api("POST", hooks, p.token, S(fmt("url=%s", S(enc(bad[i]))))));
 		ck_assert_msg(r->status == 422, "%s: %ld %s", bad[i], r->status, r->body);
 		ck_jstr(r, "message", "Invalid url given");
 	}
+	char *long_url = S(malloc(2100));
+	strcpy(long_url, "http://example.com/");
+	memset(long_url + 19, 'a', 2000);
+	long_url[2019] = '\0';
+	r = R(api("POST", hooks, p.token, S(fmt("url=%s", long_url))));
+	ck_status(r, 422);
 	r = R(api("POST", hooks, p.token, "url=http://example.com/&push_events=maybe"));
 	ck_status(r, 400);
 	r = R(api("POST", hooks, p.token, "url=http://example.com/&token=a%0Ab"));
 	ck_status(r, 404);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM web_hooks WHERE project_id = %lld", p.id), 0);
+	r = R(api("POST", hooks, p.token, "url=http://example.com/&token=a%0DX-Evil:%201"));
+	ck_status(r, 404);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM web_hooks WHERE project_id = %lld", p.id),
+			 0);
 }
 END_TEST
 
@@ -593,8 +625,9 @@ START_TEST(test_hooks_system_push)
 			if (rv->reqs[k].json && jint(rv->reqs[k].json, "project_id") == p.id &&
 			    jstr(rv->reqs[k].json, "object_kind")) {
 				seen = true;
-				ck_assert_str_eq(S(header_of(rv->reqs[k].headers, "X-Gitlab-Event")),
-						 "System Hook");
+				ck_assert_str_eq(
+					S(header_of(rv->reqs[k].headers, "X-Gitlab-Event")),
+					"System Hook");
 				ck_assert_str_eq(jstr(rv->reqs[k].json, "event_name"), "push");
 				ck_assert_str_eq(jstr(rv->reqs[k].json, "object_kind"), "push");
 			}
@@ -678,7 +711,8 @@ START_TEST(test_hooks_system_events)
 	ck_status(r, 201);
 	const char *tok = S(strdup(jstr(r->json, "token")));
 	/* key_create */
-	r = R(api("POST", "/user/keys", tok, S(fmt("title=k&key=%s", S(enc(S(new_public_key())))))));
+	r = R(api("POST", "/user/keys", tok,
+		  S(fmt("title=k&key=%s", S(enc(S(new_public_key())))))));
 	ck_status(r, 201);
 	long long kid = jint(r->json, "id");
 	/* project_create, project_rename */
@@ -755,8 +789,7 @@ START_TEST(test_hooks_system_events)
 	next_event(rv, &at, "user_remove_from_group");
 	e = next_event(rv, &at, "project_transfer");
 	ck_assert_str_eq(jstr(e, "old_path_with_namespace"), new_full);
-	ck_assert_str_eq(jstr(e, "path_with_namespace"),
-			 S(fmt("%s/%s-moved", gpath, pname)));
+	ck_assert_str_eq(jstr(e, "path_with_namespace"), S(fmt("%s/%s-moved", gpath, pname)));
 	e = next_event(rv, &at, "key_destroy");
 	ck_assert_int_eq(jint(e, "id"), kid);
 	e = next_event(rv, &at, "project_destroy");
@@ -933,13 +966,13 @@ START_TEST(test_hooks_retry)
 	ck_assert_msg(rcv_wait(rv, 3, 45), "only %d attempts", rcv_count(rv));
 	for (int i = 0; i < 3; i++)
 		ck_assert_str_eq(jstr(rv->reqs[i].json, "after"), sha);
-	for (int i = 0; i < 50 &&
-			sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld", hid);
+	for (int i = 0;
+	     i < 50 &&
+	     sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld", hid);
 	     i++)
 		usleep(100000);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld",
-				 hid),
-			 0);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld", hid), 0);
 	usleep(3000000);
 	ck_assert_int_eq(rcv_count(rv), 3);
 	rcv_stop(rv);
@@ -1071,8 +1104,9 @@ START_TEST(test_hooks_killed_sender)
 			 1);
 	ck_assert_msg(rcv_wait(rv, 2, 60), "the delivery was lost with its sender");
 	ck_assert_str_eq(jstr(rv->reqs[1].json, "after"), sha);
-	for (int i = 0; i < 50 &&
-			sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld", hid);
+	for (int i = 0;
+	     i < 50 &&
+	     sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld", hid);
 	     i++)
 		usleep(100000);
 	ck_assert_int_eq(
@@ -1088,12 +1122,20 @@ START_TEST(test_hooks_local_refused_at_creation)
 	project(&p);
 	const char *hooks = S(fmt("/projects/%lld/hooks", p.id));
 	allow_local(false);
-	static const char *const local[] = {
-		"http://127.0.0.1:8080/", "http://127.1/",     "http://10.1.2.3/",
-		"http://192.168.0.10/",   "http://172.16.5.4/", "http://169.254.169.254/latest",
-		"http://0.0.0.0/",        "http://[::1]/",      "http://[::ffff:127.0.0.1]/",
-		"http://[fd00::1]/",      "http://[fe80::1]/",  "http://localhost:3000/",
-		"http://2130706433/",     NULL};
+	static const char *const local[] = {"http://127.0.0.1:8080/",
+					    "http://127.1/",
+					    "http://10.1.2.3/",
+					    "http://192.168.0.10/",
+					    "http://172.16.5.4/",
+					    "http://169.254.169.254/latest",
+					    "http://0.0.0.0/",
+					    "http://[::1]/",
+					    "http://[::ffff:127.0.0.1]/",
+					    "http://[fd00::1]/",
+					    "http://[fe80::1]/",
+					    "http://localhost:3000/",
+					    "http://2130706433/",
+					    NULL};
 	for (int i = 0; local[i]; i++) {
 		resp *r = R(api("POST", hooks, p.token, S(fmt("url=%s", S(enc(local[i]))))));
 		ck_assert_msg(r->status == 422, "%s: %ld %s", local[i], r->status, r->body);
@@ -1101,7 +1143,8 @@ START_TEST(test_hooks_local_refused_at_creation)
 		r = R(api("POST", "/hooks", admin_token(), S(fmt("url=%s", S(enc(local[i]))))));
 		ck_assert_msg(r->status == 400, "%s: %ld %s", local[i], r->status, r->body);
 	}
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM web_hooks WHERE project_id = %lld", p.id), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM web_hooks WHERE project_id = %lld", p.id),
+			 0);
 	/* a public address is fine */
 	resp *r = R(api("POST", hooks, p.token, "url=http://93.184.216.34/"));
 	ck_status(r, 201);
