@@ -267,6 +267,15 @@ int variables_insert(request *r, const char *stmt, const char **v, int n, presen
  * triggers, schedules) away from everyone when they are off. */
 int ci_jobs_enabled(request *r);
 
+/* settings.c: GitLab 10.8's Gitlab::VisibilityLevel.allowed_for? for a project, group
+ * or snippet of visibility level (enum visibility) that a user (an admin when admin)
+ * creates or changes to: an admin may use any level, others none of
+ * restricted_visibility_levels (db/settings.h). Leaves 10.8's message in r's validation
+ * ("visibility_level") when the level is restricted; whether it is. */
+bool settings_refuse_visibility(request *r, bool admin, int level);
+/* The caller is an admin (after sudo: the user it names). */
+#define API_CALLER_ADMIN(r) ((r)->ctx.user && (r)->ctx.user->admin)
+
 /* hooks.c: the system events of GitLab 10.8 (SystemHooksService), queued for every
  * system hook in c's open transaction, from the record's row as it is at the call:
  * after a creation, before a deletion. 0 or an ERR_ code (nothing is read when there

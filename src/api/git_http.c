@@ -27,6 +27,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "db/settings.h"
 #include "core/crypto.h"
 #include "git/repo.h"
 
@@ -93,7 +94,9 @@ static int credentials_user(request *r, const char *login, const char *password,
 	if (!(res = db_query(&r->ctx, "git_token_user", 2, tv, &err)))
 		return err;
 	if (PQntuples(res) != 1) {
-		if (oauth)
+		/* GitLab 10.8's find_with_user_password: no password tried while the
+		 * application settings' password_authentication_enabled_for_git is off */
+		if (oauth || !settings_password_authentication_for_git(&r->ctx))
 			return ERR_UNAUTHORIZED;
 		const char *v[1] = {login};
 		if (!(res = db_query(&r->ctx, "git_password_user", 1, v, &err)))

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "db/settings.h"
 #include "auth/access.h"
 #include "db/queue.h"
 #include "core/validate.h"
@@ -476,8 +477,15 @@ static int groups_create(request *r)
 		if (!can_admin_group(&parent.ga))
 			return ERR_FORBIDDEN;
 	}
-	int vis = in.vis >= 0 ? in.vis : VIS_PRIVATE;
+	int vis = in.vis;
+	if (vis < 0) {
+		/* the instance's default (application settings), at most the parent's */
+		vis = settings_default_group_visibility(&r->ctx);
+		if (parent_ref && vis > parent.visibility)
+			vis = parent.visibility;
+	}
 	check_visibility(r, vis, parent_ref ? parent.visibility : -1, -1, -1);
+	settings_refuse_visibility(r, API_CALLER_ADMIN(r), vis);
 	if (!r->validation &&
 	    (parent_ref ? path_reserved_subgroup(path) : path_reserved_top_level(path)))
 		fail_validation(r, "path", arena_printf(r->ctx.a, "%s is a reserved name", path));
@@ -524,6 +532,8 @@ static int groups_update(request *r)
 		return ERR_FORBIDDEN;
 	if (in.vis >= 0)
 		check_visibility(r, in.vis, g->parent_vis, g->child_vis, g->project_vis);
+	if (in.vis >= 0 && in.vis != g->visibility)
+		settings_refuse_visibility(r, API_CALLER_ADMIN(r), in.vis);
 	if (in.path && !r->validation &&
 	    (g->root ? path_reserved_top_level(in.path) : path_reserved_subgroup(in.path)))
 		fail_validation(r, "path",

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "db/settings.h"
 #include "auth/access.h"
 #include "auth/auth.h"
 #include "db/queue.h"
@@ -1329,8 +1330,18 @@ static int create_as(request *r, const char *const *user_v, bool own)
 	}
 	if (limit)
 		fail_validation(r, "limit_reached", limit);
-	if (in.vis >= 0)
+	if (in.vis >= 0) {
 		check_group_visibility(r, ns.kind, ns.visibility, in.vis);
+	} else {
+		/* the instance's default (application settings), at most the group's */
+		in.vis = settings_default_project_visibility(&r->ctx);
+		if (!strcmp(ns.kind, "group") && in.vis > ns.visibility)
+			in.vis = ns.visibility;
+		in.visibility = arena_printf(r->ctx.a, "%d", in.vis);
+	}
+	/* the user the project is created as (POST /projects/user/:user_id: that user) */
+	settings_refuse_visibility(r, user_v[ME_ADMIN] && !strcmp(user_v[ME_ADMIN], "true"),
+				   in.vis);
 	if ((rc = lock_namespace(r, ns.id)) < 0 ||
 	    (rc = check_taken(r, ns.id, name, path, NULL)) < 0)
 		return rc;
@@ -1435,6 +1446,8 @@ static int projects_update(request *r)
 	check_name_path(r, in.name, in.path); /* the messages are answered below */
 	if (in.vis >= 0)
 		check_group_visibility(r, p->ns_kind, p->ns_visibility, in.vis);
+	if (in.vis >= 0 && in.vis != p->visibility)
+		settings_refuse_visibility(r, API_CALLER_ADMIN(r), in.vis);
 	if ((in.name || in.path) &&
 	    (rc = check_taken(r, p->namespace_id, in.name, in.path, p->id)) < 0)
 		return rc;

@@ -87,6 +87,7 @@ static void read_row(request *r, const PGresult *res, value *v)
 			x->null = !x->s;
 			break;
 		case SETTING_STRS:
+		case SETTING_DOMAINS:
 			x->n = db_text_array(r->ctx.a, s, &x->items);
 			if (x->n < 0)
 				x->n = 0;
@@ -120,14 +121,16 @@ static int array_values(request *r, const char *name, const char ***out)
 		return 0;
 	const char **items = arena_alloc(r->ctx.a, sizeof(*items) * (strlen(s) / 2 + 2));
 	n = 0;
+	/* 10.8's DOMAIN_LIST_SEPARATOR: commas, semicolons, line ends, with blanks around */
 	while (*s) {
-		while (*s == ',' || *s == ' ' || *s == '\n' || *s == '\r')
+		while (*s == ',' || *s == ';' || *s == ' ' || *s == '\t' || *s == '\n' ||
+		       *s == '\r')
 			s++;
 		const char *e = s;
-		while (*e && *e != ',' && *e != '\n' && *e != '\r')
+		while (*e && *e != ',' && *e != ';' && *e != '\n' && *e != '\r')
 			e++;
 		const char *t = e;
-		while (t > s && t[-1] == ' ')
+		while (t > s && (t[-1] == ' ' || t[-1] == '\t'))
 			t--;
 		if (t > s)
 			items[n++] = arena_strndup(r->ctx.a, s, (size_t)(t - s));
@@ -135,6 +138,23 @@ static int array_values(request *r, const char *name, const char ***out)
 	}
 	*out = items;
 	return n;
+}
+
+/* Whether a JSON body sent name as an empty array, which the parameter view keeps no
+ * value of (python-gitlab clears restricted_visibility_levels so). */
+static bool json_empty_array(request *r, const char *name)
+{
+	if (!r->raw_body || !r->raw_body_len || r->raw_body[0] != '{')
+		return false;
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return false;
+	json_object *body =
+		request_own(r, json_tokener_parse_ex(tok, r->raw_body, (int)r->raw_body_len));
+	json_tokener_free(tok);
+	json_object *v;
+	return body && json_object_object_get_ex(body, name, &v) &&
+	       json_object_is_type(v, json_type_array) && json_object_array_length(v) == 0;
 }
 
 static bool param_given(request *r, const char *name)
@@ -169,13 +189,46 @@ static bool one_of(const char *s, const char *const *allowed)
 	return false;
 }
 
+/* 10.8's KeyRestrictionValidator.supported_key_restrictions: 0 (any), -1 (forbidden) or
+ * one of the sizes of the key type; true for a field that is no key restriction. */
+static bool valid_key_restriction(int i, long long v)
+{
+	static const struct {
+		int field;
+		long long sizes[5];
+	} keys[] = {
+		{F(rsa_key_restriction), {1024, 2048, 3072, 4096, 0}},
+		{F(dsa_key_restriction), {1024, 2048, 3072, 0}},
+		{F(ecdsa_key_restriction), {256, 384, 521, 0}},
+		{F(ed25519_key_restriction), {256, 0}},
+	};
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (keys[k].field != i)
+			continue;
+		if (v == 0 || v == -1)
+			return true;
+		for (int j = 0; keys[k].sizes[j]; j++)
+			if (v == keys[k].sizes[j])
+				return true;
+		return false;
+	}
+	return true;
+}
+
 /* Reads field i from the request over v[i], as its declared type: a problem when the
  * value is not of it (10.8's "is invalid" / "does not have a valid value"). */
 static int read_param(request *r, int i, value *x, problems *p)
 {
 	const settings_field *f = &settings_fields[i];
 	const char *name = f->name;
-	if (!param_given(r, name))
+	/* a list of domains also under 10.8's other name, domain_blacklist for
+	 * domain_blacklist_raw (one string, or an array) */
+	if (f->kind == SETTING_DOMAINS && !param_given(r, name))
+		name = arena_strndup(r->ctx.a, name, strlen(name) - 4);
+	bool emptied = (f->kind == SETTING_STRS || f->kind == SETTING_LEVELS ||
+			f->kind == SETTING_DOMAINS) &&
+		       json_empty_array(r, name);
+	if (!param_given(r, name) && !emptied)
 		return 0;
 	x->given = true;
 	x->null = false;
@@ -196,6 +249,8 @@ static int read_param(request *r, int i, value *x, problems *p)
 		if (!*s || *end || errno || x->i > 2147483647LL || x->i < -2147483648LL)
 			problem(p, name, "is invalid");
 		if (i == F(default_branch_protection) && !*end && (x->i < 0 || x->i > 2))
+			problem(p, name, "does not have a valid value");
+		if (!*end && !valid_key_restriction(i, x->i))
 			problem(p, name, "does not have a valid value");
 		break;
 	case SETTING_FLOAT:
@@ -225,7 +280,8 @@ static int read_param(request *r, int i, value *x, problems *p)
 		if (x->i < 0)
 			problem(p, name, "does not have a valid value");
 		break;
-	case SETTING_STRS: {
+	case SETTING_STRS:
+	case SETTING_DOMAINS: {
 		int n = array_values(r, name, &x->items);
 		if (n < 0)
 			return n;
@@ -255,45 +311,40 @@ static int read_param(request *r, int i, value *x, problems *p)
 }
 
 /* 10.8's `given X: ->(val) { val } do requires ... end`: with X sent true, these must be
- * sent too. */
+ * sent too (by these names). */
 static const struct {
 	int when;
-	int need[7];
-	int n;
+	const char *need[8];
 } requires_when[] = {
-	{F(akismet_enabled), {F(akismet_api_key)}, 1},
-	{F(clientside_sentry_enabled), {F(clientside_sentry_dsn)}, 1},
-	{F(domain_blacklist_enabled), {F(domain_blacklist)}, 1},
-	{F(enforce_terms), {F(terms)}, 1},
+	{F(akismet_enabled), {"akismet_api_key"}},
+	{F(clientside_sentry_enabled), {"clientside_sentry_dsn"}},
+	{F(domain_blacklist_enabled), {"domain_blacklist"}},
+	{F(enforce_terms), {"terms"}},
 	{F(housekeeping_enabled),
-	 {F(housekeeping_bitmaps_enabled), F(housekeeping_full_repack_period),
-	  F(housekeeping_gc_period), F(housekeeping_incremental_repack_period)},
-	 4},
-	{F(koding_enabled), {F(koding_url)}, 1},
+	 {"housekeeping_bitmaps_enabled", "housekeeping_incremental_repack_period",
+	  "housekeeping_full_repack_period", "housekeeping_gc_period"}},
+	{F(koding_enabled), {"koding_url"}},
 	{F(metrics_enabled),
-	 {F(metrics_host), F(metrics_method_call_threshold), F(metrics_packet_size),
-	  F(metrics_pool_size), F(metrics_port), F(metrics_sample_interval), F(metrics_timeout)},
-	 7},
-	{F(plantuml_enabled), {F(plantuml_url)}, 1},
-	{F(recaptcha_enabled), {F(recaptcha_site_key), F(recaptcha_private_key)}, 2},
-	{F(require_two_factor_authentication), {F(two_factor_grace_period)}, 1},
-	{F(sentry_enabled), {F(sentry_dsn)}, 1},
-	{F(shared_runners_enabled), {F(shared_runners_text)}, 1},
-	{F(sidekiq_throttling_enabled),
-	 {F(sidekiq_throttling_queues), F(sidekiq_throttling_factor)},
-	 2},
+	 {"metrics_host", "metrics_port", "metrics_pool_size", "metrics_timeout",
+	  "metrics_method_call_threshold", "metrics_sample_interval", "metrics_packet_size"}},
+	{F(plantuml_enabled), {"plantuml_url"}},
+	{F(recaptcha_enabled), {"recaptcha_site_key", "recaptcha_private_key"}},
+	{F(require_two_factor_authentication), {"two_factor_grace_period"}},
+	{F(sentry_enabled), {"sentry_dsn"}},
+	{F(shared_runners_enabled), {"shared_runners_text"}},
+	{F(sidekiq_throttling_enabled), {"sidekiq_throttling_queues", "sidekiq_throttling_factor"}},
 };
 
-static void check_requires(const value *v, problems *p)
+static void check_requires(request *r, const value *v, problems *p)
 {
 	for (size_t k = 0; k < sizeof(requires_when) / sizeof(requires_when[0]); k++) {
 		const value *w = &v[requires_when[k].when];
 		if (!w->given || !w->b)
 			continue;
-		for (int j = 0; j < requires_when[k].n; j++)
-			if (!v[requires_when[k].need[j]].given)
-				problem(p, settings_fields[requires_when[k].need[j]].name,
-					"is missing");
+		for (int j = 0; requires_when[k].need[j]; j++)
+			if (!param_given(r, requires_when[k].need[j]) &&
+			    !json_empty_array(r, requires_when[k].need[j]))
+				problem(p, requires_when[k].need[j], "is missing");
 	}
 }
 
@@ -461,31 +512,6 @@ static void check_model(request *r, const value *v)
 		else if (x->f >= 1)
 			fail_validation(r, "sidekiq_throttling_factor", "must be less than 1");
 	}
-	static const struct {
-		int field;
-		long long sizes[5];
-	} keys[] = {
-		{F(rsa_key_restriction), {1024, 2048, 3072, 4096, 0}},
-		{F(dsa_key_restriction), {1024, 2048, 3072, 0}},
-		{F(ecdsa_key_restriction), {256, 384, 521, 0}},
-		{F(ed25519_key_restriction), {256, 0}},
-	};
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		long long x = v[keys[k].field].i;
-		bool ok = x == 0 || x == -1;
-		buf sizes;
-		buf_init(&sizes, r->ctx.a, 32);
-		for (int j = 0; keys[k].sizes[j]; j++) {
-			ok = ok || x == keys[k].sizes[j];
-			buf_printf(&sizes, "%s%lld", j ? ", " : "", keys[k].sizes[j]);
-		}
-		if (!ok)
-			fail_validation(
-				r, settings_fields[keys[k].field].name,
-				arena_printf(r->ctx.a,
-					     "must be forbidden, allowed, or one of these sizes: %s",
-					     buf_cstr(&sizes)));
-	}
 	present_if(r, v, F(akismet_enabled), F(akismet_api_key));
 	present_if(r, v, F(recaptcha_enabled), F(recaptcha_site_key));
 	present_if(r, v, F(recaptcha_enabled), F(recaptcha_private_key));
@@ -494,7 +520,7 @@ static void check_model(request *r, const value *v)
 	present_if(r, v, F(koding_enabled), F(koding_url));
 	present_if(r, v, F(plantuml_enabled), F(plantuml_url));
 	present_if(r, v, F(enforce_terms), F(terms));
-	if (v[F(domain_blacklist_enabled)].b && v[F(domain_blacklist)].n == 0)
+	if (v[F(domain_blacklist_enabled)].b && v[F(domain_blacklist_raw)].n == 0)
 		fail_validation(r, "domain_blacklist",
 				"Domain blacklist cannot be empty if Blacklist is enabled.");
 	url_or_blank(r, v, F(home_page_url));
@@ -570,6 +596,7 @@ static const char *changes_json(request *r, const value *v)
 							crypto_seal(r->ctx.a, r->ctx.key, x->s));
 			break;
 		case SETTING_STRS:
+		case SETTING_DOMAINS:
 			j = json_object_new_array();
 			for (int k = 0; k < x->n; k++)
 				json_object_array_add(j, json_object_new_string(x->items[k]));
@@ -639,9 +666,12 @@ static int settings_update(request *r)
 			return rc;
 	if ((rc = read_legacy_names(r, v, &p)) < 0)
 		return rc;
+	/* at_least_one_of(*visible_attributes): the other names (signin_enabled,
+	 * domain_whitelist, ...) count for none */
 	bool any = false;
 	for (int i = 0; i < SETTINGS_NFIELDS; i++)
-		any = any || v[i].given;
+		any = any || param_given(r, settings_fields[i].name) ||
+		      json_empty_array(r, settings_fields[i].name);
 	if (!any) {
 		buf all;
 		buf_init(&all, r->ctx.a, 4096);
@@ -653,7 +683,7 @@ static int settings_update(request *r)
 		buf_puts(&all, " are missing, at least one parameter must be provided");
 		return fail(r, ERR_INVALID, buf_cstr(&all));
 	}
-	check_requires(v, &p);
+	check_requires(r, v, &p);
 	if (p.n)
 		return fail(r, ERR_INVALID, buf_cstr(&p.msg));
 	check_model(r, v);
@@ -666,6 +696,18 @@ static int settings_update(request *r)
 		return ERR_INTERNAL;
 	api_respond_record(r, 200, entity_application_setting_write, res, 0, 0);
 	return 0;
+}
+
+bool settings_refuse_visibility(request *r, bool admin, int level)
+{
+	if (admin || !settings_visibility_restricted(&r->ctx, level))
+		return false;
+	static const char *const names[] = {"Private", "Internal", "Public"};
+	fail_validation(r, "visibility_level",
+			arena_printf(r->ctx.a,
+				     "%s has been restricted by your GitLab administrator",
+				     names[level / 10]));
+	return true;
 }
 
 /* The module's routes (http/router.h), in the order they are matched. */

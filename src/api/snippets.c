@@ -5,9 +5,11 @@
  * the project (or an admin) -- GitLab 10's SnippetsFinder and ProjectSnippetPolicy.
  * Reporters and up create them; their authors, masters and up change and remove them.
  * With snippets turned off on the project every route answers 403. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
+#include "db/settings.h"
 #include "entity/entity.h"
 #include "entity/snippet.h"
 
@@ -22,7 +24,7 @@
 enum { SC_MEMBER = ME_NPARAMS, SC_PROJECT, SC_NPARAMS };
 enum { SL_LIMIT = SC_NPARAMS, SL_OFFSET, SL_NPARAMS };
 enum { SS_ID = SC_NPARAMS, SS_NPARAMS };
-enum { SHOW_AUTHOR = SNIPPET_NCOLS, SHOW_CONTENT, SHOW_NCOLS };
+enum { SHOW_AUTHOR = SNIPPET_NCOLS, SHOW_CONTENT, SHOW_VISIBILITY, SHOW_NCOLS };
 enum {
 	SI_PROJECT,
 	SI_AUTHOR,
@@ -60,7 +62,8 @@ const db_stmt snippets_stmts[] = {
 	/* $1..$3 the caller, $4 member, $5 project, $6 snippet: the snippet when the caller
 	 * sees it, with its author's id and its content */
 	{"snippets_show",
-	 "WITH " SQL_ME " SELECT " SNIPPET_COLS ", s.author_id, s.content FROM " SNIPPET_FROM ", me"
+	 "WITH " SQL_ME " SELECT " SNIPPET_COLS ", s.author_id, s.content, s.visibility"
+	 " FROM " SNIPPET_FROM ", me"
 	 " WHERE s.id = $6 AND s.project_id = $5 AND " SQL_SNIPPET_VISIBLE("$4::boolean"),
 	 SS_NPARAMS, SHOW_NCOLS},
 	{"snippets_insert",
@@ -246,6 +249,8 @@ static int snippets_create(request *r)
 		return rc;
 	if (!*content)
 		fail_validation(r, "content", "can't be blank");
+	if (visibility)
+		settings_refuse_visibility(r, API_CALLER_ADMIN(r), atoi(visibility));
 	if (r->validation)
 		return ERR_VALIDATION;
 	const char *v[] = {[SI_PROJECT] = r->project->id,
@@ -288,6 +293,8 @@ static int snippets_update(request *r)
 	const char *title, *file_name, *content, *visibility;
 	if ((rc = snippet_input(r, &title, &file_name, &content, &visibility)) < 0)
 		return rc;
+	if (visibility && atoi(visibility) != db_int(res, 0, SHOW_VISIBILITY))
+		settings_refuse_visibility(r, API_CALLER_ADMIN(r), atoi(visibility));
 	if (r->validation)
 		return ERR_VALIDATION;
 	const char *description = param_str(r, "description");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "api/api.h"
+#include "db/settings.h"
 #include "auth/auth.h"
 #include "core/crypto.h"
 #include "core/validate.h"
@@ -226,6 +227,10 @@ static int oauth_token(request *r)
 	const char *login = param_str(r, "username"), *password = param_str(r, "password");
 	if (!login || !password || !*login)
 		return fail(r, ERR_OAUTH, "401 invalid_request");
+	/* GitLab 10.8's find_with_user_password, which its Doorkeeper grant calls: no
+	 * password is tried while password_authentication_enabled_for_git is off */
+	if (!settings_password_authentication_for_git(&r->ctx))
+		return fail(r, ERR_OAUTH, "401 invalid_grant");
 	const char *v[1] = {login};
 	int err;
 	PGresult *res = db_query(&r->ctx, "oauth_user", 1, v, &err);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "db/settings.h"
 #include "auth/auth.h"
 #include "core/crypto.h"
 #include "core/files.h"
@@ -573,6 +574,13 @@ int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *
 	const char *sealed;
 	if (crypto_token_sealed(c->a, c->key, token, &sealed) < 0)
 		return ERR_INTERNAL;
+	/* what is not given: the application settings' defaults for new users */
+	const char *limit = in->projects_limit;
+	if (!limit)
+		limit = arena_printf(c->a, "%ld", settings_default_projects_limit(c));
+	const char *external = in->external;
+	if (!external)
+		external = settings_user_default_external(c) ? "true" : "false";
 	const char *v[UI_NPARAMS] = {
 		[UI_USERNAME] = in->username,
 		[UI_EMAIL] = in->email,
@@ -583,13 +591,13 @@ int users_insert(ctx *c, const user_input *in, bool confirmed, user_problem_fn *
 		[UI_TWITTER] = in->twitter,
 		[UI_WEBSITE_URL] = in->website_url,
 		[UI_ORGANIZATION] = in->organization,
-		[UI_PROJECTS_LIMIT] = in->projects_limit,
+		[UI_PROJECTS_LIMIT] = limit,
 		[UI_BIO] = in->bio,
 		[UI_LOCATION] = in->location,
 		[UI_ADMIN] = in->admin,
 		[UI_CAN_CREATE_GROUP] = in->can_create_group,
 		[UI_CONFIRMED] = confirmed ? "true" : "false",
-		[UI_EXTERNAL] = in->external,
+		[UI_EXTERNAL] = external,
 	};
 	int err, rc;
 	PGresult *res = db_query(c, "users_insert", UI_NPARAMS, v, &err);

@@ -6,6 +6,13 @@ const db_stmt db_repos_stmts[] = {
 	{"hooks_default_branch",
 	 "UPDATE projects SET default_branch = $2, updated_at = now() WHERE id = $1", 2, 0},
 	{"hooks_touch", "UPDATE projects SET last_activity_at = now() WHERE id = $1", 1, 0},
+	/* $1 project, $2 branch, $3 push level, $4 merge level: a protection, unless the
+	 * name has one already */
+	{"hooks_protect_branch",
+	 "INSERT INTO protected_branches (project_id, name, push_access_level,"
+	 " merge_access_level) VALUES ($1, $2, $3::int, $4::int)"
+	 " ON CONFLICT (project_id, name) DO NOTHING",
+	 4, 0},
 	/* $1 project: one more change of its refs (its repository's key in the response
 	 * cache, bumped at the commit: sql/0023); nothing for a project removed meanwhile */
 	{"hooks_refs_changed",
@@ -46,6 +53,13 @@ static int run(ctx *c, const char *stmt, int n, const char *const *v)
 int db_repos_set_default_branch(ctx *c, const char *project_id, const char *branch)
 {
 	return run(c, "hooks_default_branch", 2, (const char *[]){project_id, branch});
+}
+
+int db_repos_protect_branch(ctx *c, const char *project_id, const char *branch, int push, int merge)
+{
+	const char *v[4] = {project_id, branch, arena_printf(c->a, "%d", push),
+			    arena_printf(c->a, "%d", merge)};
+	return run(c, "hooks_protect_branch", 4, v);
 }
 
 int db_repos_touch(ctx *c, const char *project_id)

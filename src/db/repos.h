@@ -19,6 +19,10 @@ enum { RL_ID, RL_OLD_PATH, RL_NCOLS };
 /* Sets project_id's default branch to branch. 0 or an ERR_ code. */
 int db_repos_set_default_branch(ctx *c, const char *project_id, const char *branch);
 /* Sets project_id's last_activity_at to now. 0 or an ERR_ code. */
+/* Protects branch of the project with push and merge levels (30 developers, 40
+ * masters), unless it is protected already. 0 or an ERR_ code. */
+int db_repos_protect_branch(ctx *c, const char *project_id, const char *branch, int push,
+			    int merge);
 int db_repos_touch(ctx *c, const char *project_id);
 /* Counts one more change of project_id's refs (its repository's key in the response
  * cache, bumped at the commit: sql/0023); nothing for a project removed meanwhile. 0 or

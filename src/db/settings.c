@@ -5,14 +5,14 @@
 
 #include "core/log.h"
 
-#define SETTINGS_ENTRY(name, kind, sfx) {#name, kind, #name #sfx},
+#define SETTINGS_ENTRY(name, kind, col) {#name, kind, #col},
 const settings_field settings_fields[SETTINGS_NFIELDS] = {SETTINGS_FIELDS(SETTINGS_ENTRY)};
 #undef SETTINGS_ENTRY
 
-#define SETTINGS_COLUMN(name, kind, sfx) ", s." #name #sfx
+#define SETTINGS_COLUMN(name, kind, col) ", s." #col
 #define SETTINGS_SELECT "s.id" SETTINGS_FIELDS(SETTINGS_COLUMN)
-#define SETTINGS_RECORD(name, kind, sfx) ", r." #name #sfx
-#define SETTINGS_TARGET(name, kind, sfx) ", " #name #sfx
+#define SETTINGS_RECORD(name, kind, col) ", r." #col
+#define SETTINGS_TARGET(name, kind, col) ", " #col
 
 /* The columns of settings_current, what the getters read. */
 enum {

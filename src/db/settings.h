@@ -16,128 +16,141 @@ typedef enum settings_kind {
 	SETTING_INT,
 	SETTING_FLOAT,
 	SETTING_STR,
-	SETTING_SECRET, /* text, kept sealed with the instance key (column NAME_sealed) */
-	SETTING_VIS,    /* a visibility level (0, 10, 20), shown by name */
-	SETTING_STRS,   /* text[] */
-	SETTING_LEVELS, /* smallint[] of visibility levels, shown by name */
+	SETTING_SECRET,  /* text, kept sealed with the instance key (column NAME_sealed) */
+	SETTING_VIS,     /* a visibility level (0, 10, 20), shown by name */
+	SETTING_STRS,    /* text[] */
+	SETTING_LEVELS,  /* smallint[] of visibility levels, shown by name */
+	SETTING_DOMAINS, /* text[] of e-mail domains, shown one a line (10.8's NAME_raw) */
 } settings_kind;
 
-/* GitLab 10.8's fields (ApplicationSettingsHelper.visible_attributes), in the order
- * GET shows them: X(name, kind, column suffix). */
+/* GitLab 10.8's fields (ApplicationSettingsHelper.visible_attributes), in its order,
+ * the order GET shows them: X(name, kind, column). */
 #define SETTINGS_FIELDS(X)                                                                         \
-	X(admin_notification_email, SETTING_STR, )                                                 \
-	X(after_sign_out_path, SETTING_STR, )                                                      \
-	X(after_sign_up_text, SETTING_STR, )                                                       \
-	X(akismet_api_key, SETTING_SECRET, _sealed)                                                \
-	X(akismet_enabled, SETTING_BOOL, )                                                         \
-	X(allow_local_requests_from_hooks_and_services, SETTING_BOOL, )                            \
-	X(authorized_keys_enabled, SETTING_BOOL, )                                                 \
-	X(auto_devops_domain, SETTING_STR, )                                                       \
-	X(auto_devops_enabled, SETTING_BOOL, )                                                     \
-	X(circuitbreaker_access_retries, SETTING_INT, )                                            \
-	X(circuitbreaker_check_interval, SETTING_INT, )                                            \
-	X(circuitbreaker_failure_count_threshold, SETTING_INT, )                                   \
-	X(circuitbreaker_failure_reset_time, SETTING_INT, )                                        \
-	X(circuitbreaker_storage_timeout, SETTING_INT, )                                           \
-	X(clientside_sentry_dsn, SETTING_STR, )                                                    \
-	X(clientside_sentry_enabled, SETTING_BOOL, )                                               \
-	X(container_registry_token_expire_delay, SETTING_INT, )                                    \
-	X(default_artifacts_expire_in, SETTING_STR, )                                              \
-	X(default_branch_protection, SETTING_INT, )                                                \
-	X(default_group_visibility, SETTING_VIS, )                                                 \
-	X(default_project_visibility, SETTING_VIS, )                                               \
-	X(default_projects_limit, SETTING_INT, )                                                   \
-	X(default_snippet_visibility, SETTING_VIS, )                                               \
-	X(disabled_oauth_sign_in_sources, SETTING_STRS, )                                          \
-	X(domain_blacklist, SETTING_STRS, )                                                        \
-	X(domain_blacklist_enabled, SETTING_BOOL, )                                                \
-	X(domain_whitelist, SETTING_STRS, )                                                        \
-	X(dsa_key_restriction, SETTING_INT, )                                                      \
-	X(ecdsa_key_restriction, SETTING_INT, )                                                    \
-	X(ed25519_key_restriction, SETTING_INT, )                                                  \
-	X(email_author_in_body, SETTING_BOOL, )                                                    \
-	X(enabled_git_access_protocol, SETTING_STR, )                                              \
-	X(enforce_terms, SETTING_BOOL, )                                                           \
-	X(gitaly_timeout_default, SETTING_INT, )                                                   \
-	X(gitaly_timeout_fast, SETTING_INT, )                                                      \
-	X(gitaly_timeout_medium, SETTING_INT, )                                                    \
-	X(gravatar_enabled, SETTING_BOOL, )                                                        \
-	X(hashed_storage_enabled, SETTING_BOOL, )                                                  \
-	X(help_page_hide_commercial_content, SETTING_BOOL, )                                       \
-	X(help_page_support_url, SETTING_STR, )                                                    \
-	X(help_page_text, SETTING_STR, )                                                           \
-	X(home_page_url, SETTING_STR, )                                                            \
-	X(housekeeping_bitmaps_enabled, SETTING_BOOL, )                                            \
-	X(housekeeping_enabled, SETTING_BOOL, )                                                    \
-	X(housekeeping_full_repack_period, SETTING_INT, )                                          \
-	X(housekeeping_gc_period, SETTING_INT, )                                                   \
-	X(housekeeping_incremental_repack_period, SETTING_INT, )                                   \
-	X(html_emails_enabled, SETTING_BOOL, )                                                     \
-	X(import_sources, SETTING_STRS, )                                                          \
-	X(koding_enabled, SETTING_BOOL, )                                                          \
-	X(koding_url, SETTING_STR, )                                                               \
-	X(max_artifacts_size, SETTING_INT, )                                                       \
-	X(max_attachment_size, SETTING_INT, )                                                      \
-	X(max_pages_size, SETTING_INT, )                                                           \
-	X(metrics_enabled, SETTING_BOOL, )                                                         \
-	X(metrics_host, SETTING_STR, )                                                             \
-	X(metrics_method_call_threshold, SETTING_INT, )                                            \
-	X(metrics_packet_size, SETTING_INT, )                                                      \
-	X(metrics_pool_size, SETTING_INT, )                                                        \
-	X(metrics_port, SETTING_INT, )                                                             \
-	X(metrics_sample_interval, SETTING_INT, )                                                  \
-	X(metrics_timeout, SETTING_INT, )                                                          \
-	X(pages_domain_verification_enabled, SETTING_BOOL, )                                       \
-	X(password_authentication_enabled_for_git, SETTING_BOOL, )                                 \
-	X(password_authentication_enabled_for_web, SETTING_BOOL, )                                 \
-	X(performance_bar_allowed_group_id, SETTING_INT, )                                         \
-	X(performance_bar_enabled, SETTING_BOOL, )                                                 \
-	X(plantuml_enabled, SETTING_BOOL, )                                                        \
-	X(plantuml_url, SETTING_STR, )                                                             \
-	X(polling_interval_multiplier, SETTING_FLOAT, )                                            \
-	X(project_export_enabled, SETTING_BOOL, )                                                  \
-	X(prometheus_metrics_enabled, SETTING_BOOL, )                                              \
-	X(recaptcha_enabled, SETTING_BOOL, )                                                       \
-	X(recaptcha_private_key, SETTING_SECRET, _sealed)                                          \
-	X(recaptcha_site_key, SETTING_STR, )                                                       \
-	X(repository_checks_enabled, SETTING_BOOL, )                                               \
-	X(repository_storages, SETTING_STRS, )                                                     \
-	X(require_two_factor_authentication, SETTING_BOOL, )                                       \
-	X(restricted_visibility_levels, SETTING_LEVELS, )                                          \
-	X(rsa_key_restriction, SETTING_INT, )                                                      \
-	X(send_user_confirmation_email, SETTING_BOOL, )                                            \
-	X(sentry_dsn, SETTING_STR, )                                                               \
-	X(sentry_enabled, SETTING_BOOL, )                                                          \
-	X(session_expire_delay, SETTING_INT, )                                                     \
-	X(shared_runners_enabled, SETTING_BOOL, )                                                  \
-	X(shared_runners_text, SETTING_STR, )                                                      \
-	X(sidekiq_throttling_enabled, SETTING_BOOL, )                                              \
-	X(sidekiq_throttling_factor, SETTING_FLOAT, )                                              \
-	X(sidekiq_throttling_queues, SETTING_STRS, )                                               \
-	X(sign_in_text, SETTING_STR, )                                                             \
-	X(signup_enabled, SETTING_BOOL, )                                                          \
-	X(terminal_max_session_time, SETTING_INT, )                                                \
-	X(terms, SETTING_STR, )                                                                    \
-	X(throttle_authenticated_api_enabled, SETTING_BOOL, )                                      \
-	X(throttle_authenticated_api_period_in_seconds, SETTING_INT, )                             \
-	X(throttle_authenticated_api_requests_per_period, SETTING_INT, )                           \
-	X(throttle_authenticated_web_enabled, SETTING_BOOL, )                                      \
-	X(throttle_authenticated_web_period_in_seconds, SETTING_INT, )                             \
-	X(throttle_authenticated_web_requests_per_period, SETTING_INT, )                           \
-	X(throttle_unauthenticated_enabled, SETTING_BOOL, )                                        \
-	X(throttle_unauthenticated_period_in_seconds, SETTING_INT, )                               \
-	X(throttle_unauthenticated_requests_per_period, SETTING_INT, )                             \
-	X(two_factor_grace_period, SETTING_INT, )                                                  \
-	X(unique_ips_limit_enabled, SETTING_BOOL, )                                                \
-	X(unique_ips_limit_per_user, SETTING_INT, )                                                \
-	X(unique_ips_limit_time_window, SETTING_INT, )                                             \
-	X(usage_ping_enabled, SETTING_BOOL, )                                                      \
-	X(user_default_external, SETTING_BOOL, )                                                   \
-	X(user_oauth_applications, SETTING_BOOL, )                                                 \
-	X(version_check_enabled, SETTING_BOOL, )
+	X(admin_notification_email, SETTING_STR, admin_notification_email)                         \
+	X(after_sign_out_path, SETTING_STR, after_sign_out_path)                                   \
+	X(after_sign_up_text, SETTING_STR, after_sign_up_text)                                     \
+	X(akismet_api_key, SETTING_SECRET, akismet_api_key_sealed)                                 \
+	X(akismet_enabled, SETTING_BOOL, akismet_enabled)                                          \
+	X(authorized_keys_enabled, SETTING_BOOL, authorized_keys_enabled)                          \
+	X(auto_devops_enabled, SETTING_BOOL, auto_devops_enabled)                                  \
+	X(auto_devops_domain, SETTING_STR, auto_devops_domain)                                     \
+	X(circuitbreaker_access_retries, SETTING_INT, circuitbreaker_access_retries)               \
+	X(circuitbreaker_check_interval, SETTING_INT, circuitbreaker_check_interval)               \
+	X(circuitbreaker_failure_count_threshold, SETTING_INT,                                     \
+	  circuitbreaker_failure_count_threshold)                                                  \
+	X(circuitbreaker_failure_reset_time, SETTING_INT, circuitbreaker_failure_reset_time)       \
+	X(circuitbreaker_storage_timeout, SETTING_INT, circuitbreaker_storage_timeout)             \
+	X(clientside_sentry_dsn, SETTING_STR, clientside_sentry_dsn)                               \
+	X(clientside_sentry_enabled, SETTING_BOOL, clientside_sentry_enabled)                      \
+	X(container_registry_token_expire_delay, SETTING_INT,                                      \
+	  container_registry_token_expire_delay)                                                   \
+	X(default_artifacts_expire_in, SETTING_STR, default_artifacts_expire_in)                   \
+	X(default_branch_protection, SETTING_INT, default_branch_protection)                       \
+	X(default_group_visibility, SETTING_VIS, default_group_visibility)                         \
+	X(default_project_visibility, SETTING_VIS, default_project_visibility)                     \
+	X(default_projects_limit, SETTING_INT, default_projects_limit)                             \
+	X(default_snippet_visibility, SETTING_VIS, default_snippet_visibility)                     \
+	X(disabled_oauth_sign_in_sources, SETTING_STRS, disabled_oauth_sign_in_sources)            \
+	X(domain_blacklist_enabled, SETTING_BOOL, domain_blacklist_enabled)                        \
+	X(domain_blacklist_raw, SETTING_DOMAINS, domain_blacklist)                                 \
+	X(domain_whitelist_raw, SETTING_DOMAINS, domain_whitelist)                                 \
+	X(dsa_key_restriction, SETTING_INT, dsa_key_restriction)                                   \
+	X(ecdsa_key_restriction, SETTING_INT, ecdsa_key_restriction)                               \
+	X(ed25519_key_restriction, SETTING_INT, ed25519_key_restriction)                           \
+	X(email_author_in_body, SETTING_BOOL, email_author_in_body)                                \
+	X(enabled_git_access_protocol, SETTING_STR, enabled_git_access_protocol)                   \
+	X(enforce_terms, SETTING_BOOL, enforce_terms)                                              \
+	X(gitaly_timeout_default, SETTING_INT, gitaly_timeout_default)                             \
+	X(gitaly_timeout_medium, SETTING_INT, gitaly_timeout_medium)                               \
+	X(gitaly_timeout_fast, SETTING_INT, gitaly_timeout_fast)                                   \
+	X(gravatar_enabled, SETTING_BOOL, gravatar_enabled)                                        \
+	X(hashed_storage_enabled, SETTING_BOOL, hashed_storage_enabled)                            \
+	X(help_page_hide_commercial_content, SETTING_BOOL, help_page_hide_commercial_content)      \
+	X(help_page_support_url, SETTING_STR, help_page_support_url)                               \
+	X(help_page_text, SETTING_STR, help_page_text)                                             \
+	X(home_page_url, SETTING_STR, home_page_url)                                               \
+	X(housekeeping_bitmaps_enabled, SETTING_BOOL, housekeeping_bitmaps_enabled)                \
+	X(housekeeping_enabled, SETTING_BOOL, housekeeping_enabled)                                \
+	X(housekeeping_full_repack_period, SETTING_INT, housekeeping_full_repack_period)           \
+	X(housekeeping_gc_period, SETTING_INT, housekeeping_gc_period)                             \
+	X(housekeeping_incremental_repack_period, SETTING_INT,                                     \
+	  housekeeping_incremental_repack_period)                                                  \
+	X(html_emails_enabled, SETTING_BOOL, html_emails_enabled)                                  \
+	X(import_sources, SETTING_STRS, import_sources)                                            \
+	X(koding_enabled, SETTING_BOOL, koding_enabled)                                            \
+	X(koding_url, SETTING_STR, koding_url)                                                     \
+	X(max_artifacts_size, SETTING_INT, max_artifacts_size)                                     \
+	X(max_attachment_size, SETTING_INT, max_attachment_size)                                   \
+	X(max_pages_size, SETTING_INT, max_pages_size)                                             \
+	X(metrics_enabled, SETTING_BOOL, metrics_enabled)                                          \
+	X(metrics_host, SETTING_STR, metrics_host)                                                 \
+	X(metrics_method_call_threshold, SETTING_INT, metrics_method_call_threshold)               \
+	X(metrics_packet_size, SETTING_INT, metrics_packet_size)                                   \
+	X(metrics_pool_size, SETTING_INT, metrics_pool_size)                                       \
+	X(metrics_port, SETTING_INT, metrics_port)                                                 \
+	X(metrics_sample_interval, SETTING_INT, metrics_sample_interval)                           \
+	X(metrics_timeout, SETTING_INT, metrics_timeout)                                           \
+	X(pages_domain_verification_enabled, SETTING_BOOL, pages_domain_verification_enabled)      \
+	X(password_authentication_enabled_for_web, SETTING_BOOL,                                   \
+	  password_authentication_enabled_for_web)                                                 \
+	X(password_authentication_enabled_for_git, SETTING_BOOL,                                   \
+	  password_authentication_enabled_for_git)                                                 \
+	X(performance_bar_allowed_group_id, SETTING_INT, performance_bar_allowed_group_id)         \
+	X(performance_bar_enabled, SETTING_BOOL, performance_bar_enabled)                          \
+	X(plantuml_enabled, SETTING_BOOL, plantuml_enabled)                                        \
+	X(plantuml_url, SETTING_STR, plantuml_url)                                                 \
+	X(polling_interval_multiplier, SETTING_FLOAT, polling_interval_multiplier)                 \
+	X(project_export_enabled, SETTING_BOOL, project_export_enabled)                            \
+	X(prometheus_metrics_enabled, SETTING_BOOL, prometheus_metrics_enabled)                    \
+	X(recaptcha_enabled, SETTING_BOOL, recaptcha_enabled)                                      \
+	X(recaptcha_private_key, SETTING_SECRET, recaptcha_private_key_sealed)                     \
+	X(recaptcha_site_key, SETTING_STR, recaptcha_site_key)                                     \
+	X(repository_checks_enabled, SETTING_BOOL, repository_checks_enabled)                      \
+	X(repository_storages, SETTING_STRS, repository_storages)                                  \
+	X(require_two_factor_authentication, SETTING_BOOL, require_two_factor_authentication)      \
+	X(restricted_visibility_levels, SETTING_LEVELS, restricted_visibility_levels)              \
+	X(rsa_key_restriction, SETTING_INT, rsa_key_restriction)                                   \
+	X(send_user_confirmation_email, SETTING_BOOL, send_user_confirmation_email)                \
+	X(sentry_dsn, SETTING_STR, sentry_dsn)                                                     \
+	X(sentry_enabled, SETTING_BOOL, sentry_enabled)                                            \
+	X(session_expire_delay, SETTING_INT, session_expire_delay)                                 \
+	X(shared_runners_enabled, SETTING_BOOL, shared_runners_enabled)                            \
+	X(shared_runners_text, SETTING_STR, shared_runners_text)                                   \
+	X(sidekiq_throttling_enabled, SETTING_BOOL, sidekiq_throttling_enabled)                    \
+	X(sidekiq_throttling_factor, SETTING_FLOAT, sidekiq_throttling_factor)                     \
+	X(sidekiq_throttling_queues, SETTING_STRS, sidekiq_throttling_queues)                      \
+	X(sign_in_text, SETTING_STR, sign_in_text)                                                 \
+	X(signup_enabled, SETTING_BOOL, signup_enabled)                                            \
+	X(terminal_max_session_time, SETTING_INT, terminal_max_session_time)                       \
+	X(terms, SETTING_STR, terms)                                                               \
+	X(throttle_unauthenticated_enabled, SETTING_BOOL, throttle_unauthenticated_enabled)        \
+	X(throttle_unauthenticated_requests_per_period, SETTING_INT,                               \
+	  throttle_unauthenticated_requests_per_period)                                            \
+	X(throttle_unauthenticated_period_in_seconds, SETTING_INT,                                 \
+	  throttle_unauthenticated_period_in_seconds)                                              \
+	X(throttle_authenticated_web_enabled, SETTING_BOOL, throttle_authenticated_web_enabled)    \
+	X(throttle_authenticated_web_requests_per_period, SETTING_INT,                             \
+	  throttle_authenticated_web_requests_per_period)                                          \
+	X(throttle_authenticated_web_period_in_seconds, SETTING_INT,                               \
+	  throttle_authenticated_web_period_in_seconds)                                            \
+	X(throttle_authenticated_api_enabled, SETTING_BOOL, throttle_authenticated_api_enabled)    \
+	X(throttle_authenticated_api_requests_per_period, SETTING_INT,                             \
+	  throttle_authenticated_api_requests_per_period)                                          \
+	X(throttle_authenticated_api_period_in_seconds, SETTING_INT,                               \
+	  throttle_authenticated_api_period_in_seconds)                                            \
+	X(two_factor_grace_period, SETTING_INT, two_factor_grace_period)                           \
+	X(unique_ips_limit_enabled, SETTING_BOOL, unique_ips_limit_enabled)                        \
+	X(unique_ips_limit_per_user, SETTING_INT, unique_ips_limit_per_user)                       \
+	X(unique_ips_limit_time_window, SETTING_INT, unique_ips_limit_time_window)                 \
+	X(usage_ping_enabled, SETTING_BOOL, usage_ping_enabled)                                    \
+	X(user_default_external, SETTING_BOOL, user_default_external)                              \
+	X(user_oauth_applications, SETTING_BOOL, user_oauth_applications)                          \
+	X(version_check_enabled, SETTING_BOOL, version_check_enabled)                              \
+	X(allow_local_requests_from_hooks_and_services, SETTING_BOOL,                              \
+	  allow_local_requests_from_hooks_and_services)
 
 /* The fields' indexes (SETTING_F_name), and their number. */
-#define SETTINGS_ENUM(name, kind, sfx) SETTING_F_##name,
+#define SETTINGS_ENUM(name, kind, col) SETTING_F_##name,
 enum { SETTINGS_FIELDS(SETTINGS_ENUM) SETTINGS_NFIELDS };
 #undef SETTINGS_ENUM
 

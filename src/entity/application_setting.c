@@ -30,6 +30,20 @@ static void write_levels(jw *w, ctx *c, const char *array)
 	jw_end_array(w);
 }
 
+/* A text[] as its elements one a line (10.8's domain_whitelist_raw). */
+static void write_lines(jw *w, ctx *c, const char *array)
+{
+	const char **items;
+	int n = array ? db_text_array(c->a, array, &items) : 0;
+	jw_str_begin(w);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			jw_str_part(w, "\n");
+		jw_str_part(w, items[i]);
+	}
+	jw_str_end(w);
+}
+
 void entity_application_setting_write(jw *w, ctx *c, const PGresult *res, int row, int col)
 {
 	deps_none(c); /* the settings have no key in the response cache */
@@ -67,6 +81,9 @@ void entity_application_setting_write(jw *w, ctx *c, const PGresult *res, int ro
 			break;
 		case SETTING_LEVELS:
 			write_levels(w, c, v);
+			break;
+		case SETTING_DOMAINS:
+			write_lines(w, c, v);
 			break;
 		}
 	}

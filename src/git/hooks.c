@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "db/queue.h"
 #include "db/repos.h"
+#include "db/settings.h"
 #include "db/webhooks.h"
 #include "git/repo.h"
 
@@ -90,10 +91,52 @@ static const char *first_default(ctx *c, git_repository *repo, const hooks_updat
 	return master ? master : first;
 }
 
+/* Whether the push of updates made every branch the repository has now (it had none
+ * before), and branch among them. */
+static bool first_branches(git_repository *repo, const hooks_update *updates, const char *branch)
+{
+	bool found = false, all = true;
+	for (const hooks_update *u = updates; u; u = u->next)
+		if (!strncmp(u->ref, "refs/heads/", 11) && !strcmp(u->ref + 11, branch) &&
+		    !strcmp(u->old, HOOKS_ZERO) && strcmp(u->new, HOOKS_ZERO))
+			found = true;
+	git_branch_iterator *it = NULL;
+	if (!found || git_branch_iterator_new(&it, repo, GIT_BRANCH_LOCAL) < 0)
+		return false;
+	git_reference *ref;
+	git_branch_t type;
+	while (all && git_branch_next(&ref, &type, it) == 0) {
+		bool made = false;
+		for (const hooks_update *u = updates; u && !made; u = u->next)
+			made = !strcmp(u->ref, git_reference_name(ref)) &&
+			       !strcmp(u->old, HOOKS_ZERO);
+		all = made;
+		git_reference_free(ref);
+	}
+	git_branch_iterator_free(it);
+	return all;
+}
+
+/* GitLab 10.8's ProtectDefaultBranch: the default branch that the first push into an
+ * empty repository makes is protected as the application settings'
+ * default_branch_protection says (0 not, 1 developers push, 2 masters push; masters
+ * merge). */
+static int protect_default_branch(ctx *c, git_repository *repo, const project_scope *p,
+				  const hooks_update *updates, const char *branch)
+{
+	if (!branch || !first_branches(repo, updates, branch))
+		return 0;
+	int protection = settings_default_branch_protection(c);
+	if (protection == 0)
+		return 0;
+	return db_repos_protect_branch(c, p->id, branch, protection == 1 ? 30 : 40, 40);
+}
+
 int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hooks_update *updates)
 {
 	const char *uid = arena_printf(c->a, "%lld", c->user->id);
 	int rc = 0;
+	const char *default_branch = p->default_branch;
 	/* the first push of a repository without a default branch names it */
 	if (!p->default_branch) {
 		const char *branch = first_default(c, repo, updates);
@@ -103,7 +146,10 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 			return ERR_INTERNAL;
 		if (branch && (rc = db_repos_set_default_branch(c, p->id, branch)) < 0)
 			return rc;
+		default_branch = branch;
 	}
+	if ((rc = protect_default_branch(c, repo, p, updates, default_branch)) < 0)
+		return rc;
 	for (const hooks_update *u = updates; u && rc == 0; u = u->next) {
 		bool branch = strncmp(u->ref, "refs/heads/", 11) == 0;
 		if (!branch && strncmp(u->ref, "refs/tags/", 10) != 0)
