@@ -1,6 +1,7 @@
 /* What GitLab 10 showed of Sidekiq (lib/api/sidekiq_metrics.rb), admins only, filled from
  * collabd's own job queue (db/queue.h): GET /sidekiq/queue_metrics (each kind of
- * db/jobs.def as a queue: its jobs and the age of the oldest), /sidekiq/process_metrics
+ * db/jobs.def as a queue: its jobs and the age of the oldest; the webhook deliveries the
+ * queue web_hook), /sidekiq/process_metrics
  * (the background processes of every instance), /sidekiq/job_stats (jobs done, failed,
  * queued) and /sidekiq/compound_metrics (the three). */
 #include <string.h>
@@ -14,9 +15,12 @@ enum { SP_HOST, SP_PID, SP_STARTED, SP_BUSY, SP_NCOLS };
 enum { SJ_PROCESSED, SJ_FAILED, SJ_ENQUEUED, SJ_NCOLS };
 
 const db_stmt sidekiq_stmts[] = {
+	/* the job kinds', and the webhook deliveries not given up as the queue web_hook */
 	{"sidekiq_queues",
 	 "SELECT kind, count(*), extract(epoch FROM now() - min(created_at))::bigint"
-	 " FROM background_jobs GROUP BY kind",
+	 " FROM background_jobs GROUP BY kind UNION ALL SELECT 'web_hook', count(*),"
+	 " coalesce(extract(epoch FROM now() - min(created_at))::bigint, 0)"
+	 " FROM web_hook_deliveries WHERE state <> 'failed'",
 	 0, SQ_NCOLS},
 	/* the processes seen in the last minute; busy while their connection is in a
 	 * transaction (a job runs in one) */
@@ -43,17 +47,18 @@ static int queues(request *r, json_object *o)
 	if (!res)
 		return err;
 	json_object *q = json_object_new_object();
-	for (int k = 0; k < JOB_NKINDS; k++) {
+	for (int k = 0; k <= JOB_NKINDS; k++) {
+		const char *name = k < JOB_NKINDS ? queue_kind_name(k) : "web_hook";
 		long long backlog = 0, latency = 0;
 		for (int i = 0; i < PQntuples(res); i++)
-			if (strcmp(PQgetvalue(res, i, SQ_KIND), queue_kind_name(k)) == 0) {
+			if (strcmp(PQgetvalue(res, i, SQ_KIND), name) == 0) {
 				backlog = db_int(res, i, SQ_BACKLOG);
 				latency = db_int(res, i, SQ_LATENCY);
 			}
 		json_object *one = json_object_new_object();
 		json_object_object_add(one, "backlog", json_object_new_int64(backlog));
 		json_object_object_add(one, "latency", json_object_new_int64(latency));
-		json_object_object_add(q, queue_kind_name(k), one);
+		json_object_object_add(q, name, one);
 	}
 	json_object_object_add(o, "queues", q);
 	return 0;
