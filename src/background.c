@@ -20,6 +20,7 @@
 #include "git/archive.h"
 #include "git/refs.h"
 #include "git/repo.h"
+#include "hooks_sender.h"
 
 const db_stmt background_stmts[] = {
 	/* The rows of a project that DELETE /projects/:id marked; what refers to it goes
@@ -161,12 +162,14 @@ static int job_housekeeping(ctx *c, json_object *payload, const char **why)
 }
 
 /* push {"project_id", "ref", "before", "after", "user_id"} (git/hooks.c): merge requests'
- * head sha and merge_status (api/merge_requests.c), then the branch's or tag's pipeline
- * (ci/pipeline.c), in the one transaction that claimed the job: each push makes its
- * pipeline exactly once. */
+ * head sha and merge_status (api/merge_requests.c), the push event of the webhooks
+ * (hooks_sender.c), then the branch's or tag's pipeline (ci/pipeline.c), in the one
+ * transaction that claimed the job: each push makes its pipeline and its webhook
+ * deliveries exactly once. */
 static int job_push(ctx *c, json_object *payload, const char **why)
 {
-	if (merge_requests_on_push(c, payload, why) < 0)
+	if (merge_requests_on_push(c, payload, why) < 0 ||
+	    hooks_sender_on_push(c, payload, why) < 0)
 		return -1;
 	return ci_pipeline_on_push(c, payload, why);
 }
@@ -243,8 +246,14 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 	if (db_open(&d, cfg->database_url, statements) < 0)
 		log_warn("background process starts without a database connection; retrying");
 	arena *a = arena_new();
-	int listening = 0; /* the backend that LISTENs for us (0: none) */
-	time_t swept = 0;  /* when expired memberships were last removed */
+	hooks_sender *sender = hooks_sender_new();
+	if (!sender)
+		log_error("background: webhooks cannot be sent (curl cannot be set up)");
+	int listening = 0;     /* the backend that LISTENs for us (0: none) */
+	time_t swept = 0;      /* when expired memberships were last removed */
+	long long process = 0; /* our row of the process set (0: none yet) */
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
 	while (!stop_requested(sfd)) {
 		/* 1. (re)connect and listen on this connection */
 		if (db_ensure(&d) == 0 && listening != PQbackendPID(d.conn)) {
@@ -260,6 +269,9 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 			ctx c;
 			ctx_init(&c, a, cfg, &d, key);
 			int err;
+			/* and our row of the process set, joined again when it went */
+			if (process <= 0 || queue_process_seen(&c, process, false) == 1)
+				process = queue_process_join(&c, host, (long)getpid());
 			if (db_query(&c, "background_remove_expired_members", 0, NULL, &err) &&
 			    ci_jobs_drop_stuck(&c) >= 0)
 				swept = time(NULL);
@@ -286,13 +298,24 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 			if (rc != 1 || stop_requested(sfd))
 				break;
 		}
-		/* 5. a job queued meanwhile: at once; else wait for a notification, a stop or
-		 * the next poll */
+		/* 5. webhooks: claim the due deliveries, move those in flight on */
+		ctx hc;
+		ctx_init(&hc, a, cfg, &d, key);
+		int flying = hooks_sender_step(sender, &hc);
+		arena_reset(a);
+		/* 6. a job queued meanwhile: at once; else wait for a notification, a stop, a
+		 * webhook's transfer or the next poll */
 		if (take_notifications(d.conn))
 			continue;
 		struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = -1, .events = POLLIN}};
 		if (d.conn && PQstatus(d.conn) == CONNECTION_OK)
 			p[1].fd = PQsocket(d.conn);
+		if (flying > 0) {
+			hooks_sender_wait(sender, p, 2, 1000);
+			if (p[0].revents & POLLIN)
+				break;
+			continue;
+		}
 		if (poll(p, 2, 1000) < 0 && errno != EINTR) {
 			log_error("background poll: %s", strerror(errno));
 			break;
@@ -300,6 +323,12 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 		if (p[0].revents & POLLIN)
 			break;
 	}
+	if (process > 0 && d.conn && PQstatus(d.conn) == CONNECTION_OK) {
+		ctx c;
+		ctx_init(&c, a, cfg, &d, key);
+		queue_process_seen(&c, process, true);
+	}
+	hooks_sender_free(sender);
 	arena_destroy(a);
 	db_close(&d);
 	close(sfd);

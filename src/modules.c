@@ -10,8 +10,10 @@
 #include "db/settings.h"
 #include "db/user_refs.h"
 #include "db/versions.h"
+#include "db/webhooks.h"
 #include "entity/user.h"
 #include "hook.h"
+#include "hooks_sender.h"
 #include "shell.h"
 
 #define MODULE(name)                                                                               \
@@ -32,6 +34,8 @@ const db_stmt *const statements[] = {
 	db_ci_stmts,
 	db_user_refs_stmts,
 	db_settings_stmts,
+	db_webhooks_stmts,
+	hooks_sender_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

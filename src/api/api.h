@@ -279,6 +279,36 @@ bool settings_refuse_visibility(request *r, bool admin, int level);
 /* The caller is an admin (after sudo: the user it names). */
 #define API_CALLER_ADMIN(r) ((r)->ctx.user && (r)->ctx.user->admin)
 
+/* hooks.c: the system events of GitLab 10.8 (SystemHooksService), queued for every
+ * system hook in c's open transaction, from the record's row as it is at the call:
+ * after a creation, before a deletion. 0 or an ERR_ code (nothing is read when there
+ * is no system hook). */
+/* project_create, project_destroy; project_rename and project_transfer with old_path, the
+ * project's former path_with_namespace (NULL for the others) */
+int hooks_system_project(ctx *c, const char *event, const char *project_id, const char *old_path);
+/* user_create, user_destroy */
+int hooks_system_user(ctx *c, const char *event, const char *user_id);
+/* group_create, group_destroy */
+int hooks_system_group(ctx *c, const char *event, const char *group_id);
+/* user_add_to_team / user_remove_from_team (project), user_add_to_group /
+ * user_remove_from_group: the membership of user_id in source_id */
+int hooks_system_member(ctx *c, bool project, bool added, const char *source_id,
+			const char *user_id);
+/* key_create, key_destroy (a user's SSH key) */
+int hooks_system_key(ctx *c, const char *event, const char *key_id);
+
+/* hooks.c: the project events of GitLab 10.8's webhooks, queued in r's transaction for
+ * the hooks of the route's project that want them, by the caller. 0 or an ERR_ code. */
+/* a wiki page created, updated or deleted (action create, update, delete) */
+int hooks_wiki_page(request *r, const char *action, const char *title, const char *slug,
+		    const char *format, const char *content, size_t len, const char *message);
+/* issue issue_id opened, closed, reopened or updated (action open, close, reopen, update):
+ * a confidential one to the hooks with confidential_issues_events */
+int hooks_issue(request *r, const char *issue_id, const char *action);
+/* a comment note_id on noteable_type noteable_id (sent for the issues' that are not
+ * confidential) */
+int hooks_note(request *r, const char *note_id, const char *noteable_type, const char *noteable_id);
+
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */
 void api_respond_page(request *r, const page_req *pg, const PGresult *res, presenter_fn present);

@@ -315,7 +315,7 @@ static int add_commit_note(request *r, const target *t, const char *body, const 
 }
 
 /* Adds the route's body to t as a note of discussion (NULL: a new one), with the event
- * "commented on" that notes.c records: 0 with the note (DISCUSSION_NOTE_COLS) in *out,
+ * "commented on" and the note hook that notes.c's comments have: 0 with the note (DISCUSSION_NOTE_COLS) in *out,
  * or an ERR_ code. */
 static int add_note(request *r, const noteable_kind *k, const target *t, const char *discussion,
 		    PGresult **out)
@@ -348,7 +348,8 @@ static int add_note(request *r, const noteable_kind *k, const target *t, const c
 	const char *m[2] = {id, discussion};
 	if (!(*out = db_query(&r->ctx, "discussions_mark", 2, m, &err)))
 		return err;
-	return 0;
+	/* the note hook of a comment, as notes.c's, once the note is the discussion's */
+	return hooks_note(r, id, n->type, n->id);
 }
 
 /* 0, or ERR_FORBIDDEN when n's discussion is locked to the caller (members only). */

@@ -540,6 +540,9 @@ static int groups_create(request *r)
 	const char *mv[2] = {id, api_caller_id(r)};
 	if (!db_query(&r->ctx, "groups_owner_insert", 2, mv, &err))
 		return err;
+	int hr = hooks_system_group(&r->ctx, "group_create", id);
+	if (hr < 0)
+		return hr;
 	return present_detail(r, id, 201);
 }
 
@@ -595,7 +598,9 @@ static int groups_delete(request *r)
 	if (!can_admin_group(&g->ga))
 		return ERR_FORBIDDEN;
 	const char *v[1] = {g->id};
-	int err;
+	int err = hooks_system_group(&r->ctx, "group_destroy", g->id);
+	if (err < 0)
+		return err;
 	if (!db_query(&r->ctx, "groups_destroy", 1, v, &err))
 		return err;
 	respond_empty(r, 204);
@@ -633,6 +638,9 @@ static int groups_transfer_project(request *r)
 		}
 		return err;
 	}
+	const char *old_path = arena_printf(r->ctx.a, "%s/%s", p.ns_full_path, p.path);
+	if ((rc = hooks_system_project(&r->ctx, "project_transfer", p.id, old_path)) < 0)
+		return rc;
 	return present_detail(r, g->id, 201);
 }
 

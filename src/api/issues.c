@@ -738,7 +738,8 @@ static int issues_create(request *r)
 	const char *id = db_val(res, 0, IIR_ID), *iid = db_val(res, 0, IIR_IID);
 	const char *title = db_val(res, 0, IIR_TITLE);
 	if ((rc = issuable_created(r, &issue_kind, id, iid, title, admin, in.assignee, in.labels)) <
-	    0)
+		    0 ||
+	    (rc = hooks_issue(r, id, "open")) < 0)
 		return rc;
 	return issuable_respond(r, &issue_kind, 201, id);
 }
@@ -797,6 +798,11 @@ static int issues_update(request *r)
 	    (rc = issuable_system_note(r, &issue_kind, r->project->id, is.c.id,
 				       confidential ? "made the issue confidential"
 						    : "made the issue visible to everyone")) < 0)
+		return rc;
+	const char *action = strcmp(state, is.c.state) == 0 ? "update"
+			     : strcmp(state, "closed") == 0 ? "close"
+							    : "reopen";
+	if ((rc = hooks_issue(r, is.c.id, action)) < 0)
 		return rc;
 	return issuable_respond(r, &issue_kind, 200, is.c.id);
 }

@@ -131,6 +131,8 @@ static int create(request *r, const char *user_id)
 	}
 	if (PQntuples(res) == 0)
 		return fail_not_found(r, "User");
+	if ((rc = hooks_system_key(&r->ctx, "key_create", PQgetvalue(res, 0, 0))) < 0)
+		return rc;
 	respond_json(r, 201, entity_key(&r->ctx, res, 0, 0));
 	return 0;
 }
@@ -153,7 +155,9 @@ static int delete_key(request *r, const char *user_id)
 		return rc;
 	const char *v[2] = {key_id, user_id};
 	PGresult *res;
-	if ((rc = api_find(r, "keys_delete", 2, v, "User", &res)) < 0)
+	/* read before it goes; a key of another user rolls it back with the 404 */
+	if ((rc = hooks_system_key(&r->ctx, "key_destroy", key_id)) < 0 ||
+	    (rc = api_find(r, "keys_delete", 2, v, "User", &res)) < 0)
 		return rc;
 	if (PQgetisnull(res, 0, 0))
 		return fail_not_found(r, "Key");
@@ -176,10 +180,11 @@ const route keys_routes[] = {
 	{"GET", V4 "/user/keys", keys_list_mine, AUTH | RU, NULL},
 	{"GET", V4 "/users/:id/keys", keys_list_user, ADMIN | RU, NULL},
 	{"GET", V4 "/user/keys/:key_id", keys_show_mine, AUTH | RU, NULL},
-	{"POST", V4 "/user/keys", keys_create_mine, AUTH, NULL},
-	{"POST", V4 "/users/:id/keys", keys_create_user, ADMIN, NULL},
-	{"DELETE", V4 "/user/keys/:key_id", keys_delete_mine, AUTH, NULL},
-	{"DELETE", V4 "/users/:id/keys/:key_id", keys_delete_user, ADMIN, NULL},
+	/* TX: the key_create / key_destroy system event goes with the write */
+	{"POST", V4 "/user/keys", keys_create_mine, AUTH | TX, NULL},
+	{"POST", V4 "/users/:id/keys", keys_create_user, ADMIN | TX, NULL},
+	{"DELETE", V4 "/user/keys/:key_id", keys_delete_mine, AUTH | TX, NULL},
+	{"DELETE", V4 "/users/:id/keys/:key_id", keys_delete_user, ADMIN | TX, NULL},
 	{"GET", V4 "/keys/:id", keys_show_any, ADMIN, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -274,7 +274,8 @@ static int members_add(request *r)
 		return fail_not_found(r, "User");
 	if (PQgetisnull(res, 0, MI_MEMBER))
 		return fail(r, ERR_CONFLICT, "Member already exists");
-	if ((rc = member_source_event(r, &s, user_id, true)) < 0)
+	if ((rc = member_source_event(r, &s, user_id, true)) < 0 ||
+	    (rc = hooks_system_member(&r->ctx, s.project, true, s.id, user_id)) < 0)
 		return rc;
 	respond_json(r, 201, entity_member(&r->ctx, res, 0, MI_MEMBER));
 	return 0;
@@ -345,6 +346,8 @@ static int members_remove(request *r)
 		return ERR_FORBIDDEN;
 	const char *v[1] = {member_id};
 	int err;
+	if ((rc = hooks_system_member(&r->ctx, s.project, false, s.id, user_id)) < 0)
+		return rc;
 	if (!db_query(&r->ctx, "members_delete", 1, v, &err))
 		return err;
 	if ((rc = member_source_event(r, &s, user_id, false)) < 0)

@@ -24,11 +24,15 @@ enum { MQ_KIND, MQ_JOBS, MQ_DUE, MQ_OLDEST_AGE, MQ_NCOLS };
 const db_stmt monitoring_stmts[] = {
 	{"monitoring_ping", "SELECT 1", 0, 1},
 	/* the background queue by kind: jobs, those due, and the age in seconds of the
-	 * oldest (a job retried keeps its created_at) */
+	 * oldest (a job retried keeps its created_at); and the webhook deliveries not given
+	 * up as the kind web_hook */
 	{"monitoring_queue",
 	 "SELECT kind, count(*), count(*) FILTER (WHERE run_at <= now()),"
 	 " extract(epoch FROM now() - min(created_at))::float8 FROM background_jobs"
-	 " GROUP BY kind ORDER BY kind",
+	 " GROUP BY kind UNION ALL SELECT 'web_hook', count(*),"
+	 " count(*) FILTER (WHERE next_attempt_at <= now()),"
+	 " extract(epoch FROM now() - min(created_at))::float8 FROM web_hook_deliveries"
+	 " WHERE state <> 'failed' HAVING count(*) > 0 ORDER BY 1",
 	 0, MQ_NCOLS},
 	{NULL, NULL, 0, 0},
 };

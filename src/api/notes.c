@@ -450,7 +450,7 @@ static int created(request *r, const noteable *n, const PGresult *res)
 	const char *data = note_and_event_data(r, &note, res);
 	int rc = events_record_data(r, r->project->id, api_caller_id(r), "commented",
 				    "commented on", "Note", db_val(res, 0, 0), n->iid, NULL, data);
-	if (rc < 0)
+	if (rc < 0 || (rc = hooks_note(r, db_val(res, 0, 0), n->type, n->id)) < 0)
 		return rc;
 	respond_jw(r, 201, &note);
 	return 0;

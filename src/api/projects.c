@@ -1359,7 +1359,8 @@ static int create_as(request *r, const char *const *user_v, bool own)
 		.merge_method = in.merge_method,
 		.flags = in.flags,
 	};
-	if ((rc = insert_project(r, &ns, &np, &id)) < 0)
+	if ((rc = insert_project(r, &ns, &np, &id)) < 0 ||
+	    (rc = hooks_system_project(&r->ctx, "project_create", id, NULL)) < 0)
 		return rc;
 	return present(r, id, 201, true);
 }
@@ -1467,6 +1468,10 @@ static int projects_update(request *r)
 	int err;
 	if (!db_query(&r->ctx, "projects_update", PU_NPARAMS, v, &err))
 		return taken_for(r, err);
+	const char *old_path = arena_printf(r->ctx.a, "%s/%s", p->ns_full_path, p->path);
+	if (in.path && strcmp(in.path, p->path) != 0 &&
+	    (rc = hooks_system_project(&r->ctx, "project_rename", p->id, old_path)) < 0)
+		return rc;
 	/* the default branch must exist (GitLab's change_head); HEAD is put back if the
 	 * transaction does not commit */
 	if (in.default_branch) {
@@ -1495,6 +1500,9 @@ static int projects_delete(request *r)
 		return err;
 	if (PQntuples(res) == 0) /* another deletion came first */
 		return fail_not_found(r, "Project");
+	int hr = hooks_system_project(&r->ctx, "project_destroy", p->id, NULL);
+	if (hr < 0)
+		return hr;
 	/* the background process removes the rows and the repository (stored by id: a new
 	 * project of that path has a repository of its own at once) */
 	int rc = queue_enqueue(&r->ctx, JOB_DELETE_PROJECT,
@@ -1558,6 +1566,8 @@ static int projects_fork(request *r)
 		return rc == ERR_VALIDATION ? conflict_with_validation(r) : rc;
 	if (!db_query(&r->ctx, "projects_forks_inc", 1, fv, &err))
 		return err;
+	if ((rc = hooks_system_project(&r->ctx, "project_create", id, NULL)) < 0)
+		return rc;
 	return present(r, id, 201, true);
 }
 

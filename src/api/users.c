@@ -626,7 +626,8 @@ static int users_create(request *r)
 	if ((rc = param_bool(r, "skip_confirmation", &skip)) < 0)
 		return rc;
 	const char *id;
-	if ((rc = users_insert(&r->ctx, &in, skip, report_problem, r, &id)) < 0)
+	if ((rc = users_insert(&r->ctx, &in, skip, report_problem, r, &id)) < 0 ||
+	    (rc = hooks_system_user(&r->ctx, "user_create", id)) < 0)
 		return rc;
 	return present_user(r, id, 201);
 }
@@ -685,7 +686,8 @@ static int users_delete(request *r)
 		return rc;
 	const char *v[1] = {id};
 	PGresult *res;
-	if ((rc = api_find(r, "users_lock_target", 1, v, "User", &res)) < 0)
+	if ((rc = api_find(r, "users_lock_target", 1, v, "User", &res)) < 0 ||
+	    (rc = hooks_system_user(&r->ctx, "user_destroy", id)) < 0)
 		return rc;
 	int err = 0;
 	if (!db_query(&r->ctx, "users_delete_projects", 1, v, &err))

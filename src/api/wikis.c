@@ -352,8 +352,10 @@ static int busy(request *r)
 	return fail(r, ERR_CONFLICT, "The wiki changed while the page was saved; try again");
 }
 
+/* Answers the page written (status 201: created, 200: updated), after queuing its
+ * webhooks' event. */
 static int respond_page(request *r, int status, const char *path, const char *format,
-			const char *content, size_t len)
+			const char *content, size_t len, const char *message)
 {
 	const char *slash = strrchr(path, '/');
 	page p = {
@@ -362,8 +364,12 @@ static int respond_page(request *r, int status, const char *path, const char *fo
 		.name = slash ? slash + 1 : path,
 		.format = format,
 	};
-	respond_json(r, status,
-		     entity_wiki_page(format, slug_of(r, &p), title_of(r, &p), content, len));
+	const char *slug = slug_of(r, &p), *title = title_of(r, &p);
+	int rc = hooks_wiki_page(r, status == 201 ? "create" : "update", title, slug, format,
+				 content, len, message);
+	if (rc < 0)
+		return rc;
+	respond_json(r, status, entity_wiki_page(format, slug, title, content, len));
 	return 0;
 }
 
@@ -416,7 +422,8 @@ static int wikis_create(request *r)
 			return duplicate(r);
 		rc = wiki_commit(r, repo, &a, 1, message);
 		if (rc == 0)
-			return respond_page(r, 201, base, format, content->value, content->len);
+			return respond_page(r, 201, base, format, content->value, content->len,
+					    message);
 		if (rc != ERR_MOVED)
 			return rc < 0 ? rc : 0;
 	}
@@ -476,7 +483,7 @@ static int wikis_update(request *r)
 						   r->ctx.user->username, title ? title : p->name);
 		rc = wiki_commit(r, repo, moved ? acts : acts + 1, moved ? 2 : 1, message);
 		if (rc == 0)
-			return respond_page(r, 200, base, fmt, bytes, len);
+			return respond_page(r, 200, base, fmt, bytes, len, message);
 		if (rc != ERR_MOVED)
 			return rc < 0 ? rc : 0;
 	}
@@ -494,10 +501,11 @@ static int wikis_delete(request *r)
 		if ((rc = find_page(r, repo, &pages, &p)) < 0)
 			return rc;
 		gitc_action a = {.kind = GITC_DELETE, .file_path = p->path};
-		rc = wiki_commit(r, repo, &a, 1,
-				 arena_printf(r->ctx.a, "%s deleted page: %s",
-					      r->ctx.user->username, title_of(r, p)));
-		if (rc == 0) {
+		const char *message = arena_printf(r->ctx.a, "%s deleted page: %s",
+						   r->ctx.user->username, title_of(r, p));
+		rc = wiki_commit(r, repo, &a, 1, message);
+		if (rc == 0 && (rc = hooks_wiki_page(r, "delete", title_of(r, p), slug_of(r, p),
+						     p->format, NULL, 0, message)) == 0) {
 			respond_empty(r, 204);
 			return 0;
 		}

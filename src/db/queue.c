@@ -11,8 +11,9 @@ static const char *const kind_names[JOB_NKINDS] = {
 #undef JOB
 };
 
-/* the columns of queue_claim */
+/* the columns of queue_claim, of queue_enqueue_once */
 enum { QC_ID, QC_KIND, QC_PAYLOAD, QC_ATTEMPTS, QC_NCOLS };
+enum { QE_ID, QE_NOTIFIED, QE_NCOLS };
 
 const db_stmt queue_stmts[] = {
 	{"queue_listen", "LISTEN " QUEUE_CHANNEL, 0, 0},
@@ -26,20 +27,39 @@ const db_stmt queue_stmts[] = {
 	 "WITH j AS (INSERT INTO background_jobs (kind, payload) SELECT $1, $2::jsonb"
 	 " WHERE NOT EXISTS (SELECT 1 FROM background_jobs WHERE kind = $1 AND payload = $2::jsonb)"
 	 " RETURNING id) SELECT j.id, pg_notify('" QUEUE_CHANNEL "', j.id::text) FROM j",
-	 2, 2},
+	 2, QE_NCOLS},
 	/* The oldest due job of the kinds $1 (text[]) that no other process holds. */
 	{"queue_claim",
 	 "SELECT id, kind, payload::text, attempts FROM background_jobs WHERE run_at <= now()"
 	 " AND kind = ANY ($1::text[]) ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
 	 1, QC_NCOLS},
-	{"queue_finish", "DELETE FROM background_jobs WHERE id = $1", 1, 0},
+	/* removes job $1, counting it done (background_job_stats) */
+	{"queue_finish",
+	 "WITH d AS (DELETE FROM background_jobs WHERE id = $1 RETURNING kind)"
+	 " INSERT INTO background_job_stats AS s (kind, processed) SELECT kind, 1 FROM d"
+	 " ON CONFLICT (kind) DO UPDATE SET processed = s.processed + 1",
+	 1, 0},
 	/* $1 id, $2 why */
 	{"queue_retry",
-	 "UPDATE background_jobs SET attempts = attempts + 1, last_error = left($2, 1000),"
-	 " run_at = now() + least(interval '1 hour',"
+	 "WITH u AS (UPDATE background_jobs SET attempts = attempts + 1,"
+	 " last_error = left($2, 1000), run_at = now() + least(interval '1 hour',"
 	 " interval '5 seconds' * power(2, least(attempts, 20)))"
-	 " WHERE id = $1",
+	 " WHERE id = $1 RETURNING kind)"
+	 " INSERT INTO background_job_stats AS s (kind, failed) SELECT kind, 1 FROM u"
+	 " ON CONFLICT (kind) DO UPDATE SET failed = s.failed + 1",
 	 2, 0},
+	/* the calling background process joins the process set ($1 hostname, $2 pid),
+	 * dropping the rows of processes not seen for a minute: its row's id */
+	{"queue_process_join",
+	 "WITH gone AS (DELETE FROM background_processes WHERE seen_at < now() - interval '1 minute')"
+	 " INSERT INTO background_processes (hostname, pid, backend_pid)"
+	 " VALUES ($1, $2, pg_backend_pid()) RETURNING id",
+	 2, 1},
+	{"queue_process_seen",
+	 "UPDATE background_processes SET seen_at = now(), backend_pid = pg_backend_pid()"
+	 " WHERE id = $1 RETURNING id",
+	 1, 1},
+	{"queue_process_leave", "DELETE FROM background_processes WHERE id = $1", 1, 0},
 	{NULL, NULL, 0, 0},
 };
 
@@ -78,8 +98,27 @@ int queue_enqueue_once(ctx *c, int kind, const char *payload, const char **id)
 		return err;
 	if (PQntuples(res) == 0)
 		return 0;
-	*id = arena_strdup(c->a, PQgetvalue(res, 0, 0));
+	*id = arena_strdup(c->a, PQgetvalue(res, 0, QE_ID));
 	return 1;
+}
+
+long long queue_process_join(ctx *c, const char *hostname, long pid)
+{
+	const char *v[2] = {hostname, arena_printf(c->a, "%ld", pid)};
+	int err;
+	PGresult *res = db_query(c, "queue_process_join", 2, v, &err);
+	return res && PQntuples(res) == 1 ? db_int(res, 0, 0) : err;
+}
+
+int queue_process_seen(ctx *c, long long id, bool leave)
+{
+	const char *v[1] = {arena_printf(c->a, "%lld", id)};
+	int err;
+	PGresult *res =
+		db_query(c, leave ? "queue_process_leave" : "queue_process_seen", 1, v, &err);
+	if (!res)
+		return err;
+	return leave || PQntuples(res) == 1 ? 0 : 1;
 }
 
 int queue_listen(ctx *c)

@@ -39,6 +39,13 @@ int queue_enqueue(ctx *c, int kind, const char *payload);
  * c's arena), 0 when there is one already, or an ERR_ code. */
 int queue_enqueue_once(ctx *c, int kind, const char *payload, const char **id);
 
+/* The process set (background_processes, what GET /sidekiq/process_metrics shows): a
+ * background process joins it (its row's id, or an ERR_ code), says it is alive every
+ * few seconds (0; 1 when its row is gone, taken for a dead process's: it joins again),
+ * and leaves it when it stops (queue_process_seen with leave: 0). Or an ERR_ code. */
+long long queue_process_join(ctx *c, const char *hostname, long pid);
+int queue_process_seen(ctx *c, long long id, bool leave);
+
 /* LISTENs for QUEUE_CHANNEL on c's connection. 0 or an ERR_ code. */
 int queue_listen(ctx *c);
 

@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "auth/scope.h"
+#include "core/crypto.h"
 #include "core/errors.h"
 #include "db/queue.h"
 #include "db/repos.h"
 #include "db/settings.h"
+#include "db/webhooks.h"
 #include "git/repo.h"
 
 /* push_data of GitLab 10's push events for update u of repo. */
@@ -169,6 +171,16 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 		json_object_object_add(job, "before", json_object_new_string(u->old));
 		json_object_object_add(job, "after", json_object_new_string(u->new));
 		json_object_object_add(job, "user_id", json_object_new_int64(c->user->id));
+		/* the webhooks' deliveries, queued here in push order; the job builds their
+		 * payload (its git work stays off the push's path) */
+		char key[TOKEN_LEN + 1];
+		if (crypto_token(key) < 0 ||
+		    (rc = webhooks_queue_push(c, p->id, branch ? WEBHOOK_PUSH : WEBHOOK_TAG_PUSH,
+					      key)) < 0) {
+			json_object_put(job);
+			return rc < 0 ? rc : ERR_INTERNAL;
+		}
+		json_object_object_add(job, "hooks_key", json_object_new_string(key));
 		rc = queue_enqueue(c, JOB_PUSH,
 				   arena_strdup(c->a, json_object_to_json_string_ext(
 							      job, JSON_C_TO_STRING_PLAIN)));

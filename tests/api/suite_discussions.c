@@ -582,6 +582,29 @@ START_TEST(test_discussions_commits)
 }
 END_TEST
 
+/* A discussion's notes on an issue are comments to the project's note hooks, as the
+ * notes API's (api/hooks.c hooks_note): one delivery queued for each. */
+START_TEST(test_discussions_note_hook)
+{
+	fx_project p;
+	make_project(&p, "public");
+	long long hook = sql_int("INSERT INTO web_hooks (project_id, url, push_events, note_events)"
+				 " VALUES (%lld, 'http://hook.invalid/', false, true) RETURNING id",
+				 p.id);
+	long long iid;
+	fixture_issue(p.id, p.owner, "h", false, &iid);
+	char *base = S(fmt("/projects/%lld/issues/%lld/discussions", p.id, iid));
+	char *did = start(base, p.owner_tok, "hooked");
+	ck_code(R(api("POST", S(fmt("%s/%s/notes", base, did)), p.owner_tok, "body=again")), 201);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM web_hook_deliveries WHERE hook_id = %lld"
+			" AND event = 'Note Hook' AND payload->'object_attributes'->>'note'"
+			" IN ('hooked', 'again')",
+			hook),
+		2);
+}
+END_TEST
+
 Suite *suite_discussions(void)
 {
 	Suite *s = suite_create("discussions");
@@ -596,6 +619,7 @@ Suite *suite_discussions(void)
 	tcase_add_test(tc, test_discussions_snippets);
 	tcase_add_test(tc, test_discussions_merge_request_resolve);
 	tcase_add_test(tc, test_discussions_commits);
+	tcase_add_test(tc, test_discussions_note_hook);
 	suite_add_tcase(s, tc);
 	return s;
 }
