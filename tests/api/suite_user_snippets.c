@@ -279,10 +279,15 @@ START_TEST(test_user_snippets_pagination)
 	}
 	ck_body(R(api("GET", "/snippets?per_page=x", token, NULL)), 400,
 		"{\"error\":\"per_page is invalid\"}");
+	/* the public list: newest first, paginated the same way */
+	long long older = add(token, "pub1", "public");
+	long long newer = add(token, "pub2", "public");
 	resp *p = R(api("GET", "/snippets/public?per_page=1", token, NULL));
-	ck_status(p, 200);
-	ck_assert(atoll(resp_header(p, "X-Total")) >= 0);
+	ck_ids(p, &newer, 1);
+	ck_assert(atoll(resp_header(p, "X-Total")) >= 2);
 	ck_assert_str_eq(resp_header(p, "X-Per-Page"), "1");
+	ck_assert_str_eq(resp_header(p, "X-Next-Page"), "2");
+	ck_ids(R(api("GET", "/snippets/public?per_page=1&page=2", token, NULL)), &older, 1);
 }
 END_TEST
 
