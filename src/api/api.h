@@ -270,6 +270,15 @@ int variables_insert(request *r, const char *stmt, const char **v, int n, presen
  * triggers, schedules) away from everyone when they are off. */
 int ci_jobs_enabled(request *r);
 
+/* user_snippets.c: the user agent detail (GitLab 10.8's UserAgentDetail) of a record
+ * that a request created, type 'Issue' or 'Snippet' with id: the request's User-Agent
+ * and client address (nginx's REMOTE_ADDR), kept when it has both, in the request's
+ * transaction; 0 or an ERR_ code. user_agent_respond answers the detail at col of row 0
+ * of res (entity/snippet.h USER_AGENT_DETAIL_COLS), or 404 UserAgentDetail when none
+ * was recorded. */
+int user_agent_record(request *r, const char *type, const char *id);
+int user_agent_respond(request *r, const PGresult *res, int col);
+
 /* settings.c: GitLab 10.8's Gitlab::VisibilityLevel.allowed_for? for a project, group
  * or snippet of visibility level (enum visibility) that a user (an admin when admin)
  * creates or changes to: an admin may use any level, others none of

@@ -16,6 +16,7 @@
 #include "api/issuable.h"
 #include "entity/entity.h"
 #include "entity/issue.h"
+#include "entity/user_agent_detail.h"
 #include "http/pagination.h"
 
 /* A substring pattern of p, its pattern characters taken literally. */
@@ -270,6 +271,11 @@ const db_stmt issues_stmts[] = {
 	 " WHERE i.project_id = $1 AND i.iid = $2 FOR UPDATE OF i",
 	 2, LK_NCOLS},
 	{"issues_project_enabled", "SELECT issues_enabled FROM projects WHERE id = $1", 1, 1},
+	/* $1 project, $2 iid: the issue's id and its user agent detail (NULLs: none) */
+	{"issues_user_agent_detail",
+	 "SELECT i.id, " USER_AGENT_DETAIL_COLS " FROM issues i" USER_AGENT_DETAIL_JOIN(
+		 "Issue", "i.id") " WHERE i.project_id = $1 AND i.iid = $2",
+	 2, 1 + USER_AGENT_DETAIL_NCOLS},
 	/* $1 project, $2 title, $3 description, $4 author, $5 milestone, $6 confidential,
 	 * $7 discussion_locked, $8 due date, $9 created_at (NULL: now). */
 	{"issues_insert",
@@ -737,6 +743,8 @@ static int issues_create(request *r)
 		return err;
 	const char *id = db_val(res, 0, IIR_ID), *iid = db_val(res, 0, IIR_IID);
 	const char *title = db_val(res, 0, IIR_TITLE);
+	if ((rc = user_agent_record(r, "Issue", id)) < 0)
+		return rc;
 	if ((rc = issuable_created(r, &issue_kind, id, iid, title, admin, in.assignee, in.labels)) <
 		    0 ||
 	    (rc = hooks_issue(r, id, "open")) < 0)
@@ -1073,6 +1081,20 @@ static int issues_time_stats(request *r)
 	return show_issue(r, entity_time_stats_write, IC_TIME_ESTIMATE);
 }
 
+/* GitLab 10.8's: admins only, any issue of the project (find_project_issue) */
+static int issues_user_agent_detail(request *r)
+{
+	const char *iid;
+	int rc = issue_iid(r, "issue_iid", &iid);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {r->project->id, iid};
+	PGresult *res;
+	if ((rc = api_find(r, "issues_user_agent_detail", 2, v, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	return user_agent_respond(r, res, 1);
+}
+
 #define ISSUE V4 "/projects/:id/issues/:issue_iid"
 
 /* The module's routes (http/router.h), in the order they are matched. */
@@ -1095,5 +1117,6 @@ const route issues_routes[] = {
 	{"POST", ISSUE "/reset_spent_time", issues_reset_spent_time, AUTH | PW, check_iid},
 	{"GET", ISSUE "/time_stats", issues_time_stats, AUTH | PR, check_iid},
 	{"GET", ISSUE "/participants", issues_participants, AUTH | PR, check_iid},
+	{"GET", ISSUE "/user_agent_detail", issues_user_agent_detail, ADMIN | PR, check_iid},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -12,6 +12,7 @@
 #include "db/settings.h"
 #include "entity/entity.h"
 #include "entity/snippet.h"
+#include "entity/user_agent_detail.h"
 
 /* Snippet s may be seen by the caller (`me`); M: the SQL of whether they are a member
  * of its project. */
@@ -79,6 +80,11 @@ const db_stmt snippets_stmts[] = {
 	 " visibility = coalesce($7::smallint, visibility), updated_at = now() WHERE id = $1",
 	 SU_NPARAMS, 0},
 	{"snippets_delete", "DELETE FROM snippets WHERE id = $1", 1, 0},
+	/* $1 project, $2 snippet: its id and its user agent detail (NULLs: none) */
+	{"snippets_user_agent_detail",
+	 "SELECT s.id, " USER_AGENT_DETAIL_COLS " FROM snippets s" USER_AGENT_DETAIL_JOIN(
+		 "Snippet", "s.id") " WHERE s.project_id = $1 AND s.id = $2",
+	 2, 1 + USER_AGENT_DETAIL_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -265,6 +271,8 @@ static int snippets_create(request *r)
 	PGresult *res = db_query(&r->ctx, "snippets_insert", SI_NPARAMS, v, &err);
 	if (!res)
 		return err;
+	if ((rc = user_agent_record(r, "Snippet", db_val(res, 0, 0))) < 0)
+		return rc;
 	return present(r, db_val(res, 0, 0), 201);
 }
 
@@ -326,6 +334,20 @@ static int snippets_delete(request *r)
 	return 0;
 }
 
+/* GitLab 10.8's: admins only, any snippet of the project, snippets on or off
+ * (Snippet.find_by!: "404 Not found") */
+static int snippets_user_agent_detail(request *r)
+{
+	const char *v[2] = {r->project->id, NULL};
+	int rc = api_id(r, "snippet_id", &v[1]);
+	if (rc < 0)
+		return rc;
+	PGresult *res;
+	if ((rc = api_find(r, "snippets_user_agent_detail", 2, v, NULL, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	return user_agent_respond(r, res, 1);
+}
+
 /* The module's routes (http/router.h), in the order they are matched. */
 const route snippets_routes[] = {
 	{"GET", V4 "/projects/:id/snippets", snippets_list, AUTH | PR, NULL},
@@ -338,5 +360,7 @@ const route snippets_routes[] = {
 	 snippets_check_update},
 	{"DELETE", V4 "/projects/:id/snippets/:snippet_id", snippets_delete, AUTH | PW,
 	 snippets_check_id},
+	{"GET", V4 "/projects/:id/snippets/:snippet_id/user_agent_detail",
+	 snippets_user_agent_detail, ADMIN | PR, snippets_check_id},
 	{NULL, NULL, NULL, 0, NULL},
 };
