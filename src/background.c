@@ -311,7 +311,20 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 		if (d.conn && PQstatus(d.conn) == CONNECTION_OK)
 			p[1].fd = PQsocket(d.conn);
 		if (flying > 0) {
-			hooks_sender_wait(sender, p, 2, 1000);
+			/* the transfers move on, each one's end starting its hook's next, until
+			 * none is left, a notification or a stop comes, or a second has passed
+			 * (the schedules' and the sweep's turn) */
+			time_t since = time(NULL);
+			for (;;) {
+				hooks_sender_wait(sender, p, 2, 1000);
+				if ((p[0].revents | p[1].revents) & POLLIN)
+					break;
+				ctx_init(&hc, a, cfg, &d, key);
+				flying = hooks_sender_step(sender, &hc);
+				arena_reset(a);
+				if (flying == 0 || time(NULL) - since >= 1)
+					break;
+			}
 			if (p[0].revents & POLLIN)
 				break;
 			continue;

@@ -253,17 +253,27 @@ int hooks_sender_step(hooks_sender *s, ctx *c)
 {
 	if (!s)
 		return 0;
-	if (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK && !db_in_transaction(c))
-		claim(s, c);
-	if (s->n == 0)
-		return 0;
-	int running;
-	curl_multi_perform(s->multi, &running);
-	CURLMsg *msg;
-	int left;
-	while ((msg = curl_multi_info_read(s->multi, &left)))
-		if (msg->msg == CURLMSG_DONE)
-			finish(s, c, msg);
+	/* A delivery that ended makes its hook's next one due: claimed and started at once,
+	 * pass after pass while transfers end (a hook's deliveries follow each other at the
+	 * receiver's pace, not the background loop's), at most HOOKS_SENDER_PASSES times so
+	 * that the jobs are not kept waiting. */
+	for (int pass = 0; pass < HOOKS_SENDER_PASSES; pass++) {
+		if (c->db->conn && PQstatus(c->db->conn) == CONNECTION_OK && !db_in_transaction(c))
+			claim(s, c);
+		if (s->n == 0)
+			break;
+		int running, ended = 0;
+		curl_multi_perform(s->multi, &running);
+		CURLMsg *msg;
+		int left;
+		while ((msg = curl_multi_info_read(s->multi, &left)))
+			if (msg->msg == CURLMSG_DONE) {
+				finish(s, c, msg);
+				ended++;
+			}
+		if (ended == 0)
+			break;
+	}
 	return s->n;
 }
 

@@ -28,6 +28,8 @@
 #define HOOKS_SENDER_MAX_ATTEMPTS 15
 /* deliveries in flight at once, per background process */
 #define HOOKS_SENDER_MAX_FLIGHT 32
+/* claim-and-send passes of one hooks_sender_step at most */
+#define HOOKS_SENDER_PASSES 64
 
 extern const db_stmt hooks_sender_stmts[];
 
