@@ -1006,7 +1006,8 @@ static int merge_requests_create(request *r)
 	api_set_project(r, &target);
 	const issuable_kind *k = &mr_kind;
 	if ((rc = issuable_created(r, k, id, iid, title, admin, in.assignee, in.labels)) < 0 ||
-	    (rc = queue_check(r, id)) < 0 || (rc = issuable_respond(r, k, 201, id)) < 0) {
+	    (rc = queue_check(r, id)) < 0 || (rc = hooks_merge_request(r, id, "open", NULL)) < 0 ||
+	    (rc = issuable_respond(r, k, 201, id)) < 0) {
 		api_set_project(r, source);
 		return rc;
 	}
@@ -1066,6 +1067,9 @@ static int merge_requests_update(request *r)
 								 : "false",
 	};
 	_Static_assert(sizeof(v) / sizeof(*v) == MU_NPARAMS, "mrs_update");
+	PGresult *old;
+	if ((rc = hooks_merge_request_before(r, m.c.id, &old)) < 0)
+		return rc;
 	int err;
 	PGresult *res = db_query(&r->ctx, "mrs_update", MU_NPARAMS, v, &err);
 	if (!res)
@@ -1086,6 +1090,12 @@ static int merge_requests_update(request *r)
 	if ((rc = issuable_edited(r, &mr_kind, &m.c, db_val(res, 0, MUR_MILESTONE),
 				  db_val(res, 0, MUR_MILESTONE_REF), admin, in.labels,
 				  in.assignee_given, in.assignee)) < 0)
+		return rc;
+	const char *state = db_val(res, 0, MUR_STATE);
+	const char *action = strcmp(state, m.c.state) == 0  ? "update"
+			     : strcmp(state, "closed") == 0 ? "close"
+							    : "reopen";
+	if ((rc = hooks_merge_request(r, m.c.id, action, old)) < 0)
 		return rc;
 	return issuable_respond(r, &mr_kind, 200, m.c.id);
 }
@@ -1264,7 +1274,8 @@ static int merge_requests_merge(request *r)
 		return err;
 	if ((rc = system_note(r, m.c.id, "merged")) < 0 ||
 	    (rc = issuable_state_event(r, &mr_kind, r->project->id, m.c.id, m.iid, m.c.title,
-				       "merged")) < 0)
+				       "merged")) < 0 ||
+	    (rc = hooks_merge_request(r, m.c.id, "merge", NULL)) < 0)
 		return rc;
 	/* the issues the description closes */
 	int n;
