@@ -413,7 +413,7 @@ static int repository_update(ctx *c, json_object *update, const char *project_id
 		return -1;
 	}
 	const char *key = json_object_get_string(v);
-	PGresult *res;
+	PGresult *res = NULL;
 	int rc = webhooks_push_context(c, project_id, user_id, key, &res);
 	if (rc == ERR_NOT_FOUND || (rc == 0 && !db_bool(res, 0, WPC_HAS_HOOKS)))
 		return 0;
@@ -562,7 +562,7 @@ int hooks_sender_on_ci(ctx *c, json_object *payload, const char **why)
 	if (PQntuples(row) == 0)
 		return 0;
 	const char *user_id = db_val(row, 0, job ? HJB_NCOLS : HPL_NCOLS);
-	PGresult *res;
+	PGresult *res = NULL;
 	int rc = webhooks_push_context(c, project_id, user_id, key, &res);
 	if (rc == ERR_NOT_FOUND || (rc == 0 && !db_bool(res, 0, WPC_HAS_HOOKS)))
 		return 0;

@@ -9,6 +9,7 @@
 #include "core/netcheck.h"
 #include "db/settings.h"
 #include "db/webhooks.h"
+#include "entity/entity.h"
 #include "entity/hook.h"
 #include "entity/project.h"
 #include "git/commits.h"
@@ -568,7 +569,7 @@ static int mr_attrs(ctx *c, const PGresult *mr, const PGresult *target, const ch
 int hooks_merge_request_before(request *r, const char *mr_id, PGresult **old)
 {
 	*old = NULL;
-	PGresult *res;
+	PGresult *res = NULL;
 	int rc = webhooks_event_context(&r->ctx, r->project->id, api_caller_id(r),
 					WEBHOOK_MERGE_REQUEST, &res);
 	if (rc <= 0)
@@ -577,19 +578,26 @@ int hooks_merge_request_before(request *r, const char *mr_id, PGresult **old)
 	return rc < 0 ? rc : 0;
 }
 
-int hooks_merge_request(request *r, const char *mr_id, const char *action, const PGresult *old)
+int hooks_merge_request_as(ctx *c, const char *project_id, const char *user_id, const char *mr_id,
+			   const char *action, const PGresult *old, const char *oldrev)
 {
-	PGresult *res, *mr;
-	int rc = webhooks_event_context(&r->ctx, r->project->id, api_caller_id(r),
-					WEBHOOK_MERGE_REQUEST, &res);
-	if (rc <= 0 || (rc = one_row(&r->ctx, "hooks_mr_row", mr_id, &mr)) <= 0)
+	PGresult *res = NULL, *mr = NULL;
+	int rc = webhooks_event_context(c, project_id, user_id, WEBHOOK_MERGE_REQUEST, &res);
+	if (rc <= 0 || (rc = one_row(c, "hooks_mr_row", mr_id, &mr)) <= 0)
 		return rc;
 	json_object *attrs;
-	if ((rc = mr_attrs(&r->ctx, mr, res, action, &attrs)) < 0)
+	if ((rc = mr_attrs(c, mr, res, action, &attrs)) < 0)
 		return rc;
-	json_object *e = entity_hook_merge_request(&r->ctx, res, mr, old, attrs);
-	return webhooks_queue(&r->ctx, r->project->id, WEBHOOK_MERGE_REQUEST,
-			      payload_text(&r->ctx, e), NULL);
+	if (oldrev)
+		json_put_str(attrs, "oldrev", oldrev);
+	json_object *e = entity_hook_merge_request(c, res, mr, old, attrs);
+	return webhooks_queue(c, project_id, WEBHOOK_MERGE_REQUEST, payload_text(c, e), NULL);
+}
+
+int hooks_merge_request(request *r, const char *mr_id, const char *action, const PGresult *old)
+{
+	return hooks_merge_request_as(&r->ctx, r->project->id, api_caller_id(r), mr_id, action, old,
+				      NULL);
 }
 
 int hooks_note(request *r, const char *note_id, const char *noteable_type, const char *noteable_id)
@@ -606,7 +614,7 @@ int hooks_note(request *r, const char *note_id, const char *noteable_type, const
 	if (issue_note && ((rc = one_row(c, "hooks_issue_row", noteable_id, &target)) <= 0 ||
 			   db_bool(target, 0, HIS_CONFIDENTIAL)))
 		return rc < 0 ? rc : 0;
-	PGresult *res, *note;
+	PGresult *res = NULL, *note = NULL;
 	rc = webhooks_event_context(c, r->project->id, api_caller_id(r), WEBHOOK_NOTE, &res);
 	if (rc <= 0 || (rc = one_row(c, "hooks_note_row", note_id, &note)) <= 0)
 		return rc;

@@ -1343,10 +1343,16 @@ static json_object *member(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
+/* The push a check follows: its user and the branch's head before (decimal id, hex) */
+struct push_of {
+	const char *user_id, *before;
+};
+
 /* Sets head sha and merge_status of the requests that mrs_to_check finds for project,
- * branch or id: how many, or -1. */
+ * branch or id: how many, or -1. After push, the requests from the pushed branch get
+ * their update event. */
 static int check_requests(ctx *c, const char *project, const char *branch, const char *id,
-			  const char **why)
+			  const struct push_of *push, const char **why)
 {
 	const char *v[3] = {project, branch, id};
 	int err;
@@ -1380,6 +1386,17 @@ static int check_requests(ctx *c, const char *project, const char *branch, const
 			*why = "cannot record a merge status";
 			return -1;
 		}
+		/* new commits on its source branch: 10.8's RefreshService sends it as an
+		 * update with the branch's head before */
+		const char *source = db_val(res, i, MTC_SOURCE_PROJECT);
+		if (push && source && strcmp(source, project) == 0 &&
+		    strcmp(db_val(res, i, MTC_SOURCE_BRANCH), branch) == 0 &&
+		    hooks_merge_request_as(c, db_val(res, i, MTC_TARGET_PROJECT), push->user_id,
+					   db_val(res, i, MTC_ID), "update", NULL,
+					   push->before) < 0) {
+			*why = "cannot queue a merge request's webhooks";
+			return -1;
+		}
 	}
 	return PQntuples(res);
 }
@@ -1397,8 +1414,17 @@ int merge_requests_on_push(ctx *c, json_object *payload, const char **why)
 	long long project_id = (long long)json_object_get_int64(project);
 	int n = 0;
 	if (strncmp(name, "refs/heads/", 11) == 0) { /* a tag moves no request */
+		json_object *user = member(payload, "user_id"), *before = member(payload, "before");
+		struct push_of push = {
+			.user_id = user ? arena_printf(c->a, "%lld",
+						       (long long)json_object_get_int64(user))
+					: NULL,
+			.before = before && json_object_is_type(before, json_type_string)
+					  ? json_object_get_string(before)
+					  : NULL,
+		};
 		n = check_requests(c, arena_printf(c->a, "%lld", project_id),
-				   arena_strdup(c->a, name + 11), NULL, why);
+				   arena_strdup(c->a, name + 11), NULL, &push, why);
 		if (n < 0)
 			return -1;
 	}
@@ -1420,7 +1446,7 @@ int merge_requests_on_check(ctx *c, json_object *payload, const char **why)
 	}
 	return check_requests(c, NULL, NULL,
 			      arena_printf(c->a, "%lld", (long long)json_object_get_int64(id)),
-			      why) < 0
+			      NULL, why) < 0
 		       ? -1
 		       : 0;
 }

@@ -1036,7 +1036,14 @@ static const char *feature_branch(const proj *p, const char *branch)
 	resp *r = R(api("POST", S(fmt("/projects/%lld/repository/branches", p->id)), p->token,
 			S(fmt("branch=%s&ref=master", branch))));
 	ck_status(r, 201);
-	return S(strdup(commit(p, branch, S(fmt("%s.txt", branch)))));
+	const char *sha = S(strdup(commit(p, branch, S(fmt("%s.txt", branch)))));
+	/* its push jobs done, so that none of them sees a request made afterwards */
+	for (int i = 0; i < 300 && sql_int("SELECT count(*) FROM background_jobs WHERE kind ="
+					   " 'push' AND (payload->>'project_id')::bigint = %lld",
+					   p->id) > 0;
+	     i++)
+		usleep(100000);
+	return sha;
 }
 
 START_TEST(test_hooks_merge_request)
@@ -1065,13 +1072,18 @@ START_TEST(test_hooks_merge_request)
 	ck_status(R(api("PUT", one, p.token, "title=Hooked%20again")), 200);
 	ck_status(R(api("PUT", one, p.token, "state_event=close")), 200);
 	ck_status(R(api("PUT", one, p.token, "state_event=reopen")), 200);
-	ck_status(R(api("PUT", S(fmt("%s/merge", one)), p.token, NULL)), 200);
+	/* a push to its source branch: an update with the head before (RefreshService) */
+	const char *head2 = S(strdup(commit(&p, "feature", "more.txt")));
 	ck_assert_msg(rcv_wait(rv, 5, 30), "%d merge request events", rcv_count(rv));
+	ck_status(R(api("PUT", S(fmt("%s/merge", one)), p.token, NULL)), 200);
+	ck_assert_msg(rcv_wait(rv, 6, 30), "%d merge request events", rcv_count(rv));
 	rcv_req *q[8];
-	ck_assert_int_eq(with_header(rv, "Merge Request Hook", q, 8), 5);
-	static const char *const actions[] = {"open", "update", "close", "reopen", "merge"};
-	static const char *const states[] = {"opened", "opened", "closed", "opened", "merged"};
-	for (int i = 0; i < 5; i++) {
+	ck_assert_int_eq(with_header(rv, "Merge Request Hook", q, 8), 6);
+	static const char *const actions[] = {"open",   "update", "close",
+					      "reopen", "update", "merge"};
+	static const char *const states[] = {"opened", "opened", "closed",
+					     "opened", "opened", "merged"};
+	for (int i = 0; i < 6; i++) {
 		json_object *e = q[i]->json;
 		ck_assert_str_eq(jstr(e, "object_kind"), "merge_request");
 		json_object *a = jget(e, "object_attributes");
@@ -1088,8 +1100,8 @@ START_TEST(test_hooks_merge_request)
 		ck_assert_str_eq(jstr(jget(a, "source"), "path_with_namespace"), p.path);
 		ck_assert_str_eq(jstr(jget(a, "target"), "path_with_namespace"), p.path);
 		json_object *last = jget(a, "last_commit");
-		ck_assert_str_eq(jstr(last, "id"), head);
-		ck_assert_str_eq(jstr(last, "message"), "add feature.txt");
+		ck_assert_str_eq(jstr(last, "id"), i < 4 ? head : head2);
+		ck_assert_str_eq(jstr(last, "message"), i < 4 ? "add feature.txt" : "add more.txt");
 		ck_assert(jhas(jget(last, "author"), "email"));
 		ck_assert_str_eq(jstr(jget(e, "project"), "path_with_namespace"), p.path);
 		ck_assert_str_eq(jstr(jget(e, "user"), "username"), username);
@@ -1106,11 +1118,13 @@ START_TEST(test_hooks_merge_request)
 	json_object *state = jget(jget(q[2]->json, "changes"), "state");
 	ck_assert_str_eq(jstr(state, "previous"), "opened");
 	ck_assert_str_eq(jstr(state, "current"), "closed");
-	ck_assert(jhas(jget(q[4]->json, "object_attributes"), "merge_commit_sha"));
+	ck_assert_str_eq(jstr(jget(q[4]->json, "object_attributes"), "oldrev"), head);
+	ck_assert(!jhas(jget(q[1]->json, "object_attributes"), "oldrev"));
+	ck_assert(jstr(jget(q[5]->json, "object_attributes"), "merge_commit_sha") != NULL);
 	/* the hook without merge_requests_events got none of them */
 	usleep(1000000);
 	ck_assert_int_eq(with_header(other, "Merge Request Hook", q, 8), 0);
-	ck_assert_int_eq(with_header(rv, "Merge Request Hook", q, 8), 5);
+	ck_assert_int_eq(with_header(rv, "Merge Request Hook", q, 8), 6);
 	rcv_stop(rv);
 	rcv_stop(other);
 }
