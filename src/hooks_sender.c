@@ -49,6 +49,37 @@ const db_stmt hooks_sender_stmts[] = {
 					    " locked_until = NULL, last_status = $2::integer, last_error = left($3, 1000)"
 					    " WHERE id = $1 AND state = 'sending'",
 	 3, 0},
+	/* A job of a job event (entity/hook.h HJB_) */
+	{"hooks_sender_job",
+	 "SELECT cs.id, cs.name, cs.stage, cs.allow_failure, cs.ref, b.tag, p.before_sha, cs.sha,"
+	 " cs.pipeline_id, p.status, p.duration, hook_time(p.started_at), hook_time(p.finished_at),"
+	 " n.name || ' / ' || pr.name, cs.author_id FROM commit_statuses cs"
+	 " JOIN ci_builds b ON b.id = cs.id JOIN ci_pipelines p ON p.id = cs.pipeline_id"
+	 " JOIN projects pr ON pr.id = cs.project_id JOIN namespaces n ON n.id = pr.namespace_id"
+	 " WHERE cs.id = $1::bigint",
+	 1, HJB_NCOLS + 1},
+	/* A pipeline of a pipeline event (entity/hook.h HPL_), its jobs as 10.8's
+	 * Gitlab::DataBuilder::Pipeline#build_hook_attrs, then its user */
+	{"hooks_sender_pipeline",
+	 "SELECT p.id, p.ref, p.tag, p.sha, p.before_sha, hook_time(p.created_at),"
+	 " (SELECT coalesce(json_agg(s.stage ORDER BY s.idx), '[]') FROM (SELECT stage,"
+	 " min(stage_idx) AS idx FROM commit_statuses WHERE pipeline_id = p.id AND NOT retried"
+	 " GROUP BY stage) s),"
+	 " (SELECT coalesce(json_agg(json_build_object('id', cs.id, 'stage', cs.stage,"
+	 " 'name', cs.name, 'status', cs.status, 'created_at', hook_time(cs.created_at),"
+	 " 'started_at', hook_time(cs.started_at), 'finished_at', hook_time(cs.finished_at),"
+	 " 'when', cs.\"when\", 'manual', cs.\"when\" = 'manual',"
+	 " 'user', CASE WHEN u.id IS NOT NULL THEN json_build_object('name', u.name,"
+	 " 'username', u.username, 'avatar_url', NULL) END,"
+	 " 'runner', CASE WHEN r.id IS NOT NULL THEN json_build_object('id', r.id,"
+	 " 'description', r.description, 'active', r.active, 'is_shared', r.is_shared) END,"
+	 " 'artifacts_file', json_build_object('filename', b.artifacts_file,"
+	 " 'size', b.artifacts_size)) ORDER BY cs.id), '[]')"
+	 " FROM commit_statuses cs JOIN ci_builds b ON b.id = cs.id"
+	 " LEFT JOIN users u ON u.id = cs.author_id LEFT JOIN ci_runners r ON r.id = b.runner_id"
+	 " WHERE cs.pipeline_id = p.id AND NOT cs.retried),"
+	 " p.user_id FROM ci_pipelines p WHERE p.id = $1::bigint",
+	 1, HPL_NCOLS + 1},
 	{NULL, NULL, 0, 0},
 };
 
@@ -382,6 +413,44 @@ cleanup:
 	git_revwalk_free(walk);
 }
 
+/* The repository_update event of a push ({key, changes}, carried by its first job) for
+ * the system hooks that want it. 0, or -1 with *why. */
+static int repository_update(ctx *c, json_object *update, const char *project_id,
+			     const char *user_id, const char **why)
+{
+	json_object *v, *changes;
+	if (!json_object_object_get_ex(update, "key", &v) ||
+	    !json_object_object_get_ex(update, "changes", &changes) ||
+	    !json_object_is_type(changes, json_type_array) || !project_id) {
+		*why = "the push job's repository_update lacks its key or changes";
+		return -1;
+	}
+	const char *key = json_object_get_string(v);
+	PGresult *res = NULL;
+	int rc = webhooks_push_context(c, project_id, user_id, key, &res);
+	if (rc == ERR_NOT_FOUND || (rc == 0 && !db_bool(res, 0, WPC_HAS_HOOKS)))
+		return 0;
+	if (rc < 0) {
+		*why = "cannot read the project of the push";
+		return -1;
+	}
+	json_object *refs = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(changes); i++) {
+		json_object *ref;
+		if (json_object_object_get_ex(json_object_array_get_idx(changes, i), "ref", &ref))
+			json_object_array_add(refs, json_object_get(ref));
+	}
+	json_object *event = entity_hook_repository_update(c, res, json_object_get(changes), refs);
+	const char *text =
+		arena_strdup(c->a, json_object_to_json_string_ext(event, JSON_C_TO_STRING_PLAIN));
+	json_object_put(event);
+	if (webhooks_fill(c, key, text, text) < 0) {
+		*why = "cannot queue the push's repository_update";
+		return -1;
+	}
+	return 0;
+}
+
 int hooks_sender_on_push(ctx *c, json_object *payload, const char **why)
 {
 	json_object *v;
@@ -399,6 +468,9 @@ int hooks_sender_on_push(ctx *c, json_object *payload, const char **why)
 		after = json_object_get_string(v);
 	if (json_object_object_get_ex(payload, "hooks_key", &v))
 		key = json_object_get_string(v);
+	if (json_object_object_get_ex(payload, "repository_update", &v) &&
+	    repository_update(c, v, project_id, user_id, why) < 0)
+		return -1;
 	if (!key)
 		return 0; /* the push queued no delivery */
 	if (!project_id || !ref || !before || !after) {
@@ -468,6 +540,75 @@ int hooks_sender_on_push(ctx *c, json_object *payload, const char **why)
 	rc = webhooks_fill(c, key, text, text);
 	if (rc < 0) {
 		*why = "cannot queue the push's webhooks";
+		return -1;
+	}
+	return 0;
+}
+
+/* A string member of o, or NULL. */
+static const char *member(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && !json_object_is_type(v, json_type_null)
+		       ? json_object_get_string(v)
+		       : NULL;
+}
+
+int hooks_sender_on_ci(ctx *c, json_object *payload, const char **why)
+{
+	const char *kind = member(payload, "kind"), *id = member(payload, "id"),
+		   *key = member(payload, "hooks_key"), *project_id = member(payload, "project_id"),
+		   *status = member(payload, "status");
+	if (!kind || !id || !key || !project_id || !status) {
+		*why = "the ci_hook job's payload lacks kind, id, hooks_key, project_id or status";
+		return -1;
+	}
+	bool job = strcmp(kind, "job") == 0;
+	int err;
+	const char *v[1] = {id};
+	PGresult *row = db_query(c, job ? "hooks_sender_job" : "hooks_sender_pipeline", 1, v, &err);
+	if (!row) {
+		*why = "cannot read the job or pipeline of a CI event";
+		return -1;
+	}
+	/* gone meanwhile (its project deleted): its deliveries went with the hooks */
+	if (PQntuples(row) == 0)
+		return 0;
+	const char *user_id = db_val(row, 0, job ? HJB_NCOLS : HPL_NCOLS);
+	PGresult *res = NULL;
+	int rc = webhooks_push_context(c, project_id, user_id, key, &res);
+	if (rc == ERR_NOT_FOUND || (rc == 0 && !db_bool(res, 0, WPC_HAS_HOOKS)))
+		return 0;
+	if (rc < 0) {
+		*why = "cannot read the project of a CI event";
+		return -1;
+	}
+	const char *sha = db_val(row, 0, job ? HJB_SHA : HPL_SHA);
+	git_repository *repo;
+	git_commit *commit = NULL;
+	if (gitc_open(c, project_id, &repo) != 0 || gitc_commit_by_id(c, repo, sha, &commit) != 0)
+		commit = NULL; /* a repository or commit gone: its part is null */
+	json_object *event;
+	if (job) {
+		json_object *d = NULL, *dv;
+		if (json_object_object_get_ex(payload, "duration", &dv) &&
+		    !json_object_is_type(dv, json_type_null))
+			d = json_object_new_double(json_object_get_double(dv));
+		event = entity_hook_job(c, res, row, status, member(payload, "started_at"),
+					member(payload, "finished_at"), d, commit);
+	} else {
+		const char *web = project_web_url(c, db_val(res, 0, WPC_NAMESPACE_PATH),
+						  db_val(res, 0, WPC_PATH));
+		event = entity_hook_pipeline(c, res, row, status, member(payload, "finished_at"),
+					     member(payload, "duration"),
+					     commit ? entity_hook_last_commit(c, commit, web)
+						    : NULL);
+	}
+	const char *text =
+		arena_strdup(c->a, json_object_to_json_string_ext(event, JSON_C_TO_STRING_PLAIN));
+	json_object_put(event);
+	if (webhooks_fill(c, key, text, NULL) < 0) {
+		*why = "cannot queue a CI event's webhooks";
 		return -1;
 	}
 	return 0;

@@ -52,4 +52,10 @@ void hooks_sender_wait(hooks_sender *s, struct pollfd *fds, int n, int timeout_m
  * system hooks that want it, in the job's transaction. 0, or -1 with *why. */
 int hooks_sender_on_push(ctx *c, json_object *payload, const char **why);
 
+/* The background process's part of a `ci_hook` job ({kind "job" or "pipeline", id,
+ * project_id, hooks_key, status and the times at the transition}, queued with its
+ * deliveries by the triggers of sql/0052_ci_hook_events.sql): builds the job or pipeline
+ * event and fills the deliveries in. 0, or -1 with *why. */
+int hooks_sender_on_ci(ctx *c, json_object *payload, const char **why);
+
 #endif

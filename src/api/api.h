@@ -317,6 +317,17 @@ int hooks_issue(request *r, const char *issue_id, const char *action);
 /* a comment note_id on noteable_type noteable_id (sent for the issues' that are not
  * confidential) */
 int hooks_note(request *r, const char *note_id, const char *noteable_type, const char *noteable_id);
+/* merge request mr_id (of the route's project, its target) opened, updated, closed,
+ * reopened or merged (action open, update, close, reopen, merge); old: its columns
+ * before an update (from hooks_merge_request_before) for the event's changes, or NULL */
+int hooks_merge_request(request *r, const char *mr_id, const char *action, const PGresult *old);
+/* The same of project_id's request by user_id outside a request (a push to its source
+ * branch: action update with oldrev, the branch's head before, as 10.8's RefreshService). */
+int hooks_merge_request_as(ctx *c, const char *project_id, const char *user_id, const char *mr_id,
+			   const char *action, const PGresult *old, const char *oldrev);
+/* The columns of merge request mr_id before an update, in *old when a hook wants its
+ * event (else NULL). 0 or an ERR_ code. */
+int hooks_merge_request_before(request *r, const char *mr_id, PGresult **old);
 
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */

@@ -143,8 +143,8 @@ const db_stmt commits_stmts[] = {
 	{"commits_note_insert",
 	 "WITH n AS (INSERT INTO notes (project_id, noteable_type, commit_id, author_id, note, path,"
 	 " line, line_type) VALUES ($1, 'Commit', $2, $3, $4, $5, $6::integer, $7) RETURNING *)"
-	 " SELECT " NOTE_COLS " FROM n LEFT JOIN users u ON u.id = n.author_id",
-	 CNI_NPARAMS, NOTE_NCOLS},
+	 " SELECT " NOTE_COLS ", n.id FROM n LEFT JOIN users u ON u.id = n.author_id",
+	 CNI_NPARAMS, NOTE_NCOLS + 1},
 	{NULL, NULL, 0, 0},
 };
 
@@ -624,6 +624,8 @@ static int commits_comment(request *r)
 	PGresult *res = db_query(&r->ctx, "commits_note_insert", CNI_NPARAMS, v, &err);
 	if (!res)
 		return err;
+	if ((rc = hooks_note(r, db_val(res, 0, NOTE_NCOLS), "Commit", sha_of(r, c))) < 0)
+		return rc;
 	respond_json(r, 201, present_note(&r->ctx, res, 0, 0));
 	return 0;
 }

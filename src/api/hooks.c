@@ -9,7 +9,10 @@
 #include "core/netcheck.h"
 #include "db/settings.h"
 #include "db/webhooks.h"
+#include "entity/entity.h"
 #include "entity/hook.h"
+#include "entity/project.h"
+#include "git/commits.h"
 
 /* The flags a hook takes, in the order of hooks_insert's and hooks_update's parameters,
  * and which of them a system hook takes (10.8's API::SystemHooks params). */
@@ -52,6 +55,16 @@ enum { HU_PROJECT, HU_ID, HU_INPUT, HU_NPARAMS = HU_INPUT + HI_NPARAMS - 1 };
 /* Ruby's Time#xmlschema of a timestamptz column, as 10.8's system events show times */
 #define XS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 #define ANY_SYSTEM_HOOK "EXISTS (SELECT 1 FROM web_hooks WHERE project_id IS NULL)"
+
+/* The labels (Label#hook_attrs) of issuable id of type, a JSON array */
+#define HOOK_LABELS(type, id)                                                                      \
+	"(SELECT coalesce(json_agg(json_build_object('id', l.id, 'title', l.title,"                \
+	" 'color', l.color, 'project_id', l.project_id, 'created_at', iso8601(l.created_at),"      \
+	" 'updated_at', iso8601(l.updated_at), 'template', false, 'description',"                  \
+	" l.description, 'type', CASE WHEN l.group_id IS NULL THEN 'ProjectLabel'"                 \
+	" ELSE 'GroupLabel' END, 'group_id', l.group_id) ORDER BY l.title), '[]')"                 \
+	" FROM label_links ll JOIN labels l ON l.id = ll.label_id"                                 \
+	" WHERE ll.target_type = '" type "' AND ll.target_id = " id ")"
 
 const db_stmt hooks_stmts[] = {
 	/* $1 project (NULL: the system hooks), $2 limit, $3 offset */
@@ -138,20 +151,30 @@ const db_stmt hooks_stmts[] = {
 	 " (SELECT json_agg(json_build_object('name', u.name, 'username', u.username,"
 	 " 'avatar_url', NULL) ORDER BY u.id) FROM issue_assignees a JOIN users u"
 	 " ON u.id = a.user_id WHERE a.issue_id = i.id),"
-	 " (SELECT coalesce(json_agg(json_build_object('id', l.id, 'title', l.title,"
-	 " 'color', l.color, 'project_id', l.project_id, 'created_at', iso8601(l.created_at),"
-	 " 'updated_at', iso8601(l.updated_at), 'template', false, 'description',"
-	 " l.description, 'type', CASE WHEN l.group_id IS NULL THEN 'ProjectLabel'"
-	 " ELSE 'GroupLabel' END, 'group_id', l.group_id) ORDER BY l.title), '[]')"
-	 " FROM label_links ll JOIN labels l ON l.id = ll.label_id"
-	 " WHERE ll.target_type = 'Issue' AND ll.target_id = i.id)"
-	 " FROM issues i WHERE i.id = $1::bigint",
+	 " " HOOK_LABELS("Issue", "i.id") " FROM issues i WHERE i.id = $1::bigint",
 	 1, HIS_NCOLS},
 	{"hooks_note_row",
 	 "SELECT n.id, n.note, n.noteable_type, n.author_id, iso8601(n.created_at),"
-	 " iso8601(n.updated_at), n.project_id, n.noteable_id, n.system FROM notes n"
-	 " WHERE n.id = $1::bigint",
+	 " iso8601(n.updated_at), n.project_id, n.noteable_id, n.system, n.commit_id, NULL"
+	 " FROM notes n WHERE n.id = $1::bigint",
 	 1, HNO_NCOLS},
+	/* A merge request of a merge request or note event, with its assignee's and labels'
+	 * hook attributes as JSON */
+	{"hooks_mr_row",
+	 "SELECT m.id, m.iid, m.target_branch, m.source_branch, m.source_project_id, m.author_id,"
+	 " m.assignee_id, m.title, iso8601(m.created_at), iso8601(m.updated_at), m.milestone_id,"
+	 " m.state, m.merge_status, m.target_project_id, m.description, m.merge_commit_sha,"
+	 " m.merge_when_pipeline_succeeds, m.merge_user_id, m.time_estimate, m.total_time_spent,"
+	 " m.sha, coalesce(m.discussion_locked, false),"
+	 " (SELECT json_build_object('name', u.name, 'username', u.username, 'avatar_url', NULL)"
+	 " FROM users u WHERE u.id = m.assignee_id),"
+	 " " HOOK_LABELS("MergeRequest", "m.id") " FROM merge_requests m WHERE m.id = $1::bigint",
+	 1, HMR_NCOLS},
+	{"hooks_snippet_row",
+	 "SELECT s.id, s.title, s.content, s.author_id, s.project_id, iso8601(s.created_at),"
+	 " iso8601(s.updated_at), s.file_name, s.visibility FROM snippets s"
+	 " WHERE s.id = $1::bigint AND s.project_id IS NOT NULL",
+	 1, HSN_NCOLS},
 	{"hooks_delete",
 	 "DELETE FROM web_hooks WHERE id = $2::bigint"
 	 " AND project_id IS NOT DISTINCT FROM $1::bigint RETURNING id",
@@ -488,35 +511,137 @@ int hooks_issue(request *r, const char *issue_id, const char *action)
 	return webhooks_queue(&r->ctx, r->project->id, ev, text, NULL);
 }
 
-int hooks_note(request *r, const char *note_id, const char *noteable_type, const char *noteable_id)
+/* The text of an event's payload, which it releases. */
+static const char *payload_text(ctx *c, json_object *e)
 {
-	/* comments on issues; not on a confidential one, whose text 10.8's note hooks
-	 * would leak to every hook (11.1 added confidential_note_events for them) */
-	if (strcmp(noteable_type, "Issue") != 0)
-		return 0;
+	const char *text =
+		arena_strdup(c->a, json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN));
+	json_object_put(e);
+	return text;
+}
+
+/* Row 0 of statement stmt for id: 1 with it in *out, 0 when there is none, or an ERR_. */
+static int one_row(ctx *c, const char *stmt, const char *id, PGresult **out)
+{
 	int err;
-	const char *v[1] = {noteable_id};
-	PGresult *issue = db_query(&r->ctx, "hooks_issue_row", 1, v, &err);
-	if (!issue)
+	const char *v[1] = {id};
+	PGresult *res = db_query(c, stmt, 1, v, &err);
+	if (!res)
 		return err;
-	if (PQntuples(issue) == 0 || db_bool(issue, 0, HIS_CONFIDENTIAL))
+	if (PQntuples(res) == 0)
 		return 0;
-	PGresult *res;
-	int rc = webhooks_event_context(&r->ctx, r->project->id, api_caller_id(r), WEBHOOK_NOTE,
-					&res);
+	*out = res;
+	return 1;
+}
+
+/* Commit#hook_attrs (without its files) of sha in project_id's repository, NULL when
+ * either is gone. */
+static json_object *commit_attrs(ctx *c, const char *project_id, const PGresult *project,
+				 const char *sha)
+{
+	git_repository *repo;
+	git_commit *commit;
+	if (!project_id || !sha || gitc_open(c, project_id, &repo) != 0 ||
+	    gitc_commit_by_id(c, repo, sha, &commit) != 0)
+		return NULL;
+	const char *web = project_web_url(c, db_val(project, 0, WPC_NAMESPACE_PATH),
+					  db_val(project, 0, WPC_PATH));
+	return entity_hook_last_commit(c, commit, web);
+}
+
+/* MergeRequest#hook_attrs of row 0 of mr, its target project's columns in target. */
+static int mr_attrs(ctx *c, const PGresult *mr, const PGresult *target, const char *action,
+		    json_object **out)
+{
+	const char *source_id = db_val(mr, 0, HMR_SOURCE_PROJECT_ID);
+	PGresult *source = NULL;
+	if (source_id) {
+		int rc = webhooks_push_context(c, source_id, NULL, NULL, &source);
+		if (rc < 0 && rc != ERR_NOT_FOUND)
+			return rc;
+	}
+	json_object *last = source ? commit_attrs(c, source_id, source, db_val(mr, 0, HMR_SHA))
+				   : NULL;
+	*out = entity_hook_mr_attrs(c, mr, source, target, last, action);
+	return 0;
+}
+
+int hooks_merge_request_before(request *r, const char *mr_id, PGresult **old)
+{
+	*old = NULL;
+	PGresult *res = NULL;
+	int rc = webhooks_event_context(&r->ctx, r->project->id, api_caller_id(r),
+					WEBHOOK_MERGE_REQUEST, &res);
 	if (rc <= 0)
 		return rc;
-	const char *nv[1] = {note_id};
-	PGresult *note = db_query(&r->ctx, "hooks_note_row", 1, nv, &err);
-	if (!note)
-		return err;
-	if (PQntuples(note) == 0)
+	rc = one_row(&r->ctx, "hooks_mr_row", mr_id, old);
+	return rc < 0 ? rc : 0;
+}
+
+int hooks_merge_request_as(ctx *c, const char *project_id, const char *user_id, const char *mr_id,
+			   const char *action, const PGresult *old, const char *oldrev)
+{
+	PGresult *res = NULL, *mr = NULL;
+	int rc = webhooks_event_context(c, project_id, user_id, WEBHOOK_MERGE_REQUEST, &res);
+	if (rc <= 0 || (rc = one_row(c, "hooks_mr_row", mr_id, &mr)) <= 0)
+		return rc;
+	json_object *attrs;
+	if ((rc = mr_attrs(c, mr, res, action, &attrs)) < 0)
+		return rc;
+	if (oldrev)
+		json_put_str(attrs, "oldrev", oldrev);
+	json_object *e = entity_hook_merge_request(c, res, mr, old, attrs);
+	return webhooks_queue(c, project_id, WEBHOOK_MERGE_REQUEST, payload_text(c, e), NULL);
+}
+
+int hooks_merge_request(request *r, const char *mr_id, const char *action, const PGresult *old)
+{
+	return hooks_merge_request_as(&r->ctx, r->project->id, api_caller_id(r), mr_id, action, old,
+				      NULL);
+}
+
+int hooks_note(request *r, const char *note_id, const char *noteable_type, const char *noteable_id)
+{
+	bool issue_note = strcmp(noteable_type, "Issue") == 0;
+	if (!issue_note && strcmp(noteable_type, "MergeRequest") != 0 &&
+	    strcmp(noteable_type, "Commit") != 0 && strcmp(noteable_type, "Snippet") != 0)
 		return 0;
-	json_object *e = entity_hook_issue_note(&r->ctx, res, note, issue);
-	const char *text =
-		arena_strdup(r->ctx.a, json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN));
-	json_object_put(e);
-	return webhooks_queue(&r->ctx, r->project->id, WEBHOOK_NOTE, text, NULL);
+	ctx *c = &r->ctx;
+	PGresult *target = NULL;
+	int rc;
+	/* not on a confidential issue, whose comments 10.8's note hooks would leak to every
+	 * hook (11.1 added confidential_note_events for them) */
+	if (issue_note && ((rc = one_row(c, "hooks_issue_row", noteable_id, &target)) <= 0 ||
+			   db_bool(target, 0, HIS_CONFIDENTIAL)))
+		return rc < 0 ? rc : 0;
+	PGresult *res = NULL, *note = NULL;
+	rc = webhooks_event_context(c, r->project->id, api_caller_id(r), WEBHOOK_NOTE, &res);
+	if (rc <= 0 || (rc = one_row(c, "hooks_note_row", note_id, &note)) <= 0)
+		return rc;
+	json_object *e;
+	if (issue_note) {
+		e = entity_hook_issue_note(c, res, note, target);
+	} else if (strcmp(noteable_type, "MergeRequest") == 0) {
+		json_object *attrs;
+		if ((rc = one_row(c, "hooks_mr_row", noteable_id, &target)) <= 0 ||
+		    (rc = mr_attrs(c, target, res, NULL, &attrs)) < 0)
+			return rc;
+		e = entity_hook_note(c, res, note, "merge_request", attrs,
+				     arena_printf(c->a, "merge_requests/%s",
+						  db_val(target, 0, HMR_IID)));
+	} else if (strcmp(noteable_type, "Snippet") == 0) {
+		if ((rc = one_row(c, "hooks_snippet_row", noteable_id, &target)) <= 0)
+			return rc;
+		e = entity_hook_note(c, res, note, "snippet", entity_hook_snippet(c, target),
+				     arena_printf(c->a, "snippets/%s", noteable_id));
+	} else {
+		json_object *commit = commit_attrs(c, r->project->id, res, noteable_id);
+		if (!commit)
+			return 0;
+		e = entity_hook_note(c, res, note, "commit", commit,
+				     arena_printf(c->a, "commit/%s", noteable_id));
+	}
+	return webhooks_queue(c, r->project->id, WEBHOOK_NOTE, payload_text(c, e), NULL);
 }
 
 #define H V4 "/projects/:id/hooks"

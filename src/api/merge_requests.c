@@ -1006,7 +1006,8 @@ static int merge_requests_create(request *r)
 	api_set_project(r, &target);
 	const issuable_kind *k = &mr_kind;
 	if ((rc = issuable_created(r, k, id, iid, title, admin, in.assignee, in.labels)) < 0 ||
-	    (rc = queue_check(r, id)) < 0 || (rc = issuable_respond(r, k, 201, id)) < 0) {
+	    (rc = queue_check(r, id)) < 0 || (rc = hooks_merge_request(r, id, "open", NULL)) < 0 ||
+	    (rc = issuable_respond(r, k, 201, id)) < 0) {
 		api_set_project(r, source);
 		return rc;
 	}
@@ -1066,6 +1067,9 @@ static int merge_requests_update(request *r)
 								 : "false",
 	};
 	_Static_assert(sizeof(v) / sizeof(*v) == MU_NPARAMS, "mrs_update");
+	PGresult *old;
+	if ((rc = hooks_merge_request_before(r, m.c.id, &old)) < 0)
+		return rc;
 	int err;
 	PGresult *res = db_query(&r->ctx, "mrs_update", MU_NPARAMS, v, &err);
 	if (!res)
@@ -1086,6 +1090,12 @@ static int merge_requests_update(request *r)
 	if ((rc = issuable_edited(r, &mr_kind, &m.c, db_val(res, 0, MUR_MILESTONE),
 				  db_val(res, 0, MUR_MILESTONE_REF), admin, in.labels,
 				  in.assignee_given, in.assignee)) < 0)
+		return rc;
+	const char *state = db_val(res, 0, MUR_STATE);
+	const char *action = strcmp(state, m.c.state) == 0  ? "update"
+			     : strcmp(state, "closed") == 0 ? "close"
+							    : "reopen";
+	if ((rc = hooks_merge_request(r, m.c.id, action, old)) < 0)
 		return rc;
 	return issuable_respond(r, &mr_kind, 200, m.c.id);
 }
@@ -1264,7 +1274,8 @@ static int merge_requests_merge(request *r)
 		return err;
 	if ((rc = system_note(r, m.c.id, "merged")) < 0 ||
 	    (rc = issuable_state_event(r, &mr_kind, r->project->id, m.c.id, m.iid, m.c.title,
-				       "merged")) < 0)
+				       "merged")) < 0 ||
+	    (rc = hooks_merge_request(r, m.c.id, "merge", NULL)) < 0)
 		return rc;
 	/* the issues the description closes */
 	int n;
@@ -1332,10 +1343,16 @@ static json_object *member(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
+/* The push a check follows: its user and the branch's head before (decimal id, hex) */
+struct push_of {
+	const char *user_id, *before;
+};
+
 /* Sets head sha and merge_status of the requests that mrs_to_check finds for project,
- * branch or id: how many, or -1. */
+ * branch or id: how many, or -1. After push, the requests from the pushed branch get
+ * their update event. */
 static int check_requests(ctx *c, const char *project, const char *branch, const char *id,
-			  const char **why)
+			  const struct push_of *push, const char **why)
 {
 	const char *v[3] = {project, branch, id};
 	int err;
@@ -1369,6 +1386,17 @@ static int check_requests(ctx *c, const char *project, const char *branch, const
 			*why = "cannot record a merge status";
 			return -1;
 		}
+		/* new commits on its source branch: 10.8's RefreshService sends it as an
+		 * update with the branch's head before */
+		const char *source = db_val(res, i, MTC_SOURCE_PROJECT);
+		if (push && source && strcmp(source, project) == 0 &&
+		    strcmp(db_val(res, i, MTC_SOURCE_BRANCH), branch) == 0 &&
+		    hooks_merge_request_as(c, db_val(res, i, MTC_TARGET_PROJECT), push->user_id,
+					   db_val(res, i, MTC_ID), "update", NULL,
+					   push->before) < 0) {
+			*why = "cannot queue a merge request's webhooks";
+			return -1;
+		}
 	}
 	return PQntuples(res);
 }
@@ -1386,8 +1414,17 @@ int merge_requests_on_push(ctx *c, json_object *payload, const char **why)
 	long long project_id = (long long)json_object_get_int64(project);
 	int n = 0;
 	if (strncmp(name, "refs/heads/", 11) == 0) { /* a tag moves no request */
+		json_object *user = member(payload, "user_id"), *before = member(payload, "before");
+		struct push_of push = {
+			.user_id = user ? arena_printf(c->a, "%lld",
+						       (long long)json_object_get_int64(user))
+					: NULL,
+			.before = before && json_object_is_type(before, json_type_string)
+					  ? json_object_get_string(before)
+					  : NULL,
+		};
 		n = check_requests(c, arena_printf(c->a, "%lld", project_id),
-				   arena_strdup(c->a, name + 11), NULL, why);
+				   arena_strdup(c->a, name + 11), NULL, &push, why);
 		if (n < 0)
 			return -1;
 	}
@@ -1409,7 +1446,7 @@ int merge_requests_on_check(ctx *c, json_object *payload, const char **why)
 	}
 	return check_requests(c, NULL, NULL,
 			      arena_printf(c->a, "%lld", (long long)json_object_get_int64(id)),
-			      why) < 0
+			      NULL, why) < 0
 		       ? -1
 		       : 0;
 }

@@ -58,6 +58,13 @@ const db_stmt db_webhooks_stmts[] = {
 	 " FROM web_hooks w WHERE (w.project_id = $1::bigint OR w.project_id IS NULL)"
 	 " AND " HOOK_FLAG " ORDER BY w.id",
 	 4, 0},
+	/* The repository_update deliveries of a push for the system hooks that want it
+	 * (10.8's :repository_update_hooks), filled in by the push job: $1 key */
+	{"webhooks_queue_repository_update",
+	 "INSERT INTO web_hook_deliveries (hook_id, event, build_key)"
+	 " SELECT w.id, 'System Hook', $1 FROM web_hooks w"
+	 " WHERE w.project_id IS NULL AND w.repository_update_events ORDER BY w.id",
+	 1, 0},
 	/* $1 key, $2 the project hooks' payload, $3 the system hooks' */
 	{"webhooks_fill",
 	 "WITH u AS (UPDATE web_hook_deliveries d SET payload = CASE WHEN d.event = 'System Hook'"
@@ -138,6 +145,12 @@ int webhooks_queue_push(ctx *c, const char *project_id, webhook_event ev, const 
 	const char *v[4] = {project_id, events[ev].flag, events[ev].header, key};
 	/* no answer to wait for: it goes with the push's next statement */
 	return db_defer(c, "webhooks_queue_push", 4, v);
+}
+
+int webhooks_queue_repository_update(ctx *c, const char *key)
+{
+	const char *v[1] = {key};
+	return db_defer(c, "webhooks_queue_repository_update", 1, v);
 }
 
 int webhooks_fill(ctx *c, const char *key, const char *payload, const char *system_payload)

@@ -47,6 +47,10 @@ int webhooks_queue(ctx *c, const char *project_id, webhook_event ev, const char 
  * payload: the `push` job builds it and hands it to webhooks_fill with the same key (a
  * token the job's payload carries). 0 or an ERR_ code. */
 int webhooks_queue_push(ctx *c, const char *project_id, webhook_event ev, const char *key);
+/* The repository_update deliveries of a push (all its refs) for the system hooks with
+ * repository_update_events, queued as webhooks_queue_push's after them, for the push job
+ * to fill in (key). 0 or an ERR_ code. */
+int webhooks_queue_repository_update(ctx *c, const char *key);
 /* Fills in the deliveries of key: the project hooks get payload, the system hooks
  * system_payload; they are due from the commit. 0 or an ERR_ code. */
 int webhooks_fill(ctx *c, const char *key, const char *payload, const char *system_payload);

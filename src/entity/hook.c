@@ -8,6 +8,7 @@
 #include "db/webhooks.h"
 #include "entity/commit.h"
 #include "entity/entity.h"
+#include "entity/merge_request.h"
 #include "entity/project.h"
 
 #define V(k) db_val(res, row, col + (k))
@@ -132,6 +133,26 @@ json_object *entity_hook_push(ctx *c, const PGresult *res, const char *kind, con
 	return o;
 }
 
+json_object *entity_hook_repository_update(ctx *c, const PGresult *res, json_object *changes,
+					   json_object *refs)
+{
+	int row = 0, col = 0;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "event_name", "repository_update");
+	json_put_int_or_null(o, "user_id", V(WPC_USER_ID));
+	json_put_str(o, "user_name", V(WPC_USER_NAME));
+	json_put_str(o, "user_email", V(WPC_USER_EMAIL));
+	json_put_str(o, "user_avatar",
+		     V(WPC_USER_ID)
+			     ? entity_avatar_url(c, "user", V(WPC_USER_ID), V(WPC_USER_AVATAR))
+			     : NULL);
+	json_put_int(o, "project_id", db_int(res, 0, WPC_PROJECT_ID));
+	json_object_object_add(o, "project", hook_project(c, res, false));
+	json_object_object_add(o, "changes", changes);
+	json_object_object_add(o, "refs", refs);
+	return o;
+}
+
 /* Gitlab::HookData's user: name, username, avatar_url. */
 static json_object *hook_user(ctx *c, const PGresult *res)
 {
@@ -253,8 +274,8 @@ json_object *entity_hook_issue(ctx *c, const PGresult *ctxres, const PGresult *i
 	return o;
 }
 
-json_object *entity_hook_issue_note(ctx *c, const PGresult *ctxres, const PGresult *note,
-				    const PGresult *issue)
+json_object *entity_hook_note(ctx *c, const PGresult *ctxres, const PGresult *note,
+			      const char *noteable_key, json_object *noteable, const char *url_path)
 {
 	const PGresult *res = note;
 	int row = 0, col = 0;
@@ -273,17 +294,259 @@ json_object *entity_hook_issue_note(ctx *c, const PGresult *ctxres, const PGresu
 	json_put_str(a, "updated_at", V(HNO_UPDATED_AT));
 	put_int_col(a, "project_id", res, HNO_PROJECT_ID);
 	json_put_str(a, "attachment", NULL);
-	json_put_str(a, "line_code", NULL);
-	json_put_str(a, "commit_id", "");
+	json_put_str(a, "line_code", V(HNO_LINE_CODE));
+	json_put_str(a, "commit_id", V(HNO_COMMIT_ID) ? V(HNO_COMMIT_ID) : "");
 	put_int_col(a, "noteable_id", res, HNO_NOTEABLE_ID);
 	json_put_bool(a, "system", db_bool(res, 0, HNO_SYSTEM));
 	json_put_str(a, "st_diff", NULL);
 	const char *ns = db_val(ctxres, 0, WPC_NAMESPACE_PATH), *path = db_val(ctxres, 0, WPC_PATH);
 	json_put_str(a, "url",
-		     arena_printf(c->a, "%s/issues/%s#note_%s", project_web_url(c, ns, path),
-				  db_val(issue, 0, HIS_IID), V(HNO_ID)));
+		     arena_printf(c->a, "%s/%s#note_%s", project_web_url(c, ns, path), url_path,
+				  V(HNO_ID)));
 	json_object_object_add(o, "object_attributes", a);
-	json_object_object_add(o, "issue", issue_attrs(c, ctxres, issue, NULL));
+	json_object_object_add(o, noteable_key, noteable);
+	return o;
+}
+
+json_object *entity_hook_issue_note(ctx *c, const PGresult *ctxres, const PGresult *note,
+				    const PGresult *issue)
+{
+	return entity_hook_note(c, ctxres, note, "issue", issue_attrs(c, ctxres, issue, NULL),
+				arena_printf(c->a, "issues/%s", db_val(issue, 0, HIS_IID)));
+}
+
+json_object *entity_hook_last_commit(ctx *c, const git_commit *commit, const char *web_url)
+{
+	json_object *o = entity_hook_commit(c, commit, web_url, NULL, NULL, NULL);
+	json_object_object_del(o, "added");
+	json_object_object_del(o, "modified");
+	json_object_object_del(o, "removed");
+	return o;
+}
+
+json_object *entity_hook_mr_attrs(ctx *c, const PGresult *mr, const PGresult *source,
+				  const PGresult *target, json_object *last_commit,
+				  const char *action)
+{
+	const PGresult *res = mr;
+	int row = 0, col = 0;
+	json_object *a = json_object_new_object();
+	put_int_col(a, "id", res, HMR_ID);
+	json_put_str(a, "target_branch", V(HMR_TARGET_BRANCH));
+	json_put_str(a, "source_branch", V(HMR_SOURCE_BRANCH));
+	put_int_col(a, "source_project_id", res, HMR_SOURCE_PROJECT_ID);
+	put_int_col(a, "author_id", res, HMR_AUTHOR_ID);
+	put_int_col(a, "assignee_id", res, HMR_ASSIGNEE_ID);
+	json_put_str(a, "title", V(HMR_TITLE));
+	json_put_str(a, "created_at", V(HMR_CREATED_AT));
+	json_put_str(a, "updated_at", V(HMR_UPDATED_AT));
+	put_int_col(a, "milestone_id", res, HMR_MILESTONE_ID);
+	json_put_str(a, "state", V(HMR_STATE));
+	json_put_str(a, "merge_status", V(HMR_MERGE_STATUS));
+	put_int_col(a, "target_project_id", res, HMR_TARGET_PROJECT_ID);
+	put_int_col(a, "iid", res, HMR_IID);
+	json_put_str(a, "description", V(HMR_DESCRIPTION));
+	json_put_str(a, "merge_commit_sha", V(HMR_MERGE_COMMIT_SHA));
+	json_put_bool(a, "merge_when_pipeline_succeeds", db_bool(res, 0, HMR_MWPS));
+	put_int_col(a, "merge_user_id", res, HMR_MERGE_USER_ID);
+	json_put_bool(a, "discussion_locked", db_bool(res, 0, HMR_LOCKED));
+	put_int_col(a, "time_estimate", res, HMR_TIME_ESTIMATE);
+	put_int_col(a, "total_time_spent", res, HMR_TIME_SPENT);
+	json_put_str(a, "human_total_time_spent", NULL);
+	json_put_str(a, "human_time_estimate", NULL);
+	json_object_object_add(a, "source", source ? hook_project(c, source, false) : NULL);
+	json_object_object_add(a, "target", hook_project(c, target, false));
+	json_object_object_add(a, "last_commit", last_commit);
+	json_put_bool(a, "work_in_progress", entity_merge_request_wip(V(HMR_TITLE)));
+	const char *ns = db_val(target, 0, WPC_NAMESPACE_PATH), *path = db_val(target, 0, WPC_PATH);
+	json_put_str(a, "url",
+		     arena_printf(c->a, "%s/merge_requests/%s", project_web_url(c, ns, path),
+				  V(HMR_IID)));
+	if (action)
+		json_put_str(a, "action", action);
+	return a;
+}
+
+/* A column of a merge request as its hook attributes show it. */
+static json_object *mr_value(const PGresult *res, int col)
+{
+	const char *v = db_val(res, 0, col);
+	if (!v)
+		return NULL;
+	switch (col) {
+	case HMR_ASSIGNEE_ID:
+	case HMR_MILESTONE_ID:
+	case HMR_TIME_ESTIMATE:
+		return json_object_new_int64(strtoll(v, NULL, 10));
+	case HMR_LOCKED:
+		return json_object_new_boolean(db_bool(res, 0, col));
+	case HMR_LABELS:
+		return json_col(res, col, NULL);
+	default:
+		return json_object_new_string(v);
+	}
+}
+
+json_object *entity_hook_merge_request(ctx *c, const PGresult *ctxres, const PGresult *mr,
+				       const PGresult *old, json_object *attrs)
+{
+	/* the attributes 10.8's previous_changes (and its labels' and assignee's changes)
+	 * may name after an update */
+	static const struct {
+		const char *key;
+		int col;
+	} tracked[] = {
+		{"title", HMR_TITLE},
+		{"description", HMR_DESCRIPTION},
+		{"state", HMR_STATE},
+		{"target_branch", HMR_TARGET_BRANCH},
+		{"assignee_id", HMR_ASSIGNEE_ID},
+		{"milestone_id", HMR_MILESTONE_ID},
+		{"time_estimate", HMR_TIME_ESTIMATE},
+		{"discussion_locked", HMR_LOCKED},
+		{"updated_at", HMR_UPDATED_AT},
+		{"labels", HMR_LABELS},
+	};
+	json_object *o = json_object_new_object();
+	json_put_str(o, "object_kind", "merge_request");
+	json_object_object_add(o, "user", hook_user(c, ctxres));
+	json_object_object_add(o, "project", hook_project(c, ctxres, false));
+	json_object_object_add(o, "object_attributes", attrs);
+	json_object_object_add(o, "labels", json_col(mr, HMR_LABELS, json_object_new_array()));
+	json_object *changes = json_object_new_object();
+	for (size_t i = 0; old && i < sizeof(tracked) / sizeof(tracked[0]); i++) {
+		int k = tracked[i].col;
+		const char *was = db_val(old, 0, k), *is = db_val(mr, 0, k);
+		if (was == is || (was && is && strcmp(was, is) == 0))
+			continue;
+		json_object *ch = json_object_new_object();
+		json_object_object_add(ch, "previous", mr_value(old, k));
+		json_object_object_add(ch, "current", mr_value(mr, k));
+		json_object_object_add(changes, tracked[i].key, ch);
+	}
+	json_object_object_add(o, "changes", changes);
+	json_object_object_add(o, "repository", hook_project(c, ctxres, true));
+	json_object *assignee = json_col(mr, HMR_ASSIGNEE, NULL);
+	if (assignee)
+		json_object_object_add(o, "assignee", assignee);
+	return o;
+}
+
+json_object *entity_hook_snippet(ctx *c, const PGresult *res)
+{
+	(void)c;
+	json_object *a = json_object_new_object();
+	put_int_col(a, "id", res, HSN_ID);
+	json_put_str(a, "title", db_val(res, 0, HSN_TITLE));
+	json_put_str(a, "content", db_val(res, 0, HSN_CONTENT));
+	put_int_col(a, "author_id", res, HSN_AUTHOR_ID);
+	put_int_col(a, "project_id", res, HSN_PROJECT_ID);
+	json_put_str(a, "created_at", db_val(res, 0, HSN_CREATED_AT));
+	json_put_str(a, "updated_at", db_val(res, 0, HSN_UPDATED_AT));
+	json_put_str(a, "file_name", db_val(res, 0, HSN_FILE_NAME));
+	json_put_str(a, "expires_at", NULL);
+	json_put_str(a, "type", "ProjectSnippet");
+	put_int_col(a, "visibility_level", res, HSN_VISIBILITY);
+	return a;
+}
+
+/* The label of 10.8's detailed status of a pipeline's status (Gitlab::Ci::Status) */
+static const char *status_label(const char *status)
+{
+	if (!status)
+		return NULL;
+	if (strcmp(status, "success") == 0)
+		return "passed";
+	return status;
+}
+
+/* An integer column of row 0 as a number, NULL as null. */
+static json_object *num(const char *v)
+{
+	return v ? json_object_new_int64(strtoll(v, NULL, 10)) : NULL;
+}
+
+json_object *entity_hook_pipeline(ctx *c, const PGresult *ctxres, const PGresult *pl,
+				  const char *status, const char *finished_at, const char *duration,
+				  json_object *commit)
+{
+	const PGresult *res = pl;
+	int row = 0, col = 0;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "object_kind", "pipeline");
+	json_object *a = json_object_new_object();
+	put_int_col(a, "id", res, HPL_ID);
+	json_put_str(a, "ref", V(HPL_REF));
+	json_put_bool(a, "tag", db_bool(res, 0, HPL_TAG));
+	json_put_str(a, "sha", V(HPL_SHA));
+	json_put_str(a, "before_sha", V(HPL_BEFORE_SHA));
+	json_put_str(a, "status", status);
+	json_put_str(a, "detailed_status", status_label(status));
+	json_object_object_add(a, "stages", json_col(res, HPL_STAGES, json_object_new_array()));
+	json_put_str(a, "created_at", V(HPL_CREATED_AT));
+	json_put_str(a, "finished_at", finished_at);
+	json_object_object_add(a, "duration", num(duration));
+	json_object_object_add(o, "object_attributes", a);
+	json_object_object_add(o, "user", hook_user(c, ctxres));
+	json_object_object_add(o, "project", hook_project(c, ctxres, false));
+	json_object_object_add(o, "commit", commit);
+	json_object_object_add(o, "builds", json_col(res, HPL_BUILDS, json_object_new_array()));
+	return o;
+}
+
+json_object *entity_hook_job(ctx *c, const PGresult *ctxres, const PGresult *job,
+			     const char *status, const char *started_at, const char *finished_at,
+			     json_object *duration, const git_commit *commit)
+{
+	const PGresult *res = job;
+	int row = 0, col = 0;
+	json_object *o = json_object_new_object();
+	json_put_str(o, "object_kind", "build");
+	json_put_str(o, "ref", V(HJB_REF));
+	json_put_bool(o, "tag", db_bool(res, 0, HJB_TAG));
+	json_put_str(o, "before_sha", V(HJB_BEFORE_SHA));
+	json_put_str(o, "sha", V(HJB_SHA));
+	put_int_col(o, "build_id", res, HJB_ID);
+	json_put_str(o, "build_name", V(HJB_NAME));
+	json_put_str(o, "build_stage", V(HJB_STAGE));
+	json_put_str(o, "build_status", status);
+	json_put_str(o, "build_started_at", started_at);
+	json_put_str(o, "build_finished_at", finished_at);
+	json_object_object_add(o, "build_duration", duration);
+	json_put_bool(o, "build_allow_failure", db_bool(res, 0, HJB_ALLOW_FAILURE));
+	json_put_int(o, "project_id", db_int(ctxres, 0, WPC_PROJECT_ID));
+	json_put_str(o, "project_name", V(HJB_PROJECT_FULL_NAME));
+	json_object *u = json_object_new_object();
+	json_put_int_or_null(u, "id", db_val(ctxres, 0, WPC_USER_ID));
+	json_put_str(u, "name", db_val(ctxres, 0, WPC_USER_NAME));
+	json_put_str(u, "email", db_val(ctxres, 0, WPC_USER_EMAIL));
+	json_object_object_add(o, "user", u);
+	json_object *cm = json_object_new_object();
+	put_int_col(cm, "id", res, HJB_PIPELINE_ID);
+	json_put_str(cm, "sha", V(HJB_SHA));
+	const git_signature *author = commit ? git_commit_author(commit) : NULL;
+	json_put_str(cm, "message", commit ? git_commit_message(commit) : NULL);
+	json_put_str(cm, "author_name", author ? author->name : NULL);
+	json_put_str(cm, "author_email", author ? author->email : NULL);
+	json_put_str(cm, "author_url",
+		     author ? arena_printf(c->a, "mailto:%s", author->email) : NULL);
+	json_put_str(cm, "status", V(HJB_PIPELINE_STATUS));
+	json_object_object_add(cm, "duration", num(V(HJB_PIPELINE_DURATION)));
+	json_put_str(cm, "started_at", V(HJB_PIPELINE_STARTED_AT));
+	json_put_str(cm, "finished_at", V(HJB_PIPELINE_FINISHED_AT));
+	json_object_object_add(o, "commit", cm);
+	/* 10.8's repository of a job event: the project's name and addresses */
+	const char *ns = db_val(ctxres, 0, WPC_NAMESPACE_PATH), *path = db_val(ctxres, 0, WPC_PATH);
+	const char *desc = db_val(ctxres, 0, WPC_DESCRIPTION);
+	json_object *r = json_object_new_object();
+	json_put_str(r, "name", db_val(ctxres, 0, WPC_NAME));
+	json_put_str(r, "url", project_ssh_url(c, ns, path));
+	json_put_str(r, "description", desc ? desc : "");
+	json_put_str(r, "homepage", project_web_url(c, ns, path));
+	json_put_str(r, "git_http_url", project_http_url(c, ns, path));
+	json_put_str(r, "git_ssh_url", project_ssh_url(c, ns, path));
+	json_put_int(r, "visibility_level", db_int(ctxres, 0, WPC_VISIBILITY));
+	json_object_object_add(o, "repository", r);
 	return o;
 }
 

@@ -54,6 +54,12 @@ json_object *entity_hook_push(ctx *c, const PGresult *res, const char *kind, con
 			      const char *after, const char *ref, const char *checkout_sha,
 			      const char *message, json_object *commits, long long total);
 
+/* The repository_update system event (Gitlab::DataBuilder::Repository.update) of a push
+ * to the project by the user of row 0 of res (WPC_): changes, an array of {before, after,
+ * ref}, and refs, the refs' names (both taken over). */
+json_object *entity_hook_repository_update(ctx *c, const PGresult *res, json_object *changes,
+					   json_object *refs);
+
 /* The wiki page event (WikiPage#hook_attrs and Gitlab::DataBuilder::WikiPage) of a page of
  * the project by the user of row 0 of res (WPC_ columns): action create, update or
  * delete. */
@@ -103,12 +109,125 @@ enum {
 	HNO_PROJECT_ID,
 	HNO_NOTEABLE_ID,
 	HNO_SYSTEM,
+	HNO_COMMIT_ID,
+	HNO_LINE_CODE,
 	HNO_NCOLS
 };
 /* The note event (Gitlab::DataBuilder::Note) of a comment on an issue: the note of row 0
  * of note (HNO_), the issue of row 0 of issue (HIS_), the project and user of ctxres. */
 json_object *entity_hook_issue_note(ctx *c, const PGresult *ctxres, const PGresult *note,
 				    const PGresult *issue);
+/* The same of a comment on another noteable: noteable_key "merge_request", "commit" or
+ * "snippet" with its hook attributes noteable (taken over) and the note's page url_path
+ * under the project's web_url ("merge_requests/3", "commit/<sha>", "snippets/5"). */
+json_object *entity_hook_note(ctx *c, const PGresult *ctxres, const PGresult *note,
+			      const char *noteable_key, json_object *noteable,
+			      const char *url_path);
+
+/* Commit#hook_attrs without the changed files (a merge request's last_commit, a
+ * commented commit): id, message, timestamp, url, author. */
+json_object *entity_hook_last_commit(ctx *c, const git_commit *commit, const char *web_url);
+
+/* The columns of a merge request of a merge request event (api/hooks.c hooks_mr_row) */
+enum {
+	HMR_ID,
+	HMR_IID,
+	HMR_TARGET_BRANCH,
+	HMR_SOURCE_BRANCH,
+	HMR_SOURCE_PROJECT_ID,
+	HMR_AUTHOR_ID,
+	HMR_ASSIGNEE_ID,
+	HMR_TITLE,
+	HMR_CREATED_AT,
+	HMR_UPDATED_AT,
+	HMR_MILESTONE_ID,
+	HMR_STATE,
+	HMR_MERGE_STATUS,
+	HMR_TARGET_PROJECT_ID,
+	HMR_DESCRIPTION,
+	HMR_MERGE_COMMIT_SHA,
+	HMR_MWPS,
+	HMR_MERGE_USER_ID,
+	HMR_TIME_ESTIMATE,
+	HMR_TIME_SPENT,
+	HMR_SHA,
+	HMR_LOCKED,
+	HMR_ASSIGNEE, /* JSON: the assignee's hook attributes, NULL without one */
+	HMR_LABELS,   /* JSON array of Label#hook_attrs */
+	HMR_NCOLS
+};
+/* MergeRequest#hook_attrs of 10.8 of row 0 of mr (HMR_): source and target are the
+ * projects of row 0 of source (NULL: gone) and target (WPC_ columns), last_commit
+ * (taken over; NULL: null) the source branch's head; action added unless NULL. */
+json_object *entity_hook_mr_attrs(ctx *c, const PGresult *mr, const PGresult *source,
+				  const PGresult *target, json_object *last_commit,
+				  const char *action);
+/* The merge request event (Gitlab::DataBuilder of MergeRequests::BaseService#hook_data)
+ * by the user of ctxres (WPC_, the target project): attrs from entity_hook_mr_attrs (taken
+ * over), labels and assignee from mr, and changes: each HMR_ column that differs between
+ * old and mr (row 0 each; old NULL: none) as {previous, current}. */
+json_object *entity_hook_merge_request(ctx *c, const PGresult *ctxres, const PGresult *mr,
+				       const PGresult *old, json_object *attrs);
+
+/* The columns of a project snippet of a note event (api/hooks.c hooks_snippet_row) */
+enum {
+	HSN_ID,
+	HSN_TITLE,
+	HSN_CONTENT,
+	HSN_AUTHOR_ID,
+	HSN_PROJECT_ID,
+	HSN_CREATED_AT,
+	HSN_UPDATED_AT,
+	HSN_FILE_NAME,
+	HSN_VISIBILITY,
+	HSN_NCOLS
+};
+/* Snippet#hook_attrs (its attributes) of row 0 of res */
+json_object *entity_hook_snippet(ctx *c, const PGresult *res);
+
+/* The columns of a pipeline of a pipeline event (hooks_sender.c) */
+enum {
+	HPL_ID,
+	HPL_REF,
+	HPL_TAG,
+	HPL_SHA,
+	HPL_BEFORE_SHA,
+	HPL_CREATED_AT, /* as Ruby's Time#to_s, as the other times of CI events */
+	HPL_STAGES,     /* JSON array of the stages' names, in order */
+	HPL_BUILDS,     /* JSON array of the jobs' hook attributes */
+	HPL_NCOLS
+};
+/* The pipeline event (Gitlab::DataBuilder::Pipeline) of the pipeline of row 0 of pl
+ * (HPL_) when it became status (finished_at and duration then; NULL: null), by the user
+ * of ctxres (WPC_), commit the sha's Commit#hook_attrs (taken over; NULL: null). */
+json_object *entity_hook_pipeline(ctx *c, const PGresult *ctxres, const PGresult *pl,
+				  const char *status, const char *finished_at, const char *duration,
+				  json_object *commit);
+
+/* The columns of a job of a job event (hooks_sender.c) */
+enum {
+	HJB_ID,
+	HJB_NAME,
+	HJB_STAGE,
+	HJB_ALLOW_FAILURE,
+	HJB_REF,
+	HJB_TAG,
+	HJB_BEFORE_SHA,
+	HJB_SHA,
+	HJB_PIPELINE_ID,
+	HJB_PIPELINE_STATUS,
+	HJB_PIPELINE_DURATION,
+	HJB_PIPELINE_STARTED_AT,
+	HJB_PIPELINE_FINISHED_AT,
+	HJB_PROJECT_FULL_NAME,
+	HJB_NCOLS
+};
+/* The job event (Gitlab::DataBuilder::Build, object_kind "build") of the job of row 0 of
+ * job (HJB_) when it became status (its times and duration in seconds then; NULL: null),
+ * started by the user of ctxres (WPC_), commit its sha's commit (NULL: gone). */
+json_object *entity_hook_job(ctx *c, const PGresult *ctxres, const PGresult *job,
+			     const char *status, const char *started_at, const char *finished_at,
+			     json_object *duration, const git_commit *commit);
 
 /* The sample event GET /hooks/:id sends (10.8's API::SystemHooks): a project_create of
  * project "Ruby". */

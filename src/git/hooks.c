@@ -150,6 +150,31 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 	}
 	if ((rc = protect_default_branch(c, repo, p, updates, default_branch)) < 0)
 		return rc;
+	/* the push's repository_update system event (10.8's PostReceive: one for all its
+	 * refs), built by its first job */
+	json_object *update = NULL;
+	char update_key[TOKEN_LEN + 1];
+	bool any_ref = false;
+	for (const hooks_update *u = updates; u; u = u->next) {
+		if (strncmp(u->ref, "refs/heads/", 11) != 0 &&
+		    strncmp(u->ref, "refs/tags/", 10) != 0)
+			continue;
+		if (!update) {
+			if (crypto_token(update_key) < 0)
+				return ERR_INTERNAL;
+			update = json_object_new_object();
+			json_object_object_add(update, "key", json_object_new_string(update_key));
+			json_object_object_add(update, "changes", json_object_new_array());
+			any_ref = true;
+		}
+		json_object *ch = json_object_new_object();
+		json_object_object_add(ch, "before", json_object_new_string(u->old));
+		json_object_object_add(ch, "after", json_object_new_string(u->new));
+		json_object_object_add(ch, "ref", json_object_new_string(u->ref));
+		json_object *changes;
+		json_object_object_get_ex(update, "changes", &changes);
+		json_object_array_add(changes, ch);
+	}
 	for (const hooks_update *u = updates; u && rc == 0; u = u->next) {
 		bool branch = strncmp(u->ref, "refs/heads/", 11) == 0;
 		if (!branch && strncmp(u->ref, "refs/tags/", 10) != 0)
@@ -164,7 +189,7 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 								    data, JSON_C_TO_STRING_PLAIN)));
 		json_object_put(data);
 		if (rc < 0)
-			return rc;
+			break;
 		json_object *job = json_object_new_object();
 		json_object_object_add(job, "project_id", json_object_new_int64(atoll(p->id)));
 		json_object_object_add(job, "ref", json_object_new_string(u->ref));
@@ -178,14 +203,23 @@ int hooks_record(ctx *c, git_repository *repo, const project_scope *p, const hoo
 		    (rc = webhooks_queue_push(c, p->id, branch ? WEBHOOK_PUSH : WEBHOOK_TAG_PUSH,
 					      key)) < 0) {
 			json_object_put(job);
+			json_object_put(update);
 			return rc < 0 ? rc : ERR_INTERNAL;
 		}
 		json_object_object_add(job, "hooks_key", json_object_new_string(key));
+		if (update) {
+			json_object_object_add(job, "repository_update", update);
+			update = NULL;
+		}
 		rc = queue_enqueue(c, JOB_PUSH,
 				   arena_strdup(c->a, json_object_to_json_string_ext(
 							      job, JSON_C_TO_STRING_PLAIN)));
 		json_object_put(job);
 	}
+	/* attached to the first job unless the loop stopped before (then freed here) */
+	json_object_put(update);
+	if (rc == 0 && any_ref)
+		rc = webhooks_queue_repository_update(c, update_key);
 	if (rc == 0)
 		rc = db_repos_touch(c, p->id);
 	/* after the project's row (hooks_touch): every writer locks the two in this order */

@@ -641,6 +641,69 @@ START_TEST(test_hooks_system_push)
 }
 END_TEST
 
+/* The requests of rv about project id whose event_name is event: their count, the first
+ * in *out. */
+static int events_of(receiver *rv, long long id, const char *event, rcv_req **out)
+{
+	int n = 0;
+	pthread_mutex_lock(&rv->lock);
+	for (int k = 0; k < rv->n; k++) {
+		json_object *e = rv->reqs[k].json;
+		if (e && jint(e, "project_id") == id && jstr(e, "event_name") &&
+		    strcmp(jstr(e, "event_name"), event) == 0 && n++ == 0)
+			*out = &rv->reqs[k];
+	}
+	pthread_mutex_unlock(&rv->lock);
+	return n;
+}
+
+/* repository_update (10.8's PostReceive) to the system hooks that want it, once a push */
+START_TEST(test_hooks_repository_update)
+{
+	allow_local(true);
+	receiver *rv = rcv_start(NULL, 0), *other = rcv_start(NULL, 0);
+	resp *r = R(api("POST", "/hooks", admin_token(),
+			S(fmt("url=%s&push_events=false&repository_update_events=true",
+			      S(rcv_url(rv, "127.0.0.1", "/sys"))))));
+	ck_status(r, 201);
+	long long hid = jint(r->json, "id");
+	r = R(api("POST", "/hooks", admin_token(),
+		  S(fmt("url=%s&push_events=false", S(rcv_url(other, "127.0.0.1", "/other"))))));
+	ck_status(r, 201);
+	long long oid = jint(r->json, "id");
+	proj p;
+	project(&p);
+	const char *sha = S(strdup(commit(&p, "master", "a.txt")));
+	rcv_req *q = NULL;
+	for (int i = 0; i < 300 && events_of(rv, p.id, "repository_update", &q) == 0; i++)
+		usleep(100000);
+	ck_assert_msg(q, "the system hook did not get repository_update");
+	usleep(1000000);
+	ck_assert_int_eq(events_of(rv, p.id, "repository_update", &q), 1);
+	ck_assert_str_eq(S(header_of(q->headers, "X-Gitlab-Event")), "System Hook");
+	json_object *e = q->json;
+	ck_assert(jhas(e, "user_name") && jhas(e, "user_email") && jhas(e, "user_id"));
+	ck_assert_str_eq(jstr(jget(e, "project"), "path_with_namespace"), p.path);
+	json_object *changes = jget(e, "changes");
+	ck_assert_int_eq(json_object_array_length(changes), 1);
+	json_object *ch = json_object_array_get_idx(changes, 0);
+	ck_assert_str_eq(jstr(ch, "ref"), "refs/heads/master");
+	ck_assert_str_eq(jstr(ch, "after"), sha);
+	ck_assert(jhas(ch, "before"));
+	json_object *refs = jget(e, "refs");
+	ck_assert_int_eq(json_object_array_length(refs), 1);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(refs, 0)),
+			 "refs/heads/master");
+	/* neither a push event to it (push_events off) nor repository_update to the other */
+	ck_assert_int_eq(events_of(rv, p.id, "push", &q), 0);
+	ck_assert_int_eq(events_of(other, p.id, "repository_update", &q), 0);
+	R(api("DELETE", S(fmt("/hooks/%lld", hid)), admin_token(), NULL));
+	R(api("DELETE", S(fmt("/hooks/%lld", oid)), admin_token(), NULL));
+	rcv_stop(rv);
+	rcv_stop(other);
+}
+END_TEST
+
 /* The system events of the API's writes, in order, each once, with 10.8's fields. */
 static bool xmlschema(const char *s)
 {
@@ -953,6 +1016,325 @@ START_TEST(test_hooks_note)
 }
 END_TEST
 
+/* The requests of rv with header event, in order: their count, at most max in out. */
+static int with_header(receiver *rv, const char *event, rcv_req **out, int max)
+{
+	int n = 0;
+	for (int i = 0; i < rcv_count(rv); i++) {
+		char *h = header_of(rv->reqs[i].headers, "X-Gitlab-Event");
+		if (h && strcmp(h, event) == 0 && n < max)
+			out[n++] = &rv->reqs[i];
+		free(h);
+	}
+	return n;
+}
+
+/* A branch from master with a commit of its own: the commit's id. */
+static const char *feature_branch(const proj *p, const char *branch)
+{
+	commit(p, "master", "base.txt");
+	resp *r = R(api("POST", S(fmt("/projects/%lld/repository/branches", p->id)), p->token,
+			S(fmt("branch=%s&ref=master", branch))));
+	ck_status(r, 201);
+	const char *sha = S(strdup(commit(p, branch, S(fmt("%s.txt", branch)))));
+	/* its push jobs done, so that none of them sees a request made afterwards */
+	for (int i = 0; i < 300 && sql_int("SELECT count(*) FROM background_jobs WHERE kind ="
+					   " 'push' AND (payload->>'project_id')::bigint = %lld",
+					   p->id) > 0;
+	     i++)
+		usleep(100000);
+	return sha;
+}
+
+START_TEST(test_hooks_merge_request)
+{
+	allow_local(true);
+	receiver *rv = rcv_start(NULL, 0), *other = rcv_start(NULL, 0);
+	proj p;
+	project(&p);
+	const char *head = feature_branch(&p, "feature");
+	add_hook(&p, S(fmt("url=%s&push_events=false&merge_requests_events=true",
+			   S(rcv_url(rv, "127.0.0.1", "/mr")))));
+	add_hook(&p, S(fmt("url=%s&push_events=false&issues_events=true&note_events=true",
+			   S(rcv_url(other, "127.0.0.1", "/other")))));
+	resp *r = R(api("GET", "/user", p.token, NULL));
+	ck_status(r, 200);
+	long long me = jint(r->json, "id");
+	const char *username = S(strdup(jstr(r->json, "username")));
+	const char *mrs = S(fmt("/projects/%lld/merge_requests", p.id));
+	r = R(api("POST", mrs, p.token,
+		  S(fmt("source_branch=feature&target_branch=master&title=Hooked&labels=bug"
+			"&assignee_id=%lld",
+			me))));
+	ck_status(r, 201);
+	long long iid = jint(r->json, "iid"), id = jint(r->json, "id");
+	const char *one = S(fmt("%s/%lld", mrs, iid));
+	ck_status(R(api("PUT", one, p.token, "title=Hooked%20again")), 200);
+	ck_status(R(api("PUT", one, p.token, "state_event=close")), 200);
+	ck_status(R(api("PUT", one, p.token, "state_event=reopen")), 200);
+	/* a push to its source branch: an update with the head before (RefreshService) */
+	const char *head2 = S(strdup(commit(&p, "feature", "more.txt")));
+	ck_assert_msg(rcv_wait(rv, 5, 30), "%d merge request events", rcv_count(rv));
+	ck_status(R(api("PUT", S(fmt("%s/merge", one)), p.token, NULL)), 200);
+	ck_assert_msg(rcv_wait(rv, 6, 30), "%d merge request events", rcv_count(rv));
+	rcv_req *q[8];
+	ck_assert_int_eq(with_header(rv, "Merge Request Hook", q, 8), 6);
+	static const char *const actions[] = {"open",   "update", "close",
+					      "reopen", "update", "merge"};
+	static const char *const states[] = {"opened", "opened", "closed",
+					     "opened", "opened", "merged"};
+	for (int i = 0; i < 6; i++) {
+		json_object *e = q[i]->json;
+		ck_assert_str_eq(jstr(e, "object_kind"), "merge_request");
+		json_object *a = jget(e, "object_attributes");
+		ck_assert_str_eq(jstr(a, "action"), actions[i]);
+		ck_assert_str_eq(jstr(a, "state"), states[i]);
+		ck_assert_int_eq(jint(a, "iid"), iid);
+		ck_assert_int_eq(jint(a, "id"), id);
+		ck_assert_int_eq(jint(a, "target_project_id"), p.id);
+		ck_assert_int_eq(jint(a, "source_project_id"), p.id);
+		ck_assert_str_eq(jstr(a, "source_branch"), "feature");
+		ck_assert_str_eq(jstr(a, "target_branch"), "master");
+		ck_assert_int_eq(jint(a, "assignee_id"), me);
+		ck_assert(strstr(jstr(a, "url"), S(fmt("/merge_requests/%lld", iid))));
+		ck_assert_str_eq(jstr(jget(a, "source"), "path_with_namespace"), p.path);
+		ck_assert_str_eq(jstr(jget(a, "target"), "path_with_namespace"), p.path);
+		json_object *last = jget(a, "last_commit");
+		ck_assert_str_eq(jstr(last, "id"), i < 4 ? head : head2);
+		ck_assert_str_eq(jstr(last, "message"), i < 4 ? "add feature.txt" : "add more.txt");
+		ck_assert(jhas(jget(last, "author"), "email"));
+		ck_assert_str_eq(jstr(jget(e, "project"), "path_with_namespace"), p.path);
+		ck_assert_str_eq(jstr(jget(e, "user"), "username"), username);
+		ck_assert_str_eq(jstr(jget(e, "assignee"), "username"), username);
+		json_object *labels = jget(e, "labels");
+		ck_assert_int_eq(json_object_array_length(labels), 1);
+		ck_assert_str_eq(jstr(json_object_array_get_idx(labels, 0), "title"), "bug");
+		ck_assert(jhas(e, "changes") && jhas(e, "repository"));
+	}
+	ck_assert_str_eq(jstr(jget(q[0]->json, "object_attributes"), "title"), "Hooked");
+	json_object *title = jget(jget(q[1]->json, "changes"), "title");
+	ck_assert_str_eq(jstr(title, "previous"), "Hooked");
+	ck_assert_str_eq(jstr(title, "current"), "Hooked again");
+	json_object *state = jget(jget(q[2]->json, "changes"), "state");
+	ck_assert_str_eq(jstr(state, "previous"), "opened");
+	ck_assert_str_eq(jstr(state, "current"), "closed");
+	ck_assert_str_eq(jstr(jget(q[4]->json, "object_attributes"), "oldrev"), head);
+	ck_assert(!jhas(jget(q[1]->json, "object_attributes"), "oldrev"));
+	ck_assert(jstr(jget(q[5]->json, "object_attributes"), "merge_commit_sha") != NULL);
+	/* the hook without merge_requests_events got none of them */
+	usleep(1000000);
+	ck_assert_int_eq(with_header(other, "Merge Request Hook", q, 8), 0);
+	ck_assert_int_eq(with_header(rv, "Merge Request Hook", q, 8), 6);
+	rcv_stop(rv);
+	rcv_stop(other);
+}
+END_TEST
+
+/* comments on a merge request, a commit and a project snippet */
+START_TEST(test_hooks_note_kinds)
+{
+	allow_local(true);
+	receiver *rv = rcv_start(NULL, 0), *other = rcv_start(NULL, 0);
+	proj p;
+	project(&p);
+	const char *head = feature_branch(&p, "topic");
+	add_hook(&p, S(fmt("url=%s&push_events=false&note_events=true",
+			   S(rcv_url(rv, "127.0.0.1", "/notes")))));
+	add_hook(&p, S(fmt("url=%s&push_events=false&merge_requests_events=true",
+			   S(rcv_url(other, "127.0.0.1", "/other")))));
+	const char *base = S(fmt("/projects/%lld", p.id));
+	resp *r = R(api("POST", S(fmt("%s/merge_requests", base)), p.token,
+			"source_branch=topic&target_branch=master&title=Review"));
+	ck_status(r, 201);
+	long long iid = jint(r->json, "iid"), mr_id = jint(r->json, "id");
+	r = R(api("POST", S(fmt("%s/merge_requests/%lld/notes", base, iid)), p.token,
+		  "body=on%20the%20request"));
+	ck_status(r, 201);
+	long long mr_note = jint(r->json, "id");
+	r = R(api("POST", S(fmt("%s/repository/commits/%s/comments", base, head)), p.token,
+		  "note=on%20the%20commit"));
+	ck_status(r, 201);
+	r = R(api("POST", S(fmt("%s/snippets", base)), p.token,
+		  "title=Snip&file_name=s.txt&code=x&visibility=private"));
+	ck_status(r, 201);
+	long long snippet = jint(r->json, "id");
+	r = R(api("POST", S(fmt("%s/snippets/%lld/notes", base, snippet)), p.token,
+		  "body=on%20the%20snippet"));
+	ck_status(r, 201);
+	long long snippet_note = jint(r->json, "id");
+	ck_assert_msg(rcv_wait(rv, 3, 30), "%d note events", rcv_count(rv));
+	rcv_req *q[8];
+	ck_assert_int_eq(with_header(rv, "Note Hook", q, 8), 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_str_eq(jstr(q[i]->json, "object_kind"), "note");
+		ck_assert_int_eq(jint(q[i]->json, "project_id"), p.id);
+		ck_assert_str_eq(jstr(jget(q[i]->json, "project"), "path_with_namespace"), p.path);
+	}
+	json_object *a = jget(q[0]->json, "object_attributes");
+	ck_assert_int_eq(jint(a, "id"), mr_note);
+	ck_assert_str_eq(jstr(a, "noteable_type"), "MergeRequest");
+	ck_assert_int_eq(jint(a, "noteable_id"), mr_id);
+	ck_assert_str_eq(jstr(a, "note"), "on the request");
+	ck_assert(strstr(jstr(a, "url"), S(fmt("/merge_requests/%lld#note_%lld", iid, mr_note))));
+	json_object *mr = jget(q[0]->json, "merge_request");
+	ck_assert_int_eq(jint(mr, "iid"), iid);
+	ck_assert_str_eq(jstr(mr, "title"), "Review");
+	ck_assert_str_eq(jstr(jget(mr, "last_commit"), "id"), head);
+	ck_assert(!jhas(mr, "action"));
+	a = jget(q[1]->json, "object_attributes");
+	ck_assert_str_eq(jstr(a, "noteable_type"), "Commit");
+	ck_assert_str_eq(jstr(a, "commit_id"), head);
+	ck_assert_str_eq(jstr(a, "note"), "on the commit");
+	ck_assert(strstr(jstr(a, "url"), S(fmt("/commit/%s#note_", head))));
+	ck_assert_str_eq(jstr(jget(q[1]->json, "commit"), "id"), head);
+	ck_assert_str_eq(jstr(jget(q[1]->json, "commit"), "message"), "add topic.txt");
+	a = jget(q[2]->json, "object_attributes");
+	ck_assert_int_eq(jint(a, "id"), snippet_note);
+	ck_assert_str_eq(jstr(a, "noteable_type"), "Snippet");
+	ck_assert_int_eq(jint(a, "noteable_id"), snippet);
+	ck_assert(
+		strstr(jstr(a, "url"), S(fmt("/snippets/%lld#note_%lld", snippet, snippet_note))));
+	json_object *sn = jget(q[2]->json, "snippet");
+	ck_assert_int_eq(jint(sn, "id"), snippet);
+	ck_assert_str_eq(jstr(sn, "title"), "Snip");
+	ck_assert_str_eq(jstr(sn, "file_name"), "s.txt");
+	/* the hook without note_events got none of them */
+	usleep(1000000);
+	ck_assert_int_eq(with_header(other, "Note Hook", q, 8), 0);
+	ck_assert_int_eq(with_header(rv, "Note Hook", q, 8), 3);
+	rcv_stop(rv);
+	rcv_stop(other);
+}
+END_TEST
+
+/* ---- CI: a runner as gitlab-runner 10 talks ---- */
+
+#define RUNNER_INFO                                                                                \
+	"{\"name\":\"gitlab-runner\",\"version\":\"10.0.0\",\"revision\":\"c7fe4d5c\","            \
+	"\"platform\":\"linux\",\"architecture\":\"amd64\",\"executor\":\"shell\","                \
+	"\"features\":{\"variables\":true,\"artifacts\":true}}"
+
+static resp *runner_call(const char *method, const char *path, const char *json)
+{
+	static const char *const ua[] = {
+		"User-Agent: gitlab-runner 10.0.0 (10-0-stable; go1.8.3; linux/amd64)",
+		"Accept: application/json", NULL};
+	char *url = S(fmt("%s/api/v4%s", api_url(), path));
+	return R(http_request(method, url, ua, json, strlen(json), "application/json"));
+}
+
+/* The status of the events of rv with header event, "a b c" in order, and the events. */
+static char *statuses(receiver *rv, const char *event, const char *key, rcv_req **q, int *n)
+{
+	*n = with_header(rv, event, q, 16);
+	char *out = S(strdup(""));
+	for (int i = 0; i < *n; i++) {
+		json_object *o = strcmp(key, "status") == 0 ? jget(q[i]->json, "object_attributes")
+							    : q[i]->json;
+		out = S(fmt("%s%s%s", out, i ? " " : "", jstr(o, key)));
+	}
+	return out;
+}
+
+/* a pipeline of one job run by a runner: pending, running, success, each to the hooks
+ * that want pipeline or job events */
+START_TEST(test_hooks_pipeline_and_job)
+{
+	allow_local(true);
+	receiver *pl = rcv_start(NULL, 0), *jb = rcv_start(NULL, 0), *other = rcv_start(NULL, 0);
+	proj p;
+	project(&p);
+	add_hook(&p, S(fmt("url=%s&push_events=false&pipeline_events=true",
+			   S(rcv_url(pl, "127.0.0.1", "/pipeline")))));
+	add_hook(&p, S(fmt("url=%s&push_events=false&job_events=true",
+			   S(rcv_url(jb, "127.0.0.1", "/job")))));
+	add_hook(&p, S(fmt("url=%s&push_events=false&issues_events=true&note_events=true"
+			   "&merge_requests_events=true",
+			   S(rcv_url(other, "127.0.0.1", "/other")))));
+	/* the push of .gitlab-ci.yml makes the pipeline, its job pending */
+	resp *r = R(api(
+		"POST", S(fmt("/projects/%lld/repository/files/.gitlab-ci.yml", p.id)), p.token,
+		"branch=master&commit_message=ci&content=build%3A%0A%20%20script%3A%20make%0A"));
+	ck_status(r, 201);
+	r = R(api("GET", S(fmt("/projects/%lld/repository/branches/master", p.id)), p.token, NULL));
+	ck_status(r, 200);
+	const char *sha = S(strdup(jstr(jget(r->json, "commit"), "id")));
+	ck_assert_msg(rcv_wait(pl, 1, 30) && rcv_wait(jb, 1, 30), "no pipeline or job event");
+	r = R(api("GET", S(fmt("/projects/%lld", p.id)), p.token, NULL));
+	ck_status(r, 200);
+	r = runner_call("POST", "/runners",
+			S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\",\"description\":\"hk\"}",
+			      jstr(r->json, "runners_token"))));
+	ck_status(r, 201);
+	const char *runner = S(strdup(jstr(r->json, "token")));
+	r = runner_call(
+		"POST", "/jobs/request",
+		S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\",\"last_update\":\"\"}", runner)));
+	ck_status(r, 201);
+	long long job = jint(r->json, "id");
+	const char *job_token = S(strdup(jstr(r->json, "token")));
+	r = runner_call("PUT", S(fmt("/jobs/%lld", job)),
+			S(fmt("{\"info\":" RUNNER_INFO ",\"token\":\"%s\",\"state\":\"success\"}",
+			      job_token)));
+	ck_status(r, 200);
+	ck_assert_msg(rcv_wait(pl, 3, 30) && rcv_wait(jb, 3, 30), "%d pipeline, %d job events",
+		      rcv_count(pl), rcv_count(jb));
+	usleep(1000000);
+	rcv_req *q[16];
+	int n;
+	ck_assert_str_eq(statuses(pl, "Pipeline Hook", "status", q, &n), "pending running success");
+	for (int i = 0; i < n; i++) {
+		json_object *e = q[i]->json;
+		ck_assert_str_eq(jstr(e, "object_kind"), "pipeline");
+		json_object *a = jget(e, "object_attributes");
+		ck_assert_str_eq(jstr(a, "ref"), "master");
+		ck_assert_str_eq(jstr(a, "sha"), sha);
+		ck_assert(!jbool(a, "tag"));
+		ck_assert_int_eq(json_object_array_length(jget(a, "stages")), 1);
+		ck_assert_str_eq(
+			json_object_get_string(json_object_array_get_idx(jget(a, "stages"), 0)),
+			"test");
+		ck_assert_str_eq(jstr(jget(e, "project"), "path_with_namespace"), p.path);
+		ck_assert(jhas(jget(e, "user"), "username"));
+		ck_assert_str_eq(jstr(jget(e, "commit"), "id"), sha);
+		ck_assert_str_eq(jstr(jget(e, "commit"), "message"), "ci");
+		json_object *builds = jget(e, "builds");
+		ck_assert_int_eq(json_object_array_length(builds), 1);
+		ck_assert_int_eq(jint(json_object_array_get_idx(builds, 0), "id"), job);
+		ck_assert_str_eq(jstr(json_object_array_get_idx(builds, 0), "name"), "build");
+	}
+	ck_assert_str_eq(jstr(jget(q[2]->json, "object_attributes"), "detailed_status"), "passed");
+	ck_assert(jstr(jget(q[2]->json, "object_attributes"), "finished_at") != NULL);
+	ck_assert(jstr(jget(q[0]->json, "object_attributes"), "finished_at") == NULL);
+	ck_assert_str_eq(statuses(jb, "Job Hook", "build_status", q, &n),
+			 "pending running success");
+	for (int i = 0; i < n; i++) {
+		json_object *e = q[i]->json;
+		ck_assert_str_eq(jstr(e, "object_kind"), "build");
+		ck_assert_int_eq(jint(e, "build_id"), job);
+		ck_assert_str_eq(jstr(e, "build_name"), "build");
+		ck_assert_str_eq(jstr(e, "build_stage"), "test");
+		ck_assert_str_eq(jstr(e, "ref"), "master");
+		ck_assert_str_eq(jstr(e, "sha"), sha);
+		ck_assert_int_eq(jint(e, "project_id"), p.id);
+		ck_assert_str_eq(jstr(jget(e, "commit"), "sha"), sha);
+		ck_assert_str_eq(jstr(jget(e, "commit"), "message"), "ci");
+		ck_assert(jhas(e, "repository") && jhas(e, "user"));
+	}
+	ck_assert(jstr(q[0]->json, "build_started_at") == NULL);
+	ck_assert(jstr(q[1]->json, "build_started_at") != NULL);
+	ck_assert(jstr(q[1]->json, "build_finished_at") == NULL);
+	ck_assert(jstr(q[2]->json, "build_finished_at") != NULL);
+	/* each kind to its own hook only */
+	ck_assert_int_eq(with_header(pl, "Job Hook", q, 16), 0);
+	ck_assert_int_eq(with_header(jb, "Pipeline Hook", q, 16), 0);
+	ck_assert_int_eq(rcv_count(other), 0);
+	rcv_stop(pl);
+	rcv_stop(jb);
+	rcv_stop(other);
+}
+END_TEST
+
 /* a receiver that fails twice gets the event three times, then it is done */
 /* The sum over both instances (COLLABD_INSTANCE_URLS) of a counter of /-/metrics: the
  * background process of either may have sent a delivery. */
@@ -1262,10 +1644,14 @@ Suite *suite_hooks(void)
 	tcase_add_test(tc, test_hooks_push_delivered);
 	tcase_add_test(tc, test_hooks_tag_push_delivered);
 	tcase_add_test(tc, test_hooks_system_push);
+	tcase_add_test(tc, test_hooks_repository_update);
 	tcase_add_test(tc, test_hooks_system_events);
 	tcase_add_test(tc, test_hooks_wiki_page);
 	tcase_add_test(tc, test_hooks_issue);
 	tcase_add_test(tc, test_hooks_note);
+	tcase_add_test(tc, test_hooks_merge_request);
+	tcase_add_test(tc, test_hooks_note_kinds);
+	tcase_add_test(tc, test_hooks_pipeline_and_job);
 	tcase_add_test(tc, test_hooks_retry);
 	tcase_add_test(tc, test_hooks_order);
 	tcase_add_test(tc, test_hooks_crashed_sender);
