@@ -27,11 +27,20 @@ const db_stmt hooks_sender_stmts[] = {
 	/* At most $1 due deliveries, each the earliest unfinished one of its hook, that no
 	 * other sender holds: leased for 20 s, twice the timeout (a sender that dies gives them back then). */
 	{"hooks_sender_claim",
-	 "WITH due AS (SELECT d.id FROM web_hook_deliveries d WHERE d.state <> 'failed'"
+	 /* hk: the hooks with unfinished deliveries, one index probe each (a skip scan of
+	  * web_hook_deliveries_hook_idx); heads: the earliest of each. The cost follows the
+	  * hooks that wait, not the deliveries: a backlog of thousands behind a few hooks
+	  * is not read at every claim. */
+	 "WITH RECURSIVE hk AS ((SELECT hook_id FROM web_hook_deliveries"
+	 "  WHERE state <> 'failed' ORDER BY hook_id LIMIT 1)"
+	 " UNION ALL SELECT (SELECT e.hook_id FROM web_hook_deliveries e"
+	 "  WHERE e.state <> 'failed' AND e.hook_id > hk.hook_id ORDER BY e.hook_id LIMIT 1)"
+	 "  FROM hk WHERE hk.hook_id IS NOT NULL),"
+	 " heads AS (SELECT h.id FROM hk CROSS JOIN LATERAL (SELECT e.id FROM web_hook_deliveries e"
+	 "  WHERE e.hook_id = hk.hook_id AND e.state <> 'failed' ORDER BY e.id LIMIT 1) h),"
+	 " due AS (SELECT d.id FROM web_hook_deliveries d WHERE d.id IN (SELECT id FROM heads)"
 	 " AND d.payload IS NOT NULL AND d.next_attempt_at <= now()"
 	 " AND (d.state = 'pending' OR d.locked_until <= now())"
-	 " AND NOT EXISTS (SELECT 1 FROM web_hook_deliveries e WHERE e.hook_id = d.hook_id"
-	 " AND e.id < d.id AND e.state <> 'failed')"
 	 " ORDER BY d.next_attempt_at, d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED)"
 	 " UPDATE web_hook_deliveries d SET state = 'sending', attempts = d.attempts + 1,"
 	 " locked_until = now() + interval '20 seconds' FROM due, web_hooks w"
