@@ -279,6 +279,29 @@ int ci_jobs_enabled(request *r);
 int user_agent_record(request *r, const char *type, const char *id);
 int user_agent_respond(request *r, const PGresult *res, int col);
 
+/* snippets.c: what the project snippets (project true) and the personal ones
+ * (user_snippets.c) share. The content is code or content for a project snippet
+ * (GitLab 10 and later releases), content for a personal one.
+ * snippet_input: the attributes of a create or update, the Snippet model's validations
+ * left in r (title present and at most 255 characters, file_name at most 255), the
+ * visibility as its level (NULL when not given); ERR_INVALID for a visibility that is
+ * none of the three. snippet_check_create, snippet_check_update: the routes' checks of
+ * what is required. snippet_respond_raw: the content at col of row 0 of res as text.
+ * snippet_insert: a snippet of project (NULL: a personal one) by the caller, with its
+ * user agent detail; its id in *id. snippet_update: snippet id's attributes, NULL the
+ * ones kept, the description when given. snippet_delete: removes it and answers 204.
+ * 0 or an ERR_ code. */
+int snippet_input(request *r, bool project, const char **title, const char **file_name,
+		  const char **content, const char **visibility);
+int snippet_check_create(request *r, bool project);
+int snippet_check_update(request *r, bool project);
+void snippet_respond_raw(request *r, const PGresult *res, int col);
+int snippet_insert(request *r, const char *project, const char *title, const char *file_name,
+		   const char *content, const char *visibility, const char **id);
+int snippet_update(request *r, const char *id, const char *title, const char *file_name,
+		   const char *content, const char *visibility);
+int snippet_delete(request *r, const char *id);
+
 /* settings.c: GitLab 10.8's Gitlab::VisibilityLevel.allowed_for? for a project, group
  * or snippet of visibility level (enum visibility) that a user (an admin when admin)
  * creates or changes to: an admin may use any level, others none of
