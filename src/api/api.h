@@ -175,6 +175,22 @@ int noteable_note(request *r, const noteable *n, PGresult **out);
 /* The route check of the integer path ids of notes and award emoji (400 "x is
  * invalid"). */
 int notes_check_ids(request *r);
+/* What notes.c and discussions.c share. note_caller_is: user_id is the caller's.
+ * note_project_member: a member of the route's project, of any level (or its
+ * namespace's owner, or admin). note_body_problem: what GitLab's Note validations say
+ * of body, NULL when it is a valid one. note_locked_out: 0, or ERR_FORBIDDEN when n's
+ * discussion is locked to the caller (IssuablePolicy: members only comment).
+ * note_may_change: GitLab's admin_note of note row 0 of res (its author, masters and
+ * up): 0 or ERR_FORBIDDEN. note_edit: note id of n takes the body parameter, and its
+ * event follows; the note as written in *note: 0, 1 when answered (400), or an ERR_
+ * code. note_delete: removes note id of n and answers 204: 0 or an ERR_ code. */
+bool note_caller_is(request *r, const char *user_id);
+bool note_project_member(request *r);
+const char *note_body_problem(const char *body);
+int note_locked_out(request *r, const noteable *n);
+int note_may_change(request *r, const PGresult *res);
+int note_edit(request *r, const noteable *n, const char *id, jw *note);
+int note_delete(request *r, const noteable *n, const char *id);
 
 /* award_emoji.c: awards name (GitLab's own or an alias) from the caller to the record
  * type/id (authored by author_id): answers 201 with the award, or GitLab's 404 "404
