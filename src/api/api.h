@@ -295,6 +295,16 @@ int ci_jobs_enabled(request *r);
 int user_agent_record(request *r, const char *type, const char *id);
 int user_agent_respond(request *r, const PGresult *res, int col);
 
+/* keys.c: what the routes of a user's records (SSH keys, emails.c's addresses) share.
+ * user_records_for: runs fn for the user of :id (the admins' routes). user_records_list:
+ * a page of stmt ($1 user id, $2 limit, $3 offset; no row when there is no such user:
+ * 404 User). user_records_show_mine: the caller's record of path parameter path_param (stmt:
+ * $1 it, $2 the caller; none: 404 what). 0 or an ERR_ code. */
+int user_records_for(request *r, int (*fn)(request *r, const char *user_id));
+int user_records_list(request *r, const char *stmt, const char *user_id, presenter_fn present);
+int user_records_show_mine(request *r, const char *stmt, const char *path_param, const char *what,
+			   presenter_fn present);
+
 /* snippets.c: what the project snippets (project true) and the personal ones
  * (user_snippets.c) share. The content is code or content for a project snippet
  * (GitLab 10 and later releases), content for a personal one.
