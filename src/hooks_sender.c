@@ -422,6 +422,21 @@ cleanup:
 	git_revwalk_free(walk);
 }
 
+/* Queues event (released here) as the payload of key's webhooks, and of the system
+ * hooks too when to_system: 0, or -1 with *why = failure. */
+static int queue_event(ctx *c, const char *key, json_object *event, bool to_system,
+		       const char *failure, const char **why)
+{
+	const char *text =
+		arena_strdup(c->a, json_object_to_json_string_ext(event, JSON_C_TO_STRING_PLAIN));
+	json_object_put(event);
+	if (webhooks_fill(c, key, text, to_system ? text : NULL) < 0) {
+		*why = failure;
+		return -1;
+	}
+	return 0;
+}
+
 /* The repository_update event of a push ({key, changes}, carried by its first job) for
  * the system hooks that want it. 0, or -1 with *why. */
 static int repository_update(ctx *c, json_object *update, const char *project_id,
@@ -450,14 +465,7 @@ static int repository_update(ctx *c, json_object *update, const char *project_id
 			json_object_array_add(refs, json_object_get(ref));
 	}
 	json_object *event = entity_hook_repository_update(c, res, json_object_get(changes), refs);
-	const char *text =
-		arena_strdup(c->a, json_object_to_json_string_ext(event, JSON_C_TO_STRING_PLAIN));
-	json_object_put(event);
-	if (webhooks_fill(c, key, text, text) < 0) {
-		*why = "cannot queue the push's repository_update";
-		return -1;
-	}
-	return 0;
+	return queue_event(c, key, event, true, "cannot queue the push's repository_update", why);
 }
 
 int hooks_sender_on_push(ctx *c, json_object *payload, const char **why)
@@ -542,16 +550,8 @@ int hooks_sender_on_push(ctx *c, json_object *payload, const char **why)
 		event = entity_hook_push(c, res, "tag_push", before, after, ref, checkout_sha,
 					 message, commits, total);
 	}
-	const char *text =
-		arena_strdup(c->a, json_object_to_json_string_ext(event, JSON_C_TO_STRING_PLAIN));
-	json_object_put(event);
 	/* 10.8's system hooks get the same push data (it has event_name) */
-	rc = webhooks_fill(c, key, text, text);
-	if (rc < 0) {
-		*why = "cannot queue the push's webhooks";
-		return -1;
-	}
-	return 0;
+	return queue_event(c, key, event, true, "cannot queue the push's webhooks", why);
 }
 
 /* A string member of o, or NULL. */
@@ -613,12 +613,5 @@ int hooks_sender_on_ci(ctx *c, json_object *payload, const char **why)
 					     commit ? entity_hook_last_commit(c, commit, web)
 						    : NULL);
 	}
-	const char *text =
-		arena_strdup(c->a, json_object_to_json_string_ext(event, JSON_C_TO_STRING_PLAIN));
-	json_object_put(event);
-	if (webhooks_fill(c, key, text, NULL) < 0) {
-		*why = "cannot queue a CI event's webhooks";
-		return -1;
-	}
-	return 0;
+	return queue_event(c, key, event, false, "cannot queue a CI event's webhooks", why);
 }

@@ -175,6 +175,22 @@ int noteable_note(request *r, const noteable *n, PGresult **out);
 /* The route check of the integer path ids of notes and award emoji (400 "x is
  * invalid"). */
 int notes_check_ids(request *r);
+/* What notes.c and discussions.c share. note_caller_is: user_id is the caller's.
+ * note_project_member: a member of the route's project, of any level (or its
+ * namespace's owner, or admin). note_body_problem: what GitLab's Note validations say
+ * of body, NULL when it is a valid one. note_locked_out: 0, or ERR_FORBIDDEN when n's
+ * discussion is locked to the caller (IssuablePolicy: members only comment).
+ * note_may_change: GitLab's admin_note of note row 0 of res (its author, masters and
+ * up): 0 or ERR_FORBIDDEN. note_edit: note id of n takes the body parameter, and its
+ * event follows; the note as written in *note: 0, 1 when answered (400), or an ERR_
+ * code. note_delete: removes note id of n and answers 204: 0 or an ERR_ code. */
+bool note_caller_is(request *r, const char *user_id);
+bool note_project_member(request *r);
+const char *note_body_problem(const char *body);
+int note_locked_out(request *r, const noteable *n);
+int note_may_change(request *r, const PGresult *res);
+int note_edit(request *r, const noteable *n, const char *id, jw *note);
+int note_delete(request *r, const noteable *n, const char *id);
 
 /* award_emoji.c: awards name (GitLab's own or an alias) from the caller to the record
  * type/id (authored by author_id): answers 201 with the award, or GitLab's 404 "404
@@ -278,6 +294,39 @@ int ci_jobs_enabled(request *r);
  * was recorded. */
 int user_agent_record(request *r, const char *type, const char *id);
 int user_agent_respond(request *r, const PGresult *res, int col);
+
+/* keys.c: what the routes of a user's records (SSH keys, emails.c's addresses) share.
+ * user_records_for: runs fn for the user of :id (the admins' routes). user_records_list:
+ * a page of stmt ($1 user id, $2 limit, $3 offset; no row when there is no such user:
+ * 404 User). user_records_show_mine: the caller's record of path parameter path_param (stmt:
+ * $1 it, $2 the caller; none: 404 what). 0 or an ERR_ code. */
+int user_records_for(request *r, int (*fn)(request *r, const char *user_id));
+int user_records_list(request *r, const char *stmt, const char *user_id, presenter_fn present);
+int user_records_show_mine(request *r, const char *stmt, const char *path_param, const char *what,
+			   presenter_fn present);
+
+/* snippets.c: what the project snippets (project true) and the personal ones
+ * (user_snippets.c) share. The content is code or content for a project snippet
+ * (GitLab 10 and later releases), content for a personal one.
+ * snippet_input: the attributes of a create or update, the Snippet model's validations
+ * left in r (title present and at most 255 characters, file_name at most 255), the
+ * visibility as its level (NULL when not given); ERR_INVALID for a visibility that is
+ * none of the three. snippet_check_create, snippet_check_update: the routes' checks of
+ * what is required. snippet_respond_raw: the content at col of row 0 of res as text.
+ * snippet_insert: a snippet of project (NULL: a personal one) by the caller, with its
+ * user agent detail; its id in *id. snippet_update: snippet id's attributes, NULL the
+ * ones kept, the description when given. snippet_delete: removes it and answers 204.
+ * 0 or an ERR_ code. */
+int snippet_input(request *r, bool project, const char **title, const char **file_name,
+		  const char **content, const char **visibility);
+int snippet_check_create(request *r, bool project);
+int snippet_check_update(request *r, bool project);
+void snippet_respond_raw(request *r, const PGresult *res, int col);
+int snippet_insert(request *r, const char *project, const char *title, const char *file_name,
+		   const char *content, const char *visibility, const char **id);
+int snippet_update(request *r, const char *id, const char *title, const char *file_name,
+		   const char *content, const char *visibility);
+int snippet_delete(request *r, const char *id);
 
 /* settings.c: GitLab 10.8's Gitlab::VisibilityLevel.allowed_for? for a project, group
  * or snippet of visibility level (enum visibility) that a user (an admin when admin)

@@ -21,11 +21,40 @@ enum { RENDER_PATH, RENDER_ID, RENDER_BRANCH, RENDER_SHA, RENDER_NPARAMS };
 /* BADGE_COLS of badges row b with the render parameters from $N (N..N+3). */
 #define COLS_AT(P, I, B, S) BADGE_COLS("b", P, I, B, S)
 
-enum { BL_PROJECT, BL_NAMESPACE, BL_LIMIT, BL_OFFSET, BL_RENDER, BL_NPARAMS = BL_RENDER + RENDER_NPARAMS };
+enum {
+	BL_PROJECT,
+	BL_NAMESPACE,
+	BL_LIMIT,
+	BL_OFFSET,
+	BL_RENDER,
+	BL_NPARAMS = BL_RENDER + RENDER_NPARAMS
+};
 enum { BG_GROUP, BG_LIMIT, BG_OFFSET, BG_RENDER, BG_NPARAMS = BG_RENDER + RENDER_NPARAMS };
-enum { BS_ID, BS_PROJECT, BS_NAMESPACE, BS_GROUP, BS_RENDER, BS_NPARAMS = BS_RENDER + RENDER_NPARAMS };
-enum { BI_PROJECT, BI_GROUP, BI_LINK, BI_IMAGE, BI_RENDER, BI_NPARAMS = BI_RENDER + RENDER_NPARAMS };
-enum { BU_ID, BU_PROJECT, BU_GROUP, BU_LINK, BU_IMAGE, BU_RENDER, BU_NPARAMS = BU_RENDER + RENDER_NPARAMS };
+enum {
+	BS_ID,
+	BS_PROJECT,
+	BS_NAMESPACE,
+	BS_GROUP,
+	BS_RENDER,
+	BS_NPARAMS = BS_RENDER + RENDER_NPARAMS
+};
+enum {
+	BI_PROJECT,
+	BI_GROUP,
+	BI_LINK,
+	BI_IMAGE,
+	BI_RENDER,
+	BI_NPARAMS = BI_RENDER + RENDER_NPARAMS
+};
+enum {
+	BU_ID,
+	BU_PROJECT,
+	BU_GROUP,
+	BU_LINK,
+	BU_IMAGE,
+	BU_RENDER,
+	BU_NPARAMS = BU_RENDER + RENDER_NPARAMS
+};
 enum { BR_LINK, BR_IMAGE, BR_RENDER, BR_NPARAMS = BR_RENDER + RENDER_NPARAMS };
 enum { GP_ID, GP_PATH, GP_BRANCH, GP_NCOLS };
 
@@ -40,21 +69,24 @@ enum { GP_ID, GP_PATH, GP_BRANCH, GP_NCOLS };
 const db_stmt badges_stmts[] = {
 	/* In the order they were made, as GitLab's default scope. */
 	{"badges_list_project",
-	 "WITH f AS NOT MATERIALIZED (" PROJECT_BADGES("$1", "$2") ")"
-	 " SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "
-		 COLS_AT("$5", "$6", "$7", "$8") " FROM f b ORDER BY b.created_at, b.id"
-	 " LIMIT $3 OFFSET $4) p ON true",
+	 "WITH f AS NOT MATERIALIZED (" PROJECT_BADGES(
+		 "$1",
+		 "$2") ")"
+		       " SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " COLS_AT(
+			       "$5", "$6", "$7", "$8") " FROM f b ORDER BY b.created_at, b.id"
+						       " LIMIT $3 OFFSET $4) p ON true",
 	 BL_NPARAMS, 1 + BADGE_NCOLS},
 	{"badges_list_group",
 	 "WITH f AS NOT MATERIALIZED (SELECT b.* FROM badges b WHERE b.group_id = $1)"
-	 " SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "
-		 COLS_AT("$4", "$5", "$6", "$7") " FROM f b ORDER BY b.created_at, b.id"
-	 " LIMIT $2 OFFSET $3) p ON true",
+	 " SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " COLS_AT(
+		 "$4", "$5", "$6", "$7") " FROM f b ORDER BY b.created_at, b.id"
+					 " LIMIT $2 OFFSET $3) p ON true",
 	 BG_NPARAMS, 1 + BADGE_NCOLS},
 	/* Badge $1 of project $2 (with namespace $3's) or of group $4. */
 	{"badges_show",
-	 "SELECT " COLS_AT("$5", "$6", "$7", "$8") " FROM (" PROJECT_BADGES("$2", "$3")
-	 " UNION ALL SELECT b.* FROM badges b WHERE b.group_id = $4) b WHERE b.id = $1",
+	 "SELECT " COLS_AT("$5", "$6", "$7", "$8") " FROM (" PROJECT_BADGES(
+		 "$2",
+		 "$3") " UNION ALL SELECT b.* FROM badges b WHERE b.group_id = $4) b WHERE b.id = $1",
 	 BS_NPARAMS, BADGE_NCOLS},
 	{"badges_insert",
 	 "INSERT INTO badges AS b (project_id, group_id, link_url, image_url)"
@@ -79,8 +111,8 @@ const db_stmt badges_stmts[] = {
 	 "WITH " SQL_ME " SELECT p.id, n.full_path || '/' || p.path, p.default_branch"
 	 " FROM me, projects p JOIN namespaces n ON n.id = p.namespace_id"
 	 " WHERE (p.namespace_id = $4 OR p.id IN (SELECT l.project_id FROM project_group_links l"
-	 " WHERE l.group_id = $4)) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE("p")
-	 " ORDER BY p.id DESC LIMIT 1",
+	 " WHERE l.group_id = $4)) AND NOT p.pending_delete AND " SQL_PROJECT_VISIBLE(
+		 "p") " ORDER BY p.id DESC LIMIT 1",
 	 ME_NPARAMS + 1, GP_NCOLS},
 	{NULL, NULL, 0, 0},
 };
@@ -274,18 +306,28 @@ static int badges_show(request *r)
 	return 0;
 }
 
+/* The route's source when the caller may change its badges (else ERR_FORBIDDEN), the
+ * URLs of a create, render or update (read_urls) and the source rendered: 0 or an
+ * ERR_ code. */
+static int read_change(request *r, bool update, badge_source *s, const char **link,
+		       const char **image)
+{
+	source_of(r, s);
+	if (!s->can_admin)
+		return ERR_FORBIDDEN;
+	int rc = read_urls(r, update, link, image);
+	if (rc < 0 || (rc = source_render(r, s)) < 0)
+		return rc;
+	return 0;
+}
+
 /* GET .../badges/render: what a badge of these URLs would show, nothing stored. */
 static int badges_render(request *r)
 {
 	badge_source s;
-	source_of(r, &s);
-	if (!s.can_admin)
-		return ERR_FORBIDDEN;
 	const char *link, *image;
-	int rc = read_urls(r, false, &link, &image);
+	int rc = read_change(r, false, &s, &link, &image);
 	if (rc < 0)
-		return rc;
-	if ((rc = source_render(r, &s)) < 0)
 		return rc;
 	const char *v[BR_NPARAMS] = {link, image};
 	put_render(&s, v + BR_RENDER);
@@ -300,14 +342,9 @@ static int badges_render(request *r)
 static int badges_create(request *r)
 {
 	badge_source s;
-	source_of(r, &s);
-	if (!s.can_admin)
-		return ERR_FORBIDDEN;
 	const char *link, *image;
-	int rc = read_urls(r, false, &link, &image);
+	int rc = read_change(r, false, &s, &link, &image);
 	if (rc < 0)
-		return rc;
-	if ((rc = source_render(r, &s)) < 0)
 		return rc;
 	const char *v[BI_NPARAMS] = {s.project_id, s.group_id, link, image};
 	put_render(&s, v + BI_RENDER);
@@ -328,13 +365,8 @@ static int badges_update(request *r)
 	if (rc < 0)
 		return rc;
 	badge_source s;
-	source_of(r, &s);
-	if (!s.can_admin)
-		return ERR_FORBIDDEN;
 	const char *link, *image;
-	if ((rc = read_urls(r, true, &link, &image)) < 0)
-		return rc;
-	if ((rc = source_render(r, &s)) < 0)
+	if ((rc = read_change(r, true, &s, &link, &image)) < 0)
 		return rc;
 	const char *v[BU_NPARAMS] = {id, s.project_id, s.group_id, link, image};
 	put_render(&s, v + BU_RENDER);

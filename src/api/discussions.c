@@ -102,28 +102,6 @@ typedef struct {
 	const char *list, *show, *note; /* its statements */
 } target;
 
-static bool is_caller(request *r, const char *user_id)
-{
-	return user_id && strcmp(user_id, api_caller_id(r)) == 0;
-}
-
-/* A member of the route's project, of any level (or its namespace's owner, or admin). */
-static bool project_member(request *r)
-{
-	const project_access *a = &r->project->pa;
-	return a->admin || a->ns_owner || a->level >= ACCESS_GUEST;
-}
-
-/* What GitLab's Note validations say of body, or NULL when it is a valid one. */
-static const char *body_problem(const char *body)
-{
-	if (utf8_chars(body) > NOTE_BODY_MAX)
-		return "is too long (maximum is 1000000 characters)";
-	if (body[strspn(body, " \t\r\n\f\v")] == '\0')
-		return "can't be blank";
-	return NULL;
-}
-
 /* The route's noteable of kind k (noteable_find's answers), or its commit: read as the
  * repository's commits are (commits.c: content_read, 404 "404 Commit Not Found"). 0
  * with *t, 1 when answered, or an ERR_ code. */
@@ -293,7 +271,7 @@ static const char *given_created_at(request *r)
 {
 	const char *created_at = NULL;
 	if (param_datetime(r, "created_at", &created_at) != 0 ||
-	    !(r->ctx.user->admin || is_caller(r, r->project->ns_owner_id)))
+	    !(r->ctx.user->admin || note_caller_is(r, r->project->ns_owner_id)))
 		return NULL;
 	return created_at;
 }
@@ -321,7 +299,7 @@ static int add_note(request *r, const noteable_kind *k, const target *t, const c
 		    PGresult **out)
 {
 	const char *body = param_str(r, "body");
-	const char *problem = body_problem(body);
+	const char *problem = note_body_problem(body);
 	if (problem)
 		return invalid_note(r, problem);
 	if (t->commit)
@@ -352,18 +330,12 @@ static int add_note(request *r, const noteable_kind *k, const target *t, const c
 	return hooks_note(r, id, n->type, n->id);
 }
 
-/* 0, or ERR_FORBIDDEN when n's discussion is locked to the caller (members only). */
-static int locked_out(request *r, const noteable *n)
-{
-	return n->locked && !project_member(r) ? fail(r, ERR_FORBIDDEN, NULL) : 0;
-}
-
 static int create(request *r, const noteable_kind *k)
 {
 	target t;
 	PGresult *res;
 	int rc = find_target(r, k, &t);
-	if (rc != 0 || (rc = locked_out(r, &t.n)) != 0 ||
+	if (rc != 0 || (rc = note_locked_out(r, &t.n)) != 0 ||
 	    (rc = add_note(r, k, &t, NULL, &res)) != 0)
 		return rc < 0 ? rc : 0;
 	respond_discussion(r, 201, res);
@@ -379,7 +351,7 @@ static int reply(request *r, const noteable_kind *k)
 		return rc < 0 ? rc : 0;
 	if (PQgetisnull(notes, 0, DN_TYPE))
 		return fail(r, ERR_BAD_REQUEST, "Discussion is an individual note.");
-	if ((rc = locked_out(r, &t.n)) != 0 ||
+	if ((rc = note_locked_out(r, &t.n)) != 0 ||
 	    (rc = add_note(r, k, &t, db_val(notes, 0, DN_DISCUSSION), &res)) != 0)
 		return rc < 0 ? rc : 0;
 	api_respond_record(r, 201, entity_discussion_note_write, res, 0, 0);
@@ -410,7 +382,7 @@ static int show_note(request *r, const noteable_kind *k)
  * noteable's author, developers and up. */
 static bool may_resolve(request *r, const noteable *n, const PGresult *res)
 {
-	return is_caller(r, db_val(res, 0, 9)) || is_caller(r, n->author_id) ||
+	return note_caller_is(r, db_val(res, 0, 9)) || note_caller_is(r, n->author_id) ||
 	       project_ability_level(&r->project->pa) >= ACCESS_DEVELOPER;
 }
 
@@ -429,37 +401,6 @@ static int resolve(request *r, const noteable *n, const char *discussion, const 
 	return db_query(&r->ctx, "discussions_resolve", DR_NPARAMS, v, &err) ? 0 : err;
 }
 
-/* 10.8's admin_note: the note's author (row 0 of res), masters and up. */
-static int may_change(request *r, const PGresult *res)
-{
-	if (!is_caller(r, db_val(res, 0, 9)) && !can_update_project(&r->project->pa))
-		return fail(r, ERR_FORBIDDEN, NULL);
-	return 0;
-}
-
-/* A note's new body (notes_update, and its event follows, as notes.c's edit): 0, 1
- * when answered (400), or an ERR_ code. */
-static int edit(request *r, const target *t, const char *id)
-{
-	const char *body = param_str(r, "body");
-	const char *problem = body_problem(body);
-	if (problem) {
-		api_error(r, 400,
-			  arena_printf(r->ctx.a, "Failed to save note {:note=>[\"%s\"]}", problem));
-		return 1;
-	}
-	const char *u[4] = {id, body, t->n.type, t->n.id};
-	int err;
-	PGresult *up = db_query(&r->ctx, "notes_update", 4, u, &err);
-	if (!up)
-		return err;
-	jw note;
-	jw_init(&note, r->ctx.a, 1024);
-	entity_note_write(&note, &r->ctx, up, 0, 0);
-	const char *ev[2] = {id, arena_printf(r->ctx.a, "{\"note\":%s}", buf_cstr(&note.b))};
-	return db_query(&r->ctx, "notes_event_update", 2, ev, &err) ? 0 : err;
-}
-
 static int update_note(request *r, const noteable_kind *k)
 {
 	target t;
@@ -475,8 +416,9 @@ static int update_note(request *r, const noteable_kind *k)
 		if (!db_bool(res, 0, DN_RESOLVABLE))
 			return fail(r, ERR_BAD_REQUEST, "Note is not resolvable");
 		rc = resolve(r, &t.n, db_val(res, 0, DN_DISCUSSION), id, resolved);
-	} else if ((rc = may_change(r, res)) == 0) {
-		rc = edit(r, &t, id);
+	} else if ((rc = note_may_change(r, res)) == 0) {
+		jw note;
+		rc = note_edit(r, &t.n, id, &note);
 	}
 	if (rc != 0 || (rc = find_note(r, &t, &res)) != 0)
 		return rc < 0 ? rc : 0;
@@ -489,14 +431,9 @@ static int delete_note(request *r, const noteable_kind *k)
 	target t;
 	PGresult *res;
 	int rc = find_target(r, k, &t);
-	if (rc != 0 || (rc = find_note(r, &t, &res)) != 0 || (rc = may_change(r, res)) != 0)
+	if (rc != 0 || (rc = find_note(r, &t, &res)) != 0 || (rc = note_may_change(r, res)) != 0)
 		return rc < 0 ? rc : 0;
-	const char *v[3] = {db_val(res, 0, 0), t.n.type, t.n.id};
-	int err;
-	if (!db_query(&r->ctx, "notes_delete", 3, v, &err))
-		return err;
-	respond_empty(r, 204);
-	return 0;
+	return note_delete(r, &t.n, db_val(res, 0, 0));
 }
 
 /* PUT .../discussions/:discussion_id of a merge request: 10.8's resolve_discussion, 403

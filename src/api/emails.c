@@ -40,26 +40,9 @@ const db_stmt emails_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-/* Runs the handler fn for the user of :id (the admins' routes). */
-static int for_user(request *r, int (*fn)(request *r, const char *user_id))
-{
-	const char *id;
-	int rc = api_id(r, "id", &id);
-	return rc < 0 ? rc : fn(r, id);
-}
-
 static int list(request *r, const char *user_id)
 {
-	page_req pg;
-	int rc = pagination_parse(r, &pg);
-	if (rc < 0)
-		return rc;
-	const char *v[3] = {user_id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
-	PGresult *res;
-	if ((rc = api_find(r, "emails_list", 3, v, "User", &res)) != 0)
-		return rc < 0 ? rc : 0;
-	api_respond_page(r, &pg, res, entity_email);
-	return 0;
+	return user_records_list(r, "emails_list", user_id, entity_email);
 }
 
 static int emails_list_mine(request *r)
@@ -69,21 +52,12 @@ static int emails_list_mine(request *r)
 
 static int emails_list_user(request *r)
 {
-	return for_user(r, list);
+	return user_records_for(r, list);
 }
 
 static int emails_show_mine(request *r)
 {
-	const char *email_id;
-	int rc = api_id(r, "email_id", &email_id);
-	if (rc < 0)
-		return rc;
-	const char *v[2] = {email_id, api_caller_id(r)};
-	PGresult *res;
-	if ((rc = api_find(r, "emails_show", 2, v, "Email", &res)) != 0)
-		return rc < 0 ? rc : 0;
-	respond_json(r, 200, entity_email(&r->ctx, res, 0, 0));
-	return 0;
+	return user_records_show_mine(r, "emails_show", "email_id", "Email", entity_email);
 }
 
 /* The address as GitLab's Email stores it: stripped of surrounding whitespace, in
@@ -133,7 +107,7 @@ static int emails_create_mine(request *r)
 
 static int emails_create_user(request *r)
 {
-	return for_user(r, create);
+	return user_records_for(r, create);
 }
 
 static int delete_email(request *r, const char *user_id)
@@ -159,7 +133,7 @@ static int emails_delete_mine(request *r)
 
 static int emails_delete_user(request *r)
 {
-	return for_user(r, delete_email);
+	return user_records_for(r, delete_email);
 }
 
 /* The module's routes (http/router.h), in the order they are matched. */

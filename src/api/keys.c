@@ -38,15 +38,16 @@ const db_stmt keys_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-/* Runs the handler fn for the user of :id (the admins' routes). */
-static int for_user(request *r, int (*fn)(request *r, const char *user_id))
+/* ---- shared with emails.c (api.h) ---- */
+
+int user_records_for(request *r, int (*fn)(request *r, const char *user_id))
 {
 	const char *id;
 	int rc = api_id(r, "id", &id);
 	return rc < 0 ? rc : fn(r, id);
 }
 
-static int list(request *r, const char *user_id)
+int user_records_list(request *r, const char *stmt, const char *user_id, presenter_fn present)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -54,10 +55,32 @@ static int list(request *r, const char *user_id)
 		return rc;
 	const char *v[3] = {user_id, pagination_limit(r, &pg), pagination_offset(r, &pg)};
 	PGresult *res;
-	if ((rc = api_find(r, "keys_list", 3, v, "User", &res)) < 0)
-		return rc;
-	api_respond_page(r, &pg, res, entity_key);
+	if ((rc = api_find(r, stmt, 3, v, "User", &res)) != 0)
+		return rc < 0 ? rc : 0;
+	api_respond_page(r, &pg, res, present);
 	return 0;
+}
+
+int user_records_show_mine(request *r, const char *stmt, const char *path_param, const char *what,
+			   presenter_fn present)
+{
+	const char *record_id;
+	int rc = api_id(r, path_param, &record_id);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {record_id, api_caller_id(r)};
+	PGresult *res;
+	if ((rc = api_find(r, stmt, 2, v, what, &res)) != 0)
+		return rc < 0 ? rc : 0;
+	respond_json(r, 200, present(&r->ctx, res, 0, 0));
+	return 0;
+}
+
+/* ---- routes ---- */
+
+static int list(request *r, const char *user_id)
+{
+	return user_records_list(r, "keys_list", user_id, entity_key);
 }
 
 static int keys_list_mine(request *r)
@@ -67,21 +90,12 @@ static int keys_list_mine(request *r)
 
 static int keys_list_user(request *r)
 {
-	return for_user(r, list);
+	return user_records_for(r, list);
 }
 
 static int keys_show_mine(request *r)
 {
-	const char *key_id;
-	int rc = api_id(r, "key_id", &key_id);
-	if (rc < 0)
-		return rc;
-	const char *v[2] = {key_id, api_caller_id(r)};
-	PGresult *res;
-	if ((rc = api_find(r, "keys_show", 2, v, "Key", &res)) < 0)
-		return rc;
-	respond_json(r, 200, entity_key(&r->ctx, res, 0, 0));
-	return 0;
+	return user_records_show_mine(r, "keys_show", "key_id", "Key", entity_key);
 }
 
 /* GET /keys/:id (admins, as 10.8): the key of any user, with that user. */
@@ -95,8 +109,7 @@ static int keys_show_any(request *r)
 	if ((rc = api_find(r, "keys_show_any", 1, &id, NULL, &res)) != 0)
 		return rc < 0 ? rc : 0;
 	json_object *o = entity_key(&r->ctx, res, 0, 0);
-	json_object_object_add(o, "user",
-			       entity_user(&r->ctx, res, 0, KEY_NCOLS, USER_VIEW_SELF));
+	json_object_object_add(o, "user", entity_user(&r->ctx, res, 0, KEY_NCOLS, USER_VIEW_SELF));
 	respond_json(r, 200, o);
 	return 0;
 }
@@ -144,7 +157,7 @@ static int keys_create_mine(request *r)
 
 static int keys_create_user(request *r)
 {
-	return for_user(r, create);
+	return user_records_for(r, create);
 }
 
 static int delete_key(request *r, const char *user_id)
@@ -172,7 +185,7 @@ static int keys_delete_mine(request *r)
 
 static int keys_delete_user(request *r)
 {
-	return for_user(r, delete_key);
+	return user_records_for(r, delete_key);
 }
 
 /* The module's routes (http/router.h), in the order they are matched. */

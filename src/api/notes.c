@@ -183,7 +183,7 @@ const noteable_kind noteable_snippet = {"Snippet", "snippet_id", "notes_snippet"
 const noteable_kind noteable_merge_request = {"MergeRequest", "merge_request_iid",
 					      "notes_merge_request"};
 
-static bool is_caller(request *r, const char *user_id)
+bool note_caller_is(request *r, const char *user_id)
 {
 	return user_id && strcmp(user_id, api_caller_id(r)) == 0;
 }
@@ -206,8 +206,7 @@ static bool project_reporter(request *r)
 	return a->admin || a->ns_owner || a->level >= ACCESS_REPORTER;
 }
 
-/* A member of the route's project, of any level (or its namespace's owner, or admin). */
-static bool project_member(request *r)
+bool note_project_member(request *r)
 {
 	const project_access *a = &r->project->pa;
 	return a->admin || a->ns_owner || a->level >= ACCESS_GUEST;
@@ -228,7 +227,7 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 	out->author_id = db_val(res, 0, col + NB_AUTHOR);
 	out->locked = db_bool(res, 0, col + NB_LOCKED);
 	bool enabled = db_bool(res, 0, col + NB_ENABLED);
-	bool author = is_caller(r, out->author_id);
+	bool author = note_caller_is(r, out->author_id);
 	if (k == &noteable_issue) {
 		/* IssuePolicy: a confidential issue is for reporters and up, its author and
 		 * its assignees */
@@ -246,7 +245,7 @@ static int noteable_read(request *r, const noteable_kind *k, bool unreadable, co
 		int vis = (int)db_int(res, 0, col + NB_FLAG);
 		out->readable = enabled && (r->ctx.user->admin || author || vis == VIS_PUBLIC ||
 					    (vis == VIS_INTERNAL && !r->ctx.user->external) ||
-					    project_member(r));
+					    note_project_member(r));
 	}
 	if (!out->readable && !unreadable) {
 		api_error(r, 404, "404 Not found");
@@ -364,8 +363,7 @@ static int notes_check_update(request *r)
 	return 0;
 }
 
-/* What GitLab's Note validations say of body, or NULL when it is a valid one. */
-static const char *body_problem(const char *body)
+const char *note_body_problem(const char *body)
 {
 	if (utf8_chars(body) > NOTE_BODY_MAX)
 		return "is too long (maximum is 1000000 characters)";
@@ -438,7 +436,7 @@ static const char *given_created_at(request *r)
 {
 	const char *created_at = NULL;
 	if (param_datetime(r, "created_at", &created_at) != 0 ||
-	    !(r->ctx.user->admin || is_caller(r, r->project->ns_owner_id)))
+	    !(r->ctx.user->admin || note_caller_is(r, r->project->ns_owner_id)))
 		return NULL;
 	return created_at;
 }
@@ -456,11 +454,9 @@ static int created(request *r, const noteable *n, const PGresult *res)
 	return 0;
 }
 
-/* 0, or ERR_FORBIDDEN when noteable n's discussion is locked to the caller
- * (IssuablePolicy: a locked discussion takes comments from members only). */
-static int locked_out(request *r, const noteable *n)
+int note_locked_out(request *r, const noteable *n)
 {
-	return n->locked && !project_member(r) ? fail(r, ERR_FORBIDDEN, NULL) : 0;
+	return n->locked && !note_project_member(r) ? fail(r, ERR_FORBIDDEN, NULL) : 0;
 }
 
 /* A comment on an issue whose body is a note (not only an emoji, and valid): the issue
@@ -483,7 +479,7 @@ static int create_on_issue(request *r, const char *body)
 	int rc = noteable_read(r, &noteable_issue, false, res, NOTE_NCOLS, &n);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	if ((rc = locked_out(r, &n)) < 0)
+	if ((rc = note_locked_out(r, &n)) < 0)
 		return rc;
 	return created(r, &n, res);
 }
@@ -493,14 +489,14 @@ static int create(request *r, const noteable_kind *k)
 	const char *body = param_str(r, "body");
 	const char *name;
 	size_t len = emoji_only(body, strlen(body), &name);
-	const char *problem = body_problem(body);
+	const char *problem = note_body_problem(body);
 	if (k == &noteable_issue && !len && !problem)
 		return create_on_issue(r, body);
 	noteable n;
 	int rc = noteable_find(r, k, false, &n);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	if ((rc = locked_out(r, &n)) < 0)
+	if ((rc = note_locked_out(r, &n)) < 0)
 		return rc;
 	if (len) {
 		const char *emoji = arena_strndup(r->ctx.a, name, len);
@@ -534,8 +530,42 @@ static int note_to_change(request *r, const noteable_kind *k, noteable *n, PGres
 	int rc = noteable_find(r, k, false, n);
 	if (rc != 0 || (rc = noteable_note(r, n, out)) != 0)
 		return rc;
-	if (!is_caller(r, db_val(*out, 0, 9)) && !can_update_project(&r->project->pa))
+	return note_may_change(r, *out);
+}
+
+int note_may_change(request *r, const PGresult *res)
+{
+	if (!note_caller_is(r, db_val(res, 0, 9)) && !can_update_project(&r->project->pa))
 		return fail(r, ERR_FORBIDDEN, NULL);
+	return 0;
+}
+
+int note_edit(request *r, const noteable *n, const char *id, jw *note)
+{
+	const char *body = param_str(r, "body");
+	const char *problem = note_body_problem(body);
+	if (problem) {
+		api_error(r, 400,
+			  arena_printf(r->ctx.a, "Failed to save note %s",
+				       ruby_errors(r, "note", problem)));
+		return 1;
+	}
+	const char *v[4] = {id, body, n->type, n->id};
+	int err;
+	PGresult *res = db_query(&r->ctx, "notes_update", 4, v, &err);
+	if (!res)
+		return err;
+	const char *ev[2] = {id, note_and_event_data(r, note, res)};
+	return db_query(&r->ctx, "notes_event_update", 2, ev, &err) ? 0 : err;
+}
+
+int note_delete(request *r, const noteable *n, const char *id)
+{
+	const char *v[3] = {id, n->type, n->id};
+	int err;
+	if (!db_query(&r->ctx, "notes_delete", 3, v, &err))
+		return err;
+	respond_empty(r, 204);
 	return 0;
 }
 
@@ -543,23 +573,10 @@ static int update(request *r, const noteable_kind *k)
 {
 	noteable n;
 	PGresult *res;
-	int rc = note_to_change(r, k, &n, &res);
-	if (rc != 0)
-		return rc < 0 ? rc : 0;
-	const char *body = param_str(r, "body");
-	const char *problem = body_problem(body);
-	if (problem)
-		return api_error(r, 400,
-				 arena_printf(r->ctx.a, "Failed to save note %s",
-					      ruby_errors(r, "note", problem)));
-	const char *v[4] = {db_val(res, 0, 0), body, n.type, n.id};
-	int err;
-	if (!(res = db_query(&r->ctx, "notes_update", 4, v, &err)))
-		return err;
 	jw note;
-	const char *ev[2] = {db_val(res, 0, 0), note_and_event_data(r, &note, res)};
-	if (!db_query(&r->ctx, "notes_event_update", 2, ev, &err))
-		return err;
+	int rc = note_to_change(r, k, &n, &res);
+	if (rc != 0 || (rc = note_edit(r, &n, db_val(res, 0, 0), &note)) != 0)
+		return rc < 0 ? rc : 0;
 	respond_jw(r, 200, &note);
 	return 0;
 }
@@ -571,12 +588,7 @@ static int delete_note(request *r, const noteable_kind *k)
 	int rc = note_to_change(r, k, &n, &res);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	const char *v[3] = {db_val(res, 0, 0), n.type, n.id};
-	int err;
-	if (!db_query(&r->ctx, "notes_delete", 3, v, &err))
-		return err;
-	respond_empty(r, 204);
-	return 0;
+	return note_delete(r, &n, db_val(res, 0, 0));
 }
 
 /* The five handlers of one kind of noteable. */

@@ -186,36 +186,40 @@ static int snippets_show(request *r)
 	return 0;
 }
 
+/* ---- shared with the personal snippets (api.h) ---- */
+
+void snippet_respond_raw(request *r, const PGresult *res, int col)
+{
+	r->status = 200;
+	r->body = PQgetvalue(res, 0, col);
+	r->body_len = (size_t)PQgetlength(res, 0, col);
+	r->content_type = "text/plain";
+}
+
 static int snippets_raw(request *r)
 {
 	PGresult *res;
 	int rc = find_snippet(r, &res);
 	if (rc < 0)
 		return rc;
-	r->status = 200;
-	r->body = PQgetvalue(res, 0, SHOW_CONTENT);
-	r->body_len = (size_t)PQgetlength(res, 0, SHOW_CONTENT);
-	r->content_type = "text/plain";
+	snippet_respond_raw(r, res, SHOW_CONTENT);
 	return 0;
 }
 
-/* The content: code, as GitLab 10 names it, or content, as later releases (and the
- * python-gitlab of today) do. */
-static const char *snippet_code(request *r)
+/* The content: for a project snippet code, as GitLab 10 names it, or content, as later
+ * releases (and the python-gitlab of today) do; for a personal one content. */
+static const char *snippet_content(request *r, bool project)
 {
-	const char *code = param_str(r, "code");
+	const char *code = project ? param_str(r, "code") : NULL;
 	return code ? code : param_str(r, "content");
 }
 
-/* The attributes of a snippet create or update: the Snippet model's validations left
- * in r (title present and at most 255 characters, file_name at most 255, content
- * present); ERR_INVALID for a visibility that is none of the three. */
-static int snippet_input(request *r, const char **title, const char **file_name,
-			 const char **content, const char **visibility)
+int snippet_input(request *r, bool project, const char **title, const char **file_name,
+		  const char **content, const char **visibility)
 {
 	*title = param_str(r, "title");
 	*file_name = param_str(r, "file_name");
-	*content = snippet_code(r);
+	*content = snippet_content(r, project);
 	*visibility = NULL;
 	const char *vis;
 	int rc = param_oneof(r, "visibility", VISIBILITIES, &vis);
@@ -232,15 +236,88 @@ static int snippet_input(request *r, const char **title, const char **file_name,
 	return 0;
 }
 
-static int snippets_check_create(request *r)
+int snippet_check_create(request *r, bool project)
 {
-	static const char *const required[] = {"title", "file_name", "code", "visibility"};
+	/* GitLab 10's project snippets require a visibility; 10.8's personal ones do not */
+	const char *const required[] = {"title", "file_name", project ? "code" : "content",
+					project ? "visibility" : NULL};
 	for (size_t i = 0; i < sizeof(required) / sizeof(*required); i++)
-		if (!(i == 2 ? snippet_code(r) : param_str(r, required[i])))
+		if (required[i] &&
+		    !(i == 2 ? snippet_content(r, project) : param_str(r, required[i])))
 			return fail_missing(r, required[i]);
 	const char *vis;
 	int rc = param_oneof(r, "visibility", VISIBILITIES, &vis);
 	return rc < 0 ? rc : 0;
+}
+
+int snippet_check_update(request *r, bool project)
+{
+	const char *id;
+	int rc = api_id(r, project ? "snippet_id" : "id", &id);
+	if (rc < 0)
+		return rc;
+	const char *vis;
+	if ((rc = param_oneof(r, "visibility", VISIBILITIES, &vis)) < 0)
+		return rc;
+	bool content = project ? snippet_content(r, true) != NULL
+			       : param_find(r, "content") != NULL;
+	if (!param_find(r, "title") && !param_find(r, "file_name") && !content &&
+	    !param_find(r, "visibility"))
+		return fail(
+			r, ERR_INVALID,
+			arena_printf(r->ctx.a,
+				     "title, file_name, %s, visibility are missing, at least one "
+				     "parameter must be provided",
+				     project ? "code" : "content"));
+	return 0;
+}
+
+int snippet_insert(request *r, const char *project, const char *title, const char *file_name,
+		   const char *content, const char *visibility, const char **id)
+{
+	const char *v[] = {
+		[SI_PROJECT] = project,      [SI_AUTHOR] = api_caller_id(r),
+		[SI_TITLE] = title,          [SI_FILE_NAME] = file_name,
+		[SI_CONTENT] = content,      [SI_DESCRIPTION] = param_str(r, "description"),
+		[SI_VISIBILITY] = visibility};
+	DB_PARAMS(v, SI_NPARAMS);
+	int err;
+	PGresult *res = db_query(&r->ctx, "snippets_insert", SI_NPARAMS, v, &err);
+	if (!res)
+		return err;
+	*id = db_val(res, 0, 0);
+	return user_agent_record(r, "Snippet", *id);
+}
+
+int snippet_update(request *r, const char *id, const char *title, const char *file_name,
+		   const char *content, const char *visibility)
+{
+	const char *v[] = {[SU_ID] = id,
+			   [SU_TITLE] = title,
+			   [SU_FILE_NAME] = file_name,
+			   [SU_CONTENT] = content,
+			   [SU_HAS_DESCRIPTION] = param_find(r, "description") ? "true" : "false",
+			   [SU_DESCRIPTION] = param_str(r, "description"),
+			   [SU_VISIBILITY] = visibility};
+	DB_PARAMS(v, SU_NPARAMS);
+	int err;
+	return db_query(&r->ctx, "snippets_update", SU_NPARAMS, v, &err) ? 0 : err;
+}
+
+int snippet_delete(request *r, const char *id)
+{
+	int err;
+	if (!db_query(&r->ctx, "snippets_delete", 1, (const char *[]){id}, &err))
+		return err;
+	respond_empty(r, 204);
+	return 0;
+}
+
+/* ---- routes ---- */
+
+static int snippets_check_create(request *r)
+{
+	return snippet_check_create(r, true);
 }
 
 static int snippets_create(request *r)
@@ -251,7 +328,7 @@ static int snippets_create(request *r)
 	if (project_ability_level(&r->project->pa) < ACCESS_REPORTER)
 		return ERR_FORBIDDEN;
 	const char *title, *file_name, *content, *visibility;
-	if ((rc = snippet_input(r, &title, &file_name, &content, &visibility)) < 0)
+	if ((rc = snippet_input(r, true, &title, &file_name, &content, &visibility)) < 0)
 		return rc;
 	if (!*content)
 		fail_validation(r, "content", "can't be blank");
@@ -259,37 +336,16 @@ static int snippets_create(request *r)
 		settings_refuse_visibility(r, API_CALLER_ADMIN(r), atoi(visibility));
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[] = {[SI_PROJECT] = r->project->id,
-			   [SI_AUTHOR] = api_caller_id(r),
-			   [SI_TITLE] = title,
-			   [SI_FILE_NAME] = file_name,
-			   [SI_CONTENT] = content,
-			   [SI_DESCRIPTION] = param_str(r, "description"),
-			   [SI_VISIBILITY] = visibility};
-	DB_PARAMS(v, SI_NPARAMS);
-	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_insert", SI_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	if ((rc = user_agent_record(r, "Snippet", db_val(res, 0, 0))) < 0)
+	const char *id;
+	if ((rc = snippet_insert(r, r->project->id, title, file_name, content, visibility, &id)) <
+	    0)
 		return rc;
-	return present(r, db_val(res, 0, 0), 201);
+	return present(r, id, 201);
 }
 
 static int snippets_check_update(request *r)
 {
-	int rc = snippets_check_id(r);
-	if (rc < 0)
-		return rc;
-	const char *vis;
-	if ((rc = param_oneof(r, "visibility", VISIBILITIES, &vis)) < 0)
-		return rc;
-	if (!param_find(r, "title") && !param_find(r, "file_name") && !snippet_code(r) &&
-	    !param_find(r, "visibility"))
-		return fail(r, ERR_INVALID,
-			    "title, file_name, code, visibility are missing, at least one "
-			    "parameter must be provided");
-	return 0;
+	return snippet_check_update(r, true);
 }
 
 static int snippets_update(request *r)
@@ -299,25 +355,16 @@ static int snippets_update(request *r)
 	if (rc < 0)
 		return rc;
 	const char *title, *file_name, *content, *visibility;
-	if ((rc = snippet_input(r, &title, &file_name, &content, &visibility)) < 0)
+	if ((rc = snippet_input(r, true, &title, &file_name, &content, &visibility)) < 0)
 		return rc;
 	if (visibility && atoi(visibility) != db_int(res, 0, SHOW_VISIBILITY))
 		settings_refuse_visibility(r, API_CALLER_ADMIN(r), atoi(visibility));
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *description = param_str(r, "description");
-	const char *v[] = {[SU_ID] = db_val(res, 0, 0),
-			   [SU_TITLE] = title,
-			   [SU_FILE_NAME] = file_name,
-			   /* a blank code is ignored */
-			   [SU_CONTENT] = content && *content ? content : NULL,
-			   [SU_HAS_DESCRIPTION] = param_find(r, "description") ? "true" : "false",
-			   [SU_DESCRIPTION] = description,
-			   [SU_VISIBILITY] = visibility};
-	DB_PARAMS(v, SU_NPARAMS);
-	int err;
-	if (!db_query(&r->ctx, "snippets_update", SU_NPARAMS, v, &err))
-		return err;
+	/* a blank code is ignored */
+	if ((rc = snippet_update(r, db_val(res, 0, 0), title, file_name,
+				 content && *content ? content : NULL, visibility)) < 0)
+		return rc;
 	return present(r, db_val(res, 0, 0), 200);
 }
 
@@ -325,13 +372,7 @@ static int snippets_delete(request *r)
 {
 	PGresult *res;
 	int rc = find_own_snippet(r, &res);
-	if (rc < 0)
-		return rc;
-	int err;
-	if (!db_query(&r->ctx, "snippets_delete", 1, (const char *[]){db_val(res, 0, 0)}, &err))
-		return err;
-	respond_empty(r, 204);
-	return 0;
+	return rc < 0 ? rc : snippet_delete(r, db_val(res, 0, 0));
 }
 
 /* GitLab 10.8's: admins only, any snippet of the project, snippets on or off

@@ -25,27 +25,6 @@
 enum { UL_LIMIT = ME_NPARAMS, UL_OFFSET, UL_NPARAMS };
 enum { US_ID = ME_NPARAMS, US_NPARAMS };
 enum { USHOW_AUTHOR = PERSONAL_SNIPPET_NCOLS, USHOW_CONTENT, USHOW_VISIBILITY, USHOW_NCOLS };
-/* snippets_insert's and snippets_update's parameters (src/api/snippets.c) */
-enum {
-	SI_PROJECT,
-	SI_AUTHOR,
-	SI_TITLE,
-	SI_FILE_NAME,
-	SI_CONTENT,
-	SI_DESCRIPTION,
-	SI_VISIBILITY,
-	SI_NPARAMS
-};
-enum {
-	SU_ID,
-	SU_TITLE,
-	SU_FILE_NAME,
-	SU_CONTENT,
-	SU_HAS_DESCRIPTION,
-	SU_DESCRIPTION,
-	SU_VISIBILITY,
-	SU_NPARAMS
-};
 enum { UA_TYPE, UA_ID, UA_USER_AGENT, UA_IP, UA_NPARAMS };
 
 /* A page of the personal snippets that WHERE (of s and me) picks, newest first
@@ -82,8 +61,6 @@ const db_stmt user_snippets_stmts[] = {
 	 UA_NPARAMS, 0},
 	{NULL, NULL, 0, 0},
 };
-
-static const char *const VISIBILITIES[] = {"private", "internal", "public", NULL};
 
 /* ---- user agent details (api.h) ---- */
 
@@ -168,30 +145,6 @@ static int list(request *r, const char *stmt)
 	return api_page(r, &pg, stmt, UL_NPARAMS, v, entity_personal_snippet);
 }
 
-/* title, file_name and content as 10.8's Snippet validates them (left in r),
- * visibility as its level in *visibility (NULL when not given). */
-static int snippet_input(request *r, const char **title, const char **file_name,
-			 const char **content, const char **visibility)
-{
-	*title = param_str(r, "title");
-	*file_name = param_str(r, "file_name");
-	*content = param_str(r, "content");
-	*visibility = NULL;
-	const char *vis;
-	int rc = param_oneof(r, "visibility", VISIBILITIES, &vis);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		*visibility = arena_printf(r->ctx.a, "%d", visibility_parse(vis));
-	if (*title && !**title)
-		fail_validation(r, "title", "can't be blank");
-	else if (*title && strlen(*title) > 255)
-		fail_validation(r, "title", "is too long (maximum is 255 characters)");
-	if (*file_name && strlen(*file_name) > 255)
-		fail_validation(r, "file_name", "is too long (maximum is 255 characters)");
-	return 0;
-}
-
 /* ---- routes ---- */
 
 static int user_snippets_mine(request *r)
@@ -227,22 +180,13 @@ static int user_snippets_raw(request *r)
 	int rc = find_snippet(r, &res);
 	if (rc < 0)
 		return rc;
-	r->status = 200;
-	r->body = PQgetvalue(res, 0, USHOW_CONTENT);
-	r->body_len = (size_t)PQgetlength(res, 0, USHOW_CONTENT);
-	r->content_type = "text/plain";
+	snippet_respond_raw(r, res, USHOW_CONTENT);
 	return 0;
 }
 
 static int user_snippets_check_create(request *r)
 {
-	static const char *const required[] = {"title", "file_name", "content"};
-	for (size_t i = 0; i < sizeof(required) / sizeof(*required); i++)
-		if (!param_str(r, required[i]))
-			return fail_missing(r, required[i]);
-	const char *vis;
-	int rc = param_oneof(r, "visibility", VISIBILITIES, &vis);
-	return rc < 0 ? rc : 0;
+	return snippet_check_create(r, false);
 }
 
 static int user_snippets_create(request *r)
@@ -251,7 +195,7 @@ static int user_snippets_create(request *r)
 	if (r->ctx.user->external && !API_CALLER_ADMIN(r))
 		return ERR_FORBIDDEN;
 	const char *title, *file_name, *content, *visibility;
-	int rc = snippet_input(r, &title, &file_name, &content, &visibility);
+	int rc = snippet_input(r, false, &title, &file_name, &content, &visibility);
 	if (rc < 0)
 		return rc;
 	if (!*content)
@@ -262,36 +206,15 @@ static int user_snippets_create(request *r)
 	settings_refuse_visibility(r, API_CALLER_ADMIN(r), level);
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[] = {
-		[SI_PROJECT] = NULL,         [SI_AUTHOR] = api_caller_id(r),
-		[SI_TITLE] = title,          [SI_FILE_NAME] = file_name,
-		[SI_CONTENT] = content,      [SI_DESCRIPTION] = param_str(r, "description"),
-		[SI_VISIBILITY] = visibility};
-	DB_PARAMS(v, SI_NPARAMS);
-	int err;
-	PGresult *res = db_query(&r->ctx, "snippets_insert", SI_NPARAMS, v, &err);
-	if (!res)
-		return err;
-	const char *id = db_val(res, 0, 0);
-	if ((rc = user_agent_record(r, "Snippet", id)) < 0)
+	const char *id;
+	if ((rc = snippet_insert(r, NULL, title, file_name, content, visibility, &id)) < 0)
 		return rc;
 	return present(r, id, 201);
 }
 
 static int user_snippets_check_update(request *r)
 {
-	int rc = user_snippets_check_id(r);
-	if (rc < 0)
-		return rc;
-	const char *vis;
-	if ((rc = param_oneof(r, "visibility", VISIBILITIES, &vis)) < 0)
-		return rc;
-	if (!param_find(r, "title") && !param_find(r, "file_name") && !param_find(r, "content") &&
-	    !param_find(r, "visibility"))
-		return fail(r, ERR_INVALID,
-			    "title, file_name, content, visibility are missing, at least one "
-			    "parameter must be provided");
-	return 0;
+	return snippet_check_update(r, false);
 }
 
 static int user_snippets_update(request *r)
@@ -301,7 +224,7 @@ static int user_snippets_update(request *r)
 	if (rc < 0)
 		return rc;
 	const char *title, *file_name, *content, *visibility;
-	if ((rc = snippet_input(r, &title, &file_name, &content, &visibility)) < 0)
+	if ((rc = snippet_input(r, false, &title, &file_name, &content, &visibility)) < 0)
 		return rc;
 	if (content && !*content)
 		fail_validation(r, "content", "can't be blank");
@@ -309,17 +232,8 @@ static int user_snippets_update(request *r)
 		settings_refuse_visibility(r, API_CALLER_ADMIN(r), atoi(visibility));
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *v[] = {[SU_ID] = db_val(res, 0, 0),
-			   [SU_TITLE] = title,
-			   [SU_FILE_NAME] = file_name,
-			   [SU_CONTENT] = content,
-			   [SU_HAS_DESCRIPTION] = param_find(r, "description") ? "true" : "false",
-			   [SU_DESCRIPTION] = param_str(r, "description"),
-			   [SU_VISIBILITY] = visibility};
-	DB_PARAMS(v, SU_NPARAMS);
-	int err;
-	if (!db_query(&r->ctx, "snippets_update", SU_NPARAMS, v, &err))
-		return err;
+	if ((rc = snippet_update(r, db_val(res, 0, 0), title, file_name, content, visibility)) < 0)
+		return rc;
 	return present(r, db_val(res, 0, 0), 200);
 }
 
@@ -327,13 +241,7 @@ static int user_snippets_delete(request *r)
 {
 	PGresult *res;
 	int rc = find_own_snippet(r, &res);
-	if (rc < 0)
-		return rc;
-	int err;
-	if (!db_query(&r->ctx, "snippets_delete", 1, (const char *[]){db_val(res, 0, 0)}, &err))
-		return err;
-	respond_empty(r, 204);
-	return 0;
+	return rc < 0 ? rc : snippet_delete(r, db_val(res, 0, 0));
 }
 
 static int user_snippets_user_agent_detail(request *r)

@@ -61,24 +61,31 @@ static bool in_range(const unsigned char addr[16], const unsigned char net[16], 
 
 static const char *const separators = ", \t";
 
+/* The next entry of a list from *p: its start, its length in *n (0: the list is
+ * done); *p moves past it. */
+static const char *next_entry(const char **p, size_t *n)
+{
+	const char *e = *p + strspn(*p, separators);
+	*n = strcspn(e, separators);
+	*p = e + *n;
+	return e;
+}
+
 int cidr_list_check(const char *list, const char **bad)
 {
 	static char entry[64];
-	for (const char *p = list ? list : ""; *p;) {
-		p += strspn(p, separators);
-		size_t n = strcspn(p, separators);
-		if (n == 0)
-			break;
+	const char *p = list ? list : "";
+	size_t n;
+	for (const char *e = next_entry(&p, &n); n; e = next_entry(&p, &n)) {
 		unsigned char net[16];
 		int bits;
-		if (!parse_range(p, n, net, &bits)) {
+		if (!parse_range(e, n, net, &bits)) {
 			size_t keep = n < sizeof(entry) - 1 ? n : sizeof(entry) - 1;
-			memcpy(entry, p, keep);
+			memcpy(entry, e, keep);
 			entry[keep] = '\0';
 			*bad = entry;
 			return -1;
 		}
-		p += n;
 	}
 	return 0;
 }
@@ -89,16 +96,13 @@ bool cidr_list_match(const char *list, const char *addr)
 	bool v4;
 	if (!list || !addr || !parse_addr(addr, a, &v4))
 		return false;
-	for (const char *p = list; *p;) {
-		p += strspn(p, separators);
-		size_t n = strcspn(p, separators);
-		if (n == 0)
-			break;
+	const char *p = list;
+	size_t n;
+	for (const char *e = next_entry(&p, &n); n; e = next_entry(&p, &n)) {
 		unsigned char net[16];
 		int bits;
-		if (parse_range(p, n, net, &bits) && in_range(a, net, bits))
+		if (parse_range(e, n, net, &bits) && in_range(a, net, bits))
 			return true;
-		p += n;
 	}
 	return false;
 }
