@@ -1,5 +1,5 @@
 /* Projects (4.1) and the project operations of GitLab 10.0: the lists (all visible
- * projects, a user's), one project by id or URL-encoded full path, create (for oneself
+ * projects, a user's, a project's forks), one project by id or URL-encoded full path, create (for oneself
  * or, as an admin, for a user), edit, delete, fork, star and unstar, archive and
  * unarchive.
  *
@@ -35,14 +35,16 @@
  * $10 with_issues_enabled, $11 with_merge_requests_enabled; and those that need a
  * subquery: $6 search (name, path, description, namespace name), $7 owned (owned_ns),
  * $9 starred (ignored without a caller, as GitLab), $12 a user (id or username: their
- * namespace's projects), $13 a group (its own projects and those shared with it).
+ * namespace's projects), $13 a group (its own projects and those shared with it); $18 a
+ * project (its forks).
  * Namespaces are read only by the filters that need them. */
 #define PL_FILTER_PLAIN                                                                            \
 	" NOT p.pending_delete AND " SQL_PROJECT_LISTED(                                           \
 		"p") " AND ($4::boolean IS NULL OR p.archived = $4::boolean)"                      \
 		     " AND ($5::smallint IS NULL OR p.visibility = $5::smallint)"                  \
 		     " AND ($10::boolean IS NOT TRUE OR p.issues_enabled)"                         \
-		     " AND ($11::boolean IS NOT TRUE OR p.merge_requests_enabled)"
+		     " AND ($11::boolean IS NOT TRUE OR p.merge_requests_enabled)"                 \
+		     " AND ($18::bigint IS NULL OR p.forked_from_id = $18::bigint)"
 #define PL_FILTER                                                                                                                         \
 	PL_FILTER_PLAIN                                                                                                                   \
 	" AND ($6::text IS NULL OR p.name ILIKE " SQL_LIKE("$6") " OR p.path ILIKE " SQL_LIKE("$6") "  OR p.description ILIKE " SQL_LIKE( \
@@ -88,11 +90,13 @@
 	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me"                                         \
 	" WHERE $8::boolean IS NOT TRUE AND $12::text IS NULL AND $13::bigint IS NULL"             \
 	" AND ($9::boolean IS NOT TRUE OR $1::bigint IS NULL) AND" filter
+#define PL_MINE_IDS                                                                                \
+	"ARRAY(SELECT id FROM mine UNION ALL SELECT up.id FROM me JOIN namespaces un"              \
+	" ON un.owner_id = me.id AND un.kind = 'user' JOIN projects up"                            \
+	" ON up.namespace_id = un.id AND NOT up.pending_delete)"
 #define PL_MEMBERSHIP(filter)                                                                      \
-	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me WHERE p.id = ANY (ARRAY(SELECT id"       \
-	" FROM mine UNION ALL SELECT up.id FROM me JOIN namespaces un ON un.owner_id = me.id"      \
-	" AND un.kind = 'user' JOIN projects up ON up.namespace_id = un.id"                        \
-	" AND NOT up.pending_delete)) AND $8::boolean AND" filter
+	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me WHERE p.id = ANY (" PL_MINE_IDS ")"      \
+	" AND $8::boolean AND" filter
 #define PL_SCOPED                                                                                  \
 	"SELECT " PL_KEYS " FROM (SELECT sp.id FROM projects sp"                                   \
 	" WHERE sp.namespace_id IN (SELECT id FROM owner_ns) AND NOT sp.pending_delete"            \
@@ -107,6 +111,13 @@
 	" (SELECT * FROM projects WHERE id = x.project_id OFFSET 0) p CROSS JOIN me"               \
 	" WHERE x.user_id = $1::bigint AND $8::boolean IS NOT TRUE AND $12::text IS NULL"          \
 	" AND $13::bigint IS NULL AND $9::boolean AND $1::bigint IS NOT NULL AND" PL_FILTER
+/* The forks of project $18 (GitLab's ForkProjectsFinder: the list of GET /projects, of
+ * the source's direct forks), found by their source's key; membership ($8) here, the
+ * other filters as every list's. */
+#define PL_FORKS                                                                                   \
+	"SELECT " PL_KEYS " FROM projects p CROSS JOIN me WHERE p.forked_from_id = $18::bigint"    \
+	" AND $12::text IS NULL AND $13::bigint IS NULL"                                           \
+	" AND ($8::boolean IS NOT TRUE OR p.id = ANY (" PL_MINE_IDS ")) AND" PL_FILTER
 
 /* A page of projects: column 0 the total (NULL for a page past the end: the handler
  * asks for the first row then, rather than every statement holding a second plan of the
@@ -173,6 +184,7 @@ enum {
 	PLS_ASC,
 	PLS_LIMIT,
 	PLS_OFFSET,
+	PLS_FORK_OF,
 	PLS_NPARAMS
 };
 enum { PLF_LIMIT = ME_NPARAMS, PLF_OFFSET, PLF_NPARAMS };
@@ -353,6 +365,7 @@ const db_stmt projects_stmts[] = {
 	PROJECTS_LISTS_AUTH("membership_lean", PL_MEMBERSHIP(PL_FILTER_LEAN), PL_NO_USER),
 	PROJECTS_LISTS_AUTH("scoped", PL_SCOPED, PL_USER_EXISTS),
 	PROJECTS_LISTS("starred", PL_STARRED, PL_NO_USER),
+	PROJECTS_LISTS("forks", PL_FORKS, PL_NO_USER),
 	/* $1..$3 me (_auth: $1 digest, $2 oauth, $3 NULL), $4 limit, $5 offset */
 	{"projects_list_membership_fast", PL_MEMBERSHIP_FAST_AS(SQL_ME, "", "(SELECT 1) one"),
 	 PLF_NPARAMS, PL_FULL_NCOLS},
@@ -496,9 +509,9 @@ static const char *bool_param(request *r, const char *name, int *rc)
 }
 
 /* The statement of each kind of list (PROJECTS_LISTS), lean or not, full or simple, and
- * its _auth variant (PROJECTS_LISTS_AUTH; all and starred have none: their caller is
- * authenticated first). */
-enum list_kind { LIST_ALL, LIST_MEMBERSHIP, LIST_SCOPED, LIST_STARRED };
+ * its _auth variant (PROJECTS_LISTS_AUTH; all, starred and forks have none: their caller
+ * is authenticated first). */
+enum list_kind { LIST_ALL, LIST_MEMBERSHIP, LIST_SCOPED, LIST_STARRED, LIST_FORKS };
 static const char *const list_stmts[][2][2][2] = {
 	[LIST_ALL] = {{{"projects_list_all", NULL}, {"projects_list_all_simple", NULL}},
 		      {{"projects_list_all_lean", NULL}, {"projects_list_all_lean_simple", NULL}}},
@@ -515,6 +528,8 @@ static const char *const list_stmts[][2][2][2] = {
 	[LIST_STARRED] = {{{"projects_list_starred", NULL}, {"projects_list_starred_simple", NULL}},
 			  {{"projects_list_starred", NULL},
 			   {"projects_list_starred_simple", NULL}}},
+	[LIST_FORKS] = {{{"projects_list_forks", NULL}, {"projects_list_forks_simple", NULL}},
+			{{"projects_list_forks", NULL}, {"projects_list_forks_simple", NULL}}},
 };
 
 /* A parameter's error rc, after the authentication of a caller the list's statement would
@@ -530,7 +545,9 @@ static int list_param_error(request *r, int rc)
 	return rc;
 }
 
-int projects_list_scoped(request *r, const char *user, const char *group_id)
+/* The list of GET /projects, of a user's projects (user), a group's (group_id) or a
+ * project's forks (fork_of): at most one of the three. */
+static int list_projects(request *r, const char *user, const char *group_id, const char *fork_of)
 {
 	page_req pg;
 	int rc = pagination_parse(r, &pg);
@@ -570,6 +587,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		[PLS_ASC] = strcmp(sort, "asc") == 0 ? "true" : "false",
 		[PLS_LIMIT] = pagination_limit(r, &pg),
 		[PLS_OFFSET] = pagination_offset(r, &pg),
+		[PLS_FORK_OF] = fork_of,
 	};
 	DB_PARAMS(v, PLS_NPARAMS);
 	access_me_params(&r->ctx, v);
@@ -583,10 +601,11 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	/* the statement of this kind of list (PROJECTS_LISTS), lean without the filters
 	 * that need a subquery */
 	bool starring = starred && strcmp(starred, "true") == 0 && signed_in;
-	enum list_kind kind = membership && strcmp(membership, "true") == 0 ? LIST_MEMBERSHIP
-			      : user || group_id                            ? LIST_SCOPED
-			      : starring                                    ? LIST_STARRED
-									    : LIST_ALL;
+	enum list_kind kind = fork_of                                         ? LIST_FORKS
+			      : membership && strcmp(membership, "true") == 0 ? LIST_MEMBERSHIP
+			      : user || group_id                              ? LIST_SCOPED
+			      : starring                                      ? LIST_STARRED
+									      : LIST_ALL;
 	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[PLS_SEARCH] &&
 		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
 	const char *stmt = list_stmts[kind][lean][basic][0];
@@ -596,7 +615,7 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 		    !(issues && strcmp(issues, "true") == 0) &&
 		    !(mrs && strcmp(mrs, "true") == 0) && strcmp(order, "created_at") == 0 &&
 		    strcmp(sort, "desc") == 0;
-	if (self_auth && (kind == LIST_ALL || kind == LIST_STARRED)) {
+	if (self_auth && (kind == LIST_ALL || kind == LIST_STARRED || kind == LIST_FORKS)) {
 		/* their statements have no _auth variant: the caller first */
 		if ((rc = auth_authenticate(&r->ctx, &r->cred, r->route->flags)) < 0)
 			return rc;
@@ -679,9 +698,21 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	return 0;
 }
 
+int projects_list_scoped(request *r, const char *user, const char *group_id)
+{
+	return list_projects(r, user, group_id, NULL);
+}
+
 static int projects_list(request *r)
 {
 	return projects_list_scoped(r, NULL, NULL);
+}
+
+/* GET /projects/:id/forks: the project's direct forks the caller may see, with the
+ * filters, sorts and views of GET /projects. */
+static int projects_forks(request *r)
+{
+	return list_projects(r, NULL, NULL, r->project->id);
 }
 
 static int projects_list_user(request *r)
@@ -1630,6 +1661,7 @@ const route projects_routes[] = {
 	{"PUT", V4 "/projects/:id", projects_update, AUTH | PW, projects_check_update},
 	{"DELETE", V4 "/projects/:id", projects_delete, AUTH | PW, NULL},
 	{"POST", V4 "/projects/:id/fork", projects_fork, AUTH | PW, NULL},
+	{"GET", V4 "/projects/:id/forks", projects_forks, ROUTE_PUBLIC | PR, NULL},
 	{"POST", V4 "/projects/:id/star", projects_star, AUTH | PW, NULL},
 	{"POST", V4 "/projects/:id/unstar", projects_unstar, AUTH | PW, NULL},
 	{"POST", V4 "/projects/:id/archive", projects_archive, AUTH | PW, NULL},
