@@ -1,7 +1,7 @@
 /* Projects (4.1) and the project operations of GitLab 10.0: the lists (all visible
- * projects, a user's, a project's forks), one project by id or URL-encoded full path, create (for oneself
- * or, as an admin, for a user), edit, delete, fork, star and unstar, archive and
- * unarchive.
+ * projects, a user's, a project's forks), one project by id or URL-encoded full path,
+ * create (for oneself or, as an admin, for a user), edit, delete, fork, star and unstar,
+ * archive and unarchive.
  *
  * Every project has a bare repository stored by its id (git/repo.h:
  * <storage>/repositories/@hashed/..., as GitLab's hashed storage), created with the
