@@ -15,6 +15,7 @@
 #include "hook.h"
 #include "hooks_sender.h"
 #include "shell.h"
+#include "db/activity.h"
 
 #define MODULE(name)                                                                               \
 	extern const db_stmt name##_stmts[];                                                       \
@@ -36,6 +37,7 @@ const db_stmt *const statements[] = {
 	db_settings_stmts,
 	db_webhooks_stmts,
 	hooks_sender_stmts,
+	db_activity_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

@@ -12,12 +12,22 @@
 #include "core/crypto.h"
 #include "core/log.h"
 #include "core/sshkey.h"
+#include "db/activity.h"
 #include "entry.h"
 #include "git/repo.h"
 
 /* the columns of shell_key_by_fingerprint and of shell_key_user */
 enum { SKF_ID, SKF_KEY, SKF_NCOLS };
-enum { SKU_ID, SKU_ADMIN, SKU_EXTERNAL, SKU_USERNAME, SKU_ACTIVE, SKU_DEPLOY, SKU_NCOLS };
+enum {
+	SKU_ID,
+	SKU_ADMIN,
+	SKU_EXTERNAL,
+	SKU_USERNAME,
+	SKU_ACTIVE,
+	SKU_DEPLOY,
+	SKU_ACTIVITY_STALE,
+	SKU_NCOLS
+};
 
 const db_stmt shell_stmts[] = {
 	/* $1 MD5 fingerprint (sshkey.h): the key (keys_fingerprint_key) of an active user,
@@ -26,11 +36,12 @@ const db_stmt shell_stmts[] = {
 	 "SELECT k.id, k.key FROM keys k LEFT JOIN users u ON u.id = k.user_id"
 	 " WHERE k.fingerprint = $1 AND (k.deploy OR (u.state = 'active' AND NOT u.ghost))",
 	 1, SKF_NCOLS},
-	/* $1 key id: its user, whatever their state; a deploy key has none (NULLs) */
+	/* $1 key id: its user, whatever their state, and whether a pull is their first
+	 * activity of the day (db/activity.h); a deploy key has none (NULLs) */
 	{"shell_key_user",
-	 "SELECT u.id, u.is_admin, u.external, u.username, u.state = 'active', k.deploy"
-	 " FROM keys k LEFT JOIN users u ON u.id = k.user_id"
-	 " WHERE k.id = $1 AND (k.deploy OR NOT u.ghost)",
+	 "SELECT u.id, u.is_admin, u.external, u.username, u.state = 'active', k.deploy,"
+	 " " SQL_ACTIVITY_STALE("u") " FROM keys k LEFT JOIN users u ON u.id = k.user_id"
+				     " WHERE k.id = $1 AND (k.deploy OR NOT u.ghost)",
 	 1, SKU_NCOLS},
 	{NULL, NULL, 0, 0},
 };
@@ -161,10 +172,12 @@ int shell_parse_command(arena *a, const char *command, const char **program, con
 }
 
 /* The key's user as the caller, or for a deploy key its id in *deploy_key (and no
- * caller): 0, 1 when refused (reason on err), -1. */
-static int key_caller(ctx *c, const char *key_arg, FILE *err, const char **deploy_key)
+ * caller), *stale whether the user has no activity recorded today: 0, 1 when refused
+ * (reason on err), -1. */
+static int key_caller(ctx *c, const char *key_arg, FILE *err, const char **deploy_key, bool *stale)
 {
 	*deploy_key = NULL;
+	*stale = false;
 	const char *id = key_arg && strncmp(key_arg, "key-", 4) == 0 ? key_arg + 4 : NULL;
 	if (!id || !scope_ref_is_id(id)) {
 		fprintf(err, "GitLab: Invalid key argument.\n");
@@ -194,6 +207,7 @@ static int key_caller(ctx *c, const char *key_arg, FILE *err, const char **deplo
 	u->external = db_bool(res, 0, SKU_EXTERNAL);
 	u->username = arena_strdup(c->a, PQgetvalue(res, 0, SKU_USERNAME));
 	c->user = u;
+	*stale = db_bool(res, 0, SKU_ACTIVITY_STALE);
 	return 0;
 }
 
@@ -203,11 +217,12 @@ static bool deploy_key_may(const project_scope *p, bool can_push, bool wiki, boo
 {
 	if (can_git_deploy_key(true, can_push, p->pa.archived, wiki, push))
 		return true;
-	const char *why = wiki	       ? push ? "You are not allowed to write to this project's wiki."
-					      : "You are not allowed to download code from this "
-						"project."
-			  : can_push ? "You are not allowed to push code to this project."
-				     : "This deploy key does not have write access to this project.";
+	const char *why = wiki ? push ? "You are not allowed to write to this project's wiki."
+				      : "You are not allowed to download code from this "
+					"project."
+			  : can_push
+				  ? "You are not allowed to push code to this project."
+				  : "This deploy key does not have write access to this project.";
 	fprintf(err, "GitLab: %s\n", why);
 	return false;
 }
@@ -215,7 +230,8 @@ static bool deploy_key_may(const project_scope *p, bool can_push, bool wiki, boo
 int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err, shell_plan *out)
 {
 	const char *deploy_key;
-	int rc = key_caller(c, key_arg, err, &deploy_key);
+	bool stale;
+	int rc = key_caller(c, key_arg, err, &deploy_key, &stale);
 	if (rc != 0)
 		return rc;
 	if (!command || !*command) {
@@ -255,6 +271,10 @@ int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err, sh
 		fprintf(err, "GitLab: You are not allowed to %s.\n", why);
 		return 1;
 	}
+	/* a user's pull is their activity of the day (GitLab 10.8's /internal/allowed for
+	 * git-upload-pack); not recording it is no reason to refuse the pull */
+	if (!deploy_key && stale && !push && db_activity_record(c, c->user->id) < 0)
+		log_warn("shell: the activity of user %lld not recorded", c->user->id);
 	/* a wiki is made by its first use (as over HTTP) */
 	if (wiki && repo_wiki_create(c, p.id) < 0)
 		return -1;

@@ -29,22 +29,28 @@
 #include "api/api.h"
 #include "db/settings.h"
 #include "core/crypto.h"
+#include "core/log.h"
+#include "db/activity.h"
 #include "git/repo.h"
 
-/* The token's user (no OAuth token unless oauth): id, admin, external. Blocked users,
+/* The token's user (no OAuth token unless oauth): id, admin, external, whether a pull
+ * is the day's first activity (db/activity.h). Blocked users,
  * revoked and expired tokens, and tokens without the api scope find nothing. */
-#define GIT_TOKEN_USER                                                                             \
-	"SELECT u.id, u.is_admin, u.external FROM tokens t JOIN users u ON u.id = t.user_id"       \
-	" WHERE t.digest = $1 AND (t.kind = 'oauth') = $2::boolean AND NOT t.revoked"              \
-	" AND (t.expires_at IS NULL OR t.expires_at > current_date) AND 'api' = ANY (t.scopes)"    \
-	" AND u.state = 'active' AND NOT u.ghost"
+#define GIT_TOKEN_USER                                                                                       \
+	"SELECT u.id, u.is_admin, u.external, " SQL_ACTIVITY_STALE(                                          \
+		"u") " FROM tokens t"                                                                        \
+		     " JOIN users u ON u.id = t.user_id"                                                     \
+		     " WHERE t.digest = $1 AND (t.kind = 'oauth') = $2::boolean AND NOT t.revoked"           \
+		     " AND (t.expires_at IS NULL OR t.expires_at > current_date) AND 'api' = ANY (t.scopes)" \
+		     " AND u.state = 'active' AND NOT u.ghost"
 
-/* The user rows: id, admin, external, then the job's project (git_job_user) or the
- * password hash (git_password_user) */
+/* The user rows: id, admin, external, activity stale, then the job's project
+ * (git_job_user) or the password hash (git_password_user) */
 enum {
 	GU_ID,
 	GU_ADMIN,
 	GU_EXTERNAL,
+	GU_ACTIVITY_STALE,
 	GU_NCOLS,
 	GU_JOB_PROJECT = GU_NCOLS,
 	GU_PASSWORD_HASH = GU_NCOLS,
@@ -53,18 +59,21 @@ enum {
 
 const db_stmt git_http_stmts[] = {
 	{"git_token_user", GIT_TOKEN_USER, 2, GU_NCOLS},
-	/* $1 a job token's digest: the running job's user (id, admin, external) and project */
+	/* $1 a job token's digest: the running job's user (id, admin, external; no activity:
+	 * a job's pull is not its user's) and project */
 	{"git_job_user",
-	 "SELECT u.id, u.is_admin, u.external, b.project_id FROM ci_builds b"
+	 "SELECT u.id, u.is_admin, u.external, false, b.project_id FROM ci_builds b"
 	 " JOIN commit_statuses cs ON cs.id = b.id JOIN ci_pipelines pl ON pl.id = b.pipeline_id"
 	 " JOIN users u ON u.id = coalesce(cs.author_id, pl.user_id)"
 	 " WHERE b.token_digest = $1 AND cs.status = 'running' AND u.state = 'active'"
 	 " AND NOT u.ghost",
 	 1, GU_MORE_NCOLS},
-	/* $1 username or email: id, admin, external, password hash */
+	/* $1 username or email: id, admin, external, activity stale, password hash */
 	{"git_password_user",
-	 "SELECT id, is_admin, external, password_hash FROM users WHERE (lower(username) = lower($1)"
-	 " OR lower(email) = lower($1)) AND state = 'active' AND NOT ghost",
+	 "SELECT u.id, u.is_admin, u.external, " SQL_ACTIVITY_STALE(
+		 "u") ", u.password_hash"
+		      " FROM users u WHERE (lower(u.username) = lower($1) OR lower(u.email) = lower($1))"
+		      " AND u.state = 'active' AND NOT u.ghost",
 	 1, GU_MORE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
@@ -110,11 +119,14 @@ static int credentials_user(request *r, const char *login, const char *password,
 }
 
 /* The caller of the Basic credentials in header h: 0 with *out (NULL when none were
- * sent), ERR_UNAUTHORIZED when they do not match; *job_project as credentials_user's. */
-static int basic_caller(request *r, const char *h, caller **out, const char **job_project)
+ * sent), ERR_UNAUTHORIZED when they do not match; *job_project as credentials_user's,
+ * *stale whether the caller has no activity recorded today. */
+static int basic_caller(request *r, const char *h, caller **out, const char **job_project,
+			bool *stale)
 {
 	*out = NULL;
 	*job_project = NULL;
+	*stale = false;
 	if (!h || !*h)
 		return 0;
 	if (strncasecmp(h, "Basic ", 6) != 0)
@@ -142,6 +154,7 @@ static int basic_caller(request *r, const char *h, caller **out, const char **jo
 	c->id = db_int(res, 0, GU_ID);
 	c->admin = db_bool(res, 0, GU_ADMIN);
 	c->external = db_bool(res, 0, GU_EXTERNAL);
+	*stale = db_bool(res, 0, GU_ACTIVITY_STALE);
 	*out = c;
 	return 0;
 }
@@ -241,7 +254,8 @@ static int git_auth(request *r)
 		return fail(r, ERR_FORBIDDEN, "Unsupported service");
 	caller *c;
 	const char *job_project;
-	int rc = basic_caller(r, request_header(r, "HTTP_AUTHORIZATION"), &c, &job_project);
+	bool stale;
+	int rc = basic_caller(r, request_header(r, "HTTP_AUTHORIZATION"), &c, &job_project, &stale);
 	if (rc == ERR_UNAUTHORIZED)
 		return unauthorized(r);
 	if (rc < 0)
@@ -269,6 +283,10 @@ static int git_auth(request *r)
 			    !push  ? "You are not allowed to download code from this project."
 			    : wiki ? "You are not allowed to write to this project's wiki."
 				   : "You are not allowed to push code to this project.");
+	/* a user's pull is their activity of the day (GitLab 10.8's git_http_controller);
+	 * not recording it is no reason to refuse the pull */
+	if (c && stale && !push && !job_project && db_activity_record(&r->ctx, c->id) < 0)
+		log_warn("git: the activity of user %lld not recorded", c->id);
 	/* a wiki is made by its first use, as GitLab makes it when it is first asked for */
 	if (wiki && repo_wiki_create(&r->ctx, p.id) < 0)
 		return ERR_INTERNAL;

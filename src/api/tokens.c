@@ -46,10 +46,11 @@ const db_stmt tokens_stmts[] = {
 	 "SELECT id, password_hash FROM users WHERE (lower(username) = lower($1) OR"
 	 " lower(email) = lower($1)) AND state = 'active' AND NOT ghost",
 	 1, OU_NCOLS},
-	/* $1 user, $2 digest, $3 refresh digest */
+	/* $1 user, $2 digest, $3 refresh digest; a sign-in is the user's activity of the
+	 * day (GitLab 10.8's Users::ActivityService on sign-in, db/activity.h) */
 	{"oauth_insert",
 	 "WITH s AS (UPDATE users SET last_sign_in_at = current_sign_in_at,"
-	 " current_sign_in_at = now() WHERE id = $1)"
+	 " current_sign_in_at = now(), last_activity_on = current_date WHERE id = $1)"
 	 "INSERT INTO tokens (user_id, kind, name, digest, refresh_digest, scopes)"
 	 " VALUES ($1, 'oauth', 'oauth', $2, $3, '{api}') RETURNING extract(epoch FROM created_at)::bigint",
 	 3, 1},
