@@ -118,6 +118,15 @@ START_TEST(test_activities_git_http)
 	for (int i = 0; i < 2; i++)
 		ck_assert(jnull(get(show, admin_token())->json, "last_activity_on"));
 
+	/* the versions the daily write must leave alone: the users' epoch (the workers'
+	 * copies of user records) and the user's stripe of the users set (every user list);
+	 * and the user's own key, which it bumps */
+	const char *kept_sql = S(fmt("SELECT coalesce(sum(v), 0) FROM cache_epochs WHERE k IN"
+				     " (0, 5, cache_stripe(1, %lld))",
+				     uid));
+	const char *own_sql =
+		S(fmt("SELECT coalesce(sum(v), 0) FROM cache_epochs WHERE k = %lld", uid * 16 + 1));
+	long long kept = sql_int("%s", kept_sql), own = sql_int("%s", own_sql);
 	/* a pull (git ls-remote: info/refs of upload-pack) */
 	char *out;
 	const char *url =
@@ -126,6 +135,8 @@ START_TEST(test_activities_git_http)
 	S(out);
 	ck_assert_msg(st == 0, "ls-remote: %s", out);
 	ck_assert_str_eq(day_of(uid), today());
+	ck_assert_int_eq(sql_int("%s", kept_sql), kept);
+	ck_assert_int_gt(sql_int("%s", own_sql), own);
 	/* shown at once, through both instances (the response cache knows) */
 	for (int i = 0; i < 2; i++)
 		ck_assert_str_eq(jstr(get(show, admin_token())->json, "last_activity_on"), today());
