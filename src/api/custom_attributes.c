@@ -17,8 +17,6 @@ int custom_attributes_filter(request *r, const char **out)
 	const char **keys, **values;
 	int n = param_map(r, "custom_attributes", &keys, &values);
 	*out = NULL;
-	if (n < 0)
-		return n;
 	if (n == 0 || !API_CALLER_ADMIN(r))
 		return 0;
 	/* a jsonb object: its last value of a key sent twice wins, as in Rack's hash */

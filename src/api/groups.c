@@ -28,8 +28,7 @@
 	" AND ($4::text IS NULL OR g.name ILIKE " SQL_LIKE("$4") " OR g.path ILIKE " SQL_LIKE(                            \
 		"$4") ")"                                                                                                 \
 		      " AND ($5::bigint[] IS NULL OR g.id <> ALL ($5::bigint[]))"                                         \
-		      " AND ($9::jsonb IS NULL OR $9::jsonb <@ (SELECT jsonb_object_agg(ca.key, ca.value)"                \
-		      "  FROM group_custom_attributes ca WHERE ca.group_id = g.id)))"                                     \
+		      " AND " SQL_CUSTOM_ATTRIBUTES_MATCH("$9", "group_custom_attributes", "group_id", "g.id") ")"        \
 		      "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " GROUP_COLS    \
 		      ", " GROUP_STATISTICS_COL(                                                                          \
 			      "$8::boolean") " FROM (SELECT id, k FROM f ORDER BY k " dir                                 \

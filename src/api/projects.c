@@ -56,8 +56,7 @@
 				    " AND ($12::text IS NULL OR p.namespace_id IN (SELECT id FROM owner_ns))"                             \
 				    " AND ($13::bigint IS NULL OR p.namespace_id = $13::bigint OR p.id IN"                                \
 				    "  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))" \
-				    " AND ($18::jsonb IS NULL OR $18::jsonb <@ (SELECT jsonb_object_agg(ca.key, ca.value)" \
-				    "  FROM project_custom_attributes ca WHERE ca.project_id = p.id))"
+				    " AND " SQL_CUSTOM_ATTRIBUTES_MATCH("$18", "project_custom_attributes", "project_id", "p.id")
 /* PL_FILTER for the lists without the filters that need a subquery (the most asked
  * for: a statement pays for the start-up of every subquery of its plan at each
  * execution, used or not). */
@@ -576,8 +575,8 @@ int projects_list_scoped(request *r, const char *user, const char *group_id)
 	const char **attr_keys, **attr_values;
 	int nattrs = param_map(r, "custom_attributes", &attr_keys, &attr_values);
 	bool with_attrs = false;
-	if (nattrs < 0 || (rc = param_bool(r, "with_custom_attributes", &with_attrs)) < 0)
-		return list_param_error(r, nattrs < 0 ? nattrs : rc);
+	if ((rc = param_bool(r, "with_custom_attributes", &with_attrs)) < 0)
+		return list_param_error(r, rc);
 	if (self_auth && (nattrs > 0 || with_attrs)) {
 		if ((rc = auth_authenticate(&r->ctx, &r->cred, r->route->flags)) < 0)
 			return rc;

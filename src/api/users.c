@@ -37,8 +37,7 @@
 		      " AND ($7::boolean IS NOT TRUE OR u.external)"                                                                                     \
 		      " AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"                                                                 \
 		      " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz)"                                                                 \
-		      " AND ($10::jsonb IS NULL OR $10::jsonb <@ (SELECT jsonb_object_agg(ca.key, ca.value)"                                             \
-		      "      FROM user_custom_attributes ca WHERE ca.user_id = u.id)))"                                                                  \
+		      " AND " SQL_CUSTOM_ATTRIBUTES_MATCH("$10", "user_custom_attributes", "user_id", "u.id") ")"                                        \
 		      "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one" USERS_PAGE(                                                             \
 			      "SELECT id FROM f ORDER BY id DESC LIMIT $11 OFFSET $12", cols)
 

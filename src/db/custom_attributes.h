@@ -15,6 +15,18 @@ typedef enum { CA_USER, CA_GROUP, CA_PROJECT, CA_NKINDS } ca_owner;
 /* The longest key and value, in characters (GitLab's string columns). */
 #define CA_MAX 255
 
+/* SQL text: the record whose id is the expression ID has every attribute of the jsonb
+ * object parameter P (a key sent twice: its last value), true for every record when P
+ * is NULL; from TABLE, whose owner column is COL. Written so that a generic plan with P
+ * NULL stays the plan the statement has without the filter: the planner estimates that
+ * an integer <> 0 keeps nearly every row (where "P IS NULL OR ..." would have it keep one
+ * in a hundred, and choose another plan), and the CASE runs the subquery only when P is
+ * given. */
+#define SQL_CUSTOM_ATTRIBUTES_MATCH(P, TABLE, COL, ID)                                             \
+	"(CASE WHEN " P "::jsonb IS NULL THEN 1 WHEN " P "::jsonb <@ (SELECT"                      \
+	" jsonb_object_agg(ca.key, ca.value) FROM " TABLE " ca WHERE ca." COL " = " ID ")"          \
+	" THEN 1 ELSE 0 END) <> 0"
+
 /* The columns of an attribute (rows of list, get, set), and of db_custom_attributes_of's
  * rows (the owner's id first). */
 enum { CA_KEY, CA_VALUE, CA_NCOLS };

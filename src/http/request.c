@@ -526,10 +526,6 @@ int param_map(request *r, const char *name, const char ***keys, const char ***va
 	for (param *p = r->params; p; p = p->next)
 		if (map_key(r, p, name, nl))
 			n++;
-	if (n > PARAM_ARRAY_MAX)
-		return fail(r, ERR_INVALID,
-			    arena_printf(r->ctx.a, "%s has too many values (at most %d)", name,
-					 PARAM_ARRAY_MAX));
 	const char **k = arena_alloc(r->ctx.a, sizeof(*k) * (size_t)(n + 1));
 	const char **v = arena_alloc(r->ctx.a, sizeof(*v) * (size_t)(n + 1));
 	int i = 0;
