@@ -176,8 +176,8 @@ static int check_set(request *r)
 	const char *key = param_str(r, "key"), *value = param_str(r, "value");
 	if (!value)
 		return fail_missing(r, "value");
-	const char *too_long = arena_printf(r->ctx.a, "is too long (maximum is %d characters)",
-					    CA_MAX);
+	const char *too_long =
+		arena_printf(r->ctx.a, "is too long (maximum is %d characters)", CA_MAX);
 	if (!key || !*key)
 		fail_validation(r, "key", "can't be blank");
 	else if (utf8_chars(key) > CA_MAX)
@@ -252,16 +252,15 @@ const route custom_attributes_routes[] = {
 	 check_set},
 	{"DELETE", V4 "/users/:id/custom_attributes/:key", custom_attributes_delete_user, ADMIN,
 	 NULL},
-	{"GET", V4 "/groups/:id/custom_attributes", custom_attributes_list_group, ADMIN | GR,
+	{"GET", V4 "/groups/:id/custom_attributes", custom_attributes_list_group, ADMIN | GR, NULL},
+	{"GET", V4 "/groups/:id/custom_attributes/:key", custom_attributes_show_group, ADMIN | GR,
 	 NULL},
-	{"GET", V4 "/groups/:id/custom_attributes/:key", custom_attributes_show_group,
-	 ADMIN | GR, NULL},
 	{"PUT", V4 "/groups/:id/custom_attributes/:key", custom_attributes_set_group, ADMIN | GR,
 	 check_set},
 	{"DELETE", V4 "/groups/:id/custom_attributes/:key", custom_attributes_delete_group,
 	 ADMIN | GR, NULL},
-	{"GET", V4 "/projects/:id/custom_attributes", custom_attributes_list_project,
-	 ADMIN | PR, NULL},
+	{"GET", V4 "/projects/:id/custom_attributes", custom_attributes_list_project, ADMIN | PR,
+	 NULL},
 	{"GET", V4 "/projects/:id/custom_attributes/:key", custom_attributes_show_project,
 	 ADMIN | PR, NULL},
 	{"PUT", V4 "/projects/:id/custom_attributes/:key", custom_attributes_set_project,

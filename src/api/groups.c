@@ -21,6 +21,8 @@
 /* The page of the groups of from (a FROM list that yields namespaces g) for which cond
  * holds, by the sort key (from the whitelist below): $4 search, $5 ids to skip, $6 limit,
  * $7 offset, $8 statistics, $9 custom attributes (a jsonb object the group's must hold). */
+#define GROUPS_ATTRIBUTES_MATCH                                                                    \
+	SQL_CUSTOM_ATTRIBUTES_MATCH("$9", "group_custom_attributes", "group_id", "g.id")
 #define GROUPS_LIST(from, cond, key, dir)                                                                                 \
 	"WITH " SQL_ME ", mygroups AS (" SQL_MY_GROUPS "),"                                                               \
 	" f AS NOT MATERIALIZED (SELECT g.id, " key " AS k FROM me, " from                                                \
@@ -28,7 +30,7 @@
 	" AND ($4::text IS NULL OR g.name ILIKE " SQL_LIKE("$4") " OR g.path ILIKE " SQL_LIKE(                            \
 		"$4") ")"                                                                                                 \
 		      " AND ($5::bigint[] IS NULL OR g.id <> ALL ($5::bigint[]))"                                         \
-		      " AND " SQL_CUSTOM_ATTRIBUTES_MATCH("$9", "group_custom_attributes", "group_id", "g.id") ")"        \
+		      " AND " GROUPS_ATTRIBUTES_MATCH ")"                                                                 \
 		      "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " GROUP_COLS    \
 		      ", " GROUP_STATISTICS_COL(                                                                          \
 			      "$8::boolean") " FROM (SELECT id, k FROM f ORDER BY k " dir                                 \

@@ -38,6 +38,8 @@
  * namespace's projects), $13 a group (its own projects and those shared with it), $18
  * custom attributes (a jsonb object that the project's attributes must hold).
  * Namespaces are read only by the filters that need them. */
+#define PL_CUSTOM_ATTRIBUTES                                                                       \
+	SQL_CUSTOM_ATTRIBUTES_MATCH("$18", "project_custom_attributes", "project_id", "p.id")
 #define PL_FILTER_PLAIN                                                                            \
 	" NOT p.pending_delete AND " SQL_PROJECT_LISTED(                                           \
 		"p") " AND ($4::boolean IS NULL OR p.archived = $4::boolean)"                      \
@@ -55,8 +57,8 @@
 				    "  FROM me sm JOIN users_star_projects s ON s.user_id = sm.id))"                                      \
 				    " AND ($12::text IS NULL OR p.namespace_id IN (SELECT id FROM owner_ns))"                             \
 				    " AND ($13::bigint IS NULL OR p.namespace_id = $13::bigint OR p.id IN"                                \
-				    "  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))" \
-				    " AND " SQL_CUSTOM_ATTRIBUTES_MATCH("$18", "project_custom_attributes", "project_id", "p.id")
+				    "  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))"                  \
+				    " AND " PL_CUSTOM_ATTRIBUTES
 /* PL_FILTER for the lists without the filters that need a subquery (the most asked
  * for: a statement pays for the start-up of every subquery of its plan at each
  * execution, used or not). */
@@ -521,8 +523,7 @@ static const char *const list_stmts[][2][2][2] = {
 };
 
 /* x[i].custom_attributes for the projects of rows [0, n) of res (with_custom_attributes). */
-static int add_custom_attributes(request *r, const PGresult *res, int n, int col,
-				 project_extra *x)
+static int add_custom_attributes(request *r, const PGresult *res, int n, int col, project_extra *x)
 {
 	const char **ids = arena_alloc(r->ctx.a, (size_t)(n > 0 ? n : 1) * sizeof(*ids));
 	for (int i = 0; i < n; i++)

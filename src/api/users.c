@@ -25,6 +25,10 @@
 	" LEFT JOIN LATERAL (SELECT " cols " FROM (" ids ") pg CROSS JOIN LATERAL"                 \
 	" (SELECT * FROM users WHERE id = pg.id OFFSET 0) u ORDER BY u.id DESC) p ON true"
 
+/* USERS_LIST's custom attributes filter ($10) */
+#define USERS_ATTRIBUTES_MATCH                                                                     \
+	SQL_CUSTOM_ATTRIBUTES_MATCH("$10", "user_custom_attributes", "user_id", "u.id")
+
 #define USERS_LIST(cols)                                                                                                                                 \
 	"WITH f AS NOT MATERIALIZED (SELECT u.id FROM users u WHERE NOT u.ghost"                                                                         \
 	" AND ($1::boolean IS NOT TRUE OR u.state = 'active')"                                                                                           \
@@ -37,7 +41,7 @@
 		      " AND ($7::boolean IS NOT TRUE OR u.external)"                                                                                     \
 		      " AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"                                                                 \
 		      " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz)"                                                                 \
-		      " AND " SQL_CUSTOM_ATTRIBUTES_MATCH("$10", "user_custom_attributes", "user_id", "u.id") ")"                                        \
+		      " AND " USERS_ATTRIBUTES_MATCH ")"                                                                                                 \
 		      "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one" USERS_PAGE(                                                             \
 			      "SELECT id FROM f ORDER BY id DESC LIMIT $11 OFFSET $12", cols)
 

@@ -49,8 +49,10 @@ const db_stmt db_custom_attributes_stmts[] = {
 /* The statements of each kind, by operation. */
 enum { OP_LIST, OP_OF, OP_GET, OP_SET, OP_DELETE, OP_N };
 #define CA_NAMES(kind)                                                                             \
-	{"ca_" kind "_list", "ca_" kind "_of", "ca_" kind "_get", "ca_" kind "_set",               \
-	 "ca_" kind "_delete"}
+	{                                                                                          \
+		"ca_" kind "_list", "ca_" kind "_of", "ca_" kind "_get", "ca_" kind "_set",        \
+			"ca_" kind "_delete"                                                       \
+	}
 static const char *const names[CA_NKINDS][OP_N] = {
 	[CA_USER] = CA_NAMES("user"),
 	[CA_GROUP] = CA_NAMES("group"),
@@ -85,8 +87,7 @@ int db_custom_attributes_of(ctx *c, ca_owner kind, const char *ids, PGresult **o
 	return 0;
 }
 
-int db_custom_attributes_get(ctx *c, ca_owner kind, const char *id, const char *key,
-			     PGresult **out)
+int db_custom_attributes_get(ctx *c, ca_owner kind, const char *id, const char *key, PGresult **out)
 {
 	const char *v[2] = {id, key};
 	int err;

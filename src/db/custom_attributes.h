@@ -24,7 +24,7 @@ typedef enum { CA_USER, CA_GROUP, CA_PROJECT, CA_NKINDS } ca_owner;
  * given. */
 #define SQL_CUSTOM_ATTRIBUTES_MATCH(P, TABLE, COL, ID)                                             \
 	"(CASE WHEN " P "::jsonb IS NULL THEN 1 WHEN " P "::jsonb <@ (SELECT"                      \
-	" jsonb_object_agg(ca.key, ca.value) FROM " TABLE " ca WHERE ca." COL " = " ID ")"          \
+	" jsonb_object_agg(ca.key, ca.value) FROM " TABLE " ca WHERE ca." COL " = " ID ")"         \
 	" THEN 1 ELSE 0 END) <> 0"
 
 /* The columns of an attribute (rows of list, get, set), and of db_custom_attributes_of's

@@ -62,8 +62,8 @@ static const char *const column[] = {"user_id", "group_id", "project_id"};
 
 static long long stored(const owner *o)
 {
-	return sql_int("SELECT count(*) FROM %s WHERE %s = %lld", table[o->kind],
-		       column[o->kind], o->id);
+	return sql_int("SELECT count(*) FROM %s WHERE %s = %lld", table[o->kind], column[o->kind],
+		       o->id);
 }
 
 static const char *not_found_attr = "{\"message\":\"404 Custom Attribute Not Found\"}";
@@ -110,16 +110,15 @@ END_TEST
 START_TEST(test_ca_not_found)
 {
 	static const char *const missing[] = {"{\"message\":\"404 User Not Found\"}",
-					       "{\"message\":\"404 Group Not Found\"}",
-					       "{\"message\":\"404 Project Not Found\"}"};
+					      "{\"message\":\"404 Group Not Found\"}",
+					      "{\"message\":\"404 Project Not Found\"}"};
 	for (int k = 0; k < NKINDS; k++) {
 		owner o = {.kind = k, .id = 999999999};
 		o.base = S(fmt("/%s/999999999", KINDS[k]));
 		ck_body(R(api("GET", attr_path(&o, NULL), admin_token(), NULL)), 404, missing[k]);
 		ck_body(R(api("GET", attr_path(&o, "x"), admin_token(), NULL)), 404, missing[k]);
 		ck_body(put_attr(&o, admin_token(), "x", "y"), 404, missing[k]);
-		ck_body(R(api("DELETE", attr_path(&o, "x"), admin_token(), NULL)), 404,
-			missing[k]);
+		ck_body(R(api("DELETE", attr_path(&o, "x"), admin_token(), NULL)), 404, missing[k]);
 	}
 	/* a removed user (whose id no longer names anyone) */
 	long long uid;
@@ -233,16 +232,18 @@ START_TEST(test_ca_filter)
 			 S(fmt("custom_attributes[%s]=blue&custom_attributes[%s]=gold", ek, ek2)));
 		ck_assert_int_eq(json_object_array_length(r->json), 1);
 		ck_assert(has_id(r, a.id));
-		r = list(k, admin_token(),
-			 S(fmt("custom_attributes%%5B%s%%5D=blue&custom_attributes%%5B%s%%5D=silver",
-			       ek, ek2)));
+		r = list(
+			k, admin_token(),
+			S(fmt("custom_attributes%%5B%s%%5D=blue&custom_attributes%%5B%s%%5D=silver",
+			      ek, ek2)));
 		ck_assert_int_eq(json_object_array_length(r->json), 1);
 		ck_assert(has_id(r, b.id));
 		r = list(k, admin_token(), S(fmt("custom_attributes[%s]=green", ek)));
 		ck_assert_int_eq(json_object_array_length(r->json), 0);
 		ck_header(r, "X-Total", "0");
-		r = list(k, admin_token(),
-			 S(fmt("custom_attributes[%s]=blue&custom_attributes[%s]=bronze", ek, ek2)));
+		r = list(
+			k, admin_token(),
+			S(fmt("custom_attributes[%s]=blue&custom_attributes[%s]=bronze", ek, ek2)));
 		ck_assert_int_eq(json_object_array_length(r->json), 0);
 		r = list(k, admin_token(), S(fmt("custom_attributes[%s_none]=blue", ek)));
 		ck_assert_int_eq(json_object_array_length(r->json), 0);

@@ -107,11 +107,12 @@ END_TEST
  * among them. */
 START_TEST(test_param_map)
 {
-	const char *uri = "/api/v4/users?custom_attributes[team]=blue"
-			  "&custom_attributes%5Btier%20one%5D=gold%26silver"
-			  "&custom_attributes[]=arr&custom_attributes[]x=no&custom_attributes[a][b]=c"
-			  "&custom_attributes=plain&custom_attributesx[k]=other"
-			  "&custom_attributes[team]=red";
+	const char *uri =
+		"/api/v4/users?custom_attributes[team]=blue"
+		"&custom_attributes%5Btier%20one%5D=gold%26silver"
+		"&custom_attributes[]=arr&custom_attributes[]x=no&custom_attributes[a][b]=c"
+		"&custom_attributes=plain&custom_attributesx[k]=other"
+		"&custom_attributes[team]=red";
 	ck_assert_int_eq(parse("GET", uri, NULL, NULL), 0);
 	const char **k, **v;
 	ck_assert_int_eq(param_map(&R, "custom_attributes", &k, &v), 3);
