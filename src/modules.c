@@ -4,6 +4,7 @@
 #include "background.h"
 #include "db/ci.h"
 #include "db/credentials.h"
+#include "db/custom_attributes.h"
 #include "db/queue.h"
 #include "db/repos.h"
 #include "db/scope.h"
@@ -38,6 +39,7 @@ const db_stmt *const statements[] = {
 	db_webhooks_stmts,
 	hooks_sender_stmts,
 	db_activity_stmts,
+	db_custom_attributes_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

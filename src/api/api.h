@@ -8,6 +8,7 @@
 #include "auth/access.h"
 #include "auth/scope.h"
 #include "core/crypto.h"
+#include "db/custom_attributes.h"
 #include "db/db.h"
 #include "entity/project.h"
 #include "http/pagination.h"
@@ -377,6 +378,23 @@ int hooks_merge_request_as(ctx *c, const char *project_id, const char *user_id, 
 /* The columns of merge request mr_id before an update, in *old when a hook wants its
  * event (else NULL). 0 or an ERR_ code. */
 int hooks_merge_request_before(request *r, const char *mr_id, PGresult **old);
+
+/* custom_attributes.c: what the lists and records of users, groups and projects share
+ * for admins (anyone else's parameters are ignored, as 10.8's).
+ * custom_attributes_filter: custom_attributes[KEY]=VALUE as a jsonb object text (every
+ * pair must match), NULL when none is sent or the caller is no admin.
+ * custom_attributes_wanted: with_custom_attributes=true from an admin.
+ * custom_attributes_for: the attributes of owners ids[0..n) (NULL: none) as JSON array
+ * texts in *out. custom_attributes_add: the custom_attributes member of owner id added
+ * to o. custom_attributes_respond_page: api_respond_page with the member added to each
+ * record, whose owner's id is column id_col of the record. 0 or an ERR_ code. */
+int custom_attributes_filter(request *r, const char **out);
+int custom_attributes_wanted(request *r, bool *out);
+int custom_attributes_for(request *r, ca_owner kind, const char *const *ids, int n,
+			  const char ***out);
+int custom_attributes_add(request *r, ca_owner kind, const char *id, json_object *o);
+int custom_attributes_respond_page(request *r, const page_req *pg, const PGresult *res,
+				   presenter_fn present, ca_owner kind, int id_col);
 
 /* Answers a page of a list statement: column 0 of every row is the total, the record
  * starts at column 1 (a row whose column 1 is NULL is the empty page's placeholder). */

@@ -20,14 +20,17 @@
 
 /* The page of the groups of from (a FROM list that yields namespaces g) for which cond
  * holds, by the sort key (from the whitelist below): $4 search, $5 ids to skip, $6 limit,
- * $7 offset, $8 statistics. */
+ * $7 offset, $8 statistics, $9 custom attributes (a jsonb object the group's must hold). */
+#define GROUPS_ATTRIBUTES_MATCH                                                                    \
+	SQL_CUSTOM_ATTRIBUTES_MATCH("$9", "group_custom_attributes", "group_id", "g.id")
 #define GROUPS_LIST(from, cond, key, dir)                                                                                 \
 	"WITH " SQL_ME ", mygroups AS (" SQL_MY_GROUPS "),"                                                               \
 	" f AS NOT MATERIALIZED (SELECT g.id, " key " AS k FROM me, " from                                                \
 	" WHERE g.kind = 'group' AND " cond                                                                               \
 	" AND ($4::text IS NULL OR g.name ILIKE " SQL_LIKE("$4") " OR g.path ILIKE " SQL_LIKE(                            \
 		"$4") ")"                                                                                                 \
-		      " AND ($5::bigint[] IS NULL OR g.id <> ALL ($5::bigint[])))"                                        \
+		      " AND ($5::bigint[] IS NULL OR g.id <> ALL ($5::bigint[]))"                                         \
+		      " AND " GROUPS_ATTRIBUTES_MATCH ")"                                                                 \
 		      "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT " GROUP_COLS    \
 		      ", " GROUP_STATISTICS_COL(                                                                          \
 			      "$8::boolean") " FROM (SELECT id, k FROM f ORDER BY k " dir                                 \
@@ -45,13 +48,21 @@
 /* The lists' columns: the total, the group, its statistics; their parameters, SQL_ME's
  * first. */
 #define GL_NCOLS (1 + GROUP_NCOLS + 1)
-enum { GL_SEARCH = ME_NPARAMS, GL_SKIP, GL_LIMIT, GL_OFFSET, GL_STATISTICS, GL_NPARAMS };
+enum {
+	GL_SEARCH = ME_NPARAMS,
+	GL_SKIP,
+	GL_LIMIT,
+	GL_OFFSET,
+	GL_STATISTICS,
+	GL_CUSTOM_ATTRIBUTES,
+	GL_NPARAMS
+};
 /* The subgroups' lists (GET /groups/:id/subgroups): the same, then the parent group. */
 enum { GL_PARENT = GL_NPARAMS, GS_NPARAMS };
 #define GROUPS_LIST_OF(name, from, cond) GROUPS_LIST_N(name, from, cond, GL_NPARAMS)
-/* The same lists of the children of group $9 only. */
+/* The same lists of the children of group $10 only. */
 #define SUBGROUPS_LIST_OF(name, from, cond)                                                        \
-	GROUPS_LIST_N("sub_" name, from, cond " AND g.parent_id = $9::bigint", GS_NPARAMS)
+	GROUPS_LIST_N("sub_" name, from, cond " AND g.parent_id = $10::bigint", GS_NPARAMS)
 #define GROUPS_LIST_N(name, from, cond, n)                                                         \
 	{"groups_list_" name "_name_asc", GROUPS_LIST(from, cond, "lower(g.name)", "ASC"), n,      \
 	 GL_NCOLS},                                                                                \
@@ -217,11 +228,13 @@ static int group_detail_projects(request *r, const char *id, json_object *o)
 
 /* GroupDetail: the group with its projects and the projects shared with it that the
  * caller may see. */
-static int present_group(request *r, const group_scope *g, int status)
+static int present_group(request *r, const group_scope *g, int status, bool attrs)
 {
 	json_object *o = entity_group(&r->ctx, g->res, 0, 0, -1);
 	request_own(r, o);
-	int rc = group_detail_projects(r, g->id, o);
+	int rc = attrs ? custom_attributes_add(r, CA_GROUP, g->id, o) : 0;
+	if (rc == 0)
+		rc = group_detail_projects(r, g->id, o);
 	if (rc < 0)
 		return rc;
 	respond_json(r, status, json_object_get(o));
@@ -233,7 +246,7 @@ static int present_detail(request *r, const char *id, int status)
 {
 	group_scope g;
 	int rc = scope_group(&r->ctx, id, false, &g);
-	return rc < 0 ? rc : present_group(r, &g, status);
+	return rc < 0 ? rc : present_group(r, &g, status, false);
 }
 
 static json_object *present_list_row(ctx *c, const PGresult *res, int row, int col)
@@ -314,6 +327,11 @@ static int list(request *r, const char *parent)
 	    (rc = param_oneof(r, "sort", sorts, &sort)) < 0 ||
 	    (rc = skip_groups_param(r, &skip)) < 0)
 		return rc;
+	const char *attr_filter;
+	bool attrs;
+	if ((rc = custom_attributes_filter(r, &attr_filter)) < 0 ||
+	    (rc = custom_attributes_wanted(r, &attrs)) < 0)
+		return rc;
 	const char *search = param_str(r, "search");
 	if (search && !*search)
 		search = NULL;
@@ -332,12 +350,16 @@ static int list(request *r, const char *parent)
 	v[GL_LIMIT] = pagination_limit(r, &pg);
 	v[GL_OFFSET] = pagination_offset(r, &pg);
 	v[GL_STATISTICS] = statistics && admin ? "true" : "false";
+	v[GL_CUSTOM_ATTRIBUTES] = attr_filter;
 	const char *stmt = list_stmts[parent != NULL][which][strcmp(order, "path") == 0]
 				     [strcmp(sort, "desc") == 0];
 	int err;
 	PGresult *res = db_query(&r->ctx, stmt, parent ? GS_NPARAMS : GL_NPARAMS, v, &err);
 	if (!res)
 		return err;
+	if (attrs)
+		return custom_attributes_respond_page(r, &pg, res, present_list_row, CA_GROUP,
+						      GC_ID);
 	api_respond_page(r, &pg, res, present_list_row);
 	return 0;
 }
@@ -356,7 +378,9 @@ static int groups_subgroups(request *r)
 
 static int groups_show(request *r)
 {
-	return present_group(r, r->group, 200);
+	bool attrs;
+	int rc = custom_attributes_wanted(r, &attrs);
+	return rc < 0 ? rc : present_group(r, r->group, 200, attrs);
 }
 
 /* ---- GET /groups/:id/projects ---- */

@@ -36,8 +36,11 @@
  * subquery: $6 search (name, path, description, namespace name), $7 owned (owned_ns),
  * $9 starred (ignored without a caller, as GitLab), $12 a user (id or username: their
  * namespace's projects), $13 a group (its own projects and those shared with it); $18 a
- * project (its forks).
+ * project (its forks); $19 custom attributes (a jsonb object that the project's
+ * attributes must hold).
  * Namespaces are read only by the filters that need them. */
+#define PL_CUSTOM_ATTRIBUTES                                                                       \
+	SQL_CUSTOM_ATTRIBUTES_MATCH("$19", "project_custom_attributes", "project_id", "p.id")
 #define PL_FILTER_PLAIN                                                                            \
 	" NOT p.pending_delete AND " SQL_PROJECT_LISTED(                                           \
 		"p") " AND ($4::boolean IS NULL OR p.archived = $4::boolean)"                      \
@@ -56,14 +59,15 @@
 				    "  FROM me sm JOIN users_star_projects s ON s.user_id = sm.id))"                                      \
 				    " AND ($12::text IS NULL OR p.namespace_id IN (SELECT id FROM owner_ns))"                             \
 				    " AND ($13::bigint IS NULL OR p.namespace_id = $13::bigint OR p.id IN"                                \
-				    "  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))"
+				    "  (SELECT l.project_id FROM project_group_links l WHERE l.group_id = $13::bigint))"                  \
+				    " AND " PL_CUSTOM_ATTRIBUTES
 /* PL_FILTER for the lists without the filters that need a subquery (the most asked
  * for: a statement pays for the start-up of every subquery of its plan at each
  * execution, used or not). */
 #define PL_FILTER_LEAN                                                                             \
 	PL_FILTER_PLAIN " AND $6::text IS NULL AND $7::boolean IS NOT TRUE"                        \
 			" AND ($9::boolean IS NOT TRUE OR me.id IS NULL) AND $12::text IS NULL"    \
-			" AND $13::bigint IS NULL"
+			" AND $13::bigint IS NULL AND $19::jsonb IS NULL"
 
 /* The sort keys ($14 order_by from the whitelist, $15 ascending): one text and one
  * time key, the other NULL, then the id. */
@@ -185,6 +189,7 @@ enum {
 	PLS_LIMIT,
 	PLS_OFFSET,
 	PLS_FORK_OF,
+	PLS_CUSTOM_ATTRIBUTES,
 	PLS_NPARAMS
 };
 enum { PLF_LIMIT = ME_NPARAMS, PLF_OFFSET, PLF_NPARAMS };
@@ -532,6 +537,19 @@ static const char *const list_stmts[][2][2][2] = {
 			{{"projects_list_forks", NULL}, {"projects_list_forks_simple", NULL}}},
 };
 
+/* x[i].custom_attributes for the projects of rows [0, n) of res (with_custom_attributes). */
+static int add_custom_attributes(request *r, const PGresult *res, int n, int col, project_extra *x)
+{
+	const char **ids = arena_alloc(r->ctx.a, (size_t)(n > 0 ? n : 1) * sizeof(*ids));
+	for (int i = 0; i < n; i++)
+		ids[i] = PQgetisnull(res, i, col + PC_ID) ? NULL : db_val(res, i, col + PC_ID);
+	const char **attrs;
+	int rc = custom_attributes_for(r, CA_PROJECT, ids, n, &attrs);
+	for (int i = 0; rc == 0 && i < n; i++)
+		x[i].custom_attributes = ids[i] ? attrs[i] : NULL;
+	return rc;
+}
+
 /* A parameter's error rc, after the authentication of a caller the list's statement would
  * have found (ROUTE_SELF_AUTH): a bad token is 401 before a bad parameter's 400, as on
  * the routes authenticated before their handler. */
@@ -569,8 +587,24 @@ static int list_projects(request *r, const char *user, const char *group_id, con
 	const char *stats = bool_param(r, "statistics", &rc);
 	if (rc < 0)
 		return list_param_error(r, rc);
-	/* with a token not yet looked up (ROUTE_SELF_AUTH), the statement finds the caller */
+	/* with a token not yet looked up (ROUTE_SELF_AUTH), the statement finds the caller;
+	 * custom attributes are for admins: the caller first, if they ask for them */
 	bool self_auth = !r->ctx.user && r->cred.token_digest;
+	const char **attr_keys, **attr_values;
+	int nattrs = param_map(r, "custom_attributes", &attr_keys, &attr_values);
+	bool with_attrs = false;
+	if ((rc = param_bool(r, "with_custom_attributes", &with_attrs)) < 0)
+		return list_param_error(r, rc);
+	if (self_auth && (nattrs > 0 || with_attrs)) {
+		if ((rc = auth_authenticate(&r->ctx, &r->cred, r->route->flags)) < 0)
+			return rc;
+		self_auth = false;
+	}
+	const char *attr_filter;
+	bool attrs;
+	if ((rc = custom_attributes_filter(r, &attr_filter)) < 0 ||
+	    (rc = custom_attributes_wanted(r, &attrs)) < 0)
+		return rc;
 	bool signed_in = r->ctx.user || self_auth;
 	const char *v[] = {
 		[PLS_ARCHIVED] = archived,
@@ -588,6 +622,7 @@ static int list_projects(request *r, const char *user, const char *group_id, con
 		[PLS_LIMIT] = pagination_limit(r, &pg),
 		[PLS_OFFSET] = pagination_offset(r, &pg),
 		[PLS_FORK_OF] = fork_of,
+		[PLS_CUSTOM_ATTRIBUTES] = attr_filter,
 	};
 	DB_PARAMS(v, PLS_NPARAMS);
 	access_me_params(&r->ctx, v);
@@ -607,7 +642,8 @@ static int list_projects(request *r, const char *user, const char *group_id, con
 			      : starring                                      ? LIST_STARRED
 									      : LIST_ALL;
 	bool lean = (kind == LIST_ALL || kind == LIST_MEMBERSHIP) && !v[PLS_SEARCH] &&
-		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id;
+		    !(owned && strcmp(owned, "true") == 0) && !starring && !user && !group_id &&
+		    !attr_filter;
 	const char *stmt = list_stmts[kind][lean][basic][0];
 	/* PL_MEMBERSHIP_FAST_AS: the full view of the membership list with no filter and
 	 * the default order, for a caller */
@@ -674,12 +710,15 @@ static int list_projects(request *r, const char *user, const char *group_id, con
 	project_caller_page page = {0};
 	if (!basic && n > 0)
 		project_caller_page_read(&page, &r->ctx, res, 0, col);
+	if (!basic || attrs)
+		x = arena_alloc(r->ctx.a, (size_t)(n > 0 ? n : 1) * sizeof(*x));
 	if (!basic) {
-		x = arena_alloc(r->ctx.a, (size_t)n * sizeof(*x));
 		callers = arena_alloc(r->ctx.a, (size_t)n * sizeof(*callers));
 		if ((rc = projects_extras(r, res, n, col, x, NULL)) < 0)
 			return rc;
 	}
+	if (attrs && (rc = add_custom_attributes(r, res, n, col, x)) < 0)
+		return rc;
 	jw w;
 	jw_init(&w, r->ctx.a, (size_t)n * 2048 + 16);
 	jw_begin_array(&w);
@@ -690,7 +729,7 @@ static int list_projects(request *r, const char *user, const char *group_id, con
 			project_caller_read_list(&callers[i], &r->ctx, &page, res, i, col);
 			x[i].caller = &callers[i];
 		}
-		entity_project_write(&w, &r->ctx, res, i, col, flags, basic ? NULL : &x[i]);
+		entity_project_write(&w, &r->ctx, res, i, col, flags, x ? &x[i] : NULL);
 	}
 	jw_end_array(&w);
 	pagination_headers(r, &pg, total ? strtoll(total, NULL, 10) : 0);
@@ -928,6 +967,10 @@ static int projects_show(request *r)
 	unsigned flags = PROJECT_VIEW_FULL | PROJECT_PERMISSIONS |
 			 (can_update_project(&p.pa) ? PROJECT_CAN_ADMIN : 0) |
 			 (stats ? PROJECT_STATISTICS : 0);
+	bool attrs;
+	if ((rc = custom_attributes_wanted(r, &attrs)) < 0 ||
+	    (attrs && (rc = add_custom_attributes(r, res, 1, col, &p.x)) < 0))
+		return rc;
 	jw w;
 	jw_init(&w, r->ctx.a, 4096);
 	entity_project_write(&w, &r->ctx, res, 0, col, flags, &p.x);

@@ -25,20 +25,25 @@
 	" LEFT JOIN LATERAL (SELECT " cols " FROM (" ids ") pg CROSS JOIN LATERAL"                 \
 	" (SELECT * FROM users WHERE id = pg.id OFFSET 0) u ORDER BY u.id DESC) p ON true"
 
+/* USERS_LIST's custom attributes filter ($10) */
+#define USERS_ATTRIBUTES_MATCH                                                                     \
+	SQL_CUSTOM_ATTRIBUTES_MATCH("$10", "user_custom_attributes", "user_id", "u.id")
+
 #define USERS_LIST(cols)                                                                                                                                 \
 	"WITH f AS NOT MATERIALIZED (SELECT u.id FROM users u WHERE NOT u.ghost"                                                                         \
 	" AND ($1::boolean IS NOT TRUE OR u.state = 'active')"                                                                                           \
 	" AND ($2::boolean IS NOT TRUE OR u.state = 'blocked')"                                                                                          \
-	" AND ($3::text IS NULL OR u.username ILIKE " SQL_LIKE("$3") " OR u.name ILIKE " SQL_LIKE("$3") " OR ($12::boolean AND u.email ILIKE " SQL_LIKE( \
+	" AND ($3::text IS NULL OR u.username ILIKE " SQL_LIKE("$3") " OR u.name ILIKE " SQL_LIKE("$3") " OR ($13::boolean AND u.email ILIKE " SQL_LIKE( \
 		"$3") ") OR lower(u.email) = lower($3))"                                                                                                 \
 		      " AND ($4::text IS NULL OR lower(u.username) = lower($4))"                                                                         \
 		      " AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.user_id = u.id"                                              \
 		      "      AND i.extern_uid = $5 AND i.provider = $6::text))"                                                                          \
 		      " AND ($7::boolean IS NOT TRUE OR u.external)"                                                                                     \
 		      " AND ($8::timestamptz IS NULL OR u.created_at < $8::timestamptz)"                                                                 \
-		      " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz))"                                                                \
+		      " AND ($9::timestamptz IS NULL OR u.created_at > $9::timestamptz)"                                                                 \
+		      " AND " USERS_ATTRIBUTES_MATCH ")"                                                                                                 \
 		      "SELECT (SELECT count(*) FROM f), p.* FROM (SELECT 1) one" USERS_PAGE(                                                             \
-			      "SELECT id FROM f ORDER BY id DESC LIMIT $10 OFFSET $11", cols)
+			      "SELECT id FROM f ORDER BY id DESC LIMIT $11 OFFSET $12", cols)
 
 /* No filter: the page from the index of live users, the total from the counter. */
 #define USERS_LIST_ALL(cols)                                                                            \
@@ -46,7 +51,8 @@
 		"SELECT id FROM users WHERE NOT ghost ORDER BY id DESC LIMIT $1 OFFSET $2", cols)
 
 /* USERS_LIST's parameters: the filters (before UL_LIMIT), the page, and whether the
- * caller is an admin (search matches email substrings only for admins); USERS_LIST_ALL's
+ * caller is an admin (search matches email substrings only for admins; the custom
+ * attributes, a jsonb object the user's must hold, are theirs only); USERS_LIST_ALL's
  * are the page's alone */
 enum {
 	UL_ACTIVE,
@@ -58,6 +64,7 @@ enum {
 	UL_EXTERNAL,
 	UL_CREATED_BEFORE,
 	UL_CREATED_AFTER,
+	UL_CUSTOM_ATTRIBUTES,
 	UL_LIMIT,
 	UL_OFFSET,
 	UL_ADMIN,
@@ -235,6 +242,11 @@ static int users_list(request *r)
 	/* Filters on identities and the external flag are for admins, as in GitLab. */
 	if ((external || extern_uid) && !auth_is_admin(&r->ctx))
 		return ERR_FORBIDDEN;
+	const char *attr_filter;
+	bool attrs;
+	if ((rc = custom_attributes_filter(r, &attr_filter)) < 0 ||
+	    (rc = custom_attributes_wanted(r, &attrs)) < 0)
+		return rc;
 	const char *v[] = {
 		[UL_ACTIVE] = active ? "true" : NULL,
 		[UL_BLOCKED] = blocked ? "true" : NULL,
@@ -245,6 +257,7 @@ static int users_list(request *r)
 		[UL_EXTERNAL] = external ? "true" : NULL,
 		[UL_CREATED_BEFORE] = before,
 		[UL_CREATED_AFTER] = after,
+		[UL_CUSTOM_ATTRIBUTES] = attr_filter,
 		[UL_LIMIT] = pagination_limit(r, &pg),
 		[UL_OFFSET] = pagination_offset(r, &pg),
 		[UL_ADMIN] = auth_is_admin(&r->ctx) ? "true" : "false",
@@ -264,7 +277,10 @@ static int users_list(request *r)
 					    v + UL_LIMIT, &err);
 	if (!res)
 		return err;
-	api_respond_page(r, &pg, res, auth_is_admin(&r->ctx) ? present_admin : present_basic);
+	presenter_fn present = auth_is_admin(&r->ctx) ? present_admin : present_basic;
+	if (attrs)
+		return custom_attributes_respond_page(r, &pg, res, present, CA_USER, UC_ID);
+	api_respond_page(r, &pg, res, present);
 	return 0;
 }
 
@@ -292,7 +308,14 @@ static int users_show(request *r)
 	if (PQntuples(res) == 0 || PQgetisnull(res, 0, col + UC_ID))
 		return fail_not_found(r, "User");
 	enum user_view view = auth_is_admin(&r->ctx) ? USER_VIEW_ADMIN : USER_VIEW_SINGLE;
-	respond_json(r, 200, entity_user(&r->ctx, res, 0, col, view));
+	json_object *o = entity_user(&r->ctx, res, 0, col, view);
+	bool attrs;
+	if ((rc = custom_attributes_wanted(r, &attrs)) < 0 ||
+	    (attrs && (rc = custom_attributes_add(r, CA_USER, id, o)) < 0)) {
+		json_object_put(o);
+		return rc;
+	}
+	respond_json(r, 200, o);
 	return 0;
 }
 

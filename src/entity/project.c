@@ -229,6 +229,16 @@ static void link(jw *w, const char *key, const char *api, const char *suffix)
 	jw_str_end(w);
 }
 
+/* 10.8's custom_attributes member (BasicProjectDetails, if: :with_custom_attributes);
+ * the project's key, which the record depends on, covers them. */
+static void custom_attributes(jw *w, const project_extra *x)
+{
+	if (x && x->custom_attributes) {
+		jw_key(w, "custom_attributes");
+		jw_raw(w, x->custom_attributes, strlen(x->custom_attributes));
+	}
+}
+
 void entity_project_write(jw *w, ctx *c, const PGresult *res, int row, int col, unsigned flags,
 			  const project_extra *x)
 {
@@ -254,6 +264,7 @@ void entity_project_write(jw *w, ctx *c, const PGresult *res, int row, int col, 
 		jw_put_int(w, "forks_count", I(PC_FORKS_COUNT));
 		jw_put_str(w, "created_at", V(PC_CREATED_AT));
 		jw_put_str(w, "last_activity_at", V(PC_LAST_ACTIVITY_AT));
+		custom_attributes(w, x);
 		jw_end_object(w);
 		return;
 	}
@@ -356,6 +367,7 @@ void entity_project_write(jw *w, ctx *c, const PGresult *res, int row, int col, 
 		jw_put_int(w, "job_artifacts_size", I(PC_JOB_ARTIFACTS_SIZE));
 		jw_end_object(w);
 	}
+	custom_attributes(w, x);
 	/* Links to the features the project has on (GitLab 10: issues_available? and
 	 * mrs_available?) and to the rest. */
 	const char *api = project_api_url(c, V(PC_ID));

@@ -215,6 +215,7 @@ typedef struct {
 	const project_caller *caller;   /* for PROJECT_PERMISSIONS */
 	const char *forked_from;        /* the fork source's simple view, NULL when none */
 	const char *shared_with_groups; /* an array of entity_project_group_link()s, NULL for none */
+	const char *custom_attributes;  /* with_custom_attributes: a JSON array, NULL: not shown */
 } project_extra;
 
 enum project_view {

@@ -504,6 +504,43 @@ int param_array(request *r, const char *name, const char ***out)
 	return n;
 }
 
+/* The key of p when it is name[KEY] (KEY non-empty, without brackets), else NULL. */
+static const char *map_key(request *r, const param *p, const char *name, size_t nl)
+{
+	size_t len = strlen(p->name);
+	if (p->array || p->file || len < nl + 3 || strncmp(p->name, name, nl) != 0 ||
+	    p->name[nl] != '[' || p->name[len - 1] != ']')
+		return NULL;
+	const char *key = p->name + nl + 1;
+	size_t kl = len - nl - 2;
+	if (memchr(key, '[', kl) || memchr(key, ']', kl))
+		return NULL;
+	return arena_strndup(r->ctx.a, key, kl);
+}
+
+int param_map(request *r, const char *name, const char ***keys, const char ***values)
+{
+	size_t nl = strlen(name);
+	int n = 0;
+	*keys = *values = NULL;
+	for (param *p = r->params; p; p = p->next)
+		if (map_key(r, p, name, nl))
+			n++;
+	const char **k = arena_alloc(r->ctx.a, sizeof(*k) * (size_t)(n + 1));
+	const char **v = arena_alloc(r->ctx.a, sizeof(*v) * (size_t)(n + 1));
+	int i = 0;
+	for (param *p = r->params; p && i < n; p = p->next) {
+		const char *key = map_key(r, p, name, nl);
+		if (key) {
+			k[i] = key;
+			v[i++] = p->value ? p->value : "";
+		}
+	}
+	*keys = k;
+	*values = v;
+	return n;
+}
+
 int param_require(request *r, const char *name, const char **out)
 {
 	const char *v = param_str(r, name);

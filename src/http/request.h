@@ -114,6 +114,11 @@ int param_bool(request *r, const char *name, bool *out);
  * handler's work on a list grows past a bound a client never meets. */
 #define PARAM_ARRAY_MAX 1000
 int param_array(request *r, const char *name, const char ***out);
+/* A hash parameter as Rack reads one, name[KEY]=VALUE for each KEY (non-empty, without
+ * brackets; custom_attributes[location]=Antarctica): their count (at most the request's
+ * parameters, themselves bounded), the keys and values in the order sent (a JSON null
+ * as ""). */
+int param_map(request *r, const char *name, const char ***keys, const char ***values);
 /* ERR_MISSING naming the attribute, when it is absent or empty. */
 int param_require(request *r, const char *name, const char **out);
 /* Text of at most max characters: 0, 1 when absent, ERR_VALIDATION when too long. */

@@ -102,6 +102,41 @@ START_TEST(test_parse_query)
 }
 END_TEST
 
+/* Rack's hash parameters: custom_attributes[KEY]=VALUE, encoded or not, in the order
+ * sent; names that are no such key (empty, nested, an array, another name) are not
+ * among them. */
+START_TEST(test_param_map)
+{
+	const char *uri =
+		"/api/v4/users?custom_attributes[team]=blue"
+		"&custom_attributes%5Btier%20one%5D=gold%26silver"
+		"&custom_attributes[]=arr&custom_attributes[]x=no&custom_attributes[a][b]=c"
+		"&custom_attributes=plain&custom_attributesx[k]=other"
+		"&custom_attributes[team]=red";
+	ck_assert_int_eq(parse("GET", uri, NULL, NULL), 0);
+	const char **k, **v;
+	ck_assert_int_eq(param_map(&R, "custom_attributes", &k, &v), 3);
+	ck_assert_str_eq(k[0], "team");
+	ck_assert_str_eq(v[0], "blue");
+	ck_assert_str_eq(k[1], "tier one");
+	ck_assert_str_eq(v[1], "gold&silver");
+	ck_assert_str_eq(k[2], "team");
+	ck_assert_str_eq(v[2], "red");
+	ck_assert_int_eq(param_map(&R, "missing", &k, &v), 0);
+
+	/* a JSON body's members named so are as the query's */
+	request_init(&R, A, &cfg);
+	ck_assert_int_eq(parse("POST", "/x", "application/json",
+			       "{\"custom_attributes[k]\": \"v\", \"custom_attributes[n]\": null}"),
+			 0);
+	ck_assert_int_eq(param_map(&R, "custom_attributes", &k, &v), 2);
+	ck_assert_str_eq(k[0], "k");
+	ck_assert_str_eq(v[0], "v");
+	ck_assert_str_eq(k[1], "n");
+	ck_assert_str_eq(v[1], "");
+}
+END_TEST
+
 START_TEST(test_parse_form_body)
 {
 	ck_assert_int_eq(parse("POST", "/api/v4/users?page=1", FORM,
@@ -1401,6 +1436,7 @@ int main(void)
 	tcase_add_test(tc, test_url_decode);
 	tcase_add_test(tc, test_parse_request_line);
 	tcase_add_test(tc, test_parse_query);
+	tcase_add_test(tc, test_param_map);
 	tcase_add_test(tc, test_parse_form_body);
 	tcase_add_test(tc, test_parse_form_body_with_nul);
 	tcase_add_test(tc, test_parse_other_body_ignored);
