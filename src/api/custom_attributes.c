@@ -164,7 +164,7 @@ static int show(request *r, ca_owner kind)
 	if ((rc = db_custom_attributes_get(&r->ctx, kind, id, param_str(r, "key"), &res)) < 0)
 		return owner_error(r, kind, rc);
 	if (rc == 1)
-		return fail_not_found(r, "Custom Attribute");
+		return api_error(r, 404, "404 Not found"); /* 10.8: find_by!, RecordNotFound */
 	respond_json(r, 200, entity_custom_attribute(&r->ctx, res, 0, CA_KEY));
 	return 0;
 }
@@ -212,7 +212,7 @@ static int delete_attribute(request *r, ca_owner kind)
 	if ((rc = db_custom_attributes_delete(&r->ctx, kind, id, param_str(r, "key"))) < 0)
 		return owner_error(r, kind, rc);
 	if (rc == 1)
-		return fail_not_found(r, "Custom Attribute");
+		return api_error(r, 404, "404 Not found"); /* 10.8: find_by!, RecordNotFound */
 	respond_empty(r, 204);
 	return 0;
 }

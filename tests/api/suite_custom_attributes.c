@@ -66,7 +66,7 @@ static long long stored(const owner *o)
 		       o->id);
 }
 
-static const char *not_found_attr = "{\"message\":\"404 Custom Attribute Not Found\"}";
+static const char *not_found_attr = "{\"message\":\"404 Not found\"}";
 
 START_TEST(test_ca_crud)
 {
