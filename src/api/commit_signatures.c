@@ -13,6 +13,8 @@
 
 /* gpg_signatures_key's row */
 enum { SK_KEY_ID, SK_SUBKEY_ID, SK_KEY, SK_NCOLS };
+/* gpg_signatures_insert's parameters */
+enum { SI_PROJECT, SI_SHA, SI_KEY, SI_SUBKEY, SI_KEYID, SI_VALID, SI_EMAIL, SI_NPARAMS };
 
 const db_stmt commit_signatures_stmts[] = {
 	/* $1 project, $2 commit sha */
@@ -56,7 +58,7 @@ const db_stmt commit_signatures_stmts[] = {
 	 " (SELECT name FROM pick), (SELECT email FROM pick), st.status FROM st"
 	 " ON CONFLICT ON CONSTRAINT gpg_signatures_commit_key DO NOTHING"
 	 " RETURNING " GPG_SIGNATURE_COLS,
-	 7, GPG_SIGNATURE_NCOLS},
+	 SI_NPARAMS, GPG_SIGNATURE_NCOLS},
 	{NULL, NULL, 0, 0},
 };
 
@@ -87,9 +89,10 @@ static int verify(request *r, const char *sha, const char *sig, size_t sig_len,
 				return rc;
 		}
 	}
-	const char *v[7] = {r->project->id, sha, key_id, subkey_id, issuer,
-			    valid ? "true" : "false", email};
-	PGresult *res = db_query(&r->ctx, "gpg_signatures_insert", 7, v, &err);
+	const char *v[SI_NPARAMS] = {[SI_PROJECT] = r->project->id, [SI_SHA] = sha,
+				     [SI_KEY] = key_id, [SI_SUBKEY] = subkey_id, [SI_KEYID] = issuer,
+				     [SI_VALID] = valid ? "true" : "false", [SI_EMAIL] = email};
+	PGresult *res = db_query(&r->ctx, "gpg_signatures_insert", SI_NPARAMS, v, &err);
 	if (!res)
 		return err;
 	if (PQntuples(res) == 0) /* another request kept it first */

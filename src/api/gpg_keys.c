@@ -16,6 +16,8 @@
 
 /* gpg_keys_taken's row */
 enum { GT_USER_EXISTS, GT_KEY, GT_FINGERPRINT, GT_KEYID, GT_NCOLS };
+/* gpg_keys_insert's parameters */
+enum { GI_USER, GI_KEY, GI_FINGERPRINT, GI_KEYID, GI_UIDS, GI_SUBKEYS, GI_NPARAMS };
 
 const db_stmt gpg_keys_stmts[] = {
 	/* $1 user id, $2 limit, $3 offset: the shape of keys.c's lists */
@@ -54,7 +56,7 @@ const db_stmt gpg_keys_stmts[] = {
 	 " AND (s.verification_status <> 'verified'"
 	 " OR (s.gpg_key_id IS NULL AND s.gpg_key_subkey_id IS NULL)))"
 	 " SELECT * FROM ins",
-	 6, GPG_KEY_NCOLS},
+	 GI_NPARAMS, GPG_KEY_NCOLS},
 	/* $1 key id, $2 user id: no row when the user does not exist, NULL when the key is
 	 * not the user's (404 User before 404 GPG Key). Its signatures keep their status
 	 * without the key (the foreign keys' ON DELETE SET NULL). */
@@ -179,9 +181,10 @@ static int create(request *r, const char *user_id)
 	}
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *ins[6] = {user_id, key, k.fingerprint, k.keyid};
-	key_json(r, &k, &ins[4], &ins[5]);
-	res = db_query(&r->ctx, "gpg_keys_insert", 6, ins, &err);
+	const char *ins[GI_NPARAMS] = {[GI_USER] = user_id, [GI_KEY] = key,
+				       [GI_FINGERPRINT] = k.fingerprint, [GI_KEYID] = k.keyid};
+	key_json(r, &k, &ins[GI_UIDS], &ins[GI_SUBKEYS]);
+	res = db_query(&r->ctx, "gpg_keys_insert", GI_NPARAMS, ins, &err);
 	if (!res) {
 		if (err == ERR_CONFLICT) { /* at the same moment, or a subkey of another key */
 			r->ctx.err_detail = NULL;
