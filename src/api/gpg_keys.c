@@ -28,6 +28,12 @@ const db_stmt gpg_keys_stmts[] = {
 	 3, 1 + GPG_KEY_NCOLS},
 	{"gpg_keys_show", "SELECT " GPG_KEY_COLS " FROM gpg_keys g WHERE g.id = $1 AND g.user_id = $2",
 	 2, GPG_KEY_NCOLS},
+	/* $1 key id, $2 user id: no row when there is no such user, NULLs when the key is
+	 * not the user's */
+	{"gpg_keys_show_user",
+	 "SELECT p.* FROM users u LEFT JOIN LATERAL (SELECT " GPG_KEY_COLS " FROM gpg_keys g"
+	 " WHERE g.id = $1 AND g.user_id = u.id) p ON true WHERE u.id = $2 AND NOT u.ghost",
+	 2, GPG_KEY_NCOLS},
 	/* $1 user id, $2 key text, $3 fingerprint, $4 primary key id (NULL when none) */
 	{"gpg_keys_taken",
 	 "SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND NOT ghost),"
@@ -94,6 +100,30 @@ static int gpg_keys_list_user(request *r)
 static int gpg_keys_show_mine(request *r)
 {
 	return user_records_show_mine(r, "gpg_keys_show", "key_id", "GPG Key", entity_gpg_key);
+}
+
+static int show(request *r, const char *user_id)
+{
+	const char *key_id;
+	int rc = api_id(r, "key_id", &key_id);
+	if (rc < 0)
+		return rc;
+	const char *v[2] = {key_id, user_id};
+	PGresult *res;
+	if ((rc = api_find(r, "gpg_keys_show_user", 2, v, "User", &res)) != 0)
+		return rc < 0 ? rc : 0;
+	if (PQgetisnull(res, 0, 0))
+		return fail_not_found(r, "GPG Key");
+	respond_json(r, 200, entity_gpg_key(&r->ctx, res, 0, 0));
+	return 0;
+}
+
+/* GET /users/:id/gpg_keys/:key_id: not in 10.8, which lists a user's keys to admins
+ * only; later releases have it, and python-gitlab's UserGPGKeyManager.get calls it. Here
+ * for admins as that list. */
+static int gpg_keys_show_user(request *r)
+{
+	return user_records_for(r, show);
 }
 
 /* GitLab's GpgKey key format: one public key block, nothing before or after it. */
@@ -263,11 +293,12 @@ static int gpg_keys_revoke_user(request *r)
 }
 
 /* The module's routes (http/router.h), in the order they are matched. 10.8 lists a
- * user's keys for admins only, and has no route for one of them. */
+ * user's keys for admins only. */
 const route gpg_keys_routes[] = {
 	{"GET", V4 "/user/gpg_keys", gpg_keys_list_mine, AUTH | RU, NULL},
 	{"GET", V4 "/users/:id/gpg_keys", gpg_keys_list_user, ADMIN | RU, NULL},
 	{"GET", V4 "/user/gpg_keys/:key_id", gpg_keys_show_mine, AUTH | RU, NULL},
+	{"GET", V4 "/users/:id/gpg_keys/:key_id", gpg_keys_show_user, ADMIN | RU, NULL},
 	{"POST", V4 "/user/gpg_keys", gpg_keys_create_mine, AUTH, NULL},
 	{"POST", V4 "/users/:id/gpg_keys", gpg_keys_create_user, ADMIN, NULL},
 	{"DELETE", V4 "/user/gpg_keys/:key_id", gpg_keys_delete_mine, AUTH, NULL},

@@ -221,6 +221,8 @@ START_TEST(test_gpg_keys_admin)
 	ck_body(post_key(keys, token, key), 403, "{\"message\":\"403 Forbidden\"}");
 	ck_body(R(api("GET", keys, token, NULL)), 403, "{\"message\":\"403 Forbidden\"}");
 	long long own = add_key("/user/gpg_keys", token, mine);
+	ck_body(R(api("GET", S(fmt("%s/%lld", keys, own)), token, NULL)), 403,
+		"{\"message\":\"403 Forbidden\"}");
 	ck_body(R(api("DELETE", S(fmt("%s/%lld", keys, own)), token, NULL)), 403,
 		"{\"message\":\"403 Forbidden\"}");
 	ck_body(R(api("POST", S(fmt("%s/%lld/revoke", keys, own)), token, NULL)), 403,
@@ -237,12 +239,20 @@ START_TEST(test_gpg_keys_admin)
 	r = R(api("GET", keys, admin, NULL));
 	ck_status(r, 200);
 	ck_pages(r, keys, "", 2, 20, 1);
+	r = R(api("GET", S(fmt("%s/%lld", keys, id)), admin, NULL));
+	ck_status(r, 200);
+	ck_fields(r->json, GPG_KEY_FIELDS);
+	ck_jstr(r, "key", S(strndup(key, strlen(key) - 1)));
 	ck_assert_int_eq(total("/user/gpg_keys", token), 2);
 	ck_body(R(api("GET", "/users/999999999/gpg_keys", admin, NULL)), 404,
 		"{\"message\":\"404 User Not Found\"}");
 	ck_body(post_key("/users/999999999/gpg_keys", admin, key), 404,
 		"{\"message\":\"404 User Not Found\"}");
 	const char *admins = S(fmt("/users/%lld/gpg_keys", admin_id));
+	ck_body(R(api("GET", S(fmt("%s/%lld", admins, id)), admin, NULL)), 404,
+		"{\"message\":\"404 GPG Key Not Found\"}");
+	ck_body(R(api("GET", S(fmt("/users/999999999/gpg_keys/%lld", id)), admin, NULL)), 404,
+		"{\"message\":\"404 User Not Found\"}");
 	ck_body(R(api("DELETE", S(fmt("%s/%lld", admins, id)), admin, NULL)), 404,
 		"{\"message\":\"404 GPG Key Not Found\"}");
 	ck_body(R(api("POST", S(fmt("%s/%lld/revoke", admins, id)), admin, NULL)), 404,
