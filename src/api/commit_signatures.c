@@ -64,8 +64,8 @@ const db_stmt commit_signatures_stmts[] = {
 
 /* Verifies the signature sig of data (committed by email) and keeps the result: 0 with
  * the row in *out, or an ERR_ code. */
-static int verify(request *r, const char *sha, const char *sig, size_t sig_len,
-		  const char *data, size_t data_len, const char *email, PGresult **out)
+static int verify(request *r, const char *sha, const char *sig, size_t sig_len, const char *data,
+		  size_t data_len, const char *email, PGresult **out)
 {
 	const char *issuer;
 	bool valid = false;
@@ -81,17 +81,23 @@ static int verify(request *r, const char *sha, const char *sig, size_t sig_len,
 		if (PQntuples(res) == 1) {
 			key_id = db_val(res, 0, SK_KEY_ID);
 			subkey_id = db_val(res, 0, SK_SUBKEY_ID);
-			/* again on a keyring with the key: whether it is good */
+			/* again on a keyring with the key: whether it is good, and made by
+			 * the key the signature names (the key's text may hold others) */
 			const char *again;
 			rc = gpg_verify(&r->ctx, sig, sig_len, data, data_len,
 					PQgetvalue(res, 0, SK_KEY), &again, &valid);
 			if (rc < 0)
 				return rc;
+			valid = valid && again && strcmp(again, issuer) == 0;
 		}
 	}
-	const char *v[SI_NPARAMS] = {[SI_PROJECT] = r->project->id, [SI_SHA] = sha,
-				     [SI_KEY] = key_id, [SI_SUBKEY] = subkey_id, [SI_KEYID] = issuer,
-				     [SI_VALID] = valid ? "true" : "false", [SI_EMAIL] = email};
+	const char *v[SI_NPARAMS] = {[SI_PROJECT] = r->project->id,
+				     [SI_SHA] = sha,
+				     [SI_KEY] = key_id,
+				     [SI_SUBKEY] = subkey_id,
+				     [SI_KEYID] = issuer,
+				     [SI_VALID] = valid ? "true" : "false",
+				     [SI_EMAIL] = email};
 	PGresult *res = db_query(&r->ctx, "gpg_signatures_insert", SI_NPARAMS, v, &err);
 	if (!res)
 		return err;
@@ -117,7 +123,8 @@ static int commit_signatures_show(request *r)
 		return ERR_INTERNAL;
 	const char *sig, *data;
 	size_t sig_len, data_len;
-	rc = gpg_commit_signature(&r->ctx, repo, git_commit_id(c), &sig, &sig_len, &data, &data_len);
+	rc = gpg_commit_signature(&r->ctx, repo, git_commit_id(c), &sig, &sig_len, &data,
+				  &data_len);
 	if (rc == ERR_NOT_FOUND)
 		return fail_not_found(r, "GPG Signature");
 	if (rc < 0)

@@ -26,8 +26,9 @@ const db_stmt gpg_keys_stmts[] = {
 	 " LEFT JOIN LATERAL (SELECT " GPG_KEY_COLS " FROM gpg_keys g WHERE g.user_id = u.id"
 	 " ORDER BY g.id LIMIT $2 OFFSET $3) p ON true WHERE u.id = $1 AND NOT u.ghost",
 	 3, 1 + GPG_KEY_NCOLS},
-	{"gpg_keys_show", "SELECT " GPG_KEY_COLS " FROM gpg_keys g WHERE g.id = $1 AND g.user_id = $2",
-	 2, GPG_KEY_NCOLS},
+	{"gpg_keys_show",
+	 "SELECT " GPG_KEY_COLS " FROM gpg_keys g WHERE g.id = $1 AND g.user_id = $2", 2,
+	 GPG_KEY_NCOLS},
 	/* $1 key id, $2 user id: no row when there is no such user, NULLs when the key is
 	 * not the user's */
 	{"gpg_keys_show_user",
@@ -211,8 +212,10 @@ static int create(request *r, const char *user_id)
 	}
 	if (r->validation)
 		return ERR_VALIDATION;
-	const char *ins[GI_NPARAMS] = {[GI_USER] = user_id, [GI_KEY] = key,
-				       [GI_FINGERPRINT] = k.fingerprint, [GI_KEYID] = k.keyid};
+	const char *ins[GI_NPARAMS] = {[GI_USER] = user_id,
+				       [GI_KEY] = key,
+				       [GI_FINGERPRINT] = k.fingerprint,
+				       [GI_KEYID] = k.keyid};
 	key_json(r, &k, &ins[GI_UIDS], &ins[GI_SUBKEYS]);
 	res = db_query(&r->ctx, "gpg_keys_insert", GI_NPARAMS, ins, &err);
 	if (!res) {

@@ -15,7 +15,7 @@ json_object *entity_gpg_key(ctx *c, const PGresult *res, int row, int col);
 
 /* of a gpg_signatures row s */
 #define GPG_SIGNATURE_COLS                                                                         \
-	"s.gpg_key_id, s.gpg_key_primary_keyid, s.gpg_key_user_name, s.gpg_key_user_email,"      \
+	"s.gpg_key_id, s.gpg_key_primary_keyid, s.gpg_key_user_name, s.gpg_key_user_email,"        \
 	" s.verification_status, s.gpg_key_subkey_id"
 #define GPG_SIGNATURE_NCOLS 6
 

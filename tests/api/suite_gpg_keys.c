@@ -11,12 +11,16 @@
 #include "client.h"
 
 static const char *const GPG_KEY_FIELDS[] = {"id", "key", "created_at", NULL};
-static const char *const SIGNATURE_FIELDS[] = {
-	"gpg_key_id",	      "gpg_key_primary_keyid", "gpg_key_user_name", "gpg_key_user_email",
-	"verification_status", "gpg_key_subkey_id",	NULL};
+static const char *const SIGNATURE_FIELDS[] = {"gpg_key_id",
+					       "gpg_key_primary_keyid",
+					       "gpg_key_user_name",
+					       "gpg_key_user_email",
+					       "verification_status",
+					       "gpg_key_subkey_id",
+					       NULL};
 
 #define INVALID_KEY                                                                                \
-	"is invalid. A valid public GPG key begins with '-----BEGIN PGP PUBLIC KEY BLOCK-----' " \
+	"is invalid. A valid public GPG key begins with '-----BEGIN PGP PUBLIC KEY BLOCK-----' "   \
 	"and ends with '-----END PGP PUBLIC KEY BLOCK-----'"
 
 /* ---- gpg in a scratch home ---- */
@@ -208,6 +212,24 @@ START_TEST(test_gpg_keys_invalid)
 	for (char *p = mid + 2; p < mid + 40; p++)
 		*p = *p == 'A' ? 'B' : 'A';
 	ck_code(post_key("/user/gpg_keys", token, broken), 400);
+	/* a large armor of noise: refused as quickly */
+	size_t n = 300000;
+	char *noise = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		noise[i] =
+			(i + 1) % 65 == 0
+				? '\n'
+				: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+					  [(i * 7919) % 64];
+	noise[n] = '\0';
+	ck_body(post_key("/user/gpg_keys", token,
+			 S(fmt("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n%s\n"
+			       "-----END PGP PUBLIC KEY BLOCK-----",
+			       noise))),
+		400,
+		"{\"message\":{\"fingerprint\":[\"can't be blank\"],"
+		"\"primary_keyid\":[\"can't be blank\"]}}");
+	free(noise);
 	ck_assert_int_eq(total("/user/gpg_keys", token), 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM gpg_keys WHERE key LIKE '%%Bad%%'"), 0);
 }
@@ -278,7 +300,8 @@ START_TEST(test_gpg_keys_pagination)
 	long long ids[3];
 	for (int i = 0; i < 3; i++)
 		ids[i] = add_key("/user/gpg_keys", token,
-				 gen_key(S(fmt("Page %d <gpg-page%d@example.com>", i, i)), false, NULL));
+				 gen_key(S(fmt("Page %d <gpg-page%d@example.com>", i, i)), false,
+					 NULL));
 	resp *r = R(api("GET", "/user/gpg_keys?per_page=2&page=2", token, NULL));
 	ck_status(r, 200);
 	ck_pages(r, "/user/gpg_keys", "", 3, 2, 2);
@@ -305,11 +328,12 @@ static char *git_url(const char *token, const char *path)
 static char *commit(const char *work, const char *email, const char *signer, const char *msg)
 {
 	char *out;
-	int rc = git_sh(work,
-			&out, "-C r -c user.email=%s -c gpg.program=gpg %s%s%s commit -q --allow-empty %s -m '%s'"
-			" && git -C r rev-parse HEAD",
-			email, signer ? "-c user.signingkey='<" : "", signer ? signer : "",
-			signer ? ">'" : "", signer ? "-S" : "", msg);
+	int rc = git_sh(
+		work, &out,
+		"-C r -c user.email=%s -c gpg.program=gpg %s%s%s commit -q --allow-empty %s -m '%s'"
+		" && git -C r rev-parse HEAD",
+		email, signer ? "-c user.signingkey='<" : "", signer ? signer : "",
+		signer ? ">'" : "", signer ? "-S" : "", msg);
 	ck_assert_msg(rc == 0, "git commit (%s, %s): %s", email, signer ? signer : "-", out);
 	out[strcspn(out, "\n")] = '\0';
 	return S(out);
@@ -353,7 +377,8 @@ START_TEST(test_gpg_signature_statuses)
 	char *stranger = S(make_user("gpg_sig", NULL, NULL));
 	char *a_mail = S(fmt("%s@example.com", alice_name));
 	char *b_mail = S(fmt("%s@example.com", bob_name));
-	ck_assert_str_eq(S(sql_value("SELECT lower(email) FROM users WHERE id = %lld", aid)), a_mail);
+	ck_assert_str_eq(S(sql_value("SELECT lower(email) FROM users WHERE id = %lld", aid)),
+			 a_mail);
 	char *a2_mail = S(fmt("%s.second@example.com", alice_name));
 	ck_code(R(api("POST", "/user/emails", alice, S(fmt("email=%s", a2_mail)))), 201);
 
@@ -415,7 +440,8 @@ START_TEST(test_gpg_signature_statuses)
 	ck_body(signature(pid, "0123456789012345678901234567890123456789", alice), 404,
 		"{\"message\":\"404 Commit Not Found\"}");
 	/* a branch names its head: the unsigned commit */
-	ck_body(signature(pid, "master", alice), 404, "{\"message\":\"404 GPG Signature Not Found\"}");
+	ck_body(signature(pid, "master", alice), 404,
+		"{\"message\":\"404 GPG Signature Not Found\"}");
 
 	/* who may not read the code does not see it */
 	ck_body(signature(pid, verified, stranger), 404, "{\"message\":\"404 Project Not Found\"}");
@@ -430,8 +456,8 @@ START_TEST(test_gpg_signature_statuses)
 	ck_signature(pid, verified, reporter, "verified", a_id, 0, a_keyid);
 
 	/* kept: a second read spawns no gpg, and reads the row */
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM gpg_signatures WHERE project_id = %lld", pid),
-			 6);
+	ck_assert_int_eq(
+		sql_int("SELECT count(*) FROM gpg_signatures WHERE project_id = %lld", pid), 6);
 	S(sql_value("UPDATE gpg_signatures SET gpg_key_user_name = 'Kept'"
 		    " WHERE project_id = %lld AND commit_sha = '%s'",
 		    pid, verified));
