@@ -57,3 +57,31 @@ CREATE INDEX gpg_signatures_keyid_idx ON gpg_signatures (gpg_key_primary_keyid);
 CREATE INDEX gpg_signatures_key_idx ON gpg_signatures (gpg_key_id) WHERE gpg_key_id IS NOT NULL;
 CREATE INDEX gpg_signatures_subkey_idx ON gpg_signatures (gpg_key_subkey_id)
 	WHERE gpg_key_subkey_id IS NOT NULL;
+
+-- A user's verified emails decide the status of the signatures of their keys: an address
+-- added, or a new primary one, makes those that were not verified be verified again
+-- (GitLab's User#update_invalid_gpg_signatures), as a key added does.
+CREATE FUNCTION gpg_signatures_reverify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	DELETE FROM gpg_signatures s WHERE s.verification_status <> 'verified'
+		AND s.gpg_key_primary_keyid IN (
+			SELECT g.primary_keyid FROM gpg_keys g WHERE g.user_id = NEW.user_id
+			UNION ALL SELECT sk.keyid FROM gpg_key_subkeys sk
+				JOIN gpg_keys g ON g.id = sk.gpg_key_id WHERE g.user_id = NEW.user_id);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER emails_gpg_signatures AFTER INSERT ON emails
+	FOR EACH ROW EXECUTE FUNCTION gpg_signatures_reverify();
+
+CREATE FUNCTION gpg_signatures_reverify_user() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	DELETE FROM gpg_signatures s WHERE s.verification_status <> 'verified'
+		AND s.gpg_key_primary_keyid IN (
+			SELECT g.primary_keyid FROM gpg_keys g WHERE g.user_id = NEW.id
+			UNION ALL SELECT sk.keyid FROM gpg_key_subkeys sk
+				JOIN gpg_keys g ON g.id = sk.gpg_key_id WHERE g.user_id = NEW.id);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER users_gpg_signatures AFTER UPDATE OF email ON users
+	FOR EACH ROW WHEN (lower(OLD.email) IS DISTINCT FROM lower(NEW.email))
+	EXECUTE FUNCTION gpg_signatures_reverify_user();

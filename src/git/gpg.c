@@ -51,13 +51,100 @@ static json_object *str(const char *s)
 	return o;
 }
 
+/* GPGME's operations that feed gpg (an import, a verification) run on this loop, not
+ * on GPGME's own: that one waits for a pipe to be writable and spins when gpg closed its
+ * end early (its poll says POLLERR, never POLLOUT), as gpg does on text that holds no
+ * key or signature. Here the writer is called then, its write fails with SIGPIPE, and
+ * the child ends with EXIT_INPUT_REFUSED. */
+#define EXIT_INPUT_REFUSED 5
+#define LOOP_FDS 16
+
+typedef struct {
+	int fd, dir; /* dir 1: GPGME reads fd */
+	gpgme_io_cb_t fnc;
+	void *fnc_data;
+	bool used;
+} io_reg;
+
+typedef struct {
+	io_reg r[LOOP_FDS];
+	bool done;
+	gpgme_error_t err;
+} io_loop;
+
+static gpgme_error_t loop_add(void *data, int fd, int dir, gpgme_io_cb_t fnc, void *fnc_data,
+			      void **tag)
+{
+	io_loop *l = data;
+	for (int i = 0; i < LOOP_FDS; i++)
+		if (!l->r[i].used) {
+			l->r[i] = (io_reg){fd, dir, fnc, fnc_data, true};
+			*tag = &l->r[i];
+			return 0;
+		}
+	return gpg_error(GPG_ERR_GENERAL);
+}
+
+static void loop_remove(void *tag)
+{
+	((io_reg *)tag)->used = false;
+}
+
+static void loop_event(void *data, gpgme_event_io_t type, void *type_data)
+{
+	io_loop *l = data;
+	if (type == GPGME_EVENT_DONE) {
+		l->done = true;
+		l->err = ((gpgme_io_event_done_data_t)type_data)->err;
+	}
+}
+
+static void loop_use(gpgme_ctx_t g, io_loop *l)
+{
+	*l = (io_loop){0};
+	struct gpgme_io_cbs cbs = {loop_add, l, loop_remove, loop_event, l};
+	gpgme_set_io_cbs(g, &cbs);
+}
+
+/* Runs the started operation to its end: its error. */
+static gpgme_error_t loop_run(io_loop *l, gpgme_error_t started)
+{
+	if (started)
+		return started;
+	while (!l->done) {
+		struct pollfd p[LOOP_FDS];
+		io_reg *of[LOOP_FDS];
+		nfds_t n = 0;
+		for (int i = 0; i < LOOP_FDS; i++)
+			if (l->r[i].used) {
+				p[n] = (struct pollfd){.fd = l->r[i].fd,
+						       .events = l->r[i].dir ? POLLIN : POLLOUT};
+				of[n++] = &l->r[i];
+			}
+		if (n == 0)
+			return gpg_error(GPG_ERR_GENERAL);
+		if (poll(p, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return gpg_error(GPG_ERR_GENERAL);
+		}
+		for (nfds_t i = 0; i < n && !l->done; i++)
+			if (p[i].revents && of[i]->used && of[i]->fd == p[i].fd)
+				of[i]->fnc(of[i]->fnc_data, of[i]->fd);
+	}
+	return l->err;
+}
+
 static gpgme_error_t import(gpgme_ctx_t g, const char *key, size_t len, const char **fpr)
 {
 	gpgme_data_t d;
 	gpgme_error_t e = gpgme_data_new_from_mem(&d, key, len, 0);
 	if (e)
 		return e;
-	e = gpgme_op_import(g, d);
+	io_loop l;
+	loop_use(g, &l);
+	e = loop_run(&l, gpgme_op_import_start(g, d));
+	gpgme_set_io_cbs(g, &(struct gpgme_io_cbs){0});
 	gpgme_data_release(d);
 	if (e)
 		return e;
@@ -123,7 +210,11 @@ static json_object *verify(gpgme_ctx_t g, const job *j)
 	if (gpgme_data_new_from_mem(&sig, j->sig, j->sig_len, 0) ||
 	    gpgme_data_new_from_mem(&data, j->data, j->data_len, 0))
 		goto done;
-	if (gpgme_op_verify(g, sig, data, NULL) == 0) {
+	io_loop l;
+	loop_use(g, &l);
+	gpgme_error_t e = loop_run(&l, gpgme_op_verify_start(g, sig, data, NULL));
+	gpgme_set_io_cbs(g, &(struct gpgme_io_cbs){0});
+	if (e == 0) {
 		gpgme_verify_result_t res = gpgme_op_verify_result(g);
 		gpgme_signature_t s = res ? res->signatures : NULL;
 		/* The issuer's fingerprint or, from an older signature, its key id: the
@@ -141,11 +232,19 @@ done:
 	return out;
 }
 
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	_exit(EXIT_INPUT_REFUSED);
+}
+
 static void child(int fd, const job *j)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setpgid(0, 0);
-	signal(SIGPIPE, SIG_DFL);
+	/* gpg closed its input early (it read no key there): GPGME, left to ignore SIGPIPE
+	 * as it makes it, spins on the pipe; the child stops instead, with its own status */
+	signal(SIGPIPE, on_sigpipe);
 	signal(SIGCHLD, SIG_DFL);
 	sigset_t none;
 	sigemptyset(&none);
@@ -227,7 +326,7 @@ static void release_json(void *o)
 }
 
 /* Runs j in a child on a new home directory: 0 with its answer in *out (c's arena
- * owns it), or ERR_INTERNAL. */
+ * owns it), ERR_INVALID when gpg refused the input, or ERR_INTERNAL. */
 static int run(ctx *c, job *j, json_object **out)
 {
 	char home[128];
@@ -293,6 +392,8 @@ static int run(ctx *c, job *j, json_object **out)
 		;
 	if (timed_out)
 		log_error("gpg: no answer within %d ms, stopped", GPG_TIMEOUT_MS);
+	else if (!too_long && WIFEXITED(status) && WEXITSTATUS(status) == EXIT_INPUT_REFUSED)
+		rc = ERR_INVALID;
 	else if (too_long || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		log_error("gpg: the verification failed (status %d)", status);
 	else {
@@ -377,6 +478,11 @@ int gpg_verify(ctx *c, const char *sig, size_t sig_len, const char *data, size_t
 		 .data_len = data_len};
 	json_object *o, *v;
 	int rc = run(c, &j, &o);
+	if (rc == ERR_INVALID) { /* gpg read no signature there */
+		*issuer = NULL;
+		*valid = false;
+		return 0;
+	}
 	if (rc < 0)
 		return rc;
 	*issuer = member(c, o, "issuer");

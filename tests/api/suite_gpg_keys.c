@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "client.h"
 
@@ -413,6 +414,24 @@ START_TEST(test_gpg_signature_statuses)
 	char *unverified_key = commit(work, a_mail, "gpg-dan@example.com", "the key of dan");
 	char *different = commit(work, a_mail, a2_mail, "the other email");
 	char *same_user = commit(work, a2_mail, a_mail, "the key of alice, her other address");
+	/* a "signature" that gpg finds none in, made by a gpg.program of ours */
+	char *fake = S(fmt("%s/fake-gpg", work));
+	FILE *f = fopen(fake, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("#!/bin/sh\ncat >/dev/null\necho '[GNUPG:] SIG_CREATED ' >&2\n"
+	      "printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nbm90IGEgc2lnbmF0dXJl\\n"
+	      "-----END PGP SIGNATURE-----\\n'\n",
+	      f);
+	fclose(f);
+	ck_assert_int_eq(chmod(fake, 0755), 0);
+	char *garbage;
+	ck_assert_int_eq(git_sh(work, &garbage,
+				"-C r -c user.email=%s -c gpg.program=%s commit -q --allow-empty -S"
+				" -m garbage && git -C r rev-parse HEAD",
+				a_mail, fake),
+			 0);
+	garbage[strcspn(garbage, "\n")] = '\0';
+	S(garbage);
 	char *unsigned_c = commit(work, a_mail, NULL, "unsigned");
 	char *out;
 	int rc = git_sh(work, &out, "-C r push -q '%s' master", git_url(alice, path));
@@ -435,6 +454,11 @@ START_TEST(test_gpg_signature_statuses)
 	 * signature is the subkey's */
 	ck_signature(pid, different, alice, "same_user_different_email", 0, e_sub_id, e_sub);
 	ck_signature(pid, same_user, alice, "same_user_different_email", a_id, 0, a_keyid);
+	r = signature(pid, garbage, alice);
+	ck_status(r, 200);
+	ck_fields(r->json, SIGNATURE_FIELDS);
+	ck_jstr(r, "verification_status", "unknown_key");
+	ck_assert(jnull(r->json, "gpg_key_primary_keyid") && jnull(r->json, "gpg_key_id"));
 	ck_body(signature(pid, unsigned_c, alice), 404,
 		"{\"message\":\"404 GPG Signature Not Found\"}");
 	ck_body(signature(pid, "0123456789012345678901234567890123456789", alice), 404,
@@ -457,7 +481,7 @@ START_TEST(test_gpg_signature_statuses)
 
 	/* kept: a second read spawns no gpg, and reads the row */
 	ck_assert_int_eq(
-		sql_int("SELECT count(*) FROM gpg_signatures WHERE project_id = %lld", pid), 6);
+		sql_int("SELECT count(*) FROM gpg_signatures WHERE project_id = %lld", pid), 7);
 	S(sql_value("UPDATE gpg_signatures SET gpg_key_user_name = 'Kept'"
 		    " WHERE project_id = %lld AND commit_sha = '%s'",
 		    pid, verified));
@@ -470,6 +494,10 @@ START_TEST(test_gpg_signature_statuses)
 	ck_signature(pid, unknown, alice, "unverified_key", c_id, 0, c_keyid);
 	r = signature(pid, unknown, alice);
 	ck_jstr(r, "gpg_key_user_email", "gpg-carol@example.com");
+	/* until its email is his: verified again (the committer is still alice) */
+	ck_code(R(api("POST", "/user/emails", bob, "email=gpg-carol@example.com")), 201);
+	ck_signature(pid, unknown, alice, "other_user", c_id, 0, c_keyid);
+	ck_signature(pid, other_user, alice, "other_user", b_id, 0, b_keyid);
 	/* a key removed: its signatures stay as they were, without the key (10.8) */
 	ck_code(R(api("DELETE", S(fmt("/user/gpg_keys/%lld", b_id)), bob, NULL)), 204);
 	ck_signature(pid, other_user, alice, "other_user", 0, 0, b_keyid);
