@@ -242,8 +242,8 @@ static void child(int fd, const job *j)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setpgid(0, 0);
-	/* gpg closed its input early (it read no key there): GPGME, left to ignore SIGPIPE
-	 * as it makes it, spins on the pipe; the child stops instead, with its own status */
+	/* gpg closed its input early (no key or signature there): the loop's write to it
+	 * stops the child with a status of its own (GPGME would have SIGPIPE ignored) */
 	signal(SIGPIPE, on_sigpipe);
 	signal(SIGCHLD, SIG_DFL);
 	sigset_t none;
