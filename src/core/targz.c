@@ -17,7 +17,7 @@ static int open_dirs(int root, char **comp, int n)
 	int fd = dup(root);
 	for (int i = 0; i < n && fd >= 0; i++) {
 		int next = openat(fd, comp[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && mkdirat(fd, comp[i], 0700) == 0)
+		if (next < 0 && errno == ENOENT && mkdirat(fd, comp[i], 0755) == 0)
 			next = openat(fd, comp[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int saved = errno;
 		close(fd);
@@ -136,7 +136,7 @@ int targz_extract(arena *a, const char *path, const char *dir, long long max_tot
 		int fd = parent < 0 ? -1
 				    : openat(parent, comp[n - 1],
 					     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-					     0600);
+					     0644);
 		int saved = errno;
 		if (parent >= 0)
 			close(parent);
