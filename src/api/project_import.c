@@ -493,6 +493,7 @@ static int import_value(void *arg, const char *key, long index, json_object *v)
 				why ? why
 				    : arena_printf(keep, "%s %ld cannot be imported", key, index));
 		arena_reset(run->scratch);
+		c->err_detail = NULL; /* it may have been in the scratch arena */
 		if (rc < 0)
 			return run->rc = -1;
 		return 0;

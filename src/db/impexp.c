@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -267,8 +268,10 @@ int impexp_members_import(ctx *c, struct impexp_import *st, json_object *rec, co
 
 int impexp_members_export(ctx *c, struct impexp_export *st, const char **why)
 {
-	const char *after = "0";
+	char after[24] = "0";
 	for (;;) {
+		/* the previous page's rows are written: their memory goes */
+		arena_reset(c->a);
 		const char *v[2] = {arena_printf(c->a, "%ld", st->project_id), after};
 		int err;
 		PGresult *res = db_query(c, "impexp_members_page", 2, v, &err);
@@ -317,6 +320,6 @@ int impexp_members_export(ctx *c, struct impexp_export *st, const char **why)
 		}
 		if (n < 500)
 			return 0;
-		after = arena_strdup(c->a, PQgetvalue(res, n - 1, MEMBER_EXPORT_ID));
+		snprintf(after, sizeof(after), "%s", PQgetvalue(res, n - 1, MEMBER_EXPORT_ID));
 	}
 }

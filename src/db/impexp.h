@@ -108,7 +108,8 @@ int impexp_emit(struct impexp_export *st, json_object *rec);
  *   int import_fn(ctx *c, struct impexp_import *st, json_object *rec, const char **why)
  *     takes ONE element of the top-level array key (an issue with its nested notes,
  *     label_links, events, ...; borrowed: do not free it) and writes its rows in c's
- *     open transaction, called in pass `pass` only. Ids of the archive are never kept:
+ *     open transaction, called in pass `pass` only, in the order of the file (within
+ *     a pass, elements of different relations come as project.json has them). Ids of the archive are never kept:
  *     rows get new ids; iid, created_at, updated_at and authorship (impexp_user) keep
  *     the exported values. c->a is a scratch arena reset after each element: keep in
  *     st->a (or the maps) what must last. 0, or < 0 with *why a reason that names the
@@ -121,7 +122,10 @@ int impexp_emit(struct impexp_export *st, json_object *rec);
  *     emits, with impexp_emit, every record of key of project st->project_id in the
  *     shape GitLab 10.8 writes (nested relations inside their parent, users by their
  *     id as project_members presents them: id, email, username). The frame opens the
- *     array before and closes it after. 0, or < 0 with *why (the export fails). */
+ *     array before and closes it after. c->a is a scratch arena of the relation's own,
+ *     reset after it: between two pages the function may arena_reset(c->a) itself
+ *     (keeping its cursor outside it), as impexp_members_export does. 0, or < 0 with
+ *     *why (the export fails). */
 #define REL(key, pass, import_fn, export_fn)                                                       \
 	int import_fn(ctx *c, struct impexp_import *st, json_object *rec, const char **why);       \
 	int export_fn(ctx *c, struct impexp_export *st, const char **why);
