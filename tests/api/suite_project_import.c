@@ -734,6 +734,34 @@ START_TEST(test_export)
 	free(vout);
 	git_work_remove(work);
 	ck_assert_int_ne(access(S(fmt("%s/project.wiki.bundle", out)), F_OK), 0);
+	/* a wiki page and an upload, exported again: the wiki's bundle and uploads/ */
+	ck_status(R(api("POST", S(fmt("/projects/%lld/wikis", id)), token,
+			"title=Home&content=welcome+home")),
+		  201);
+	const char *up_body = S(fmt("--%s\r\nContent-Disposition: form-data; name=\"file\";"
+				    " filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\n"
+				    "attached\r\n--%s--\r\n",
+				    boundary, boundary));
+	r = R(http_request("POST", S(fmt("%s/api/v4/projects/%lld/uploads", api_url(), id)),
+			   headers, up_body, strlen(up_body),
+			   S(fmt("multipart/form-data; boundary=%s", boundary))));
+	ck_status(r, 201);
+	const char *url = S(strdup(jstr(r->json, "url"))); /* /uploads/<secret>/a.txt */
+	r = export_done(token, id);
+	r = R(http_request("GET", jstr(jget(r->json, "_links"), "api_url"), headers, NULL, 0,
+			   NULL));
+	ck_status(r, 200);
+	f = fopen(got, "wb");
+	ck_assert_int_eq(fwrite(r->body, 1, r->body_len, f), r->body_len);
+	fclose(f);
+	out = scratch();
+	ck_assert_int_eq(system(S(fmt("tar -xzf '%s' -C '%s'", got, out))), 0);
+	ck_assert_int_eq(access(S(fmt("%s/project.wiki.bundle", out)), F_OK), 0);
+	ck_assert_str_eq(slurp(S(fmt("%s%s", out, url)), &n), "attached");
+	/* one archive is kept: the new one */
+	ck_assert_int_eq(system(S(fmt("test $(ls '%s/storage/ci/exports/%lld' | wc -l) = 1",
+				      getenv("COLLABD_DIR"), id))),
+			 0);
 	/* the round trip: the export imports */
 	char *path2 = S(unique("again"));
 	const char *f2[] = {"path", path2, NULL};
@@ -749,6 +777,13 @@ START_TEST(test_export)
 	r = R(api("GET", S(fmt("/projects/%lld/repository/branches", id2)), token, NULL));
 	ck_status(r, 200);
 	ck_assert_int_eq(json_object_array_length(r->json), 2);
+	r = R(api("GET", S(fmt("/projects/%lld/wikis/home", id2)), token, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(jstr(r->json, "content"), "welcome home");
+	r = R(http_request("GET", S(fmt("%s/%s/%s%s", api_url(), name, path2, url)), headers, NULL,
+			   0, NULL));
+	ck_status(r, 200);
+	ck_assert_str_eq(r->body, "attached");
 }
 END_TEST
 
