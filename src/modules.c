@@ -5,6 +5,7 @@
 #include "db/ci.h"
 #include "db/credentials.h"
 #include "db/custom_attributes.h"
+#include "db/impexp.h"
 #include "db/queue.h"
 #include "db/repos.h"
 #include "db/scope.h"
@@ -40,6 +41,7 @@ const db_stmt *const statements[] = {
 	hooks_sender_stmts,
 	db_activity_stmts,
 	db_custom_attributes_stmts,
+	db_impexp_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE
