@@ -4,6 +4,7 @@
 #include "background.h"
 #include "db/ci.h"
 #include "db/credentials.h"
+#include "db/impexp.h"
 #include "db/queue.h"
 #include "db/repos.h"
 #include "db/scope.h"
@@ -36,6 +37,7 @@ const db_stmt *const statements[] = {
 	db_settings_stmts,
 	db_webhooks_stmts,
 	hooks_sender_stmts,
+	db_impexp_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE
