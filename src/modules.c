@@ -5,6 +5,7 @@
 #include "db/ci.h"
 #include "db/credentials.h"
 #include "db/impexp.h"
+#include "db/impexp_relations.h"
 #include "db/queue.h"
 #include "db/repos.h"
 #include "db/scope.h"
@@ -38,6 +39,7 @@ const db_stmt *const statements[] = {
 	db_webhooks_stmts,
 	hooks_sender_stmts,
 	db_impexp_stmts,
+	db_impexp_relations_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE

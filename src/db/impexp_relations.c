@@ -164,19 +164,17 @@
 	X(a, started_at, started_at, K_TIME, "NULL")                                               \
 	X(a, finished_at, finished_at, K_TIME, "NULL")
 
+#define RELEASE_FIELDS(X, a)                                                                       \
+	X(a, tag, tag, K_TEXT, "NULL")                                                             \
+	X(a, description, description, K_TEXT, "''")                                              \
+	X(a, created_at, created_at, K_TIME, "now()")                                              \
+	X(a, updated_at, updated_at, K_TIME, "now()")
+
 #define BADGE_FIELDS(X, a)                                                                         \
 	X(a, link_url, link_url, K_TEXT, "NULL")                                                   \
 	X(a, image_url, image_url, K_TEXT, "NULL")                                                 \
 	X(a, created_at, created_at, K_TIME, "now()")                                              \
 	X(a, updated_at, updated_at, K_TIME, "now()")
-
-/* The project's iid counter of KIND ends at least at the iids of the rows of FROM
- * (a CTE answering iid), as if they had been handed out here. */
-#define COUNTER(KIND, FROM)                                                                        \
-	"INSERT INTO iid_counters AS c (kind, scope_type, scope_id, last_value)"                   \
-	" SELECT '" KIND "', 'Project', $1::bigint, iid FROM " FROM                                        \
-	" ON CONFLICT (kind, scope_type, scope_id) DO UPDATE"                                      \
-	" SET last_value = greatest(c.last_value, EXCLUDED.last_value)"
 
 /* Export: a label (alias a) as 10.8 writes it, in an issue's label link too: a group
  * label is written as GitLab does (GroupLabel) and comes back as a project label. */
@@ -247,6 +245,7 @@ enum { SV_SCHEDULE, SV_KEY, SV_SEALED, SV_NPARAMS };
 enum { PI_PROJECT, PI_USER, PI_STATUS, PI_REC, PI_NPARAMS };
 enum { JI_PROJECT, JI_PIPELINE, JI_USER, JI_STATUS, JI_BUILD, JI_REC, JI_NPARAMS };
 enum { BI_PROJECT, BI_REC, BI_NPARAMS };
+enum { RI_PROJECT, RI_REC, RI_NPARAMS };
 
 const db_stmt db_impexp_relations_stmts[] = {
 	/* Import. Labels and milestones are found by title in the project or made (as
@@ -264,14 +263,13 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 " WHERE m.project_id = $1 AND m.title = r.title),"
 	 " i AS (INSERT INTO milestones (project_id" MILESTONE_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint" MILESTONE_FIELDS(F_IN, "") " FROM " REC("$2", MILESTONE_FIELDS)
-	 " WHERE NOT EXISTS (SELECT 1 FROM f) RETURNING id, iid),"
-	 " n AS (" COUNTER("milestones", "i") ")"
+	 " WHERE NOT EXISTS (SELECT 1 FROM f) RETURNING id)"
 	 " SELECT id FROM f UNION ALL SELECT id FROM i",
 	 MF_NPARAMS, 1},
 	{"impexp_issue_insert",
 	 "WITH i AS (INSERT INTO issues (project_id, author_id, milestone_id" ISSUE_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint, $2::bigint, $3::bigint" ISSUE_FIELDS(F_IN, "") " FROM " REC("$4", ISSUE_FIELDS)
-	 " RETURNING id, iid), n AS (" COUNTER("issues", "i") ") SELECT id FROM i",
+	 " RETURNING id) SELECT id FROM i",
 	 II_NPARAMS, 1},
 	{"impexp_issue_assignee",
 	 "INSERT INTO issue_assignees (issue_id, user_id) VALUES ($1::bigint, $2::bigint) ON CONFLICT DO NOTHING",
@@ -301,7 +299,7 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 " assignee_id, milestone_id, merge_user_id, sha" MR_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint, $1::bigint, $2::bigint, $3::bigint, $4::bigint,"
 	 " $5::bigint, $6::text" MR_FIELDS(F_IN, "") " FROM " REC("$7", MR_FIELDS)
-	 " RETURNING id, iid), n AS (" COUNTER("merge_requests", "i") ") SELECT id FROM i",
+	 " RETURNING id) SELECT id FROM i",
 	 MI_NPARAMS, 1},
 	{"impexp_snippet_insert",
 	 "INSERT INTO snippets (project_id, author_id" SNIPPET_FIELDS(F_COL, "")
@@ -343,6 +341,10 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 " SELECT id, project_id, pipeline_id FROM s WHERE $5::boolean)"
 	 " SELECT id FROM s",
 	 JI_NPARAMS, 1},
+	{"impexp_release_insert",
+	 "INSERT INTO releases (project_id" RELEASE_FIELDS(F_COL, "") ") SELECT $1::bigint"
+	 RELEASE_FIELDS(F_IN, "") " FROM " REC("$2", RELEASE_FIELDS),
+	 RI_NPARAMS, 0},
 	{"impexp_badge_insert",
 	 "INSERT INTO badges (project_id" BADGE_FIELDS(F_COL, "") ") SELECT $1::bigint"
 	 BADGE_FIELDS(F_IN, "") " FROM " REC("$2", BADGE_FIELDS),
@@ -419,6 +421,10 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 " FROM commit_statuses s LEFT JOIN ci_builds b ON b.id = s.id"
 	 " WHERE s.pipeline_id = t.id))::text" PAGE_OF("ci_pipelines", "t", "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
+	{"impexp_releases_page",
+	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id"
+	 RELEASE_FIELDS(F_OUT, "t") ")::text" PAGE_OF("releases", "t", "project_id"),
+	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_project_badges_page",
 	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id, 'type',"
 	 " 'ProjectBadge'" BADGE_FIELDS(F_OUT, "t") ")::text" PAGE_OF("badges", "t", "project_id"),
@@ -426,11 +432,10 @@ const db_stmt db_impexp_relations_stmts[] = {
 	{NULL, NULL, 0, 0},
 };
 
-/* One record's import: the caller's context with an arena of its own, dropped after
- * the record (an import of 60,000 rows keeps none of their results). */
+/* One record's import. */
 typedef struct rel {
-	ctx c;
-	arena *keep; /* the caller's: *why is written there */
+	ctx *c;      /* its arena is reset after each element of project.json */
+	arena *keep; /* the import's: *why is written there */
 	struct impexp_import *st;
 	const char *project;
 	const char **why;
@@ -438,22 +443,17 @@ typedef struct rel {
 
 static int rel_open(rel *r, ctx *c, struct impexp_import *st, const char **why)
 {
-	r->c = *c;
-	r->c.a = arena_new();
-	r->keep = c->a;
+	r->c = c;
+	r->keep = st->a;
 	r->st = st;
 	r->why = why;
-	if (!r->c.a) {
-		*why = "out of memory";
-		return -1;
-	}
-	r->project = arena_printf(r->c.a, "%lld", (long long)st->project_id);
+	r->project = arena_printf(c->a, "%ld", st->project_id);
 	return 0;
 }
 
 static int rel_close(rel *r, int rc)
 {
-	arena_destroy(r->c.a);
+	(void)r;
 	return rc;
 }
 
@@ -506,7 +506,7 @@ static bool is_array_or_null(json_object *o, const char *k)
 /* o as JSON text (r's arena). */
 static const char *rec_text(rel *r, json_object *o)
 {
-	return arena_strdup(r->c.a, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	return arena_strdup(r->c->a, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 }
 
 /* The collabd user of the exported user id under key k of o (the importing user when
@@ -518,7 +518,7 @@ static const char *user_of(rel *r, json_object *o, const char *k, bool *matched)
 	long id = impexp_user(r->st, v ? (long)json_object_get_int64(v) : 0, &m);
 	if (matched)
 		*matched = m;
-	return arena_printf(r->c.a, "%ld", id);
+	return arena_printf(r->c->a, "%ld", id);
 }
 
 /* The id a one-row, one-column statement answered. */
@@ -551,7 +551,7 @@ static int label_import(rel *r, json_object *rec, const char **id)
 		[LF_PROJECT] = r->project, [LF_REC] = rec_text(r, rec), [LF_PRIORITY] = priority};
 	DB_PARAMS(v, LF_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->c, "impexp_label_find_or_create", LF_NPARAMS, v, &err);
+	PGresult *res = db_query(r->c, "impexp_label_find_or_create", LF_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, arena_printf(r->keep, "label %s", title), err);
 	*id = first_id(res);
@@ -568,7 +568,7 @@ static int milestone_import(rel *r, json_object *rec, const char **id)
 	const char *v[MF_NPARAMS] = {[MF_PROJECT] = r->project, [MF_REC] = rec_text(r, rec)};
 	DB_PARAMS(v, MF_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->c, "impexp_milestone_find_or_create", MF_NPARAMS, v, &err);
+	PGresult *res = db_query(r->c, "impexp_milestone_find_or_create", MF_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, arena_printf(r->keep, "milestone %s", title), err);
 	*id = first_id(res);
@@ -593,30 +593,22 @@ static int awards_import(rel *r, json_object *rec, const char *type, const char 
 					     [AI_REC] = rec_text(r, a)};
 		DB_PARAMS(v, AI_NPARAMS);
 		int err;
-		if (!db_query(&r->c, "impexp_award_insert", AI_NPARAMS, v, &err))
+		if (!db_query(r->c, "impexp_award_insert", AI_NPARAMS, v, &err))
 			return rel_failed(r, arena_printf(r->keep, "award emoji %s", name), err);
 	}
 	return 0;
 }
 
-/* A note whose author is not matched says who wrote it, as 10.8's RelationFactory:
- * the text, then "*By NAME on DATE (imported from GitLab project)*", DATE being the
- * note's updated_at to the second. */
+/* A note whose author is not matched says who wrote it, as 10.8's RelationFactory
+ * (update_note_for_missing_author): "*Blank note*" for an empty one, and the date is
+ * the note's updated_at to the second. */
 static void note_credit(rel *r, json_object *note)
 {
 	const char *text = get_str(note, "note");
-	const char *name = get_str(get(note, "author"), "name");
 	const char *updated = get_str(note, "updated_at");
-	if (!text || !*text)
-		text = "*Blank note*";
-	if (!name)
-		name = "Unknown";
-	if (!updated)
-		updated = "";
-	size_t stamp = strcspn(updated, ".");
-	const char *credited = arena_printf(
-		r->c.a, "%s\n\n *By %s on %.*s (imported from GitLab project)*", text, name,
-		(int)stamp, updated);
+	const char *stamp = updated ? arena_strndup(r->c->a, updated, strcspn(updated, ".")) : NULL;
+	const char *credited = impexp_by_author(r->c, text && *text ? text : "*Blank note*",
+						get_str(get(note, "author"), "name"), stamp, false);
 	json_object_object_add(note, "note", json_object_new_string(credited));
 }
 
@@ -649,7 +641,7 @@ static int notes_import(rel *r, json_object *rec, const char *type, const char *
 					     [NI_REC] = rec_text(r, note)};
 		DB_PARAMS(v, NI_NPARAMS);
 		int err;
-		PGresult *res = db_query(&r->c, "impexp_note_insert", NI_NPARAMS, v, &err);
+		PGresult *res = db_query(r->c, "impexp_note_insert", NI_NPARAMS, v, &err);
 		if (!res)
 			return rel_failed(r, "note", err);
 		if (awards_import(r, note, "Note", first_id(res)) < 0)
@@ -680,7 +672,7 @@ static int label_links_import(rel *r, json_object *rec, const char *type, const 
 					     [LL_CREATED] = get_str(link, "created_at")};
 		DB_PARAMS(v, LL_NPARAMS);
 		int err;
-		if (!db_query(&r->c, "impexp_label_link", LL_NPARAMS, v, &err))
+		if (!db_query(r->c, "impexp_label_link", LL_NPARAMS, v, &err))
 			return rel_failed(r, "label link", err);
 	}
 	return 0;
@@ -745,7 +737,7 @@ static int issue_import(rel *r, json_object *rec)
 				     [II_REC] = rec_text(r, rec)};
 	DB_PARAMS(v, II_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->c, "impexp_issue_insert", II_NPARAMS, v, &err);
+	PGresult *res = db_query(r->c, "impexp_issue_insert", II_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, what, err);
 	const char *id = first_id(res);
@@ -758,7 +750,7 @@ static int issue_import(rel *r, json_object *rec)
 		const char *av[IA_NPARAMS] = {[IA_ISSUE] = id,
 					      [IA_USER] = user_of(r, a, "user_id", NULL)};
 		DB_PARAMS(av, IA_NPARAMS);
-		if (!db_query(&r->c, "impexp_issue_assignee", IA_NPARAMS, av, &err))
+		if (!db_query(r->c, "impexp_issue_assignee", IA_NPARAMS, av, &err))
 			return rel_failed(r, what, err);
 	}
 	if (label_links_import(r, rec, "Issue", id) < 0 || notes_import(r, rec, "Issue", id) < 0 ||
@@ -766,7 +758,7 @@ static int issue_import(rel *r, json_object *rec)
 		return -1;
 	const char *tv[IT_NPARAMS] = {[IT_ISSUE] = id, [IT_UPDATED] = get_str(rec, "updated_at")};
 	DB_PARAMS(tv, IT_NPARAMS);
-	if (!db_query(&r->c, "impexp_issue_touch", IT_NPARAMS, tv, &err))
+	if (!db_query(r->c, "impexp_issue_touch", IT_NPARAMS, tv, &err))
 		return rel_failed(r, what, err);
 	return 0;
 }
@@ -815,7 +807,7 @@ static int merge_request_import(rel *r, json_object *rec)
 		[MI_REC] = rec_text(r, rec)};
 	DB_PARAMS(v, MI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->c, "impexp_mr_insert", MI_NPARAMS, v, &err);
+	PGresult *res = db_query(r->c, "impexp_mr_insert", MI_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, what, err);
 	const char *id = first_id(res);
@@ -846,7 +838,7 @@ static int snippet_import(rel *r, json_object *rec)
 				     [SI_REC] = rec_text(r, rec)};
 	DB_PARAMS(v, SI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->c, "impexp_snippet_insert", SI_NPARAMS, v, &err);
+	PGresult *res = db_query(r->c, "impexp_snippet_insert", SI_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, what, err);
 	const char *id = first_id(res);
@@ -886,7 +878,7 @@ int impexp_protected_branches_import(ctx *c, struct impexp_import *st, json_obje
 				     [PB_REC] = rec_text(&r, rec)};
 	DB_PARAMS(v, PB_NPARAMS);
 	int err;
-	if (!db_query(&r.c, "impexp_protected_branch_insert", PB_NPARAMS, v, &err))
+	if (!db_query(r.c, "impexp_protected_branch_insert", PB_NPARAMS, v, &err))
 		return rel_close(&r, rel_failed(&r, arena_printf(r.keep, "protected branch %s", name),
 						err));
 	return rel_close(&r, 0);
@@ -921,16 +913,16 @@ int impexp_triggers_import(ctx *c, struct impexp_import *st, json_object *rec, c
 		return -1;
 	char token[TOKEN_LEN + 1];
 	const char *sealed;
-	if (crypto_token_sealed(r.c.a, c->key, token, &sealed) < 0)
+	if (crypto_token_sealed(r.c->a, c->key, token, &sealed) < 0)
 		return rel_close(&r, rel_fail(&r, "trigger", "no token could be made"));
 	const char *v[TI_NPARAMS] = {[TI_PROJECT] = r.project,
 				     [TI_OWNER] = user_of(&r, rec, "owner_id", NULL),
-				     [TI_DIGEST] = crypto_sha256_hex(r.c.a, token, strlen(token)),
+				     [TI_DIGEST] = crypto_sha256_hex(r.c->a, token, strlen(token)),
 				     [TI_SEALED] = sealed,
 				     [TI_REC] = rec_text(&r, rec)};
 	DB_PARAMS(v, TI_NPARAMS);
 	int err;
-	if (!db_query(&r.c, "impexp_trigger_insert", TI_NPARAMS, v, &err))
+	if (!db_query(r.c, "impexp_trigger_insert", TI_NPARAMS, v, &err))
 		return rel_close(&r, rel_failed(&r, "trigger", err));
 	return rel_close(&r, 0);
 }
@@ -945,7 +937,7 @@ static int schedule_import(rel *r, json_object *rec)
 				     [SC_REC] = rec_text(r, rec)};
 	DB_PARAMS(v, SC_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->c, "impexp_schedule_insert", SC_NPARAMS, v, &err);
+	PGresult *res = db_query(r->c, "impexp_schedule_insert", SC_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, "pipeline schedule", err);
 	const char *id = first_id(res);
@@ -958,13 +950,13 @@ static int schedule_import(rel *r, json_object *rec)
 		const char *key = get_str(var, "key"), *value = get_str(var, "value");
 		if (!key || !*key)
 			return rel_fail(r, "pipeline schedule variable", "no key");
-		const char *sealed = crypto_seal(r->c.a, r->c.key, value ? value : "");
+		const char *sealed = crypto_seal(r->c->a, r->c->key, value ? value : "");
 		if (!sealed)
 			return rel_fail(r, "pipeline schedule variable", "could not be sealed");
 		const char *sv[SV_NPARAMS] = {
 			[SV_SCHEDULE] = id, [SV_KEY] = key, [SV_SEALED] = sealed};
 		DB_PARAMS(sv, SV_NPARAMS);
-		if (!db_query(&r->c, "impexp_schedule_variable", SV_NPARAMS, sv, &err))
+		if (!db_query(r->c, "impexp_schedule_variable", SV_NPARAMS, sv, &err))
 			return rel_failed(r, arena_printf(r->keep, "pipeline schedule variable %s",
 							  key),
 					  err);
@@ -972,7 +964,7 @@ static int schedule_import(rel *r, json_object *rec)
 	return 0;
 }
 
-int impexp_pipeline_schedules_import(ctx *c, struct impexp_import *st, json_object *rec,
+int impexp_schedules_import(ctx *c, struct impexp_import *st, json_object *rec,
 				     const char **why)
 {
 	rel r;
@@ -1011,7 +1003,7 @@ static int pipeline_import(rel *r, json_object *rec)
 				     [PI_REC] = rec_text(r, rec)};
 	DB_PARAMS(v, PI_NPARAMS);
 	int err;
-	PGresult *res = db_query(&r->c, "impexp_pipeline_insert", PI_NPARAMS, v, &err);
+	PGresult *res = db_query(r->c, "impexp_pipeline_insert", PI_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, "pipeline", err);
 	const char *id = first_id(res);
@@ -1037,7 +1029,7 @@ static int pipeline_import(rel *r, json_object *rec)
 			[JI_BUILD] = !type || strcmp(type, "Ci::Build") == 0 ? "true" : "false",
 			[JI_REC] = rec_text(r, job)};
 		DB_PARAMS(jv, JI_NPARAMS);
-		if (!db_query(&r->c, "impexp_job_insert", JI_NPARAMS, jv, &err))
+		if (!db_query(r->c, "impexp_job_insert", JI_NPARAMS, jv, &err))
 			return rel_failed(r, arena_printf(r->keep, "pipeline job %s", name), err);
 	}
 	return 0;
@@ -1051,7 +1043,7 @@ int impexp_pipelines_import(ctx *c, struct impexp_import *st, json_object *rec, 
 	return rel_close(&r, pipeline_import(&r, rec));
 }
 
-int impexp_project_badges_import(ctx *c, struct impexp_import *st, json_object *rec,
+int impexp_badges_import(ctx *c, struct impexp_import *st, json_object *rec,
 				 const char **why)
 {
 	rel r;
@@ -1062,8 +1054,25 @@ int impexp_project_badges_import(ctx *c, struct impexp_import *st, json_object *
 	const char *v[BI_NPARAMS] = {[BI_PROJECT] = r.project, [BI_REC] = rec_text(&r, rec)};
 	DB_PARAMS(v, BI_NPARAMS);
 	int err;
-	if (!db_query(&r.c, "impexp_badge_insert", BI_NPARAMS, v, &err))
+	if (!db_query(r.c, "impexp_badge_insert", BI_NPARAMS, v, &err))
 		return rel_close(&r, rel_failed(&r, "project badge", err));
+	return rel_close(&r, 0);
+}
+
+/* Release notes of tags (their tags come with the repository). */
+int impexp_releases_import(ctx *c, struct impexp_import *st, json_object *rec, const char **why)
+{
+	rel r;
+	if (rel_open(&r, c, st, why) < 0)
+		return -1;
+	const char *tag = get_str(rec, "tag");
+	if (!tag || !*tag)
+		return rel_close(&r, rel_fail(&r, "release", "no tag"));
+	const char *v[RI_NPARAMS] = {[RI_PROJECT] = r.project, [RI_REC] = rec_text(&r, rec)};
+	DB_PARAMS(v, RI_NPARAMS);
+	int err;
+	if (!db_query(r.c, "impexp_release_insert", RI_NPARAMS, v, &err))
+		return rel_close(&r, rel_failed(&r, arena_printf(r.keep, "release %s", tag), err));
 	return rel_close(&r, 0);
 }
 
@@ -1077,7 +1086,7 @@ static int export_pages(ctx *c, struct impexp_export *st, const char *stmt, expo
 			const char **why)
 {
 	char project[24], after[24] = "0", limit[8];
-	snprintf(project, sizeof(project), "%lld", (long long)st->project_id);
+	snprintf(project, sizeof(project), "%ld", st->project_id);
 	snprintf(limit, sizeof(limit), "%d", PAGE_SIZE);
 	for (;;) {
 		ctx pc = *c;
@@ -1093,19 +1102,19 @@ static int export_pages(ctx *c, struct impexp_export *st, const char *stmt, expo
 		PGresult *res = db_query(&pc, stmt, EX_NPARAMS, v, &err);
 		int n = res ? PQntuples(res) : 0;
 		if (!res) {
-			*why = arena_printf(c->a, "%s: the records could not be read", stmt);
+			*why = arena_printf(st->a, "%s: the records could not be read", stmt);
 			rc = -1;
 		}
 		for (int i = 0; rc == 0 && i < n; i++) {
 			json_object *rec = json_tokener_parse(PQgetvalue(res, i, EX_JSON));
 			if (!rec || (fix && fix(&pc, rec, res, i) < 0)) {
-				*why = arena_printf(c->a, "%s: a record could not be written", stmt);
+				*why = arena_printf(st->a, "%s: a record could not be written", stmt);
 				rc = -1;
-			} else if (impexp_emit(st, rec) < 0) {
+				json_object_put(rec);
+			} else if (impexp_emit(st, rec) < 0) { /* rec is freed */
 				*why = "the export could not be written";
 				rc = -1;
 			}
-			json_object_put(rec);
 		}
 		if (n > 0)
 			snprintf(after, sizeof(after), "%s", PQgetvalue(res, n - 1, EX_ID));
@@ -1177,7 +1186,7 @@ static int schedule_values(ctx *c, json_object *rec, PGresult *res, int row)
 	return 0;
 }
 
-int impexp_pipeline_schedules_export(ctx *c, struct impexp_export *st, const char **why)
+int impexp_schedules_export(ctx *c, struct impexp_export *st, const char **why)
 {
 	return export_pages(c, st, "impexp_pipeline_schedules_page", schedule_values, why);
 }
@@ -1187,7 +1196,12 @@ int impexp_pipelines_export(ctx *c, struct impexp_export *st, const char **why)
 	return export_pages(c, st, "impexp_pipelines_page", NULL, why);
 }
 
-int impexp_project_badges_export(ctx *c, struct impexp_export *st, const char **why)
+int impexp_releases_export(ctx *c, struct impexp_export *st, const char **why)
+{
+	return export_pages(c, st, "impexp_releases_page", NULL, why);
+}
+
+int impexp_badges_export(ctx *c, struct impexp_export *st, const char **why)
 {
 	return export_pages(c, st, "impexp_project_badges_page", NULL, why);
 }
