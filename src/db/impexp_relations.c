@@ -176,6 +176,22 @@
 	X(a, created_at, created_at, K_TIME, "now()")                                              \
 	X(a, updated_at, updated_at, K_TIME, "now()")
 
+/* GitLab's Event actions (its numbers in project.json) and ours (the filter value and
+ * the name shown, as api/issuable.c writes them), both directions; the other actions
+ * (pushed, joined, ...) are not a tracker record's and are left out. */
+#define EVENT_ACTIONS                                                                              \
+	"(VALUES (1, 'created', 'opened'), (2, 'updated', 'updated'), (3, 'closed', 'closed'),"    \
+	" (4, 'reopened', 'reopened'), (6, 'commented', 'commented on'),"                         \
+	" (7, 'merged', 'accepted'), (10, 'destroyed', 'destroyed')) AS ea (code, action, name)"
+
+/* Export: the events of the TYPE record of id ID. */
+#define EVENTS_JSON(TYPE, ID)                                                                      \
+	"(SELECT coalesce(json_agg(json_build_object('id', ev.id, 'target_type', ev.target_type,"  \
+	" 'target_id', ev.target_id, 'project_id', ev.project_id, 'created_at',"                  \
+	" iso8601(ev.created_at), 'updated_at', iso8601(ev.created_at), 'action', ea.code,"        \
+	" 'author_id', ev.author_id) ORDER BY ev.id), '[]') FROM events ev JOIN " EVENT_ACTIONS     \
+	" ON ea.action = ev.action WHERE ev.target_type = '" TYPE "' AND ev.target_id = " ID ")"
+
 /* Export: a label (alias a) as 10.8 writes it, in an issue's label link too: a group
  * label is written as GitLab does (GroupLabel) and comes back as a project label. */
 #define LABEL_JSON(a)                                                                              \
@@ -188,7 +204,7 @@
 					   ".id, 'priority', " a ".priority)) END)"
 #define MILESTONE_JSON(a)                                                                          \
 	"json_build_object('id', " a ".id, 'project_id', " a                                       \
-	".project_id" MILESTONE_FIELDS(F_OUT, a) ", 'events', '[]'::json)"
+	".project_id" MILESTONE_FIELDS(F_OUT, a) ", 'events', " EVENTS_JSON("Milestone", a ".id") ")"
 #define AWARDS_JSON(TYPE, ID)                                                                      \
 	"(SELECT coalesce(json_agg(json_build_object('id', e.id, 'user_id', e.user_id,"            \
 	" 'awardable_type', e.awardable_type" AWARD_FIELDS(F_OUT, "e") ") ORDER BY e.id),"         \
@@ -221,12 +237,14 @@ enum { EXS_ID, EXS_JSON, EXS_SEALED, EXS_NCOLS };
 
 enum { LF_PROJECT, LF_REC, LF_PRIORITY, LF_NPARAMS };
 enum { MF_PROJECT, MF_REC, MF_NPARAMS };
+enum { MF_ID, MF_MADE, MF_NCOLS };
 enum { II_PROJECT, II_AUTHOR, II_MILESTONE, II_REC, II_NPARAMS };
 enum { IA_ISSUE, IA_USER, IA_NPARAMS };
 enum { LL_LABEL, LL_TYPE, LL_TARGET, LL_CREATED, LL_NPARAMS };
 enum { NI_PROJECT, NI_TYPE, NI_TARGET, NI_AUTHOR, NI_REC, NI_NPARAMS };
 enum { AI_TYPE, AI_TARGET, AI_USER, AI_REC, AI_NPARAMS };
 enum { IT_ISSUE, IT_UPDATED, IT_NPARAMS };
+enum { EI_PROJECT, EI_AUTHOR, EI_ACTION, EI_TYPE, EI_TARGET, EI_IID, EI_TITLE, EI_CREATED, EI_NPARAMS };
 enum {
 	MI_PROJECT,
 	MI_AUTHOR,
@@ -234,6 +252,7 @@ enum {
 	MI_MILESTONE,
 	MI_MERGE_USER,
 	MI_SHA,
+	MI_FORCE_REMOVE,
 	MI_REC,
 	MI_NPARAMS
 };
@@ -264,8 +283,8 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 " i AS (INSERT INTO milestones (project_id" MILESTONE_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint" MILESTONE_FIELDS(F_IN, "") " FROM " REC("$2", MILESTONE_FIELDS)
 	 " WHERE NOT EXISTS (SELECT 1 FROM f) RETURNING id)"
-	 " SELECT id FROM f UNION ALL SELECT id FROM i",
-	 MF_NPARAMS, 1},
+	 " SELECT id, false FROM f UNION ALL SELECT id, true FROM i",
+	 MF_NPARAMS, MF_NCOLS},
 	{"impexp_issue_insert",
 	 "WITH i AS (INSERT INTO issues (project_id, author_id, milestone_id" ISSUE_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint, $2::bigint, $3::bigint" ISSUE_FIELDS(F_IN, "") " FROM " REC("$4", ISSUE_FIELDS)
@@ -289,6 +308,13 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 ") SELECT $1::text, $2::bigint, $3::bigint" AWARD_FIELDS(F_IN, "") " FROM " REC("$4", AWARD_FIELDS)
 	 " ON CONFLICT DO NOTHING",
 	 AI_NPARAMS, 0},
+	/* an event of a record (none for an action that is not a tracker record's) */
+	{"impexp_event_insert",
+	 "INSERT INTO events (project_id, author_id, action, action_name, target_type, target_id,"
+	 " target_iid, target_title, created_at) SELECT $1::bigint, $2::bigint, ea.action, ea.name,"
+	 " $4::text, $5::bigint, $6::bigint, $7::text, coalesce($8::timestamptz, now())"
+	 " FROM " EVENT_ACTIONS " WHERE ea.code = $3::int",
+	 EI_NPARAMS, 0},
 	/* an issue's updated_at again after its notes (sql/0030's trigger touched it) */
 	{"impexp_issue_touch",
 	 "UPDATE issues SET updated_at = coalesce($2::timestamptz, updated_at) WHERE id = $1",
@@ -296,9 +322,11 @@ const db_stmt db_impexp_relations_stmts[] = {
 	/* the source is the project itself: a fork's branches come in as the project's */
 	{"impexp_mr_insert",
 	 "WITH i AS (INSERT INTO merge_requests (target_project_id, source_project_id, author_id,"
-	 " assignee_id, milestone_id, merge_user_id, sha" MR_FIELDS(F_COL, "")
+	 " assignee_id, milestone_id, merge_user_id, sha, force_remove_source_branch"
+	 MR_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint, $1::bigint, $2::bigint, $3::bigint, $4::bigint,"
-	 " $5::bigint, $6::text" MR_FIELDS(F_IN, "") " FROM " REC("$7", MR_FIELDS)
+	 " $5::bigint, $6::text, coalesce($7::boolean, false)" MR_FIELDS(F_IN, "") " FROM "
+	 REC("$8", MR_FIELDS)
 	 " RETURNING id) SELECT id FROM i",
 	 MI_NPARAMS, 1},
 	{"impexp_snippet_insert",
@@ -364,7 +392,8 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 " ORDER BY s.user_id), '[]') FROM issue_assignees s WHERE s.issue_id = i.id),"
 	 " 'milestone', " MILESTONE_OF("i.milestone_id") ", 'label_links', "
 	 LABEL_LINKS_JSON("Issue", "i.id") ", 'notes', " NOTES_JSON("Issue", "i.id")
-	 ", 'award_emoji', " AWARDS_JSON("Issue", "i.id") ", 'events', '[]'::json)::text"
+	 ", 'award_emoji', " AWARDS_JSON("Issue", "i.id") ", 'events', "
+	 EVENTS_JSON("Issue", "i.id") ")::text"
 	 PAGE_OF("issues", "i", "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_merge_requests_page",
@@ -378,7 +407,8 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 " '[]'::json), 'milestone', " MILESTONE_OF("i.milestone_id") ", 'label_links', "
 	 LABEL_LINKS_JSON("MergeRequest", "i.id") ", 'notes', "
 	 NOTES_JSON("MergeRequest", "i.id") ", 'award_emoji', "
-	 AWARDS_JSON("MergeRequest", "i.id") ", 'events', '[]'::json)::text"
+	 AWARDS_JSON("MergeRequest", "i.id") ", 'events', " EVENTS_JSON("MergeRequest", "i.id")
+	 ")::text"
 	 PAGE_OF("merge_requests", "i", "target_project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_snippets_page",
@@ -535,6 +565,35 @@ static void normalize_state(json_object *rec)
 		json_object_object_add(rec, "state", json_object_new_string("opened"));
 }
 
+/* The events (array under "events" of rec) of TYPE id, iid and title as given. */
+static int events_import(rel *r, json_object *rec, const char *type, const char *id,
+			 const char *iid, const char *title)
+{
+	size_t n;
+	json_object *events = get_array(rec, "events", &n);
+	if (!is_array_or_null(rec, "events"))
+		return rel_fail(r, type, "events is not a list");
+	for (size_t i = 0; i < n; i++) {
+		json_object *ev = json_object_array_get_idx(events, i);
+		const char *action = get_str(ev, "action");
+		if (!action)
+			return rel_fail(r, arena_printf(r->keep, "%s event", type), "no action");
+		const char *v[EI_NPARAMS] = {[EI_PROJECT] = r->project,
+					     [EI_AUTHOR] = user_of(r, ev, "author_id", NULL),
+					     [EI_ACTION] = action,
+					     [EI_TYPE] = type,
+					     [EI_TARGET] = id,
+					     [EI_IID] = iid,
+					     [EI_TITLE] = title,
+					     [EI_CREATED] = get_str(ev, "created_at")};
+		DB_PARAMS(v, EI_NPARAMS);
+		int err;
+		if (!db_query(r->c, "impexp_event_insert", EI_NPARAMS, v, &err))
+			return rel_failed(r, arena_printf(r->keep, "%s event", type), err);
+	}
+	return 0;
+}
+
 /* Label rec (a top-level label or a link's), found by title in the project or made;
  * its id in *id. */
 static int label_import(rel *r, json_object *rec, const char **id)
@@ -572,7 +631,13 @@ static int milestone_import(rel *r, json_object *rec, const char **id)
 	if (!res)
 		return rel_failed(r, arena_printf(r->keep, "milestone %s", title), err);
 	*id = first_id(res);
-	return *id ? 0 : rel_fail(r, "milestone", "not stored");
+	if (!*id)
+		return rel_fail(r, "milestone", "not stored");
+	/* made now (not found): its events come with it, once */
+	if (db_bool(res, 0, MF_MADE) &&
+	    events_import(r, rec, "Milestone", *id, get_str(rec, "iid"), title) < 0)
+		return -1;
+	return 0;
 }
 
 /* The award emoji of awardable TYPE id (array under "award_emoji" of rec). */
@@ -754,7 +819,8 @@ static int issue_import(rel *r, json_object *rec)
 			return rel_failed(r, what, err);
 	}
 	if (label_links_import(r, rec, "Issue", id) < 0 || notes_import(r, rec, "Issue", id) < 0 ||
-	    awards_import(r, rec, "Issue", id) < 0)
+	    awards_import(r, rec, "Issue", id) < 0 ||
+	    events_import(r, rec, "Issue", id, get_str(rec, "iid"), get_str(rec, "title")) < 0)
 		return -1;
 	const char *tv[IT_NPARAMS] = {[IT_ISSUE] = id, [IT_UPDATED] = get_str(rec, "updated_at")};
 	DB_PARAMS(tv, IT_NPARAMS);
@@ -804,6 +870,7 @@ static int merge_request_import(rel *r, json_object *rec)
 		[MI_MERGE_USER] =
 			get(rec, "merge_user_id") ? user_of(r, rec, "merge_user_id", NULL) : NULL,
 		[MI_SHA] = sha,
+		[MI_FORCE_REMOVE] = get_str(get(rec, "merge_params"), "force_remove_source_branch"),
 		[MI_REC] = rec_text(r, rec)};
 	DB_PARAMS(v, MI_NPARAMS);
 	int err;
@@ -813,7 +880,9 @@ static int merge_request_import(rel *r, json_object *rec)
 	const char *id = first_id(res);
 	if (label_links_import(r, rec, "MergeRequest", id) < 0 ||
 	    notes_import(r, rec, "MergeRequest", id) < 0 ||
-	    awards_import(r, rec, "MergeRequest", id) < 0)
+	    awards_import(r, rec, "MergeRequest", id) < 0 ||
+	    events_import(r, rec, "MergeRequest", id, get_str(rec, "iid"), get_str(rec, "title")) <
+		    0)
 		return -1;
 	return 0;
 }

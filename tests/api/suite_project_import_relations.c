@@ -282,6 +282,29 @@ START_TEST(test_import_tracker_relations)
 			ck_assert_str_eq(jstr(note, "body"), S(fmt("Note %d of Issue 4", j)));
 	}
 
+	/* events: each issue opened by its author, the closed ones closed by the next */
+	json_object *events = list_all(S(fmt("%s/events?target_type=issue", base)), p.importer);
+	ck_assert_int_eq(json_object_array_length(events), 12 + 4);
+	for (int k = 1; k <= 12; k++) {
+		int opened = 0, closed = 0;
+		for (size_t i = 0; i < json_object_array_length(events); i++) {
+			json_object *ev = json_object_array_get_idx(events, i);
+			if (jint(ev, "target_iid") != k)
+				continue;
+			ck_assert_str_eq(jstr(ev, "target_title"), S(fmt("Issue %d", k)));
+			if (strcmp(jstr(ev, "action_name"), "opened") == 0) {
+				opened++;
+				ck_assert_int_eq(jint(ev, "author_id"), author_of(&p, k));
+				ck_assert_str_eq(jstr(ev, "created_at"), gen_ts(k, 0));
+			} else if (strcmp(jstr(ev, "action_name"), "closed") == 0) {
+				closed++;
+				ck_assert_int_eq(jint(ev, "author_id"), author_of(&p, k + 1));
+			}
+		}
+		ck_assert_int_eq(opened, 1);
+		ck_assert_int_eq(closed, k % 3 == 0 ? 1 : 0);
+	}
+
 	/* the iid counters are past the imported iids */
 	resp *r = R(api("POST", S(fmt("%s/issues", base)), p.importer, "title=after"));
 	ck_status(r, 201);

@@ -99,12 +99,18 @@ def group_label():
             "template": False, "description": "", "type": "GroupLabel", "priorities": []}
 
 
+def event(ident, target_type, target_id, action, author_id, at):
+    return {"id": ident, "target_type": target_type, "target_id": target_id, "project_id": 1,
+            "created_at": at, "updated_at": at, "action": action, "author_id": author_id}
+
+
 def milestone(m):
     return {"id": 700 + m, "title": "Milestone %d" % m, "project_id": 1,
             "description": "Milestone %d's description" % m,
             "due_date": "2017-%02d-15" % (m % 12 + 1), "start_date": None,
             "created_at": ts(-50 + m), "updated_at": ts(-40 + m),
-            "state": "closed" if m % 4 == 0 else "active", "iid": m, "events": []}
+            "state": "closed" if m % 4 == 0 else "active", "iid": m,
+            "events": [event(900 + m, "Milestone", 700 + m, 1, 101, ts(-50 + m))]}
 
 
 def note(kind, target, n, j, authors, at):
@@ -129,7 +135,11 @@ def issue(k, a):
            "due_date": "2017-06-%02d" % (k % 28 + 1) if k % 4 == 0 else None,
            "moved_to_id": None, "lock_version": None, "time_estimate": 0,
            "closed_at": ts(k, 40) if closed else None, "discussion_locked": None,
-           "events": [], "timelogs": [],
+           "events": [event(30000 + k, "Issue", 1000 + k, 1,
+                            authors[k % len(authors)]["id"], ts(k))]
+           + ([event(40000 + k, "Issue", 1000 + k, 3, authors[(k + 1) % len(authors)]["id"],
+                     ts(k, 40))] if closed else []),
+           "timelogs": [],
            "issue_assignees": [{"user_id": authors[(k + 1) % len(authors)]["id"],
                                 "issue_id": 1000 + k}],
            "label_links": [], "notes": [], "award_emoji": []}
@@ -179,7 +189,11 @@ def merge_request(k, a, heads):
                                   "base_commit_sha": heads.get("master"),
                                   "head_commit_sha": heads.get("feature-%d" % k),
                                   "start_commit_sha": heads.get("master"), "real_size": "1"},
-           "events": [], "timelogs": [], "label_links": [], "notes": [], "award_emoji": []}
+           "events": [event(50000 + k, "MergeRequest", 2000 + k, 1,
+                            authors[(k + 2) % len(authors)]["id"], ts(5000 + k))]
+           + ([event(60000 + k, "MergeRequest", 2000 + k, 7, authors[0]["id"],
+                     ts(5000 + k, 20))] if state == "merged" else []),
+           "timelogs": [], "label_links": [], "notes": [], "award_emoji": []}
     if a.milestones:
         rec["milestone"] = milestone(1)
     if a.labels:
