@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/turns.h"
+#include "db/settings.h"
 #include "entry.h"
 #include "cache/auth.h"
 #include "http/cache.h"
@@ -374,6 +375,24 @@ static long long body_limit(const config *cfg, const char *method, const char *u
 	return cfg->max_body;
 }
 
+/* POST /api/v4/projects/import: its body may be as large as max_import_size (MB, 0: up to
+ * nginx's ceiling for that location, IMPORT_BODY_CEILING) and the form's other fields. */
+#define IMPORT_BODY_CEILING (1LL << 30)
+static bool import_route(const char *method, const char *uri)
+{
+	static const char path[] = "/api/v4/projects/import";
+	return method && uri && strcmp(method, "POST") == 0 &&
+	       strncmp(uri, path, sizeof(path) - 1) == 0 &&
+	       (uri[sizeof(path) - 1] == '\0' || uri[sizeof(path) - 1] == '?');
+}
+
+static long long import_body_limit(ctx *c)
+{
+	long long mb = settings_max_import_size(c);
+	return mb > 0 && mb < (IMPORT_BODY_CEILING >> 20) ? (mb << 20) + (64 << 10)
+							   : IMPORT_BODY_CEILING;
+}
+
 static const char *fcgi_header(void *hctx, const char *name)
 {
 	return FCGX_GetParam(name, ((FCGX_Request *)hctx)->envp);
@@ -397,7 +416,9 @@ static bool handle(FCGX_Request *fr, request *r)
 		return false;
 	}
 	long long len = clen && *clen ? strtoll(clen, NULL, 10) : 0;
-	if (len < 0 || len > body_limit(r->ctx.cfg, method, uri)) {
+	long long limit = import_route(method, uri) ? import_body_limit(&r->ctx)
+						    : body_limit(r->ctx.cfg, method, uri);
+	if (len < 0 || len > limit) {
 		respond_error(r, ERR_TOO_LARGE);
 		return false;
 	}

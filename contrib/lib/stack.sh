@@ -235,6 +235,13 @@ $servers    }
                 fastcgi_request_buffering on;
                 include $dir/nginx/fastcgi.conf;
             }
+            # A project import's archive (POST /projects/import): up to a fixed ceiling;
+            # collabd refuses above its max_import_size setting (413).
+            location = /api/v4/projects/import {
+                client_max_body_size 1g;
+                fastcgi_request_buffering on;
+                include $dir/nginx/fastcgi.conf;
+            }
         }
         # A project's uploaded files as nginx/collabd.conf serves them: collabd checks
         # access and answers X-Accel-Redirect: /_internal/uploads/... (before git's

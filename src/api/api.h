@@ -67,6 +67,16 @@ int projects_list_scoped(request *r, const char *user, const char *group_id);
 int projects_extras(request *r, const PGresult *res, int n, int col, project_extra *x,
 		    int *shared_level);
 
+/* POST /projects/import (project_import.c): creates, as the caller, in the route's
+ * transaction, the project path (named name; NULL: path) in namespace ns_ref (an id or a
+ * path; NULL: the caller's own), private, with import_status "scheduled" and an empty
+ * repository. When path is taken and overwrite is set, the project is made under a free
+ * temporary path and *replaces names the project whose place it takes once imported
+ * (else NULL). 0 with *id; 1 when it answered (GitLab 10.8's 400 with the first
+ * validation message, 404 Namespace Not Found); or an ERR_ code. */
+int projects_create_import(request *r, const char *ns_ref, const char *name, const char *path,
+			   bool overwrite, const char **id, const char **replaces);
+
 /* tag_list as GitLab's taggable reads it (a project's, a runner's): an array or a
  * comma-separated string, the tags trimmed, without empty ones and repeats (case aside),
  * as a JSON array text in *out (NULL when absent). 0, or ERR_INVALID past 1,000 tags or
@@ -424,5 +434,10 @@ int api_find(request *r, const char *stmt, int n, const char *const *values, con
  * pg of it: 0 or an ERR_ code. */
 int api_page(request *r, const page_req *pg, const char *stmt, int n, const char *const *values,
 	     presenter_fn present);
+
+/* project_import.c: the background jobs of db/jobs.def PROJECT_IMPORT and PROJECT_EXPORT
+ * (db/jobs.def's signature). */
+int project_import_run(ctx *c, json_object *payload, const char **why);
+int project_export_run(ctx *c, json_object *payload, const char **why);
 
 #endif

@@ -396,6 +396,11 @@ const db_stmt projects_stmts[] = {
 	 " AND id IS DISTINCT FROM $4::bigint AND lower(path) = lower(CASE WHEN lower($3)"
 	 " LIKE '%.wiki' THEN left($3, -5) ELSE $3 || '.wiki' END))",
 	 4, PT_NCOLS},
+	/* the project of namespace $1 at path $2 (an import's overwrite) */
+	{"projects_id_by_path",
+	 "SELECT id FROM projects WHERE namespace_id = $1 AND lower(path) = lower($2)"
+	 " AND NOT pending_delete",
+	 2, 1},
 	/* PI_: the tag_list a JSON array */
 	{"projects_insert",
 	 "INSERT INTO projects (namespace_id, name, path, description, visibility, default_branch,"
@@ -1394,6 +1399,94 @@ static int projects_create_for_user(request *r)
 		[ME_ADMIN] = db_bool(res, 0, PUSER_ADMIN) ? "true" : "false",
 		[ME_EXTERNAL] = db_bool(res, 0, PUSER_EXTERNAL) ? "true" : "false"};
 	return create_as(r, uv, false);
+}
+
+/* GitLab's render_api_error!(project.errors.full_messages.first, 400): the first
+ * validation message with its attribute ("Path has already been taken"). */
+static int answer_first_validation(request *r)
+{
+	const char *text = "Project could not be created";
+	json_object_object_foreach(r->validation, field, list)
+	{
+		const char *m = json_object_get_string(json_object_array_get_idx(list, 0));
+		char *f = arena_strdup(r->ctx.a, field);
+		for (char *p = f; *p; p++)
+			if (*p == '_')
+				*p = ' ';
+		if (*f >= 'a' && *f <= 'z')
+			*f = (char)(*f - 'a' + 'A');
+		text = arena_printf(r->ctx.a, "%s %s", f, m ? m : "is invalid");
+		break;
+	}
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "message", json_object_new_string(text));
+	respond_json(r, 400, o);
+	return 1;
+}
+
+int projects_create_import(request *r, const char *ns_ref, const char *name, const char *path,
+			   bool overwrite, const char **id, const char **replaces)
+{
+	*replaces = NULL;
+	const char *user_v[3];
+	access_me_params(&r->ctx, user_v);
+	if (!name)
+		name = path;
+	int rc = check_name_path(r, name, path);
+	if (rc == ERR_VALIDATION)
+		return answer_first_validation(r);
+	struct target_ns ns = {0};
+	bool found;
+	if ((rc = target_namespace(r, user_v, ns_ref, &ns, &found)) < 0)
+		return rc;
+	if (!found && ns_ref)
+		return fail_not_found(r, "Namespace");
+	if (!found || !ns.allowed) {
+		fail_validation(r, "namespace", "is not valid");
+		return answer_first_validation(r);
+	}
+	const char *limit = limit_message(r, &ns);
+	if (limit) {
+		fail_validation(r, "limit_reached", limit);
+		return answer_first_validation(r);
+	}
+	if ((rc = lock_namespace(r, ns.id)) < 0 ||
+	    (rc = check_taken(r, ns.id, name, path, NULL)) < 0)
+		return rc;
+	if (r->validation && overwrite) {
+		/* GitLab's overwrite: the import goes to a free temporary path and takes the
+		 * project's place when it succeeds */
+		const char *v[2] = {ns.id, path};
+		int err;
+		PGresult *res = db_query(&r->ctx, "projects_id_by_path", 2, v, &err);
+		if (!res)
+			return err;
+		if (PQntuples(res) == 1) {
+			json_object_put(r->validation);
+			r->validation = NULL;
+			*replaces = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
+			unsigned char raw[4];
+			crypto_random(raw, sizeof(raw));
+			const char *tmp = arena_printf(r->ctx.a, "-import-%02x%02x%02x%02x", raw[0],
+						       raw[1], raw[2], raw[3]);
+			name = arena_printf(r->ctx.a, "%s%s", name, tmp);
+			path = arena_printf(r->ctx.a, "%s%s", path, tmp);
+			if ((rc = check_taken(r, ns.id, name, path, NULL)) < 0)
+				return rc;
+		}
+	}
+	if (r->validation)
+		return answer_first_validation(r);
+	struct new_project np = {
+		.name = name,
+		.path = path,
+		.visibility = "0", /* private until the import reads the exported one */
+		.creator = user_v[0],
+		.import_status = "scheduled",
+	};
+	if ((rc = insert_project(r, &ns, &np, id)) < 0)
+		return rc == ERR_VALIDATION ? answer_first_validation(r) : rc;
+	return hooks_system_project(&r->ctx, "project_create", *id, NULL);
 }
 
 /* The edit's attributes in the order GitLab 10 names them when none is given. */

@@ -459,6 +459,7 @@ static void check_model(request *r, const value *v)
 	}
 	above(r, v, F(max_attachment_size), 0);
 	above(r, v, F(max_artifacts_size), 0);
+	at_least(r, v, F(max_import_size), 0);
 	at_least(r, v, F(max_pages_size), 0);
 	if (!v[F(max_pages_size)].null && v[F(max_pages_size)].i >= 1048576)
 		fail_validation(r, "max_pages_size", "must be less than 1048576");

@@ -27,6 +27,7 @@ enum {
 	SC_PROJECTS_LIMIT,
 	SC_USER_EXTERNAL,
 	SC_PASSWORD_GIT,
+	SC_MAX_IMPORT,
 	SC_NCOLS
 };
 
@@ -46,7 +47,7 @@ const db_stmt db_settings_stmts[] = {
 	 "SELECT version, allow_local_requests_from_hooks_and_services, max_attachment_size,"
 	 " default_project_visibility, default_group_visibility, default_snippet_visibility,"
 	 " restricted_visibility_levels::text, default_branch_protection, default_projects_limit,"
-	 " user_default_external, password_authentication_enabled_for_git"
+	 " user_default_external, password_authentication_enabled_for_git, max_import_size"
 	 " FROM application_settings WHERE id = 1 AND version <> $1::bigint",
 	 1, SC_NCOLS},
 	{NULL, NULL, 0, 0},
@@ -64,7 +65,8 @@ static struct {
 	long projects_limit;
 	bool user_external;
 	bool password_git;
-} copy = {0, false, 10, 0, 0, 0, 0, 2, 100000, false, true};
+	long max_import;
+} copy = {0, false, 10, 0, 0, 0, 0, 2, 100000, false, true, 50};
 
 PGresult *db_settings_read(ctx *c, bool lock, int *err)
 {
@@ -114,6 +116,7 @@ static void settings_refresh(ctx *c)
 	copy.projects_limit = (long)db_int(res, 0, SC_PROJECTS_LIMIT);
 	copy.user_external = db_bool(res, 0, SC_USER_EXTERNAL);
 	copy.password_git = db_bool(res, 0, SC_PASSWORD_GIT);
+	copy.max_import = (long)db_int(res, 0, SC_MAX_IMPORT);
 }
 
 bool settings_allow_local_requests(ctx *c)
@@ -126,6 +129,12 @@ long settings_max_attachment_size(ctx *c)
 {
 	settings_refresh(c);
 	return copy.max_attachment;
+}
+
+long settings_max_import_size(ctx *c)
+{
+	settings_refresh(c);
+	return copy.max_import;
 }
 
 int settings_default_project_visibility(ctx *c)

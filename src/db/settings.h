@@ -81,6 +81,7 @@ typedef enum settings_kind {
 	X(koding_url, SETTING_STR, koding_url)                                                     \
 	X(max_artifacts_size, SETTING_INT, max_artifacts_size)                                     \
 	X(max_attachment_size, SETTING_INT, max_attachment_size)                                   \
+	X(max_import_size, SETTING_INT, max_import_size)                                           \
 	X(max_pages_size, SETTING_INT, max_pages_size)                                             \
 	X(metrics_enabled, SETTING_BOOL, metrics_enabled)                                          \
 	X(metrics_host, SETTING_STR, metrics_host)                                                 \
@@ -183,6 +184,7 @@ PGresult *db_settings_update(ctx *c, const char *changes, int *err);
  * row cannot be read, the last copy, or 10.8's defaults. */
 bool settings_allow_local_requests(ctx *c);      /* allow_local_requests_from_hooks_and_services */
 long settings_max_attachment_size(ctx *c);       /* max_attachment_size, in MB */
+long settings_max_import_size(ctx *c);           /* max_import_size, in MB (0: no limit) */
 int settings_default_project_visibility(ctx *c); /* enum visibility (auth/access.h) */
 int settings_default_group_visibility(ctx *c);
 int settings_default_snippet_visibility(ctx *c);

@@ -312,8 +312,8 @@ int repo_remove(ctx *c, const char *project_id)
 	int rc = repo_remove_dir(repo_path(c, project_id));
 	if (repo_remove_dir(repo_wiki_path(c, project_id)) < 0)
 		rc = ERR_INTERNAL;
-	/* its jobs' traces and artifacts (sql/0022_ci.sql) */
-	static const char *const ci[] = {"traces", "artifacts"};
+	/* its jobs' traces and artifacts (sql/0022_ci.sql), its export (api/project_import.c) */
+	static const char *const ci[] = {"traces", "artifacts", "exports"};
 	for (size_t i = 0; i < sizeof(ci) / sizeof(*ci); i++)
 		if (repo_remove_dir(arena_printf(c->a, "%s/ci/%s/%s", c->cfg->storage_path, ci[i],
 						 project_id)) < 0)

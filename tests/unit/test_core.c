@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/files.h"
+#include "core/json_stream.h"
 #include "core/jw.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -1471,6 +1472,148 @@ START_TEST(test_metrics_shared)
 }
 END_TEST
 
+
+/* ---- json_stream ---- */
+
+/* What the callback saw: "key[index]=<json>;" for each value. */
+struct js_seen {
+	char text[4096];
+	int calls;
+	int stop_at; /* the call that answers 7 (0: none) */
+};
+
+static int js_collect(void *arg, const char *key, long index, json_object *value)
+{
+	struct js_seen *seen = arg;
+	size_t len = strlen(seen->text);
+	snprintf(seen->text + len, sizeof(seen->text) - len, "%s[%ld]=%s;", key, index,
+		 json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN));
+	return ++seen->calls == seen->stop_at ? 7 : 0;
+}
+
+/* Feeds doc in chunks of `chunk` bytes: what json_stream_end (or the failing feed)
+ * returned, the values seen in *seen and the error in err. */
+static int js_run(const char *doc, size_t chunk, int depth, size_t max, struct js_seen *seen,
+		  char err[256])
+{
+	memset(seen->text, 0, sizeof(seen->text));
+	seen->calls = 0;
+	json_stream *s = json_stream_new(depth, max, js_collect, seen);
+	ck_assert_ptr_nonnull(s);
+	size_t n = strlen(doc);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i += chunk)
+		rc = json_stream_feed(s, doc + i, n - i < chunk ? n - i : chunk);
+	if (rc == 0)
+		rc = json_stream_end(s);
+	snprintf(err, 256, "%s", json_stream_error(s));
+	json_stream_free(s);
+	return rc;
+}
+
+static const char js_doc[] =
+	" {\"description\": \"a \\\"quoted\\\" \\u00e9t\\u00e9 \\\\ text\", \"visibility_level\":10,"
+	" \"archived\" : false, \"labels\": [ {\"id\": 1, \"title\": \"b]u}g\"}, {\"id\":2} ],"
+	" \"empty\": [], \"project_feature\": {\"wiki_access_level\": 20}, \"n\": -1.5e3,"
+	" \"nested\": [[1,[2]], \"x\\ny\"] }\n";
+
+START_TEST(test_json_stream_chunks)
+{
+	struct js_seen whole = {0}, seen = {0};
+	char err[256];
+	ck_assert_int_eq(js_run(js_doc, sizeof(js_doc), 8, 1024, &whole, err), 0);
+	ck_assert_str_eq(whole.text,
+			 "description[-1]=\"a \\\"quoted\\\" \xc3\xa9t\xc3\xa9 \\\\ text\";"
+			 "visibility_level[-1]=10;archived[-1]=false;"
+			 "labels[0]={\"id\":1,\"title\":\"b]u}g\"};labels[1]={\"id\":2};"
+			 "project_feature[-1]={\"wiki_access_level\":20};n[-1]=-1.5e3;"
+			 "nested[0]=[1,[2]];nested[1]=\"x\\ny\";");
+	/* every chunk size puts a boundary inside each string, escape and number */
+	for (size_t chunk = 1; chunk < 40; chunk++) {
+		ck_assert_int_eq(js_run(js_doc, chunk, 8, 1024, &seen, err), 0);
+		ck_assert_str_eq(seen.text, whole.text);
+	}
+}
+END_TEST
+
+START_TEST(test_json_stream_depth)
+{
+	/* 100,000 levels inside an element: refused by the depth limit, not the stack */
+	size_t deep = 100000;
+	char *doc = malloc(2 * deep + 64);
+	ck_assert_ptr_nonnull(doc);
+	char *p = doc + sprintf(doc, "{\"issues\": [");
+	memset(p, '[', deep);
+	p += deep;
+	memset(p, ']', deep);
+	p += deep;
+	strcpy(p, "]}");
+	struct js_seen seen = {0};
+	char err[256];
+	ck_assert_int_eq(js_run(doc, 4096, 32, 1 << 20, &seen, err), JSON_STREAM_ERROR);
+	ck_assert_int_eq(seen.calls, 0);
+	ck_assert_str_eq(err, "element 0 of \"issues\" is nested too deeply");
+	free(doc);
+	/* as deep as allowed: read */
+	ck_assert_int_eq(js_run("{\"a\":[[[1]]]}", 3, 3, 100, &seen, err), 0);
+	ck_assert_str_eq(seen.text, "a[0]=[[1]];");
+	ck_assert_int_eq(js_run("{\"a\":[[[[1]]]]}", 3, 3, 100, &seen, err), JSON_STREAM_ERROR);
+}
+END_TEST
+
+START_TEST(test_json_stream_size)
+{
+	struct js_seen seen = {0};
+	char err[256];
+	/* the element {"t":"xxxx...x"}: 28 bytes, against a bound of 25 */
+	const char *doc = "{\"a\":[1,{\"t\":\"xxxxxxxxxxxxxxxxxxxx\"},3]}";
+	for (size_t chunk = 1; chunk < 8; chunk++) {
+		ck_assert_int_eq(js_run(doc, chunk, 8, 25, &seen, err), JSON_STREAM_ERROR);
+		ck_assert_str_eq(seen.text, "a[0]=1;");
+		ck_assert_str_eq(err, "element 1 of \"a\" is larger than 25 bytes");
+	}
+	/* exactly at the bound: read */
+	ck_assert_int_eq(js_run(doc, 5, 8, 28, &seen, err), 0);
+	ck_assert_int_eq(seen.calls, 3);
+	ck_assert_int_eq(js_run(doc, 5, 8, 27, &seen, err), JSON_STREAM_ERROR);
+	/* a member's name counts too */
+	ck_assert_int_eq(js_run("{\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\":1}", 4, 8, 10, &seen,
+			       err),
+			 JSON_STREAM_ERROR);
+	ck_assert_str_eq(err, "a member's name is larger than 10 bytes");
+}
+END_TEST
+
+START_TEST(test_json_stream_bad)
+{
+	struct js_seen seen = {0};
+	char err[256];
+	static const char *const cut[] = {
+		"{\"a\":[1,2", "{\"a\":\"tex", "{\"a\":\"\\u00", "{\"a\":1", "{\"a\"", "{", "",
+		"{\"a\":[1,2],",
+	};
+	for (size_t i = 0; i < sizeof(cut) / sizeof(*cut); i++) {
+		ck_assert_int_eq(js_run(cut[i], 2, 8, 100, &seen, err), JSON_STREAM_ERROR);
+		ck_assert_str_eq(err, "the document ends before its object does");
+	}
+	static const char *const bad[] = {
+		"[1]", "{\"a\":[1,]}", "{\"a\":[1 2]}", "{\"a\":1,}", "{a:1}", "{\"a\":1}x",
+		"{\"a\":[tru]}", "{\"a\":\"\\q\"}", "{1:2}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_msg(js_run(bad[i], 1, 8, 100, &seen, err) == JSON_STREAM_ERROR, "%s",
+			      bad[i]);
+	/* the callback stops the reading with its own code */
+	seen.stop_at = 2;
+	ck_assert_int_eq(js_run("{\"a\":[1,2,3]}", 1, 8, 100, &seen, err), 7);
+	ck_assert_int_eq(seen.calls, 2);
+	ck_assert_str_eq(err, "stopped at element 1 of \"a\"");
+	seen.stop_at = 0;
+	ck_assert_int_eq(js_run("{}", 1, 8, 100, &seen, err), 0);
+	ck_assert_int_eq(seen.calls, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -1568,6 +1711,13 @@ int main(void)
 	tc = tcase_create("cidr");
 	tcase_add_test(tc, test_cidr_match);
 	tcase_add_test(tc, test_cidr_check);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("json_stream");
+	tcase_add_test(tc, test_json_stream_chunks);
+	tcase_add_test(tc, test_json_stream_depth);
+	tcase_add_test(tc, test_json_stream_size);
+	tcase_add_test(tc, test_json_stream_bad);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("metrics");
