@@ -1,6 +1,7 @@
 #include "db/impexp_relations.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/crypto.h"
@@ -184,6 +185,41 @@
 	" (4, 'reopened', 'reopened'), (6, 'commented', 'commented on'),"                         \
 	" (7, 'merged', 'accepted'), (10, 'destroyed', 'destroyed')) AS ea (code, action, name)"
 
+/* Import: the children of a record (the row just inserted, CTE i: id, iid, title) from
+ * the lists of its record $P, in the statement that inserts it: one round trip for an
+ * issue with its notes. C has rewritten the lists first (users mapped, the notes'
+ * texts credited, each link's label_id ours). */
+#define NO_FIELDS(X, a)
+#define RECSET(P, KEY, EXTRA, LIST)                                                                \
+	"jsonb_to_recordset(CASE WHEN jsonb_typeof(" P "::jsonb -> '" KEY "') = 'array' THEN "    \
+	P "::jsonb -> '" KEY "' ELSE '[]' END) AS r(" EXTRA LIST(F_DEF, "") "\"-\" int)"
+#define ASSIGNEES_CTE(P)                                                                           \
+	", a AS (INSERT INTO issue_assignees (issue_id, user_id) SELECT i.id, r.user_id FROM i, "  \
+	RECSET(P, "issue_assignees", "\"user_id\" bigint, ", NO_FIELDS) " ON CONFLICT DO NOTHING)"
+#define LINKS_CTE(TYPE, P)                                                                         \
+	", l AS (INSERT INTO label_links (label_id, target_type, target_id, created_at)"           \
+	" SELECT r.label_id, '" TYPE "', i.id, coalesce(r.created_at, now()) FROM i, "             \
+	RECSET(P, "label_links", "\"label_id\" bigint, \"created_at\" timestamptz, ", NO_FIELDS) \
+	" ON CONFLICT DO NOTHING)"
+/* WHEN: false when the notes go one by one (they have award emoji, which need their ids) */
+#define NOTES_CTE(TYPE, P, WHEN)                                                                   \
+	", n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id"             \
+	NOTE_FIELDS(F_COL, "") ") SELECT $1::bigint, '" TYPE "', i.id, r.author_id"                \
+	NOTE_FIELDS(F_IN, "") " FROM i, " RECSET(P, "notes", "\"author_id\" bigint, ", NOTE_FIELDS) \
+	" WHERE " WHEN ")"
+#define AWARDS_CTE(TYPE, P)                                                                        \
+	", w AS (INSERT INTO award_emoji (awardable_type, awardable_id, user_id"                   \
+	AWARD_FIELDS(F_COL, "") ") SELECT '" TYPE "', i.id, r.user_id" AWARD_FIELDS(F_IN, "")      \
+	" FROM i, " RECSET(P, "award_emoji", "\"user_id\" bigint, ", AWARD_FIELDS)                \
+	" ON CONFLICT DO NOTHING)"
+#define EVENTS_CTE(TYPE, P)                                                                        \
+	", e AS (INSERT INTO events (project_id, author_id, action, action_name, target_type,"     \
+	" target_id, target_iid, target_title, created_at) SELECT $1::bigint, r.author_id,"        \
+	" ea.action, ea.name, '" TYPE "', i.id, i.iid, i.title, coalesce(r.created_at, now())"     \
+	" FROM i, " RECSET(P, "events", "\"author_id\" bigint, \"action\" int,"                  \
+			   " \"created_at\" timestamptz, ", NO_FIELDS)                               \
+	" JOIN " EVENT_ACTIONS " ON ea.code = r.action)"
+
 /* Export: the events of the TYPE record of id ID. */
 #define EVENTS_JSON(TYPE, ID)                                                                      \
 	"(SELECT coalesce(json_agg(json_build_object('id', ev.id, 'target_type', ev.target_type,"  \
@@ -238,9 +274,7 @@ enum { EXS_ID, EXS_JSON, EXS_SEALED, EXS_NCOLS };
 enum { LF_PROJECT, LF_REC, LF_PRIORITY, LF_NPARAMS };
 enum { MF_PROJECT, MF_REC, MF_NPARAMS };
 enum { MF_ID, MF_MADE, MF_NCOLS };
-enum { II_PROJECT, II_AUTHOR, II_MILESTONE, II_REC, II_NPARAMS };
-enum { IA_ISSUE, IA_USER, IA_NPARAMS };
-enum { LL_LABEL, LL_TYPE, LL_TARGET, LL_CREATED, LL_NPARAMS };
+enum { II_PROJECT, II_AUTHOR, II_MILESTONE, II_REC, II_NOTES, II_NPARAMS };
 enum { NI_PROJECT, NI_TYPE, NI_TARGET, NI_AUTHOR, NI_REC, NI_NPARAMS };
 enum { AI_TYPE, AI_TARGET, AI_USER, AI_REC, AI_NPARAMS };
 enum { IT_ISSUE, IT_UPDATED, IT_NPARAMS };
@@ -254,9 +288,10 @@ enum {
 	MI_SHA,
 	MI_FORCE_REMOVE,
 	MI_REC,
+	MI_NOTES,
 	MI_NPARAMS
 };
-enum { SI_PROJECT, SI_AUTHOR, SI_REC, SI_NPARAMS };
+enum { SI_PROJECT, SI_AUTHOR, SI_REC, SI_NOTES, SI_NPARAMS };
 enum { PB_PROJECT, PB_PUSH, PB_MERGE, PB_REC, PB_NPARAMS };
 enum { TI_PROJECT, TI_OWNER, TI_DIGEST, TI_SEALED, TI_REC, TI_NPARAMS };
 enum { SC_PROJECT, SC_OWNER, SC_REC, SC_NPARAMS };
@@ -288,15 +323,10 @@ const db_stmt db_impexp_relations_stmts[] = {
 	{"impexp_issue_insert",
 	 "WITH i AS (INSERT INTO issues (project_id, author_id, milestone_id" ISSUE_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint, $2::bigint, $3::bigint" ISSUE_FIELDS(F_IN, "") " FROM " REC("$4", ISSUE_FIELDS)
-	 " RETURNING id) SELECT id FROM i",
+	 " RETURNING id, iid, title)" ASSIGNEES_CTE("$4") LINKS_CTE("Issue", "$4")
+	 NOTES_CTE("Issue", "$4", "$5::boolean") AWARDS_CTE("Issue", "$4") EVENTS_CTE("Issue", "$4")
+	 " SELECT id FROM i",
 	 II_NPARAMS, 1},
-	{"impexp_issue_assignee",
-	 "INSERT INTO issue_assignees (issue_id, user_id) VALUES ($1::bigint, $2::bigint) ON CONFLICT DO NOTHING",
-	 IA_NPARAMS, 0},
-	{"impexp_label_link",
-	 "INSERT INTO label_links (label_id, target_type, target_id, created_at)"
-	 " VALUES ($1::bigint, $2::text, $3::bigint, coalesce($4::timestamptz, now())) ON CONFLICT DO NOTHING",
-	 LL_NPARAMS, 0},
 	{"impexp_note_insert",
 	 "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id" NOTE_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint, $2::text, $3::bigint, $4::bigint" NOTE_FIELDS(F_IN, "") " FROM " REC("$5", NOTE_FIELDS)
@@ -326,13 +356,15 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 MR_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint, $1::bigint, $2::bigint, $3::bigint, $4::bigint,"
 	 " $5::bigint, $6::text, coalesce($7::boolean, false)" MR_FIELDS(F_IN, "") " FROM "
-	 REC("$8", MR_FIELDS)
-	 " RETURNING id) SELECT id FROM i",
+	 REC("$8", MR_FIELDS) " RETURNING id, iid, title)" LINKS_CTE("MergeRequest", "$8")
+	 NOTES_CTE("MergeRequest", "$8", "$9::boolean") AWARDS_CTE("MergeRequest", "$8")
+	 EVENTS_CTE("MergeRequest", "$8") " SELECT id FROM i",
 	 MI_NPARAMS, 1},
 	{"impexp_snippet_insert",
-	 "INSERT INTO snippets (project_id, author_id" SNIPPET_FIELDS(F_COL, "")
+	 "WITH i AS (INSERT INTO snippets (project_id, author_id" SNIPPET_FIELDS(F_COL, "")
 	 ") SELECT $1::bigint, $2::bigint" SNIPPET_FIELDS(F_IN, "") " FROM " REC("$3", SNIPPET_FIELDS)
-	 " RETURNING id",
+	 " RETURNING id, NULL::bigint AS iid, title)" NOTES_CTE("Snippet", "$3", "$4::boolean")
+	 AWARDS_CTE("Snippet", "$3") " SELECT id FROM i",
 	 SI_NPARAMS, 1},
 	{"impexp_protected_branch_insert",
 	 "INSERT INTO protected_branches (project_id, push_access_level, merge_access_level"
@@ -614,7 +646,13 @@ static int label_import(rel *r, json_object *rec, const char **id)
 	if (!res)
 		return rel_failed(r, arena_printf(r->keep, "label %s", title), err);
 	*id = first_id(res);
-	return *id ? 0 : rel_fail(r, "label", "not stored");
+	if (!*id)
+		return rel_fail(r, "label", "not stored");
+	json_object *exported = get(rec, "id");
+	if (exported && impexp_map_put(r->st, "labels", (long)json_object_get_int64(exported),
+				       atol(*id)) < 0)
+		return rel_fail(r, "label", "out of memory");
+	return 0;
 }
 
 static int milestone_import(rel *r, json_object *rec, const char **id)
@@ -640,7 +678,8 @@ static int milestone_import(rel *r, json_object *rec, const char **id)
 	return 0;
 }
 
-/* The award emoji of awardable TYPE id (array under "award_emoji" of rec). */
+/* The award emoji of awardable TYPE id (array under "award_emoji" of rec), one by one:
+ * a note's, whose id the batch of its record's notes does not give. */
 static int awards_import(rel *r, json_object *rec, const char *type, const char *id)
 {
 	size_t n;
@@ -677,32 +716,93 @@ static void note_credit(rel *r, json_object *note)
 	json_object_object_add(note, "note", json_object_new_string(credited));
 }
 
-/* The notes (array under "notes" of rec) of noteable TYPE id. */
-static int notes_import(rel *r, json_object *rec, const char *type, const char *id)
+/* The elements of the list k of rec, each an object whose user under key uk becomes
+ * ours (impexp_user), as the statement that inserts them reads it; what names the
+ * record in a failure. */
+static int map_users(rel *r, json_object *rec, const char *k, const char *uk, const char *what,
+		     bool *unmatched)
 {
 	size_t n;
+	json_object *list = get_array(rec, k, &n);
+	if (!is_array_or_null(rec, k))
+		return rel_fail(r, what, arena_printf(r->keep, "%s is not a list", k));
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(list, i);
+		if (!e || !json_object_is_type(e, json_type_object))
+			return rel_fail(r, what, arena_printf(r->keep, "an element of %s is not an object", k));
+		json_object *u = get(e, uk);
+		bool matched = false;
+		long id = impexp_user(r->st, u ? (long)json_object_get_int64(u) : 0, &matched);
+		json_object_object_add(e, uk, json_object_new_int64(id));
+		if (unmatched && !matched)
+			json_object_object_add(e, "-unmatched", json_object_new_boolean(1));
+	}
+	return 0;
+}
+
+/* The award emoji and events of rec, ready for its insert. */
+static int prepare_awards_events(rel *r, json_object *rec, const char *what)
+{
+	if (map_users(r, rec, "award_emoji", "user_id", what, NULL) < 0 ||
+	    map_users(r, rec, "events", "author_id", what, NULL) < 0)
+		return -1;
+	size_t n;
+	json_object *list = get_array(rec, "award_emoji", &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = get_str(json_object_array_get_idx(list, i), "name");
+		if (!name || !*name)
+			return rel_fail(r, what, "an award emoji without a name");
+	}
+	list = get_array(rec, "events", &n);
+	for (size_t i = 0; i < n; i++)
+		if (!get(json_object_array_get_idx(list, i), "action"))
+			return rel_fail(r, what, "an event without an action");
+	return 0;
+}
+
+/* The notes of rec, ready for its insert: authors ours, the unmatched ones credited in
+ * the text. *each: some note has award emoji, so they go one by one (notes_each). */
+static int prepare_notes(rel *r, json_object *rec, const char *what, bool *each)
+{
+	*each = false;
+	bool unmatched = true;
+	if (map_users(r, rec, "notes", "author_id", what, &unmatched) < 0)
+		return -1;
+	size_t n;
 	json_object *notes = get_array(rec, "notes", &n);
-	if (!is_array_or_null(rec, "notes"))
-		return rel_fail(r, type, "notes is not a list");
 	for (size_t i = 0; i < n; i++) {
 		json_object *note = json_object_array_get_idx(notes, i);
-		if (!note || !json_object_is_type(note, json_type_object))
-			return rel_fail(r, type, "a note is not an object");
-		bool matched;
-		const char *author = user_of(r, note, "author_id", &matched);
-		if (!matched)
+		if (get(note, "-unmatched")) {
+			json_object_object_del(note, "-unmatched");
 			note_credit(r, note);
-		else if (!get_str(note, "note"))
-			return rel_fail(r, "note", "no text");
+		} else if (!get_str(note, "note")) {
+			return rel_fail(r, what, "a note without text");
+		}
 		/* collabd's diff notes are anchored by path and line, 10.8's by a position
 		 * we do not read: such a note comes in as a note of the discussion */
 		const char *kind = get_str(note, "type");
 		if (kind && strcmp(kind, "DiscussionNote") != 0)
 			json_object_object_del(note, "type");
+		size_t awards;
+		get_array(note, "award_emoji", &awards);
+		if (awards)
+			*each = true;
+	}
+	return 0;
+}
+
+/* The notes of rec (prepare_notes made them ready) of noteable TYPE id, one by one,
+ * with their award emoji. */
+static int notes_each(rel *r, json_object *rec, const char *type, const char *id)
+{
+	size_t n;
+	json_object *notes = get_array(rec, "notes", &n);
+	for (size_t i = 0; i < n; i++) {
+		json_object *note = json_object_array_get_idx(notes, i);
 		const char *v[NI_NPARAMS] = {[NI_PROJECT] = r->project,
 					     [NI_TYPE] = type,
 					     [NI_TARGET] = id,
-					     [NI_AUTHOR] = author,
+					     [NI_AUTHOR] = get_str(note, "author_id"),
 					     [NI_REC] = rec_text(r, note)};
 		DB_PARAMS(v, NI_NPARAMS);
 		int err;
@@ -715,30 +815,31 @@ static int notes_import(rel *r, json_object *rec, const char *type, const char *
 	return 0;
 }
 
-/* The label links of TYPE id: each names its label (found or made by title). */
-static int label_links_import(rel *r, json_object *rec, const char *type, const char *id)
+/* The label links of rec, ready for its insert: each names its label, which becomes
+ * ours (found or made by title, once per exported label). */
+static int prepare_links(rel *r, json_object *rec, const char *what)
 {
 	size_t n;
 	json_object *links = get_array(rec, "label_links", &n);
 	if (!is_array_or_null(rec, "label_links"))
-		return rel_fail(r, type, "label_links is not a list");
+		return rel_fail(r, what, "label_links is not a list");
 	for (size_t i = 0; i < n; i++) {
 		json_object *link = json_object_array_get_idx(links, i);
 		json_object *label = get(link, "label");
 		if (!label || !json_object_is_type(label, json_type_object))
-			return rel_fail(r, arena_printf(r->keep, "%s label link", type),
+			return rel_fail(r, arena_printf(r->keep, "%s: label link", what),
 					"refers to no label");
-		const char *label_id;
-		if (label_import(r, label, &label_id) < 0)
-			return -1;
-		const char *v[LL_NPARAMS] = {[LL_LABEL] = label_id,
-					     [LL_TYPE] = type,
-					     [LL_TARGET] = id,
-					     [LL_CREATED] = get_str(link, "created_at")};
-		DB_PARAMS(v, LL_NPARAMS);
-		int err;
-		if (!db_query(r->c, "impexp_label_link", LL_NPARAMS, v, &err))
-			return rel_failed(r, "label link", err);
+		json_object *exported = get(label, "id");
+		long id = exported ? impexp_map_get(r->st, "labels",
+						    (long)json_object_get_int64(exported))
+				   : 0;
+		if (!id) {
+			const char *made;
+			if (label_import(r, label, &made) < 0)
+				return -1;
+			id = atol(made);
+		}
+		json_object_object_add(link, "label_id", json_object_new_int64(id));
 	}
 	return 0;
 }
@@ -793,39 +894,35 @@ static int issue_import(rel *r, json_object *rec)
 		return -1;
 	const char *what = arena_printf(r->keep, "issue %s", get_str(rec, "iid"));
 	const char *milestone;
-	if (nested_milestone(r, rec, &milestone) < 0)
+	bool each;
+	if (nested_milestone(r, rec, &milestone) < 0 ||
+	    map_users(r, rec, "issue_assignees", "user_id", what, NULL) < 0 ||
+	    prepare_links(r, rec, what) < 0 || prepare_notes(r, rec, what, &each) < 0 ||
+	    prepare_awards_events(r, rec, what) < 0)
 		return -1;
 	normalize_state(rec);
 	const char *v[II_NPARAMS] = {[II_PROJECT] = r->project,
 				     [II_AUTHOR] = user_of(r, rec, "author_id", NULL),
 				     [II_MILESTONE] = milestone,
-				     [II_REC] = rec_text(r, rec)};
+				     [II_REC] = rec_text(r, rec),
+				     [II_NOTES] = each ? "false" : "true"};
 	DB_PARAMS(v, II_NPARAMS);
 	int err;
 	PGresult *res = db_query(r->c, "impexp_issue_insert", II_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, what, err);
 	const char *id = first_id(res);
-	size_t n;
-	json_object *assignees = get_array(rec, "issue_assignees", &n);
-	if (!is_array_or_null(rec, "issue_assignees"))
-		return rel_fail(r, what, "issue_assignees is not a list");
-	for (size_t i = 0; i < n; i++) {
-		json_object *a = json_object_array_get_idx(assignees, i);
-		const char *av[IA_NPARAMS] = {[IA_ISSUE] = id,
-					      [IA_USER] = user_of(r, a, "user_id", NULL)};
-		DB_PARAMS(av, IA_NPARAMS);
-		if (!db_query(r->c, "impexp_issue_assignee", IA_NPARAMS, av, &err))
+	if (each && notes_each(r, rec, "Issue", id) < 0)
+		return -1;
+	size_t notes;
+	get_array(rec, "notes", &notes);
+	if (notes) {
+		const char *tv[IT_NPARAMS] = {[IT_ISSUE] = id,
+					      [IT_UPDATED] = get_str(rec, "updated_at")};
+		DB_PARAMS(tv, IT_NPARAMS);
+		if (!db_query(r->c, "impexp_issue_touch", IT_NPARAMS, tv, &err))
 			return rel_failed(r, what, err);
 	}
-	if (label_links_import(r, rec, "Issue", id) < 0 || notes_import(r, rec, "Issue", id) < 0 ||
-	    awards_import(r, rec, "Issue", id) < 0 ||
-	    events_import(r, rec, "Issue", id, get_str(rec, "iid"), get_str(rec, "title")) < 0)
-		return -1;
-	const char *tv[IT_NPARAMS] = {[IT_ISSUE] = id, [IT_UPDATED] = get_str(rec, "updated_at")};
-	DB_PARAMS(tv, IT_NPARAMS);
-	if (!db_query(r->c, "impexp_issue_touch", IT_NPARAMS, tv, &err))
-		return rel_failed(r, what, err);
 	return 0;
 }
 
@@ -853,7 +950,9 @@ static int merge_request_import(rel *r, json_object *rec)
 	if (!get_str(rec, "source_branch") || !get_str(rec, "target_branch"))
 		return rel_fail(r, what, "no source or target branch");
 	const char *milestone;
-	if (nested_milestone(r, rec, &milestone) < 0)
+	bool each;
+	if (nested_milestone(r, rec, &milestone) < 0 || prepare_links(r, rec, what) < 0 ||
+	    prepare_notes(r, rec, what, &each) < 0 || prepare_awards_events(r, rec, what) < 0)
 		return -1;
 	normalize_state(rec);
 	json_object_object_add(
@@ -871,18 +970,14 @@ static int merge_request_import(rel *r, json_object *rec)
 			get(rec, "merge_user_id") ? user_of(r, rec, "merge_user_id", NULL) : NULL,
 		[MI_SHA] = sha,
 		[MI_FORCE_REMOVE] = get_str(get(rec, "merge_params"), "force_remove_source_branch"),
-		[MI_REC] = rec_text(r, rec)};
+		[MI_REC] = rec_text(r, rec),
+		[MI_NOTES] = each ? "false" : "true"};
 	DB_PARAMS(v, MI_NPARAMS);
 	int err;
 	PGresult *res = db_query(r->c, "impexp_mr_insert", MI_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, what, err);
-	const char *id = first_id(res);
-	if (label_links_import(r, rec, "MergeRequest", id) < 0 ||
-	    notes_import(r, rec, "MergeRequest", id) < 0 ||
-	    awards_import(r, rec, "MergeRequest", id) < 0 ||
-	    events_import(r, rec, "MergeRequest", id, get_str(rec, "iid"), get_str(rec, "title")) <
-		    0)
+	if (each && notes_each(r, rec, "MergeRequest", first_id(res)) < 0)
 		return -1;
 	return 0;
 }
@@ -902,16 +997,19 @@ static int snippet_import(rel *r, json_object *rec)
 	if (!title || !*title)
 		return rel_fail(r, "snippet", "no title");
 	const char *what = arena_printf(r->keep, "snippet %s", title);
+	bool each;
+	if (prepare_notes(r, rec, what, &each) < 0 || prepare_awards_events(r, rec, what) < 0)
+		return -1;
 	const char *v[SI_NPARAMS] = {[SI_PROJECT] = r->project,
 				     [SI_AUTHOR] = user_of(r, rec, "author_id", NULL),
-				     [SI_REC] = rec_text(r, rec)};
+				     [SI_REC] = rec_text(r, rec),
+				     [SI_NOTES] = each ? "false" : "true"};
 	DB_PARAMS(v, SI_NPARAMS);
 	int err;
 	PGresult *res = db_query(r->c, "impexp_snippet_insert", SI_NPARAMS, v, &err);
 	if (!res)
 		return rel_failed(r, what, err);
-	const char *id = first_id(res);
-	if (notes_import(r, rec, "Snippet", id) < 0 || awards_import(r, rec, "Snippet", id) < 0)
+	if (each && notes_each(r, rec, "Snippet", first_id(res)) < 0)
 		return -1;
 	return 0;
 }
