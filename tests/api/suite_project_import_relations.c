@@ -282,6 +282,18 @@ START_TEST(test_import_tracker_relations)
 			ck_assert_str_eq(jstr(note, "body"), S(fmt("Note %d of Issue 4", j)));
 	}
 
+	/* a note's award emoji (issue 2's first note) */
+	notes = list_all(S(fmt("%s/issues/2/notes?sort=asc&order_by=created_at", base)), p.importer);
+	ck_assert_int_eq(json_object_array_length(notes), 3);
+	json_object *awards = list_all(
+		S(fmt("%s/issues/2/notes/%lld/award_emoji", base,
+		      jint(json_object_array_get_idx(notes, 0), "id"))),
+		p.importer);
+	ck_assert_int_eq(json_object_array_length(awards), 1);
+	ck_assert_str_eq(jstr(json_object_array_get_idx(awards, 0), "name"), "smile");
+	ck_assert_int_eq(user_id_at(json_object_array_get_idx(awards, 0), "user"), p.a_id);
+	ck_assert_str_eq(jstr(json_object_array_get_idx(notes, 1), "body"), "Note 1 of Issue 2");
+
 	/* events: each issue opened by its author, the closed ones closed by the next */
 	json_object *events = list_all(S(fmt("%s/events?target_type=issue", base)), p.importer);
 	ck_assert_int_eq(json_object_array_length(events), 12 + 4);

@@ -160,6 +160,11 @@ def issue(k, a):
                                    "updated_at": ts(k, 7)})
     for j in range(a.notes_per_issue):
         rec["notes"].append(note("Issue", 1000 + k, k, j, authors, k))
+    if k == 2 and rec["notes"]:
+        rec["notes"][0]["award_emoji"] = [{"id": 70000, "name": "smile",
+                                           "user_id": authors[0]["id"],
+                                           "awardable_type": "Note", "created_at": ts(k, 9),
+                                           "updated_at": ts(k, 9)}]
     if k % 2 == 0:
         rec["award_emoji"].append({"id": k, "name": "thumbsup", "user_id": authors[0]["id"],
                                    "awardable_type": "Issue", "created_at": ts(k, 8),
