@@ -43,7 +43,7 @@
 /* The advisory lock (two int4 keys: this class, the project id) an import holds while
  * it runs. */
 #define IMPORT_LOCK_CLASS "1768779888" /* 'impp' */
-#define SQL_IMPORT_RUNNING(ID)                                                                     \
+#define SQL_IMPORT_RUNNING(ID)                                                                        \
 	"EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = " IMPORT_LOCK_CLASS \
 	" AND objid = (" ID " % 2147483648)::oid AND objsubid = 2 AND granted)"
 
@@ -134,15 +134,19 @@ enum {
 const db_stmt project_import_stmts[] = {
 	/* the project the caller just made, as ProjectImportStatus */
 	{"project_import_status",
-	 "SELECT " PROJECT_IDENTITY_COLS("p", "n") ", CASE WHEN p.import_status = 'scheduled'"
-						   " AND " SQL_IMPORT_RUNNING("p.id") " THEN 'started'"
-										      " ELSE p.import_status END, p.import_error FROM projects p"
-										      " JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = $1",
+	 "SELECT " PROJECT_IDENTITY_COLS(
+		 "p",
+		 "n") ", CASE WHEN p.import_status = 'scheduled'"
+		      " AND " SQL_IMPORT_RUNNING(
+			      "p.id") " THEN 'started'"
+				      " ELSE p.import_status END, p.import_error FROM projects p"
+				      " JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = $1",
 	 1, PIS_NCOLS},
 	{"project_export_status",
-	 "SELECT " PROJECT_IDENTITY_COLS("p", "n") ", coalesce(e.status, 'none'), NULL::text"
-						   " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
-						   " LEFT JOIN project_exports e ON e.project_id = p.id WHERE p.id = $1",
+	 "SELECT " PROJECT_IDENTITY_COLS(
+		 "p", "n") ", coalesce(e.status, 'none'), NULL::text"
+			   " FROM projects p JOIN namespaces n ON n.id = p.namespace_id"
+			   " LEFT JOIN project_exports e ON e.project_id = p.id WHERE p.id = $1",
 	 1, PIS_NCOLS},
 	{"project_export_file", "SELECT file FROM project_exports WHERE project_id = $1", 1, 1},
 	/* $1 project: started again (the finished file stays until the new one replaces it) */
@@ -159,7 +163,7 @@ const db_stmt project_import_stmts[] = {
 	/* $1 project: the import's lock, then the project as IJ_ (no row: it is gone) */
 	{"project_import_claim",
 	 "SELECT p.import_status, n.id, n.full_path, p.path, n.kind, n.visibility,"
-	 " coalesce(u.admin, false) FROM (SELECT pg_advisory_xact_lock(" IMPORT_LOCK_CLASS
+	 " coalesce(u.is_admin, false) FROM (SELECT pg_advisory_xact_lock(" IMPORT_LOCK_CLASS
 	 ", ($1::bigint % 2147483648)::int)) l, projects p JOIN namespaces n ON n.id = p.namespace_id"
 	 " LEFT JOIN users u ON u.id = $2 WHERE p.id = $1 AND NOT p.pending_delete",
 	 2, IJ_NCOLS},
@@ -205,9 +209,10 @@ const db_stmt project_import_stmts[] = {
 	/* $1 project, $2 path, $3 name: the overwritten project's place */
 	{"project_import_rename",
 	 "UPDATE projects SET path = $2, name = $3, updated_at = now() WHERE id = $1", 3, 0},
+	{"project_import_default_branch", "UPDATE projects SET default_branch = $2 WHERE id = $1",
+	 2, 0},
 	{"project_import_finish",
-	 "UPDATE projects SET import_status = 'finished', import_error = NULL WHERE id = $1", 1,
-	 0},
+	 "UPDATE projects SET import_status = 'finished', import_error = NULL WHERE id = $1", 1, 0},
 	{"project_import_fail",
 	 "UPDATE projects SET import_status = 'failed', import_error = $2 WHERE id = $1", 2, 0},
 	/* EX_ */
@@ -354,7 +359,8 @@ static int project_export_start(request *r)
 		return err;
 	const char *job;
 	rc = queue_enqueue_once(&r->ctx, JOB_PROJECT_EXPORT,
-				arena_printf(r->ctx.a, "{\"project_id\": %s}", r->project->id), &job);
+				arena_printf(r->ctx.a, "{\"project_id\": %s}", r->project->id),
+				&job);
 	if (rc < 0)
 		return rc;
 	json_object *o = json_object_new_object();
@@ -386,7 +392,8 @@ static int project_export_download(request *r)
 	const char *rel = file ? arena_printf(r->ctx.a, "ci/exports/%s/%s", r->project->id, file)
 			       : NULL;
 	struct stat st;
-	if (!rel || stat(arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, rel), &st) != 0) {
+	if (!rel ||
+	    stat(arena_printf(r->ctx.a, "%s/%s", r->ctx.cfg->storage_path, rel), &st) != 0) {
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "message",
 				       json_object_new_string("404 Not found or has expired"));
@@ -404,7 +411,7 @@ static int project_export_download(request *r)
 /* The module's routes (http/router.h), in the order they are matched. */
 const route project_import_routes[] = {
 	{"POST", V4 "/projects/import", project_import_create, AUTH | TX, NULL},
-	{"GET", V4 "/projects/:id/import", project_import_show, AUTH | PR, NULL},
+	{"GET", V4 "/projects/:id/import", project_import_show, PR, NULL},
 	{"POST", V4 "/projects/:id/export", project_export_start, AUTH | PW, NULL},
 	{"GET", V4 "/projects/:id/export", project_export_show, AUTH | PR, NULL},
 	{"GET", V4 "/projects/:id/export/download", project_export_download, AUTH | PR, NULL},
@@ -468,8 +475,10 @@ static int import_value(void *arg, const char *key, long index, json_object *v)
 		if (rel->pass != run->st.pass || strcmp(rel->key, key) != 0)
 			continue;
 		if (!json_object_is_type(v, json_type_object)) {
-			run->why = arena_printf(run->st.a, "project.json: element %ld of %s is not an"
-							   " object", index, key);
+			run->why = arena_printf(run->st.a,
+						"project.json: element %ld of %s is not an"
+						" object",
+						index, key);
 			return run->rc = -1;
 		}
 		/* the element's allocations go with it: memory stays bounded */
@@ -479,10 +488,10 @@ static int import_value(void *arg, const char *key, long index, json_object *v)
 		int rc = rel->import_fn(c, &run->st, v, &why);
 		c->a = keep;
 		if (rc < 0)
-			run->why = arena_printf(run->st.a, "%s",
-						why ? why
-						    : arena_printf(keep, "%s %ld cannot be imported", key,
-								   index));
+			run->why = arena_printf(
+				run->st.a, "%s",
+				why ? why
+				    : arena_printf(keep, "%s %ld cannot be imported", key, index));
 		arena_reset(run->scratch);
 		if (rc < 0)
 			return run->rc = -1;
@@ -548,16 +557,18 @@ static int check_version(struct import_run *run)
 static int run_git(const char *git_dir, const char *a1, const char *a2, const char *a3,
 		   const char *a4)
 {
-	char *argv[] = {"git", "--git-dir", (char *)git_dir, (char *)a1, (char *)a2, (char *)a3,
-			(char *)a4, NULL};
+	char *argv[] = {"git",      "--git-dir", (char *)git_dir, (char *)a1,
+			(char *)a2, (char *)a3,  (char *)a4,      NULL};
 	return repo_run(argv, -1) == 0 ? 0 : -1;
 }
 
 /* The repository (wiki) at repo from bundle, when the archive has one: every ref of it.
  * 0 or -1 with why. */
 static int import_bundle(struct import_run *run, const char *bundle, const char *repo,
-			 const char *what)
+			 const char *what, const char **head)
 {
+	if (head)
+		*head = NULL;
 	struct stat st;
 	if (lstat(bundle, &st) != 0)
 		return 0; /* none: an empty repository, as 10.8 */
@@ -579,6 +590,11 @@ static int import_bundle(struct import_run *run, const char *bundle, const char 
 			git_branch_iterator_free(it);
 		}
 		git_reference_free(ref);
+		git_reference *h = NULL;
+		/* the default branch the project shows */
+		if (head && git_repository_head(&h, r) == 0 && git_reference_is_branch(h))
+			*head = arena_strdup(run->st.a, git_reference_shorthand(h));
+		git_reference_free(h);
 		git_repository_free(r);
 	}
 	return 0;
@@ -651,7 +667,8 @@ static int import_steps(struct import_run *run, const char *archive, const char 
 		return -1;
 	}
 	long long bound = 10 * (limit > 0 ? limit : (1LL << 30));
-	if (targz_extract(c->a, archive, run->st.dir, bound, &run->why) < 0 || check_version(run) < 0)
+	if (targz_extract(c->a, archive, run->st.dir, bound, &run->why) < 0 ||
+	    check_version(run) < 0)
 		return -1;
 	if (import_pass(run, 1) < 0)
 		return -1;
@@ -675,14 +692,20 @@ static int import_steps(struct import_run *run, const char *archive, const char 
 		run->why = "the iid counters cannot be set";
 		return -1;
 	}
+	const char *head;
 	if (import_bundle(run, arena_printf(c->a, "%s/project.bundle", run->st.dir),
-			  repo_path(c, pid), "project.bundle") < 0)
+			  repo_path(c, pid), "project.bundle", &head) < 0)
 		return -1;
+	const char *hv[2] = {pid, head};
+	if (head && !db_query(c, "project_import_default_branch", 2, hv, &err)) {
+		run->why = "the default branch cannot be set";
+		return -1;
+	}
 	const char *wiki = arena_printf(c->a, "%s/project.wiki.bundle", run->st.dir);
 	struct stat st;
 	if (lstat(wiki, &st) == 0 &&
 	    (repo_wiki_create(c, pid) < 0 ||
-	     import_bundle(run, wiki, repo_wiki_path(c, pid), "project.wiki.bundle") < 0)) {
+	     import_bundle(run, wiki, repo_wiki_path(c, pid), "project.wiki.bundle", NULL) < 0)) {
 		if (!run->why)
 			run->why = "the wiki cannot be created";
 		return -1;
@@ -704,7 +727,8 @@ static int import_steps(struct import_run *run, const char *archive, const char 
 			const char *nv[3] = {pid, path, name};
 			if (!db_query(c, "projects_mark_deleted", 1, rv, &err) ||
 			    queue_enqueue(c, JOB_DELETE_PROJECT,
-					  arena_printf(c->a, "{\"project_id\": %s}", replaces)) < 0 ||
+					  arena_printf(c->a, "{\"project_id\": %s}", replaces)) <
+				    0 ||
 			    !db_query(c, "project_import_rename", 3, nv, &err)) {
 				run->why = "the project to overwrite cannot be replaced";
 				return -1;
@@ -758,8 +782,8 @@ int project_import_run(ctx *c, json_object *payload, const char **why)
 		*why = "the import cannot start";
 		return -1;
 	}
-	int rc = import_steps(&run, archive, replaces_id ? arena_printf(c->a, "%lld", replaces_id)
-							 : NULL);
+	int rc = import_steps(&run, archive,
+			      replaces_id ? arena_printf(c->a, "%lld", replaces_id) : NULL);
 	/* the exported visibility, at most the group's and one the settings allow */
 	if (rc == 0 && run.attrs[PA_VISIBILITY]) {
 		int vis = atoi(run.attrs[PA_VISIBILITY]);
@@ -769,8 +793,8 @@ int project_import_run(ctx *c, json_object *payload, const char **why)
 			vis = ns_vis;
 		if (!admin && settings_visibility_restricted(c, vis))
 			vis = 0;
-		const char *vv[PA_NPARAMS] = {[PA_ID] = pid,
-					      [PA_VISIBILITY] = arena_printf(c->a, "%d", vis)};
+		const char *vv[PA_NPARAMS] = {
+			[PA_ID] = pid, [PA_VISIBILITY] = arena_printf(c->a, "%d", vis)};
 		if (!db_query(c, "project_import_attributes", PA_NPARAMS, vv, &err)) {
 			run.why = "the project's visibility cannot be set";
 			rc = -1;
@@ -928,7 +952,8 @@ static int export_tree(ctx *c, struct impexp_export *st, const PGresult *p, cons
 		rc = rel->export_fn(c, st, &rwhy);
 		c->a = keep;
 		if (rc < 0)
-			*why = arena_printf(keep, "%s: %s", rel->key, rwhy ? rwhy : "cannot be exported");
+			*why = arena_printf(keep, "%s: %s", rel->key,
+					    rwhy ? rwhy : "cannot be exported");
 		arena_reset(scratch);
 		if (rc == 0 && fputc(']', st->json) == EOF)
 			rc = -1;
@@ -940,7 +965,8 @@ static int export_tree(ctx *c, struct impexp_export *st, const PGresult *p, cons
 		put_attr(feature, "created_at", p, EX_CREATED_AT, 's');
 		put_attr(feature, "issues_access_level", p, EX_ISSUES, 'i');
 		put_attr(feature, "merge_requests_access_level", p, EX_MERGE_REQUESTS, 'i');
-		json_object_object_add(feature, "project_id", json_object_new_int64(st->project_id));
+		json_object_object_add(feature, "project_id",
+				       json_object_new_int64(st->project_id));
 		put_attr(feature, "snippets_access_level", p, EX_SNIPPETS, 'i');
 		put_attr(feature, "updated_at", p, EX_UPDATED_AT, 's');
 		put_attr(feature, "wiki_access_level", p, EX_WIKI, 'i');
@@ -976,14 +1002,16 @@ static int export_steps(ctx *c, struct impexp_export *st, const char *pid, const
 	}
 	if (export_tree(c, st, p, why) < 0)
 		return -1;
-	if (export_bundle(repo_path(c, pid), arena_printf(c->a, "%s/project.bundle", st->dir)) < 0 ||
+	if (export_bundle(repo_path(c, pid), arena_printf(c->a, "%s/project.bundle", st->dir)) <
+		    0 ||
 	    export_bundle(repo_wiki_path(c, pid),
 			  arena_printf(c->a, "%s/project.wiki.bundle", st->dir)) < 0) {
 		*why = "the repository cannot be bundled";
 		return -1;
 	}
-	if (copy_tree(c, arena_printf(c->a, "%s/%s", c->cfg->storage_path,
-				      repo_uploads_relative(c, pid)),
+	if (copy_tree(c,
+		      arena_printf(c->a, "%s/%s", c->cfg->storage_path,
+				   repo_uploads_relative(c, pid)),
 		      arena_printf(c->a, "%s/uploads", st->dir)) < 0) {
 		*why = "the uploads cannot be copied";
 		return -1;

@@ -98,10 +98,13 @@ static const char *where(json_stream *s)
 }
 
 /* Gives the tokener up to n bytes of the current value: the bytes it took in *used;
- * the value in *out once it is whole (else NULL). 0 or JSON_STREAM_ERROR. */
-static int take(json_stream *s, const char *p, size_t n, size_t *used, json_object **out)
+ * *done once it is whole, with the value in *out (NULL for JSON's null). 0 or
+ * JSON_STREAM_ERROR. */
+static int take(json_stream *s, const char *p, size_t n, size_t *used, json_object **out,
+		bool *done)
 {
 	*out = NULL;
+	*done = false;
 	size_t room = s->max_record - s->fed;
 	/* one byte past the bound decides: a value of exactly max_record bytes may end
 	 * with the delimiter after it */
@@ -110,7 +113,7 @@ static int take(json_stream *s, const char *p, size_t n, size_t *used, json_obje
 		give = 0x7fffffff;
 	json_object *v = json_tokener_parse_ex(s->tok, p, (int)give);
 	enum json_tokener_error e = json_tokener_get_error(s->tok);
-	if (v) {
+	if (v || e == json_tokener_success) {
 		*used = json_tokener_get_parse_end(s->tok);
 		s->fed += *used;
 		json_tokener_reset(s->tok);
@@ -119,6 +122,7 @@ static int take(json_stream *s, const char *p, size_t n, size_t *used, json_obje
 			return fail(s, "%s is larger than %zu bytes", where(s), s->max_record);
 		}
 		*out = v;
+		*done = true;
 		return 0;
 	}
 	if (e == json_tokener_continue) {
@@ -175,11 +179,12 @@ int json_stream_feed(json_stream *s, const char *data, size_t n)
 		case ST_ELEMENT: {
 			size_t used;
 			json_object *v;
-			if (take(s, data + i, n - i, &used, &v) < 0)
+			bool done;
+			if (take(s, data + i, n - i, &used, &v, &done) < 0)
 				return s->rc;
 			i += used;
 			if (s->st == ST_KEY_TEXT) {
-				if (!v)
+				if (!done)
 					break;
 				if (!json_object_is_type(v, json_type_string)) {
 					json_object_put(v);
@@ -191,7 +196,7 @@ int json_stream_feed(json_stream *s, const char *data, size_t n)
 				if (!s->key)
 					return fail(s, "out of memory");
 				s->st = ST_COLON;
-			} else if (v) {
+			} else if (done) {
 				long index = s->st == ST_ELEMENT ? s->index : -1;
 				int rc = s->fn(s->arg, s->key, index, v);
 				json_object_put(v);

@@ -15,7 +15,7 @@ typedef struct json_stream json_stream;
 
 /* What a value is handed to: key the member's name, index the element's position in its
  * array, or -1 for a member that is not an array; value is freed after the call (take a
- * reference to keep it). 0 to go on; anything else stops the reading, and
+ * reference to keep it), NULL for JSON's null. 0 to go on; anything else stops the reading, and
  * json_stream_feed returns it. */
 typedef int (*json_stream_fn)(void *arg, const char *key, long index, json_object *value);
 

@@ -17,7 +17,7 @@ static int open_dirs(int root, char **comp, int n)
 	int fd = dup(root);
 	for (int i = 0; i < n && fd >= 0; i++) {
 		int next = openat(fd, comp[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && mkdirat(fd, comp[i], 0700) == 0)
+		if (next < 0 && errno == ENOENT && mkdirat(fd, comp[i], 0755) == 0)
 			next = openat(fd, comp[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int saved = errno;
 		close(fd);
@@ -39,7 +39,8 @@ static int split_name(arena *a, const char *name, char ***comp)
 		cap += *p == '/';
 	char **out = arena_alloc(a, (size_t)cap * sizeof(*out));
 	int n = 0;
-	for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+	for (char *save = NULL, *t = strtok_r(copy, "/", &save); t;
+	     t = strtok_r(NULL, "/", &save)) {
 		if (strcmp(t, ".") == 0)
 			continue;
 		if (strcmp(t, "..") == 0)
@@ -83,7 +84,8 @@ int targz_extract(arena *a, const char *path, const char *dir, long long max_tot
 	archive_read_support_format_tar(ar);
 	if (archive_read_open_filename(ar, path, 65536) != ARCHIVE_OK) {
 		*why = arena_printf(a, "the file is not a tar.gz archive (%s)",
-				    archive_error_string(ar) ? archive_error_string(ar) : "unreadable");
+				    archive_error_string(ar) ? archive_error_string(ar)
+							     : "unreadable");
 		goto cleanup;
 	}
 	long long total = 0;
@@ -105,8 +107,8 @@ int targz_extract(arena *a, const char *path, const char *dir, long long max_tot
 		char **comp;
 		int n = split_name(a, name, &comp);
 		if (n < 0) {
-			*why = arena_printf(a, "the archive's entry %.200s is outside its directory",
-					    name);
+			*why = arena_printf(
+				a, "the archive's entry %.200s is outside its directory", name);
 			goto cleanup;
 		}
 		if (archive_entry_hardlink(e)) {
@@ -122,8 +124,9 @@ int targz_extract(arena *a, const char *path, const char *dir, long long max_tot
 		if (type == AE_IFDIR || n == 0) {
 			int fd = open_dirs(root, comp, n);
 			if (fd < 0) {
-				*why = arena_printf(a, "the archive's directory %.200s cannot be made: %s",
-						    name, strerror(errno));
+				*why = arena_printf(
+					a, "the archive's directory %.200s cannot be made: %s",
+					name, strerror(errno));
 				goto cleanup;
 			}
 			close(fd);
@@ -132,15 +135,19 @@ int targz_extract(arena *a, const char *path, const char *dir, long long max_tot
 		int parent = open_dirs(root, comp, n - 1);
 		int fd = parent < 0 ? -1
 				    : openat(parent, comp[n - 1],
-					     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+					     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					     0644);
 		int saved = errno;
 		if (parent >= 0)
 			close(parent);
 		if (fd < 0) {
 			*why = saved == EEXIST
-				       ? arena_printf(a, "the archive's entry %.200s appears twice", name)
-				       : arena_printf(a, "the archive's file %.200s cannot be written: %s",
-						      name, strerror(saved));
+				       ? arena_printf(a, "the archive's entry %.200s appears twice",
+						      name)
+				       : arena_printf(
+						 a,
+						 "the archive's file %.200s cannot be written: %s",
+						 name, strerror(saved));
 			goto cleanup;
 		}
 		ssize_t got;
@@ -158,8 +165,10 @@ int targz_extract(arena *a, const char *path, const char *dir, long long max_tot
 					continue;
 				if (w <= 0) {
 					close(fd);
-					*why = arena_printf(a, "the archive's file %.200s cannot be "
-							    "written: %s", name, strerror(errno));
+					*why = arena_printf(a,
+							    "the archive's file %.200s cannot be "
+							    "written: %s",
+							    name, strerror(errno));
 					goto cleanup;
 				}
 				off += w;
@@ -168,7 +177,8 @@ int targz_extract(arena *a, const char *path, const char *dir, long long max_tot
 		close(fd);
 		if (got < 0) {
 			*why = arena_printf(a, "the archive is damaged at %.200s (%s)", name,
-					    archive_error_string(ar) ? archive_error_string(ar) : "");
+					    archive_error_string(ar) ? archive_error_string(ar)
+								     : "");
 			goto cleanup;
 		}
 	}

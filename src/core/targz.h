@@ -9,7 +9,8 @@
 #define TARGZ_MAX_ENTRIES 200000
 
 /* Extracts the tar.gz at path into dir (an existing, empty, private directory): only
- * regular files and directories, written 0600 and 0700 whatever the archive says. An
+ * regular files and directories, written 0644 and 0755 whatever the archive says (dir
+ * itself keeps them private; uploads are moved from there to where nginx reads them). An
  * entry whose name is absolute or has a ".." component, a symbolic or hard link, a
  * device or a FIFO refuses the whole archive; so does an archive whose files expand
  * past max_total bytes in all (a tar bomb: counted as the bytes are written, whatever

@@ -12,7 +12,7 @@
  * import's error (NULL for an export). */
 #define PROJECT_IDENTITY_COLS(P, N)                                                                \
 	P ".id, " P ".description, " P ".name, " N ".full_name, " P ".path, " N ".full_path,"      \
-	" iso8601(" P ".created_at)"
+	  " iso8601(" P ".created_at)"
 enum {
 	PIS_ID,
 	PIS_DESCRIPTION,

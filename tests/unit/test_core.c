@@ -745,8 +745,8 @@ START_TEST(test_config_monitoring_whitelist)
 	ck_assert_int_eq(config_load(&c, NULL), 0);
 	ck_assert_str_eq(c.monitoring_whitelist, "127.0.0.0/8, ::1/128");
 	config_free(&c);
-	ck_assert_int_eq(config_load(&c, config_file("monitoring_whitelist = 10.0.0.0/8 fd00::/8\n")),
-			 0);
+	ck_assert_int_eq(
+		config_load(&c, config_file("monitoring_whitelist = 10.0.0.0/8 fd00::/8\n")), 0);
 	ck_assert(cidr_list_match(c.monitoring_whitelist, "10.9.8.7"));
 	ck_assert(!cidr_list_match(c.monitoring_whitelist, "127.0.0.1"));
 	config_free(&c);
@@ -1358,9 +1358,15 @@ START_TEST(test_files_sanitize_name)
 		{"/", "unnamed"},
 		{"a b$(x);`y`.sh", "a_b__x___y_.sh"},
 		{"r\xc3\xa9sum\xc3\xa9.pdf", "r\xc3\xa9sum\xc3\xa9.pdf"},
-		{"\xe2\x80\xae" "fdp.exe", "_fdp.exe"},      /* right-to-left override */
-		{"a\xc2\xa0" "b.txt", "a_b.txt"},             /* no-break space */
-		{"\xef\xbb\xbf" "x", "_x"},                   /* byte order mark */
+		{"\xe2\x80\xae"
+		 "fdp.exe",
+		 "_fdp.exe"}, /* right-to-left override */
+		{"a\xc2\xa0"
+		 "b.txt",
+		 "a_b.txt"}, /* no-break space */
+		{"\xef\xbb\xbf"
+		 "x",
+		 "_x"},                            /* byte order mark */
 		{"\xf0\x9f\x98\x80.txt", "_.txt"}, /* an emoji is no [[:word:]] either */
 		{"x+y-z_1.tar.gz", "x+y-z_1.tar.gz"},
 	};
@@ -1458,7 +1464,8 @@ START_TEST(test_metrics_shared)
 	ck_assert_ptr_nonnull(strstr(t, "\ncollabd_db_round_trips_total 3000\n"));
 	ck_assert_ptr_nonnull(strstr(t, "# TYPE collabd_response_cache_hits_total counter\n"));
 	ck_assert_ptr_nonnull(strstr(
-		t, "collabd_http_requests_total{method=\"GET\",route=\"/api/v4/a\\\"b\",code=\"200\"} 3\n"));
+		t,
+		"collabd_http_requests_total{method=\"GET\",route=\"/api/v4/a\\\"b\",code=\"200\"} 3\n"));
 	ck_assert_ptr_nonnull(strstr(t, "code=\"4xx\"} 3\n"));
 	ck_assert_ptr_null(strstr(t, "route=\"/api/v4/c\""));
 	ck_assert_ptr_nonnull(strstr(t, ",le=\"0.0025\"} 0\n"));
@@ -1471,7 +1478,6 @@ START_TEST(test_metrics_shared)
 	arena_destroy(a);
 }
 END_TEST
-
 
 /* ---- json_stream ---- */
 
@@ -1515,7 +1521,7 @@ static const char js_doc[] =
 	" {\"description\": \"a \\\"quoted\\\" \\u00e9t\\u00e9 \\\\ text\", \"visibility_level\":10,"
 	" \"archived\" : false, \"labels\": [ {\"id\": 1, \"title\": \"b]u}g\"}, {\"id\":2} ],"
 	" \"empty\": [], \"project_feature\": {\"wiki_access_level\": 20}, \"n\": -1.5e3,"
-	" \"nested\": [[1,[2]], \"x\\ny\"] }\n";
+	" \"nested\": [[1,[2]], \"x\\ny\", null], \"none\": null, \"t\": true}\n";
 
 START_TEST(test_json_stream_chunks)
 {
@@ -1527,7 +1533,8 @@ START_TEST(test_json_stream_chunks)
 			 "visibility_level[-1]=10;archived[-1]=false;"
 			 "labels[0]={\"id\":1,\"title\":\"b]u}g\"};labels[1]={\"id\":2};"
 			 "project_feature[-1]={\"wiki_access_level\":20};n[-1]=-1.5e3;"
-			 "nested[0]=[1,[2]];nested[1]=\"x\\ny\";");
+			 "nested[0]=[1,[2]];nested[1]=\"x\\ny\";nested[2]=null;none[-1]=null;"
+			 "t[-1]=true;");
 	/* every chunk size puts a boundary inside each string, escape and number */
 	for (size_t chunk = 1; chunk < 40; chunk++) {
 		ck_assert_int_eq(js_run(js_doc, chunk, 8, 1024, &seen, err), 0);
@@ -1577,8 +1584,8 @@ START_TEST(test_json_stream_size)
 	ck_assert_int_eq(seen.calls, 3);
 	ck_assert_int_eq(js_run(doc, 5, 8, 27, &seen, err), JSON_STREAM_ERROR);
 	/* a member's name counts too */
-	ck_assert_int_eq(js_run("{\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\":1}", 4, 8, 10, &seen,
-			       err),
+	ck_assert_int_eq(js_run("{\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\":1}", 4, 8, 10,
+				&seen, err),
 			 JSON_STREAM_ERROR);
 	ck_assert_str_eq(err, "a member's name is larger than 10 bytes");
 }
@@ -1589,7 +1596,7 @@ START_TEST(test_json_stream_bad)
 	struct js_seen seen = {0};
 	char err[256];
 	static const char *const cut[] = {
-		"{\"a\":[1,2", "{\"a\":\"tex", "{\"a\":\"\\u00", "{\"a\":1", "{\"a\"", "{", "",
+		"{\"a\":[1,2",   "{\"a\":\"tex", "{\"a\":\"\\u00", "{\"a\":1", "{\"a\"", "{", "",
 		"{\"a\":[1,2],",
 	};
 	for (size_t i = 0; i < sizeof(cut) / sizeof(*cut); i++) {
@@ -1597,8 +1604,8 @@ START_TEST(test_json_stream_bad)
 		ck_assert_str_eq(err, "the document ends before its object does");
 	}
 	static const char *const bad[] = {
-		"[1]", "{\"a\":[1,]}", "{\"a\":[1 2]}", "{\"a\":1,}", "{a:1}", "{\"a\":1}x",
-		"{\"a\":[tru]}", "{\"a\":\"\\q\"}", "{1:2}",
+		"[1]",        "{\"a\":[1,]}",  "{\"a\":[1 2]}",   "{\"a\":1,}", "{a:1}",
+		"{\"a\":1}x", "{\"a\":[tru]}", "{\"a\":\"\\q\"}", "{1:2}",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
 		ck_assert_msg(js_run(bad[i], 1, 8, 100, &seen, err) == JSON_STREAM_ERROR, "%s",
