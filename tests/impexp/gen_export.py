@@ -301,8 +301,8 @@ def write_tree(f, a, members, heads):
 
     f.write('{"description":"An imported project","visibility_level":0,"archived":false,')
     f.write('"merge_requests_ff_only_enabled":false,"shared_runners_enabled":true,'
-            '"build_allow_git_fetch":true,"build_timeout":3600,"build_coverage_regex":"",'
-            '"only_allow_merge_if_pipeline_succeeds":false,'
+            '"build_allow_git_fetch":true,"build_timeout":3600,"build_coverage_regex":null,'
+            '"ci_config_path":null,"only_allow_merge_if_pipeline_succeeds":false,'
             '"only_allow_merge_if_all_discussions_are_resolved":false,'
             '"request_access_enabled":false,"printing_merge_request_link_enabled":true')
     array("labels", a.labels, lambda i: label(i, i == 0))
