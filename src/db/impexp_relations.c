@@ -28,8 +28,8 @@
 #define K_FLOAT_IN K_IN
 #define K_TIME_IN K_IN
 #define K_DATE_IN K_IN
-/* GitLab writes colors as typed (#428BCA); ours are lower case */
-#define K_COLOR_IN(k, d) "lower(" K_IN(k, d) ")"
+/* GitLab keeps colors as typed (#428BCA, #FFF); ours are #rrggbb in lower case */
+#define K_COLOR_IN(k, d) "regexp_replace(lower(" K_IN(k, d) "), '^#(.)(.)(.)$', '#\\1\\1\\2\\2\\3\\3')"
 #define K_OUT(a, c) a ".\"" c "\""
 #define K_TEXT_OUT K_OUT
 #define K_INT_OUT K_OUT

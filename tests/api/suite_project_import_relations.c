@@ -97,6 +97,20 @@ static long long import_ok(const char *token, const char *data, size_t n)
 	return pid;
 }
 
+/* Waits (at most 30 s) for the imported repository's master branch: the import's status
+ * may say finished an instant before the repository is in place. */
+static void wait_repository(const char *token, long long pid)
+{
+	for (int i = 0; i < 300; i++) {
+		resp *r = R(api("GET", S(fmt("/projects/%lld/repository/branches/master", pid)), token,
+				NULL));
+		if (r->status == 200)
+			return;
+		usleep(100000);
+	}
+	ck_abort_msg("project %lld: no repository", pid);
+}
+
 /* Every element of the list at path (all its pages) as one array (freed by release
  * through the last response: copied into a new array kept with S). */
 static json_object *list_all(const char *path, const char *token)
@@ -220,7 +234,7 @@ START_TEST(test_import_tracker_relations)
 	ck_assert_str_eq(jstr(l0, "description"), "Label 0");
 	ck_assert_int_eq(jint(l0, "priority"), 0);
 	ck_assert(jnull(find_str(labels, "name", "label-1"), "priority"));
-	ck_assert_str_eq(jstr(find_str(labels, "name", "label-2"), "color"), "#428bcc");
+	ck_assert_str_eq(jstr(find_str(labels, "name", "label-2"), "color"), "#ffcc00");
 	ck_assert(find_str(labels, "name", "group-label") != NULL);
 
 	/* milestones: iids, states, dates kept */
@@ -367,10 +381,11 @@ START_TEST(test_import_merge_requests_and_snippets)
 		ck_assert_int_eq(user_id_at(n0, "author"), author_of(&p, k));
 		ck_assert_str_eq(jstr(n0, "created_at"), gen_ts(5000 + k, 1));
 	}
+	wait_repository(p.importer, pid);
 	resp *r = R(api("POST", S(fmt("%s/merge_requests", base)), p.importer,
 			"source_branch=feature-3&target_branch=feature-1&title=after"));
-	if (r->status == 201) /* the repository came in: the counter is past the iids */
-		ck_assert_int_eq(jint(r->json, "iid"), 4);
+	ck_status(r, 201); /* the bundle's branches, and the counter past the iids */
+	ck_assert_int_eq(jint(r->json, "iid"), 4);
 
 	json_object *snippets = list_all(S(fmt("%s/snippets", base)), p.importer);
 	ck_assert_int_eq(json_object_array_length(snippets), 2);
@@ -498,6 +513,28 @@ START_TEST(test_import_bad_reference_fails_whole)
 }
 END_TEST
 
+/* A value out of its range (an issue's state): the import fails, naming the record. */
+START_TEST(test_import_bad_value_fails_whole)
+{
+	people p;
+	make_people(&p);
+	size_t n;
+	char *data = gen_archive(S(fmt("%s --issues 3 --bad-value", emails(&p))), &n);
+	resp *r = post_import(p.importer, S(unique("badvalue")), data, n);
+	ck_status(r, 201);
+	long long pid = jint(r->json, "id");
+	json_object *st = wait_import(p.importer, pid);
+	ck_assert_str_eq(jstr(st, "import_status"), "failed");
+	const char *why = jstr(st, "import_error");
+	ck_assert_msg(why && strstr(why, "issue 2: a value is invalid"), "import_error %s",
+		      why ? why : "(none)");
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM issues WHERE project_id = %lld", pid), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM labels WHERE project_id = %lld", pid), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM ci_pipelines WHERE project_id = %lld", pid),
+			 0);
+}
+END_TEST
+
 /* A record as the API shows it, without what names its project or its place there
  * (ids, URLs, the project's id and path), which an import gives anew. */
 static void strip(json_object *o)
@@ -566,6 +603,8 @@ START_TEST(test_export_import_round_trip)
 	ck_status(r, 200);
 	ck_assert(r->body_len > 0);
 	long long b = import_ok(p.importer, r->body, r->body_len);
+	wait_repository(p.importer, a);
+	wait_repository(p.importer, b);
 
 	ck_same_records(a, b, "/labels", p.importer);
 	ck_same_records(a, b, "/milestones", p.importer);
@@ -637,6 +676,7 @@ Suite *suite_project_import_relations(void)
 	tcase_add_test(tc, test_import_merge_requests_and_snippets);
 	tcase_add_test(tc, test_import_ci_and_settings);
 	tcase_add_test(tc, test_import_bad_reference_fails_whole);
+	tcase_add_test(tc, test_import_bad_value_fails_whole);
 	tcase_add_test(tc, test_export_import_round_trip);
 	suite_add_tcase(s, tc);
 	return s;

@@ -85,7 +85,8 @@ def make_bundle(path, commits, branches):
 
 
 def label(i, with_priority):
-    return {"id": 500 + i, "title": "label-%d" % i, "color": "#%06X" % (0x428BCA + i),
+    return {"id": 500 + i, "title": "label-%d" % i,
+            "color": "#FC0" if i == 2 else "#%06X" % (0x428BCA + i),
             "project_id": 1, "created_at": ts(-100 + i), "updated_at": ts(-90 + i),
             "template": False, "description": "Label %d" % i, "type": "ProjectLabel",
             "priorities": ([{"id": 1, "project_id": 1, "label_id": 500 + i, "priority": i,
@@ -154,6 +155,8 @@ def issue(k, a):
         rec["label_links"].append({"id": 10000 + k, "label_id": 600, "target_id": 1000 + k,
                                    "target_type": "Issue", "created_at": ts(k, 6),
                                    "updated_at": ts(k, 6), "label": group_label()})
+    if a.bad_value and k == 2:
+        rec["state"] = "archived"
     if a.bad_reference and k == 1:
         rec["label_links"].append({"id": 99999, "label_id": 12345, "target_id": 1001,
                                    "target_type": "Issue", "created_at": ts(k, 7),
@@ -263,6 +266,8 @@ def main():
                    "issue 1's description")
     p.add_argument("--bad-reference", action="store_true",
                    help="issue 1 gets a label link to a label the export does not hold")
+    p.add_argument("--bad-value", action="store_true",
+                   help="issue 2 gets a state no GitLab has")
     a = p.parse_args()
     emails = [e for e in a.emails.split(",") if e]
     members = [{"id": 101 + i, "email": e, "username": "member%d" % (i + 1),
