@@ -29,7 +29,8 @@
 #define K_TIME_IN K_IN
 #define K_DATE_IN K_IN
 /* GitLab keeps colors as typed (#428BCA, #FFF); ours are #rrggbb in lower case */
-#define K_COLOR_IN(k, d) "regexp_replace(lower(" K_IN(k, d) "), '^#(.)(.)(.)$', '#\\1\\1\\2\\2\\3\\3')"
+#define K_COLOR_IN(k, d)                                                                           \
+	"regexp_replace(lower(" K_IN(k, d) "), '^#(.)(.)(.)$', '#\\1\\1\\2\\2\\3\\3')"
 #define K_OUT(a, c) a ".\"" c "\""
 #define K_TEXT_OUT K_OUT
 #define K_INT_OUT K_OUT
@@ -167,7 +168,7 @@
 
 #define RELEASE_FIELDS(X, a)                                                                       \
 	X(a, tag, tag, K_TEXT, "NULL")                                                             \
-	X(a, description, description, K_TEXT, "''")                                              \
+	X(a, description, description, K_TEXT, "''")                                               \
 	X(a, created_at, created_at, K_TIME, "now()")                                              \
 	X(a, updated_at, updated_at, K_TIME, "now()")
 
@@ -182,7 +183,7 @@
  * (pushed, joined, ...) are not a tracker record's and are left out. */
 #define EVENT_ACTIONS                                                                              \
 	"(VALUES (1, 'created', 'opened'), (2, 'updated', 'updated'), (3, 'closed', 'closed'),"    \
-	" (4, 'reopened', 'reopened'), (6, 'commented', 'commented on'),"                         \
+	" (4, 'reopened', 'reopened'), (6, 'commented', 'commented on'),"                          \
 	" (7, 'merged', 'accepted'), (10, 'destroyed', 'destroyed')) AS ea (code, action, name)"
 
 /* Import: the children of a record (the row just inserted, CTE i: id, iid, title) from
@@ -191,47 +192,52 @@
  * texts credited, each link's label_id ours). */
 #define NO_FIELDS(X, a)
 #define RECSET(P, KEY, EXTRA, LIST)                                                                \
-	"jsonb_to_recordset(CASE WHEN jsonb_typeof(" P "::jsonb -> '" KEY "') = 'array' THEN "    \
-	P "::jsonb -> '" KEY "' ELSE '[]' END) AS r(" EXTRA LIST(F_DEF, "") "\"-\" int)"
-#define ASSIGNEES_CTE(P)                                                                           \
-	", a AS (INSERT INTO issue_assignees (issue_id, user_id) SELECT i.id, r.user_id FROM i, "  \
-	RECSET(P, "issue_assignees", "\"user_id\" bigint, ", NO_FIELDS) " ON CONFLICT DO NOTHING)"
+	"jsonb_to_recordset(CASE WHEN jsonb_typeof(" P "::jsonb -> '" KEY "') = 'array' THEN " P   \
+	"::jsonb -> '" KEY "' ELSE '[]' END) AS r(" EXTRA                                          \
+	LIST(F_DEF, "") "\"-\" int)"
+#define ASSIGNEES_CTE(P)                                                                                  \
+	", a AS (INSERT INTO issue_assignees (issue_id, user_id) SELECT i.id, r.user_id FROM i, " RECSET( \
+		P, "issue_assignees", "\"user_id\" bigint, ",                                             \
+		NO_FIELDS) " ON CONFLICT DO NOTHING)"
 #define LINKS_CTE(TYPE, P)                                                                         \
 	", l AS (INSERT INTO label_links (label_id, target_type, target_id, created_at)"           \
-	" SELECT r.label_id, '" TYPE "', i.id, coalesce(r.created_at, now()) FROM i, "             \
-	RECSET(P, "label_links", "\"label_id\" bigint, \"created_at\" timestamptz, ", NO_FIELDS) \
-	" ON CONFLICT DO NOTHING)"
+	" SELECT r.label_id, '" TYPE "', i.id, coalesce(r.created_at, now()) FROM i, " RECSET(     \
+		P, "label_links", "\"label_id\" bigint, \"created_at\" timestamptz, ",             \
+		NO_FIELDS) " ON CONFLICT DO NOTHING)"
 /* WHEN: false when the notes go one by one (they have award emoji, which need their ids) */
-#define NOTES_CTE(TYPE, P, WHEN)                                                                   \
-	", n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id"             \
-	NOTE_FIELDS(F_COL, "") ") SELECT $1::bigint, '" TYPE "', i.id, r.author_id"                \
-	NOTE_FIELDS(F_IN, "") " FROM i, " RECSET(P, "notes", "\"author_id\" bigint, ", NOTE_FIELDS) \
-	" WHERE " WHEN ")"
+#define NOTES_CTE(TYPE, P, WHEN)                                                                    \
+	", n AS (INSERT INTO notes (project_id, noteable_type, noteable_id, author_id" NOTE_FIELDS( \
+		F_COL, "") ") SELECT $1::bigint, '" TYPE                                            \
+			   "', i.id, r.author_id" NOTE_FIELDS(F_IN, "") " FROM i, " RECSET(         \
+				   P, "notes", "\"author_id\" bigint, ",                            \
+				   NOTE_FIELDS) " WHERE " WHEN ")"
 #define AWARDS_CTE(TYPE, P)                                                                        \
-	", w AS (INSERT INTO award_emoji (awardable_type, awardable_id, user_id"                   \
-	AWARD_FIELDS(F_COL, "") ") SELECT '" TYPE "', i.id, r.user_id" AWARD_FIELDS(F_IN, "")      \
-	" FROM i, " RECSET(P, "award_emoji", "\"user_id\" bigint, ", AWARD_FIELDS)                \
-	" ON CONFLICT DO NOTHING)"
+	", w AS (INSERT INTO award_emoji (awardable_type, awardable_id, user_id" AWARD_FIELDS(     \
+		F_COL, "") ") SELECT '" TYPE                                                       \
+			   "', i.id, r.user_id" AWARD_FIELDS(F_IN, "") " FROM i, " RECSET(         \
+				   P, "award_emoji", "\"user_id\" bigint, ",                       \
+				   AWARD_FIELDS) " ON CONFLICT DO NOTHING)"
 #define EVENTS_CTE(TYPE, P)                                                                        \
 	", e AS (INSERT INTO events (project_id, author_id, action, action_name, target_type,"     \
 	" target_id, target_iid, target_title, created_at) SELECT $1::bigint, r.author_id,"        \
 	" ea.action, ea.name, '" TYPE "', i.id, i.iid, i.title, coalesce(r.created_at, now())"     \
-	" FROM i, " RECSET(P, "events", "\"author_id\" bigint, \"action\" int,"                  \
-			   " \"created_at\" timestamptz, ", NO_FIELDS)                               \
-	" JOIN " EVENT_ACTIONS " ON ea.code = r.action)"
+	" FROM i, " RECSET(P, "events",                                                            \
+			   "\"author_id\" bigint, \"action\" int,"                                 \
+			   " \"created_at\" timestamptz, ",                                        \
+			   NO_FIELDS) " JOIN " EVENT_ACTIONS " ON ea.code = r.action)"
 
 /* Export: the events of the TYPE record of id ID. */
 #define EVENTS_JSON(TYPE, ID)                                                                      \
 	"(SELECT coalesce(json_agg(json_build_object('id', ev.id, 'target_type', ev.target_type,"  \
-	" 'target_id', ev.target_id, 'project_id', ev.project_id, 'created_at',"                  \
+	" 'target_id', ev.target_id, 'project_id', ev.project_id, 'created_at',"                   \
 	" iso8601(ev.created_at), 'updated_at', iso8601(ev.created_at), 'action', ea.code,"        \
-	" 'author_id', ev.author_id) ORDER BY ev.id), '[]') FROM events ev JOIN " EVENT_ACTIONS     \
+	" 'author_id', ev.author_id) ORDER BY ev.id), '[]') FROM events ev JOIN " EVENT_ACTIONS    \
 	" ON ea.action = ev.action WHERE ev.target_type = '" TYPE "' AND ev.target_id = " ID ")"
 
 /* Export: a label (alias a) as 10.8 writes it, in an issue's label link too: a group
  * label is written as GitLab does (GroupLabel) and comes back as a project label. */
 #define LABEL_JSON(a)                                                                              \
-	"json_build_object('id', " a ".id, 'project_id', " a ".project_id, 'group_id', " a          \
+	"json_build_object('id', " a ".id, 'project_id', " a ".project_id, 'group_id', " a         \
 	".group_id" LABEL_FIELDS(F_OUT, a) ", 'template', false, 'type', CASE WHEN " a             \
 					   ".group_id IS NULL THEN 'ProjectLabel' ELSE"            \
 					   " 'GroupLabel' END, 'priorities', CASE WHEN " a         \
@@ -239,31 +245,37 @@
 					   " json_build_array(json_build_object('label_id', " a    \
 					   ".id, 'priority', " a ".priority)) END)"
 #define MILESTONE_JSON(a)                                                                          \
-	"json_build_object('id', " a ".id, 'project_id', " a                                       \
-	".project_id" MILESTONE_FIELDS(F_OUT, a) ", 'events', " EVENTS_JSON("Milestone", a ".id") ")"
+	"json_build_object('id', " a ".id, 'project_id', " a ".project_id" MILESTONE_FIELDS(       \
+		F_OUT, a) ", 'events', " EVENTS_JSON("Milestone", a ".id") ")"
 #define AWARDS_JSON(TYPE, ID)                                                                      \
 	"(SELECT coalesce(json_agg(json_build_object('id', e.id, 'user_id', e.user_id,"            \
-	" 'awardable_type', e.awardable_type" AWARD_FIELDS(F_OUT, "e") ") ORDER BY e.id),"         \
-	" '[]') FROM award_emoji e WHERE e.awardable_type = '" TYPE "' AND e.awardable_id = " ID   \
-	")"
-#define NOTES_JSON(TYPE, ID)                                                                       \
-	"(SELECT coalesce(json_agg(json_build_object('id', n.id, 'noteable_type', n.noteable_type,"  \
-	" 'noteable_id', n.noteable_id, 'project_id', n.project_id, 'author_id', n.author_id"       \
-	NOTE_FIELDS(F_OUT, "n") ", 'attachment', json_build_object('url', n.attachment),"          \
-				" 'author', json_build_object('name', (SELECT u.name FROM users u" \
-				" WHERE u.id = n.author_id)), 'events', '[]'::json,"               \
-				" 'award_emoji', " AWARDS_JSON("Note", "n.id") ") ORDER BY n.id),"  \
-	" '[]') FROM notes n WHERE n.noteable_type = '" TYPE "' AND n.noteable_id = " ID ")"
+	" 'awardable_type', e.awardable_type" AWARD_FIELDS(                                        \
+		F_OUT, "e") ") ORDER BY e.id),"                                                    \
+			    " '[]') FROM award_emoji e WHERE e.awardable_type = '" TYPE            \
+			    "' AND e.awardable_id = " ID ")"
+#define NOTES_JSON(TYPE, ID)                                                                               \
+	"(SELECT coalesce(json_agg(json_build_object('id', n.id, 'noteable_type', n.noteable_type,"        \
+	" 'noteable_id', n.noteable_id, 'project_id', n.project_id, 'author_id', n.author_id" NOTE_FIELDS( \
+		F_OUT, "n") ", 'attachment', json_build_object('url', n.attachment),"                      \
+			    " 'author', json_build_object('name', (SELECT u.name FROM users u"             \
+			    " WHERE u.id = n.author_id)), 'events', '[]'::json,"                           \
+			    " 'award_emoji', " AWARDS_JSON(                                                \
+				    "Note",                                                                \
+				    "n.id") ") ORDER BY n.id),"                                            \
+					    " '[]') FROM notes n WHERE n.noteable_type = '" TYPE           \
+					    "' AND n.noteable_id = " ID ")"
 #define LABEL_LINKS_JSON(TYPE, ID)                                                                 \
 	"(SELECT coalesce(json_agg(json_build_object('label_id', k.label_id, 'target_id',"         \
 	" k.target_id, 'target_type', k.target_type, 'created_at', iso8601(k.created_at),"         \
-	" 'updated_at', iso8601(k.created_at), 'label', " LABEL_JSON("l") ") ORDER BY l.title),"   \
-	" '[]') FROM label_links k JOIN labels l ON l.id = k.label_id"                             \
-	" WHERE k.target_type = '" TYPE "' AND k.target_id = " ID ")"
+	" 'updated_at', iso8601(k.created_at), 'label', " LABEL_JSON(                              \
+		"l") ") ORDER BY l.title),"                                                        \
+		     " '[]') FROM label_links k JOIN labels l ON l.id = k.label_id"                \
+		     " WHERE k.target_type = '" TYPE "' AND k.target_id = " ID ")"
 #define MILESTONE_OF(ID) "(SELECT " MILESTONE_JSON("m") " FROM milestones m WHERE m.id = " ID ")"
 
 /* An export page: the records of project $1 after id $2, $3 of them, oldest first. */
-#define PAGE_OF(TABLE, a, COL) " FROM " TABLE " " a " WHERE " a "." COL " = $1 AND " a ".id > $2" \
+#define PAGE_OF(TABLE, a, COL)                                                                     \
+	" FROM " TABLE " " a " WHERE " a "." COL " = $1 AND " a ".id > $2"                         \
 	" ORDER BY " a ".id LIMIT $3"
 #define PAGE_SIZE 100
 enum { EX_PROJECT, EX_AFTER, EX_LIMIT, EX_NPARAMS };
@@ -278,7 +290,17 @@ enum { II_PROJECT, II_AUTHOR, II_MILESTONE, II_REC, II_NOTES, II_NPARAMS };
 enum { NI_PROJECT, NI_TYPE, NI_TARGET, NI_AUTHOR, NI_REC, NI_NPARAMS };
 enum { AI_TYPE, AI_TARGET, AI_USER, AI_REC, AI_NPARAMS };
 enum { IT_ISSUE, IT_UPDATED, IT_NPARAMS };
-enum { EI_PROJECT, EI_AUTHOR, EI_ACTION, EI_TYPE, EI_TARGET, EI_IID, EI_TITLE, EI_CREATED, EI_NPARAMS };
+enum {
+	EI_PROJECT,
+	EI_AUTHOR,
+	EI_ACTION,
+	EI_TYPE,
+	EI_TARGET,
+	EI_IID,
+	EI_TITLE,
+	EI_CREATED,
+	EI_NPARAMS
+};
 enum {
 	MI_PROJECT,
 	MI_AUTHOR,
@@ -305,38 +327,47 @@ const db_stmt db_impexp_relations_stmts[] = {
 	/* Import. Labels and milestones are found by title in the project or made (as
 	 * 10.8's GroupProjectObjectBuilder): an issue's link names its label again. */
 	{"impexp_label_find_or_create",
-	 "WITH f AS (SELECT l.id FROM labels l, " REC("$2", LABEL_FIELDS)
-	 " WHERE l.project_id = $1 AND l.title = r.title),"
-	 " i AS (INSERT INTO labels (project_id, priority" LABEL_FIELDS(F_COL, "")
-	 ") SELECT $1::bigint, $3::int" LABEL_FIELDS(F_IN, "") " FROM " REC("$2", LABEL_FIELDS)
-	 " WHERE NOT EXISTS (SELECT 1 FROM f) RETURNING id)"
-	 " SELECT id FROM f UNION ALL SELECT id FROM i",
+	 "WITH f AS (SELECT l.id FROM labels l, " REC(
+		 "$2",
+		 LABEL_FIELDS) " WHERE l.project_id = $1 AND l.title = r.title),"
+			       " i AS (INSERT INTO labels (project_id, priority" LABEL_FIELDS(F_COL, "") ") SELECT $1::bigint, $3::int" LABEL_FIELDS(
+				       F_IN,
+				       "") " FROM " REC("$2",
+							LABEL_FIELDS) " WHERE NOT EXISTS (SELECT 1 FROM f) RETURNING id)"
+								      " SELECT id FROM f UNION ALL SELECT id FROM i",
 	 LF_NPARAMS, 1},
 	{"impexp_milestone_find_or_create",
-	 "WITH f AS (SELECT m.id FROM milestones m, " REC("$2", MILESTONE_FIELDS)
-	 " WHERE m.project_id = $1 AND m.title = r.title),"
-	 " i AS (INSERT INTO milestones (project_id" MILESTONE_FIELDS(F_COL, "")
-	 ") SELECT $1::bigint" MILESTONE_FIELDS(F_IN, "") " FROM " REC("$2", MILESTONE_FIELDS)
-	 " WHERE NOT EXISTS (SELECT 1 FROM f) RETURNING id)"
-	 " SELECT id, false FROM f UNION ALL SELECT id, true FROM i",
+	 "WITH f AS (SELECT m.id FROM milestones m, " REC(
+		 "$2",
+		 MILESTONE_FIELDS) " WHERE m.project_id = $1 AND m.title = r.title),"
+				   " i AS (INSERT INTO milestones (project_id" MILESTONE_FIELDS(F_COL, "") ") SELECT $1::bigint" MILESTONE_FIELDS(
+					   F_IN,
+					   "") " FROM " REC("$2",
+							    MILESTONE_FIELDS) " WHERE NOT EXISTS (SELECT 1 FROM f) RETURNING id)"
+									      " SELECT id, false FROM f UNION ALL SELECT id, true FROM i",
 	 MF_NPARAMS, MF_NCOLS},
 	{"impexp_issue_insert",
-	 "WITH i AS (INSERT INTO issues (project_id, author_id, milestone_id" ISSUE_FIELDS(F_COL, "")
-	 ") SELECT $1::bigint, $2::bigint, $3::bigint" ISSUE_FIELDS(F_IN, "") " FROM " REC("$4", ISSUE_FIELDS)
-	 " RETURNING id, iid, title)" ASSIGNEES_CTE("$4") LINKS_CTE("Issue", "$4")
-	 NOTES_CTE("Issue", "$4", "$5::boolean") AWARDS_CTE("Issue", "$4") EVENTS_CTE("Issue", "$4")
-	 " SELECT id FROM i",
+	 "WITH i AS (INSERT INTO issues (project_id, author_id, milestone_id" ISSUE_FIELDS(F_COL, "") ") SELECT $1::bigint, $2::bigint, $3::bigint" ISSUE_FIELDS(
+		 F_IN,
+		 "") " FROM " REC("$4",
+				  ISSUE_FIELDS) " RETURNING id, iid, title)" ASSIGNEES_CTE("$4")
+		 LINKS_CTE("Issue", "$4") NOTES_CTE("Issue", "$4", "$5::boolean")
+			 AWARDS_CTE("Issue", "$4") EVENTS_CTE("Issue", "$4") " SELECT id FROM i",
 	 II_NPARAMS, 1},
 	{"impexp_note_insert",
-	 "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id" NOTE_FIELDS(F_COL, "")
-	 ") SELECT $1::bigint, $2::text, $3::bigint, $4::bigint" NOTE_FIELDS(F_IN, "") " FROM " REC("$5", NOTE_FIELDS)
-	 " RETURNING id",
+	 "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id" NOTE_FIELDS(
+		 F_COL,
+		 "") ") SELECT $1::bigint, $2::text, $3::bigint, $4::bigint" NOTE_FIELDS(F_IN,
+											 "") " FROM " REC("$5",
+													  NOTE_FIELDS) " RETURNING id",
 	 NI_NPARAMS, 1},
 	/* two awards of one emoji by authors who both became the importing user are one */
 	{"impexp_award_insert",
-	 "INSERT INTO award_emoji (awardable_type, awardable_id, user_id" AWARD_FIELDS(F_COL, "")
-	 ") SELECT $1::text, $2::bigint, $3::bigint" AWARD_FIELDS(F_IN, "") " FROM " REC("$4", AWARD_FIELDS)
-	 " ON CONFLICT DO NOTHING",
+	 "INSERT INTO award_emoji (awardable_type, awardable_id, user_id" AWARD_FIELDS(
+		 F_COL,
+		 "") ") SELECT $1::text, $2::bigint, $3::bigint" AWARD_FIELDS(F_IN,
+									      "") " FROM " REC("$4",
+											       AWARD_FIELDS) " ON CONFLICT DO NOTHING",
 	 AI_NPARAMS, 0},
 	/* an event of a record (none for an action that is not a tracker record's) */
 	{"impexp_event_insert",
@@ -352,140 +383,174 @@ const db_stmt db_impexp_relations_stmts[] = {
 	/* the source is the project itself: a fork's branches come in as the project's */
 	{"impexp_mr_insert",
 	 "WITH i AS (INSERT INTO merge_requests (target_project_id, source_project_id, author_id,"
-	 " assignee_id, milestone_id, merge_user_id, sha, force_remove_source_branch"
-	 MR_FIELDS(F_COL, "")
-	 ") SELECT $1::bigint, $1::bigint, $2::bigint, $3::bigint, $4::bigint,"
-	 " $5::bigint, $6::text, coalesce($7::boolean, false)" MR_FIELDS(F_IN, "") " FROM "
-	 REC("$8", MR_FIELDS) " RETURNING id, iid, title)" LINKS_CTE("MergeRequest", "$8")
-	 NOTES_CTE("MergeRequest", "$8", "$9::boolean") AWARDS_CTE("MergeRequest", "$8")
-	 EVENTS_CTE("MergeRequest", "$8") " SELECT id FROM i",
+	 " assignee_id, milestone_id, merge_user_id, sha, force_remove_source_branch" MR_FIELDS(
+		 F_COL,
+		 "") ") SELECT $1::bigint, $1::bigint, $2::bigint, $3::bigint, $4::bigint,"
+		     " $5::bigint, $6::text, coalesce($7::boolean, false)" MR_FIELDS(F_IN, "") " FROM " REC(
+			     "$8", MR_FIELDS) " RETURNING id, iid, title)" LINKS_CTE("MergeRequest",
+										     "$8")
+			     NOTES_CTE("MergeRequest", "$8", "$9::boolean")
+				     AWARDS_CTE("MergeRequest", "$8")
+					     EVENTS_CTE("MergeRequest", "$8") " SELECT id FROM i",
 	 MI_NPARAMS, 1},
 	{"impexp_snippet_insert",
-	 "WITH i AS (INSERT INTO snippets (project_id, author_id" SNIPPET_FIELDS(F_COL, "")
-	 ") SELECT $1::bigint, $2::bigint" SNIPPET_FIELDS(F_IN, "") " FROM " REC("$3", SNIPPET_FIELDS)
-	 " RETURNING id, NULL::bigint AS iid, title)" NOTES_CTE("Snippet", "$3", "$4::boolean")
-	 AWARDS_CTE("Snippet", "$3") " SELECT id FROM i",
+	 "WITH i AS (INSERT INTO snippets (project_id, author_id" SNIPPET_FIELDS(F_COL, "") ") SELECT $1::bigint, $2::bigint" SNIPPET_FIELDS(
+		 F_IN,
+		 "") " FROM " REC("$3",
+				  SNIPPET_FIELDS) " RETURNING id, NULL::bigint AS iid, title)" NOTES_CTE("Snippet",
+													 "$3",
+													 "$4::boolean")
+		 AWARDS_CTE("Snippet", "$3") " SELECT id FROM i",
 	 SI_NPARAMS, 1},
 	{"impexp_protected_branch_insert",
-	 "INSERT INTO protected_branches (project_id, push_access_level, merge_access_level"
-	 PROTECTED_BRANCH_FIELDS(F_COL, "") ") SELECT $1::bigint, coalesce($2::int, 40),"
-	 " coalesce($3::int, 40)" PROTECTED_BRANCH_FIELDS(F_IN, "") " FROM "
-	 REC("$4", PROTECTED_BRANCH_FIELDS),
+	 "INSERT INTO protected_branches (project_id, push_access_level, merge_access_level" PROTECTED_BRANCH_FIELDS(
+		 F_COL, "") ") SELECT $1::bigint, coalesce($2::int, 40),"
+			    " coalesce($3::int, 40)" PROTECTED_BRANCH_FIELDS(F_IN, "") " FROM " REC(
+				    "$4", PROTECTED_BRANCH_FIELDS),
 	 PB_NPARAMS, 0},
 	{"impexp_trigger_insert",
-	 "INSERT INTO ci_triggers (project_id, owner_id, token_digest, token_sealed"
-	 TRIGGER_FIELDS(F_COL, "") ") SELECT $1::bigint, $2::bigint, $3::text, $4::text" TRIGGER_FIELDS(F_IN, "")
-	 " FROM " REC("$5", TRIGGER_FIELDS),
+	 "INSERT INTO ci_triggers (project_id, owner_id, token_digest, token_sealed" TRIGGER_FIELDS(
+		 F_COL,
+		 "") ") SELECT $1::bigint, $2::bigint, $3::text, $4::text" TRIGGER_FIELDS(F_IN,
+											  "") " FROM " REC("$5",
+													   TRIGGER_FIELDS),
 	 TI_NPARAMS, 0},
 	/* imported inactive, as 10.8 does: it runs when someone turns it on */
 	{"impexp_schedule_insert",
-	 "INSERT INTO ci_pipeline_schedules (project_id, owner_id, active"
-	 SCHEDULE_FIELDS(F_COL, "") ") SELECT $1::bigint, $2::bigint, false" SCHEDULE_FIELDS(F_IN, "")
-	 " FROM " REC("$3", SCHEDULE_FIELDS) " RETURNING id",
+	 "INSERT INTO ci_pipeline_schedules (project_id, owner_id, active" SCHEDULE_FIELDS(
+		 F_COL,
+		 "") ") SELECT $1::bigint, $2::bigint, false" SCHEDULE_FIELDS(F_IN,
+									      "") " FROM " REC("$3",
+											       SCHEDULE_FIELDS) " RETURNING id",
 	 SC_NPARAMS, 1},
 	{"impexp_schedule_variable",
 	 "INSERT INTO ci_pipeline_schedule_variables (pipeline_schedule_id, key, value_sealed)"
 	 " VALUES ($1::bigint, $2::text, $3::text)",
 	 SV_NPARAMS, 0},
 	{"impexp_pipeline_insert",
-	 "INSERT INTO ci_pipelines (project_id, user_id, status" PIPELINE_FIELDS(F_COL, "")
-	 ") SELECT $1::bigint, $2::bigint, $3::text" PIPELINE_FIELDS(F_IN, "") " FROM " REC("$4", PIPELINE_FIELDS)
-	 " RETURNING id",
+	 "INSERT INTO ci_pipelines (project_id, user_id, status" PIPELINE_FIELDS(
+		 F_COL,
+		 "") ") SELECT $1::bigint, $2::bigint, $3::text" PIPELINE_FIELDS(F_IN,
+										 "") " FROM " REC("$4",
+												  PIPELINE_FIELDS) " RETURNING id",
 	 PI_NPARAMS, 1},
 	{"impexp_job_insert",
 	 "WITH s AS (INSERT INTO commit_statuses (project_id, pipeline_id, author_id, status,"
-	 " ref, sha" JOB_FIELDS(F_COL, "") ") SELECT $1::bigint, p.id, $3::bigint, $4::text, p.ref, p.sha"
-	 JOB_FIELDS(F_IN, "") " FROM ci_pipelines p, " REC("$6", JOB_FIELDS)
-	 " WHERE p.id = $2 RETURNING id, project_id, pipeline_id),"
-	 " b AS (INSERT INTO ci_builds (id, project_id, pipeline_id)"
-	 " SELECT id, project_id, pipeline_id FROM s WHERE $5::boolean)"
-	 " SELECT id FROM s",
+	 " ref, sha" JOB_FIELDS(F_COL, "") ") SELECT $1::bigint, p.id, $3::bigint, $4::text, p.ref, p.sha" JOB_FIELDS(
+		 F_IN,
+		 "") " FROM ci_pipelines p, " REC("$6",
+						  JOB_FIELDS) " WHERE p.id = $2 RETURNING id, project_id, pipeline_id),"
+							      " b AS (INSERT INTO ci_builds (id, project_id, pipeline_id)"
+							      " SELECT id, project_id, pipeline_id FROM s WHERE $5::boolean)"
+							      " SELECT id FROM s",
 	 JI_NPARAMS, 1},
 	{"impexp_release_insert",
-	 "INSERT INTO releases (project_id" RELEASE_FIELDS(F_COL, "") ") SELECT $1::bigint"
-	 RELEASE_FIELDS(F_IN, "") " FROM " REC("$2", RELEASE_FIELDS),
+	 "INSERT INTO releases (project_id" RELEASE_FIELDS(
+		 F_COL, "") ") SELECT $1::bigint" RELEASE_FIELDS(F_IN,
+								 "") " FROM " REC("$2",
+										  RELEASE_FIELDS),
 	 RI_NPARAMS, 0},
 	{"impexp_badge_insert",
-	 "INSERT INTO badges (project_id" BADGE_FIELDS(F_COL, "") ") SELECT $1::bigint"
-	 BADGE_FIELDS(F_IN, "") " FROM " REC("$2", BADGE_FIELDS),
+	 "INSERT INTO badges (project_id" BADGE_FIELDS(
+		 F_COL, "") ") SELECT $1::bigint" BADGE_FIELDS(F_IN, "") " FROM " REC("$2",
+										      BADGE_FIELDS),
 	 BI_NPARAMS, 0},
 
 	/* Export, a page at a time. */
 	{"impexp_labels_page",
-	 "SELECT t.id, " LABEL_JSON("t") "::text" PAGE_OF("labels", "t", "project_id"),
-	 EX_NPARAMS, EX_NCOLS},
+	 "SELECT t.id, " LABEL_JSON("t") "::text" PAGE_OF("labels", "t", "project_id"), EX_NPARAMS,
+	 EX_NCOLS},
 	{"impexp_milestones_page",
 	 "SELECT t.id, " MILESTONE_JSON("t") "::text" PAGE_OF("milestones", "t", "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_issues_page",
 	 "SELECT i.id, json_build_object('id', i.id, 'project_id', i.project_id, 'author_id',"
-	 " i.author_id" ISSUE_FIELDS(F_OUT, "i") ", 'issue_assignees', (SELECT"
-	 " coalesce(json_agg(json_build_object('user_id', s.user_id, 'issue_id', s.issue_id)"
-	 " ORDER BY s.user_id), '[]') FROM issue_assignees s WHERE s.issue_id = i.id),"
-	 " 'milestone', " MILESTONE_OF("i.milestone_id") ", 'label_links', "
-	 LABEL_LINKS_JSON("Issue", "i.id") ", 'notes', " NOTES_JSON("Issue", "i.id")
-	 ", 'award_emoji', " AWARDS_JSON("Issue", "i.id") ", 'events', "
-	 EVENTS_JSON("Issue", "i.id") ")::text"
-	 PAGE_OF("issues", "i", "project_id"),
+	 " i.author_id" ISSUE_FIELDS(
+		 F_OUT,
+		 "i") ", 'issue_assignees', (SELECT"
+		      " coalesce(json_agg(json_build_object('user_id', s.user_id, 'issue_id', s.issue_id)"
+		      " ORDER BY s.user_id), '[]') FROM issue_assignees s WHERE s.issue_id = i.id),"
+		      " 'milestone', " MILESTONE_OF("i.milestone_id") ", 'label_links', " LABEL_LINKS_JSON("Issue", "i.id") ", 'notes', " NOTES_JSON(
+			      "Issue",
+			      "i.id") ", 'award_emoji', " AWARDS_JSON("Issue",
+								      "i.id") ", 'events', " EVENTS_JSON("Issue",
+													 "i.id") ")::text" PAGE_OF("issues",
+																   "i",
+																   "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_merge_requests_page",
 	 "SELECT i.id, json_build_object('id', i.id, 'target_project_id', i.target_project_id,"
 	 " 'source_project_id', i.source_project_id, 'author_id', i.author_id, 'assignee_id',"
-	 " i.assignee_id, 'merge_user_id', i.merge_user_id" MR_FIELDS(F_OUT, "i")
-	 ", 'merge_params', json_build_object('force_remove_source_branch',"
-	 " i.force_remove_source_branch), 'diff_head_sha', i.sha, 'merge_request_diff',"
-	 " json_build_object('merge_request_id', i.id, 'state', 'collected', 'head_commit_sha',"
-	 " i.sha, 'merge_request_diff_commits', '[]'::json, 'merge_request_diff_files',"
-	 " '[]'::json), 'milestone', " MILESTONE_OF("i.milestone_id") ", 'label_links', "
-	 LABEL_LINKS_JSON("MergeRequest", "i.id") ", 'notes', "
-	 NOTES_JSON("MergeRequest", "i.id") ", 'award_emoji', "
-	 AWARDS_JSON("MergeRequest", "i.id") ", 'events', " EVENTS_JSON("MergeRequest", "i.id")
-	 ")::text"
-	 PAGE_OF("merge_requests", "i", "target_project_id"),
+	 " i.assignee_id, 'merge_user_id', i.merge_user_id" MR_FIELDS(
+		 F_OUT,
+		 "i") ", 'merge_params', json_build_object('force_remove_source_branch',"
+		      " i.force_remove_source_branch), 'diff_head_sha', i.sha, 'merge_request_diff',"
+		      " json_build_object('merge_request_id', i.id, 'state', 'collected', 'head_commit_sha',"
+		      " i.sha, 'merge_request_diff_commits', '[]'::json, 'merge_request_diff_files',"
+		      " '[]'::json), 'milestone', " MILESTONE_OF("i.milestone_id") ", 'label_links', " LABEL_LINKS_JSON("MergeRequest", "i.id") ", 'notes', " NOTES_JSON(
+			      "MergeRequest",
+			      "i.id") ", 'award_emoji', " AWARDS_JSON("MergeRequest",
+								      "i.id") ", 'events', " EVENTS_JSON("MergeRequest",
+													 "i.id") ")::text" PAGE_OF("merge_requests",
+																   "i",
+																   "target_project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_snippets_page",
 	 "SELECT i.id, json_build_object('id', i.id, 'project_id', i.project_id, 'author_id',"
-	 " i.author_id" SNIPPET_FIELDS(F_OUT, "i") ", 'notes', " NOTES_JSON("Snippet", "i.id")
-	 ", 'award_emoji', " AWARDS_JSON("Snippet", "i.id") ")::text"
-	 PAGE_OF("snippets", "i", "project_id"),
+	 " i.author_id" SNIPPET_FIELDS(F_OUT, "i") ", 'notes', " NOTES_JSON(
+		 "Snippet",
+		 "i.id") ", 'award_emoji', " AWARDS_JSON("Snippet",
+							 "i.id") ")::text" PAGE_OF("snippets", "i",
+										   "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_protected_branches_page",
-	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id"
-	 PROTECTED_BRANCH_FIELDS(F_OUT, "t") ", 'merge_access_levels',"
-	 " json_build_array(json_build_object('protected_branch_id', t.id, 'access_level',"
-	 " t.merge_access_level)), 'push_access_levels',"
-	 " json_build_array(json_build_object('protected_branch_id', t.id, 'access_level',"
-	 " t.push_access_level)))::text" PAGE_OF("protected_branches", "t", "project_id"),
+	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id" PROTECTED_BRANCH_FIELDS(
+		 F_OUT,
+		 "t") ", 'merge_access_levels',"
+		      " json_build_array(json_build_object('protected_branch_id', t.id, 'access_level',"
+		      " t.merge_access_level)), 'push_access_levels',"
+		      " json_build_array(json_build_object('protected_branch_id', t.id, 'access_level',"
+		      " t.push_access_level)))::text" PAGE_OF("protected_branches", "t",
+							      "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	/* the token is opened in C and added as "token" */
 	{"impexp_triggers_page",
 	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id, 'owner_id',"
-	 " t.owner_id" TRIGGER_FIELDS(F_OUT, "t") ")::text, t.token_sealed"
-	 " FROM ci_triggers t WHERE t.project_id = $1 AND t.id > $2 AND t.deleted_at IS NULL"
-	 " ORDER BY t.id LIMIT $3",
+	 " t.owner_id" TRIGGER_FIELDS(
+		 F_OUT,
+		 "t") ")::text, t.token_sealed"
+		      " FROM ci_triggers t WHERE t.project_id = $1 AND t.id > $2 AND t.deleted_at IS NULL"
+		      " ORDER BY t.id LIMIT $3",
 	 EX_NPARAMS, EXS_NCOLS},
 	/* the variables' values are opened in C */
 	{"impexp_pipeline_schedules_page",
 	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id, 'owner_id',"
-	 " t.owner_id" SCHEDULE_FIELDS(F_OUT, "t") ", 'active', t.active, 'next_run_at',"
-	 " iso8601(t.next_run_at), 'variables', (SELECT coalesce(json_agg(json_build_object("
-	 "'key', v.key, 'value', v.value_sealed) ORDER BY v.id), '[]')"
-	 " FROM ci_pipeline_schedule_variables v WHERE v.pipeline_schedule_id = t.id))::text"
-	 PAGE_OF("ci_pipeline_schedules", "t", "project_id"),
+	 " t.owner_id" SCHEDULE_FIELDS(
+		 F_OUT,
+		 "t") ", 'active', t.active, 'next_run_at',"
+		      " iso8601(t.next_run_at), 'variables', (SELECT coalesce(json_agg(json_build_object("
+		      "'key', v.key, 'value', v.value_sealed) ORDER BY v.id), '[]')"
+		      " FROM ci_pipeline_schedule_variables v WHERE v.pipeline_schedule_id = t.id))::text" PAGE_OF(
+			      "ci_pipeline_schedules", "t", "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_pipelines_page",
 	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id, 'user_id',"
-	 " t.user_id, 'status', t.status" PIPELINE_FIELDS(F_OUT, "t") ", 'notes', '[]'::json,"
-	 " 'statuses', (SELECT coalesce(json_agg(json_build_object('id', s.id, 'commit_id',"
-	 " s.pipeline_id, 'project_id', s.project_id, 'user_id', s.author_id, 'status', s.status,"
-	 " 'ref', s.ref, 'type', CASE WHEN b.id IS NULL THEN 'GenericCommitStatus'"
-	 " ELSE 'Ci::Build' END, 'tag', b.tag" JOB_FIELDS(F_OUT, "s") ") ORDER BY s.id), '[]')"
-	 " FROM commit_statuses s LEFT JOIN ci_builds b ON b.id = s.id"
-	 " WHERE s.pipeline_id = t.id))::text" PAGE_OF("ci_pipelines", "t", "project_id"),
+	 " t.user_id, 'status', t.status" PIPELINE_FIELDS(
+		 F_OUT,
+		 "t") ", 'notes', '[]'::json,"
+		      " 'statuses', (SELECT coalesce(json_agg(json_build_object('id', s.id, 'commit_id',"
+		      " s.pipeline_id, 'project_id', s.project_id, 'user_id', s.author_id, 'status', s.status,"
+		      " 'ref', s.ref, 'type', CASE WHEN b.id IS NULL THEN 'GenericCommitStatus'"
+		      " ELSE 'Ci::Build' END, 'tag', b.tag" JOB_FIELDS(
+			      F_OUT,
+			      "s") ") ORDER BY s.id), '[]')"
+				   " FROM commit_statuses s LEFT JOIN ci_builds b ON b.id = s.id"
+				   " WHERE s.pipeline_id = t.id))::text" PAGE_OF("ci_pipelines",
+										 "t", "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_releases_page",
-	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id"
-	 RELEASE_FIELDS(F_OUT, "t") ")::text" PAGE_OF("releases", "t", "project_id"),
+	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id" RELEASE_FIELDS(
+		 F_OUT, "t") ")::text" PAGE_OF("releases", "t", "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
 	{"impexp_project_badges_page",
 	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id, 'type',"
@@ -610,14 +675,11 @@ static int events_import(rel *r, json_object *rec, const char *type, const char 
 		const char *action = get_str(ev, "action");
 		if (!action)
 			return rel_fail(r, arena_printf(r->keep, "%s event", type), "no action");
-		const char *v[EI_NPARAMS] = {[EI_PROJECT] = r->project,
-					     [EI_AUTHOR] = user_of(r, ev, "author_id", NULL),
-					     [EI_ACTION] = action,
-					     [EI_TYPE] = type,
-					     [EI_TARGET] = id,
-					     [EI_IID] = iid,
-					     [EI_TITLE] = title,
-					     [EI_CREATED] = get_str(ev, "created_at")};
+		const char *v[EI_NPARAMS] = {
+			[EI_PROJECT] = r->project, [EI_AUTHOR] = user_of(r, ev, "author_id", NULL),
+			[EI_ACTION] = action,      [EI_TYPE] = type,
+			[EI_TARGET] = id,          [EI_IID] = iid,
+			[EI_TITLE] = title,        [EI_CREATED] = get_str(ev, "created_at")};
 		DB_PARAMS(v, EI_NPARAMS);
 		int err;
 		if (!db_query(r->c, "impexp_event_insert", EI_NPARAMS, v, &err))
@@ -649,8 +711,8 @@ static int label_import(rel *r, json_object *rec, const char **id)
 	if (!*id)
 		return rel_fail(r, "label", "not stored");
 	json_object *exported = get(rec, "id");
-	if (exported && impexp_map_put(r->st, "labels", (long)json_object_get_int64(exported),
-				       atol(*id)) < 0)
+	if (exported &&
+	    impexp_map_put(r->st, "labels", (long)json_object_get_int64(exported), atol(*id)) < 0)
 		return rel_fail(r, "label", "out of memory");
 	return 0;
 }
@@ -729,7 +791,9 @@ static int map_users(rel *r, json_object *rec, const char *k, const char *uk, co
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(list, i);
 		if (!e || !json_object_is_type(e, json_type_object))
-			return rel_fail(r, what, arena_printf(r->keep, "an element of %s is not an object", k));
+			return rel_fail(r, what,
+					arena_printf(r->keep, "an element of %s is not an object",
+						     k));
 		json_object *u = get(e, uk);
 		bool matched = false;
 		long id = impexp_user(r->st, u ? (long)json_object_get_int64(u) : 0, &matched);
@@ -864,7 +928,8 @@ static int require_iid_title(rel *r, json_object *rec, const char *what)
 		return rel_fail(r, what, "no iid");
 	const char *title = get_str(rec, "title");
 	if (!title || !*title)
-		return rel_fail(r, arena_printf(r->keep, "%s %s", what, json_object_get_string(iid)),
+		return rel_fail(r,
+				arena_printf(r->keep, "%s %s", what, json_object_get_string(iid)),
 				"no title");
 	return 0;
 }
@@ -878,8 +943,7 @@ int impexp_labels_import(ctx *c, struct impexp_import *st, json_object *rec, con
 	return rel_close(&r, label_import(&r, rec, &id));
 }
 
-int impexp_milestones_import(ctx *c, struct impexp_import *st, json_object *rec,
-			     const char **why)
+int impexp_milestones_import(ctx *c, struct impexp_import *st, json_object *rec, const char **why)
 {
 	rel r;
 	if (rel_open(&r, c, st, why) < 0)
@@ -917,8 +981,8 @@ static int issue_import(rel *r, json_object *rec)
 	size_t notes;
 	get_array(rec, "notes", &notes);
 	if (notes) {
-		const char *tv[IT_NPARAMS] = {[IT_ISSUE] = id,
-					      [IT_UPDATED] = get_str(rec, "updated_at")};
+		const char *tv[IT_NPARAMS] = {
+			[IT_ISSUE] = id, [IT_UPDATED] = get_str(rec, "updated_at")};
 		DB_PARAMS(tv, IT_NPARAMS);
 		if (!db_query(r->c, "impexp_issue_touch", IT_NPARAMS, tv, &err))
 			return rel_failed(r, what, err);
@@ -964,10 +1028,11 @@ static int merge_request_import(rel *r, json_object *rec)
 	const char *v[MI_NPARAMS] = {
 		[MI_PROJECT] = r->project,
 		[MI_AUTHOR] = user_of(r, rec, "author_id", NULL),
-		[MI_ASSIGNEE] = get(rec, "assignee_id") ? user_of(r, rec, "assignee_id", NULL) : NULL,
+		[MI_ASSIGNEE] = get(rec, "assignee_id") ? user_of(r, rec, "assignee_id", NULL)
+							: NULL,
 		[MI_MILESTONE] = milestone,
-		[MI_MERGE_USER] =
-			get(rec, "merge_user_id") ? user_of(r, rec, "merge_user_id", NULL) : NULL,
+		[MI_MERGE_USER] = get(rec, "merge_user_id") ? user_of(r, rec, "merge_user_id", NULL)
+							    : NULL,
 		[MI_SHA] = sha,
 		[MI_FORCE_REMOVE] = get_str(get(rec, "merge_params"), "force_remove_source_branch"),
 		[MI_REC] = rec_text(r, rec),
@@ -1046,8 +1111,8 @@ int impexp_protected_branches_import(ctx *c, struct impexp_import *st, json_obje
 	DB_PARAMS(v, PB_NPARAMS);
 	int err;
 	if (!db_query(r.c, "impexp_protected_branch_insert", PB_NPARAMS, v, &err))
-		return rel_close(&r, rel_failed(&r, arena_printf(r.keep, "protected branch %s", name),
-						err));
+		return rel_close(
+			&r, rel_failed(&r, arena_printf(r.keep, "protected branch %s", name), err));
 	return rel_close(&r, 0);
 }
 
@@ -1124,15 +1189,14 @@ static int schedule_import(rel *r, json_object *rec)
 			[SV_SCHEDULE] = id, [SV_KEY] = key, [SV_SEALED] = sealed};
 		DB_PARAMS(sv, SV_NPARAMS);
 		if (!db_query(r->c, "impexp_schedule_variable", SV_NPARAMS, sv, &err))
-			return rel_failed(r, arena_printf(r->keep, "pipeline schedule variable %s",
-							  key),
-					  err);
+			return rel_failed(
+				r, arena_printf(r->keep, "pipeline schedule variable %s", key),
+				err);
 	}
 	return 0;
 }
 
-int impexp_schedules_import(ctx *c, struct impexp_import *st, json_object *rec,
-				     const char **why)
+int impexp_schedules_import(ctx *c, struct impexp_import *st, json_object *rec, const char **why)
 {
 	rel r;
 	if (rel_open(&r, c, st, why) < 0)
@@ -1157,8 +1221,8 @@ static int pipeline_import(rel *r, json_object *rec)
 	if (!ref || !*ref || !sha || !*sha)
 		return rel_fail(r, "pipeline", "no ref or sha");
 	const char *source = get_str(rec, "source");
-	static const char *const sources[] = {"push",     "web",      "api",
-					      "trigger",  "schedule", "external"};
+	static const char *const sources[] = {"push",    "web",      "api",
+					      "trigger", "schedule", "external"};
 	bool known = !source;
 	for (size_t i = 0; source && i < sizeof(sources) / sizeof(sources[0]); i++)
 		known = known || strcmp(source, sources[i]) == 0;
@@ -1210,8 +1274,7 @@ int impexp_pipelines_import(ctx *c, struct impexp_import *st, json_object *rec, 
 	return rel_close(&r, pipeline_import(&r, rec));
 }
 
-int impexp_badges_import(ctx *c, struct impexp_import *st, json_object *rec,
-				 const char **why)
+int impexp_badges_import(ctx *c, struct impexp_import *st, json_object *rec, const char **why)
 {
 	rel r;
 	if (rel_open(&r, c, st, why) < 0)
@@ -1275,7 +1338,8 @@ static int export_pages(ctx *c, struct impexp_export *st, const char *stmt, expo
 		for (int i = 0; rc == 0 && i < n; i++) {
 			json_object *rec = json_tokener_parse(PQgetvalue(res, i, EX_JSON));
 			if (!rec || (fix && fix(&pc, rec, res, i) < 0)) {
-				*why = arena_printf(st->a, "%s: a record could not be written", stmt);
+				*why = arena_printf(st->a, "%s: a record could not be written",
+						    stmt);
 				rc = -1;
 				json_object_put(rec);
 			} else if (impexp_emit(st, rec) < 0) { /* rec is freed */

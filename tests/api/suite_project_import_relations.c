@@ -55,18 +55,19 @@ static resp *post_import(const char *token, const char *path, const char *data, 
 {
 	size_t cap = n + 1024, len = 0;
 	char *body = S(malloc(cap));
-	len += (size_t)snprintf(body, cap,
-				"--%s\r\nContent-Disposition: form-data; name=\"path\"\r\n\r\n%s\r\n"
-				"--%s\r\nContent-Disposition: form-data; name=\"file\"; "
-				"filename=\"export.tar.gz\"\r\nContent-Type: application/gzip\r\n\r\n",
-				boundary, path, boundary);
+	len += (size_t)snprintf(
+		body, cap,
+		"--%s\r\nContent-Disposition: form-data; name=\"path\"\r\n\r\n%s\r\n"
+		"--%s\r\nContent-Disposition: form-data; name=\"file\"; "
+		"filename=\"export.tar.gz\"\r\nContent-Type: application/gzip\r\n\r\n",
+		boundary, path, boundary);
 	memcpy(body + len, data, n);
 	len += n;
 	len += (size_t)snprintf(body + len, cap - len, "\r\n--%s--\r\n", boundary);
 	ck_assert(len < cap);
 	const char *headers[] = {S(fmt("PRIVATE-TOKEN: %s", token)), NULL};
-	return R(http_request("POST", S(fmt("%s/api/v4/projects/import", api_url())), headers,
-			      body, len, S(fmt("multipart/form-data; boundary=%s", boundary))));
+	return R(http_request("POST", S(fmt("%s/api/v4/projects/import", api_url())), headers, body,
+			      len, S(fmt("multipart/form-data; boundary=%s", boundary))));
 }
 
 /* GET /projects/:id/import until its status is finished or failed (at most 180 s). */
@@ -102,8 +103,8 @@ static long long import_ok(const char *token, const char *data, size_t n)
 static void wait_repository(const char *token, long long pid)
 {
 	for (int i = 0; i < 300; i++) {
-		resp *r = R(api("GET", S(fmt("/projects/%lld/repository/branches/master", pid)), token,
-				NULL));
+		resp *r = R(api("GET", S(fmt("/projects/%lld/repository/branches/master", pid)),
+				token, NULL));
 		if (r->status == 200)
 			return;
 		usleep(100000);
@@ -118,14 +119,14 @@ static json_object *list_all(const char *path, const char *token)
 	json_object *all = json_object_new_array();
 	for (int page = 1;; page++) {
 		resp *r = R(api("GET",
-				S(fmt("%s%cper_page=100&page=%d", path, strchr(path, '?') ? '&' : '?',
-				      page)),
+				S(fmt("%s%cper_page=100&page=%d", path,
+				      strchr(path, '?') ? '&' : '?', page)),
 				token, NULL));
 		ck_assert_msg(r->status == 200, "%s: %ld %s", path, r->status, r->body);
 		ck_assert(json_object_is_type(r->json, json_type_array));
 		for (size_t i = 0; i < json_object_array_length(r->json); i++)
-			json_object_array_add(all,
-					      json_object_get(json_object_array_get_idx(r->json, i)));
+			json_object_array_add(
+				all, json_object_get(json_object_array_get_idx(r->json, i)));
 		const char *next = resp_header(r, "X-Next-Page");
 		if (!next || !*next)
 			break;
@@ -211,7 +212,8 @@ static bool has_label(json_object *issue, const char *title)
 {
 	json_object *labels = jget(issue, "labels");
 	for (size_t i = 0; labels && i < json_object_array_length(labels); i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(labels, i)), title) == 0)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(labels, i)), title) ==
+		    0)
 			return true;
 	return false;
 }
@@ -279,8 +281,8 @@ START_TEST(test_import_tracker_relations)
 	}
 
 	/* notes: authors matched, the others the importer's with GitLab's line */
-	json_object *notes =
-		list_all(S(fmt("%s/issues/4/notes?sort=asc&order_by=created_at", base)), p.importer);
+	json_object *notes = list_all(
+		S(fmt("%s/issues/4/notes?sort=asc&order_by=created_at", base)), p.importer);
 	ck_assert_int_eq(json_object_array_length(notes), 3);
 	for (int j = 0; j < 3; j++) {
 		json_object *note = json_object_array_get_idx(notes, j);
@@ -288,21 +290,22 @@ START_TEST(test_import_tracker_relations)
 		ck_assert_str_eq(jstr(note, "created_at"), gen_ts(4, j + 1));
 		ck_assert(!jbool(note, "system"));
 		if ((4 + j) % 3 == 2)
-			ck_assert_str_eq(jstr(note, "body"),
-					 S(fmt("Note %d of Issue 4\n\n *By Ghost Writer on "
-					       "2017-03-01T12:04:%02d (imported from GitLab project)*",
-					       j, j + 2)));
+			ck_assert_str_eq(
+				jstr(note, "body"),
+				S(fmt("Note %d of Issue 4\n\n *By Ghost Writer on "
+				      "2017-03-01T12:04:%02d (imported from GitLab project)*",
+				      j, j + 2)));
 		else
 			ck_assert_str_eq(jstr(note, "body"), S(fmt("Note %d of Issue 4", j)));
 	}
 
 	/* a note's award emoji (issue 2's first note) */
-	notes = list_all(S(fmt("%s/issues/2/notes?sort=asc&order_by=created_at", base)), p.importer);
+	notes = list_all(S(fmt("%s/issues/2/notes?sort=asc&order_by=created_at", base)),
+			 p.importer);
 	ck_assert_int_eq(json_object_array_length(notes), 3);
-	json_object *awards = list_all(
-		S(fmt("%s/issues/2/notes/%lld/award_emoji", base,
-		      jint(json_object_array_get_idx(notes, 0), "id"))),
-		p.importer);
+	json_object *awards = list_all(S(fmt("%s/issues/2/notes/%lld/award_emoji", base,
+					     jint(json_object_array_get_idx(notes, 0), "id"))),
+				       p.importer);
 	ck_assert_int_eq(json_object_array_length(awards), 1);
 	ck_assert_str_eq(jstr(json_object_array_get_idx(awards, 0), "name"), "smile");
 	ck_assert_int_eq(user_id_at(json_object_array_get_idx(awards, 0), "user"), p.a_id);
@@ -361,7 +364,7 @@ START_TEST(test_import_merge_requests_and_snippets)
 		ck_assert_str_eq(jstr(mr, "title"), S(fmt("Merge request %d", k)));
 		ck_assert_str_eq(jstr(mr, "source_branch"), S(fmt("feature-%d", k)));
 		ck_assert_str_eq(jstr(mr, "target_branch"), "master");
-		ck_assert_str_eq(jstr(mr, "state"), k % 3 == 0 ? "opened"
+		ck_assert_str_eq(jstr(mr, "state"), k % 3 == 0   ? "opened"
 						    : k % 3 == 1 ? "merged"
 								 : "closed");
 		ck_assert_int_eq(user_id_at(mr, "author"), author_of(&p, k + 2));
@@ -400,8 +403,8 @@ START_TEST(test_import_merge_requests_and_snippets)
 			  NULL));
 		ck_status(r, 200);
 		ck_assert_str_eq(r->body, S(fmt("print(%d)\n", k)));
-		json_object *notes =
-			list_all(S(fmt("%s/snippets/%lld/notes", base, jint(sn, "id"))), p.importer);
+		json_object *notes = list_all(
+			S(fmt("%s/snippets/%lld/notes", base, jint(sn, "id"))), p.importer);
 		ck_assert_int_eq(json_object_array_length(notes), 1);
 		ck_assert_int_eq(user_id_at(json_object_array_get_idx(notes, 0), "author"),
 				 author_of(&p, k));
@@ -423,9 +426,9 @@ START_TEST(test_import_ci_and_settings)
 	json_object *master = find_str(pbs, "name", "master");
 	json_object *release = find_str(pbs, "name", "release-*");
 	ck_assert(master && release);
-	ck_assert_int_eq(
-		jint(json_object_array_get_idx(jget(master, "push_access_levels"), 0), "access_level"),
-		40);
+	ck_assert_int_eq(jint(json_object_array_get_idx(jget(master, "push_access_levels"), 0),
+			      "access_level"),
+			 40);
 	ck_assert_int_eq(jint(json_object_array_get_idx(jget(master, "merge_access_levels"), 0),
 			      "access_level"),
 			 30);
@@ -470,8 +473,8 @@ START_TEST(test_import_ci_and_settings)
 		ck_assert(strcmp(st, "success") == 0 || strcmp(st, "failed") == 0 ||
 			  strcmp(st, "canceled") == 0);
 		ck_assert_str_eq(jstr(pl, "ref"), "master");
-		json_object *jobs =
-			list_all(S(fmt("%s/pipelines/%lld/jobs", base, jint(pl, "id"))), p.importer);
+		json_object *jobs = list_all(S(fmt("%s/pipelines/%lld/jobs", base, jint(pl, "id"))),
+					     p.importer);
 		ck_assert_int_eq(json_object_array_length(jobs), 2);
 		ck_assert(find_str(jobs, "name", "build") && find_str(jobs, "name", "test"));
 		ck_assert_str_eq(jstr(find_str(jobs, "name", "build"), "status"), "success");
@@ -499,17 +502,17 @@ START_TEST(test_import_bad_reference_fails_whole)
 	json_object *st = wait_import(p.importer, pid);
 	ck_assert_str_eq(jstr(st, "import_status"), "failed");
 	const char *why = jstr(st, "import_error");
-	ck_assert_msg(why && strstr(why, "label link") && strstr(why, "no label"), "import_error %s",
-		      why ? why : "(none)");
+	ck_assert_msg(why && strstr(why, "label link") && strstr(why, "no label"),
+		      "import_error %s", why ? why : "(none)");
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM labels WHERE project_id = %lld", pid), 0);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM milestones WHERE project_id = %lld", pid), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM milestones WHERE project_id = %lld", pid),
+			 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM issues WHERE project_id = %lld", pid), 0);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM notes WHERE project_id = %lld", pid), 0);
-	ck_assert_int_eq(
-		sql_int("SELECT count(*) FROM iid_counters WHERE scope_type = 'Project'"
-			" AND scope_id = %lld",
-			pid),
-		0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM iid_counters WHERE scope_type = 'Project'"
+				 " AND scope_id = %lld",
+				 pid),
+			 0);
 }
 END_TEST
 
@@ -539,10 +542,18 @@ END_TEST
  * (ids, URLs, the project's id and path), which an import gives anew. */
 static void strip(json_object *o)
 {
-	static const char *const drop[] = {"id",         "project_id",        "web_url",
-					   "_links",     "noteable_id",       "source_project_id",
-					   "target_project_id", "token",      "raw_url",
-					   "rendered_link_url", "rendered_image_url", "avatar_url",
+	static const char *const drop[] = {"id",
+					   "project_id",
+					   "web_url",
+					   "_links",
+					   "noteable_id",
+					   "source_project_id",
+					   "target_project_id",
+					   "token",
+					   "raw_url",
+					   "rendered_link_url",
+					   "rendered_image_url",
+					   "avatar_url",
 					   NULL};
 	if (json_object_is_type(o, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(o); i++)
@@ -559,8 +570,7 @@ static void strip(json_object *o)
 }
 
 /* The list at suffix of both projects, the same record for record. */
-static json_object *ck_same_records(long long a, long long b, const char *suffix,
-				    const char *token)
+static json_object *ck_same_records(long long a, long long b, const char *suffix, const char *token)
 {
 	json_object *la = list_all(S(fmt("/projects/%lld%s", a, suffix)), token);
 	json_object *lb = list_all(S(fmt("/projects/%lld%s", b, suffix)), token);
@@ -634,10 +644,10 @@ START_TEST(test_export_import_round_trip)
 	for (size_t i = 0; i < json_object_array_length(sa); i++) {
 		long long ia = jint(json_object_array_get_idx(sa, i), "id");
 		long long ib = jint(json_object_array_get_idx(sb, i), "id");
-		json_object *na = list_all(S(fmt("/projects/%lld/snippets/%lld/notes", a, ia)),
-					   p.importer);
-		json_object *nb = list_all(S(fmt("/projects/%lld/snippets/%lld/notes", b, ib)),
-					   p.importer);
+		json_object *na =
+			list_all(S(fmt("/projects/%lld/snippets/%lld/notes", a, ia)), p.importer);
+		json_object *nb =
+			list_all(S(fmt("/projects/%lld/snippets/%lld/notes", b, ib)), p.importer);
 		strip(na);
 		strip(nb);
 		ck_assert_str_eq(json_object_to_json_string(na), json_object_to_json_string(nb));
@@ -649,8 +659,8 @@ START_TEST(test_export_import_round_trip)
 		long long ia = jint(json_object_array_get_idx(pa, i), "id");
 		long long ib = jint(json_object_array_get_idx(pb, i), "id");
 		r = R(api("GET", S(fmt("/projects/%lld/pipelines/%lld", a, ia)), p.importer, NULL));
-		resp *rb =
-			R(api("GET", S(fmt("/projects/%lld/pipelines/%lld", b, ib)), p.importer, NULL));
+		resp *rb = R(api("GET", S(fmt("/projects/%lld/pipelines/%lld", b, ib)), p.importer,
+				 NULL));
 		strip(r->json);
 		strip(rb->json);
 		ck_assert_str_eq(json_object_to_json_string(r->json),
