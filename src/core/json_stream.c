@@ -177,7 +177,7 @@ int json_stream_feed(json_stream *s, const char *data, size_t n)
 		case ST_KEY_TEXT:
 		case ST_SCALAR:
 		case ST_ELEMENT: {
-			size_t used;
+			size_t used = 0;
 			json_object *v;
 			bool done;
 			if (take(s, data + i, n - i, &used, &v, &done) < 0)

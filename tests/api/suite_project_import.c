@@ -436,6 +436,37 @@ START_TEST(test_import_into_group_and_overwrite)
 }
 END_TEST
 
+/* While the import runs it holds its advisory lock on the project: the status shows
+ * started. Here a session holds that lock first (the next project id), so the job waits
+ * for it and the status is seen started, then finished. */
+START_TEST(test_import_started)
+{
+	long long me;
+	char *token = S(make_user("impt", &me, NULL));
+	char *archive = archive_of(export_tree(""), NULL);
+	long long next = sql_int("SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END"
+				 " FROM projects_id_seq");
+	char *done = S(fmt("%s.locked", archive));
+	ck_assert_int_eq(
+		system(S(fmt("(psql -q '%s' -c 'SELECT pg_advisory_lock(1768779888, %lld)'"
+			     " -c '\\! touch %s' -c 'SELECT pg_sleep(3)' >/dev/null 2>&1 &)",
+			     getenv("COLLABD_DATABASE_URL"), next, done))),
+		0);
+	for (int i = 0; i < 100 && access(done, F_OK) != 0; i++)
+		usleep(50000);
+	ck_assert_int_eq(access(done, F_OK), 0);
+	const char *fields[] = {"path", S(unique("started")), NULL};
+	resp *r = post_import(token, fields, archive);
+	ck_status(r, 201);
+	ck_assert_int_eq(jint(r->json, "id"), next);
+	r = R(api("GET", S(fmt("/projects/%lld/import", next)), token, NULL));
+	ck_assert_str_eq(jstr(r->json, "import_status"), "started");
+	r = wait_import(token, next);
+	ck_assert_str_eq(jstr(r->json, "import_status"), "finished");
+	unlink(done);
+}
+END_TEST
+
 /* ---- hostile archives ---- */
 
 /* Imports archive as a new user whose email one member of project.json has (so that a
@@ -731,6 +762,7 @@ Suite *suite_project_import(void)
 	tcase_add_test(tc, test_import_minimal);
 	tcase_add_test(tc, test_import_errors);
 	tcase_add_test(tc, test_import_into_group_and_overwrite);
+	tcase_add_test(tc, test_import_started);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile");
 	tcase_set_timeout(tc, 300);

@@ -123,6 +123,7 @@ START_TEST(test_settings_defaults)
 	ck_assert_int_eq(jint(o, "default_branch_protection"), 2);
 	ck_assert_int_eq(jint(o, "max_attachment_size"), 10);
 	ck_assert_int_eq(jint(o, "max_artifacts_size"), 100);
+	ck_assert_int_eq(jint(o, "max_import_size"), 50);
 	ck_assert_int_eq(jint(o, "session_expire_delay"), 10080);
 	ck_assert_int_eq(jint(o, "container_registry_token_expire_delay"), 5);
 	ck_assert_int_eq(jint(o, "two_factor_grace_period"), 48);
@@ -149,8 +150,9 @@ START_TEST(test_settings_defaults)
 	json_object *m = jget(o, "polling_interval_multiplier");
 	ck_assert(json_object_is_type(m, json_type_double));
 	ck_assert_msg(strstr(r->body, "\"polling_interval_multiplier\":1.0"), "%s", r->body);
-	/* 10.8's visible attributes, the id and the two legacy names */
-	ck_assert_int_eq(json_object_object_length(o), 113);
+	/* 10.8's visible attributes, the id, the two legacy names and max_import_size
+	 * (GitLab's, for project imports) */
+	ck_assert_int_eq(json_object_object_length(o), 114);
 	resp_free(r);
 }
 END_TEST
