@@ -6,6 +6,7 @@
 #include "db/credentials.h"
 #include "db/custom_attributes.h"
 #include "db/impexp.h"
+#include "db/impexp_relations.h"
 #include "db/queue.h"
 #include "db/repos.h"
 #include "db/scope.h"
@@ -42,6 +43,7 @@ const db_stmt *const statements[] = {
 	db_activity_stmts,
 	db_custom_attributes_stmts,
 	db_impexp_stmts,
+	db_impexp_relations_stmts,
 #define MODULE(name) name##_stmts,
 #include "src/api/modules.def"
 #undef MODULE
