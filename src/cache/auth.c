@@ -162,9 +162,12 @@ static int auth_cache_find(ctx *c, cache *store, const db_call *prefetch, PGresu
 	return 0;
 }
 
-/* cache_verify: the row found against auth_project's. */
-static int auth_cache_verify(ctx *c, const credential *cr, const char *const *ref,
-			     const PGresult *found)
+/* cache_verify: the row found against auth_project's. A writer that commits between
+ * the versions' check and this read makes them differ rightly: the kept row was the
+ * database's when its versions were checked, which a second check that finds them
+ * moved shows. */
+static int auth_cache_verify(ctx *c, cache *store, const char *key, const credential *cr,
+			     const char *const *ref, const PGresult *found)
 {
 	int err;
 	PGresult *q = db_credentials_project(c, cr->token_digest, cr->oauth, ref, false, SCOPE_READ,
@@ -175,6 +178,13 @@ static int auth_cache_verify(ctx *c, const credential *cr, const char *const *re
 	const char *a = PQntuples(q) == 1 ? auth_row_pack(c, q, &a_len) : "";
 	const char *b = auth_row_pack(c, found, &b_len);
 	if (a_len != b_len || memcmp(a, b, a_len) != 0) {
+		db_call none = {0};
+		PGresult *prefetched = NULL, *again = NULL;
+		if ((err = auth_cache_find(c, store, &none, &prefetched, key, SCOPE_READ, ref[0],
+					   &again)) < 0)
+			return err;
+		if (!again)
+			return 0;
 		log_error("authentication cache: the row kept for project %s is not the database's",
 			  ref[0]);
 		return ERR_INTERNAL;
@@ -202,7 +212,7 @@ int cache_auth_project(ctx *c, const credential *cr, unsigned need, const char *
 		    0)
 			return err;
 		metrics_add(q ? METRIC_AUTH_CACHE_HITS : METRIC_AUTH_CACHE_MISSES, 1);
-		if (q && c->cfg->cache_verify && (err = auth_cache_verify(c, cr, ref, q)) < 0)
+		if (q && c->cfg->cache_verify && (err = auth_cache_verify(c, store, key, cr, ref, q)) < 0)
 			return err;
 		what = DB_AUTH_PROJECT_FILL;
 	} else if (lock == SCOPE_READ && !by_path && no_user_refs) {
