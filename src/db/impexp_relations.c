@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/crypto.h"
+#include "db/custom_attributes.h"
 #include "db/impexp.h"
 
 /* Every record shape is ONE field list, X(alias, key, column, kind, default): the JSON key
@@ -1435,4 +1436,46 @@ int impexp_releases_export(ctx *c, struct impexp_export *st, const char **why)
 int impexp_badges_export(ctx *c, struct impexp_export *st, const char **why)
 {
 	return export_pages(c, st, "impexp_project_badges_page", NULL, why);
+}
+
+/* Custom attributes (db/custom_attributes.h): key and value; their ids, owner and dates
+ * are the exporting instance's. A project has few, so they are read in one list. */
+int impexp_custom_attributes_import(ctx *c, struct impexp_import *st, json_object *rec,
+				    const char **why)
+{
+	rel r;
+	if (rel_open(&r, c, st, why) < 0)
+		return -1;
+	const char *key = get_str(rec, "key"), *value = get_str(rec, "value");
+	if (!key || !value || !db_custom_attribute_valid(key, value))
+		return rel_close(&r, rel_fail(&r, "custom attribute", "no valid key and value"));
+	PGresult *res;
+	int err = db_custom_attributes_set(c, CA_PROJECT, r.project, key, value, &res);
+	if (err < 0)
+		return rel_close(&r, rel_failed(&r, arena_printf(r.keep, "custom attribute %s", key),
+						 err));
+	return rel_close(&r, 0);
+}
+
+int impexp_custom_attributes_export(ctx *c, struct impexp_export *st, const char **why)
+{
+	PGresult *res;
+	char project[24];
+	snprintf(project, sizeof(project), "%ld", st->project_id);
+	if (db_custom_attributes_list(c, CA_PROJECT, project, &res) < 0) {
+		*why = "custom_attributes: the records could not be read";
+		return -1;
+	}
+	for (int i = 0; i < PQntuples(res); i++) {
+		json_object *rec = json_object_new_object();
+		json_object_object_add(rec, "key",
+				       json_object_new_string(PQgetvalue(res, i, CA_KEY)));
+		json_object_object_add(rec, "value",
+				       json_object_new_string(PQgetvalue(res, i, CA_VALUE)));
+		if (impexp_emit(st, rec) < 0) {
+			*why = "custom_attributes: project.json cannot be written";
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -670,6 +670,9 @@ START_TEST(test_export_import_round_trip)
 	ck_same_records(a, b, "/pipeline_schedules", p.importer);
 	ck_same_records(a, b, "/badges", p.importer);
 	ck_same_records(a, b, "/snippets", p.importer);
+	json_object *attrs = ck_same_records(a, b, "/custom_attributes", admin_token());
+	ck_assert_int_eq(json_object_array_length(attrs), 2);
+	ck_assert_str_eq(jstr(json_object_array_get_idx(attrs, 0), "key"), "department");
 
 	/* records found by position: their ids differ, their order does not */
 	json_object *sa = list_all(S(fmt("/projects/%lld/snippets", a)), p.importer);

@@ -352,7 +352,9 @@ def write_tree(f, a, members, heads):
             '"issues_access_level":20,"merge_requests_access_level":20,"project_id":1,'
             '"snippets_access_level":20,"updated_at":"%s","wiki_access_level":20,'
             '"repository_access_level":20}' % (ts(-300), ts(-300)))
-    array("custom_attributes", 0, None)
+    array("custom_attributes", 2, lambda i: {
+        "id": 160 + i, "created_at": ts(-70 + i), "updated_at": ts(-70 + i), "project_id": 1,
+        "key": ["department", "cost_center"][i], "value": ["tools", "cc-%d" % (42 + i)][i]})
     array("project_badges", 2, lambda i: {
         "id": 150 + i, "created_at": ts(-70 + i), "updated_at": ts(-65 + i), "project_id": 1,
         "type": "ProjectBadge", "link_url": "https://ci.example.com/%%{project_path}/%d" % i,
