@@ -30,30 +30,33 @@
 /* The most blob runs and commits a repository search collects, and so pages over. */
 #define SEARCH_GIT_MAX 1000
 
-/* Every statement's parameters: the caller, the project or the group searched (NULL:
- * not that), what is sought (text, or an iid), the page. */
-enum {
-	SP_ME,
-	SP_PROJECT = SP_ME + ME_NPARAMS,
-	SP_GROUP,
-	SP_QUERY,
-	SP_LIMIT,
-	SP_OFFSET,
-	SP_NPARAMS
-};
+/* Every statement's parameters: the caller, what is sought (text, or an iid), the page,
+ * then the project or the group of the route (the global statements stop before it). */
+enum { SP_ME, SP_QUERY = SP_ME + ME_NPARAMS, SP_LIMIT, SP_OFFSET, SP_SCOPE, SP_NPARAMS };
 
-/* The projects searched, as vp: not being deleted, in the route's project or group (or
- * any), that the caller sees, and COND. rep: those where the caller is a reporter or
- * more; mine: a member. */
-#define SEARCH_PROJECTS(COND)                                                                      \
-	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                          \
-	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"               \
-	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20),"   \
-	" vp AS (SELECT p.id, p.namespace_id, p.visibility FROM me, projects p"                    \
-	"  WHERE NOT p.pending_delete AND ($4::bigint IS NULL OR p.id = $4)"                       \
-	"  AND ($5::bigint IS NULL OR p.namespace_id IN (SELECT g.id FROM namespaces g"            \
-	"   WHERE g.traversal_ids @> ARRAY[$5::bigint])) AND " COND                                \
+/* The projects searched, as vp, at each level, those where COND: every project the
+ * caller sees (not being deleted), a group's (its subgroups' too), or the route's
+ * project, which the route's scope has found and checked the caller sees (auth/scope.h),
+ * by its key. One statement per level, so that each has a plan fit for it: a project's
+ * search reads the project's rows by their project's index, not every project. */
+#define VP_ALL(COND)                                                                               \
+	"vp AS (SELECT p.id, p.namespace_id, p.visibility FROM me, projects p"                     \
+	"  WHERE NOT p.pending_delete AND " COND " AND " SQL_PROJECT_LISTED("p") ")"
+#define VP_GROUP(COND)                                                                             \
+	"vp AS (SELECT p.id, p.namespace_id, p.visibility FROM me, projects p"                     \
+	"  WHERE NOT p.pending_delete AND p.namespace_id IN (SELECT g.id FROM namespaces g"        \
+	"   WHERE g.traversal_ids @> ARRAY[$7::bigint]) AND " COND                                 \
 	"  AND " SQL_PROJECT_LISTED("p") ")"
+#define VP_PROJECT(COND)                                                                           \
+	"vp AS (SELECT p.id, p.namespace_id, p.visibility FROM projects p"                         \
+	"  WHERE p.id = $7::bigint AND " COND ")"
+/* The WITH list of a statement over the projects VP(COND) gives. rep: the projects where
+ * the caller is a reporter or more; mine: a member. */
+#define SEARCH_PROJECTS(VP, COND)                                                                     \
+	"WITH " SQL_ME ", mine AS (" SQL_MY_PROJECTS "),"                                             \
+	" rep AS (SELECT pa.project_id AS id FROM me JOIN project_authorizations pa"                  \
+	"  ON pa.user_id = me.id WHERE pa.expires_at > current_date AND pa.access_level >= 20), " VP( \
+		COND)
 /* The caller reads everything of project row P: an admin, a reporter or more, or the
  * owner of its personal namespace (GitLab's confidential issues and private code). */
 #define READS_ALL(P)                                                                               \
@@ -63,92 +66,114 @@ enum {
 #define READS_CODE(P)                                                                              \
 	"(" P ".visibility = 20 OR (me.id IS NOT NULL AND " P ".visibility = 10"                   \
 	" AND NOT me.external) OR " READS_ALL(P) ")"
-#define MATCHES(COL) COL " ILIKE " SQL_LIKE("$6::text")
+/* $4 is the LIKE pattern of the text sought (like_pattern): made once, not for each row
+ * and column as SQL_LIKE($4) is when the statement's generic plan runs. */
+#define MATCHES(COL) COL " ILIKE $4::text"
 /* The page of f (its ids, ordered by ORDER) with its count, each row's columns COLS
  * read FROM ..., whose record ALIAS is the page's row. */
 #define SEARCH_PAGE(COLS, FROM, ALIAS, ORDER)                                                      \
 	" SELECT (SELECT count(*) FROM f), pg.* FROM (SELECT 1) one LEFT JOIN LATERAL"             \
-	" (SELECT " COLS " FROM (SELECT * FROM f ORDER BY " ORDER " LIMIT $7 OFFSET $8) f, " FROM  \
+	" (SELECT " COLS " FROM (SELECT * FROM f ORDER BY " ORDER " LIMIT $5 OFFSET $6) f, " FROM  \
 	"  WHERE " ALIAS ".id = f.id ORDER BY " ORDER ") pg ON true"
 
-#define ISSUES(MATCH)                                                                              \
-	SEARCH_PROJECTS("p.issues_enabled")                                                        \
+#define PROJECTS(VP, MATCH)                                                                        \
+	SEARCH_PROJECTS(VP, MATCH)                                                                 \
+	", f AS (SELECT id FROM vp)" SEARCH_PAGE(                                                  \
+		PROJECT_BASIC_COLS, "projects p JOIN namespaces n ON n.id = p.namespace_id", "p",  \
+		"f.id DESC")
+#define ISSUES(VP, MATCH)                                                                          \
+	SEARCH_PROJECTS(VP, "p.issues_enabled")                                                    \
 	", f AS (SELECT i.id, i.updated_at FROM me, vp p JOIN issues i ON i.project_id = p.id"     \
 	"  WHERE " MATCH " AND (NOT i.confidential OR i.author_id = me.id"                         \
 	"  OR EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id"                     \
 	"   AND a.user_id = me.id) OR " READS_ALL("p") "))" SEARCH_PAGE(                           \
 		ISSUE_LIST_COLS, "issues i" ISSUE_JOINS, "i", "f.updated_at DESC, f.id DESC")
-#define MERGE_REQUESTS(MATCH)                                                                      \
-	SEARCH_PROJECTS("p.merge_requests_enabled")                                                \
+#define MERGE_REQUESTS(VP, MATCH)                                                                  \
+	SEARCH_PROJECTS(VP, "p.merge_requests_enabled")                                            \
 	", f AS (SELECT mr.id, mr.updated_at FROM me, vp p"                                        \
 	"  JOIN merge_requests mr ON mr.target_project_id = p.id"                                  \
 	"  WHERE " MATCH                                                                           \
 	" AND " READS_CODE("p") ")" SEARCH_PAGE(MR_LIST_COLS(MR_PATH),                             \
 						"merge_requests mr" MR_JOINS, "mr",                \
 						"f.updated_at DESC, f.id DESC")
+#define MILESTONES(VP, MATCH)                                                                      \
+	SEARCH_PROJECTS(VP, "true")                                                                \
+	", f AS (SELECT m.id, m.updated_at FROM vp p JOIN milestones m ON m.project_id = p.id"     \
+	"  WHERE " MATCH                                                                           \
+	")" SEARCH_PAGE(MILESTONE_COLS, "milestones m", "m", "f.updated_at DESC, f.id DESC")
 /* Project P's snippet s the caller sees (api/snippets.c's rule). */
 #define SNIPPET_SEEN(P)                                                                            \
 	"(s.visibility = 20 OR (s.visibility = 10 AND me.id IS NOT NULL AND NOT me.external)"      \
 	" OR me.admin OR s.author_id = me.id OR " P ".id IN (SELECT id FROM mine))"
-#define SNIPPETS(MATCH)                                                                            \
-	SEARCH_PROJECTS("p.snippets_enabled")                                                      \
+#define SNIPPETS(VP, MATCH)                                                                        \
+	SEARCH_PROJECTS(VP, "p.snippets_enabled")                                                  \
 	", f AS (SELECT s.id, s.updated_at FROM me, vp p JOIN snippets s ON s.project_id = p.id"   \
 	"  WHERE " MATCH                                                                           \
 	" AND " SNIPPET_SEEN("p") ")" SEARCH_PAGE(SNIPPET_COLS, SNIPPET_FROM, "s",                 \
 						  "f.updated_at DESC, f.id DESC")
+/* A project's comments (no system notes) on what the caller may read of it, as GitLab's
+ * NotesFinder: issues (confidential ones by the usual rule), merge requests and commits
+ * with the code, snippets they see. */
+#define NOTES(VP, MATCH)                                                                                                             \
+	SEARCH_PROJECTS(VP, "true")                                                                                                  \
+	", f AS (SELECT n.id, n.updated_at FROM me, vp p"                                                                            \
+	"  JOIN projects pf ON pf.id = p.id JOIN notes n ON n.project_id = p.id"                                                     \
+	"  WHERE NOT n.system AND " MATCH " AND CASE n.noteable_type"                                                                \
+	"  WHEN 'Issue' THEN pf.issues_enabled AND EXISTS (SELECT 1 FROM issues i"                                                   \
+	"   WHERE i.id = n.noteable_id AND (NOT i.confidential OR i.author_id = me.id"                                               \
+	"   OR EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id"                                                      \
+	"   AND a.user_id = me.id) OR " READS_ALL(                                                                                   \
+		"p") "))"                                                                                                            \
+		     "  WHEN 'MergeRequest' THEN pf.merge_requests_enabled AND " READS_CODE("p") "  WHEN 'Commit' THEN " READS_CODE( \
+			     "p") "  WHEN 'Snippet' THEN pf.snippets_enabled AND EXISTS (SELECT 1"                                   \
+				  "   FROM snippets s WHERE s.id = n.noteable_id AND " SNIPPET_SEEN(                                 \
+					  "p") ")"                                                                                   \
+					       "  ELSE false END)" SEARCH_PAGE(                                                      \
+						       NOTE_COLS, "notes n", "n",                                                    \
+						       "f.updated_at DESC, f.id DESC")
+
+/* A kind's statements at the levels named (the scopes GitLab 10.8 takes at each). */
+#define AT_ALL(NAME, KIND, MATCH, NCOLS)                                                           \
+	{                                                                                          \
+		"search_" NAME, KIND(VP_ALL, MATCH), SP_SCOPE, 1 + NCOLS                           \
+	}
+#define AT_GROUP(NAME, KIND, MATCH, NCOLS)                                                         \
+	{                                                                                          \
+		"search_group_" NAME, KIND(VP_GROUP, MATCH), SP_NPARAMS, 1 + NCOLS                 \
+	}
+#define AT_PROJECT(NAME, KIND, MATCH, NCOLS)                                                       \
+	{                                                                                          \
+		"search_project_" NAME, KIND(VP_PROJECT, MATCH), SP_NPARAMS, 1 + NCOLS             \
+	}
+
+#define PROJECT_TEXT                                                                               \
+	"(" MATCHES("p.name") " OR " MATCHES("p.path") " OR " MATCHES("p.description") ")"
+#define ISSUE_TEXT "(" MATCHES("i.title") " OR " MATCHES("i.description") ")"
+#define MR_TEXT "(" MATCHES("mr.title") " OR " MATCHES("mr.description") ")"
+#define MILESTONE_TEXT "(" MATCHES("m.title") " OR " MATCHES("m.description") ")"
+#define SNIPPET_TITLE_TEXT "(" MATCHES("s.title") " OR " MATCHES("s.file_name") ")"
 
 const db_stmt search_stmts[] = {
-	{"search_projects",
-	 SEARCH_PROJECTS("(" MATCHES("p.name") " OR " MATCHES("p.path") " OR " MATCHES(
-		 "p.description") ")") ", f AS (SELECT id FROM vp)" SEARCH_PAGE(PROJECT_BASIC_COLS,
-										"projects p JOIN namespaces n ON n.id = p.namespace_id",
-										"p", "f.id DESC"),
-	 SP_NPARAMS, 1 + PROJECT_BASIC_NCOLS},
-	{"search_issues", ISSUES("(" MATCHES("i.title") " OR " MATCHES("i.description") ")"),
-	 SP_NPARAMS, 1 + ISSUE_NCOLS},
-	{"search_issues_iid", ISSUES("i.iid = $6::bigint"), SP_NPARAMS, 1 + ISSUE_NCOLS},
-	{"search_merge_requests",
-	 MERGE_REQUESTS("(" MATCHES("mr.title") " OR " MATCHES("mr.description") ")"), SP_NPARAMS,
-	 1 + MR_NCOLS},
-	{"search_merge_requests_iid", MERGE_REQUESTS("mr.iid = $6::bigint"), SP_NPARAMS,
-	 1 + MR_NCOLS},
-	{"search_milestones",
-	 SEARCH_PROJECTS(
-		 "true") ", f AS (SELECT m.id, m.updated_at FROM vp p"
-			 "  JOIN milestones m ON m.project_id = p.id"
-			 "  WHERE " MATCHES("m.title") " OR " MATCHES(
-				 "m.description") ")" SEARCH_PAGE(MILESTONE_COLS, "milestones m",
-								  "m",
-								  "f.updated_at DESC, f.id DESC"),
-	 SP_NPARAMS, 1 + MILESTONE_NCOLS},
-	/* A project's comments (no system notes) on what the caller may read of it, as
-	 * GitLab's NotesFinder: issues (confidential ones by the usual rule), merge
-	 * requests and commits with the code, snippets they see. */
-	{"search_notes",
-	 SEARCH_PROJECTS(
-		 "true") ", f AS (SELECT n.id, n.updated_at FROM me, vp p"
-			 "  JOIN projects pf ON pf.id = p.id JOIN notes n ON n.project_id = p.id"
-			 "  WHERE NOT n.system AND " MATCHES(
-				 "n.note") " AND CASE n.noteable_type"
-					   "  WHEN 'Issue' THEN pf.issues_enabled AND EXISTS (SELECT 1 FROM issues i"
-					   "   WHERE i.id = n.noteable_id AND (NOT i.confidential OR i.author_id = me.id"
-					   "   OR EXISTS (SELECT 1 FROM issue_assignees a WHERE a.issue_id = i.id"
-					   "   AND a.user_id = me.id) OR " READS_ALL(
-						   "p") "))"
-							"  WHEN 'MergeRequest' THEN pf.merge_requests_enabled AND " READS_CODE("p") "  WHEN 'Commit' THEN " READS_CODE(
-								"p") "  WHEN 'Snippet' THEN pf.snippets_enabled AND EXISTS (SELECT 1"
-								     "   FROM snippets s WHERE s.id = n.noteable_id AND " SNIPPET_SEEN(
-									     "p") ")"
-										  "  ELSE false END)" SEARCH_PAGE(
-											  NOTE_COLS,
-											  "notes n",
-											  "n",
-											  "f.updated_at DESC, f.id DESC"),
-	 SP_NPARAMS, 1 + NOTE_NCOLS},
-	{"search_snippet_titles",
-	 SNIPPETS("(" MATCHES("s.title") " OR " MATCHES("s.file_name") ")"), SP_NPARAMS,
-	 1 + SNIPPET_NCOLS},
-	{"search_snippet_blobs", SNIPPETS(MATCHES("s.content")), SP_NPARAMS, 1 + SNIPPET_NCOLS},
+	AT_ALL("projects", PROJECTS, PROJECT_TEXT, PROJECT_BASIC_NCOLS),
+	AT_GROUP("projects", PROJECTS, PROJECT_TEXT, PROJECT_BASIC_NCOLS),
+	AT_ALL("issues", ISSUES, ISSUE_TEXT, ISSUE_NCOLS),
+	AT_GROUP("issues", ISSUES, ISSUE_TEXT, ISSUE_NCOLS),
+	AT_PROJECT("issues", ISSUES, ISSUE_TEXT, ISSUE_NCOLS),
+	AT_ALL("issues_iid", ISSUES, "i.iid = $4::bigint", ISSUE_NCOLS),
+	AT_GROUP("issues_iid", ISSUES, "i.iid = $4::bigint", ISSUE_NCOLS),
+	AT_PROJECT("issues_iid", ISSUES, "i.iid = $4::bigint", ISSUE_NCOLS),
+	AT_ALL("merge_requests", MERGE_REQUESTS, MR_TEXT, MR_NCOLS),
+	AT_GROUP("merge_requests", MERGE_REQUESTS, MR_TEXT, MR_NCOLS),
+	AT_PROJECT("merge_requests", MERGE_REQUESTS, MR_TEXT, MR_NCOLS),
+	AT_ALL("merge_requests_iid", MERGE_REQUESTS, "mr.iid = $4::bigint", MR_NCOLS),
+	AT_GROUP("merge_requests_iid", MERGE_REQUESTS, "mr.iid = $4::bigint", MR_NCOLS),
+	AT_PROJECT("merge_requests_iid", MERGE_REQUESTS, "mr.iid = $4::bigint", MR_NCOLS),
+	AT_ALL("milestones", MILESTONES, MILESTONE_TEXT, MILESTONE_NCOLS),
+	AT_GROUP("milestones", MILESTONES, MILESTONE_TEXT, MILESTONE_NCOLS),
+	AT_PROJECT("milestones", MILESTONES, MILESTONE_TEXT, MILESTONE_NCOLS),
+	AT_PROJECT("notes", NOTES, MATCHES("n.note"), NOTE_NCOLS),
+	AT_ALL("snippet_titles", SNIPPETS, SNIPPET_TITLE_TEXT, SNIPPET_NCOLS),
+	AT_ALL("snippet_blobs", SNIPPETS, MATCHES("s.content"), SNIPPET_NCOLS),
 	{NULL, NULL, 0, 0},
 };
 
@@ -164,26 +189,47 @@ static const char *iid_of(request *r, const char *q, const char *marks)
 	return arena_strdup(r->ctx.a, q + d);
 }
 
+/* The LIKE pattern that finds q anywhere, its metacharacters as text (SQL_LIKE's). */
+static const char *like_pattern(request *r, const char *q)
+{
+	char *out = arena_alloc(r->ctx.a, 2 * strlen(q) + 3), *o = out;
+	*o++ = '%';
+	for (; *q; q++) {
+		if (*q == '\\' || *q == '%' || *q == '_')
+			*o++ = '\\';
+		*o++ = *q;
+	}
+	*o++ = '%';
+	*o = '\0';
+	return out;
+}
+
 static json_object *present_project(ctx *c, const PGresult *res, int row, int col)
 {
 	return entity_project(c, res, row, col, PROJECT_VIEW_BASIC, NULL);
 }
 
-/* Runs stmt for the route's scope and answers its page with write (or present). */
-static int records(request *r, const page_req *pg, const char *stmt, const char *query,
+/* Runs the statement of kind (search_[group_|project_]KIND) for the route's level and
+ * answers its page with write (or present). */
+static int records(request *r, const page_req *pg, const char *kind, const char *query,
 		   writer_fn write, presenter_fn present)
 {
 	const char *v[SP_NPARAMS];
 	access_me_params(&r->ctx, v);
-	v[SP_PROJECT] = r->project ? r->project->id : NULL;
-	v[SP_GROUP] = r->group ? r->group->id : NULL;
 	v[SP_QUERY] = query;
 	v[SP_LIMIT] = pagination_limit(r, pg);
 	v[SP_OFFSET] = pagination_offset(r, pg);
+	v[SP_SCOPE] = r->project ? r->project->id : r->group ? r->group->id : NULL;
+	int nv = v[SP_SCOPE] ? SP_NPARAMS : SP_SCOPE;
+	const char *stmt = arena_printf(r->ctx.a, "search_%s%s",
+					r->project ? "project_"
+					: r->group ? "group_"
+						   : "",
+					kind);
 	if (present)
-		return api_page(r, pg, stmt, SP_NPARAMS, v, present);
+		return api_page(r, pg, stmt, nv, v, present);
 	int err;
-	PGresult *res = db_query(&r->ctx, stmt, SP_NPARAMS, v, &err);
+	PGresult *res = db_query(&r->ctx, stmt, nv, v, &err);
 	if (!res)
 		return err;
 	api_respond_page_jw(r, pg, res, write, 1024);
@@ -340,26 +386,26 @@ static int search(request *r, const char *const *allowed)
 		query++;
 	if (!*query)
 		return empty_page(r, &pg), 0;
-	const char *iid;
+	const char *iid, *pattern = like_pattern(r, query);
 	switch ((enum scope)s) {
 	case S_PROJECTS:
-		return records(r, &pg, "search_projects", query, NULL, present_project);
+		return records(r, &pg, "projects", pattern, NULL, present_project);
 	case S_ISSUES:
 		iid = iid_of(r, query, "#");
-		return records(r, &pg, iid ? "search_issues_iid" : "search_issues",
-			       iid ? iid : query, entity_issue_basic_write, NULL);
+		return records(r, &pg, iid ? "issues_iid" : "issues", iid ? iid : pattern,
+			       entity_issue_basic_write, NULL);
 	case S_MERGE_REQUESTS:
 		iid = iid_of(r, query, "#!");
-		return records(r, &pg, iid ? "search_merge_requests_iid" : "search_merge_requests",
-			       iid ? iid : query, entity_merge_request_basic_write, NULL);
+		return records(r, &pg, iid ? "merge_requests_iid" : "merge_requests",
+			       iid ? iid : pattern, entity_merge_request_basic_write, NULL);
 	case S_MILESTONES:
-		return records(r, &pg, "search_milestones", query, entity_milestone_write, NULL);
+		return records(r, &pg, "milestones", pattern, entity_milestone_write, NULL);
 	case S_NOTES:
-		return records(r, &pg, "search_notes", query, entity_note_write, NULL);
+		return records(r, &pg, "notes", pattern, entity_note_write, NULL);
 	case S_SNIPPET_TITLES:
-		return records(r, &pg, "search_snippet_titles", query, NULL, entity_snippet);
+		return records(r, &pg, "snippet_titles", pattern, NULL, entity_snippet);
 	case S_SNIPPET_BLOBS:
-		return records(r, &pg, "search_snippet_blobs", query, NULL, entity_snippet);
+		return records(r, &pg, "snippet_blobs", pattern, NULL, entity_snippet);
 	case S_WIKI_BLOBS:
 		return blobs(r, &pg, query, true);
 	case S_BLOBS:

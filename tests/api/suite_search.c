@@ -344,6 +344,116 @@ START_TEST(test_search_groups_and_errors)
 }
 END_TEST
 
+/* Each level has statements of its own (a project's, a group's, every project's): each
+ * finds only its own projects' records, by the same rules of access. */
+START_TEST(test_search_each_level)
+{
+	fx f;
+	setup(&f);
+	long long g = fixture_group(0, NULL);
+	long long gp = fixture_group_project(g, 0, NULL);
+	fixture_member("Namespace", g, f.owner_id, 50);
+	issue(&f, f.pub, S(fmt("first %s", f.word)), false);
+	issue(&f, f.pub, S(fmt("secret %s", f.word)), true);
+	issue(&f, f.priv, S(fmt("private %s", f.word)), false);
+	issue(&f, gp, S(fmt("grouped %s", f.word)), false);
+	const char *ps = S(fmt("/projects/%lld/search", f.pub));
+	const char *gs = S(fmt("/groups/%lld/search", g));
+	/* a project's: its own issues, a confidential one to whom may read it */
+	ck_assert_str_eq(values(search(f.stranger, ps, "issues", f.word), "title"),
+			 S(fmt("first %s", f.word)));
+	ck_assert_str_eq(values(search(f.owner, ps, "issues", f.word), "title"),
+			 S(fmt("secret %s,first %s", f.word, f.word)));
+	ck_assert_str_eq(values(search(f.stranger, ps, "issues", "#2"), "title"), "");
+	ck_assert_str_eq(values(search(f.owner, ps, "issues", "#2"), "title"),
+			 S(fmt("secret %s", f.word)));
+	fixture_member("Project", f.pub, f.stranger_id, 20);
+	ck_assert_str_eq(values(search(f.stranger, ps, "issues", f.word), "title"),
+			 S(fmt("secret %s,first %s", f.word, f.word)));
+	/* a group's: its projects' only */
+	ck_assert_str_eq(values(search(f.owner, gs, "issues", f.word), "title"),
+			 S(fmt("grouped %s", f.word)));
+	ck_assert_str_eq(values(search(f.owner, gs, "issues", "#1"), "title"),
+			 S(fmt("grouped %s", f.word)));
+	/* milestones at each level */
+	for (int k = 0; k < 2; k++)
+		ck_code(R(api("POST", S(fmt("/projects/%lld/milestones", k ? gp : f.priv)), f.owner,
+			      S(fmt("title=ms%d-%s", k, f.word)))),
+			201);
+	ck_assert_str_eq(values(search(f.owner, gs, "milestones", f.word), "title"),
+			 S(fmt("ms1-%s", f.word)));
+	ck_assert_str_eq(values(search(f.owner, S(fmt("/projects/%lld/search", f.priv)),
+				       "milestones", f.word),
+				"title"),
+			 S(fmt("ms0-%s", f.word)));
+	ck_assert_str_eq(values(search(f.owner, ps, "milestones", f.word), "title"), "");
+	/* a private project's merge requests: not to a guest (no code), to its owner */
+	ck_code(R(api_json("POST", S(fmt("/projects/%lld/repository/commits", f.priv)), f.owner,
+			   "{\"branch\":\"master\",\"commit_message\":\"init\",\"actions\":"
+			   "[{\"action\":\"create\",\"file_path\":\"a\",\"content\":\"a\"}]}")),
+		201);
+	ck_code(R(api_json("POST", S(fmt("/projects/%lld/repository/commits", f.priv)), f.owner,
+			   "{\"branch\":\"topic\",\"start_branch\":\"master\","
+			   "\"commit_message\":\"t\",\"actions\":[{\"action\":\"create\","
+			   "\"file_path\":\"b\",\"content\":\"b\"}]}")),
+		201);
+	ck_code(R(api("POST", S(fmt("/projects/%lld/merge_requests", f.priv)), f.owner,
+		      S(fmt("source_branch=topic&target_branch=master&title=mr-%s", f.word)))),
+		201);
+	const char *pp = S(fmt("/projects/%lld/search", f.priv));
+	fixture_member("Project", f.priv, f.stranger_id, 10);
+	ck_assert_str_eq(values(search(f.stranger, pp, "merge_requests", f.word), "title"), "");
+	ck_assert_str_eq(values(search(f.stranger, pp, "merge_requests", "!1"), "title"), "");
+	ck_assert_str_eq(values(search(f.owner, pp, "merge_requests", f.word), "title"),
+			 S(fmt("mr-%s", f.word)));
+	/* the tracker or merge requests turned off: nothing, even for the owner */
+	ck_code(R(api("PUT", S(fmt("/projects/%lld", f.pub)), f.owner, "issues_enabled=false")),
+		200);
+	ck_assert_str_eq(values(search(f.owner, ps, "issues", f.word), "title"), "");
+	ck_code(R(api("PUT", S(fmt("/projects/%lld", f.priv)), f.owner,
+		      "merge_requests_enabled=false")),
+		200);
+	ck_assert_str_eq(values(search(f.owner, pp, "merge_requests", f.word), "title"), "");
+}
+END_TEST
+
+/* A file's matching lines as runs with two lines of context each side, runs that touch
+ * made one, any case; the pages of the runs. */
+START_TEST(test_search_blob_runs)
+{
+	fx f;
+	setup(&f);
+	/* the word on lines 1, 4 (one run: 1-6) and 11 (a second: 9-12, the last line) */
+	const char *content =
+		S(fmt("%s one\\n2\\n3\\nfour %s\\n5\\n6\\n7\\n8\\n9\\n10\\nx%sx\\n12\\n", f.word,
+		      f.word, f.word));
+	ck_code(R(api_json(
+			"POST", S(fmt("/projects/%lld/repository/commits", f.pub)), f.owner,
+			S(fmt("{\"branch\":\"master\",\"commit_message\":\"c\",\"actions\":"
+			      "[{\"action\":\"create\",\"file_path\":\"a.txt\",\"content\":\"%s\"},"
+			      "{\"action\":\"create\",\"file_path\":\"b.txt\",\"content\":"
+			      "\"%.4s\\n%s\"}]}",
+			      content, f.word, f.word + 4)))),
+		201);
+	char *upper = S(strdup(f.word));
+	for (char *p = upper; *p; p++)
+		*p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+	const char *ps = S(fmt("/projects/%lld/search", f.pub));
+	resp *r = search(f.stranger, ps, "blobs", upper);
+	ck_assert_str_eq(values(r, "startline"), "1,9");
+	ck_assert_str_eq(values(r, "filename"), "a.txt,a.txt");
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 0), "data"),
+			 S(fmt("%s one\n2\n3\nfour %s\n5\n6\n", f.word, f.word)));
+	ck_assert_str_eq(jstr(json_object_array_get_idx(r->json, 1), "data"),
+			 S(fmt("9\n10\nx%sx\n12\n", f.word)));
+	/* b.txt holds the word split over two lines: not a match */
+	r = R(api("GET", S(fmt("%s?scope=blobs&search=%s&per_page=1&page=2", ps, f.word)),
+		  f.stranger, NULL));
+	ck_assert_str_eq(values(r, "startline"), "9");
+	ck_pages(r, ps, S(fmt("scope=blobs&search=%s", f.word)), 2, 1, 2);
+}
+END_TEST
+
 Suite *suite_search(void)
 {
 	Suite *s = suite_create("search");
@@ -354,6 +464,8 @@ Suite *suite_search(void)
 	tcase_add_test(tc, test_search_mrs_milestones_snippets_notes);
 	tcase_add_test(tc, test_search_repository);
 	tcase_add_test(tc, test_search_groups_and_errors);
+	tcase_add_test(tc, test_search_each_level);
+	tcase_add_test(tc, test_search_blob_runs);
 	suite_add_tcase(s, tc);
 	return s;
 }
