@@ -323,6 +323,7 @@ enum { PI_PROJECT, PI_USER, PI_STATUS, PI_REC, PI_NPARAMS };
 enum { JI_PROJECT, JI_PIPELINE, JI_USER, JI_STATUS, JI_BUILD, JI_REC, JI_NPARAMS };
 enum { BI_PROJECT, BI_REC, BI_NPARAMS };
 enum { RI_PROJECT, RI_REC, RI_NPARAMS };
+enum { VI_PROJECT, VI_KEY, VI_SEALED, VI_PROTECTED, VI_NPARAMS };
 
 const db_stmt db_impexp_relations_stmts[] = {
 	/* Import. Labels and milestones are found by title in the project or made (as
@@ -428,6 +429,12 @@ const db_stmt db_impexp_relations_stmts[] = {
 	 "INSERT INTO ci_pipeline_schedule_variables (pipeline_schedule_id, key, value_sealed)"
 	 " VALUES ($1::bigint, $2::text, $3::text)",
 	 SV_NPARAMS, 0},
+	/* a key as the variables API takes it: no row otherwise */
+	{"impexp_variable_insert",
+	 "INSERT INTO ci_variables (project_id, key, value_sealed, protected)"
+	 " SELECT $1::bigint, $2::text, $3::text, coalesce($4::boolean, false)"
+	 " WHERE $2::text ~ '^[A-Za-z0-9_]{1,255}$' RETURNING id",
+	 VI_NPARAMS, 1},
 	{"impexp_pipeline_insert",
 	 "INSERT INTO ci_pipelines (project_id, user_id, status" PIPELINE_FIELDS(
 		 F_COL,
@@ -549,6 +556,12 @@ const db_stmt db_impexp_relations_stmts[] = {
 				   " WHERE s.pipeline_id = t.id))::text" PAGE_OF("ci_pipelines",
 										 "t", "project_id"),
 	 EX_NPARAMS, EX_NCOLS},
+	/* the value is opened in C and added as "value" */
+	{"impexp_variables_page",
+	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id, 'key', t.key,"
+	 " 'protected', t.protected)::text, t.value_sealed" PAGE_OF("ci_variables", "t",
+								     "project_id"),
+	 EX_NPARAMS, EXS_NCOLS},
 	{"impexp_releases_page",
 	 "SELECT t.id, json_build_object('id', t.id, 'project_id', t.project_id" RELEASE_FIELDS(
 		 F_OUT, "t") ")::text" PAGE_OF("releases", "t", "project_id"),
@@ -1478,4 +1491,48 @@ int impexp_custom_attributes_export(ctx *c, struct impexp_export *st, const char
 		}
 	}
 	return 0;
+}
+
+/* CI variables: 10.8's export has none (its tree leaves them out); collabd's carries them,
+ * as their masters may read them anyway, so that its own export comes back whole. The
+ * value is sealed here as the variables API seals it. */
+int impexp_variables_import(ctx *c, struct impexp_import *st, json_object *rec, const char **why)
+{
+	rel r;
+	if (rel_open(&r, c, st, why) < 0)
+		return -1;
+	const char *key = get_str(rec, "key"), *value = get_str(rec, "value");
+	if (!key || !value)
+		return rel_close(&r, rel_fail(&r, "variable", "no key or value"));
+	const char *sealed = crypto_seal(r.c->a, r.c->key, value);
+	if (!sealed)
+		return rel_close(&r, rel_fail(&r, "variable", "could not be sealed"));
+	const char *v[VI_NPARAMS] = {
+		[VI_PROJECT] = r.project,
+		[VI_KEY] = key,
+		[VI_SEALED] = sealed,
+		[VI_PROTECTED] = impexp_bool(rec, "protected", false) ? "true" : "false"};
+	DB_PARAMS(v, VI_NPARAMS);
+	int err;
+	PGresult *res = db_query(r.c, "impexp_variable_insert", VI_NPARAMS, v, &err);
+	const char *what = arena_printf(r.keep, "variable %s", key);
+	if (!res)
+		return rel_close(&r, rel_failed(&r, what, err));
+	if (PQntuples(res) != 1)
+		return rel_close(&r, rel_fail(&r, what, "the key is invalid"));
+	return rel_close(&r, 0);
+}
+
+static int variable_value(ctx *c, json_object *rec, PGresult *res, int row)
+{
+	const char *value = crypto_open(c->a, c->key, PQgetvalue(res, row, EXS_SEALED));
+	if (!value)
+		return -1;
+	json_object_object_add(rec, "value", json_object_new_string(value));
+	return 0;
+}
+
+int impexp_variables_export(ctx *c, struct impexp_export *st, const char **why)
+{
+	return export_pages(c, st, "impexp_variables_page", variable_value, why);
 }

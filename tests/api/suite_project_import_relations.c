@@ -445,6 +445,13 @@ START_TEST(test_import_ci_and_settings)
 			      "access_level"),
 			 0);
 
+	/* CI variables: their values, sealed as the variables API keeps them */
+	json_object *civars = list_all(S(fmt("%s/variables", base)), p.importer);
+	ck_assert_int_eq(json_object_array_length(civars), 2);
+	json_object *dt = find_str(civars, "key", "DEPLOY_TOKEN");
+	ck_assert(dt);
+	ck_assert_str_eq(jstr(dt, "value"), "s3cr3t-0");
+	ck_assert(json_object_get_boolean(jget(dt, "protected")));
 	/* triggers: made again with new tokens (the exported ones stay the old instance's) */
 	json_object *triggers = list_all(S(fmt("%s/triggers", base)), p.importer);
 	ck_assert_int_eq(json_object_array_length(triggers), 2);
@@ -667,6 +674,7 @@ START_TEST(test_export_import_round_trip)
 				p.importer);
 	ck_same_records(a, b, "/protected_branches", p.importer);
 	ck_same_records(a, b, "/triggers", p.importer);
+	ck_same_records(a, b, "/variables", p.importer);
 	ck_same_records(a, b, "/pipeline_schedules", p.importer);
 	ck_same_records(a, b, "/badges", p.importer);
 	ck_same_records(a, b, "/snippets", p.importer);

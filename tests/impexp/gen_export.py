@@ -323,6 +323,9 @@ def write_tree(f, a, members, heads):
         "expires_at": None, "user": {k: members[i][k] for k in ("id", "email", "username")}})
     array("merge_requests", a.merge_requests, lambda i: merge_request(i + 1, a, heads))
     array("pipelines", a.pipelines, lambda i: pipeline(i + 1, a, heads))
+    array("variables", 2, lambda i: {
+        "id": 500 + i, "project_id": 1, "key": ["DEPLOY_TOKEN", "REGION"][i],
+        "value": ["s3cr3t-%d" % i, "eu-1"][i], "protected": [True, False][i]})
     array("triggers", 2, lambda i: {
         "id": 300 + i, "token": "%030x" % (0xabc + i), "project_id": 1,
         "created_at": ts(-20 + i), "updated_at": ts(-10 + i), "owner_id": a.authors[0]["id"],
