@@ -169,6 +169,17 @@ const db_stmt project_import_stmts[] = {
 	 2, IJ_NCOLS},
 	{"project_import_savepoint", "SAVEPOINT project_import", 0, 0},
 	{"project_import_rollback", "ROLLBACK TO SAVEPOINT project_import", 0, 0},
+	/* the issues' counts trigger idle until the import's end (sql/0057); a rollback to
+	 * the savepoint undoes the setting too */
+	{"project_import_bulk", "SELECT set_config('collabd.import', 'on', true)", 0, 1},
+	/* $1 project: its issue counts from its issues, the trigger awake again */
+	{"project_import_issue_counts",
+	 "UPDATE projects p SET open_issues_count = (SELECT count(*) FROM issues i"
+	 " WHERE i.project_id = p.id AND i.state = 'opened' AND NOT i.confidential),"
+	 " closed_issues_count = (SELECT count(*) FROM issues i WHERE i.project_id = p.id"
+	 " AND i.state = 'closed' AND NOT i.confidential)"
+	 " FROM (SELECT set_config('collabd.import', 'off', true)) awake WHERE p.id = $1",
+	 1, 0},
 	/* PA_: NULL keeps a value */
 	{"project_import_attributes",
 	 "UPDATE projects SET description = coalesce($2, description),"
@@ -689,7 +700,8 @@ static int import_steps(struct import_run *run, const char *archive, const char 
 	}
 	if (import_pass(run, 2) < 0)
 		return -1;
-	if (!db_query(c, "project_import_iids", 1, v, &err)) {
+	if (!db_query(c, "project_import_iids", 1, v, &err) ||
+	    !db_query(c, "project_import_issue_counts", 1, v, &err)) {
 		run->why = "the iid counters cannot be set";
 		return -1;
 	}
@@ -778,7 +790,8 @@ int project_import_run(ctx *c, json_object *payload, const char **why)
 	bool group = strcmp(PQgetvalue(res, 0, IJ_NS_KIND), "group") == 0;
 	int ns_vis = (int)db_int(res, 0, IJ_NS_VISIBILITY);
 	bool admin = db_bool(res, 0, IJ_IMPORTER_ADMIN);
-	if (!run.scratch || !db_query(c, "project_import_savepoint", 0, NULL, &err)) {
+	if (!run.scratch || !db_query(c, "project_import_savepoint", 0, NULL, &err) ||
+	    !db_query(c, "project_import_bulk", 0, NULL, &err)) {
 		arena_destroy(run.scratch);
 		*why = "the import cannot start";
 		return -1;

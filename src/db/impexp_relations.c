@@ -1473,18 +1473,18 @@ int impexp_custom_attributes_import(ctx *c, struct impexp_import *st, json_objec
 int impexp_custom_attributes_export(ctx *c, struct impexp_export *st, const char **why)
 {
 	PGresult *res;
-	char project[24];
-	snprintf(project, sizeof(project), "%ld", st->project_id);
-	if (db_custom_attributes_list(c, CA_PROJECT, project, &res) < 0) {
+	char ids[32];
+	snprintf(ids, sizeof(ids), "{%ld}", st->project_id);
+	if (db_custom_attributes_of(c, CA_PROJECT, ids, &res) < 0) {
 		*why = "custom_attributes: the records could not be read";
 		return -1;
 	}
 	for (int i = 0; i < PQntuples(res); i++) {
 		json_object *rec = json_object_new_object();
 		json_object_object_add(rec, "key",
-				       json_object_new_string(PQgetvalue(res, i, CA_KEY)));
+				       json_object_new_string(PQgetvalue(res, i, CAO_KEY)));
 		json_object_object_add(rec, "value",
-				       json_object_new_string(PQgetvalue(res, i, CA_VALUE)));
+				       json_object_new_string(PQgetvalue(res, i, CAO_VALUE)));
 		if (impexp_emit(st, rec) < 0) {
 			*why = "custom_attributes: project.json cannot be written";
 			return -1;

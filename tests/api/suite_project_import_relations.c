@@ -289,6 +289,12 @@ START_TEST(test_import_tracker_relations)
 		ck_assert_int_eq(jint(is, "upvotes"), k % 2 == 0 ? 1 : 0);
 	}
 
+	/* the project's open issue count, set once at the import's end (the trigger idle
+	 * meanwhile, sql/0057): opened and not confidential, 6 of 12 */
+	resp *pr = R(api("GET", base, p.importer, NULL));
+	ck_status(pr, 200);
+	ck_assert_int_eq(jint(pr->json, "open_issues_count"), 6);
+
 	/* notes: authors matched, the others the importer's with GitLab's line */
 	json_object *notes = list_all(
 		S(fmt("%s/issues/4/notes?sort=asc&order_by=created_at", base)), p.importer);
@@ -347,6 +353,8 @@ START_TEST(test_import_tracker_relations)
 	resp *r = R(api("POST", S(fmt("%s/issues", base)), p.importer, "title=after"));
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "iid"), 13);
+	pr = R(api("GET", base, p.importer, NULL)); /* the trigger counts again */
+	ck_assert_int_eq(jint(pr->json, "open_issues_count"), 7);
 	r = R(api("POST", S(fmt("%s/milestones", base)), p.importer, "title=after"));
 	ck_status(r, 201);
 	ck_assert_int_eq(jint(r->json, "iid"), 3);
