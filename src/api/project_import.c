@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,19 @@ static const char *tmp_root(ctx *c, const char *kind)
 	const char *dir = arena_printf(c->a, "%s/%s", tmp, kind);
 	mkdir(dir, 0700);
 	return dir;
+}
+
+/* Removes what an earlier try of project_id's job left under <storage>/tmp/<kind> (a
+ * process killed mid-job): the job's lock keeps any other try out meanwhile. */
+static void remove_stale_dirs(ctx *c, const char *kind, const char *project_id)
+{
+	glob_t g;
+	if (glob(arena_printf(c->a, "%s/%s-??????", tmp_root(c, kind), project_id), GLOB_NOSORT,
+		 NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		(void)repo_remove_dir(g.gl_pathv[i]);
+	globfree(&g);
 }
 
 /* A new private directory under <storage>/tmp/<kind>: its absolute path, or NULL. */
@@ -674,6 +688,7 @@ static int import_steps(struct import_run *run, const char *archive, const char 
 		return -1;
 	}
 	long long limit = import_limit(c);
+	remove_stale_dirs(c, "imports", pid);
 	if (!(run->st.dir = private_dir(c, "imports", pid))) {
 		run->why = "no directory for the archive";
 		return -1;

@@ -263,7 +263,17 @@ START_TEST(test_import_minimal)
 	char *archive = archive_of(dir, extra);
 	char *path = S(unique("imported"));
 	const char *fields[] = {"path", path, NULL};
-	resp *r = post_import(token, fields, archive);
+	/* what a killed try would have left for the next project ids: the job removes its
+	 * project's (nothing else can be there while it holds the project) */
+	resp *r = R(api("POST", "/projects", token, S(fmt("path=%s", S(unique("before"))))));
+	ck_status(r, 201);
+	long long last = jint(r->json, "id");
+	const char *imports = S(fmt("%s/storage/tmp/imports", getenv("COLLABD_DIR")));
+	for (long long k = last + 1; k <= last + 4; k++)
+		ck_assert_int_eq(system(S(fmt("mkdir -p '%s/%lld-ABCDEF' && touch '%s/%lld-ABCDEF/x'",
+					      imports, k, imports, k))),
+				 0);
+	r = post_import(token, fields, archive);
 	ck_status(r, 201);
 	static const char *const shape[] = {"id",         "description",
 					    "name",       "name_with_namespace",
@@ -279,6 +289,10 @@ START_TEST(test_import_minimal)
 	r = wait_import(token, id);
 	ck_assert_msg(strcmp(jstr(r->json, "import_status"), "finished") == 0, "%s", r->body);
 	ck_assert(!jhas(r->json, "import_error"));
+	ck_assert(id > last && id <= last + 4);
+	ck_assert_int_eq(system(S(fmt("test -z \"$(ls -d '%s/%lld-'* 2>/dev/null)\"", imports, id))),
+			 0);
+	ck_assert_int_eq(system(S(fmt("rm -rf '%s/'*-ABCDEF", imports))), 0);
 	/* the attributes and project_feature */
 	r = R(api("GET", S(fmt("/projects/%lld", id)), token, NULL));
 	ck_status(r, 200);
