@@ -36,43 +36,29 @@ CREATE TABLE project_custom_attributes (
 -- record (with_custom_attributes) and filter its list, so a change bumps the owner's key
 -- and the stripe of its set, as identities do for users. The owner's own deletion bumps
 -- both already; the cascade's row events add nothing new.
-CREATE FUNCTION cache_bump_user_custom_attributes() RETURNS trigger LANGUAGE plpgsql AS $$
+-- TG_ARGV: the owner's column and its key set (1 users, 3 groups, 2 projects).
+CREATE FUNCTION cache_bump_custom_attributes() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	s integer := TG_ARGV[1]::integer;
+	owner bigint;
 BEGIN
 	IF TG_OP <> 'INSERT' THEN
-		PERFORM cache_collect(OLD.user_id * 16 + 1, cache_stripe(1, OLD.user_id));
+		owner := (to_jsonb(OLD) ->> TG_ARGV[0])::bigint;
+		PERFORM cache_collect(owner * 16 + s, cache_stripe(s, owner));
 	END IF;
 	IF TG_OP <> 'DELETE' THEN
-		PERFORM cache_collect(NEW.user_id * 16 + 1, cache_stripe(1, NEW.user_id));
-	END IF;
-	RETURN NULL;
-END $$;
-CREATE FUNCTION cache_bump_group_custom_attributes() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-	IF TG_OP <> 'INSERT' THEN
-		PERFORM cache_collect(OLD.group_id * 16 + 3, cache_stripe(3, OLD.group_id));
-	END IF;
-	IF TG_OP <> 'DELETE' THEN
-		PERFORM cache_collect(NEW.group_id * 16 + 3, cache_stripe(3, NEW.group_id));
-	END IF;
-	RETURN NULL;
-END $$;
-CREATE FUNCTION cache_bump_project_custom_attributes() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-	IF TG_OP <> 'INSERT' THEN
-		PERFORM cache_collect(OLD.project_id * 16 + 2, cache_stripe(2, OLD.project_id));
-	END IF;
-	IF TG_OP <> 'DELETE' THEN
-		PERFORM cache_collect(NEW.project_id * 16 + 2, cache_stripe(2, NEW.project_id));
+		owner := (to_jsonb(NEW) ->> TG_ARGV[0])::bigint;
+		PERFORM cache_collect(owner * 16 + s, cache_stripe(s, owner));
 	END IF;
 	RETURN NULL;
 END $$;
 
 CREATE TRIGGER cache_bump AFTER INSERT OR UPDATE OR DELETE ON user_custom_attributes
-	FOR EACH ROW EXECUTE FUNCTION cache_bump_user_custom_attributes();
+	FOR EACH ROW EXECUTE FUNCTION cache_bump_custom_attributes('user_id', 1);
 CREATE TRIGGER cache_bump AFTER INSERT OR UPDATE OR DELETE ON group_custom_attributes
-	FOR EACH ROW EXECUTE FUNCTION cache_bump_group_custom_attributes();
+	FOR EACH ROW EXECUTE FUNCTION cache_bump_custom_attributes('group_id', 3);
 CREATE TRIGGER cache_bump AFTER INSERT OR UPDATE OR DELETE ON project_custom_attributes
-	FOR EACH ROW EXECUTE FUNCTION cache_bump_project_custom_attributes();
+	FOR EACH ROW EXECUTE FUNCTION cache_bump_custom_attributes('project_id', 2);
 CREATE CONSTRAINT TRIGGER cache_bump_commit AFTER INSERT OR UPDATE OR DELETE ON user_custom_attributes
 	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
 	WHEN (coalesce(current_setting('collabd.cache_keys', true), '') = '')
