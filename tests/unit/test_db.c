@@ -11,6 +11,7 @@
 
 #include "db/db.h"
 #include "db/queue.h"
+#include "db/replica.h"
 #include "hook.h"
 
 static arena *A;
@@ -58,6 +59,24 @@ START_TEST(test_text_array)
 	ck_assert_int_eq(db_text_array(A, "{a", &v), -1);
 	ck_assert_int_eq(db_text_array(A, "{\"a}", &v), -1);
 	ck_assert_int_eq(db_text_array(A, "{\"a\"b}", &v), -1);
+}
+END_TEST
+
+START_TEST(test_lsn_parse)
+{
+	uint64_t v = 0;
+	ck_assert(db_lsn_parse("0/0", &v) && v == 0);
+	ck_assert(db_lsn_parse("16/B374D848", &v) && v == ((uint64_t)0x16 << 32 | 0xB374D848));
+	ck_assert(db_lsn_parse("FFFFFFFF/FFFFFFFF", &v) && v == UINT64_MAX);
+	/* ordered as the positions are: the low half is no decimal fraction */
+	uint64_t a, b;
+	ck_assert(db_lsn_parse("1/FFFFFFFF", &a) && db_lsn_parse("2/0", &b) && a < b);
+	ck_assert(db_lsn_parse("0/A", &a) && db_lsn_parse("0/9", &b) && a > b);
+	const char *bad[] = {"", "/", "1/", "/1", "1", "1/2/3", "x/1", "1/x", "1/2 ",
+			     "100000000/0", "0/100000000", NULL};
+	for (int i = 0; bad[i]; i++)
+		ck_assert_msg(!db_lsn_parse(bad[i], &v), "%s taken", bad[i]);
+	ck_assert(!db_lsn_parse(NULL, &v));
 }
 END_TEST
 
@@ -151,6 +170,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_text_array);
 	tcase_add_test(tc, test_int_array);
+	tcase_add_test(tc, test_lsn_parse);
 	suite_add_tcase(s, tc);
 	TCase *q = tcase_create("job queue");
 	tcase_add_checked_fixture(q, setup, teardown);
