@@ -10,8 +10,10 @@
 /* How long a replica's position and lag are taken as read (the position only grows, so
  * an older reading is a lower bound: a caller past it makes the replica be asked again). */
 #define CHECK_INTERVAL 0.1
-/* How long a replica whose connection failed is left alone. */
-#define RETRY_AFTER 2.0
+/* How long a replica whose connection failed is left alone: 1 s, doubled at each
+ * failure in a row up to 16 s (a standby that does not answer at all costs a worker its
+ * connect timeout, 1 s, at most once in that time). */
+#define RETRY_MAX 16.0
 
 /* The columns of replica_position, replica_sticky_get. */
 enum { RP_LSN, RP_LAG, RP_NCOLS };
@@ -61,6 +63,18 @@ const db_stmt db_replica_stmts[] = {
 	{"replica_primary_lsn", "SELECT pg_current_wal_insert_lsn()::text", 0, 1},
 	{NULL, NULL, 0, 0},
 };
+
+/* r is not to be used until it has been tried again. */
+static void down(db_replica *r, double now)
+{
+	double wait = 1;
+	for (int i = 0; i < r->failures && wait < RETRY_MAX; i++)
+		wait *= 2;
+	r->failures++;
+	r->up = false;
+	r->fresh = false;
+	r->retry_at = now + (wait < RETRY_MAX ? wait : RETRY_MAX);
+}
 
 static double now_s(void)
 {
@@ -140,9 +154,7 @@ void db_pool_failed(db_pool *p, db *d)
 {
 	for (int i = 0; i < p->n; i++)
 		if (&p->r[i].d == d) {
-			p->r[i].up = false;
-			p->r[i].fresh = false;
-			p->r[i].retry_at = now_s() + RETRY_AFTER;
+			down(&p->r[i], now_s());
 			d->prepared = false; /* reconnect before its next use */
 		}
 }
@@ -151,19 +163,13 @@ void db_pool_failed(db_pool *p, db *d)
  * cannot be used now. */
 static bool check(db_pool *p, db_replica *r, double now)
 {
-	if (!r->up) {
-		if (now < r->retry_at)
-			return false;
-		if (db_ensure_idle(&r->d) < 0) {
-			r->retry_at = now + RETRY_AFTER;
-			return false;
-		}
-		r->up = true;
-	} else if (db_ensure_idle(&r->d) < 0) {
-		r->up = false;
-		r->retry_at = now + RETRY_AFTER;
+	if (!r->up && now < r->retry_at)
+		return false;
+	if (db_ensure_idle(&r->d) < 0) {
+		down(r, now);
 		return false;
 	}
+	r->up = true;
 	/* the statement runs in a context of its own: its result is freed at once */
 	arena *a = arena_new();
 	ctx c;
@@ -174,11 +180,10 @@ static bool check(db_pool *p, db_replica *r, double now)
 	double lag = ok ? strtod(PQgetvalue(res, 0, RP_LAG), NULL) : 1e9;
 	arena_destroy(a);
 	if (!ok) {
-		r->up = false;
-		r->fresh = false;
-		r->retry_at = now + RETRY_AFTER;
+		down(r, now);
 		return false;
 	}
+	r->failures = 0;
 	r->checked_at = now;
 	if (lsn > r->replay)
 		r->replay = lsn;

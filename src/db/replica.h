@@ -29,6 +29,7 @@ typedef struct db_replica {
 	db d;
 	bool up;            /* connected and set up */
 	double retry_at;    /* a failed connection is tried again from then (monotonic s) */
+	int failures;       /* in a row: each doubles the wait before the next try */
 	double checked_at;  /* when its position and lag were last read */
 	uint64_t replay;    /* its replayed WAL position then: a lower bound of it now */
 	bool fresh;         /* it lagged at most replica_max_lag then */
