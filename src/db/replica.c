@@ -47,11 +47,13 @@ const db_stmt db_replica_stmts[] = {
 	 0, 1},
 	/* After a request of user $1 with the token of digest $2 (either NULL): the
 	 * position now, past the commit of what it wrote, for the user and the token's
-	 * owner (with sudo, another) */
+	 * owner (with sudo, another): each user once (the position is volatile, read per
+	 * row, so DISTINCT over both would let a user through twice) */
 	{"replica_sticky_note",
 	 "INSERT INTO replica_sticky (user_id, lsn, at)"
-	 " SELECT DISTINCT u, pg_current_wal_insert_lsn(), now() FROM unnest(ARRAY[$1::bigint,"
-	 " (SELECT user_id FROM tokens WHERE digest = $2 LIMIT 1)]) u WHERE u > 0"
+	 " SELECT u, pg_current_wal_insert_lsn(), now() FROM (SELECT DISTINCT u FROM"
+	 " unnest(ARRAY[$1::bigint, (SELECT user_id FROM tokens WHERE digest = $2 LIMIT 1)]) u"
+	 " WHERE u > 0) d"
 	 " ON CONFLICT (user_id) DO UPDATE SET lsn = greatest(replica_sticky.lsn, excluded.lsn),"
 	 " at = excluded.at",
 	 2, 0},
