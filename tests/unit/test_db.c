@@ -173,6 +173,8 @@ int main(void)
 	tcase_add_test(tc, test_lsn_parse);
 	suite_add_tcase(s, tc);
 	TCase *q = tcase_create("job queue");
+	/* the hooks' 800 installs each fsync: seconds on a disk that others load */
+	tcase_set_timeout(q, 120);
 	tcase_add_checked_fixture(q, setup, teardown);
 	tcase_add_test(q, test_queue_kinds);
 	tcase_add_test(q, test_queue_enqueue_unknown_kind);
