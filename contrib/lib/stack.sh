@@ -183,14 +183,17 @@ CONF
 }
 
 # stack_nginx_conf DIR PORT SOCKETS...: a config serving /api/ and /oauth/ from collabd
-# (an upstream over every socket). Further http-level configuration may be put in
+# (an upstream over every socket; HOST:PORT for an instance listening on TCP). Further http-level configuration may be put in
 # DIR/nginx/conf.d/*.conf; DIR/nginx/fastcgi_params.conf holds the FastCGI parameters
 # without the upstream (fastcgi.conf is the upstream and those parameters).
 stack_nginx_conf() {
 	local dir=$1 port=$2; shift 2
 	local servers="" s
-	for s in "$@"; do servers="$servers        server unix:$s max_fails=0;
-"; done
+	for s in "$@"; do
+		case $s in /*) s=unix:$s;; esac
+		servers="$servers        server $s max_fails=0;
+"
+	done
 	mkdir -p "$dir/nginx/tmp" "$dir/nginx/conf.d"
 	# nginx's workers reach the sockets and files under DIR: as nobody when nobody can
 	# (the test stacks), else as root (a checkout under /root, run by ./contrib/dev run)
