@@ -6,6 +6,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config libfcgi-dev libjs
 libpq-dev libgit2-dev check libyaml-dev libssl-dev libcurl4-openssl-dev libcrypt-dev \
 postgresql postgresql-common nginx fcgiwrap git bzip2 unzip wrk python3-gitlab python3-requests curl \
 openssh-server openssh-client libzip-dev zip tzdata libgpgme-dev gnupg libarchive-dev"
+# tests/topology: hosts as network namespaces
+PACKAGES="$PACKAGES iproute2"
 
 log() { printf '%s\n' "collabd: $*" >&2; }
 

@@ -92,6 +92,12 @@ def delta(before, after):
     return {k: after[k] - before[k] for k in before}
 
 
+def pct(d):
+    if d is None or d["primary"] + d["replica"] == 0:
+        return "n/a"
+    return "%.0f%%" % (100.0 * d["replica"] / (d["primary"] + d["replica"]))
+
+
 def share(d):
     if d is None:
         return "n/a"
@@ -271,7 +277,9 @@ def test_rw(callers):
                "replica share: non-writers alone %s, with writers %s"
                % (len(callers), c["writes"], c["reads"], c["stale"], naive_stale, naive,
                   share(anon_share), share(mixed)))
-    return fails, summary
+    figures = "%d stale of %d, replica took %s of non-writers' reads" % (
+        c["stale"], c["reads"], pct(anon_share))
+    return fails, summary, figures
 
 
 # ---- 2. the replica stopped and started under load
@@ -307,7 +315,7 @@ def test_restart(callers):
     summary = ("%d reads by 4 readers, %d not 200; replica down %.1f s; replica share: before %s, "
                "while down %s, after %s" % (sum(c.n.values()), bad, down, share(delta(m0, m1)),
                                             share(delta(m1, m2)), share(after)))
-    return fails, summary
+    return fails, summary, "%d of %d failed" % (bad, sum(c.n.values()))
 
 
 # ---- 3. the replica lagging
@@ -390,7 +398,9 @@ def test_lag(callers):
                % (c["writes"], c["reads"], c["paused reads"], c["stale"], replayed, behind,
                   "%d" % paused["primary"] if paused else "n/a",
                   "%d" % paused["replica"] if paused else "n/a", share(resumed)))
-    return fails, summary
+    figures = "%d stale, replica +%s while paused, %s after" % (
+        c["stale"], "%d" % paused["replica"] if paused else "n/a", pct(resumed))
+    return fails, summary, figures
 
 
 # ---- 4. a host killed
@@ -486,7 +496,9 @@ def test_kill(callers):
                "%d writes failed (in flight on app1 during the %.2f s it took to die)"
                % (killed, len(acked), after[0], len(acked) - len(lost), on_primary, c["reads"],
                   after[1], c["read failed"], c["write failed"], gone_at[0] - kill_at[0]))
-    return fails, summary
+    figures = "%d acknowledged writes lost, %d reads and %d writes failed" % (
+        len(lost), c["read failed"], c["write failed"])
+    return fails, summary, figures
 
 
 def main():
@@ -499,16 +511,17 @@ def main():
     for name in TESTS:
         t = time.monotonic()
         try:
-            fails, summary = tests[name](callers)
+            fails, summary, figures = tests[name](callers)
         except Exception as e:
-            fails, summary = ["%r" % e], "did not finish"
+            fails, summary, figures = ["%r" % e], "did not finish", "did not finish"
         ok = not fails
-        results.append((name, ok, summary))
+        results.append((name, ok, figures))
         say("%s: %s (%.1f s): %s" % (name, "ok" if ok else "FAILED", time.monotonic() - t, summary))
         for f in fails:
             say("  %s: %s" % (name, f))
     passed = sum(1 for r in results if r[1])
-    say("summary: " + "; ".join("%s %s" % (n, "ok" if ok else "FAILED") for n, ok, _ in results))
+    say("summary: " + "; ".join("%s %s (%s)" % (n, "ok" if ok else "FAILED", f)
+                                for n, ok, f in results))
     print("topology: %d passed, %d failed" % (passed, len(results) - passed), flush=True)
     return 0 if passed == len(results) else 1
 
