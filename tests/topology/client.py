@@ -233,12 +233,23 @@ def test_rw(callers):
 
     # that the replica lags indeed: a write read from db2 at once is stale
     naive, naive_stale = 5, 0
-    for i in range(naive):
-        title = "naive-%d" % i
-        must(callers[0].s.put(callers[0].issue_url(), data={"title": title}, timeout=TIMEOUT), 200)
-        seen = action("replica-sql", "SELECT title FROM issues WHERE project_id = %d AND iid = %d"
-                      % (callers[0].project, callers[0].issue))
-        naive_stale += seen != title
+    db2 = subprocess.Popen([os.path.join(ACTIONS, "replica-psql")], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        def replica_read(sql):
+            db2.stdin.write(sql + ";\n")
+            return db2.stdout.readline().strip()
+        replica_read("SELECT 1")  # connected
+        for i in range(naive):
+            title = "naive-%d" % i
+            must(callers[0].s.put(callers[0].issue_url(), data={"title": title},
+                                  timeout=TIMEOUT), 200)
+            seen = replica_read("SELECT title FROM issues WHERE project_id = %d AND iid = %d"
+                                % (callers[0].project, callers[0].issue))
+            naive_stale += seen != title
+    finally:
+        db2.stdin.close()
+        db2.wait(10)
 
     # the reads of callers who did not write (read-only and anonymous) of public projects
     anon = Counter()
