@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "entry.h"
 #include "db/queue.h"
+#include "db/replica.h"
 #include "api/api.h"
 #include "ci/job.h"
 #include "ci/pipeline.h"
@@ -193,21 +194,33 @@ int background_run_one(ctx *c)
 	}
 	const char *kind = queue_kind_name(job.kind);
 	const char *why = NULL;
+	/* a failed job is put back in the transaction that claimed it, after undoing what
+	 * it did: another process cannot claim it in between and fail it a second time */
+	tx_hook *mark;
+	bool marked = db_savepoint(c, &mark) == 0;
 	json_object *payload = json_tokener_parse(job.payload);
 	rc = -1;
-	if (!payload || !json_object_is_type(payload, json_type_object))
+	if (!marked)
+		why = "no savepoint";
+	else if (!payload || !json_object_is_type(payload, json_type_object))
 		why = "the payload is not a JSON object";
 	else
 		rc = jobs[job.kind](c, payload, &why);
 	json_object_put(payload);
-	if (rc == 0 && queue_finish(c, &job) == 0 && db_commit(c) == 0) {
-		log_info("background job %s (%s) done", job.id, kind);
-		return 1;
+	if (rc == 0 && queue_finish(c, &job) == 0) {
+		if (db_commit(c) == 0) {
+			log_info("background job %s (%s) done", job.id, kind);
+			return 1;
+		}
+		marked = false; /* the commit failed: nothing of it is left */
 	}
-	db_rollback(c);
 	if (!why)
 		why = "the transaction failed";
 	log_warn("background job %s (%s) failed: %s", job.id, kind, why);
+	if (marked && db_rollback_to(c, mark) == 0 && queue_retry(c, &job, why) == 0 &&
+	    db_commit(c) == 0)
+		return 1;
+	db_rollback(c);
 	return queue_retry(c, &job, why) == 0 ? 1 : -1;
 }
 
@@ -245,6 +258,10 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 	db d;
 	if (db_open(&d, cfg->database_url, statements) < 0)
 		log_warn("background process starts without a database connection; retrying");
+	db_pool pool; /* the reads of a job that reads much (an export) */
+	if (db_pool_open(&pool, &d, cfg, statements) < 0)
+		log_warn("database_replicas: the background process reads on the primary");
+	db_pool *replicas = pool.n > 0 ? &pool : NULL;
 	arena *a = arena_new();
 	hooks_sender *sender = hooks_sender_new();
 	if (!sender)
@@ -275,6 +292,8 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 			if (db_query(&c, "background_remove_expired_members", 0, NULL, &err) &&
 			    ci_jobs_drop_stuck(&c) >= 0)
 				swept = time(NULL);
+			if (replicas)
+				db_pool_sweep(&c);
 			arena_reset(a);
 		}
 		/* 3. the pipeline schedules that are due, one transaction each, every second:
@@ -293,6 +312,7 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 		for (;;) {
 			ctx c;
 			ctx_init(&c, a, cfg, &d, key);
+			c.pool = replicas;
 			int rc = background_run_one(&c);
 			arena_reset(a);
 			if (rc != 1 || stop_requested(sfd))
@@ -343,6 +363,7 @@ int background_run(const config *cfg, const unsigned char key[32], const db_stmt
 	}
 	hooks_sender_free(sender);
 	arena_destroy(a);
+	db_pool_close(&pool);
 	db_close(&d);
 	close(sfd);
 	return 0;

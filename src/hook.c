@@ -12,6 +12,7 @@
 #include "auth/scope.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "db/replica.h"
 #include "entry.h"
 #include "git/hooks.h"
 #include "git/repo.h"
@@ -242,6 +243,9 @@ int hook_post_receive(ctx *c, const char *gl_id, const char *project_id, FILE *i
 		rc = db_commit(c);
 	else
 		db_rollback(c);
+	/* the pusher's next reads (the API's branches, commits) see the push */
+	if (rc == 0 && c->user)
+		db_replica_wrote(c, c->user->id, NULL);
 	git_repository_free(repo);
 	return rc < 0 ? -1 : 0;
 }

@@ -13,6 +13,7 @@
 #include "db/settings.h"
 #include "db/user_refs.h"
 #include "db/versions.h"
+#include "db/replica.h"
 #include "db/webhooks.h"
 #include "entity/user.h"
 #include "hook.h"
@@ -32,6 +33,7 @@ const db_stmt *const statements[] = {
 	queue_stmts,
 	background_stmts,
 	db_versions_stmts,
+	db_replica_stmts,
 	db_repos_stmts,
 	hook_stmts,
 	shell_stmts,

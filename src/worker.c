@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/turns.h"
+#include "db/replica.h"
 #include "db/settings.h"
 #include "entry.h"
 #include "cache/auth.h"
@@ -157,9 +158,61 @@ static int run_handler(request *r, const route *rt)
 	return rt->flags & ROUTE_TX ? worker_transaction(r, scoped) : scoped(r);
 }
 
+/* Whether the route only reads, outside a transaction: it may run on a read replica. */
+static bool reads_only(const route *rt)
+{
+	return strcmp(rt->method, "GET") == 0 &&
+	       !(rt->flags & (ROUTE_TX | ROUTE_NO_DB | ROUTE_PRIMARY));
+}
+
+/* The route's cached answer, or its authentication and handler on r->ctx.db. */
+static int run_route(request *r, const route *rt)
+{
+	if (r->cache && (rt->flags & ROUTE_CACHE) && cache_serve(r))
+		return 0;
+	int rc = 0;
+	if (!(rt->flags & ROUTE_NO_AUTH)) {
+		bool deferred =
+			((rt->flags & ROUTE_SELF_AUTH) && r->cred.token_digest && !r->cred.sudo) ||
+			with_project(r, rt->flags);
+		if (!deferred)
+			rc = auth_authenticate(&r->ctx, &r->cred, rt->flags);
+	}
+	if (rc == 0)
+		rc = run_handler(r, rt);
+	if (r->cache_key && rc < 0)
+		db_rollback(&r->ctx); /* the snapshot the cached route ran in */
+	return cache_finish(r, rc);
+}
+
+/* A read on a replica (db/replica.h), or on the primary when the caller's last write is
+ * not replayed there yet or no replica is fresh. A replica that fails under it, or does
+ * not know the caller's token (made a moment ago, on the primary), or meets a statement
+ * that writes: the request runs again on the primary. */
+static int run_read(request *r, const route *rt)
+{
+	db *primary = r->ctx.db;
+	db_pool *pool = r->ctx.pool;
+	r->ctx.db = db_pool_for_read(pool, &r->ctx, r->cred.token_digest);
+	bool replica = r->ctx.db != primary;
+	int rc = run_route(r, rt);
+	if (replica && (rc == ERR_UNAVAILABLE || rc == ERR_UNAUTHORIZED)) {
+		if (db_in_transaction(&r->ctx))
+			db_rollback(&r->ctx);
+		if (!r->ctx.db->conn || PQstatus(r->ctx.db->conn) != CONNECTION_OK)
+			db_pool_failed(pool, r->ctx.db);
+		r->ctx.db = primary;
+		request_restart(r);
+		metrics_add(METRIC_DB_READS_RETRIED, 1);
+		replica = false;
+		rc = run_route(r, rt);
+	}
+	metrics_add(replica ? METRIC_DB_READS_REPLICA : METRIC_DB_READS_PRIMARY, 1);
+	return rc;
+}
+
 void worker_dispatch_tables(request *r, const route *const *tables)
 {
-	int rc = 0;
 	const route *rt = router_match(tables, r);
 	if (!rt) {
 		respond_error(r, ERR_NO_ROUTE);
@@ -172,26 +225,20 @@ void worker_dispatch_tables(request *r, const route *const *tables)
 	}
 	if (!(rt->flags & ROUTE_NO_AUTH))
 		request_read_credentials(r);
-	if (r->cache && (rt->flags & ROUTE_CACHE) && cache_serve(r))
-		return;
-	if (!(rt->flags & ROUTE_NO_AUTH)) {
-		bool deferred =
-			((rt->flags & ROUTE_SELF_AUTH) && r->cred.token_digest && !r->cred.sudo) ||
-			with_project(r, rt->flags);
-		if (!deferred)
-			rc = auth_authenticate(&r->ctx, &r->cred, rt->flags);
-	}
-	if (rc == 0)
-		rc = run_handler(r, rt);
-	if (r->cache_key && rc < 0)
-		db_rollback(&r->ctx); /* the snapshot the cached route ran in */
-	rc = cache_finish(r, rc);
+	db *primary = r->ctx.db;
+	bool replicas = r->ctx.pool && r->ctx.pool->n > 0;
+	int rc = replicas && reads_only(rt) ? run_read(r, rt) : run_route(r, rt);
 	if (db_in_transaction(&r->ctx)) {
 		log_error("%s %s left a transaction open: rolled back", r->method, rt->pattern);
 		db_rollback(&r->ctx);
 		rc = ERR_INTERNAL;
 		r->headers.len = 0;
 	}
+	/* what the caller wrote is read back from the primary until a replica has it */
+	if (replicas && r->ctx.db == primary && !reads_only(rt) && !(rt->flags & ROUTE_NO_DB) &&
+	    rc >= 0 && r->status < 400)
+		db_replica_wrote(&r->ctx, r->ctx.user ? r->ctx.user->id : 0, r->cred.token_digest);
+	r->ctx.db = primary;
 	if (rc < 0) {
 		if (rc == ERR_INTERNAL)
 			log_error("%s %s failed", r->method, r->path);
@@ -493,6 +540,9 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 	if (db_open(&d, cfg->database_url, statements) < 0)
 		log_warn(
 			"worker starts without a database connection; requests get 503 until it is back");
+	db_pool pool;
+	if (db_pool_open(&pool, &d, cfg, statements) < 0)
+		log_warn("database_replicas: reads go to the primary");
 	FCGX_Init();
 	router_index(route_tables);
 	FCGX_Request fr;
@@ -507,6 +557,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 		request r;
 		request_init(&r, a, cfg);
 		ctx_init(&r.ctx, a, cfg, &d, key);
+		r.ctx.pool = pool.n > 0 ? &pool : NULL;
 		r.cache = rc;
 		r.auth_cache = ac;
 		bool read_whole = handle(&fr, &r);
@@ -520,6 +571,7 @@ int worker_run(const config *cfg, int listen_fd, const unsigned char key[32], ca
 		arena_reset(a);
 	}
 	arena_destroy(a);
+	db_pool_close(&pool);
 	db_close(&d);
 	close(ep);
 	close(sfd);

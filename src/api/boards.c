@@ -302,7 +302,8 @@ static int boards_list_delete(request *r)
 
 /* The module's routes (http/router.h), in the order they are matched. */
 const route boards_routes[] = {
-	{"GET", V4 "/projects/:id/boards", boards_list, AUTH | PR, NULL},
+	/* on the primary: the first list makes the default board */
+	{"GET", V4 "/projects/:id/boards", boards_list, AUTH | PR | ROUTE_PRIMARY, NULL},
 	{"GET", V4 "/projects/:id/boards/:board_id/lists", boards_lists, AUTH | PR,
 	 boards_check_board},
 	{"GET", V4 "/projects/:id/boards/:board_id/lists/:list_id", boards_list_show, AUTH | PR,

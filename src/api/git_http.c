@@ -301,6 +301,8 @@ static int git_auth(request *r)
 }
 
 const route git_http_routes[] = {
-	{"GET", "/_internal/git-auth", git_auth, ROUTE_NO_AUTH, NULL},
+	/* on the primary: a project or key made a moment ago is there, and a pull records
+	 * the user's activity */
+	{"GET", "/_internal/git-auth", git_auth, ROUTE_NO_AUTH | ROUTE_PRIMARY, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };

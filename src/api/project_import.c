@@ -36,6 +36,7 @@
 #include "core/log.h"
 #include "core/targz.h"
 #include "db/impexp.h"
+#include "db/replica.h"
 #include "db/queue.h"
 #include "db/settings.h"
 #include "entity/project_impexp.h"
@@ -1067,6 +1068,41 @@ static int export_steps(ctx *c, struct impexp_export *st, const char *pid, const
 	return 0;
 }
 
+/* export_steps with its reads on a replica that has replayed past the job's claim
+ * (which came after the POST that queued it committed), in one snapshot there; on the
+ * primary (c) otherwise, or again there when the replica fails under it. */
+static int export_read(ctx *c, struct impexp_export *st, const char *pid, const char *out,
+		       const char **name, const char **why)
+{
+	uint64_t lsn = c->pool ? db_pool_primary_lsn(c) : 0;
+	db *rd = lsn ? db_pool_at(c->pool, lsn) : c->db;
+	if (rd == c->db)
+		return export_steps(c, st, pid, out, name, why);
+	ctx rc = *c;
+	rc.db = rd;
+	rc.hooks = NULL;
+	if (db_begin_snapshot(&rc) == 0) {
+		int n = export_steps(&rc, st, pid, out, name, why);
+		if (n == 0 && db_commit(&rc) == 0) {
+			log_info("project %s: exported from a read replica", pid);
+			return 0;
+		}
+		if (db_in_transaction(&rc))
+			db_rollback(&rc);
+		if (!rd->conn || PQstatus(rd->conn) != CONNECTION_OK)
+			db_pool_failed(c->pool, rd);
+		log_warn("project %s: the export on a read replica failed (%s): again on the "
+			 "primary",
+			 pid, *why ? *why : "its snapshot");
+	}
+	if (st->json)
+		fclose(st->json);
+	*st = (struct impexp_export){.project_id = st->project_id, .a = st->a, .dir = st->dir};
+	*name = NULL;
+	*why = NULL;
+	return export_steps(c, st, pid, out, name, why);
+}
+
 /* The files of out but keep. */
 static void remove_others(ctx *c, const char *out, const char *keep)
 {
@@ -1096,7 +1132,7 @@ int project_export_run(ctx *c, json_object *payload, const char **why)
 	if (!(st.dir = private_dir(c, "exports", pid)))
 		ewhy = "no directory for the export";
 	else
-		rc = export_steps(c, &st, pid, out, &name, &ewhy);
+		rc = export_read(c, &st, pid, out, &name, &ewhy);
 	if (st.dir)
 		repo_remove_dir(st.dir);
 	int err;

@@ -10,7 +10,7 @@
 
 #include "core/cidr.h"
 
-enum kind { STR, INT, BOOL };
+enum kind { STR, INT, BOOL, SECONDS };
 
 struct key {
 	const char *name;
@@ -26,6 +26,10 @@ struct key {
 #define I(f, d)                                                                                    \
 	{                                                                                          \
 #f, INT, offsetof(config, f), d                                                    \
+	}
+#define D(f, d)                                                                                    \
+	{                                                                                          \
+#f, SECONDS, offsetof(config, f), d                                                \
 	}
 #define B(f, d)                                                                                    \
 	{                                                                                          \
@@ -51,10 +55,13 @@ static const struct key keys[] = {
 	I(raw_inline_max, "1048576"),
 	I(max_artifacts_size, "104857600"),
 	S(monitoring_whitelist, "127.0.0.0/8, ::1/128"),
+	S(database_replicas, ""),
+	D(replica_max_lag, "1"),
 };
 #undef S
 #undef I
 #undef B
+#undef D
 
 static int set(config *cfg, const struct key *k, const char *value)
 {
@@ -80,6 +87,16 @@ static int set(config *cfg, const struct key *k, const char *value)
 	}
 	char *end;
 	errno = 0;
+	if (k->kind == SECONDS) {
+		double d = strtod(value, &end);
+		if (errno || *end || end == value || !(d >= 0 && d <= 86400)) {
+			fprintf(stderr, "collabd: config %s: not a number of seconds: %s\n",
+				k->name, value);
+			return -1;
+		}
+		*(double *)field = d;
+		return 0;
+	}
 	long v = strtol(value, &end, 10);
 	if (errno || *end || end == value || v < 0 || v > 1000000000) {
 		fprintf(stderr, "collabd: config %s: not a number: %s\n", k->name, value);

@@ -14,6 +14,7 @@
 
 struct pg_result;
 struct db;
+struct db_pool;
 struct dep_list;
 
 /* The authenticated caller (auth_authenticate() for a request). */
@@ -47,6 +48,8 @@ typedef struct ctx {
 	arena *a;
 	const config *cfg;
 	struct db *db;
+	struct db_pool *pool;     /* the primary (db, when no replica is in use) and the read
+				   * replicas (db/replica.h); NULL when there are none */
 	const unsigned char *key; /* instance key, 32 bytes */
 	caller *user;             /* NULL when anonymous (or the system itself) */
 	const char *err_detail;   /* what the last ERR_ returned is about */

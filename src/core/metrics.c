@@ -1,6 +1,7 @@
 #include "core/metrics.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -161,7 +162,14 @@ void metrics_format(buf *out, metrics_route_label_fn label, void *arg)
 #undef METRIC
 	};
 	for (int m = 0; m < METRIC_N; m++) {
-		header(out, counters[m].name, "counter", counters[m].help);
+		/* one header per family: a labelled counter's name up to its '{' */
+		size_t fam = strcspn(counters[m].name, "{");
+		if (m == 0 || strncmp(counters[m].name, counters[m - 1].name, fam) != 0 ||
+		    counters[m - 1].name[fam] != '{') {
+			char family[128];
+			snprintf(family, sizeof(family), "%.*s", (int)fam, counters[m].name);
+			header(out, family, "counter", counters[m].help);
+		}
 		buf_printf(out, "%s %llu\n", counters[m].name, get(&region->counters[m]));
 	}
 	header(out, "collabd_http_requests_total", "counter",

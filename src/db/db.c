@@ -14,6 +14,8 @@ static const db_stmt tx_stmts[] = {
 	{"tx_commit", "COMMIT", 0, 0},
 	{"tx_rollback", "ROLLBACK", 0, 0},
 	{"tx_begin_snapshot", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", 0, 0},
+	{"tx_savepoint", "SAVEPOINT tx_mark", 0, 0},
+	{"tx_rollback_to", "ROLLBACK TO SAVEPOINT tx_mark", 0, 0},
 	{NULL, NULL, 0, 0},
 };
 
@@ -55,11 +57,12 @@ static int prepare_one(PGconn *conn, const db_stmt *s, bool *prepared)
 }
 
 /* A connection whose connect_timeout defaults to 5 s (the conninfo may override it),
- * so that a database that does not answer gives 503s, not hung workers. */
-static PGconn *open_conn(const char *conninfo)
+ * so that a database that does not answer gives 503s, not hung workers; 1 s for a
+ * replica's, whose reads the primary takes meanwhile. */
+static PGconn *open_conn(const db *d)
 {
 	const char *keys[] = {"connect_timeout", "dbname", NULL};
-	const char *values[] = {"5", conninfo, NULL};
+	const char *values[] = {d->replica ? "1" : "5", d->conninfo, NULL};
 	return PQconnectdbParams(keys, values, 1);
 }
 
@@ -202,7 +205,7 @@ int db_open(db *d, const char *conninfo, const db_stmt *const *registry)
 		log_error("database: out of memory");
 		return -1;
 	}
-	d->conn = open_conn(conninfo);
+	d->conn = open_conn(d);
 	if (PQstatus(d->conn) != CONNECTION_OK) {
 		log_error("database: %s", PQerrorMessage(d->conn));
 		return -1;
@@ -212,6 +215,15 @@ int db_open(db *d, const char *conninfo, const db_stmt *const *registry)
 		return -1;
 	}
 	return 0;
+}
+
+int db_prepare_replica(db *d, const char *conninfo, const db_stmt *const *registry)
+{
+	memset(d, 0, sizeof(*d));
+	d->registry = registry;
+	d->replica = true;
+	d->conninfo = strdup(conninfo);
+	return d->conninfo && build_index(d) == 0 ? 0 : -1;
 }
 
 int db_connect(db *d, const char *conninfo, const db_stmt *const *registry)
@@ -241,7 +253,7 @@ int db_ensure(db *d)
 	d->prepared = false;
 	if (d->conn)
 		PQfinish(d->conn);
-	d->conn = open_conn(d->conninfo);
+	d->conn = open_conn(d);
 	if (PQstatus(d->conn) != CONNECTION_OK)
 		return -1;
 	if (setup(d) < 0) {
@@ -445,6 +457,10 @@ static PGresult *finish(ctx *c, const char *stmt, PGresult *res, int *err)
 		c->err_detail = "a parameter has an invalid value";
 		log_info("statement %s: %s", stmt,
 			 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
+	} else if (d->replica && state && strcmp(state, "25006") == 0) {
+		/* a statement that writes, run on a replica: the request goes to the primary */
+		log_warn("statement %s writes, on a replica's read-only connection", stmt);
+		e = ERR_UNAVAILABLE;
 	} else if (state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)) {
 		e = ERR_UNAVAILABLE;
 	} else if (state && (strncmp(state, "57P", 3) == 0 || strncmp(state, "08", 2) == 0)) {
@@ -581,6 +597,28 @@ void db_rollback(ctx *c)
 	    PQtransactionStatus(c->db->conn) != PQTRANS_IDLE)
 		(void)db_query(c, "tx_rollback", 0, NULL, NULL);
 	run_hooks(c, false);
+}
+
+int db_savepoint(ctx *c, tx_hook **mark)
+{
+	*mark = c->hooks;
+	int err;
+	return db_query(c, "tx_savepoint", 0, NULL, &err) ? 0 : err;
+}
+
+int db_rollback_to(ctx *c, tx_hook *mark)
+{
+	c->db->ndefer = 0;
+	int err;
+	if (!db_query(c, "tx_rollback_to", 0, NULL, &err))
+		return err;
+	/* the hooks registered since the savepoint: the rollback ones run, all are dropped */
+	tx_hook *h = c->hooks;
+	c->hooks = mark;
+	for (; h && h != mark; h = h->next)
+		if (!h->on_commit)
+			h->fn(h->arg);
+	return 0;
 }
 
 bool db_in_transaction(ctx *c)

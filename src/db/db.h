@@ -52,6 +52,8 @@ typedef struct db {
 	const db_stmt *const *registry; /* statement tables, each ended by {NULL, NULL}; the
 					  * list ended by NULL */
 	bool prepared;                  /* the connection is usable (set up, not seen broken) */
+	bool replica;                   /* a read replica's (db/replica.h): connects within 1 s,
+					 * and a statement that writes fails as unavailable */
 	/* The registry's statements and tx_begin & co. by name (open addressing, a power of
 	 * two of slots, NULL for a free one), and whether each is prepared on the current
 	 * connection: a statement is prepared the first time the connection runs it, in the
@@ -72,6 +74,9 @@ typedef struct db {
 /* Connects for the statements of registry (kept for reconnections), each prepared on
  * the connection the first time it runs there. 0, or -1 (logged). */
 int db_open(db *d, const char *conninfo, const db_stmt *const *registry);
+/* Sets d up for a read replica's connection (db/replica.h), without connecting: the
+ * first db_ensure does. 0, or -1 (out of memory). */
+int db_prepare_replica(db *d, const char *conninfo, const db_stmt *const *registry);
 /* db_open, then prepares every statement of registry at once, checking each one's shape
  * (the master's start-up check, `collabd statements`). 0, or -1 (logged). */
 int db_connect(db *d, const char *conninfo, const db_stmt *const *registry);
@@ -113,6 +118,12 @@ int db_commit(ctx *c);
 /* A read-only transaction whose statements all see one snapshot (REPEATABLE READ). */
 int db_begin_snapshot(ctx *c);
 void db_rollback(ctx *c);
+/* A savepoint in the open transaction (one at a time): db_rollback_to() undoes what
+ * came after it, in the database and by the rollback hooks registered since, which run
+ * (newest first); the commit hooks registered since are dropped. mark: the hooks before
+ * it. 0 or an ERR_ code. */
+int db_savepoint(ctx *c, tx_hook **mark);
+int db_rollback_to(ctx *c, tx_hook *mark);
 /* Whether a transaction is open (or failed and not yet rolled back) on c's connection. */
 bool db_in_transaction(ctx *c);
 /* Work outside the database tied to the open transaction: fn(arg) runs when it rolls

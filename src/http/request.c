@@ -23,6 +23,30 @@ void request_init(request *r, arena *a, const config *cfg)
 	buf_init(&r->headers, a, 512);
 }
 
+void request_restart(request *r)
+{
+	r->status = 200;
+	r->headers.len = 0;
+	r->body = NULL;
+	r->body_len = 0;
+	r->content_type = NULL;
+	r->validation = NULL;
+	r->project = NULL;
+	r->group = NULL;
+	r->checked = NULL;
+	r->prefetch = (db_call){0};
+	r->prefetched = NULL;
+	r->cache_key = NULL;
+	r->ctx.user = NULL;
+	r->ctx.err_detail = NULL;
+	r->ctx.hooks = NULL;
+	r->ctx.deps = NULL;
+	r->ctx.project_ns = NULL;
+	r->ctx.project_path = NULL;
+	r->ctx.users_epoch = 0;
+	r->ctx.settings_fresh = false;
+}
+
 const char *request_header(request *r, const char *cgi_name)
 {
 	if (!r->header_fn)

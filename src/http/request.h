@@ -86,6 +86,9 @@ typedef struct request {
 
 /* Sets up r for a new request in arena a. */
 void request_init(request *r, arena *a, const config *cfg);
+/* Forgets what a request's run so far found and answered (the caller, its scope, the
+ * response), keeping what came in: to run it again on another connection. */
+void request_restart(request *r);
 /* The longest request URI (path and query) accepted: what fits in the request line of
  * the shipped nginx (large_client_header_buffers 4 8k, nginx/collabd.conf), whose
  * fastcgi_buffer_size holds the Link header of any such URI (every query parameter,

@@ -38,6 +38,8 @@ enum route_flag {
 				   * dispatcher runs it for every other route */
 	ROUTE_NO_DB = 1 << 13,        /* the dispatcher does not wait for the database: the
 				   * handler answers without it (health checks) */
+	ROUTE_PRIMARY = 1 << 14,      /* a GET that writes outside a transaction: it runs on the
+				   * primary, never on a read replica (db/replica.h) */
 };
 
 typedef struct route {
