@@ -6,6 +6,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config libfcgi-dev libjs
 libpq-dev libgit2-dev check libyaml-dev libssl-dev libcurl4-openssl-dev libcrypt-dev \
 postgresql postgresql-common nginx fcgiwrap git bzip2 unzip wrk python3-gitlab python3-requests curl \
 openssh-server openssh-client libzip-dev zip tzdata libgpgme-dev gnupg libarchive-dev"
+# tests/topology: hosts as network namespaces
+PACKAGES="$PACKAGES iproute2"
 
 log() { printf '%s\n' "collabd: $*" >&2; }
 
@@ -183,14 +185,17 @@ CONF
 }
 
 # stack_nginx_conf DIR PORT SOCKETS...: a config serving /api/ and /oauth/ from collabd
-# (an upstream over every socket). Further http-level configuration may be put in
+# (an upstream over every socket; HOST:PORT for an instance listening on TCP). Further http-level configuration may be put in
 # DIR/nginx/conf.d/*.conf; DIR/nginx/fastcgi_params.conf holds the FastCGI parameters
 # without the upstream (fastcgi.conf is the upstream and those parameters).
 stack_nginx_conf() {
 	local dir=$1 port=$2; shift 2
 	local servers="" s
-	for s in "$@"; do servers="$servers        server unix:$s max_fails=0;
-"; done
+	for s in "$@"; do
+		case $s in /*) s=unix:$s;; esac
+		servers="$servers        server $s max_fails=0;
+"
+	done
 	mkdir -p "$dir/nginx/tmp" "$dir/nginx/conf.d"
 	# nginx's workers reach the sockets and files under DIR: as nobody when nobody can
 	# (the test stacks), else as root (a checkout under /root, run by ./contrib/dev run)
