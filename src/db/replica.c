@@ -216,6 +216,9 @@ db *db_pool_for_read(db_pool *p, ctx *c, const char *digest)
 {
 	if (!p || p->n == 0)
 		return c->db;
+	int pid = c->db->conn ? PQbackendPID(c->db->conn) : 0;
+	if (!digest && p->all && pid && pid == p->all_pid)
+		return db_pool_at(p, p->all);
 	const char *v[1] = {digest};
 	PGresult *res = db_query(c, "replica_sticky_get", 1, v, NULL);
 	if (!res || PQntuples(res) != 1)
@@ -228,6 +231,8 @@ db *db_pool_for_read(db_pool *p, ctx *c, const char *digest)
 	}
 	if (!db_lsn_parse(all_s, &all))
 		return c->db;
+	p->all = all;
+	p->all_pid = pid;
 	const char *mine_s = db_val(res, 0, RS_CALLER);
 	if (mine_s && !db_lsn_parse(mine_s, &mine))
 		return c->db;

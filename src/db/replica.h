@@ -41,6 +41,11 @@ typedef struct db_pool {
 	db_replica r[DB_REPLICAS_MAX];
 	int n;
 	int next; /* where the next search for a replica starts (round robin) */
+	/* the position everyone waits for (replica_sticky's user 0) as read on the primary's
+	 * connection of backend pid all_pid: it changes only when a crash empties the table,
+	 * which ends that connection, so an anonymous read needs no statement there */
+	uint64_t all;
+	int all_pid;
 	double max_lag;
 } db_pool;
 
