@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/cidr.h"
+#include "core/storages.h"
 
 enum kind { STR, INT, BOOL };
 
@@ -51,6 +52,7 @@ static const struct key keys[] = {
 	I(raw_inline_max, "1048576"),
 	I(max_artifacts_size, "104857600"),
 	S(monitoring_whitelist, "127.0.0.0/8, ::1/128"),
+	S(repository_storages, ""),
 };
 #undef S
 #undef I
@@ -178,11 +180,12 @@ int config_load(config *cfg, const char *path)
 	size_t n = strlen(cfg->external_url);
 	while (n > 0 && cfg->external_url[n - 1] == '/')
 		cfg->external_url[--n] = '\0';
-	return 0;
+	return storages_parse(cfg);
 }
 
 void config_free(config *cfg)
 {
+	storages_free(cfg);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (keys[i].kind == STR) {
 			char **p = (char **)((char *)cfg + keys[i].offset);

@@ -5,6 +5,12 @@
 
 #include <stdbool.h>
 
+/* One repository storage (core/storages.h). */
+typedef struct {
+	char *name;
+	char *path;
+} repository_storage;
+
 typedef struct {
 	char *listen;           /* unix socket path, host:port, or "stdin" (fd 0) */
 	int workers;            /* 0: 2 x cores */
@@ -30,6 +36,9 @@ typedef struct {
 			      * larger ones go to the download cache and nginx sends them */
 	char *monitoring_whitelist; /* the CIDR ranges whose clients may ask /-/health,
 				     * /-/readiness, /-/liveness and /-/metrics */
+	char *repository_storages; /* "name:path, ..." as written (core/storages.h) */
+	repository_storage *storages; /* parsed from it; always holds "default" */
+	int n_storages;
 } config;
 
 /* Loads defaults, then path (may be NULL), then the environment. 0 or -1 with a
