@@ -1335,8 +1335,8 @@ static const char *storage_names(request *r)
 	buf b;
 	buf_init(&b, r->ctx.a, 64);
 	buf_putc(&b, '{');
-	for (int i = 0; i < r->ctx.cfg->n_storages; i++)
-		buf_printf(&b, "%s%s", i ? "," : "", r->ctx.cfg->storages[i].name);
+	for (int i = 0; i < r->ctx.cfg->storages.n; i++)
+		buf_printf(&b, "%s%s", i ? "," : "", r->ctx.cfg->storages.items[i].name);
 	buf_putc(&b, '}');
 	return buf_cstr(&b);
 }
@@ -1450,7 +1450,7 @@ static int create_as(request *r, const char *const *user_v, bool own)
 	/* 10.8: an admin's repository_storage, one of the configured; others' ignored */
 	const char *storage = NULL;
 	if (r->ctx.user && r->ctx.user->admin && (storage = param_str(r, "repository_storage")) &&
-	    !storages_path(r->ctx.cfg, storage))
+	    !storages_path(&r->ctx.cfg->storages, storage))
 		fail_validation(r, "repository_storage", "is not included in the list");
 	if ((rc = lock_namespace(r, ns.id)) < 0 ||
 	    (rc = check_taken(r, ns.id, name, path, NULL)) < 0)

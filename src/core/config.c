@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "core/cidr.h"
-#include "core/storages.h"
 
 enum kind { STR, INT, BOOL };
 
@@ -180,12 +179,12 @@ int config_load(config *cfg, const char *path)
 	size_t n = strlen(cfg->external_url);
 	while (n > 0 && cfg->external_url[n - 1] == '/')
 		cfg->external_url[--n] = '\0';
-	return storages_parse(cfg);
+	return storages_parse(&cfg->storages, cfg->repository_storages, cfg->storage_path);
 }
 
 void config_free(config *cfg)
 {
-	storages_free(cfg);
+	storages_free(&cfg->storages);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (keys[i].kind == STR) {
 			char **p = (char **)((char *)cfg + keys[i].offset);

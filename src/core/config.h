@@ -5,11 +5,7 @@
 
 #include <stdbool.h>
 
-/* One repository storage (core/storages.h). */
-typedef struct {
-	char *name;
-	char *path;
-} repository_storage;
+#include "core/storages.h"
 
 typedef struct {
 	char *listen;           /* unix socket path, host:port, or "stdin" (fd 0) */
@@ -37,8 +33,7 @@ typedef struct {
 	char *monitoring_whitelist; /* the CIDR ranges whose clients may ask /-/health,
 				     * /-/readiness, /-/liveness and /-/metrics */
 	char *repository_storages; /* "name:path, ..." as written (core/storages.h) */
-	repository_storage *storages; /* parsed from it; always holds "default" */
-	int n_storages;
+	repository_storages storages; /* parsed from it */
 } config;
 
 /* Loads defaults, then path (may be NULL), then the environment. 0 or -1 with a

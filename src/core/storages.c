@@ -17,13 +17,13 @@ bool storages_valid_name(const char *name)
 	return true;
 }
 
-static int add(config *cfg, const char *name, size_t nlen, const char *path, size_t plen)
+static int add(repository_storages *cfg, const char *name, size_t nlen, const char *path, size_t plen)
 {
-	repository_storage *s = realloc(cfg->storages, (cfg->n_storages + 1) * sizeof(*s));
+	repository_storage *s = realloc(cfg->items, (size_t)(cfg->n + 1) * sizeof(*s));
 	if (!s)
 		return -1;
-	cfg->storages = s;
-	s = &s[cfg->n_storages];
+	cfg->items = s;
+	s = &s[cfg->n];
 	s->name = strndup(name, nlen);
 	/* repositories are found by appending "/repositories/...": no trailing slash */
 	while (plen > 1 && path[plen - 1] == '/')
@@ -34,7 +34,7 @@ static int add(config *cfg, const char *name, size_t nlen, const char *path, siz
 		free(s->path);
 		return -1;
 	}
-	cfg->n_storages++;
+	cfg->n++;
 	return 0;
 }
 
@@ -45,10 +45,11 @@ static int bad(const char *what, const char *entry, size_t n)
 	return -1;
 }
 
-int storages_parse(config *cfg)
+int storages_parse(repository_storages *cfg, const char *list, const char *storage_path)
 {
 	storages_free(cfg);
-	const char *list = cfg->repository_storages ? cfg->repository_storages : "";
+	if (!list)
+		list = "";
 	for (const char *p = list; *p;) {
 		while (*p == ',' || isspace((unsigned char)*p))
 			p++;
@@ -83,8 +84,8 @@ int storages_parse(config *cfg)
 			return bad("out of memory", p, n);
 		p += n;
 	}
-	if (cfg->n_storages == 0)
-		return add(cfg, "default", 7, cfg->storage_path, strlen(cfg->storage_path)) < 0
+	if (cfg->n == 0)
+		return add(cfg, "default", 7, storage_path, strlen(storage_path)) < 0
 			       ? bad("out of memory", "", 0)
 			       : 0;
 	if (!storages_path(cfg, "default")) {
@@ -95,21 +96,21 @@ int storages_parse(config *cfg)
 	return 0;
 }
 
-void storages_free(config *cfg)
+void storages_free(repository_storages *cfg)
 {
-	for (int i = 0; i < cfg->n_storages; i++) {
-		free(cfg->storages[i].name);
-		free(cfg->storages[i].path);
+	for (int i = 0; i < cfg->n; i++) {
+		free(cfg->items[i].name);
+		free(cfg->items[i].path);
 	}
-	free(cfg->storages);
-	cfg->storages = NULL;
-	cfg->n_storages = 0;
+	free(cfg->items);
+	cfg->items = NULL;
+	cfg->n = 0;
 }
 
-const char *storages_path(const config *cfg, const char *name)
+const char *storages_path(const repository_storages *cfg, const char *name)
 {
-	for (int i = 0; i < cfg->n_storages; i++)
-		if (strcmp(cfg->storages[i].name, name) == 0)
-			return cfg->storages[i].path;
+	for (int i = 0; i < cfg->n; i++)
+		if (strcmp(cfg->items[i].name, name) == 0)
+			return cfg->items[i].path;
 	return NULL;
 }

@@ -11,14 +11,22 @@
 
 #include <stdbool.h>
 
-#include "core/config.h"
+typedef struct repository_storage {
+	char *name;
+	char *path;
+} repository_storage;
 
-/* Parses cfg->repository_storages into cfg->storages: 0, or -1 with a message on
- * stderr naming what is wrong. */
-int storages_parse(config *cfg);
-void storages_free(config *cfg);
+typedef struct repository_storages {
+	repository_storage *items; /* malloc'd; always holds "default" once parsed */
+	int n;
+} repository_storages;
+
+/* Parses list (the configuration's value; NULL or empty: "default" at storage_path)
+ * into *out: 0, or -1 with a message on stderr naming what is wrong. */
+int storages_parse(repository_storages *out, const char *list, const char *storage_path);
+void storages_free(repository_storages *s);
 /* The path of the storage called name, or NULL when the configuration has none. */
-const char *storages_path(const config *cfg, const char *name);
+const char *storages_path(const repository_storages *s, const char *name);
 /* Whether name is a well-formed storage name (it may still be unconfigured). */
 bool storages_valid_name(const char *name);
 

@@ -188,7 +188,7 @@ const char *repo_storage_dir(ctx *c, const char *project_id)
 		name = "default"; /* its row is gone: repo_remove looks on every storage */
 	else if (rc < 0)
 		return NULL;
-	const char *dir = storages_path(c->cfg, name);
+	const char *dir = storages_path(&c->cfg->storages, name);
 	if (!dir)
 		log_error("project %s: its repository storage \"%s\" is not configured "
 			  "(repository_storages)",
@@ -353,8 +353,8 @@ int repo_remove(ctx *c, const char *project_id)
 	/* on every storage: the project's row may be gone, and a move that failed half way
 	 * may have left a copy on another */
 	const char *rel = repo_relative(c, project_id);
-	for (int i = 0; i < c->cfg->n_storages; i++) {
-		const char *dir = c->cfg->storages[i].path;
+	for (int i = 0; i < c->cfg->storages.n; i++) {
+		const char *dir = c->cfg->storages.items[i].path;
 		if (repo_remove_dir(arena_printf(c->a, "%s/%s.git", dir, rel)) < 0 ||
 		    repo_remove_dir(arena_printf(c->a, "%s/%s.wiki.git", dir, rel)) < 0)
 			rc = ERR_INTERNAL;
