@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
@@ -551,6 +552,92 @@ int repo_gc(ctx *c, const char *project_id)
 		return ERR_INTERNAL;
 	if (stat(path, &st) < 0)
 		return 0; /* no repository yet: nothing to pack */
+	if (repo_writable(c, project_id) == ERR_FORBIDDEN)
+		return 0; /* being copied to another storage: packed there next time */
 	char *argv[] = {"git", arena_printf(c->a, "--git-dir=%s", path), "gc", "--quiet", NULL};
 	return repo_run(argv, -1);
+}
+
+/* ---- the move of a repository to another storage (collabd move-storage) ---- */
+
+static bool lock_found;
+
+static int lock_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	size_t n = strlen(path);
+	if (flag == FTW_F && n > 5 && strcmp(path + n - 5, ".lock") == 0) {
+		lock_found = true;
+		return 1;
+	}
+	return 0;
+}
+
+bool repo_busy(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	if (!dir || stat(dir, &st) < 0)
+		return false;
+	static const char *const locks[] = {"packed-refs.lock", "HEAD.lock", "config.lock",
+						   "gc.pid"};
+	for (size_t i = 0; i < sizeof(locks) / sizeof(*locks); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, locks[i]);
+		if (lstat(path, &st) == 0)
+			return true;
+	}
+	snprintf(path, sizeof(path), "%s/objects", dir);
+	DIR *d = opendir(path);
+	if (d) {
+		bool incoming = false;
+		for (struct dirent *e; !incoming && (e = readdir(d));)
+			incoming = strncmp(e->d_name, "incoming-", 9) == 0 ||
+				   strncmp(e->d_name, "tmp_objdir-incoming-", 20) == 0;
+		closedir(d);
+		if (incoming)
+			return true;
+	}
+	snprintf(path, sizeof(path), "%s/refs", dir);
+	lock_found = false;
+	(void)nftw(path, lock_cb, 16, FTW_PHYS);
+	return lock_found;
+}
+
+int repo_wait_quiet(const char *const *dirs, int n, int timeout_s)
+{
+	int quiet = 0;
+	for (int waited = 0; waited < timeout_s * 10; waited++) {
+		bool busy = false;
+		for (int i = 0; i < n && !busy; i++)
+			busy = repo_busy(dirs[i]);
+		quiet = busy ? 0 : quiet + 1;
+		if (quiet == 2)
+			return 0;
+		usleep(100 * 1000);
+	}
+	return ERR_CONFLICT;
+}
+
+int repo_copy(ctx *c, const char *from, const char *to)
+{
+	struct stat st;
+	if (lstat(from, &st) < 0)
+		return errno == ENOENT ? 0 : ERR_INTERNAL;
+	const char *tmp = arena_printf(c->a, "%s.tmp", to);
+	if (repo_remove_dir(tmp) < 0 || mkdirs_for(tmp) < 0) {
+		log_error("move: cannot prepare %s: %s", tmp, strerror(errno));
+		return ERR_INTERNAL;
+	}
+	/* the files as they are (refs of every kind, HEAD, config, packs): what git clone
+	 * --mirror would leave out or rewrite is kept, and fsck checks what arrived */
+	char *cp[] = {"cp", "-a", "--", (char *)from, (char *)tmp, NULL};
+	char *fsck[] = {"git", arena_printf(c->a, "--git-dir=%s", tmp), "fsck", "--no-progress",
+			"--no-dangling", NULL};
+	if (repo_run(cp, -1) < 0 || repo_run(fsck, -1) < 0 || rename(tmp, to) < 0) {
+		log_error("move: cannot copy %s to %s", from, to);
+		(void)repo_remove_dir(tmp);
+		return ERR_INTERNAL;
+	}
+	return 0;
 }

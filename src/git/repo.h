@@ -87,6 +87,18 @@ int repo_run(char *const argv[], int out_fd);
 int repo_gc(ctx *c, const char *project_id);
 /* Removes a directory tree (background work); missing is success. 0 or ERR_INTERNAL. */
 int repo_remove_dir(const char *abs_path);
+/* Whether a push is under way in the bare repository at dir: its receive-pack has a
+ * quarantine (objects/incoming-*: receiving, or checked by the pre-receive hook) or
+ * holds a ref's lock (refs/ ... .lock, packed-refs.lock, HEAD.lock: updating refs).
+ * A missing dir is quiet. */
+bool repo_busy(const char *dir);
+/* Waits until the repositories at dirs (n of them, NULL entries skipped) are seen not
+ * busy twice 100 ms apart: 0, or ERR_CONFLICT after timeout_s seconds. */
+int repo_wait_quiet(const char *const *dirs, int n, int timeout_s);
+/* Copies the bare repository at from to to (which must not exist) as it is, through
+ * to.tmp, checked with git fsck before it takes its name: 0, or ERR_INTERNAL (logged;
+ * nothing left at to). A missing from is success, nothing copied. */
+int repo_copy(ctx *c, const char *from, const char *to);
 /* Moves the repositories of the layout before storage by id
  * (<storage>/<namespace full path>/<path>.git and .wiki.git) to their place by id; run
  * by `collabd migrate`, again safe. The number moved, or ERR_INTERNAL. */
