@@ -369,6 +369,9 @@ static int move_failed(struct cli *c, const char *project_id, const char *what)
 	return 1;
 }
 
+/* Seconds the old copy stays after the switch. */
+#define MOVE_GRACE_S 2
+
 /* move-storage PROJECT STORAGE (GitLab 10.8's ProjectUpdateRepositoryStorageService):
  * 1. the project's row locked (waiting for the API's repository writes, which lock it
  *    too) and made repository_read_only: from then on pushes are refused by the
@@ -377,7 +380,8 @@ static int move_failed(struct cli *c, const char *project_id, const char *what)
  *    quarantine and ref locks (repo_busy) gone;
  * 3. repository and wiki copied to the new storage as files, checked with git fsck;
  * 4. the row switched to the new storage and writable, in one statement;
- * 5. the old copies removed (a failure here leaves them behind, logged: harmless).
+ * 5. the old copies removed MOVE_GRACE_S later (a failure here leaves them behind,
+ *    logged: harmless).
  * A failure before 4 removes the new copies and leaves the project writable on its old
  * storage. Reads go on throughout: the old copy serves them until 4, the new after. */
 static int move_storage(const char *cfg_path, int argc, char **argv)
@@ -456,6 +460,9 @@ static int move_storage(const char *cfg_path, int argc, char **argv)
 		status = move_failed(&c, id, "the project's storage could not be changed");
 		goto out;
 	}
+	/* what started on the old copy before the switch (a clone's upload-pack, the
+	 * post-receive hook of a push whose refs were copied) ends on it */
+	sleep(MOVE_GRACE_S);
 	for (int i = 0; i < 2; i++)
 		if (repo_remove_dir(old[i]) < 0)
 			log_error("move-storage: %s not removed: %s", old[i], strerror(errno));
