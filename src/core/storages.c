@@ -45,9 +45,8 @@ static int bad(const char *what, const char *entry, size_t n)
 	return -1;
 }
 
-int storages_parse(repository_storages *cfg, const char *list, const char *storage_path)
+static int parse_list(repository_storages *cfg, const char *list, const char *storage_path)
 {
-	storages_free(cfg);
 	if (!list)
 		list = "";
 	for (const char *p = list; *p;) {
@@ -94,6 +93,15 @@ int storages_parse(repository_storages *cfg, const char *list, const char *stora
 		return -1;
 	}
 	return 0;
+}
+
+int storages_parse(repository_storages *cfg, const char *list, const char *storage_path)
+{
+	storages_free(cfg);
+	int rc = parse_list(cfg, list, storage_path);
+	if (rc < 0)
+		storages_free(cfg); /* nothing half made stays */
+	return rc;
 }
 
 void storages_free(repository_storages *cfg)
