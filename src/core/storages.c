@@ -17,7 +17,8 @@ bool storages_valid_name(const char *name)
 	return true;
 }
 
-static int add(repository_storages *cfg, const char *name, size_t nlen, const char *path, size_t plen)
+static int add(repository_storages *cfg, const char *name, size_t nlen, const char *path,
+	       size_t plen)
 {
 	repository_storage *s = realloc(cfg->items, (size_t)(cfg->n + 1) * sizeof(*s));
 	if (!s)
@@ -40,8 +41,7 @@ static int add(repository_storages *cfg, const char *name, size_t nlen, const ch
 
 static int bad(const char *what, const char *entry, size_t n)
 {
-	fprintf(stderr, "collabd: config repository_storages: %s: \"%.*s\"\n", what, (int)n,
-		entry);
+	fprintf(stderr, "collabd: config repository_storages: %s: \"%.*s\"\n", what, (int)n, entry);
 	return -1;
 }
 

@@ -197,8 +197,9 @@ START_TEST(test_git_on_second_storage)
 	long long id = create(admin_token(), "repository_storage=second", &c);
 	const char *path = jstr(c->json, "path_with_namespace");
 	char *out;
-	ck_assert_int_eq(sh(&out, "clone -q '%s' a && cd a && echo one > one.txt && git add . && "
-				  "git commit -qm one && git push -q origin master",
+	ck_assert_int_eq(sh(&out,
+			    "clone -q '%s' a && cd a && echo one > one.txt && git add . && "
+			    "git commit -qm one && git push -q origin master",
 			    git_url(admin_token(), path)),
 			 0);
 	free(out);
@@ -254,9 +255,8 @@ START_TEST(test_move_refusals)
 	ck_assert_msg(strstr(out, "already"), "%s", out);
 	free(out);
 	ck_assert_str_eq(storage_of(id), "default");
-	ck_assert_int_eq(sql_int("SELECT repository_read_only::int FROM projects WHERE id = %lld",
-				 id),
-			 0);
+	ck_assert_int_eq(
+		sql_int("SELECT repository_read_only::int FROM projects WHERE id = %lld", id), 0);
 }
 END_TEST
 
@@ -267,8 +267,9 @@ START_TEST(test_move)
 	S(path);
 	const char *url = git_url(admin_token(), path);
 	put_file(id, admin_token(), "wiki-too.txt", "x", 201);
-	ck_assert_int_eq(sh(&out, "clone -q '%s' a && cd a && echo one > one.txt && git add . && "
-				  "git commit -qm one && git push -q origin master",
+	ck_assert_int_eq(sh(&out,
+			    "clone -q '%s' a && cd a && echo one > one.txt && git add . && "
+			    "git commit -qm one && git push -q origin master",
 			    url),
 			 0);
 	free(out);
@@ -337,13 +338,11 @@ START_TEST(test_move)
 	size_t n = fread(text, 1, sizeof(text) - 1, f);
 	text[n] = '\0';
 	fclose(f);
-	ck_assert_msg(strstr(text, "moved from storage default to second") &&
-			      strstr(text, "\n0\n"),
+	ck_assert_msg(strstr(text, "moved from storage default to second") && strstr(text, "\n0\n"),
 		      "%s", text);
 	ck_assert_str_eq(storage_of(id), "second");
-	ck_assert_int_eq(sql_int("SELECT repository_read_only::int FROM projects WHERE id = %lld",
-				 id),
-			 0);
+	ck_assert_int_eq(
+		sql_int("SELECT repository_read_only::int FROM projects WHERE id = %lld", id), 0);
 	ck_assert(is_dir(new) && is_dir(new_wiki));
 	ck_assert(!is_dir(old) && !is_dir(old_wiki));
 	/* writable again, on the new storage, with what it had */
@@ -368,6 +367,35 @@ START_TEST(test_move)
 		  admin_token(), NULL));
 	ck_status(r, 200);
 	ck_assert_str_eq(r->body, "4");
+}
+END_TEST
+
+/* READS GETs of /projects/:id as the admin, through both instances' workers: each shows
+ * repository_storage storage; the number served from a response cache. */
+#define READS 16 /* > 2 instances x 3 workers */
+static int reads_storage(long long id, const char *storage)
+{
+	int hits = 0;
+	for (int i = 0; i < READS; i++) {
+		resp *r = R(api("GET", S(fmt("/projects/%lld", id)), admin_token(), NULL));
+		ck_status(r, 200);
+		ck_assert_str_eq(jstr(r->json, "repository_storage"), storage);
+		const char *h = resp_header(r, "X-Collabd-Cache");
+		hits += h && strcmp(h, "hit") == 0;
+	}
+	return hits;
+}
+
+/* The record kept in the response cache follows a move (the project's key, bumped by
+ * the move's update of its row). */
+START_TEST(test_cache_follows_move)
+{
+	long long id = create(admin_token(), NULL, NULL);
+	ck_assert_int_gt(reads_storage(id, "default"), 0);
+	char *out;
+	ck_assert_int_eq(move_storage(S(fmt("%lld second", id)), &out), 0);
+	free(out);
+	reads_storage(id, "second");
 }
 END_TEST
 
@@ -397,6 +425,7 @@ Suite *suite_storages(void)
 	tcase_add_test(tc, test_move_refusals);
 	tcase_add_test(tc, test_move);
 	tcase_add_test(tc, test_removed_from_its_storage);
+	tcase_add_test(tc, test_cache_follows_move);
 	suite_add_tcase(s, tc);
 	return s;
 }
