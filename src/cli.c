@@ -13,7 +13,10 @@
 #include "api/api.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "auth/scope.h"
+#include "core/storages.h"
 #include "db/db.h"
+#include "db/repos.h"
 #include "entry.h"
 #include "git/repo.h"
 #include "modules.h"
@@ -351,6 +354,125 @@ static int routes_command(int argc)
 	return 0;
 }
 
+/* Ends the move of project_id's repository that failed at step what: the project stays
+ * on its storage, writable again; 1, the exit status. */
+static int move_failed(struct cli *c, const char *project_id, const char *what)
+{
+	fprintf(stderr, "collabd: move-storage: %s; the project stays where it was\n", what);
+	int rc = db_begin(&c->c);
+	if (rc == 0)
+		rc = cli_end(c, db_repos_set_read_only(&c->c, project_id, false));
+	if (rc < 0)
+		fprintf(stderr, "collabd: move-storage: project %s could not be made writable "
+				"again: run the command again\n",
+			project_id);
+	return 1;
+}
+
+/* Seconds the old copy stays after the switch. */
+#define MOVE_GRACE_S 2
+
+/* move-storage PROJECT STORAGE (GitLab 10.8's ProjectUpdateRepositoryStorageService):
+ * 1. the project's row locked (waiting for the API's repository writes, which lock it
+ *    too) and made repository_read_only: from then on pushes are refused by the
+ *    pre-receive hook and collabd shell, the API's writes by api_repo_writable;
+ * 2. the pushes that passed their pre-receive hook before are waited for: their
+ *    quarantine and ref locks (repo_busy) gone;
+ * 3. repository and wiki copied to the new storage as files, checked with git fsck;
+ * 4. the row switched to the new storage and writable, in one statement;
+ * 5. the old copies removed MOVE_GRACE_S later (a failure here leaves them behind,
+ *    logged: harmless).
+ * A failure before 4 removes the new copies and leaves the project writable on its old
+ * storage. Reads go on throughout: the old copy serves them until 4, the new after. */
+static int move_storage(const char *cfg_path, int argc, char **argv)
+{
+	if (argc != 3)
+		return entry_usage();
+	struct cli c;
+	if (cli_open(&c, cfg_path) < 0)
+		return 1;
+	const char *ref = argv[1], *to = argv[2];
+	int status = 1;
+	const char *to_dir = storages_path(&c.cfg.storages, to);
+	if (!to_dir) {
+		fprintf(stderr, "collabd: move-storage: no storage \"%s\" (repository_storages)\n",
+			to);
+		goto out;
+	}
+	int rc = db_begin(&c.c), err;
+	PGresult *res = NULL;
+	if (rc == 0 && !(res = db_repos_move_find(&c.c, scope_ref_is_id(ref) ? ref : NULL, ref,
+						   &err)))
+		rc = err;
+	if (rc == 0 && PQntuples(res) != 1) {
+		db_rollback(&c.c);
+		fprintf(stderr, "collabd: move-storage: no project %s\n", ref);
+		goto out;
+	}
+	if (rc < 0) {
+		db_rollback(&c.c);
+		status = cli_fail(&c, rc);
+		goto out;
+	}
+	const char *id = arena_strdup(c.a, db_val(res, 0, RM_ID));
+	const char *from = arena_strdup(c.a, db_val(res, 0, RM_STORAGE));
+	if (db_bool(res, 0, RM_READ_ONLY)) {
+		db_rollback(&c.c);
+		fprintf(stderr, "collabd: move-storage: project %s is read-only already (another "
+				"move under way?)\n",
+			id);
+		goto out;
+	}
+	if (strcmp(from, to) == 0) {
+		db_rollback(&c.c);
+		printf("project %s is on storage %s already\n", id, to);
+		status = 0;
+		goto out;
+	}
+	if ((rc = cli_end(&c, db_repos_set_read_only(&c.c, id, true))) < 0) {
+		status = cli_fail(&c, rc);
+		goto out;
+	}
+	const char *old[2] = {repo_path(&c.c, id), repo_wiki_path(&c.c, id)};
+	const char *rel = repo_relative(&c.c, id);
+	const char *new[2] = {arena_printf(c.a, "%s/%s.git", to_dir, rel),
+			      arena_printf(c.a, "%s/%s.wiki.git", to_dir, rel)};
+	if (!old[0] || !old[1]) {
+		status = move_failed(&c, id, "the old storage is not configured");
+		goto out;
+	}
+	if (repo_wait_quiet(old, 2, 60) < 0) {
+		status = move_failed(&c, id, "pushes still under way after 60 s");
+		goto out;
+	}
+	/* leftovers of an earlier move that failed are no copy of today's */
+	for (int i = 0; i < 2; i++)
+		if (repo_remove_dir(new[i]) < 0 || repo_copy(&c.c, old[i], new[i]) < 0) {
+			(void)repo_remove_dir(new[0]);
+			(void)repo_remove_dir(new[1]);
+			status = move_failed(&c, id, "the copy failed (see the log)");
+			goto out;
+		}
+	rc = db_begin(&c.c);
+	if ((rc = cli_end(&c, rc == 0 ? db_repos_set_storage(&c.c, id, to) : rc)) < 0) {
+		(void)repo_remove_dir(new[0]);
+		(void)repo_remove_dir(new[1]);
+		status = move_failed(&c, id, "the project's storage could not be changed");
+		goto out;
+	}
+	/* what started on the old copy before the switch (a clone's upload-pack, the
+	 * post-receive hook of a push whose refs were copied) ends on it */
+	sleep(MOVE_GRACE_S);
+	for (int i = 0; i < 2; i++)
+		if (repo_remove_dir(old[i]) < 0)
+			log_error("move-storage: %s not removed: %s", old[i], strerror(errno));
+	printf("project %s moved from storage %s to %s\n", id, from, to);
+	status = 0;
+out:
+	cli_close(&c);
+	return status;
+}
+
 int cli_main(const char *cfg_path, int argc, char **argv, bool *known)
 {
 	const char *cmd = argv[0];
@@ -369,6 +491,8 @@ int cli_main(const char *cfg_path, int argc, char **argv, bool *known)
 		return statements_command(cfg_path, argc, argv);
 	if (strcmp(cmd, "routes") == 0)
 		return routes_command(argc);
+	if (strcmp(cmd, "move-storage") == 0)
+		return move_storage(cfg_path, argc, argv);
 	if (strcmp(cmd, "version") == 0) {
 		printf("collabd %s (%s)\n", API_VERSION, GIT_REVISION);
 		return 0;

@@ -34,6 +34,8 @@ int entry_usage(void)
 		"                                (SSH_ORIGINAL_COMMAND, see shell.h)\n"
 		"  statements [--all]            print the statements whose shape (parameters,\n"
 		"                                columns) differs from their table's; 1 if any\n"
+		"  move-storage PROJECT STORAGE  move a project's repository and wiki (PROJECT an\n"
+		"                                id or full path) to another repository storage\n"
 		"  routes                        print the endpoints the route tables serve\n"
 		"                                (Markdown: doc/endpoints.md is its output)\n"
 		"CONFIG is a key = value file (or $COLLABD_CONFIG); COLLABD_<KEY> overrides.\n");

@@ -134,7 +134,8 @@ static git_repository *open_here(void)
 static bool in_wiki(ctx *c, const char *project_id)
 {
 	char here[PATH_MAX], wiki[PATH_MAX];
-	return realpath(".", here) && realpath(repo_wiki_path(c, project_id), wiki) &&
+	const char *dir = repo_wiki_path(c, project_id);
+	return dir && realpath(".", here) && realpath(dir, wiki) &&
 	       strcmp(here, wiki) == 0;
 }
 
@@ -155,6 +156,12 @@ int hook_pre_receive(ctx *c, const char *gl_id, const char *project_id, FILE *in
 	if (load_pusher(c, gl_id, &who) < 0 ||
 	    pusher_project(c, &who, project_id, false, &p, &can_push) < 0) {
 		fprintf(err, "GitLab: The project you were looking for could not be found.\n");
+		return 1;
+	}
+	/* the move of the repository to another storage (collabd move-storage) waits for
+	 * the pushes past this point; later ones are refused */
+	if (p.repository_read_only) {
+		fprintf(err, "GitLab: %s\n", REPO_READ_ONLY_MESSAGE);
 		return 1;
 	}
 	bool wiki = in_wiki(c, p.id);

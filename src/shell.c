@@ -275,10 +275,18 @@ int shell_decide(ctx *c, const char *key_arg, const char *command, FILE *err, sh
 	 * git-upload-pack); not recording it is no reason to refuse the pull */
 	if (!deploy_key && stale && !push && db_activity_record(c, c->user->id) < 0)
 		log_warn("shell: the activity of user %lld not recorded", c->user->id);
+	/* a repository being moved to another storage takes no push (its pre-receive hook
+	 * says the same to a push that got this far before the move began) */
+	if (push && p.repository_read_only) {
+		fprintf(err, "GitLab: %s\n", REPO_READ_ONLY_MESSAGE);
+		return 1;
+	}
 	/* a wiki is made by its first use (as over HTTP) */
 	if (wiki && repo_wiki_create(c, p.id) < 0)
 		return -1;
 	const char *repo = wiki ? repo_wiki_path(c, p.id) : repo_path(c, p.id);
+	if (!repo)
+		return -1;
 	if (access(repo, F_OK) != 0) {
 		fprintf(err, "GitLab: A repository for this project does not exist yet.\n");
 		return 1;

@@ -120,6 +120,7 @@ stack_nginx_git_locations() {
             auth_request /_internal/git-auth;
             auth_request_set \$collabd_git_user \$upstream_http_x_collabd_user;
             auth_request_set \$collabd_git_repo \$upstream_http_x_collabd_repo;
+            auth_request_set \$collabd_git_root \$upstream_http_x_collabd_root;
             auth_request_set \$collabd_git_project \$upstream_http_x_collabd_project;
             auth_request_set \$collabd_git_status \$upstream_http_x_collabd_status;
             error_page 403 = @collabd_git_403;
@@ -129,7 +130,7 @@ stack_nginx_git_locations() {
             fastcgi_buffering off;
             fastcgi_read_timeout 600s;
             fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;
-            fastcgi_param GIT_PROJECT_ROOT $dir/storage/repositories;
+            fastcgi_param GIT_PROJECT_ROOT \$collabd_git_root;
             fastcgi_param GIT_HTTP_EXPORT_ALL "";
             fastcgi_param PATH_INFO \$collabd_git_repo\$collabd_git_op;
             fastcgi_param REMOTE_USER \$collabd_git_user;
@@ -372,7 +373,9 @@ stack_nginx_stop() {
 # stack_collabd_conf DIR INSTANCE DBURL PORT: writes DIR/collabd-INSTANCE.conf
 stack_collabd_conf() {
 	local dir=$1 n=$2 url=$3 port=$4
-	mkdir -p "$dir/storage"
+	# a second repository storage (suite_storages); projects go to "default" unless
+	# the application setting or an admin names it
+	mkdir -p "$dir/storage" "$dir/storage2"
 	cat > "$dir/collabd-$n.conf" <<CONF
 listen = $dir/collabd-$n.sock
 socket_mode = 0666
@@ -380,6 +383,7 @@ database_url = $url
 external_url = http://127.0.0.1:$port
 key_file = $dir/instance.key
 storage_path = $dir/storage
+repository_storages = default:$dir/storage, second:$dir/storage2
 templates_path = $STACK_TEMPLATES
 ssh_host = 127.0.0.1
 log_level = ${COLLABD_LOG_LEVEL:-info}

@@ -1,6 +1,8 @@
 /* Helpers shared by the handlers of every module. */
 #include "api/api.h"
 
+#include "git/repo.h"
+
 #include <string.h>
 #include "entity/entity.h"
 
@@ -108,4 +110,10 @@ int api_page(request *r, const page_req *pg, const char *stmt, int n, const char
 		return err;
 	api_respond_page(r, pg, res, present);
 	return 0;
+}
+
+int api_repo_writable(request *r)
+{
+	int rc = repo_writable(&r->ctx, r->project->id);
+	return rc == ERR_FORBIDDEN ? fail(r, rc, r->ctx.err_detail) : rc;
 }

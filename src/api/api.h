@@ -458,4 +458,9 @@ int api_page(request *r, const page_req *pg, const char *stmt, int n, const char
 int project_import_run(ctx *c, json_object *payload, const char **why);
 int project_export_run(ctx *c, json_object *payload, const char **why);
 
+/* Whether r->project's repository and wiki may be written (not while `collabd
+ * move-storage` moves them: 403 with GitLab 10.8's words, git/repo.h): 0 or the failure
+ * to return. */
+int api_repo_writable(request *r);
+
 #endif

@@ -265,6 +265,9 @@ static int protection_of(request *r, const char *branch, bool *protected, bool *
 
 static int branches_create(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	int rc = create_check(r);
 	if (rc < 0)
 		return rc;
@@ -310,6 +313,9 @@ static int branches_create(request *r)
 
 static int branches_delete(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;
@@ -345,6 +351,9 @@ cleanup:
 /* DELETE .../merged_branches: the background process does it (git/refs.c). */
 static int branches_delete_merged(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	const char *payload = arena_printf(r->ctx.a, "{\"project_id\": %s}", r->project->id);

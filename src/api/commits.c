@@ -469,6 +469,9 @@ static int commits_check_create(request *r)
 
 static int commits_create(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	gitc_commit_req req = {0};
 	int rc;
 	if ((rc = param_require(r, "branch", &req.branch)) < 0 ||
@@ -503,6 +506,9 @@ static int commits_check_branch(request *r)
 
 static int commits_cherry_pick(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	const char *branch;
 	int rc;
 	if ((rc = param_require(r, "branch", &branch)) < 0 || (rc = content_can_push(r)) < 0)

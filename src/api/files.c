@@ -233,16 +233,25 @@ static int file_write(request *r, gitc_action_kind kind)
 
 static int files_create(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	return file_write(r, GITC_CREATE);
 }
 
 static int files_update(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	return file_write(r, GITC_UPDATE);
 }
 
 static int files_delete(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	return file_write(r, GITC_DELETE);
 }
 

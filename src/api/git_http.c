@@ -2,7 +2,9 @@
  * git-http-backend (auth_request to /_internal/git-auth, nginx/collabd.conf). collabd
  * finds the project with the caller's access (auth/scope.c, as every API route) and
  * answers where its repository is, so that the path on disk never comes from the URL:
- *   200 + X-Collabd-Repo: /@hashed/ab/cd/<h>.git (under <storage>/repositories),
+ *   200 + X-Collabd-Repo: /@hashed/ab/cd/<h>.git (under X-Collabd-Root),
+ *         X-Collabd-Root: <storage>/repositories of the project's storage
+ *         (core/storages.h; git-http-backend's GIT_PROJECT_ROOT),
  *         X-Collabd-User: user-<id> (empty when anonymous), X-Collabd-Project: <id>
  *   401 + WWW-Authenticate: Basic        no credentials (or bad ones) and not allowed
  *   403                                  visible, but not allowed (pull or push)
@@ -290,6 +292,10 @@ static int git_auth(request *r)
 	/* a wiki is made by its first use, as GitLab makes it when it is first asked for */
 	if (wiki && repo_wiki_create(&r->ctx, p.id) < 0)
 		return ERR_INTERNAL;
+	const char *storage = repo_storage_dir(&r->ctx, p.id);
+	if (!storage)
+		return ERR_INTERNAL;
+	respond_header(r, "X-Collabd-Root", arena_printf(r->ctx.a, "%s/repositories", storage));
 	respond_header(r, "X-Collabd-Repo",
 		       arena_printf(r->ctx.a, "%s%s",
 				    repo_relative(&r->ctx, p.id) + strlen("repositories"),

@@ -1183,6 +1183,9 @@ static int mergeable(ctx *c, const merge_sides *s, const char *merge_method, boo
 
 static int merge_requests_merge(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	const char *iid;
 	int rc = check_merge(r);
 	if (rc < 0)

@@ -597,6 +597,10 @@ static int import_bundle(struct import_run *run, const char *bundle, const char 
 	if (head)
 		*head = NULL;
 	struct stat st;
+	if (!repo) {
+		run->why = "the repository's storage cannot be found";
+		return -1;
+	}
 	if (lstat(bundle, &st) != 0)
 		return 0; /* none: an empty repository, as 10.8 */
 	if (!S_ISREG(st.st_mode) || run_git(repo, "bundle", "verify", "-q", bundle) < 0 ||
@@ -909,6 +913,8 @@ static int copy_tree(ctx *c, const char *from, const char *to)
 static int export_bundle(const char *repo, const char *file)
 {
 	git_repository *r = NULL;
+	if (!repo)
+		return -1;
 	if (git_repository_open_bare(&r, repo) < 0)
 		return 0; /* never made: no bundle */
 	git_reference_iterator *it = NULL;

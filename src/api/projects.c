@@ -14,6 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/storages.h"
+#include "db/repos.h"
 #include "api/api.h"
 #include "db/settings.h"
 #include "auth/access.h"
@@ -341,8 +343,11 @@ enum {
 	PI_CI_CONFIG_PATH,
 	PI_IMPORT_STATUS,
 	PI_MERGE_METHOD,
+	PI_REPOSITORY_STORAGE, /* NULL: one of PI_STORAGES named by the application setting */
+	PI_STORAGES,           /* the configured storages' names, a text[] literal */
 	PI_NPARAMS
 };
+enum { PIR_ID, PIR_STORAGE, PIR_NCOLS };
 enum {
 	PU_ID,
 	PU_NAME,
@@ -428,7 +433,7 @@ const db_stmt projects_stmts[] = {
 	 " only_allow_merge_if_pipeline_succeeds,"
 	 " only_allow_merge_if_all_discussions_are_resolved, printing_merge_request_link_enabled,"
 	 " tag_list, runners_token_digest, runners_token_sealed, ci_config_path, import_status,"
-	 " merge_method)"
+	 " merge_method, repository_storage)"
 	 " VALUES ($1, $2, $3, $4, coalesce($5::smallint, 0), $6, $7, $8,"
 	 " coalesce($9::boolean, true), coalesce($10::boolean, true), coalesce($11::boolean, true),"
 	 " coalesce($12::boolean, true), coalesce($13::boolean, true),"
@@ -438,8 +443,13 @@ const db_stmt projects_stmts[] = {
 	 " coalesce($20::boolean, false), coalesce($21::boolean, false),"
 	 " coalesce($22::boolean, true),"
 	 " coalesce(ARRAY(SELECT jsonb_array_elements_text($23::jsonb)), '{}'), $24, $25, $26,"
-	 " coalesce($27, 'none'), coalesce($28, 'merge')) RETURNING id",
-	 PI_NPARAMS, 1},
+	 " coalesce($27, 'none'), coalesce($28, 'merge'),"
+	 /* spread at random over the storages the application setting names (10.8's
+	  * pick_repository_storage), of those configured */
+	 " coalesce($29, (SELECT x FROM application_settings s, unnest(s.repository_storages) x"
+	 " WHERE x = ANY ($30::text[]) ORDER BY random() LIMIT 1), 'default'))"
+	 " RETURNING id, repository_storage",
+	 PI_NPARAMS, PIR_NCOLS},
 	/* The owner of a personal project is its master (GitLab 10: the creator; here the
 	 * namespace's owner, which is the creator but when an admin creates it). */
 	{"projects_member_insert",
@@ -1315,8 +1325,21 @@ static const char *limit_message(request *r, const struct target_ns *ns)
 struct new_project {
 	const char *name, *path, *description, *visibility, *default_branch, *creator, *forked_from,
 		*ci_config_path, *tag_list, *import_status, *merge_method;
+	const char *repository_storage; /* an admin's choice; NULL: spread */
 	const char *const *flags;
 };
+
+/* The configured storages' names as a text[] literal (names need no quoting). */
+static const char *storage_names(request *r)
+{
+	buf b;
+	buf_init(&b, r->ctx.a, 64);
+	buf_putc(&b, '{');
+	for (int i = 0; i < r->ctx.cfg->storages.n; i++)
+		buf_printf(&b, "%s%s", i ? "," : "", r->ctx.cfg->storages.items[i].name);
+	buf_putc(&b, '}');
+	return buf_cstr(&b);
+}
 
 static int insert_project(request *r, const struct target_ns *ns, const struct new_project *np,
 			  const char **id)
@@ -1338,7 +1361,9 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 			   [PI_RUNNERS_SEALED] = sealed,
 			   [PI_CI_CONFIG_PATH] = np->ci_config_path,
 			   [PI_IMPORT_STATUS] = np->import_status,
-			   [PI_MERGE_METHOD] = np->merge_method};
+			   [PI_MERGE_METHOD] = np->merge_method,
+			   [PI_REPOSITORY_STORAGE] = np->repository_storage,
+			   [PI_STORAGES] = storage_names(r)};
 	DB_PARAMS(v, PI_NPARAMS);
 	for (size_t i = 0; i < NFLAGS; i++)
 		v[PI_FLAGS + i] = np->flags ? np->flags[i] : NULL;
@@ -1346,7 +1371,8 @@ static int insert_project(request *r, const struct target_ns *ns, const struct n
 	PGresult *res = db_query(&r->ctx, "projects_insert", PI_NPARAMS, v, &err);
 	if (!res)
 		return taken_for(r, err);
-	*id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, 0));
+	*id = arena_strdup(r->ctx.a, PQgetvalue(res, 0, PIR_ID));
+	db_repos_storage_known(&r->ctx, *id, PQgetvalue(res, 0, PIR_STORAGE), false);
 	if (ns->owner_id) {
 		const char *mv[3] = {*id, ns->owner_id, np->creator};
 		if (!db_query(&r->ctx, "projects_member_insert", 3, mv, &err))
@@ -1421,12 +1447,18 @@ static int create_as(request *r, const char *const *user_v, bool own)
 	/* the user the project is created as (POST /projects/user/:user_id: that user) */
 	settings_refuse_visibility(r, user_v[ME_ADMIN] && !strcmp(user_v[ME_ADMIN], "true"),
 				   in.vis);
+	/* 10.8: an admin's repository_storage, one of the configured; others' ignored */
+	const char *storage = NULL;
+	if (r->ctx.user && r->ctx.user->admin && (storage = param_str(r, "repository_storage")) &&
+	    !storages_path(&r->ctx.cfg->storages, storage))
+		fail_validation(r, "repository_storage", "is not included in the list");
 	if ((rc = lock_namespace(r, ns.id)) < 0 ||
 	    (rc = check_taken(r, ns.id, name, path, NULL)) < 0)
 		return rc;
 	if (r->validation)
 		return ERR_VALIDATION;
 	struct new_project np = {
+		.repository_storage = storage,
 		.name = name,
 		.path = path,
 		.description = in.description,

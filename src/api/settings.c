@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/storages.h"
 #include "api/api.h"
 #include "auth/access.h"
 #include "core/buf.h"
@@ -548,7 +549,7 @@ static void check_model(request *r, const value *v)
 		buf bad;
 		buf_init(&bad, r->ctx.a, 32);
 		for (int k = 0; k < storages->n; k++)
-			if (strcmp(storages->items[k], "default") != 0) {
+			if (!storages_path(&r->ctx.cfg->storages, storages->items[k])) {
 				if (bad.len)
 					buf_puts(&bad, ", ");
 				buf_puts(&bad, storages->items[k]);

@@ -153,6 +153,9 @@ static const char *strip(request *r, const char *s)
 
 static int tags_create(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	int rc = create_check(r);
 	if (rc < 0)
 		return rc;
@@ -202,6 +205,9 @@ static int tags_create(request *r)
 
 static int tags_delete(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	if (!can_push_code(&r->project->pa, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo = NULL;

@@ -392,6 +392,9 @@ static int write_input(request *r, bool create, const char **title, const char *
 
 static int wikis_create(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	const char *title, *format;
 	param *content;
 	int rc = write_input(r, true, &title, &format, &content);
@@ -432,6 +435,9 @@ static int wikis_create(request *r)
 
 static int wikis_update(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	const char *title, *format;
 	param *content;
 	int rc = write_input(r, false, &title, &format, &content);
@@ -492,6 +498,9 @@ static int wikis_update(request *r)
 
 static int wikis_delete(request *r)
 {
+	int writable = api_repo_writable(r);
+	if (writable < 0)
+		return writable;
 	if (!can_admin_wiki(&r->project->pa, r->project->wiki_enabled, r->ctx.user))
 		return ERR_FORBIDDEN;
 	git_repository *repo;

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "db/repos.h"
+
 bool scope_ref_is_id(const char *ref)
 {
 	size_t n = ref ? strspn(ref, "0123456789") : 0;
@@ -62,6 +64,10 @@ static int read_row(ctx *c, const PGresult *res, int col, project_scope *out)
 	out->jobs_enabled = db_bool(res, 0, col + PS_JOBS_ENABLED);
 	out->merge_requests_enabled = db_bool(res, 0, col + PS_MERGE_REQUESTS_ENABLED);
 	out->issues_enabled = db_bool(res, 0, col + PS_ISSUES_ENABLED);
+	out->repository_storage = text(c, res, col + PS_REPOSITORY_STORAGE);
+	out->repository_read_only = db_bool(res, 0, col + PS_REPOSITORY_READ_ONLY);
+	/* what finds the repository of this project in this unit of work asks no more */
+	db_repos_storage_known(c, out->id, out->repository_storage, out->repository_read_only);
 	return 0;
 }
 

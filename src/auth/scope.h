@@ -37,6 +37,8 @@ typedef struct project_scope {
 	bool jobs_enabled;
 	bool merge_requests_enabled;
 	bool issues_enabled;
+	const char *repository_storage; /* the storage's name (core/storages.h) */
+	bool repository_read_only;      /* while `collabd move-storage` moves it */
 	project_access pa; /* the caller's abilities */
 } project_scope;
 

@@ -57,6 +57,7 @@ static const struct key keys[] = {
 	S(monitoring_whitelist, "127.0.0.0/8, ::1/128"),
 	S(database_replicas, ""),
 	D(replica_max_lag, "1"),
+	S(repository_storages, ""),
 };
 #undef S
 #undef I
@@ -195,11 +196,12 @@ int config_load(config *cfg, const char *path)
 	size_t n = strlen(cfg->external_url);
 	while (n > 0 && cfg->external_url[n - 1] == '/')
 		cfg->external_url[--n] = '\0';
-	return 0;
+	return storages_parse(&cfg->storages, cfg->repository_storages, cfg->storage_path);
 }
 
 void config_free(config *cfg)
 {
+	storages_free(&cfg->storages);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (keys[i].kind == STR) {
 			char **p = (char **)((char *)cfg + keys[i].offset);

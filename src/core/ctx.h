@@ -44,6 +44,14 @@ typedef struct tx_hook {
 	struct tx_hook *next;
 } tx_hook;
 
+/* The storage of a project's repository as this unit of work read it (db/repos.h). */
+typedef struct storage_memo {
+	const char *project_id;
+	const char *storage;
+	bool read_only;
+	struct storage_memo *next;
+} storage_memo;
+
 typedef struct ctx {
 	arena *a;
 	const config *cfg;
@@ -66,6 +74,7 @@ typedef struct ctx {
 	bool settings_fresh;   /* the worker's copy of the application settings was
 				   * compared with the database's in this unit of work
 				   * (db/settings.h) */
+	storage_memo *storages; /* in a's arena, newest first (db/repos.h) */
 } ctx;
 
 static inline void ctx_init(ctx *c, arena *a, const config *cfg, struct db *db,

@@ -7,6 +7,8 @@
 #ifndef COLLABD_DB_REPOS_H
 #define COLLABD_DB_REPOS_H
 
+#include <stdbool.h>
+
 #include "db/db.h"
 
 extern const db_stmt db_repos_stmts[];
@@ -16,6 +18,24 @@ enum { BF_PROTECTED, BF_DEV_PUSH, BF_DEV_MERGE, BF_NCOLS };
 /* The columns of db_repos_legacy_list. */
 enum { RL_ID, RL_OLD_PATH, RL_NCOLS };
 
+/* The columns of repo_storage (db_repos_storage) and repo_move_find. */
+enum { RS_STORAGE, RS_READ_ONLY, RS_NCOLS };
+enum { RM_ID, RM_STORAGE, RM_READ_ONLY, RM_NCOLS };
+
+/* The storage (name, core/storages.h) of project_id's repository, and whether it is
+ * read-only (read_only may be NULL): 0, ERR_NOT_FOUND when there is no such project,
+ * or an ERR_ code. Read once per unit of work (c): the scope of a request's project
+ * tells it already (db_repos_storage_known), others cost one statement. */
+int db_repos_storage(ctx *c, const char *project_id, const char **storage, bool *read_only);
+/* Tells c what project_id's storage is (read with the project's row elsewhere). */
+void db_repos_storage_known(ctx *c, const char *project_id, const char *storage, bool read_only);
+/* The project of id id (NULL: none) or else full path full_path, locked FOR UPDATE in
+ * c's open transaction (RM_ columns; no row: none). NULL with *err. */
+PGresult *db_repos_move_find(ctx *c, const char *id, const char *full_path, int *err);
+/* Sets project_id's repository read-only or writable. 0 or an ERR_ code. */
+int db_repos_set_read_only(ctx *c, const char *project_id, bool read_only);
+/* Moves project_id's repository to storage (by name), writable. 0 or an ERR_ code. */
+int db_repos_set_storage(ctx *c, const char *project_id, const char *storage);
 /* Sets project_id's default branch to branch. 0 or an ERR_ code. */
 int db_repos_set_default_branch(ctx *c, const char *project_id, const char *branch);
 /* Sets project_id's last_activity_at to now. 0 or an ERR_ code. */

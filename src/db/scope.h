@@ -45,8 +45,8 @@ typedef enum scope_lock {
 	" CASE WHEN n.kind = 'user' THEN n.owner_id END, p.path, p.name, p.forked_from_id,"        \
 	" p.default_branch, p.description, p.visibility, n.visibility,"                            \
 	" p.request_access_enabled, p.shared_runners_enabled, p.wiki_enabled, p.public_jobs,"      \
-	" p.jobs_enabled, p.merge_requests_enabled, p.issues_enabled, " SQL_PROJECT_ACCESS_COLS(   \
-		"p", "n", "pa")
+	" p.jobs_enabled, p.merge_requests_enabled, p.issues_enabled, p.repository_storage,"       \
+	" p.repository_read_only, " SQL_PROJECT_ACCESS_COLS("p", "n", "pa")
 #define SCOPE_PROJECT_FROM                                                                         \
 	"t JOIN projects p ON p.id = t.id AND NOT p.pending_delete"                                \
 	" JOIN namespaces n ON n.id = p.namespace_id"                                              \
@@ -71,6 +71,8 @@ enum scope_project_col {
 	PS_JOBS_ENABLED,
 	PS_MERGE_REQUESTS_ENABLED,
 	PS_ISSUES_ENABLED,
+	PS_REPOSITORY_STORAGE,
+	PS_REPOSITORY_READ_ONLY,
 	PS_ACCESS, /* PROJECT_ACCESS_NCOLS columns, project_access_read's */
 	SCOPE_PROJECT_NCOLS = PS_ACCESS + PROJECT_ACCESS_NCOLS,
 };

@@ -357,6 +357,9 @@ void entity_project_write(jw *w, ctx *c, const PGresult *res, int row, int col, 
 	jw_put_bool(w, "printing_merge_request_link_enabled", B(PC_PRINTING_MR_LINK_ENABLED));
 	jw_put_str(w, "merge_method", V(PC_MERGE_METHOD));
 	jw_put_bool(w, "request_access_enabled", B(PC_REQUEST_ACCESS_ENABLED));
+	/* 10.8: `expose :repository_storage, if: current_user.admin?` */
+	if (c->user && c->user->admin)
+		jw_put_str(w, "repository_storage", V(PC_REPOSITORY_STORAGE));
 	if (flags & PROJECT_STATISTICS) {
 		jw_key(w, "statistics");
 		jw_begin_object(w);

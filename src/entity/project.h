@@ -49,8 +49,8 @@
 	" p.request_access_enabled, p.only_allow_merge_if_all_discussions_are_resolved,"           \
 	" p.printing_merge_request_link_enabled, p.shared_runners_enabled, p.lfs_enabled,"         \
 	" p.commit_count, p.storage_size, p.repository_size, p.lfs_objects_size,"                  \
-	" p.job_artifacts_size, n.owner_id, p.merge_method, n.parent_id"
-#define PROJECT_NCOLS 50
+	" p.job_artifacts_size, n.owner_id, p.merge_method, n.parent_id, p.repository_storage"
+#define PROJECT_NCOLS 51
 
 /* What the statement knows of the caller (whose id is the SQL expression ME, NULL when
  * anonymous) and the project of PROJECT_COLS, right after them, each found once: their
@@ -158,6 +158,7 @@ enum project_col {
 	PC_NS_OWNER_ID,
 	PC_MERGE_METHOD,
 	PC_NS_PARENT_ID,
+	PC_REPOSITORY_STORAGE,
 	/* PROJECT_CALLER_COLS */
 	PC_MEMBER_LEVEL = PROJECT_NCOLS,
 	PC_GROUP_LEVELS,
@@ -165,7 +166,7 @@ enum project_col {
 };
 /* The column lists and the enum agree (statements declare their counts from these). */
 _Static_assert(PC_NS_ID + 1 == PROJECT_BASIC_NCOLS, "PROJECT_BASIC_COLS");
-_Static_assert(PC_NS_PARENT_ID + 1 == PROJECT_NCOLS, "PROJECT_COLS and enum project_col");
+_Static_assert(PC_REPOSITORY_STORAGE + 1 == PROJECT_NCOLS, "PROJECT_COLS and enum project_col");
 _Static_assert(PC_NOTIFICATION_LEVELS + 1 == PROJECT_NCOLS + PROJECT_CALLER_NCOLS,
 	       "PROJECT_CALLER_COLS and enum project_col");
 

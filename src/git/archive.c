@@ -85,12 +85,15 @@ int archive_commit(ctx *c, const char *project_id, const char *commit_sha, const
 	const char *path = arena_printf(c->a, "%s/%s", c->cfg->storage_path, *rel);
 	if (exists(path))
 		return 0;
+	const char *git_dir = repo_path(c, project_id);
+	if (!git_dir)
+		return ERR_INTERNAL;
 	/* git's own formats; tar.bz2 through bzip2, which git runs for that format name */
 	char *argv[] = {
 		"git",
 		"-c",
 		"tar.tar.bz2.command=bzip2 -c",
-		arena_printf(c->a, "--git-dir=%s", repo_path(c, project_id)),
+		arena_printf(c->a, "--git-dir=%s", git_dir),
 		"archive",
 		arena_printf(c->a, "--format=%s", ext),
 		arena_printf(c->a, "--prefix=%s/", prefix),

@@ -45,6 +45,8 @@ static int fetch_source(ctx *c, git_repository *repo, const char *path, const ch
 	git_repository *source = NULL;
 	git_remote *remote = NULL;
 	int rc = ERR_NOT_FOUND;
+	if (!path)
+		return ERR_INTERNAL;
 	if (git_repository_open_bare(&source, path) < 0 ||
 	    !gitc_branch_exists(source, branch, NULL))
 		goto cleanup;

@@ -487,6 +487,11 @@ const char *refs_text_array(ctx *c, const char *const *names, int n)
 int refs_delete_merged(ctx *c, const char *project_id, const char **why)
 {
 	git_repository *repo = NULL;
+	/* not on a copy being moved to another storage: tried again later */
+	if (repo_writable(c, project_id) == ERR_FORBIDDEN) {
+		*why = REPO_READ_ONLY_MESSAGE;
+		return ERR_FORBIDDEN;
+	}
 	if (refs_open(c, project_id, &repo) < 0) {
 		*why = "cannot open the repository";
 		return ERR_INTERNAL;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
@@ -16,6 +17,7 @@
 #include "core/crypto.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "core/storages.h"
 #include "core/validate.h"
 #include "db/repos.h"
 
@@ -70,6 +72,8 @@ static int open_dir(ctx *c, const char *dir, git_repository **out)
 {
 	git_init_once();
 	*out = NULL;
+	if (!dir)
+		return ERR_INTERNAL;
 	struct open_repo *o = NULL, *slot = &open_repos[0];
 	for (int i = 0; i < OPEN_REPOS; i++) {
 		struct open_repo *e = &open_repos[i];
@@ -177,15 +181,47 @@ const char *repo_uploads_relative(ctx *c, const char *project_id)
 	return arena_printf(c->a, "uploads/@hashed/%.2s/%.2s/%s", h, h + 2, h);
 }
 
+const char *repo_storage_dir(ctx *c, const char *project_id)
+{
+	const char *name;
+	int rc = db_repos_storage(c, project_id, &name, NULL);
+	if (rc == ERR_NOT_FOUND)
+		name = "default"; /* its row is gone: repo_remove looks on every storage */
+	else if (rc < 0)
+		return NULL;
+	const char *dir = storages_path(&c->cfg->storages, name);
+	if (!dir)
+		log_error("project %s: its repository storage \"%s\" is not configured "
+			  "(repository_storages)",
+			  project_id, name);
+	return dir;
+}
+
 const char *repo_path(ctx *c, const char *project_id)
 {
-	return arena_printf(c->a, "%s/%s.git", c->cfg->storage_path, repo_relative(c, project_id));
+	const char *dir = repo_storage_dir(c, project_id);
+	return dir ? arena_printf(c->a, "%s/%s.git", dir, repo_relative(c, project_id)) : NULL;
 }
 
 const char *repo_wiki_path(ctx *c, const char *project_id)
 {
-	return arena_printf(c->a, "%s/%s.wiki.git", c->cfg->storage_path,
-			    repo_relative(c, project_id));
+	const char *dir = repo_storage_dir(c, project_id);
+	return dir ? arena_printf(c->a, "%s/%s.wiki.git", dir, repo_relative(c, project_id))
+		   : NULL;
+}
+
+int repo_writable(ctx *c, const char *project_id)
+{
+	const char *name;
+	bool read_only = false;
+	int rc = db_repos_storage(c, project_id, &name, &read_only);
+	if (rc < 0)
+		return rc;
+	if (read_only) {
+		c->err_detail = REPO_READ_ONLY_MESSAGE;
+		return ERR_FORBIDDEN;
+	}
+	return 0;
 }
 
 static int mkdirs_for(const char *file)
@@ -256,10 +292,13 @@ static int init_bare(const char *dir)
 
 int repo_create(ctx *c, const char *project_id)
 {
+	const char *dir = repo_path(c, project_id);
+	if (!dir)
+		return ERR_INTERNAL;
 	struct stat st;
-	if (lstat(repo_path(c, project_id), &st) < 0)
+	if (lstat(dir, &st) < 0)
 		on_rollback(c, project_id, NULL); /* a new one: removed by a rollback */
-	return init_bare(repo_path(c, project_id));
+	return init_bare(dir);
 }
 
 /* A rollback's undo of a wiki made in its transaction: removed while no ref is in it (a
@@ -284,6 +323,8 @@ int repo_wiki_create(ctx *c, const char *project_id)
 {
 	const char *dir = repo_wiki_path(c, project_id);
 	struct stat st;
+	if (!dir)
+		return ERR_INTERNAL;
 	if (lstat(dir, &st) == 0)
 		return 0;
 	if (db_in_transaction(c))
@@ -309,9 +350,16 @@ int repo_remove_dir(const char *abs_path)
 
 int repo_remove(ctx *c, const char *project_id)
 {
-	int rc = repo_remove_dir(repo_path(c, project_id));
-	if (repo_remove_dir(repo_wiki_path(c, project_id)) < 0)
-		rc = ERR_INTERNAL;
+	int rc = 0;
+	/* on every storage: the project's row may be gone, and a move that failed half way
+	 * may have left a copy on another */
+	const char *rel = repo_relative(c, project_id);
+	for (int i = 0; i < c->cfg->storages.n; i++) {
+		const char *dir = c->cfg->storages.items[i].path;
+		if (repo_remove_dir(arena_printf(c->a, "%s/%s.git", dir, rel)) < 0 ||
+		    repo_remove_dir(arena_printf(c->a, "%s/%s.wiki.git", dir, rel)) < 0)
+			rc = ERR_INTERNAL;
+	}
 	/* its jobs' traces and artifacts (sql/0022_ci.sql), its export (api/project_import.c) */
 	static const char *const ci[] = {"traces", "artifacts", "exports"};
 	for (size_t i = 0; i < sizeof(ci) / sizeof(*ci); i++)
@@ -329,6 +377,8 @@ int repo_fork(ctx *c, const char *from_id, const char *to_id)
 	if (repo_create(c, to_id) < 0)
 		return ERR_INTERNAL;
 	const char *src = repo_path(c, from_id), *dst = repo_path(c, to_id);
+	if (!src || !dst)
+		return ERR_INTERNAL;
 	git_repository *repo = NULL, *source = NULL;
 	git_remote *remote = NULL;
 	git_reference *head = NULL;
@@ -378,6 +428,8 @@ int repo_set_head(ctx *c, const char *project_id, const char *branch, bool must_
 	int rc = ERR_INTERNAL;
 	if (previous)
 		*previous = NULL;
+	if (!dir)
+		goto cleanup;
 	if (!valid_ref_name(branch)) {
 		rc = ERR_NOT_FOUND;
 		goto cleanup;
@@ -435,8 +487,11 @@ int repo_migrate_legacy(ctx *c)
 	for (int i = 0; i < PQntuples(res); i++) {
 		const char *id = PQgetvalue(res, i, RL_ID), *old = PQgetvalue(res, i, RL_OLD_PATH);
 		const char *from = arena_printf(c->a, "%s/%s", c->cfg->storage_path, old);
-		int a = move_legacy(arena_printf(c->a, "%s.git", from), repo_path(c, id));
-		int b = move_legacy(arena_printf(c->a, "%s.wiki.git", from), repo_wiki_path(c, id));
+		const char *to = repo_path(c, id), *wiki = repo_wiki_path(c, id);
+		if (!to || !wiki)
+			return ERR_INTERNAL;
+		int a = move_legacy(arena_printf(c->a, "%s.git", from), to);
+		int b = move_legacy(arena_printf(c->a, "%s.wiki.git", from), wiki);
 		if (a < 0 || b < 0)
 			return ERR_INTERNAL;
 		moved += a + b;
@@ -493,8 +548,96 @@ int repo_gc(ctx *c, const char *project_id)
 {
 	const char *path = repo_path(c, project_id);
 	struct stat st;
+	if (!path)
+		return ERR_INTERNAL;
 	if (stat(path, &st) < 0)
 		return 0; /* no repository yet: nothing to pack */
+	if (repo_writable(c, project_id) == ERR_FORBIDDEN)
+		return 0; /* being copied to another storage: packed there next time */
 	char *argv[] = {"git", arena_printf(c->a, "--git-dir=%s", path), "gc", "--quiet", NULL};
 	return repo_run(argv, -1);
+}
+
+/* ---- the move of a repository to another storage (collabd move-storage) ---- */
+
+static bool lock_found;
+
+static int lock_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	size_t n = strlen(path);
+	if (flag == FTW_F && n > 5 && strcmp(path + n - 5, ".lock") == 0) {
+		lock_found = true;
+		return 1;
+	}
+	return 0;
+}
+
+bool repo_busy(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	if (!dir || stat(dir, &st) < 0)
+		return false;
+	static const char *const locks[] = {"packed-refs.lock", "HEAD.lock", "config.lock",
+						   "gc.pid"};
+	for (size_t i = 0; i < sizeof(locks) / sizeof(*locks); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, locks[i]);
+		if (lstat(path, &st) == 0)
+			return true;
+	}
+	snprintf(path, sizeof(path), "%s/objects", dir);
+	DIR *d = opendir(path);
+	if (d) {
+		bool incoming = false;
+		for (struct dirent *e; !incoming && (e = readdir(d));)
+			incoming = strncmp(e->d_name, "incoming-", 9) == 0 ||
+				   strncmp(e->d_name, "tmp_objdir-incoming-", 20) == 0;
+		closedir(d);
+		if (incoming)
+			return true;
+	}
+	snprintf(path, sizeof(path), "%s/refs", dir);
+	lock_found = false;
+	(void)nftw(path, lock_cb, 16, FTW_PHYS);
+	return lock_found;
+}
+
+int repo_wait_quiet(const char *const *dirs, int n, int timeout_s)
+{
+	int quiet = 0;
+	for (int waited = 0; waited < timeout_s * 10; waited++) {
+		bool busy = false;
+		for (int i = 0; i < n && !busy; i++)
+			busy = repo_busy(dirs[i]);
+		quiet = busy ? 0 : quiet + 1;
+		if (quiet == 2)
+			return 0;
+		usleep(100 * 1000);
+	}
+	return ERR_CONFLICT;
+}
+
+int repo_copy(ctx *c, const char *from, const char *to)
+{
+	struct stat st;
+	if (lstat(from, &st) < 0)
+		return errno == ENOENT ? 0 : ERR_INTERNAL;
+	const char *tmp = arena_printf(c->a, "%s.tmp", to);
+	if (repo_remove_dir(tmp) < 0 || mkdirs_for(tmp) < 0) {
+		log_error("move: cannot prepare %s: %s", tmp, strerror(errno));
+		return ERR_INTERNAL;
+	}
+	/* the files as they are (refs of every kind, HEAD, config, packs): what git clone
+	 * --mirror would leave out or rewrite is kept, and fsck checks what arrived */
+	char *cp[] = {"cp", "-a", "--", (char *)from, (char *)tmp, NULL};
+	char *fsck[] = {"git", arena_printf(c->a, "--git-dir=%s", tmp), "fsck", "--no-progress",
+			"--no-dangling", NULL};
+	if (repo_run(cp, -1) < 0 || repo_run(fsck, -1) < 0 || rename(tmp, to) < 0) {
+		log_error("move: cannot copy %s to %s", from, to);
+		(void)repo_remove_dir(tmp);
+		return ERR_INTERNAL;
+	}
+	return 0;
 }

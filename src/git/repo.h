@@ -1,5 +1,6 @@
 /* Bare git repositories on disk, stored by project id as GitLab's hashed storage:
- * <storage_path>/repositories/@hashed/<h[0,2)>/<h[2,4)>/<h>.git with h the hex SHA-256
+ * <storage>/repositories/@hashed/<h[0,2)>/<h[2,4)>/<h>.git (the project's storage,
+ * core/storages.h) with h the hex SHA-256
  * of the decimal project id, the wiki beside it as <h>.wiki.git. A path never comes
  * from a name a user chose: renames and transfers move nothing on disk, a deleted
  * project's path is never taken again (ids are not reused), and its length is fixed. */
@@ -19,9 +20,20 @@ const char *repo_relative(ctx *c, const char *project_id);
  * ("uploads/@hashed/ab/cd/<h>", as GitLab's hashed storage keeps them), in c's arena:
  * each file is <secret>/<filename> under it. */
 const char *repo_uploads_relative(ctx *c, const char *project_id);
-/* Absolute path of project_id's repository (<...>.git) and wiki (<...>.wiki.git). */
+/* The directory of the storage that holds project_id's repository and wiki (its row's
+ * repository_storage, core/storages.h; "default" when it has no row), in c's arena or
+ * the configuration; NULL (logged) when it cannot be read or is not configured. */
+const char *repo_storage_dir(ctx *c, const char *project_id);
+/* Absolute path of project_id's repository (<...>.git) and wiki (<...>.wiki.git) on its
+ * storage; NULL as repo_storage_dir. */
 const char *repo_path(ctx *c, const char *project_id);
 const char *repo_wiki_path(ctx *c, const char *project_id);
+/* GitLab 10.8's words for a push or a write to a repository being moved. */
+#define REPO_READ_ONLY_MESSAGE "The repository is temporarily read-only. Please try again later."
+/* Whether project_id's repository and wiki may be written: 0, ERR_FORBIDDEN (with
+ * c->err_detail REPO_READ_ONLY_MESSAGE) while `collabd move-storage` moves them, or
+ * an ERR_ code. */
+int repo_writable(ctx *c, const char *project_id);
 /* Opens project_id's repository: 0 with *out, ERR_NOT_FOUND when there is none on disk,
  * ERR_INTERNAL (logged). The repository open is kept for the next requests of this process (64 of
  * them, the least recently used closed first) and handed out again while its directory
@@ -75,6 +87,18 @@ int repo_run(char *const argv[], int out_fd);
 int repo_gc(ctx *c, const char *project_id);
 /* Removes a directory tree (background work); missing is success. 0 or ERR_INTERNAL. */
 int repo_remove_dir(const char *abs_path);
+/* Whether a push is under way in the bare repository at dir: its receive-pack has a
+ * quarantine (objects/incoming-*: receiving, or checked by the pre-receive hook) or
+ * holds a ref's lock (refs/ ... .lock, packed-refs.lock, HEAD.lock: updating refs).
+ * A missing dir is quiet. */
+bool repo_busy(const char *dir);
+/* Waits until the repositories at dirs (n of them, NULL entries skipped) are seen not
+ * busy twice 100 ms apart: 0, or ERR_CONFLICT after timeout_s seconds. */
+int repo_wait_quiet(const char *const *dirs, int n, int timeout_s);
+/* Copies the bare repository at from to to (which must not exist) as it is, through
+ * to.tmp, checked with git fsck before it takes its name: 0, or ERR_INTERNAL (logged;
+ * nothing left at to). A missing from is success, nothing copied. */
+int repo_copy(ctx *c, const char *from, const char *to);
 /* Moves the repositories of the layout before storage by id
  * (<storage>/<namespace full path>/<path>.git and .wiki.git) to their place by id; run
  * by `collabd migrate`, again safe. The number moved, or ERR_INTERNAL. */

@@ -579,7 +579,12 @@ char *repo_dir_of(long long project_id)
 	ck_assert_msg(d != NULL, "COLLABD_DIR must be set");
 	char *h = sql_value("SELECT encode(sha256('%lld'::bytea), 'hex')", project_id);
 	ck_assert_msg(strlen(h) == 64, "sha256: %s", h);
-	char *dir = fmt("%s/storage/repositories/@hashed/%.2s/%.2s/%s.git", d, h, h + 2, h);
+	/* the stack's storages (contrib/lib/stack.sh): "second" at storage2, else storage */
+	long long second = sql_int("SELECT count(*) FROM projects WHERE id = %lld"
+				   " AND repository_storage = 'second'",
+				   project_id);
+	char *dir = fmt("%s/%s/repositories/@hashed/%.2s/%.2s/%s.git", d,
+			second ? "storage2" : "storage", h, h + 2, h);
 	free(h);
 	return dir;
 }

@@ -135,7 +135,8 @@ long long fixture_group_project(long long group_id, int visibility, char **full_
 long long fixture_subgroup(long long parent_id, int visibility, char **full_path);
 
 /* Repositories are stored by project id: the absolute path of project_id's repository
- * (<storage>/repositories/@hashed/ab/cd/<sha256 of the id>.git), of the live project at
+ * (<storage>/repositories/@hashed/ab/cd/<sha256 of the id>.git on its storage: the
+ * stack's "second" is COLLABD_DIR/storage2), of the live project at
  * full path ns/path (asserts that there is one), and the number of repositories (and
  * wikis) under the storage path. Callers free the paths. */
 char *repo_dir_of(long long project_id);

@@ -42,6 +42,11 @@ static const char *const WITH_ACCESS_ADMIN[] = {F_PROJECT, "permissions", "impor
 						"runners_token", NULL};
 static const char *const WITH_ACCESS_ADMIN_STATS[] = {
 	F_PROJECT, "permissions", "import_error", "runners_token", "statistics", NULL};
+/* what an admin of the instance also sees: 10.8's repository_storage */
+static const char *const PROJECT_INSTANCE_ADMIN[] = {F_PROJECT, "import_error", "runners_token",
+						     "repository_storage", NULL};
+static const char *const WITH_ACCESS_INSTANCE_ADMIN[] = {
+	F_PROJECT, "permissions", "import_error", "runners_token", "repository_storage", NULL};
 static const char *const WITH_ACCESS_STATS[] = {F_PROJECT, "permissions", "statistics", NULL};
 static const char *const OWNER[] = {"id", "name", "created_at", NULL};
 /* GitLab 10.8's NamespaceBasic */
@@ -599,7 +604,7 @@ START_TEST(test_projects_create_for_user)
 	resp *r = R(api("POST", S(fmt("/projects/user/%lld", u.id)), admin_token(),
 			S(fmt("name=%s&description=made+by+admin&default_branch=main", name))));
 	ck_status(r, 201);
-	ck_fields(r->json, PROJECT_ADMIN);
+	ck_fields(r->json, PROJECT_INSTANCE_ADMIN);
 	ck_str(r->json, "path_with_namespace", S(fmt("%s/%s", u.name, name)));
 	ck_assert_int_eq(jint(jget(r->json, "owner"), "id"), u.id);
 	ck_assert_int_eq(jint(r->json, "creator_id"), u.id);
@@ -689,7 +694,7 @@ START_TEST(test_projects_show)
 	ck_project_not_found(get(S(fmt("/projects/%s", enc_full)), other.token));
 	/* the admin does, with the runners token, without memberships */
 	r = show(id, admin_token());
-	ck_fields(r->json, WITH_ACCESS_ADMIN);
+	ck_fields(r->json, WITH_ACCESS_INSTANCE_ADMIN);
 	ck_assert(jnull(jget(r->json, "permissions"), "project_access"));
 	/* a bad token is 401 even where anonymous callers may read */
 	ck_unauthorized(show(id, "not-a-token"));

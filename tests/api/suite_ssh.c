@@ -639,6 +639,54 @@ START_TEST(test_deploy_key_hook_identity)
 }
 END_TEST
 
+/* A project on the stack's second repository storage (suite_storages): cloned and
+ * pushed over SSH there; while read-only (collabd move-storage), pushes are refused with
+ * GitLab 10.8's words and clones go on. */
+START_TEST(test_second_storage)
+{
+	long long uid;
+	char *user = T(make_user("ssh", &uid, NULL));
+	resp *r = api("POST", T(fmt("/projects/user/%lld", uid)), admin_token(),
+		      T(fmt("name=%s&repository_storage=second", T(unique("st")))));
+	ck_status(r, 201);
+	long long id = jint(r->json, "id");
+	char *path = T(strdup(jstr(r->json, "path_with_namespace")));
+	resp_free(r);
+	add_key(user, "st");
+	char *out;
+	ck_assert_msg(clone_as(&out, "st", scp_url(path), "d") == 0, "%s", out);
+	free(out);
+	ck_assert_msg(sh(&out, "-C d commit -q --allow-empty -m one && git -C d push -q origin "
+			       "master") == 0,
+		      "%s", out);
+	free(out);
+	char *h = T(sql_value("SELECT encode(sha256('%lld'::bytea), 'hex')", id));
+	char *dir = T(fmt("%s/storage2/repositories/@hashed/%.2s/%.2s/%s.git",
+			  getenv("COLLABD_DIR"), h, h + 2, h));
+	ck_assert_int_eq(
+		run(&out, T(fmt("git --git-dir='%s' log --format=%%s -1 master", dir))), 0);
+	ck_assert_str_eq(out, "one\n");
+	free(out);
+	free(sql_value("UPDATE projects SET repository_read_only = true WHERE id = %lld"
+		       " RETURNING id",
+		       id));
+	ck_assert_int_ne(sh(&out, "-C d commit -q --allow-empty -m two && git -C d push origin "
+				  "master"),
+			 0);
+	ck_assert_msg(strstr(out, "The repository is temporarily read-only. Please try again "
+				  "later."),
+		      "%s", out);
+	free(out);
+	ck_assert_msg(clone_as(&out, "st", scp_url(path), "e") == 0, "%s", out);
+	free(out);
+	free(sql_value("UPDATE projects SET repository_read_only = false WHERE id = %lld"
+		       " RETURNING id",
+		       id));
+	ck_assert_msg(sh(&out, "-C d push -q origin master") == 0, "%s", out);
+	free(out);
+}
+END_TEST
+
 Suite *suite_ssh(void)
 {
 	Suite *s = suite_create("ssh");
@@ -653,6 +701,7 @@ Suite *suite_ssh(void)
 	tcase_add_test(tc, test_deploy_key_authorized_keys);
 	tcase_add_test(tc, test_deploy_key_clone_and_push);
 	tcase_add_test(tc, test_deploy_key_hook_identity);
+	tcase_add_test(tc, test_second_storage);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -757,6 +757,45 @@ START_TEST(test_config_monitoring_whitelist)
 }
 END_TEST
 
+/* repository_storages (core/storages.h): absent, one "default" at storage_path; named
+ * absolute paths with "default" among them; anything else fails the load. */
+START_TEST(test_config_repository_storages)
+{
+	config c;
+	ck_assert_int_eq(config_load(&c, config_file("storage_path = /srv/a\n")), 0);
+	ck_assert_int_eq(c.storages.n, 1);
+	ck_assert_str_eq(c.storages.items[0].name, "default");
+	ck_assert_str_eq(storages_path(&c.storages, "default"), "/srv/a");
+	ck_assert_ptr_null(storages_path(&c.storages, "fast"));
+	config_free(&c);
+	unlink(config_path);
+	ck_assert_int_eq(config_load(&c, config_file("repository_storages = default:/srv/a/ ,"
+						     " fast : /mnt/fast_1,\n")),
+			 0);
+	ck_assert_int_eq(c.storages.n, 2);
+	ck_assert_str_eq(storages_path(&c.storages, "default"), "/srv/a");
+	ck_assert_str_eq(storages_path(&c.storages, "fast"), "/mnt/fast_1");
+	config_free(&c);
+	ck_assert_int_eq(c.storages.n, 0);
+	unlink(config_path);
+	static const char *const bad[] = {
+		"fast:/mnt/fast",               /* no default */
+		"default:relative/path",        /* not absolute */
+		"default:/a, default:/b",       /* twice */
+		"default:/a, Fast:/b",          /* not a name */
+		"default:/a, /b",               /* no name */
+		"default:/a, fast:",            /* no path */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char line[128];
+		snprintf(line, sizeof(line), "repository_storages = %s\n", bad[i]);
+		ck_assert_msg(config_load(&c, config_file(line)) < 0, "%s", bad[i]);
+		config_free(&c);
+		unlink(config_path);
+	}
+}
+END_TEST
+
 /* ---- crypto ---- */
 
 START_TEST(test_crypto_token)
@@ -1666,6 +1705,7 @@ int main(void)
 	tcase_add_test(tc, test_config_env_override);
 	tcase_add_test(tc, test_config_env_bad_number);
 	tcase_add_test(tc, test_config_monitoring_whitelist);
+	tcase_add_test(tc, test_config_repository_storages);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("crypto");
