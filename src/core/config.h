@@ -32,16 +32,13 @@ typedef struct {
 			      * larger ones go to the download cache and nginx sends them */
 	char *monitoring_whitelist; /* the CIDR ranges whose clients may ask /-/health,
 				     * /-/readiness, /-/liveness and /-/metrics */
-<<<<<<< HEAD
 	/* Read replicas (db/replica.h): libpq connection strings separated by ';' ("":
 	 * none), and how far behind the primary (seconds) one may be and still answer reads
 	 * of callers who did not write since. */
 	char *database_replicas;
 	double replica_max_lag;
-=======
 	char *repository_storages; /* "name:path, ..." as written (core/storages.h) */
 	repository_storages storages; /* parsed from it */
->>>>>>> storages
 } config;
 
 /* Loads defaults, then path (may be NULL), then the environment. 0 or -1 with a
