@@ -153,7 +153,8 @@ static int commit_signatures_show(request *r)
 
 /* The module's routes (http/router.h). */
 const route commit_signatures_routes[] = {
-	{"GET", V4 "/projects/:id/repository/commits/:sha/signature", commit_signatures_show, PRN,
-	 NULL},
+	/* on the primary: the first answer for a commit is kept in gpg_signatures */
+	{"GET", V4 "/projects/:id/repository/commits/:sha/signature", commit_signatures_show,
+	 PRN | ROUTE_PRIMARY, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };

@@ -23,10 +23,12 @@ const db_stmt db_replica_stmts[] = {
 	/* On a replica: its replayed position, and its lag in seconds: none when all the WAL
 	 * it received is replayed, else the age of the last transaction it replayed
 	 * (GitLab EE's measure); a standby without a WAL receiver (cut off from the
-	 * primary) as far behind. A server not in recovery is the primary itself. */
+	 * primary) as far behind. A server not in recovery is the primary itself: it has
+	 * all it inserted (its write position may stay behind that until the WAL writer's
+	 * next round: the commit of replica_sticky's unlogged upsert is not flushed). */
 	{"replica_position",
 	 "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
-	 " ELSE pg_current_wal_lsn() END)::text,"
+	 " ELSE pg_current_wal_insert_lsn() END)::text,"
 	 " (CASE WHEN NOT pg_is_in_recovery() THEN 0"
 	 " WHEN NOT EXISTS (SELECT 1 FROM pg_stat_wal_receiver) THEN 1e9"
 	 " WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0"
