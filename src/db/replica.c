@@ -146,14 +146,6 @@ void db_pool_close(db_pool *p)
 	p->n = 0;
 }
 
-bool db_pool_is_replica(const db_pool *p, const db *d)
-{
-	for (int i = 0; p && i < p->n; i++)
-		if (&p->r[i].d == d)
-			return true;
-	return false;
-}
-
 void db_pool_failed(db_pool *p, db *d)
 {
 	for (int i = 0; i < p->n; i++)

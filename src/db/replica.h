@@ -66,8 +66,6 @@ db *db_pool_for_read(db_pool *p, ctx *c, const char *digest);
 db *db_pool_at(db_pool *p, uint64_t lsn);
 /* A replica's connection failed under a request: not tried again for a while. */
 void db_pool_failed(db_pool *p, db *d);
-/* Whether d is one of p's replicas. */
-bool db_pool_is_replica(const db_pool *p, const db *d);
 /* After a request (or a push) of user_id (0: none known) with a token of digest (NULL:
  * none) that may have written: the primary's position now, for that user and the
  * token's owner. Nothing when c->cfg names no replica. c is on the primary. */
